@@ -1,0 +1,75 @@
+// swift-tools-version: 6.1
+//
+// Lamina — a layer-tree compositor daemon.
+//
+// Allowed dependency edges (they point only downward; never add one upward):
+//
+//   LaminaGeometry            (pure: vectors, matrices, transforms, colors, paths, tessellation)
+//     ▲
+//   LaminaAnimation           (pure: clock, media timing, timing functions, springs, animations)
+//     ▲
+//   LaminaTree                (pure: layers, key paths, transactions, commits, trees)
+//     ▲
+//   LaminaWire                (pure: protocol messages, encoding, framing)
+//     ▲                ▲
+//   LaminaRender       Lamina (client library)
+//   (only importer of CVulkan)
+//     ▲
+//   LaminaServer       (sockets, sessions, config, daemon wiring)
+//
+//   LaminaPNG (CPNG) is a leaf used by Render, Server, the client library and tools.
+//   CGLU and CTess2 are peers used only by lamina-bench.
+//   Executables are thin mains on top.
+import PackageDescription
+
+let package = Package(
+    name: "Lamina",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "Lamina", targets: ["Lamina"]),
+        .executable(name: "laminad", targets: ["laminad"]),
+        .executable(name: "laminactl", targets: ["laminactl"]),
+        .executable(name: "lamina-bench", targets: ["lamina-bench"]),
+        .executable(name: "lamina-demo", targets: ["lamina-demo"]),
+    ],
+    targets: [
+        // System libraries (Debian packages, found through pkg-config).
+        .systemLibrary(name: "CVulkan", pkgConfig: "vulkan",
+                       providers: [.apt(["libvulkan-dev", "mesa-vulkan-drivers"])]),
+        .systemLibrary(name: "CGLFW", pkgConfig: "glfw3", providers: [.apt(["libglfw3-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CGLU", pkgConfig: "glu", providers: [.apt(["libglu1-mesa-dev"])]),
+        .systemLibrary(name: "CTess2", providers: [.apt(["libtess2-tulip-5.4"])]),
+
+        // Pure modules.
+        .target(name: "LaminaGeometry"),
+        .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"]),
+        .target(name: "LaminaWire", dependencies: ["LaminaTree"]),
+        .target(name: "LaminaPNG", dependencies: ["CPNG"]),
+
+        // GPU and daemon.
+        .target(name: "LaminaRender", dependencies: ["LaminaTree", "LaminaPNG", "CVulkan"]),
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaRender"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaPNG"]),
+
+        // Executables: thin mains.
+        .executableTarget(name: "laminad", dependencies: ["LaminaServer"]),
+        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaServer"]),
+        .executableTarget(name: "lamina-demo", dependencies: ["Lamina"]),
+        .executableTarget(name: "lamina-bench",
+                          dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
+                                         "LaminaRender", "CGLU", "CTess2"]),
+
+        // Tests.
+        .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG"], path: "Tests/TestSupport"),
+        .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
+        .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
+        .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
+        .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
+        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaRender", "TestSupport"]),
+        .testTarget(name: "LaminaServerTests",
+                    dependencies: ["LaminaServer", "Lamina", "TestSupport"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

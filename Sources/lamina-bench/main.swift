@@ -1,0 +1,22 @@
+// lamina-bench: release-build measurements, printed as JSON.
+//
+//   lamina-bench animation            animation engine evaluation cost
+//   lamina-bench tessellate           fills and strokes against GLU and libtess2
+//   lamina-bench tree                 commit apply and presentation cost, memory per layer
+//   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: lamina-bench animation|tessellate|tree|frames [options]"
+guard let command = arguments.first else {
+    FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
+}
+let rest = Array(arguments.dropFirst())
+switch command {
+case "animation": runAnimationBench(rest)
+case "tessellate": runTessellateBench(rest)
+case "tree": runTreeBench(rest)
+case "frames": runFramesBench(rest)
+default:
+    FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
+}

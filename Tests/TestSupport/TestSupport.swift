@@ -1,0 +1,2 @@
+import LaminaGeometry
+import LaminaPNG

@@ -1,1 +1,101 @@
-print("todo")
+// lamina-demo: builds the demo gallery against a running laminad and captures it.
+//
+//   lamina-demo [--socket PATH] [--out DIR]
+import Foundation
+import Lamina
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("lamina-demo: \(message)\n".utf8))
+    exit(1)
+}
+
+var args = Array(CommandLine.arguments.dropFirst())
+var socketPath: String? = nil
+var outDir = "captures"
+while !args.isEmpty {
+    let a = args.removeFirst()
+    switch a {
+    case "--socket":
+        guard !args.isEmpty else { fail("--socket needs a path") }
+        socketPath = args.removeFirst()
+    case "--out":
+        guard !args.isEmpty else { fail("--out needs a directory") }
+        outDir = args.removeFirst()
+    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--out DIR]")
+    }
+}
+
+do {
+    let c = try Connection(socketPath: socketPath, name: "lamina-demo")
+    let w = c.canvasSize.width, h = c.canvasSize.height
+
+    // 1. A backdrop panel with rounded corners and a border.
+    let panel = c.makeLayer()
+    panel.bounds = Rect(0, 0, w - 80, h - 80)
+    panel.position = Point(w / 2, h / 2)
+    panel.backgroundColor = Color(hex: "#1E2230")
+    panel.cornerRadius = 24
+    panel.borderWidth = 2
+    panel.borderColor = Color(hex: "#3A4160")
+    c.root.addSublayer(panel)
+
+    // 2. A row of cards: anchor points, rotation, opacity.
+    let colors = ["#E84A5F", "#FF847C", "#FECEA8", "#99B898", "#2A9D8F"]
+    for (i, hex) in colors.enumerated() {
+        let card = c.makeLayer()
+        card.bounds = Rect(0, 0, 160, 220)
+        card.anchorPoint = Point(0.5, 1)                       // rotate about the bottom edge
+        card.position = Point(140 + Double(i) * 150, panel.bounds.height - 120)
+        card.transform = .rotation(Double(i - 2) * 0.12)
+        card.backgroundColor = Color(hex: hex)
+        card.cornerRadius = 16
+        card.opacity = 0.92
+        panel.addSublayer(card)
+
+        // A nested badge: bounds.origin shifts the card's sublayer space.
+        let badge = c.makeLayer()
+        badge.bounds = Rect(0, 0, 48, 48)
+        badge.anchorPoint = Point(0, 0)
+        badge.position = Point(14, 14)
+        badge.backgroundColor = Color(1, 1, 1, 0.85)
+        badge.cornerRadius = 24
+        card.addSublayer(badge)
+    }
+
+    // 3. Overlapping translucent squares: premultiplied blending in sRGB space.
+    for (i, hex) in ["#FF0000", "#00FF00", "#0000FF"].enumerated() {
+        let sq = c.makeLayer()
+        sq.bounds = Rect(0, 0, 140, 140)
+        sq.position = Point(w - 260 + Double(i) * 60, 150 + Double(i % 2) * 50)
+        sq.backgroundColor = Color(hex: hex)
+        sq.opacity = 0.5
+        panel.addSublayer(sq)
+    }
+
+    // 4. A title bar: sublayerTransform scales its children.
+    let bar = c.makeLayer()
+    bar.bounds = Rect(0, 0, 420, 60)
+    bar.anchorPoint = Point(0, 0)
+    bar.position = Point(40, 40)
+    bar.backgroundColor = Color(hex: "#2B3047")
+    bar.cornerRadius = 12
+    panel.addSublayer(bar)
+    for i in 0..<6 {
+        let pip = c.makeLayer()
+        pip.bounds = Rect(0, 0, 36, 36)
+        pip.position = Point(40 + Double(i) * 56, 30)
+        pip.backgroundColor = Color(hex: i % 2 == 0 ? "#FECEA8" : "#99B898")
+        pip.cornerRadius = 6
+        pip.transform = .rotation(.pi / 4)
+        bar.addSublayer(pip)
+    }
+
+    try c.commit()
+    try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+    let shot = try c.capture(at: c.isManualClock ? 0 : nil)
+    let path = (outDir as NSString).appendingPathComponent("demo.png")
+    try Data(shot.png).write(to: URL(fileURLWithPath: path))
+    print("lamina-demo: wrote \(path) (\(shot.width)x\(shot.height))")
+} catch {
+    fail("\(error)")
+}

@@ -1,0 +1,204 @@
+import Foundation
+@_exported import LaminaGeometry
+@_exported import LaminaTree
+import LaminaWire
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Errors the client library reports.
+public enum LaminaError: Error, CustomStringConvertible, Equatable {
+    /// The daemon could not be reached.
+    case connectionFailed(String)
+    /// The daemon closed the connection.
+    case disconnected
+    /// The daemon answered a request with an error event.
+    case requestFailed(request: String, code: ErrorCode, message: String)
+    case protocolViolation(String)
+
+    public var description: String {
+        switch self {
+        case .connectionFailed(let m): m
+        case .disconnected: "the daemon closed the connection"
+        case .requestFailed(let r, let code, let m): "\(r) failed (\(code)): \(m)"
+        case .protocolViolation(let m): "protocol violation: \(m)"
+        }
+    }
+}
+
+/// A connection to laminad. Create layers with `makeLayer`, change them, then `commit()`:
+/// the daemon applies the whole batch or none of it.
+///
+/// Not thread-safe: use a connection from one thread at a time.
+public final class Connection {
+    /// The daemon's canvas size in points, scale and clock, from its welcome.
+    public private(set) var canvasSize = Size(0, 0)
+    public private(set) var scale = 1.0
+    public private(set) var isManualClock = false
+    /// This client's id in the daemon.
+    public private(set) var clientID: UInt32 = 0
+
+    private let fd: Int32
+    private var decoder = FrameDecoder(maxMessageSize: 1 << 30)
+    private var nextRequestID: UInt32 = 1
+    private var nextLayerID: UInt32 = 1
+    private var outgoing: [UInt8] = []
+    /// Errors the daemon reported for requests that were not waited for.
+    public private(set) var pendingErrors: [(requestID: UInt32, code: ErrorCode, message: String)] = []
+
+    /// The container of this client's top-level layers (local id 0).
+    public private(set) lazy var root = Layer(connection: self, id: 0, kind: .layer)
+
+    /// Connects and performs the handshake.
+    /// - Parameters:
+    ///   - socketPath: the daemon's socket; nil for `$XDG_RUNTIME_DIR/lamina-0` (or
+    ///     `/tmp/lamina-<uid>/lamina-0` when that variable is unset).
+    ///   - name: shown by `laminactl tree`.
+    public init(socketPath: String? = nil, name: String = ProcessInfo.processInfo.processName) throws {
+        let path = socketPath ?? Connection.defaultSocketPath
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw LaminaError.connectionFailed("socket: \(String(cString: strerror(errno)))") }
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
+            close(fd); throw LaminaError.connectionFailed("socket path too long: \(path)")
+        }
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes); $0[bytes.count] = 0 }
+        let rc = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard rc == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw LaminaError.connectionFailed("cannot connect to laminad at \(path): \(message) (is laminad running?)")
+        }
+        let reply = try roundTrip(.hello(magic: Protocol.magic, major: Protocol.versionMajor,
+                                         minor: Protocol.versionMinor, clientName: name))
+        guard case .welcome(_, _, let id, let w, let h, let s, let clock, _) = reply else {
+            throw LaminaError.protocolViolation("expected welcome, got \(reply)")
+        }
+        clientID = id
+        canvasSize = Size(Double(w), Double(h))
+        scale = s
+        isManualClock = clock == .manual
+    }
+
+    deinit { close(fd) }
+
+    /// The default socket path.
+    public static var defaultSocketPath: String {
+        if let dir = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !dir.isEmpty { return dir + "/lamina-0" }
+        return "/tmp/lamina-\(getuid())/lamina-0"
+    }
+
+    /// Makes a new layer owned by this client. It exists in the daemon after the next commit.
+    public func makeLayer(_ kind: LayerKind = .layer) -> Layer {
+        let id = nextLayerID
+        nextLayerID += 1
+        stage(.createLayer(id: id, kind: kind))
+        return Layer(connection: self, id: id, kind: kind)
+    }
+
+    /// Sends every staged change as one transaction and waits for the daemon's answer.
+    /// - Returns: the daemon's commit sequence number.
+    /// - Throws: `LaminaError.requestFailed` when the daemon rejected it (then nothing of it applied).
+    @discardableResult
+    public func commit() throws -> UInt64 {
+        let reply = try roundTrip(.commit)
+        guard case .committed(let seq) = reply else { throw LaminaError.protocolViolation("expected committed") }
+        return seq
+    }
+
+    /// Measures a round trip to the daemon.
+    public func ping() throws -> Double {
+        let start = Date()
+        let token = UInt64.random(in: 0...UInt64.max)
+        guard case .pong(let t) = try roundTrip(.ping(token: token)), t == token else {
+            throw LaminaError.protocolViolation("pong token mismatch")
+        }
+        return Date().timeIntervalSince(start)
+    }
+
+    /// Captures a frame as PNG bytes: the current one, or under the manual clock the frame at `time`.
+    public func capture(at time: Double? = nil) throws -> (png: [UInt8], width: Int, height: Int, time: Double) {
+        guard case .captured(let t, let w, let h, let png) = try roundTrip(.capture(time: time)) else {
+            throw LaminaError.protocolViolation("expected captured")
+        }
+        return (png, Int(w), Int(h), t)
+    }
+
+    /// Moves the daemon's manual clock forward; returns the new time.
+    @discardableResult
+    public func advanceClock(by seconds: Double) throws -> Double {
+        guard case .clockAdvanced(let t) = try roundTrip(.advanceClock(seconds: seconds)) else {
+            throw LaminaError.protocolViolation("expected clockAdvanced")
+        }
+        return t
+    }
+
+    /// The daemon's model tree as JSON (ids, owners, kinds, frames).
+    public func treeJSON() throws -> String {
+        guard case .tree(let json) = try roundTrip(.getTree) else { throw LaminaError.protocolViolation("expected tree") }
+        return json
+    }
+
+    /// The render thread's statistics as JSON.
+    public func statsJSON() throws -> String {
+        guard case .stats(let json) = try roundTrip(.getStats) else { throw LaminaError.protocolViolation("expected stats") }
+        return json
+    }
+
+    /// Sends raw bytes (for tests of the daemon's robustness).
+    public func sendRaw(_ bytes: [UInt8]) throws { try writeAll(bytes) }
+
+    // MARK: Internals
+
+    func stage(_ request: Request) {
+        outgoing += MessageEncoder.encode(request, requestID: nextRequestID)
+        nextRequestID &+= 1
+    }
+
+    private func writeAll(_ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw LaminaError.disconnected
+            }
+            offset += n
+        }
+    }
+
+    /// Sends staged requests and `request`, then reads until its reply arrives.
+    private func roundTrip(_ request: Request) throws -> Event {
+        let id = nextRequestID
+        stage(request)
+        let bytes = outgoing
+        outgoing = []
+        try writeAll(bytes)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            while let result = decoder.nextEvent() {
+                switch result {
+                case .failure(let error, _, _):
+                    throw LaminaError.protocolViolation(error.description)
+                case .message(let event, let requestID):
+                    if case .error(let opcode, let code, let message) = event {
+                        if requestID == id {
+                            throw LaminaError.requestFailed(request: Request.name(ofOpcode: opcode), code: code, message: message)
+                        }
+                        pendingErrors.append((requestID, code, message))
+                        continue
+                    }
+                    if requestID == id { return event }
+                }
+            }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { throw LaminaError.disconnected }
+            decoder.feed(buffer[0..<n])
+        }
+    }
+}

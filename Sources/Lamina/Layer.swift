@@ -1,0 +1,95 @@
+import LaminaGeometry
+import LaminaTree
+import LaminaWire
+
+/// A layer owned by this client, with `CALayer`'s properties. Setting a property stages the
+/// change; `Connection.commit()` sends the transaction. Reading a property returns the model
+/// value this client last set (or CA's default).
+///
+/// Not thread-safe: use it on its connection's thread.
+public final class Layer {
+    public unowned let connection: Connection
+    /// The client's id for this layer (0 is the client's root container).
+    public let id: UInt32
+    public let kind: LayerKind
+    /// The model values as this client set them.
+    public private(set) var properties = LayerProperties()
+    public private(set) weak var superlayer: Layer?
+    public private(set) var sublayers: [Layer] = []
+
+    init(connection: Connection, id: UInt32, kind: LayerKind) {
+        self.connection = connection
+        self.id = id
+        self.kind = kind
+    }
+
+    /// Sets any property by its Core Animation key path (`position.x`, `custom.phase`, …).
+    /// Checked here as the daemon will check it.
+    public func setValue(_ value: PropertyValue, forKeyPath keyPath: String) throws(PropertyError) {
+        try properties.setValue(value, forKeyPath: keyPath)
+        connection.stage(.setProperty(id: id, keyPath: keyPath, value: value))
+    }
+
+    private func set(_ value: PropertyValue, _ keyPath: String) {
+        do { try setValue(value, forKeyPath: keyPath) } catch {
+            preconditionFailure("Layer.\(keyPath): \(error)")
+        }
+    }
+
+    public var bounds: Rect { get { properties.bounds } set { set(.rect(newValue), "bounds") } }
+    public var position: Point { get { properties.position } set { set(.point(newValue), "position") } }
+    public var zPosition: Double { get { properties.zPosition } set { set(.number(newValue), "zPosition") } }
+    public var anchorPoint: Point { get { properties.anchorPoint } set { set(.point(newValue), "anchorPoint") } }
+    public var transform: Transform3D { get { properties.transform } set { set(.transform(newValue), "transform") } }
+    public var sublayerTransform: Transform3D {
+        get { properties.sublayerTransform } set { set(.transform(newValue), "sublayerTransform") }
+    }
+    public var opacity: Double { get { properties.opacity } set { set(.number(newValue), "opacity") } }
+    public var isHidden: Bool { get { properties.isHidden } set { set(.bool(newValue), "hidden") } }
+    public var masksToBounds: Bool { get { properties.masksToBounds } set { set(.bool(newValue), "masksToBounds") } }
+    public var backgroundColor: Color? { get { properties.backgroundColor } set { set(.color(newValue), "backgroundColor") } }
+    public var cornerRadius: Double { get { properties.cornerRadius } set { set(.number(newValue), "cornerRadius") } }
+    public var borderWidth: Double { get { properties.borderWidth } set { set(.number(newValue), "borderWidth") } }
+    public var borderColor: Color? { get { properties.borderColor } set { set(.color(newValue), "borderColor") } }
+    /// `CALayer.frame`: derived from bounds, position, anchorPoint and transform; setting it
+    /// sets bounds.size and position.
+    public var frame: Rect { get { properties.frame } set { set(.rect(newValue), "frame") } }
+
+    /// Appends `layer` to the sublayers (moving it from its current superlayer).
+    public func addSublayer(_ layer: Layer) {
+        precondition(layer.connection === connection, "a layer can only hold layers of its own connection")
+        layer.detachLocally()
+        sublayers.append(layer)
+        layer.superlayer = self
+        connection.stage(.addSublayer(parent: id, child: layer.id))
+    }
+
+    /// Inserts `layer` at `index` in the sublayers (clamped to the count, as CALayer).
+    public func insertSublayer(_ layer: Layer, at index: Int) {
+        precondition(layer.connection === connection, "a layer can only hold layers of its own connection")
+        layer.detachLocally()
+        let at = min(max(index, 0), sublayers.count)
+        sublayers.insert(layer, at: at)
+        layer.superlayer = self
+        connection.stage(.insertSublayer(parent: id, child: layer.id, index: UInt32(at)))
+    }
+
+    /// Removes the layer from its superlayer.
+    public func removeFromSuperlayer() {
+        detachLocally()
+        connection.stage(.removeFromSuperlayer(id: id))
+    }
+
+    /// Destroys the layer in the daemon (its sublayers stay alive, detached).
+    public func delete() {
+        detachLocally()
+        for s in sublayers { s.superlayer = nil }
+        sublayers = []
+        connection.stage(.deleteLayer(id: id))
+    }
+
+    private func detachLocally() {
+        superlayer?.sublayers.removeAll { $0 === self }
+        superlayer = nil
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+import LaminaGeometry
+
+/// The daemon's settings: `config/laminad.json` holds every default; flags override it.
+public struct DaemonConfig: Sendable, Equatable {
+    /// Socket path; nil means the default (`SocketPath.default`).
+    public var socket: String? = nil
+    public var headless = true
+    public var width = 1280
+    public var height = 720
+    public var scale = 1.0
+    public var fps = 120.0
+    public var clock = "realtime"
+    public var background = Color.black
+    public var maxMessageSize = 1 << 20
+    public var maxLayersPerClient = 100_000
+    public var maxClients = 64
+    public var maxPendingOperations = 100_000
+
+    public init() {}
+
+    /// Why a configuration could not be read.
+    public struct ConfigError: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Reads a JSON config file. Unknown keys and ill-typed values are errors naming the key.
+    public static func load(path: String) throws -> DaemonConfig {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw ConfigError(message: "cannot read config file \(path)")
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw ConfigError(message: "\(path): not a JSON object")
+        }
+        var c = DaemonConfig()
+        func number(_ key: String, _ v: Any) throws -> Double {
+            guard let n = v as? NSNumber, !(v is Bool) else { throw ConfigError(message: "\(path): \(key): must be a number") }
+            return n.doubleValue
+        }
+        func positiveInt(_ key: String, _ v: Any) throws -> Int {
+            let d = try number(key, v)
+            guard d >= 1, d == d.rounded(), d < 1e12 else { throw ConfigError(message: "\(path): \(key): must be a positive integer") }
+            return Int(d)
+        }
+        for (key, value) in object {
+            switch key {
+            case "socket":
+                if value is NSNull { c.socket = nil } else if let s = value as? String { c.socket = s }
+                else { throw ConfigError(message: "\(path): socket: must be a string or null") }
+            case "headless":
+                guard let b = value as? Bool else { throw ConfigError(message: "\(path): headless: must be true or false") }
+                c.headless = b
+            case "size":
+                guard let s = value as? String, let (w, h) = parseSize(s) else {
+                    throw ConfigError(message: "\(path): size: must be \"WxH\"")
+                }
+                c.width = w; c.height = h
+            case "scale":
+                c.scale = try number(key, value)
+                guard c.scale > 0, c.scale <= 8 else { throw ConfigError(message: "\(path): scale: must be in (0, 8]") }
+            case "fps":
+                c.fps = try number(key, value)
+                guard c.fps > 0, c.fps <= 1000 else { throw ConfigError(message: "\(path): fps: must be in (0, 1000]") }
+            case "clock":
+                guard let s = value as? String, s == "realtime" || s == "manual" else {
+                    throw ConfigError(message: "\(path): clock: must be \"realtime\" or \"manual\"")
+                }
+                c.clock = s
+            case "background":
+                guard let s = value as? String, let color = Color(hex: s) else {
+                    throw ConfigError(message: "\(path): background: must be a color like \"#000000\"")
+                }
+                c.background = color
+            case "maxMessageSize": c.maxMessageSize = try positiveInt(key, value)
+            case "maxLayersPerClient": c.maxLayersPerClient = try positiveInt(key, value)
+            case "maxClients": c.maxClients = try positiveInt(key, value)
+            case "maxPendingOperations": c.maxPendingOperations = try positiveInt(key, value)
+            default: throw ConfigError(message: "\(path): unknown setting '\(key)'")
+            }
+        }
+        return c
+    }
+
+    /// Parses "WxH" with both in 1…16384.
+    public static func parseSize(_ s: String) -> (Int, Int)? {
+        let parts = s.lowercased().split(separator: "x")
+        guard parts.count == 2, let w = Int(parts[0]), let h = Int(parts[1]),
+              (1...16384).contains(w), (1...16384).contains(h) else { return nil }
+        return (w, h)
+    }
+}
+
+/// Where the socket lives by default.
+public enum SocketPath {
+    /// `$XDG_RUNTIME_DIR/lamina-0`, or `/tmp/lamina-<uid>/lamina-0` when that variable is unset.
+    public static var `default`: String {
+        if let dir = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !dir.isEmpty {
+            return dir + "/lamina-0"
+        }
+        return "/tmp/lamina-\(getuid())/lamina-0"
+    }
+}

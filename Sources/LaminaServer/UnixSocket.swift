@@ -1,0 +1,109 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A system call failure with its errno.
+public struct SocketError: Error, CustomStringConvertible {
+    public var message: String
+    public init(_ message: String) { self.message = message }
+    static func errno(_ what: String) -> SocketError { SocketError("\(what): \(String(cString: strerror(Glibc.errno)))") }
+    public var description: String { message }
+}
+
+/// Thin helpers over the Unix-domain stream socket calls. Wraps `socket`, `bind`, `listen`,
+/// `accept4`, `connect` and `getsockopt(SO_PEERCRED)`.
+public enum UnixSocket {
+    /// Builds a `sockaddr_un` for `path` and calls `body` with it.
+    static func withAddress<R>(_ path: String, _ body: (UnsafePointer<sockaddr>, socklen_t) -> R) throws -> R {
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: addr.sun_path)
+        guard bytes.count < capacity else { throw SocketError("socket path is too long (\(bytes.count) bytes, limit \(capacity - 1)): \(path)") }
+        withUnsafeMutableBytes(of: &addr.sun_path) { raw in
+            raw.copyBytes(from: bytes)
+            raw[bytes.count] = 0
+        }
+        return withUnsafePointer(to: &addr) { p in
+            p.withMemoryRebound(to: sockaddr.self, capacity: 1) { body($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+    }
+
+    /// Connects to a listening socket; returns the file descriptor.
+    public static func connect(path: String) throws -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError.errno("socket") }
+        let rc = try withAddress(path) { Glibc.connect(fd, $0, $1) }
+        guard rc == 0 else {
+            let e = SocketError.errno("cannot connect to \(path)")
+            close(fd)
+            throw e
+        }
+        return fd
+    }
+
+    /// True when a daemon is listening at `path`.
+    public static func isLive(path: String) -> Bool {
+        guard let fd = try? connect(path: path) else { return false }
+        close(fd)
+        return true
+    }
+
+    /// Creates the listening socket at `path`: the parent directory is made (0700) if missing,
+    /// a stale socket from a dead daemon is replaced, a live one is refused; the socket file is
+    /// the user's alone (0600).
+    public static func listen(path: String, backlog: Int32 = 64) throws -> Int32 {
+        let dir = (path as NSString).deletingLastPathComponent
+        if !dir.isEmpty && !FileManager.default.fileExists(atPath: dir) {
+            guard mkdir(dir, 0o700) == 0 || Glibc.errno == EEXIST else { throw SocketError.errno("cannot create \(dir)") }
+        }
+        var st = stat()
+        if lstat(path, &st) == 0 {
+            guard (st.st_mode & S_IFMT) == S_IFSOCK else {
+                throw SocketError("\(path) exists and is not a socket; refusing to replace it")
+            }
+            if isLive(path: path) {
+                throw SocketError("another laminad is already serving \(path)")
+            }
+            unlink(path)   // stale: its daemon is gone
+        }
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw SocketError.errno("socket") }
+        // The umask makes the socket 0600 from its creation, with no window where others could connect.
+        let old = umask(0o177)
+        let rc = try withAddress(path) { bind(fd, $0, $1) }
+        umask(old)
+        guard rc == 0 else { let e = SocketError.errno("cannot bind \(path)"); close(fd); throw e }
+        chmod(path, 0o600)
+        guard Glibc.listen(fd, backlog) == 0 else { let e = SocketError.errno("listen"); close(fd); throw e }
+        setNonBlocking(fd)
+        return fd
+    }
+
+    public static func setNonBlocking(_ fd: Int32) {
+        let flags = fcntl(fd, F_GETFL)
+        _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
+    }
+
+    /// The uid of the process at the other end (`SO_PEERCRED`), or nil.
+    public static func peerUID(_ fd: Int32) -> uid_t? {
+        var cred = ucred()
+        var len = socklen_t(MemoryLayout<ucred>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 else { return nil }
+        return cred.uid
+    }
+
+    /// Writes all bytes to a blocking descriptor.
+    public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            if n < 0 {
+                if Glibc.errno == EINTR { continue }
+                throw SocketError.errno("write")
+            }
+            offset += n
+        }
+    }
+}

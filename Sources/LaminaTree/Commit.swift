@@ -1,0 +1,69 @@
+import LaminaGeometry
+
+/// One change inside a commit. Layer ids are the client's own (local) ids; local id 0 names
+/// the client's root container.
+public enum Operation: Hashable, Sendable {
+    case create(UInt32, LayerKind)
+    case delete(UInt32)
+    case set(UInt32, keyPath: String, value: PropertyValue)
+    /// Appends `child` to `parent`'s sublayers (moving it if it had a superlayer).
+    case addSublayer(parent: UInt32, child: UInt32)
+    /// Inserts `child` at `index` in `parent`'s sublayers (clamped to the count, as CALayer).
+    case insertSublayer(parent: UInt32, child: UInt32, index: UInt32)
+    case removeFromSuperlayer(UInt32)
+
+    /// The operation's name, for error messages.
+    public var name: String {
+        switch self {
+        case .create: "create"
+        case .delete: "delete"
+        case .set: "set"
+        case .addSublayer: "addSublayer"
+        case .insertSublayer: "insertSublayer"
+        case .removeFromSuperlayer: "removeFromSuperlayer"
+        }
+    }
+}
+
+/// A client's batch of changes, validated whole and applied whole (never half).
+/// Built on the server thread, then handed to the render thread as an immutable packet.
+public struct Commit: Hashable, Sendable {
+    public enum Content: Hashable, Sendable {
+        /// A client's operations, in order.
+        case operations([Operation])
+        /// The client is connected: create its root container under the root layer.
+        case connect
+        /// The client disconnected: its layers are removed, nothing else is affected.
+        case disconnect
+    }
+
+    public var client: UInt32
+    public var content: Content
+    /// The request ids of the operations (parallel to `operations`), for error reports.
+    public var requestIDs: [UInt32]
+
+    public init(client: UInt32, content: Content, requestIDs: [UInt32] = []) {
+        self.client = client; self.content = content; self.requestIDs = requestIDs
+    }
+}
+
+/// Why a commit was rejected. Nothing of a rejected commit is applied.
+public struct CommitError: Error, Hashable, Sendable, CustomStringConvertible {
+    public enum Code: UInt16, Sendable {
+        case unknownLayer = 6
+        case duplicateLayer = 7
+        case invalidProperty = 8
+        case invalidValue = 9
+        case invalidHierarchy = 10
+        case limitExceeded = 11
+    }
+    public var code: Code
+    /// Index of the failing operation in the commit.
+    public var index: Int
+    public var message: String
+
+    public init(code: Code, index: Int, message: String) {
+        self.code = code; self.index = index; self.message = message
+    }
+    public var description: String { "operation \(index): \(message)" }
+}

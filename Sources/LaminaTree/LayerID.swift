@@ -1,0 +1,32 @@
+/// A layer's identity in the daemon: the owning client's id and the client's own id for it.
+///
+/// Clients assign their own 32-bit layer ids (so building a tree needs no round trips); the
+/// daemon qualifies them with the client id, so one client can never name another's layer.
+/// Local id 0 is reserved: it names the client's root container, under which the client's
+/// top-level layers hang. Client 0 is the compositor itself; `LayerID.root` is the root layer.
+public struct LayerID: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var client: UInt32
+    public var local: UInt32
+
+    @inlinable public init(client: UInt32, local: UInt32) { self.client = client; self.local = local }
+
+    /// The root layer of the whole canvas.
+    public static let root = LayerID(client: 0, local: 0)
+    /// The container of one client's top-level layers (local id 0 of that client).
+    public static func clientRoot(_ client: UInt32) -> LayerID { LayerID(client: client, local: 0) }
+
+    public var isClientRoot: Bool { local == 0 }
+    public static func < (a: LayerID, b: LayerID) -> Bool { (a.client, a.local) < (b.client, b.local) }
+    public var description: String { "\(client):\(local)" }
+}
+
+/// The class of a layer, as Core Animation's `CALayer`, `CAShapeLayer`, `CAGradientLayer`.
+public enum LayerKind: UInt8, Sendable, CaseIterable {
+    case layer = 0
+    case shape = 1
+    case gradient = 2
+
+    public var name: String {
+        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient" }
+    }
+}

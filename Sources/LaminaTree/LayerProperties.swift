@@ -1,0 +1,80 @@
+import LaminaGeometry
+
+/// Which corners `cornerRadius` rounds (`CACornerMask`).
+public struct CornerMask: OptionSet, Hashable, Sendable {
+    public let rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    public static let minXMinY = CornerMask(rawValue: 1)
+    public static let maxXMinY = CornerMask(rawValue: 2)
+    public static let minXMaxY = CornerMask(rawValue: 4)
+    public static let maxXMaxY = CornerMask(rawValue: 8)
+    public static let all: CornerMask = [.minXMinY, .maxXMinY, .minXMaxY, .maxXMaxY]
+
+    /// Scene-format names, in bit order.
+    public static let names: [(String, CornerMask)] = [
+        ("minXMinY", .minXMinY), ("maxXMinY", .maxXMinY), ("minXMaxY", .minXMaxY), ("maxXMaxY", .maxXMaxY),
+    ]
+}
+
+/// The model values of one layer, with Core Animation's names and defaults.
+public struct LayerProperties: Hashable, Sendable {
+    // Geometry.
+    public var bounds = Rect.zero
+    public var position = Point.zero
+    public var zPosition = 0.0
+    public var anchorPoint = Point(0.5, 0.5)
+    public var anchorPointZ = 0.0
+    public var transform = Transform3D.identity
+    public var sublayerTransform = Transform3D.identity
+    // Appearance.
+    public var opacity = 1.0
+    public var isHidden = false
+    public var masksToBounds = false
+    public var cornerRadius = 0.0
+    public var maskedCorners = CornerMask.all
+    public var borderWidth = 0.0
+    public var borderColor: Color? = .black
+    public var backgroundColor: Color? = nil
+    public var shadowColor: Color? = .black
+    public var shadowOpacity = 0.0
+    public var shadowOffset = Size(0, -3)
+    public var shadowRadius = 3.0
+    /// Named custom numbers (`custom.NAME`).
+    public var custom: [String: [Double]] = [:]
+
+    public init() {}
+
+    /// `frame` as CALayer derives it (for an identity or affine transform: the bounding box of
+    /// the transformed bounds in the superlayer's coordinates).
+    public var frame: Rect {
+        let m = transformToSuperlayer
+        let corners = [Point(bounds.minX, bounds.minY), Point(bounds.maxX, bounds.minY),
+                       Point(bounds.minX, bounds.maxY), Point(bounds.maxX, bounds.maxY)].map { m.apply($0) }
+        let xs = corners.map(\.x), ys = corners.map(\.y)
+        return Rect(xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+    }
+
+    /// The transform from this layer's bounds coordinates into its superlayer's bounds
+    /// coordinates (before the superlayer's `sublayerTransform`): the anchor point is moved to
+    /// the origin, `transform` applied about it, and the anchor placed at `position`.
+    public var transformToSuperlayer: Transform3D {
+        let a = Point(bounds.origin.x + anchorPoint.x * bounds.size.width,
+                      bounds.origin.y + anchorPoint.y * bounds.size.height)
+        let toAnchor = Transform3D.translation(-a.x, -a.y, -anchorPointZ)
+        let toPosition = Transform3D.translation(position.x, position.y, zPosition)
+        return transform.isIdentity
+            ? toAnchor.concatenating(toPosition)
+            : toAnchor.concatenating(transform).concatenating(toPosition)
+    }
+
+    /// The transform this layer applies to its sublayers' coordinates (`sublayerTransform`
+    /// about the anchor point), identity when none is set.
+    public var sublayerTransformAboutAnchor: Transform3D {
+        if sublayerTransform.isIdentity { return .identity }
+        let a = Point(bounds.origin.x + anchorPoint.x * bounds.size.width,
+                      bounds.origin.y + anchorPoint.y * bounds.size.height)
+        return Transform3D.translation(-a.x, -a.y, -anchorPointZ)
+            .concatenating(sublayerTransform)
+            .concatenating(.translation(a.x, a.y, anchorPointZ))
+    }
+}

@@ -1,0 +1,44 @@
+import LaminaGeometry
+
+/// A property value as it travels in commits and on the wire.
+public enum PropertyValue: Hashable, Sendable {
+    case number(Double)
+    case point(Point)
+    case size(Size)
+    case rect(Rect)
+    /// A color; `nil` is "no color" (CA's nil CGColor).
+    case color(Color?)
+    case transform(Transform3D)
+    case bool(Bool)
+    case string(String)
+    case numbers([Double])
+
+    /// The name of the value's type, for error messages.
+    public var typeName: String {
+        switch self {
+        case .number: "number"
+        case .point: "point"
+        case .size: "size"
+        case .rect: "rect"
+        case .color: "color"
+        case .transform: "transform"
+        case .bool: "bool"
+        case .string: "string"
+        case .numbers: "number list"
+        }
+    }
+
+    /// True when every number in the value is finite.
+    public var isFinite: Bool {
+        switch self {
+        case .number(let v): v.isFinite
+        case .point(let p): p.isFinite
+        case .size(let s): s.width.isFinite && s.height.isFinite
+        case .rect(let r): r.origin.isFinite && r.size.width.isFinite && r.size.height.isFinite
+        case .color(let c): c?.isFinite ?? true
+        case .transform(let t): t.rowMajor.allSatisfy(\.isFinite)
+        case .bool, .string: true
+        case .numbers(let v): v.allSatisfy(\.isFinite)
+        }
+    }
+}

@@ -1,0 +1,257 @@
+import LaminaGeometry
+import LaminaTree
+
+/// Protocol constants (docs/protocol.md).
+public enum Protocol {
+    /// "LMNA" as a little-endian u32.
+    public static let magic: UInt32 = 0x414E_4D4C
+    public static let versionMajor: UInt16 = 0
+    public static let versionMinor: UInt16 = 1
+    /// Bytes in a message header: length u32, opcode u16, flags u16, request id u32.
+    public static let headerSize = 12
+    /// Default limit on one message's total size.
+    public static let defaultMaxMessageSize = 1 << 20
+}
+
+/// Which clock the daemon runs.
+public enum ClockMode: UInt8, Sendable {
+    case realtime = 0
+    case manual = 1
+}
+
+/// A message from a client to the daemon.
+public enum Request: Hashable, Sendable {
+    case hello(magic: UInt32, major: UInt16, minor: UInt16, clientName: String)
+    case ping(token: UInt64)
+    case createLayer(id: UInt32, kind: LayerKind)
+    case deleteLayer(id: UInt32)
+    case setProperty(id: UInt32, keyPath: String, value: PropertyValue)
+    case addSublayer(parent: UInt32, child: UInt32)
+    case insertSublayer(parent: UInt32, child: UInt32, index: UInt32)
+    case removeFromSuperlayer(id: UInt32)
+    case commit
+    /// Capture the frame at compositor time `time` (manual clock), or the current frame when nil.
+    case capture(time: Double?)
+    case advanceClock(seconds: Double)
+    case getTree
+    case getStats
+
+    public var opcode: UInt16 {
+        switch self {
+        case .hello: 0x01
+        case .ping: 0x02
+        case .createLayer: 0x10
+        case .deleteLayer: 0x11
+        case .setProperty: 0x12
+        case .addSublayer: 0x13
+        case .insertSublayer: 0x14
+        case .removeFromSuperlayer: 0x15
+        case .commit: 0x20
+        case .capture: 0x30
+        case .advanceClock: 0x31
+        case .getTree: 0x32
+        case .getStats: 0x33
+        }
+    }
+
+    /// The request's name for error messages.
+    public static func name(ofOpcode op: UInt16) -> String {
+        switch op {
+        case 0x01: "hello"; case 0x02: "ping"; case 0x10: "createLayer"; case 0x11: "deleteLayer"
+        case 0x12: "setProperty"; case 0x13: "addSublayer"; case 0x14: "insertSublayer"
+        case 0x15: "removeFromSuperlayer"; case 0x20: "commit"; case 0x30: "capture"
+        case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
+        default: "opcode 0x\(String(op, radix: 16))"
+        }
+    }
+
+    /// True for the opcodes that stage a layer operation (0x10…0x1F).
+    public static func isLayerOpcode(_ op: UInt16) -> Bool { (0x10...0x1F).contains(op) }
+
+    /// The layer operation this request stages, if it is one.
+    public var operation: Operation? {
+        switch self {
+        case .createLayer(let id, let kind): .create(id, kind)
+        case .deleteLayer(let id): .delete(id)
+        case .setProperty(let id, let k, let v): .set(id, keyPath: k, value: v)
+        case .addSublayer(let p, let c): .addSublayer(parent: p, child: c)
+        case .insertSublayer(let p, let c, let i): .insertSublayer(parent: p, child: c, index: i)
+        case .removeFromSuperlayer(let id): .removeFromSuperlayer(id)
+        default: nil
+        }
+    }
+
+    func encodeBody(_ w: inout ByteWriter) {
+        switch self {
+        case .hello(let magic, let major, let minor, let name):
+            w.u32(magic); w.u16(major); w.u16(minor); w.string(name)
+        case .ping(let token): w.u64(token)
+        case .createLayer(let id, let kind): w.u32(id); w.u8(kind.rawValue)
+        case .deleteLayer(let id): w.u32(id)
+        case .setProperty(let id, let keyPath, let value): w.u32(id); w.string(keyPath); value.encode(&w)
+        case .addSublayer(let p, let c): w.u32(p); w.u32(c)
+        case .insertSublayer(let p, let c, let i): w.u32(p); w.u32(c); w.u32(i)
+        case .removeFromSuperlayer(let id): w.u32(id)
+        case .commit, .getTree, .getStats: break
+        case .capture(let time): w.f64(time ?? .nan)
+        case .advanceClock(let s): w.f64(s)
+        }
+    }
+
+    static func decodeBody(opcode: UInt16, _ r: inout ByteReader) throws(WireError) -> Request {
+        let request: Request
+        switch opcode {
+        case 0x01:
+            request = .hello(magic: try r.u32("magic"), major: try r.u16("major"), minor: try r.u16("minor"),
+                             clientName: try r.string("client name"))
+        case 0x02: request = .ping(token: try r.u64("token"))
+        case 0x10:
+            let id = try r.u32("layer id")
+            let k = try r.u8("kind")
+            guard let kind = LayerKind(rawValue: k) else { throw .malformed("unknown layer kind \(k)") }
+            request = .createLayer(id: id, kind: kind)
+        case 0x11: request = .deleteLayer(id: try r.u32("layer id"))
+        case 0x12:
+            request = .setProperty(id: try r.u32("layer id"), keyPath: try r.string("key path"),
+                                   value: try PropertyValue.decode(&r))
+        case 0x13: request = .addSublayer(parent: try r.u32("parent id"), child: try r.u32("child id"))
+        case 0x14:
+            request = .insertSublayer(parent: try r.u32("parent id"), child: try r.u32("child id"), index: try r.u32("index"))
+        case 0x15: request = .removeFromSuperlayer(id: try r.u32("layer id"))
+        case 0x20: request = .commit
+        case 0x30:
+            let t = try r.f64("time")
+            guard t.isNaN || (t.isFinite && t >= 0) else { throw .malformed("capture time must be ≥ 0 or NaN") }
+            request = .capture(time: t.isNaN ? nil : t)
+        case 0x31:
+            let s = try r.f64("seconds")
+            guard s.isFinite, s >= 0 else { throw .malformed("advance seconds must be finite and ≥ 0") }
+            request = .advanceClock(seconds: s)
+        case 0x32: request = .getTree
+        case 0x33: request = .getStats
+        default: throw .unknownOpcode(opcode)
+        }
+        try r.expectEnd(Request.name(ofOpcode: opcode))
+        return request
+    }
+}
+
+/// A message from the daemon to a client.
+public enum Event: Hashable, Sendable {
+    case welcome(major: UInt16, minor: UInt16, clientID: UInt32, width: UInt32, height: UInt32,
+                 scale: Double, clock: ClockMode, time: Double)
+    case pong(token: UInt64)
+    /// `opcode` is the failed request's opcode; the header's request id names the request.
+    case error(opcode: UInt16, code: ErrorCode, message: String)
+    case committed(sequence: UInt64)
+    case captured(time: Double, width: UInt32, height: UInt32, png: [UInt8])
+    case clockAdvanced(time: Double)
+    case tree(json: String)
+    case stats(json: String)
+
+    public var opcode: UInt16 {
+        switch self {
+        case .welcome: 0x81
+        case .pong: 0x82
+        case .error: 0x83
+        case .committed: 0x84
+        case .captured: 0x85
+        case .clockAdvanced: 0x86
+        case .tree: 0x87
+        case .stats: 0x88
+        }
+    }
+
+    func encodeBody(_ w: inout ByteWriter) {
+        switch self {
+        case .welcome(let major, let minor, let id, let width, let height, let scale, let clock, let time):
+            w.u16(major); w.u16(minor); w.u32(id); w.u32(width); w.u32(height); w.f64(scale)
+            w.u8(clock.rawValue); w.f64(time)
+        case .pong(let t): w.u64(t)
+        case .error(let op, let code, let message): w.u16(op); w.u16(code.rawValue); w.string(message)
+        case .committed(let s): w.u64(s)
+        case .captured(let time, let width, let height, let png):
+            w.f64(time); w.u32(width); w.u32(height); w.blob(png)
+        case .clockAdvanced(let t): w.f64(t)
+        case .tree(let j), .stats(let j): w.string(j)
+        }
+    }
+
+    static func decodeBody(opcode: UInt16, _ r: inout ByteReader) throws(WireError) -> Event {
+        let event: Event
+        switch opcode {
+        case 0x81:
+            let major = try r.u16(), minor = try r.u16(), id = try r.u32(), width = try r.u32(), height = try r.u32()
+            let scale = try r.f64()
+            guard let clock = ClockMode(rawValue: try r.u8("clock")) else { throw .malformed("unknown clock mode") }
+            event = .welcome(major: major, minor: minor, clientID: id, width: width, height: height,
+                             scale: scale, clock: clock, time: try r.f64())
+        case 0x82: event = .pong(token: try r.u64())
+        case 0x83:
+            let op = try r.u16("opcode")
+            let raw = try r.u16("code")
+            event = .error(opcode: op, code: ErrorCode(rawValue: raw) ?? .internalError, message: try r.string("message"))
+        case 0x84: event = .committed(sequence: try r.u64())
+        case 0x85:
+            event = .captured(time: try r.f64(), width: try r.u32(), height: try r.u32(), png: try r.blob("png"))
+        case 0x86: event = .clockAdvanced(time: try r.f64())
+        case 0x87: event = .tree(json: try r.string("json"))
+        case 0x88: event = .stats(json: try r.string("json"))
+        default: throw .unknownOpcode(opcode)
+        }
+        try r.expectEnd("event 0x\(String(opcode, radix: 16))")
+        return event
+    }
+}
+
+extension PropertyValue {
+    /// Value type tags on the wire.
+    enum Tag: UInt8 {
+        case noColor = 0, number = 1, point = 2, size = 3, rect = 4, color = 5, transform = 6
+        case bool = 7, string = 8, numbers = 9
+    }
+
+    func encode(_ w: inout ByteWriter) {
+        switch self {
+        case .number(let v): w.u8(Tag.number.rawValue); w.f64(v)
+        case .point(let p): w.u8(Tag.point.rawValue); w.point(p)
+        case .size(let s): w.u8(Tag.size.rawValue); w.f64(s.width); w.f64(s.height)
+        case .rect(let r):
+            w.u8(Tag.rect.rawValue); w.f64(r.origin.x); w.f64(r.origin.y); w.f64(r.size.width); w.f64(r.size.height)
+        case .color(nil): w.u8(Tag.noColor.rawValue)
+        case .color(let c?): w.u8(Tag.color.rawValue); w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha)
+        case .transform(let t): w.u8(Tag.transform.rawValue); for v in t.rowMajor { w.f64(v) }
+        case .bool(let b): w.u8(Tag.bool.rawValue); w.u8(b ? 1 : 0)
+        case .string(let s): w.u8(Tag.string.rawValue); w.string(s)
+        case .numbers(let v): w.u8(Tag.numbers.rawValue); w.u32(UInt32(v.count)); for x in v { w.f64(x) }
+        }
+    }
+
+    static func decode(_ r: inout ByteReader) throws(WireError) -> PropertyValue {
+        let raw = try r.u8("value tag")
+        guard let tag = Tag(rawValue: raw) else { throw .malformed("unknown value tag \(raw)") }
+        switch tag {
+        case .noColor: return .color(nil)
+        case .number: return .number(try r.f64("number"))
+        case .point: return .point(try r.point("point"))
+        case .size: return .size(Size(try r.f64("size"), try r.f64("size")))
+        case .rect: return .rect(Rect(try r.f64("rect"), try r.f64("rect"), try r.f64("rect"), try r.f64("rect")))
+        case .color: return .color(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color")))
+        case .transform:
+            var v = [Double](); v.reserveCapacity(16)
+            for _ in 0..<16 { v.append(try r.f64("transform")) }
+            return .transform(Transform3D(rowMajor: v)!)
+        case .bool:
+            let b = try r.u8("bool")
+            guard b <= 1 else { throw .malformed("bool must be 0 or 1") }
+            return .bool(b == 1)
+        case .string: return .string(try r.string("string"))
+        case .numbers:
+            let n = Int(try r.u32("number count"))
+            guard n <= r.remaining / 8 else { throw .truncated("number list of \(n) entries, \(r.remaining) bytes left") }
+            var v = [Double](); v.reserveCapacity(n)
+            for _ in 0..<n { v.append(try r.f64("numbers")) }
+            return .numbers(v)
+        }
+    }
+}

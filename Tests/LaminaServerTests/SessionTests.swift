@@ -1,0 +1,94 @@
+import LaminaServer
+import LaminaTree
+import LaminaWire
+import Testing
+
+/// The protocol session state machine, driven with no I/O.
+@Suite struct SessionTests {
+    let welcome = Event.welcome(major: 0, minor: 1, clientID: 1, width: 10, height: 10, scale: 1, clock: .manual, time: 0)
+
+    func feed(_ session: inout Session, _ bytes: [UInt8]) -> [SessionAction] {
+        var d = FrameDecoder()
+        d.feed(bytes)
+        var actions: [SessionAction] = []
+        while session.state != .closed, let r = d.nextRequest() { actions += session.handle(r, welcome: welcome) }
+        return actions
+    }
+
+    func hello() -> [UInt8] {
+        MessageEncoder.encode(.hello(magic: Protocol.magic, major: 0, minor: 1, clientName: "t"), requestID: 1)
+    }
+
+    @Test func helloIsAnsweredWithWelcome() {
+        var s = Session(clientID: 1, maxPendingOperations: 10)
+        #expect(feed(&s, hello()) == [.send(welcome, requestID: 1)])
+        #expect(s.state == .ready)
+    }
+
+    @Test func garbageBeforeHelloClosesTheConnection() {
+        var s = Session(clientID: 1, maxPendingOperations: 10)
+        let actions = feed(&s, Array("GET / HTTP/1.1\r\n\r\n".utf8))
+        #expect(s.state == .closed)
+        #expect(actions.count == 2)
+        guard case .send(.error(_, .badHandshake, _), _) = actions[0], case .close = actions[1] else {
+            Issue.record("expected badHandshake then close: \(actions)"); return
+        }
+    }
+
+    @Test func wrongMajorVersionIsRefused() {
+        var s = Session(clientID: 1, maxPendingOperations: 10)
+        let actions = feed(&s, MessageEncoder.encode(.hello(magic: Protocol.magic, major: 9, minor: 0, clientName: ""), requestID: 1))
+        guard case .send(.error(_, .unsupportedVersion, _), 1)? = actions.first else { Issue.record("\(actions)"); return }
+        #expect(s.state == .closed)
+    }
+
+    @Test func layerRequestsAreStagedUntilCommit() {
+        var s = Session(clientID: 4, maxPendingOperations: 10)
+        var bytes = hello()
+        bytes += MessageEncoder.encode(.createLayer(id: 1, kind: .layer), requestID: 2)
+        bytes += MessageEncoder.encode(.addSublayer(parent: 0, child: 1), requestID: 3)
+        let actions = feed(&s, bytes)
+        #expect(actions.count == 1)
+        #expect(s.stagedCount == 2)
+        let commit = feed(&s, MessageEncoder.encode(.commit, requestID: 4))
+        #expect(commit == [.commit(Commit(client: 4, content: .operations([.create(1, .layer), .addSublayer(parent: 0, child: 1)]),
+                                          requestIDs: [2, 3]), requestID: 4)])
+        #expect(s.stagedCount == 0)
+    }
+
+    @Test func anUndecodableStagedRequestFailsTheCommit() {
+        var s = Session(clientID: 1, maxPendingOperations: 10)
+        _ = feed(&s, hello())
+        var bad = MessageEncoder.encode(.createLayer(id: 1, kind: .layer), requestID: 2)
+        bad[16] = 9   // an unknown layer kind
+        var bytes = MessageEncoder.encode(.createLayer(id: 2, kind: .layer), requestID: 3)
+        bytes = bad + bytes + MessageEncoder.encode(.commit, requestID: 4)
+        let actions = feed(&s, bytes)
+        #expect(actions.count == 2)
+        guard case .send(.error(0x10, .malformed, _), 2) = actions[0],
+              case .send(.error(0x20, .transactionFailed, let message), 4) = actions[1] else {
+            Issue.record("\(actions)"); return
+        }
+        #expect(message.contains("request 2"))
+        #expect(s.stagedCount == 0)
+    }
+
+    @Test func stagingIsLimited() {
+        var s = Session(clientID: 1, maxPendingOperations: 2)
+        _ = feed(&s, hello())
+        var bytes: [UInt8] = []
+        for i in 0..<3 { bytes += MessageEncoder.encode(.createLayer(id: UInt32(i + 1), kind: .layer), requestID: UInt32(i + 2)) }
+        let actions = feed(&s, bytes)
+        guard case .send(.error(_, .limitExceeded, _), 4)? = actions.first else { Issue.record("\(actions)"); return }
+    }
+
+    @Test func errorsAfterHandshakeKeepTheConnection() {
+        var s = Session(clientID: 1, maxPendingOperations: 10)
+        _ = feed(&s, hello())
+        var w = MessageEncoder.encode(.ping(token: 1), requestID: 2)
+        w[4] = 0x66
+        let actions = feed(&s, w + MessageEncoder.encode(.ping(token: 5), requestID: 3))
+        #expect(s.state == .ready)
+        #expect(actions.last == .send(.pong(token: 5), requestID: 3))
+    }
+}

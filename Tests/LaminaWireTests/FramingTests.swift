@@ -1,0 +1,151 @@
+import LaminaGeometry
+import LaminaTree
+import LaminaWire
+import Testing
+
+/// The decoder fed its input whole, byte by byte, and split at every offset
+/// (the habit of swift-nio's ByteToMessageDecoderVerifier).
+@Suite struct FramingTests {
+    static let requests: [Request] = [
+        .hello(magic: Protocol.magic, major: 0, minor: 1, clientName: "tëst"),
+        .ping(token: 0xDEAD_BEEF_0102_0304),
+        .createLayer(id: 7, kind: .shape),
+        .deleteLayer(id: 7),
+        .setProperty(id: 3, keyPath: "position", value: .point(Point(1.5, -2))),
+        .setProperty(id: 3, keyPath: "bounds", value: .rect(Rect(1, 2, 3, 4))),
+        .setProperty(id: 3, keyPath: "backgroundColor", value: .color(Color(0.1, 0.2, 0.3, 0.4))),
+        .setProperty(id: 3, keyPath: "backgroundColor", value: .color(nil)),
+        .setProperty(id: 3, keyPath: "transform", value: .transform(.rotation(0.3))),
+        .setProperty(id: 3, keyPath: "hidden", value: .bool(true)),
+        .setProperty(id: 3, keyPath: "custom.v", value: .numbers([1, 2, 3])),
+        .setProperty(id: 3, keyPath: "shadowOffset", value: .size(Size(0, -3))),
+        .setProperty(id: 3, keyPath: "fillRule", value: .string("evenOdd")),
+        .addSublayer(parent: 0, child: 3),
+        .insertSublayer(parent: 1, child: 2, index: 5),
+        .removeFromSuperlayer(id: 2),
+        .commit,
+        .capture(time: 1.25), .capture(time: nil),
+        .advanceClock(seconds: 0.5),
+        .getTree, .getStats,
+    ]
+
+    func stream() -> [UInt8] {
+        var bytes: [UInt8] = []
+        for (i, r) in Self.requests.enumerated() { bytes += MessageEncoder.encode(r, requestID: UInt32(i + 1)) }
+        return bytes
+    }
+
+    func decodeAll(_ chunks: [ArraySlice<UInt8>]) -> [Request] {
+        var d = FrameDecoder()
+        var out: [Request] = []
+        for chunk in chunks {
+            d.feed(chunk)
+            while let r = d.nextRequest() {
+                guard case .message(let m, let id) = r else { Issue.record("unexpected failure \(r)"); return out }
+                #expect(Int(id) == out.count + 1)
+                out.append(m)
+            }
+        }
+        #expect(d.bufferedCount == 0)
+        return out
+    }
+
+    @Test func wholeStream() { #expect(decodeAll([stream()[...]]) == Self.requests) }
+
+    @Test func byteByByte() {
+        let s = stream()
+        #expect(decodeAll(s.indices.map { s[$0...$0] }) == Self.requests)
+    }
+
+    @Test func splitAtEveryOffset() {
+        let s = stream()
+        for cut in 0...s.count {
+            #expect(decodeAll([s[..<cut], s[cut...]]) == Self.requests)
+        }
+    }
+
+    @Test func eventsRoundTrip() {
+        let events: [Event] = [
+            .welcome(major: 0, minor: 1, clientID: 9, width: 1280, height: 720, scale: 2, clock: .manual, time: 1.5),
+            .pong(token: 42), .error(opcode: 0x12, code: .unknownLayer, message: "layer 5 does not exist"),
+            .committed(sequence: 3), .captured(time: 0.5, width: 2, height: 1, png: [1, 2, 3]),
+            .clockAdvanced(time: 2), .tree(json: "{}"), .stats(json: "{\"fps\": 1}"),
+        ]
+        var d = FrameDecoder()
+        for (i, e) in events.enumerated() { d.feed(MessageEncoder.encode(e, requestID: UInt32(i))) }
+        for (i, e) in events.enumerated() {
+            guard case .message(let got, let id)? = d.nextEvent() else { Issue.record("missing event"); return }
+            #expect(got == e && id == UInt32(i))
+        }
+    }
+
+    @Test func oversizedMessageIsSkippedAndTheStreamGoesOn() {
+        var d = FrameDecoder(maxMessageSize: 64)
+        let big = MessageEncoder.encode(.setProperty(id: 1, keyPath: String(repeating: "x", count: 200), value: .number(1)), requestID: 5)
+        let ping = MessageEncoder.encode(.ping(token: 1), requestID: 6)
+        // Feed it in pieces to exercise the skipping across feeds.
+        d.feed(big[0..<30])
+        guard case .failure(.tooLarge(let n, 64), let op, 5)? = d.nextRequest() else { Issue.record("expected tooLarge"); return }
+        #expect(n == big.count && op == 0x12)
+        d.feed(big[30...])
+        d.feed(ping)
+        guard case .message(.ping(1), 6)? = d.nextRequest() else { Issue.record("expected the ping after it"); return }
+    }
+
+    @Test func truncatedBodyIsReportedAndSkipped() {
+        // A createLayer whose length covers only 2 bytes of the 5-byte body.
+        var bad = MessageEncoder.encode(.createLayer(id: 1, kind: .layer), requestID: 3)
+        bad.removeLast(3)
+        bad[0] = UInt8(bad.count)
+        var d = FrameDecoder()
+        d.feed(bad + MessageEncoder.encode(.ping(token: 9), requestID: 4))
+        guard case .failure(.truncated, 0x10, 3)? = d.nextRequest() else { Issue.record("expected truncated"); return }
+        guard case .message(.ping(9), 4)? = d.nextRequest() else { Issue.record("expected ping"); return }
+    }
+
+    @Test func unknownOpcodeAndBadTags() {
+        var d = FrameDecoder()
+        var w = MessageEncoder.encode(.ping(token: 1), requestID: 1)
+        w[4] = 0x7F   // opcode 0x7F
+        d.feed(w)
+        guard case .failure(.unknownOpcode(0x7F), 0x7F, 1)? = d.nextRequest() else { Issue.record("expected unknownOpcode"); return }
+        var s = MessageEncoder.encode(.setProperty(id: 1, keyPath: "opacity", value: .number(1)), requestID: 2)
+        s[12 + 4 + 4 + 7] = 200   // the value tag
+        d.feed(s)
+        guard case .failure(.malformed, 0x12, 2)? = d.nextRequest() else { Issue.record("expected malformed"); return }
+    }
+
+    @Test func lengthBelowHeaderBreaksTheStream() {
+        var d = FrameDecoder()
+        d.feed([3, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0])
+        guard case .failure(.badFraming, _, _)? = d.nextRequest() else { Issue.record("expected badFraming"); return }
+        #expect(d.isBroken)
+        d.feed(MessageEncoder.encode(.ping(token: 1), requestID: 1))
+        #expect(d.nextRequest() == nil)
+    }
+
+    @Test func randomBytesNeverTrap() {
+        var rng = SplitMix(seed: 1)
+        for _ in 0..<2000 {
+            var d = FrameDecoder(maxMessageSize: 4096)
+            var bytes = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
+            if rng.next() % 2 == 0, bytes.count >= 4 { bytes[0] = UInt8(min(bytes.count, 255)); bytes[1] = 0; bytes[2] = 0; bytes[3] = 0 }
+            d.feed(bytes)
+            var n = 0
+            while d.nextRequest() != nil, n < 1000 { n += 1 }
+        }
+    }
+}
+
+/// A small seeded generator (SplitMix64) so random tests repeat.
+struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,369 @@
+import CVulkan
+import LaminaGeometry
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Draws `DrawList`s into an offscreen `R8G8B8A8_UNORM` image through Vulkan and reads the
+/// pixels back. The public entry point of the Vulkan core.
+///
+/// Colors are blended in sRGB-encoded space with premultiplied alpha (blend factors ONE,
+/// ONE_MINUS_SRC_ALPHA; a UNORM, not `_SRGB`, target), as Core Animation does.
+/// Up to `framesInFlight` frames run on the GPU while the next is recorded; each frame slot
+/// has its own command buffer, fence, instance ring buffer and timestamp queries.
+///
+/// Render thread only: create, use and release it on one thread. Not Sendable.
+///
+/// With `LAMINA_VALIDATION=1` in the environment (or `validation: true`), the Khronos
+/// validation layer is on and every warning or error it reports lands in `validationLog`.
+public final class OffscreenRenderer {
+    /// Frames the CPU may record ahead of the GPU.
+    public static let framesInFlight = 2
+
+    /// Target size in device pixels.
+    public private(set) var width: Int
+    public private(set) var height: Int
+    /// Validation-layer warnings and errors; empty when validation is off. Keep a reference
+    /// to read what was reported during shutdown too.
+    public let validationLog: ValidationLog
+    /// Shorthand for `validationLog.messages`.
+    public var validationMessages: [String] { validationLog.messages }
+    /// Whether the validation layer is on.
+    public var validationEnabled: Bool { instance.validationEnabled }
+    /// The device's name, e.g. "llvmpipe (LLVM 15.0.6, 256 bits)".
+    public var deviceName: String { device.name }
+    /// Whether the device is a CPU implementation (lavapipe).
+    public var isSoftwareDevice: Bool { device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU }
+    /// Live Vulkan objects (debug builds; 0 in release builds).
+    public var liveObjectCount: Int { device.liveObjects }
+    /// GPU seconds of the latest finished frame, and which frame, when timestamps work.
+    public private(set) var latestGPUTime: (frame: UInt64, seconds: Double)?
+
+    private static let format = VK_FORMAT_R8G8B8A8_UNORM
+
+    private let instance: VulkanInstance
+    private let device: VulkanDevice
+    private let pipeline: VulkanPipeline
+    private let commands: VulkanCommands
+    private var target: VulkanImage
+    private var slots: [FrameSlot]
+    /// Frames submitted so far; frame n (from 1) uses slot (n − 1) % framesInFlight.
+    private var frameNumber: UInt64 = 0
+    private var readback: VulkanBuffer?
+    private let readbackCommands: VkCommandBuffer
+    private let readbackFence: VkFence
+    /// Frame number whose output is in `target`, or nil before the first frame / after resize.
+    private var renderedFrame: UInt64?
+
+    /// Objects to destroy once the frame that last used them has finished.
+    private enum Retired {
+        case buffer(VulkanBuffer)
+        case image(VulkanImage)
+        func destroy(_ device: VulkanDevice) {
+            switch self {
+            case .buffer(let buffer): buffer.destroy(device)
+            case .image(let image): image.destroy(device)
+            }
+        }
+    }
+
+    /// One frame in flight.
+    private struct FrameSlot {
+        let commandBuffer: VkCommandBuffer
+        let fence: VkFence
+        /// Instance ring buffer for this slot; grows by doubling.
+        var instances: VulkanBuffer?
+        /// Destroyed when this slot's fence next passes.
+        var retired: [Retired] = []
+        /// The frame submitted with `fence` and not yet waited for.
+        var pendingFrame: UInt64?
+    }
+
+    /// Opens a Vulkan device and creates the offscreen target, pipelines and frame slots.
+    ///
+    /// - Parameters:
+    ///   - width, height: target size in device pixels, positive.
+    ///   - validation: enable the validation layer; nil reads `LAMINA_VALIDATION=1` from the
+    ///     environment.
+    /// - Throws: `RenderError.noDevice` (with a message naming `mesa-vulkan-drivers`) when
+    ///   there is no Vulkan driver or device; other `RenderError`s when setup fails.
+    /// - Thread: becomes the renderer's thread (render thread only).
+    public init(width: Int, height: Int, validation: Bool? = nil) throws(RenderError) {
+        precondition(width > 0 && height > 0, "OffscreenRenderer needs a positive size, got \(width)×\(height)")
+        let validation = validation ?? (getenv("LAMINA_VALIDATION").map { String(cString: $0) == "1" } ?? false)
+        self.width = width
+        self.height = height
+        let log = ValidationLog()
+        validationLog = log
+        instance = try VulkanInstance(validation: validation, log: log)
+        // Clean up what exists so far if a later step throws.
+        var instanceOwned = true
+        var deviceOwned: VulkanDevice?
+        var cleanup: [() -> Void] = []
+        defer {
+            if instanceOwned {
+                cleanup.reversed().forEach { $0() }
+                deviceOwned?.destroy()
+            }
+        }
+        do {
+            let device = try VulkanDevice(instance: instance)
+            deviceOwned = device
+            self.device = device
+            let pipeline = try VulkanPipeline(device: device, format: Self.format)
+            cleanup.append { pipeline.destroy(device) }
+            self.pipeline = pipeline
+            let commands = try VulkanCommands(device: device, timestampSlots: Self.framesInFlight)
+            cleanup.append { commands.destroy(device) }
+            self.commands = commands
+            let target = try VulkanImage(device: device, width: width, height: height, format: Self.format,
+                                         renderPass: pipeline.renderPass)
+            cleanup.append { target.destroy(device) }
+            self.target = target
+            var slots: [FrameSlot] = []
+            for _ in 0..<Self.framesInFlight {
+                let fence = try commands.makeFence(device: device)
+                cleanup.append { commands.destroyFence(fence, device: device) }
+                slots.append(FrameSlot(commandBuffer: try commands.makeCommandBuffer(device: device), fence: fence))
+            }
+            self.slots = slots
+            let readbackFence = try commands.makeFence(device: device)
+            cleanup.append { commands.destroyFence(readbackFence, device: device) }
+            self.readbackFence = readbackFence
+            readbackCommands = try commands.makeCommandBuffer(device: device)
+        } catch {
+            instance.destroy()
+            throw error
+        }
+        instanceOwned = false
+    }
+
+    deinit {
+        // Nothing may be in use when it is destroyed: wait for every frame first.
+        _ = vkDeviceWaitIdle(device.raw)
+        for slot in slots {
+            slot.retired.forEach { $0.destroy(device) }
+            slot.instances?.destroy(device)
+            commands.destroyFence(slot.fence, device: device)
+        }
+        readback?.destroy(device)
+        commands.destroyFence(readbackFence, device: device)
+        commands.destroy(device)
+        target.destroy(device)
+        pipeline.destroy(device)
+        device.destroy()
+        instance.destroy()
+    }
+
+    /// Records and submits one frame drawing `list`, without waiting for the GPU (except for
+    /// the frame that used the same slot `framesInFlight` frames ago). A list whose size
+    /// differs from the target's resizes the target first.
+    ///
+    /// - Returns: CPU phase times of this frame and the GPU time of the latest finished one.
+    /// - Thread: render thread only.
+    @discardableResult
+    public func render(_ list: DrawList) throws(RenderError) -> FrameTiming {
+        let start = now()
+        if list.width != width || list.height != height {
+            try resize(width: list.width, height: list.height)
+        }
+        frameNumber += 1
+        let slotIndex = Int((frameNumber - 1) % UInt64(Self.framesInFlight))
+        try finish(slot: slotIndex, wait: true)
+
+        // Upload: instance data into this slot's ring buffer.
+        let instances = list.items.compactMap { RectInstance($0, width: width, height: height) }
+        let bytes = instances.count * MemoryLayout<RectInstance>.stride
+        if bytes > (slots[slotIndex].instances?.size ?? 0) {
+            if let old = slots[slotIndex].instances { slots[slotIndex].retired.append(.buffer(old)) }
+            let capacity = max(bytes, 2 * (slots[slotIndex].instances?.size ?? 0), 64 * MemoryLayout<RectInstance>.stride)
+            slots[slotIndex].instances = try VulkanBuffer(
+                device: device, size: capacity, usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
+        }
+        if bytes > 0, let buffer = slots[slotIndex].instances {
+            // SAFETY: the buffer holds at least `bytes`, and this slot's previous frame has finished.
+            instances.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
+        }
+        let uploaded = now()
+
+        try record(slot: slotIndex, instanceCount: instances.count, clearColor: list.clearColor)
+        let recorded = now()
+
+        try commands.submit(slots[slotIndex].commandBuffer, fence: slots[slotIndex].fence, device: device)
+        slots[slotIndex].pendingFrame = frameNumber
+        renderedFrame = frameNumber
+        let submitted = now()
+
+        return FrameTiming(frameNumber: frameNumber, upload: uploaded - start, record: recorded - uploaded,
+                           submit: submitted - recorded, gpu: latestGPUTime?.seconds,
+                           gpuFrameNumber: latestGPUTime?.frame)
+    }
+
+    /// Waits for the last frame and returns its pixels: `width × height × 4` bytes, RGBA8,
+    /// row-major, top row first.
+    ///
+    /// - Parameter alpha: `.premultiplied` (default) returns the target's bytes as they are;
+    ///   `.straight` divides color by alpha. With an opaque clear color both are equal.
+    /// - Precondition: a frame has been rendered at the current size.
+    /// - Thread: render thread only.
+    public func readPixels(alpha: PixelAlpha = .premultiplied) throws(RenderError) -> [UInt8] {
+        precondition(renderedFrame != nil, "readPixels() needs a rendered frame at the current size")
+        let byteCount = width * height * 4
+        if let old = readback, old.size != byteCount {
+            retire(.buffer(old))
+            readback = nil
+        }
+        if readback == nil {
+            readback = try VulkanBuffer(device: device, size: byteCount,
+                                        usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_DST_BIT), cached: true)
+        }
+        guard let readback else { preconditionFailure("readback buffer exists") }
+
+        let cmd = readbackCommands
+        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
+        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        // The render pass left the image in TRANSFER_SRC_OPTIMAL, its writes made available
+        // to transfer reads by the pass's outgoing dependency.
+        var region = VkBufferImageCopy()
+        region.imageSubresource = VkImageSubresourceLayers(
+            aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0, baseArrayLayer: 0, layerCount: 1)
+        region.imageExtent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
+        vkCmdCopyImageToBuffer(cmd, target.raw, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, readback.raw, 1, &region)
+        var barrier = VkBufferMemoryBarrier()
+        barrier.sType = VK_STRUCTURE_TYPE_BUFFER_MEMORY_BARRIER
+        barrier.srcAccessMask = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT)
+        barrier.dstAccessMask = mapFlags(VK_ACCESS_HOST_READ_BIT)
+        barrier.srcQueueFamilyIndex = queueFamilyIgnored
+        barrier.dstQueueFamilyIndex = queueFamilyIgnored
+        barrier.buffer = readback.raw
+        barrier.offset = 0
+        barrier.size = wholeSize
+        vkCmdPipelineBarrier(cmd, mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), mapFlags(VK_PIPELINE_STAGE_HOST_BIT),
+                             0, 0, nil, 1, &barrier, 0, nil)
+        try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
+        try commands.submit(cmd, fence: readbackFence, device: device)
+        try commands.waitAndReset(readbackFence, device: device)
+        // Every earlier frame finished before the copy did: collect their timings now.
+        for index in slots.indices { try finish(slot: index, wait: false) }
+
+        try readback.invalidate(device: device)
+        // SAFETY: the copy has finished and the buffer holds `byteCount` bytes.
+        var pixels = Array(UnsafeRawBufferPointer(start: readback.mapped, count: byteCount))
+        if alpha == .straight {
+            for i in stride(from: 0, to: byteCount, by: 4) {
+                let a = Int(pixels[i + 3])
+                if a == 0 {
+                    pixels[i] = 0; pixels[i + 1] = 0; pixels[i + 2] = 0
+                } else if a < 255 {
+                    for c in 0..<3 { pixels[i + c] = UInt8(min(255, (Int(pixels[i + c]) * 255 + a / 2) / a)) }
+                }
+            }
+        }
+        return pixels
+    }
+
+    /// Changes the target size. The old image is destroyed once the frames using it finish.
+    /// The content is undefined until the next `render`.
+    /// - Thread: render thread only.
+    public func resize(width: Int, height: Int) throws(RenderError) {
+        precondition(width > 0 && height > 0, "resize needs a positive size, got \(width)×\(height)")
+        guard width != self.width || height != self.height else { return }
+        let image = try VulkanImage(device: device, width: width, height: height, format: Self.format,
+                                    renderPass: pipeline.renderPass)
+        retire(.image(target))
+        target = image
+        self.width = width
+        self.height = height
+        renderedFrame = nil
+    }
+
+    // MARK: - Frames
+
+    /// Puts `object` on the retire list of the latest submitted frame (frames finish in
+    /// submission order, so every earlier user is done by then), or destroys it now when no
+    /// frame is pending.
+    private func retire(_ object: Retired) {
+        if let index = slots.indices.filter({ slots[$0].pendingFrame != nil })
+            .max(by: { slots[$0].pendingFrame! < slots[$1].pendingFrame! }) {
+            slots[index].retired.append(object)
+        } else {
+            object.destroy(device)
+        }
+    }
+
+    /// If the slot's frame is pending: waits for it (or, with `wait: false`, checks whether it
+    /// finished), records its GPU time and frees what it retired.
+    private func finish(slot index: Int, wait: Bool) throws(RenderError) {
+        guard let frame = slots[index].pendingFrame else { return }
+        if wait {
+            try commands.waitAndReset(slots[index].fence, device: device)
+        } else {
+            let status = vkGetFenceStatus(device.raw, slots[index].fence)
+            if status == VK_NOT_READY { return }
+            try vk("vkGetFenceStatus", status)
+            var fence: VkFence? = slots[index].fence
+            try vk("vkResetFences", vkResetFences(device.raw, 1, &fence))
+        }
+        slots[index].pendingFrame = nil
+        if let seconds = commands.gpuSeconds(slot: index, device: device),
+           frame > (latestGPUTime?.frame ?? 0) {
+            latestGPUTime = (frame, seconds)
+        }
+        slots[index].retired.forEach { $0.destroy(device) }
+        slots[index].retired.removeAll()
+    }
+
+    /// Records the slot's command buffer: timestamps around one render pass that clears and
+    /// draws `instanceCount` instanced quads from the slot's ring buffer.
+    private func record(slot index: Int, instanceCount: Int, clearColor: Color) throws(RenderError) {
+        let cmd = slots[index].commandBuffer
+        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
+        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        let query = UInt32(2 * index)
+        if let queryPool = commands.queryPool {
+            vkCmdResetQueryPool(cmd, queryPool, query, 2)
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
+        }
+        var clear = mapClearColor(clearColor)
+        withUnsafePointer(to: &clear) { clearPointer in
+            var pass = VkRenderPassBeginInfo()
+            pass.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
+            pass.renderPass = pipeline.renderPass
+            pass.framebuffer = target.framebuffer
+            pass.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
+                                       extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+            pass.clearValueCount = 1
+            pass.pClearValues = clearPointer
+            vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE)
+        }
+        if instanceCount > 0, let instances = slots[index].instances {
+            var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
+            vkCmdSetViewport(cmd, 0, 1, &viewport)
+            var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
+                                   extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+            vkCmdSetScissor(cmd, 0, 1, &scissor)
+            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.rect)
+            var buffer: VkBuffer? = instances.raw
+            var offset: VkDeviceSize = 0
+            vkCmdBindVertexBuffers(cmd, 0, 1, &buffer, &offset)
+            vkCmdDraw(cmd, 4, UInt32(instanceCount), 0, 0)
+        }
+        vkCmdEndRenderPass(cmd)
+        if let queryPool = commands.queryPool {
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, query + 1)
+        }
+        try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
+    }
+
+    private func now() -> Double {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+    }
+}

@@ -1,0 +1,59 @@
+import CVulkan
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The count-then-fill pattern of `vkEnumerate…` / `vkGet…` calls that return arrays,
+/// in one place. `fill` is called first with a nil pointer to get the count.
+func enumerate<T>(
+    _ call: StaticString,
+    _ fill: (UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<T>?) -> VkResult
+) throws(RenderError) -> [T] {
+    var count: UInt32 = 0
+    try vk(call, fill(&count, nil))
+    if count == 0 { return [] }
+    // SAFETY: `fill` writes at most `count` elements, and reports how many it wrote.
+    let zeroed = UnsafeMutablePointer<T>.allocate(capacity: Int(count))
+    defer { zeroed.deallocate() }
+    let result = fill(&count, zeroed)
+    if result != VK_SUCCESS && result != VK_INCOMPLETE {
+        throw .vulkan(VulkanError(result), call: "\(call)")
+    }
+    return Array(UnsafeBufferPointer(start: zeroed, count: Int(count)))
+}
+
+/// Same, for calls that return void.
+func enumerate<T>(
+    _ fill: (UnsafeMutablePointer<UInt32>, UnsafeMutablePointer<T>?) -> Void
+) -> [T] {
+    var count: UInt32 = 0
+    fill(&count, nil)
+    if count == 0 { return [] }
+    let storage = UnsafeMutablePointer<T>.allocate(capacity: Int(count))
+    defer { storage.deallocate() }
+    fill(&count, storage)
+    return Array(UnsafeBufferPointer(start: storage, count: Int(count)))
+}
+
+/// Calls `body` with a C array of C strings that lives only for the call.
+func withCStrings<R, E: Error>(
+    _ strings: [String],
+    _ body: (UnsafePointer<UnsafePointer<CChar>?>?) throws(E) -> R
+) throws(E) -> R {
+    // SAFETY: the duplicated strings and the array outlive `body` and are freed after it.
+    let duplicated: [UnsafeMutablePointer<CChar>?] = strings.map { strdup($0) }
+    defer { duplicated.forEach { free($0) } }
+    let pointers: [UnsafePointer<CChar>?] = duplicated.map { $0.map { UnsafePointer($0) } }
+    return try pointers.withUnsafeBufferPointer { (buffer) throws(E) -> R in
+        try body(strings.isEmpty ? nil : buffer.baseAddress)
+    }
+}
+
+/// Reads a fixed-size C char array field (imported as a tuple) as a String.
+func string<T>(fromCharTuple tuple: T) -> String {
+    withUnsafeBytes(of: tuple) { raw in
+        let chars = raw.bindMemory(to: CChar.self)
+        let length = chars.firstIndex(of: 0) ?? chars.count
+        return String(decoding: raw.prefix(length), as: UTF8.self)
+    }
+}

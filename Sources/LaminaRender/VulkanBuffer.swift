@@ -1,0 +1,91 @@
+import CVulkan
+
+/// A buffer with its own memory, host-visible and persistently mapped (the renderer only
+/// needs upload rings and readback). Wraps `vkCreateBuffer` + `vkAllocateMemory`.
+/// Render thread only; destroy with `destroy(_:)` once no submitted frame can use it.
+final class VulkanBuffer {
+    let raw: VkBuffer
+    let memory: VkDeviceMemory
+    let size: Int
+    /// The mapped memory, valid until `destroy`.
+    let mapped: UnsafeMutableRawPointer
+    /// Whether the memory is host-coherent; otherwise reads need `invalidate`.
+    let isCoherent: Bool
+
+    /// - Parameters:
+    ///   - usage: `VkBufferUsageFlags`.
+    ///   - cached: prefer host-cached memory (for reading back on the CPU).
+    init(device: VulkanDevice, size: Int, usage: VkBufferUsageFlags, cached: Bool = false) throws(RenderError) {
+        precondition(size > 0, "VulkanBuffer needs a positive size")
+        var info = VkBufferCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
+        info.size = VkDeviceSize(size)
+        info.usage = usage
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        var buffer: VkBuffer?
+        try vk("vkCreateBuffer", vkCreateBuffer(device.raw, &info, nil, &buffer))
+        guard let buffer else { throw .vulkan(.unexpected(0), call: "vkCreateBuffer") }
+
+        var requirements = VkMemoryRequirements()
+        vkGetBufferMemoryRequirements(device.raw, buffer, &requirements)
+        let visible = mapFlags(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
+        let coherent = mapFlags(VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
+        let hostCached = mapFlags(VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
+        let typeIndex: UInt32
+        do {
+            typeIndex = cached
+                ? try device.memoryType(typeBits: requirements.memoryTypeBits, required: visible,
+                                        preferred: hostCached | coherent)
+                : try device.memoryType(typeBits: requirements.memoryTypeBits, required: visible | coherent)
+        } catch {
+            vkDestroyBuffer(device.raw, buffer, nil)
+            throw error
+        }
+        var allocate = VkMemoryAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+        allocate.allocationSize = requirements.size
+        allocate.memoryTypeIndex = typeIndex
+        var memory: VkDeviceMemory?
+        let result = vkAllocateMemory(device.raw, &allocate, nil, &memory)
+        guard result == VK_SUCCESS, let memory else {
+            vkDestroyBuffer(device.raw, buffer, nil)
+            throw .vulkan(VulkanError(result), call: "vkAllocateMemory")
+        }
+        var mapped: UnsafeMutableRawPointer?
+        let bound = vkBindBufferMemory(device.raw, buffer, memory, 0)
+        let mapResult = bound == VK_SUCCESS ? vkMapMemory(device.raw, memory, 0, wholeSize, 0, &mapped) : bound
+        guard mapResult == VK_SUCCESS, let mapped else {
+            vkDestroyBuffer(device.raw, buffer, nil)
+            vkFreeMemory(device.raw, memory, nil)
+            throw .vulkan(VulkanError(mapResult), call: "vkBindBufferMemory/vkMapMemory")
+        }
+        let flags = withUnsafeBytes(of: device.memoryProperties.memoryTypes) {
+            $0.bindMemory(to: VkMemoryType.self)[Int(typeIndex)].propertyFlags
+        }
+        self.raw = buffer
+        self.memory = memory
+        self.size = size
+        self.mapped = mapped
+        self.isCoherent = flags & coherent != 0
+        device.track(2)
+    }
+
+    /// Makes device writes visible to the host for non-coherent memory
+    /// (`vkInvalidateMappedMemoryRanges`).
+    func invalidate(device: VulkanDevice) throws(RenderError) {
+        guard !isCoherent else { return }
+        var range = VkMappedMemoryRange()
+        range.sType = VK_STRUCTURE_TYPE_MAPPED_MEMORY_RANGE
+        range.memory = memory
+        range.offset = 0
+        range.size = wholeSize
+        try vk("vkInvalidateMappedMemoryRanges", vkInvalidateMappedMemoryRanges(device.raw, 1, &range))
+    }
+
+    func destroy(_ device: VulkanDevice) {
+        vkUnmapMemory(device.raw, memory)
+        vkDestroyBuffer(device.raw, raw, nil)
+        vkFreeMemory(device.raw, memory, nil)
+        device.track(-2)
+    }
+}

@@ -1,0 +1,123 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import LaminaPNG
+
+/// Explicit limits for a fuzzy pixel comparison (after chromium's `FuzzyPixelComparator`).
+public struct PixelTolerance: Sendable, Hashable {
+    /// No channel of any pixel may differ from the reference by more than this (0…255).
+    public var maxChannelError: Int
+    /// At most this percentage (0…100) of pixels may differ at all.
+    public var maxPercentOff: Double
+
+    public init(maxChannelError: Int, maxPercentOff: Double) {
+        self.maxChannelError = maxChannelError
+        self.maxPercentOff = maxPercentOff
+    }
+
+    /// Identical pixels only.
+    public static let exact = PixelTolerance(maxChannelError: 0, maxPercentOff: 0)
+}
+
+/// The outcome of comparing two images.
+public struct PixelComparison: Sendable, CustomStringConvertible {
+    /// Largest difference in any channel of any pixel.
+    public var maxChannelError: Int
+    /// Pixels with any channel different.
+    public var pixelsOff: Int
+    public var pixelCount: Int
+    /// Whether the sizes matched (if not, nothing else is meaningful).
+    public var sameSize: Bool
+    public var tolerance: PixelTolerance
+
+    public var percentOff: Double { pixelCount == 0 ? 0 : 100 * Double(pixelsOff) / Double(pixelCount) }
+
+    public var passed: Bool {
+        sameSize && maxChannelError <= tolerance.maxChannelError && percentOff <= tolerance.maxPercentOff
+    }
+
+    public var description: String {
+        guard sameSize else { return "image sizes differ" }
+        return "max channel error \(maxChannelError) (limit \(tolerance.maxChannelError)), "
+            + "\(pixelsOff) of \(pixelCount) pixels off = \(percentOff)% (limit \(tolerance.maxPercentOff)%)"
+    }
+}
+
+public enum PixelComparator {
+    /// Compares `actual` with `expected` under `tolerance`.
+    public static func compare(_ actual: RGBAImage, _ expected: RGBAImage,
+                               tolerance: PixelTolerance) -> PixelComparison {
+        guard actual.width == expected.width, actual.height == expected.height else {
+            return PixelComparison(maxChannelError: 255, pixelsOff: 0, pixelCount: 0, sameSize: false,
+                                   tolerance: tolerance)
+        }
+        var maxError = 0, off = 0
+        for p in 0..<(actual.width * actual.height) {
+            var pixelError = 0
+            for c in 0..<4 {
+                pixelError = max(pixelError, abs(Int(actual.pixels[4 * p + c]) - Int(expected.pixels[4 * p + c])))
+            }
+            if pixelError > 0 { off += 1 }
+            maxError = max(maxError, pixelError)
+        }
+        return PixelComparison(maxChannelError: maxError, pixelsOff: off, pixelCount: actual.width * actual.height,
+                               sameSize: true, tolerance: tolerance)
+    }
+
+    /// A picture of the differences: matching pixels as a dim gray copy of the reference,
+    /// differing ones in red, brighter for larger errors.
+    public static func diffImage(_ actual: RGBAImage, _ expected: RGBAImage) -> RGBAImage {
+        precondition(actual.width == expected.width && actual.height == expected.height, "diff needs equal sizes")
+        var out = [UInt8](repeating: 255, count: actual.pixels.count)
+        for p in 0..<(actual.width * actual.height) {
+            var error = 0, luma = 0
+            for c in 0..<4 {
+                error = max(error, abs(Int(actual.pixels[4 * p + c]) - Int(expected.pixels[4 * p + c])))
+            }
+            for c in 0..<3 { luma += Int(expected.pixels[4 * p + c]) }
+            if error == 0 {
+                let gray = UInt8(luma / 12)
+                out[4 * p] = gray; out[4 * p + 1] = gray; out[4 * p + 2] = gray
+            } else {
+                out[4 * p] = UInt8(min(255, 128 + error)); out[4 * p + 1] = 0; out[4 * p + 2] = 0
+            }
+        }
+        return RGBAImage(width: actual.width, height: actual.height, pixels: out)
+    }
+
+    /// Compares `actual` with the reference PNG at `referencePath`.
+    ///
+    /// - With `LAMINA_REGENERATE_REFERENCES=1` in the environment the reference is
+    ///   (re)written from `actual` and the comparison passes; look at it before committing.
+    /// - On failure, writes `<name>-actual.png` and `<name>-diff.png` next to the reference.
+    /// - A missing reference fails with a message saying how to create it.
+    public static func compare(_ actual: RGBAImage, referencePath: String,
+                               tolerance: PixelTolerance) throws -> PixelComparison {
+        if let regenerate = getenv("LAMINA_REGENERATE_REFERENCES"), String(cString: regenerate) == "1" {
+            try PNG.write(actual, path: referencePath)
+            return compare(actual, actual, tolerance: tolerance)
+        }
+        let base = referencePath.hasSuffix(".png") ? String(referencePath.dropLast(4)) : referencePath
+        guard access(referencePath, R_OK) == 0 else {
+            try PNG.write(actual, path: base + "-actual.png")
+            throw PNGError("no reference at \(referencePath); wrote \(base)-actual.png "
+                           + "(rerun with LAMINA_REGENERATE_REFERENCES=1 to create it)")
+        }
+        let expected = try PNG.read(path: referencePath)
+        let result = compare(actual, expected, tolerance: tolerance)
+        if !result.passed {
+            try PNG.write(actual, path: base + "-actual.png")
+            if result.sameSize { try PNG.write(diffImage(actual, expected), path: base + "-diff.png") }
+        } else {
+            unlink(base + "-actual.png")
+            unlink(base + "-diff.png")
+        }
+        return result
+    }
+
+    /// `<directory of file>/References/<name>.png`, for a test file's `#filePath`.
+    public static func referencePath(_ name: String, testFile: String = #filePath) -> String {
+        let directory = testFile.split(separator: "/", omittingEmptySubsequences: false).dropLast().joined(separator: "/")
+        return "\(directory)/References/\(name).png"
+    }
+}

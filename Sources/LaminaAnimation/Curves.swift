@@ -1,0 +1,309 @@
+import Foundation
+import LaminaGeometry
+
+// The compiled, flat forms of each animation kind's value curve. Each is built once by
+// the compiler and evaluated per frame without allocating (for fixed-size value kinds).
+
+/// Catmull-Rom weights for p(-1), p0, p1, p2 at u ∈ 0…1 (uniform parameterization,
+/// tangents (p1 − p(-1))/2 and (p2 − p0)/2).
+@inline(__always)
+func catmullRomWeights(_ u: Double) -> (Double, Double, Double, Double) {
+    let u2 = u * u, u3 = u2 * u
+    return (0.5 * (-u + 2 * u2 - u3), 0.5 * (2 - 5 * u2 + 3 * u3),
+            0.5 * (u + 4 * u2 - 3 * u3), 0.5 * (-u2 + u3))
+}
+
+/// Catmull-Rom through p0 → p1 with neighbours; a linear interpolation for kinds that have
+/// no weighted sum (transforms).
+@inline(__always)
+func catmullRom(_ pm: AnimatableValue, _ p0: AnimatableValue, _ p1: AnimatableValue, _ p2: AnimatableValue,
+                _ u: Double) -> AnimatableValue {
+    let w = catmullRomWeights(u)
+    return AnimatableValue.weightedSum(pm, w.0, p0, w.1, p1, w.2, p2, w.3) ?? p0.interpolated(to: p1, u)
+}
+
+/// Both ends of an interpolation, with transforms decomposed once at compile time.
+struct Ends: Sendable {
+    var from: AnimatableValue
+    var to: AnimatableValue
+    var decomposed: (DecomposedTransform3D, DecomposedTransform3D)?
+
+    init(_ from: AnimatableValue, _ to: AnimatableValue) {
+        self.from = from; self.to = to
+        if case .transform(let a) = from, case .transform(let b) = to,
+           let da = a.decomposed(), let db = b.decomposed() {
+            decomposed = (da, db)
+        }
+    }
+
+    @inline(__always) func value(_ p: Double) -> AnimatableValue {
+        if let (a, b) = decomposed {
+            if p == 0 { return from }
+            if p == 1 { return to }
+            return .transform(a.interpolated(to: b, p).recomposed())
+        }
+        return from.interpolated(to: to, p)
+    }
+}
+
+/// CABasicAnimation's from/to/by, resolved as far as compile time allows.
+enum EndsRule: Sendable {
+    case fixed(Ends)                 // from–to, from–by, by–to
+    case fromOnly(AnimatableValue)   // from → underlying
+    case toOnly(AnimatableValue)     // underlying → to
+    case byOnly(AnimatableValue)     // underlying → underlying + by
+
+    @inline(__always) func resolve(_ u: AnimatableValue) -> (AnimatableValue, AnimatableValue) {
+        switch self {
+        case .fixed(let e): (e.from, e.to)
+        case .fromOnly(let a): (a, u)
+        case .toOnly(let b): (u, b)
+        case .byOnly(let by): (u, u.adding(by))
+        }
+    }
+
+    @inline(__always) func value(_ p: Double, underlying u: AnimatableValue) -> AnimatableValue {
+        if case .fixed(let e) = self { return e.value(p) }
+        let (a, b) = resolve(u)
+        return a.interpolated(to: b, p)
+    }
+}
+
+/// A spring animation: from/to rule, the spring, an optional velocity vector.
+struct SpringCurve: Sendable {
+    var ends: EndsRule
+    var spring: Spring
+    var velocity: AnimatableValue?
+
+    /// Value at `t` seconds of the iteration.
+    func value(_ t: Double, underlying: AnimatableValue) -> AnimatableValue {
+        let r = spring.responses(max(0, t))
+        if let v = velocity {
+            let (a, b) = ends.resolve(underlying)
+            if let s = AnimatableValue.weightedSum(b, 1 - r.y1, a, r.y1, v, r.g, b, 0) { return s }
+        }
+        return ends.value(1 - r.y1 + spring.initialVelocity * r.g, underlying: underlying)
+    }
+
+    /// Velocity (value units per second of iteration time), or nil for kinds without one.
+    func velocity(_ t: Double, underlying: AnimatableValue) -> AnimatableValue? {
+        let r = spring.responses(max(0, t))
+        let (a, b) = ends.resolve(underlying)
+        if let v = velocity {
+            return AnimatableValue.weightedSum(a, r.dy1, b, -r.dy1, v, r.dg, b, 0)
+        }
+        let rate = -r.dy1 + spring.initialVelocity * r.dg   // from–to distances per second
+        return AnimatableValue.weightedSum(b, rate, a, -rate, a, 0, a, 0)
+    }
+}
+
+/// One drawn segment of a path, for keyframe animations along a path.
+struct PathSegment: Sendable {
+    enum Shape: Sendable { case line, quad, cubic }
+    var shape: Shape
+    var p0, c1, c2, p1: Point
+
+    func point(_ s: Double) -> Point {
+        switch shape {
+        case .line: return p0.lerp(to: p1, s)
+        case .quad:
+            let m = 1 - s
+            return p0 * (m * m) + c1 * (2 * m * s) + p1 * (s * s)
+        case .cubic:
+            let m = 1 - s
+            return p0 * (m * m * m) + c1 * (3 * m * m * s) + c2 * (3 * m * s * s) + p1 * (s * s * s)
+        }
+    }
+
+    /// Segments of a path: every element after a move; `close` draws a line back to the
+    /// subpath's start; a `move` jumps. Also returns the vertices (key points).
+    static func segments(of path: Path) -> (segments: [PathSegment], vertices: [Point]) {
+        var segs: [PathSegment] = []
+        var vertices: [Point] = []
+        var current = Point.zero, start = Point.zero
+        var started = false
+        for e in path.elements {
+            switch e {
+            case .move(let p):
+                current = p; start = p
+                if !started { vertices.append(p); started = true }
+            case .line(let p):
+                if !started { vertices.append(current); started = true }
+                segs.append(PathSegment(shape: .line, p0: current, c1: current, c2: p, p1: p)); current = p
+                vertices.append(p)
+            case .quad(let c, let p):
+                if !started { vertices.append(current); started = true }
+                segs.append(PathSegment(shape: .quad, p0: current, c1: c, c2: c, p1: p)); current = p
+                vertices.append(p)
+            case .cubic(let c1, let c2, let p):
+                if !started { vertices.append(current); started = true }
+                segs.append(PathSegment(shape: .cubic, p0: current, c1: c1, c2: c2, p1: p)); current = p
+                vertices.append(p)
+            case .close:
+                if !started { vertices.append(current); started = true }
+                segs.append(PathSegment(shape: .line, p0: current, c1: current, c2: start, p1: start)); current = start
+                vertices.append(start)
+            }
+        }
+        return (segs, vertices)
+    }
+}
+
+/// A compiled `KeyframeAnimation`.
+struct KeyframeCurve: Sendable {
+    var mode: CalculationMode
+    /// The values (empty in path mode).
+    var values: [AnimatableValue]
+    /// Path mode: the segments; `vertices` are the key points for discrete mode.
+    var segments: [PathSegment]
+    var vertices: [Point]
+    /// Resolved key times: one per key point (one more allowed in discrete mode).
+    var keyTimes: [Double]
+    /// One per segment, or empty when all are linear.
+    var segmentCurves: [TimingCurve]
+    /// Constant-speed modes: cumulative arc length, normalized to 0…1, sampled
+    /// `arcSamples` times per segment (segments × arcSamples + 1 entries); empty otherwise.
+    var arcTable: [Double]
+    static let arcSamples = 32
+
+    var isPathMode: Bool { values.isEmpty }
+    var segmentCount: Int { isPathMode ? segments.count : values.count - 1 }
+
+    func value(_ p: Double) -> AnimatableValue {
+        let f = p.isNaN ? 0 : min(max(p, 0), 1)
+        if mode == .discrete {
+            let count = isPathMode ? vertices.count : values.count
+            var i = 0
+            // Last key time ≤ f (binary search).
+            var lo = 0, hi = min(keyTimes.count, count) - 1
+            while lo <= hi {
+                let mid = (lo + hi) / 2
+                if keyTimes[mid] <= f { i = mid; lo = mid + 1 } else { hi = mid - 1 }
+            }
+            return isPathMode ? .point(vertices[i]) : values[i]
+        }
+        let n = segmentCount
+        if n <= 0 { return isPathMode ? .point(vertices.first ?? .zero) : values[0] }
+        var seg: Int
+        var s: Double
+        if !arcTable.isEmpty {
+            // Constant speed: find the sample interval containing f.
+            var lo = 0, hi = arcTable.count - 1
+            while hi - lo > 1 {
+                let mid = (lo + hi) / 2
+                if arcTable[mid] <= f { lo = mid } else { hi = mid }
+            }
+            let span = arcTable[hi] - arcTable[lo]
+            let within = span > 0 ? (f - arcTable[lo]) / span : 0
+            let k = Self.arcSamples
+            seg = min(lo / k, n - 1)
+            s = (Double(lo - seg * k) + within) / Double(k)
+        } else {
+            if f <= keyTimes[0] { seg = 0; s = 0 }
+            else if f >= keyTimes[n] { seg = n - 1; s = 1 }
+            else {
+                var lo = 0, hi = n
+                while hi - lo > 1 {
+                    let mid = (lo + hi) / 2
+                    if keyTimes[mid] <= f { lo = mid } else { hi = mid }
+                }
+                seg = lo
+                let span = keyTimes[seg + 1] - keyTimes[seg]
+                s = span > 0 ? (f - keyTimes[seg]) / span : 1
+            }
+            if !segmentCurves.isEmpty { s = segmentCurves[seg].progress(s) }
+        }
+        return segmentValue(seg, s)
+    }
+
+    @inline(__always) func segmentValue(_ seg: Int, _ s: Double) -> AnimatableValue {
+        if isPathMode { return .point(segments[seg].point(s)) }
+        switch mode {
+        case .cubic, .cubicPaced:
+            let pm = values[max(seg - 1, 0)], p2 = values[min(seg + 2, values.count - 1)]
+            return catmullRom(pm, values[seg], values[seg + 1], p2, s)
+        default:
+            return values[seg].interpolated(to: values[seg + 1], s)
+        }
+    }
+
+    /// Builds the arc-length table of the curve (for paced path and cubicPaced modes).
+    mutating func buildArcTable() {
+        let n = segmentCount, k = Self.arcSamples
+        guard n > 0 else { return }
+        var table = [0.0]
+        table.reserveCapacity(n * k + 1)
+        var total = 0.0
+        for seg in 0..<n {
+            var prev = segmentValue(seg, 0)
+            for j in 1...k {
+                let cur = segmentValue(seg, Double(j) / Double(k))
+                total += prev.distance(to: cur)
+                table.append(total)
+                prev = cur
+            }
+        }
+        guard total > 0, total.isFinite else { return }
+        arcTable = table.map { $0 / total }
+    }
+}
+
+/// A compiled keyframe of a track.
+struct TrackKeyframe: Sendable {
+    enum Shape: Sendable { case linear(TimingCurve), cubic, spring(TimingCurve), move }
+    var shape: Shape
+    var value: AnimatableValue
+    var start: Double
+    var duration: Double
+}
+
+/// A compiled track of a `KeyframeTracksAnimation`.
+struct TrackCurve: Sendable {
+    var keyframes: [TrackKeyframe]
+    var duration: Double
+
+    /// Value `t` seconds into the animation, from the underlying value at the track start.
+    func value(_ t: Double, underlying: AnimatableValue) -> AnimatableValue {
+        let n = keyframes.count
+        guard n > 0 else { return underlying }
+        var j = 0
+        while j < n && keyframes[j].start + keyframes[j].duration <= t { j += 1 }
+        if j == n { return keyframes[n - 1].value }
+        let k = keyframes[j]
+        if t < k.start { return j > 0 ? keyframes[j - 1].value : underlying }
+        let prev = j > 0 ? keyframes[j - 1].value : underlying
+        let u = k.duration > 0 ? (t - k.start) / k.duration : 1
+        switch k.shape {
+        case .move: return k.value
+        case .linear(let c), .spring(let c): return prev.interpolated(to: k.value, c.progress(u))
+        case .cubic:
+            let pm = j >= 2 ? keyframes[j - 2].value : (j == 1 ? underlying : prev)
+            let next = j + 1 < n ? keyframes[j + 1].value : k.value
+            return catmullRom(pm, prev, k.value, next, u)
+        }
+    }
+}
+
+/// A compiled `PhaseAnimation`: one cycle of transitions.
+struct PhaseCurve: Sendable {
+    struct Transition: Sendable {
+        var from: Int, to: Int
+        var curve: TimingCurve
+        var start: Double, duration: Double
+    }
+    /// values[phase][slot]; nil keeps the underlying value.
+    var values: [[AnimatableValue?]]
+    var transitions: [Transition]
+    var duration: Double
+
+    func value(_ t: Double, slot: Int, underlying: AnimatableValue) -> AnimatableValue {
+        var k = 0
+        let n = transitions.count
+        while k < n && transitions[k].start + transitions[k].duration <= t { k += 1 }
+        if k == n { return values[0][slot] ?? underlying }
+        let tr = transitions[k]
+        let a = values[tr.from][slot] ?? underlying, b = values[tr.to][slot] ?? underlying
+        let u = tr.duration > 0 ? max(0, t - tr.start) / tr.duration : 1
+        return a.interpolated(to: b, tr.curve.progress(u))
+    }
+}

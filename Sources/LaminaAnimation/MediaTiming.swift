@@ -1,0 +1,181 @@
+import Foundation
+
+/// `CAMediaTiming`'s `fillMode`.
+public enum FillMode: String, Hashable, Sendable, CaseIterable {
+    case removed, forwards, backwards, both
+
+    var fillsForwards: Bool { self == .forwards || self == .both }
+    var fillsBackwards: Bool { self == .backwards || self == .both }
+}
+
+/// Where a parent time falls relative to an animation's active interval.
+public enum TimingPhase: Hashable, Sendable {
+    case before, active, after
+}
+
+/// The timing fields every animation has: `CAMediaTiming` plus the `CAAnimation` flags.
+/// Times are seconds. `duration` nil means the kind's default: 0.25 s (Core Animation's)
+/// for basic, keyframe and group animations, the settling duration for springs, the longest
+/// track for keyframe tracks, one cycle through the phases for phase sequences.
+public struct AnimationTiming: Hashable, Sendable {
+    /// Seconds after the animation is added (in the parent's time for group children).
+    public var beginTime: Double = 0
+    public var duration: Double? = nil
+    /// Applied to the whole of each iteration (default linear, as explicit CA animations).
+    public var timingFunction: TimingFunction = .linear
+    /// 0 means once; fractional and `.infinity` allowed. Exclusive with `repeatDuration`.
+    public var repeatCount: Double = 0
+    /// Total active time, when > 0 (may be `.infinity`). Not doubled by `autoreverses`.
+    public var repeatDuration: Double = 0
+    /// Each iteration plays forward then backward (the active duration doubles).
+    public var autoreverses: Bool = false
+    public var fillMode: FillMode = .removed
+    public var removedOnCompletion: Bool = true
+    /// Local time = (parent time − beginTime) × speed + timeOffset. 0 pauses; negative
+    /// plays the active interval backward.
+    public var speed: Double = 1
+    public var timeOffset: Double = 0
+    /// The animated value is added to the underlying (model) value.
+    public var additive: Bool = false
+    /// Each repeat starts where the previous one ended.
+    public var cumulative: Bool = false
+    /// False: Reduce Motion may replace the animation with a short cross-fade.
+    public var essential: Bool = true
+
+    public init(beginTime: Double = 0, duration: Double? = nil, timingFunction: TimingFunction = .linear,
+                repeatCount: Double = 0, repeatDuration: Double = 0, autoreverses: Bool = false,
+                fillMode: FillMode = .removed, removedOnCompletion: Bool = true, speed: Double = 1,
+                timeOffset: Double = 0, additive: Bool = false, cumulative: Bool = false, essential: Bool = true) {
+        self.beginTime = beginTime; self.duration = duration; self.timingFunction = timingFunction
+        self.repeatCount = repeatCount; self.repeatDuration = repeatDuration; self.autoreverses = autoreverses
+        self.fillMode = fillMode; self.removedOnCompletion = removedOnCompletion; self.speed = speed
+        self.timeOffset = timeOffset; self.additive = additive; self.cumulative = cumulative
+        self.essential = essential
+    }
+}
+
+/// Media timing with every default resolved: the pure time model of `CAMediaTiming`.
+///
+/// For a parent time tp, with D the duration, n the repeat count and AD the active
+/// duration (repeatDuration if set, else max(n, 1)·D, doubled when autoreversing):
+///
+/// - the active interval in parent time is [beginTime, beginTime + AD/|speed|);
+/// - the active time a = (tp − beginTime)·speed, counted from the interval's end when the
+///   speed is negative (a = AD + (tp − beginTime)·speed), and clamped to [0, AD] outside
+///   the interval (so backwards fill shows the state at the interval's start in parent
+///   time, forwards fill the state at its end);
+/// - the local time L = a + timeOffset, wrapped into [0, AD] (as CA: an offset animation
+///   starts partway and wraps around);
+/// - the iteration i and the time within it, folded back when autoreversing;
+/// - speed 0 pauses: from beginTime on, L = timeOffset (a seek), and the animation never ends.
+public struct MediaTiming: Hashable, Sendable {
+    public var beginTime: Double
+    public var duration: Double
+    public var speed: Double
+    public var timeOffset: Double
+    public var repeatCount: Double
+    public var repeatDuration: Double
+    public var autoreverses: Bool
+    public var fillMode: FillMode
+
+    public init(beginTime: Double = 0, duration: Double, speed: Double = 1, timeOffset: Double = 0,
+                repeatCount: Double = 0, repeatDuration: Double = 0, autoreverses: Bool = false,
+                fillMode: FillMode = .removed) {
+        self.beginTime = beginTime; self.duration = duration; self.speed = speed; self.timeOffset = timeOffset
+        self.repeatCount = repeatCount; self.repeatDuration = repeatDuration
+        self.autoreverses = autoreverses; self.fillMode = fillMode
+    }
+
+    /// The active duration in local time (may be infinite).
+    public var activeDuration: Double {
+        if repeatDuration > 0 { return repeatDuration }
+        let once = autoreverses ? 2 * duration : duration
+        return repeatCount > 0 ? once * repeatCount : once
+    }
+
+    /// The parent time at which the active interval ends: beginTime + AD/|speed|;
+    /// +infinity for infinite repeats or a paused (speed 0) animation.
+    public var endTime: Double {
+        let ad = activeDuration
+        if speed == 0 { return .infinity }
+        if !ad.isFinite { return .infinity }
+        return beginTime + ad / abs(speed)
+    }
+
+    /// The timing state at parent time `t`.
+    public func state(at t: Double) -> TimingState {
+        let ad = activeDuration
+        var phase: TimingPhase
+        var a: Double
+        let rel = t - beginTime
+        if !(rel >= 0) {   // also NaN
+            phase = .before
+            a = speed < 0 ? ad : 0
+        } else if speed == 0 {
+            phase = .active
+            a = 0
+        } else if rel * abs(speed) >= ad {
+            phase = .after
+            a = speed > 0 ? ad : 0
+        } else {
+            phase = .active
+            a = speed > 0 ? rel * speed : ad + rel * speed
+        }
+        if !a.isFinite { a = 0 }
+        var local = a + timeOffset
+        if ad.isFinite && ad > 0 && (local < 0 || local > ad) {
+            local -= ad * (local / ad).rounded(.down)
+            if local == 0 && a + timeOffset > 0 { local = ad }
+        } else if !ad.isFinite && local < 0 {
+            local = 0
+        } else if ad == 0 {
+            local = 0
+        }
+        // Iteration and the time within it.
+        let cycle = autoreverses ? 2 * duration : duration
+        var iteration = 0
+        var within: Double
+        if duration <= 0 || cycle <= 0 {
+            within = phase == .before ? 0 : duration
+            let fraction: Double = phase == .before && speed >= 0 ? 0 : 1
+            return TimingState(phase: phase, fillMode: fillMode, iteration: 0, iterationTime: max(0, within),
+                               fraction: fraction, localTime: local)
+        }
+        if ad.isFinite && local >= ad {
+            iteration = max(0, Int((ad / cycle).rounded(.up)) - 1)
+            within = ad - Double(iteration) * cycle
+        } else {
+            let q = (local / cycle).rounded(.down)
+            iteration = q < Double(Int.max / 2) ? Int(q) : Int.max / 2
+            within = local - q * cycle
+        }
+        if autoreverses && within > duration { within = 2 * duration - within }
+        within = min(max(within, 0), duration)
+        return TimingState(phase: phase, fillMode: fillMode, iteration: iteration, iterationTime: within,
+                           fraction: within / duration, localTime: local)
+    }
+}
+
+/// What `MediaTiming.state(at:)` answers for one parent time.
+public struct TimingState: Hashable, Sendable {
+    public var phase: TimingPhase
+    public var fillMode: FillMode
+    /// Completed iterations before this one (an autoreversing iteration counts once).
+    public var iteration: Int
+    /// Seconds into the current iteration, 0…duration (folded back when autoreversing).
+    public var iterationTime: Double
+    /// iterationTime / duration, 0…1: the linear progress before the timing function.
+    public var fraction: Double
+    /// The local time, 0…activeDuration.
+    public var localTime: Double
+
+    /// Whether the animation affects its property at this time: while active, and before
+    /// or after the active interval only when the fill mode holds it there.
+    public var hasEffect: Bool {
+        switch phase {
+        case .active: true
+        case .before: fillMode.fillsBackwards
+        case .after: fillMode.fillsForwards
+        }
+    }
+}

@@ -1,0 +1,184 @@
+import Foundation
+
+/// Maps an animation's linear progress to its eased progress, as `CAMediaTimingFunction`
+/// and CSS easing functions do.
+public enum TimingFunction: Hashable, Sendable {
+    /// y = x.
+    case linear
+    /// A cubic Bézier from (0, 0) to (1, 1) with control points (x1, y1), (x2, y2);
+    /// x1 and x2 must lie in 0…1, y1 and y2 are unbounded.
+    case cubicBezier(Double, Double, Double, Double)
+    /// CSS `steps(n, position)`.
+    case steps(Int, StepPosition)
+    /// A spring's motion used as a curve: the spring's response over its settling duration,
+    /// scaled to the animation's duration (so an animation whose duration is the settling
+    /// duration moves exactly as the spring). Ends at exactly 1.
+    case spring(Spring)
+
+    /// Where a `steps` function jumps (CSS `jump-start`, `jump-end`, `jump-none`,
+    /// `jump-both`; the scene format names them start, end, none, both).
+    public enum StepPosition: String, Hashable, Sendable, CaseIterable {
+        case start, end, none, both
+    }
+
+    /// Core Animation's named functions.
+    public static let easeIn = TimingFunction.cubicBezier(0.42, 0, 1, 1)
+    public static let easeOut = TimingFunction.cubicBezier(0, 0, 0.58, 1)
+    public static let easeInEaseOut = TimingFunction.cubicBezier(0.42, 0, 0.58, 1)
+    /// `kCAMediaTimingFunctionDefault`.
+    public static let `default` = TimingFunction.cubicBezier(0.25, 0.1, 0.25, 1)
+    /// SwiftUI's presets as curves (see `Spring.smooth` and friends).
+    public static let smooth = TimingFunction.spring(.smooth)
+    public static let snappy = TimingFunction.spring(.snappy)
+    public static let bouncy = TimingFunction.spring(.bouncy)
+
+    /// Looks up a scene-format name: linear, easeIn, easeOut, easeInEaseOut, default,
+    /// smooth, snappy, bouncy.
+    public init?(named name: String) {
+        switch name {
+        case "linear": self = .linear
+        case "easeIn": self = .easeIn
+        case "easeOut": self = .easeOut
+        case "easeInEaseOut": self = .easeInEaseOut
+        case "default": self = .default
+        case "smooth": self = .smooth
+        case "snappy": self = .snappy
+        case "bouncy": self = .bouncy
+        default: return nil
+        }
+    }
+
+    /// The eased progress for `x` (inputs outside 0…1 extrapolate as CSS specifies).
+    /// Convenience: compiled animations use a precomputed `TimingCurve`.
+    public func progress(_ x: Double) -> Double { TimingCurve(self).progress(x) }
+
+    /// Nil when valid, else the problem (without the field name).
+    func validationError() -> String? {
+        switch self {
+        case .linear: return nil
+        case let .cubicBezier(x1, y1, x2, y2):
+            guard x1.isFinite, y1.isFinite, x2.isFinite, y2.isFinite else { return "control points must be finite" }
+            guard (0...1).contains(x1), (0...1).contains(x2) else { return "x1 and x2 must be in 0…1" }
+            return nil
+        case let .steps(n, position):
+            if position == .none { return n >= 2 ? nil : "steps must be ≥ 2 for position none" }
+            return n >= 1 ? nil : "steps must be ≥ 1"
+        case .spring(let s):
+            if !(s.mass > 0) { return "mass must be > 0" }
+            if !(s.stiffness > 0) { return "stiffness must be > 0" }
+            return s.isValid ? nil : "spring parameters must be finite and damping ≥ 0"
+        }
+    }
+}
+
+/// A timing function prepared for evaluation: polynomial coefficients for Béziers, the
+/// settling duration for springs. Evaluating allocates nothing.
+struct TimingCurve: Hashable, Sendable {
+    enum Form: Hashable, Sendable {
+        case linear
+        case bezier(CubicBezier)
+        case steps(Int, TimingFunction.StepPosition)
+        case spring(Spring, settle: Double)
+    }
+    var form: Form
+
+    init(_ f: TimingFunction) {
+        switch f {
+        case .linear: form = .linear
+        case let .cubicBezier(x1, y1, x2, y2):
+            form = (x1 == y1 && x2 == y2) ? .linear : .bezier(CubicBezier(x1, y1, x2, y2))
+        case let .steps(n, p): form = .steps(n, p)
+        case .spring(let s): form = .spring(s, settle: s.settlingDuration)
+        }
+    }
+
+    static let linear = TimingCurve(.linear)
+
+    var isLinear: Bool { if case .linear = form { true } else { false } }
+
+    func progress(_ x: Double) -> Double {
+        switch form {
+        case .linear: return x
+        case .bezier(let b): return b.solve(x)
+        case let .steps(n, position): return steps(x, n, position)
+        case let .spring(s, settle):
+            if x >= 1 || settle <= 0 { return 1 }
+            if x <= 0 { return 0 }
+            return s.value(at: x * settle)
+        }
+    }
+
+    /// CSS Easing Level 1 §"step easing function" (ignoring the before flag).
+    private func steps(_ x: Double, _ n: Int, _ position: TimingFunction.StepPosition) -> Double {
+        guard x.isFinite else { return x > 0 ? 1 : 0 }
+        var step = (x * Double(n)).rounded(.down)
+        if position == .start || position == .both { step += 1 }
+        if x >= 0 && step < 0 { step = 0 }
+        let jumps: Double = switch position {
+        case .start, .end: Double(n)
+        case .both: Double(n + 1)
+        case .none: Double(n - 1)
+        }
+        if x <= 1 && step > jumps { step = jumps }
+        return step / jumps
+    }
+}
+
+/// A CSS/CA cubic Bézier easing curve, solved for x to within 1e-7.
+struct CubicBezier: Hashable, Sendable {
+    let x1, y1, x2, y2: Double
+    // x(s) = ((ax s + bx) s + cx) s, likewise y.
+    let ax, bx, cx, ay, by, cy: Double
+    /// Slopes used outside 0…1 (CSS Easing Level 1 §"cubic Bézier easing functions").
+    let startSlope, endSlope: Double
+
+    init(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) {
+        self.x1 = x1; self.y1 = y1; self.x2 = x2; self.y2 = y2
+        cx = 3 * x1; bx = 3 * (x2 - x1) - cx; ax = 1 - cx - bx
+        cy = 3 * y1; by = 3 * (y2 - y1) - cy; ay = 1 - cy - by
+        if x1 > 0 { startSlope = y1 / x1 }
+        else if y1 == 0 && x2 > 0 { startSlope = y2 / x2 }
+        else { startSlope = 0 }
+        if x2 < 1 { endSlope = (y2 - 1) / (x2 - 1) }
+        else if y2 == 1 && x1 < 1 { endSlope = (y1 - 1) / (x1 - 1) }
+        else { endSlope = 0 }
+    }
+
+    @inline(__always) func x(_ s: Double) -> Double { ((ax * s + bx) * s + cx) * s }
+    @inline(__always) func y(_ s: Double) -> Double { ((ay * s + by) * s + cy) * s }
+    @inline(__always) func dx(_ s: Double) -> Double { (3 * ax * s + 2 * bx) * s + cx }
+
+    static let epsilon = 1e-7
+
+    /// y for a given x; outside 0…1 the curve continues along its end tangents.
+    func solve(_ x: Double) -> Double {
+        if x < 0 { return startSlope * x }
+        if x > 1 { return 1 + endSlope * (x - 1) }
+        if !(x > 0) { return 0 }   // also NaN
+        if x == 1 { return 1 }
+        return y(parameter(for: x))
+    }
+
+    /// The curve parameter s with x(s) = x: Newton's method, then bisection if it fails
+    /// (x(s) is monotonic on 0…1 because x1, x2 ∈ 0…1).
+    func parameter(for x: Double) -> Double {
+        var s = x
+        for _ in 0..<8 {
+            let err = self.x(s) - x
+            if abs(err) < Self.epsilon { return s }
+            let d = dx(s)
+            if abs(d) < 1e-9 { break }
+            s -= err / d
+            if s < 0 || s > 1 { break }
+        }
+        var lo = 0.0, hi = 1.0
+        s = x
+        for _ in 0..<64 {
+            let v = self.x(s)
+            if abs(v - x) < Self.epsilon { return s }
+            if v < x { lo = s } else { hi = s }
+            s = (lo + hi) / 2
+        }
+        return s
+    }
+}

@@ -34,6 +34,8 @@ public final class OffscreenRenderer {
     public var deviceName: String { device.name }
     /// Whether the device is a CPU implementation (lavapipe).
     public var isSoftwareDevice: Bool { device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU }
+    /// Whether the queue writes timestamps, so `FrameTiming.gpu` will be filled in.
+    public var hasGPUTimestamps: Bool { commands.queryPool != nil }
     /// Live Vulkan objects (debug builds; 0 in release builds).
     public var liveObjectCount: Int { device.liveObjects }
     /// GPU seconds of the latest finished frame, and which frame, when timestamps work.

@@ -1,0 +1,530 @@
+/// Fills paths with triangles: nonZero and evenOdd, any input.
+///
+/// Design (see README.md): one downward sweep (y, then x) over the flattened edges in
+/// Double. The active edges are kept sorted by x; each *row* (all events with the same y)
+/// re-sorts only the affected run of the active list, recomputes winding numbers there
+/// (windings elsewhere cannot change: each row conserves the winding sum), and detects
+/// crossings between newly adjacent edges, which it resolves by splitting both edges at the
+/// crossing (Bentley–Ottmann). Horizontal edges do not change the winding of any open slab
+/// and are dropped. Between two adjacent active edges with an inside winding the sweep keeps
+/// an open trapezoid ("span"); a span closes only when its left or right edge changes, so the
+/// output is O(events) triangles that never overlap and sum to the exact filled area (up to
+/// Double rounding). The same sweep reports the boundary runs (edge pieces with inside on
+/// exactly one side) with their outward side, from which the anti-aliasing fringe is built.
+///
+/// Fast path: one convex contour (rects, rounded rects, ellipses, convex polygons) is a fan.
+public enum FillTessellator {
+    /// Interior triangles of `polygons` (each implicitly closed) under `rule`.
+    /// - Throws: `TessellationError` for non-finite coordinates or more than 2³² vertices.
+    /// Any thread may call it; it has no shared state.
+    public static func triangulate(_ polygons: [[Point]], rule: FillRule) throws(TessellationError) -> TriangleList {
+        var runs: [BoundaryRun]? = nil
+        return try triangulate(polygons, rule: rule, boundary: &runs)
+    }
+
+    /// Interior triangles of `path` flattened with `tolerance` device pixels at `scale`.
+    public static func triangulate(_ path: Path, rule: FillRule, scale: Double = 1,
+                                   tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> TriangleList {
+        let polys = try Flattener.flatten(path, scale: scale, tolerance: tolerance).map(\.points)
+        return try triangulate(polys, rule: rule)
+    }
+
+    /// The mesh the renderer draws for a filled shape: interior triangles, then (when
+    /// `antialias`) a coverage fringe one device pixel wide outside the exact boundary.
+    ///
+    /// - Parameters:
+    ///   - scale: device pixels per point of the layer on screen (the mesh depends on it
+    ///     through the flattening tolerance and the fringe width; see `MeshCache.bucket`).
+    ///   - tolerance: flattening tolerance in device pixels.
+    public static func mesh(_ path: Path, rule: FillRule, scale: Double = 1,
+                            tolerance: Double = Flattener.defaultTolerance,
+                            antialias: Bool = true) throws(TessellationError) -> Mesh {
+        let s = scale.isFinite && scale > 0 ? scale : 1
+        let polys = try Flattener.flatten(path, scale: s, tolerance: tolerance).map(\.points)
+        var runs: [BoundaryRun]? = antialias ? [] : nil
+        let tri = try triangulate(polys, rule: rule, boundary: &runs)
+        return MeshBuilder.fillMesh(tri, runs: runs ?? [], fringe: 1 / s)
+    }
+
+    /// A piece of the filled region's boundary, with the unit normal pointing out of it.
+    struct BoundaryRun {
+        var a: Point
+        var b: Point
+        var outward: Point
+    }
+
+    static func triangulate(_ polygons: [[Point]], rule: FillRule, boundary: inout [BoundaryRun]?) throws(TessellationError) -> TriangleList {
+        var flatIndex = 0
+        var total = 0
+        for poly in polygons {
+            for p in poly {
+                if !p.isFinite { throw .nonFiniteCoordinate(element: flatIndex) }
+                flatIndex += 1
+            }
+            total += poly.count
+        }
+        if total > Int(UInt32.max) / 4 { throw .tooManyVertices }
+        // Fast path: a single convex contour.
+        let nonEmpty = polygons.filter { $0.count >= 3 }
+        if nonEmpty.count == 1, let fan = convexFan(nonEmpty[0], boundary: &boundary) { return fan }
+        var sweep = FillSweep(rule: rule, collectBoundary: boundary != nil)
+        sweep.build(polygons)
+        sweep.run()
+        if boundary != nil { boundary = sweep.runs }
+        return sweep.out
+    }
+
+    /// A fan when `poly` is convex and simple (every turn the same way, x and y each change
+    /// direction at most twice); nil otherwise.
+    static func convexFan(_ input: [Point], boundary: inout [BoundaryRun]?) -> TriangleList? {
+        var poly: [Point] = []
+        poly.reserveCapacity(input.count)
+        for p in input where poly.last != p { poly.append(p) }
+        while poly.count > 1 && poly.first == poly.last { poly.removeLast() }
+        let n = poly.count
+        if n < 3 { return TriangleList() }
+        var sign = 0.0
+        var xFlips = 0, yFlips = 0
+        var lastDX = 0.0, lastDY = 0.0
+        var firstDX = 0.0, firstDY = 0.0
+        for i in 0 ..< n {
+            let a = poly[i], b = poly[(i + 1) % n], c = poly[(i + 2) % n]
+            let cr = (b - a).cross(c - b)
+            if cr != 0 {
+                if sign == 0 { sign = cr } else if (cr > 0) != (sign > 0) { return nil }
+            }
+            let dx = b.x - a.x, dy = b.y - a.y
+            if dx != 0 {
+                if lastDX != 0 && (dx > 0) != (lastDX > 0) { xFlips += 1 }
+                if firstDX == 0 { firstDX = dx }
+                lastDX = dx
+            }
+            if dy != 0 {
+                if lastDY != 0 && (dy > 0) != (lastDY > 0) { yFlips += 1 }
+                if firstDY == 0 { firstDY = dy }
+                lastDY = dy
+            }
+        }
+        if lastDX != 0 && firstDX != 0 && (lastDX > 0) != (firstDX > 0) { xFlips += 1 }
+        if lastDY != 0 && firstDY != 0 && (lastDY > 0) != (firstDY > 0) { yFlips += 1 }
+        if xFlips > 2 || yFlips > 2 { return nil }
+        var out = TriangleList(points: poly, indices: [])
+        out.indices.reserveCapacity(3 * (n - 2))
+        if sign != 0 {
+            for i in 1 ..< n - 1 { out.indices.append(0); out.indices.append(UInt32(i)); out.indices.append(UInt32(i + 1)) }
+        }
+        if boundary != nil && sign != 0 {
+            var runs: [BoundaryRun] = []
+            runs.reserveCapacity(n)
+            for i in 0 ..< n {
+                let a = poly[i], b = poly[(i + 1) % n]
+                let d = (b - a).normalized
+                // sign > 0: clockwise on screen (y down); the outside is to the left of travel.
+                let outward = sign > 0 ? Point(d.y, -d.x) : Point(-d.y, d.x)
+                runs.append(BoundaryRun(a: a, b: b, outward: outward))
+            }
+            boundary = runs
+        }
+        return out
+    }
+}
+
+// MARK: - The sweep
+
+struct SweepEdge {
+    var tx: Double, ty: Double, bx: Double, by: Double
+    var slope: Double
+    var minX: Double, maxX: Double
+    var winding: Int32
+    var windingRight: Int32 = 0
+    var state: UInt8 = 0          // 0 pending, 1 active, 2 done
+    var side: Int8 = 0            // boundary run: 0 none, -1 inside on the right, +1 inside on the left
+    var spanRight: Int32 = -1     // right edge of the open inside span to the right, or -1
+    var spanTL: UInt32 = 0
+    var spanTR: UInt32 = 0
+    var kept: Int32 = -1
+    var cacheV: UInt32 = 0
+    var cacheY: Double = .nan
+    var runY: Double = 0
+
+    init(top: Point, bottom: Point, winding: Int32) {
+        tx = top.x; ty = top.y; bx = bottom.x; by = bottom.y
+        slope = (bx - tx) / (by - ty)
+        minX = Swift.min(tx, bx); maxX = Swift.max(tx, bx)
+        self.winding = winding
+    }
+
+    mutating func setBottom(_ p: Point) {
+        bx = p.x; by = p.y
+        slope = (bx - tx) / (by - ty)
+        minX = Swift.min(tx, bx); maxX = Swift.max(tx, bx)
+    }
+
+    @inline(__always) func x(at y: Double) -> Double {
+        if y >= by { return bx }
+        if y <= ty { return tx }
+        let x = tx + (y - ty) * slope
+        return Swift.min(Swift.max(x, minX), maxX)
+    }
+}
+
+struct EventKey: Comparable {
+    var y: Double
+    var x: Double
+    var id: Int32
+    @inline(__always) static func < (a: EventKey, b: EventKey) -> Bool {
+        a.y < b.y || (a.y == b.y && (a.x < b.x || (a.x == b.x && a.id < b.id)))
+    }
+}
+
+/// A binary min-heap.
+struct MinHeap {
+    var items: [EventKey] = []
+    var peek: EventKey? { items.first }
+    mutating func push(_ k: EventKey) {
+        items.append(k)
+        var i = items.count - 1
+        while i > 0 {
+            let p = (i - 1) / 2
+            if !(items[i] < items[p]) { break }
+            items.swapAt(i, p); i = p
+        }
+    }
+    @discardableResult mutating func pop() -> EventKey {
+        let top = items[0]
+        let last = items.removeLast()
+        if !items.isEmpty {
+            items[0] = last
+            var i = 0
+            let n = items.count
+            while true {
+                let l = 2 * i + 1
+                if l >= n { break }
+                var m = l
+                if l + 1 < n && items[l + 1] < items[l] { m = l + 1 }
+                if !(items[m] < items[i]) { break }
+                items.swapAt(i, m); i = m
+            }
+        }
+        return top
+    }
+}
+
+struct SortItem { var x: Double; var slope: Double; var id: Int32 }
+
+struct FillSweep {
+    let rule: FillRule
+    let collectBoundary: Bool
+    var edges: [SweepEdge] = []
+    var pending = MinHeap()
+    var ends = MinHeap()
+    var active: [Int32] = []
+    var out = TriangleList()
+    var runs: [FillTessellator.BoundaryRun] = []
+    var eps = 0.0
+    var splitBudget = 0
+    var rowStamp: Int32 = 0
+    var starting: [Int32] = []
+    var ending: [Int32] = []
+    var items: [SortItem] = []
+    var seq: [Int32] = []
+    var seqRight: [Int32] = []
+    var seqW: [Int32] = []
+    var lastVX = Double.nan, lastVY = Double.nan
+    var lastVI: UInt32 = 0
+
+    init(rule: FillRule, collectBoundary: Bool) { self.rule = rule; self.collectBoundary = collectBoundary }
+
+    mutating func build(_ polygons: [[Point]]) {
+        var maxAbs = 0.0
+        var count = 0
+        for poly in polygons { count += poly.count }
+        edges.reserveCapacity(count + count / 4)
+        for poly in polygons {
+            let n = poly.count
+            if n < 2 { continue }
+            for i in 0 ..< n {
+                let a = poly[i], b = poly[i + 1 == n ? 0 : i + 1]
+                maxAbs = max(maxAbs, abs(a.x), abs(a.y))
+                if a.y == b.y { continue }
+                if a.y < b.y { edges.append(SweepEdge(top: a, bottom: b, winding: 1)) }
+                else { edges.append(SweepEdge(top: b, bottom: a, winding: -1)) }
+            }
+        }
+        eps = maxAbs * 1e-12
+        splitBudget = 8 * edges.count + 10_000
+        var keys = [EventKey]()
+        keys.reserveCapacity(edges.count)
+        for (i, e) in edges.enumerated() { keys.append(EventKey(y: e.ty, x: e.tx, id: Int32(i))) }
+        keys.sort(by: <)          // a sorted array is a valid heap
+        pending.items = keys
+        out.points.reserveCapacity(edges.count * 2)
+        out.indices.reserveCapacity(edges.count * 6)
+    }
+
+    @inline(__always) func isValidEnd(_ k: EventKey) -> Bool {
+        let e = edges[Int(k.id)]
+        return e.state == 1 && e.by == k.y && e.bx == k.x
+    }
+
+    mutating func run() {
+        while true {
+            while let k = ends.peek, !isValidEnd(k) { ends.pop() }
+            var c = Double.infinity
+            if let p = pending.peek { c = p.y }
+            if let k = ends.peek, k.y < c { c = k.y }
+            if c == .infinity { break }
+            starting.removeAll(keepingCapacity: true)
+            ending.removeAll(keepingCapacity: true)
+            while let p = pending.peek, p.y == c { pending.pop(); starting.append(p.id) }
+            while let k = ends.peek, k.y == c {
+                ends.pop()
+                if isValidEnd(k) { ending.append(k.id) }
+            }
+            processRow(c)
+        }
+    }
+
+    /// First index whose x at y is ≥ x.
+    func lowerBound(_ x: Double, _ y: Double) -> Int {
+        var lo = 0, hi = active.count
+        while lo < hi {
+            let mid = (lo + hi) >> 1
+            if edges[Int(active[mid])].x(at: y) < x { lo = mid + 1 } else { hi = mid }
+        }
+        return lo
+    }
+
+    mutating func processRow(_ c: Double) {
+        rowStamp &+= 1
+        var lo = Int.max, hi = Int.min
+        for id in ending {
+            let x = edges[Int(id)].bx
+            let a = lowerBound(x - eps, c)
+            var b = a
+            var pos = -1
+            while b < active.count && edges[Int(active[b])].x(at: c) <= x + eps {
+                if active[b] == id { pos = b }
+                b += 1
+            }
+            if pos < 0 { pos = active.firstIndex(of: id)! }   // misordered by rounding: still found
+            lo = min(lo, a, pos); hi = max(hi, b, pos + 1)
+        }
+        for id in starting {
+            let x = edges[Int(id)].tx
+            let a = lowerBound(x - eps, c)
+            var b = a
+            while b < active.count && edges[Int(active[b])].x(at: c) <= x + eps { b += 1 }
+            lo = min(lo, a); hi = max(hi, b)
+        }
+        if lo > hi { return }
+        for id in ending { edges[Int(id)].state = 2 }
+
+        // The new run: surviving edges of [lo, hi) and the starting edges, sorted by x at c, then slope.
+        items.removeAll(keepingCapacity: true)
+        for k in lo ..< hi {
+            let id = active[k]
+            let e = edges[Int(id)]
+            if e.state == 1 { items.append(SortItem(x: e.x(at: c), slope: e.slope, id: id)) }
+        }
+        for id in starting {
+            let e = edges[Int(id)]
+            items.append(SortItem(x: e.tx, slope: e.slope, id: id))
+        }
+        if items.count > 1 {
+            for i in 1 ..< items.count {
+                let v = items[i]
+                var j = i - 1
+                while j >= 0 && (items[j].x > v.x || (items[j].x == v.x && items[j].slope > v.slope)) {
+                    items[j + 1] = items[j]; j -= 1
+                }
+                items[j + 1] = v
+            }
+        }
+
+        // Windings, spans kept, boundary sides.
+        let hasLeft = lo > 0
+        let leftId: Int32 = hasLeft ? active[lo - 1] : -1
+        let rightId: Int32 = hi < active.count ? active[hi] : -1
+        seq.removeAll(keepingCapacity: true)
+        seqRight.removeAll(keepingCapacity: true)
+        seqW.removeAll(keepingCapacity: true)
+        if hasLeft { seq.append(leftId) }
+        for it in items { seq.append(it.id) }
+        var w: Int32 = hasLeft ? edges[Int(leftId)].windingRight : 0
+        for k in 0 ..< seq.count {
+            let id = seq[k]
+            let nr: Int32 = k + 1 < seq.count ? seq[k + 1] : rightId
+            let leftW = w
+            if !(hasLeft && k == 0) { w &+= edges[Int(id)].winding }
+            let nw = w
+            seqRight.append(nr); seqW.append(nw)
+            if nr >= 0 && rule.isInside(nw) && edges[Int(id)].spanRight == nr { edges[Int(id)].kept = rowStamp }
+            if collectBoundary && !(hasLeft && k == 0) {
+                let inL = rule.isInside(leftW), inR = rule.isInside(nw)
+                let side: Int8 = inL == inR ? 0 : (inR ? -1 : 1)
+                let old = edges[Int(id)].side
+                if old != side {
+                    if old != 0 { emitRun(id, to: c) }
+                    edges[Int(id)].side = side
+                    edges[Int(id)].runY = c
+                }
+            }
+        }
+        if collectBoundary { horizontalBoundary(lo: lo, hi: hi, hasLeft: hasLeft, c) }
+        // Close spans that do not continue (their edges changed), and boundary runs of ending edges.
+        for k in (hasLeft ? lo - 1 : lo) ..< hi {
+            let id = active[k]
+            if edges[Int(id)].spanRight >= 0 && edges[Int(id)].kept != rowStamp {
+                flush(id, c)
+                edges[Int(id)].spanRight = -1
+            }
+            if collectBoundary && edges[Int(id)].state == 2 && edges[Int(id)].side != 0 {
+                emitRun(id, to: c); edges[Int(id)].side = 0
+            }
+        }
+        // Open new spans.
+        for k in 0 ..< seq.count {
+            let id = seq[k]
+            if !(hasLeft && k == 0) { edges[Int(id)].windingRight = seqW[k] }
+            let nr = seqRight[k]
+            if nr >= 0 && rule.isInside(seqW[k]) && edges[Int(id)].kept != rowStamp {
+                edges[Int(id)].spanRight = nr
+                edges[Int(id)].spanTL = vertex(id, c)
+                edges[Int(id)].spanTR = vertex(nr, c)
+            }
+        }
+        for id in starting {
+            edges[Int(id)].state = 1
+            let e = edges[Int(id)]
+            ends.push(EventKey(y: e.by, x: e.bx, id: id))
+        }
+        active.replaceSubrange(lo ..< hi, with: items.lazy.map(\.id))
+
+        // Crossings between the edges now adjacent.
+        let first = max(lo - 1, 0), last = min(lo + items.count, active.count - 1)
+        var k = first
+        while k < last { checkCrossing(k, c); k += 1 }
+    }
+
+    /// Boundary along row c: where the inside just above (old spans) differs from the inside
+    /// just below (new spans). These are the horizontal edges the sweep otherwise drops.
+    mutating func horizontalBoundary(lo: Int, hi: Int, hasLeft: Bool, _ c: Double) {
+        var above: [(Double, Double)] = [], below: [(Double, Double)] = []
+        for k in (hasLeft ? lo - 1 : lo) ..< hi {
+            let id = active[k]
+            let r = edges[Int(id)].spanRight
+            if r >= 0 && edges[Int(id)].kept != rowStamp {
+                above.append((edges[Int(id)].x(at: c), edges[Int(r)].x(at: c)))
+            }
+        }
+        for k in 0 ..< seq.count {
+            let id = seq[k], nr = seqRight[k]
+            if nr >= 0 && rule.isInside(seqW[k]) && edges[Int(id)].kept != rowStamp {
+                below.append((edges[Int(id)].x(at: c), edges[Int(nr)].x(at: c)))
+            }
+        }
+        if above.isEmpty && below.isEmpty { return }
+        var xs: [Double] = []
+        for (a, b) in above { xs.append(a); xs.append(b) }
+        for (a, b) in below { xs.append(a); xs.append(b) }
+        xs.sort()
+        var ia = 0, ib = 0
+        for i in 0 ..< max(0, xs.count - 1) {
+            let x0 = xs[i], x1 = xs[i + 1]
+            if x1 <= x0 { continue }
+            let m = (x0 + x1) / 2
+            while ia < above.count && above[ia].1 <= m { ia += 1 }
+            while ib < below.count && below[ib].1 <= m { ib += 1 }
+            let inA = ia < above.count && above[ia].0 < m && above[ia].1 > m
+            let inB = ib < below.count && below[ib].0 < m && below[ib].1 > m
+            if inA != inB {
+                runs.append(.init(a: Point(x0, c), b: Point(x1, c), outward: Point(0, inB ? -1 : 1)))
+            }
+        }
+    }
+
+    mutating func emitRun(_ id: Int32, to y: Double) {
+        let e = edges[Int(id)]
+        let y0 = e.runY
+        guard y > y0 else { return }
+        let a = Point(e.x(at: y0), y0), b = Point(e.x(at: y), y)
+        let d = b - a
+        let len = d.length
+        guard len > 0 else { return }
+        // Downward edge: (−dy, dx) points to smaller x (left).
+        let left = Point(-d.y / len, d.x / len)
+        runs.append(.init(a: a, b: b, outward: e.side < 0 ? left : -left))
+    }
+
+    mutating func vertex(_ id: Int32, _ y: Double) -> UInt32 {
+        if edges[Int(id)].cacheY == y { return edges[Int(id)].cacheV }
+        let x = edges[Int(id)].x(at: y)
+        let v: UInt32
+        if y == lastVY && x == lastVX { v = lastVI } else {
+            v = UInt32(out.points.count)
+            out.points.append(Point(x, y))
+            lastVX = x; lastVY = y; lastVI = v
+        }
+        edges[Int(id)].cacheY = y
+        edges[Int(id)].cacheV = v
+        return v
+    }
+
+    mutating func flush(_ id: Int32, _ c: Double) {
+        let r = edges[Int(id)].spanRight
+        let tl = edges[Int(id)].spanTL, tr = edges[Int(id)].spanTR
+        let bl = vertex(id, c), br = vertex(r, c)
+        let ptl = out.points[Int(tl)], ptr = out.points[Int(tr)]
+        let pbl = out.points[Int(bl)], pbr = out.points[Int(br)]
+        guard pbl.y > ptl.y else { return }
+        let wt = ptr.x - ptl.x, wb = pbr.x - pbl.x
+        if wt <= 0 && wb <= 0 { return }
+        if wt <= 0 {
+            out.indices.append(tl); out.indices.append(br); out.indices.append(bl)
+        } else if wb <= 0 {
+            out.indices.append(tl); out.indices.append(tr); out.indices.append(bl)
+        } else {
+            out.indices.append(tl); out.indices.append(tr); out.indices.append(br)
+            out.indices.append(tl); out.indices.append(br); out.indices.append(bl)
+        }
+    }
+
+    /// Splits active[k] and active[k+1] where they cross below row c.
+    mutating func checkCrossing(_ k: Int, _ c: Double) {
+        guard splitBudget > 0 else { return }
+        let li = active[k], ri = active[k + 1]
+        let a = edges[Int(li)], b = edges[Int(ri)]
+        let yb = min(a.by, b.by)
+        if yb <= c { return }
+        let dBot = b.x(at: yb) - a.x(at: yb)
+        if dBot >= 0 { return }
+        let dTop = b.x(at: c) - a.x(at: c)
+        var y: Double
+        if dTop <= 0 {
+            if a.ty == b.ty && a.tx == b.tx { return }   // same start, ordered by slope: rounding only
+            y = c.nextUp
+        } else {
+            y = c + (yb - c) * (dTop / (dTop - dBot))
+        }
+        if y <= c { y = c.nextUp }
+        if y > yb { y = yb }
+        // x from the steeper edge: its x(y) is well conditioned, while a nearly horizontal
+        // edge's x(y) is quantized by the few representable y in its extent. An edge that
+        // ends on the crossing's row is not split: the row orders what continues.
+        let p = Point(abs(a.slope) <= abs(b.slope) ? a.x(at: y) : b.x(at: y), y)
+        splitBudget -= 1
+        if p.y < a.by { split(li, at: p) }
+        if p.y < b.by { split(ri, at: p) }
+    }
+
+    mutating func split(_ id: Int32, at p: Point) {
+        let e = edges[Int(id)]
+        guard p.y > e.ty else { return }
+        let newId = Int32(edges.count)
+        edges.append(SweepEdge(top: p, bottom: Point(e.bx, e.by), winding: e.winding))
+        edges[Int(id)].setBottom(p)
+        pending.push(EventKey(y: p.y, x: p.x, id: newId))
+        ends.push(EventKey(y: p.y, x: p.x, id: id))
+    }
+}

@@ -1,4 +1,7 @@
 import CVulkan
+#if canImport(Glibc)
+import Glibc
+#endif
 import Testing
 import LaminaGeometry
 import LaminaPNG
@@ -62,6 +65,21 @@ struct OffscreenRendererTests {
     /// The error the daemon prints when there is no Vulkan device names the package to install.
     @Test func noDeviceMessageNamesThePackage() {
         #expect(RenderError.noDevice(RenderError.installHint).description.contains("mesa-vulkan-drivers"))
+    }
+
+    /// With no Vulkan driver visible to the loader (in a child process, so other tests keep
+    /// theirs), creating a renderer fails with that message.
+    @Test func noDriverFailsWithInstallHint() async {
+        await #expect(processExitsWith: .success) {
+            setenv("VK_ICD_FILENAMES", "/nonexistent/lamina-no-driver.json", 1)
+            setenv("VK_DRIVER_FILES", "/nonexistent/lamina-no-driver.json", 1)
+            do {
+                _ = try OffscreenRenderer(width: 4, height: 4, validation: false)
+                exit(1)
+            } catch {
+                exit("\(error)".contains("mesa-vulkan-drivers") ? 0 : 2)
+            }
+        }
     }
 
     /// `VkResult` is mapped once into the closed error enum.

@@ -98,19 +98,11 @@ public final class OffscreenRenderer {
         let log = ValidationLog()
         validationLog = log
         instance = try VulkanInstance(validation: validation, log: log)
-        // Clean up what exists so far if a later step throws.
-        var instanceOwned = true
-        var deviceOwned: VulkanDevice?
+        // What exists so far, destroyed in reverse order if a later step throws.
         var cleanup: [() -> Void] = []
-        defer {
-            if instanceOwned {
-                cleanup.reversed().forEach { $0() }
-                deviceOwned?.destroy()
-            }
-        }
         do {
             let device = try VulkanDevice(instance: instance)
-            deviceOwned = device
+            cleanup.append { device.destroy() }
             self.device = device
             let pipeline = try VulkanPipeline(device: device, format: Self.format)
             cleanup.append { pipeline.destroy(device) }
@@ -134,10 +126,10 @@ public final class OffscreenRenderer {
             self.readbackFence = readbackFence
             readbackCommands = try commands.makeCommandBuffer(device: device)
         } catch {
+            cleanup.reversed().forEach { $0() }
             instance.destroy()
             throw error
         }
-        instanceOwned = false
     }
 
     deinit {

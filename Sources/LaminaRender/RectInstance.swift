@@ -71,9 +71,15 @@ struct RectInstance: Equatable {
             marginY = max(marginY, ex.length / det)
         }
         guard visible, marginX > 0, marginY > 0 else { return nil }
-        // Past the horizon the margin can explode; a margin the size of the rect is plenty.
-        marginX = min(marginX * Self.antialiasMargin, max(b.width, b.height))
-        marginY = min(marginY * Self.antialiasMargin, max(b.width, b.height))
+        marginX *= Self.antialiasMargin
+        marginY *= Self.antialiasMargin
+        if m.m14 != 0 || m.m24 != 0 {
+            // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
+            // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a
+            // pixel center and draw faintly rather than vanish.)
+            marginX = min(marginX, max(b.width, b.height))
+            marginY = min(marginY, max(b.width, b.height))
+        }
 
         bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
         quad = SIMD4(Float(b.minX - marginX), Float(b.minY - marginY), Float(b.maxX + marginX), Float(b.maxY + marginY))

@@ -39,6 +39,9 @@ final class VulkanInstance {
             }
             layers.append(Self.validationLayer)
             extensions.append("VK_EXT_debug_utils")
+            // Provided by the layer: turns on synchronization validation (hazards between
+            // frames, the render pass and the readback copy) besides the default checks.
+            extensions.append("VK_EXT_validation_features")
         }
 
         var messengerInfo = Self.messengerCreateInfo(userData: logBox.toOpaque())
@@ -47,23 +50,31 @@ final class VulkanInstance {
             withCStrings(layers) { layerNames in
                 withCStrings(extensions) { extensionNames in
                     withUnsafePointer(to: &messengerInfo) { messengerPointer in
+                        var enabledFeatures = [VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT]
+                        var features = VkValidationFeaturesEXT()
+                        features.sType = VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT
+                        features.pNext = UnsafeRawPointer(messengerPointer)
+                        features.enabledValidationFeatureCount = UInt32(enabledFeatures.count)
                         var app = VkApplicationInfo()
                         app.sType = VK_STRUCTURE_TYPE_APPLICATION_INFO
                         app.pApplicationName = name
                         app.pEngineName = name
                         app.apiVersion = vulkanAPIVersion(1, 2)
                         return withUnsafePointer(to: &app) { appPointer in
+                        enabledFeatures.withUnsafeMutableBufferPointer { featuresPointer in
+                        features.pEnabledValidationFeatures = UnsafePointer(featuresPointer.baseAddress)
+                        return withUnsafePointer(to: &features) { featuresChain in
                             var info = VkInstanceCreateInfo()
                             info.sType = VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO
                             // Chained so that messages from vkCreateInstance itself are caught.
-                            info.pNext = validation ? UnsafeRawPointer(messengerPointer) : nil
+                            info.pNext = validation ? UnsafeRawPointer(featuresChain) : nil
                             info.pApplicationInfo = appPointer
                             info.enabledLayerCount = UInt32(layers.count)
                             info.ppEnabledLayerNames = layerNames
                             info.enabledExtensionCount = UInt32(extensions.count)
                             info.ppEnabledExtensionNames = extensionNames
                             return vkCreateInstance(&info, nil, &instance)
-                        }
+                        }}}
                     }
                 }
             }

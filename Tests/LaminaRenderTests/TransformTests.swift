@@ -71,4 +71,20 @@ struct TransformTests {
         expectPixel(image, 24, 23, RGBA(0, 0, 255))
         expectPixel(image, 3, 4, RGBA(0, 0, 255))
     }
+
+    /// A mirrored transform (x → 32 − x) still draws: the pipeline culls nothing.
+    @Test func mirrored() throws {
+        let list = DrawList(width: 32, height: 16, clearColor: blue, items: [
+            DrawItem(transform: Transform3D.scale(-1, 1).concatenating(.translation(32, 0)),
+                     bounds: Rect(4, 4, 8, 8), backgroundColor: red,
+                     cornerRadii: CornerRadii(minXMinY: 0, maxXMinY: 0, minXMaxY: 0, maxXMaxY: 0)),
+        ])
+        let image = try renderImage(list)
+        // Local x 4…12 lands on device x 20…28.
+        expectPixel(image, 20, 6, RGBA(255, 0, 0))
+        expectPixel(image, 27, 6, RGBA(255, 0, 0))
+        expectPixel(image, 19, 6, RGBA(0, 0, 255))
+        expectPixel(image, 28, 6, RGBA(0, 0, 255))
+        expectPixel(image, 6, 6, RGBA(0, 0, 255))
+    }
 }

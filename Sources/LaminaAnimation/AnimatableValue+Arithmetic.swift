@@ -12,29 +12,35 @@ extension AnimatableValue {
     /// extrapolates. Values that cannot be interpolated continuously (different kinds, list
     /// counts or path structures) switch discretely at t = 0.5.
     public func interpolated(to other: AnimatableValue, _ t: Double) -> AnimatableValue {
-        switch (self, other) {
-        case (.double(let a), .double(let b)): return .double(a + (b - a) * t)
-        case (.point(let a), .point(let b)): return .point(a.lerp(to: b, t))
-        case (.size(let a), .size(let b)): return .size(lerp(a, b, t))
-        case (.rect(let a), .rect(let b)):
-            return .rect(Rect(origin: a.origin.lerp(to: b.origin, t), size: lerp(a.size, b.size, t)))
-        case (.color(let a), .color(let b)): return .color(lerp(a, b, t))
-        case (.transform(let a), .transform(let b)): return .transform(a.interpolated(to: b, t))
-        case (.doubles(let a), .doubles(let b)) where a.count == b.count:
-            return .doubles(zip(a, b).map { $0 + ($1 - $0) * t })
-        case (.colors(let a), .colors(let b)) where a.count == b.count:
-            return .colors(zip(a, b).map { lerp($0, $1, t) })
-        case (.path(let a), .path(let b)) where a.hasSameStructure(as: b):
-            return .path(Path(zip(a.elements, b.elements).map { lerp($0, $1, t) }))
-        default:
-            return t < 0.5 ? self : other
+        // One switch on self, then a single pattern on other: a switch over the tuple of two
+        // 129-byte enums copies them once per pattern and dominated evaluation time.
+        switch self {
+        case .double(let a): if case .double(let b) = other { return .double(a + (b - a) * t) }
+        case .point(let a): if case .point(let b) = other { return .point(a.lerp(to: b, t)) }
+        case .size(let a): if case .size(let b) = other { return .size(lerp(a, b, t)) }
+        case .rect(let a):
+            if case .rect(let b) = other {
+                return .rect(Rect(origin: a.origin.lerp(to: b.origin, t), size: lerp(a.size, b.size, t)))
+            }
+        case .color(let a): if case .color(let b) = other { return .color(lerp(a, b, t)) }
+        case .transform(let a): if case .transform(let b) = other { return .transform(a.interpolated(to: b, t)) }
+        case .doubles(let a):
+            if case .doubles(let b) = other, a.count == b.count { return .doubles(zip(a, b).map { $0 + ($1 - $0) * t }) }
+        case .colors(let a):
+            if case .colors(let b) = other, a.count == b.count { return .colors(zip(a, b).map { lerp($0, $1, t) }) }
+        case .path(let a):
+            if case .path(let b) = other, a.hasSameStructure(as: b) {
+                return .path(Path(zip(a.elements, b.elements).map { lerp($0, $1, t) }))
+            }
         }
+        return t < 0.5 ? self : other
     }
 
     /// `self + other`: component-wise sums; for transforms `self.concatenating(other)`
     /// (self applies first, as CSS's additive composition appends). Incompatible values
     /// give `self`.
     public func adding(_ other: AnimatableValue) -> AnimatableValue {
+        if case .double(let a) = self, case .double(let b) = other { return .double(a + b) }
         if case .transform(let a) = self, case .transform(let b) = other { return .transform(a.concatenating(b)) }
         return AnimatableValue.weightedSum(self, 1, other, 1, self, 0, self, 0) ?? self
     }
@@ -54,38 +60,46 @@ extension AnimatableValue {
     /// premultiplied. Allocates nothing for fixed-size kinds.
     public static func weightedSum(_ a: AnimatableValue, _ wa: Double, _ b: AnimatableValue, _ wb: Double,
                                    _ c: AnimatableValue, _ wc: Double, _ d: AnimatableValue, _ wd: Double) -> AnimatableValue? {
-        switch (a, b, c, d) {
-        case (.double(let a), .double(let b), .double(let c), .double(let d)):
+        switch a {
+        case .double(let a):
+            guard case .double(let b) = b, case .double(let c) = c, case .double(let d) = d else { return nil }
             return .double(a * wa + b * wb + c * wc + d * wd)
-        case (.point(let a), .point(let b), .point(let c), .point(let d)):
+        case .point(let a):
+            guard case .point(let b) = b, case .point(let c) = c, case .point(let d) = d else { return nil }
             return .point(sum(a, wa, b, wb, c, wc, d, wd))
-        case (.size(let a), .size(let b), .size(let c), .size(let d)):
+        case .size(let a):
+            guard case .size(let b) = b, case .size(let c) = c, case .size(let d) = d else { return nil }
             let p = sum(Point(a.width, a.height), wa, Point(b.width, b.height), wb,
                         Point(c.width, c.height), wc, Point(d.width, d.height), wd)
             return .size(Size(p.x, p.y))
-        case (.rect(let a), .rect(let b), .rect(let c), .rect(let d)):
+        case .rect(let a):
+            guard case .rect(let b) = b, case .rect(let c) = c, case .rect(let d) = d else { return nil }
             let o = sum(a.origin, wa, b.origin, wb, c.origin, wc, d.origin, wd)
             let s = sum(Point(a.size.width, a.size.height), wa, Point(b.size.width, b.size.height), wb,
                         Point(c.size.width, c.size.height), wc, Point(d.size.width, d.size.height), wd)
             return .rect(Rect(o.x, o.y, s.x, s.y))
-        case (.color(let a), .color(let b), .color(let c), .color(let d)):
+        case .color(let a):
+            guard case .color(let b) = b, case .color(let c) = c, case .color(let d) = d else { return nil }
             return .color(sum(a, wa, b, wb, c, wc, d, wd))
-        case (.doubles(let a), .doubles(let b), .doubles(let c), .doubles(let d)):
-            guard a.count == b.count, a.count == c.count, a.count == d.count else { return nil }
+        case .transform:
+            return nil
+        case .doubles(let a):
+            guard case .doubles(let b) = b, case .doubles(let c) = c, case .doubles(let d) = d,
+                  a.count == b.count, a.count == c.count, a.count == d.count else { return nil }
             return .doubles((0..<a.count).map { a[$0] * wa + b[$0] * wb + c[$0] * wc + d[$0] * wd })
-        case (.colors(let a), .colors(let b), .colors(let c), .colors(let d)):
-            guard a.count == b.count, a.count == c.count, a.count == d.count else { return nil }
+        case .colors(let a):
+            guard case .colors(let b) = b, case .colors(let c) = c, case .colors(let d) = d,
+                  a.count == b.count, a.count == c.count, a.count == d.count else { return nil }
             return .colors((0..<a.count).map { sum(a[$0], wa, b[$0], wb, c[$0], wc, d[$0], wd) })
-        case (.path(let a), .path(let b), .path(let c), .path(let d)):
-            guard a.hasSameStructure(as: b), a.hasSameStructure(as: c), a.hasSameStructure(as: d) else { return nil }
+        case .path(let a):
+            guard case .path(let b) = b, case .path(let c) = c, case .path(let d) = d,
+                  a.hasSameStructure(as: b), a.hasSameStructure(as: c), a.hasSameStructure(as: d) else { return nil }
             var out: [Path.Element] = []
             out.reserveCapacity(a.elements.count)
             for i in a.elements.indices {
                 out.append(sum(a.elements[i], wa, b.elements[i], wb, c.elements[i], wc, d.elements[i], wd))
             }
             return .path(Path(out))
-        default:
-            return nil
         }
     }
 

@@ -14,14 +14,14 @@ extension Animation {
             try c.add(self, parent: -1)
             return CompiledAnimation(keyPaths: c.keyPaths, kinds: c.kinds, endTime: c.nodes[0].timing.endTime,
                                      removedOnCompletion: timing.removedOnCompletion, isEssential: timing.essential,
-                                     nodes: c.nodes, drivers: c.drivers)
+                                     nodes: c.nodes.map(CompiledAnimation.Node.init), drivers: c.drivers)
         }
     }
 }
 
 private struct Compiler {
     let kindOf: (String) -> AnimatableValue.Kind?
-    var nodes: [CompiledAnimation.Node] = []
+    var nodes: [CompiledAnimation.NodeSpec] = []
     var keyPaths: [String] = []
     var kinds: [AnimatableValue.Kind] = []
     var drivers: [[CompiledAnimation.Driver]] = []
@@ -45,7 +45,7 @@ private struct Compiler {
         try validate(t)
         let index = nodes.count
         // Placeholder; payload and duration filled in below.
-        nodes.append(CompiledAnimation.Node(
+        nodes.append(CompiledAnimation.NodeSpec(
             timing: MediaTiming(duration: 0), curve: TimingCurve(t.timingFunction), parent: parent,
             additive: t.additive, cumulative: t.cumulative, payload: .group))
         var duration = t.duration ?? 0.25
@@ -66,7 +66,7 @@ private struct Compiler {
             drive(k, node: index, slot: 0)
         case .keyframe(let a):
             let (k, kind) = try keyPathIndex(a.keyPath, field: "keyPath")
-            payload = .keyframes(try keyframeCurve(a, kind: kind))
+            payload = .keyframes(.init(try keyframeCurve(a, kind: kind)))
             drive(k, node: index, slot: 0)
         case .group(let g):
             payload = .group
@@ -89,11 +89,11 @@ private struct Compiler {
                 tracks.append(curve)
                 drive(k, node: index, slot: slot)
             }
-            payload = .tracks(tracks)
+            payload = .tracks(.init(tracks))
             duration = t.duration ?? longest
         case .phases(let a):
             let (curve, slots) = try phaseCurve(a)
-            payload = .phases(curve)
+            payload = .phases(.init(curve))
             for (slot, k) in slots.enumerated() { drive(k, node: index, slot: slot) }
             duration = t.duration ?? curve.duration
             if a.repeats && t.repeatCount == 0 && t.repeatDuration == 0 { repeatCount = .infinity }
@@ -156,17 +156,17 @@ private struct Compiler {
         switch (from, to, by) {
         case let (f?, t?, nil):
             try checkCompatible(t, f, field: "to", other: "from")
-            return .fixed(Ends(f, t))
+            return .fixed(f, t)
         case let (f?, nil, b?):
             try checkCompatible(b, f, field: "by", other: "from")
-            return .fixed(Ends(f, f.adding(b)))
+            return .fixed(f, f.adding(b))
         case let (nil, t?, b?):
             try checkCompatible(b, t, field: "by", other: "to")
             guard let f = t.subtracting(b) else { throw AnimationError(field: "by", "must be invertible") }
-            return .fixed(Ends(f, t))
-        case let (f?, nil, nil): return .fromOnly(f)
-        case let (nil, t?, nil): return .toOnly(t)
-        case let (nil, nil, b?): return .byOnly(b)
+            return .fixed(f, t)
+        case let (f?, nil, nil): return EndsRule(.fromOnly, f)
+        case let (nil, t?, nil): return EndsRule(.toOnly, t)
+        case let (nil, nil, b?): return EndsRule(.byOnly, b)
         case (nil, nil, nil): throw AnimationError(field: "from", "one of from, to or by is required")
         case (.some, .some, .some): throw AnimationError(field: "by", "cannot be combined with both from and to")
         }

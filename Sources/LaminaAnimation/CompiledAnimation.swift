@@ -28,7 +28,8 @@ public struct CompiledAnimation: Sendable {
 
     struct Driver: Sendable { var node: Int32; var slot: Int32 }
 
-    struct Node: Sendable {
+    /// What the compiler fills in for one node.
+    struct NodeSpec: Sendable {
         var timing: MediaTiming
         var curve: TimingCurve
         var parent: Int
@@ -37,13 +38,35 @@ public struct CompiledAnimation: Sendable {
         var payload: Payload
     }
 
+    /// One animation of the tree (a group or a leaf). A class so that reading a node during
+    /// evaluation is a pointer load, not a copy of its timing and curve.
+    final class Node: Sendable {
+        let timing: MediaTiming
+        let curve: TimingCurve
+        let parent: Int
+        let additive: Bool
+        let cumulative: Bool
+        let payload: Payload
+        init(_ s: NodeSpec) {
+            timing = s.timing; curve = s.curve; parent = s.parent
+            additive = s.additive; cumulative = s.cumulative; payload = s.payload
+        }
+    }
+
+    /// Curves live out of line so that a `Node` stays small and cheap to read.
     enum Payload: Sendable {
         case group
         case basic(EndsRule)
-        case keyframes(KeyframeCurve)
+        case keyframes(Box<KeyframeCurve>)
         case spring(SpringCurve)
-        case tracks([TrackCurve])
-        case phases(PhaseCurve)
+        case tracks(Box<[TrackCurve]>)
+        case phases(Box<PhaseCurve>)
+    }
+
+    /// An immutable heap box (immutable, so Sendable).
+    final class Box<T: Sendable>: Sendable {
+        let value: T
+        init(_ value: T) { self.value = value }
     }
 
     /// The index of `keyPath` in `keyPaths`, or nil.
@@ -86,7 +109,8 @@ public struct CompiledAnimation: Sendable {
         guard index >= 0, index < drivers.count, !t.isNaN else { return nil }
         for d in drivers[index].reversed() {
             let n = nodes[Int(d.node)]
-            guard case .spring(let spring) = n.payload, let state = leafState(Int(d.node), t) else { continue }
+            guard case .spring(let box) = n.payload, let state = leafState(Int(d.node), t) else { continue }
+            let spring = box
             let value = sample(Int(d.node), slot: 0, state, underlying: underlying)
             var velocity: AnimatableValue? = nil
             if state.phase == .active, var v = spring.velocity(state.iterationTime, underlying: underlying) {
@@ -118,40 +142,41 @@ public struct CompiledAnimation: Sendable {
 
     /// The node's timing state at root time t, or nil when it (or an ancestor) has no effect.
     func leafState(_ node: Int, _ t: Double) -> TimingState? {
-        let n = nodes[node]
+        let parent = nodes[node].parent
         var parentTime = t
-        if n.parent >= 0 {
-            guard let ps = leafState(n.parent, t) else { return nil }
-            let p = nodes[n.parent]
-            parentTime = p.curve.isLinear ? ps.iterationTime : p.curve.progress(ps.fraction) * p.timing.duration
+        if parent >= 0 {
+            guard let ps = leafState(parent, t) else { return nil }
+            parentTime = nodes[parent].curve.isLinear
+                ? ps.iterationTime : nodes[parent].curve.progress(ps.fraction) * nodes[parent].timing.duration
         }
-        let s = n.timing.state(at: parentTime)
+        let s = nodes[node].timing.state(at: parentTime)
         return s.hasEffect ? s : nil
     }
 
     @inline(__always)
-    func curveValue(_ n: Node, slot: Int, _ state: TimingState, progress p: Double, underlying: AnimatableValue) -> AnimatableValue {
-        switch n.payload {
+    func curveValue(_ node: Int, slot: Int, _ state: TimingState, progress p: Double, underlying: AnimatableValue) -> AnimatableValue {
+        switch nodes[node].payload {
         case .group: return underlying
         case .basic(let rule): return rule.value(p, underlying: underlying)
-        case .keyframes(let k): return k.value(p)
+        case .keyframes(let k): return k.value.value(p)
         case .spring(let s): return s.value(state.iterationTime, underlying: underlying)
-        case .tracks(let tracks): return tracks[slot].value(p * n.timing.duration, underlying: underlying)
-        case .phases(let ph): return ph.value(p * n.timing.duration, slot: slot, underlying: underlying)
+        case .tracks(let tracks): return tracks.value[slot].value(p * nodes[node].timing.duration, underlying: underlying)
+        case .phases(let ph): return ph.value.value(p * nodes[node].timing.duration, slot: slot, underlying: underlying)
         }
     }
 
     func sample(_ node: Int, slot: Int, _ state: TimingState, underlying: AnimatableValue) -> AnimatableValue {
-        let n = nodes[node]
-        let p = n.curve.isLinear ? state.fraction : n.curve.progress(state.fraction)
-        var v = curveValue(n, slot: slot, state, progress: p, underlying: underlying)
-        if n.cumulative && state.iteration > 0 {
+        let p = nodes[node].curve.isLinear ? state.fraction : nodes[node].curve.progress(state.fraction)
+        var v = curveValue(node, slot: slot, state, progress: p, underlying: underlying)
+        let cumulative = nodes[node].cumulative, additive = nodes[node].additive
+        if cumulative && state.iteration > 0 {
+            let n = nodes[node]
             // Each repeat starts where the previous ended: v + i·(end − start).
             var s0 = state, s1 = state
             s0.iterationTime = 0; s0.fraction = 0
             s1.iterationTime = n.timing.duration; s1.fraction = 1
-            let start = curveValue(n, slot: slot, s0, progress: n.curve.progress(0), underlying: underlying)
-            let end = curveValue(n, slot: slot, s1, progress: n.curve.progress(1), underlying: underlying)
+            let start = curveValue(node, slot: slot, s0, progress: n.curve.progress(0), underlying: underlying)
+            let end = curveValue(node, slot: slot, s1, progress: n.curve.progress(1), underlying: underlying)
             let i = Double(state.iteration)
             if let sum = AnimatableValue.weightedSum(v, 1, end, i, start, -i, v, 0) {
                 v = sum
@@ -160,7 +185,7 @@ public struct CompiledAnimation: Sendable {
                 v = .transform(cur.concatenating(power(inv.concatenating(b), state.iteration)))
             }
         }
-        if n.additive { v = v.adding(underlying) }
+        if additive { v = v.adding(underlying) }
         return v
     }
 }

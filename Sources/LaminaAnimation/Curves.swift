@@ -22,58 +22,67 @@ func catmullRom(_ pm: AnimatableValue, _ p0: AnimatableValue, _ p1: AnimatableVa
     return AnimatableValue.weightedSum(pm, w.0, p0, w.1, p1, w.2, p2, w.3) ?? p0.interpolated(to: p1, u)
 }
 
-/// Both ends of an interpolation, with transforms decomposed once at compile time.
-struct Ends: Sendable {
-    var from: AnimatableValue
-    var to: AnimatableValue
-    var decomposed: (DecomposedTransform3D, DecomposedTransform3D)?
+/// CABasicAnimation's from/to/by, resolved as far as compile time allows. A class (immutable)
+/// so that evaluation borrows it instead of copying two large values per frame.
+final class EndsRule: Sendable {
+    enum Mode: Sendable {
+        case fixed      // from–to, from–by, by–to: first → second
+        case fromOnly   // first → underlying
+        case toOnly     // underlying → first
+        case byOnly     // underlying → underlying + first
+    }
+    let mode: Mode
+    let first: AnimatableValue
+    let second: AnimatableValue
+    /// Transforms with both ends known, decomposed once.
+    let decomposed: (DecomposedTransform3D, DecomposedTransform3D)?
 
-    init(_ from: AnimatableValue, _ to: AnimatableValue) {
-        self.from = from; self.to = to
-        if case .transform(let a) = from, case .transform(let b) = to,
+    init(_ mode: Mode, _ first: AnimatableValue, _ second: AnimatableValue? = nil) {
+        self.mode = mode; self.first = first; self.second = second ?? first
+        if mode == .fixed, case .transform(let a) = first, case .transform(let b)? = second,
            let da = a.decomposed(), let db = b.decomposed() {
             decomposed = (da, db)
+        } else {
+            decomposed = nil
         }
     }
 
-    @inline(__always) func value(_ p: Double) -> AnimatableValue {
-        if let (a, b) = decomposed {
-            if p == 0 { return from }
-            if p == 1 { return to }
-            return .transform(a.interpolated(to: b, p).recomposed())
-        }
-        return from.interpolated(to: to, p)
-    }
-}
-
-/// CABasicAnimation's from/to/by, resolved as far as compile time allows.
-enum EndsRule: Sendable {
-    case fixed(Ends)                 // from–to, from–by, by–to
-    case fromOnly(AnimatableValue)   // from → underlying
-    case toOnly(AnimatableValue)     // underlying → to
-    case byOnly(AnimatableValue)     // underlying → underlying + by
+    static func fixed(_ from: AnimatableValue, _ to: AnimatableValue) -> EndsRule { EndsRule(.fixed, from, to) }
 
     @inline(__always) func resolve(_ u: AnimatableValue) -> (AnimatableValue, AnimatableValue) {
-        switch self {
-        case .fixed(let e): (e.from, e.to)
-        case .fromOnly(let a): (a, u)
-        case .toOnly(let b): (u, b)
-        case .byOnly(let by): (u, u.adding(by))
+        switch mode {
+        case .fixed: (first, second)
+        case .fromOnly: (first, u)
+        case .toOnly: (u, first)
+        case .byOnly: (u, u.adding(first))
         }
     }
 
     @inline(__always) func value(_ p: Double, underlying u: AnimatableValue) -> AnimatableValue {
-        if case .fixed(let e) = self { return e.value(p) }
-        let (a, b) = resolve(u)
-        return a.interpolated(to: b, p)
+        switch mode {
+        case .fixed:
+            if let (a, b) = decomposed {
+                if p == 0 { return first }
+                if p == 1 { return second }
+                return .transform(a.interpolated(to: b, p).recomposed())
+            }
+            return first.interpolated(to: second, p)
+        case .fromOnly: return first.interpolated(to: u, p)
+        case .toOnly: return u.interpolated(to: first, p)
+        case .byOnly: return u.interpolated(to: u.adding(first), p)
+        }
     }
 }
 
 /// A spring animation: from/to rule, the spring, an optional velocity vector.
-struct SpringCurve: Sendable {
-    var ends: EndsRule
-    var spring: Spring
-    var velocity: AnimatableValue?
+final class SpringCurve: Sendable {
+    let ends: EndsRule
+    let spring: Spring
+    let velocity: AnimatableValue?
+
+    init(ends: EndsRule, spring: Spring, velocity: AnimatableValue?) {
+        self.ends = ends; self.spring = spring; self.velocity = velocity
+    }
 
     /// Value at `t` seconds of the iteration.
     func value(_ t: Double, underlying: AnimatableValue) -> AnimatableValue {

@@ -216,6 +216,8 @@ struct FillSweep {
     let rule: FillRule
     let collectBoundary: Bool
     var edges: [SweepEdge] = []
+    var sortedStarts: [EventKey] = []   // the input edges by top; split-off edges go to `pending`
+    var nextStart = 0
     var pending = MinHeap()
     var ends = MinHeap()
     var active: [Int32] = []
@@ -227,6 +229,8 @@ struct FillSweep {
     var starting: [Int32] = []
     var ending: [Int32] = []
     var items: [SortItem] = []
+    var rowItems: [RowItem] = []
+    var clusters: [(Int, Int, Int, Int)] = []
     var seq: [Int32] = []
     var seqRight: [Int32] = []
     var seqW: [Int32] = []
@@ -256,8 +260,8 @@ struct FillSweep {
         var keys = [EventKey]()
         keys.reserveCapacity(edges.count)
         for (i, e) in edges.enumerated() { keys.append(EventKey(y: e.ty, x: e.tx, id: Int32(i))) }
-        keys.sort(by: <)          // a sorted array is a valid heap
-        pending.items = keys
+        keys.sort(by: <)
+        sortedStarts = keys
         out.points.reserveCapacity(edges.count * 2)
         out.indices.reserveCapacity(edges.count * 6)
     }
@@ -271,17 +275,34 @@ struct FillSweep {
         while true {
             while let k = ends.peek, !isValidEnd(k) { ends.pop() }
             var c = Double.infinity
-            if let p = pending.peek { c = p.y }
+            if let p = peekStart() { c = p.y }
             if let k = ends.peek, k.y < c { c = k.y }
             if c == .infinity { break }
             starting.removeAll(keepingCapacity: true)
             ending.removeAll(keepingCapacity: true)
-            while let p = pending.peek, p.y == c { pending.pop(); starting.append(p.id) }
+            while let p = peekStart(), p.y == c { popStart(); starting.append(p.id) }
             while let k = ends.peek, k.y == c {
                 ends.pop()
                 if isValidEnd(k) { ending.append(k.id) }
             }
             processRow(c)
+        }
+    }
+
+    @inline(__always) func peekStart() -> EventKey? {
+        if nextStart < sortedStarts.count {
+            let a = sortedStarts[nextStart]
+            if let b = pending.peek, b < a { return b }
+            return a
+        }
+        return pending.peek
+    }
+
+    @inline(__always) mutating func popStart() {
+        if nextStart < sortedStarts.count {
+            if let b = pending.peek, b < sortedStarts[nextStart] { pending.pop() } else { nextStart += 1 }
+        } else {
+            pending.pop()
         }
     }
 
@@ -295,9 +316,12 @@ struct FillSweep {
         return lo
     }
 
+    /// One event edge of a row: the run of the active list it touches.
+    struct RowItem { var lo: Int; var hi: Int; var id: Int32; var starts: Bool }
+
     mutating func processRow(_ c: Double) {
         rowStamp &+= 1
-        var lo = Int.max, hi = Int.min
+        rowItems.removeAll(keepingCapacity: true)
         for id in ending {
             let x = edges[Int(id)].bx
             let a = lowerBound(x - eps, c)
@@ -308,17 +332,48 @@ struct FillSweep {
                 b += 1
             }
             if pos < 0 { pos = active.firstIndex(of: id)! }   // misordered by rounding: still found
-            lo = min(lo, a, pos); hi = max(hi, b, pos + 1)
+            rowItems.append(RowItem(lo: min(a, pos), hi: max(b, pos + 1), id: id, starts: false))
         }
         for id in starting {
             let x = edges[Int(id)].tx
             let a = lowerBound(x - eps, c)
             var b = a
             while b < active.count && edges[Int(active[b])].x(at: c) <= x + eps { b += 1 }
-            lo = min(lo, a); hi = max(hi, b)
+            rowItems.append(RowItem(lo: a, hi: b, id: id, starts: true))
         }
-        if lo > hi { return }
+        // Independent clusters: overlapping or touching runs merge, and a cluster whose
+        // edges do not conserve the winding (a horizontal edge leaves it) takes in the next.
+        // Clusters are processed right to left so that indices on the left stay valid.
+        rowItems.sort { $0.lo < $1.lo || ($0.lo == $1.lo && $0.hi < $1.hi) }
+        clusters.removeAll(keepingCapacity: true)
+        var k = 0
+        while k < rowItems.count {
+            var lo = rowItems[k].lo, hi = rowItems[k].hi
+            var net: Int32 = 0
+            let first = k
+            repeat {
+                let it = rowItems[k]
+                lo = min(lo, it.lo); hi = max(hi, it.hi)
+                net &+= it.starts ? edges[Int(it.id)].winding : -edges[Int(it.id)].winding
+                k += 1
+            } while k < rowItems.count && (rowItems[k].lo <= hi || net != 0)
+            clusters.append((lo, hi, first, k))
+        }
+        for (lo, hi, from, to) in clusters.reversed() {
+            starting.removeAll(keepingCapacity: true)
+            ending.removeAll(keepingCapacity: true)
+            for i in from ..< to {
+                if rowItems[i].starts { starting.append(rowItems[i].id) } else { ending.append(rowItems[i].id) }
+            }
+            processCluster(c, lo: lo, hi: hi)
+        }
+    }
+
+    mutating func processCluster(_ c: Double, lo: Int, hi: Int) {
         for id in ending { edges[Int(id)].state = 2 }
+        if starting.count > 1 {
+            starting.sort { (edges[Int($0)].tx, edges[Int($0)].slope) < (edges[Int($1)].tx, edges[Int($1)].slope) }
+        }
 
         // The new run: surviving edges of [lo, hi) and the starting edges, sorted by x at c, then slope.
         items.removeAll(keepingCapacity: true)

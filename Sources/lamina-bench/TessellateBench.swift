@@ -1,7 +1,242 @@
+// `lamina-bench tessellate`: fills through Lamina, GLU's tessellator and libtess2 on the same
+// inputs in the same process; strokes through Lamina. Prints JSON.
+//
+// Inputs are flattened once, outside the timed region, and every tessellator gets the same
+// polygons (libtess2 as Float, as its API requires). Lamina's interior triangles (no AA
+// fringe) are compared with the peers' triangles; each reports the area it produced.
+import CGLU
+import CTess2
 import Foundation
+import LaminaGeometry
 
-/// `lamina-bench tessellate`: not written yet.
 func runTessellateBench(_ arguments: [String]) {
-    FileHandle.standardError.write(Data("lamina-bench tessellate: not implemented yet\n".utf8))
-    exit(1)
+    let minSeconds = arguments.contains("--quick") ? 0.05 : 0.3
+    var fills: [[String: Any]] = []
+    for input in tessFillInputs() {
+        for rule in input.rules {
+            var entry: [String: Any] = ["name": input.name, "rule": rule.rawValue,
+                                        "vertices": input.polygons.reduce(0) { $0 + $1.count }]
+            let lamina = tessTime(minSeconds) { (try? FillTessellator.triangulate(input.polygons, rule: rule))?.triangleCount ?? 0 }
+            let laminaArea = (try? FillTessellator.triangulate(input.polygons, rule: rule))?.area ?? .nan
+            let glu = tessTime(minSeconds) { gluTriangulate(input.polygons, rule).count / 3 }
+            let gluArea = trianglesArea(gluTriangulate(input.polygons, rule))
+            let tess2 = tessTime(minSeconds) { tess2Triangulate(input.polygons, rule).count / 3 }
+            let tess2Area = trianglesArea(tess2Triangulate(input.polygons, rule))
+            func side(_ t: (perSecond: Double, triangles: Int), _ area: Double) -> [String: Any] {
+                ["paths_per_s": t.perSecond.rounded(), "triangles_per_s": (t.perSecond * Double(t.triangles)).rounded(),
+                 "triangles": t.triangles, "area": area]
+            }
+            entry["lamina"] = side(lamina, laminaArea)
+            entry["glu"] = side(glu, gluArea)
+            entry["libtess2"] = side(tess2, tess2Area)
+            entry["lamina_vs_glu"] = (lamina.perSecond / glu.perSecond * 100).rounded() / 100
+            entry["lamina_vs_libtess2"] = (lamina.perSecond / tess2.perSecond * 100).rounded() / 100
+            fills.append(entry)
+        }
+    }
+    var strokes: [[String: Any]] = []
+    for input in tessStrokeInputs() {
+        let segments = input.segments
+        let t = tessTime(minSeconds) {
+            (try? StrokeTessellator.mesh(input.path, style: input.style, scale: 2))?.triangleCount ?? 0
+        }
+        strokes.append(["name": input.name, "segments": segments,
+                        "segments_per_s": (t.perSecond * Double(segments)).rounded(),
+                        "paths_per_s": t.perSecond.rounded(), "triangles": t.triangles])
+    }
+    let report: [String: Any] = [
+        "benchmark": "tessellate",
+        "note": "inputs flattened once outside the timed region; interior triangles only (no AA fringe); peers: GLU (libGLU, Double) and libtess2 (tulip 5.4, Float); strokes have no peer here",
+        "fills": fills, "strokes": strokes,
+    ]
+    let data = try! JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
+    print(String(decoding: data, as: UTF8.self))
+}
+
+struct TessFillInput { var name: String; var polygons: [[Point]]; var rules: [FillRule] }
+struct TessStrokeInput { var name: String; var path: Path; var style: StrokeStyle; var segments: Int }
+
+func tessFillInputs() -> [TessFillInput] {
+    var rng = BenchRandom(seed: 42)
+    let star = (0 ..< 1000).map { k -> Point in
+        let a = Double(k) * 2 * .pi / 1000, r = k % 2 == 0 ? 100.0 : 60.0
+        return Point(r * cos(a), r * sin(a))
+    }
+    let pentagram = [(0 ..< 5).map { k -> Point in
+        let a = Double(k * 2) * 2 * .pi / 5 - .pi / 2
+        return Point(100 * cos(a), 100 * sin(a))
+    }]
+    // Glyph-like rings: an "O" and an "8"-like pair of counters, from cubic ellipses, flattened at scale 4.
+    var glyph = Path()
+    for i in 0 ..< 4 {
+        let x = Double(i) * 60
+        glyph.addEllipse(in: Rect(x, 0, 50, 70))
+        glyph.addPath(Path.ellipse(in: Rect(x + 12, 10, 26, 22)).reversedForBench())
+        glyph.addPath(Path.ellipse(in: Rect(x + 12, 38, 26, 22)).reversedForBench())
+    }
+    let glyphPolys = ((try? glyph.flattened(scale: 4)) ?? []).map(\.points)
+    // A random walk: 10,000 segments with local self-crossings.
+    var walk: [Point] = [Point(0, 0)]
+    for _ in 0 ..< 10_000 {
+        let last = walk.last!
+        walk.append(Point(last.x + rng.uniform(-10, 10), last.y + rng.uniform(-10, 10)))
+    }
+    let roundRect = ((try? Path.roundedRect(Rect(0, 0, 300, 200), radius: 24).flattened(scale: 2)) ?? []).map(\.points)
+    return [
+        TessFillInput(name: "star-1000", polygons: [star], rules: [.nonZero]),
+        TessFillInput(name: "pentagram", polygons: pentagram, rules: [.nonZero, .evenOdd]),
+        TessFillInput(name: "glyph-rings-cubic", polygons: glyphPolys, rules: [.nonZero, .evenOdd]),
+        TessFillInput(name: "random-polyline-10000", polygons: [walk], rules: [.nonZero, .evenOdd]),
+        TessFillInput(name: "rounded-rect", polygons: roundRect, rules: [.nonZero]),
+    ]
+}
+
+func tessStrokeInputs() -> [TessStrokeInput] {
+    var rng = BenchRandom(seed: 7)
+    var zigzag = Path()
+    zigzag.move(to: .zero)
+    for i in 1 ... 1000 { zigzag.addLine(to: Point(Double(i) * 3, i % 2 == 0 ? 0 : 10 + rng.uniform(0, 5))) }
+    var out: [TessStrokeInput] = []
+    for join in LineJoin.allCases {
+        out.append(TessStrokeInput(name: "zigzag-1000-\(join.rawValue)", path: zigzag,
+                                   style: StrokeStyle(lineWidth: 4, lineCap: .round, lineJoin: join), segments: 1000))
+    }
+    out.append(TessStrokeInput(name: "zigzag-1000-dashed", path: zigzag,
+                               style: StrokeStyle(lineWidth: 4, lineCap: .butt, lineJoin: .miter, dashPattern: [6, 3]), segments: 1000))
+    out.append(TessStrokeInput(name: "zigzag-1000-dots", path: zigzag,
+                               style: StrokeStyle(lineWidth: 4, lineCap: .round, dashPattern: [0, 8]), segments: 1000))
+    return out
+}
+
+struct BenchRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+    mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() >> 11) / Double(1 << 53) }
+}
+
+extension Path {
+    /// The polygon points in reverse order (a hole for nonZero). Only for closed, line/cubic paths.
+    func reversedForBench() -> Path {
+        guard let pl = try? flattened(scale: 4).first else { return self }
+        return Path.polygon(pl.points.reversed())
+    }
+}
+
+/// Runs `body` repeatedly for at least `seconds` (best of three batches) and returns the rate.
+func tessTime(_ seconds: Double, _ body: () -> Int) -> (perSecond: Double, triangles: Int) {
+    var triangles = body()
+    var best = 0.0
+    for _ in 0 ..< 3 {
+        var iterations = 0
+        let start = DispatchTime.now().uptimeNanoseconds
+        var elapsed = 0.0
+        repeat {
+            triangles = body()
+            iterations += 1
+            elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        } while elapsed < seconds / 3
+        best = max(best, Double(iterations) / elapsed)
+    }
+    return (best, triangles)
+}
+
+func trianglesArea(_ t: [Point]) -> Double {
+    var sum = 0.0
+    var i = 0
+    while i + 2 < t.count { sum += abs((t[i + 1] - t[i]).cross(t[i + 2] - t[i])); i += 3 }
+    return sum / 2
+}
+
+// MARK: - libtess2
+
+func tess2Triangulate(_ polygons: [[Point]], _ rule: FillRule) -> [Point] {
+    guard let tess = tessNewTess(nil) else { return [] }
+    defer { tessDeleteTess(tess) }
+    for poly in polygons where poly.count >= 3 {
+        var coords = [Float]()
+        coords.reserveCapacity(poly.count * 2)
+        for p in poly { coords.append(Float(p.x)); coords.append(Float(p.y)) }
+        coords.withUnsafeBytes { raw in
+            tessAddContour(tess, 2, raw.baseAddress, Int32(2 * MemoryLayout<Float>.stride), Int32(poly.count))
+        }
+    }
+    let winding = rule == .nonZero ? Int32(TESS_WINDING_NONZERO.rawValue) : Int32(TESS_WINDING_ODD.rawValue)
+    guard tessTesselate(tess, winding, Int32(TESS_POLYGONS.rawValue), 3, 2, nil) != 0 else { return [] }
+    let count = Int(tessGetElementCount(tess))
+    guard let verts = tessGetVertices(tess), let elems = tessGetElements(tess) else { return [] }
+    var out: [Point] = []
+    out.reserveCapacity(count * 3)
+    for i in 0 ..< count * 3 {
+        let v = Int(elems[i])
+        if v < 0 { continue }
+        out.append(Point(Double(verts[2 * v]), Double(verts[2 * v + 1])))
+    }
+    return out
+}
+
+// MARK: - GLU
+
+/// Collects GLU's triangles. Only touched by the callbacks of one gluTessEndPolygon call.
+final class GLUCollector {
+    var coords: [Double] = []       // every vertex, original and combined: x, y, z
+    var triangles: [Int32] = []
+}
+
+func gluTriangulate(_ polygons: [[Point]], _ rule: FillRule) -> [Point] {
+    guard let tess = gluNewTess() else { return [] }
+    defer { gluDeleteTess(tess) }
+    let collector = GLUCollector()
+    let total = polygons.reduce(0) { $0 + $1.count }
+    collector.coords.reserveCapacity(total * 3 + 64)
+    for poly in polygons { for p in poly { collector.coords += [p.x, p.y, 0] } }
+    let vertex: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { data, user in
+        let c = Unmanaged<GLUCollector>.fromOpaque(user!).takeUnretainedValue()
+        c.triangles.append(Int32(Int(bitPattern: data) - 1))
+    }
+    let begin: @convention(c) (GLenum, UnsafeMutableRawPointer?) -> Void = { _, _ in }
+    let edgeFlag: @convention(c) (GLboolean, UnsafeMutableRawPointer?) -> Void = { _, _ in }
+    let combine: @convention(c) (UnsafeMutablePointer<GLdouble>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                 UnsafeMutablePointer<GLfloat>?, UnsafeMutablePointer<UnsafeMutableRawPointer?>?,
+                                 UnsafeMutableRawPointer?) -> Void = { coords, _, _, out, user in
+        let c = Unmanaged<GLUCollector>.fromOpaque(user!).takeUnretainedValue()
+        let index = c.coords.count / 3
+        c.coords += [coords![0], coords![1], 0]
+        out!.pointee = UnsafeMutableRawPointer(bitPattern: index + 1)
+    }
+    gluTessCallback(tess, GLenum(GLU_TESS_VERTEX_DATA), unsafeBitCast(vertex, to: _GLUfuncptr.self))
+    gluTessCallback(tess, GLenum(GLU_TESS_BEGIN_DATA), unsafeBitCast(begin, to: _GLUfuncptr.self))
+    gluTessCallback(tess, GLenum(GLU_TESS_EDGE_FLAG_DATA), unsafeBitCast(edgeFlag, to: _GLUfuncptr.self))
+    gluTessCallback(tess, GLenum(GLU_TESS_COMBINE_DATA), unsafeBitCast(combine, to: _GLUfuncptr.self))
+    gluTessProperty(tess, GLenum(GLU_TESS_WINDING_RULE),
+                    rule == .nonZero ? Double(GLU_TESS_WINDING_NONZERO) : Double(GLU_TESS_WINDING_ODD))
+    gluTessNormal(tess, 0, 0, 1)
+    // GLU keeps the vertex pointers until gluTessEndPolygon: one buffer that outlives the call.
+    let input = UnsafeMutablePointer<Double>.allocate(capacity: max(1, total * 3))
+    defer { input.deallocate() }
+    for i in 0 ..< total * 3 { input[i] = collector.coords[i] }
+    let user = Unmanaged.passUnretained(collector).toOpaque()
+    withExtendedLifetime(collector) {
+        gluTessBeginPolygon(tess, user)
+        var index = 0
+        for poly in polygons {
+            gluTessBeginContour(tess)
+            for _ in poly {
+                gluTessVertex(tess, input + 3 * index, UnsafeMutableRawPointer(bitPattern: index + 1))
+                index += 1
+            }
+            gluTessEndContour(tess)
+        }
+        gluTessEndPolygon(tess)
+    }
+    return collector.triangles.map { i in
+        let k = Int(i) * 3
+        return Point(collector.coords[k], collector.coords[k + 1])
+    }
 }

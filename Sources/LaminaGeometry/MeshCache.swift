@@ -1,0 +1,96 @@
+/// What a cached mesh was tessellated for: the path, the fill or stroke style, the scale bucket.
+public struct MeshKey: Hashable, Sendable {
+    public enum Style: Hashable, Sendable {
+        case fill(FillRule)
+        /// A stroke. For a mesh trimmed in the shader, pass `style.untrimmed` so that an
+        /// animated strokeStart/strokeEnd reuses the same mesh.
+        case stroke(StrokeStyle, trimmedInShader: Bool)
+    }
+    public var path: Path
+    public var style: Style
+    public var scaleBucket: Int
+    public var antialias: Bool
+
+    public init(path: Path, style: Style, scaleBucket: Int, antialias: Bool = true) {
+        self.path = path; self.style = style; self.scaleBucket = scaleBucket; self.antialias = antialias
+    }
+}
+
+/// Tessellated meshes keyed by (path, style, scale bucket), least recently used evicted first.
+///
+/// Render thread only: not thread-safe (no locks; the render thread owns it).
+///
+/// Scale buckets are quarter-octaves: scales within about 19 % of each other share a mesh,
+/// which is tessellated at the bucket's upper scale (so flattening and the fringe are never
+/// coarser than needed). Use `mesh(…)` to look up or tessellate in one call.
+public struct MeshCache {
+    public let capacity: Int
+    public let maxBytes: Int
+    private var entries: [MeshKey: (mesh: Mesh, lastUse: UInt64)] = [:]
+    private var clock: UInt64 = 0
+    public private(set) var bytes = 0
+    public private(set) var hits = 0
+    public private(set) var misses = 0
+
+    /// - Parameters: capacity: most meshes kept; maxBytes: most vertex and index bytes kept.
+    public init(capacity: Int = 512, maxBytes: Int = 64 << 20) {
+        self.capacity = max(1, capacity); self.maxBytes = max(1, maxBytes)
+    }
+
+    public var count: Int { entries.count }
+
+    /// The bucket of a device-pixels-per-point scale (quarter octaves).
+    public static func bucket(forScale scale: Double) -> Int {
+        let s = scale.isFinite && scale > 0 ? scale : 1
+        return Int((log2(s) * 4).rounded(.up))
+    }
+
+    /// The scale a bucket's meshes are tessellated at.
+    public static func scale(forBucket bucket: Int) -> Double { exp2(Double(bucket) / 4) }
+
+    /// The cached mesh for `key`, marking it used.
+    public mutating func lookup(_ key: MeshKey) -> Mesh? {
+        guard var e = entries[key] else { misses += 1; return nil }
+        clock += 1
+        e.lastUse = clock
+        entries[key] = e
+        hits += 1
+        return e.mesh
+    }
+
+    /// Stores a mesh, evicting the least recently used ones beyond the limits.
+    public mutating func insert(_ mesh: Mesh, for key: MeshKey) {
+        clock += 1
+        if let old = entries[key] { bytes -= old.mesh.byteCount }
+        entries[key] = (mesh, clock)
+        bytes += mesh.byteCount
+        while entries.count > capacity || (bytes > maxBytes && entries.count > 1) {
+            guard let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) else { break }
+            bytes -= victim.value.mesh.byteCount
+            entries.removeValue(forKey: victim.key)
+        }
+    }
+
+    public mutating func removeAll() { entries.removeAll(); bytes = 0 }
+
+    /// The mesh for a path and style at an on-screen scale: from the cache, or tessellated
+    /// at the bucket's scale and stored.
+    public mutating func mesh(for path: Path, style: MeshKey.Style, scale: Double,
+                              antialias: Bool = true) throws(TessellationError) -> Mesh {
+        let bucket = Self.bucket(forScale: scale)
+        let key = MeshKey(path: path, style: style, scaleBucket: bucket, antialias: antialias)
+        if let m = lookup(key) { return m }
+        let s = Self.scale(forBucket: bucket)
+        let m: Mesh
+        switch style {
+        case .fill(let rule):
+            m = try FillTessellator.mesh(path, rule: rule, scale: s, antialias: antialias)
+        case .stroke(let stroke, let inShader):
+            m = try StrokeTessellator.mesh(path, style: stroke, scale: s, antialias: antialias, trimInShader: inShader)
+        }
+        insert(m, for: key)
+        return m
+    }
+}
+
+import Foundation

@@ -62,7 +62,7 @@ public final class Connection {
         addr.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
         guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            close(fd); throw LaminaError.connectionFailed("socket path too long: \(path)")
+            self.close(); throw LaminaError.connectionFailed("socket path too long: \(path)")
         }
         withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes); $0[bytes.count] = 0 }
         let rc = withUnsafePointer(to: &addr) {
@@ -70,7 +70,7 @@ public final class Connection {
         }
         guard rc == 0 else {
             let message = String(cString: strerror(errno))
-            close(fd)
+            self.close()
             throw LaminaError.connectionFailed("cannot connect to laminad at \(path): \(message) (is laminad running?)")
         }
         let reply = try roundTrip(.hello(magic: Protocol.magic, major: Protocol.versionMajor,
@@ -84,7 +84,16 @@ public final class Connection {
         isManualClock = clock == .manual
     }
 
-    deinit { close(fd) }
+    private var isClosed = false
+
+    deinit { close() }
+
+    /// Closes the connection; the daemon removes this client's layers in its next frame.
+    public func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        Glibc.close(fd)
+    }
 
     /// The default socket path.
     public static var defaultSocketPath: String {

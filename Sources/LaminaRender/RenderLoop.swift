@@ -57,7 +57,7 @@ public final class RenderLoop: Sendable {
     private let inbox = Mutex(Inbox())                // protected by its own lock
     private let published = Mutex(FrameStats())       // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
-    private let finished = DispatchSemaphore(value: 0)
+    private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
 
     public init(config: RenderConfig, clock: CompositorClock) {
         self.config = config
@@ -69,27 +69,27 @@ public final class RenderLoop: Sendable {
     public func start() throws(RenderError) {
         let ready = Mutex<RenderError??>(nil)
         let readySignal = DispatchSemaphore(value: 0)
-        let thread = Thread { [self] in
+        let started = JoinableThread(name: "lamina-render") { [self] in
             let renderer: OffscreenRenderer
-            do {
+            do throws(RenderError) {
                 renderer = try OffscreenRenderer(width: max(1, Int((config.widthPoints * config.scale).rounded())),
                                                  height: max(1, Int((config.heightPoints * config.scale).rounded())))
             } catch {
                 ready.withLock { $0 = .some(error) }
                 readySignal.signal()
-                finished.signal()
                 return
             }
             ready.withLock { $0 = .some(nil) }
             readySignal.signal()
             run(renderer)
-            finished.signal()
         }
-        thread.name = "lamina-render"
-        thread.stackSize = 8 << 20
-        thread.start()
         readySignal.wait()
-        if case .some(.some(let error)) = ready.withLock({ $0 }) { throw error }
+        if case .some(.some(let error)) = ready.withLock({ $0 }) {
+            started.join()
+            inbox.withLock { $0.stop = true }
+            throw error
+        }
+        thread.withLock { $0 = started }
     }
 
     /// Queues a validated commit; it becomes visible at the start of the next frame.
@@ -126,7 +126,10 @@ public final class RenderLoop: Sendable {
         }
         guard wasRunning else { return }
         wake.signal()
-        finished.wait()
+        thread.withLock { t in
+            t?.join()
+            t = nil
+        }
     }
 
     // MARK: Render thread
@@ -219,7 +222,7 @@ public final class RenderLoop: Sendable {
             // The frame at `time`: the presentation tree is the model tree until animations
             // are evaluated here (layer tree issue).
             _ = try renderer.render(builder.build(tree))
-            let pixels = try renderer.readPixels()
+            let pixels = try renderer.readPixels(alpha: .straight)
             return .success(CapturedFrame(time: time, width: builder.pixelWidth, height: builder.pixelHeight, rgba: pixels))
         } catch {
             return .failure(.render("capture failed: \(error)"))
@@ -228,8 +231,7 @@ public final class RenderLoop: Sendable {
 }
 
 extension FramePhases {
-    mutating func merge(_ timing: FrameTiming?) {
-        guard let timing else { return }
+    mutating func merge(_ timing: FrameTiming) {
         upload = timing.upload
         record = timing.record
         submit = timing.submit

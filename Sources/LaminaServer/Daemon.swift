@@ -20,13 +20,14 @@ public final class Daemon: Sendable {
     public let renderLoop: RenderLoop
 
     /// Replies produced off the server thread (captures), delivered by the server thread.
-    private struct Mailbox {
+    fileprivate struct Mailbox {
         var replies: [(client: UInt32, event: Event, requestID: UInt32)] = []
         var stop = false
     }
     private let mailbox = Mutex(Mailbox())      // protected by its own lock
     private let wakePipe: (read: Int32, write: Int32)
     private let listenFD = Mutex<Int32>(-1)      // set once in start
+    private let serverThread = Mutex<JoinableThread?>(nil)   // set once by start, taken by the first waiter
     private let stopped = DispatchSemaphore(value: 0)
 
     public init(config: DaemonConfig) {
@@ -38,7 +39,8 @@ public final class Daemon: Sendable {
         rc.scale = config.scale; rc.fps = config.fps; rc.background = config.background
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]
-        _ = pipe2(&fds, O_CLOEXEC | O_NONBLOCK)
+        _ = pipe(&fds)
+        for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC); UnixSocket.setNonBlocking(fd) }
         wakePipe = (fds[0], fds[1])
     }
 
@@ -57,7 +59,7 @@ public final class Daemon: Sendable {
             throw error
         }
         listenFD.withLock { $0 = fd }
-        let thread = Thread { [self] in
+        let thread = JoinableThread(name: "lamina-server") { [self] in
             var server = ServerLoop(daemon: self, listenFD: fd)
             server.run()
             close(fd)
@@ -65,8 +67,7 @@ public final class Daemon: Sendable {
             renderLoop.stop()
             stopped.signal()
         }
-        thread.name = "lamina-server"
-        thread.start()
+        serverThread.withLock { $0 = thread }
     }
 
     /// Asks both threads to stop; returns at once. Safe from a signal-handling thread.
@@ -81,8 +82,13 @@ public final class Daemon: Sendable {
         waitUntilStopped()
     }
 
+    /// Waits until the server and render threads have exited and the socket is removed.
     public func waitUntilStopped() {
         stopped.wait()
+        serverThread.withLock { t in
+            t?.join()
+            t = nil
+        }
         stopped.signal()   // let other waiters through
     }
 
@@ -171,8 +177,7 @@ private struct ServerLoop {
 
     mutating func acceptClients() {
         while true {
-            let fd = accept4(listenFD, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
-            guard fd >= 0 else { return }
+            guard let fd = UnixSocket.accept(listenFD) else { return }
             guard let uid = UnixSocket.peerUID(fd), uid == geteuid() else {
                 close(fd)   // another user's process: refused before any byte is read
                 continue
@@ -249,10 +254,15 @@ private struct ServerLoop {
                 DispatchQueue.global().async {
                     switch result {
                     case .success(let frame):
-                        let png = PNG.encode(rgba: frame.rgba, width: frame.width, height: frame.height)
-                        daemon.post(client: client, event: .captured(time: frame.time, width: UInt32(frame.width),
-                                                                     height: UInt32(frame.height), png: png),
-                                    requestID: requestID)
+                        do {
+                            let png = try PNG.encode(RGBAImage(width: frame.width, height: frame.height, pixels: frame.rgba))
+                            daemon.post(client: client, event: .captured(time: frame.time, width: UInt32(frame.width),
+                                                                         height: UInt32(frame.height), png: png),
+                                        requestID: requestID)
+                        } catch {
+                            daemon.post(client: client, event: .error(opcode: 0x30, code: .captureFailed, message: "\(error)"),
+                                        requestID: requestID)
+                        }
                     case .failure(let error):
                         daemon.post(client: client, event: .error(opcode: 0x30, code: .captureFailed, message: error.description),
                                     requestID: requestID)

@@ -86,12 +86,27 @@ public enum UnixSocket {
         _ = fcntl(fd, F_SETFL, flags | O_NONBLOCK)
     }
 
+    /// `struct ucred` of `<sys/socket.h>` (glibc declares it only under _GNU_SOURCE, which the
+    /// Swift Glibc module does not set).
+    private struct PeerCredentials { var pid: Int32 = 0; var uid: UInt32 = 0; var gid: UInt32 = 0 }
+    /// `SO_PEERCRED` on Linux (asm-generic/socket.h).
+    private static let peerCredentialsOption: Int32 = 17
+
     /// The uid of the process at the other end (`SO_PEERCRED`), or nil.
     public static func peerUID(_ fd: Int32) -> uid_t? {
-        var cred = ucred()
-        var len = socklen_t(MemoryLayout<ucred>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 else { return nil }
+        var cred = PeerCredentials()
+        var len = socklen_t(MemoryLayout<PeerCredentials>.size)
+        guard getsockopt(fd, SOL_SOCKET, peerCredentialsOption, &cred, &len) == 0 else { return nil }
         return cred.uid
+    }
+
+    /// Accepts one pending connection as a non-blocking, close-on-exec descriptor, or nil.
+    public static func accept(_ listenFD: Int32) -> Int32? {
+        let fd = Glibc.accept(listenFD, nil, nil)
+        guard fd >= 0 else { return nil }
+        _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        setNonBlocking(fd)
+        return fd
     }
 
     /// Writes all bytes to a blocking descriptor.

@@ -11,13 +11,18 @@ usage: laminad [--config FILE] [--socket PATH] [--headless] [--size WxH] [--scal
                [--fps N] [--clock realtime|manual]
 """
 
+/// Prints a line and flushes it at once (scripts wait for it).
+func printFlushed(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
 func fail(_ message: String, code: Int32 = 2) -> Never {
     FileHandle.standardError.write(Data("laminad: \(message)\n".utf8))
     exit(code)
 }
 
 var args = Array(CommandLine.arguments.dropFirst())
-func value(_ flag: String) -> String {
+@MainActor func value(_ flag: String) -> String {
     guard !args.isEmpty else { fail("\(flag) needs a value\n\(usage)") }
     return args.removeFirst()
 }
@@ -77,8 +82,7 @@ let signalSources = [SIGINT, SIGTERM].map { sig -> DispatchSourceSignal in
     source.resume()
     return source
 }
-print("laminad: serving \(daemon.socketPath) (\(config.width)x\(config.height) @\(config.scale)x, \(config.fps) fps, \(config.clock) clock)")
-fflush(stdout)
+printFlushed("laminad: serving \(daemon.socketPath) (\(config.width)x\(config.height) @\(config.scale)x, \(config.fps) fps, \(config.clock) clock)")
 daemon.waitUntilStopped()
 _ = signalSources
 print("laminad: stopped")

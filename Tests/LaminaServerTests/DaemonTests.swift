@@ -1,0 +1,198 @@
+import Foundation
+import Lamina
+import LaminaPNG
+import LaminaServer
+import LaminaWire
+import Testing
+
+/// End to end: laminad on a temporary socket with the manual clock, driven through the
+/// client library, frames captured through Vulkan (lavapipe here) and read back as PNG.
+@Suite(.serialized) struct DaemonTests {
+    static func makeDaemon(size: (Int, Int) = (200, 200)) throws -> Daemon {
+        var config = DaemonConfig()
+        config.socket = NSTemporaryDirectory() + "lamina-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        config.width = size.0; config.height = size.1
+        config.clock = "manual"
+        config.background = .black
+        config.maxMessageSize = 4096
+        let daemon = Daemon(config: config)
+        try daemon.start()
+        return daemon
+    }
+
+    static func capture(_ c: Connection) throws -> RGBAImage {
+        try PNG.decode(c.capture(at: 0).png)
+    }
+
+    /// Checks a pixel against an expected 8-bit color within ±2/255.
+    static func expectPixel(_ img: RGBAImage, _ x: Int, _ y: Int, _ rgb: (Int, Int, Int),
+                            sourceLocation: SourceLocation = #_sourceLocation) {
+        let p = img[x, y]
+        let ok = abs(Int(p.0) - rgb.0) <= 2 && abs(Int(p.1) - rgb.1) <= 2 && abs(Int(p.2) - rgb.2) <= 2 && p.3 == 255
+        #expect(ok, "pixel (\(x), \(y)) is \(p), expected \(rgb)", sourceLocation: sourceLocation)
+    }
+
+    /// The issue's scene: A red 100×100 with anchor (0,0) at (20,20); B blue 80×80 with anchor
+    /// (1,1) at (180,180) and opacity 0.5 over it; C a green 40×40 child of A at (50,50) in A's
+    /// space, rotated 45° about its center.
+    static func buildScene(_ c: Connection) throws {
+        let a = c.makeLayer()
+        a.bounds = Rect(0, 0, 100, 100); a.anchorPoint = Point(0, 0); a.position = Point(20, 20)
+        a.backgroundColor = Color(1, 0, 0)
+        c.root.addSublayer(a)
+        let child = c.makeLayer()
+        child.bounds = Rect(0, 0, 40, 40); child.position = Point(50, 50); child.transform = .rotation(.pi / 4)
+        child.backgroundColor = Color(0, 1, 0)
+        a.addSublayer(child)
+        let b = c.makeLayer()
+        b.bounds = Rect(0, 0, 80, 80); b.anchorPoint = Point(1, 1); b.position = Point(180, 180)
+        b.backgroundColor = Color(0, 0, 1); b.opacity = 0.5
+        c.root.addSublayer(b)
+        try c.commit()
+    }
+
+    @Test func threeOverlappingLayersMatchHandComputedPixels() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "test")
+        try Self.buildScene(c)
+        let img = try Self.capture(c)
+        #expect(img.width == 200 && img.height == 200)
+        // Outside every layer: the black background.
+        Self.expectPixel(img, 10, 10, (0, 0, 0))
+        Self.expectPixel(img, 130, 60, (0, 0, 0))
+        // A alone: red. A spans x, y ∈ [20, 120] (anchor (0,0) at (20,20)).
+        Self.expectPixel(img, 100, 30, (255, 0, 0))
+        // C is centered at A's (50,50) = canvas (70,70); turned 45° it is the diamond
+        // |dx| + |dy| ≤ 20√2 ≈ 28.28. Pixel (70,45) has center (70.5, 45.5): 0.5 + 24.5 = 25 → green.
+        Self.expectPixel(img, 70, 45, (0, 255, 0))
+        // Pixel (52,52), center (52.5,52.5): 17.5 + 17.5 = 35 > 28.28 → outside the diamond (an
+        // unturned square would cover it): red.
+        Self.expectPixel(img, 52, 52, (255, 0, 0))
+        // B spans [100, 180]² (anchor (1,1) at (180,180)). Over black: 0.5 × 255 = 127.5 blue.
+        Self.expectPixel(img, 150, 150, (0, 0, 128))
+        // Over red, premultiplied in sRGB-encoded space: 0.5·blue + (1 − 0.5)·red = (127.5, 0, 127.5).
+        Self.expectPixel(img, 110, 110, (128, 0, 128))
+    }
+
+    @Test func garbageFromAnotherClientChangesNothing() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "good")
+        try Self.buildScene(c)
+        let before = try Self.capture(c)
+
+        // A raw client that never says hello: it gets a badHandshake error and is closed.
+        let fd = try UnixSocket.connect(path: daemon.socketPath)
+        try UnixSocket.writeAll(fd, Array("\u{1}\u{2}garbage that is not a lamina message at all....".utf8))
+        var d = FrameDecoder()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        var got: Event? = nil
+        while got == nil {
+            let n = read(fd, &buf, buf.count)
+            if n <= 0 { break }
+            d.feed(buf[0..<n])
+            if case .message(let e, _)? = d.nextEvent() { got = e }
+        }
+        close(fd)
+        guard case .error(_, .badHandshake, _)? = got else { Issue.record("expected badHandshake, got \(String(describing: got))"); return }
+
+        // A client that says hello and then sends a broken and an oversized message.
+        let bad = try Connection(socketPath: daemon.socketPath, name: "bad")
+        var junk = MessageEncoder.encode(.createLayer(id: 1, kind: .layer), requestID: 900)
+        junk[16] = 77
+        let oversized = [0x50, 0x46, 0, 0, 0x12, 0, 0, 0, 0x85, 3, 0, 0] + [UInt8](repeating: 0xAB, count: 0x4650 - 12)
+        try bad.sendRaw(junk + oversized)
+        do {
+            try bad.commit()
+            Issue.record("the bad client's commit must be rejected")
+        } catch LaminaError.requestFailed(_, let code, _) {
+            #expect(code == .transactionFailed)
+        }
+        #expect(bad.pendingErrors.map(\.code) == [.malformed, .messageTooLarge])
+        #expect(bad.pendingErrors.map(\.requestID) == [900, 901])
+
+        let after = try Self.capture(c)
+        #expect(after == before)
+        #expect(try c.ping() >= 0)
+    }
+
+    @Test func aDisconnectedClientsLayersAreGone() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "stays")
+        try Self.buildScene(c)
+        let other = try Connection(socketPath: daemon.socketPath, name: "leaves")
+        let cover = other.makeLayer()
+        cover.frame = Rect(0, 0, 200, 200)
+        cover.backgroundColor = Color(1, 1, 1)
+        other.root.addSublayer(cover)
+        try other.commit()
+        // A later client stacks above an earlier one: white everywhere.
+        Self.expectPixel(try Self.capture(c), 10, 10, (255, 255, 255))
+        Self.expectPixel(try Self.capture(c), 100, 30, (255, 255, 255))
+        other.close()
+        // The daemon notices the hang-up asynchronously; wait for it through the tree.
+        for _ in 0..<400 where try c.treeJSON().contains("leaves") { usleep(5_000) }
+        let img = try Self.capture(c)
+        Self.expectPixel(img, 10, 10, (0, 0, 0))
+        Self.expectPixel(img, 100, 30, (255, 0, 0))
+    }
+
+    @Test func commitsAreAllOrNothing() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        try Self.buildScene(c)
+        let before = try Self.capture(c)
+        let l = c.makeLayer()
+        l.frame = Rect(0, 0, 200, 200)
+        l.backgroundColor = Color(1, 1, 1)
+        c.root.addSublayer(l)
+        try c.sendRaw(MessageEncoder.encode(.setProperty(id: 4242, keyPath: "opacity", value: .number(1)), requestID: 77))
+        do {
+            try c.commit()
+            Issue.record("the commit should have been rejected")
+        } catch LaminaError.requestFailed(_, let code, let message) {
+            #expect(code == .unknownLayer)
+            #expect(message.contains("request 77"))
+            #expect(message.contains("layer 4242 does not exist"))
+        }
+        #expect(try Self.capture(c) == before)
+    }
+
+    @Test func aLiveSocketIsRefusedAndAStaleOneReplaced() throws {
+        let daemon = try Self.makeDaemon()
+        var config = daemon.config
+        #expect(throws: (any Error).self) { try Daemon(config: config).start() }
+        daemon.stop()
+        #expect(!FileManager.default.fileExists(atPath: daemon.socketPath))
+        // A stale socket file (its daemon died without cleaning up).
+        let fd = try UnixSocket.listen(path: daemon.socketPath)
+        close(fd)
+        config.socket = daemon.socketPath
+        let second = Daemon(config: config)
+        try second.start()
+        let c = try Connection(socketPath: daemon.socketPath)
+        #expect(try c.ping() >= 0)
+        var st = stat()
+        #expect(stat(daemon.socketPath, &st) == 0)
+        #expect(st.st_mode & 0o777 == 0o600)
+        second.stop()
+    }
+
+    @Test func manualClockAdvancesAndTreeShowsOwners() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "owner-a")
+        #expect(c.isManualClock)
+        try Self.buildScene(c)
+        #expect(try c.advanceClock(by: 0.5) == 0.5)
+        #expect(try c.advanceClock(by: 0.25) == 0.75)
+        let tree = try c.treeJSON()
+        #expect(tree.contains("\"ownerName\": \"owner-a\""))
+        #expect(tree.contains("\"frame\": [20, 20, 100, 100]"))
+        let stats = try c.statsJSON()
+        #expect(stats.contains("\"frames\""))
+    }
+}

@@ -54,6 +54,24 @@ extension LayerProperties {
         case "shadowOffset.width": return .number(shadowOffset.width)
         case "shadowOffset.height": return .number(shadowOffset.height)
         case "shadowRadius": return .number(shadowRadius)
+        case "shadowPath": return .path(shadowPath)
+        case "path": return .path(path)
+        case "fillColor": return .color(fillColor)
+        case "fillRule": return .string(fillRule.rawValue)
+        case "strokeColor": return .color(strokeColor)
+        case "lineWidth": return .number(lineWidth)
+        case "lineCap": return .string(lineCap.rawValue)
+        case "lineJoin": return .string(lineJoin.rawValue)
+        case "miterLimit": return .number(miterLimit)
+        case "lineDashPattern": return .numbers(lineDashPattern)
+        case "lineDashPhase": return .number(lineDashPhase)
+        case "strokeStart": return .number(strokeStart)
+        case "strokeEnd": return .number(strokeEnd)
+        case "colors": return .colors(colors)
+        case "locations": return locations.map { .numbers($0) } ?? .numbers([])
+        case "startPoint": return .point(startPoint)
+        case "endPoint": return .point(endPoint)
+        case "gradientType": return .string(gradientType.rawValue)
         default:
             if keyPath.hasPrefix("custom.") {
                 let name = String(keyPath.dropFirst(7))
@@ -93,6 +111,17 @@ extension LayerProperties {
         func bool() throws(PropertyError) -> Bool {
             if case .bool(let v) = value { return v }
             throw wrong("bool")
+        }
+        func pathValue() throws(PropertyError) -> Path? {
+            if case .path(let v) = value { return v }
+            throw wrong("path")
+        }
+        func named<E: RawRepresentable & CaseIterable>(_: E.Type) throws(PropertyError) -> E where E.RawValue == String {
+            guard case .string(let s) = value else { throw wrong("string") }
+            guard let e = E(rawValue: s) else {
+                throw .outOfRange(keyPath: keyPath, reason: "must be one of \(E.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))")
+            }
+            return e
         }
         func nonNegative(_ v: Double) throws(PropertyError) -> Double {
             guard v >= 0 else { throw .outOfRange(keyPath: keyPath, reason: "must be ≥ 0") }
@@ -150,6 +179,31 @@ extension LayerProperties {
         case "shadowOffset.width": shadowOffset.width = try number()
         case "shadowOffset.height": shadowOffset.height = try number()
         case "shadowRadius": shadowRadius = try nonNegative(number())
+        case "shadowPath": shadowPath = try pathValue()
+        case "path": path = try pathValue()
+        case "fillColor": fillColor = try color()
+        case "fillRule": fillRule = try named(FillRule.self)
+        case "strokeColor": strokeColor = try color()
+        case "lineWidth": lineWidth = try nonNegative(number())
+        case "lineCap": lineCap = try named(LineCap.self)
+        case "lineJoin": lineJoin = try named(LineJoin.self)
+        case "miterLimit": miterLimit = try nonNegative(number())
+        case "lineDashPattern":
+            guard case .numbers(let v) = value else { throw wrong("number list") }
+            guard v.allSatisfy({ $0 >= 0 }) else { throw .outOfRange(keyPath: keyPath, reason: "entries must be ≥ 0") }
+            lineDashPattern = v
+        case "lineDashPhase": lineDashPhase = try number()
+        case "strokeStart": strokeStart = try number()
+        case "strokeEnd": strokeEnd = try number()
+        case "colors":
+            guard case .colors(let v) = value else { throw wrong("color list") }
+            colors = v
+        case "locations":
+            guard case .numbers(let v) = value else { throw wrong("number list") }
+            locations = v.isEmpty ? nil : v
+        case "startPoint": startPoint = try point()
+        case "endPoint": endPoint = try point()
+        case "gradientType": gradientType = try named(GradientType.self)
         default:
             if keyPath.hasPrefix("custom.") {
                 let name = String(keyPath.dropFirst(7))

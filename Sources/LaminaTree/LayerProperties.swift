@@ -16,6 +16,9 @@ public struct CornerMask: OptionSet, Hashable, Sendable {
     ]
 }
 
+/// `CAGradientLayerType`.
+public enum GradientType: String, Hashable, Sendable, CaseIterable { case axial, radial, conic }
+
 /// The model values of one layer, with Core Animation's names and defaults.
 public struct LayerProperties: Hashable, Sendable {
     // Geometry.
@@ -39,10 +42,37 @@ public struct LayerProperties: Hashable, Sendable {
     public var shadowOpacity = 0.0
     public var shadowOffset = Size(0, -3)
     public var shadowRadius = 3.0
+    public var shadowPath: Path? = nil
+    // Shape layers (CAShapeLayer).
+    public var path: Path? = nil
+    public var fillColor: Color? = .black
+    public var fillRule = FillRule.nonZero
+    public var strokeColor: Color? = nil
+    public var lineWidth = 1.0
+    public var lineCap = LineCap.butt
+    public var lineJoin = LineJoin.miter
+    public var miterLimit = 10.0
+    public var lineDashPattern: [Double] = []
+    public var lineDashPhase = 0.0
+    public var strokeStart = 0.0
+    public var strokeEnd = 1.0
+    // Gradient layers (CAGradientLayer).
+    public var colors: [Color] = []
+    /// nil: evenly spaced, as CAGradientLayer.
+    public var locations: [Double]? = nil
+    public var startPoint = Point(0.5, 0)
+    public var endPoint = Point(0.5, 1)
+    public var gradientType = GradientType.axial
     /// Named custom numbers (`custom.NAME`).
     public var custom: [String: [Double]] = [:]
 
     public init() {}
+
+    /// The stroke style of a shape layer.
+    public var strokeStyle: StrokeStyle {
+        StrokeStyle(lineWidth: lineWidth, lineCap: lineCap, lineJoin: lineJoin, miterLimit: miterLimit,
+                    dashPattern: lineDashPattern, dashPhase: lineDashPhase, strokeStart: strokeStart, strokeEnd: strokeEnd)
+    }
 
     /// `frame` as CALayer derives it (for an identity or affine transform: the bounding box of
     /// the transformed bounds in the superlayer's coordinates).

@@ -12,6 +12,9 @@ public enum PropertyValue: Hashable, Sendable {
     case bool(Bool)
     case string(String)
     case numbers([Double])
+    /// A path; `nil` is "no path" (CA's nil CGPath).
+    case path(Path?)
+    case colors([Color])
 
     /// The name of the value's type, for error messages.
     public var typeName: String {
@@ -25,6 +28,8 @@ public enum PropertyValue: Hashable, Sendable {
         case .bool: "bool"
         case .string: "string"
         case .numbers: "number list"
+        case .path: "path"
+        case .colors: "color list"
         }
     }
 
@@ -39,6 +44,8 @@ public enum PropertyValue: Hashable, Sendable {
         case .transform(let t): t.rowMajor.allSatisfy(\.isFinite)
         case .bool, .string: true
         case .numbers(let v): v.allSatisfy(\.isFinite)
+        case .path(let p): p?.firstNonFiniteElement == nil
+        case .colors(let c): c.allSatisfy(\.isFinite)
         }
     }
 }

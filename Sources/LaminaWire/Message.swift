@@ -208,8 +208,11 @@ extension PropertyValue {
     /// Value type tags on the wire.
     enum Tag: UInt8 {
         case noColor = 0, number = 1, point = 2, size = 3, rect = 4, color = 5, transform = 6
-        case bool = 7, string = 8, numbers = 9
+        case bool = 7, string = 8, numbers = 9, noPath = 10, path = 11, colors = 12
     }
+
+    /// Path element kinds on the wire.
+    enum PathOp: UInt8 { case move = 0, line = 1, quad = 2, cubic = 3, close = 4 }
 
     func encode(_ w: inout ByteWriter) {
         switch self {
@@ -224,6 +227,21 @@ extension PropertyValue {
         case .bool(let b): w.u8(Tag.bool.rawValue); w.u8(b ? 1 : 0)
         case .string(let s): w.u8(Tag.string.rawValue); w.string(s)
         case .numbers(let v): w.u8(Tag.numbers.rawValue); w.u32(UInt32(v.count)); for x in v { w.f64(x) }
+        case .path(nil): w.u8(Tag.noPath.rawValue)
+        case .path(let p?):
+            w.u8(Tag.path.rawValue); w.u32(UInt32(p.elements.count))
+            for e in p.elements {
+                switch e {
+                case .move(let a): w.u8(PathOp.move.rawValue); w.point(a)
+                case .line(let a): w.u8(PathOp.line.rawValue); w.point(a)
+                case .quad(let a, let b): w.u8(PathOp.quad.rawValue); w.point(a); w.point(b)
+                case .cubic(let a, let b, let c): w.u8(PathOp.cubic.rawValue); w.point(a); w.point(b); w.point(c)
+                case .close: w.u8(PathOp.close.rawValue)
+                }
+            }
+        case .colors(let v):
+            w.u8(Tag.colors.rawValue); w.u32(UInt32(v.count))
+            for c in v { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
         }
     }
 
@@ -252,6 +270,30 @@ extension PropertyValue {
             var v = [Double](); v.reserveCapacity(n)
             for _ in 0..<n { v.append(try r.f64("numbers")) }
             return .numbers(v)
+        case .noPath: return .path(nil)
+        case .path:
+            let n = Int(try r.u32("path element count"))
+            guard n <= r.remaining else { throw .truncated("path of \(n) elements, \(r.remaining) bytes left") }
+            var elements: [Path.Element] = []
+            elements.reserveCapacity(n)
+            for _ in 0..<n {
+                let raw = try r.u8("path op")
+                guard let op = PathOp(rawValue: raw) else { throw .malformed("unknown path op \(raw)") }
+                switch op {
+                case .move: elements.append(.move(try r.point("path")))
+                case .line: elements.append(.line(try r.point("path")))
+                case .quad: elements.append(.quad(try r.point("path"), try r.point("path")))
+                case .cubic: elements.append(.cubic(try r.point("path"), try r.point("path"), try r.point("path")))
+                case .close: elements.append(.close)
+                }
+            }
+            return .path(Path(elements))
+        case .colors:
+            let n = Int(try r.u32("color count"))
+            guard n <= r.remaining / 32 else { throw .truncated("color list of \(n) entries, \(r.remaining) bytes left") }
+            var v: [Color] = []
+            for _ in 0..<n { v.append(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color"))) }
+            return .colors(v)
         }
     }
 }

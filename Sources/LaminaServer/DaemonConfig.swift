@@ -35,9 +35,10 @@ public struct DaemonConfig: Sendable, Equatable {
         }
         var c = DaemonConfig()
         func number(_ key: String, _ v: Any) throws -> Double {
-            guard let n = v as? NSNumber, !(v is Bool) else { throw ConfigError(message: "\(path): \(key): must be a number") }
+            guard let n = v as? NSNumber, !isJSONBool(v) else { throw ConfigError(message: "\(path): \(key): must be a number") }
             return n.doubleValue
         }
+        func isJSONBool(_ v: Any) -> Bool { DaemonConfig.isJSONBool(v) }
         func positiveInt(_ key: String, _ v: Any) throws -> Int {
             let d = try number(key, v)
             guard d >= 1, d == d.rounded(), d < 1e12 else { throw ConfigError(message: "\(path): \(key): must be a positive integer") }
@@ -49,7 +50,7 @@ public struct DaemonConfig: Sendable, Equatable {
                 if value is NSNull { c.socket = nil } else if let s = value as? String { c.socket = s }
                 else { throw ConfigError(message: "\(path): socket: must be a string or null") }
             case "headless":
-                guard let b = value as? Bool else { throw ConfigError(message: "\(path): headless: must be true or false") }
+                guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): headless: must be true or false") }
                 c.headless = b
             case "size":
                 guard let s = value as? String, let (w, h) = parseSize(s) else {
@@ -81,6 +82,13 @@ public struct DaemonConfig: Sendable, Equatable {
         }
         return c
     }
+
+    /// The class JSONSerialization uses for `true`/`false` (on Linux a JSON number also casts
+    /// to Bool, so `is Bool` cannot tell them apart).
+    nonisolated(unsafe) private static let jsonBoolType: AnyClass = type(of: (try! JSONSerialization.jsonObject(
+        with: Data("true".utf8), options: .fragmentsAllowed)) as AnyObject)
+
+    static func isJSONBool(_ v: Any) -> Bool { type(of: v as AnyObject) == jsonBoolType }
 
     /// Parses "WxH" with both in 1…16384.
     public static func parseSize(_ s: String) -> (Int, Int)? {

@@ -1,3 +1,4 @@
+import Foundation
 import LaminaServer
 import LaminaTree
 import LaminaWire
@@ -90,5 +91,27 @@ import Testing
         let actions = feed(&s, w + MessageEncoder.encode(.ping(token: 5), requestID: 3))
         #expect(s.state == .ready)
         #expect(actions.last == .send(.pong(token: 5), requestID: 3))
+    }
+}
+
+@Suite struct DaemonConfigTests {
+    func write(_ json: String) -> String {
+        let path = NSTemporaryDirectory() + "laminad-\(UInt32.random(in: 0...UInt32.max)).json"
+        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        return path
+    }
+
+    @Test func theShippedConfigHoldsTheDefaults() throws {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../config/laminad.json")
+        #expect(try DaemonConfig.load(path: url.path) == DaemonConfig())
+    }
+
+    @Test func valuesAreTypeChecked() throws {
+        let c = try DaemonConfig.load(path: write(#"{"scale": 2, "fps": 60, "size": "640x480", "headless": true, "clock": "manual"}"#))
+        #expect(c.scale == 2 && c.fps == 60 && c.width == 640 && c.height == 480 && c.clock == "manual")
+        #expect(throws: DaemonConfig.ConfigError.self) { try DaemonConfig.load(path: write(#"{"scale": true}"#)) }
+        #expect(throws: DaemonConfig.ConfigError.self) { try DaemonConfig.load(path: write(#"{"headless": 1}"#)) }
+        #expect(throws: DaemonConfig.ConfigError.self) { try DaemonConfig.load(path: write(#"{"frobnicate": 1}"#)) }
+        #expect(throws: DaemonConfig.ConfigError.self) { try DaemonConfig.load(path: write(#"{"size": "0x10"}"#)) }
     }
 }

@@ -42,16 +42,16 @@ let package = Package(
         .systemLibrary(name: "CTess2", providers: [.apt(["libtess2-tulip-5.4"])]),
 
         // Pure modules.
-        .target(name: "LaminaGeometry"),
-        .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"]),
-        .target(name: "LaminaWire", dependencies: ["LaminaTree"]),
+        .target(name: "LaminaGeometry", exclude: ["README.md"]),
+        .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md"]),
+        .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"]),
 
         // GPU and daemon.
-        .target(name: "LaminaRender", dependencies: ["LaminaTree", "LaminaPNG", "CVulkan"]),
-        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaRender"]),
-        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaPNG"]),
+        .target(name: "LaminaRender", dependencies: ["LaminaTree", "LaminaPNG", "CVulkan"], exclude: ["README.md"]),
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaRender"], exclude: ["README.md"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaPNG"], exclude: ["README.md"]),
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"]),

@@ -1,6 +1,8 @@
 // lamina-demo: builds the demo gallery against a running laminad and captures it.
 //
-//   lamina-demo [--socket PATH] [--out DIR]
+//   lamina-demo [--socket PATH] [--out DIR] [--hold SECONDS]
+//
+// --hold keeps the connection (and so the scene) for that long after the capture.
 import Foundation
 import Lamina
 
@@ -12,16 +14,20 @@ func fail(_ message: String) -> Never {
 var args = Array(CommandLine.arguments.dropFirst())
 var socketPath: String? = nil
 var outDir = "captures"
+var hold = 0.0
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
     case "--socket":
         guard !args.isEmpty else { fail("--socket needs a path") }
         socketPath = args.removeFirst()
+    case "--hold":
+        guard !args.isEmpty, let s = Double(args.removeFirst()), s >= 0, s.isFinite else { fail("--hold needs seconds ≥ 0") }
+        hold = s
     case "--out":
         guard !args.isEmpty else { fail("--out needs a directory") }
         outDir = args.removeFirst()
-    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--out DIR]")
+    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--out DIR] [--hold SECONDS]")
     }
 }
 
@@ -66,7 +72,7 @@ do {
     for (i, hex) in ["#FF0000", "#00FF00", "#0000FF"].enumerated() {
         let sq = c.makeLayer()
         sq.bounds = Rect(0, 0, 140, 140)
-        sq.position = Point(w - 260 + Double(i) * 60, 150 + Double(i % 2) * 50)
+        sq.position = Point(w - 330 + Double(i) * 60, 170 + Double(i % 2) * 50)
         sq.backgroundColor = Color(hex: hex)
         sq.opacity = 0.5
         panel.addSublayer(sq)
@@ -96,6 +102,7 @@ do {
     let path = (outDir as NSString).appendingPathComponent("demo.png")
     try Data(shot.png).write(to: URL(fileURLWithPath: path))
     print("lamina-demo: wrote \(path) (\(shot.width)x\(shot.height))")
+    if hold > 0 { Thread.sleep(forTimeInterval: hold) }
 } catch {
     fail("\(error)")
 }

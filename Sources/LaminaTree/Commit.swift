@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaGeometry
 
 /// One change inside a commit. Layer ids are the client's own (local) ids; local id 0 names
@@ -11,6 +12,18 @@ public enum Operation: Hashable, Sendable {
     /// Inserts `child` at `index` in `parent`'s sublayers (clamped to the count, as CALayer).
     case insertSublayer(parent: UInt32, child: UInt32, index: UInt32)
     case removeFromSuperlayer(UInt32)
+    /// The transaction settings for the operations that follow in this commit (each commit
+    /// starts with `TransactionSettings.default`).
+    case setTransaction(TransactionSettings)
+    /// Adds an explicit animation under `key`, replacing the layer's animation with that key
+    /// (an empty key never replaces: an anonymous animation). Its time 0 is the commit's frame.
+    case addAnimation(UInt32, key: String, animation: Animation)
+    /// Removes the layer's animation with `key` (nothing when there is none, as CA).
+    case removeAnimation(UInt32, key: String)
+    case removeAllAnimations(UInt32)
+    /// Declares a transaction completion: `transactionCompleted(id)` fires once every animation
+    /// started by a change whose settings list `id` has ended or been removed (at once if none).
+    case completion(UInt32)
 
     /// The operation's name, for error messages.
     public var name: String {
@@ -21,6 +34,11 @@ public enum Operation: Hashable, Sendable {
         case .addSublayer: "addSublayer"
         case .insertSublayer: "insertSublayer"
         case .removeFromSuperlayer: "removeFromSuperlayer"
+        case .setTransaction: "setTransaction"
+        case .addAnimation: "addAnimation"
+        case .removeAnimation: "removeAnimation"
+        case .removeAllAnimations: "removeAllAnimations"
+        case .completion: "completion"
         }
     }
 }
@@ -56,6 +74,7 @@ public struct CommitError: Error, Hashable, Sendable, CustomStringConvertible {
         case invalidValue = 9
         case invalidHierarchy = 10
         case limitExceeded = 11
+        case invalidAnimation = 16
     }
     public var code: Code
     /// Index of the failing operation in the commit.

@@ -73,6 +73,10 @@ extension LayerProperties {
         case "endPoint": return .point(endPoint)
         case "gradientType": return .string(gradientType.rawValue)
         default:
+            if let (sub, c) = Self.transformComponent(keyPath) {
+                let t = sub ? sublayerTransform : transform
+                return c.isSize ? .size(c.size(of: t)) : .number(c.number(of: t))
+            }
             if keyPath.hasPrefix("custom.") {
                 let name = String(keyPath.dropFirst(7))
                 guard let v = custom[name] else { return nil }
@@ -205,6 +209,13 @@ extension LayerProperties {
         case "endPoint": endPoint = try point()
         case "gradientType": gradientType = try named(GradientType.self)
         default:
+            if let (sub, c) = Self.transformComponent(keyPath) {
+                let t = sub ? sublayerTransform : transform
+                let n: Transform3D
+                if c.isSize { n = c.setting(try size(), in: t) } else { n = c.setting(try number(), in: t) }
+                if sub { sublayerTransform = n } else { transform = n }
+                return
+            }
             if keyPath.hasPrefix("custom.") {
                 let name = String(keyPath.dropFirst(7))
                 guard !name.isEmpty, !name.contains(".") else { throw .unknownKeyPath(keyPath) }
@@ -217,5 +228,19 @@ extension LayerProperties {
             }
             throw .unknownKeyPath(keyPath)
         }
+    }
+}
+
+
+extension LayerProperties {
+    /// `transform.X` / `sublayerTransform.X` sub-key-paths: (is sublayerTransform, component).
+    static func transformComponent(_ keyPath: String) -> (Bool, TransformComponent)? {
+        if keyPath.hasPrefix("transform."), let c = TransformComponent(rawValue: String(keyPath.dropFirst(10))) {
+            return (false, c)
+        }
+        if keyPath.hasPrefix("sublayerTransform."), let c = TransformComponent(rawValue: String(keyPath.dropFirst(18))) {
+            return (true, c)
+        }
+        return nil
     }
 }

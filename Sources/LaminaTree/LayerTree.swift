@@ -1,12 +1,16 @@
+import LaminaAnimation
 import LaminaGeometry
 
 /// One layer in a `LayerTree`.
-public struct LayerNode: Hashable, Sendable {
+public struct LayerNode: Equatable, Sendable {
     public var id: LayerID
     public var kind: LayerKind
+    /// Model values in the model tree; presentation values in a presentation tree.
     public var properties = LayerProperties()
     public var superlayer: LayerID?
     public var sublayers: [LayerID] = []
+    /// The layer's animations in the order added (keys unique except the empty key).
+    public var animations: [LayerAnimation] = []
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
 }
@@ -18,14 +22,45 @@ public struct LayerNode: Hashable, Sendable {
 /// order; each client's top-level layers hang under its container (`LayerID.clientRoot`).
 /// Not thread-safe: each thread owns its own value.
 public struct LayerTree: Sendable {
-    public private(set) var nodes: [LayerID: LayerNode]
+    public internal(set) var nodes: [LayerID: LayerNode]
     /// Limit on the number of layers one client may own (config `maxLayersPerClient`).
     public var maxLayersPerClient: Int
+    /// Limit on the animations one layer may hold (config).
+    public var maxAnimationsPerLayer: Int
+    /// True for the render thread's tree: animations are kept, implicit animations made and
+    /// events reported. False for the server's model tree, which only validates them.
+    public let tracksAnimations: Bool
     private var layerCounts: [UInt32: Int] = [:]
 
-    public init(maxLayersPerClient: Int = 1_000_000) {
+    // Animation state (render thread tree only).
+    /// Layers with at least one animation.
+    public internal(set) var animatedLayers: Set<LayerID> = []
+    /// Changes whenever model values, structure or the animation lists change (presentation
+    /// trees made from an older version are rebuilt).
+    public internal(set) var version: UInt64 = 0
+    /// Earliest compositor time at which a running animation ends.
+    var nextEndTime = Double.infinity
+    /// Animations still running per (client, completion id).
+    var completionCounts: [CompletionKey: Int] = [:]
+    /// Declared completions not yet fired, in declaration order.
+    var declaredCompletions: [CompletionKey] = []
+    /// Events not yet taken by `takeEvents()`.
+    public internal(set) var events: [TreeEvent] = []
+
+    struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
+
+    /// - Parameter tracksAnimations: keep and run animations (the render thread's tree).
+    public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024, tracksAnimations: Bool = true) {
         self.maxLayersPerClient = maxLayersPerClient
+        self.maxAnimationsPerLayer = maxAnimationsPerLayer
+        self.tracksAnimations = tracksAnimations
         nodes = [.root: LayerNode(id: .root, kind: .layer)]
+    }
+
+    /// Takes the events reported since the last call.
+    public mutating func takeEvents() -> [TreeEvent] {
+        defer { events = [] }
+        return events
     }
 
     public subscript(id: LayerID) -> LayerNode? { nodes[id] }
@@ -36,9 +71,11 @@ public struct LayerTree: Sendable {
     /// The layers a client owns (its container excluded).
     public func layerCount(client: UInt32) -> Int { layerCounts[client] ?? 0 }
 
-    /// Applies a commit whole or not at all.
+    /// Applies a commit whole or not at all, at compositor time `time` (the time 0 of the
+    /// animations it adds, and when implicit animations start from the presentation value).
     /// - Throws: `CommitError` naming the first failing operation; the tree is then unchanged.
-    public mutating func apply(_ commit: Commit) throws(CommitError) {
+    public mutating func apply(_ commit: Commit, at time: Double = 0) throws(CommitError) {
+        version &+= 1
         switch commit.content {
         case .connect:
             let container = LayerID.clientRoot(commit.client)
@@ -55,14 +92,45 @@ public struct LayerTree: Sendable {
         case .operations(let ops):
             var undo: [UndoStep] = []
             undo.reserveCapacity(ops.count)
+            let saved = AnimationBookkeeping(self)
+            var context = ApplyContext(time: time)
             for (i, op) in ops.enumerated() {
                 do {
-                    try apply(op, client: commit.client, index: i, undo: &undo)
+                    try apply(op, client: commit.client, index: i, undo: &undo, context: &context)
                 } catch {
                     rollBack(undo)
+                    saved.restore(into: &self)
                     throw error
                 }
             }
+            if tracksAnimations { finishCommit(client: commit.client, context) }
+        }
+    }
+
+    /// Per-commit state while applying.
+    struct ApplyContext {
+        var time: Double
+        var settings = TransactionSettings.default
+        var created: Set<LayerID> = []
+        var declared: [UInt32] = []
+    }
+
+    /// The animation state outside the nodes, saved to roll back a failed commit.
+    struct AnimationBookkeeping {
+        var animatedLayers: Set<LayerID>
+        var nextEndTime: Double
+        var completionCounts: [CompletionKey: Int]
+        var declaredCompletions: [CompletionKey]
+        var eventCount: Int
+        init(_ t: LayerTree) {
+            animatedLayers = t.animatedLayers; nextEndTime = t.nextEndTime
+            completionCounts = t.completionCounts; declaredCompletions = t.declaredCompletions
+            eventCount = t.events.count
+        }
+        func restore(into t: inout LayerTree) {
+            t.animatedLayers = animatedLayers; t.nextEndTime = nextEndTime
+            t.completionCounts = completionCounts; t.declaredCompletions = declaredCompletions
+            t.events.removeSubrange(eventCount...)
         }
     }
 
@@ -96,7 +164,8 @@ public struct LayerTree: Sendable {
         return id
     }
 
-    private mutating func apply(_ op: Operation, client: UInt32, index: Int, undo: inout [UndoStep]) throws(CommitError) {
+    private mutating func apply(_ op: Operation, client: UInt32, index: Int, undo: inout [UndoStep],
+                                context: inout ApplyContext) throws(CommitError) {
         switch op {
         case .create(let local, let kind):
             guard local != 0 else {
@@ -115,6 +184,7 @@ public struct LayerTree: Sendable {
             undo.append(.count(client, n))
             nodes[id] = LayerNode(id: id, kind: kind)
             layerCounts[client] = n + 1
+            context.created.insert(id)
 
         case .delete(let local):
             guard local != 0 else {
@@ -128,6 +198,7 @@ public struct LayerTree: Sendable {
                 nodes[child]!.superlayer = nil
             }
             save(id, &undo)
+            if tracksAnimations { removeAnimations(of: id, where: { _ in true }) }
             nodes[id] = nil
             let n = layerCounts[client] ?? 0
             undo.append(.count(client, n))
@@ -148,7 +219,11 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .invalidValue, index: index, message: error.description)
             }
             save(id, &undo)
+            let before = nodes[id]!.properties
             nodes[id]!.properties = props
+            if tracksAnimations {
+                try addImplicitAnimations(id, keyPath: keyPath, before: before, index: index, context: context)
+            }
 
         case .addSublayer(let parentLocal, let childLocal):
             let parent = try existing(parentLocal, client: client, index: index)
@@ -166,6 +241,48 @@ public struct LayerTree: Sendable {
             }
             let id = try existing(local, client: client, index: index)
             detach(id, undo: &undo)
+
+        case .setTransaction(let settings):
+            guard settings.duration.isFinite, settings.duration >= 0 else {
+                throw CommitError(code: .invalidValue, index: index, message: "transaction duration must be finite and ≥ 0")
+            }
+            context.settings = settings
+
+        case .addAnimation(let local, let key, let animation):
+            guard local != 0 else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be animated")
+            }
+            let id = try existing(local, client: client, index: index)
+            let props = nodes[id]!.properties
+            let compiled: CompiledAnimation
+            do {
+                compiled = try animation.compile { PropertySlot(keyPath: $0)?.kind(in: props) }
+            } catch {
+                throw CommitError(code: .invalidAnimation, index: index, message: "animation '\(key)': \(error.description)")
+            }
+            guard nodes[id]!.animations.count < maxAnimationsPerLayer || nodes[id]!.animations.contains(where: { $0.key == key && !key.isEmpty }) else {
+                throw CommitError(code: .limitExceeded, index: index, message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
+            }
+            guard tracksAnimations else { return }
+            save(id, &undo)
+            insert(LayerAnimation(key: key, compiled: compiled, slots: compiled.keyPaths.map { PropertySlot(keyPath: $0)! },
+                                  beginTime: context.time, isImplicit: false,
+                                  completionIDs: context.settings.completionIDs), into: id)
+
+        case .removeAnimation(let local, let key):
+            let id = try existing(local, client: client, index: index)
+            guard tracksAnimations, !key.isEmpty else { return }
+            save(id, &undo)
+            removeAnimations(of: id) { $0.key == key }
+
+        case .removeAllAnimations(let local):
+            let id = try existing(local, client: client, index: index)
+            guard tracksAnimations else { return }
+            save(id, &undo)
+            removeAnimations(of: id) { _ in true }
+
+        case .completion(let completionID):
+            context.declared.append(completionID)
         }
     }
 
@@ -205,6 +322,9 @@ public struct LayerTree: Sendable {
         nodes[.root]?.sublayers.removeAll { $0 == container }
         nodes = nodes.filter { $0.key.client != client }
         layerCounts[client] = nil
+        animatedLayers = animatedLayers.filter { $0.client != client }
+        completionCounts = completionCounts.filter { $0.key.client != client }
+        declaredCompletions.removeAll { $0.client == client }
     }
 
     /// Visits layers depth first in painter's order (a layer before its sublayers, sublayers

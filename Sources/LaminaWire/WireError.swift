@@ -15,6 +15,7 @@ public enum ErrorCode: UInt16, Sendable, CaseIterable {
     case captureFailed = 13
     case transactionFailed = 14
     case internalError = 15
+    case invalidAnimation = 16
 }
 
 /// Why bytes could not be decoded into a message.

@@ -1,0 +1,193 @@
+import LaminaAnimation
+import LaminaGeometry
+
+extension LayerTree {
+    // MARK: Adding and removing (while applying a commit)
+
+    /// Adds an animation to a layer, replacing the one with the same non-empty key.
+    mutating func insert(_ animation: LayerAnimation, into id: LayerID) {
+        if !animation.key.isEmpty {
+            removeAnimations(of: id) { $0.key == animation.key }
+        }
+        nodes[id]!.animations.append(animation)
+        animatedLayers.insert(id)
+        version &+= 1
+        for c in animation.completionIDs { completionCounts[CompletionKey(client: id.client, id: c), default: 0] += 1 }
+        nextEndTime = min(nextEndTime, animation.absoluteEndTime)
+        if !animation.isImplicit { events.append(.animationStarted(id, key: animation.key)) }
+    }
+
+    /// Removes a layer's animations that match, reporting explicit ones stopped (unfinished
+    /// unless they had already ended) and releasing their completions.
+    mutating func removeAnimations(of id: LayerID, where match: (LayerAnimation) -> Bool) {
+        guard let node = nodes[id], node.animations.contains(where: match) else { return }
+        var kept: [LayerAnimation] = []
+        for a in node.animations {
+            guard match(a) else { kept.append(a); continue }
+            if !a.hasEnded {
+                if !a.isImplicit { events.append(.animationStopped(id, key: a.key, finished: false)) }
+                release(a, client: id.client)
+            }
+        }
+        nodes[id]!.animations = kept
+        if kept.isEmpty { animatedLayers.remove(id) }
+        version &+= 1
+    }
+
+    /// Counts an ended or removed animation against its completions.
+    private mutating func release(_ a: LayerAnimation, client: UInt32) {
+        for c in a.completionIDs {
+            let key = CompletionKey(client: client, id: c)
+            if let n = completionCounts[key] { completionCounts[key] = n - 1 }
+        }
+    }
+
+    /// Fires the declared completions whose animations have all ended, in declaration order.
+    private mutating func fireCompletions() {
+        guard !declaredCompletions.isEmpty else { return }
+        var pending: [CompletionKey] = []
+        for key in declaredCompletions {
+            if (completionCounts[key] ?? 0) <= 0 {
+                completionCounts[key] = nil
+                events.append(.transactionCompleted(client: key.client, id: key.id))
+            } else {
+                pending.append(key)
+            }
+        }
+        declaredCompletions = pending
+    }
+
+    mutating func finishCommit(client: UInt32, _ context: ApplyContext) {
+        for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
+        fireCompletions()
+    }
+
+    /// The keys CALayer's actions fire for when `keyPath` is set.
+    static func implicitKeyPaths(for keyPath: String) -> [String] {
+        if keyPath == "frame" { return ["bounds", "position"] }
+        guard let k = PropertySlot(keyPath: keyPath)?.implicitKeyPath else { return [] }
+        return [k]
+    }
+
+    /// CALayer's default actions for a set: for each animatable property whose model value
+    /// changed, an implicit animation from the presentation value before the change to the
+    /// new model value, with the transaction's duration and timing. None when actions are
+    /// disabled, the duration is 0, or the layer was created in this commit.
+    mutating func addImplicitAnimations(_ id: LayerID, keyPath: String, before: LayerProperties, index: Int,
+                                        context: ApplyContext) throws(CommitError) {
+        let s = context.settings
+        guard !s.disableActions, s.duration > 0, !context.created.contains(id) else { return }
+        let after = nodes[id]!.properties
+        for k in Self.implicitKeyPaths(for: keyPath) {
+            guard let slot = PropertySlot(keyPath: k) else { continue }
+            let old = before.animatableValue(at: slot)
+            let new = after.animatableValue(at: slot)
+            guard old != new else { continue }
+            // From the presentation value now (the old model value with running animations).
+            var presented = before
+            Self.applyAnimations(nodes[id]!.animations, to: &presented, at: context.time, only: slot)
+            let from = presented.animatableValue(at: slot)
+            let animation = Animation.basic(BasicAnimation(
+                keyPath: k, from: from,
+                timing: AnimationTiming(duration: s.duration, timingFunction: s.timingFunction)))
+            guard let compiled = try? animation.compile(kindOf: { PropertySlot(keyPath: $0)?.kind(in: after) }) else { continue }
+            insert(LayerAnimation(key: k, compiled: compiled, slots: [slot], beginTime: context.time,
+                                  isImplicit: true, completionIDs: s.completionIDs), into: id)
+        }
+    }
+
+    // MARK: Evaluation
+
+    /// Applies animations to `p` at compositor time `t`, in the order added, each reading what
+    /// the previous produced. Animations that have ended and are removed on completion have
+    /// no effect (the tree removes them at the next frame). `only`: just that slot.
+    static func applyAnimations(_ animations: [LayerAnimation], to p: inout LayerProperties, at t: Double,
+                                only: PropertySlot? = nil) {
+        for a in animations {
+            let local = t - a.beginTime
+            if a.compiled.removedOnCompletion && local >= a.compiled.endTime { continue }
+            for i in a.slots.indices {
+                let slot = a.slots[i]
+                if let only, slot != only, !Self.overlaps(slot, only) { continue }
+                let u = p.animatableValue(at: slot)
+                if let v = a.compiled.value(forKeyPathAt: i, at: local, underlying: u) {
+                    p.setAnimatableValue(v, at: slot)
+                }
+            }
+        }
+    }
+
+    /// Whether two slots touch the same stored property (`position.x` and `position`).
+    static func overlaps(_ a: PropertySlot, _ b: PropertySlot) -> Bool {
+        a.implicitKeyPath != nil && a.implicitKeyPath == b.implicitKeyPath
+    }
+
+    /// The presentation values of one layer at compositor time `t`.
+    public func presentationProperties(of id: LayerID, at t: Double) -> LayerProperties? {
+        guard let node = nodes[id] else { return nil }
+        var p = node.properties
+        if !node.animations.isEmpty { Self.applyAnimations(node.animations, to: &p, at: t) }
+        return p
+    }
+
+    /// The presentation value of a layer at a key path at compositor time `t`, or nil for an
+    /// unknown layer or key path.
+    public func presentationValue(of id: LayerID, keyPath: String, at t: Double) -> PropertyValue? {
+        presentationProperties(of: id, at: t)?.value(forKeyPath: keyPath)
+    }
+
+    /// Makes `presentation` the presentation tree at compositor time `t`: this tree's
+    /// structure with every active animation applied to the model values. Pass the same
+    /// value frame after frame: it is rebuilt only when the model changed, and otherwise
+    /// patched in place for the animated layers (no allocation for fixed-size values).
+    public func updatePresentation(_ presentation: inout LayerTree, at t: Double) {
+        if presentation.version != version || presentation.count != count {
+            presentation = self
+        }
+        for id in animatedLayers {
+            guard let node = nodes[id] else { continue }
+            var p = node.properties
+            Self.applyAnimations(node.animations, to: &p, at: t)
+            presentation.nodes[id]!.properties = p
+        }
+    }
+
+    /// The presentation tree at `t` as a new value (queries, tests; the render thread uses
+    /// `updatePresentation(_:at:)`).
+    public func presentation(at t: Double) -> LayerTree {
+        var p = self
+        updatePresentation(&p, at: t)
+        return p
+    }
+
+    /// Ends animations whose active interval is over at compositor time `t`: reports them
+    /// stopped (finished), removes those removed on completion, and fires completions. The
+    /// render thread calls it once per frame before evaluating; cheap when nothing ends.
+    public mutating func advance(to t: Double) {
+        guard tracksAnimations, t >= nextEndTime else { return }
+        var next = Double.infinity
+        for id in animatedLayers.sorted() {
+            let animations = nodes[id]!.animations
+            var changed = false
+            var kept: [LayerAnimation] = []
+            for var a in animations {
+                if !a.hasEnded && t >= a.absoluteEndTime {
+                    a.hasEnded = true
+                    changed = true
+                    if !a.isImplicit { events.append(.animationStopped(id, key: a.key, finished: true)) }
+                    release(a, client: id.client)
+                    if a.compiled.removedOnCompletion { continue }
+                }
+                if !a.hasEnded { next = min(next, a.absoluteEndTime) }
+                kept.append(a)
+            }
+            if changed {
+                nodes[id]!.animations = kept
+                if kept.isEmpty { animatedLayers.remove(id) }
+                version &+= 1
+            }
+        }
+        nextEndTime = next
+        fireCompletions()
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import LaminaGeometry
+
+/// One of Core Animation's transform sub-key-paths (`transform.rotation.z`,
+/// `transform.scale`, `transform.translation.x`, …), with CA's meaning: reading decomposes
+/// the matrix, writing recomposes it with that component replaced.
+///
+/// Rotations are Euler angles in radians with x applied first, then y, then z
+/// (M = Rx·Ry·Rz in row-vector order); `rotation` alone is `rotation.z`. `scale` alone is the
+/// mean of the three scale factors (CA: "average of all three") and sets all three;
+/// `translation` alone is a size (x, y).
+public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
+    case rotationX = "rotation.x", rotationY = "rotation.y", rotationZ = "rotation.z", rotation = "rotation"
+    case scaleX = "scale.x", scaleY = "scale.y", scaleZ = "scale.z", scale = "scale"
+    case translationX = "translation.x", translationY = "translation.y", translationZ = "translation.z"
+    case translation = "translation"
+
+    /// A value of this component: a number, or a size for `translation`.
+    public var isSize: Bool { self == .translation }
+
+    /// Euler angles (x, y, z) of a rotation matrix M = Rx·Ry·Rz (row vectors).
+    static func eulerAngles(_ r: Transform3D) -> Vector3 {
+        let sy = min(max(-r.m13, -1), 1)
+        let b = asin(sy)
+        if abs(sy) < 0.999_999_9 {
+            return Vector3(atan2(r.m23, r.m33), b, atan2(r.m12, r.m11))
+        }
+        // Gimbal lock: put the whole remaining rotation in x.
+        return Vector3(atan2(-r.m32, r.m22), b, 0)
+    }
+
+    static func rotation(euler e: Vector3) -> Quaternion {
+        let q = Transform3D.rotation(e.x, 1, 0, 0)
+            .concatenating(.rotation(e.y, 0, 1, 0))
+            .concatenating(.rotation(e.z, 0, 0, 1))
+        return quaternion(fromRotationMatrix: q)
+    }
+
+    /// The unit quaternion of a row-vector rotation matrix (inverse of `Quaternion.rotationMatrix`).
+    static func quaternion(fromRotationMatrix m: Transform3D) -> Quaternion {
+        let trace = m.m11 + m.m22 + m.m33
+        if trace > 0 {
+            let s = (trace + 1).squareRoot() * 2
+            return Quaternion((m.m23 - m.m32) / s, (m.m31 - m.m13) / s, (m.m12 - m.m21) / s, 0.25 * s)
+        } else if m.m11 > m.m22 && m.m11 > m.m33 {
+            let s = (1 + m.m11 - m.m22 - m.m33).squareRoot() * 2
+            return Quaternion(0.25 * s, (m.m12 + m.m21) / s, (m.m13 + m.m31) / s, (m.m23 - m.m32) / s)
+        } else if m.m22 > m.m33 {
+            let s = (1 + m.m22 - m.m11 - m.m33).squareRoot() * 2
+            return Quaternion((m.m12 + m.m21) / s, 0.25 * s, (m.m23 + m.m32) / s, (m.m31 - m.m13) / s)
+        } else {
+            let s = (1 + m.m33 - m.m11 - m.m22).squareRoot() * 2
+            return Quaternion((m.m13 + m.m31) / s, (m.m23 + m.m32) / s, 0.25 * s, (m.m12 - m.m21) / s)
+        }
+    }
+
+    /// Reads the component (0 or identity parts for a matrix that does not decompose).
+    public func number(of t: Transform3D) -> Double {
+        // Fast paths for the common 2D case avoid a full decomposition.
+        let d = t.decomposed() ?? DecomposedTransform3D(scale: Vector3(0, 0, 0))
+        switch self {
+        case .rotationX: return Self.eulerAngles(d.rotation.rotationMatrix).x
+        case .rotationY: return Self.eulerAngles(d.rotation.rotationMatrix).y
+        case .rotationZ, .rotation: return Self.eulerAngles(d.rotation.rotationMatrix).z
+        case .scaleX: return d.scale.x
+        case .scaleY: return d.scale.y
+        case .scaleZ: return d.scale.z
+        case .scale: return (d.scale.x + d.scale.y + d.scale.z) / 3
+        case .translationX: return d.translation.x
+        case .translationY: return d.translation.y
+        case .translationZ: return d.translation.z
+        case .translation: return d.translation.x
+        }
+    }
+
+    /// `translation` as a size.
+    public func size(of t: Transform3D) -> Size {
+        let d = t.decomposed() ?? DecomposedTransform3D()
+        return Size(d.translation.x, d.translation.y)
+    }
+
+    /// Returns `t` with this component replaced by `v` (recomposed from its decomposition;
+    /// a matrix that does not decompose is treated as the identity).
+    public func setting(_ v: Double, in t: Transform3D) -> Transform3D {
+        var d = t.decomposed() ?? .identity
+        switch self {
+        case .rotationX, .rotationY, .rotationZ, .rotation:
+            var e = Self.eulerAngles(d.rotation.rotationMatrix)
+            switch self {
+            case .rotationX: e.x = v
+            case .rotationY: e.y = v
+            default: e.z = v
+            }
+            d.rotation = Self.rotation(euler: e)
+        case .scaleX: d.scale.x = v
+        case .scaleY: d.scale.y = v
+        case .scaleZ: d.scale.z = v
+        case .scale: d.scale = Vector3(v, v, v)
+        case .translationX, .translation: d.translation.x = v
+        case .translationY: d.translation.y = v
+        case .translationZ: d.translation.z = v
+        }
+        return d.recomposed()
+    }
+
+    public func setting(_ s: Size, in t: Transform3D) -> Transform3D {
+        var d = t.decomposed() ?? .identity
+        d.translation.x = s.width; d.translation.y = s.height
+        return d.recomposed()
+    }
+}

@@ -14,17 +14,31 @@ extension Animation {
             try c.add(self, parent: -1)
             return CompiledAnimation(keyPaths: c.keyPaths, kinds: c.kinds, endTime: c.nodes[0].timing.endTime,
                                      removedOnCompletion: timing.removedOnCompletion, isEssential: timing.essential,
-                                     nodes: c.nodes.map(CompiledAnimation.Node.init), drivers: c.drivers)
+                                     nodes: c.nodes, drivers: c.typedDrivers())
         }
     }
 }
 
+/// A node's curve as the compiler builds it, with `AnimatableValue`s; `typedDrivers()`
+/// splits it per key path and converts it to the key path's representation.
+private enum Payload {
+    case group
+    case basic(EndsRule<AnimatableValue>)
+    case keyframes(KeyframeCurve<AnimatableValue>)
+    case spring(SpringCurve<AnimatableValue>)
+    case tracks([TrackCurve<AnimatableValue>])
+    /// values[phase][slot].
+    case phases(values: [[AnimatableValue?]], transitions: [PhaseTransition], duration: Double)
+}
+
 private struct Compiler {
     let kindOf: (String) -> AnimatableValue.Kind?
-    var nodes: [CompiledAnimation.NodeSpec] = []
+    var nodes: [CompiledAnimation.Node] = []
+    var payloads: [Payload] = []
     var keyPaths: [String] = []
     var kinds: [AnimatableValue.Kind] = []
-    var drivers: [[CompiledAnimation.Driver]] = []
+    /// drivers[keyPathIndex] = (node, slot) of each leaf driving it, in order.
+    var drivers: [[(node: Int, slot: Int)]] = []
 
     init(kindOf: @escaping (String) -> AnimatableValue.Kind?) { self.kindOf = kindOf }
 
@@ -37,7 +51,36 @@ private struct Compiler {
     }
 
     mutating func drive(_ keyPathIndex: Int, node: Int, slot: Int) {
-        drivers[keyPathIndex].append(CompiledAnimation.Driver(node: Int32(node), slot: Int32(slot)))
+        drivers[keyPathIndex].append((node, slot))
+    }
+
+    /// The drivers of every key path, converted to the representation of its kind.
+    func typedDrivers() -> [CompiledAnimation.KeyPathDrivers] {
+        drivers.indices.map { k in
+            let leaves = drivers[k].map { leaf($0.node, slot: $0.slot) }
+            let nodes = drivers[k].map(\.node)
+            func typed<V: CurveValue>(_: V.Type) -> [CompiledAnimation.Driver<V>] {
+                zip(nodes, leaves).map { CompiledAnimation.Driver(node: $0, curve: $1.converted(to: V.self)) }
+            }
+            switch kinds[k] {
+            case .double, .point, .size, .rect, .color: return .vector(typed(VectorValue.self))
+            case .transform: return .transform(typed(TransformValue.self))
+            case .doubles, .colors, .path: return .generic(typed(AnimatableValue.self))
+            }
+        }
+    }
+
+    /// The curve of a leaf node for its key path number `slot`.
+    func leaf(_ node: Int, slot: Int) -> LeafCurve<AnimatableValue> {
+        switch payloads[node] {
+        case .group: preconditionFailure("a group drives no key path")
+        case .basic(let rule): return .basic(rule)
+        case .keyframes(let k): return .keyframes(.init(k))
+        case .spring(let s): return .spring(s)
+        case .tracks(let tracks): return .track(.init(tracks[slot]))
+        case let .phases(values, transitions, duration):
+            return .phase(.init(PhaseCurve(values: values.map { $0[slot] }, transitions: transitions, duration: duration)))
+        }
     }
 
     mutating func add(_ animation: Animation, parent: Int) throws(AnimationError) {
@@ -45,12 +88,13 @@ private struct Compiler {
         try validate(t)
         let index = nodes.count
         // Placeholder; payload and duration filled in below.
-        nodes.append(CompiledAnimation.NodeSpec(
+        nodes.append(CompiledAnimation.Node(
             timing: MediaTiming(duration: 0), curve: TimingCurve(t.timingFunction), parent: parent,
-            additive: t.additive, cumulative: t.cumulative, payload: .group))
+            additive: t.additive, cumulative: t.cumulative))
+        payloads.append(.group)
         var duration = t.duration ?? 0.25
         var repeatCount = t.repeatCount
-        let payload: CompiledAnimation.Payload
+        let payload: Payload
         switch animation {
         case .basic(let a):
             let (k, kind) = try keyPathIndex(a.keyPath, field: "keyPath")
@@ -66,17 +110,16 @@ private struct Compiler {
             drive(k, node: index, slot: 0)
         case .keyframe(let a):
             let (k, kind) = try keyPathIndex(a.keyPath, field: "keyPath")
-            payload = .keyframes(.init(try keyframeCurve(a, kind: kind)))
+            payload = .keyframes(try keyframeCurve(a, kind: kind))
             drive(k, node: index, slot: 0)
         case .group(let g):
             payload = .group
-            nodes[index].payload = payload
             for (i, child) in g.animations.enumerated() {
                 do { try add(child, parent: index) } catch { throw error.prefixed("animations[\(i)]") }
             }
         case .keyframeTracks(let a):
             guard !a.tracks.isEmpty else { throw AnimationError(field: "tracks", "must not be empty") }
-            var tracks: [TrackCurve] = []
+            var tracks: [TrackCurve<AnimatableValue>] = []
             var longest = 0.0
             for (slot, track) in a.tracks.enumerated() {
                 let field = "tracks.\(track.keyPath)"
@@ -89,16 +132,16 @@ private struct Compiler {
                 tracks.append(curve)
                 drive(k, node: index, slot: slot)
             }
-            payload = .tracks(.init(tracks))
+            payload = .tracks(tracks)
             duration = t.duration ?? longest
         case .phases(let a):
-            let (curve, slots) = try phaseCurve(a)
-            payload = .phases(.init(curve))
+            let (values, transitions, cycle, slots) = try phaseCurve(a)
+            payload = .phases(values: values, transitions: transitions, duration: cycle)
             for (slot, k) in slots.enumerated() { drive(k, node: index, slot: slot) }
-            duration = t.duration ?? curve.duration
+            duration = t.duration ?? cycle
             if a.repeats && t.repeatCount == 0 && t.repeatDuration == 0 { repeatCount = .infinity }
         }
-        nodes[index].payload = payload
+        payloads[index] = payload
         nodes[index].timing = MediaTiming(
             beginTime: t.beginTime, duration: duration, speed: t.speed, timeOffset: t.timeOffset,
             repeatCount: repeatCount, repeatDuration: t.repeatDuration, autoreverses: t.autoreverses,
@@ -149,7 +192,7 @@ private struct Compiler {
 
     /// CABasicAnimation's combinations (see `BasicAnimation`).
     func endsRule(from: AnimatableValue?, to: AnimatableValue?, by: AnimatableValue?,
-                  kind: AnimatableValue.Kind) throws(AnimationError) -> EndsRule {
+                  kind: AnimatableValue.Kind) throws(AnimationError) -> EndsRule<AnimatableValue> {
         if let from { try check(from, kind: kind, field: "from") }
         if let to { try check(to, kind: kind, field: "to") }
         if let by { try check(by, kind: kind, field: "by") }
@@ -172,7 +215,7 @@ private struct Compiler {
         }
     }
 
-    func keyframeCurve(_ a: KeyframeAnimation, kind: AnimatableValue.Kind) throws(AnimationError) -> KeyframeCurve {
+    func keyframeCurve(_ a: KeyframeAnimation, kind: AnimatableValue.Kind) throws(AnimationError) -> KeyframeCurve<AnimatableValue> {
         var segments: [PathSegment] = []
         var vertices: [Point] = []
         let count: Int
@@ -245,8 +288,8 @@ private struct Compiler {
         return curve
     }
 
-    func trackCurve(_ track: KeyframeTrack, kind: AnimatableValue.Kind, field: String) throws(AnimationError) -> TrackCurve {
-        var out: [TrackKeyframe] = []
+    func trackCurve(_ track: KeyframeTrack, kind: AnimatableValue.Kind, field: String) throws(AnimationError) -> TrackCurve<AnimatableValue> {
+        var out: [TrackKeyframe<AnimatableValue>] = []
         var time = 0.0
         for (i, kf) in track.keyframes.enumerated() {
             let f = "\(field)[\(i)]"
@@ -258,7 +301,7 @@ private struct Compiler {
             let d = kf.duration
             guard !d.isNaN, d >= 0 else { throw AnimationError(field: f + ".duration", "must be ≥ 0") }
             guard d.isFinite else { throw AnimationError(field: f + ".duration", "must be finite") }
-            let shape: TrackKeyframe.Shape
+            let shape: TrackKeyframeShape
             switch kf {
             case .linear(_, _, let tf):
                 if let problem = tf.validationError() { throw AnimationError(field: f + ".timingFunction", problem) }
@@ -277,7 +320,10 @@ private struct Compiler {
         return TrackCurve(keyframes: out, duration: time)
     }
 
-    mutating func phaseCurve(_ a: PhaseAnimation) throws(AnimationError) -> (PhaseCurve, [Int]) {
+    /// A phase sequence's values (values[phase][slot]), its transitions, the cycle's
+    /// duration, and the key path index of each slot.
+    mutating func phaseCurve(_ a: PhaseAnimation) throws(AnimationError)
+        -> ([[AnimatableValue?]], [PhaseTransition], Double, [Int]) {
         guard !a.phases.isEmpty else { throw AnimationError(field: "phases", "must not be empty") }
         // Key paths in a stable order: first appearance, names sorted within a phase.
         var slotKeyPaths: [String] = []
@@ -318,7 +364,7 @@ private struct Compiler {
             durations.append(d)
             curves.append(TimingCurve(phase.curve))
         }
-        var transitions: [PhaseCurve.Transition] = []
+        var transitions: [PhaseTransition] = []
         var time = 0.0
         let n = a.phases.count
         if n > 1 {
@@ -328,6 +374,6 @@ private struct Compiler {
                 time += durations[to]
             }
         }
-        return (PhaseCurve(values: values, transitions: transitions, duration: time), slots)
+        return (values, transitions, time, slots)
     }
 }

@@ -22,45 +22,37 @@ public struct CompiledAnimation: Sendable {
     /// False when the client marked the animation non-essential (Reduce Motion may replace it).
     public let isEssential: Bool
 
+    /// The animations of the tree (groups included), parents before children.
     let nodes: [Node]
-    /// drivers[keyPathIndex] = leaves driving that key path, in order.
-    let drivers: [[Driver]]
+    /// drivers[keyPathIndex] = the leaves driving that key path, in application order, in
+    /// the value representation of its kind.
+    let drivers: [KeyPathDrivers]
 
-    struct Driver: Sendable { var node: Int32; var slot: Int32 }
-
-    /// What the compiler fills in for one node.
-    struct NodeSpec: Sendable {
+    /// The timing of one animation of the tree (a group or a leaf): plain data, so reading
+    /// it during evaluation is a load, with no reference counting.
+    struct Node: Sendable {
         var timing: MediaTiming
         var curve: TimingCurve
         var parent: Int
         var additive: Bool
         var cumulative: Bool
-        var payload: Payload
     }
 
-    /// One animation of the tree (a group or a leaf). A class so that reading a node during
-    /// evaluation is a pointer load, not a copy of its timing and curve.
-    final class Node: Sendable {
-        let timing: MediaTiming
-        let curve: TimingCurve
-        let parent: Int
-        let additive: Bool
-        let cumulative: Bool
-        let payload: Payload
-        init(_ s: NodeSpec) {
-            timing = s.timing; curve = s.curve; parent = s.parent
-            additive = s.additive; cumulative = s.cumulative; payload = s.payload
-        }
+    /// One leaf animation's curve for one key path (a track or a phase sequence has one per
+    /// key path it drives).
+    struct Driver<V: CurveValue>: Sendable {
+        var node: Int
+        var curve: LeafCurve<V>
     }
 
-    /// Curves live out of line so that a `Node` stays small and cheap to read.
-    enum Payload: Sendable {
-        case group
-        case basic(EndsRule)
-        case keyframes(Box<KeyframeCurve>)
-        case spring(SpringCurve)
-        case tracks(Box<[TrackCurve]>)
-        case phases(Box<PhaseCurve>)
+    /// The drivers of one key path, in the representation its kind evaluates in
+    /// (`CurveValue.swift`).
+    enum KeyPathDrivers: Sendable {
+        /// double, point, size, rect, color.
+        case vector([Driver<VectorValue>])
+        case transform([Driver<TransformValue>])
+        /// Lists and paths.
+        case generic([Driver<AnimatableValue>])
     }
 
     /// An immutable heap box (immutable, so Sendable).
@@ -86,14 +78,12 @@ public struct CompiledAnimation: Sendable {
     /// out-of-range index or a non-finite time gives nil.
     public func value(forKeyPathAt index: Int, at t: Double, underlying: AnimatableValue) -> AnimatableValue? {
         guard index >= 0, index < drivers.count, !t.isNaN else { return nil }
-        var value = underlying
-        var affected = false
-        for d in drivers[index] {
-            guard let state = leafState(Int(d.node), t) else { continue }
-            value = sample(Int(d.node), slot: Int(d.slot), state, underlying: value)
-            affected = true
+        let kind = kinds[index]
+        switch drivers[index] {
+        case .vector(let d): return evaluate(d, at: t, underlying: underlying, kind: kind)
+        case .transform(let d): return evaluate(d, at: t, underlying: underlying, kind: kind)
+        case .generic(let d): return evaluate(d, at: t, underlying: underlying, kind: kind)
         }
-        return affected ? value : nil
     }
 
     /// Convenience by name (a linear search over `keyPaths`).
@@ -107,45 +97,37 @@ public struct CompiledAnimation: Sendable {
     /// replaces a running implicit spring. Nil when no spring drives it with effect then.
     public func springState(forKeyPathAt index: Int, at t: Double, underlying: AnimatableValue) -> SpringState? {
         guard index >= 0, index < drivers.count, !t.isNaN else { return nil }
-        for d in drivers[index].reversed() {
-            let n = nodes[Int(d.node)]
-            guard case .spring(let box) = n.payload, let state = leafState(Int(d.node), t) else { continue }
-            let spring = box
-            let value = sample(Int(d.node), slot: 0, state, underlying: underlying)
-            var velocity: AnimatableValue? = nil
-            if state.phase == .active, var v = spring.velocity(state.iterationTime, underlying: underlying) {
-                // d(iterationTime)/dt: the speeds of the node and its ancestors, and −1 on
-                // the backward half of an autoreversing iteration.
-                var rate = 1.0
-                var i = Int(d.node)
-                while i >= 0 {
-                    let tm = nodes[i].timing
-                    rate *= tm.speed
-                    i = nodes[i].parent
-                }
-                if n.timing.autoreverses {
-                    let cycle = 2 * n.timing.duration
-                    let within = state.localTime - cycle * (state.localTime / cycle).rounded(.down)
-                    if within > n.timing.duration { rate = -rate }
-                }
-                v = AnimatableValue.weightedSum(v, rate, v, 0, v, 0, v, 0) ?? v
-                velocity = v
-            } else if state.phase != .active {
-                velocity = AnimatableValue.weightedSum(value, 0, value, 0, value, 0, value, 0)
-            }
-            return SpringState(value: value, velocity: velocity)
+        let kind = kinds[index]
+        switch drivers[index] {
+        case .vector(let d): return springState(d, at: t, underlying: underlying, kind: kind)
+        case .transform(let d): return springState(d, at: t, underlying: underlying, kind: kind)
+        case .generic(let d): return springState(d, at: t, underlying: underlying, kind: kind)
         }
-        return nil
     }
 
     // MARK: Evaluation
 
+    /// Applies the drivers in order, each to the previous one's result.
+    @inline(__always)
+    func evaluate<V: CurveValue>(_ drivers: [Driver<V>], at t: Double, underlying: AnimatableValue,
+                                 kind: AnimatableValue.Kind) -> AnimatableValue? {
+        var value = V(underlying: underlying, kind: kind)
+        var affected = false
+        for d in drivers {
+            guard let state = leafState(d.node, t) else { continue }
+            value = sample(d, state, underlying: value)
+            affected = true
+        }
+        return affected ? value.animatableValue(kind) : nil
+    }
+
     /// The node's timing state at root time t, or nil when it (or an ancestor) has no effect.
+    @inline(__always)
     func leafState(_ node: Int, _ t: Double) -> TimingState? {
         let parent = nodes[node].parent
         var parentTime = t
         if parent >= 0 {
-            guard let ps = leafState(parent, t) else { return nil }
+            guard let ps = groupState(parent, t) else { return nil }
             parentTime = nodes[parent].curve.isLinear
                 ? ps.iterationTime : nodes[parent].curve.progress(ps.fraction) * nodes[parent].timing.duration
         }
@@ -153,50 +135,95 @@ public struct CompiledAnimation: Sendable {
         return s.hasEffect ? s : nil
     }
 
+    /// `leafState` for groups (not inlined: groups are rare and may nest).
+    func groupState(_ node: Int, _ t: Double) -> TimingState? { leafState(node, t) }
+
+    /// The leaf's value at its progress `p`, before cumulative and additive composition.
     @inline(__always)
-    func curveValue(_ node: Int, slot: Int, _ state: TimingState, progress p: Double, underlying: AnimatableValue) -> AnimatableValue {
-        switch nodes[node].payload {
-        case .group: return underlying
+    func curveValue<V: CurveValue>(_ d: Driver<V>, _ state: TimingState, progress p: Double, underlying: V) -> V {
+        switch d.curve {
         case .basic(let rule): return rule.value(p, underlying: underlying)
         case .keyframes(let k): return k.value.value(p)
         case .spring(let s): return s.value(state.iterationTime, underlying: underlying)
-        case .tracks(let tracks): return tracks.value[slot].value(p * nodes[node].timing.duration, underlying: underlying)
-        case .phases(let ph): return ph.value.value(p * nodes[node].timing.duration, slot: slot, underlying: underlying)
+        case .track(let track): return track.value.value(p * nodes[d.node].timing.duration, underlying: underlying)
+        case .phase(let ph): return ph.value.value(p * nodes[d.node].timing.duration, underlying: underlying)
         }
     }
 
-    func sample(_ node: Int, slot: Int, _ state: TimingState, underlying: AnimatableValue) -> AnimatableValue {
-        let p = nodes[node].curve.isLinear ? state.fraction : nodes[node].curve.progress(state.fraction)
-        var v = curveValue(node, slot: slot, state, progress: p, underlying: underlying)
-        let cumulative = nodes[node].cumulative, additive = nodes[node].additive
-        if cumulative && state.iteration > 0 {
-            let n = nodes[node]
-            // Each repeat starts where the previous ended: v + i·(end − start).
-            var s0 = state, s1 = state
-            s0.iterationTime = 0; s0.fraction = 0
-            s1.iterationTime = n.timing.duration; s1.fraction = 1
-            let start = curveValue(node, slot: slot, s0, progress: n.curve.progress(0), underlying: underlying)
-            let end = curveValue(node, slot: slot, s1, progress: n.curve.progress(1), underlying: underlying)
-            let i = Double(state.iteration)
-            if let sum = AnimatableValue.weightedSum(v, 1, end, i, start, -i, v, 0) {
-                v = sum
-            } else if case .transform(let a) = start, case .transform(let b) = end,
-                      case .transform(let cur) = v, let inv = a.inverted {
-                v = .transform(cur.concatenating(power(inv.concatenating(b), state.iteration)))
-            }
+    @inline(__always)
+    func sample<V: CurveValue>(_ d: Driver<V>, _ state: TimingState, underlying: V) -> V {
+        let curve = nodes[d.node].curve
+        let p = curve.isLinear ? state.fraction : curve.progress(state.fraction)
+        var v = curveValue(d, state, progress: p, underlying: underlying)
+        if nodes[d.node].cumulative && state.iteration > 0 {
+            v = accumulate(d, v, state, underlying: underlying)
         }
-        if additive { v = v.adding(underlying) }
+        if nodes[d.node].additive { v = v.adding(underlying) }
         return v
+    }
+
+    /// Each repeat starts where the previous ended: v + i·(end − start).
+    func accumulate<V: CurveValue>(_ d: Driver<V>, _ v: V, _ state: TimingState, underlying: V) -> V {
+        let n = nodes[d.node]
+        var s0 = state, s1 = state
+        s0.iterationTime = 0; s0.fraction = 0
+        s1.iterationTime = n.timing.duration; s1.fraction = 1
+        let start = curveValue(d, s0, progress: n.curve.progress(0), underlying: underlying)
+        let end = curveValue(d, s1, progress: n.curve.progress(1), underlying: underlying)
+        return V.accumulated(v, start: start, end: end, iteration: state.iteration)
+    }
+
+    func springState<V: CurveValue>(_ drivers: [Driver<V>], at t: Double, underlying: AnimatableValue,
+                                    kind: AnimatableValue.Kind) -> SpringState? {
+        let u = V(underlying: underlying, kind: kind)
+        for d in drivers.reversed() {
+            guard case .spring(let spring) = d.curve, let state = leafState(d.node, t) else { continue }
+            let n = nodes[d.node]
+            let value = sample(d, state, underlying: u)
+            var velocity: V? = nil
+            if state.phase == .active, var v = spring.velocity(state.iterationTime, underlying: u) {
+                // d(iterationTime)/dt: the speeds of the node and its ancestors, and −1 on
+                // the backward half of an autoreversing iteration.
+                var rate = 1.0
+                var i = d.node
+                while i >= 0 {
+                    rate *= nodes[i].timing.speed
+                    i = nodes[i].parent
+                }
+                if n.timing.autoreverses {
+                    let cycle = 2 * n.timing.duration
+                    let within = state.localTime - cycle * (state.localTime / cycle).rounded(.down)
+                    if within > n.timing.duration { rate = -rate }
+                }
+                v = V.weightedSum(v, rate, v, 0, v, 0, v, 0) ?? v
+                velocity = v
+            } else if state.phase != .active {
+                velocity = V.weightedSum(value, 0, value, 0, value, 0, value, 0)
+            }
+            return SpringState(value: value.animatableValue(kind), velocity: velocity?.animatableValue(kind))
+        }
+        return nil
     }
 }
 
-/// m^k by squaring (k ≥ 0, capped to keep evaluation bounded).
-private func power(_ m: Transform3D, _ k: Int) -> Transform3D {
-    var result = Transform3D.identity, base = m, e = min(k, 1 << 20)
-    while e > 0 {
-        if e & 1 == 1 { result = result.concatenating(base) }
-        base = base.concatenating(base)
-        e >>= 1
+/// One leaf animation's value curve for one key path, in the representation `V`.
+enum LeafCurve<V: CurveValue>: Sendable {
+    case basic(EndsRule<V>)
+    case spring(SpringCurve<V>)
+    case keyframes(CompiledAnimation.Box<KeyframeCurve<V>>)
+    case track(CompiledAnimation.Box<TrackCurve<V>>)
+    case phase(CompiledAnimation.Box<PhaseCurve<V>>)
+}
+
+extension LeafCurve where V == AnimatableValue {
+    /// The same curve in another value representation (compile time).
+    func converted<W: CurveValue>(to: W.Type) -> LeafCurve<W> {
+        switch self {
+        case .basic(let r): .basic(r.converted(to: W.self))
+        case .spring(let s): .spring(s.converted(to: W.self))
+        case .keyframes(let k): .keyframes(.init(k.value.converted(to: W.self)))
+        case .track(let t): .track(.init(t.value.converted(to: W.self)))
+        case .phase(let p): .phase(.init(p.value.converted(to: W.self)))
+        }
     }
-    return result
 }

@@ -16,40 +16,38 @@ func catmullRomWeights(_ u: Double) -> (Double, Double, Double, Double) {
 /// Catmull-Rom through p0 → p1 with neighbours; a linear interpolation for kinds that have
 /// no weighted sum (transforms).
 @inline(__always)
-func catmullRom(_ pm: AnimatableValue, _ p0: AnimatableValue, _ p1: AnimatableValue, _ p2: AnimatableValue,
-                _ u: Double) -> AnimatableValue {
+func catmullRom<V: CurveValue>(_ pm: V, _ p0: V, _ p1: V, _ p2: V, _ u: Double) -> V {
     let w = catmullRomWeights(u)
-    return AnimatableValue.weightedSum(pm, w.0, p0, w.1, p1, w.2, p2, w.3) ?? p0.interpolated(to: p1, u)
+    return V.weightedSum(pm, w.0, p0, w.1, p1, w.2, p2, w.3) ?? p0.interpolated(to: p1, u)
+}
+
+/// CABasicAnimation's from/to/by modes, resolved as far as compile time allows.
+enum EndsMode: Sendable {
+    case fixed      // from–to, from–by, by–to: first → second
+    case fromOnly   // first → underlying
+    case toOnly     // underlying → first
+    case byOnly     // underlying → underlying + first
 }
 
 /// CABasicAnimation's from/to/by, resolved as far as compile time allows. A class (immutable)
-/// so that evaluation borrows it instead of copying two large values per frame.
-final class EndsRule: Sendable {
-    enum Mode: Sendable {
-        case fixed      // from–to, from–by, by–to: first → second
-        case fromOnly   // first → underlying
-        case toOnly     // underlying → first
-        case byOnly     // underlying → underlying + first
-    }
-    let mode: Mode
-    let first: AnimatableValue
-    let second: AnimatableValue
-    /// Transforms with both ends known, decomposed once.
-    let decomposed: (DecomposedTransform3D, DecomposedTransform3D)?
+/// so that evaluation borrows it instead of copying two values per frame.
+final class EndsRule<V: CurveValue>: Sendable {
+    let mode: EndsMode
+    let first: V
+    let second: V
 
-    init(_ mode: Mode, _ first: AnimatableValue, _ second: AnimatableValue? = nil) {
+    init(_ mode: EndsMode, _ first: V, _ second: V? = nil) {
         self.mode = mode; self.first = first; self.second = second ?? first
-        if mode == .fixed, case .transform(let a) = first, case .transform(let b)? = second,
-           let da = a.decomposed(), let db = b.decomposed() {
-            decomposed = (da, db)
-        } else {
-            decomposed = nil
-        }
     }
 
-    static func fixed(_ from: AnimatableValue, _ to: AnimatableValue) -> EndsRule { EndsRule(.fixed, from, to) }
+    static func fixed(_ from: V, _ to: V) -> EndsRule { EndsRule(.fixed, from, to) }
 
-    @inline(__always) func resolve(_ u: AnimatableValue) -> (AnimatableValue, AnimatableValue) {
+    /// The same rule in another value representation.
+    func converted<W: CurveValue>(to: W.Type) -> EndsRule<W> where V == AnimatableValue {
+        EndsRule<W>(mode, W(compiled: first), W(compiled: second))
+    }
+
+    @inline(__always) func resolve(_ u: V) -> (V, V) {
         switch mode {
         case .fixed: (first, second)
         case .fromOnly: (first, u)
@@ -58,51 +56,52 @@ final class EndsRule: Sendable {
         }
     }
 
-    @inline(__always) func value(_ p: Double, underlying u: AnimatableValue) -> AnimatableValue {
+    @inline(__always) func value(_ p: Double, underlying u: V) -> V {
         switch mode {
-        case .fixed:
-            if let (a, b) = decomposed {
-                if p == 0 { return first }
-                if p == 1 { return second }
-                return .transform(a.interpolated(to: b, p).recomposed())
-            }
-            return first.interpolated(to: second, p)
-        case .fromOnly: return first.interpolated(to: u, p)
-        case .toOnly: return u.interpolated(to: first, p)
-        case .byOnly: return u.interpolated(to: u.adding(first), p)
+        case .fixed: first.interpolated(to: second, p)
+        case .fromOnly: first.interpolated(to: u, p)
+        case .toOnly: u.interpolated(to: first, p)
+        case .byOnly: u.interpolated(to: u.adding(first), p)
         }
     }
 }
 
-/// A spring animation: from/to rule, the spring, an optional velocity vector.
-final class SpringCurve: Sendable {
-    let ends: EndsRule
+/// A spring animation: from/to rule, the spring (its response precomputed), an optional
+/// velocity vector.
+final class SpringCurve<V: CurveValue>: Sendable {
+    let ends: EndsRule<V>
     let spring: Spring
-    let velocity: AnimatableValue?
+    let response: SpringResponse
+    let velocity: V?
 
-    init(ends: EndsRule, spring: Spring, velocity: AnimatableValue?) {
+    init(ends: EndsRule<V>, spring: Spring, velocity: V?) {
         self.ends = ends; self.spring = spring; self.velocity = velocity
+        response = SpringResponse(spring)
+    }
+
+    func converted<W: CurveValue>(to: W.Type) -> SpringCurve<W> where V == AnimatableValue {
+        SpringCurve<W>(ends: ends.converted(to: W.self), spring: spring, velocity: velocity.map(W.init(compiled:)))
     }
 
     /// Value at `t` seconds of the iteration.
-    func value(_ t: Double, underlying: AnimatableValue) -> AnimatableValue {
-        let r = spring.responses(max(0, t))
+    @inline(__always) func value(_ t: Double, underlying: V) -> V {
+        let r = response(max(0, t))
         if let v = velocity {
             let (a, b) = ends.resolve(underlying)
-            if let s = AnimatableValue.weightedSum(b, 1 - r.y1, a, r.y1, v, r.g, b, 0) { return s }
+            if let s = V.weightedSum(b, 1 - r.y1, a, r.y1, v, r.g, b, 0) { return s }
         }
         return ends.value(1 - r.y1 + spring.initialVelocity * r.g, underlying: underlying)
     }
 
     /// Velocity (value units per second of iteration time), or nil for kinds without one.
-    func velocity(_ t: Double, underlying: AnimatableValue) -> AnimatableValue? {
-        let r = spring.responses(max(0, t))
+    func velocity(_ t: Double, underlying: V) -> V? {
+        let r = response(max(0, t))
         let (a, b) = ends.resolve(underlying)
         if let v = velocity {
-            return AnimatableValue.weightedSum(a, r.dy1, b, -r.dy1, v, r.dg, b, 0)
+            return V.weightedSum(a, r.dy1, b, -r.dy1, v, r.dg, b, 0)
         }
         let rate = -r.dy1 + spring.initialVelocity * r.dg   // from–to distances per second
-        return AnimatableValue.weightedSum(b, rate, a, -rate, a, 0, a, 0)
+        return V.weightedSum(b, rate, a, -rate, a, 0, a, 0)
     }
 }
 
@@ -159,10 +158,10 @@ struct PathSegment: Sendable {
 }
 
 /// A compiled `KeyframeAnimation`.
-struct KeyframeCurve: Sendable {
+struct KeyframeCurve<V: CurveValue>: Sendable {
     var mode: CalculationMode
     /// The values (empty in path mode).
-    var values: [AnimatableValue]
+    var values: [V]
     /// Path mode: the segments; `vertices` are the key points for discrete mode.
     var segments: [PathSegment]
     var vertices: [Point]
@@ -173,12 +172,18 @@ struct KeyframeCurve: Sendable {
     /// Constant-speed modes: cumulative arc length, normalized to 0…1, sampled
     /// `arcSamples` times per segment (segments × arcSamples + 1 entries); empty otherwise.
     var arcTable: [Double]
-    static let arcSamples = 32
+    static var arcSamples: Int { 32 }
 
     var isPathMode: Bool { values.isEmpty }
     var segmentCount: Int { isPathMode ? segments.count : values.count - 1 }
 
-    func value(_ p: Double) -> AnimatableValue {
+    /// The same curve in another value representation.
+    func converted<W: CurveValue>(to: W.Type) -> KeyframeCurve<W> where V == AnimatableValue {
+        KeyframeCurve<W>(mode: mode, values: values.map(W.init(compiled:)), segments: segments, vertices: vertices,
+                         keyTimes: keyTimes, segmentCurves: segmentCurves, arcTable: arcTable)
+    }
+
+    func value(_ p: Double) -> V {
         let f = p.isNaN ? 0 : min(max(p, 0), 1)
         if mode == .discrete {
             let count = isPathMode ? vertices.count : values.count
@@ -189,10 +194,10 @@ struct KeyframeCurve: Sendable {
                 let mid = (lo + hi) / 2
                 if keyTimes[mid] <= f { i = mid; lo = mid + 1 } else { hi = mid - 1 }
             }
-            return isPathMode ? .point(vertices[i]) : values[i]
+            return isPathMode ? .pathPoint(vertices[i]) : values[i]
         }
         let n = segmentCount
-        if n <= 0 { return isPathMode ? .point(vertices.first ?? .zero) : values[0] }
+        if n <= 0 { return isPathMode ? .pathPoint(vertices.first ?? .zero) : values[0] }
         var seg: Int
         var s: Double
         if !arcTable.isEmpty {
@@ -225,8 +230,8 @@ struct KeyframeCurve: Sendable {
         return segmentValue(seg, s)
     }
 
-    @inline(__always) func segmentValue(_ seg: Int, _ s: Double) -> AnimatableValue {
-        if isPathMode { return .point(segments[seg].point(s)) }
+    @inline(__always) func segmentValue(_ seg: Int, _ s: Double) -> V {
+        if isPathMode { return .pathPoint(segments[seg].point(s)) }
         switch mode {
         case .cubic, .cubicPaced:
             let pm = values[max(seg - 1, 0)], p2 = values[min(seg + 2, values.count - 1)]
@@ -257,22 +262,30 @@ struct KeyframeCurve: Sendable {
     }
 }
 
+/// How a track keyframe moves to its value.
+enum TrackKeyframeShape: Sendable { case linear(TimingCurve), cubic, spring(TimingCurve), move }
+
 /// A compiled keyframe of a track.
-struct TrackKeyframe: Sendable {
-    enum Shape: Sendable { case linear(TimingCurve), cubic, spring(TimingCurve), move }
-    var shape: Shape
-    var value: AnimatableValue
+struct TrackKeyframe<V: CurveValue>: Sendable {
+    var shape: TrackKeyframeShape
+    var value: V
     var start: Double
     var duration: Double
 }
 
 /// A compiled track of a `KeyframeTracksAnimation`.
-struct TrackCurve: Sendable {
-    var keyframes: [TrackKeyframe]
+struct TrackCurve<V: CurveValue>: Sendable {
+    var keyframes: [TrackKeyframe<V>]
     var duration: Double
 
+    func converted<W: CurveValue>(to: W.Type) -> TrackCurve<W> where V == AnimatableValue {
+        TrackCurve<W>(keyframes: keyframes.map {
+            TrackKeyframe<W>(shape: $0.shape, value: W(compiled: $0.value), start: $0.start, duration: $0.duration)
+        }, duration: duration)
+    }
+
     /// Value `t` seconds into the animation, from the underlying value at the track start.
-    func value(_ t: Double, underlying: AnimatableValue) -> AnimatableValue {
+    func value(_ t: Double, underlying: V) -> V {
         let n = keyframes.count
         guard n > 0 else { return underlying }
         var j = 0
@@ -293,25 +306,32 @@ struct TrackCurve: Sendable {
     }
 }
 
-/// A compiled `PhaseAnimation`: one cycle of transitions.
-struct PhaseCurve: Sendable {
-    struct Transition: Sendable {
-        var from: Int, to: Int
-        var curve: TimingCurve
-        var start: Double, duration: Double
-    }
-    /// values[phase][slot]; nil keeps the underlying value.
-    var values: [[AnimatableValue?]]
-    var transitions: [Transition]
+/// The transitions of a compiled `PhaseAnimation` (one cycle), shared by its key paths.
+struct PhaseTransition: Sendable {
+    var from: Int, to: Int
+    var curve: TimingCurve
+    var start: Double, duration: Double
+}
+
+/// One key path of a compiled `PhaseAnimation`: its value in each phase and the cycle's
+/// transitions.
+struct PhaseCurve<V: CurveValue>: Sendable {
+    /// values[phase]; nil keeps the underlying value.
+    var values: [V?]
+    var transitions: [PhaseTransition]
     var duration: Double
 
-    func value(_ t: Double, slot: Int, underlying: AnimatableValue) -> AnimatableValue {
+    func converted<W: CurveValue>(to: W.Type) -> PhaseCurve<W> where V == AnimatableValue {
+        PhaseCurve<W>(values: values.map { $0.map(W.init(compiled:)) }, transitions: transitions, duration: duration)
+    }
+
+    func value(_ t: Double, underlying: V) -> V {
         var k = 0
         let n = transitions.count
         while k < n && transitions[k].start + transitions[k].duration <= t { k += 1 }
-        if k == n { return values[0][slot] ?? underlying }
+        if k == n { return values[0] ?? underlying }
         let tr = transitions[k]
-        let a = values[tr.from][slot] ?? underlying, b = values[tr.to][slot] ?? underlying
+        let a = values[tr.from] ?? underlying, b = values[tr.to] ?? underlying
         let u = tr.duration > 0 ? max(0, t - tr.start) / tr.duration : 1
         return a.interpolated(to: b, tr.curve.progress(u))
     }

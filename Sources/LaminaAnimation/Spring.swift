@@ -55,28 +55,7 @@ public struct Spring: Hashable, Sendable {
     /// ω, ζ is a linear combination of them.
     @inlinable
     func responses(_ t: Double) -> (y1: Double, g: Double, dy1: Double, dg: Double) {
-        let w = angularFrequency, z = dampingRatio
-        if z < 1 {
-            let wd = w * (1 - z * z).squareRoot()
-            let e = exp(-z * w * t), c = cos(wd * t), s = sin(wd * t)
-            let y1 = e * (c + (z * w / wd) * s)
-            let g = e * s / wd
-            // d/dt of e·(c + a·s) with a = ζω/ωd: e·(−ζω(c + a s) − ωd s + a ωd c)
-            let dy1 = e * (-(z * w) * (c + (z * w / wd) * s) - wd * s + z * w * c)
-            let dg = e * (c - (z * w / wd) * s)
-            return (y1, g, dy1, dg)
-        } else if z == 1 {
-            let e = exp(-w * t)
-            return ((1 + w * t) * e, t * e, -w * w * t * e, (1 - w * t) * e)
-        } else {
-            let root = (z * z - 1).squareRoot()
-            let r1 = -w * (z - root), r2 = -w * (z + root)
-            let e1 = exp(r1 * t), e2 = exp(r2 * t)
-            // y1: C1 + C2 = 1, r1 C1 + r2 C2 = 0.
-            let c2 = -r1 / (r2 - r1), c1 = 1 - c2
-            let g = (e1 - e2) / (r1 - r2)
-            return (c1 * e1 + c2 * e2, g, c1 * r1 * e1 + c2 * r2 * e2, (r1 * e1 - r2 * e2) / (r1 - r2))
-        }
+        SpringResponse(self)(t)
     }
 
     /// The position at time t in from–to units: 0 at the start, 1 at rest; may overshoot.
@@ -145,5 +124,60 @@ public struct Spring: Hashable, Sendable {
         let distance = target - position
         s.initialVelocity = distance != 0 ? velocity / distance : 0
         return s
+    }
+}
+
+/// `Spring.responses` with everything that does not depend on t computed once: compiled
+/// springs keep one, so that evaluating is two or three `exp`/`sin`/`cos` calls and a few
+/// multiplications. The expressions are those of the closed form, grouped so that the
+/// results are bit for bit the same as computing them at once.
+@usableFromInline
+struct SpringResponse: Hashable, Sendable {
+    @usableFromInline enum Regime: Hashable, Sendable { case under, critical, over }
+    @usableFromInline let regime: Regime
+    // Underdamped: ωd, −ζω (decay rate), ζω, ζω/ωd. Critical: ω, −ω, −ω·ω.
+    // Overdamped: r1, r2, c1, c2, c1·r1, c2·r2, r1 − r2.
+    @usableFromInline let k0, k1, k2, k3, k4, k5, k6: Double
+
+    @inlinable init(_ s: Spring) {
+        let w = s.angularFrequency, z = s.dampingRatio
+        if z < 1 {
+            let wd = w * (1 - z * z).squareRoot()
+            regime = .under
+            k0 = wd; k1 = -z * w; k2 = z * w; k3 = z * w / wd; k4 = 0; k5 = 0; k6 = 0
+        } else if z == 1 {
+            regime = .critical
+            k0 = w; k1 = -w; k2 = -w * w; k3 = 0; k4 = 0; k5 = 0; k6 = 0
+        } else {
+            let root = (z * z - 1).squareRoot()
+            let r1 = -w * (z - root), r2 = -w * (z + root)
+            // y1: C1 + C2 = 1, r1 C1 + r2 C2 = 0.
+            let c2 = -r1 / (r2 - r1), c1 = 1 - c2
+            regime = .over
+            k0 = r1; k1 = r2; k2 = c1; k3 = c2; k4 = c1 * r1; k5 = c2 * r2; k6 = r1 - r2
+        }
+    }
+
+    @inlinable @inline(__always)
+    func callAsFunction(_ t: Double) -> (y1: Double, g: Double, dy1: Double, dg: Double) {
+        switch regime {
+        case .under:
+            let wd = k0, zw = k2, a = k3
+            let e = exp(k1 * t), c = cos(wd * t), s = sin(wd * t)
+            let y1 = e * (c + a * s)
+            let g = e * s / wd
+            // d/dt of e·(c + a·s) with a = ζω/ωd: e·(−ζω(c + a s) − ωd s + a ωd c)
+            let dy1 = e * (-zw * (c + a * s) - wd * s + zw * c)
+            let dg = e * (c - a * s)
+            return (y1, g, dy1, dg)
+        case .critical:
+            let w = k0
+            let e = exp(k1 * t)
+            return ((1 + w * t) * e, t * e, k2 * t * e, (1 - w * t) * e)
+        case .over:
+            let e1 = exp(k0 * t), e2 = exp(k1 * t)
+            let g = (e1 - e2) / k6
+            return (k2 * e1 + k3 * e2, g, k4 * e1 + k5 * e2, (k0 * e1 - k1 * e2) / k6)
+        }
     }
 }

@@ -78,7 +78,8 @@ struct TimingCurve: Hashable, Sendable {
         case linear
         case bezier(CubicBezier)
         case steps(Int, TimingFunction.StepPosition)
-        case spring(Spring, settle: Double)
+        /// The response precomputed; the spring's own initial velocity; its settling duration.
+        case spring(SpringResponse, initialVelocity: Double, settle: Double)
     }
     var form: Form
 
@@ -88,7 +89,7 @@ struct TimingCurve: Hashable, Sendable {
         case let .cubicBezier(x1, y1, x2, y2):
             form = (x1 == y1 && x2 == y2) ? .linear : .bezier(CubicBezier(x1, y1, x2, y2))
         case let .steps(n, p): form = .steps(n, p)
-        case .spring(let s): form = .spring(s, settle: s.settlingDuration)
+        case .spring(let s): form = .spring(SpringResponse(s), initialVelocity: s.initialVelocity, settle: s.settlingDuration)
         }
     }
 
@@ -96,15 +97,18 @@ struct TimingCurve: Hashable, Sendable {
 
     var isLinear: Bool { if case .linear = form { true } else { false } }
 
+    @inline(__always)
     func progress(_ x: Double) -> Double {
         switch form {
         case .linear: return x
         case .bezier(let b): return b.solve(x)
         case let .steps(n, position): return steps(x, n, position)
-        case let .spring(s, settle):
+        case let .spring(response, v, settle):
             if x >= 1 || settle <= 0 { return 1 }
             if x <= 0 { return 0 }
-            return s.value(at: x * settle)
+            // Spring.value(at:), with the response's constants computed once.
+            let r = response(max(0, x * settle))
+            return 1 - r.y1 + v * r.g
         }
     }
 

@@ -14,12 +14,81 @@ public struct DrawList: Sendable {
     public var clearColor: Color
     /// Items in painter's order: the first is drawn first (furthest back).
     public var items: [DrawItem]
+    /// Clip shapes that items refer to by index (`DrawItem.clip`), each with its parent.
+    public var clips: [Clip]
 
-    public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = []) {
+    public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
         self.width = width
         self.height = height
         self.clearColor = clearColor
         self.items = items
+        self.clips = clips
+    }
+}
+
+/// A rounded-rect clip (`masksToBounds`): the part of a layer's plane inside `rect` with
+/// `radii`, seen through `transform` (the layer's local → device-pixel map, perspective
+/// allowed). Clips nest through `parent` (an index into `DrawList.clips`, or -1).
+public struct Clip: Sendable {
+    public var transform: Transform3D
+    public var rect: Rect
+    public var radii: CornerRadii
+    public var parent: Int
+
+    public init(transform: Transform3D, rect: Rect, radii: CornerRadii = .zero, parent: Int = -1) {
+        self.transform = transform
+        self.rect = rect
+        self.radii = radii
+        self.parent = parent
+    }
+}
+
+/// A gradient fill (`CAGradientLayer`) in the item's local units.
+///
+/// - `axial`: t is the projection of the point on the line from `start` to `end`.
+/// - `radial`: the ellipse centered at `start` whose half-axes are `|end.x − start.x|` and
+///   `|end.y − start.y|` is t = 1 (CA: "width and height (endPoint − startPoint) × 2").
+/// - `conic`: t is the angle around `start`, from the direction towards `end`, turning
+///   clockwise on screen (y down), divided by 2π.
+/// Colors interpolate in sRGB-encoded space (straight alpha), then are premultiplied;
+/// beyond the first and last location the end colors extend.
+public struct GradientFill: Sendable, Hashable {
+    public var type: GradientType
+    public var start: Point
+    public var end: Point
+    /// Colors, sRGB-encoded, straight alpha.
+    public var colors: [Color]
+    /// One location per color in 0…1, non-decreasing; nil spreads them evenly (CA).
+    public var locations: [Double]?
+
+    public init(type: GradientType, start: Point, end: Point, colors: [Color], locations: [Double]? = nil) {
+        self.type = type
+        self.start = start
+        self.end = end
+        self.colors = colors
+        self.locations = locations
+    }
+
+    public enum GradientType: Sendable, Hashable { case axial, radial, conic }
+}
+
+/// A tessellated mesh to draw (shape layers' fills and strokes): `mesh` in the item's local
+/// units, cached on the GPU under `key` (an unchanged shape is not uploaded again).
+public struct MeshDraw: Sendable {
+    public var key: MeshKey
+    public var mesh: Mesh
+    /// Fill or stroke color, sRGB-encoded, straight alpha.
+    public var color: Color
+    /// strokeStart/strokeEnd as fractions, applied by the shader on `distance` (0…1 = all).
+    public var trimStart: Double
+    public var trimEnd: Double
+
+    public init(key: MeshKey, mesh: Mesh, color: Color, trimStart: Double = 0, trimEnd: Double = 1) {
+        self.key = key
+        self.mesh = mesh
+        self.color = color
+        self.trimStart = trimStart
+        self.trimEnd = trimEnd
     }
 }
 
@@ -78,6 +147,23 @@ public struct DrawItem: Sendable {
     public var borderWidth: Double
     /// Border color, sRGB-encoded, straight alpha (`CALayer.borderColor`).
     public var borderColor: Color
+    /// What the item draws; `.rect` by default.
+    public var kind: Kind
+    /// Index of the innermost clip in `DrawList.clips`, or -1 for none.
+    public var clip: Int
+
+    /// What an item draws. Every kind uses `transform`, `opacity` and `clip`.
+    public enum Kind: Sendable {
+        /// `bounds` filled with `backgroundColor`, `cornerRadii`, the inside border.
+        case rect
+        /// The Gaussian blur (standard deviation `sigma`, local units) of the rounded rect
+        /// `bounds`/`cornerRadii` in `backgroundColor` (shadow color, shadowOpacity applied).
+        case shadow(sigma: Double)
+        /// `bounds` (with `cornerRadii`) filled with a gradient.
+        case gradient(GradientFill)
+        /// A tessellated shape (bounds unused).
+        case mesh(MeshDraw)
+    }
 
     public init(
         transform: Transform3D = .identity,
@@ -86,7 +172,9 @@ public struct DrawItem: Sendable {
         opacity: Double = 1,
         cornerRadii: CornerRadii = .zero,
         borderWidth: Double = 0,
-        borderColor: Color = .black
+        borderColor: Color = .black,
+        kind: Kind = .rect,
+        clip: Int = -1
     ) {
         self.transform = transform
         self.bounds = bounds
@@ -95,5 +183,7 @@ public struct DrawItem: Sendable {
         self.cornerRadii = cornerRadii
         self.borderWidth = borderWidth
         self.borderColor = borderColor
+        self.kind = kind
+        self.clip = clip
     }
 }

@@ -42,6 +42,35 @@ public final class OffscreenRenderer {
     public private(set) var latestGPUTime: (frame: UInt64, seconds: Double)?
 
     private static let format = VK_FORMAT_R8G8B8A8_UNORM
+    private let stencilFormat: VkFormat
+    /// Meshes on the GPU by cache key: an unchanged shape is not uploaded again. A mesh
+    /// unused for `meshIdleFrames` frames is retired (destroyed after that frame's fence).
+    private var gpuMeshes: [MeshKey: GPUMesh] = [:]
+    /// Meshes uploaded so far (misses of `gpuMeshes`), for tests and stats.
+    public private(set) var meshUploads = 0
+    /// Meshes resident on the GPU.
+    public var gpuMeshCount: Int { gpuMeshes.count }
+    static let meshIdleFrames: UInt64 = 120
+    /// Reused per frame: instance data and the draw sequence (render thread only).
+    private var instanceScratch: [RectInstance] = []
+    private var drawScratch: [Draw] = []
+
+    /// One recorded draw: a run of analytic instances, or one mesh with its instance.
+    private enum Draw {
+        case rects(first: Int, count: Int)
+        case mesh(GPUMesh, instance: Int)
+    }
+
+    /// A mesh's vertices and indices in one host-visible buffer (vertices first).
+    private final class GPUMesh {
+        let buffer: VulkanBuffer
+        let indexOffset: Int
+        let indexCount: Int
+        var lastFrame: UInt64
+        init(buffer: VulkanBuffer, indexOffset: Int, indexCount: Int, lastFrame: UInt64) {
+            self.buffer = buffer; self.indexOffset = indexOffset; self.indexCount = indexCount; self.lastFrame = lastFrame
+        }
+    }
 
     private let instance: VulkanInstance
     private let device: VulkanDevice
@@ -104,14 +133,16 @@ public final class OffscreenRenderer {
             let device = try VulkanDevice(instance: instance)
             cleanup.append { device.destroy() }
             self.device = device
-            let pipeline = try VulkanPipeline(device: device, format: Self.format)
+            let stencilFormat = try VulkanImage.stencilFormat(device: device)
+            self.stencilFormat = stencilFormat
+            let pipeline = try VulkanPipeline(device: device, format: Self.format, stencilFormat: stencilFormat)
             cleanup.append { pipeline.destroy(device) }
             self.pipeline = pipeline
             let commands = try VulkanCommands(device: device, timestampSlots: Self.framesInFlight)
             cleanup.append { commands.destroy(device) }
             self.commands = commands
             let target = try VulkanImage(device: device, width: width, height: height, format: Self.format,
-                                         renderPass: pipeline.renderPass)
+                                         stencilFormat: stencilFormat, renderPass: pipeline.renderPass)
             cleanup.append { target.destroy(device) }
             self.target = target
             var slots: [FrameSlot] = []
@@ -141,6 +172,7 @@ public final class OffscreenRenderer {
             commands.destroyFence(slot.fence, device: device)
         }
         readback?.destroy(device)
+        for mesh in gpuMeshes.values { mesh.buffer.destroy(device) }
         commands.destroyFence(readbackFence, device: device)
         commands.destroy(device)
         target.destroy(device)
@@ -165,8 +197,26 @@ public final class OffscreenRenderer {
         let slotIndex = Int((frameNumber - 1) % UInt64(Self.framesInFlight))
         try finish(slot: slotIndex, wait: true)
 
-        // Upload: instance data into this slot's ring buffer.
-        let instances = list.items.compactMap { RectInstance($0, width: width, height: height) }
+        // Upload: instance data into this slot's ring buffer, meshes not yet on the GPU.
+        var instances = instanceScratch
+        var draws = drawScratch
+        instances.removeAll(keepingCapacity: true)
+        draws.removeAll(keepingCapacity: true)
+        defer { instanceScratch = instances; drawScratch = draws }
+        for item in list.items {
+            let first = instances.count
+            let added = RectInstance.append(item, clips: list.clips, width: width, height: height, to: &instances)
+            guard added > 0 else { continue }
+            if case .mesh(let meshDraw) = item.kind {
+                let mesh = try gpuMesh(meshDraw)
+                draws.append(.mesh(mesh, instance: first))
+            } else if case .rects(let runFirst, let runCount)? = draws.last {
+                draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added)
+            } else {
+                draws.append(.rects(first: first, count: added))
+            }
+        }
+        retireIdleMeshes()
         let bytes = instances.count * MemoryLayout<RectInstance>.stride
         if bytes > (slots[slotIndex].instances?.size ?? 0) {
             if let old = slots[slotIndex].instances { slots[slotIndex].retired.append(.buffer(old)) }
@@ -180,7 +230,7 @@ public final class OffscreenRenderer {
         }
         let uploaded = now()
 
-        try record(slot: slotIndex, instanceCount: instances.count, clearColor: list.clearColor)
+        try record(slot: slotIndex, draws: draws, clearColor: list.clearColor)
         let recorded = now()
 
         try commands.submit(slots[slotIndex].commandBuffer, fence: slots[slotIndex].fence, device: device)
@@ -266,7 +316,7 @@ public final class OffscreenRenderer {
         precondition(width > 0 && height > 0, "resize needs a positive size, got \(width)×\(height)")
         guard width != self.width || height != self.height else { return }
         let image = try VulkanImage(device: device, width: width, height: height, format: Self.format,
-                                    renderPass: pipeline.renderPass)
+                                    stencilFormat: stencilFormat, renderPass: pipeline.renderPass)
         retire(.image(target))
         target = image
         self.width = width
@@ -310,9 +360,42 @@ public final class OffscreenRenderer {
         slots[index].retired.removeAll()
     }
 
+    /// The GPU copy of a mesh, uploaded on first use.
+    private func gpuMesh(_ draw: MeshDraw) throws(RenderError) -> GPUMesh {
+        if let mesh = gpuMeshes[draw.key] {
+            mesh.lastFrame = frameNumber
+            return mesh
+        }
+        let vertexBytes = draw.mesh.vertices.count * MemoryLayout<MeshVertex>.stride
+        let indexBytes = draw.mesh.indices.count * 4
+        let buffer = try VulkanBuffer(device: device, size: vertexBytes + indexBytes,
+                                      usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, VK_BUFFER_USAGE_INDEX_BUFFER_BIT))
+        // SAFETY: the new buffer holds both arrays; no frame uses it yet.
+        draw.mesh.vertices.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: vertexBytes) }
+        draw.mesh.indices.withUnsafeBytes {
+            (buffer.mapped + vertexBytes).copyMemory(from: $0.baseAddress!, byteCount: indexBytes)
+        }
+        let mesh = GPUMesh(buffer: buffer, indexOffset: vertexBytes, indexCount: draw.mesh.indices.count,
+                           lastFrame: frameNumber)
+        gpuMeshes[draw.key] = mesh
+        meshUploads += 1
+        return mesh
+    }
+
+    /// Retires meshes no frame has used for `meshIdleFrames` frames (checked every 60 frames).
+    private func retireIdleMeshes() {
+        guard frameNumber % 60 == 0 else { return }
+        for (key, mesh) in gpuMeshes where frameNumber - mesh.lastFrame > Self.meshIdleFrames {
+            gpuMeshes[key] = nil
+            retire(.buffer(mesh.buffer))
+        }
+    }
+
     /// Records the slot's command buffer: timestamps around one render pass that clears and
-    /// draws `instanceCount` instanced quads from the slot's ring buffer.
-    private func record(slot index: Int, instanceCount: Int, clearColor: Color) throws(RenderError) {
+    /// records `draws` (instances from the slot's ring buffer, meshes from their buffers).
+    /// Recording does not depend on the target image beyond its framebuffer and size, so a
+    /// window target can reuse it.
+    private func record(slot index: Int, draws: [Draw], clearColor: Color) throws(RenderError) {
         let cmd = slots[index].commandBuffer
         try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
         var begin = VkCommandBufferBeginInfo()
@@ -324,29 +407,54 @@ public final class OffscreenRenderer {
             vkCmdResetQueryPool(cmd, queryPool, query, 2)
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
         }
-        var clear = mapClearColor(clearColor)
-        withUnsafePointer(to: &clear) { clearPointer in
+        var clearStencil = VkClearValue()
+        clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
+        let clears = [mapClearColor(clearColor), clearStencil]
+        clears.withUnsafeBufferPointer { clearPointer in
             var pass = VkRenderPassBeginInfo()
             pass.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
             pass.renderPass = pipeline.renderPass
             pass.framebuffer = target.framebuffer
             pass.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
                                        extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
-            pass.clearValueCount = 1
-            pass.pClearValues = clearPointer
+            pass.clearValueCount = 2
+            pass.pClearValues = clearPointer.baseAddress
             vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE)
         }
-        if instanceCount > 0, let instances = slots[index].instances {
+        if !draws.isEmpty, let instances = slots[index].instances {
             var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
             vkCmdSetViewport(cmd, 0, 1, &viewport)
             var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
                                    extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
             vkCmdSetScissor(cmd, 0, 1, &scissor)
-            vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.rect)
-            var buffer: VkBuffer? = instances.raw
-            var offset: VkDeviceSize = 0
-            vkCmdBindVertexBuffers(cmd, 0, 1, &buffer, &offset)
-            vkCmdDraw(cmd, 4, UInt32(instanceCount), 0, 0)
+            var bound: VkPipeline? = nil
+            func bind(_ pipeline: VkPipeline) {
+                if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
+            }
+            var rectBindingSet = false
+            for draw in draws {
+                switch draw {
+                case .rects(let first, let count):
+                    bind(pipeline.rect)
+                    if !rectBindingSet {
+                        var buffer: VkBuffer? = instances.raw
+                        var offset: VkDeviceSize = 0
+                        vkCmdBindVertexBuffers(cmd, 0, 1, &buffer, &offset)
+                        rectBindingSet = true
+                    }
+                    vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
+                case .mesh(let mesh, let instance):
+                    rectBindingSet = false
+                    var buffers: [VkBuffer?] = [mesh.buffer.raw, instances.raw]
+                    var offsets: [VkDeviceSize] = [0, 0]
+                    vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
+                    vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
+                    bind(pipeline.mesh)
+                    vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
+                    bind(pipeline.meshClear)
+                    vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
+                }
+            }
         }
         vkCmdEndRenderPass(cmd)
         if let queryPool = commands.queryPool {

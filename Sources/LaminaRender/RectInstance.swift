@@ -20,21 +20,48 @@ struct RectInstance: Equatable {
     var fillColor: SIMD4<Float>
     /// Premultiplied border color with opacity applied.
     var borderColor: SIMD4<Float>
-    /// x: border width in local units; y, z, w: reserved (0).
+    /// x: border width in local units; y: kind (`Kind`); z: shadow sigma (local units);
+    /// w: number of clips (0…2).
     var params: SIMD4<Float>
+    /// Gradient geometry in local units: start.xy, end.xy.
+    var gradientPoints: SIMD4<Float> = .zero
+    /// Gradient segment: locations of `fillColor` and `borderColor` (x, y), and the t range
+    /// this instance draws, [z, w).
+    var gradientRange: SIMD4<Float> = .zero
+    /// Clips: rows of the pixel → clip-local homography ([px py 1] × H⁻¹), the clip rect
+    /// (minX, minY, maxX, maxY) and radii.
+    var clip0H0: SIMD4<Float> = .zero
+    var clip0H1: SIMD4<Float> = .zero
+    var clip0H2: SIMD4<Float> = .zero
+    var clip0Rect: SIMD4<Float> = .zero
+    var clip0Radii: SIMD4<Float> = .zero
+    var clip1H0: SIMD4<Float> = .zero
+    var clip1H1: SIMD4<Float> = .zero
+    var clip1H2: SIMD4<Float> = .zero
+    var clip1Rect: SIMD4<Float> = .zero
+    var clip1Radii: SIMD4<Float> = .zero
+
+    /// `params.y`: what the fragment shader draws.
+    enum Kind: Float {
+        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5
+    }
 
     /// Every field with its shader location, in order (the vertex attribute table).
     static var fields: [(location: UInt32, keyPath: PartialKeyPath<RectInstance>)] { [
         (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (4, \.quad),
         (5, \.radii), (6, \.fillColor), (7, \.borderColor), (8, \.params),
+        (9, \.gradientPoints), (10, \.gradientRange),
+        (11, \.clip0H0), (12, \.clip0H1), (13, \.clip0H2), (14, \.clip0Rect), (15, \.clip0Radii),
+        (16, \.clip1H0), (17, \.clip1H1), (18, \.clip1H2), (19, \.clip1Rect), (20, \.clip1Radii),
     ] }
 
     /// Screen-space pixels the quad is grown by on each side. The coverage ramp reaches
     /// half a pixel outside an edge; one pixel leaves room for rounding.
     static let antialiasMargin = 1.0
 
-    /// The instance for `item` on a `width`×`height` pixel target, or nil when the item
-    /// draws nothing (empty, fully transparent, edge-on or entirely behind the eye).
+    /// The instance for a `.rect` `item` on a `width`×`height` pixel target, or nil when the
+    /// item draws nothing (empty, fully transparent, edge-on or entirely behind the eye).
+    /// Other kinds go through `append(_:clips:width:height:to:)`.
     init?(_ item: DrawItem, width: Int, height: Int) {
         let b = item.bounds.standardized
         guard b.width > 0, b.height > 0, item.opacity > 0,
@@ -44,8 +71,17 @@ struct RectInstance: Equatable {
         let fill = mapPremultiplied(item.backgroundColor, opacity: item.opacity)
         let border = borderWidth > 0 ? mapPremultiplied(item.borderColor, opacity: item.opacity) : .zero
         guard fill.w > 0 || border.w > 0 else { return nil }
+        // Fails (returns nil) when the geometry draws nothing.
+        self.init(transform: item.transform, bounds: b, cover: b, width: width, height: height)
+        radii = Self.clampedRadii(item.cornerRadii, b)
+        fillColor = fill
+        borderColor = border
+        params = SIMD4(Float(borderWidth), Kind.rect.rawValue, 0, 0)
+    }
 
-        let m = item.transform
+    /// The geometry part of an instance: `bounds` drawn through `transform`, rasterizing
+    /// `cover` grown by about a pixel. Colors and kind are left for the caller.
+    private init?(transform m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) {
         let w = Double(width), h = Double(height)
         // [x y 0 1] × M = (X, Y, ·, W); pixel = (X/W, Y/W); clip = (2X/w − W, 2Y/h − W, 0, W).
         clipX = SIMD4(Float(2 * m.m11 / w - m.m14), Float(2 * m.m21 / w - m.m24), Float(2 * m.m41 / w - m.m44), 0)
@@ -57,18 +93,23 @@ struct RectInstance: Equatable {
         // distance of a local step dx is dx·|det J| / |J·ey|, and symmetrically for y.
         var marginX = 0.0, marginY = 0.0
         var visible = false
-        for (x, y) in [(b.minX, b.minY), (b.maxX, b.minY), (b.minX, b.maxY), (b.maxX, b.maxY)] {
+        func corner(_ x: Double, _ y: Double) {
             let X = x * m.m11 + y * m.m21 + m.m41
             let Y = x * m.m12 + y * m.m22 + m.m42
             let W = x * m.m14 + y * m.m24 + m.m44
-            guard W > 1e-9 else { continue }
+            guard W > 1e-9 else { return }
             visible = true
             let ex = Point((m.m11 * W - X * m.m14) / (W * W), (m.m12 * W - Y * m.m14) / (W * W))
             let ey = Point((m.m21 * W - X * m.m24) / (W * W), (m.m22 * W - Y * m.m24) / (W * W))
             let det = abs(ex.cross(ey))
-            guard det > 1e-12 else { continue }
+            guard det > 1e-12 else { return }
             marginX = max(marginX, ey.length / det)
             marginY = max(marginY, ex.length / det)
+        }
+        if m.m14 == 0 && m.m24 == 0 {
+            corner(c.minX, c.minY)  // affine: the same everywhere
+        } else {
+            corner(c.minX, c.minY); corner(c.maxX, c.minY); corner(c.minX, c.maxY); corner(c.maxX, c.maxY)
         }
         guard visible, marginX > 0, marginY > 0 else { return nil }
         marginX *= Self.antialiasMargin
@@ -77,18 +118,137 @@ struct RectInstance: Equatable {
             // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
             // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a
             // pixel center and draw faintly rather than vanish.)
-            marginX = min(marginX, max(b.width, b.height))
-            marginY = min(marginY, max(b.width, b.height))
+            marginX = min(marginX, max(c.width, c.height))
+            marginY = min(marginY, max(c.width, c.height))
         }
-
         bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
-        quad = SIMD4(Float(b.minX - marginX), Float(b.minY - marginY), Float(b.maxX + marginX), Float(b.maxY + marginY))
+        quad = SIMD4(Float(c.minX - marginX), Float(c.minY - marginY), Float(c.maxX + marginX), Float(c.maxY + marginY))
+        radii = .zero
+        fillColor = .zero
+        borderColor = .zero
+        params = .zero
+    }
+
+    /// Radii clamped to half the smaller side of `b`.
+    static func clampedRadii(_ r: CornerRadii, _ b: Rect) -> SIMD4<Float> {
         let maxRadius = min(b.width, b.height) / 2
         func clampRadius(_ r: Double) -> Float { r.isFinite ? Float(min(max(r, 0), maxRadius)) : 0 }
-        let r = item.cornerRadii
-        radii = SIMD4(clampRadius(r.minXMinY), clampRadius(r.maxXMinY), clampRadius(r.minXMaxY), clampRadius(r.maxXMaxY))
-        fillColor = fill
-        borderColor = border
-        params = SIMD4(Float(borderWidth), 0, 0, 0)
+        return SIMD4(clampRadius(r.minXMinY), clampRadius(r.maxXMinY), clampRadius(r.minXMaxY), clampRadius(r.maxXMaxY))
+    }
+
+    /// Sets the clip fields from `clips[index]` and its parent (innermost two; a third and
+    /// further ancestors are not applied — see README). Returns false when a clip hides
+    /// everything (edge-on).
+    mutating func setClips(_ index: Int, _ clips: [Clip]) {
+        guard index >= 0, index < clips.count else { return }
+        func rows(_ clip: Clip) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
+            let m = clip.transform
+            // Local (x, y, 1) → pixel homogeneous (X, Y, W): rows (m11 m12 m14), (m21 m22 m24), (m41 m42 m44).
+            let a = m.m11, b = m.m12, c = m.m14, d = m.m21, e = m.m22, f = m.m24, g = m.m41, h = m.m42, k = m.m44
+            let det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g)
+            let r = clip.rect.standardized
+            guard abs(det) > 1e-12, r.width > 0, r.height > 0 else {
+                // Edge-on or empty: an empty rect clips everything away.
+                return (SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, -1, -1), .zero)
+            }
+            let inv = 1 / det
+            // Inverse (adjugate / det), as rows of the row-vector matrix.
+            let i00 = (e * k - f * h) * inv, i01 = (c * h - b * k) * inv, i02 = (b * f - c * e) * inv
+            let i10 = (f * g - d * k) * inv, i11 = (a * k - c * g) * inv, i12 = (c * d - a * f) * inv
+            let i20 = (d * h - e * g) * inv, i21 = (b * g - a * h) * inv, i22 = (a * e - b * d) * inv
+            return (SIMD4(Float(i00), Float(i01), Float(i02), 0), SIMD4(Float(i10), Float(i11), Float(i12), 0),
+                    SIMD4(Float(i20), Float(i21), Float(i22), 0),
+                    SIMD4(Float(r.minX), Float(r.minY), Float(r.maxX), Float(r.maxY)), Self.clampedRadii(clip.radii, r))
+        }
+        let inner = clips[index]
+        (clip0H0, clip0H1, clip0H2, clip0Rect, clip0Radii) = rows(inner)
+        params.w = 1
+        if inner.parent >= 0, inner.parent < clips.count {
+            (clip1H0, clip1H1, clip1H2, clip1Rect, clip1Radii) = rows(clips[inner.parent])
+            params.w = 2
+        }
+    }
+
+    /// Appends the instances that draw `item` (none when it draws nothing; one per gradient
+    /// segment for gradients) and returns how many.
+    static func append(_ item: DrawItem, clips: [Clip], width: Int, height: Int,
+                       to out: inout [RectInstance]) -> Int {
+        guard item.opacity > 0 else { return 0 }
+        switch item.kind {
+        case .rect:
+            guard var instance = RectInstance(item, width: width, height: height) else { return 0 }
+            instance.setClips(item.clip, clips)
+            out.append(instance)
+            return 1
+        case .shadow(let sigmaValue):
+            let b = item.bounds.standardized
+            let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
+            let color = mapPremultiplied(item.backgroundColor, opacity: item.opacity)
+            guard b.width > 0, b.height > 0, color.w > 0 else { return 0 }
+            let cover = Rect(b.minX - 3 * sigma, b.minY - 3 * sigma, b.width + 6 * sigma, b.height + 6 * sigma)
+            guard var instance = RectInstance(transform: item.transform, bounds: b, cover: cover,
+                                              width: width, height: height) else { return 0 }
+            instance.radii = clampedRadii(item.cornerRadii, b)
+            instance.fillColor = color
+            instance.params = SIMD4(0, Kind.shadow.rawValue, Float(sigma), 0)
+            instance.setClips(item.clip, clips)
+            out.append(instance)
+            return 1
+        case .gradient(let gradient):
+            let b = item.bounds.standardized
+            guard b.width > 0, b.height > 0, !gradient.colors.isEmpty,
+                  var base = RectInstance(transform: item.transform, bounds: b, cover: b, width: width, height: height)
+            else { return 0 }
+            base.radii = clampedRadii(item.cornerRadii, b)
+            let kind: Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+            base.params = SIMD4(0, kind.rawValue, 0, 0)
+            base.gradientPoints = SIMD4(Float(gradient.start.x), Float(gradient.start.y),
+                                        Float(gradient.end.x), Float(gradient.end.y))
+            base.setClips(item.clip, clips)
+            let colors = gradient.colors
+            let n = colors.count
+            var locations = [Double](repeating: 0, count: n)
+            for i in 0..<n {
+                if let l = gradient.locations, l.count == n {
+                    locations[i] = l[i].isFinite ? min(max(l[i], 0), 1) : 0
+                } else {
+                    locations[i] = n == 1 ? 0 : Double(i) / Double(n - 1)
+                }
+                if i > 0 { locations[i] = max(locations[i], locations[i - 1]) }
+            }
+            let far: Float = 1e9
+            var count = 0
+            // Segment i (−1 … n−1) draws t in [location i, location i+1), its ends extended.
+            for i in -1..<n {
+                let a = max(i, 0), b2 = min(i + 1, n - 1)
+                let from: Float = i < 0 ? -far : Float(locations[i])
+                let to: Float = i + 1 >= n ? far : Float(locations[i + 1])
+                guard to > from else { continue }
+                var instance = base
+                // Straight colors go to the shader for sRGB interpolation; it premultiplies.
+                instance.fillColor = SIMD4(Float(colors[a].red), Float(colors[a].green), Float(colors[a].blue),
+                                           Float(colors[a].alpha * item.opacity))
+                instance.borderColor = SIMD4(Float(colors[b2].red), Float(colors[b2].green), Float(colors[b2].blue),
+                                             Float(colors[b2].alpha * item.opacity))
+                instance.gradientRange = SIMD4(Float(locations[a]), Float(locations[b2]), from, to)
+                out.append(instance)
+                count += 1
+            }
+            return count
+        case .mesh(let draw):
+            let mb = draw.mesh.bounds.standardized
+            let color = mapPremultiplied(draw.color, opacity: item.opacity)
+            guard !draw.mesh.isEmpty, color.w > 0,
+                  var instance = RectInstance(transform: item.transform, bounds: mb, cover: mb, width: width, height: height)
+            else { return 0 }
+            instance.fillColor = color
+            instance.params = SIMD4(0, Kind.mesh.rawValue, 0, 0)
+            let total = Float(draw.mesh.totalLength)
+            instance.gradientRange = SIMD4(Float(draw.trimStart) * total, Float(draw.trimEnd) * total,
+                                           draw.trimStart > 0 || draw.trimEnd < 1 ? 1 : 0, 0)
+            instance.setClips(item.clip, clips)
+            out.append(instance)
+            return 1
+        }
     }
 }

@@ -1,18 +1,35 @@
 import CVulkan
 
-/// The offscreen color target: a device-local 2D image, its view and a framebuffer for the
-/// renderer's render pass. Wraps `vkCreateImage`, `vkCreateImageView`, `vkCreateFramebuffer`.
+/// The offscreen target: a device-local color image and a stencil image (for the meshes'
+/// "each pixel once" rule), their views and a framebuffer for the renderer's render pass.
+/// Wraps `vkCreateImage`, `vkCreateImageView`, `vkCreateFramebuffer`.
 /// Render thread only; destroy with `destroy(_:)` once no submitted frame can use it.
 final class VulkanImage {
     let raw: VkImage
     let memory: VkDeviceMemory
     let view: VkImageView
+    let stencil: VkImage
+    let stencilMemory: VkDeviceMemory
+    let stencilView: VkImageView
     let framebuffer: VkFramebuffer
     let width: Int
     let height: Int
     let format: VkFormat
 
-    init(device: VulkanDevice, width: Int, height: Int, format: VkFormat,
+    /// The first stencil format the device can attach with optimal tiling.
+    static func stencilFormat(device: VulkanDevice) throws(RenderError) -> VkFormat {
+        for format in [VK_FORMAT_S8_UINT, VK_FORMAT_D24_UNORM_S8_UINT, VK_FORMAT_D32_SFLOAT_S8_UINT,
+                       VK_FORMAT_D16_UNORM_S8_UINT] {
+            var properties = VkFormatProperties()
+            vkGetPhysicalDeviceFormatProperties(device.physical, format, &properties)
+            if properties.optimalTilingFeatures & mapFlags(VK_FORMAT_FEATURE_DEPTH_STENCIL_ATTACHMENT_BIT) != 0 {
+                return format
+            }
+        }
+        throw .unsupported("no stencil attachment format")
+    }
+
+    init(device: VulkanDevice, width: Int, height: Int, format: VkFormat, stencilFormat: VkFormat,
          renderPass: VkRenderPass) throws(RenderError) {
         precondition(width > 0 && height > 0, "VulkanImage needs a positive size")
         let limit = Int(device.properties.limits.maxImageDimension2D)
@@ -23,6 +40,48 @@ final class VulkanImage {
         self.height = height
         self.format = format
 
+        // Cleanup if a later step fails.
+        var undo: [() -> Void] = []
+        func fail(_ error: RenderError) -> RenderError { undo.reversed().forEach { $0() }; return error }
+        let color: (VkImage, VkDeviceMemory, VkImageView)
+        let stencil: (VkImage, VkDeviceMemory, VkImageView)
+        do {
+            color = try Self.makeImage(device: device, width: width, height: height, format: format,
+                                       usage: mapFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
+                                       aspect: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT))
+            undo.append { Self.destroyImage(device, color) }
+            stencil = try Self.makeImage(device: device, width: width, height: height, format: stencilFormat,
+                                         usage: mapFlags(VK_IMAGE_USAGE_DEPTH_STENCIL_ATTACHMENT_BIT),
+                                         aspect: mapFlags(VK_IMAGE_ASPECT_STENCIL_BIT))
+            undo.append { Self.destroyImage(device, stencil) }
+        } catch { throw fail(error) }
+
+        var framebuffer: VkFramebuffer?
+        let attachments: [VkImageView?] = [color.2, stencil.2]
+        let result = attachments.withUnsafeBufferPointer { attachment in
+            var fbInfo = VkFramebufferCreateInfo()
+            fbInfo.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO
+            fbInfo.renderPass = renderPass
+            fbInfo.attachmentCount = 2
+            fbInfo.pAttachments = attachment.baseAddress
+            fbInfo.width = UInt32(width)
+            fbInfo.height = UInt32(height)
+            fbInfo.layers = 1
+            return vkCreateFramebuffer(device.raw, &fbInfo, nil, &framebuffer)
+        }
+        guard result == VK_SUCCESS, let framebuffer else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateFramebuffer"))
+        }
+        (raw, memory, view) = color
+        (self.stencil, stencilMemory, stencilView) = stencil
+        self.framebuffer = framebuffer
+        device.track(7)
+    }
+
+    /// A device-local 2D image with its memory and a view of `aspect`.
+    private static func makeImage(device: VulkanDevice, width: Int, height: Int, format: VkFormat,
+                                  usage: VkImageUsageFlags, aspect: VkImageAspectFlags)
+        throws(RenderError) -> (VkImage, VkDeviceMemory, VkImageView) {
         var info = VkImageCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
         info.imageType = VK_IMAGE_TYPE_2D
@@ -32,13 +91,12 @@ final class VulkanImage {
         info.arrayLayers = 1
         info.samples = VK_SAMPLE_COUNT_1_BIT
         info.tiling = VK_IMAGE_TILING_OPTIMAL
-        info.usage = mapFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+        info.usage = usage
         info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
         info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
         var image: VkImage?
         try vk("vkCreateImage", vkCreateImage(device.raw, &info, nil, &image))
         guard let image else { throw .vulkan(.unexpected(0), call: "vkCreateImage") }
-        // Cleanup if a later step fails.
         var undo: [() -> Void] = [{ vkDestroyImage(device.raw, image, nil) }]
         func fail(_ error: RenderError) -> RenderError { undo.reversed().forEach { $0() }; return error }
 
@@ -66,40 +124,23 @@ final class VulkanImage {
         viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
         viewInfo.format = format
         viewInfo.subresourceRange = VkImageSubresourceRange(
-            aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0, levelCount: 1,
-            baseArrayLayer: 0, layerCount: 1)
+            aspectMask: aspect, baseMipLevel: 0, levelCount: 1, baseArrayLayer: 0, layerCount: 1)
         var view: VkImageView?
         result = vkCreateImageView(device.raw, &viewInfo, nil, &view)
         guard result == VK_SUCCESS, let view else { throw fail(.vulkan(VulkanError(result), call: "vkCreateImageView")) }
-        undo.append { vkDestroyImageView(device.raw, view, nil) }
+        return (image, memory, view)
+    }
 
-        var framebuffer: VkFramebuffer?
-        result = withUnsafePointer(to: Optional(view)) { attachment in
-            var fbInfo = VkFramebufferCreateInfo()
-            fbInfo.sType = VK_STRUCTURE_TYPE_FRAMEBUFFER_CREATE_INFO
-            fbInfo.renderPass = renderPass
-            fbInfo.attachmentCount = 1
-            fbInfo.pAttachments = attachment
-            fbInfo.width = UInt32(width)
-            fbInfo.height = UInt32(height)
-            fbInfo.layers = 1
-            return vkCreateFramebuffer(device.raw, &fbInfo, nil, &framebuffer)
-        }
-        guard result == VK_SUCCESS, let framebuffer else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateFramebuffer"))
-        }
-        self.raw = image
-        self.memory = memory
-        self.view = view
-        self.framebuffer = framebuffer
-        device.track(4)
+    private static func destroyImage(_ device: VulkanDevice, _ parts: (VkImage, VkDeviceMemory, VkImageView)) {
+        vkDestroyImageView(device.raw, parts.2, nil)
+        vkDestroyImage(device.raw, parts.0, nil)
+        vkFreeMemory(device.raw, parts.1, nil)
     }
 
     func destroy(_ device: VulkanDevice) {
         vkDestroyFramebuffer(device.raw, framebuffer, nil)
-        vkDestroyImageView(device.raw, view, nil)
-        vkDestroyImage(device.raw, raw, nil)
-        vkFreeMemory(device.raw, memory, nil)
-        device.track(-4)
+        Self.destroyImage(device, (stencil, stencilMemory, stencilView))
+        Self.destroyImage(device, (raw, memory, view))
+        device.track(-7)
     }
 }

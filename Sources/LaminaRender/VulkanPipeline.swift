@@ -1,14 +1,22 @@
 import CVulkan
+import LaminaGeometry
 
-/// The render pass for the offscreen target and the analytic-rect pipeline, created once.
-/// Wraps `vkCreateRenderPass`, `vkCreatePipelineLayout`, `vkCreateGraphicsPipelines`.
+/// The render pass for the offscreen target (color + stencil) and the pipelines, created once:
+/// `rect` (analytic items, instanced strips), `mesh` (tessellated meshes, stencil "each pixel
+/// once": EQUAL 0, INCREMENT_AND_CLAMP) and `meshClear` (the same mesh again, stencil → 0,
+/// no color). Wraps `vkCreateRenderPass`, `vkCreatePipelineLayout`, `vkCreateGraphicsPipelines`.
 /// Render thread only.
 final class VulkanPipeline {
     let renderPass: VkRenderPass
     let layout: VkPipelineLayout
     let rect: VkPipeline
+    let mesh: VkPipeline
+    let meshClear: VkPipeline
 
-    init(device: VulkanDevice, format: VkFormat) throws(RenderError) {
+    /// Which pipeline `createPipeline` builds.
+    private enum Kind { case rect, mesh, meshClear }
+
+    init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat) throws(RenderError) {
         var undo: [() -> Void] = []
         func fail(_ error: RenderError) -> RenderError { undo.reversed().forEach { $0() }; return error }
 
@@ -22,15 +30,31 @@ final class VulkanPipeline {
         attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
         attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
         attachment.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+        var stencilAttachment = VkAttachmentDescription()
+        stencilAttachment.format = stencilFormat
+        stencilAttachment.samples = VK_SAMPLE_COUNT_1_BIT
+        stencilAttachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR
+        stencilAttachment.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
+        stencilAttachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_CLEAR
+        stencilAttachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
+        stencilAttachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        stencilAttachment.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
+        let attachments = [attachment, stencilAttachment]
         var colorReference = VkAttachmentReference(attachment: 0, layout: VK_IMAGE_LAYOUT_COLOR_ATTACHMENT_OPTIMAL)
+        var stencilReference = VkAttachmentReference(attachment: 1, layout: VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL)
         let colorStage = mapFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT)
+        let testStages = mapFlags(VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT, VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT)
         let transferStage = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT)
+        let stencilWrite = mapFlags(VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT)
         let dependencies = [
-            // The previous frame's copy out of the image finishes before this frame clears it.
+            // The previous frame's copy out of the image (and its stencil use) finishes before
+            // this frame clears them.
             VkSubpassDependency(srcSubpass: subpassExternal, dstSubpass: 0,
-                                srcStageMask: transferStage | colorStage, dstStageMask: colorStage,
-                                srcAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
-                                dstAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
+                                srcStageMask: transferStage | colorStage | testStages,
+                                dstStageMask: colorStage | testStages,
+                                srcAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT) | stencilWrite,
+                                dstAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT) | stencilWrite
+                                    | mapFlags(VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT),
                                 dependencyFlags: 0),
             // This frame's drawing finishes before a copy reads the image.
             VkSubpassDependency(srcSubpass: 0, dstSubpass: subpassExternal,
@@ -45,13 +69,15 @@ final class VulkanPipeline {
             subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS
             subpass.colorAttachmentCount = 1
             subpass.pColorAttachments = colorPointer
+            return withUnsafePointer(to: &stencilReference) { stencilPointer in
+            subpass.pDepthStencilAttachment = stencilPointer
             return withUnsafePointer(to: &subpass) { subpassPointer in
-                withUnsafePointer(to: &attachment) { attachmentPointer in
+                attachments.withUnsafeBufferPointer { attachmentPointer in
                     dependencies.withUnsafeBufferPointer { dependencyPointer in
                         var info = VkRenderPassCreateInfo()
                         info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
-                        info.attachmentCount = 1
-                        info.pAttachments = attachmentPointer
+                        info.attachmentCount = 2
+                        info.pAttachments = attachmentPointer.baseAddress
                         info.subpassCount = 1
                         info.pSubpasses = subpassPointer
                         info.dependencyCount = UInt32(dependencies.count)
@@ -59,6 +85,7 @@ final class VulkanPipeline {
                         return vkCreateRenderPass(device.raw, &info, nil, &renderPass)
                     }
                 }
+            }
             }
         }
         guard result == VK_SUCCESS, let renderPass else { throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass")) }
@@ -72,34 +99,43 @@ final class VulkanPipeline {
         guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
 
-        let vertex: VkShaderModule, fragment: VkShaderModule
+        var modules: [VkShaderModule] = []
         do {
-            vertex = try Self.shaderModule(device: device, code: Shaders.rectVert)
-            undo.append { vkDestroyShaderModule(device.raw, vertex, nil) }
-            fragment = try Self.shaderModule(device: device, code: Shaders.rectFrag)
-            undo.append { vkDestroyShaderModule(device.raw, fragment, nil) }
+            for code in [Shaders.rectVert, Shaders.rectFrag, Shaders.meshVert, Shaders.meshFrag] {
+                let module = try Self.shaderModule(device: device, code: code)
+                modules.append(module)
+                undo.append { vkDestroyShaderModule(device.raw, module, nil) }
+            }
         } catch { throw fail(error) }
 
-        var pipeline: VkPipeline?
-        result = Self.createRectPipeline(device: device, layout: layout, renderPass: renderPass,
+        var pipelines: [VkPipeline] = []
+        for kind in [Kind.rect, .mesh, .meshClear] {
+            var pipeline: VkPipeline?
+            let (vertex, fragment) = kind == .rect ? (modules[0], modules[1]) : (modules[2], modules[3])
+            result = Self.createPipeline(kind, device: device, layout: layout, renderPass: renderPass,
                                          vertex: vertex, fragment: fragment, pipeline: &pipeline)
-        vkDestroyShaderModule(device.raw, vertex, nil)
-        vkDestroyShaderModule(device.raw, fragment, nil)
-        undo.removeLast(2)
-        guard result == VK_SUCCESS, let pipeline else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines"))
+            guard result == VK_SUCCESS, let pipeline else {
+                throw fail(.vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines"))
+            }
+            pipelines.append(pipeline)
+            undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
         }
+        for module in modules { vkDestroyShaderModule(device.raw, module, nil) }
         self.renderPass = renderPass
         self.layout = layout
-        self.rect = pipeline
-        device.track(3)
+        self.rect = pipelines[0]
+        self.mesh = pipelines[1]
+        self.meshClear = pipelines[2]
+        device.track(5)
     }
 
     func destroy(_ device: VulkanDevice) {
         vkDestroyPipeline(device.raw, rect, nil)
+        vkDestroyPipeline(device.raw, mesh, nil)
+        vkDestroyPipeline(device.raw, meshClear, nil)
         vkDestroyPipelineLayout(device.raw, layout, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-3)
+        device.track(-5)
     }
 
     /// Wraps `vkCreateShaderModule`.
@@ -116,25 +152,61 @@ final class VulkanPipeline {
         return module
     }
 
-    /// The vertex attributes of `RectInstance`: binding 0, per instance, one vec4 per field.
-    static var rectAttributes: [VkVertexInputAttributeDescription] {
+    /// The vertex attributes of `RectInstance`: per instance, one vec4 per field, from `binding`.
+    static func rectAttributes(binding: UInt32 = 0) -> [VkVertexInputAttributeDescription] {
         RectInstance.fields.map { field in
             VkVertexInputAttributeDescription(
-                location: field.location, binding: 0, format: VK_FORMAT_R32G32B32A32_SFLOAT,
+                location: field.location, binding: binding, format: VK_FORMAT_R32G32B32A32_SFLOAT,
                 offset: UInt32(MemoryLayout<RectInstance>.offset(of: field.keyPath)!))
         }
     }
 
-    private static func createRectPipeline(
-        device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
+    /// The `RectInstance` fields mesh.vert reads (transform, color, params, trim, clips).
+    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
+
+    /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
+    static let meshVertexLocation: UInt32 = 21
+
+    private static func createPipeline(
+        _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
         vertex: VkShaderModule, fragment: VkShaderModule, pipeline: inout VkPipeline?
     ) -> VkResult {
-        var binding = VkVertexInputBindingDescription(
-            binding: 0, stride: UInt32(MemoryLayout<RectInstance>.stride), inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)
-        let attributes = rectAttributes
+        let instanceStride = UInt32(MemoryLayout<RectInstance>.stride)
+        let bindings: [VkVertexInputBindingDescription]
+        var attributes: [VkVertexInputAttributeDescription]
+        if kind == .rect {
+            bindings = [VkVertexInputBindingDescription(binding: 0, stride: instanceStride,
+                                                        inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)]
+            attributes = rectAttributes(binding: 0)
+        } else {
+            bindings = [
+                VkVertexInputBindingDescription(binding: 0, stride: UInt32(MemoryLayout<MeshVertex>.stride),
+                                                inputRate: VK_VERTEX_INPUT_RATE_VERTEX),
+                VkVertexInputBindingDescription(binding: 1, stride: instanceStride,
+                                                inputRate: VK_VERTEX_INPUT_RATE_INSTANCE),
+            ]
+            attributes = rectAttributes(binding: 1).filter { meshInstanceLocations.contains($0.location) }
+            attributes.append(VkVertexInputAttributeDescription(
+                location: meshVertexLocation, binding: 0, format: VK_FORMAT_R32G32B32A32_SFLOAT, offset: 0))
+        }
         var inputAssembly = VkPipelineInputAssemblyStateCreateInfo()
         inputAssembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
-        inputAssembly.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP
+        inputAssembly.topology = kind == .rect ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
+        var depthStencil = VkPipelineDepthStencilStateCreateInfo()
+        depthStencil.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO
+        if kind != .rect {
+            // Each pixel once: the first fragment of the mesh that reaches a pixel (stencil 0)
+            // draws and marks it; meshClear puts the marks back to 0 over the same triangles.
+            depthStencil.stencilTestEnable = VkBool32(VK_TRUE)
+            let op = VkStencilOpState(
+                failOp: VK_STENCIL_OP_KEEP,
+                passOp: kind == .mesh ? VK_STENCIL_OP_INCREMENT_AND_CLAMP : VK_STENCIL_OP_ZERO,
+                depthFailOp: VK_STENCIL_OP_KEEP,
+                compareOp: kind == .mesh ? VK_COMPARE_OP_EQUAL : VK_COMPARE_OP_ALWAYS,
+                compareMask: 0xFF, writeMask: 0xFF, reference: 0)
+            depthStencil.front = op
+            depthStencil.back = op
+        }
         var viewport = VkPipelineViewportStateCreateInfo()
         viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
         viewport.viewportCount = 1
@@ -157,7 +229,7 @@ final class VulkanPipeline {
         blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
-        blendAttachment.colorWriteMask = mapFlags(
+        blendAttachment.colorWriteMask = kind == .meshClear ? 0 : mapFlags(
             VK_COLOR_COMPONENT_R_BIT, VK_COLOR_COMPONENT_G_BIT, VK_COLOR_COMPONENT_B_BIT, VK_COLOR_COMPONENT_A_BIT)
         let dynamicStates = [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
 
@@ -173,12 +245,12 @@ final class VulkanPipeline {
             return stages.withUnsafeBufferPointer { stagesPointer in
             attributes.withUnsafeBufferPointer { attributesPointer in
             dynamicStates.withUnsafeBufferPointer { dynamicPointer in
-            withUnsafePointer(to: &binding) { bindingPointer in
+            bindings.withUnsafeBufferPointer { bindingPointer in
             withUnsafePointer(to: &blendAttachment) { blendPointer in
                 var vertexInput = VkPipelineVertexInputStateCreateInfo()
                 vertexInput.sType = VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO
-                vertexInput.vertexBindingDescriptionCount = 1
-                vertexInput.pVertexBindingDescriptions = bindingPointer
+                vertexInput.vertexBindingDescriptionCount = UInt32(bindings.count)
+                vertexInput.pVertexBindingDescriptions = bindingPointer.baseAddress
                 vertexInput.vertexAttributeDescriptionCount = UInt32(attributes.count)
                 vertexInput.pVertexAttributeDescriptions = attributesPointer.baseAddress
                 var blend = VkPipelineColorBlendStateCreateInfo()
@@ -196,6 +268,7 @@ final class VulkanPipeline {
                 withUnsafePointer(to: &multisample) { multisamplePointer in
                 withUnsafePointer(to: &blend) { blendStatePointer in
                 withUnsafePointer(to: &dynamic) { dynamicStatePointer in
+                withUnsafePointer(to: &depthStencil) { depthStencilPointer in
                     var info = VkGraphicsPipelineCreateInfo()
                     info.sType = VK_STRUCTURE_TYPE_GRAPHICS_PIPELINE_CREATE_INFO
                     info.stageCount = UInt32(stages.count)
@@ -207,11 +280,12 @@ final class VulkanPipeline {
                     info.pMultisampleState = multisamplePointer
                     info.pColorBlendState = blendStatePointer
                     info.pDynamicState = dynamicStatePointer
+                    info.pDepthStencilState = depthStencilPointer
                     info.layout = layout
                     info.renderPass = renderPass
                     info.subpass = 0
                     return vkCreateGraphicsPipelines(device.raw, nil, 1, &info, nil, &pipeline)
-                }}}}}}}
+                }}}}}}}}
             }}}}}
         }
     }

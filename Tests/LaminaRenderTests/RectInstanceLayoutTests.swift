@@ -1,5 +1,6 @@
 import CVulkan
 import Testing
+import LaminaGeometry
 @testable import LaminaRender
 
 /// `RectInstance` (Swift) against the vertex inputs of `shaders/rect.vert` (SPIR-V) and the
@@ -23,8 +24,14 @@ struct RectInstanceLayoutTests {
         }
     }
 
+    @Test func meshShaderInputsAreTheFieldsAndTheVertex() throws {
+        let inputs = try SPIRV.locatedInputs(Shaders.meshVert)
+        #expect(inputs.keys.sorted() == (VulkanPipeline.meshInstanceLocations.sorted() + [VulkanPipeline.meshVertexLocation]))
+        #expect(MemoryLayout<LaminaGeometry.MeshVertex>.stride == 16)
+    }
+
     @Test func pipelineAttributesMatchFields() {
-        let attributes = VulkanPipeline.rectAttributes
+        let attributes = VulkanPipeline.rectAttributes()
         #expect(attributes.count == RectInstance.fields.count)
         for (attribute, field) in zip(attributes, RectInstance.fields) {
             #expect(attribute.location == field.location)

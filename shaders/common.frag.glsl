@@ -1,0 +1,71 @@
+// Fragment-side inputs and functions shared by rect.frag and mesh.frag (see instance.vert.glsl).
+
+layout(location = 0) in vec2 inLocal;
+layout(location = 1) flat in vec4 inBounds;
+layout(location = 2) flat in vec4 inRadii;
+layout(location = 3) flat in vec4 inFillColor;
+layout(location = 4) flat in vec4 inBorderColor;
+layout(location = 5) flat in vec4 inParams;
+layout(location = 6) flat in vec4 inGradientPoints;
+layout(location = 7) flat in vec4 inGradientRange;
+layout(location = 8) flat in vec4 inClip0H0;
+layout(location = 9) flat in vec4 inClip0H1;
+layout(location = 10) flat in vec4 inClip0H2;
+layout(location = 11) flat in vec4 inClip0Rect;
+layout(location = 12) flat in vec4 inClip0Radii;
+layout(location = 13) flat in vec4 inClip1H0;
+layout(location = 14) flat in vec4 inClip1H1;
+layout(location = 15) flat in vec4 inClip1H2;
+layout(location = 16) flat in vec4 inClip1Rect;
+layout(location = 17) flat in vec4 inClip1Radii;
+
+// Signed distance from p to a rounded rect (negative inside) and its gradient `normal`
+// (unit length, in local units). Radii per corner, y-down: x = minXMinY, y = maxXMinY,
+// z = minXMaxY, w = maxXMaxY. Each radius must not exceed the smaller half extent (the CPU
+// clamps), so the quadrant picks the right corner.
+float roundedRectDistance(vec2 p, vec4 rect, vec4 radii, out vec2 normal) {
+    vec2 center = 0.5 * (rect.xy + rect.zw);
+    vec2 halfSize = 0.5 * (rect.zw - rect.xy);
+    vec2 q = p - center;
+    vec2 side = vec2(q.x < 0.0 ? -1.0 : 1.0, q.y < 0.0 ? -1.0 : 1.0);
+    float r = q.x < 0.0 ? (q.y < 0.0 ? radii.x : radii.z) : (q.y < 0.0 ? radii.y : radii.w);
+    vec2 d = abs(q) - halfSize + r;
+    if (d.x > 0.0 && d.y > 0.0) {
+        normal = normalize(d) * side;
+    } else {
+        normal = d.x > d.y ? vec2(side.x, 0.0) : vec2(0.0, side.y);
+    }
+    return min(max(d.x, d.y), 0.0) + length(max(d, 0.0)) - r;
+}
+
+// Coverage of the pixel by a rounded rect: a 1-pixel-wide ramp centred on the edge. The
+// local distance becomes pixels through the distance's screen-space gradient, taken
+// analytically from its local gradient and the derivatives of the local position
+// (`localPerPixelX/Y`), which stay exact where the distance itself bends (tiny shapes, corners).
+float coverage(vec2 p, vec4 rect, vec4 radii, vec2 localPerPixelX, vec2 localPerPixelY) {
+    vec2 normal;
+    float d = roundedRectDistance(p, rect, radii, normal);
+    float localPerPixel = length(vec2(dot(normal, localPerPixelX), dot(normal, localPerPixelY)));
+    return clamp(0.5 - d / max(localPerPixel, 1e-6), 0.0, 1.0);
+}
+
+// Coverage by one clip: the pixel centre is mapped into the clip layer's plane by the
+// homography rows h0..h2 ([px py 1] × H⁻¹); its derivatives are taken analytically (no dFdx,
+// so this may run in non-uniform control flow).
+float clipCoverage(vec4 h0, vec4 h1, vec4 h2, vec4 rect, vec4 radii) {
+    if (rect.z < rect.x) return 0.0;
+    vec3 q = gl_FragCoord.x * h0.xyz + gl_FragCoord.y * h1.xyz + h2.xyz;
+    if (q.z <= 0.0) return 0.0;
+    vec2 local = q.xy / q.z;
+    vec2 ddx = (h0.xy - local * h0.z) / q.z;
+    vec2 ddy = (h1.xy - local * h1.z) / q.z;
+    return coverage(local, rect, radii, ddx, ddy);
+}
+
+// Product of the coverage by the item's clips (inParams.w of them, at most 2).
+float clipsCoverage() {
+    float c = 1.0;
+    if (inParams.w > 0.5) c *= clipCoverage(inClip0H0, inClip0H1, inClip0H2, inClip0Rect, inClip0Radii);
+    if (inParams.w > 1.5) c *= clipCoverage(inClip1H0, inClip1H1, inClip1H2, inClip1Rect, inClip1Radii);
+    return c;
+}

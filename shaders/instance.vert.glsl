@@ -1,0 +1,73 @@
+// Per-instance inputs shared by rect.vert and mesh.vert. Mirrors `RectInstance` in
+// Sources/LaminaRender/RectInstance.swift (checked by RectInstanceLayoutTests): field i is the
+// vec4 at location i.
+
+// Local (bounds) coordinates → clip space, as three rows of coefficients applied to
+// (x, y, 1): clip.x, clip.y and clip.w. Device-pixel scaling, y-down, and the CATransform3D
+// row-vector convention are folded in on the CPU; perspective stays in w so the GPU divides.
+layout(location = 0) in vec4 inClipX;
+layout(location = 1) in vec4 inClipY;
+layout(location = 2) in vec4 inClipW;
+layout(location = 3) in vec4 inBounds;         // local minX, minY, maxX, maxY
+layout(location = 4) in vec4 inQuad;           // local quad to rasterize (cover rect + AA margin)
+layout(location = 5) in vec4 inRadii;          // minXMinY, maxXMinY, minXMaxY, maxXMaxY
+layout(location = 6) in vec4 inFillColor;      // premultiplied (gradients: straight, stop a)
+layout(location = 7) in vec4 inBorderColor;    // premultiplied (gradients: straight, stop b)
+layout(location = 8) in vec4 inParams;         // border width, kind, shadow sigma, clip count
+layout(location = 9) in vec4 inGradientPoints; // start.xy, end.xy
+layout(location = 10) in vec4 inGradientRange; // location a, location b, draw t in [z, w)
+layout(location = 11) in vec4 inClip0H0;       // pixel → clip-local homography rows
+layout(location = 12) in vec4 inClip0H1;
+layout(location = 13) in vec4 inClip0H2;
+layout(location = 14) in vec4 inClip0Rect;
+layout(location = 15) in vec4 inClip0Radii;
+layout(location = 16) in vec4 inClip1H0;
+layout(location = 17) in vec4 inClip1H1;
+layout(location = 18) in vec4 inClip1H2;
+layout(location = 19) in vec4 inClip1Rect;
+layout(location = 20) in vec4 inClip1Radii;
+
+// mesh.frag reads only the color, params, trim and clips: mesh.vert (MESH_SHADER) neither
+// reads nor writes the rest, so the pipeline interface has no unused parts.
+#ifndef MESH_SHADER
+layout(location = 0) out vec2 outLocal;
+layout(location = 1) flat out vec4 outBounds;
+layout(location = 2) flat out vec4 outRadii;
+layout(location = 4) flat out vec4 outBorderColor;
+layout(location = 6) flat out vec4 outGradientPoints;
+#endif
+layout(location = 3) flat out vec4 outFillColor;
+layout(location = 5) flat out vec4 outParams;
+layout(location = 7) flat out vec4 outGradientRange;
+layout(location = 8) flat out vec4 outClip0H0;
+layout(location = 9) flat out vec4 outClip0H1;
+layout(location = 10) flat out vec4 outClip0H2;
+layout(location = 11) flat out vec4 outClip0Rect;
+layout(location = 12) flat out vec4 outClip0Radii;
+layout(location = 13) flat out vec4 outClip1H0;
+layout(location = 14) flat out vec4 outClip1H1;
+layout(location = 15) flat out vec4 outClip1H2;
+layout(location = 16) flat out vec4 outClip1Rect;
+layout(location = 17) flat out vec4 outClip1Radii;
+
+// Writes gl_Position for a local point and passes the instance to the fragment shader.
+void emit(vec2 local) {
+    vec3 p = vec3(local, 1.0);
+    float w = dot(inClipW.xyz, p);
+    // z = 0 keeps every point with w > 0 inside the depth range and clips w <= 0 (behind the eye).
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, w);
+#ifndef MESH_SHADER
+    outLocal = local;
+    outBounds = inBounds;
+    outRadii = inRadii;
+    outBorderColor = inBorderColor;
+    outGradientPoints = inGradientPoints;
+#endif
+    outFillColor = inFillColor;
+    outParams = inParams;
+    outGradientRange = inGradientRange;
+    outClip0H0 = inClip0H0; outClip0H1 = inClip0H1; outClip0H2 = inClip0H2;
+    outClip0Rect = inClip0Rect; outClip0Radii = inClip0Radii;
+    outClip1H0 = inClip1H0; outClip1H1 = inClip1H1; outClip1H2 = inClip1H2;
+    outClip1Rect = inClip1Rect; outClip1Radii = inClip1Radii;
+}

@@ -11,6 +11,7 @@ public enum JSON: Hashable, Sendable {
     public struct Member: Hashable, Sendable {
         public var key: String
         public var value: JSON
+        public init(key: String, value: JSON) { self.key = key; self.value = value }
     }
 
     /// The JSON type's name, for error messages.

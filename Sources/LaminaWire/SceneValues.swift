@@ -9,25 +9,25 @@ public enum SceneValues {
     static func index(_ path: String, _ i: Int) -> String { "\(path)[\(i)]" }
 
     /// Reads an object's members, refusing unknown ones.
-    struct Fields {
-        let members: [JSON.Member]
-        let path: String
-        init(_ json: JSON, _ path: String, allowed: Set<String>) throws(SceneError) {
+    public struct Fields {
+        public let members: [JSON.Member]
+        public let path: String
+        public init(_ json: JSON, _ path: String, allowed: Set<String>) throws(SceneError) {
             guard case .object(let m) = json else { throw SceneError(path: path, "must be an object (got \(json.typeName))") }
             for member in m where !allowed.contains(member.key) {
                 throw SceneError(path: SceneValues.join(path, member.key), "unknown field")
             }
             members = m; self.path = path
         }
-        subscript(_ key: String) -> JSON? { members.first { $0.key == key }?.value }
-        func at(_ key: String) -> String { SceneValues.join(path, key) }
+        public subscript(_ key: String) -> JSON? { members.first { $0.key == key }?.value }
+        public func at(_ key: String) -> String { SceneValues.join(path, key) }
     }
 
     public static func number(_ j: JSON, _ path: String) throws(SceneError) -> Double {
         guard case .number(let v) = j else { throw SceneError(path: path, "must be a number (got \(j.typeName))") }
         return v
     }
-    static func nonNegative(_ j: JSON, _ path: String) throws(SceneError) -> Double {
+    public static func nonNegative(_ j: JSON, _ path: String) throws(SceneError) -> Double {
         let v = try number(j, path)
         guard v >= 0 else { throw SceneError(path: path, "must be ≥ 0") }
         return v
@@ -40,7 +40,7 @@ public enum SceneValues {
         guard case .string(let v) = j else { throw SceneError(path: path, "must be a string (got \(j.typeName))") }
         return v
     }
-    static func numbers(_ j: JSON, _ path: String, count: Int? = nil, what: String = "a list of numbers") throws(SceneError) -> [Double] {
+    public static func numbers(_ j: JSON, _ path: String, count: Int? = nil, what: String = "a list of numbers") throws(SceneError) -> [Double] {
         guard case .array(let a) = j, count == nil || a.count == count! else {
             throw SceneError(path: path, "must be \(what)")
         }

@@ -1,0 +1,330 @@
+import Foundation
+import LaminaAnimation
+import LaminaGeometry
+import LaminaTree
+import LaminaWire
+
+/// A scene file (SCENE-FORMAT.md) loaded and validated: the canvas, the layers to build at
+/// scene time 0, and the transactions to apply at later times, all as protocol operations.
+///
+/// Every field is checked when loading; an unknown or ill-typed field throws a `SceneError`
+/// naming its JSON path (`layers[2].animations.fade.duration: must be ≥ 0`).
+public struct Scene: Sendable {
+    /// Canvas in points (default 800×600), device pixels per point, clear color.
+    public var size: Size
+    public var scale: Double
+    public var background: Color
+    /// Layer names and the local ids the scene gives them (1, 2, … in document order).
+    public var names: [String: UInt32]
+    /// Every layer's local id → name (nil for unnamed layers).
+    public var layerNames: [UInt32: String]
+    /// The operations that build the scene (one commit at scene time 0): create, set
+    /// properties, attach, add the layers' animations.
+    public var initialOperations: [LaminaTree.Operation]
+    /// The scene's transactions in time order (stable for equal times).
+    public var transactions: [TimedTransaction]
+
+    public struct TimedTransaction: Sendable, Hashable {
+        /// Scene time in seconds.
+        public var at: Double
+        /// Starts with `.setTransaction`, then the changes in document order.
+        public var operations: [LaminaTree.Operation]
+    }
+
+    /// Loads a scene file.
+    public init(contentsOfFile path: String) throws {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
+            throw SceneError(path: "", "cannot read \(path): \(error.localizedDescription)")
+        }
+        try self.init(json: String(decoding: data, as: UTF8.self))
+    }
+
+    /// Parses and validates scene JSON text.
+    public init(json text: String) throws(SceneError) {
+        let root = try JSON.parse(text)
+        let f = try SceneValues.Fields(root, "", allowed: ["size", "scale", "background", "layers", "transactions"])
+        size = Size(800, 600)
+        if let v = f["size"] {
+            size = try SceneValues.size(v, "size")
+            guard size.width > 0, size.height > 0, size.width <= 16384, size.height <= 16384 else {
+                throw SceneError(path: "size", "must be positive (at most 16384)")
+            }
+        }
+        scale = 1
+        if let v = f["scale"] {
+            scale = try SceneValues.number(v, "scale")
+            guard scale > 0, scale <= 8 else { throw SceneError(path: "scale", "must be > 0 (at most 8)") }
+        }
+        background = .black
+        if let v = f["background"] {
+            guard let c = try SceneValues.color(v, "background") else { throw SceneError(path: "background", "must be a color, not null") }
+            background = c
+        }
+        var builder = Builder()
+        if let v = f["layers"] {
+            guard case .array(let layers) = v else { throw SceneError(path: "layers", "must be a list of layers") }
+            for (i, l) in layers.enumerated() { try builder.layer(l, "layers[\(i)]", parent: 0) }
+        }
+        names = builder.names
+        layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
+        initialOperations = builder.operations
+        var txs: [TimedTransaction] = []
+        if let v = f["transactions"] {
+            guard case .array(let list) = v else { throw SceneError(path: "transactions", "must be a list of transactions") }
+            for (i, t) in list.enumerated() { txs.append(try builder.transaction(t, "transactions[\(i)]")) }
+        }
+        transactions = txs.enumerated().sorted { a, b in
+            a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
+        }.map(\.element)
+    }
+
+    /// Builds operations while checking every field (and tracking model values to check
+    /// ranges and to know custom properties' kinds).
+    struct Builder {
+        var operations: [LaminaTree.Operation] = []
+        var names: [String: UInt32] = [:]
+        var kinds: [UInt32: LayerKind] = [:]
+        var properties: [UInt32: LayerProperties] = [:]
+        var nextID: UInt32 = 1
+
+        static let common: Set<String> = [
+            "bounds", "position", "zPosition", "anchorPoint", "anchorPointZ", "transform", "sublayerTransform",
+            "opacity", "hidden", "masksToBounds", "cornerRadius", "maskedCorners", "borderWidth", "borderColor",
+            "backgroundColor", "shadowColor", "shadowOpacity", "shadowOffset", "shadowRadius", "shadowPath", "frame",
+        ]
+        static let shape: Set<String> = [
+            "path", "fillColor", "fillRule", "strokeColor", "lineWidth", "lineCap", "lineJoin", "miterLimit",
+            "lineDashPattern", "lineDashPhase", "strokeStart", "strokeEnd",
+        ]
+        static let gradient: Set<String> = ["colors", "locations", "startPoint", "endPoint", "gradientType"]
+        static let structural: Set<String> = ["name", "type", "custom", "sublayers", "animations"]
+
+        mutating func layer(_ j: JSON, _ path: String, parent: UInt32) throws(SceneError) {
+            guard case .object(let members) = j else { throw SceneError(path: path, "must be an object (got \(j.typeName))") }
+            var kind = LayerKind.layer
+            if let t = members.first(where: { $0.key == "type" }) {
+                let s = try SceneValues.string(t.value, path + ".type")
+                guard let k = LayerKind.allCases.first(where: { $0.name == s }) else {
+                    throw SceneError(path: path + ".type", "must be \"layer\", \"shape\" or \"gradient\"")
+                }
+                kind = k
+            }
+            let id = nextID
+            nextID += 1
+            operations.append(.create(id, kind))
+            kinds[id] = kind
+            var props = LayerProperties()
+            var sublayers: [JSON] = []
+            var animations: JSON? = nil
+            for m in members {
+                let fp = path + "." + m.key
+                switch m.key {
+                case "type": continue
+                case "name":
+                    let name = try SceneValues.string(m.value, fp)
+                    guard !name.isEmpty, !name.contains(".") else { throw SceneError(path: fp, "must be non-empty and contain no dots") }
+                    guard names[name] == nil else { throw SceneError(path: fp, "the name \"\(name)\" is already used") }
+                    names[name] = id
+                case "custom":
+                    guard case .object(let cm) = m.value else { throw SceneError(path: fp, "must be an object of named numbers") }
+                    for c in cm {
+                        let cp = fp + "." + c.key
+                        guard !c.key.isEmpty, !c.key.contains(".") else { throw SceneError(path: cp, "a custom name must be non-empty and contain no dots") }
+                        let v = try SceneValues.property("custom." + c.key, c.value, cp)
+                        try set(&props, id, "custom." + c.key, v, cp)
+                    }
+                case "sublayers":
+                    guard case .array(let subs) = m.value else { throw SceneError(path: fp, "must be a list of layers") }
+                    sublayers = subs
+                case "animations": animations = m.value
+                default:
+                    let allowed = Self.common.contains(m.key) || (kind == .shape && Self.shape.contains(m.key))
+                        || (kind == .gradient && Self.gradient.contains(m.key))
+                    guard allowed else {
+                        if Self.shape.contains(m.key) { throw SceneError(path: fp, "only shape layers have this property") }
+                        if Self.gradient.contains(m.key) { throw SceneError(path: fp, "only gradient layers have this property") }
+                        throw SceneError(path: fp, "unknown field")
+                    }
+                    let v = try SceneValues.property(m.key, m.value, fp)
+                    try set(&props, id, m.key, v, fp)
+                }
+            }
+            properties[id] = props
+            operations.append(.addSublayer(parent: parent, child: id))
+            if let animations { try addAnimations(animations, path + ".animations", id) }
+            for (i, s) in sublayers.enumerated() { try layer(s, "\(path).sublayers[\(i)]", parent: id) }
+        }
+
+        /// Checks a property change against the tracked model values and stages it.
+        mutating func set(_ props: inout LayerProperties, _ id: UInt32, _ keyPath: String, _ v: PropertyValue,
+                          _ path: String) throws(SceneError) {
+            do { try props.setValue(v, forKeyPath: keyPath) } catch {
+                switch error {
+                case .unknownKeyPath: throw SceneError(path: path, "unknown property")
+                case .wrongType(_, let expected, _): throw SceneError(path: path, "must be a \(expected)")
+                case .notFinite: throw SceneError(path: path, "must be finite")
+                case .outOfRange(_, let reason): throw SceneError(path: path, reason)
+                }
+            }
+            operations.append(.set(id, keyPath: keyPath, value: v))
+        }
+
+        mutating func addAnimations(_ j: JSON, _ path: String, _ id: UInt32) throws(SceneError) {
+            guard case .object(let members) = j else { throw SceneError(path: path, "must be an object of named animations") }
+            for m in members {
+                let ap = path + "." + m.key
+                guard !m.key.isEmpty else { throw SceneError(path: ap, "an animation key must not be empty") }
+                let animation = try AnimationJSON.decode(m.value, ap)
+                let props = properties[id] ?? LayerProperties()
+                do {
+                    _ = try animation.compile { PropertySlot(keyPath: $0)?.kind(in: props) }
+                } catch {
+                    throw SceneError(path: ap + "." + error.field, error.message)
+                }
+                operations.append(.addAnimation(id, key: m.key, animation: animation))
+            }
+        }
+
+        func layerID(_ name: String, _ path: String) throws(SceneError) -> UInt32 {
+            guard let id = names[name] else { throw SceneError(path: path, "no layer is named \"\(name)\"") }
+            return id
+        }
+
+        mutating func transaction(_ j: JSON, _ path: String) throws(SceneError) -> TimedTransaction {
+            let f = try SceneValues.Fields(j, path, allowed: ["at", "duration", "timingFunction", "disableActions", "set", "add", "remove"])
+            let at = try f["at"].map { v throws(SceneError) in try SceneValues.nonNegative(v, f.at("at")) } ?? 0
+            var settings = TransactionSettings()
+            if let v = f["duration"] { settings.duration = try SceneValues.nonNegative(v, f.at("duration")) }
+            if let v = f["timingFunction"] { settings.timingFunction = try SceneValues.timing(v, f.at("timingFunction")) }
+            if let v = f["disableActions"] { settings.disableActions = try SceneValues.bool(v, f.at("disableActions")) }
+            let saved = operations
+            operations = [.setTransaction(settings)]
+            defer { operations = saved }
+            for m in f.members {
+                let fp = f.at(m.key)
+                switch m.key {
+                case "set":
+                    guard case .object(let sets) = m.value else { throw SceneError(path: fp, "must be an object of NAME.KEYPATH: value") }
+                    for s in sets {
+                        let sp = fp + "." + s.key
+                        guard let dot = s.key.firstIndex(of: ".") else { throw SceneError(path: sp, "must be NAME.KEYPATH") }
+                        let id = try layerID(String(s.key[..<dot]), sp)
+                        let keyPath = String(s.key[s.key.index(after: dot)...])
+                        let kind = kinds[id]!
+                        if (Self.shape.contains(keyPath) && kind != .shape) || (Self.gradient.contains(keyPath) && kind != .gradient) {
+                            throw SceneError(path: sp, "layer \"\(s.key[..<dot])\" has no property \(keyPath)")
+                        }
+                        let v = try SceneValues.property(keyPath, s.value, sp)
+                        var props = properties[id]!
+                        try set(&props, id, keyPath, v, sp)
+                        properties[id] = props
+                    }
+                case "add":
+                    guard case .object(let adds) = m.value else { throw SceneError(path: fp, "must be an object of NAME: {KEY: ANIMATION}") }
+                    for a in adds { try addAnimations(a.value, fp + "." + a.key, try layerID(a.key, fp + "." + a.key)) }
+                case "remove":
+                    guard case .object(let removes) = m.value else { throw SceneError(path: fp, "must be an object of NAME: [KEY, …]") }
+                    for r in removes {
+                        let rp = fp + "." + r.key
+                        let id = try layerID(r.key, rp)
+                        guard case .array(let keys) = r.value else { throw SceneError(path: rp, "must be a list of animation keys") }
+                        for (i, k) in keys.enumerated() {
+                            operations.append(.removeAnimation(id, key: try SceneValues.string(k, "\(rp)[\(i)]")))
+                        }
+                    }
+                default: continue
+                }
+            }
+            return TimedTransaction(at: at, operations: operations)
+        }
+    }
+}
+
+extension Scene {
+    /// The client id scene playback uses for its layers.
+    public static let client: UInt32 = 1
+
+    /// The render-thread tree (model values and running animations) at scene time `t`: the
+    /// scene built at 0 and every transaction with `at ≤ t` applied at its time, animations
+    /// that ended by `t` removed. Its `presentation(at: t)` is what a compositor shows.
+    public func tree(at t: Double) throws -> LayerTree {
+        var tree = LayerTree()
+        try tree.apply(Commit(client: Self.client, content: .connect))
+        try tree.apply(Commit(client: Self.client, content: .operations(initialOperations)), at: 0)
+        for tx in transactions where tx.at <= t {
+            tree.advance(to: tx.at)
+            try tree.apply(Commit(client: Self.client, content: .operations(tx.operations)), at: tx.at)
+        }
+        tree.advance(to: t)
+        return tree
+    }
+
+    /// The layer id in a tree built by `tree(at:)` for a layer name.
+    public func layerID(named name: String) -> LayerID? {
+        names[name].map { LayerID(client: Self.client, local: $0) }
+    }
+
+    /// Presentation values at scene time `t` for `NAME.KEYPATH` arguments, as JSON values
+    /// (numbers; lists for points, sizes, rects and colors [r, g, b, a]; 16 numbers for
+    /// transforms; null for no color).
+    public func query(_ arguments: [String], at t: Double) throws -> JSON {
+        let presentation = try tree(at: t).presentation(at: t)
+        var members: [JSON.Member] = []
+        for arg in arguments {
+            guard let dot = arg.firstIndex(of: "."), let id = layerID(named: String(arg[..<dot])) else {
+                throw SceneError(path: arg, "must be NAME.KEYPATH with a layer name of the scene")
+            }
+            let keyPath = String(arg[arg.index(after: dot)...])
+            guard let v = presentation[id]?.properties.value(forKeyPath: keyPath) else {
+                throw SceneError(path: arg, "unknown key path '\(keyPath)'")
+            }
+            members.append(JSON.Member(key: arg, value: v.json))
+        }
+        return .object(members)
+    }
+
+    /// The name of the topmost layer under canvas point `p` at scene time `t` (nil: none or
+    /// an unnamed layer's… no: an unnamed layer hit answers nil too).
+    public func hitTest(_ p: Point, at t: Double) throws -> String? {
+        let presentation = try tree(at: t).presentation(at: t)
+        guard let id = presentation.hitTest(p) else { return nil }
+        return layerNames[id.local]
+    }
+}
+
+extension PropertyValue {
+    /// The value as query output JSON.
+    public var json: JSON {
+        func nums(_ v: [Double]) -> JSON { .array(v.map { .number($0) }) }
+        switch self {
+        case .number(let v): return .number(v)
+        case .point(let p): return nums([p.x, p.y])
+        case .size(let s): return nums([s.width, s.height])
+        case .rect(let r): return nums([r.origin.x, r.origin.y, r.size.width, r.size.height])
+        case .color(let c): return c.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) } ?? .null
+        case .transform(let t): return nums(t.rowMajor)
+        case .bool(let b): return .bool(b)
+        case .string(let s): return .string(s)
+        case .numbers(let v): return nums(v)
+        case .path(let p): return p.map { .string($0.svgData) } ?? .null
+        case .colors(let cs): return .array(cs.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) })
+        }
+    }
+}
+
+extension Path {
+    /// SVG path data for the path (absolute commands).
+    public var svgData: String {
+        func n(_ v: Double) -> String { JSON.format(v) }
+        return elements.map { e in
+            switch e {
+            case .move(let p): "M\(n(p.x)) \(n(p.y))"
+            case .line(let p): "L\(n(p.x)) \(n(p.y))"
+            case .quad(let c, let p): "Q\(n(c.x)) \(n(c.y)) \(n(p.x)) \(n(p.y))"
+            case .cubic(let a, let b, let p): "C\(n(a.x)) \(n(a.y)) \(n(b.x)) \(n(b.y)) \(n(p.x)) \(n(p.y))"
+            case .close: "Z"
+            }
+        }.joined(separator: " ")
+    }
+}

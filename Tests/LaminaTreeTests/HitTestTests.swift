@@ -1,0 +1,99 @@
+import LaminaGeometry
+import LaminaTree
+import Testing
+
+/// Hit testing against the presentation tree. Expected hits are worked out from CALayer's
+/// geometry: a layer's local point is the canvas point mapped back through position, the
+/// transform about the anchor point, and the superlayers' sublayerTransforms.
+@Suite struct HitTestTests {
+    static func id(_ n: UInt32) -> LayerID { LayerID(client: 1, local: n) }
+
+    /// Builds layers (local ids 1…) from (parent, settings) pairs, parent 0 = the client root.
+    func tree(_ layers: [(parent: UInt32, kind: LayerKind, props: [(String, PropertyValue)])]) throws -> LayerTree {
+        var t = LayerTree()
+        try t.apply(Commit(client: 1, content: .connect))
+        var ops: [Operation] = []
+        for (i, l) in layers.enumerated() {
+            let n = UInt32(i + 1)
+            ops.append(.create(n, l.kind))
+            for (k, v) in l.props { ops.append(.set(n, keyPath: k, value: v)) }
+            ops.append(.addSublayer(parent: l.parent, child: n))
+        }
+        try t.apply(Commit(client: 1, content: .operations(ops)))
+        return t
+    }
+
+    static let square: [(String, PropertyValue)] = [("bounds", .rect(Rect(0, 0, 100, 100))), ("position", .point(Point(200, 200)))]
+
+    @Test func rotatedLayer() throws {
+        // 100×100 centred at (200, 200), rotated 45°: its corners reach 70.7 from the centre
+        // along the axes, its edge midpoints lie on the diagonals at 50.
+        let t = try tree([(0, .layer, Self.square + [("transform", .transform(.rotation(.pi / 4)))])])
+        #expect(t.hitTest(Point(200, 135)) == Self.id(1))        // 65 up: inside the diamond (|x|+|y| ≤ 70.7)
+        #expect(t.hitTest(Point(155, 155)) == nil)                // on the diagonal, 63.6 out: beyond the edge at 50
+        #expect(t.hitTest(Point(170, 170)) == Self.id(1))         // 42.4 out along the diagonal: inside
+    }
+
+    @Test func perspectiveRotatedLayer() throws {
+        // Rotated 60° about y, then perspective d = 500 (m34 = −1/500). A local offset u from
+        // the anchor lands at X = u·cos60° / (1 + u·sin60°/500): u = 50 → 23.0, u = −50 → −27.4
+        // (the edge that turns towards the eye looks wider), so the layer spans 172.6…223.0.
+        var m = Transform3D.rotation(.pi / 3, 0, 1, 0)
+        m = m.concatenating(.perspective(500))
+        let t = try tree([(0, .layer, Self.square + [("transform", .transform(m))])])
+        #expect(t.hitTest(Point(200, 200)) == Self.id(1))
+        #expect(t.hitTest(Point(221, 200)) == Self.id(1))         // u = 45.3
+        #expect(t.hitTest(Point(176, 200)) == Self.id(1))         // u = −44.3
+        #expect(t.hitTest(Point(225, 200)) == nil)
+        #expect(t.hitTest(Point(171, 200)) == nil)
+    }
+
+    @Test func masksToBoundsClipsSublayers() throws {
+        // Parent 100×100 at (200, 200) (covers 150…250); child 50×50 centred at the
+        // parent's local (120, 50), i.e. canvas 270 → 245…295 on x.
+        let parent = Self.square + [("masksToBounds", .bool(true))]
+        let child: [(String, PropertyValue)] = [("bounds", .rect(Rect(0, 0, 50, 50))), ("position", .point(Point(120, 50)))]
+        let t = try tree([(0, .layer, parent), (1, .layer, child)])
+        #expect(t.hitTest(Point(247, 200)) == Self.id(2))         // inside both
+        #expect(t.hitTest(Point(260, 200)) == nil)                // inside the child, clipped by the parent
+        let unclipped = try tree([(0, .layer, Self.square), (1, .layer, child)])
+        #expect(unclipped.hitTest(Point(260, 200)) == Self.id(2))
+    }
+
+    @Test func hiddenAndTransparentLayersAreSkipped() throws {
+        let front: [(String, PropertyValue)] = Self.square
+        let t = try tree([(0, .layer, Self.square), (0, .layer, front + [("hidden", .bool(true))])])
+        #expect(t.hitTest(Point(200, 200)) == Self.id(1))
+        let u = try tree([(0, .layer, Self.square), (0, .layer, front + [("opacity", .number(0))])])
+        #expect(u.hitTest(Point(200, 200)) == Self.id(1))
+        let v = try tree([(0, .layer, Self.square), (0, .layer, front)])
+        #expect(v.hitTest(Point(200, 200)) == Self.id(2))         // later sibling is in front
+    }
+
+    @Test func zPositionOrdersSiblings() throws {
+        let t = try tree([(0, .layer, Self.square + [("zPosition", .number(1))]), (0, .layer, Self.square)])
+        #expect(t.hitTest(Point(200, 200)) == Self.id(1))
+    }
+
+    @Test func shapeLayersHitTheirPathWithTheFillRule() throws {
+        // Two nested squares in the same direction: nonZero fills the hole, evenOdd leaves it.
+        let path = try Path(svg: "M0 0 H100 V100 H0 Z M25 25 H75 V75 H25 Z")
+        let base: [(String, PropertyValue)] = Self.square + [("path", .path(path))]
+        let nonZero = try tree([(0, .shape, base)])
+        let evenOdd = try tree([(0, .shape, base + [("fillRule", .string("evenOdd"))])])
+        #expect(nonZero.hitTest(Point(200, 200)) == Self.id(1))   // the centre, in the hole
+        #expect(evenOdd.hitTest(Point(200, 200)) == nil)
+        #expect(evenOdd.hitTest(Point(160, 160)) == Self.id(1))   // in the ring
+    }
+
+    @Test func hitsUseThePresentationValues() throws {
+        var t = try tree([(0, .layer, Self.square)])
+        try t.apply(Commit(client: 1, content: .operations([
+            .setTransaction(TransactionSettings(duration: 1, timingFunction: .linear)),
+            .set(1, keyPath: "position", value: .point(Point(400, 200))),
+        ])), at: 0)
+        #expect(t.hitTest(Point(200, 200)) == nil)                     // the model has moved
+        #expect(t.presentation(at: 0).hitTest(Point(200, 200)) == Self.id(1))
+        #expect(t.presentation(at: 0.5).hitTest(Point(300, 200)) == Self.id(1))
+    }
+}

@@ -7,12 +7,25 @@ import LaminaPNG
 public struct PixelTolerance: Sendable, Hashable {
     /// No channel of any pixel may differ from the reference by more than this (0…255).
     public var maxChannelError: Int
-    /// At most this percentage (0…100) of pixels may differ at all.
+    /// At most this percentage (0…100) of pixels may be "off": differ by more than
+    /// `offThreshold` in some channel.
     public var maxPercentOff: Double
+    /// A pixel is off when a channel differs by more than this (0: any difference).
+    public var offThreshold: Int
+    /// Mean absolute channel error over all pixels and channels, in 0…255 units.
+    public var maxMeanError: Double
 
-    public init(maxChannelError: Int, maxPercentOff: Double) {
+    public init(maxChannelError: Int, maxPercentOff: Double, offThreshold: Int = 0, maxMeanError: Double = .infinity) {
         self.maxChannelError = maxChannelError
         self.maxPercentOff = maxPercentOff
+        self.offThreshold = offThreshold
+        self.maxMeanError = maxMeanError
+    }
+
+    /// The rule for comparing with an independent renderer (cairo): mean error ≤ `mean`/255,
+    /// at most `percent` % of pixels off by more than `threshold`/255, none by more than `max`.
+    public static func independent(mean: Double, percent: Double, threshold: Int, max: Int = 255) -> PixelTolerance {
+        PixelTolerance(maxChannelError: max, maxPercentOff: percent, offThreshold: threshold, maxMeanError: mean)
     }
 
     /// Identical pixels only.
@@ -23,23 +36,27 @@ public struct PixelTolerance: Sendable, Hashable {
 public struct PixelComparison: Sendable, CustomStringConvertible {
     /// Largest difference in any channel of any pixel.
     public var maxChannelError: Int
-    /// Pixels with any channel different.
+    /// Pixels with a channel different by more than the tolerance's `offThreshold`.
     public var pixelsOff: Int
     public var pixelCount: Int
     /// Whether the sizes matched (if not, nothing else is meaningful).
     public var sameSize: Bool
     public var tolerance: PixelTolerance
+    /// Mean absolute channel error (0…255 units).
+    public var meanError: Double = 0
 
     public var percentOff: Double { pixelCount == 0 ? 0 : 100 * Double(pixelsOff) / Double(pixelCount) }
 
     public var passed: Bool {
         sameSize && maxChannelError <= tolerance.maxChannelError && percentOff <= tolerance.maxPercentOff
+            && meanError <= tolerance.maxMeanError
     }
 
     public var description: String {
         guard sameSize else { return "image sizes differ" }
         return "max channel error \(maxChannelError) (limit \(tolerance.maxChannelError)), "
-            + "\(pixelsOff) of \(pixelCount) pixels off = \(percentOff)% (limit \(tolerance.maxPercentOff)%)"
+            + "\(pixelsOff) of \(pixelCount) pixels off by more than \(tolerance.offThreshold) = \(percentOff)% "
+            + "(limit \(tolerance.maxPercentOff)%), mean error \(meanError) (limit \(tolerance.maxMeanError))"
     }
 }
 
@@ -51,17 +68,21 @@ public enum PixelComparator {
             return PixelComparison(maxChannelError: 255, pixelsOff: 0, pixelCount: 0, sameSize: false,
                                    tolerance: tolerance)
         }
-        var maxError = 0, off = 0
+        var maxError = 0, off = 0, sum = 0
         for p in 0..<(actual.width * actual.height) {
             var pixelError = 0
             for c in 0..<4 {
-                pixelError = max(pixelError, abs(Int(actual.pixels[4 * p + c]) - Int(expected.pixels[4 * p + c])))
+                let e = abs(Int(actual.pixels[4 * p + c]) - Int(expected.pixels[4 * p + c]))
+                sum += e
+                pixelError = max(pixelError, e)
             }
-            if pixelError > 0 { off += 1 }
+            if pixelError > tolerance.offThreshold { off += 1 }
             maxError = max(maxError, pixelError)
         }
-        return PixelComparison(maxChannelError: maxError, pixelsOff: off, pixelCount: actual.width * actual.height,
-                               sameSize: true, tolerance: tolerance)
+        let count = actual.width * actual.height
+        return PixelComparison(maxChannelError: maxError, pixelsOff: off, pixelCount: count,
+                               sameSize: true, tolerance: tolerance,
+                               meanError: count == 0 ? 0 : Double(sum) / Double(4 * count))
     }
 
     /// A picture of the differences: matching pixels as a dim gray copy of the reference,
@@ -105,7 +126,9 @@ public enum PixelComparator {
         }
         let expected = try PNG.read(path: referencePath)
         let result = compare(actual, expected, tolerance: tolerance)
-        if !result.passed {
+        // LAMINA_WRITE_ACTUAL=1 keeps the actual and diff images of passing tests too (to look at).
+        let keep = getenv("LAMINA_WRITE_ACTUAL").map { String(cString: $0) == "1" } ?? false
+        if !result.passed || keep {
             try PNG.write(actual, path: base + "-actual.png")
             if result.sameSize { try PNG.write(diffImage(actual, expected), path: base + "-diff.png") }
         } else {

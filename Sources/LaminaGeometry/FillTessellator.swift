@@ -67,6 +67,8 @@ public enum FillTessellator {
         // Fast path: a single convex contour.
         let nonEmpty = polygons.filter { $0.count >= 3 }
         if nonEmpty.count == 1, let fan = convexFan(nonEmpty[0], boundary: &boundary) { return fan }
+        // Fast path: contours that provably neither cross nor touch (see MonotoneSweep).
+        if let simple = monotoneFill(polygons, rule: rule, boundary: &boundary) { return simple }
         var sweep = FillSweep(rule: rule, collectBoundary: boundary != nil)
         sweep.build(polygons)
         sweep.run()

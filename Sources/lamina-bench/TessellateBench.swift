@@ -10,17 +10,41 @@ import Foundation
 import LaminaGeometry
 
 func runTessellateBench(_ arguments: [String]) {
-    let minSeconds = arguments.contains("--quick") ? 0.05 : 0.3
+    var minSeconds = arguments.contains("--quick") ? 0.05 : 0.3
+    if let i = arguments.firstIndex(of: "--seconds"), i + 1 < arguments.count, let s = Double(arguments[i + 1]) { minSeconds = s }
+    // `--only NAME` times one fill input (for profiling); `--lamina-only` skips the peers.
+    let only = arguments.firstIndex(of: "--only").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+    let laminaOnly = arguments.contains("--lamina-only")
+    // `--only NAME --count N --side lamina|glu|libtess2`: runs one side N times, prints nothing
+    // (for instruction counts under `perf stat`, stable on a loaded machine).
+    if let i = arguments.firstIndex(of: "--count"), i + 1 < arguments.count, let count = Int(arguments[i + 1]) {
+        let side = arguments.firstIndex(of: "--side").flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil } ?? "lamina"
+        var sink = 0
+        for input in tessFillInputs() where only == nil || input.name == only {
+            for rule in input.rules where arguments.contains(rule.rawValue) || !arguments.contains(where: { $0 == "nonZero" || $0 == "evenOdd" }) {
+                for _ in 0 ..< count {
+                    switch side {
+                    case "glu": sink &+= gluTriangulate(input.polygons, rule).count
+                    case "libtess2": sink &+= tess2Triangulate(input.polygons, rule).count
+                    default: sink &+= (try? FillTessellator.triangulate(input.polygons, rule: rule))?.triangleCount ?? 0
+                    }
+                }
+            }
+        }
+        if sink == -1 { print(sink) }
+        return
+    }
     var fills: [[String: Any]] = []
-    for input in tessFillInputs() {
+    for input in tessFillInputs() where only == nil || input.name == only {
         for rule in input.rules {
             var entry: [String: Any] = ["name": input.name, "rule": rule.rawValue,
                                         "vertices": input.polygons.reduce(0) { $0 + $1.count }]
             let lamina = tessTime(minSeconds) { (try? FillTessellator.triangulate(input.polygons, rule: rule))?.triangleCount ?? 0 }
             let laminaArea = (try? FillTessellator.triangulate(input.polygons, rule: rule))?.area ?? .nan
-            let glu = tessTime(minSeconds) { gluTriangulate(input.polygons, rule).count / 3 }
+            let peerSeconds = laminaOnly ? 0 : minSeconds
+            let glu = tessTime(peerSeconds) { gluTriangulate(input.polygons, rule).count / 3 }
             let gluArea = trianglesArea(gluTriangulate(input.polygons, rule))
-            let tess2 = tessTime(minSeconds) { tess2Triangulate(input.polygons, rule).count / 3 }
+            let tess2 = tessTime(peerSeconds) { tess2Triangulate(input.polygons, rule).count / 3 }
             let tess2Area = trianglesArea(tess2Triangulate(input.polygons, rule))
             func side(_ t: (perSecond: Double, triangles: Int), _ area: Double) -> [String: Any] {
                 ["paths_per_s": t.perSecond.rounded(), "triangles_per_s": (t.perSecond * Double(t.triangles)).rounded(),
@@ -35,7 +59,7 @@ func runTessellateBench(_ arguments: [String]) {
         }
     }
     var strokes: [[String: Any]] = []
-    for input in tessStrokeInputs() {
+    for input in tessStrokeInputs() where only == nil {
         let segments = input.segments
         let t = tessTime(minSeconds) {
             (try? StrokeTessellator.mesh(input.path, style: input.style, scale: 2))?.triangleCount ?? 0

@@ -313,18 +313,3 @@ extension PropertyValue {
     }
 }
 
-extension Path {
-    /// SVG path data for the path (absolute commands).
-    public var svgData: String {
-        func n(_ v: Double) -> String { JSON.format(v) }
-        return elements.map { e in
-            switch e {
-            case .move(let p): "M\(n(p.x)) \(n(p.y))"
-            case .line(let p): "L\(n(p.x)) \(n(p.y))"
-            case .quad(let c, let p): "Q\(n(c.x)) \(n(c.y)) \(n(p.x)) \(n(p.y))"
-            case .cubic(let a, let b, let p): "C\(n(a.x)) \(n(a.y)) \(n(b.x)) \(n(b.y)) \(n(p.x)) \(n(p.y))"
-            case .close: "Z"
-            }
-        }.joined(separator: " ")
-    }
-}

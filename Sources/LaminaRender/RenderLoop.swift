@@ -44,10 +44,17 @@ public enum RenderLoopError: Error, Sendable, CustomStringConvertible {
 /// value swapped under a lock. Any thread may call the public methods.
 public final class RenderLoop: Sendable {
     public typealias CaptureCompletion = @Sendable (Result<CapturedFrame, RenderLoopError>) -> Void
+    /// Reads the presentation tree and the frame time; runs on the render thread: keep it short.
+    public typealias PresentationQuery = @Sendable (_ presentation: LayerTree, _ time: Double) -> Void
+    /// Receives the tree's events (animation started/stopped, transaction completed) on the
+    /// render thread, once per frame that produced any: keep it short.
+    public typealias EventHandler = @Sendable ([TreeEvent]) -> Void
 
     private struct Inbox {
         var commits: [Commit] = []
         var captures: [(time: Double?, completion: CaptureCompletion)] = []
+        /// Presentation queries, answered on the render thread after the next frame's evaluation.
+        var queries: [PresentationQuery] = []
         var stop = false
         var dirty = true
     }
@@ -58,6 +65,7 @@ public final class RenderLoop: Sendable {
     private let published = Mutex(FrameStats())       // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
     private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
+    private let eventHandler = Mutex<EventHandler?>(nil)  // protected by its own lock
 
     public init(config: RenderConfig, clock: CompositorClock) {
         self.config = config
@@ -109,6 +117,22 @@ public final class RenderLoop: Sendable {
         if accepted { wake.signal() } else { completion(.failure(.stopped)) }
     }
 
+    /// Sets the receiver of the tree's events (call before `start`, or any time).
+    public func setEventHandler(_ handler: @escaping EventHandler) {
+        eventHandler.withLock { $0 = handler }
+    }
+
+    /// Runs `query` on the render thread with the presentation tree of the next frame.
+    /// When the loop has stopped it runs at once with an empty tree.
+    public func queryPresentation(_ query: @escaping PresentationQuery) {
+        let accepted = inbox.withLock { inbox -> Bool in
+            guard !inbox.stop else { return false }
+            inbox.queries.append(query)
+            return true
+        }
+        if accepted { wake.signal() } else { query(LayerTree(), clock.now) }
+    }
+
     /// Tells the render thread that the clock moved (manual clock).
     public func clockDidAdvance() {
         inbox.withLock { $0.dirty = true }
@@ -135,7 +159,10 @@ public final class RenderLoop: Sendable {
     // MARK: Render thread
 
     private func run(_ renderer: OffscreenRenderer) {
-        var tree = LayerTree()
+        // The render tree: model values and running animations (render thread only), and the
+        // presentation tree evaluated from it each frame, patched in place between commits.
+        var tree = LayerTree(maxAnimationsPerLayer: .max)
+        var presentation = LayerTree()
         var builder = DrawListBuilder(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
                                       scale: config.scale, background: config.background)
         var collector = FrameStatsCollector()
@@ -148,14 +175,16 @@ public final class RenderLoop: Sendable {
             // Drain the inbox by swapping.
             let work = inbox.withLock { inbox -> Inbox in
                 let taken = inbox
-                inbox.commits = []; inbox.captures = []; inbox.dirty = false
+                inbox.commits = []; inbox.captures = []; inbox.queries = []; inbox.dirty = false
                 return taken
             }
             if work.stop {
                 for c in work.captures { c.completion(.failure(.stopped)) }
+                for q in work.queries { q(LayerTree(), clock.now) }
                 return
             }
             let shouldRender = realtime || work.dirty || !work.commits.isEmpty || !work.captures.isEmpty
+                || !work.queries.isEmpty
             if shouldRender {
                 let frameStart = clock.now
                 var phases = FramePhases()
@@ -163,13 +192,19 @@ public final class RenderLoop: Sendable {
                 for commit in work.commits {
                     // Commits were validated against the model tree, which applied the same
                     // sequence; a failure here would mean the trees diverged.
-                    do { try tree.apply(commit) } catch {
+                    do { try tree.apply(commit, at: frameStart) } catch {
                         preconditionFailure("render tree diverged from the model tree: \(error)")
                     }
                 }
                 let t1 = DispatchTime.now().uptimeNanoseconds
                 phases.apply = Double(t1 - t0) / 1e9
-                let list = builder.build(tree)
+                // Evaluate: end finished animations (events), then the presentation at the frame time.
+                tree.advance(to: frameStart)
+                tree.updatePresentation(&presentation, at: frameStart)
+                let events = tree.takeEvents()
+                if !events.isEmpty, let handler = eventHandler.withLock({ $0 }) { handler(events) }
+                for q in work.queries { q(presentation, frameStart) }
+                let list = builder.build(presentation)
                 let t2 = DispatchTime.now().uptimeNanoseconds
                 phases.evaluate = Double(t2 - t1) / 1e9
                 do {
@@ -188,7 +223,8 @@ public final class RenderLoop: Sendable {
                 }
                 // Captures of other times render their own frame.
                 for capture in work.captures {
-                    capture.completion(Self.capture(renderer: renderer, builder: &builder, tree: tree,
+                    let shown = capture.time.map { $0 == frameStart ? presentation : tree.presentation(at: $0) } ?? presentation
+                    capture.completion(Self.capture(renderer: renderer, builder: &builder, tree: shown,
                                                     time: capture.time ?? frameStart))
                 }
             }
@@ -219,8 +255,7 @@ public final class RenderLoop: Sendable {
     private static func capture(renderer: OffscreenRenderer, builder: inout DrawListBuilder, tree: LayerTree,
                                 time: Double) -> Result<CapturedFrame, RenderLoopError> {
         do {
-            // The frame at `time`: the presentation tree is the model tree until animations
-            // are evaluated here (layer tree issue).
+            // `tree` is the presentation tree at `time`.
             _ = try renderer.render(builder.build(tree))
             let pixels = try renderer.readPixels(alpha: .straight)
             return .success(CapturedFrame(time: time, width: builder.pixelWidth, height: builder.pixelHeight, rgba: pixels))

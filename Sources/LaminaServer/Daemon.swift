@@ -59,6 +59,23 @@ public final class Daemon: Sendable {
             throw error
         }
         listenFD.withLock { $0 = fd }
+        // Animation and transaction events go back to the owning client through the mailbox.
+        renderLoop.setEventHandler { [weak self] events in
+            guard let self else { return }
+            self.mailbox.withLock { m in
+                for e in events {
+                    let event: Event
+                    switch e {
+                    case .animationStarted(let id, let key): event = .animationStarted(layer: id.local, key: key)
+                    case .animationStopped(let id, let key, let finished):
+                        event = .animationStopped(layer: id.local, key: key, finished: finished)
+                    case .transactionCompleted(_, let id): event = .transactionCompleted(id: id)
+                    }
+                    m.replies.append((e.client, event, 0))
+                }
+            }
+            self.wake()
+        }
         let thread = JoinableThread(name: "lamina-server") { [self] in
             var server = ServerLoop(daemon: self, listenFD: fd)
             server.run()
@@ -97,7 +114,8 @@ public final class Daemon: Sendable {
         _ = write(wakePipe.write, &b, 1)
     }
 
-    fileprivate func post(client: UInt32, event: Event, requestID: UInt32) {
+    /// Queues an event for a client; the server thread sends it. Any thread may call it.
+    func post(client: UInt32, event: Event, requestID: UInt32) {
         mailbox.withLock { $0.replies.append((client, event, requestID)) }
         wake()
     }
@@ -137,7 +155,8 @@ private struct ServerLoop {
     init(daemon: Daemon, listenFD: Int32) {
         self.daemon = daemon
         self.listenFD = listenFD
-        model = LayerTree(maxLayersPerClient: daemon.config.maxLayersPerClient)
+        // The model tree validates animations but keeps none: the render thread runs them.
+        model = LayerTree(maxLayersPerClient: daemon.config.maxLayersPerClient, tracksAnimations: false)
     }
 
     mutating func run() {
@@ -279,6 +298,31 @@ private struct ServerLoop {
             let now = daemon.clock.advance(by: seconds)
             daemon.renderLoop.clockDidAdvance()
             send(.clockAdvanced(time: now), requestID: requestID, to: client)
+        case .presentation(let layer, let keyPath, let requestID):
+            let daemon = self.daemon
+            daemon.renderLoop.queryPresentation { presentation, _ in
+                let id = LayerID(client: client, local: layer)
+                if presentation[id] == nil {
+                    daemon.post(client: client, event: .error(opcode: 0x34, code: .unknownLayer,
+                                                              message: "layer \(layer) does not exist"), requestID: requestID)
+                } else if let v = presentation[id]?.properties.value(forKeyPath: keyPath) {
+                    daemon.post(client: client, event: .presentation(value: v), requestID: requestID)
+                } else {
+                    daemon.post(client: client, event: .error(opcode: 0x34, code: .invalidProperty,
+                                                              message: "unknown key path '\(keyPath)'"), requestID: requestID)
+                }
+            }
+        case .hitTest(let x, let y, let requestID):
+            let daemon = self.daemon
+            daemon.renderLoop.queryPresentation { presentation, _ in
+                let event: Event
+                if let id = presentation.hitTest(Point(x, y)) {
+                    event = id.client == client ? .hitResult(.ownLayer, layer: id.local) : .hitResult(.otherClient, layer: 0)
+                } else {
+                    event = .hitResult(.none, layer: 0)
+                }
+                daemon.post(client: client, event: event, requestID: requestID)
+            }
         case .sendTree(let requestID):
             send(.tree(json: treeJSON()), requestID: requestID, to: client)
         case .sendStats(let requestID):

@@ -10,6 +10,8 @@ public enum SessionAction: Sendable, Equatable {
     case advanceClock(seconds: Double, requestID: UInt32)
     case sendTree(requestID: UInt32)
     case sendStats(requestID: UInt32)
+    case presentation(layer: UInt32, keyPath: String, requestID: UInt32)
+    case hitTest(x: Double, y: Double, requestID: UInt32)
     /// Close the connection after sending what is queued.
     case close(reason: String)
 }
@@ -89,7 +91,18 @@ public struct Session: Sendable {
     }
 
     private mutating func handleReady(_ request: Request, requestID: UInt32) -> [SessionAction] {
-        if let op = request.operation {
+        var operation = request.operation
+        if case .addAnimation(let id, let key, let json) = request {
+            // The animation's JSON is checked when staged; a bad one fails the transaction
+            // like an undecodable request.
+            do {
+                operation = .addAnimation(id, key: key, animation: try AnimationJSON.decode(text: json, path: "animation"))
+            } catch {
+                if failedRequest == nil { failedRequest = (requestID, request.opcode, error.description) }
+                return [.send(.error(opcode: request.opcode, code: .invalidAnimation, message: error.description), requestID: requestID)]
+            }
+        }
+        if let op = operation {
             guard staged.count < maxPendingOperations else {
                 let message = "a transaction may stage at most \(maxPendingOperations) operations"
                 if failedRequest == nil { failedRequest = (requestID, request.opcode, message) }
@@ -118,6 +131,8 @@ public struct Session: Sendable {
         case .advanceClock(let s): return [.advanceClock(seconds: s, requestID: requestID)]
         case .getTree: return [.sendTree(requestID: requestID)]
         case .getStats: return [.sendStats(requestID: requestID)]
+        case .getPresentation(let id, let keyPath): return [.presentation(layer: id, keyPath: keyPath, requestID: requestID)]
+        case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         default:
             return [.send(.error(opcode: request.opcode, code: .internalError, message: "unhandled request"), requestID: requestID)]
         }

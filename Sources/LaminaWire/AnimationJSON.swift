@@ -138,18 +138,7 @@ public enum AnimationJSON {
                     values[m.key] = try SceneValues.animatable(try kind(of: m.key, vp), m.value, vp)
                 }
                 var curve = TimingFunction.easeInEaseOut
-                if let a = pf["animation"] {
-                    if case .object(let am) = a, am.first?.key == "spring" {
-                        let sf = try SceneValues.Fields(a, pf.at("animation"), allowed: ["spring"])
-                        let inner = try SceneValues.Fields(sf["spring"]!, sf.at("spring"), allowed: ["perceptualDuration", "bounce"])
-                        let d = try inner["perceptualDuration"].map { v throws(SceneError) in try SceneValues.number(v, inner.at("perceptualDuration")) } ?? 0.5
-                        guard d > 0 else { throw SceneError(path: inner.at("perceptualDuration"), "must be > 0") }
-                        let b = try inner["bounce"].map { v throws(SceneError) in try SceneValues.number(v, inner.at("bounce")) } ?? 0
-                        curve = .spring(Spring(perceptualDuration: d, bounce: b))
-                    } else {
-                        curve = try SceneValues.timing(a, pf.at("animation"))
-                    }
-                }
+                if let a = pf["animation"] { curve = try SceneValues.timing(a, pf.at("animation")) }
                 let duration = try pf["duration"].map { v throws(SceneError) in try SceneValues.nonNegative(v, pf.at("duration")) }
                 phases.append(Phase(values: values, curve: curve, duration: duration))
             }

@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 
@@ -6,7 +7,7 @@ public enum Protocol {
     /// "LMNA" as a little-endian u32.
     public static let magic: UInt32 = 0x414E_4D4C
     public static let versionMajor: UInt16 = 0
-    public static let versionMinor: UInt16 = 1
+    public static let versionMinor: UInt16 = 2
     /// Bytes in a message header: length u32, opcode u16, flags u16, request id u32.
     public static let headerSize = 12
     /// Default limit on one message's total size.
@@ -29,12 +30,24 @@ public enum Request: Hashable, Sendable {
     case addSublayer(parent: UInt32, child: UInt32)
     case insertSublayer(parent: UInt32, child: UInt32, index: UInt32)
     case removeFromSuperlayer(id: UInt32)
+    /// Transaction settings for the layer requests that follow until the commit.
+    case setTransaction(TransactionSettings)
+    /// An explicit animation, as SCENE-FORMAT.md's ANIMATION JSON.
+    case addAnimation(id: UInt32, key: String, json: String)
+    case removeAnimation(id: UInt32, key: String)
+    case removeAllAnimations(id: UInt32)
+    /// Declares a transaction completion (see docs/protocol.md).
+    case completion(id: UInt32)
     case commit
     /// Capture the frame at compositor time `time` (manual clock), or the current frame when nil.
     case capture(time: Double?)
     case advanceClock(seconds: Double)
     case getTree
     case getStats
+    /// The presentation value of one of this client's layers at a key path, now.
+    case getPresentation(id: UInt32, keyPath: String)
+    /// The topmost layer under a canvas point in the presentation tree, now.
+    case hitTest(x: Double, y: Double)
 
     public var opcode: UInt16 {
         switch self {
@@ -46,11 +59,18 @@ public enum Request: Hashable, Sendable {
         case .addSublayer: 0x13
         case .insertSublayer: 0x14
         case .removeFromSuperlayer: 0x15
+        case .setTransaction: 0x16
+        case .addAnimation: 0x17
+        case .removeAnimation: 0x18
+        case .removeAllAnimations: 0x19
+        case .completion: 0x1A
         case .commit: 0x20
         case .capture: 0x30
         case .advanceClock: 0x31
         case .getTree: 0x32
         case .getStats: 0x33
+        case .getPresentation: 0x34
+        case .hitTest: 0x35
         }
     }
 
@@ -61,6 +81,8 @@ public enum Request: Hashable, Sendable {
         case 0x12: "setProperty"; case 0x13: "addSublayer"; case 0x14: "insertSublayer"
         case 0x15: "removeFromSuperlayer"; case 0x20: "commit"; case 0x30: "capture"
         case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
+        case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
+        case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -77,6 +99,10 @@ public enum Request: Hashable, Sendable {
         case .addSublayer(let p, let c): .addSublayer(parent: p, child: c)
         case .insertSublayer(let p, let c, let i): .insertSublayer(parent: p, child: c, index: i)
         case .removeFromSuperlayer(let id): .removeFromSuperlayer(id)
+        case .setTransaction(let s): .setTransaction(s)
+        case .removeAnimation(let id, let key): .removeAnimation(id, key: key)
+        case .removeAllAnimations(let id): .removeAllAnimations(id)
+        case .completion(let id): .completion(id)
         default: nil
         }
     }
@@ -92,6 +118,15 @@ public enum Request: Hashable, Sendable {
         case .addSublayer(let p, let c): w.u32(p); w.u32(c)
         case .insertSublayer(let p, let c, let i): w.u32(p); w.u32(c); w.u32(i)
         case .removeFromSuperlayer(let id): w.u32(id)
+        case .setTransaction(let t):
+            w.f64(t.duration); t.timingFunction.encode(&w); w.u8(t.disableActions ? 1 : 0)
+            w.u32(UInt32(t.completionIDs.count)); for c in t.completionIDs { w.u32(c) }
+        case .addAnimation(let id, let key, let json): w.u32(id); w.string(key); w.string(json)
+        case .removeAnimation(let id, let key): w.u32(id); w.string(key)
+        case .removeAllAnimations(let id): w.u32(id)
+        case .completion(let id): w.u32(id)
+        case .getPresentation(let id, let keyPath): w.u32(id); w.string(keyPath)
+        case .hitTest(let x, let y): w.f64(x); w.f64(y)
         case .commit, .getTree, .getStats: break
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
@@ -118,6 +153,27 @@ public enum Request: Hashable, Sendable {
         case 0x14:
             request = .insertSublayer(parent: try r.u32("parent id"), child: try r.u32("child id"), index: try r.u32("index"))
         case 0x15: request = .removeFromSuperlayer(id: try r.u32("layer id"))
+        case 0x16:
+            let d = try r.f64("duration")
+            guard d.isFinite, d >= 0 else { throw .malformed("transaction duration must be finite and ≥ 0") }
+            let f = try TimingFunction.decode(&r)
+            let b = try r.u8("disableActions")
+            guard b <= 1 else { throw .malformed("disableActions must be 0 or 1") }
+            let n = Int(try r.u32("completion count"))
+            guard n <= r.remaining / 4 else { throw .truncated("\(n) completion ids, \(r.remaining) bytes left") }
+            var ids: [UInt32] = []
+            for _ in 0..<n { ids.append(try r.u32("completion id")) }
+            request = .setTransaction(TransactionSettings(duration: d, timingFunction: f, disableActions: b == 1, completionIDs: ids))
+        case 0x17:
+            request = .addAnimation(id: try r.u32("layer id"), key: try r.string("key"), json: try r.string("animation"))
+        case 0x18: request = .removeAnimation(id: try r.u32("layer id"), key: try r.string("key"))
+        case 0x19: request = .removeAllAnimations(id: try r.u32("layer id"))
+        case 0x1A: request = .completion(id: try r.u32("completion id"))
+        case 0x34: request = .getPresentation(id: try r.u32("layer id"), keyPath: try r.string("key path"))
+        case 0x35:
+            let x = try r.f64("x"), y = try r.f64("y")
+            guard x.isFinite, y.isFinite else { throw .malformed("hit point must be finite") }
+            request = .hitTest(x: x, y: y)
         case 0x20: request = .commit
         case 0x30:
             let t = try r.f64("time")
@@ -148,6 +204,15 @@ public enum Event: Hashable, Sendable {
     case clockAdvanced(time: Double)
     case tree(json: String)
     case stats(json: String)
+    /// Answers `getPresentation`.
+    case presentation(value: PropertyValue)
+    /// Answers `hitTest`: this client's layer, another client's layer (id 0), or nothing.
+    case hitResult(HitResult, layer: UInt32)
+    case animationStarted(layer: UInt32, key: String)
+    case animationStopped(layer: UInt32, key: String, finished: Bool)
+    case transactionCompleted(id: UInt32)
+
+    public enum HitResult: UInt8, Sendable { case none = 0, ownLayer = 1, otherClient = 2 }
 
     public var opcode: UInt16 {
         switch self {
@@ -159,6 +224,11 @@ public enum Event: Hashable, Sendable {
         case .clockAdvanced: 0x86
         case .tree: 0x87
         case .stats: 0x88
+        case .presentation: 0x89
+        case .hitResult: 0x8A
+        case .animationStarted: 0x8B
+        case .animationStopped: 0x8C
+        case .transactionCompleted: 0x8D
         }
     }
 
@@ -174,6 +244,11 @@ public enum Event: Hashable, Sendable {
             w.f64(time); w.u32(width); w.u32(height); w.blob(png)
         case .clockAdvanced(let t): w.f64(t)
         case .tree(let j), .stats(let j): w.string(j)
+        case .presentation(let v): v.encode(&w)
+        case .hitResult(let h, let layer): w.u8(h.rawValue); w.u32(layer)
+        case .animationStarted(let layer, let key): w.u32(layer); w.string(key)
+        case .animationStopped(let layer, let key, let finished): w.u32(layer); w.string(key); w.u8(finished ? 1 : 0)
+        case .transactionCompleted(let id): w.u32(id)
         }
     }
 
@@ -197,6 +272,16 @@ public enum Event: Hashable, Sendable {
         case 0x86: event = .clockAdvanced(time: try r.f64())
         case 0x87: event = .tree(json: try r.string("json"))
         case 0x88: event = .stats(json: try r.string("json"))
+        case 0x89: event = .presentation(value: try PropertyValue.decode(&r))
+        case 0x8A:
+            guard let h = Event.HitResult(rawValue: try r.u8("hit")) else { throw .malformed("unknown hit result") }
+            event = .hitResult(h, layer: try r.u32("layer"))
+        case 0x8B: event = .animationStarted(layer: try r.u32("layer"), key: try r.string("key"))
+        case 0x8C:
+            let layer = try r.u32("layer"), key = try r.string("key"), f = try r.u8("finished")
+            guard f <= 1 else { throw .malformed("finished must be 0 or 1") }
+            event = .animationStopped(layer: layer, key: key, finished: f == 1)
+        case 0x8D: event = .transactionCompleted(id: try r.u32("completion id"))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")
@@ -294,6 +379,45 @@ extension PropertyValue {
             var v: [Color] = []
             for _ in 0..<n { v.append(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color"))) }
             return .colors(v)
+        }
+    }
+}
+
+
+extension TimingFunction {
+    /// Wire tags: 0 linear; 1 cubic Bézier (4 × f64); 2 steps (u32 count, u8 position:
+    /// 0 start, 1 end, 2 none, 3 both); 3 spring (f64 mass, stiffness, damping, initialVelocity).
+    func encode(_ w: inout ByteWriter) {
+        switch self {
+        case .linear: w.u8(0)
+        case let .cubicBezier(a, b, c, d): w.u8(1); w.f64(a); w.f64(b); w.f64(c); w.f64(d)
+        case let .steps(n, p):
+            w.u8(2); w.u32(UInt32(clamping: n))
+            w.u8(UInt8(TimingFunction.StepPosition.allCases.firstIndex(of: p)!))
+        case .spring(let s): w.u8(3); w.f64(s.mass); w.f64(s.stiffness); w.f64(s.damping); w.f64(s.initialVelocity)
+        }
+    }
+
+    static func decode(_ r: inout ByteReader) throws(WireError) -> TimingFunction {
+        switch try r.u8("timing function") {
+        case 0: return .linear
+        case 1:
+            let a = try r.f64(), b = try r.f64(), c = try r.f64(), d = try r.f64()
+            guard [a, b, c, d].allSatisfy(\.isFinite), (0...1).contains(a), (0...1).contains(c) else {
+                throw .malformed("cubic Bézier needs finite control points with x1, x2 in 0…1")
+            }
+            return .cubicBezier(a, b, c, d)
+        case 2:
+            let n = try r.u32("steps"), p = try r.u8("step position")
+            guard n >= 1, p < 4 else { throw .malformed("steps need a count ≥ 1 and a position 0…3") }
+            let position = TimingFunction.StepPosition.allCases[Int(p)]
+            guard position != .none || n >= 2 else { throw .malformed("steps with position none need a count ≥ 2") }
+            return .steps(Int(n), position)
+        case 3:
+            let s = Spring(mass: try r.f64(), stiffness: try r.f64(), damping: try r.f64(), initialVelocity: try r.f64())
+            guard s.mass > 0, s.stiffness > 0, s.isValid else { throw .malformed("spring needs mass > 0, stiffness > 0, damping ≥ 0") }
+            return .spring(s)
+        case let t: throw .malformed("unknown timing function tag \(t)")
         }
     }
 }

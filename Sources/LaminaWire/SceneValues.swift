@@ -156,6 +156,21 @@ public enum SceneValues {
             let v = try numbers(j, path, count: 4, what: "a cubic Bézier [x1, y1, x2, y2]")
             guard (0...1).contains(v[0]), (0...1).contains(v[2]) else { throw SceneError(path: path, "x1 and x2 must be in 0…1") }
             return .cubicBezier(v[0], v[1], v[2], v[3])
+        case .object(let m) where m.first?.key == "spring":
+            let f = try Fields(j, path, allowed: ["spring"])
+            let sf = try Fields(f["spring"]!, f.at("spring"), allowed: ["mass", "stiffness", "damping", "initialVelocity", "perceptualDuration", "bounce"])
+            func num(_ k: String, _ d: Double) throws(SceneError) -> Double { try sf[k].map { v throws(SceneError) in try number(v, sf.at(k)) } ?? d }
+            let s: Spring
+            if sf["perceptualDuration"] != nil || sf["bounce"] != nil {
+                let d = try num("perceptualDuration", 0.5)
+                guard d > 0 else { throw SceneError(path: sf.at("perceptualDuration"), "must be > 0") }
+                s = Spring(perceptualDuration: d, bounce: try num("bounce", 0), initialVelocity: try num("initialVelocity", 0))
+            } else {
+                s = Spring(mass: try num("mass", 1), stiffness: try num("stiffness", 100), damping: try num("damping", 10),
+                           initialVelocity: try num("initialVelocity", 0))
+                guard s.mass > 0, s.stiffness > 0, s.damping >= 0 else { throw SceneError(path: sf.path, "needs mass > 0, stiffness > 0, damping ≥ 0") }
+            }
+            return .spring(s)
         case .object:
             let f = try Fields(j, path, allowed: ["steps", "position"])
             guard let n = f["steps"] else { throw SceneError(path: f.at("steps"), "is required") }

@@ -1,6 +1,9 @@
-// laminactl: talk to a running laminad.
+// laminactl: talk to a running laminad, or render and query scene files without one.
 import Foundation
 import Lamina
+import LaminaPNG
+import LaminaServer
+import LaminaWire
 
 let usage = """
 usage: laminactl ping [--socket PATH]
@@ -8,6 +11,11 @@ usage: laminactl ping [--socket PATH]
        laminactl stats [--socket PATH]
        laminactl capture FILE.png [--at SECONDS] [--socket PATH]
        laminactl advance SECONDS [--socket PATH]
+       laminactl render SCENE --at T [--at T …] --out FILE.png|DIR [--size WxH] [--scale S]
+       laminactl render SCENE --fps F --duration D --out DIR [--size WxH] [--scale S]
+       laminactl query SCENE --at T NAME.KEYPATH …
+       laminactl query SCENE --at T --hit X,Y
+       laminactl load SCENE [--socket PATH]
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -17,24 +25,121 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 
 var args = Array(CommandLine.arguments.dropFirst())
 var socketPath: String? = nil
-var at: Double? = nil
+var times: [Double] = []
+var out: String? = nil
+var sizeOverride: Size? = nil
+var scaleOverride: Double? = nil
+var fps: Double? = nil
+var duration: Double? = nil
+var hit: Point? = nil
 var positional: [String] = []
+
+func value(_ flag: String) -> String {
+    guard !args.isEmpty else { fail("\(flag) needs a value\n\(usage)", code: 2) }
+    return args.removeFirst()
+}
+func positiveNumber(_ flag: String, allowZero: Bool = false) -> Double {
+    let s = value(flag)
+    guard let v = Double(s), v.isFinite, allowZero ? v >= 0 : v > 0 else {
+        fail("\(flag) needs a number \(allowZero ? "≥ 0" : "> 0") (got \(s))", code: 2)
+    }
+    return v
+}
+
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
-    case "--socket":
-        guard !args.isEmpty else { fail("--socket needs a path", code: 2) }
-        socketPath = args.removeFirst()
-    case "--at":
-        guard !args.isEmpty, let t = Double(args.removeFirst()), t.isFinite, t >= 0 else { fail("--at needs seconds ≥ 0", code: 2) }
-        at = t
+    case "--socket": socketPath = value(a)
+    case "--at": times.append(positiveNumber(a, allowZero: true))
+    case "--out": out = value(a)
+    case "--size":
+        let s = value(a).split(separator: "x").compactMap { Double($0) }
+        guard s.count == 2, s[0] > 0, s[1] > 0 else { fail("--size needs WxH", code: 2) }
+        sizeOverride = Size(s[0], s[1])
+    case "--scale": scaleOverride = positiveNumber(a)
+    case "--fps": fps = positiveNumber(a)
+    case "--duration": duration = positiveNumber(a, allowZero: true)
+    case "--hit":
+        let s = value(a).split(separator: ",").compactMap { Double($0) }
+        guard s.count == 2, s.allSatisfy(\.isFinite) else { fail("--hit needs X,Y", code: 2) }
+        hit = Point(s[0], s[1])
     case "-h", "--help": print(usage); exit(0)
     default: positional.append(a)
     }
 }
 guard let command = positional.first else { fail("no command\n\(usage)", code: 2) }
 
+func loadScene() -> Scene {
+    guard positional.count >= 2 else { fail("\(command) needs a SCENE file\n\(usage)", code: 2) }
+    do { return try Scene(contentsOfFile: positional[1]) } catch { fail("\(positional[1]): \(error)") }
+}
+
+func writePNG(_ pixels: [UInt8], _ width: Int, _ height: Int, to path: String) throws {
+    let png = try PNG.encode(RGBAImage(width: width, height: height, pixels: pixels))
+    try Data(png).write(to: URL(fileURLWithPath: path))
+}
+
+func render() throws {
+    var scene = loadScene()
+    if let s = sizeOverride { scene.size = s }
+    if let s = scaleOverride { scene.scale = s }
+    guard let out else { fail("render needs --out FILE.png|DIR", code: 2) }
+    var frames: [(time: Double, path: String)] = []
+    if let fps {
+        guard let duration, times.isEmpty else { fail("render --fps needs --duration (and no --at)", code: 2) }
+        try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+        let count = max(1, Int((duration * fps + 1e-9).rounded(.down)))
+        for i in 0..<count {
+            frames.append((Double(i) / fps, out + "/" + String(format: "frame-%05d.png", i)))
+        }
+    } else {
+        guard !times.isEmpty else { fail("render needs --at T (or --fps and --duration)", code: 2) }
+        if out.hasSuffix(".png") {
+            guard times.count == 1 else { fail("several --at times need --out DIR", code: 2) }
+            frames = [(times[0], out)]
+        } else {
+            try FileManager.default.createDirectory(atPath: out, withIntermediateDirectories: true)
+            frames = times.enumerated().map { ($0.element, out + "/" + String(format: "frame-%05d.png", $0.offset)) }
+        }
+    }
+    let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
+                                            scale: scene.scale, background: scene.background)
+    for f in frames {
+        let presentation = try scene.tree(at: f.time).presentation(at: f.time)
+        try writePNG(try compositor.render(presentation), compositor.pixelWidth, compositor.pixelHeight, to: f.path)
+    }
+    print("wrote \(frames.count) frame\(frames.count == 1 ? "" : "s") (\(compositor.pixelWidth)x\(compositor.pixelHeight)) to \(out)")
+}
+
+func query() throws {
+    let scene = loadScene()
+    guard times.count == 1 else { fail("query needs one --at T", code: 2) }
+    if let hit {
+        guard positional.count == 2 else { fail("query --hit takes no key paths", code: 2) }
+        let name = try scene.hitTest(hit, at: times[0])
+        print(JSON.object([JSON.Member(key: "hit", value: name.map { .string($0) } ?? .null)]).text)
+    } else {
+        guard positional.count > 2 else { fail("query needs NAME.KEYPATH arguments (or --hit X,Y)", code: 2) }
+        print(try scene.query(Array(positional.dropFirst(2)), at: times[0]).text)
+    }
+}
+
+func load() throws {
+    let scene = loadScene()
+    let connection = try Connection(socketPath: socketPath, name: "laminactl load")
+    let player = try ScenePlayer(scene: scene, connection: connection)
+    try player.loadAndPlay { line in print(line) }
+    print("loaded \(positional[1]); staying attached (Ctrl-C to detach and remove the scene)")
+    while true { sleep(3600) }
+}
+
 do {
+    switch command {
+    case "render": try render(); exit(0)
+    case "query": try query(); exit(0)
+    case "load": try load()
+    default: break
+    }
     let connection = try Connection(socketPath: socketPath, name: "laminactl")
     switch command {
     case "ping":
@@ -46,7 +151,7 @@ do {
         print(try connection.statsJSON())
     case "capture":
         guard positional.count == 2 else { fail("capture needs an output FILE.png\n\(usage)", code: 2) }
-        let shot = try connection.capture(at: at)
+        let shot = try connection.capture(at: times.last)
         try Data(shot.png).write(to: URL(fileURLWithPath: positional[1]))
         print("wrote \(positional[1]) (\(shot.width)x\(shot.height), t = \(shot.time) s)")
     case "advance":

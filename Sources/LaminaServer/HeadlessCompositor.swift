@@ -1,0 +1,30 @@
+import LaminaAnimation
+import LaminaGeometry
+import LaminaRender
+import LaminaTree
+
+/// A compositor without a daemon or threads, for `laminactl render` and tests: it renders a
+/// presentation tree into an offscreen image on the calling thread through the same draw
+/// list builder and Vulkan renderer as the daemon's render thread.
+///
+/// Not thread-safe: use it from the thread that made it (its Vulkan objects stay there).
+public final class HeadlessCompositor {
+    public let renderer: OffscreenRenderer
+    private var builder: DrawListBuilder
+
+    /// - Throws: `RenderError` when no Vulkan device can be opened.
+    public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) throws(RenderError) {
+        builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
+        renderer = try OffscreenRenderer(width: max(1, builder.pixelWidth), height: max(1, builder.pixelHeight))
+    }
+
+    public var pixelWidth: Int { builder.pixelWidth }
+    public var pixelHeight: Int { builder.pixelHeight }
+
+    /// Renders a presentation tree (`LayerTree.presentation(at:)`) and returns straight-alpha
+    /// RGBA8 pixels, rows top to bottom.
+    public func render(_ presentation: LayerTree) throws(RenderError) -> [UInt8] {
+        _ = try renderer.render(builder.build(presentation))
+        return try renderer.readPixels(alpha: .straight)
+    }
+}

@@ -1,6 +1,7 @@
 import Foundation
 @_exported import LaminaGeometry
 @_exported import LaminaTree
+@_exported import LaminaAnimation
 import LaminaWire
 #if canImport(Glibc)
 import Glibc
@@ -43,6 +44,12 @@ public final class Connection {
     private var nextRequestID: UInt32 = 1
     private var nextLayerID: UInt32 = 1
     private var outgoing: [UInt8] = []
+    /// CATransaction's nesting and settings for this connection.
+    var transactions = TransactionStack()
+    private var completionBlocks: [UInt32: () -> Void] = [:]
+    /// Called for `animationStarted` (finished nil) and `animationStopped` events of this
+    /// client's explicit animations: (layer id, key, finished).
+    public var animationEventHandler: ((UInt32, String, Bool?) -> Void)?
     /// Errors the daemon reported for requests that were not waited for.
     public private(set) var pendingErrors: [(requestID: UInt32, code: ErrorCode, message: String)] = []
 
@@ -109,15 +116,131 @@ public final class Connection {
         return Layer(connection: self, id: id, kind: kind)
     }
 
-    /// Sends every staged change as one transaction and waits for the daemon's answer.
+    /// Sends every staged change as one transaction and waits for the daemon's answer (the
+    /// implicit transaction's commit, as at the end of a run loop turn).
     /// - Returns: the daemon's commit sequence number.
     /// - Throws: `LaminaError.requestFailed` when the daemon rejected it (then nothing of it applied).
     @discardableResult
     public func commit() throws -> UInt64 {
+        while transactions.depth > 0 { _ = transactions.commit() }
+        for case .stage(let op) in transactions.commit() { stageOperation(op) }
+        return try sendCommit()
+    }
+
+    private func sendCommit() throws -> UInt64 {
         let reply = try roundTrip(.commit)
         guard case .committed(let seq) = reply else { throw LaminaError.protocolViolation("expected committed") }
         return seq
     }
+
+    // MARK: Transactions (CATransaction)
+
+    /// `CATransaction.begin()`: opens a nested transaction that inherits the current settings.
+    public func begin() { transactions.begin() }
+
+    /// `CATransaction.commit()`: closes the innermost transaction, restoring its parent's
+    /// settings; the outermost one sends all staged changes as one commit and waits for it.
+    public func commitTransaction() throws {
+        for action in transactions.commit() {
+            switch action {
+            case .stage(let op): stageOperation(op)
+            case .sendCommit: _ = try sendCommit()
+            }
+        }
+    }
+
+    /// `CATransaction.setAnimationDuration(_:)` for the innermost transaction.
+    public func setAnimationDuration(_ seconds: Double) { transactions.setAnimationDuration(seconds) }
+    /// `CATransaction.setAnimationTimingFunction(_:)`.
+    public func setAnimationTimingFunction(_ f: TimingFunction) { transactions.setTimingFunction(f) }
+    /// `CATransaction.setDisableActions(_:)`.
+    public func setDisableActions(_ disabled: Bool) { transactions.setDisableActions(disabled) }
+    /// `CATransaction.setCompletionBlock(_:)`: runs once every animation started by changes
+    /// made after this call in the transaction has ended or been removed (at once if none).
+    /// It runs on this connection's thread while the connection reads events
+    /// (`processEvents`, or any request's round trip).
+    public func setCompletionBlock(_ block: @escaping () -> Void) {
+        completionBlocks[transactions.setCompletion()] = block
+    }
+
+    /// Runs `body` in a nested transaction with the given settings (Swift-y `CATransaction`).
+    public func transaction(duration: Double? = nil, timingFunction: TimingFunction? = nil,
+                            disableActions: Bool? = nil, completion: (() -> Void)? = nil,
+                            _ body: () throws -> Void) throws {
+        begin()
+        if let duration { setAnimationDuration(duration) }
+        if let timingFunction { setAnimationTimingFunction(timingFunction) }
+        if let disableActions { setDisableActions(disableActions) }
+        if let completion { setCompletionBlock(completion) }
+        try body()
+        try commitTransaction()
+    }
+
+    /// Reads and dispatches events that have arrived (completions, animation events), waiting
+    /// up to `timeout` seconds for the first.
+    public func processEvents(timeout: Double = 0) throws {
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        guard poll(&p, 1, Int32(max(0, timeout) * 1000)) > 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+        guard n > 0 else { throw LaminaError.disconnected }
+        decoder.feed(buffer[0..<n])
+        while let result = decoder.nextEvent() {
+            if case .message(let event, let requestID) = result {
+                if case .error(_, let code, let message) = event { pendingErrors.append((requestID, code, message)) }
+                else { dispatch(event) }
+            }
+        }
+    }
+
+    private func dispatch(_ event: Event) {
+        switch event {
+        case .transactionCompleted(let id): completionBlocks.removeValue(forKey: id)?()
+        case .animationStarted(let layer, let key): animationEventHandler?(layer, key, nil)
+        case .animationStopped(let layer, let key, let finished): animationEventHandler?(layer, key, finished)
+        default: break
+        }
+    }
+
+    // MARK: Presentation
+
+    /// The presentation value of one of this client's layers at a key path (model values with
+    /// the animations running now), as the render thread's next frame evaluates it.
+    public func presentationValue(ofLayer id: UInt32, forKeyPath keyPath: String) throws -> PropertyValue {
+        guard case .presentation(let v) = try roundTrip(.getPresentation(id: id, keyPath: keyPath)) else {
+            throw LaminaError.protocolViolation("expected presentation")
+        }
+        return v
+    }
+
+    /// The topmost layer under a canvas point in the presentation tree: `.ownLayer` with this
+    /// client's layer id, `.otherClient`, or `.none`.
+    public func hitTest(_ point: Point) throws -> (result: Event.HitResult, layer: UInt32) {
+        guard case .hitResult(let r, let layer) = try roundTrip(.hitTest(x: point.x, y: point.y)) else {
+            throw LaminaError.protocolViolation("expected hitResult")
+        }
+        return (r, layer)
+    }
+
+    /// Stages a layer operation as its request (with the transaction settings in force).
+    public func stageOperation(_ op: LaminaTree.Operation) {
+        switch op {
+        case .create(let id, let kind): stage(.createLayer(id: id, kind: kind))
+        case .delete(let id): stage(.deleteLayer(id: id))
+        case .set(let id, let k, let v): stage(.setProperty(id: id, keyPath: k, value: v))
+        case .addSublayer(let p, let c): stage(.addSublayer(parent: p, child: c))
+        case .insertSublayer(let p, let c, let i): stage(.insertSublayer(parent: p, child: c, index: i))
+        case .removeFromSuperlayer(let id): stage(.removeFromSuperlayer(id: id))
+        case .setTransaction(let s): stageRaw(.setTransaction(s))
+        case .addAnimation(let id, let key, let a): stage(.addAnimation(id: id, key: key, json: AnimationJSON.encode(a).text))
+        case .removeAnimation(let id, let key): stage(.removeAnimation(id: id, key: key))
+        case .removeAllAnimations(let id): stage(.removeAllAnimations(id: id))
+        case .completion(let id): stageRaw(.completion(id: id))
+        }
+    }
+
+    /// Reserves layer ids up to `id` (for callers that assign ids themselves, like scenes).
+    public func reserveLayerIDs(through id: UInt32) { nextLayerID = max(nextLayerID, id + 1) }
 
     /// Measures a round trip to the daemon.
     public func ping() throws -> Double {
@@ -163,7 +286,15 @@ public final class Connection {
 
     // MARK: Internals
 
+    /// Stages a request, preceded by the transaction settings when they changed.
     func stage(_ request: Request) {
+        if Request.isLayerOpcode(request.opcode), let op = transactions.settingsChange(), case .setTransaction(let s) = op {
+            stageRaw(.setTransaction(s))
+        }
+        stageRaw(request)
+    }
+
+    private func stageRaw(_ request: Request) {
         outgoing += MessageEncoder.encode(request, requestID: nextRequestID)
         nextRequestID &+= 1
     }
@@ -183,7 +314,7 @@ public final class Connection {
     /// Sends staged requests and `request`, then reads until its reply arrives.
     private func roundTrip(_ request: Request) throws -> Event {
         let id = nextRequestID
-        stage(request)
+        stageRaw(request)
         let bytes = outgoing
         outgoing = []
         try writeAll(bytes)
@@ -202,6 +333,7 @@ public final class Connection {
                         continue
                     }
                     if requestID == id { return event }
+                    dispatch(event)
                 }
             }
             let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }

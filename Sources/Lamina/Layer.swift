@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import LaminaWire
@@ -54,6 +55,26 @@ public final class Layer {
     /// `CALayer.frame`: derived from bounds, position, anchorPoint and transform; setting it
     /// sets bounds.size and position.
     public var frame: Rect { get { properties.frame } set { set(.rect(newValue), "frame") } }
+
+    // MARK: Animations
+
+    /// `CALayer.add(_:forKey:)`: adds an explicit animation, replacing the one with the same
+    /// key (an empty key adds an anonymous one). Checked in the daemon at commit.
+    public func add(_ animation: Animation, forKey key: String) {
+        connection.stageOperation(.addAnimation(id, key: key, animation: animation))
+    }
+
+    /// `CALayer.removeAnimation(forKey:)`.
+    public func removeAnimation(forKey key: String) { connection.stageOperation(.removeAnimation(id, key: key)) }
+
+    /// `CALayer.removeAllAnimations()`.
+    public func removeAllAnimations() { connection.stageOperation(.removeAllAnimations(id)) }
+
+    /// The presentation value at a key path (`presentation()?.value(forKeyPath:)` in CA),
+    /// asked of the daemon's render thread.
+    public func presentationValue(forKeyPath keyPath: String) throws -> PropertyValue {
+        try connection.presentationValue(ofLayer: id, forKeyPath: keyPath)
+    }
 
     /// Appends `layer` to the sublayers (moving it from its current superlayer).
     public func addSublayer(_ layer: Layer) {

@@ -34,11 +34,11 @@ var duration: Double? = nil
 var hit: Point? = nil
 var positional: [String] = []
 
-func value(_ flag: String) -> String {
+@MainActor func value(_ flag: String) -> String {
     guard !args.isEmpty else { fail("\(flag) needs a value\n\(usage)", code: 2) }
     return args.removeFirst()
 }
-func positiveNumber(_ flag: String, allowZero: Bool = false) -> Double {
+@MainActor func positiveNumber(_ flag: String, allowZero: Bool = false) -> Double {
     let s = value(flag)
     guard let v = Double(s), v.isFinite, allowZero ? v >= 0 : v > 0 else {
         fail("\(flag) needs a number \(allowZero ? "≥ 0" : "> 0") (got \(s))", code: 2)
@@ -69,7 +69,7 @@ while !args.isEmpty {
 }
 guard let command = positional.first else { fail("no command\n\(usage)", code: 2) }
 
-func loadScene() -> Scene {
+@MainActor func loadScene() -> Scene {
     guard positional.count >= 2 else { fail("\(command) needs a SCENE file\n\(usage)", code: 2) }
     do { return try Scene(contentsOfFile: positional[1]) } catch { fail("\(positional[1]): \(error)") }
 }
@@ -79,7 +79,7 @@ func writePNG(_ pixels: [UInt8], _ width: Int, _ height: Int, to path: String) t
     try Data(png).write(to: URL(fileURLWithPath: path))
 }
 
-func render() throws {
+@MainActor func render() throws {
     var scene = loadScene()
     if let s = sizeOverride { scene.size = s }
     if let s = scaleOverride { scene.scale = s }
@@ -111,7 +111,7 @@ func render() throws {
     print("wrote \(frames.count) frame\(frames.count == 1 ? "" : "s") (\(compositor.pixelWidth)x\(compositor.pixelHeight)) to \(out)")
 }
 
-func query() throws {
+@MainActor func query() throws {
     let scene = loadScene()
     guard times.count == 1 else { fail("query needs one --at T", code: 2) }
     if let hit {
@@ -124,7 +124,7 @@ func query() throws {
     }
 }
 
-func load() throws {
+@MainActor func load() throws {
     let scene = loadScene()
     let connection = try Connection(socketPath: socketPath, name: "laminactl load")
     let player = try ScenePlayer(scene: scene, connection: connection)

@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LaminaGeometry
 import LaminaTree
 
@@ -7,13 +10,30 @@ import LaminaTree
 /// anchor point to the origin, applying `transform` about it and placing it at `position`;
 /// then the superlayer's `sublayerTransform` (about its anchor point) applies. Canvas points
 /// become device pixels by `scale`. Opacity multiplies down the tree; hidden layers and
-/// their sublayers draw nothing. Render thread only (it reuses its buffers).
+/// their sublayers draw nothing. Siblings draw in order of `zPosition`, a stable sort (equal
+/// zPositions keep their order), as Core Animation does.
+///
+/// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
+/// then stroke), border, then its sublayers. `masksToBounds` clips the content and the
+/// sublayers to the bounds with the rounded corners (nested clips intersect), and, as in
+/// Core Animation, hides the layer's own shadow (which lies outside the bounds).
+///
+/// Shape meshes come from `meshCache` (an unchanged path and style at the same scale bucket
+/// is not tessellated again); the time spent tessellating is `lastTessellateSeconds`.
+///
+/// Render thread only (it reuses its buffers and owns the mesh cache).
 public struct DrawListBuilder {
     public var widthPoints: Double
     public var heightPoints: Double
     public var scale: Double
     public var background: Color
+    /// Tessellated shapes, render thread only.
+    public var meshCache = MeshCache()
+    /// Seconds the last `build` spent tessellating (mesh cache misses).
+    public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
+    private var clips: [Clip] = []
+    private var sortScratch: [(z: Double, index: Int, id: LayerID)] = []
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {
         self.widthPoints = widthPoints; self.heightPoints = heightPoints
@@ -27,40 +47,175 @@ public struct DrawListBuilder {
     /// Builds the frame's draw list from `tree`.
     public mutating func build(_ tree: LayerTree) -> DrawList {
         items.removeAll(keepingCapacity: true)
+        clips.removeAll(keepingCapacity: true)
+        lastTessellateSeconds = 0
         if let root = tree[.root] {
             let toPixels = Transform3D.scale(scale, scale, 1)
-            for child in root.sublayers {
-                visit(child, tree, parentToPixels: toPixels, parentOpacity: 1)
-            }
+            visitChildren(root.sublayers, tree, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
         }
-        return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items)
+        return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips)
     }
 
-    private mutating func visit(_ id: LayerID, _ tree: LayerTree, parentToPixels: Transform3D, parentOpacity: Double) {
+    /// Visits `children` in zPosition order (stable).
+    private mutating func visitChildren(_ children: [LayerID], _ tree: LayerTree, parentToPixels: Transform3D,
+                                        parentOpacity: Double, clip: Int) {
+        var sorted = false
+        var previous = -Double.infinity
+        for child in children {
+            let z = tree[child]?.properties.zPosition ?? 0
+            if z < previous { sorted = true; break }
+            previous = z
+        }
+        if !sorted {
+            for child in children {
+                visit(child, tree, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+            }
+            return
+        }
+        let order = children.enumerated().map { (z: tree[$0.element]?.properties.zPosition ?? 0, index: $0.offset, id: $0.element) }
+            .sorted { $0.z != $1.z ? $0.z < $1.z : $0.index < $1.index }
+        for entry in order {
+            visit(entry.id, tree, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+        }
+    }
+
+    private mutating func visit(_ id: LayerID, _ tree: LayerTree, parentToPixels: Transform3D, parentOpacity: Double,
+                                clip: Int) {
         guard let node = tree[id] else { return }
         let p = node.properties
         guard !p.isHidden else { return }
         let opacity = parentOpacity * min(max(p.opacity, 0), 1)
         // A client's container is an identity layer that only groups its top-level layers.
-        let toPixels = id.isClientRoot ? parentToPixels : p.transformToSuperlayer.concatenating(parentToPixels)
-        if !id.isClientRoot && opacity > 0 {
-            let background = p.backgroundColor ?? .clear
-            let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
-            if background.alpha > 0 || border.alpha > 0 {
-                let r = p.cornerRadius, m = p.maskedCorners
+        if id.isClientRoot {
+            guard opacity > 0 else { return }
+            visitChildren(node.sublayers, tree, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip)
+            return
+        }
+        let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
+        guard opacity > 0 else { return }
+        let r = p.cornerRadius, m = p.maskedCorners
+        let radii = CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
+                                minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)
+        // This layer's clip for its content and sublayers.
+        var innerClip = clip
+        if p.masksToBounds {
+            clips.append(Clip(transform: toPixels, rect: p.bounds, radii: radii, parent: clip))
+            innerClip = clips.count - 1
+        }
+
+        // Shadow (hidden by the layer's own masksToBounds, as in Core Animation).
+        if p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
+            var shape: (Rect, CornerRadii)?
+            if let path = p.shadowPath {
+                // Analytic shadows only: a shadowPath is approximated by its bounding box.
+                let b = Self.controlBounds(path)
+                if b.width > 0, b.height > 0 { shape = (b, .zero) }
+            } else if (p.backgroundColor?.alpha ?? 0) > 0 || (p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0)
+                        || node.kind == .gradient {
+                shape = (p.bounds, radii)
+            } else if node.kind == .shape, let path = p.path {
+                let b = Self.controlBounds(path)
+                if b.width > 0, b.height > 0 { shape = (b, .zero) }
+            }
+            if let (rect, shapeRadii) = shape {
+                var color = shadowColor
+                color.alpha *= min(p.shadowOpacity, 1)
                 items.append(DrawItem(
-                    transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
-                    cornerRadii: CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0,
-                                             maxXMinY: m.contains(.maxXMinY) ? r : 0,
-                                             minXMaxY: m.contains(.minXMaxY) ? r : 0,
-                                             maxXMaxY: m.contains(.maxXMaxY) ? r : 0),
-                    borderWidth: p.borderWidth, borderColor: border))
+                    transform: Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height).concatenating(toPixels),
+                    bounds: rect, backgroundColor: color, opacity: opacity, cornerRadii: shapeRadii,
+                    kind: .shadow(sigma: max(p.shadowRadius, 0)), clip: clip))
             }
         }
-        guard !node.sublayers.isEmpty, opacity > 0 else { return }
-        let childBase = id.isClientRoot ? toPixels : p.sublayerTransformAboutAnchor.concatenating(toPixels)
-        for child in node.sublayers {
-            visit(child, tree, parentToPixels: childBase, parentOpacity: opacity)
+
+        let background = p.backgroundColor ?? .clear
+        let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
+        let hasContent = node.kind == .gradient || node.kind == .shape
+        // Without content, background and border are one item; with content the border goes on top.
+        if background.alpha > 0 || (!hasContent && border.alpha > 0) {
+            items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
+                                  cornerRadii: radii, borderWidth: hasContent ? 0 : p.borderWidth,
+                                  borderColor: hasContent ? .clear : border, clip: clip))
         }
+        if node.kind == .gradient, !p.colors.isEmpty {
+            let b = p.bounds
+            func unit(_ u: Point) -> Point { Point(b.minX + u.x * b.width, b.minY + u.y * b.height) }
+            let type: GradientFill.GradientType = switch p.gradientType { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+            items.append(DrawItem(transform: toPixels, bounds: b, backgroundColor: .clear, opacity: opacity,
+                                  cornerRadii: p.masksToBounds ? radii : .zero,
+                                  kind: .gradient(GradientFill(type: type, start: unit(p.startPoint), end: unit(p.endPoint),
+                                                               colors: p.colors, locations: p.locations)),
+                                  clip: innerClip))
+        }
+        if node.kind == .shape, let path = p.path {
+            appendShape(path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
+        }
+        if hasContent && border.alpha > 0 {
+            items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
+                                  cornerRadii: radii, borderWidth: p.borderWidth, borderColor: border, clip: clip))
+        }
+
+        guard !node.sublayers.isEmpty else { return }
+        let childBase = p.sublayerTransformAboutAnchor.concatenating(toPixels)
+        visitChildren(node.sublayers, tree, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
+    }
+
+    /// The shape layer's fill and stroke meshes.
+    private mutating func appendShape(_ path: Path, _ p: LayerProperties, toPixels: Transform3D, opacity: Double, clip: Int) {
+        // Device pixels per point: the larger axis scale of the affine part.
+        let sx = (toPixels.m11 * toPixels.m11 + toPixels.m12 * toPixels.m12).squareRoot()
+        let sy = (toPixels.m21 * toPixels.m21 + toPixels.m22 * toPixels.m22).squareRoot()
+        let pixelScale = max(sx, sy, 1e-3)
+        let bucket = MeshCache.bucket(forScale: pixelScale)
+        if let fill = p.fillColor, fill.alpha > 0 {
+            let style = MeshKey.Style.fill(p.fillRule)
+            if let mesh = tessellate(path, style, scale: pixelScale) {
+                items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
+                                      kind: .mesh(MeshDraw(key: MeshKey(path: path, style: style, scaleBucket: bucket),
+                                                           mesh: mesh, color: fill)),
+                                      clip: clip))
+            }
+        }
+        if let strokeColor = p.strokeColor, strokeColor.alpha > 0, p.lineWidth >= 0 {
+            let stroke = p.strokeStyle
+            // Butt caps: always the untrimmed mesh, trimmed by the shader, so that an animated
+            // strokeStart/strokeEnd (from 0…1 or not) reuses one mesh.
+            let inShader = stroke.canTrimInShader
+            let style = MeshKey.Style.stroke(inShader ? stroke.untrimmed : stroke, trimmedInShader: inShader)
+            if stroke.strokeEnd > stroke.strokeStart, let mesh = tessellate(path, style, scale: pixelScale) {
+                items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
+                                      kind: .mesh(MeshDraw(key: MeshKey(path: path, style: style, scaleBucket: bucket),
+                                                           mesh: mesh, color: strokeColor,
+                                                           trimStart: inShader ? stroke.strokeStart : 0,
+                                                           trimEnd: inShader ? stroke.strokeEnd : 1)),
+                                      clip: clip))
+            }
+        }
+    }
+
+    /// The bounding box of a path's points and control points (contains the path).
+    static func controlBounds(_ path: Path) -> Rect {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        func add(_ q: Point) { minX = min(minX, q.x); minY = min(minY, q.y); maxX = max(maxX, q.x); maxY = max(maxY, q.y) }
+        for element in path.elements {
+            switch element {
+            case .move(let a), .line(let a): add(a)
+            case .quad(let a, let b): add(a); add(b)
+            case .cubic(let a, let b, let c): add(a); add(b); add(c)
+            case .close: break
+            }
+        }
+        return minX <= maxX ? Rect(minX, minY, maxX - minX, maxY - minY) : .zero
+    }
+
+    /// The cached mesh, timing misses; nil when it is empty or tessellation fails.
+    private mutating func tessellate(_ path: Path, _ style: MeshKey.Style, scale: Double) -> Mesh? {
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+        let mesh = try? meshCache.mesh(for: path, style: style, scale: scale)
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        lastTessellateSeconds += Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start
+        guard let mesh, !mesh.isEmpty else { return nil }
+        return mesh
     }
 }

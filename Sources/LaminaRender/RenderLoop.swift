@@ -207,6 +207,9 @@ public final class RenderLoop: Sendable {
                 let list = builder.build(presentation)
                 let t2 = DispatchTime.now().uptimeNanoseconds
                 phases.evaluate = Double(t2 - t1) / 1e9
+                // The builder times its mesh-cache misses; report them as their own phase.
+                phases.tessellate = builder.lastTessellateSeconds
+                phases.evaluate = max(phases.evaluate - phases.tessellate, 0)
                 do {
                     let timing = try renderer.render(list)
                     phases.merge(timing)

@@ -1,0 +1,127 @@
+import Testing
+import LaminaGeometry
+import LaminaTree
+import TestSupport
+import LaminaPNG
+@testable import LaminaRender
+
+/// The presentation tree → draw list → pixels: ordering, shadows, clips, gradient and shape
+/// layers, the mesh cache. Expected pixels are worked out by hand in each test.
+@Suite("Draw list builder")
+struct DrawListBuilderTests {
+    /// A tree with client 1 connected and `operations` applied (layer ids are client-local).
+    func tree(_ operations: [LaminaTree.Operation]) throws -> LayerTree {
+        var t = LayerTree()
+        try t.apply(Commit(client: 1, content: .connect))
+        try t.apply(Commit(client: 1, content: .operations(operations)))
+        return t
+    }
+
+    func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32 = 0, frame: Rect,
+               _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = [
+            .create(id, kind), .addSublayer(parent: parent, child: id),
+            .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
+            .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),
+        ]
+        for (key, value) in properties { ops.append(.set(id, keyPath: key, value: value)) }
+        return ops
+    }
+
+    func render(_ t: LayerTree, width: Double = 64, height: Double = 64) throws -> RGBAImage {
+        var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
+        return try renderImage(builder.build(t), alpha: .straight)
+    }
+
+    @Test func zPositionSortsSiblingsStably() throws {
+        // Three overlapping squares added red, green, blue; green has zPosition −1, so it is
+        // drawn first; red and blue (both 0) keep their order: blue on top of red.
+        let t = try tree(
+            layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + layer(2, frame: Rect(16, 16, 32, 32), [("backgroundColor", .color(green)), ("zPosition", .number(-1))])
+            + layer(3, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
+        let image = try render(t)
+        expectPixel(image, 20, 20, RGBA(255, 0, 0), "red over green")
+        expectPixel(image, 30, 30, RGBA(0, 0, 255), "blue over red and green")
+        expectPixel(image, 44, 20, RGBA(0, 255, 0), "green alone")
+    }
+
+    @Test func shadowFromLayerProperties() throws {
+        // A 20×20 black-shadowed white square at (20, 20), shadowOffset (0, 10), radius 0
+        // (a hard shadow), opacity 1: the shadow shows below it, (20…40, 40…50).
+        let t = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+            ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
+            ("shadowOffset", .size(Size(0, 10))), ("shadowRadius", .number(0)),
+        ]))
+        let image = try render(t)
+        expectPixel(image, 30, 30, RGBA(0, 0, 255), "the layer")
+        expectPixel(image, 30, 45, RGBA(0, 0, 0), tolerance: 2, "its shadow")
+        expectPixel(image, 30, 52, RGBA(255, 255, 255), tolerance: 2, "past the shadow")
+        // A blurred shadow: at the offset shadow's edge the blur is half covered.
+        let soft = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+            ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
+            ("shadowOffset", .size(Size(0, 10))), ("shadowRadius", .number(3)),
+        ]))
+        let blurred = try render(soft)
+        expectPixel(blurred, 30, 50, RGBA(145, 145, 145), tolerance: 12, "half way down the blurred edge")
+    }
+
+    @Test func masksToBoundsClipsSublayersAndHidesTheShadow() throws {
+        // Parent (16, 16, 32, 32) masks; its child is 64×64 red from its origin.
+        let t = try tree(
+            layer(1, frame: Rect(16, 16, 32, 32), [("masksToBounds", .bool(true)), ("shadowOpacity", .number(1)),
+                                                   ("backgroundColor", .color(Color(0, 0, 1))),
+                                                   ("shadowOffset", .size(Size(0, 20))), ("shadowRadius", .number(0))])
+            + layer(2, parent: 1, frame: Rect(8, 8, 64, 64), [("backgroundColor", .color(red))]))
+        let image = try render(t)
+        expectPixel(image, 20, 20, RGBA(0, 0, 255), "parent background")
+        expectPixel(image, 40, 40, RGBA(255, 0, 0), "child inside the clip")
+        expectPixel(image, 52, 40, RGBA(255, 255, 255), "child clipped")
+        expectPixel(image, 30, 60, RGBA(255, 255, 255), "no shadow under masksToBounds")
+    }
+
+    @Test func gradientLayer() throws {
+        // Axial black → white from left to right over 64 points: pixel column x has t = (x + ½)/64.
+        let t = try tree(layer(1, .gradient, frame: Rect(0, 0, 64, 64), [
+            ("colors", .colors([Color(0, 0, 0), Color(1, 1, 1)])),
+            ("startPoint", .point(Point(0, 0.5))), ("endPoint", .point(Point(1, 0.5))),
+        ]))
+        let image = try render(t)
+        expectPixel(image, 15, 30, RGBA(62, 62, 62), tolerance: 1)   // 255 × 15.5/64 = 61.8
+        expectPixel(image, 47, 30, RGBA(189, 189, 189), tolerance: 1) // 255 × 47.5/64 = 189.3
+    }
+
+    @Test func shapeLayerMeshesAreCachedAndTrimmedInTheShader() throws {
+        // A horizontal line (8, 32) → (56, 32), width 8, butt caps, blue; strokeEnd 0.5 draws
+        // (8…32) only — from the same mesh (trimmed in the shader), so nothing is tessellated
+        // or uploaded again.
+        var line = Path(); line.move(to: Point(8, 32)); line.addLine(to: Point(56, 32))
+        var t = try tree(layer(1, .shape, frame: Rect(0, 0, 64, 64), [
+            ("path", .path(line)), ("fillColor", .color(nil)), ("strokeColor", .color(Color(0, 0, 1))),
+            ("lineWidth", .number(8)),
+        ]))
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        let renderer = try makeRenderer(width: 64, height: 64)
+        try renderer.render(builder.build(t))
+        var image = RGBAImage(width: 64, height: 64, pixels: try renderer.readPixels(alpha: .straight))
+        expectPixel(image, 48, 32, RGBA(0, 0, 255), "whole line")
+        try t.apply(Commit(client: 1, content: .operations([.set(1, keyPath: "strokeEnd", value: .number(0.5))])))
+        try renderer.render(builder.build(t))
+        image = RGBAImage(width: 64, height: 64, pixels: try renderer.readPixels(alpha: .straight))
+        expectPixel(image, 20, 32, RGBA(0, 0, 255), "first half")
+        expectPixel(image, 48, 32, RGBA(255, 255, 255), "trimmed away")
+        #expect(builder.meshCache.misses == 1, "tessellated once")
+        #expect(renderer.meshUploads == 1, "uploaded once")
+        #expect(renderer.gpuMeshCount == 1)
+        #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
+    }
+
+    @Test func groupOpacityMultipliesDown() throws {
+        // Parent opacity 0.5 with an opaque red child: 50 % red over white.
+        let t = try tree(
+            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + layer(2, parent: 1, frame: Rect(0, 0, 32, 32), [("backgroundColor", .color(red))]))
+        let image = try render(t)
+        expectPixel(image, 10, 10, RGBA(255, 128, 128), tolerance: 1)
+    }
+}

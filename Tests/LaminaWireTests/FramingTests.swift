@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import LaminaWire
@@ -28,7 +29,18 @@ import Testing
         .addSublayer(parent: 0, child: 3),
         .insertSublayer(parent: 1, child: 2, index: 5),
         .removeFromSuperlayer(id: 2),
+        .setTransaction(TransactionSettings()),
+        .setTransaction(TransactionSettings(duration: 1.5, timingFunction: .steps(3, .both), disableActions: true,
+                                            completionIDs: [4, 9])),
+        .setTransaction(TransactionSettings(timingFunction: .spring(Spring(mass: 2, stiffness: 50, damping: 3, initialVelocity: 1)))),
+        .setTransaction(TransactionSettings(timingFunction: .linear)),
+        .addAnimation(id: 3, key: "fade", json: "{\"type\": \"basic\", \"keyPath\": \"opacity\", \"to\": 0}"),
+        .removeAnimation(id: 3, key: "fade"),
+        .removeAllAnimations(id: 3),
+        .completion(id: 12),
         .commit,
+        .getPresentation(id: 3, keyPath: "transform.rotation.z"),
+        .hitTest(x: 10.5, y: -3),
         .capture(time: 1.25), .capture(time: nil),
         .advanceClock(seconds: 0.5),
         .getTree, .getStats,
@@ -75,6 +87,10 @@ import Testing
             .pong(token: 42), .error(opcode: 0x12, code: .unknownLayer, message: "layer 5 does not exist"),
             .committed(sequence: 3), .captured(time: 0.5, width: 2, height: 1, png: [1, 2, 3]),
             .clockAdvanced(time: 2), .tree(json: "{}"), .stats(json: "{\"fps\": 1}"),
+            .presentation(value: .point(Point(1, 2))), .presentation(value: .color(nil)),
+            .hitResult(.ownLayer, layer: 5), .hitResult(.none, layer: 0), .hitResult(.otherClient, layer: 0),
+            .animationStarted(layer: 5, key: "spin"), .animationStopped(layer: 5, key: "spin", finished: true),
+            .animationStopped(layer: 6, key: "", finished: false), .transactionCompleted(id: 77),
         ]
         var d = FrameDecoder()
         for (i, e) in events.enumerated() { d.feed(MessageEncoder.encode(e, requestID: UInt32(i))) }

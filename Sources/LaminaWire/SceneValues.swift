@@ -219,6 +219,7 @@ public enum SceneValues {
             }
             return .number(Double(mask))
         case "shadowPath", "path": return .path(try self.path(j, path))
+        case "backgroundColor", "borderColor", "shadowColor", "fillColor", "strokeColor": return .color(try color(j, path))
         case "colors":
             guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of colors") }
             var out: [Color] = []

@@ -14,7 +14,7 @@ extension Animation {
             try c.add(self, parent: -1)
             return CompiledAnimation(keyPaths: c.keyPaths, kinds: c.kinds, endTime: c.nodes[0].timing.endTime,
                                      removedOnCompletion: timing.removedOnCompletion, isEssential: timing.essential,
-                                     nodes: c.nodes, drivers: c.typedDrivers())
+                                     nodes: c.nodes, typedDrivers: c.typedDrivers())
         }
     }
 }
@@ -29,6 +29,48 @@ private enum Payload {
     case tracks([TrackCurve<AnimatableValue>])
     /// values[phase][slot].
     case phases(values: [[AnimatableValue?]], transitions: [PhaseTransition], duration: Double)
+}
+
+/// A leaf's curve for one key path, with `AnimatableValue`s.
+private enum Leaf {
+    case basic(EndsRule<AnimatableValue>)
+    case spring(SpringCurve<AnimatableValue>)
+    case keyframes(KeyframeCurve<AnimatableValue>)
+    case track(TrackCurve<AnimatableValue>)
+    case phase(PhaseCurve<AnimatableValue>)
+}
+
+/// The drivers of a compiled animation, each converted to its key path's representation,
+/// and the curve objects they reference.
+private struct TypedDrivers {
+    var plans: [CompiledAnimation.Plan] = []
+    var vector: [CompiledAnimation.Driver<VectorValue>] = []
+    var transform: [CompiledAnimation.Driver<TransformValue>] = []
+    var generic: [CompiledAnimation.Driver<AnimatableValue>] = []
+    var curves: [AnyObject & Sendable] = []
+
+    /// Converts the leaf and keeps its curve object alive.
+    mutating func driver<V: CurveValue>(_ node: Int, _ leaf: Leaf) -> CompiledAnimation.Driver<V> {
+        func keep<T: AnyObject & Sendable>(_ object: T) -> UncountedRef<T> { curves.append(object); return UncountedRef(object) }
+        let curve: LeafCurve<V>
+        switch leaf {
+        case .basic(let r): curve = .basic(keep(r.converted(to: V.self)))
+        case .spring(let s): curve = .spring(keep(s.converted(to: V.self)))
+        case .keyframes(let k): curve = .keyframes(keep(k.converted(to: V.self)))
+        case .track(let t): curve = .track(keep(t.converted(to: V.self)))
+        case .phase(let p): curve = .phase(keep(p.converted(to: V.self)))
+        }
+        return CompiledAnimation.Driver(node: node, curve: curve)
+    }
+}
+
+extension CompiledAnimation {
+    fileprivate init(keyPaths: [String], kinds: [AnimatableValue.Kind], endTime: Double, removedOnCompletion: Bool,
+                     isEssential: Bool, nodes: [Node], typedDrivers d: TypedDrivers) {
+        self.init(keyPaths: keyPaths, kinds: kinds, endTime: endTime, removedOnCompletion: removedOnCompletion,
+                  isEssential: isEssential, nodes: nodes, plans: d.plans, vectorDrivers: d.vector,
+                  transformDrivers: d.transform, genericDrivers: d.generic, curves: d.curves)
+    }
 }
 
 private struct Compiler {
@@ -55,31 +97,52 @@ private struct Compiler {
     }
 
     /// The drivers of every key path, converted to the representation of its kind.
-    func typedDrivers() -> [CompiledAnimation.KeyPathDrivers] {
-        drivers.indices.map { k in
-            let leaves = drivers[k].map { leaf($0.node, slot: $0.slot) }
-            let nodes = drivers[k].map(\.node)
-            func typed<V: CurveValue>(_: V.Type) -> [CompiledAnimation.Driver<V>] {
-                zip(nodes, leaves).map { CompiledAnimation.Driver(node: $0, curve: $1.converted(to: V.self)) }
-            }
+    func typedDrivers() -> TypedDrivers {
+        var out = TypedDrivers()
+        for k in drivers.indices {
+            let plan: CompiledAnimation.Plan
             switch kinds[k] {
-            case .double, .point, .size, .rect, .color: return .vector(typed(VectorValue.self))
-            case .transform: return .transform(typed(TransformValue.self))
-            case .doubles, .colors, .path: return .generic(typed(AnimatableValue.self))
+            case .double, .point, .size, .rect, .color:
+                plan = .init(representation: .vector, start: out.vector.count, count: drivers[k].count,
+                             usesUnderlying: usesUnderlying(k))
+                for d in drivers[k] { out.vector.append(out.driver(d.node, leaf(d.node, slot: d.slot))) }
+            case .transform:
+                plan = .init(representation: .transform, start: out.transform.count, count: drivers[k].count,
+                             usesUnderlying: usesUnderlying(k))
+                for d in drivers[k] { out.transform.append(out.driver(d.node, leaf(d.node, slot: d.slot))) }
+            case .doubles, .colors, .path:
+                plan = .init(representation: .generic, start: out.generic.count, count: drivers[k].count,
+                             usesUnderlying: usesUnderlying(k))
+                for d in drivers[k] { out.generic.append(out.driver(d.node, leaf(d.node, slot: d.slot))) }
+            }
+            out.plans.append(plan)
+        }
+        return out
+    }
+
+    /// Whether any driver of key path `k` reads the underlying value.
+    func usesUnderlying(_ k: Int) -> Bool {
+        drivers[k].contains { d in
+            if nodes[d.node].additive { return true }
+            switch payloads[d.node] {
+            case .basic(let rule): return rule.mode != .fixed
+            case .spring(let s): return s.ends.mode != .fixed
+            case .keyframes, .group: return false
+            case .tracks, .phases: return true
             }
         }
     }
 
     /// The curve of a leaf node for its key path number `slot`.
-    func leaf(_ node: Int, slot: Int) -> LeafCurve<AnimatableValue> {
+    func leaf(_ node: Int, slot: Int) -> Leaf {
         switch payloads[node] {
         case .group: preconditionFailure("a group drives no key path")
         case .basic(let rule): return .basic(rule)
-        case .keyframes(let k): return .keyframes(.init(k))
+        case .keyframes(let k): return .keyframes(k)
         case .spring(let s): return .spring(s)
-        case .tracks(let tracks): return .track(.init(tracks[slot]))
+        case .tracks(let tracks): return .track(tracks[slot])
         case let .phases(values, transitions, duration):
-            return .phase(.init(PhaseCurve(values: values.map { $0[slot] }, transitions: transitions, duration: duration)))
+            return .phase(PhaseCurve(values: values.map { $0[slot] }, transitions: transitions, duration: duration))
         }
     }
 
@@ -263,29 +326,26 @@ private struct Compiler {
             }
             if !tfs.allSatisfy({ $0 == .linear }) { curves = tfs.map(TimingCurve.init) }
         }
-        var curve = KeyframeCurve(mode: a.calculationMode, values: a.path == nil ? a.values : [],
+        let paced = a.calculationMode == .paced || a.calculationMode == .cubicPaced
+        // CA ignores keyTimes and timing functions in the paced modes.
+        if paced { curves = [] }
+        let draft = KeyframeCurve(mode: a.calculationMode, values: a.path == nil ? a.values : [],
                                   segments: segments, vertices: vertices, keyTimes: keyTimes,
                                   segmentCurves: curves, arcTable: [])
-        switch a.calculationMode {
-        case .paced, .cubicPaced:
-            // CA ignores keyTimes and timing functions in the paced modes.
-            curve.segmentCurves = []
-            if a.path != nil || a.calculationMode == .cubicPaced {
-                curve.buildArcTable()
+        guard paced else { return draft }
+        let arcTable = a.path != nil || a.calculationMode == .cubicPaced ? draft.computedArcTable() : []
+        if arcTable.isEmpty && count > 1 {
+            // Paced values: each segment's share of time is its share of the distance.
+            var cumulative = [0.0]
+            for i in 1..<count {
+                let d = a.path == nil ? a.values[i - 1].distance(to: a.values[i]) : vertices[i - 1].distance(to: vertices[i])
+                cumulative.append(cumulative[i - 1] + d)
             }
-            if curve.arcTable.isEmpty && count > 1 {
-                // Paced values: each segment's share of time is its share of the distance.
-                var cumulative = [0.0]
-                for i in 1..<count {
-                    let d = a.path == nil ? a.values[i - 1].distance(to: a.values[i]) : vertices[i - 1].distance(to: vertices[i])
-                    cumulative.append(cumulative[i - 1] + d)
-                }
-                let total = cumulative[count - 1]
-                curve.keyTimes = total > 0 ? cumulative.map { $0 / total } : (0..<count).map { Double($0) / Double(count - 1) }
-            }
-        default: break
+            let total = cumulative[count - 1]
+            keyTimes = total > 0 ? cumulative.map { $0 / total } : (0..<count).map { Double($0) / Double(count - 1) }
         }
-        return curve
+        return KeyframeCurve(mode: a.calculationMode, values: draft.values, segments: segments, vertices: vertices,
+                             keyTimes: keyTimes, segmentCurves: [], arcTable: arcTable)
     }
 
     func trackCurve(_ track: KeyframeTrack, kind: AnimatableValue.Kind, field: String) throws(AnimationError) -> TrackCurve<AnimatableValue> {

@@ -24,9 +24,14 @@ public struct CompiledAnimation: Sendable {
 
     /// The animations of the tree (groups included), parents before children.
     let nodes: [Node]
-    /// drivers[keyPathIndex] = the leaves driving that key path, in application order, in
-    /// the value representation of its kind.
-    let drivers: [KeyPathDrivers]
+    /// plans[keyPathIndex]: where that key path's drivers are, in the array of its kind's
+    /// representation (`CurveValue.swift`).
+    let plans: [Plan]
+    let vectorDrivers: [Driver<VectorValue>]
+    let transformDrivers: [Driver<TransformValue>]
+    let genericDrivers: [Driver<AnimatableValue>]
+    /// Keeps alive the curves that drivers reference without counting (`UncountedRef`).
+    let curves: [AnyObject & Sendable]
 
     /// The timing of one animation of the tree (a group or a leaf): plain data, so reading
     /// it during evaluation is a load, with no reference counting.
@@ -38,27 +43,30 @@ public struct CompiledAnimation: Sendable {
         var cumulative: Bool
     }
 
+    /// The drivers of one key path: `count` entries from `start` in the driver array of
+    /// `representation`, in application order.
+    struct Plan: Sendable {
+        enum Representation: Sendable {
+            /// double, point, size, rect, color: `vectorDrivers`.
+            case vector
+            /// `transformDrivers`.
+            case transform
+            /// Lists and paths: `genericDrivers`.
+            case generic
+        }
+        var representation: Representation
+        var start: Int
+        var count: Int
+        /// False when no driver reads the underlying value (fixed ends, not additive): then
+        /// evaluation does not even convert it.
+        var usesUnderlying: Bool
+    }
+
     /// One leaf animation's curve for one key path (a track or a phase sequence has one per
-    /// key path it drives).
+    /// key path it drives). Plain data: its curve reference is not counted.
     struct Driver<V: CurveValue>: Sendable {
         var node: Int
         var curve: LeafCurve<V>
-    }
-
-    /// The drivers of one key path, in the representation its kind evaluates in
-    /// (`CurveValue.swift`).
-    enum KeyPathDrivers: Sendable {
-        /// double, point, size, rect, color.
-        case vector([Driver<VectorValue>])
-        case transform([Driver<TransformValue>])
-        /// Lists and paths.
-        case generic([Driver<AnimatableValue>])
-    }
-
-    /// An immutable heap box (immutable, so Sendable).
-    final class Box<T: Sendable>: Sendable {
-        let value: T
-        init(_ value: T) { self.value = value }
     }
 
     /// The index of `keyPath` in `keyPaths`, or nil.
@@ -77,12 +85,19 @@ public struct CompiledAnimation: Sendable {
     /// begun without backwards fill, or ended without forwards fill). Never traps: an
     /// out-of-range index or a non-finite time gives nil.
     public func value(forKeyPathAt index: Int, at t: Double, underlying: AnimatableValue) -> AnimatableValue? {
-        guard index >= 0, index < drivers.count, !t.isNaN else { return nil }
-        let kind = kinds[index]
-        switch drivers[index] {
-        case .vector(let d): return evaluate(d, at: t, underlying: underlying, kind: kind)
-        case .transform(let d): return evaluate(d, at: t, underlying: underlying, kind: kind)
-        case .generic(let d): return evaluate(d, at: t, underlying: underlying, kind: kind)
+        guard index >= 0, index < plans.count, !t.isNaN else { return nil }
+        let kind = kinds[index], plan = plans[index]
+        switch plan.representation {
+        case .vector:
+            let u = plan.usesUnderlying ? VectorValue(underlying: underlying, kind: kind) : VectorValue(.zero)
+            guard let v = evaluateTyped(vectorDrivers, plan, at: t, underlying: u) else { return nil }
+            return v.animatableValue(kind)
+        case .transform:
+            let u = plan.usesUnderlying ? TransformValue(underlying: underlying, kind: kind) : TransformValue(.identity)
+            guard let v = evaluateTyped(transformDrivers, plan, at: t, underlying: u) else { return nil }
+            return .transform(v.matrix)
+        case .generic:
+            return evaluateTyped(genericDrivers, plan, at: t, underlying: underlying)
         }
     }
 
@@ -96,30 +111,16 @@ public struct CompiledAnimation: Sendable {
     /// by a spring animation at `t` — what `SpringAnimation.retargeting` needs when the tree
     /// replaces a running implicit spring. Nil when no spring drives it with effect then.
     public func springState(forKeyPathAt index: Int, at t: Double, underlying: AnimatableValue) -> SpringState? {
-        guard index >= 0, index < drivers.count, !t.isNaN else { return nil }
-        let kind = kinds[index]
-        switch drivers[index] {
-        case .vector(let d): return springState(d, at: t, underlying: underlying, kind: kind)
-        case .transform(let d): return springState(d, at: t, underlying: underlying, kind: kind)
-        case .generic(let d): return springState(d, at: t, underlying: underlying, kind: kind)
+        guard index >= 0, index < plans.count, !t.isNaN else { return nil }
+        let kind = kinds[index], plan = plans[index]
+        switch plan.representation {
+        case .vector: return springState(vectorDrivers, plan, at: t, underlying: underlying, kind: kind)
+        case .transform: return springState(transformDrivers, plan, at: t, underlying: underlying, kind: kind)
+        case .generic: return springState(genericDrivers, plan, at: t, underlying: underlying, kind: kind)
         }
     }
 
     // MARK: Evaluation
-
-    /// Applies the drivers in order, each to the previous one's result.
-    @inline(__always)
-    func evaluate<V: CurveValue>(_ drivers: [Driver<V>], at t: Double, underlying: AnimatableValue,
-                                 kind: AnimatableValue.Kind) -> AnimatableValue? {
-        var value = V(underlying: underlying, kind: kind)
-        var affected = false
-        for d in drivers {
-            guard let state = leafState(d.node, t) else { continue }
-            value = sample(d, state, underlying: value)
-            affected = true
-        }
-        return affected ? value.animatableValue(kind) : nil
-    }
 
     /// The node's timing state at root time t, or nil when it (or an ancestor) has no effect.
     @inline(__always)
@@ -129,7 +130,7 @@ public struct CompiledAnimation: Sendable {
         if parent >= 0 {
             guard let ps = groupState(parent, t) else { return nil }
             parentTime = nodes[parent].curve.isLinear
-                ? ps.iterationTime : nodes[parent].curve.progress(ps.fraction) * nodes[parent].timing.duration
+                ? ps.iterationTime : progress(parent, ps.fraction) * nodes[parent].timing.duration
         }
         let s = nodes[node].timing.state(at: parentTime)
         return s.hasEffect ? s : nil
@@ -142,24 +143,33 @@ public struct CompiledAnimation: Sendable {
     @inline(__always)
     func curveValue<V: CurveValue>(_ d: Driver<V>, _ state: TimingState, progress p: Double, underlying: V) -> V {
         switch d.curve {
-        case .basic(let rule): return rule.value(p, underlying: underlying)
-        case .keyframes(let k): return k.value.value(p)
-        case .spring(let s): return s.value(state.iterationTime, underlying: underlying)
-        case .track(let track): return track.value.value(p * nodes[d.node].timing.duration, underlying: underlying)
-        case .phase(let ph): return ph.value.value(p * nodes[d.node].timing.duration, underlying: underlying)
+        case .basic(let rule): return rule.borrow { $0.value(p, underlying: underlying) }
+        case .keyframes(let k): return k.borrow { $0.value(p) }
+        case .spring(let s): return s.borrow { $0.value(state.iterationTime, underlying: underlying) }
+        case .track(let track):
+            let time = p * nodes[d.node].timing.duration
+            return track.borrow { $0.value(time, underlying: underlying) }
+        case .phase(let ph):
+            let time = p * nodes[d.node].timing.duration
+            return ph.borrow { $0.value(time, underlying: underlying) }
         }
     }
 
     @inline(__always)
     func sample<V: CurveValue>(_ d: Driver<V>, _ state: TimingState, underlying: V) -> V {
-        let curve = nodes[d.node].curve
-        let p = curve.isLinear ? state.fraction : curve.progress(state.fraction)
+        let p = nodes[d.node].curve.isLinear ? state.fraction : progress(d.node, state.fraction)
         var v = curveValue(d, state, progress: p, underlying: underlying)
         if nodes[d.node].cumulative && state.iteration > 0 {
             v = accumulate(d, v, state, underlying: underlying)
         }
         if nodes[d.node].additive { v = v.adding(underlying) }
         return v
+    }
+
+    /// The node's timing function at `x` (reading the curve in place: a Bézier is large).
+    @inline(__always)
+    func progress(_ node: Int, _ x: Double) -> Double {
+        nodes.withUnsafeBufferPointer { $0[node].curve.progress(x) }
     }
 
     /// Each repeat starts where the previous ended: v + i·(end − start).
@@ -173,11 +183,12 @@ public struct CompiledAnimation: Sendable {
         return V.accumulated(v, start: start, end: end, iteration: state.iteration)
     }
 
-    func springState<V: CurveValue>(_ drivers: [Driver<V>], at t: Double, underlying: AnimatableValue,
+    func springState<V: CurveValue>(_ drivers: [Driver<V>], _ plan: Plan, at t: Double, underlying: AnimatableValue,
                                     kind: AnimatableValue.Kind) -> SpringState? {
         let u = V(underlying: underlying, kind: kind)
-        for d in drivers.reversed() {
-            guard case .spring(let spring) = d.curve, let state = leafState(d.node, t) else { continue }
+        for d in drivers[plan.start..<plan.start + plan.count].reversed() {
+            guard case .spring(let ref) = d.curve, let state = leafState(d.node, t) else { continue }
+            let spring = ref.borrow { $0 }
             let n = nodes[d.node]
             let value = sample(d, state, underlying: u)
             var velocity: V? = nil
@@ -206,24 +217,23 @@ public struct CompiledAnimation: Sendable {
     }
 }
 
-/// One leaf animation's value curve for one key path, in the representation `V`.
+/// One leaf animation's value curve for one key path, in the representation `V`. Plain
+/// data: the `CompiledAnimation` keeps the curve objects alive in `curves`.
 enum LeafCurve<V: CurveValue>: Sendable {
-    case basic(EndsRule<V>)
-    case spring(SpringCurve<V>)
-    case keyframes(CompiledAnimation.Box<KeyframeCurve<V>>)
-    case track(CompiledAnimation.Box<TrackCurve<V>>)
-    case phase(CompiledAnimation.Box<PhaseCurve<V>>)
+    case basic(UncountedRef<EndsRule<V>>)
+    case spring(UncountedRef<SpringCurve<V>>)
+    case keyframes(UncountedRef<KeyframeCurve<V>>)
+    case track(UncountedRef<TrackCurve<V>>)
+    case phase(UncountedRef<PhaseCurve<V>>)
 }
 
-extension LeafCurve where V == AnimatableValue {
-    /// The same curve in another value representation (compile time).
-    func converted<W: CurveValue>(to: W.Type) -> LeafCurve<W> {
-        switch self {
-        case .basic(let r): .basic(r.converted(to: W.self))
-        case .spring(let s): .spring(s.converted(to: W.self))
-        case .keyframes(let k): .keyframes(.init(k.value.converted(to: W.self)))
-        case .track(let t): .track(.init(t.value.converted(to: W.self)))
-        case .phase(let p): .phase(.init(p.value.converted(to: W.self)))
-        }
-    }
+/// A reference that is not counted, so that copying it (a driver, during evaluation) costs
+/// no atomic retain and release. Whoever makes one keeps the object alive for as long as
+/// the reference is used: `CompiledAnimation.curves` holds every curve its drivers name.
+struct UncountedRef<T: AnyObject & Sendable>: @unchecked Sendable {   // T is Sendable; this is a plain pointer to it
+    let unmanaged: Unmanaged<T>
+    init(_ object: T) { unmanaged = .passUnretained(object) }
+
+    /// Calls `body` with the object, without retaining it.
+    @inline(__always) func borrow<R>(_ body: (T) -> R) -> R { unmanaged._withUnsafeGuaranteedRef(body) }
 }

@@ -157,22 +157,29 @@ struct PathSegment: Sendable {
     }
 }
 
-/// A compiled `KeyframeAnimation`.
-struct KeyframeCurve<V: CurveValue>: Sendable {
-    var mode: CalculationMode
+/// A compiled `KeyframeAnimation`. A class (immutable) so that evaluation reads its arrays
+/// in place.
+final class KeyframeCurve<V: CurveValue>: Sendable {
+    let mode: CalculationMode
     /// The values (empty in path mode).
-    var values: [V]
+    let values: [V]
     /// Path mode: the segments; `vertices` are the key points for discrete mode.
-    var segments: [PathSegment]
-    var vertices: [Point]
+    let segments: [PathSegment]
+    let vertices: [Point]
     /// Resolved key times: one per key point (one more allowed in discrete mode).
-    var keyTimes: [Double]
+    let keyTimes: [Double]
     /// One per segment, or empty when all are linear.
-    var segmentCurves: [TimingCurve]
+    let segmentCurves: [TimingCurve]
     /// Constant-speed modes: cumulative arc length, normalized to 0…1, sampled
     /// `arcSamples` times per segment (segments × arcSamples + 1 entries); empty otherwise.
-    var arcTable: [Double]
+    let arcTable: [Double]
     static var arcSamples: Int { 32 }
+
+    init(mode: CalculationMode, values: [V], segments: [PathSegment], vertices: [Point], keyTimes: [Double],
+         segmentCurves: [TimingCurve], arcTable: [Double]) {
+        self.mode = mode; self.values = values; self.segments = segments; self.vertices = vertices
+        self.keyTimes = keyTimes; self.segmentCurves = segmentCurves; self.arcTable = arcTable
+    }
 
     var isPathMode: Bool { values.isEmpty }
     var segmentCount: Int { isPathMode ? segments.count : values.count - 1 }
@@ -241,10 +248,11 @@ struct KeyframeCurve<V: CurveValue>: Sendable {
         }
     }
 
-    /// Builds the arc-length table of the curve (for paced path and cubicPaced modes).
-    mutating func buildArcTable() {
+    /// The arc-length table of the curve (for paced path and cubicPaced modes); empty when
+    /// the curve has no length.
+    func computedArcTable() -> [Double] {
         let n = segmentCount, k = Self.arcSamples
-        guard n > 0 else { return }
+        guard n > 0 else { return [] }
         var table = [0.0]
         table.reserveCapacity(n * k + 1)
         var total = 0.0
@@ -257,8 +265,8 @@ struct KeyframeCurve<V: CurveValue>: Sendable {
                 prev = cur
             }
         }
-        guard total > 0, total.isFinite else { return }
-        arcTable = table.map { $0 / total }
+        guard total > 0, total.isFinite else { return [] }
+        return table.map { $0 / total }
     }
 }
 
@@ -274,9 +282,11 @@ struct TrackKeyframe<V: CurveValue>: Sendable {
 }
 
 /// A compiled track of a `KeyframeTracksAnimation`.
-struct TrackCurve<V: CurveValue>: Sendable {
-    var keyframes: [TrackKeyframe<V>]
-    var duration: Double
+final class TrackCurve<V: CurveValue>: Sendable {
+    let keyframes: [TrackKeyframe<V>]
+    let duration: Double
+
+    init(keyframes: [TrackKeyframe<V>], duration: Double) { self.keyframes = keyframes; self.duration = duration }
 
     func converted<W: CurveValue>(to: W.Type) -> TrackCurve<W> where V == AnimatableValue {
         TrackCurve<W>(keyframes: keyframes.map {
@@ -315,11 +325,15 @@ struct PhaseTransition: Sendable {
 
 /// One key path of a compiled `PhaseAnimation`: its value in each phase and the cycle's
 /// transitions.
-struct PhaseCurve<V: CurveValue>: Sendable {
+final class PhaseCurve<V: CurveValue>: Sendable {
     /// values[phase]; nil keeps the underlying value.
-    var values: [V?]
-    var transitions: [PhaseTransition]
-    var duration: Double
+    let values: [V?]
+    let transitions: [PhaseTransition]
+    let duration: Double
+
+    init(values: [V?], transitions: [PhaseTransition], duration: Double) {
+        self.values = values; self.transitions = transitions; self.duration = duration
+    }
 
     func converted<W: CurveValue>(to: W.Type) -> PhaseCurve<W> where V == AnimatableValue {
         PhaseCurve<W>(values: values.map { $0.map(W.init(compiled:)) }, transitions: transitions, duration: duration)

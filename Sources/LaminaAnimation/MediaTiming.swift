@@ -4,8 +4,13 @@ import Foundation
 public enum FillMode: String, Hashable, Sendable, CaseIterable {
     case removed, forwards, backwards, both
 
-    var fillsForwards: Bool { self == .forwards || self == .both }
-    var fillsBackwards: Bool { self == .backwards || self == .both }
+    // A switch, not `==`: this enum's `==` compares raw-value strings.
+    var fillsForwards: Bool {
+        switch self { case .forwards, .both: true; case .removed, .backwards: false }
+    }
+    var fillsBackwards: Bool {
+        switch self { case .backwards, .both: true; case .removed, .forwards: false }
+    }
 }
 
 /// Where a parent time falls relative to an animation's active interval.

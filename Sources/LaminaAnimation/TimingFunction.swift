@@ -135,6 +135,9 @@ struct CubicBezier: Hashable, Sendable {
     let ax, bx, cx, ay, by, cy: Double
     /// Slopes used outside 0…1 (CSS Easing Level 1 §"cubic Bézier easing functions").
     let startSlope, endSlope: Double
+    /// The curve parameter at x = i/16 for i = 0…15 (at x = 1 it is 1): where Newton's
+    /// method starts, so that it usually converges in one step.
+    private(set) var guesses = SIMD16<Double>()
 
     init(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) {
         self.x1 = x1; self.y1 = y1; self.x2 = x2; self.y2 = y2
@@ -146,6 +149,10 @@ struct CubicBezier: Hashable, Sendable {
         if x2 < 1 { endSlope = (y2 - 1) / (x2 - 1) }
         else if y2 == 1 && x1 < 1 { endSlope = (y1 - 1) / (x1 - 1) }
         else { endSlope = 0 }
+        for i in 0..<16 {
+            let x = Double(i) / 16
+            guesses[i] = parameter(for: x, from: x)
+        }
     }
 
     @inline(__always) func x(_ s: Double) -> Double { ((ax * s + bx) * s + cx) * s }
@@ -155,6 +162,7 @@ struct CubicBezier: Hashable, Sendable {
     static let epsilon = 1e-7
 
     /// y for a given x; outside 0…1 the curve continues along its end tangents.
+    @inline(__always)
     func solve(_ x: Double) -> Double {
         if x < 0 { return startSlope * x }
         if x > 1 { return 1 + endSlope * (x - 1) }
@@ -163,10 +171,18 @@ struct CubicBezier: Hashable, Sendable {
         return y(parameter(for: x))
     }
 
-    /// The curve parameter s with x(s) = x: Newton's method, then bisection if it fails
-    /// (x(s) is monotonic on 0…1 because x1, x2 ∈ 0…1).
+    /// The curve parameter s with x(s) = x: Newton's method from the tabulated guess, then
+    /// bisection if it fails (x(s) is monotonic on 0…1 because x1, x2 ∈ 0…1).
+    @inline(__always)
     func parameter(for x: Double) -> Double {
-        var s = x
+        let f = x > 0 ? min(x, 1) * 16 : 0   // NaN → 0
+        let i = min(Int(f), 15)
+        let s0 = guesses[i], s1 = i < 15 ? guesses[i + 1] : 1
+        return parameter(for: x, from: s0 + (s1 - s0) * (f - Double(i)))
+    }
+
+    func parameter(for x: Double, from guess: Double) -> Double {
+        var s = guess
         for _ in 0..<8 {
             let err = self.x(s) - x
             if abs(err) < Self.epsilon { return s }
@@ -175,13 +191,13 @@ struct CubicBezier: Hashable, Sendable {
             s -= err / d
             if s < 0 || s > 1 { break }
         }
-        var lo = 0.0, hi = 1.0
+        var low = 0.0, high = 1.0
         s = x
         for _ in 0..<64 {
             let v = self.x(s)
             if abs(v - x) < Self.epsilon { return s }
-            if v < x { lo = s } else { hi = s }
-            s = (lo + hi) / 2
+            if v < x { low = s } else { high = s }
+            s = (low + high) / 2
         }
         return s
     }

@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Foundation
+import Glibc
+#endif
+@testable import LaminaAnimation
+import LaminaGeometry
+import Testing
+
+// "Evaluation allocates nothing" for fixed-size kinds, checked two ways, neither perfect:
+//
+// 1. Structurally: everything evaluation reads or builds for double/point/size/rect/color
+//    and transform key paths is plain data (`_isPOD`: no references, so copying it cannot
+//    retain, release or allocate); the curves are reached through uncounted references.
+// 2. By measurement: glibc's bytes in use (`malloc_stats`' total; `mallinfo2` is not in
+//    the Glibc module) do not grow over 10⁵ evaluations. This catches memory that
+//    evaluation keeps (a cache, a leak), not an allocation freed within the same call —
+//    glibc 2.34+ has no malloc hooks to count calls with — and other tests allocate
+//    concurrently, so it takes the smallest growth of a few rounds.
+
+@Test func evaluationDataIsPlainData() {
+    #expect(_isPOD(VectorValue.self))
+    #expect(_isPOD(TransformValue.self))
+    #expect(_isPOD(TimingState.self))
+    #expect(_isPOD(CompiledAnimation.Node.self))
+    #expect(_isPOD(CompiledAnimation.Plan.self))
+    #expect(_isPOD(CompiledAnimation.Driver<VectorValue>.self))
+    #expect(_isPOD(CompiledAnimation.Driver<TransformValue>.self))
+}
+
+#if canImport(Glibc)
+@Test func evaluationKeepsNoMemory() throws {
+    let repeating = AnimationTiming(duration: 1.3, timingFunction: .easeInEaseOut, repeatCount: .infinity, autoreverses: true)
+    let opacity = try compiled(.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1), timing: repeating)))
+    let additive = try compiled(.basic(BasicAnimation(keyPath: "opacity", by: .double(1),
+                                                      timing: AnimationTiming(duration: 1, repeatCount: .infinity, additive: true))))
+    let position = try compiled(.spring(SpringAnimation(keyPath: "position", from: .point(.zero), to: .point(Point(100, 0)),
+                                                        spring: .bouncy, velocity: .point(Point(0, 300)),
+                                                        timing: AnimationTiming(repeatCount: .infinity))))
+    let color = try compiled(.basic(BasicAnimation(keyPath: "backgroundColor", from: .color(.black),
+                                                   to: .color(Color(1, 0.5, 0, 0.5)), timing: repeating)))
+    let transform = try compiled(.keyframe(KeyframeAnimation(keyPath: "transform", values: [
+        .transform(.identity), .transform(.rotation(1)), .transform(Transform3D.scale(1.5, 1.5).concatenating(.rotation(2))),
+    ], timingFunctions: [.easeIn, .easeOut], timing: repeating)))
+    let path = try compiled(.keyframe(KeyframeAnimation(keyPath: "position", path: Path([
+        .move(.zero), .cubic(Point(50, 0), Point(100, 50), Point(100, 100)), .line(Point(0, 100)), .close,
+    ]), calculationMode: .paced, timing: repeating)))
+
+    _ = try #require(mallocBytesInUse(), "malloc_stats could not be read")
+    var sink = 0.0
+    var smallestGrowth = Int.max
+    for _ in 0..<4 {
+        let before = mallocBytesInUse()
+        for k in 0..<20_000 {
+            let t = Double(k) / 120
+            if case .double(let v)? = opacity.value(forKeyPathAt: 0, at: t, underlying: .double(1)) { sink += v }
+            sink += additive.doubleValue(forKeyPathAt: 0, at: t, underlying: 0.5) ?? 0
+            sink += position.pointValue(forKeyPathAt: 0, at: t, underlying: .zero)?.x ?? 0
+            if case .color(let c)? = color.value(forKeyPathAt: 0, at: t, underlying: .color(.clear)) { sink += c.red }
+            sink += transform.transformValue(forKeyPathAt: 0, at: t, underlying: .identity)?.m11 ?? 0
+            var v = AnimatableValue.point(.zero)
+            if path.apply(forKeyPathAt: 0, at: t, to: &v), case .point(let p) = v { sink += p.y }
+        }
+        let after = mallocBytesInUse()
+        smallestGrowth = min(smallestGrowth, (after ?? 0) - (before ?? 0))
+    }
+    #expect(sink.isFinite)
+    #expect(smallestGrowth <= 4096, "evaluation kept \(smallestGrowth) bytes over 10⁵ evaluations")
+}
+
+/// glibc's total bytes in use, from `malloc_stats` (which prints to stderr: captured through
+/// a pipe), or nil when it is not available.
+private func mallocBytesInUse() -> Int? {
+    guard let symbol = dlsym(nil, "malloc_stats") else { return nil }
+    let mallocStats = unsafeBitCast(symbol, to: (@convention(c) () -> Void).self)
+    var fds: [Int32] = [0, 0]
+    guard pipe(&fds) == 0 else { return nil }
+    fflush(nil)
+    let saved = dup(2)
+    dup2(fds[1], 2)
+    mallocStats()
+    fflush(nil)
+    dup2(saved, 2)
+    close(saved)
+    close(fds[1])
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = read(fds[0], &buffer, buffer.count)
+        if n <= 0 { break }
+        bytes += buffer[..<n]
+    }
+    close(fds[0])
+    // "Total (incl. mmap):" is followed by "system bytes = …" and "in use bytes = …".
+    let text = String(decoding: bytes, as: UTF8.self)
+    guard let total = text.range(of: "Total (incl. mmap):") else { return nil }
+    for line in text[total.upperBound...].split(separator: "\n") where line.contains("in use bytes") {
+        return line.split(separator: "=").last.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
+    }
+    return nil
+}
+#endif

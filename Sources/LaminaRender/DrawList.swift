@@ -163,6 +163,11 @@ public struct DrawItem: Sendable {
         case gradient(GradientFill)
         /// A tessellated shape (bounds unused).
         case mesh(MeshDraw)
+        /// Group opacity: the next `count` items (nested groups included) are drawn into an
+        /// offscreen image of the target's size, which is then drawn over what is below with
+        /// `opacity` — so overlapping children do not show through each other. Items inside
+        /// carry their opacity relative to the group. Only `kind`'s values matter on this item.
+        case group(opacity: Double, count: Int)
     }
 
     public init(

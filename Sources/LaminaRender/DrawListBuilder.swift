@@ -13,6 +13,10 @@ import LaminaTree
 /// their sublayers draw nothing. Siblings draw in order of `zPosition`, a stable sort (equal
 /// zPositions keep their order), as Core Animation does.
 ///
+/// A translucent layer with sublayers is a group (Core Animation's allowsGroupOpacity): it and
+/// its sublayers draw offscreen at full opacity and the result is composited with its opacity
+/// (`DrawItem.Kind.group`), so overlapping sublayers do not show through each other.
+///
 /// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
 /// then stroke), border, then its sublayers. `masksToBounds` clips the content and the
 /// sublayers to the bounds with the rounded corners (nested clips intersect), and, as in
@@ -93,6 +97,24 @@ public struct DrawListBuilder {
         }
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0 else { return }
+        // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
+        // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
+        if p.opacity < 1, !node.sublayers.isEmpty {
+            let marker = items.count
+            items.append(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: 0)))
+            var q = node
+            q.properties.opacity = 1
+            visitLayer(q, tree, toPixels: toPixels, opacity: 1, clip: clip)
+            items[marker].kind = .group(opacity: opacity, count: items.count - marker - 1)
+            return
+        }
+        visitLayer(node, tree, toPixels: toPixels, opacity: opacity, clip: clip)
+    }
+
+    /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated).
+    private mutating func visitLayer(_ node: LayerNode, _ tree: LayerTree, toPixels: Transform3D, opacity: Double,
+                                     clip: Int) {
+        let p = node.properties
         let r = p.cornerRadius, m = p.maskedCorners
         let radii = CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
                                 minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)

@@ -2,9 +2,11 @@
 public struct FrameTiming: Sendable, Hashable {
     /// The frame these CPU times belong to (counts `render` calls from 1).
     public var frameNumber: UInt64
-    /// Converting the draw list to instance data and copying it into the frame's ring buffer
-    /// (includes waiting for the frame slot's previous use to finish).
+    /// Converting the draw list to instance data, copying it into the frame's ring buffer and
+    /// uploading new meshes (not counting `gpuWait`).
     public var upload: Double
+    /// Waiting for the frame slot's previous use to finish on the GPU (back-pressure, not CPU work).
+    public var gpuWait: Double = 0
     /// Recording the command buffer.
     public var record: Double
     /// `vkQueueSubmit`.

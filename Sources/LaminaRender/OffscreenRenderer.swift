@@ -53,13 +53,31 @@ public final class OffscreenRenderer {
     static let meshIdleFrames: UInt64 = 120
     /// Reused per frame: instance data and the draw sequence (render thread only).
     private var instanceScratch: [RectInstance] = []
-    private var drawScratch: [Draw] = []
 
-    /// One recorded draw: a run of analytic instances, or one mesh with its instance.
+    /// One recorded draw: a run of analytic instances, one mesh with its instance, or a
+    /// group's offscreen image composited with its opacity.
     private enum Draw {
         case rects(first: Int, count: Int)
         case mesh(GPUMesh, instance: Int)
+        case composite(group: Int, opacity: Float)
     }
+
+    /// One render pass: into the target (`group` nil) or into a group's offscreen image.
+    private struct Pass {
+        var group: Int?
+        var draws: [Draw]
+    }
+
+    /// A group's offscreen image and the descriptor set the composite reads it through.
+    private struct GroupTarget {
+        let image: VulkanImage
+        let descriptorSet: VkDescriptorSet
+    }
+    /// Offscreen images for groups, target-sized, reused every frame (render thread only).
+    private var groupTargets: [GroupTarget] = []
+    private let descriptorPool: VkDescriptorPool
+    /// Most groups one frame may hold.
+    public static let maxGroups = 128
 
     /// A mesh's vertices and indices in one host-visible buffer (vertices first).
     private final class GPUMesh {
@@ -90,10 +108,14 @@ public final class OffscreenRenderer {
     private enum Retired {
         case buffer(VulkanBuffer)
         case image(VulkanImage)
-        func destroy(_ device: VulkanDevice) {
+        case descriptorSet(VkDescriptorSet)
+        func destroy(_ device: VulkanDevice, pool: VkDescriptorPool) {
             switch self {
             case .buffer(let buffer): buffer.destroy(device)
             case .image(let image): image.destroy(device)
+            case .descriptorSet(let set):
+                var set: VkDescriptorSet? = set
+                _ = vkFreeDescriptorSets(device.raw, pool, 1, &set)
             }
         }
     }
@@ -129,7 +151,7 @@ public final class OffscreenRenderer {
         instance = try VulkanInstance(validation: validation, log: log)
         // What exists so far, destroyed in reverse order if a later step throws.
         var cleanup: [() -> Void] = []
-        do {
+        do throws(RenderError) {
             let device = try VulkanDevice(instance: instance)
             cleanup.append { device.destroy() }
             self.device = device
@@ -138,6 +160,22 @@ public final class OffscreenRenderer {
             let pipeline = try VulkanPipeline(device: device, format: Self.format, stencilFormat: stencilFormat)
             cleanup.append { pipeline.destroy(device) }
             self.pipeline = pipeline
+            var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                                descriptorCount: UInt32(2 * Self.maxGroups))
+            var poolInfo = VkDescriptorPoolCreateInfo()
+            poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+            poolInfo.flags = mapFlags(VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT)
+            poolInfo.maxSets = UInt32(2 * Self.maxGroups)
+            poolInfo.poolSizeCount = 1
+            var pool: VkDescriptorPool?
+            try vk("vkCreateDescriptorPool", withUnsafePointer(to: &poolSize) { sizePointer in
+                poolInfo.pPoolSizes = sizePointer
+                return vkCreateDescriptorPool(device.raw, &poolInfo, nil, &pool)
+            })
+            guard let pool else { throw RenderError.vulkan(.unexpected(0), call: "vkCreateDescriptorPool") }
+            cleanup.append { vkDestroyDescriptorPool(device.raw, pool, nil) }
+            descriptorPool = pool
+            device.track(1)
             let commands = try VulkanCommands(device: device, timestampSlots: Self.framesInFlight)
             cleanup.append { commands.destroy(device) }
             self.commands = commands
@@ -167,12 +205,15 @@ public final class OffscreenRenderer {
         // Nothing may be in use when it is destroyed: wait for every frame first.
         _ = vkDeviceWaitIdle(device.raw)
         for slot in slots {
-            slot.retired.forEach { $0.destroy(device) }
+            slot.retired.forEach { $0.destroy(device, pool: descriptorPool) }
             slot.instances?.destroy(device)
             commands.destroyFence(slot.fence, device: device)
         }
         readback?.destroy(device)
         for mesh in gpuMeshes.values { mesh.buffer.destroy(device) }
+        for group in groupTargets { group.image.destroy(device) }
+        vkDestroyDescriptorPool(device.raw, descriptorPool, nil)  // frees the sets too
+        device.track(-1)
         commands.destroyFence(readbackFence, device: device)
         commands.destroy(device)
         target.destroy(device)
@@ -195,27 +236,53 @@ public final class OffscreenRenderer {
         }
         frameNumber += 1
         let slotIndex = Int((frameNumber - 1) % UInt64(Self.framesInFlight))
+        let waitStart = now()
         try finish(slot: slotIndex, wait: true)
+        let gpuWait = now() - waitStart
 
         // Upload: instance data into this slot's ring buffer, meshes not yet on the GPU.
         var instances = instanceScratch
-        var draws = drawScratch
         instances.removeAll(keepingCapacity: true)
-        draws.removeAll(keepingCapacity: true)
-        defer { instanceScratch = instances; drawScratch = draws }
-        for item in list.items {
-            let first = instances.count
-            let added = RectInstance.append(item, clips: list.clips, width: width, height: height, to: &instances)
-            guard added > 0 else { continue }
-            if case .mesh(let meshDraw) = item.kind {
-                let mesh = try gpuMesh(meshDraw)
-                draws.append(.mesh(mesh, instance: first))
-            } else if case .rects(let runFirst, let runCount)? = draws.last {
-                draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added)
-            } else {
-                draws.append(.rects(first: first, count: added))
+        defer { instanceScratch = instances }
+        var passes: [Pass] = []
+        var groupCount = 0
+        // Collects `range` into a pass for `group` (nil: the target); nested groups first, so
+        // passes come out children before parents and the target's pass last.
+        func collect(_ range: Range<Int>, group: Int?) throws(RenderError) {
+            var draws: [Draw] = []
+            var k = range.lowerBound
+            while k < range.upperBound {
+                let item = list.items[k]
+                if case .group(let opacity, let count) = item.kind {
+                    let end = min(k + 1 + max(count, 0), range.upperBound)
+                    if opacity > 0, end > k + 1 {
+                        guard groupCount < Self.maxGroups else {
+                            throw .unsupported("more than \(Self.maxGroups) opacity groups in one frame")
+                        }
+                        let g = groupCount
+                        groupCount += 1
+                        try collect((k + 1)..<end, group: g)
+                        draws.append(.composite(group: g, opacity: Float(min(opacity, 1))))
+                    }
+                    k = end
+                    continue
+                }
+                k += 1
+                let first = instances.count
+                let added = RectInstance.append(item, clips: list.clips, width: width, height: height, to: &instances)
+                guard added > 0 else { continue }
+                if case .mesh(let meshDraw) = item.kind {
+                    draws.append(.mesh(try gpuMesh(meshDraw), instance: first))
+                } else if case .rects(let runFirst, let runCount)? = draws.last {
+                    draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added)
+                } else {
+                    draws.append(.rects(first: first, count: added))
+                }
             }
+            passes.append(Pass(group: group, draws: draws))
         }
+        try collect(0..<list.items.count, group: nil)
+        try makeGroupTargets(groupCount)
         retireIdleMeshes()
         let bytes = instances.count * MemoryLayout<RectInstance>.stride
         if bytes > (slots[slotIndex].instances?.size ?? 0) {
@@ -230,7 +297,7 @@ public final class OffscreenRenderer {
         }
         let uploaded = now()
 
-        try record(slot: slotIndex, draws: draws, clearColor: list.clearColor)
+        try record(slot: slotIndex, passes: passes, clearColor: list.clearColor)
         let recorded = now()
 
         try commands.submit(slots[slotIndex].commandBuffer, fence: slots[slotIndex].fence, device: device)
@@ -238,9 +305,11 @@ public final class OffscreenRenderer {
         renderedFrame = frameNumber
         let submitted = now()
 
-        return FrameTiming(frameNumber: frameNumber, upload: uploaded - start, record: recorded - uploaded,
-                           submit: submitted - recorded, gpu: latestGPUTime?.seconds,
-                           gpuFrameNumber: latestGPUTime?.frame)
+        var timing = FrameTiming(frameNumber: frameNumber, upload: uploaded - start - gpuWait, record: recorded - uploaded,
+                                 submit: submitted - recorded, gpu: latestGPUTime?.seconds,
+                                 gpuFrameNumber: latestGPUTime?.frame)
+        timing.gpuWait = gpuWait
+        return timing
     }
 
     /// Waits for the last frame and returns its pixels: `width × height × 4` bytes, RGBA8,
@@ -319,6 +388,11 @@ public final class OffscreenRenderer {
                                     stencilFormat: stencilFormat, renderPass: pipeline.renderPass)
         retire(.image(target))
         target = image
+        for group in groupTargets {
+            retire(.image(group.image))
+            retire(.descriptorSet(group.descriptorSet))
+        }
+        groupTargets.removeAll()
         self.width = width
         self.height = height
         renderedFrame = nil
@@ -334,7 +408,7 @@ public final class OffscreenRenderer {
             .max(by: { slots[$0].pendingFrame! < slots[$1].pendingFrame! }) {
             slots[index].retired.append(object)
         } else {
-            object.destroy(device)
+            object.destroy(device, pool: descriptorPool)
         }
     }
 
@@ -356,7 +430,7 @@ public final class OffscreenRenderer {
            frame > (latestGPUTime?.frame ?? 0) {
             latestGPUTime = (frame, seconds)
         }
-        slots[index].retired.forEach { $0.destroy(device) }
+        slots[index].retired.forEach { $0.destroy(device, pool: descriptorPool) }
         slots[index].retired.removeAll()
     }
 
@@ -395,7 +469,7 @@ public final class OffscreenRenderer {
     /// records `draws` (instances from the slot's ring buffer, meshes from their buffers).
     /// Recording does not depend on the target image beyond its framebuffer and size, so a
     /// window target can reuse it.
-    private func record(slot index: Int, draws: [Draw], clearColor: Color) throws(RenderError) {
+    private func record(slot index: Int, passes: [Pass], clearColor: Color) throws(RenderError) {
         let cmd = slots[index].commandBuffer
         try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
         var begin = VkCommandBufferBeginInfo()
@@ -407,60 +481,111 @@ public final class OffscreenRenderer {
             vkCmdResetQueryPool(cmd, queryPool, query, 2)
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
         }
-        var clearStencil = VkClearValue()
-        clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
-        let clears = [mapClearColor(clearColor), clearStencil]
-        clears.withUnsafeBufferPointer { clearPointer in
-            var pass = VkRenderPassBeginInfo()
-            pass.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
-            pass.renderPass = pipeline.renderPass
-            pass.framebuffer = target.framebuffer
-            pass.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
-                                       extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
-            pass.clearValueCount = 2
-            pass.pClearValues = clearPointer.baseAddress
-            vkCmdBeginRenderPass(cmd, &pass, VK_SUBPASS_CONTENTS_INLINE)
-        }
-        if !draws.isEmpty, let instances = slots[index].instances {
-            var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
-            vkCmdSetViewport(cmd, 0, 1, &viewport)
-            var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
-                                   extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
-            vkCmdSetScissor(cmd, 0, 1, &scissor)
-            var bound: VkPipeline? = nil
-            func bind(_ pipeline: VkPipeline) {
-                if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
+        for pass in passes {
+            var clearStencil = VkClearValue()
+            clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
+            let clears = [mapClearColor(pass.group == nil ? clearColor : .clear), clearStencil]
+            clears.withUnsafeBufferPointer { clearPointer in
+                var info = VkRenderPassBeginInfo()
+                info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
+                info.renderPass = pass.group == nil ? pipeline.renderPass : pipeline.groupRenderPass
+                info.framebuffer = pass.group.map { groupTargets[$0].image.framebuffer } ?? target.framebuffer
+                info.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
+                                           extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+                info.clearValueCount = 2
+                info.pClearValues = clearPointer.baseAddress
+                vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
-            var rectBindingSet = false
-            for draw in draws {
-                switch draw {
-                case .rects(let first, let count):
-                    bind(pipeline.rect)
-                    if !rectBindingSet {
-                        var buffer: VkBuffer? = instances.raw
-                        var offset: VkDeviceSize = 0
-                        vkCmdBindVertexBuffers(cmd, 0, 1, &buffer, &offset)
-                        rectBindingSet = true
-                    }
-                    vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
-                case .mesh(let mesh, let instance):
-                    rectBindingSet = false
-                    var buffers: [VkBuffer?] = [mesh.buffer.raw, instances.raw]
-                    var offsets: [VkDeviceSize] = [0, 0]
-                    vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
-                    vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
-                    bind(pipeline.mesh)
-                    vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
-                    bind(pipeline.meshClear)
-                    vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
-                }
+            if !pass.draws.isEmpty {
+                recordDraws(pass.draws, cmd: cmd, instances: slots[index].instances)
             }
+            vkCmdEndRenderPass(cmd)
         }
-        vkCmdEndRenderPass(cmd)
         if let queryPool = commands.queryPool {
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, query + 1)
         }
         try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
+    }
+
+    /// Records one pass's draws. Depends only on the target's size, not on its image.
+    private func recordDraws(_ draws: [Draw], cmd: VkCommandBuffer, instances: VulkanBuffer?) {
+        var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
+        vkCmdSetViewport(cmd, 0, 1, &viewport)
+        var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
+                               extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+        vkCmdSetScissor(cmd, 0, 1, &scissor)
+        var bound: VkPipeline? = nil
+        func bind(_ pipeline: VkPipeline) {
+            if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
+        }
+        var rectBindingSet = false
+        for draw in draws {
+            switch draw {
+            case .rects(let first, let count):
+                guard let instances else { continue }
+                bind(pipeline.rect)
+                if !rectBindingSet {
+                    var buffer: VkBuffer? = instances.raw
+                    var offset: VkDeviceSize = 0
+                    vkCmdBindVertexBuffers(cmd, 0, 1, &buffer, &offset)
+                    rectBindingSet = true
+                }
+                vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
+            case .mesh(let mesh, let instance):
+                guard let instances else { continue }
+                rectBindingSet = false
+                var buffers: [VkBuffer?] = [mesh.buffer.raw, instances.raw]
+                var offsets: [VkDeviceSize] = [0, 0]
+                vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
+                vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
+                bind(pipeline.mesh)
+                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
+                bind(pipeline.meshClear)
+                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
+            case .composite(let group, let opacity):
+                bind(pipeline.composite)
+                var set: VkDescriptorSet? = groupTargets[group].descriptorSet
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
+                var constants = SIMD4<Float>(opacity, 0, 0, 0)
+                vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
+                vkCmdDraw(cmd, 3, 1, 0, 0)
+            }
+        }
+    }
+
+    /// Makes sure `count` group targets exist at the current size.
+    private func makeGroupTargets(_ count: Int) throws(RenderError) {
+        while groupTargets.count < count {
+            let image = try VulkanImage(device: device, width: width, height: height, format: Self.format,
+                                        stencilFormat: stencilFormat, renderPass: pipeline.groupRenderPass, sampled: true)
+            var set: VkDescriptorSet?
+            var layout: VkDescriptorSetLayout? = pipeline.compositeSetLayout
+            var allocate = VkDescriptorSetAllocateInfo()
+            allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+            allocate.descriptorPool = descriptorPool
+            allocate.descriptorSetCount = 1
+            let result = withUnsafePointer(to: &layout) { layoutPointer in
+                allocate.pSetLayouts = layoutPointer
+                return vkAllocateDescriptorSets(device.raw, &allocate, &set)
+            }
+            guard result == VK_SUCCESS, let set else {
+                image.destroy(device)
+                throw .vulkan(VulkanError(result), call: "vkAllocateDescriptorSets")
+            }
+            var imageInfo = VkDescriptorImageInfo(sampler: pipeline.sampler, imageView: image.view,
+                                                  imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+            withUnsafePointer(to: &imageInfo) { imagePointer in
+                var write = VkWriteDescriptorSet()
+                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                write.dstSet = set
+                write.dstBinding = 0
+                write.descriptorCount = 1
+                write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                write.pImageInfo = imagePointer
+                vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+            }
+            groupTargets.append(GroupTarget(image: image, descriptorSet: set))
+        }
     }
 
     private func now() -> Double {

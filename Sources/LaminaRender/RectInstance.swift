@@ -235,6 +235,8 @@ struct RectInstance: Equatable {
                 count += 1
             }
             return count
+        case .group:
+            return 0  // the renderer handles groups
         case .mesh(let draw):
             let mb = draw.mesh.bounds.standardized
             let color = mapPremultiplied(draw.color, opacity: item.opacity)

@@ -192,7 +192,7 @@ public final class RenderLoop: Sendable {
                 for commit in work.commits {
                     // Commits were validated against the model tree, which applied the same
                     // sequence; a failure here would mean the trees diverged.
-                    do { try tree.apply(commit, at: frameStart) } catch {
+                    do { try tree.apply(commit, at: commit.time ?? frameStart) } catch {
                         preconditionFailure("render tree diverged from the model tree: \(error)")
                     }
                 }

@@ -29,8 +29,9 @@ final class VulkanImage {
         throw .unsupported("no stencil attachment format")
     }
 
+    /// - Parameter sampled: also usable as a sampled image (a group's offscreen target).
     init(device: VulkanDevice, width: Int, height: Int, format: VkFormat, stencilFormat: VkFormat,
-         renderPass: VkRenderPass) throws(RenderError) {
+         renderPass: VkRenderPass, sampled: Bool = false) throws(RenderError) {
         precondition(width > 0 && height > 0, "VulkanImage needs a positive size")
         let limit = Int(device.properties.limits.maxImageDimension2D)
         guard width <= limit && height <= limit else {
@@ -47,7 +48,8 @@ final class VulkanImage {
         let stencil: (VkImage, VkDeviceMemory, VkImageView)
         do {
             color = try Self.makeImage(device: device, width: width, height: height, format: format,
-                                       usage: mapFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT),
+                                       usage: mapFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+                                           | (sampled ? mapFlags(VK_IMAGE_USAGE_SAMPLED_BIT) : 0),
                                        aspect: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT))
             undo.append { Self.destroyImage(device, color) }
             stencil = try Self.makeImage(device: device, width: width, height: height, format: stencilFormat,

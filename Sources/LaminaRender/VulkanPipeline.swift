@@ -12,15 +12,151 @@ final class VulkanPipeline {
     let rect: VkPipeline
     let mesh: VkPipeline
     let meshClear: VkPipeline
+    /// Group opacity: the pass that renders a group offscreen (same attachments, so the same
+    /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
+    /// draws it over its parent with the group's opacity.
+    let groupRenderPass: VkRenderPass
+    let compositeSetLayout: VkDescriptorSetLayout
+    let compositeLayout: VkPipelineLayout
+    let composite: VkPipeline
+    let sampler: VkSampler
 
     /// Which pipeline `createPipeline` builds.
-    private enum Kind { case rect, mesh, meshClear }
+    private enum Kind { case rect, mesh, meshClear, composite }
 
     init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat) throws(RenderError) {
         var undo: [() -> Void] = []
         func fail(_ error: RenderError) -> RenderError { undo.reversed().forEach { $0() }; return error }
 
-        // Render pass: clear, draw, keep; leave the image ready to be copied out.
+        var renderPass: VkRenderPass?
+        var result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: false,
+                                         renderPass: &renderPass)
+        guard result == VK_SUCCESS, let renderPass else { throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass")) }
+        undo.append { vkDestroyRenderPass(device.raw, renderPass, nil) }
+        var groupRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
+                                     renderPass: &groupRenderPass)
+        guard result == VK_SUCCESS, let groupRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, groupRenderPass, nil) }
+
+        // Group composite: one combined image sampler (the group's image), opacity as a push constant.
+        var samplerBinding = VkDescriptorSetLayoutBinding()
+        samplerBinding.binding = 0
+        samplerBinding.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+        samplerBinding.descriptorCount = 1
+        samplerBinding.stageFlags = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)
+        var setLayout: VkDescriptorSetLayout?
+        result = withUnsafePointer(to: &samplerBinding) { bindingPointer in
+            var info = VkDescriptorSetLayoutCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
+            info.bindingCount = 1
+            info.pBindings = bindingPointer
+            return vkCreateDescriptorSetLayout(device.raw, &info, nil, &setLayout)
+        }
+        guard result == VK_SUCCESS, let setLayout else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateDescriptorSetLayout"))
+        }
+        undo.append { vkDestroyDescriptorSetLayout(device.raw, setLayout, nil) }
+        var pushRange = VkPushConstantRange(stageFlags: mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), offset: 0, size: 16)
+        var compositeLayout: VkPipelineLayout?
+        result = withUnsafePointer(to: Optional(setLayout)) { setLayoutPointer in
+            withUnsafePointer(to: &pushRange) { rangePointer in
+                var info = VkPipelineLayoutCreateInfo()
+                info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+                info.setLayoutCount = 1
+                info.pSetLayouts = setLayoutPointer
+                info.pushConstantRangeCount = 1
+                info.pPushConstantRanges = rangePointer
+                return vkCreatePipelineLayout(device.raw, &info, nil, &compositeLayout)
+            }
+        }
+        guard result == VK_SUCCESS, let compositeLayout else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout"))
+        }
+        undo.append { vkDestroyPipelineLayout(device.raw, compositeLayout, nil) }
+        var samplerInfo = VkSamplerCreateInfo()
+        samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
+        samplerInfo.magFilter = VK_FILTER_NEAREST
+        samplerInfo.minFilter = VK_FILTER_NEAREST
+        samplerInfo.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+        samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+        samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+        var sampler: VkSampler?
+        result = vkCreateSampler(device.raw, &samplerInfo, nil, &sampler)
+        guard result == VK_SUCCESS, let sampler else { throw fail(.vulkan(VulkanError(result), call: "vkCreateSampler")) }
+        undo.append { vkDestroySampler(device.raw, sampler, nil) }
+
+        // No descriptors, no push constants: everything arrives as instance attributes.
+        var layoutInfo = VkPipelineLayoutCreateInfo()
+        layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+        var layout: VkPipelineLayout?
+        result = vkCreatePipelineLayout(device.raw, &layoutInfo, nil, &layout)
+        guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
+        undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
+
+        var modules: [VkShaderModule] = []
+        do {
+            for code in [Shaders.rectVert, Shaders.rectFrag, Shaders.meshVert, Shaders.meshFrag,
+                         Shaders.compositeVert, Shaders.compositeFrag] {
+                let module = try Self.shaderModule(device: device, code: code)
+                modules.append(module)
+                undo.append { vkDestroyShaderModule(device.raw, module, nil) }
+            }
+        } catch { throw fail(error) }
+
+        var pipelines: [VkPipeline] = []
+        for kind in [Kind.rect, .mesh, .meshClear, .composite] {
+            var pipeline: VkPipeline?
+            let (vertex, fragment) = switch kind {
+            case .rect: (modules[0], modules[1])
+            case .mesh, .meshClear: (modules[2], modules[3])
+            case .composite: (modules[4], modules[5])
+            }
+            result = Self.createPipeline(kind, device: device, layout: kind == .composite ? compositeLayout : layout,
+                                         renderPass: renderPass,
+                                         vertex: vertex, fragment: fragment, pipeline: &pipeline)
+            guard result == VK_SUCCESS, let pipeline else {
+                throw fail(.vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines"))
+            }
+            pipelines.append(pipeline)
+            undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
+        }
+        for module in modules { vkDestroyShaderModule(device.raw, module, nil) }
+        self.renderPass = renderPass
+        self.layout = layout
+        self.rect = pipelines[0]
+        self.mesh = pipelines[1]
+        self.meshClear = pipelines[2]
+        self.composite = pipelines[3]
+        self.groupRenderPass = groupRenderPass
+        self.compositeSetLayout = setLayout
+        self.compositeLayout = compositeLayout
+        self.sampler = sampler
+        device.track(11)
+    }
+
+    func destroy(_ device: VulkanDevice) {
+        vkDestroyPipeline(device.raw, rect, nil)
+        vkDestroyPipeline(device.raw, mesh, nil)
+        vkDestroyPipeline(device.raw, meshClear, nil)
+        vkDestroyPipeline(device.raw, composite, nil)
+        vkDestroySampler(device.raw, sampler, nil)
+        vkDestroyPipelineLayout(device.raw, compositeLayout, nil)
+        vkDestroyDescriptorSetLayout(device.raw, compositeSetLayout, nil)
+        vkDestroyPipelineLayout(device.raw, layout, nil)
+        vkDestroyRenderPass(device.raw, groupRenderPass, nil)
+        vkDestroyRenderPass(device.raw, renderPass, nil)
+        device.track(-11)
+    }
+
+    /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
+    /// leaves the color image ready to be copied out; a group's pass (`group`) leaves it ready
+    /// to be sampled by the composite, and waits for the previous frame's composite to finish
+    /// reading it.
+    private static func makeRenderPass(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, group: Bool,
+                                       renderPass: inout VkRenderPass?) -> VkResult {
         var attachment = VkAttachmentDescription()
         attachment.format = format
         attachment.samples = VK_SAMPLE_COUNT_1_BIT
@@ -29,7 +165,7 @@ final class VulkanPipeline {
         attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
         attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
         attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
-        attachment.finalLayout = VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+        attachment.finalLayout = group ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
         var stencilAttachment = VkAttachmentDescription()
         stencilAttachment.format = stencilFormat
         stencilAttachment.samples = VK_SAMPLE_COUNT_1_BIT
@@ -45,97 +181,53 @@ final class VulkanPipeline {
         let colorStage = mapFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT)
         let testStages = mapFlags(VK_PIPELINE_STAGE_EARLY_FRAGMENT_TESTS_BIT, VK_PIPELINE_STAGE_LATE_FRAGMENT_TESTS_BIT)
         let transferStage = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT)
+        let fragmentStage = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
         let stencilWrite = mapFlags(VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_WRITE_BIT)
+        let colorWrite = mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT)
         let dependencies = [
-            // The previous frame's copy out of the image (and its stencil use) finishes before
-            // this frame clears them.
+            // Earlier use of the images (the previous frame's copy out of the target or its
+            // composite reading a group image, stencil use, a group pass writing the stencil)
+            // finishes before this pass clears them.
             VkSubpassDependency(srcSubpass: subpassExternal, dstSubpass: 0,
-                                srcStageMask: transferStage | colorStage | testStages,
+                                srcStageMask: transferStage | colorStage | testStages | fragmentStage,
                                 dstStageMask: colorStage | testStages,
-                                srcAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT) | stencilWrite,
-                                dstAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT) | stencilWrite
-                                    | mapFlags(VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT),
+                                srcAccessMask: colorWrite | stencilWrite,
+                                dstAccessMask: colorWrite | stencilWrite | mapFlags(VK_ACCESS_DEPTH_STENCIL_ATTACHMENT_READ_BIT)
+                                    | mapFlags(VK_ACCESS_COLOR_ATTACHMENT_READ_BIT),
                                 dependencyFlags: 0),
-            // This frame's drawing finishes before a copy reads the image.
+            // This pass's drawing finishes before a copy (main) or a composite (group) reads it.
+            // (The same dependencies in both passes keep them compatible, so one set of
+            // pipelines draws into either.)
             VkSubpassDependency(srcSubpass: 0, dstSubpass: subpassExternal,
-                                srcStageMask: colorStage, dstStageMask: transferStage,
-                                srcAccessMask: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
-                                dstAccessMask: mapFlags(VK_ACCESS_TRANSFER_READ_BIT),
+                                srcStageMask: colorStage, dstStageMask: fragmentStage | transferStage,
+                                srcAccessMask: colorWrite,
+                                dstAccessMask: mapFlags(VK_ACCESS_SHADER_READ_BIT) | mapFlags(VK_ACCESS_TRANSFER_READ_BIT),
                                 dependencyFlags: 0),
         ]
-        var renderPass: VkRenderPass?
-        var result = withUnsafePointer(to: &colorReference) { colorPointer in
+        return withUnsafePointer(to: &colorReference) { colorPointer in
             var subpass = VkSubpassDescription()
             subpass.pipelineBindPoint = VK_PIPELINE_BIND_POINT_GRAPHICS
             subpass.colorAttachmentCount = 1
             subpass.pColorAttachments = colorPointer
             return withUnsafePointer(to: &stencilReference) { stencilPointer in
-            subpass.pDepthStencilAttachment = stencilPointer
-            return withUnsafePointer(to: &subpass) { subpassPointer in
-                attachments.withUnsafeBufferPointer { attachmentPointer in
-                    dependencies.withUnsafeBufferPointer { dependencyPointer in
-                        var info = VkRenderPassCreateInfo()
-                        info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
-                        info.attachmentCount = 2
-                        info.pAttachments = attachmentPointer.baseAddress
-                        info.subpassCount = 1
-                        info.pSubpasses = subpassPointer
-                        info.dependencyCount = UInt32(dependencies.count)
-                        info.pDependencies = dependencyPointer.baseAddress
-                        return vkCreateRenderPass(device.raw, &info, nil, &renderPass)
+                subpass.pDepthStencilAttachment = stencilPointer
+                return withUnsafePointer(to: &subpass) { subpassPointer in
+                    attachments.withUnsafeBufferPointer { attachmentPointer in
+                        dependencies.withUnsafeBufferPointer { dependencyPointer in
+                            var info = VkRenderPassCreateInfo()
+                            info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_CREATE_INFO
+                            info.attachmentCount = 2
+                            info.pAttachments = attachmentPointer.baseAddress
+                            info.subpassCount = 1
+                            info.pSubpasses = subpassPointer
+                            info.dependencyCount = UInt32(dependencies.count)
+                            info.pDependencies = dependencyPointer.baseAddress
+                            return vkCreateRenderPass(device.raw, &info, nil, &renderPass)
+                        }
                     }
                 }
             }
-            }
         }
-        guard result == VK_SUCCESS, let renderPass else { throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass")) }
-        undo.append { vkDestroyRenderPass(device.raw, renderPass, nil) }
-
-        // No descriptors, no push constants: everything arrives as instance attributes.
-        var layoutInfo = VkPipelineLayoutCreateInfo()
-        layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
-        var layout: VkPipelineLayout?
-        result = vkCreatePipelineLayout(device.raw, &layoutInfo, nil, &layout)
-        guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
-        undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
-
-        var modules: [VkShaderModule] = []
-        do {
-            for code in [Shaders.rectVert, Shaders.rectFrag, Shaders.meshVert, Shaders.meshFrag] {
-                let module = try Self.shaderModule(device: device, code: code)
-                modules.append(module)
-                undo.append { vkDestroyShaderModule(device.raw, module, nil) }
-            }
-        } catch { throw fail(error) }
-
-        var pipelines: [VkPipeline] = []
-        for kind in [Kind.rect, .mesh, .meshClear] {
-            var pipeline: VkPipeline?
-            let (vertex, fragment) = kind == .rect ? (modules[0], modules[1]) : (modules[2], modules[3])
-            result = Self.createPipeline(kind, device: device, layout: layout, renderPass: renderPass,
-                                         vertex: vertex, fragment: fragment, pipeline: &pipeline)
-            guard result == VK_SUCCESS, let pipeline else {
-                throw fail(.vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines"))
-            }
-            pipelines.append(pipeline)
-            undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
-        }
-        for module in modules { vkDestroyShaderModule(device.raw, module, nil) }
-        self.renderPass = renderPass
-        self.layout = layout
-        self.rect = pipelines[0]
-        self.mesh = pipelines[1]
-        self.meshClear = pipelines[2]
-        device.track(5)
-    }
-
-    func destroy(_ device: VulkanDevice) {
-        vkDestroyPipeline(device.raw, rect, nil)
-        vkDestroyPipeline(device.raw, mesh, nil)
-        vkDestroyPipeline(device.raw, meshClear, nil)
-        vkDestroyPipelineLayout(device.raw, layout, nil)
-        vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-5)
     }
 
     /// Wraps `vkCreateShaderModule`.
@@ -174,7 +266,10 @@ final class VulkanPipeline {
         let instanceStride = UInt32(MemoryLayout<RectInstance>.stride)
         let bindings: [VkVertexInputBindingDescription]
         var attributes: [VkVertexInputAttributeDescription]
-        if kind == .rect {
+        if kind == .composite {
+            bindings = []
+            attributes = []
+        } else if kind == .rect {
             bindings = [VkVertexInputBindingDescription(binding: 0, stride: instanceStride,
                                                         inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)]
             attributes = rectAttributes(binding: 0)
@@ -194,7 +289,7 @@ final class VulkanPipeline {
         inputAssembly.topology = kind == .rect ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
         var depthStencil = VkPipelineDepthStencilStateCreateInfo()
         depthStencil.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO
-        if kind != .rect {
+        if kind == .mesh || kind == .meshClear {
             // Each pixel once: the first fragment of the mesh that reaches a pixel (stencil 0)
             // draws and marks it; meshClear puts the marks back to 0 over the same triangles.
             depthStencil.stencilTestEnable = VkBool32(VK_TRUE)

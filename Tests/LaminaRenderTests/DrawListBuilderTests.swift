@@ -116,12 +116,26 @@ struct DrawListBuilderTests {
         #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
     }
 
-    @Test func groupOpacityMultipliesDown() throws {
-        // Parent opacity 0.5 with an opaque red child: 50 % red over white.
+    @Test func groupOpacityCompositesTheSubtreeOnce() throws {
+        // Parent opacity 0.5 holding two overlapping opaque children, red then blue: the group
+        // is drawn offscreen, so where they overlap only blue shows, at 50 % over white —
+        // (128, 128, 255) — not blue over a showing-through red. The parent's own gray
+        // background is part of the group: 50 % of (0.5 gray) over white.
         let t = try tree(
-            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
-            + layer(2, parent: 1, frame: Rect(0, 0, 32, 32), [("backgroundColor", .color(red))]))
+            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5)), ("backgroundColor", .color(Color(0.5, 0.5, 0.5)))])
+            + layer(2, parent: 1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + layer(3, parent: 1, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
         let image = try render(t)
-        expectPixel(image, 10, 10, RGBA(255, 128, 128), tolerance: 1)
+        expectPixel(image, 30, 30, RGBA(128, 128, 255), tolerance: 1, "overlap: blue only, at 50 %")
+        expectPixel(image, 12, 12, RGBA(255, 128, 128), tolerance: 1, "red alone, at 50 %")
+        expectPixel(image, 60, 4, RGBA(191, 191, 191), tolerance: 1, "the parent's background, at 50 %")
+        // Nested: a group inside a group (inner opacity 0.5 inside outer 0.5): 25 % red.
+        let nested = try tree(
+            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + layer(2, parent: 1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + layer(3, parent: 2, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + layer(4, parent: 2, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(red))]))
+        let nestedImage = try render(nested)
+        expectPixel(nestedImage, 30, 30, RGBA(255, 191, 191), tolerance: 1, "overlap counted once: 25 % red")
     }
 }

@@ -248,7 +248,8 @@ private struct ServerLoop {
             send(event, requestID: requestID, to: client)
         case .close:
             connections[client]?.closing = true
-        case .commit(let commit, let requestID):
+        case .commit(var commit, let requestID):
+            commit.time = daemon.clock.now
             do {
                 try model.apply(commit)
                 commitSequence += 1

@@ -59,6 +59,9 @@ public struct Commit: Hashable, Sendable {
     public var content: Content
     /// The request ids of the operations (parallel to `operations`), for error reports.
     public var requestIDs: [UInt32]
+    /// Compositor time of the commit (CA: an animation's time 0 is its commit's time); nil:
+    /// the time of the frame that applies it.
+    public var time: Double? = nil
 
     public init(client: UInt32, content: Content, requestIDs: [UInt32] = []) {
         self.client = client; self.content = content; self.requestIDs = requestIDs

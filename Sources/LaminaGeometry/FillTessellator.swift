@@ -65,8 +65,11 @@ public enum FillTessellator {
         }
         if total > Int(UInt32.max) / 4 { throw .tooManyVertices }
         // Fast path: a single convex contour.
-        let nonEmpty = polygons.filter { $0.count >= 3 }
-        if nonEmpty.count == 1, let fan = convexFan(nonEmpty[0], boundary: &boundary) { return fan }
+        var single = -1
+        for (i, poly) in polygons.enumerated() where poly.count >= 3 { single = single == -1 ? i : -2 }
+        if single >= 0, let fan = convexFan(polygons[single], boundary: &boundary) { return fan }
+        // Small inputs of any topology (see SmallFillSweep); it reports no boundary runs.
+        if boundary == nil && total <= SmallFillSweep.maxEdges, let small = smallFill(polygons, rule: rule) { return small }
         // Fast path: contours that provably neither cross nor touch (see MonotoneSweep).
         if let simple = monotoneFill(polygons, rule: rule, boundary: &boundary) { return simple }
         var sweep = FillSweep(rule: rule, collectBoundary: boundary != nil)

@@ -1,7 +1,209 @@
 import Foundation
+import LaminaGeometry
+import LaminaRender
+import LaminaTree
 
-/// `lamina-bench frames`: not written yet.
+/// `lamina-bench frames [--layers N] [--size WxH] [--seconds S]`: the render thread's work per
+/// frame, offscreen through the real Vulkan device (lavapipe without a GPU), on the real clock,
+/// unpaced (as fast as frames go) so that fps is the reachable rate.
+///
+/// The scene: N layers in a grid, a mix of plain layers (40 %), rounded layers with a border
+/// and a shadow (25 %), shape layers with a fill and a stroke (20 %, three shared paths) and
+/// axial gradient layers (15 %). Every frame each layer's position, rotation and opacity
+/// change by simple formulas of the frame time, sent as one commit (3 property sets a layer)
+/// and applied to the tree, as a client's per-frame changes would be; the draw list is built
+/// from the tree and rendered.
+///
+/// Prints JSON: fps, frame-interval p50/p99 in ms, mean CPU ms per phase, CPU ms per frame
+/// (everything but waiting for the GPU) p50/p99, GPU wait and GPU time.
 func runFramesBench(_ arguments: [String]) {
-    FileHandle.standardError.write(Data("lamina-bench frames: not implemented yet\n".utf8))
-    exit(1)
+    var layers = 1000, width = 1280, height = 720, seconds = 5.0
+    var mix = "all"
+    var i = 0
+    func fail(_ message: String) -> Never {
+        FileHandle.standardError.write(Data("lamina-bench frames: \(message)\n".utf8)); exit(2)
+    }
+    while i < arguments.count {
+        let flag = arguments[i]
+        guard i + 1 < arguments.count else { fail("\(flag) needs a value") }
+        let value = arguments[i + 1]
+        switch flag {
+        case "--layers": guard let n = Int(value), n > 0 else { fail("--layers N, N > 0") }; layers = n
+        case "--size":
+            let parts = value.split(separator: "x").compactMap { Int($0) }
+            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size WxH") }
+            width = parts[0]; height = parts[1]
+        case "--seconds": guard let s = Double(value), s > 0 else { fail("--seconds S, S > 0") }; seconds = s
+        case "--mix":
+            guard ["all", "plain", "rounded", "shape", "gradient"].contains(value) else {
+                fail("--mix all|plain|rounded|shape|gradient")
+            }
+            mix = value
+        default: fail("unknown option \(flag)")
+        }
+        i += 2
+    }
+
+    // The scene.
+    var tree = LayerTree()
+    do {
+        try tree.apply(Commit(client: 1, content: .connect))
+        try tree.apply(Commit(client: 1, content: .operations(FramesScene.create(layers: layers, width: width, height: height, mix: mix))))
+    } catch { fail("scene: \(error)") }
+    var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
+                                  background: Color(0.95, 0.95, 0.97))
+    let renderer: OffscreenRenderer
+    do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
+
+    var phases: [[Double]] = []   // apply, evaluate, tessellate, upload, record, submit, gpuWait
+    var intervals: [Double] = []
+    var gpuTimes: [Double] = []
+    let start = now()
+    var previous = start
+    var frameTime = 0.0
+    // A short warm-up (first tessellation, ring growth, pipeline first use) is not measured.
+    let warmup = 10
+    var frame = 0
+    while true {
+        let t0 = now()
+        if frame >= warmup && t0 - start > seconds { break }
+        frameTime = t0 - start
+        do {
+            try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(layers: layers, width: width,
+                                                                                          height: height, time: frameTime))))
+        } catch { fail("animate: \(error)") }
+        let t1 = now()
+        let list = builder.build(tree)
+        let t2 = now()
+        let timing: FrameTiming
+        do { timing = try renderer.render(list) } catch { fail("render: \(error)") }
+        if frame >= warmup {
+            phases.append([t1 - t0, t2 - t1 - builder.lastTessellateSeconds, builder.lastTessellateSeconds,
+                           timing.upload, timing.record, timing.submit, timing.gpuWait])
+            intervals.append(t0 - previous)
+            if let gpu = timing.gpu { gpuTimes.append(gpu) }
+        }
+        previous = t0
+        frame += 1
+    }
+    _ = try? renderer.readPixels()  // wait for the last frame
+    let elapsed = now() - (start + 0)
+    let measured = phases.count
+    let measuredSeconds = intervals.reduce(0, +)
+
+    func ms(_ s: Double) -> Double { (s * 1e6).rounded() / 1e3 }
+    func percentile(_ values: [Double], _ p: Double) -> Double {
+        guard !values.isEmpty else { return 0 }
+        let sorted = values.sorted()
+        return sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))]
+    }
+    let names = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]
+    var phaseMeans: [String] = []
+    for (k, name) in names.enumerated() {
+        let mean = phases.map { $0[k] }.reduce(0, +) / Double(max(measured, 1))
+        phaseMeans.append("\"\(name)\": \(ms(mean))")
+    }
+    let cpu = phases.map { $0[0..<6].reduce(0, +) }
+    let wait = phases.map { $0[6] }.reduce(0, +) / Double(max(measured, 1))
+    let gpu = gpuTimes.isEmpty ? "null" : "\(ms(percentile(gpuTimes, 0.5)))"
+    print("""
+    {"layers": \(layers), "size": "\(width)x\(height)", "seconds": \(ms(elapsed) / 1000), "frames": \(measured), \
+    "device": "\(renderer.deviceName)", "mix": "\(mix)", "draw_items": \(builder.build(tree).items.count), \
+    "fps": \((Double(measured) / max(measuredSeconds, 1e-9) * 10).rounded() / 10), \
+    "frame_ms": {"p50": \(ms(percentile(intervals, 0.5))), "p99": \(ms(percentile(intervals, 0.99)))}, \
+    "cpu_ms_per_phase_mean": {\(phaseMeans.joined(separator: ", "))}, \
+    "cpu_ms": {"p50": \(ms(percentile(cpu, 0.5))), "p99": \(ms(percentile(cpu, 0.99)))}, \
+    "render_cpu_ms_without_apply": {"p50": \(ms(percentile(phases.map { $0[1..<6].reduce(0, +) }, 0.5)))}, \
+    "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu)}
+    """)
+}
+
+private func now() -> Double {
+    var ts = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &ts)
+    return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
+}
+
+/// The benchmark scene: creation and per-frame changes.
+enum FramesScene {
+    static let layerSize = Size(48, 32)
+
+    static func basePosition(_ i: Int, layers: Int, width: Int, height: Int) -> Point {
+        let columns = max(1, Int((Double(layers) * Double(width) / Double(height)).squareRoot().rounded(.up)))
+        let rows = max(1, (layers + columns - 1) / columns)
+        let cx = Double(i % columns) + 0.5, cy = Double(i / columns) + 0.5
+        return Point(cx * Double(width) / Double(columns), cy * Double(height) / Double(rows))
+    }
+
+    static func paths() -> [Path] {
+        var star = Path()
+        star.addPolygon((0..<5).map { k in
+            let a = -Double.pi / 2 + Double(k) * 4 * .pi / 5
+            return Point(24 + 15 * cos(a), 16 + 15 * sin(a))
+        })
+        return [star, .ellipse(in: Rect(8, 2, 32, 28)), .roundedRect(Rect(4, 4, 40, 24), radius: 8)]
+    }
+
+    /// `mix`: "all" (the mix above) or one kind only, to see what each costs.
+    static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        let shapes = paths()
+        for i in 0..<layers {
+            let id = UInt32(i + 1)
+            let kindIndex = switch mix {
+            case "plain": 0
+            case "rounded": 8
+            case "shape": 13
+            case "gradient": 17
+            default: i % 20
+            }
+            let kind: LayerKind = kindIndex >= 17 ? .gradient : kindIndex >= 13 ? .shape : .layer
+            ops.append(.create(id, kind))
+            ops.append(.addSublayer(parent: 0, child: id))
+            ops.append(.set(id, keyPath: "bounds", value: .rect(Rect(origin: .zero, size: layerSize))))
+            ops.append(.set(id, keyPath: "position", value: .point(basePosition(i, layers: layers, width: width, height: height))))
+            let hue = Double(i % 12) / 12
+            let color = Color(0.5 + 0.5 * cos(2 * .pi * hue), 0.5 + 0.5 * cos(2 * .pi * (hue - 1.0 / 3)),
+                              0.5 + 0.5 * cos(2 * .pi * (hue - 2.0 / 3)))
+            switch kindIndex {
+            case 0..<8:
+                ops.append(.set(id, keyPath: "backgroundColor", value: .color(color)))
+            case 8..<13:
+                ops.append(.set(id, keyPath: "backgroundColor", value: .color(color)))
+                ops.append(.set(id, keyPath: "cornerRadius", value: .number(8)))
+                ops.append(.set(id, keyPath: "borderWidth", value: .number(2)))
+                ops.append(.set(id, keyPath: "borderColor", value: .color(Color(1, 1, 1, 0.8))))
+                ops.append(.set(id, keyPath: "shadowOpacity", value: .number(0.4)))
+                ops.append(.set(id, keyPath: "shadowRadius", value: .number(4)))
+                ops.append(.set(id, keyPath: "shadowOffset", value: .size(Size(0, 3))))
+            case 13..<17:
+                ops.append(.set(id, keyPath: "path", value: .path(shapes[i % shapes.count])))
+                ops.append(.set(id, keyPath: "fillColor", value: .color(color)))
+                ops.append(.set(id, keyPath: "strokeColor", value: .color(Color(0.1, 0.1, 0.1))))
+                ops.append(.set(id, keyPath: "lineWidth", value: .number(2)))
+            default:
+                ops.append(.set(id, keyPath: "colors", value: .colors([color, Color(1, 1, 1), Color(0.2, 0.2, 0.3)])))
+                ops.append(.set(id, keyPath: "startPoint", value: .point(Point(0, 0))))
+                ops.append(.set(id, keyPath: "endPoint", value: .point(Point(1, 1))))
+            }
+        }
+        return ops
+    }
+
+    /// Each layer's position, rotation and opacity at `time`.
+    static func animate(layers: Int, width: Int, height: Int, time: Double) -> [LaminaTree.Operation] {
+        // Values set directly, no implicit animations (the bench computes the motion itself).
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        ops.reserveCapacity(3 * layers + 1)
+        for i in 0..<layers {
+            let id = UInt32(i + 1)
+            let phase = Double(i) * 0.37
+            let base = basePosition(i, layers: layers, width: width, height: height)
+            ops.append(.set(id, keyPath: "position", value: .point(Point(base.x + 12 * sin(2 * time + phase),
+                                                                          base.y + 8 * cos(2 * time + phase)))))
+            ops.append(.set(id, keyPath: "transform", value: .transform(.rotation(time * (0.5 + Double(i % 7) * 0.2) + phase))))
+            ops.append(.set(id, keyPath: "opacity", value: .number(0.6 + 0.4 * sin(time + phase))))
+        }
+        return ops
+    }
 }

@@ -90,8 +90,8 @@ public struct LayerTree: Sendable {
         case .disconnect:
             removeClient(commit.client)
         case .operations(let ops):
-            var undo: [UndoStep] = []
-            undo.reserveCapacity(ops.count)
+            var undo = UndoLog()
+            undo.steps.reserveCapacity(ops.count)
             let saved = AnimationBookkeeping(self)
             var context = ApplyContext(time: time)
             for (i, op) in ops.enumerated() {
@@ -136,18 +136,28 @@ public struct LayerTree: Sendable {
 
     // MARK: Operations
 
-    private enum UndoStep {
+    fileprivate enum UndoStep {
         case restore(LayerNode)       // put the node back as it was
         case remove(LayerID)          // the node did not exist
         case count(UInt32, Int)       // restore a client's layer count
     }
 
-    private mutating func save(_ id: LayerID, _ undo: inout [UndoStep]) {
+    /// The steps that undo a commit, in order. A node is saved once per commit (its state
+    /// before the commit): later saves would only copy it (and its sublayer array) again,
+    /// which made building a long sublayer list quadratic.
+    struct UndoLog {
+        fileprivate var steps: [UndoStep] = []
+        fileprivate var saved: Set<LayerID> = []
+        fileprivate mutating func append(_ step: UndoStep) { steps.append(step) }
+    }
+
+    private mutating func save(_ id: LayerID, _ undo: inout UndoLog) {
+        guard undo.saved.insert(id).inserted else { return }
         if let node = nodes[id] { undo.append(.restore(node)) } else { undo.append(.remove(id)) }
     }
 
-    private mutating func rollBack(_ undo: [UndoStep]) {
-        for step in undo.reversed() {
+    private mutating func rollBack(_ undo: UndoLog) {
+        for step in undo.steps.reversed() {
             switch step {
             case .restore(let node): nodes[node.id] = node
             case .remove(let id): nodes[id] = nil
@@ -164,7 +174,7 @@ public struct LayerTree: Sendable {
         return id
     }
 
-    private mutating func apply(_ op: Operation, client: UInt32, index: Int, undo: inout [UndoStep],
+    private mutating func apply(_ op: Operation, client: UInt32, index: Int, undo: inout UndoLog,
                                 context: inout ApplyContext) throws(CommitError) {
         switch op {
         case .create(let local, let kind):
@@ -180,7 +190,7 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .limitExceeded, index: index,
                                   message: "a client may own at most \(maxLayersPerClient) layers")
             }
-            undo.append(.remove(id))
+            save(id, &undo)
             undo.append(.count(client, n))
             nodes[id] = LayerNode(id: id, kind: kind)
             layerCounts[client] = n + 1
@@ -286,7 +296,7 @@ public struct LayerTree: Sendable {
         }
     }
 
-    private mutating func detach(_ id: LayerID, undo: inout [UndoStep]) {
+    private mutating func detach(_ id: LayerID, undo: inout UndoLog) {
         guard let parent = nodes[id]?.superlayer else { return }
         save(parent, &undo)
         save(id, &undo)
@@ -295,7 +305,7 @@ public struct LayerTree: Sendable {
     }
 
     private mutating func attach(_ child: LayerID, to parent: LayerID, at position: Int?, index: Int,
-                                 undo: inout [UndoStep]) throws(CommitError) {
+                                 undo: inout UndoLog) throws(CommitError) {
         guard !child.isClientRoot else {
             throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be a sublayer")
         }

@@ -91,14 +91,31 @@ public struct CompiledAnimation: Sendable {
         case .vector:
             let u = plan.usesUnderlying ? VectorValue(underlying: underlying, kind: kind) : VectorValue(.zero)
             guard let v = evaluateTyped(vectorDrivers, plan, at: t, underlying: u) else { return nil }
-            return v.animatableValue(kind)
-        case .transform:
-            let u = plan.usesUnderlying ? TransformValue(underlying: underlying, kind: kind) : TransformValue(.identity)
-            guard let v = evaluateTyped(transformDrivers, plan, at: t, underlying: u) else { return nil }
-            return .transform(v.matrix)
-        case .generic:
-            return evaluateTyped(genericDrivers, plan, at: t, underlying: underlying)
+            // Built here, in the result (`animatableValue(_:)` would build it, then copy it).
+            switch kind {
+            case .point: return .point(Point(v.lanes.x, v.lanes.y))
+            case .size: return .size(Size(v.lanes.x, v.lanes.y))
+            case .rect: return .rect(Rect(v.lanes.x, v.lanes.y, v.lanes.z, v.lanes.w))
+            case .color: return .color(Color.fromPremultiplied(v.lanes.x, v.lanes.y, v.lanes.z, v.lanes.w))
+            default: return .double(v.lanes.x)
+            }
+        case .transform: return transformValue(plan, at: t, underlying: underlying)
+        case .generic: return genericValue(plan, at: t, underlying: underlying)
         }
+    }
+
+    // Out of line, so that the double/point/… path above neither copies the underlying
+    // value on entry (as the generic path must) nor carries these paths' stack frames.
+    @inline(never)
+    func transformValue(_ plan: Plan, at t: Double, underlying: AnimatableValue) -> AnimatableValue? {
+        let u = plan.usesUnderlying ? TransformValue(underlying: underlying, kind: .transform) : TransformValue(.identity)
+        guard let v = evaluateTyped(transformDrivers, plan, at: t, underlying: u) else { return nil }
+        return .transform(v.matrix)
+    }
+
+    @inline(never)
+    func genericValue(_ plan: Plan, at t: Double, underlying: AnimatableValue) -> AnimatableValue? {
+        evaluateTyped(genericDrivers, plan, at: t, underlying: underlying)
     }
 
     /// Convenience by name (a linear search over `keyPaths`).

@@ -158,6 +158,9 @@ struct SpringResponse: Hashable, Sendable {
         }
     }
 
+    /// A placeholder for timing curves that are not springs.
+    static let unused = SpringResponse(Spring())
+
     @inlinable @inline(__always)
     func callAsFunction(_ t: Double) -> (y1: Double, g: Double, dy1: Double, dg: Double) {
         switch regime {

@@ -74,46 +74,61 @@ public enum TimingFunction: Hashable, Sendable {
 /// A timing function prepared for evaluation: polynomial coefficients for Béziers, the
 /// settling duration for springs. Evaluating allocates nothing.
 struct TimingCurve: Hashable, Sendable {
-    enum Form: Hashable, Sendable {
-        case linear
-        case bezier(CubicBezier)
-        case steps(Int, TimingFunction.StepPosition)
-        /// The response precomputed; the spring's own initial velocity; its settling duration.
-        case spring(SpringResponse, initialVelocity: Double, settle: Double)
+    enum Form: Hashable, Sendable { case linear, bezier, steps, spring }
+    // Flat fields rather than an enum with payloads, so that evaluating reads the curve in
+    // place instead of copying a Bézier's 30 numbers out of an enum payload.
+    let form: Form
+    /// `.bezier`: the curve.
+    let bezier: CubicBezier
+    /// `.steps`: the count and the jump position.
+    let steps: Int
+    let stepPosition: TimingFunction.StepPosition
+    /// `.spring`: the response precomputed, the spring's own initial velocity, its settling
+    /// duration.
+    let spring: SpringResponse
+    let initialVelocity: Double
+    let settle: Double
+
+    private init(form: Form, bezier: CubicBezier = .unused, steps: Int = 0, stepPosition: TimingFunction.StepPosition = .end,
+                 spring: SpringResponse = .unused, initialVelocity: Double = 0, settle: Double = 0) {
+        self.form = form; self.bezier = bezier; self.steps = steps; self.stepPosition = stepPosition
+        self.spring = spring; self.initialVelocity = initialVelocity; self.settle = settle
     }
-    var form: Form
 
     init(_ f: TimingFunction) {
         switch f {
-        case .linear: form = .linear
+        case .linear: self.init(form: .linear)
         case let .cubicBezier(x1, y1, x2, y2):
-            form = (x1 == y1 && x2 == y2) ? .linear : .bezier(CubicBezier(x1, y1, x2, y2))
-        case let .steps(n, p): form = .steps(n, p)
-        case .spring(let s): form = .spring(SpringResponse(s), initialVelocity: s.initialVelocity, settle: s.settlingDuration)
+            if x1 == y1 && x2 == y2 { self.init(form: .linear) }
+            else { self.init(form: .bezier, bezier: CubicBezier(x1, y1, x2, y2)) }
+        case let .steps(n, p): self.init(form: .steps, steps: n, stepPosition: p)
+        case .spring(let s):
+            self.init(form: .spring, spring: SpringResponse(s), initialVelocity: s.initialVelocity,
+                      settle: s.settlingDuration)
         }
     }
 
     static let linear = TimingCurve(.linear)
 
-    var isLinear: Bool { if case .linear = form { true } else { false } }
+    var isLinear: Bool { form == .linear }
 
     @inline(__always)
     func progress(_ x: Double) -> Double {
         switch form {
         case .linear: return x
-        case .bezier(let b): return b.solve(x)
-        case let .steps(n, position): return steps(x, n, position)
-        case let .spring(response, v, settle):
+        case .bezier: return bezier.solve(x)
+        case .steps: return stepped(x, steps, stepPosition)
+        case .spring:
             if x >= 1 || settle <= 0 { return 1 }
             if x <= 0 { return 0 }
             // Spring.value(at:), with the response's constants computed once.
-            let r = response(max(0, x * settle))
-            return 1 - r.y1 + v * r.g
+            let r = spring(max(0, x * settle))
+            return 1 - r.y1 + initialVelocity * r.g
         }
     }
 
     /// CSS Easing Level 1 §"step easing function" (ignoring the before flag).
-    private func steps(_ x: Double, _ n: Int, _ position: TimingFunction.StepPosition) -> Double {
+    private func stepped(_ x: Double, _ n: Int, _ position: TimingFunction.StepPosition) -> Double {
         guard x.isFinite else { return x > 0 ? 1 : 0 }
         var step = (x * Double(n)).rounded(.down)
         if position == .start || position == .both { step += 1 }
@@ -160,6 +175,8 @@ struct CubicBezier: Hashable, Sendable {
     @inline(__always) func dx(_ s: Double) -> Double { (3 * ax * s + 2 * bx) * s + cx }
 
     static let epsilon = 1e-7
+    /// A placeholder for timing curves of other forms.
+    static let unused = CubicBezier(0, 0, 1, 1)
 
     /// y for a given x; outside 0…1 the curve continues along its end tangents.
     @inline(__always)

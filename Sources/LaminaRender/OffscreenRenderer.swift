@@ -519,6 +519,7 @@ public final class OffscreenRenderer {
             if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
         }
         var rectBindingSet = false
+        var stencilReference: UInt32 = 0
         for draw in draws {
             switch draw {
             case .rects(let first, let count):
@@ -539,8 +540,17 @@ public final class OffscreenRenderer {
                 vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
                 vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
                 bind(pipeline.mesh)
-                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
-                bind(pipeline.meshClear)
+                // Each mesh its own stencil reference (the pass cleared the stencil to 0).
+                stencilReference += 1
+                if stencilReference > 255 {
+                    var clear = VkClearAttachment()
+                    clear.aspectMask = mapFlags(VK_IMAGE_ASPECT_STENCIL_BIT)
+                    clear.clearValue.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
+                    var rect = VkClearRect(rect: scissor, baseArrayLayer: 0, layerCount: 1)
+                    vkCmdClearAttachments(cmd, 1, &clear, 1, &rect)
+                    stencilReference = 1
+                }
+                vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
                 vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
             case .composite(let group, let opacity):
                 bind(pipeline.composite)

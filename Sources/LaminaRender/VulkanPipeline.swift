@@ -3,15 +3,14 @@ import LaminaGeometry
 
 /// The render pass for the offscreen target (color + stencil) and the pipelines, created once:
 /// `rect` (analytic items, instanced strips), `mesh` (tessellated meshes, stencil "each pixel
-/// once": EQUAL 0, INCREMENT_AND_CLAMP) and `meshClear` (the same mesh again, stencil → 0,
-/// no color). Wraps `vkCreateRenderPass`, `vkCreatePipelineLayout`, `vkCreateGraphicsPipelines`.
+/// once": NOT_EQUAL ref, REPLACE, with a reference per mesh set while recording) and
+/// `composite` (group opacity). Wraps `vkCreateRenderPass`, `vkCreatePipelineLayout`, `vkCreateGraphicsPipelines`.
 /// Render thread only.
 final class VulkanPipeline {
     let renderPass: VkRenderPass
     let layout: VkPipelineLayout
     let rect: VkPipeline
     let mesh: VkPipeline
-    let meshClear: VkPipeline
     /// Group opacity: the pass that renders a group offscreen (same attachments, so the same
     /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
     /// draws it over its parent with the group's opacity.
@@ -22,7 +21,7 @@ final class VulkanPipeline {
     let sampler: VkSampler
 
     /// Which pipeline `createPipeline` builds.
-    private enum Kind { case rect, mesh, meshClear, composite }
+    private enum Kind { case rect, mesh, composite }
 
     init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat) throws(RenderError) {
         var undo: [() -> Void] = []
@@ -107,11 +106,11 @@ final class VulkanPipeline {
         } catch { throw fail(error) }
 
         var pipelines: [VkPipeline] = []
-        for kind in [Kind.rect, .mesh, .meshClear, .composite] {
+        for kind in [Kind.rect, .mesh, .composite] {
             var pipeline: VkPipeline?
             let (vertex, fragment) = switch kind {
             case .rect: (modules[0], modules[1])
-            case .mesh, .meshClear: (modules[2], modules[3])
+            case .mesh: (modules[2], modules[3])
             case .composite: (modules[4], modules[5])
             }
             result = Self.createPipeline(kind, device: device, layout: kind == .composite ? compositeLayout : layout,
@@ -128,19 +127,17 @@ final class VulkanPipeline {
         self.layout = layout
         self.rect = pipelines[0]
         self.mesh = pipelines[1]
-        self.meshClear = pipelines[2]
-        self.composite = pipelines[3]
+        self.composite = pipelines[2]
         self.groupRenderPass = groupRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(11)
+        device.track(10)
     }
 
     func destroy(_ device: VulkanDevice) {
         vkDestroyPipeline(device.raw, rect, nil)
         vkDestroyPipeline(device.raw, mesh, nil)
-        vkDestroyPipeline(device.raw, meshClear, nil)
         vkDestroyPipeline(device.raw, composite, nil)
         vkDestroySampler(device.raw, sampler, nil)
         vkDestroyPipelineLayout(device.raw, compositeLayout, nil)
@@ -148,7 +145,7 @@ final class VulkanPipeline {
         vkDestroyPipelineLayout(device.raw, layout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-11)
+        device.track(-10)
     }
 
     /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
@@ -289,16 +286,15 @@ final class VulkanPipeline {
         inputAssembly.topology = kind == .rect ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
         var depthStencil = VkPipelineDepthStencilStateCreateInfo()
         depthStencil.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO
-        if kind == .mesh || kind == .meshClear {
-            // Each pixel once: the first fragment of the mesh that reaches a pixel (stencil 0)
-            // draws and marks it; meshClear puts the marks back to 0 over the same triangles.
+        if kind == .mesh {
+            // Each pixel once: every mesh has its own stencil reference (dynamic state); the
+            // first fragment of the mesh that reaches a pixel draws and writes the reference,
+            // later ones of the same mesh fail. No second pass to clear the marks: the
+            // recorder clears the stencil only when the 255 references wrap around.
             depthStencil.stencilTestEnable = VkBool32(VK_TRUE)
             let op = VkStencilOpState(
-                failOp: VK_STENCIL_OP_KEEP,
-                passOp: kind == .mesh ? VK_STENCIL_OP_INCREMENT_AND_CLAMP : VK_STENCIL_OP_ZERO,
-                depthFailOp: VK_STENCIL_OP_KEEP,
-                compareOp: kind == .mesh ? VK_COMPARE_OP_EQUAL : VK_COMPARE_OP_ALWAYS,
-                compareMask: 0xFF, writeMask: 0xFF, reference: 0)
+                failOp: VK_STENCIL_OP_KEEP, passOp: VK_STENCIL_OP_REPLACE, depthFailOp: VK_STENCIL_OP_KEEP,
+                compareOp: VK_COMPARE_OP_NOT_EQUAL, compareMask: 0xFF, writeMask: 0xFF, reference: 0)
             depthStencil.front = op
             depthStencil.back = op
         }
@@ -324,9 +320,11 @@ final class VulkanPipeline {
         blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
-        blendAttachment.colorWriteMask = kind == .meshClear ? 0 : mapFlags(
+        blendAttachment.colorWriteMask = mapFlags(
             VK_COLOR_COMPONENT_R_BIT, VK_COLOR_COMPONENT_G_BIT, VK_COLOR_COMPONENT_B_BIT, VK_COLOR_COMPONENT_A_BIT)
-        let dynamicStates = [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
+        let dynamicStates = kind == .mesh
+            ? [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_STENCIL_REFERENCE]
+            : [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
 
         return "main".withCString { entry in
             let stages: [VkPipelineShaderStageCreateInfo] = [

@@ -62,11 +62,14 @@ func runFramesBench(_ arguments: [String]) {
     var previous = start
     var frameTime = 0.0
     // A short warm-up (first tessellation, ring growth, pipeline first use) is not measured.
-    let warmup = 10
+    // Then `seconds` of measured frames, at least 5.
+    let warmup = 3
     var frame = 0
+    var measureStart = start
     while true {
         let t0 = now()
-        if frame >= warmup && t0 - start > seconds { break }
+        if frame == warmup { measureStart = t0 }
+        if frame >= warmup + 5 && t0 - measureStart > seconds { break }
         frameTime = t0 - start
         do {
             try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(layers: layers, width: width,
@@ -87,7 +90,7 @@ func runFramesBench(_ arguments: [String]) {
         frame += 1
     }
     _ = try? renderer.readPixels()  // wait for the last frame
-    let elapsed = now() - (start + 0)
+    let elapsed = now() - measureStart
     let measured = phases.count
     let measuredSeconds = intervals.reduce(0, +)
 

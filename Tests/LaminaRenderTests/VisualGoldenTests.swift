@@ -149,6 +149,23 @@ struct VisualGoldenTests {
         expectPixel(image, 62, 68, RGBA(128, 189, 255), tolerance: 3, "self-crossing blends once")
     }
 
+    /// More meshes than stencil references (255): the references wrap and the stencil is
+    /// cleared, and the last, self-crossing translucent stroke still blends once per pixel.
+    @Test func stencilReferencesWrapAround() throws {
+        var dot = Path(); dot.addRect(Rect(0, 0, 2, 2))
+        var items: [DrawItem] = []
+        for i in 0..<300 {
+            items.append(try mesh(dot, .fill(.nonZero), Color(0, 0, 0), at: Point(Double(i % 30) * 4, Double(i / 30) * 4)))
+        }
+        var loop = Path(); loop.addPolygon(Self.loop.map { Point($0.x + 30, $0.y + 40) })
+        let wide = StrokeStyle(lineWidth: 8, lineCap: .butt, lineJoin: .miter)
+        items.append(try mesh(loop, .stroke(wide, trimmedInShader: false), Color(0, 0.478, 1, 0.5)))
+        let image = try renderImage(DrawList(width: 128, height: 100, clearColor: Color(1, 1, 1), items: items),
+                                    alpha: .straight)
+        expectPixel(image, 62, 68, RGBA(128, 189, 255), tolerance: 3, "self-crossing blends once after the wrap")
+        expectPixel(image, 1, 1, RGBA(0, 0, 0), tolerance: 1, "first mesh drawn")
+    }
+
     // MARK: Clips
 
     /// masksToBounds nested, the inner clip rotated and rounded (cairo clips by area

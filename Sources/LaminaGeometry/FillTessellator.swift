@@ -82,6 +82,7 @@ public enum FillTessellator {
     /// A fan when `poly` is convex and simple (every turn the same way, x and y each change
     /// direction at most twice); nil otherwise.
     static func convexFan(_ input: [Point], boundary: inout [BoundaryRun]?) -> TriangleList? {
+        if !mayBeConvex(input) { return nil }
         var poly: [Point] = []
         poly.reserveCapacity(input.count)
         for p in input where poly.last != p { poly.append(p) }
@@ -131,6 +132,44 @@ public enum FillTessellator {
             boundary = runs
         }
         return out
+    }
+}
+
+extension FillTessellator {
+    /// False when `input` is certainly not convex: two turns of opposite sign, or x or y
+    /// changing direction more than twice. Works on the raw points (no copy): a repeated
+    /// point only hides turns, so a false answer is always right.
+    static func mayBeConvex(_ input: [Point]) -> Bool {
+        let n = input.count
+        if n < 3 { return true }
+        return input.withUnsafeBufferPointer { p -> Bool in
+            var sign = 0.0
+            var xFlips = 0, yFlips = 0
+            var lastDX = 0.0, lastDY = 0.0, firstDX = 0.0, firstDY = 0.0
+            var a = p[n - 2], b = p[n - 1]
+            for i in 0 ..< n {
+                let c = p[i]
+                let cr = (b.x - a.x) * (c.y - b.y) - (b.y - a.y) * (c.x - b.x)
+                if cr != 0 {
+                    if sign == 0 { sign = cr } else if (cr > 0) != (sign > 0) { return false }
+                }
+                let dx = c.x - b.x, dy = c.y - b.y
+                if dx != 0 {
+                    if lastDX != 0 && (dx > 0) != (lastDX > 0) { xFlips += 1 }
+                    if firstDX == 0 { firstDX = dx }
+                    lastDX = dx
+                }
+                if dy != 0 {
+                    if lastDY != 0 && (dy > 0) != (lastDY > 0) { yFlips += 1 }
+                    if firstDY == 0 { firstDY = dy }
+                    lastDY = dy
+                }
+                a = b; b = c
+            }
+            if lastDX != 0 && firstDX != 0 && (lastDX > 0) != (firstDX > 0) { xFlips += 1 }
+            if lastDY != 0 && firstDY != 0 && (lastDY > 0) != (firstDY > 0) { yFlips += 1 }
+            return xFlips <= 2 && yFlips <= 2
+        }
     }
 }
 

@@ -27,7 +27,10 @@ struct SmallFillSweep {
         var tx: Double, ty: Double, bx: Double, by: Double
         var slope: Double               // dx/dy
         var key: Double = 0             // x at the middle of the current slab
+        var x0: Double = 0, x1: Double = 0   // x at the top and bottom of the current slab
         var cacheY: Double = .nan       // the row of `cacheV`
+        var cacheX: Double = 0          // x of `cacheV`
+        var spanTLX: Double = 0, spanTRX: Double = 0, spanY: Double = 0
         var w: Int32                    // +1 downward in the input, −1 upward
         var spanRight: Int32 = -1       // right sub-edge of the open span to the right, or -1
         var kept: Int32 = -1            // row stamp when that span continues
@@ -76,7 +79,7 @@ struct SmallFillSweep {
         // Layout: edges, sub-edges (Seg); cuts; order, active, open, cut offsets (Int32).
         let segBytes = (total + segCap) * MemoryLayout<Seg>.stride
         let cutBytes = 2 * cutCap * MemoryLayout<Cut>.stride
-        let intCount = 3 * segCap + total + 1
+        let intCount = 4 * segCap + total + 1
         let ysBytes = total * MemoryLayout<YItem>.stride
         let raw = UnsafeMutableRawPointer.allocate(byteCount: segBytes + cutBytes + ysBytes + 4 * intCount, alignment: 16)
         defer { raw.deallocate() }
@@ -85,7 +88,7 @@ struct SmallFillSweep {
         let segs = edges + total
         let cuts = (raw + segBytes).bindMemory(to: Cut.self, capacity: 2 * cutCap)
         let ints = (raw + segBytes + cutBytes).bindMemory(to: Int32.self, capacity: intCount)
-        let order = ints, active = ints + segCap, open = ints + 2 * segCap, cutStart = ints + 3 * segCap
+        let order = ints, active = ints + segCap, open = ints + 2 * segCap, pend = ints + 3 * segCap, cutStart = ints + 4 * segCap
         let ys = (raw + segBytes + cutBytes + 4 * intCount).bindMemory(to: YItem.self, capacity: total)
 
         // Vertex rows: y values closer than `snap` become one row (trigonometric rounding
@@ -212,11 +215,25 @@ struct SmallFillSweep {
         for i in 0 ..< s { order[i] = Int32(i) }
         sortByTop(segs, order, s, scratch: active)
 
-        var sweep = SmallFillSweep(segs: segs, rule: rule, eps: maxAbs * 1e-13)
-        sweep.out.points.reserveCapacity(2 * s + 4)
-        sweep.out.indices.reserveCapacity(6 * s)
-        if !sweep.run(order: order, count: s, active: active, open: open) { return nil }
-        return sweep.out
+        // Output: each span opened or closed adds at most two vertices and six indices, and
+        // spans open only where adjacency changes (≤ 3 per sub-edge); more means the order
+        // was not consistent, and the sweep gives up.
+        let pointCap = 12 * s + 16, indexCap = 18 * s + 16
+        let outPoints = UnsafeMutablePointer<Point>.allocate(capacity: pointCap)
+        let outIndices = UnsafeMutablePointer<UInt32>.allocate(capacity: indexCap)
+        defer { outPoints.deallocate(); outIndices.deallocate() }
+        var sweep = SmallFillSweep(segs: segs, rule: rule, eps: maxAbs * 1e-13,
+                                   points: outPoints, pointCap: pointCap, indices: outIndices, indexCap: indexCap)
+        if !sweep.run(order: order, count: s, active: active, open: open, pend: pend) { return nil }
+        let np = sweep.pointCount, ni = sweep.indexCount
+        // (reserveCapacity + append specialize here; `init(unsafeUninitializedCapacity:)`
+        // allocates through the runtime's generic metadata lookup, ~500 instructions more.)
+        var result = TriangleList()
+        result.points.reserveCapacity(np)
+        result.points.append(contentsOf: UnsafeBufferPointer(start: outPoints, count: np))
+        result.indices.reserveCapacity(ni)
+        result.indices.append(contentsOf: UnsafeBufferPointer(start: outIndices, count: ni))
+        return result
     }
 
     /// Sorts `order[0 ..< n]` by (ty, tx) of `segs`: insertion sort for small n, else a
@@ -265,33 +282,55 @@ struct SmallFillSweep {
     let segs: UnsafeMutablePointer<Seg>
     let rule: FillRule
     let eps: Double
-    var out = TriangleList()
+    let points: UnsafeMutablePointer<Point>
+    let pointCap: Int
+    var pointCount = 0
+    let indices: UnsafeMutablePointer<UInt32>
+    let indexCap: Int
+    var indexCount = 0
     var lastVX = Double.nan, lastVY = Double.nan
     var lastVI: UInt32 = 0
 
-    init(segs: UnsafeMutablePointer<Seg>, rule: FillRule, eps: Double) {
+    init(segs: UnsafeMutablePointer<Seg>, rule: FillRule, eps: Double, points: UnsafeMutablePointer<Point>, pointCap: Int,
+         indices: UnsafeMutablePointer<UInt32>, indexCap: Int) {
         self.segs = segs; self.rule = rule; self.eps = eps
+        self.points = points; self.pointCap = pointCap; self.indices = indices; self.indexCap = indexCap
     }
 
-    /// The sweep over rows; false when two sub-edges are found crossing inside a slab.
+    /// The sweep over rows; false when two sub-edges are found crossing inside a slab (or
+    /// the output would overflow, which only an inconsistent order could cause).
     mutating func run(order: UnsafeMutablePointer<Int32>, count s: Int, active: UnsafeMutablePointer<Int32>,
-                      open: UnsafeMutablePointer<Int32>) -> Bool {
+                      open: UnsafeMutablePointer<Int32>, pend: UnsafeMutablePointer<Int32>) -> Bool {
         var next = 0
         var actN = 0, openN = 0
         var stamp: Int32 = 0
         var y = segs[Int(order[0])].ty
         while true {
-            // Sub-edges ending at y leave; those starting at y join.
+            // Sub-edges ending at y leave; those starting at y join; the next row is the
+            // nearest end or start.
             var k = 0
-            for i in 0 ..< actN where segs[Int(active[i])].by > y { active[k] = active[i]; k += 1 }
+            var y2 = Double.infinity
+            for i in 0 ..< actN {
+                let by = segs[Int(active[i])].by
+                if by > y { active[k] = active[i]; k += 1; y2 = min(y2, by) }
+            }
             actN = k
-            while next < s && segs[Int(order[next])].ty == y { active[actN] = order[next]; actN += 1; next += 1 }
-            // The next row.
-            var y2 = next < s ? segs[Int(order[next])].ty : Double.infinity
-            for i in 0 ..< actN { y2 = min(y2, segs[Int(active[i])].by) }
+            while next < s && segs[Int(order[next])].ty == y {
+                let id = order[next]
+                active[actN] = id; actN += 1; next += 1
+                y2 = min(y2, segs[Int(id)].by)
+            }
+            if next < s { y2 = min(y2, segs[Int(order[next])].ty) }
             if actN > 1 {
                 let mid = (y + y2) * 0.5
-                for i in 0 ..< actN { let id = Int(active[i]); segs[id].key = segs[id].x(at: mid) }
+                for i in 0 ..< actN {
+                    // ty ≤ y < mid < y2 ≤ by: only the ends need care.
+                    let e = segs + Int(active[i])
+                    let tx = e.pointee.tx, ty = e.pointee.ty, slope = e.pointee.slope
+                    e.pointee.key = tx + (mid - ty) * slope
+                    e.pointee.x0 = y == ty ? tx : tx + (y - ty) * slope
+                    e.pointee.x1 = y2 == e.pointee.by ? e.pointee.bx : tx + (y2 - ty) * slope
+                }
                 for i in 1 ..< actN {
                     let v = active[i], kv = segs[Int(v)].key
                     var j = i - 1
@@ -299,85 +338,89 @@ struct SmallFillSweep {
                     active[j + 1] = v
                 }
                 // The order at the middle must hold at both ends of the slab (no crossing inside).
-                for i in 0 ..< actN - 1 {
-                    let l = segs[Int(active[i])], r = segs[Int(active[i + 1])]
-                    if l.x(at: y) > r.x(at: y) + eps || l.x(at: y2) > r.x(at: y2) + eps { return false }
+                var l = segs + Int(active[0])
+                for i in 1 ..< actN {
+                    let r = segs + Int(active[i])
+                    if l.pointee.x0 > r.pointee.x0 + eps || l.pointee.x1 > r.pointee.x1 + eps { return false }
+                    l = r
                 }
             }
             // Spans between adjacent sub-edges with an inside winding; the same pair as in the
             // row before keeps its span open.
             stamp &+= 1
             var w: Int32 = 0
+            var pendN = 0
             if actN > 1 {
                 for i in 0 ..< actN - 1 {
-                    let l = Int(active[i])
-                    w &+= segs[l].w
-                    if rule.isInside(w) && segs[l].spanRight == active[i + 1] { segs[l].kept = stamp }
+                    let l = segs + Int(active[i])
+                    w &+= l.pointee.w
+                    if rule.isInside(w) {
+                        if l.pointee.spanRight == active[i + 1] { l.pointee.kept = stamp } else { pend[pendN] = Int32(i); pendN += 1 }
+                    }
                 }
             }
             var newOpen = 0
             for i in 0 ..< openN {
                 let l = Int(open[i])
                 if segs[l].kept != stamp {
-                    flush(l, y)
+                    if !flush(l, y) { return false }
                     segs[l].spanRight = -1
                 } else {
                     open[newOpen] = open[i]; newOpen += 1
                 }
             }
             openN = newOpen
-            w = 0
-            if actN > 1 {
-                for i in 0 ..< actN - 1 {
-                    let l = Int(active[i])
-                    w &+= segs[l].w
-                    if rule.isInside(w) && segs[l].kept != stamp {
-                        let r = active[i + 1]
-                        segs[l].spanRight = r
-                        segs[l].spanTL = vertex(l, y)
-                        segs[l].spanTR = vertex(Int(r), y)
-                        open[openN] = Int32(l); openN += 1
-                    }
-                }
+            for p in 0 ..< pendN {
+                let i = Int(pend[p])
+                let l = Int(active[i]), r = Int(active[i + 1])
+                guard let tl = vertex(l, y), let tr = vertex(r, y) else { return false }
+                segs[l].spanRight = Int32(r)
+                segs[l].spanTL = tl; segs[l].spanTR = tr
+                segs[l].spanTLX = segs[l].cacheX; segs[l].spanTRX = segs[r].cacheX
+                segs[l].spanY = y
+                open[openN] = Int32(l); openN += 1
             }
             if y2 == .infinity { return openN == 0 }
             y = y2
         }
     }
 
-    mutating func vertex(_ id: Int, _ y: Double) -> UInt32 {
-        if segs[id].cacheY == y { return segs[id].cacheV }
-        let x = segs[id].x(at: y)
+    /// The output vertex of sub-edge `id` at row y (shared with the last one when equal).
+    @inline(__always) mutating func vertex(_ id: Int, _ y: Double) -> UInt32? {
+        let e = segs + id
+        if e.pointee.cacheY == y { return e.pointee.cacheV }
+        let x = e.pointee.x(at: y)
         let v: UInt32
         if y == lastVY && x == lastVX { v = lastVI } else {
-            v = UInt32(out.points.count)
-            out.points.append(Point(x, y))
+            if pointCount == pointCap { return nil }
+            v = UInt32(pointCount)
+            points[pointCount] = Point(x, y); pointCount += 1
             lastVX = x; lastVY = y; lastVI = v
         }
-        segs[id].cacheY = y
-        segs[id].cacheV = v
+        e.pointee.cacheY = y; e.pointee.cacheV = v; e.pointee.cacheX = x
         return v
     }
 
     /// Closes the span right of `id` at row y: a trapezoid, or a triangle when one side is
     /// a point.
-    mutating func flush(_ id: Int, _ y: Double) {
-        let r = Int(segs[id].spanRight)
-        let tl = segs[id].spanTL, tr = segs[id].spanTR
-        let bl = vertex(id, y), br = vertex(r, y)
-        let ptl = out.points[Int(tl)], ptr = out.points[Int(tr)]
-        let pbl = out.points[Int(bl)], pbr = out.points[Int(br)]
-        guard pbl.y > ptl.y else { return }
-        let wt = ptr.x - ptl.x, wb = pbr.x - pbl.x
-        if wt <= 0 && wb <= 0 { return }
+    mutating func flush(_ id: Int, _ y: Double) -> Bool {
+        let l = segs + id
+        let r = Int(l.pointee.spanRight)
+        guard y > l.pointee.spanY else { return true }
+        guard let bl = vertex(id, y), let br = vertex(r, y) else { return false }
+        let tl = l.pointee.spanTL, tr = l.pointee.spanTR
+        let wt = l.pointee.spanTRX - l.pointee.spanTLX, wb = segs[r].cacheX - l.pointee.cacheX
+        if wt <= 0 && wb <= 0 { return true }
+        if indexCount + 6 > indexCap { return false }
+        let o = indices + indexCount
         if wt <= 0 {
-            out.indices.append(tl); out.indices.append(br); out.indices.append(bl)
+            o[0] = tl; o[1] = br; o[2] = bl; indexCount += 3
         } else if wb <= 0 {
-            out.indices.append(tl); out.indices.append(tr); out.indices.append(bl)
+            o[0] = tl; o[1] = tr; o[2] = bl; indexCount += 3
         } else {
-            out.indices.append(tl); out.indices.append(tr); out.indices.append(br)
-            out.indices.append(tl); out.indices.append(br); out.indices.append(bl)
+            o[0] = tl; o[1] = tr; o[2] = br; o[3] = tl; o[4] = br; o[5] = bl; indexCount += 6
         }
+        return true
     }
 }
 

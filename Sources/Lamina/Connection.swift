@@ -122,7 +122,11 @@ public final class Connection {
     /// - Throws: `LaminaError.requestFailed` when the daemon rejected it (then nothing of it applied).
     @discardableResult
     public func commit() throws -> UInt64 {
-        while transactions.depth > 0 { _ = transactions.commit() }
+        // Open explicit transactions are closed first (their completions declared), then the
+        // implicit one; everything goes in one packet.
+        while transactions.depth > 0 {
+            for case .stage(let op) in transactions.commit() { stageOperation(op) }
+        }
         for case .stage(let op) in transactions.commit() { stageOperation(op) }
         return try sendCommit()
     }

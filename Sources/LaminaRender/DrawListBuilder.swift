@@ -37,7 +37,21 @@ public struct DrawListBuilder {
     public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
     private var clips: [Clip] = []
-    private var sortScratch: [(z: Double, index: Int, id: LayerID)] = []
+    /// The mesh each shape layer drew last frame (fill, stroke): when its path is the same
+    /// storage (an unchanged property) and its style and scale bucket are equal, the mesh is
+    /// reused without hashing the path for the cache. Holding the path keeps its storage
+    /// alive, so an identical address means the identical path.
+    private struct ShapeMemo {
+        var path: Path
+        var style: MeshKey.Style
+        var bucket: Int
+        var key: MeshKey
+        var mesh: Mesh
+    }
+    private var fillMemo: [LayerID: ShapeMemo] = [:]
+    private var strokeMemo: [LayerID: ShapeMemo] = [:]
+    private var nextFillMemo: [LayerID: ShapeMemo] = [:]
+    private var nextStrokeMemo: [LayerID: ShapeMemo] = [:]
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {
         self.widthPoints = widthPoints; self.heightPoints = heightPoints
@@ -53,10 +67,14 @@ public struct DrawListBuilder {
         items.removeAll(keepingCapacity: true)
         clips.removeAll(keepingCapacity: true)
         lastTessellateSeconds = 0
+        nextFillMemo.removeAll(keepingCapacity: true)
+        nextStrokeMemo.removeAll(keepingCapacity: true)
         if let root = tree[.root] {
             let toPixels = Transform3D.scale(scale, scale, 1)
             visitChildren(root.sublayers, tree, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
         }
+        swap(&fillMemo, &nextFillMemo)
+        swap(&strokeMemo, &nextStrokeMemo)
         return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips)
     }
 
@@ -169,7 +187,7 @@ public struct DrawListBuilder {
                                   clip: innerClip))
         }
         if node.kind == .shape, let path = p.path {
-            appendShape(path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
+            appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
         if hasContent && border.alpha > 0 {
             items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
@@ -182,7 +200,8 @@ public struct DrawListBuilder {
     }
 
     /// The shape layer's fill and stroke meshes.
-    private mutating func appendShape(_ path: Path, _ p: LayerProperties, toPixels: Transform3D, opacity: Double, clip: Int) {
+    private mutating func appendShape(_ id: LayerID, _ path: Path, _ p: LayerProperties, toPixels: Transform3D,
+                                      opacity: Double, clip: Int) {
         // Device pixels per point: the larger axis scale of the affine part.
         let sx = (toPixels.m11 * toPixels.m11 + toPixels.m12 * toPixels.m12).squareRoot()
         let sy = (toPixels.m21 * toPixels.m21 + toPixels.m22 * toPixels.m22).squareRoot()
@@ -190,11 +209,9 @@ public struct DrawListBuilder {
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
-            if let mesh = tessellate(path, style, scale: pixelScale) {
+            if let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, stroke: false) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(key: MeshKey(path: path, style: style, scaleBucket: bucket),
-                                                           mesh: mesh, color: fill)),
-                                      clip: clip))
+                                      kind: .mesh(MeshDraw(key: key, mesh: mesh, color: fill)), clip: clip))
             }
         }
         if let strokeColor = p.strokeColor, strokeColor.alpha > 0, p.lineWidth >= 0 {
@@ -203,15 +220,39 @@ public struct DrawListBuilder {
             // strokeStart/strokeEnd (from 0…1 or not) reuses one mesh.
             let inShader = stroke.canTrimInShader
             let style = MeshKey.Style.stroke(inShader ? stroke.untrimmed : stroke, trimmedInShader: inShader)
-            if stroke.strokeEnd > stroke.strokeStart, let mesh = tessellate(path, style, scale: pixelScale) {
+            if stroke.strokeEnd > stroke.strokeStart,
+               let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, stroke: true) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(key: MeshKey(path: path, style: style, scaleBucket: bucket),
-                                                           mesh: mesh, color: strokeColor,
+                                      kind: .mesh(MeshDraw(key: key, mesh: mesh, color: strokeColor,
                                                            trimStart: inShader ? stroke.strokeStart : 0,
                                                            trimEnd: inShader ? stroke.strokeEnd : 1)),
                                       clip: clip))
             }
         }
+    }
+
+    /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from
+    /// the cache (tessellated on a miss).
+    private mutating func shapeMesh(_ id: LayerID, _ path: Path, _ style: MeshKey.Style, bucket: Int, scale: Double,
+                                    stroke: Bool) -> (MeshKey, Mesh)? {
+        if let memo = stroke ? strokeMemo[id] : fillMemo[id], memo.bucket == bucket, memo.style == style,
+           Self.sameStorage(memo.path, path) {
+            if stroke { nextStrokeMemo[id] = memo } else { nextFillMemo[id] = memo }
+            return (memo.key, memo.mesh)
+        }
+        guard let mesh = tessellate(path, style, scale: scale) else { return nil }
+        let key = MeshKey(path: path, style: style, scaleBucket: bucket)
+        let memo = ShapeMemo(path: path, style: style, bucket: bucket, key: key, mesh: mesh)
+        if stroke { nextStrokeMemo[id] = memo } else { nextFillMemo[id] = memo }
+        return (key, mesh)
+    }
+
+    /// Whether two paths share their element storage (so are the same path).
+    private static func sameStorage(_ a: Path, _ b: Path) -> Bool {
+        guard a.elements.count == b.elements.count else { return false }
+        let pa = a.elements.withUnsafeBufferPointer { $0.baseAddress }
+        let pb = b.elements.withUnsafeBufferPointer { $0.baseAddress }
+        return pa != nil && pa == pb
     }
 
     /// The bounding box of a path's points and control points (contains the path).

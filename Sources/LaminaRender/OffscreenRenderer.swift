@@ -81,14 +81,36 @@ public final class OffscreenRenderer {
 
     /// A mesh's vertices and indices in one host-visible buffer (vertices first).
     private final class GPUMesh {
+        let key: MeshKey
         let buffer: VulkanBuffer
         let indexOffset: Int
         let indexCount: Int
         var lastFrame: UInt64
-        init(buffer: VulkanBuffer, indexOffset: Int, indexCount: Int, lastFrame: UInt64) {
-            self.buffer = buffer; self.indexOffset = indexOffset; self.indexCount = indexCount; self.lastFrame = lastFrame
+        /// The CPU arrays, kept so that their storage (the `meshesByStorage` key) stays alive.
+        let vertices: [MeshVertex]
+        let indices: [UInt32]
+        init(key: MeshKey, buffer: VulkanBuffer, mesh: Mesh, lastFrame: UInt64) {
+            self.key = key; self.buffer = buffer
+            indexOffset = mesh.vertices.count * MemoryLayout<MeshVertex>.stride
+            indexCount = mesh.indices.count; self.lastFrame = lastFrame
+            vertices = mesh.vertices; indices = mesh.indices
         }
     }
+
+    /// Identity of a mesh's arrays: the addresses of their storage. A `GPUMesh` keeps the
+    /// arrays alive, so equal addresses mean the same arrays — a lookup that skips hashing
+    /// the whole `MeshKey` (its path) for a mesh drawn before.
+    private struct StorageKey: Hashable {
+        let vertices: UInt
+        let indices: UInt
+        init?(_ mesh: Mesh) {
+            guard let v = mesh.vertices.withUnsafeBufferPointer({ $0.baseAddress }),
+                  let i = mesh.indices.withUnsafeBufferPointer({ $0.baseAddress }) else { return nil }
+            vertices = UInt(bitPattern: v)
+            indices = UInt(bitPattern: i)
+        }
+    }
+    private var meshesByStorage: [StorageKey: GPUMesh] = [:]
 
     private let instance: VulkanInstance
     private let device: VulkanDevice
@@ -436,6 +458,11 @@ public final class OffscreenRenderer {
 
     /// The GPU copy of a mesh, uploaded on first use.
     private func gpuMesh(_ draw: MeshDraw) throws(RenderError) -> GPUMesh {
+        let storage = StorageKey(draw.mesh)
+        if let storage, let mesh = meshesByStorage[storage] {
+            mesh.lastFrame = frameNumber
+            return mesh
+        }
         if let mesh = gpuMeshes[draw.key] {
             mesh.lastFrame = frameNumber
             return mesh
@@ -449,9 +476,9 @@ public final class OffscreenRenderer {
         draw.mesh.indices.withUnsafeBytes {
             (buffer.mapped + vertexBytes).copyMemory(from: $0.baseAddress!, byteCount: indexBytes)
         }
-        let mesh = GPUMesh(buffer: buffer, indexOffset: vertexBytes, indexCount: draw.mesh.indices.count,
-                           lastFrame: frameNumber)
+        let mesh = GPUMesh(key: draw.key, buffer: buffer, mesh: draw.mesh, lastFrame: frameNumber)
         gpuMeshes[draw.key] = mesh
+        if let storage { meshesByStorage[storage] = mesh }
         meshUploads += 1
         return mesh
     }
@@ -463,6 +490,7 @@ public final class OffscreenRenderer {
             gpuMeshes[key] = nil
             retire(.buffer(mesh.buffer))
         }
+        meshesByStorage = meshesByStorage.filter { frameNumber - $0.value.lastFrame <= Self.meshIdleFrames }
     }
 
     /// Records the slot's command buffer: timestamps around one render pass that clears and

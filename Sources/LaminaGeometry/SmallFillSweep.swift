@@ -79,9 +79,14 @@ struct SmallFillSweep {
         // Layout: edges, sub-edges (Seg); cuts; order, active, open, cut offsets (Int32).
         let segBytes = (total + segCap) * MemoryLayout<Seg>.stride
         let cutBytes = 2 * cutCap * MemoryLayout<Cut>.stride
-        let intCount = 4 * segCap + total + 1
+        let intCount = (4 * segCap + total + 1 + 3) & ~3   // keeps what follows 16-byte aligned
         let ysBytes = total * MemoryLayout<YItem>.stride
-        let raw = UnsafeMutableRawPointer.allocate(byteCount: segBytes + cutBytes + ysBytes + 4 * intCount, alignment: 16)
+        // Output: each span opened or closed adds at most two vertices and six indices, and
+        // spans open only where adjacency changes (≤ 3 per sub-edge); more means the order
+        // was not consistent, and the sweep gives up.
+        let pointCap = 12 * segCap + 16, indexCap = 18 * segCap + 16
+        let outBytes = pointCap * MemoryLayout<Point>.stride + indexCap * 4
+        let raw = UnsafeMutableRawPointer.allocate(byteCount: segBytes + cutBytes + ysBytes + 4 * intCount + outBytes, alignment: 16)
         defer { raw.deallocate() }
         // SAFETY: disjoint regions of one allocation, each bound to one trivial type, sized above.
         let edges = raw.bindMemory(to: Seg.self, capacity: total + segCap)
@@ -90,6 +95,9 @@ struct SmallFillSweep {
         let ints = (raw + segBytes + cutBytes).bindMemory(to: Int32.self, capacity: intCount)
         let order = ints, active = ints + segCap, open = ints + 2 * segCap, pend = ints + 3 * segCap, cutStart = ints + 4 * segCap
         let ys = (raw + segBytes + cutBytes + 4 * intCount).bindMemory(to: YItem.self, capacity: total)
+        let outPoints = (raw + segBytes + cutBytes + 4 * intCount + ysBytes).bindMemory(to: Point.self, capacity: pointCap)
+        let outIndices = (raw + segBytes + cutBytes + 4 * intCount + ysBytes + pointCap * MemoryLayout<Point>.stride)
+            .bindMemory(to: UInt32.self, capacity: indexCap)
 
         // Vertex rows: y values closer than `snap` become one row (trigonometric rounding
         // leaves a pentagram's "horizontal" edge a few ulps from horizontal, which no crossing
@@ -215,13 +223,6 @@ struct SmallFillSweep {
         for i in 0 ..< s { order[i] = Int32(i) }
         sortByTop(segs, order, s, scratch: active)
 
-        // Output: each span opened or closed adds at most two vertices and six indices, and
-        // spans open only where adjacency changes (≤ 3 per sub-edge); more means the order
-        // was not consistent, and the sweep gives up.
-        let pointCap = 12 * s + 16, indexCap = 18 * s + 16
-        let outPoints = UnsafeMutablePointer<Point>.allocate(capacity: pointCap)
-        let outIndices = UnsafeMutablePointer<UInt32>.allocate(capacity: indexCap)
-        defer { outPoints.deallocate(); outIndices.deallocate() }
         var sweep = SmallFillSweep(segs: segs, rule: rule, eps: maxAbs * 1e-13,
                                    points: outPoints, pointCap: pointCap, indices: outIndices, indexCap: indexCap)
         if !sweep.run(order: order, count: s, active: active, open: open, pend: pend) { return nil }

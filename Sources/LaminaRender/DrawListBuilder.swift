@@ -147,9 +147,18 @@ public struct DrawListBuilder {
         if p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
             var shape: (Rect, CornerRadii)?
             if let path = p.shadowPath {
-                // Analytic shadows only: a shadowPath is approximated by its bounding box.
+                // Analytic shadows only: a rect, a rounded rect with the layer's cornerRadius
+                // or a circle is exact; any other shadowPath is approximated by its bounding box.
                 let b = Self.controlBounds(path)
-                if b.width > 0, b.height > 0 { shape = (b, .zero) }
+                if b.width > 0, b.height > 0 {
+                    if p.cornerRadius > 0, path == Path.roundedRect(b, radius: p.cornerRadius) {
+                        shape = (b, CornerRadii(p.cornerRadius))
+                    } else if abs(b.width - b.height) < 1e-9, path == Path.ellipse(in: b) {
+                        shape = (b, CornerRadii(b.width / 2))
+                    } else {
+                        shape = (b, .zero)
+                    }
+                }
             } else if (p.backgroundColor?.alpha ?? 0) > 0 || (p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0)
                         || node.kind == .gradient {
                 shape = (p.bounds, radii)

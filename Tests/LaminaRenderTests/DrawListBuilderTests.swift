@@ -66,6 +66,18 @@ struct DrawListBuilderTests {
         expectPixel(blurred, 30, 50, RGBA(145, 145, 145), tolerance: 12, "half way down the blurred edge")
     }
 
+    @Test func shadowPathCircleIsRound() throws {
+        // shadowPath a circle of radius 10 at (10, 40) in a layer at (0, 0), offset (0, 0),
+        // radius 0: inside the circle black, at the corner of its bounding box white.
+        let t = try tree(layer(1, frame: Rect(0, 0, 64, 64), [
+            ("shadowOpacity", .number(1)), ("shadowOffset", .size(Size(0, 0))), ("shadowRadius", .number(0)),
+            ("shadowPath", .path(.ellipse(in: Rect(0, 30, 20, 20)))),
+        ]))
+        let image = try render(t)
+        expectPixel(image, 10, 40, RGBA(0, 0, 0), tolerance: 2, "inside the circle")
+        expectPixel(image, 1, 31, RGBA(255, 255, 255), tolerance: 2, "outside the circle, inside its box")
+    }
+
     @Test func masksToBoundsClipsSublayersAndHidesTheShadow() throws {
         // Parent (16, 16, 32, 32) masks; its child is 64×64 red from its origin.
         let t = try tree(

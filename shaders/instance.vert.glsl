@@ -26,6 +26,9 @@ layout(location = 17) in vec4 inClip1H1;
 layout(location = 18) in vec4 inClip1H2;
 layout(location = 19) in vec4 inClip1Rect;
 layout(location = 20) in vec4 inClip1Radii;
+layout(location = 21) in vec4 inGradientLocations; // up to four stops' locations
+layout(location = 22) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
+layout(location = 23) in vec4 inGradientColor3;
 
 // mesh.frag reads only the color, params, trim and clips: mesh.vert (MESH_SHADER) neither
 // reads nor writes the rest, so the pipeline interface has no unused parts.
@@ -35,6 +38,9 @@ layout(location = 1) flat out vec4 outBounds;
 layout(location = 2) flat out vec4 outRadii;
 layout(location = 4) flat out vec4 outBorderColor;
 layout(location = 6) flat out vec4 outGradientPoints;
+layout(location = 18) flat out vec4 outGradientLocations;
+layout(location = 19) flat out vec4 outGradientColor2;
+layout(location = 20) flat out vec4 outGradientColor3;
 #endif
 layout(location = 3) flat out vec4 outFillColor;
 layout(location = 5) flat out vec4 outParams;
@@ -62,6 +68,9 @@ void emit(vec2 local) {
     outRadii = inRadii;
     outBorderColor = inBorderColor;
     outGradientPoints = inGradientPoints;
+    outGradientLocations = inGradientLocations;
+    outGradientColor2 = inGradientColor2;
+    outGradientColor3 = inGradientColor3;
 #endif
     outFillColor = inFillColor;
     outParams = inParams;

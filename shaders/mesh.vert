@@ -5,7 +5,7 @@
 #define MESH_SHADER
 #include "instance.vert.glsl"
 
-layout(location = 21) in vec4 inVertex; // x, y (local), coverage, distance along the path
+layout(location = 24) in vec4 inVertex; // x, y (local), coverage, distance along the path
 
 layout(location = 18) out float outCoverage;
 layout(location = 19) out float outDistance;

@@ -1,11 +1,25 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
 // Analytic items, by kind (inParams.y): 0 rounded rect with border, 1 blurred rounded rect
-// (shadow), 2/3/4 one segment of an axial/radial/conic gradient. Coverage from signed
+// (shadow), 2/3/4 an axial/radial/conic gradient (up to four stops per instance). Coverage from signed
 // distances; output premultiplied, blended ONE, ONE_MINUS_SRC_ALPHA in sRGB-encoded space.
 #include "common.frag.glsl"
 
+layout(location = 18) flat in vec4 inGradientLocations;
+layout(location = 19) flat in vec4 inGradientColor2;
+layout(location = 20) flat in vec4 inGradientColor3;
+
 layout(location = 0) out vec4 outColor;
+
+// The color at t of up to four stops (count n): linear between neighbours in sRGB-encoded,
+// straight-alpha space; the end colors extend.
+vec4 gradientColor(float t, int n) {
+    vec4 L = inGradientLocations;
+    if (n <= 1 || t <= L.x) return inFillColor;
+    if (n == 2 || t <= L.y) return mix(inFillColor, inBorderColor, clamp((t - L.x) / max(L.y - L.x, 1e-6), 0.0, 1.0));
+    if (n == 3 || t <= L.z) return mix(inBorderColor, inGradientColor2, clamp((t - L.y) / max(L.z - L.y, 1e-6), 0.0, 1.0));
+    return mix(inGradientColor2, inGradientColor3, clamp((t - L.z) / max(L.w - L.z, 1e-6), 0.0, 1.0));
+}
 
 // erf approximation (Abramowitz–Stegun 7.1.27 form), max error about 5e-4.
 vec2 erf2(vec2 x) {
@@ -83,8 +97,7 @@ void main() {
             t = fract((atan(p.y, p.x) - atan(d.y, d.x)) / 6.28318531);
         }
         if (t < inGradientRange.z || t >= inGradientRange.w) discard;
-        float u = clamp((t - inGradientRange.x) / max(inGradientRange.y - inGradientRange.x, 1e-6), 0.0, 1.0);
-        vec4 c = mix(inFillColor, inBorderColor, u);
+        vec4 c = gradientColor(t, int(inGradientRange.x + 0.5));
         color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
     } else {
         float borderWidth = inParams.x;

@@ -25,8 +25,8 @@ struct RectInstance: Equatable {
     var params: SIMD4<Float>
     /// Gradient geometry in local units: start.xy, end.xy.
     var gradientPoints: SIMD4<Float> = .zero
-    /// Gradient segment: locations of `fillColor` and `borderColor` (x, y), and the t range
-    /// this instance draws, [z, w).
+    /// Gradients: x = number of stops in this instance (1…4), t range drawn [z, w).
+    /// Meshes: trim start and end along the path (x, y), z = 1 when trimming.
     var gradientRange: SIMD4<Float> = .zero
     /// Clips: rows of the pixel → clip-local homography ([px py 1] × H⁻¹), the clip rect
     /// (minX, minY, maxX, maxY) and radii.
@@ -40,6 +40,11 @@ struct RectInstance: Equatable {
     var clip1H2: SIMD4<Float> = .zero
     var clip1Rect: SIMD4<Float> = .zero
     var clip1Radii: SIMD4<Float> = .zero
+    /// Gradients: the locations of up to four stops; their colors are `fillColor`,
+    /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, opacity in alpha).
+    var gradientLocations: SIMD4<Float> = .zero
+    var gradientColor2: SIMD4<Float> = .zero
+    var gradientColor3: SIMD4<Float> = .zero
 
     /// `params.y`: what the fragment shader draws.
     enum Kind: Float {
@@ -53,6 +58,7 @@ struct RectInstance: Equatable {
         (9, \.gradientPoints), (10, \.gradientRange),
         (11, \.clip0H0), (12, \.clip0H1), (13, \.clip0H2), (14, \.clip0Rect), (15, \.clip0Radii),
         (16, \.clip1H0), (17, \.clip1H1), (18, \.clip1H2), (19, \.clip1Rect), (20, \.clip1Radii),
+        (21, \.gradientLocations), (22, \.gradientColor2), (23, \.gradientColor3),
     ] }
 
     /// Screen-space pixels the quad is grown by on each side. The coverage ramp reaches
@@ -217,23 +223,36 @@ struct RectInstance: Equatable {
                 if i > 0 { locations[i] = max(locations[i], locations[i - 1]) }
             }
             let far: Float = 1e9
-            var count = 0
-            // Segment i (−1 … n−1) draws t in [location i, location i+1), its ends extended.
-            for i in -1..<n {
-                let a = max(i, 0), b2 = min(i + 1, n - 1)
-                let from: Float = i < 0 ? -far : Float(locations[i])
-                let to: Float = i + 1 >= n ? far : Float(locations[i + 1])
-                guard to > from else { continue }
-                var instance = base
-                // Straight colors go to the shader for sRGB interpolation; it premultiplies.
-                instance.fillColor = SIMD4(Float(colors[a].red), Float(colors[a].green), Float(colors[a].blue),
-                                           Float(colors[a].alpha * item.opacity))
-                instance.borderColor = SIMD4(Float(colors[b2].red), Float(colors[b2].green), Float(colors[b2].blue),
-                                             Float(colors[b2].alpha * item.opacity))
-                instance.gradientRange = SIMD4(Float(locations[a]), Float(locations[b2]), from, to)
-                out.append(instance)
-                count += 1
+            func straight(_ c: Color) -> SIMD4<Float> {
+                SIMD4(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha * item.opacity))
             }
+            // Up to four stops per instance; longer lists are chunks that share their end stops,
+            // each drawing its own t range (the first and last extended to ±∞).
+            var count = 0
+            var first = 0
+            repeat {
+                let last = min(first + 3, n - 1)
+                var instance = base
+                var stopLocations = SIMD4<Float>(repeating: Float(locations[last]))
+                var stopColors = [SIMD4<Float>](repeating: straight(colors[last]), count: 4)
+                for (slot, stop) in (first...last).enumerated() {
+                    stopLocations[slot] = Float(locations[stop])
+                    stopColors[slot] = straight(colors[stop])
+                }
+                instance.fillColor = stopColors[0]
+                instance.borderColor = stopColors[1]
+                instance.gradientColor2 = stopColors[2]
+                instance.gradientColor3 = stopColors[3]
+                instance.gradientLocations = stopLocations
+                let from: Float = first == 0 ? -far : Float(locations[first])
+                let to: Float = last == n - 1 ? far : Float(locations[last])
+                instance.gradientRange = SIMD4(Float(last - first + 1), 0, from, to)
+                if to > from {
+                    out.append(instance)
+                    count += 1
+                }
+                first = last
+            } while first < n - 1
             return count
         case .group:
             return 0  // the renderer handles groups

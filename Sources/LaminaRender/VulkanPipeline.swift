@@ -252,9 +252,10 @@ final class VulkanPipeline {
 
     /// The `RectInstance` fields mesh.vert reads (transform, color, params, trim, clips).
     static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
+    // (not 3–5, 7, 9, 21–23: bounds, quad, radii, second color, gradient points and stops)
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
-    static let meshVertexLocation: UInt32 = 21
+    static let meshVertexLocation: UInt32 = 24
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,

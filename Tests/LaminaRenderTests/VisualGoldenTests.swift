@@ -94,6 +94,22 @@ struct VisualGoldenTests {
         ]), "gradient-conic", .independent(mean: 1, percent: 1, threshold: 4))
     }
 
+    /// Six stops: two instances (four stops each, sharing the fourth). Expected colors by
+    /// hand: pixel x has t = (x + ½)/100, linear between neighbouring stops.
+    @Test func gradientWithMoreThanFourStops() throws {
+        let (r, g, b) = (Color(1, 0, 0), Color(0, 1, 0), Color(0, 0, 1))
+        let colors = [r, g, b, r, g, b]
+        let image = try renderImage(DrawList(width: 100, height: 4, clearColor: Color(1, 1, 1), items: [
+            DrawItem(bounds: Rect(0, 0, 100, 4), backgroundColor: .clear,
+                     kind: .gradient(GradientFill(type: .axial, start: Point(0, 2), end: Point(100, 2),
+                                                  colors: colors, locations: [0, 0.2, 0.4, 0.6, 0.8, 1]))),
+        ]), alpha: .straight)
+        expectPixel(image, 0, 2, RGBA(249, 6, 0), tolerance: 1, "t 0.005: red → green")
+        expectPixel(image, 49, 2, RGBA(121, 0, 134), tolerance: 1, "t 0.495: blue → red")
+        expectPixel(image, 69, 2, RGBA(134, 121, 0), tolerance: 1, "t 0.695: red → green, second instance")
+        expectPixel(image, 99, 2, RGBA(0, 6, 249), tolerance: 1, "t 0.995: green → blue")
+    }
+
     // MARK: Shapes
 
     static let star: [Point] = (0..<5).map { i in

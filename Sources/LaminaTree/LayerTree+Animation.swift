@@ -103,14 +103,15 @@ extension LayerTree {
     /// no effect (the tree removes them at the next frame). `only`: just that slot.
     static func applyAnimations(_ animations: [LayerAnimation], to p: inout LayerProperties, at t: Double,
                                 only: PropertySlot? = nil) {
-        for a in animations {
-            let local = t - a.beginTime
-            if a.compiled.removedOnCompletion && local >= a.compiled.endTime { continue }
-            for i in a.slots.indices {
-                let slot = a.slots[i]
+        for k in animations.indices {
+            let local = t - animations[k].beginTime
+            if animations[k].compiled.removedOnCompletion && local >= animations[k].compiled.endTime { continue }
+            let count = animations[k].slots.count
+            for i in 0..<count {
+                let slot = animations[k].slots[i]
                 if let only, slot != only, !Self.overlaps(slot, only) { continue }
                 let u = p.animatableValue(at: slot)
-                if let v = a.compiled.value(forKeyPathAt: i, at: local, underlying: u) {
+                if let v = animations[k].compiled.value(forKeyPathAt: i, at: local, underlying: u) {
                     p.setAnimatableValue(v, at: slot)
                 }
             }
@@ -145,9 +146,10 @@ extension LayerTree {
             presentation = self
         }
         for id in animatedLayers {
-            guard let node = nodes[id] else { continue }
-            var p = node.properties
-            Self.applyAnimations(node.animations, to: &p, at: t)
+            // Read through the values view: no copy of the whole node.
+            guard let i = nodes.index(forKey: id) else { continue }
+            var p = nodes.values[i].properties
+            Self.applyAnimations(nodes.values[i].animations, to: &p, at: t)
             presentation.nodes[id]!.properties = p
         }
     }

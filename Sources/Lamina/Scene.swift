@@ -284,8 +284,8 @@ extension Scene {
         return .object(members)
     }
 
-    /// The name of the topmost layer under canvas point `p` at scene time `t` (nil: none or
-    /// an unnamed layer's… no: an unnamed layer hit answers nil too).
+    /// The name of the topmost layer under canvas point `p` at scene time `t` in the
+    /// presentation tree (nil when no layer, or an unnamed one, is hit).
     public func hitTest(_ p: Point, at t: Double) throws -> String? {
         let presentation = try tree(at: t).presentation(at: t)
         guard let id = presentation.hitTest(p) else { return nil }

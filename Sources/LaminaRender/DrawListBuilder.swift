@@ -78,32 +78,37 @@ public struct DrawListBuilder {
         return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips)
     }
 
-    /// Visits `children` in zPosition order (stable).
+    /// Visits `children` in zPosition order (stable). Each node is looked up (copied out of
+    /// the tree) once; sorting happens only when some sibling is out of order.
     private mutating func visitChildren(_ children: [LayerID], _ tree: LayerTree, parentToPixels: Transform3D,
                                         parentOpacity: Double, clip: Int) {
-        var sorted = false
+        var nodes: [LayerNode] = []
+        nodes.reserveCapacity(children.count)
+        var needsSort = false
         var previous = -Double.infinity
         for child in children {
-            let z = tree[child]?.properties.zPosition ?? 0
-            if z < previous { sorted = true; break }
+            guard let node = tree[child] else { continue }
+            let z = node.properties.zPosition
+            if z < previous { needsSort = true }
             previous = z
+            nodes.append(node)
         }
-        if !sorted {
-            for child in children {
-                visit(child, tree, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
-            }
-            return
+        if needsSort {
+            nodes = nodes.enumerated()
+                .sorted { a, b in
+                    let za = a.element.properties.zPosition, zb = b.element.properties.zPosition
+                    return za != zb ? za < zb : a.offset < b.offset
+                }
+                .map(\.element)
         }
-        let order = children.enumerated().map { (z: tree[$0.element]?.properties.zPosition ?? 0, index: $0.offset, id: $0.element) }
-            .sorted { $0.z != $1.z ? $0.z < $1.z : $0.index < $1.index }
-        for entry in order {
-            visit(entry.id, tree, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+        for node in nodes {
+            visit(node, tree, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
         }
     }
 
-    private mutating func visit(_ id: LayerID, _ tree: LayerTree, parentToPixels: Transform3D, parentOpacity: Double,
+    private mutating func visit(_ node: LayerNode, _ tree: LayerTree, parentToPixels: Transform3D, parentOpacity: Double,
                                 clip: Int) {
-        guard let node = tree[id] else { return }
+        let id = node.id
         let p = node.properties
         guard !p.isHidden else { return }
         let opacity = parentOpacity * min(max(p.opacity, 0), 1)

@@ -371,27 +371,33 @@ extension FillTessellator {
         var total = 0
         for poly in polygons { total += poly.count }
         if total < 3 { return nil }
-        var points: [Point] = []
-        points.reserveCapacity(total)
         let words = MonotoneSweep.words(total)
         // SAFETY: released below on every path; the sweep addresses it by the layout in init.
         let storage = UnsafeMutablePointer<Int32>.allocate(capacity: words)
         defer { storage.deallocate() }
         let nxt = storage, prv = storage + total
         var contours = 0
-        for poly in polygons {
-            let first = points.count
-            for p in poly where points.count == first || points[points.count - 1] != p { points.append(p) }
-            while points.count - first > 1 && points[points.count - 1] == points[first] { points.removeLast() }
-            let m = points.count - first
-            if m < 3 { points.removeSubrange(first...); continue }
-            contours += 1
-            for i in first ..< first + m {
-                nxt[i] = Int32(i + 1 == first + m ? first : i + 1)
-                prv[i] = Int32(i == first ? first + m - 1 : i - 1)
+        var n = 0
+        // Points without consecutive duplicates (a contour's closing copy of its first point
+        // included); contours left with fewer than 3 are dropped.
+        let points = [Point](unsafeUninitializedCapacity: total) { buf, count in
+            let dst = buf.baseAddress!
+            for poly in polygons {
+                poly.withUnsafeBufferPointer { src in
+                    let first = n
+                    for p in src where n == first || dst[n - 1] != p { dst[n] = p; n += 1 }
+                    while n - first > 1 && dst[n - 1] == dst[first] { n -= 1 }
+                    let m = n - first
+                    if m < 3 { n = first; return }
+                    contours += 1
+                    for i in first ..< first + m {
+                        nxt[i] = Int32(i + 1); prv[i] = Int32(i - 1)
+                    }
+                    nxt[first + m - 1] = Int32(first); prv[first] = Int32(first + m - 1)
+                }
             }
+            count = n
         }
-        let n = points.count
         if n == 0 { return TriangleList() }
         let rank = storage + 2 * n, order = storage + 3 * n
         // The layout in init uses n (points kept), not total: move prv to its place.
@@ -430,9 +436,81 @@ extension FillTessellator {
 }
 
 /// Writes into `order` the indices of `P[0 ..< n]` sorted by (y, x); false when two points
-/// are equal. Natural merge sort: flattened contours are made of long monotone runs (a
-/// glyph's ellipse is two), which it finds and merges pairwise.
+/// are equal. A bucket sort on y when the y values spread evenly enough (`bucketSortVertices`),
+/// else a natural merge sort.
 func sortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>) -> Bool {
+    if n >= 16, let sorted = bucketSortVertices(P, n, order) { return sorted }
+    return mergeSortVertices(P, n, order)
+}
+
+/// Bucket sort by y: n buckets over [min y, max y] (the bucket is a monotone function of y,
+/// since rounded subtraction and multiplication by a positive constant are monotone), one
+/// counting pass, one scatter, then insertion sort, which only moves items within their
+/// bucket. nil — the caller merge-sorts — when some bucket holds more than 32 items (an
+/// uneven distribution would make the insertion sort quadratic).
+func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>) -> Bool? {
+    struct Item { var y: Double; var x: Double; var i: Int32 }
+    var lo = P[0].y, hi = lo
+    for i in 1 ..< n {
+        let y = P[i].y
+        lo = y < lo ? y : lo
+        hi = y > hi ? y : hi
+    }
+    let range = hi - lo
+    guard range > 0, range.isFinite else { return nil }
+    let scale = Double(n) / range
+    guard scale.isFinite, scale > 0 else { return nil }
+    let last = Double(n - 1)
+    // SAFETY: n items and n + 1 bucket starts, released before returning; `order` (n Int32s)
+    // holds each point's bucket until the final pass overwrites it.
+    let items = UnsafeMutablePointer<Item>.allocate(capacity: n)
+    let start = UnsafeMutablePointer<Int32>.allocate(capacity: n + 1)
+    defer { items.deallocate(); start.deallocate() }
+    start.initialize(repeating: 0, count: n + 1)
+    for i in 0 ..< n {
+        let t = (P[i].y - lo) * scale
+        let b = t < last ? Int(t) : n - 1
+        order[i] = Int32(truncatingIfNeeded: b)
+        start[b + 1] &+= 1
+    }
+    var sum: Int32 = 0
+    for b in 1 ... n {
+        let c = start[b]
+        if c > 32 { return nil }
+        sum &+= c
+        start[b] = sum
+    }
+    for i in 0 ..< n {
+        let b = Int(order[i])
+        let pos = Int(start[b])
+        start[b] = Int32(pos + 1)
+        let p = P[i]
+        (items + pos).initialize(to: Item(y: p.y, x: p.x, i: Int32(i)))
+    }
+    for k in 1 ..< n {
+        let v = items[k]
+        var j = k - 1
+        if !(v.y < items[j].y || (v.y == items[j].y && v.x < items[j].x)) { continue }
+        items[k] = items[j]
+        while j > 0 {
+            let u = items[j - 1]
+            if !(v.y < u.y || (v.y == u.y && v.x < u.x)) { break }
+            items[j] = u
+            j -= 1
+        }
+        items[j] = v
+    }
+    order[0] = items[0].i
+    for r in 1 ..< n {
+        if items[r].y == items[r - 1].y && items[r].x == items[r - 1].x { return false }
+        order[r] = items[r].i
+    }
+    return true
+}
+
+/// Natural merge sort version of `sortVertices`: flattened contours are made of long
+/// monotone runs (a glyph's ellipse is two), which it finds and merges pairwise.
+func mergeSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>) -> Bool {
     struct Item { var y: Double; var x: Double; var i: Int32 }
     @inline(__always) func less(_ u: Item, _ v: Item) -> Bool { u.y < v.y || (u.y == v.y && u.x < v.x) }
     if n == 0 { return true }

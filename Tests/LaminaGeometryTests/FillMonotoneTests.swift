@@ -103,4 +103,30 @@ import Testing
             }
         }
     }
+
+    /// The bucket sort (even y spread) and the merge sort agree, ties and duplicates included.
+    @Test func bucketSortMatchesMergeSort() {
+        var r = SeededRandom(seed: 7)
+        for n in [16, 17, 100, 584, 3000] {
+            for dup in [false, true] {
+                var pts = (0 ..< n).map { _ in Point(Double.random(in: -100 ... 100, using: &r), Double.random(in: -1e3 ... 1e3, using: &r)) }
+                // Shared y values (translated copies) and, optionally, one exact duplicate.
+                for k in stride(from: 0, to: n - 1, by: 3) { pts[k + 1].y = pts[k].y }
+                pts[n - 1] = Point(-1e300 * 0 + 5, pts[0].y)
+                if dup { pts[n / 2] = pts[n / 3] }
+                var a = [Int32](repeating: 0, count: n), b = a
+                let da = pts.withUnsafeBufferPointer { p in a.withUnsafeMutableBufferPointer { bucketSortVertices(p.baseAddress!, n, $0.baseAddress!) } }
+                let db = pts.withUnsafeBufferPointer { p in b.withUnsafeMutableBufferPointer { mergeSortVertices(p.baseAddress!, n, $0.baseAddress!) } }
+                #expect(da != nil)
+                #expect(da == db)
+                #expect(db == (Set(pts).count == n))
+                if db { #expect(a == b) }
+            }
+        }
+        // Clumped y values fall back (nil), never sort wrongly.
+        let clumped = (0 ..< 200).map { i in Point(Double(i), i < 100 ? 0 : Double(i)) }
+        var o = [Int32](repeating: 0, count: 200)
+        let dc = clumped.withUnsafeBufferPointer { p in o.withUnsafeMutableBufferPointer { bucketSortVertices(p.baseAddress!, 200, $0.baseAddress!) } }
+        #expect(dc == nil)
+    }
 }

@@ -155,7 +155,7 @@ struct MonotoneSweep {
     }
 
     /// Adds vertex v on chain `s` of piece t, emitting the triangles it completes.
-    mutating func add(_ t: Int32, _ v: Int32, _ s: Int32) -> Bool {
+    @inline(__always) mutating func add(_ t: Int32, _ v: Int32, _ s: Int32) -> Bool {
         var head = tHead[Int(t)]
         if nodeBelow[Int(head)] < 0 {
             guard let h = node(v, below: head) else { return false }
@@ -391,7 +391,7 @@ extension FillTessellator {
                     if m < 3 { n = first; return }
                     contours += 1
                     for i in first ..< first + m {
-                        nxt[i] = Int32(i + 1); prv[i] = Int32(i - 1)
+                        nxt[i] = Int32(truncatingIfNeeded: i + 1); prv[i] = Int32(truncatingIfNeeded: i - 1)
                     }
                     nxt[first + m - 1] = Int32(first); prv[first] = Int32(first + m - 1)
                 }
@@ -449,7 +449,6 @@ func sortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePoi
 /// bucket. nil — the caller merge-sorts — when some bucket holds more than 32 items (an
 /// uneven distribution would make the insertion sort quadratic).
 func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>) -> Bool? {
-    struct Item { var y: Double; var x: Double; var i: Int32 }
     var lo = P[0].y, hi = lo
     for i in 1 ..< n {
         let y = P[i].y
@@ -461,49 +460,48 @@ func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMuta
     let scale = Double(n) / range
     guard scale.isFinite, scale > 0 else { return nil }
     let last = Double(n - 1)
-    // SAFETY: n items and n + 1 bucket starts, released before returning; `order` (n Int32s)
-    // holds each point's bucket until the final pass overwrites it.
-    let items = UnsafeMutablePointer<Item>.allocate(capacity: n)
-    let start = UnsafeMutablePointer<Int32>.allocate(capacity: n + 1)
-    defer { items.deallocate(); start.deallocate() }
+    // SAFETY: n + 1 bucket starts and n bucket numbers, released before returning.
+    let start = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * n + 1)
+    defer { start.deallocate() }
+    let bucket = start + (n + 1)
     start.initialize(repeating: 0, count: n + 1)
     for i in 0 ..< n {
         let t = (P[i].y - lo) * scale
         let b = t < last ? Int(t) : n - 1
-        order[i] = Int32(truncatingIfNeeded: b)
+        bucket[i] = Int32(truncatingIfNeeded: b)
         start[b + 1] &+= 1
     }
     var sum: Int32 = 0
-    for b in 1 ... n {
+    for b in 1 ..< n + 1 {
         let c = start[b]
         if c > 32 { return nil }
         sum &+= c
         start[b] = sum
     }
     for i in 0 ..< n {
-        let b = Int(order[i])
+        let b = Int(bucket[i])
         let pos = Int(start[b])
-        start[b] = Int32(pos + 1)
-        let p = P[i]
-        (items + pos).initialize(to: Item(y: p.y, x: p.x, i: Int32(i)))
+        start[b] = Int32(truncatingIfNeeded: pos + 1)
+        order[pos] = Int32(truncatingIfNeeded: i)
     }
+    // Insertion sort by (y, x); items only move within their bucket.
+    var prev = P[Int(order[0])]
     for k in 1 ..< n {
-        let v = items[k]
+        let vi = order[k]
+        let v = P[Int(vi)]
+        if v.y > prev.y || (v.y == prev.y && v.x > prev.x) { prev = v; continue }
+        if v.y == prev.y && v.x == prev.x { return false }
         var j = k - 1
-        if !(v.y < items[j].y || (v.y == items[j].y && v.x < items[j].x)) { continue }
-        items[k] = items[j]
+        order[k] = order[j]
         while j > 0 {
-            let u = items[j - 1]
-            if !(v.y < u.y || (v.y == u.y && v.x < u.x)) { break }
-            items[j] = u
+            let u = P[Int(order[j - 1])]
+            if v.y > u.y || (v.y == u.y && v.x > u.x) { break }
+            if v.y == u.y && v.x == u.x { return false }
+            order[j] = order[j - 1]
             j -= 1
         }
-        items[j] = v
-    }
-    order[0] = items[0].i
-    for r in 1 ..< n {
-        if items[r].y == items[r - 1].y && items[r].x == items[r - 1].x { return false }
-        order[r] = items[r].i
+        order[j] = vi
+        // prev (the largest so far) stays.
     }
     return true
 }

@@ -110,12 +110,29 @@ struct MonotoneSweep {
         return o == 0 ? nil : o
     }
 
-    /// False when edges e and f may share a point other than a common endpoint.
+    /// False when edges e and f may share a point other than a common endpoint; e is the
+    /// left neighbour of f in the active list. The usual case — e's x range ends before f's
+    /// begins — is decided inline.
     @inline(__always) func disjoint(_ e: Int32, _ f: Int32) -> Bool {
+        let pa = P[Int(e)], pb = P[Int(nxt[Int(e)])], pc = P[Int(f)], pd = P[Int(nxt[Int(f)])]
+        if max(pa.x, pb.x) < min(pc.x, pd.x) { return true }
+        return MonotoneSweep.disjointSlow(P, nxt, e, f)
+    }
+
+    /// `disjoint` past its first test. (Static: a method call would copy the sweep.)
+    @inline(never) static func disjointSlow(_ P: UnsafePointer<Point>, _ nxt: UnsafeMutablePointer<Int32>,
+                                            _ e: Int32, _ f: Int32) -> Bool {
+        @inline(__always) func orient(_ a: Int32, _ b: Int32, _ c: Int32) -> Int {
+            let pa = P[Int(a)], pb = P[Int(b)], pc = P[Int(c)]
+            let l = (pb.x - pa.x) * (pc.y - pa.y), r = (pb.y - pa.y) * (pc.x - pa.x)
+            let d = l - r
+            let bound = 1e-14 * (abs(l) + abs(r))
+            return d > bound ? 1 : (d < -bound ? -1 : 0)
+        }
         let a = e, b = nxt[Int(e)], c = f, d = nxt[Int(f)]
         let pa = P[Int(a)], pb = P[Int(b)], pc = P[Int(c)], pd = P[Int(d)]
-        if max(pa.x, pb.x) < min(pc.x, pd.x) || max(pc.x, pd.x) < min(pa.x, pb.x) { return true }
-        if max(pa.y, pb.y) < min(pc.y, pd.y) || max(pc.y, pd.y) < min(pa.y, pb.y) { return true }
+        if max(pc.x, pd.x) < min(pa.x, pb.x) { return true }
+        // (Edges tested are neighbours in the active list, so their y ranges overlap.)
         // A shared endpoint s: disjoint elsewhere unless the other ends are collinear with it.
         if a == d { return orient(a, b, c) != 0 }
         if b == c { return orient(a, b, d) != 0 }
@@ -142,7 +159,7 @@ struct MonotoneSweep {
         if nodeCount == nodeCap { return nil }
         nodeV[nodeCount] = v; nodeBelow[nodeCount] = below
         nodeCount += 1
-        return Int32(nodeCount - 1)
+        return Int32(truncatingIfNeeded: nodeCount - 1)
     }
 
     /// A new monotone piece whose top is v.
@@ -151,7 +168,7 @@ struct MonotoneSweep {
         guard let h = node(v, below: -1) else { return nil }
         tHead[tCount] = h; tSide[tCount] = 0
         tCount += 1
-        return Int32(tCount - 1)
+        return Int32(truncatingIfNeeded: tCount - 1)
     }
 
     /// Adds vertex v on chain `s` of piece t, emitting the triangles it completes.
@@ -256,7 +273,8 @@ struct MonotoneSweep {
         for r in 0 ..< n {
             let v = order[r]
             let p = prv[Int(v)], q = nxt[Int(v)]
-            let pAbove = rank[Int(p)] < Int32(r), qAbove = rank[Int(q)] < Int32(r)
+            let r32 = Int32(truncatingIfNeeded: r)
+            let pAbove = rank[Int(p)] < r32, qAbove = rank[Int(q)] < r32
             if pAbove != qAbove {
                 if !regular(v, old: pAbove ? p : v, new: pAbove ? v : p) { return false }
             } else if !pAbove {
@@ -309,7 +327,7 @@ struct MonotoneSweep {
         return true
     }
 
-    mutating func regular(_ v: Int32, old: Int32, new: Int32) -> Bool {
+    @inline(__always) mutating func regular(_ v: Int32, old: Int32, new: Int32) -> Bool {
         guard let k = find(old, v) else { return false }
         if inside(act[k].wind) {
             // v is on the left chain of the span right of the edge.
@@ -459,15 +477,15 @@ func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMuta
     guard range > 0, range.isFinite else { return nil }
     let scale = Double(n) / range
     guard scale.isFinite, scale > 0 else { return nil }
-    let last = Double(n - 1)
     // SAFETY: n + 1 bucket starts and n bucket numbers, released before returning.
     let start = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * n + 1)
     defer { start.deallocate() }
     let bucket = start + (n + 1)
     start.initialize(repeating: 0, count: n + 1)
     for i in 0 ..< n {
-        let t = (P[i].y - lo) * scale
-        let b = t < last ? Int(t) : n - 1
+        // t + 2^52 rounds t to an integer in the low bits (0 ≤ t ≤ n < 2^31), monotonically.
+        let t = (P[i].y - lo) * scale + 0x1p52
+        let b = min(Int(truncatingIfNeeded: t.bitPattern & 0xFFFF_FFFF), n - 1)
         bucket[i] = Int32(truncatingIfNeeded: b)
         start[b + 1] &+= 1
     }

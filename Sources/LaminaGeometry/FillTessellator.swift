@@ -54,14 +54,26 @@ public enum FillTessellator {
     }
 
     static func triangulate(_ polygons: [[Point]], rule: FillRule, boundary: inout [BoundaryRun]?) throws(TessellationError) -> TriangleList {
-        var flatIndex = 0
         var total = 0
+        // x · 0 is NaN exactly when x is infinite or NaN: one accumulation per contour, and
+        // the element is looked for only when it is NaN.
+        var poison = 0.0
         for poly in polygons {
-            for p in poly {
-                if !p.isFinite { throw .nonFiniteCoordinate(element: flatIndex) }
-                flatIndex += 1
+            poison = poly.withUnsafeBufferPointer { buf in
+                var acc = poison
+                for p in buf { acc += p.x * 0 + p.y * 0 }
+                return acc
             }
             total += poly.count
+        }
+        if poison.isNaN {
+            var flatIndex = 0
+            for poly in polygons {
+                for p in poly {
+                    if !p.isFinite { throw .nonFiniteCoordinate(element: flatIndex) }
+                    flatIndex += 1
+                }
+            }
         }
         if total > Int(UInt32.max) / 4 { throw .tooManyVertices }
         // Fast path: a single convex contour.

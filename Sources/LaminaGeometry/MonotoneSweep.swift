@@ -348,8 +348,17 @@ struct MonotoneSweep {
         }
         act[k].edge = new
         edgePos[Int(new)] = Int32(k)
-        if k > 0 && !disjoint(act[k - 1].edge, new) { return false }
-        if k + 1 < actCount && !disjoint(new, act[k + 1].edge) { return false }
+        // `disjoint` against both neighbours, the new edge's x range computed once.
+        let x0 = P[Int(new)].x, x1 = P[Int(nxt[Int(new)])].x
+        let lo = min(x0, x1), hi = max(x0, x1)
+        if k > 0 {
+            let e = act[k - 1].edge
+            if !(max(P[Int(e)].x, P[Int(nxt[Int(e)])].x) < lo) && !MonotoneSweep.disjointSlow(P, nxt, e, new) { return false }
+        }
+        if k + 1 < actCount {
+            let f = act[k + 1].edge
+            if !(hi < min(P[Int(f)].x, P[Int(nxt[Int(f)])].x)) && !MonotoneSweep.disjointSlow(P, nxt, new, f) { return false }
+        }
         return true
     }
 
@@ -396,6 +405,7 @@ extension FillTessellator {
         let nxt = storage, prv = storage + total
         var contours = 0
         var n = 0
+        var yLo = Double.infinity, yHi = -Double.infinity
         // Points without consecutive duplicates (a contour's closing copy of its first point
         // included); contours left with fewer than 3 are dropped.
         let points = [Point](unsafeUninitializedCapacity: total) { buf, count in
@@ -403,7 +413,16 @@ extension FillTessellator {
             for poly in polygons {
                 poly.withUnsafeBufferPointer { src in
                     let first = n
-                    for p in src where n == first || dst[n - 1] != p { dst[n] = p; n += 1 }
+                    guard var last = src.first else { return }
+                    dst[n] = last; n += 1
+                    yLo = min(yLo, last.y); yHi = max(yHi, last.y)
+                    for i in 1 ..< src.count {
+                        let p = src[i]
+                        if p != last {
+                            dst[n] = p; n += 1; last = p
+                            yLo = min(yLo, p.y); yHi = max(yHi, p.y)
+                        }
+                    }
                     while n - first > 1 && dst[n - 1] == dst[first] { n -= 1 }
                     let m = n - first
                     if m < 3 { n = first; return }
@@ -421,7 +440,7 @@ extension FillTessellator {
         // The layout in init uses n (points kept), not total: move prv to its place.
         if n != total { for i in 0 ..< n { storage[n + i] = prv[i] } }
         // Sort vertices by (y, x); equal positions are not simple.
-        let distinct = points.withUnsafeBufferPointer { sortVertices($0.baseAddress!, n, order) }
+        let distinct = points.withUnsafeBufferPointer { sortVertices($0.baseAddress!, n, order, yRange: (yLo, yHi)) }
         if !distinct { return nil }
         for r in 0 ..< n { rank[Int(order[r])] = Int32(r) }
         let outCap = 3 * (n + 2 * contours)
@@ -456,8 +475,11 @@ extension FillTessellator {
 /// Writes into `order` the indices of `P[0 ..< n]` sorted by (y, x); false when two points
 /// are equal. A bucket sort on y when the y values spread evenly enough (`bucketSortVertices`),
 /// else a natural merge sort.
-func sortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>) -> Bool {
-    if n >= 16, let sorted = bucketSortVertices(P, n, order) { return sorted }
+///
+/// `yRange`, when given, holds (at least) the smallest and largest y.
+func sortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>,
+                  yRange: (Double, Double)? = nil) -> Bool {
+    if n >= 16, let sorted = bucketSortVertices(P, n, order, yRange: yRange) { return sorted }
     return mergeSortVertices(P, n, order)
 }
 
@@ -466,12 +488,16 @@ func sortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePoi
 /// counting pass, one scatter, then insertion sort, which only moves items within their
 /// bucket. nil — the caller merge-sorts — when some bucket holds more than 32 items (an
 /// uneven distribution would make the insertion sort quadratic).
-func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>) -> Bool? {
-    var lo = P[0].y, hi = lo
-    for i in 1 ..< n {
-        let y = P[i].y
-        lo = y < lo ? y : lo
-        hi = y > hi ? y : hi
+func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMutablePointer<Int32>,
+                        yRange: (Double, Double)? = nil) -> Bool? {
+    var lo: Double, hi: Double
+    if let (l, h) = yRange { lo = l; hi = h } else {
+        lo = P[0].y; hi = lo
+        for i in 1 ..< n {
+            let y = P[i].y
+            lo = y < lo ? y : lo
+            hi = y > hi ? y : hi
+        }
     }
     let range = hi - lo
     guard range > 0, range.isFinite else { return nil }

@@ -144,13 +144,24 @@ extension LayerTree {
     public func updatePresentation(_ presentation: inout LayerTree, at t: Double) {
         if presentation.version != version || presentation.count != count {
             presentation = self
+            presentation.presentationPlan = nil
         }
-        for id in animatedLayers {
-            // Read through the values view: no copy of the whole node.
-            guard let i = nodes.index(forKey: id) else { continue }
-            var p = nodes.values[i].properties
-            Self.applyAnimations(nodes.values[i].animations, to: &p, at: t)
-            presentation.nodes[id]!.properties = p
+        guard !animatedLayers.isEmpty else { return }
+        if presentation.presentationPlan == nil || presentation.presentationPlan!.version != version
+            || presentation.presentationPlan!.count != count {
+            presentation.presentationPlan = PresentationPlan(self)
+        }
+        // The plan's storage indices are the model's: the presentation tree is a copy of this
+        // tree at the same version (a copy-on-write copy keeps the layout). Each animated
+        // layer's properties are patched in place (`_modify` through the values view).
+        let plan = presentation.presentationPlan!
+        let slots = plan.slots
+        plan.bindings.withUnsafeBufferPointer { bindings in
+            plan.compiled.withUnsafeBufferPointer { compiled in
+                for g in plan.groups {
+                    evaluate(g, into: &presentation.nodes.values[g.index].properties, bindings, compiled, slots, at: t)
+                }
+            }
         }
     }
 

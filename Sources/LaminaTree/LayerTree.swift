@@ -46,6 +46,9 @@ public struct LayerTree: Sendable {
     var declaredCompletions: [CompletionKey] = []
     /// Events not yet taken by `takeEvents()`.
     public internal(set) var events: [TreeEvent] = []
+    /// In a presentation tree: the flat list of animation bindings it is patched from each
+    /// frame (built by `updatePresentation` for the model version it was made from).
+    var presentationPlan: PresentationPlan? = nil
 
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 

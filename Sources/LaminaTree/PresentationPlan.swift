@@ -1,0 +1,256 @@
+import LaminaAnimation
+import LaminaGeometry
+
+/// Where an animation binding reads and writes in `LayerProperties`, resolved from its
+/// `PropertySlot` once (a trivial enum: no string, no reference counting per frame).
+/// `generic` covers the kinds without a typed entry point (paths, lists, custom numbers),
+/// which go through `AnimatableValue` and the binding's slot.
+enum PresentationChannel: Sendable {
+    case bounds, boundsOrigin, boundsOriginX, boundsOriginY, boundsSize, boundsWidth, boundsHeight
+    case position, positionX, positionY, zPosition, anchorPoint, anchorPointX, anchorPointY, anchorPointZ
+    case transform, sublayerTransform
+    case transformComponent(TransformComponent), sublayerTransformComponent(TransformComponent)
+    case opacity, cornerRadius, borderWidth, borderColor, backgroundColor
+    case shadowColor, shadowOpacity, shadowOffset, shadowOffsetWidth, shadowOffsetHeight, shadowRadius
+    case fillColor, strokeColor, lineWidth, miterLimit, lineDashPhase, strokeStart, strokeEnd
+    case startPoint, endPoint
+    case generic
+
+    init(_ slot: PropertySlot) {
+        switch slot {
+        case .bounds: self = .bounds
+        case .boundsOrigin: self = .boundsOrigin
+        case .boundsOriginX: self = .boundsOriginX
+        case .boundsOriginY: self = .boundsOriginY
+        case .boundsSize: self = .boundsSize
+        case .boundsWidth: self = .boundsWidth
+        case .boundsHeight: self = .boundsHeight
+        case .position: self = .position
+        case .positionX: self = .positionX
+        case .positionY: self = .positionY
+        case .zPosition: self = .zPosition
+        case .anchorPoint: self = .anchorPoint
+        case .anchorPointX: self = .anchorPointX
+        case .anchorPointY: self = .anchorPointY
+        case .anchorPointZ: self = .anchorPointZ
+        case .transform: self = .transform
+        case .sublayerTransform: self = .sublayerTransform
+        case .transformComponent(let c): self = .transformComponent(c)
+        case .sublayerTransformComponent(let c): self = .sublayerTransformComponent(c)
+        case .opacity: self = .opacity
+        case .cornerRadius: self = .cornerRadius
+        case .borderWidth: self = .borderWidth
+        case .borderColor: self = .borderColor
+        case .backgroundColor: self = .backgroundColor
+        case .shadowColor: self = .shadowColor
+        case .shadowOpacity: self = .shadowOpacity
+        case .shadowOffset: self = .shadowOffset
+        case .shadowOffsetWidth: self = .shadowOffsetWidth
+        case .shadowOffsetHeight: self = .shadowOffsetHeight
+        case .shadowRadius: self = .shadowRadius
+        case .fillColor: self = .fillColor
+        case .strokeColor: self = .strokeColor
+        case .lineWidth: self = .lineWidth
+        case .miterLimit: self = .miterLimit
+        case .lineDashPhase: self = .lineDashPhase
+        case .strokeStart: self = .strokeStart
+        case .strokeEnd: self = .strokeEnd
+        case .startPoint: self = .startPoint
+        case .endPoint: self = .endPoint
+        case .shadowPath, .path, .lineDashPattern, .colors, .locations, .custom: self = .generic
+        }
+    }
+}
+
+/// The render thread's flat list of what to evaluate per frame, built once per model version
+/// (kept in the presentation tree): per animated layer its node's storage index, and per
+/// (animation, key path) a binding with the compiled animation and the resolved channel.
+/// A frame walks the bindings and writes the results in place into the presentation
+/// properties: no dictionary lookup by id, no copy of `LayerProperties` or `AnimatableValue`.
+struct PresentationPlan: Sendable {
+    typealias NodeIndex = Dictionary<LayerID, LayerNode>.Index
+
+    struct Group: Sendable {
+        /// The layer's index in the model tree's (and so the presentation tree's) storage.
+        var index: NodeIndex
+        var start: Int
+        var end: Int
+    }
+
+    struct Binding: Sendable {
+        var animation: Int          // into `compiled`
+        var keyPath: Int            // key path number in the compiled animation
+        var channel: PresentationChannel
+        var slot: Int               // into `slots` (generic channels), else -1
+        var beginTime: Double
+        var endTime: Double
+        var removedOnCompletion: Bool
+    }
+
+    var version: UInt64
+    var count: Int
+    var groups: [Group] = []
+    var bindings: [Binding] = []
+    var compiled: [CompiledAnimation] = []
+    var slots: [PropertySlot] = []
+
+    init(_ tree: LayerTree) {
+        version = tree.version
+        count = tree.count
+        groups.reserveCapacity(tree.animatedLayers.count)
+        bindings.reserveCapacity(tree.animatedLayers.count)
+        compiled.reserveCapacity(tree.animatedLayers.count)
+        for id in tree.animatedLayers {
+            guard let index = tree.nodes.index(forKey: id) else { continue }
+            let start = bindings.count
+            for a in tree.nodes.values[index].animations {
+                let k = compiled.count
+                compiled.append(a.compiled)
+                for (i, slot) in a.slots.enumerated() {
+                    let channel = PresentationChannel(slot)
+                    var s = -1
+                    if case .generic = channel { s = slots.count; slots.append(slot) }
+                    bindings.append(Binding(animation: k, keyPath: i, channel: channel, slot: s,
+                                            beginTime: a.beginTime, endTime: a.compiled.endTime,
+                                            removedOnCompletion: a.compiled.removedOnCompletion))
+                }
+            }
+            if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
+        }
+    }
+}
+
+extension LayerTree {
+    /// Patches the presentation properties of one animated layer in place: the stored
+    /// properties its animations touch go back to the model values, then each binding applies
+    /// in the order added (each reading what the previous wrote).
+    @inline(__always)
+    func evaluate(_ g: PresentationPlan.Group, into p: inout LayerProperties,
+                  _ bindings: UnsafeBufferPointer<PresentationPlan.Binding>,
+                  _ compiled: UnsafeBufferPointer<CompiledAnimation>, _ slots: [PropertySlot], at t: Double) {
+        for j in g.start..<g.end { resetStored(bindings[j], g.index, into: &p, slots) }
+        for j in g.start..<g.end {
+            let b = bindings[j]
+            let local = t - b.beginTime
+            if b.removedOnCompletion && local >= b.endTime { continue }
+            Self.apply(b, compiled.baseAddress! + b.animation, at: local, to: &p, slots)
+        }
+    }
+
+    /// Puts back the model value of the stored property a binding writes.
+    @inline(__always)
+    func resetStored(_ b: PresentationPlan.Binding, _ i: PresentationPlan.NodeIndex, into p: inout LayerProperties,
+                     _ slots: [PropertySlot]) {
+        switch b.channel {
+        case .bounds, .boundsOrigin, .boundsOriginX, .boundsOriginY, .boundsSize, .boundsWidth, .boundsHeight:
+            p.bounds = nodes.values[i].properties.bounds
+        case .position, .positionX, .positionY: p.position = nodes.values[i].properties.position
+        case .zPosition: p.zPosition = nodes.values[i].properties.zPosition
+        case .anchorPoint, .anchorPointX, .anchorPointY: p.anchorPoint = nodes.values[i].properties.anchorPoint
+        case .anchorPointZ: p.anchorPointZ = nodes.values[i].properties.anchorPointZ
+        case .transform, .transformComponent: p.transform = nodes.values[i].properties.transform
+        case .sublayerTransform, .sublayerTransformComponent:
+            p.sublayerTransform = nodes.values[i].properties.sublayerTransform
+        case .opacity: p.opacity = nodes.values[i].properties.opacity
+        case .cornerRadius: p.cornerRadius = nodes.values[i].properties.cornerRadius
+        case .borderWidth: p.borderWidth = nodes.values[i].properties.borderWidth
+        case .borderColor: p.borderColor = nodes.values[i].properties.borderColor
+        case .backgroundColor: p.backgroundColor = nodes.values[i].properties.backgroundColor
+        case .shadowColor: p.shadowColor = nodes.values[i].properties.shadowColor
+        case .shadowOpacity: p.shadowOpacity = nodes.values[i].properties.shadowOpacity
+        case .shadowOffset, .shadowOffsetWidth, .shadowOffsetHeight: p.shadowOffset = nodes.values[i].properties.shadowOffset
+        case .shadowRadius: p.shadowRadius = nodes.values[i].properties.shadowRadius
+        case .fillColor: p.fillColor = nodes.values[i].properties.fillColor
+        case .strokeColor: p.strokeColor = nodes.values[i].properties.strokeColor
+        case .lineWidth: p.lineWidth = nodes.values[i].properties.lineWidth
+        case .miterLimit: p.miterLimit = nodes.values[i].properties.miterLimit
+        case .lineDashPhase: p.lineDashPhase = nodes.values[i].properties.lineDashPhase
+        case .strokeStart: p.strokeStart = nodes.values[i].properties.strokeStart
+        case .strokeEnd: p.strokeEnd = nodes.values[i].properties.strokeEnd
+        case .startPoint: p.startPoint = nodes.values[i].properties.startPoint
+        case .endPoint: p.endPoint = nodes.values[i].properties.endPoint
+        case .generic:
+            switch slots[b.slot] {
+            case .shadowPath: p.shadowPath = nodes.values[i].properties.shadowPath
+            case .path: p.path = nodes.values[i].properties.path
+            case .lineDashPattern: p.lineDashPattern = nodes.values[i].properties.lineDashPattern
+            case .colors: p.colors = nodes.values[i].properties.colors
+            case .locations: p.locations = nodes.values[i].properties.locations
+            case .custom(let name): p.custom[name] = nodes.values[i].properties.custom[name]
+            default: break
+            }
+        }
+    }
+
+    /// One binding through the typed entry points (the same answers as
+    /// `value(forKeyPathAt:at:underlying:)` followed by `setAnimatableValue`).
+    @inline(__always)
+    static func apply(_ b: PresentationPlan.Binding, _ animation: UnsafePointer<CompiledAnimation>, at t: Double,
+                      to p: inout LayerProperties, _ slots: [PropertySlot]) {
+        let i = b.keyPath
+        // Through the pointer: the compiled animation is borrowed, not copied (no retains).
+        switch b.channel {
+        case .bounds: if let v = animation.pointee.rectValue(forKeyPathAt: i, at: t, underlying: p.bounds) { p.bounds = v }
+        case .boundsOrigin: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin) { p.bounds.origin = v }
+        case .boundsOriginX: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin.x) { p.bounds.origin.x = v }
+        case .boundsOriginY: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin.y) { p.bounds.origin.y = v }
+        case .boundsSize: if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: p.bounds.size) { p.bounds.size = v }
+        case .boundsWidth: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.size.width) { p.bounds.size.width = v }
+        case .boundsHeight: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.size.height) { p.bounds.size.height = v }
+        case .position: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.position) { p.position = v }
+        case .positionX: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.position.x) { p.position.x = v }
+        case .positionY: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.position.y) { p.position.y = v }
+        case .zPosition: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.zPosition) { p.zPosition = v }
+        case .anchorPoint: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint) { p.anchorPoint = v }
+        case .anchorPointX: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint.x) { p.anchorPoint.x = v }
+        case .anchorPointY: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint.y) { p.anchorPoint.y = v }
+        case .anchorPointZ: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPointZ) { p.anchorPointZ = v }
+        case .transform: if let v = animation.pointee.transformValue(forKeyPathAt: i, at: t, underlying: p.transform) { p.transform = v }
+        case .sublayerTransform:
+            if let v = animation.pointee.transformValue(forKeyPathAt: i, at: t, underlying: p.sublayerTransform) { p.sublayerTransform = v }
+        case .transformComponent(let tc):
+            if tc.isSize {
+                if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) { p.transform = tc.setting(v, in: p.transform) }
+            } else {
+                if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.transform)) { p.transform = tc.setting(v, in: p.transform) }
+            }
+        case .sublayerTransformComponent(let tc):
+            if tc.isSize {
+                if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.sublayerTransform)) {
+                    p.sublayerTransform = tc.setting(v, in: p.sublayerTransform)
+                }
+            } else {
+                if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.sublayerTransform)) {
+                    p.sublayerTransform = tc.setting(v, in: p.sublayerTransform)
+                }
+            }
+        case .opacity: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.opacity) { p.opacity = v }
+        case .cornerRadius: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.cornerRadius) { p.cornerRadius = v }
+        case .borderWidth: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.borderWidth) { p.borderWidth = v }
+        case .borderColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.borderColor ?? .clear) { p.borderColor = v }
+        case .backgroundColor:
+            if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.backgroundColor ?? .clear) { p.backgroundColor = v }
+        case .shadowColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.shadowColor ?? .clear) { p.shadowColor = v }
+        case .shadowOpacity: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOpacity) { p.shadowOpacity = v }
+        case .shadowOffset: if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset) { p.shadowOffset = v }
+        case .shadowOffsetWidth:
+            if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.width) { p.shadowOffset.width = v }
+        case .shadowOffsetHeight:
+            if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.height) { p.shadowOffset.height = v }
+        case .shadowRadius: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowRadius) { p.shadowRadius = v }
+        case .fillColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.fillColor ?? .clear) { p.fillColor = v }
+        case .strokeColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.strokeColor ?? .clear) { p.strokeColor = v }
+        case .lineWidth: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.lineWidth) { p.lineWidth = v }
+        case .miterLimit: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.miterLimit) { p.miterLimit = v }
+        case .lineDashPhase: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.lineDashPhase) { p.lineDashPhase = v }
+        case .strokeStart: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.strokeStart) { p.strokeStart = v }
+        case .strokeEnd: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.strokeEnd) { p.strokeEnd = v }
+        case .startPoint: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.startPoint) { p.startPoint = v }
+        case .endPoint: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.endPoint) { p.endPoint = v }
+        case .generic:
+            let slot = slots[b.slot]
+            var u = p.animatableValue(at: slot)
+            if animation.pointee.apply(forKeyPathAt: i, at: t, to: &u) { p.setAnimatableValue(u, at: slot) }
+        }
+    }
+}

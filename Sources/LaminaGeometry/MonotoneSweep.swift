@@ -442,7 +442,7 @@ extension FillTessellator {
         // Sort vertices by (y, x); equal positions are not simple.
         let distinct = points.withUnsafeBufferPointer { sortVertices($0.baseAddress!, n, order, yRange: (yLo, yHi)) }
         if !distinct { return nil }
-        for r in 0 ..< n { rank[Int(order[r])] = Int32(r) }
+        for r in 0 ..< n { rank[Int(order[r])] = Int32(truncatingIfNeeded: r) }
         let outCap = 3 * (n + 2 * contours)
         var ok = false
         let indices = points.withUnsafeBufferPointer { pts in
@@ -503,20 +503,21 @@ func bucketSortVertices(_ P: UnsafePointer<Point>, _ n: Int, _ order: UnsafeMuta
     guard range > 0, range.isFinite else { return nil }
     let scale = Double(n) / range
     guard scale.isFinite, scale > 0 else { return nil }
-    // SAFETY: n + 1 bucket starts and n bucket numbers, released before returning.
-    let start = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * n + 1)
+    // SAFETY: n + 2 bucket starts and n bucket numbers, released before returning.
+    let start = UnsafeMutablePointer<Int32>.allocate(capacity: 2 * n + 2)
     defer { start.deallocate() }
-    let bucket = start + (n + 1)
-    start.initialize(repeating: 0, count: n + 1)
+    let bucket = start + (n + 2)
+    start.initialize(repeating: 0, count: n + 2)
     for i in 0 ..< n {
-        // t + 2^52 rounds t to an integer in the low bits (0 ≤ t ≤ n < 2^31), monotonically.
+        // t + 2^52 rounds t to an integer in the low bits (0 ≤ t ≤ n·(1 + ε) < 2^31), monotonically:
+        // buckets 0 ... n.
         let t = (P[i].y - lo) * scale + 0x1p52
-        let b = min(Int(truncatingIfNeeded: t.bitPattern & 0xFFFF_FFFF), n - 1)
+        let b = Int(truncatingIfNeeded: t.bitPattern & 0xFFFF_FFFF)
         bucket[i] = Int32(truncatingIfNeeded: b)
         start[b + 1] &+= 1
     }
     var sum: Int32 = 0
-    for b in 1 ..< n + 1 {
+    for b in 1 ..< n + 2 {
         let c = start[b]
         if c > 32 { return nil }
         sum &+= c

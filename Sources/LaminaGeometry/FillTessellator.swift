@@ -167,12 +167,12 @@ extension FillTessellator {
                 }
                 let dx = c.x - b.x, dy = c.y - b.y
                 if dx != 0 {
-                    if lastDX != 0 && (dx > 0) != (lastDX > 0) { xFlips += 1 }
+                    if lastDX != 0 && (dx > 0) != (lastDX > 0) { xFlips += 1; if xFlips > 2 { return false } }
                     if firstDX == 0 { firstDX = dx }
                     lastDX = dx
                 }
                 if dy != 0 {
-                    if lastDY != 0 && (dy > 0) != (lastDY > 0) { yFlips += 1 }
+                    if lastDY != 0 && (dy > 0) != (lastDY > 0) { yFlips += 1; if yFlips > 2 { return false } }
                     if firstDY == 0 { firstDY = dy }
                     lastDY = dy
                 }

@@ -227,14 +227,10 @@ struct SmallFillSweep {
                                    points: outPoints, pointCap: pointCap, indices: outIndices, indexCap: indexCap)
         if !sweep.run(order: order, count: s, active: active, open: open, pend: pend) { return nil }
         let np = sweep.pointCount, ni = sweep.indexCount
-        // (reserveCapacity + append specialize here; `init(unsafeUninitializedCapacity:)`
+        // (`Array(UnsafeBufferPointer)` specializes here; `init(unsafeUninitializedCapacity:)`
         // allocates through the runtime's generic metadata lookup, ~500 instructions more.)
-        var result = TriangleList()
-        result.points.reserveCapacity(np)
-        result.points.append(contentsOf: UnsafeBufferPointer(start: outPoints, count: np))
-        result.indices.reserveCapacity(ni)
-        result.indices.append(contentsOf: UnsafeBufferPointer(start: outIndices, count: ni))
-        return result
+        return TriangleList(points: Array(UnsafeBufferPointer(start: outPoints, count: np)),
+                            indices: Array(UnsafeBufferPointer(start: outIndices, count: ni)))
     }
 
     /// Sorts `order[0 ..< n]` by (ty, tx) of `segs`: insertion sort for small n, else a

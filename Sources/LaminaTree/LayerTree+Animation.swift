@@ -156,10 +156,10 @@ extension LayerTree {
         // layer's properties are patched in place (`_modify` through the values view).
         let plan = presentation.presentationPlan!
         let slots = plan.slots
-        plan.bindings.withUnsafeBufferPointer { bindings in
-            plan.compiled.withUnsafeBufferPointer { compiled in
+        withExtendedLifetime(plan.compiled) {
+            plan.bindings.withUnsafeBufferPointer { bindings in
                 for g in plan.groups {
-                    evaluate(g, into: &presentation.nodes.values[g.index].properties, bindings, compiled, slots, at: t)
+                    evaluate(g, into: &presentation.nodes.values[g.index].properties, bindings, slots, at: t)
                 }
             }
         }

@@ -77,8 +77,15 @@ struct PresentationPlan: Sendable {
         var end: Int
     }
 
-    struct Binding: Sendable {
-        var animation: Int          // into `compiled`
+    /// A compiled animation behind a reference, so that a frame reaches it through an
+    /// unretained pointer without copying the struct (and retaining its arrays).
+    final class Box: Sendable {
+        let animation: CompiledAnimation
+        init(_ animation: CompiledAnimation) { self.animation = animation }
+    }
+
+    struct Binding: @unchecked Sendable {
+        var animation: Unmanaged<Box>   // kept alive by `compiled`
         var keyPath: Int            // key path number in the compiled animation
         var channel: PresentationChannel
         var slot: Int               // into `slots` (generic channels), else -1
@@ -91,7 +98,7 @@ struct PresentationPlan: Sendable {
     var count: Int
     var groups: [Group] = []
     var bindings: [Binding] = []
-    var compiled: [CompiledAnimation] = []
+    var compiled: [Box] = []
     var slots: [PropertySlot] = []
 
     init(_ tree: LayerTree) {
@@ -104,8 +111,9 @@ struct PresentationPlan: Sendable {
             guard let index = tree.nodes.index(forKey: id) else { continue }
             let start = bindings.count
             for a in tree.nodes.values[index].animations {
-                let k = compiled.count
-                compiled.append(a.compiled)
+                let box = Box(a.compiled)
+                compiled.append(box)
+                let k = Unmanaged.passUnretained(box)
                 for (i, slot) in a.slots.enumerated() {
                     let channel = PresentationChannel(slot)
                     var s = -1
@@ -126,14 +134,13 @@ extension LayerTree {
     /// in the order added (each reading what the previous wrote).
     @inline(__always)
     func evaluate(_ g: PresentationPlan.Group, into p: inout LayerProperties,
-                  _ bindings: UnsafeBufferPointer<PresentationPlan.Binding>,
-                  _ compiled: UnsafeBufferPointer<CompiledAnimation>, _ slots: [PropertySlot], at t: Double) {
+                  _ bindings: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot], at t: Double) {
         for j in g.start..<g.end { resetStored(bindings[j], g.index, into: &p, slots) }
         for j in g.start..<g.end {
             let b = bindings[j]
             let local = t - b.beginTime
             if b.removedOnCompletion && local >= b.endTime { continue }
-            Self.apply(b, compiled.baseAddress! + b.animation, at: local, to: &p, slots)
+            b.animation._withUnsafeGuaranteedRef { Self.apply(b, $0, at: local, to: &p, slots) }
         }
     }
 
@@ -185,72 +192,71 @@ extension LayerTree {
     /// One binding through the typed entry points (the same answers as
     /// `value(forKeyPathAt:at:underlying:)` followed by `setAnimatableValue`).
     @inline(__always)
-    static func apply(_ b: PresentationPlan.Binding, _ animation: UnsafePointer<CompiledAnimation>, at t: Double,
+    static func apply(_ b: PresentationPlan.Binding, _ box: PresentationPlan.Box, at t: Double,
                       to p: inout LayerProperties, _ slots: [PropertySlot]) {
         let i = b.keyPath
-        // Through the pointer: the compiled animation is borrowed, not copied (no retains).
         switch b.channel {
-        case .bounds: if let v = animation.pointee.rectValue(forKeyPathAt: i, at: t, underlying: p.bounds) { p.bounds = v }
-        case .boundsOrigin: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin) { p.bounds.origin = v }
-        case .boundsOriginX: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin.x) { p.bounds.origin.x = v }
-        case .boundsOriginY: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin.y) { p.bounds.origin.y = v }
-        case .boundsSize: if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: p.bounds.size) { p.bounds.size = v }
-        case .boundsWidth: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.size.width) { p.bounds.size.width = v }
-        case .boundsHeight: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.size.height) { p.bounds.size.height = v }
-        case .position: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.position) { p.position = v }
-        case .positionX: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.position.x) { p.position.x = v }
-        case .positionY: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.position.y) { p.position.y = v }
-        case .zPosition: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.zPosition) { p.zPosition = v }
-        case .anchorPoint: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint) { p.anchorPoint = v }
-        case .anchorPointX: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint.x) { p.anchorPoint.x = v }
-        case .anchorPointY: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint.y) { p.anchorPoint.y = v }
-        case .anchorPointZ: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPointZ) { p.anchorPointZ = v }
-        case .transform: if let v = animation.pointee.transformValue(forKeyPathAt: i, at: t, underlying: p.transform) { p.transform = v }
+        case .bounds: if let v = box.animation.rectValue(forKeyPathAt: i, at: t, underlying: p.bounds) { p.bounds = v }
+        case .boundsOrigin: if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin) { p.bounds.origin = v }
+        case .boundsOriginX: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin.x) { p.bounds.origin.x = v }
+        case .boundsOriginY: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.origin.y) { p.bounds.origin.y = v }
+        case .boundsSize: if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: p.bounds.size) { p.bounds.size = v }
+        case .boundsWidth: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.size.width) { p.bounds.size.width = v }
+        case .boundsHeight: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.bounds.size.height) { p.bounds.size.height = v }
+        case .position: if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.position) { p.position = v }
+        case .positionX: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.position.x) { p.position.x = v }
+        case .positionY: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.position.y) { p.position.y = v }
+        case .zPosition: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.zPosition) { p.zPosition = v }
+        case .anchorPoint: if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint) { p.anchorPoint = v }
+        case .anchorPointX: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint.x) { p.anchorPoint.x = v }
+        case .anchorPointY: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPoint.y) { p.anchorPoint.y = v }
+        case .anchorPointZ: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.anchorPointZ) { p.anchorPointZ = v }
+        case .transform: if let v = box.animation.transformValue(forKeyPathAt: i, at: t, underlying: p.transform) { p.transform = v }
         case .sublayerTransform:
-            if let v = animation.pointee.transformValue(forKeyPathAt: i, at: t, underlying: p.sublayerTransform) { p.sublayerTransform = v }
+            if let v = box.animation.transformValue(forKeyPathAt: i, at: t, underlying: p.sublayerTransform) { p.sublayerTransform = v }
         case .transformComponent(let tc):
             if tc.isSize {
-                if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) { p.transform = tc.setting(v, in: p.transform) }
+                if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) { p.transform = tc.setting(v, in: p.transform) }
             } else {
-                if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.transform)) { p.transform = tc.setting(v, in: p.transform) }
+                if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.transform)) { p.transform = tc.setting(v, in: p.transform) }
             }
         case .sublayerTransformComponent(let tc):
             if tc.isSize {
-                if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.sublayerTransform)) {
+                if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.sublayerTransform)) {
                     p.sublayerTransform = tc.setting(v, in: p.sublayerTransform)
                 }
             } else {
-                if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.sublayerTransform)) {
+                if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.sublayerTransform)) {
                     p.sublayerTransform = tc.setting(v, in: p.sublayerTransform)
                 }
             }
-        case .opacity: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.opacity) { p.opacity = v }
-        case .cornerRadius: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.cornerRadius) { p.cornerRadius = v }
-        case .borderWidth: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.borderWidth) { p.borderWidth = v }
-        case .borderColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.borderColor ?? .clear) { p.borderColor = v }
+        case .opacity: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.opacity) { p.opacity = v }
+        case .cornerRadius: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.cornerRadius) { p.cornerRadius = v }
+        case .borderWidth: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.borderWidth) { p.borderWidth = v }
+        case .borderColor: if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.borderColor ?? .clear) { p.borderColor = v }
         case .backgroundColor:
-            if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.backgroundColor ?? .clear) { p.backgroundColor = v }
-        case .shadowColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.shadowColor ?? .clear) { p.shadowColor = v }
-        case .shadowOpacity: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOpacity) { p.shadowOpacity = v }
-        case .shadowOffset: if let v = animation.pointee.sizeValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset) { p.shadowOffset = v }
+            if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.backgroundColor ?? .clear) { p.backgroundColor = v }
+        case .shadowColor: if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.shadowColor ?? .clear) { p.shadowColor = v }
+        case .shadowOpacity: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOpacity) { p.shadowOpacity = v }
+        case .shadowOffset: if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset) { p.shadowOffset = v }
         case .shadowOffsetWidth:
-            if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.width) { p.shadowOffset.width = v }
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.width) { p.shadowOffset.width = v }
         case .shadowOffsetHeight:
-            if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.height) { p.shadowOffset.height = v }
-        case .shadowRadius: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowRadius) { p.shadowRadius = v }
-        case .fillColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.fillColor ?? .clear) { p.fillColor = v }
-        case .strokeColor: if let v = animation.pointee.colorValue(forKeyPathAt: i, at: t, underlying: p.strokeColor ?? .clear) { p.strokeColor = v }
-        case .lineWidth: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.lineWidth) { p.lineWidth = v }
-        case .miterLimit: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.miterLimit) { p.miterLimit = v }
-        case .lineDashPhase: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.lineDashPhase) { p.lineDashPhase = v }
-        case .strokeStart: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.strokeStart) { p.strokeStart = v }
-        case .strokeEnd: if let v = animation.pointee.doubleValue(forKeyPathAt: i, at: t, underlying: p.strokeEnd) { p.strokeEnd = v }
-        case .startPoint: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.startPoint) { p.startPoint = v }
-        case .endPoint: if let v = animation.pointee.pointValue(forKeyPathAt: i, at: t, underlying: p.endPoint) { p.endPoint = v }
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.height) { p.shadowOffset.height = v }
+        case .shadowRadius: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowRadius) { p.shadowRadius = v }
+        case .fillColor: if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.fillColor ?? .clear) { p.fillColor = v }
+        case .strokeColor: if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.strokeColor ?? .clear) { p.strokeColor = v }
+        case .lineWidth: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.lineWidth) { p.lineWidth = v }
+        case .miterLimit: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.miterLimit) { p.miterLimit = v }
+        case .lineDashPhase: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.lineDashPhase) { p.lineDashPhase = v }
+        case .strokeStart: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.strokeStart) { p.strokeStart = v }
+        case .strokeEnd: if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.strokeEnd) { p.strokeEnd = v }
+        case .startPoint: if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.startPoint) { p.startPoint = v }
+        case .endPoint: if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.endPoint) { p.endPoint = v }
         case .generic:
             let slot = slots[b.slot]
             var u = p.animatableValue(at: slot)
-            if animation.pointee.apply(forKeyPathAt: i, at: t, to: &u) { p.setAnimatableValue(u, at: slot) }
+            if box.animation.apply(forKeyPathAt: i, at: t, to: &u) { p.setAnimatableValue(u, at: slot) }
         }
     }
 }

@@ -81,7 +81,7 @@ struct TessFillInput { var name: String; var polygons: [[Point]]; var rules: [Fi
 struct TessStrokeInput { var name: String; var path: Path; var style: StrokeStyle; var segments: Int }
 
 func tessFillInputs() -> [TessFillInput] {
-    var rng = BenchRandom(seed: 42)
+    var rng = SeededRandom(seed: 42)
     let star = (0 ..< 1000).map { k -> Point in
         let a = Double(k) * 2 * .pi / 1000, r = k % 2 == 0 ? 100.0 : 60.0
         return Point(r * cos(a), r * sin(a))
@@ -116,7 +116,7 @@ func tessFillInputs() -> [TessFillInput] {
 }
 
 func tessStrokeInputs() -> [TessStrokeInput] {
-    var rng = BenchRandom(seed: 7)
+    var rng = SeededRandom(seed: 7)
     var zigzag = Path()
     zigzag.move(to: .zero)
     for i in 1 ... 1000 { zigzag.addLine(to: Point(Double(i) * 3, i % 2 == 0 ? 0 : 10 + rng.uniform(0, 5))) }
@@ -132,18 +132,6 @@ func tessStrokeInputs() -> [TessStrokeInput] {
     return out
 }
 
-struct BenchRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func uniform(_ a: Double, _ b: Double) -> Double { a + (b - a) * Double(next() >> 11) / Double(1 << 53) }
-}
 
 extension Path {
     /// The polygon points in reverse order (a hole for nonZero). Only for closed, line/cubic paths.

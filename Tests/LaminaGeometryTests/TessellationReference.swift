@@ -142,18 +142,6 @@ func strictlyInside(_ p: Point, _ a: Point, _ b: Point, _ c: Point, _ m: Double)
     return pos || neg
 }
 
-/// A small deterministic generator (SplitMix64) for seeded random cases.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 func rotate(_ polys: [[Point]], _ angle: Double) -> [[Point]] {
     let c = cos(angle), s = sin(angle)

@@ -19,20 +19,8 @@ import Testing
         ProcessInfo.processInfo.environment["LAMINA_FUZZ_SECONDS"].flatMap(Double.init) ?? 1.5
     }
 
-    struct Rng {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { n <= 0 ? 0 : Int(next() % UInt64(n)) }
-    }
-
     /// A valid session: hello, layers, properties of every value type, hierarchy, commits.
-    static func seedStream(_ rng: inout Rng) -> [UInt8] {
+    static func seedStream(_ rng: inout SeededRandom) -> [UInt8] {
         var id: UInt32 = 1
         func msg(_ r: Request) -> [UInt8] { defer { id += 1 }; return MessageEncoder.encode(r, requestID: id) }
         var s = msg(.hello(magic: Protocol.magic, major: 0, minor: 1, clientName: "fuzz"))
@@ -67,7 +55,7 @@ import Testing
         return s
     }
 
-    static func mutate(_ input: [UInt8], _ rng: inout Rng) -> [UInt8] {
+    static func mutate(_ input: [UInt8], _ rng: inout SeededRandom) -> [UInt8] {
         var b = input
         let interesting: [UInt8] = [0, 1, 0x7F, 0x80, 0xFF, 12, 11, 13]
         for _ in 0..<(1 + rng.below(6)) where !b.isEmpty {
@@ -88,7 +76,7 @@ import Testing
     }
 
     /// Runs one client's bytes through decoder → session → model tree.
-    static func run(_ bytes: [UInt8], _ rng: inout Rng, tree: inout LayerTree) {
+    static func run(_ bytes: [UInt8], _ rng: inout SeededRandom, tree: inout LayerTree) {
         var decoder = FrameDecoder(maxMessageSize: 4096)
         var session = Session(clientID: 7, maxPendingOperations: 64)
         let welcome = Event.welcome(major: 0, minor: 1, clientID: 7, width: 1, height: 1, scale: 1, clock: .manual, time: 0)
@@ -111,7 +99,7 @@ import Testing
     }
 
     @Test func mutatedStreamsNeverTrapOrHalfApply() {
-        var rng = Rng(state: 0x5EED)
+        var rng = SeededRandom(seed: 0x5EED)
         let deadline = Date().addingTimeInterval(Self.seconds)
         var iterations = 0
         while Date() < deadline || iterations < 200 {

@@ -146,7 +146,7 @@ import Testing
     }
 
     @Test func randomBytesNeverTrap() {
-        var rng = SplitMix(seed: 1)
+        var rng = SeededRandom(seed: 1)
         for _ in 0..<2000 {
             var d = FrameDecoder(maxMessageSize: 4096)
             var bytes = (0..<Int(rng.next() % 200)).map { _ in UInt8(truncatingIfNeeded: rng.next()) }
@@ -158,15 +158,3 @@ import Testing
     }
 }
 
-/// A small seeded generator (SplitMix64) so random tests repeat.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}

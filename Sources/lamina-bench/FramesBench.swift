@@ -1,24 +1,29 @@
 import Foundation
+import LaminaAnimation
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
 
-/// `lamina-bench frames [--layers N] [--size WxH] [--seconds S]`: the render thread's work per
+/// `lamina-bench frames [--layers N] [--size WxH] [--seconds S] [--mix KIND] [--drive animations|commits]`:
+/// the render thread's work per
 /// frame, offscreen through the real Vulkan device (lavapipe without a GPU), on the real clock,
 /// unpaced (as fast as frames go) so that fps is the reachable rate.
 ///
 /// The scene: N layers in a grid, a mix of plain layers (40 %), rounded layers with a border
 /// and a shadow (25 %), shape layers with a fill and a stroke (20 %, three shared paths) and
-/// axial gradient layers (15 %). Every frame each layer's position, rotation and opacity
-/// change by simple formulas of the frame time, sent as one commit (3 property sets a layer)
-/// and applied to the tree, as a client's per-frame changes would be; the draw list is built
-/// from the tree and rendered.
+/// axial gradient layers (15 %). Each layer's position, rotation and opacity animate: by
+/// default (`--drive animations`) through explicit repeating animations evaluated into the
+/// presentation tree each frame, as the render thread does with no client taking part; with
+/// `--drive commits`, by one commit a frame that sets the 3 properties of every layer, as a
+/// client driving its own motion would. The draw list is built from the presentation tree and
+/// rendered.
 ///
 /// Prints JSON: fps, frame-interval p50/p99 in ms, mean CPU ms per phase, CPU ms per frame
 /// (everything but waiting for the GPU) p50/p99, GPU wait and GPU time.
 func runFramesBench(_ arguments: [String]) {
     var layers = 1000, width = 1280, height = 720, seconds = 5.0
     var mix = "all"
+    var drive = "animations"
     var i = 0
     func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("lamina-bench frames: \(message)\n".utf8)); exit(2)
@@ -34,6 +39,9 @@ func runFramesBench(_ arguments: [String]) {
             guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size WxH") }
             width = parts[0]; height = parts[1]
         case "--seconds": guard let s = Double(value), s > 0 else { fail("--seconds S, S > 0") }; seconds = s
+        case "--drive":
+            guard value == "animations" || value == "commits" else { fail("--drive animations|commits") }
+            drive = value
         case "--mix":
             guard ["all", "plain", "rounded", "shape", "gradient"].contains(value) else {
                 fail("--mix all|plain|rounded|shape|gradient")
@@ -49,7 +57,11 @@ func runFramesBench(_ arguments: [String]) {
     do {
         try tree.apply(Commit(client: 1, content: .connect))
         try tree.apply(Commit(client: 1, content: .operations(FramesScene.create(layers: layers, width: width, height: height, mix: mix))))
+        if drive == "animations" {
+            try tree.apply(Commit(client: 1, content: .operations(FramesScene.animations(layers: layers, width: width, height: height))))
+        }
     } catch { fail("scene: \(error)") }
+    var presentation = LayerTree()
     var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
                                   background: Color(0.95, 0.95, 0.97))
     let renderer: OffscreenRenderer
@@ -71,12 +83,16 @@ func runFramesBench(_ arguments: [String]) {
         if frame == warmup { measureStart = t0 }
         if frame >= warmup + 5 && t0 - measureStart > seconds { break }
         frameTime = t0 - start
-        do {
-            try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(layers: layers, width: width,
-                                                                                          height: height, time: frameTime))))
-        } catch { fail("animate: \(error)") }
+        if drive == "commits" {
+            do {
+                try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(layers: layers, width: width,
+                                                                                              height: height, time: frameTime))))
+            } catch { fail("animate: \(error)") }
+        }
         let t1 = now()
-        let list = builder.build(tree)
+        // Evaluate the presentation tree at the frame time, as the render thread does.
+        tree.updatePresentation(&presentation, at: frameTime)
+        let list = builder.build(presentation)
         let t2 = now()
         let timing: FrameTiming
         do { timing = try renderer.render(list) } catch { fail("render: \(error)") }
@@ -111,7 +127,7 @@ func runFramesBench(_ arguments: [String]) {
     let gpu = gpuTimes.isEmpty ? "null" : "\(ms(percentile(gpuTimes, 0.5)))"
     print("""
     {"layers": \(layers), "size": "\(width)x\(height)", "seconds": \(ms(elapsed) / 1000), "frames": \(measured), \
-    "device": "\(renderer.deviceName)", "mix": "\(mix)", "draw_items": \(builder.build(tree).items.count), \
+    "device": "\(renderer.deviceName)", "mix": "\(mix)", "drive": "\(drive)", "draw_items": \(builder.build(presentation).items.count), \
     "fps": \((Double(measured) / max(measuredSeconds, 1e-9) * 10).rounded() / 10), \
     "frame_ms": {"p50": \(ms(percentile(intervals, 0.5))), "p99": \(ms(percentile(intervals, 0.99)))}, \
     "cpu_ms_per_phase_mean": {\(phaseMeans.joined(separator: ", "))}, \
@@ -189,6 +205,34 @@ enum FramesScene {
                 ops.append(.set(id, keyPath: "startPoint", value: .point(Point(0, 0))))
                 ops.append(.set(id, keyPath: "endPoint", value: .point(Point(1, 1))))
             }
+        }
+        return ops
+    }
+
+    /// Explicit animations that run on the render thread with no client taking part: each
+    /// layer's position (autoreversing), rotation (turning) and opacity (autoreversing), all
+    /// repeating forever, out of phase with each other.
+    static func animations(layers: Int, width: Int, height: Int) -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = []
+        ops.reserveCapacity(3 * layers)
+        for i in 0..<layers {
+            let id = UInt32(i + 1)
+            let phase = Double(i) * 0.37
+            let base = basePosition(i, layers: layers, width: width, height: height)
+            func timing(_ duration: Double, autoreverses: Bool) -> AnimationTiming {
+                var t = AnimationTiming()
+                t.duration = duration; t.repeatCount = .infinity; t.autoreverses = autoreverses
+                t.timeOffset = phase; t.timingFunction = autoreverses ? .easeInEaseOut : .linear
+                return t
+            }
+            ops.append(.addAnimation(id, key: "move", animation: .basic(BasicAnimation(
+                keyPath: "position", from: .point(Point(base.x - 12, base.y - 8)), to: .point(Point(base.x + 12, base.y + 8)),
+                timing: timing(1.5, autoreverses: true)))))
+            ops.append(.addAnimation(id, key: "spin", animation: .basic(BasicAnimation(
+                keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi),
+                timing: timing(2 + Double(i % 7) * 0.5, autoreverses: false)))))
+            ops.append(.addAnimation(id, key: "fade", animation: .basic(BasicAnimation(
+                keyPath: "opacity", from: .double(1), to: .double(0.4), timing: timing(1.2, autoreverses: true)))))
         }
         return ops
     }

@@ -158,8 +158,10 @@ extension LayerTree {
         let slots = plan.slots
         withExtendedLifetime(plan.compiled) {
             plan.bindings.withUnsafeBufferPointer { bindings in
-                for g in plan.groups {
-                    evaluate(g, into: &presentation.nodes.values[g.index].properties, bindings, slots, at: t)
+                plan.prepared.withUnsafeBufferPointer { prepared in
+                    for g in plan.groups {
+                        evaluate(g, into: &presentation.nodes.values[g.index].properties, bindings, slots, prepared, at: t)
+                    }
                 }
             }
         }

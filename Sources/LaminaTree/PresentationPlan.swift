@@ -89,6 +89,9 @@ struct PresentationPlan: Sendable {
         var keyPath: Int            // key path number in the compiled animation
         var channel: PresentationChannel
         var slot: Int               // into `slots` (generic channels), else -1
+        /// Into `prepared`: a transform component that is the first writer of its layer's
+        /// `transform` reads and recomposes the model transform, whose decomposition is kept.
+        var prepared: Int = -1
         var beginTime: Double
         var endTime: Double
         var removedOnCompletion: Bool
@@ -100,6 +103,7 @@ struct PresentationPlan: Sendable {
     var bindings: [Binding] = []
     var compiled: [Box] = []
     var slots: [PropertySlot] = []
+    var prepared: [TransformComponent.Prepared] = []
 
     init(_ tree: LayerTree) {
         version = tree.version
@@ -110,6 +114,7 @@ struct PresentationPlan: Sendable {
         for id in tree.animatedLayers {
             guard let index = tree.nodes.index(forKey: id) else { continue }
             let start = bindings.count
+            var transformWritten = false
             for a in tree.nodes.values[index].animations {
                 let box = Box(a.compiled)
                 compiled.append(box)
@@ -118,9 +123,20 @@ struct PresentationPlan: Sendable {
                     let channel = PresentationChannel(slot)
                     var s = -1
                     if case .generic = channel { s = slots.count; slots.append(slot) }
-                    bindings.append(Binding(animation: k, keyPath: i, channel: channel, slot: s,
-                                            beginTime: a.beginTime, endTime: a.compiled.endTime,
-                                            removedOnCompletion: a.compiled.removedOnCompletion))
+                    var b = Binding(animation: k, keyPath: i, channel: channel, slot: s,
+                                    beginTime: a.beginTime, endTime: a.compiled.endTime,
+                                    removedOnCompletion: a.compiled.removedOnCompletion)
+                    switch channel {
+                    case .transformComponent(let c):
+                        if !transformWritten && !c.isSize {
+                            b.prepared = prepared.count
+                            prepared.append(.init(c, tree.nodes.values[index].properties.transform, number: true))
+                        }
+                        transformWritten = true
+                    case .transform: transformWritten = true
+                    default: break
+                    }
+                    bindings.append(b)
                 }
             }
             if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
@@ -134,12 +150,23 @@ extension LayerTree {
     /// in the order added (each reading what the previous wrote).
     @inline(__always)
     func evaluate(_ g: PresentationPlan.Group, into p: inout LayerProperties,
-                  _ bindings: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot], at t: Double) {
+                  _ bindings: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
+                  _ prepared: UnsafeBufferPointer<TransformComponent.Prepared>, at t: Double) {
         for j in g.start..<g.end { resetStored(bindings[j], g.index, into: &p, slots) }
         for j in g.start..<g.end {
             let b = bindings[j]
             let local = t - b.beginTime
             if b.removedOnCompletion && local >= b.endTime { continue }
+            if b.prepared >= 0, case .transformComponent(let tc) = b.channel {
+                // The first writer of `transform`: it holds the model value (reset above).
+                let base = prepared.baseAddress! + b.prepared
+                if let v = b.animation._withUnsafeGuaranteedRef({
+                    $0.animation.doubleValue(forKeyPathAt: b.keyPath, at: local, underlying: base.pointee.number)
+                }) {
+                    p.transform = tc.setting(v, in: base.pointee)
+                }
+                continue
+            }
             b.animation._withUnsafeGuaranteedRef { Self.apply(b, $0, at: local, to: &p, slots) }
         }
     }

@@ -82,10 +82,35 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     /// Returns `t` with this component replaced by `v` (recomposed from its decomposition;
     /// a matrix that does not decompose is treated as the identity).
     public func setting(_ v: Double, in t: Transform3D) -> Transform3D {
-        var d = t.decomposed() ?? .identity
+        setting(v, in: Prepared(self, t))
+    }
+
+    /// What `number(of:)` and `setting(_:in:)` compute from a transform before the new value
+    /// is known (the render thread keeps it for a model transform that does not change).
+    struct Prepared: Sendable {
+        /// `number(of: t)`.
+        var number: Double
+        /// `t.decomposed() ?? .identity`.
+        var decomposition: DecomposedTransform3D
+        /// The Euler angles of `decomposition.rotation` (rotation components only).
+        var euler: Vector3
+
+        init(_ c: TransformComponent, _ t: Transform3D, number: Bool = false) {
+            decomposition = t.decomposed() ?? .identity
+            switch c {
+            case .rotationX, .rotationY, .rotationZ, .rotation: euler = TransformComponent.eulerAngles(decomposition.rotation.rotationMatrix)
+            default: euler = .zero
+            }
+            self.number = number ? c.number(of: t) : 0
+        }
+    }
+
+    /// `setting(_:in:)` from the transform's prepared decomposition.
+    func setting(_ v: Double, in prepared: Prepared) -> Transform3D {
+        var d = prepared.decomposition
         switch self {
         case .rotationX, .rotationY, .rotationZ, .rotation:
-            var e = Self.eulerAngles(d.rotation.rotationMatrix)
+            var e = prepared.euler
             switch self {
             case .rotationX: e.x = v
             case .rotationY: e.y = v

@@ -226,8 +226,9 @@ public final class RenderLoop: Sendable {
                 }
                 // Captures of other times render their own frame.
                 for capture in work.captures {
-                    let shown = capture.time.map { $0 == frameStart ? presentation : tree.presentation(at: $0) } ?? presentation
-                    capture.completion(Self.capture(renderer: renderer, builder: &builder, tree: shown,
+                    // The frame just rendered is read back as it is; another time renders its own.
+                    let other = capture.time.flatMap { $0 == frameStart ? nil : tree.presentation(at: $0) }
+                    capture.completion(Self.capture(renderer: renderer, builder: &builder, tree: other,
                                                     time: capture.time ?? frameStart))
                 }
             }
@@ -255,11 +256,12 @@ public final class RenderLoop: Sendable {
         }
     }
 
-    private static func capture(renderer: OffscreenRenderer, builder: inout DrawListBuilder, tree: LayerTree,
+    /// Reads back the frame at `time`: the one just rendered when `tree` is nil, else the
+    /// presentation tree `tree` (at `time`) rendered first.
+    private static func capture(renderer: OffscreenRenderer, builder: inout DrawListBuilder, tree: LayerTree?,
                                 time: Double) -> Result<CapturedFrame, RenderLoopError> {
         do {
-            // `tree` is the presentation tree at `time`.
-            _ = try renderer.render(builder.build(tree))
+            if let tree { _ = try renderer.render(builder.build(tree)) }
             let pixels = try renderer.readPixels(alpha: .straight)
             return .success(CapturedFrame(time: time, width: builder.pixelWidth, height: builder.pixelHeight, rgba: pixels))
         } catch {

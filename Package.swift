@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
-        .target(name: "LaminaPNG", dependencies: ["CPNG"]),
+        .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
 
         // GPU and daemon.
         .target(name: "LaminaRender", dependencies: ["LaminaTree", "LaminaPNG", "CVulkan"], exclude: ["README.md"]),
@@ -54,12 +54,13 @@ let package = Package(
         .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaPNG"], exclude: ["README.md"]),
 
         // Executables: thin mains.
-        .executableTarget(name: "laminad", dependencies: ["LaminaServer"]),
-        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaServer"]),
-        .executableTarget(name: "lamina-demo", dependencies: ["Lamina"]),
+        .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
+        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaServer"], exclude: ["README.md"]),
+        .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaRender", "CGLU", "CTess2"]),
+                                         "LaminaRender", "CGLU", "CTess2"],
+                          exclude: ["README.md"]),
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG"], path: "Tests/TestSupport"),
@@ -67,7 +68,8 @@ let package = Package(
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
-        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaRender", "TestSupport"]),
+        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaRender", "TestSupport"],
+                    exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "Lamina", "TestSupport"]),
     ],

@@ -37,13 +37,17 @@ layout(location = 0) out vec2 outLocal;
 layout(location = 1) flat out vec4 outBounds;
 layout(location = 2) flat out vec4 outRadii;
 layout(location = 4) flat out vec4 outBorderColor;
+#ifndef PLAIN_RECT
 layout(location = 6) flat out vec4 outGradientPoints;
 layout(location = 18) flat out vec4 outGradientLocations;
 layout(location = 19) flat out vec4 outGradientColor2;
 layout(location = 20) flat out vec4 outGradientColor3;
 #endif
+#endif
 layout(location = 3) flat out vec4 outFillColor;
 layout(location = 5) flat out vec4 outParams;
+// rectPlain.vert (PLAIN_RECT) writes only what rectPlain.frag reads: locations 0-5.
+#ifndef PLAIN_RECT
 layout(location = 7) flat out vec4 outGradientRange;
 layout(location = 8) flat out vec4 outClip0H0;
 layout(location = 9) flat out vec4 outClip0H1;
@@ -55,6 +59,7 @@ layout(location = 14) flat out vec4 outClip1H1;
 layout(location = 15) flat out vec4 outClip1H2;
 layout(location = 16) flat out vec4 outClip1Rect;
 layout(location = 17) flat out vec4 outClip1Radii;
+#endif
 
 // Writes gl_Position for a local point and passes the instance to the fragment shader.
 void emit(vec2 local) {
@@ -67,16 +72,20 @@ void emit(vec2 local) {
     outBounds = inBounds;
     outRadii = inRadii;
     outBorderColor = inBorderColor;
+#ifndef PLAIN_RECT
     outGradientPoints = inGradientPoints;
     outGradientLocations = inGradientLocations;
     outGradientColor2 = inGradientColor2;
     outGradientColor3 = inGradientColor3;
 #endif
+#endif
     outFillColor = inFillColor;
     outParams = inParams;
+#ifndef PLAIN_RECT
     outGradientRange = inGradientRange;
     outClip0H0 = inClip0H0; outClip0H1 = inClip0H1; outClip0H2 = inClip0H2;
     outClip0Rect = inClip0Rect; outClip0Radii = inClip0Radii;
     outClip1H0 = inClip1H0; outClip1H1 = inClip1H1; outClip1H2 = inClip1H2;
     outClip1Rect = inClip1Rect; outClip1Radii = inClip1Radii;
+#endif
 }

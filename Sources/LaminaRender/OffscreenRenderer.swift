@@ -57,7 +57,8 @@ public final class OffscreenRenderer {
     /// One recorded draw: a run of analytic instances, one mesh with its instance, or a
     /// group's offscreen image composited with its opacity.
     private enum Draw {
-        case rects(first: Int, count: Int)
+        /// `plain`: every instance is kind 0 without clips (the lean `rectPlain` pipeline).
+        case rects(first: Int, count: Int, plain: Bool)
         case mesh(GPUMesh, instance: Int)
         case composite(group: Int, opacity: Float)
     }
@@ -295,10 +296,17 @@ public final class OffscreenRenderer {
                 guard added > 0 else { continue }
                 if case .mesh(let meshDraw) = item.kind {
                     draws.append(.mesh(try gpuMesh(meshDraw), instance: first))
-                } else if case .rects(let runFirst, let runCount)? = draws.last {
-                    draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added)
                 } else {
-                    draws.append(.rects(first: first, count: added))
+                    var plain = true
+                    for instance in instances[first..<(first + added)]
+                    where instance.params.y != RectInstance.Kind.rect.rawValue || instance.params.w != 0 {
+                        plain = false
+                    }
+                    if case .rects(let runFirst, let runCount, let runPlain)? = draws.last, runPlain == plain {
+                        draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added, plain: plain)
+                    } else {
+                        draws.append(.rects(first: first, count: added, plain: plain))
+                    }
                 }
             }
             passes.append(Pass(group: group, draws: draws))
@@ -550,9 +558,9 @@ public final class OffscreenRenderer {
         var stencilReference: UInt32 = 0
         for draw in draws {
             switch draw {
-            case .rects(let first, let count):
+            case .rects(let first, let count, let plain):
                 guard let instances else { continue }
-                bind(pipeline.rect)
+                bind(plain ? pipeline.rectPlain : pipeline.rect)
                 if !rectBindingSet {
                     var buffer: VkBuffer? = instances.raw
                     var offset: VkDeviceSize = 0

@@ -10,6 +10,9 @@ final class VulkanPipeline {
     let renderPass: VkRenderPass
     let layout: VkPipelineLayout
     let rect: VkPipeline
+    /// `rect` with `rectPlain.frag`: runs of kind-0 items without clips (no per-fragment cost
+    /// of the shadow, gradient and clip code, which llvmpipe would run masked for every pixel).
+    let rectPlain: VkPipeline
     let mesh: VkPipeline
     /// Group opacity: the pass that renders a group offscreen (same attachments, so the same
     /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
@@ -98,7 +101,7 @@ final class VulkanPipeline {
         var modules: [VkShaderModule] = []
         do {
             for code in [Shaders.rectVert, Shaders.rectFrag, Shaders.meshVert, Shaders.meshFrag,
-                         Shaders.compositeVert, Shaders.compositeFrag] {
+                         Shaders.compositeVert, Shaders.compositeFrag, Shaders.rectPlainVert, Shaders.rectPlainFrag] {
                 let module = try Self.shaderModule(device: device, code: code)
                 modules.append(module)
                 undo.append { vkDestroyShaderModule(device.raw, module, nil) }
@@ -106,16 +109,16 @@ final class VulkanPipeline {
         } catch { throw fail(error) }
 
         var pipelines: [VkPipeline] = []
-        for kind in [Kind.rect, .mesh, .composite] {
+        for (index, kind) in [Kind.rect, .mesh, .composite, .rect].enumerated() {
             var pipeline: VkPipeline?
             let (vertex, fragment) = switch kind {
-            case .rect: (modules[0], modules[1])
+            case .rect: index == 0 ? (modules[0], modules[1]) : (modules[6], modules[7])
             case .mesh: (modules[2], modules[3])
             case .composite: (modules[4], modules[5])
             }
             result = Self.createPipeline(kind, device: device, layout: kind == .composite ? compositeLayout : layout,
                                          renderPass: renderPass,
-                                         vertex: vertex, fragment: fragment, pipeline: &pipeline)
+                                         vertex: vertex, fragment: fragment, plain: index == 3, pipeline: &pipeline)
             guard result == VK_SUCCESS, let pipeline else {
                 throw fail(.vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines"))
             }
@@ -128,15 +131,17 @@ final class VulkanPipeline {
         self.rect = pipelines[0]
         self.mesh = pipelines[1]
         self.composite = pipelines[2]
+        self.rectPlain = pipelines[3]
         self.groupRenderPass = groupRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(10)
+        device.track(11)
     }
 
     func destroy(_ device: VulkanDevice) {
         vkDestroyPipeline(device.raw, rect, nil)
+        vkDestroyPipeline(device.raw, rectPlain, nil)
         vkDestroyPipeline(device.raw, mesh, nil)
         vkDestroyPipeline(device.raw, composite, nil)
         vkDestroySampler(device.raw, sampler, nil)
@@ -145,7 +150,7 @@ final class VulkanPipeline {
         vkDestroyPipelineLayout(device.raw, layout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-10)
+        device.track(-11)
     }
 
     /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
@@ -259,7 +264,7 @@ final class VulkanPipeline {
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
-        vertex: VkShaderModule, fragment: VkShaderModule, pipeline: inout VkPipeline?
+        vertex: VkShaderModule, fragment: VkShaderModule, plain: Bool = false, pipeline: inout VkPipeline?
     ) -> VkResult {
         let instanceStride = UInt32(MemoryLayout<RectInstance>.stride)
         let bindings: [VkVertexInputBindingDescription]
@@ -270,7 +275,8 @@ final class VulkanPipeline {
         } else if kind == .rect {
             bindings = [VkVertexInputBindingDescription(binding: 0, stride: instanceStride,
                                                         inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)]
-            attributes = rectAttributes(binding: 0)
+            // rectPlain.vert reads locations 0-8 only (transform, bounds, quad, radii, colors, params).
+            attributes = rectAttributes(binding: 0).filter { !plain || $0.location < 9 }
         } else {
             bindings = [
                 VkVertexInputBindingDescription(binding: 0, stride: UInt32(MemoryLayout<MeshVertex>.stride),

@@ -103,10 +103,7 @@ public final class Connection {
     }
 
     /// The default socket path.
-    public static var defaultSocketPath: String {
-        if let dir = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !dir.isEmpty { return dir + "/lamina-0" }
-        return "/tmp/lamina-\(getuid())/lamina-0"
-    }
+    public static var defaultSocketPath: String { Protocol.defaultSocketPath }
 
     /// Makes a new layer owned by this client. It exists in the daemon after the next commit.
     public func makeLayer(_ kind: LayerKind = .layer) -> Layer {

@@ -1,5 +1,6 @@
 import Foundation
 import LaminaGeometry
+import LaminaWire
 
 /// The daemon's settings: `config/laminad.json` holds every default; flags override it.
 public struct DaemonConfig: Sendable, Equatable {
@@ -102,10 +103,5 @@ public struct DaemonConfig: Sendable, Equatable {
 /// Where the socket lives by default.
 public enum SocketPath {
     /// `$XDG_RUNTIME_DIR/lamina-0`, or `/tmp/lamina-<uid>/lamina-0` when that variable is unset.
-    public static var `default`: String {
-        if let dir = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"], !dir.isEmpty {
-            return dir + "/lamina-0"
-        }
-        return "/tmp/lamina-\(getuid())/lamina-0"
-    }
+    public static var `default`: String { Protocol.defaultSocketPath }
 }

@@ -89,23 +89,17 @@ public struct TransactionStack: Sendable {
     /// the staged changes too, as a run loop's end does.
     public mutating func commit() -> [Action] {
         var actions: [Action] = []
-        if levels.count == 1 {
-            if let id = levels[0].completionID { actions.append(.stage(.completion(id))) }
-            levels[0] = Level(settings: .default, completionID: nil)
-            staged = .default
-            actions.append(.sendCommit)
-            return actions
+        if levels.count > 1 {
+            let level = levels.removeLast()
+            if let id = level.completionID { actions.append(.stage(.completion(id))) }
+            // Only the outermost explicit transaction sends the packet.
+            guard levels.count == 1 else { return actions }
         }
-        let level = levels.removeLast()
-        if let id = level.completionID { actions.append(.stage(.completion(id))) }
-        if levels.count == 1 {
-            // Nothing more of this packet: the outermost explicit transaction sends it, and the
-            // implicit transaction starts afresh.
-            if let id = levels[0].completionID { actions.append(.stage(.completion(id))) }
-            levels[0] = Level(settings: .default, completionID: nil)
-            staged = .default
-            actions.append(.sendCommit)
-        }
+        // The implicit transaction's turn: send the packet and start afresh.
+        if let id = levels[0].completionID { actions.append(.stage(.completion(id))) }
+        levels[0] = Level(settings: .default, completionID: nil)
+        staged = .default
+        actions.append(.sendCommit)
         return actions
     }
 }

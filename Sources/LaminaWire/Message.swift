@@ -1,6 +1,9 @@
 import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Protocol constants (docs/protocol.md).
 public enum Protocol {
@@ -10,6 +13,12 @@ public enum Protocol {
     public static let versionMinor: UInt16 = 2
     /// Bytes in a message header: length u32, opcode u16, flags u16, request id u32.
     public static let headerSize = 12
+    /// The default socket: `$XDG_RUNTIME_DIR/lamina-0`, or `/tmp/lamina-<uid>/lamina-0` when
+    /// that variable is unset. The daemon and the client library both use it.
+    public static var defaultSocketPath: String {
+        if let raw = getenv("XDG_RUNTIME_DIR"), raw.pointee != 0 { return String(cString: raw) + "/lamina-0" }
+        return "/tmp/lamina-\(getuid())/lamina-0"
+    }
     /// Default limit on one message's total size.
     public static let defaultMaxMessageSize = 1 << 20
 }

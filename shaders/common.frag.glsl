@@ -8,16 +8,20 @@ layout(location = 4) flat in vec4 inBorderColor;
 layout(location = 5) flat in vec4 inParams;
 layout(location = 6) flat in vec4 inGradientPoints;
 layout(location = 7) flat in vec4 inGradientRange;
-layout(location = 8) flat in vec4 inClip0H0;
-layout(location = 9) flat in vec4 inClip0H1;
-layout(location = 10) flat in vec4 inClip0H2;
-layout(location = 11) flat in vec4 inClip0Rect;
-layout(location = 12) flat in vec4 inClip0Radii;
-layout(location = 13) flat in vec4 inClip1H0;
-layout(location = 14) flat in vec4 inClip1H1;
-layout(location = 15) flat in vec4 inClip1H2;
-layout(location = 16) flat in vec4 inClip1Rect;
-layout(location = 17) flat in vec4 inClip1Radii;
+
+// The frame's clips (ClipRecord in Sources/LaminaRender/ClipRecord.swift; element i is
+// DrawList.clips[i]): pixel → clip-local homography rows (h0.w = parent index + 1, 0 = none),
+// the clip rect and its radii.
+struct ClipData {
+    vec4 h0;
+    vec4 h1;
+    vec4 h2;
+    vec4 rect;
+    vec4 radii;
+};
+layout(std430, set = 0, binding = 0) readonly buffer Clips {
+    ClipData clips[];
+};
 
 // Signed distance from p to a rounded rect (negative inside) and its gradient `normal`
 // (unit length, in local units). Radii per corner, y-down: x = minXMinY, y = maxXMinY,
@@ -52,20 +56,25 @@ float coverage(vec2 p, vec4 rect, vec4 radii, vec2 localPerPixelX, vec2 localPer
 // Coverage by one clip: the pixel centre is mapped into the clip layer's plane by the
 // homography rows h0..h2 ([px py 1] × H⁻¹); its derivatives are taken analytically (no dFdx,
 // so this may run in non-uniform control flow).
-float clipCoverage(vec4 h0, vec4 h1, vec4 h2, vec4 rect, vec4 radii) {
-    if (rect.z < rect.x) return 0.0;
-    vec3 q = gl_FragCoord.x * h0.xyz + gl_FragCoord.y * h1.xyz + h2.xyz;
+float clipCoverage(ClipData clip) {
+    if (clip.rect.z < clip.rect.x) return 0.0;
+    vec3 q = gl_FragCoord.x * clip.h0.xyz + gl_FragCoord.y * clip.h1.xyz + clip.h2.xyz;
     if (q.z <= 0.0) return 0.0;
     vec2 local = q.xy / q.z;
-    vec2 ddx = (h0.xy - local * h0.z) / q.z;
-    vec2 ddy = (h1.xy - local * h1.z) / q.z;
-    return coverage(local, rect, radii, ddx, ddy);
+    vec2 ddx = (clip.h0.xy - local * clip.h0.z) / q.z;
+    vec2 ddy = (clip.h1.xy - local * clip.h1.z) / q.z;
+    return coverage(local, clip.rect, clip.radii, ddx, ddy);
 }
 
-// Product of the coverage by the item's clips (inParams.w of them, at most 2).
+// Product of the coverage by the item's innermost clip (inParams.w − 1) and all its
+// ancestors. Parents come before their children (the CPU checks), so the walk ends.
 float clipsCoverage() {
     float c = 1.0;
-    if (inParams.w > 0.5) c *= clipCoverage(inClip0H0, inClip0H1, inClip0H2, inClip0Rect, inClip0Radii);
-    if (inParams.w > 1.5) c *= clipCoverage(inClip1H0, inClip1H1, inClip1H2, inClip1Rect, inClip1Radii);
+    int index = int(inParams.w + 0.5) - 1;
+    while (index >= 0 && c > 0.0) {
+        ClipData clip = clips[index];
+        c *= clipCoverage(clip);
+        index = int(clip.h0.w + 0.5) - 1;
+    }
     return c;
 }

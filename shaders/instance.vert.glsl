@@ -13,24 +13,14 @@ layout(location = 4) in vec4 inQuad;           // local quad to rasterize (cover
 layout(location = 5) in vec4 inRadii;          // minXMinY, maxXMinY, minXMaxY, maxXMaxY
 layout(location = 6) in vec4 inFillColor;      // premultiplied (gradients: straight, stop a)
 layout(location = 7) in vec4 inBorderColor;    // premultiplied (gradients: straight, stop b)
-layout(location = 8) in vec4 inParams;         // border width, kind, shadow sigma, clip count
+layout(location = 8) in vec4 inParams;         // border width, kind, shadow sigma, innermost clip + 1
 layout(location = 9) in vec4 inGradientPoints; // start.xy, end.xy
 layout(location = 10) in vec4 inGradientRange; // location a, location b, draw t in [z, w)
-layout(location = 11) in vec4 inClip0H0;       // pixel → clip-local homography rows
-layout(location = 12) in vec4 inClip0H1;
-layout(location = 13) in vec4 inClip0H2;
-layout(location = 14) in vec4 inClip0Rect;
-layout(location = 15) in vec4 inClip0Radii;
-layout(location = 16) in vec4 inClip1H0;
-layout(location = 17) in vec4 inClip1H1;
-layout(location = 18) in vec4 inClip1H2;
-layout(location = 19) in vec4 inClip1Rect;
-layout(location = 20) in vec4 inClip1Radii;
-layout(location = 21) in vec4 inGradientLocations; // up to four stops' locations
-layout(location = 22) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
-layout(location = 23) in vec4 inGradientColor3;
+layout(location = 11) in vec4 inGradientLocations; // up to four stops' locations
+layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
+layout(location = 13) in vec4 inGradientColor3;
 
-// mesh.frag reads only the color, params, trim and clips: mesh.vert (MESH_SHADER) neither
+// mesh.frag reads only the color, params (clip index) and trim: mesh.vert (MESH_SHADER) neither
 // reads nor writes the rest, so the pipeline interface has no unused parts.
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
@@ -39,9 +29,9 @@ layout(location = 2) flat out vec4 outRadii;
 layout(location = 4) flat out vec4 outBorderColor;
 #ifndef PLAIN_RECT
 layout(location = 6) flat out vec4 outGradientPoints;
-layout(location = 18) flat out vec4 outGradientLocations;
-layout(location = 19) flat out vec4 outGradientColor2;
-layout(location = 20) flat out vec4 outGradientColor3;
+layout(location = 8) flat out vec4 outGradientLocations;
+layout(location = 9) flat out vec4 outGradientColor2;
+layout(location = 10) flat out vec4 outGradientColor3;
 #endif
 #endif
 layout(location = 3) flat out vec4 outFillColor;
@@ -49,16 +39,6 @@ layout(location = 5) flat out vec4 outParams;
 // rectPlain.vert (PLAIN_RECT) writes only what rectPlain.frag reads: locations 0-5.
 #ifndef PLAIN_RECT
 layout(location = 7) flat out vec4 outGradientRange;
-layout(location = 8) flat out vec4 outClip0H0;
-layout(location = 9) flat out vec4 outClip0H1;
-layout(location = 10) flat out vec4 outClip0H2;
-layout(location = 11) flat out vec4 outClip0Rect;
-layout(location = 12) flat out vec4 outClip0Radii;
-layout(location = 13) flat out vec4 outClip1H0;
-layout(location = 14) flat out vec4 outClip1H1;
-layout(location = 15) flat out vec4 outClip1H2;
-layout(location = 16) flat out vec4 outClip1Rect;
-layout(location = 17) flat out vec4 outClip1Radii;
 #endif
 
 // Writes gl_Position for a local point and passes the instance to the fragment shader.
@@ -83,9 +63,5 @@ void emit(vec2 local) {
     outParams = inParams;
 #ifndef PLAIN_RECT
     outGradientRange = inGradientRange;
-    outClip0H0 = inClip0H0; outClip0H1 = inClip0H1; outClip0H2 = inClip0H2;
-    outClip0Rect = inClip0Rect; outClip0Radii = inClip0Radii;
-    outClip1H0 = inClip1H0; outClip1H1 = inClip1H1; outClip1H2 = inClip1H2;
-    outClip1Rect = inClip1Rect; outClip1Radii = inClip1Radii;
 #endif
 }

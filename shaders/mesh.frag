@@ -5,8 +5,8 @@
 // the stencil "each pixel once" rule, so a discarded fragment leaves the pixel to later ones.
 #include "common.frag.glsl"
 
-layout(location = 18) in float inCoverage;
-layout(location = 19) in float inDistance;
+layout(location = 8) in float inCoverage;
+layout(location = 9) in float inDistance;
 
 layout(location = 0) out vec4 outColor;
 

@@ -5,10 +5,10 @@
 #define MESH_SHADER
 #include "instance.vert.glsl"
 
-layout(location = 24) in vec4 inVertex; // x, y (local), coverage, distance along the path
+layout(location = 14) in vec4 inVertex; // x, y (local), coverage, distance along the path
 
-layout(location = 18) out float outCoverage;
-layout(location = 19) out float outDistance;
+layout(location = 8) out float outCoverage;
+layout(location = 9) out float outDistance;
 
 void main() {
     emit(inVertex.xy);

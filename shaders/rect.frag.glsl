@@ -5,9 +5,9 @@
 // distances; output premultiplied, blended ONE, ONE_MINUS_SRC_ALPHA in sRGB-encoded space.
 #include "common.frag.glsl"
 
-layout(location = 18) flat in vec4 inGradientLocations;
-layout(location = 19) flat in vec4 inGradientColor2;
-layout(location = 20) flat in vec4 inGradientColor3;
+layout(location = 8) flat in vec4 inGradientLocations;
+layout(location = 9) flat in vec4 inGradientColor2;
+layout(location = 10) flat in vec4 inGradientColor3;
 
 layout(location = 0) out vec4 outColor;
 

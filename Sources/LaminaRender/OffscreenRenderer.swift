@@ -53,6 +53,7 @@ public final class OffscreenRenderer {
     static let meshIdleFrames: UInt64 = 120
     /// Reused per frame: instance data and the draw sequence (render thread only).
     private var instanceScratch: [RectInstance] = []
+    private var clipScratch: [ClipRecord] = []
 
     /// One recorded draw: a run of analytic instances, one mesh with its instance, or a
     /// group's offscreen image composited with its opacity.
@@ -149,6 +150,10 @@ public final class OffscreenRenderer {
         let fence: VkFence
         /// Instance ring buffer for this slot; grows by doubling.
         var instances: VulkanBuffer?
+        /// This frame's `ClipRecord`s (at least one record's room, so the descriptor is
+        /// always valid); grows by doubling. `clipSet` points at it.
+        var clips: VulkanBuffer?
+        let clipSet: VkDescriptorSet
         /// Destroyed when this slot's fence next passes.
         var retired: [Retired] = []
         /// The frame submitted with `fence` and not yet waited for.
@@ -183,16 +188,20 @@ public final class OffscreenRenderer {
             let pipeline = try VulkanPipeline(device: device, format: Self.format, stencilFormat: stencilFormat)
             cleanup.append { pipeline.destroy(device) }
             self.pipeline = pipeline
-            var poolSize = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                                descriptorCount: UInt32(2 * Self.maxGroups))
+            // Group images (combined image samplers) and one clip buffer per frame slot.
+            let poolSizes = [
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
+                                     descriptorCount: UInt32(2 * Self.maxGroups)),
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(Self.framesInFlight)),
+            ]
             var poolInfo = VkDescriptorPoolCreateInfo()
             poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
             poolInfo.flags = mapFlags(VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT)
-            poolInfo.maxSets = UInt32(2 * Self.maxGroups)
-            poolInfo.poolSizeCount = 1
+            poolInfo.maxSets = UInt32(2 * Self.maxGroups + Self.framesInFlight)
+            poolInfo.poolSizeCount = UInt32(poolSizes.count)
             var pool: VkDescriptorPool?
-            try vk("vkCreateDescriptorPool", withUnsafePointer(to: &poolSize) { sizePointer in
-                poolInfo.pPoolSizes = sizePointer
+            try vk("vkCreateDescriptorPool", poolSizes.withUnsafeBufferPointer { sizePointer in
+                poolInfo.pPoolSizes = sizePointer.baseAddress
                 return vkCreateDescriptorPool(device.raw, &poolInfo, nil, &pool)
             })
             guard let pool else { throw RenderError.vulkan(.unexpected(0), call: "vkCreateDescriptorPool") }
@@ -210,7 +219,9 @@ public final class OffscreenRenderer {
             for _ in 0..<Self.framesInFlight {
                 let fence = try commands.makeFence(device: device)
                 cleanup.append { commands.destroyFence(fence, device: device) }
-                slots.append(FrameSlot(commandBuffer: try commands.makeCommandBuffer(device: device), fence: fence))
+                let clipSet = try Self.allocateSet(device: device, pool: pool, layout: pipeline.clipSetLayout)
+                slots.append(FrameSlot(commandBuffer: try commands.makeCommandBuffer(device: device), fence: fence,
+                                       clipSet: clipSet))
             }
             self.slots = slots
             let readbackFence = try commands.makeFence(device: device)
@@ -230,6 +241,7 @@ public final class OffscreenRenderer {
         for slot in slots {
             slot.retired.forEach { $0.destroy(device, pool: descriptorPool) }
             slot.instances?.destroy(device)
+            slot.clips?.destroy(device)
             commands.destroyFence(slot.fence, device: device)
         }
         readback?.destroy(device)
@@ -325,6 +337,7 @@ public final class OffscreenRenderer {
             // SAFETY: the buffer holds at least `bytes`, and this slot's previous frame has finished.
             instances.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
         }
+        try uploadClips(list.clips, slot: slotIndex)
         let uploaded = now()
 
         try record(slot: slotIndex, passes: passes, clearColor: list.clearColor)
@@ -533,7 +546,7 @@ public final class OffscreenRenderer {
                 vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
             if !pass.draws.isEmpty {
-                recordDraws(pass.draws, cmd: cmd, instances: slots[index].instances)
+                recordDraws(pass.draws, cmd: cmd, instances: slots[index].instances, clipSet: slots[index].clipSet)
             }
             vkCmdEndRenderPass(cmd)
         }
@@ -544,7 +557,7 @@ public final class OffscreenRenderer {
     }
 
     /// Records one pass's draws. Depends only on the target's size, not on its image.
-    private func recordDraws(_ draws: [Draw], cmd: VkCommandBuffer, instances: VulkanBuffer?) {
+    private func recordDraws(_ draws: [Draw], cmd: VkCommandBuffer, instances: VulkanBuffer?, clipSet: VkDescriptorSet) {
         var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
         vkCmdSetViewport(cmd, 0, 1, &viewport)
         var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
@@ -555,12 +568,21 @@ public final class OffscreenRenderer {
             if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
         }
         var rectBindingSet = false
+        // Set 0 of the rect/mesh layout; a composite binds its own (incompatible) set 0.
+        var clipSetBound = false
+        func bindClips() {
+            guard !clipSetBound else { return }
+            var set: VkDescriptorSet? = clipSet
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 0, 1, &set, 0, nil)
+            clipSetBound = true
+        }
         var stencilReference: UInt32 = 0
         for draw in draws {
             switch draw {
             case .rects(let first, let count, let plain):
                 guard let instances else { continue }
                 bind(plain ? pipeline.rectPlain : pipeline.rect)
+                bindClips()
                 if !rectBindingSet {
                     var buffer: VkBuffer? = instances.raw
                     var offset: VkDeviceSize = 0
@@ -576,6 +598,7 @@ public final class OffscreenRenderer {
                 vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
                 vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
                 bind(pipeline.mesh)
+                bindClips()
                 // Each mesh its own stencil reference (the pass cleared the stencil to 0).
                 stencilReference += 1
                 if stencilReference > 255 {
@@ -592,6 +615,7 @@ public final class OffscreenRenderer {
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = groupTargets[group].descriptorSet
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
+                clipSetBound = false
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
@@ -604,19 +628,12 @@ public final class OffscreenRenderer {
         while groupTargets.count < count {
             let image = try VulkanImage(device: device, width: width, height: height, format: Self.format,
                                         stencilFormat: stencilFormat, renderPass: pipeline.groupRenderPass, sampled: true)
-            var set: VkDescriptorSet?
-            var layout: VkDescriptorSetLayout? = pipeline.compositeSetLayout
-            var allocate = VkDescriptorSetAllocateInfo()
-            allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
-            allocate.descriptorPool = descriptorPool
-            allocate.descriptorSetCount = 1
-            let result = withUnsafePointer(to: &layout) { layoutPointer in
-                allocate.pSetLayouts = layoutPointer
-                return vkAllocateDescriptorSets(device.raw, &allocate, &set)
-            }
-            guard result == VK_SUCCESS, let set else {
+            let set: VkDescriptorSet
+            do {
+                set = try Self.allocateSet(device: device, pool: descriptorPool, layout: pipeline.compositeSetLayout)
+            } catch {
                 image.destroy(device)
-                throw .vulkan(VulkanError(result), call: "vkAllocateDescriptorSets")
+                throw error
             }
             var imageInfo = VkDescriptorImageInfo(sampler: pipeline.sampler, imageView: image.view,
                                                   imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
@@ -631,6 +648,57 @@ public final class OffscreenRenderer {
                 vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
             }
             groupTargets.append(GroupTarget(image: image, descriptorSet: set))
+        }
+    }
+
+    /// Wraps `vkAllocateDescriptorSets` for one set of `layout`.
+    private static func allocateSet(device: VulkanDevice, pool: VkDescriptorPool,
+                                    layout: VkDescriptorSetLayout) throws(RenderError) -> VkDescriptorSet {
+        var set: VkDescriptorSet?
+        var layout: VkDescriptorSetLayout? = layout
+        var allocate = VkDescriptorSetAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_ALLOCATE_INFO
+        allocate.descriptorPool = pool
+        allocate.descriptorSetCount = 1
+        let result = withUnsafePointer(to: &layout) { layoutPointer in
+            allocate.pSetLayouts = layoutPointer
+            return vkAllocateDescriptorSets(device.raw, &allocate, &set)
+        }
+        guard result == VK_SUCCESS, let set else { throw .vulkan(VulkanError(result), call: "vkAllocateDescriptorSets") }
+        return set
+    }
+
+    /// Writes the frame's clips into the slot's clip buffer (growing it by doubling and
+    /// pointing the slot's descriptor set at the new one). The slot's previous frame has
+    /// finished, so neither the buffer nor the set is in use.
+    private func uploadClips(_ clips: [Clip], slot slotIndex: Int) throws(RenderError) {
+        var records = clipScratch
+        records.removeAll(keepingCapacity: true)
+        defer { clipScratch = records }
+        for index in clips.indices { records.append(ClipRecord(clips, at: index)) }
+        let stride = MemoryLayout<ClipRecord>.stride
+        let bytes = records.count * stride
+        let current = slots[slotIndex].clips?.size ?? 0
+        if slots[slotIndex].clips == nil || bytes > current {
+            if let old = slots[slotIndex].clips { slots[slotIndex].retired.append(.buffer(old)) }
+            let buffer = try VulkanBuffer(device: device, size: max(bytes, 2 * current, 64 * stride),
+                                          usage: mapFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
+            slots[slotIndex].clips = buffer
+            var info = VkDescriptorBufferInfo(buffer: buffer.raw, offset: 0, range: wholeSize)
+            withUnsafePointer(to: &info) { infoPointer in
+                var write = VkWriteDescriptorSet()
+                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                write.dstSet = slots[slotIndex].clipSet
+                write.dstBinding = 0
+                write.descriptorCount = 1
+                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                write.pBufferInfo = infoPointer
+                vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+            }
+        }
+        if bytes > 0, let buffer = slots[slotIndex].clips {
+            // SAFETY: the buffer holds at least `bytes`, and this slot's previous frame has finished.
+            records.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
         }
     }
 

@@ -21,25 +21,13 @@ struct RectInstance: Equatable {
     /// Premultiplied border color with opacity applied.
     var borderColor: SIMD4<Float>
     /// x: border width in local units; y: kind (`Kind`); z: shadow sigma (local units);
-    /// w: number of clips (0…2).
+    /// w: innermost clip + 1 (an index into the frame's `ClipRecord` buffer; 0 = no clip).
     var params: SIMD4<Float>
     /// Gradient geometry in local units: start.xy, end.xy.
     var gradientPoints: SIMD4<Float> = .zero
     /// Gradients: x = number of stops in this instance (1…4), t range drawn [z, w).
     /// Meshes: trim start and end along the path (x, y), z = 1 when trimming.
     var gradientRange: SIMD4<Float> = .zero
-    /// Clips: rows of the pixel → clip-local homography ([px py 1] × H⁻¹), the clip rect
-    /// (minX, minY, maxX, maxY) and radii.
-    var clip0H0: SIMD4<Float> = .zero
-    var clip0H1: SIMD4<Float> = .zero
-    var clip0H2: SIMD4<Float> = .zero
-    var clip0Rect: SIMD4<Float> = .zero
-    var clip0Radii: SIMD4<Float> = .zero
-    var clip1H0: SIMD4<Float> = .zero
-    var clip1H1: SIMD4<Float> = .zero
-    var clip1H2: SIMD4<Float> = .zero
-    var clip1Rect: SIMD4<Float> = .zero
-    var clip1Radii: SIMD4<Float> = .zero
     /// Gradients: the locations of up to four stops; their colors are `fillColor`,
     /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, opacity in alpha).
     var gradientLocations: SIMD4<Float> = .zero
@@ -56,9 +44,7 @@ struct RectInstance: Equatable {
         (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (4, \.quad),
         (5, \.radii), (6, \.fillColor), (7, \.borderColor), (8, \.params),
         (9, \.gradientPoints), (10, \.gradientRange),
-        (11, \.clip0H0), (12, \.clip0H1), (13, \.clip0H2), (14, \.clip0Rect), (15, \.clip0Radii),
-        (16, \.clip1H0), (17, \.clip1H1), (18, \.clip1H2), (19, \.clip1Rect), (20, \.clip1Radii),
-        (21, \.gradientLocations), (22, \.gradientColor2), (23, \.gradientColor3),
+        (11, \.gradientLocations), (12, \.gradientColor2), (13, \.gradientColor3),
     ] }
 
     /// Screen-space pixels the quad is grown by on each side. The coverage ramp reaches
@@ -142,37 +128,10 @@ struct RectInstance: Equatable {
         return SIMD4(clampRadius(r.minXMinY), clampRadius(r.maxXMinY), clampRadius(r.minXMaxY), clampRadius(r.maxXMaxY))
     }
 
-    /// Sets the clip fields from `clips[index]` and its parent (innermost two; a third and
-    /// further ancestors are not applied — see README). Returns false when a clip hides
-    /// everything (edge-on).
+    /// Points the instance at its innermost clip, `clips[index]` (none when out of range);
+    /// the shader walks the parents from there (`ClipRecord.parent`).
     mutating func setClips(_ index: Int, _ clips: [Clip]) {
-        guard index >= 0, index < clips.count else { return }
-        func rows(_ clip: Clip) -> (SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>, SIMD4<Float>) {
-            let m = clip.transform
-            // Local (x, y, 1) → pixel homogeneous (X, Y, W): rows (m11 m12 m14), (m21 m22 m24), (m41 m42 m44).
-            let a = m.m11, b = m.m12, c = m.m14, d = m.m21, e = m.m22, f = m.m24, g = m.m41, h = m.m42, k = m.m44
-            let det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g)
-            let r = clip.rect.standardized
-            guard abs(det) > 1e-12, r.width > 0, r.height > 0 else {
-                // Edge-on or empty: an empty rect clips everything away.
-                return (SIMD4(1, 0, 0, 0), SIMD4(0, 1, 0, 0), SIMD4(0, 0, 1, 0), SIMD4(0, 0, -1, -1), .zero)
-            }
-            let inv = 1 / det
-            // Inverse (adjugate / det), as rows of the row-vector matrix.
-            let i00 = (e * k - f * h) * inv, i01 = (c * h - b * k) * inv, i02 = (b * f - c * e) * inv
-            let i10 = (f * g - d * k) * inv, i11 = (a * k - c * g) * inv, i12 = (c * d - a * f) * inv
-            let i20 = (d * h - e * g) * inv, i21 = (b * g - a * h) * inv, i22 = (a * e - b * d) * inv
-            return (SIMD4(Float(i00), Float(i01), Float(i02), 0), SIMD4(Float(i10), Float(i11), Float(i12), 0),
-                    SIMD4(Float(i20), Float(i21), Float(i22), 0),
-                    SIMD4(Float(r.minX), Float(r.minY), Float(r.maxX), Float(r.maxY)), Self.clampedRadii(clip.radii, r))
-        }
-        let inner = clips[index]
-        (clip0H0, clip0H1, clip0H2, clip0Rect, clip0Radii) = rows(inner)
-        params.w = 1
-        if inner.parent >= 0, inner.parent < clips.count {
-            (clip1H0, clip1H1, clip1H2, clip1Rect, clip1Radii) = rows(clips[inner.parent])
-            params.w = 2
-        }
+        params.w = index >= 0 && index < clips.count ? Float(index + 1) : 0
     }
 
     /// Appends the instances that draw `item` (none when it draws nothing; one per gradient

@@ -8,7 +8,10 @@ import LaminaGeometry
 /// Render thread only.
 final class VulkanPipeline {
     let renderPass: VkRenderPass
+    /// The layout of the rect and mesh pipelines: set 0 = the frame's clip buffer.
     let layout: VkPipelineLayout
+    /// Set 0 of `layout`: binding 0, the frame's `ClipRecord`s (storage buffer, fragment stage).
+    let clipSetLayout: VkDescriptorSetLayout
     let rect: VkPipeline
     /// `rect` with `rectPlain.frag`: runs of kind-0 items without clips (no per-fragment cost
     /// of the shadow, gradient and clip code, which llvmpipe would run masked for every pixel).
@@ -90,11 +93,33 @@ final class VulkanPipeline {
         guard result == VK_SUCCESS, let sampler else { throw fail(.vulkan(VulkanError(result), call: "vkCreateSampler")) }
         undo.append { vkDestroySampler(device.raw, sampler, nil) }
 
-        // No descriptors, no push constants: everything arrives as instance attributes.
-        var layoutInfo = VkPipelineLayoutCreateInfo()
-        layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+        // Items arrive as instance attributes; the one descriptor is the frame's clip buffer,
+        // which items index (any nesting depth without growing the instance).
+        var clipBinding = VkDescriptorSetLayoutBinding()
+        clipBinding.binding = 0
+        clipBinding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+        clipBinding.descriptorCount = 1
+        clipBinding.stageFlags = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)
+        var clipSetLayout: VkDescriptorSetLayout?
+        result = withUnsafePointer(to: &clipBinding) { bindingPointer in
+            var info = VkDescriptorSetLayoutCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
+            info.bindingCount = 1
+            info.pBindings = bindingPointer
+            return vkCreateDescriptorSetLayout(device.raw, &info, nil, &clipSetLayout)
+        }
+        guard result == VK_SUCCESS, let clipSetLayout else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateDescriptorSetLayout"))
+        }
+        undo.append { vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil) }
         var layout: VkPipelineLayout?
-        result = vkCreatePipelineLayout(device.raw, &layoutInfo, nil, &layout)
+        result = withUnsafePointer(to: Optional(clipSetLayout)) { setLayoutPointer in
+            var layoutInfo = VkPipelineLayoutCreateInfo()
+            layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+            layoutInfo.setLayoutCount = 1
+            layoutInfo.pSetLayouts = setLayoutPointer
+            return vkCreatePipelineLayout(device.raw, &layoutInfo, nil, &layout)
+        }
         guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
 
@@ -128,6 +153,7 @@ final class VulkanPipeline {
         for module in modules { vkDestroyShaderModule(device.raw, module, nil) }
         self.renderPass = renderPass
         self.layout = layout
+        self.clipSetLayout = clipSetLayout
         self.rect = pipelines[0]
         self.mesh = pipelines[1]
         self.composite = pipelines[2]
@@ -136,7 +162,7 @@ final class VulkanPipeline {
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(11)
+        device.track(12)
     }
 
     func destroy(_ device: VulkanDevice) {
@@ -148,9 +174,10 @@ final class VulkanPipeline {
         vkDestroyPipelineLayout(device.raw, compositeLayout, nil)
         vkDestroyDescriptorSetLayout(device.raw, compositeSetLayout, nil)
         vkDestroyPipelineLayout(device.raw, layout, nil)
+        vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-11)
+        device.track(-12)
     }
 
     /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
@@ -255,12 +282,12 @@ final class VulkanPipeline {
         }
     }
 
-    /// The `RectInstance` fields mesh.vert reads (transform, color, params, trim, clips).
-    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20]
-    // (not 3–5, 7, 9, 21–23: bounds, quad, radii, second color, gradient points and stops)
+    /// The `RectInstance` fields mesh.vert reads (transform, color, params with the clip, trim).
+    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10]
+    // (not 3–5, 7, 9, 11–13: bounds, quad, radii, second color, gradient points and stops)
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
-    static let meshVertexLocation: UInt32 = 24
+    static let meshVertexLocation: UInt32 = 14
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,

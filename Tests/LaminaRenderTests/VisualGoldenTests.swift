@@ -204,4 +204,10 @@ struct VisualGoldenTests {
             DrawItem(transform: inner, bounds: Rect(18, -8, 30, 40), backgroundColor: Self.green, clip: 1),
         ], clips: clips), "clip-nested", .independent(mean: 2, percent: 2, threshold: 64))
     }
+
+    /// Four nested rotated, rounded clips, each cutting a different side (the scene is
+    /// `ClipTests.deepScene`). Tolerance as clipNested.
+    @Test func clipDeep() throws {
+        try compare(ClipTests.deepScene(), "clip-deep", .independent(mean: 2, percent: 2, threshold: 64))
+    }
 }

@@ -71,7 +71,8 @@ let package = Package(
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaRender", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaServerTests",
-                    dependencies: ["LaminaServer", "Lamina", "TestSupport"]),
+                    dependencies: ["LaminaServer", "Lamina", "TestSupport"],
+                    exclude: ["Scenes"]),   // scene files and references, read from the source tree
     ],
     swiftLanguageModes: [.v6]
 )

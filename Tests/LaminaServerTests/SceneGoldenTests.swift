@@ -1,0 +1,72 @@
+import Foundation
+import Lamina
+import LaminaGeometry
+import LaminaPNG
+import LaminaServer
+import Testing
+import TestSupport
+
+/// Scene files through the whole path a user's scene takes — `Scene` → layer tree →
+/// presentation → draw list → Vulkan (lavapipe) — as `laminactl render` does, against
+/// references drawn by an independent renderer: `scripts/scene-cairo` reads the same scene
+/// files with its own reading of Core Animation's model and draws them with cairo.
+///
+/// Each scene (`Scenes/NAME.json`) covers one group of visuals; its reference is
+/// `Scenes/References/NAME.png`. A failure writes `NAME-actual.png` and `NAME-diff.png` there.
+///
+/// The rule, unless a scene states its own: mean absolute channel error ≤ 1/255 and at most
+/// 1 % of pixels off by more than 48/255. Lamina's analytic one-pixel coverage ramps and
+/// cairo's exact-area coverage differ by up to about a third of a pixel on every edge, so
+/// edge pixels differ by tens of levels while interiors match; a misplaced, missing or
+/// wrongly colored shape moves hundreds of pixels by far more.
+@Suite("Scene files against cairo")
+struct SceneGoldenTests {
+    static let edges = PixelTolerance.independent(mean: 1, percent: 1, threshold: 48)
+
+    func check(_ name: String, _ tolerance: PixelTolerance = edges, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        let directory = PixelComparator.referencePath(name).replacingOccurrences(of: "/References/\(name).png", with: "")
+            + "/Scenes"
+        let scene = try Scene(contentsOfFile: "\(directory)/\(name).json")
+        let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
+                                                scale: scene.scale, background: scene.background)
+        let pixels = try compositor.render(try scene.tree(at: 0).presentation(at: 0))
+        let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
+        let result = try PixelComparator.compare(image, referencePath: "\(directory)/References/\(name).png",
+                                                 tolerance: tolerance)
+        #expect(result.passed, "\(name): \(result)", sourceLocation: sourceLocation)
+        if ProcessInfo.processInfo.environment["LAMINA_WRITE_ACTUAL"] == "1" { print("\(name): \(result)") }
+    }
+
+    /// anchorPoint, position, transform (operations and a matrix), sublayerTransform about the
+    /// anchor point, zPosition order among siblings, hidden and zero-opacity layers.
+    @Test func geometry() throws { try check("geometry") }
+
+    /// cornerRadius, maskedCorners, the border inside the bounds with inner radius
+    /// radius − width, a translucent border, a capsule (radius clamped to half the height).
+    @Test func cornersAndBorders() throws { try check("corners-border") }
+
+    /// masksToBounds four levels deep, rotated, with rounded corners: each level cuts the
+    /// leaf on another side.
+    @Test func nestedClips() throws { try check("clips") }
+
+    /// A translucent layer with overlapping sublayers composites as a group; translucent
+    /// siblings blend with each other.
+    @Test func groupOpacity() throws { try check("group-opacity") }
+
+    /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
+    /// masksToBounds hides the layer's shadow.
+    /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur
+    /// is an approximation, and cairo's reference samples its kernel at whole pixels.
+    @Test func shadows() throws { try check("shadows", .independent(mean: 1, percent: 2, threshold: 16)) }
+
+    /// Shape layers: an even-odd star, curves (quadratic, cubic) filled and stroked, round
+    /// joins and caps, a dashed ellipse with a phase.
+    /// Rule: mean ≤ 1.5/255, ≤ 3 % of pixels off by more than 48/255: the tessellated fringe
+    /// reads half a pixel bolder than cairo's exact coverage (LaminaGeometry README), on every
+    /// edge of these long outlines (measured 2 % off, all on edges).
+    @Test func shapes() throws { try check("shapes", .independent(mean: 1.5, percent: 3, threshold: 48)) }
+
+    /// Axial gradient with three stops and locations on a diagonal; a radial gradient (CA's
+    /// ellipse) clipped by rounded masksToBounds.
+    @Test func gradients() throws { try check("gradients") }
+}

@@ -1,4 +1,5 @@
-// Fragment-side inputs and functions shared by rect.frag and mesh.frag (see instance.vert.glsl).
+// Fragment-side inputs and functions shared by the rect*.frag variants (rect.frag.glsl) and
+// mesh*.frag (see instance.vert.glsl). CLIPPED: the frame's clip buffer and the clip chain.
 
 layout(location = 0) in vec2 inLocal;
 layout(location = 1) flat in vec4 inBounds;
@@ -9,6 +10,7 @@ layout(location = 5) flat in vec4 inParams;
 layout(location = 6) flat in vec4 inGradientPoints;
 layout(location = 7) flat in vec4 inGradientRange;
 
+#ifdef CLIPPED
 // The frame's clips (ClipRecord in Sources/LaminaRender/ClipRecord.swift; element i is
 // DrawList.clips[i]): pixel → clip-local homography rows (h0.w = parent index + 1, 0 = none),
 // the clip rect and its radii.
@@ -22,6 +24,7 @@ struct ClipData {
 layout(std430, set = 0, binding = 0) readonly buffer Clips {
     ClipData clips[];
 };
+#endif
 
 // Signed distance from p to a rounded rect (negative inside) and its gradient `normal`
 // (unit length, in local units). Radii per corner, y-down: x = minXMinY, y = maxXMinY,
@@ -53,6 +56,7 @@ float coverage(vec2 p, vec4 rect, vec4 radii, vec2 localPerPixelX, vec2 localPer
     return clamp(0.5 - d / max(localPerPixel, 1e-6), 0.0, 1.0);
 }
 
+#ifdef CLIPPED
 // Coverage by one clip: the pixel centre is mapped into the clip layer's plane by the
 // homography rows h0..h2 ([px py 1] × H⁻¹); its derivatives are taken analytically (no dFdx,
 // so this may run in non-uniform control flow).
@@ -78,3 +82,4 @@ float clipsCoverage() {
     }
     return c;
 }
+#endif

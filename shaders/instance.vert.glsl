@@ -1,4 +1,4 @@
-// Per-instance inputs shared by rect.vert and mesh.vert. Mirrors `RectInstance` in
+// Per-instance inputs shared by the rect*.vert variants and mesh.vert. Mirrors `RectInstance` in
 // Sources/LaminaRender/RectInstance.swift (checked by RectInstanceLayoutTests): field i is the
 // vec4 at location i.
 
@@ -20,14 +20,18 @@ layout(location = 11) in vec4 inGradientLocations; // up to four stops' location
 layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
 layout(location = 13) in vec4 inGradientColor3;
 
-// mesh.frag reads only the color, params (clip index) and trim: mesh.vert (MESH_SHADER) neither
-// reads nor writes the rest, so the pipeline interface has no unused parts.
+// Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
+// interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
+// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER);
+// CLIPPED as in the fragment shader (params carries the clip index).
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
 layout(location = 1) flat out vec4 outBounds;
 layout(location = 2) flat out vec4 outRadii;
+#if KIND != 1
 layout(location = 4) flat out vec4 outBorderColor;
-#ifndef PLAIN_RECT
+#endif
+#if KIND >= 2
 layout(location = 6) flat out vec4 outGradientPoints;
 layout(location = 8) flat out vec4 outGradientLocations;
 layout(location = 9) flat out vec4 outGradientColor2;
@@ -35,9 +39,10 @@ layout(location = 10) flat out vec4 outGradientColor3;
 #endif
 #endif
 layout(location = 3) flat out vec4 outFillColor;
-layout(location = 5) flat out vec4 outParams;
-// rectPlain.vert (PLAIN_RECT) writes only what rectPlain.frag reads: locations 0-5.
-#ifndef PLAIN_RECT
+#if KIND <= 1 || defined(CLIPPED)
+layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it for the clip only
+#endif
+#if KIND >= 2
 layout(location = 7) flat out vec4 outGradientRange;
 #endif
 
@@ -51,8 +56,10 @@ void emit(vec2 local) {
     outLocal = local;
     outBounds = inBounds;
     outRadii = inRadii;
+#if KIND != 1
     outBorderColor = inBorderColor;
-#ifndef PLAIN_RECT
+#endif
+#if KIND >= 2
     outGradientPoints = inGradientPoints;
     outGradientLocations = inGradientLocations;
     outGradientColor2 = inGradientColor2;
@@ -60,8 +67,10 @@ void emit(vec2 local) {
 #endif
 #endif
     outFillColor = inFillColor;
+#if KIND <= 1 || defined(CLIPPED)
     outParams = inParams;
-#ifndef PLAIN_RECT
+#endif
+#if KIND >= 2
     outGradientRange = inGradientRange;
 #endif
 }

@@ -1,19 +1,4 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Tessellated meshes: color × interpolated coverage (the AA fringe), strokes trimmed on the
-// distance along the path (strokeStart/strokeEnd) when inGradientRange.z is set. Drawn with
-// the stencil "each pixel once" rule, so a discarded fragment leaves the pixel to later ones.
-#include "common.frag.glsl"
-
-layout(location = 8) in float inCoverage;
-layout(location = 9) in float inDistance;
-
-layout(location = 0) out vec4 outColor;
-
-void main() {
-    if (inGradientRange.z > 0.5 && (inDistance < inGradientRange.x || inDistance > inGradientRange.y)) discard;
-    float c = clamp(inCoverage, 0.0, 1.0);
-    if (inParams.w > 0.5) c *= clipsCoverage();
-    if (c <= 0.0) discard;
-    outColor = inFillColor * c;
-}
+// Tessellated meshes without clips (body in mesh.frag.glsl).
+#include "mesh.frag.glsl"

@@ -1,17 +1,21 @@
-// The body of rect.frag and rectPlain.frag (PLAIN_RECT: kind 0 without clips only; see the
-// README's "Performance on lavapipe": llvmpipe runs every branch of the uber shader).
-// Analytic items, by kind (inParams.y): 0 rounded rect with border, 1 blurred rounded rect
-// (shadow), 2/3/4 an axial/radial/conic gradient (up to four stops per instance). Coverage from signed
-// distances; output premultiplied, blended ONE, ONE_MINUS_SRC_ALPHA in sRGB-encoded space.
+// The body of every analytic variant, rect<Kind>[Clipped].frag: one pipeline per kind, so that
+// a pixel pays only for its own kind (llvmpipe runs every branch of a shader over its SIMD
+// block; see the README's "Performance on lavapipe"). KIND is the `RectInstance.Kind` drawn:
+// 0 rounded rect with border, 1 blurred rounded rect (shadow), 2/3/4 an axial/radial/conic
+// gradient (up to four stops per instance). CLIPPED: multiply by the item's clip chain.
+// Coverage from signed distances; output premultiplied, blended ONE, ONE_MINUS_SRC_ALPHA in
+// sRGB-encoded space.
 #include "common.frag.glsl"
 
+#if KIND >= 2
 layout(location = 8) flat in vec4 inGradientLocations;
 layout(location = 9) flat in vec4 inGradientColor2;
 layout(location = 10) flat in vec4 inGradientColor3;
+#endif
 
 layout(location = 0) out vec4 outColor;
 
-#ifndef PLAIN_RECT
+#if KIND >= 2
 // The color at t of up to four stops (count n): linear between neighbours in sRGB-encoded,
 // straight-alpha space; the end colors extend.
 vec4 gradientColor(float t, int n) {
@@ -21,7 +25,9 @@ vec4 gradientColor(float t, int n) {
     if (n == 3 || t <= L.z) return mix(inBorderColor, inGradientColor2, clamp((t - L.y) / max(L.z - L.y, 1e-6), 0.0, 1.0));
     return mix(inGradientColor2, inGradientColor3, clamp((t - L.z) / max(L.w - L.z, 1e-6), 0.0, 1.0));
 }
+#endif
 
+#if KIND == 1
 // erf approximation (Abramowitz–Stegun 7.1.27 form), max error about 5e-4.
 vec2 erf2(vec2 x) {
     vec2 s = sign(x), a = abs(x);
@@ -69,61 +75,55 @@ float blurredRoundedRect(vec2 p, vec4 rect, vec4 radii, float sigma) {
     }
     return value;
 }
-
 #endif
 
 void main() {
-    int kind = int(inParams.y + 0.5);
     // Derivatives in uniform control flow, before any branch.
     vec2 dx = dFdx(inLocal);
     vec2 dy = dFdy(inLocal);
     vec4 color;
-#ifndef PLAIN_RECT
-    if (kind == 1) {
-        float sigma = inParams.z;
-        float localPerPixel = max(length(dx), length(dy));
-        float a = sigma > 0.05 * localPerPixel
-            ? blurredRoundedRect(inLocal, inBounds, inRadii, sigma)
-            : coverage(inLocal, inBounds, inRadii, dx, dy);
-        color = inFillColor * clamp(a, 0.0, 1.0);
-    } else if (kind >= 2) {
-        vec2 s = inGradientPoints.xy, e = inGradientPoints.zw;
-        vec2 p = inLocal - s;
-        float t;
-        if (kind == 2) {
-            vec2 d = e - s;
-            t = dot(p, d) / max(dot(d, d), 1e-12);
-        } else if (kind == 3) {
-            t = length(p / max(abs(e - s), vec2(1e-6)));
-        } else {
-            vec2 d = e - s;
-            // Angle from the direction towards `end`, clockwise on screen (y down).
-            t = fract((atan(p.y, p.x) - atan(d.y, d.x)) / 6.28318531);
-        }
-        if (t < inGradientRange.z || t >= inGradientRange.w) discard;
-        vec4 c = gradientColor(t, int(inGradientRange.x + 0.5));
-        color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
-    } else
+#if KIND == 1
+    float sigma = inParams.z;
+    float localPerPixel = max(length(dx), length(dy));
+    float a = sigma > 0.05 * localPerPixel
+        ? blurredRoundedRect(inLocal, inBounds, inRadii, sigma)
+        : coverage(inLocal, inBounds, inRadii, dx, dy);
+    color = inFillColor * clamp(a, 0.0, 1.0);
+#elif KIND >= 2
+    vec2 s = inGradientPoints.xy, e = inGradientPoints.zw;
+    vec2 p = inLocal - s;
+#if KIND == 2
+    vec2 d = e - s;
+    float t = dot(p, d) / max(dot(d, d), 1e-12);
+#elif KIND == 3
+    float t = length(p / max(abs(e - s), vec2(1e-6)));
+#else
+    vec2 d = e - s;
+    // Angle from the direction towards `end`, clockwise on screen (y down).
+    float t = fract((atan(p.y, p.x) - atan(d.y, d.x)) / 6.28318531);
 #endif
-    {
-        float borderWidth = inParams.x;
-        float outer = coverage(inLocal, inBounds, inRadii, dx, dy);
-        color = inFillColor * outer;
-        if (borderWidth > 0.0) {
-            vec4 innerRect = inBounds + vec4(borderWidth, borderWidth, -borderWidth, -borderWidth);
-            float inner = 0.0;
-            if (innerRect.z > innerRect.x && innerRect.w > innerRect.y) {
-                vec4 innerRadii = max(inRadii - borderWidth, vec4(0.0));
-                inner = coverage(inLocal, innerRect, innerRadii, dx, dy);
-            }
-            float ring = max(outer - inner, 0.0);
-            // The border is drawn over the background, as Core Animation does.
-            vec4 border = inBorderColor * ring;
-            color = border + color * (1.0 - border.a);
+    if (t < inGradientRange.z || t >= inGradientRange.w) discard;
+    vec4 c = gradientColor(t, int(inGradientRange.x + 0.5));
+    color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
+#else
+    float borderWidth = inParams.x;
+    float outer = coverage(inLocal, inBounds, inRadii, dx, dy);
+    color = inFillColor * outer;
+    if (borderWidth > 0.0) {
+        vec4 innerRect = inBounds + vec4(borderWidth, borderWidth, -borderWidth, -borderWidth);
+        float inner = 0.0;
+        if (innerRect.z > innerRect.x && innerRect.w > innerRect.y) {
+            vec4 innerRadii = max(inRadii - borderWidth, vec4(0.0));
+            inner = coverage(inLocal, innerRect, innerRadii, dx, dy);
         }
+        float ring = max(outer - inner, 0.0);
+        // The border is drawn over the background, as Core Animation does.
+        vec4 border = inBorderColor * ring;
+        color = border + color * (1.0 - border.a);
     }
-#ifndef PLAIN_RECT
-    if (color.a > 0.0 && inParams.w > 0.5) color *= clipsCoverage();
+#endif
+#ifdef CLIPPED
+    if (color.a > 0.0) color *= clipsCoverage();
 #endif
     if (color.a <= 0.0) {
         discard;

@@ -1,6 +1,5 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Analytic rects (kind 0: rounded rect with border) without clips: the lean variant of rect.frag
-// that the renderer uses for runs of such items (llvmpipe executes every branch of an uber shader).
-#define PLAIN_RECT
+// Plain rects (kind 0: rounded rect with border) without clips.
+#define KIND 0
 #include "rect.frag.glsl"

@@ -58,9 +58,9 @@ public final class OffscreenRenderer {
     /// One recorded draw: a run of analytic instances, one mesh with its instance, or a
     /// group's offscreen image composited with its opacity.
     private enum Draw {
-        /// `plain`: every instance is kind 0 without clips (the lean `rectPlain` pipeline).
-        case rects(first: Int, count: Int, plain: Bool)
-        case mesh(GPUMesh, instance: Int)
+        /// Consecutive instances of one variant (kind and clipping), one instanced draw.
+        case rects(first: Int, count: Int, variant: PipelineVariant)
+        case mesh(GPUMesh, instance: Int, clipped: Bool)
         case composite(group: Int, opacity: Float)
     }
 
@@ -307,17 +307,14 @@ public final class OffscreenRenderer {
                 let added = RectInstance.append(item, clips: list.clips, width: width, height: height, to: &instances)
                 guard added > 0 else { continue }
                 if case .mesh(let meshDraw) = item.kind {
-                    draws.append(.mesh(try gpuMesh(meshDraw), instance: first))
+                    draws.append(.mesh(try gpuMesh(meshDraw), instance: first, clipped: instances[first].params.w != 0))
                 } else {
-                    var plain = true
-                    for instance in instances[first..<(first + added)]
-                    where instance.params.y != RectInstance.Kind.rect.rawValue || instance.params.w != 0 {
-                        plain = false
-                    }
-                    if case .rects(let runFirst, let runCount, let runPlain)? = draws.last, runPlain == plain {
-                        draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added, plain: plain)
+                    // An item's instances (gradient segments) share kind and clip, so one variant.
+                    let variant = PipelineVariant(instances[first])
+                    if case .rects(let runFirst, let runCount, let runVariant)? = draws.last, runVariant == variant {
+                        draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added, variant: variant)
                     } else {
-                        draws.append(.rects(first: first, count: added, plain: plain))
+                        draws.append(.rects(first: first, count: added, variant: variant))
                     }
                 }
             }
@@ -579,10 +576,10 @@ public final class OffscreenRenderer {
         var stencilReference: UInt32 = 0
         for draw in draws {
             switch draw {
-            case .rects(let first, let count, let plain):
+            case .rects(let first, let count, let variant):
                 guard let instances else { continue }
-                bind(plain ? pipeline.rectPlain : pipeline.rect)
-                bindClips()
+                bind(pipeline.pipeline(variant))
+                if variant.clipped { bindClips() }
                 if !rectBindingSet {
                     var buffer: VkBuffer? = instances.raw
                     var offset: VkDeviceSize = 0
@@ -590,15 +587,15 @@ public final class OffscreenRenderer {
                     rectBindingSet = true
                 }
                 vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
-            case .mesh(let mesh, let instance):
+            case .mesh(let mesh, let instance, let clipped):
                 guard let instances else { continue }
                 rectBindingSet = false
                 var buffers: [VkBuffer?] = [mesh.buffer.raw, instances.raw]
                 var offsets: [VkDeviceSize] = [0, 0]
                 vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
                 vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
-                bind(pipeline.mesh)
-                bindClips()
+                bind(pipeline.pipeline(PipelineVariant(kind: .mesh, clipped: clipped)))
+                if clipped { bindClips() }
                 // Each mesh its own stencil reference (the pass cleared the stencil to 0).
                 stencilReference += 1
                 if stencilReference > 255 {

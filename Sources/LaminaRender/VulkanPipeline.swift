@@ -2,9 +2,9 @@ import CVulkan
 import LaminaGeometry
 
 /// The render pass for the offscreen target (color + stencil) and the pipelines, created once:
-/// `rect` (analytic items, instanced strips), `mesh` (tessellated meshes, stencil "each pixel
-/// once": NOT_EQUAL ref, REPLACE, with a reference per mesh set while recording) and
-/// `composite` (group opacity). Wraps `vkCreateRenderPass`, `vkCreatePipelineLayout`, `vkCreateGraphicsPipelines`.
+/// one per `PipelineVariant` — analytic items by kind (instanced strips) and meshes (stencil
+/// "each pixel once": NOT_EQUAL ref, REPLACE, with a reference per mesh set while recording),
+/// each with and without clips — and `composite` (group opacity). Wraps `vkCreateRenderPass`, `vkCreatePipelineLayout`, `vkCreateGraphicsPipelines`.
 /// Render thread only.
 final class VulkanPipeline {
     let renderPass: VkRenderPass
@@ -12,11 +12,9 @@ final class VulkanPipeline {
     let layout: VkPipelineLayout
     /// Set 0 of `layout`: binding 0, the frame's `ClipRecord`s (storage buffer, fragment stage).
     let clipSetLayout: VkDescriptorSetLayout
-    let rect: VkPipeline
-    /// `rect` with `rectPlain.frag`: runs of kind-0 items without clips (no per-fragment cost
-    /// of the shadow, gradient and clip code, which llvmpipe would run masked for every pixel).
-    let rectPlain: VkPipeline
-    let mesh: VkPipeline
+    /// By `PipelineVariant.index`: a lean shader per kind and clipping, so that no pixel pays
+    /// for another kind's code (llvmpipe runs every branch of a shader masked).
+    private let variants: [VkPipeline]
     /// Group opacity: the pass that renders a group offscreen (same attachments, so the same
     /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
     /// draws it over its parent with the group's opacity.
@@ -26,8 +24,31 @@ final class VulkanPipeline {
     let composite: VkPipeline
     let sampler: VkSampler
 
+    /// The pipeline that draws `variant`.
+    func pipeline(_ variant: PipelineVariant) -> VkPipeline { variants[variant.index] }
+
     /// Which pipeline `createPipeline` builds.
     private enum Kind { case rect, mesh, composite }
+
+    /// A variant's shaders and the `RectInstance` locations its vertex shader reads.
+    static func shaders(_ variant: PipelineVariant)
+        -> (vertex: [UInt32], fragment: [UInt32], instanceLocations: Set<UInt32>) {
+        let c = variant.clipped
+        // Gradients and meshes read params (location 8) only for the clip index.
+        let gradient: Set<UInt32> = c ? Set(0...13) : Set(0...13).subtracting([8])
+        let gradientVertex = c ? Shaders.rectGradientClippedVert : Shaders.rectGradientVert
+        switch variant.kind {
+        case .rect: return (Shaders.rectPlainVert, c ? Shaders.rectPlainClippedFrag : Shaders.rectPlainFrag,
+                            Set(0...8))
+        case .shadow: return (Shaders.rectShadowVert, c ? Shaders.rectShadowClippedFrag : Shaders.rectShadowFrag,
+                              Set(0...8).subtracting([7]))
+        case .axial: return (gradientVertex, c ? Shaders.rectAxialClippedFrag : Shaders.rectAxialFrag, gradient)
+        case .radial: return (gradientVertex, c ? Shaders.rectRadialClippedFrag : Shaders.rectRadialFrag, gradient)
+        case .conic: return (gradientVertex, c ? Shaders.rectConicClippedFrag : Shaders.rectConicFrag, gradient)
+        case .mesh: return c ? (Shaders.meshClippedVert, Shaders.meshClippedFrag, meshInstanceLocations)
+                             : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
+        }
+    }
 
     init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat) throws(RenderError) {
         var undo: [() -> Void] = []
@@ -123,52 +144,53 @@ final class VulkanPipeline {
         guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
 
-        var modules: [VkShaderModule] = []
-        do {
-            for code in [Shaders.rectVert, Shaders.rectFrag, Shaders.meshVert, Shaders.meshFrag,
-                         Shaders.compositeVert, Shaders.compositeFrag, Shaders.rectPlainVert, Shaders.rectPlainFrag] {
-                let module = try Self.shaderModule(device: device, code: code)
-                modules.append(module)
-                undo.append { vkDestroyShaderModule(device.raw, module, nil) }
-            }
-        } catch { throw fail(error) }
-
-        var pipelines: [VkPipeline] = []
-        for (index, kind) in [Kind.rect, .mesh, .composite, .rect].enumerated() {
-            var pipeline: VkPipeline?
-            let (vertex, fragment) = switch kind {
-            case .rect: index == 0 ? (modules[0], modules[1]) : (modules[6], modules[7])
-            case .mesh: (modules[2], modules[3])
-            case .composite: (modules[4], modules[5])
-            }
-            result = Self.createPipeline(kind, device: device, layout: kind == .composite ? compositeLayout : layout,
-                                         renderPass: renderPass,
-                                         vertex: vertex, fragment: fragment, plain: index == 3, pipeline: &pipeline)
-            guard result == VK_SUCCESS, let pipeline else {
-                throw fail(.vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines"))
-            }
-            pipelines.append(pipeline)
-            undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
+        // Shader modules are needed only while the pipelines are created.
+        var modules: [[UInt32]: VkShaderModule] = [:]
+        func module(_ code: [UInt32]) throws(RenderError) -> VkShaderModule {
+            if let module = modules[code] { return module }
+            let module = try Self.shaderModule(device: device, code: code)
+            modules[code] = module
+            return module
         }
-        for module in modules { vkDestroyShaderModule(device.raw, module, nil) }
+        defer { for module in modules.values { vkDestroyShaderModule(device.raw, module, nil) } }
+        var variants: [VkPipeline] = []
+        var composite: VkPipeline?
+        do throws(RenderError) {
+            for variant in PipelineVariant.all {
+                let (vertex, fragment, locations) = Self.shaders(variant)
+                var pipeline: VkPipeline?
+                let kind: Kind = variant.kind == .mesh ? .mesh : .rect
+                result = Self.createPipeline(kind, device: device, layout: layout, renderPass: renderPass,
+                                             vertex: try module(vertex), fragment: try module(fragment),
+                                             instanceLocations: locations, pipeline: &pipeline)
+                guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
+                variants.append(pipeline)
+                undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
+            }
+            result = Self.createPipeline(.composite, device: device, layout: compositeLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.compositeVert),
+                                         fragment: try module(Shaders.compositeFrag), instanceLocations: [],
+                                         pipeline: &composite)
+            guard result == VK_SUCCESS, let composite else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
+            undo.append { vkDestroyPipeline(device.raw, composite, nil) }
+        } catch {
+            throw fail(error)
+        }
         self.renderPass = renderPass
         self.layout = layout
         self.clipSetLayout = clipSetLayout
-        self.rect = pipelines[0]
-        self.mesh = pipelines[1]
-        self.composite = pipelines[2]
-        self.rectPlain = pipelines[3]
+        self.variants = variants
+        guard let composite else { preconditionFailure("the composite pipeline was created above") }
+        self.composite = composite
         self.groupRenderPass = groupRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(12)
+        device.track(8 + variants.count)
     }
 
     func destroy(_ device: VulkanDevice) {
-        vkDestroyPipeline(device.raw, rect, nil)
-        vkDestroyPipeline(device.raw, rectPlain, nil)
-        vkDestroyPipeline(device.raw, mesh, nil)
+        for pipeline in variants { vkDestroyPipeline(device.raw, pipeline, nil) }
         vkDestroyPipeline(device.raw, composite, nil)
         vkDestroySampler(device.raw, sampler, nil)
         vkDestroyPipelineLayout(device.raw, compositeLayout, nil)
@@ -177,7 +199,7 @@ final class VulkanPipeline {
         vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-12)
+        device.track(-8 - variants.count)
     }
 
     /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
@@ -282,7 +304,8 @@ final class VulkanPipeline {
         }
     }
 
-    /// The `RectInstance` fields mesh.vert reads (transform, color, params with the clip, trim).
+    /// The `RectInstance` fields meshClipped.vert reads (transform, color, params with the clip,
+    /// trim); mesh.vert reads them but params.
     static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10]
     // (not 3–5, 7, 9, 11–13: bounds, quad, radii, second color, gradient points and stops)
 
@@ -291,7 +314,8 @@ final class VulkanPipeline {
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
-        vertex: VkShaderModule, fragment: VkShaderModule, plain: Bool = false, pipeline: inout VkPipeline?
+        vertex: VkShaderModule, fragment: VkShaderModule, instanceLocations: Set<UInt32>,
+        pipeline: inout VkPipeline?
     ) -> VkResult {
         let instanceStride = UInt32(MemoryLayout<RectInstance>.stride)
         let bindings: [VkVertexInputBindingDescription]
@@ -302,8 +326,8 @@ final class VulkanPipeline {
         } else if kind == .rect {
             bindings = [VkVertexInputBindingDescription(binding: 0, stride: instanceStride,
                                                         inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)]
-            // rectPlain.vert reads locations 0-8 only (transform, bounds, quad, radii, colors, params).
-            attributes = rectAttributes(binding: 0).filter { !plain || $0.location < 9 }
+            // Only what the variant's vertex shader reads (an unread attribute is wasted fetching).
+            attributes = rectAttributes(binding: 0).filter { instanceLocations.contains($0.location) }
         } else {
             bindings = [
                 VkVertexInputBindingDescription(binding: 0, stride: UInt32(MemoryLayout<MeshVertex>.stride),
@@ -311,7 +335,7 @@ final class VulkanPipeline {
                 VkVertexInputBindingDescription(binding: 1, stride: instanceStride,
                                                 inputRate: VK_VERTEX_INPUT_RATE_INSTANCE),
             ]
-            attributes = rectAttributes(binding: 1).filter { meshInstanceLocations.contains($0.location) }
+            attributes = rectAttributes(binding: 1).filter { instanceLocations.contains($0.location) }
             attributes.append(VkVertexInputAttributeDescription(
                 location: meshVertexLocation, binding: 0, format: VK_FORMAT_R32G32B32A32_SFLOAT, offset: 0))
         }

@@ -3,8 +3,8 @@ import Testing
 import LaminaGeometry
 @testable import LaminaRender
 
-/// `RectInstance` (Swift) against the vertex inputs of `shaders/rect.vert` (SPIR-V) and the
-/// pipeline's attribute table.
+/// `RectInstance` (Swift) against the vertex inputs of the `shaders/rect*.vert` variants
+/// (SPIR-V) and the pipeline's attribute table.
 @Suite("RectInstance layout")
 struct RectInstanceLayoutTests {
     @Test func swiftLayoutIsPackedVec4s() {
@@ -16,16 +16,26 @@ struct RectInstanceLayoutTests {
         }
     }
 
-    @Test func shaderInputsMatchFields() throws {
-        let inputs = try SPIRV.locatedInputs(Shaders.rectVert)
-        #expect(inputs.keys.sorted() == RectInstance.fields.map(\.location).sorted())
-        for (location, type) in inputs {
-            #expect(type == .init(components: 4, bits: 32), "input at location \(location) must be a vec4")
+    /// Each variant's vertex shader reads exactly the locations its pipeline feeds, every one
+    /// a vec4 field; together the analytic variants read every field.
+    @Test func variantShaderInputsMatchTheirAttributes() throws {
+        var read: Set<UInt32> = []
+        for variant in PipelineVariant.all {
+            let (vertex, _, locations) = VulkanPipeline.shaders(variant)
+            var inputs = try SPIRV.locatedInputs(vertex)
+            if variant.kind == .mesh { inputs[VulkanPipeline.meshVertexLocation] = nil }
+            #expect(Set(inputs.keys) == locations, "\(variant)")
+            for (location, type) in inputs {
+                #expect(type == .init(components: 4, bits: 32), "input at location \(location) must be a vec4")
+            }
+            if variant.kind != .mesh { read.formUnion(locations) }
         }
+        #expect(read == Set(RectInstance.fields.map(\.location)))
+        #expect(PipelineVariant.all.map(\.index) == Array(0..<PipelineVariant.all.count))
     }
 
     @Test func meshShaderInputsAreTheFieldsAndTheVertex() throws {
-        let inputs = try SPIRV.locatedInputs(Shaders.meshVert)
+        let inputs = try SPIRV.locatedInputs(Shaders.meshClippedVert)
         #expect(inputs.keys.sorted() == (VulkanPipeline.meshInstanceLocations.sorted() + [VulkanPipeline.meshVertexLocation]))
         #expect(MemoryLayout<LaminaGeometry.MeshVertex>.stride == 16)
     }

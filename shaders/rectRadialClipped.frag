@@ -1,4 +1,6 @@
 #version 450
 #extension GL_GOOGLE_include_directive : require
-// Analytic items of every kind (body in rect.frag.glsl).
+// Radial gradients (kind 3) under clips.
+#define KIND 3
+#define CLIPPED
 #include "rect.frag.glsl"

@@ -1,6 +1,5 @@
-#version 450
-#extension GL_GOOGLE_include_directive : require
-// Analytic items (rects, shadows, gradient segments): one instanced 4-vertex strip each.
+// The body of the rect*.vert variants (KIND defined by each; see instance.vert.glsl): one
+// instanced 4-vertex strip per analytic item, the item's quad in local units.
 #include "instance.vert.glsl"
 
 void main() {

@@ -66,6 +66,11 @@ struct SceneGoldenTests {
     /// edge of these long outlines (measured 2 % off, all on edges).
     @Test func shapes() throws { try check("shapes", .independent(mean: 1.5, percent: 3, threshold: 48)) }
 
+    /// strokeStart/strokeEnd as fractions of the path's length: a circle (butt caps, trimmed
+    /// by the shader), a curve with round caps, a rect's first half with square caps.
+    /// Rule: as `shapes`.
+    @Test func strokeTrimming() throws { try check("strokes-trim", .independent(mean: 1.5, percent: 3, threshold: 48)) }
+
     /// Axial gradient with three stops and locations on a diagonal; a radial gradient (CA's
     /// ellipse) clipped by rounded masksToBounds.
     @Test func gradients() throws { try check("gradients") }

@@ -72,6 +72,7 @@ struct SceneGoldenTests {
     @Test func strokeTrimming() throws { try check("strokes-trim", .independent(mean: 1.5, percent: 3, threshold: 48)) }
 
     /// Axial gradient with three stops and locations on a diagonal; a radial gradient (CA's
-    /// ellipse) clipped by rounded masksToBounds.
+    /// ellipse) clipped by rounded masksToBounds; a rotated conic gradient around an
+    /// off-centre startPoint with five stops (the reference samples it per pixel: cairo has none).
     @Test func gradients() throws { try check("gradients") }
 }

@@ -71,6 +71,10 @@ struct SceneGoldenTests {
     /// Rule: as `shapes`.
     @Test func strokeTrimming() throws { try check("strokes-trim", .independent(mean: 1.5, percent: 3, threshold: 48)) }
 
+    /// Two device pixels per point: a bordered card with a shadow, a stroked tick, a rotated
+    /// pill — geometry, line widths and blur all scale. Rule: as `shadows`.
+    @Test func scaleTwo() throws { try check("scale-2", .independent(mean: 1, percent: 2, threshold: 16)) }
+
     /// Axial gradient with three stops and locations on a diagonal; a radial gradient (CA's
     /// ellipse) clipped by rounded masksToBounds; a rotated conic gradient around an
     /// off-centre startPoint with five stops (the reference samples it per pixel: cairo has none).

@@ -36,6 +36,8 @@ public struct DrawListBuilder {
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
+    /// The walk's stack of sibling slots in drawing order (see `visitChildren`).
+    private var order: [Int] = []
     private var clips: [Clip] = []
     /// The mesh each shape layer drew last frame (fill, stroke): when its path is the same
     /// storage (an unchanged property) and its style and scale bucket are equal, the mesh is
@@ -66,56 +68,67 @@ public struct DrawListBuilder {
     public mutating func build(_ tree: LayerTree) -> DrawList {
         items.removeAll(keepingCapacity: true)
         clips.removeAll(keepingCapacity: true)
+        order.removeAll(keepingCapacity: true)
         lastTessellateSeconds = 0
         nextFillMemo.removeAll(keepingCapacity: true)
         nextStrokeMemo.removeAll(keepingCapacity: true)
-        if let root = tree[.root] {
-            let toPixels = Transform3D.scale(scale, scale, 1)
-            visitChildren(root.sublayers, tree, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
+        if let root = tree.nodes.slot(of: .root) {
+            // The nodes are borrowed in place for the whole walk: no node is copied.
+            tree.nodes.withUnsafeNodes { nodes in
+                let toPixels = Transform3D.scale(scale, scale, 1)
+                visitChildren(nodes[root].sublayers, tree.nodes, nodes, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
+            }
         }
         swap(&fillMemo, &nextFillMemo)
         swap(&strokeMemo, &nextStrokeMemo)
         return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips)
     }
 
-    /// Visits `children` in zPosition order (stable). Each node is looked up (copied out of
-    /// the tree) once; sorting happens only when some sibling is out of order.
-    private mutating func visitChildren(_ children: [LayerID], _ tree: LayerTree, parentToPixels: Transform3D,
-                                        parentOpacity: Double, clip: Int) {
-        var nodes: [LayerNode] = []
-        nodes.reserveCapacity(children.count)
+    /// Visits `children` in zPosition order (stable). Their slots go on `order`, a stack shared
+    /// by the whole walk (this call's range is popped before it returns); sorting happens only
+    /// when some sibling is out of order.
+    private mutating func visitChildren(_ children: [LayerID], _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                        parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
+        let start = order.count
         var needsSort = false
         var previous = -Double.infinity
         for child in children {
-            guard let node = tree[child] else { continue }
-            let z = node.properties.zPosition
+            guard let slot = store.slot(of: child) else { continue }
+            let z = nodes[slot].properties.zPosition
             if z < previous { needsSort = true }
             previous = z
-            nodes.append(node)
+            order.append(slot)
         }
+        let end = order.count
         if needsSort {
-            nodes = nodes.enumerated()
+            // Stable: equal zPositions keep their order (the slots' positions in `children`).
+            let sorted = order[start..<end].enumerated()
                 .sorted { a, b in
-                    let za = a.element.properties.zPosition, zb = b.element.properties.zPosition
+                    let za = nodes[a.element].properties.zPosition, zb = nodes[b.element].properties.zPosition
                     return za != zb ? za < zb : a.offset < b.offset
                 }
-                .map(\.element)
+            for (k, e) in sorted.enumerated() { order[start + k] = e.element }
         }
-        for node in nodes {
-            visit(node, tree, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+        for k in start..<end {
+            visit(order[k], store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
         }
+        order.removeSubrange(start...)
     }
 
-    private mutating func visit(_ node: LayerNode, _ tree: LayerTree, parentToPixels: Transform3D, parentOpacity: Double,
-                                clip: Int) {
+    private mutating func visit(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
+        // The node, borrowed in place (a local computed variable: each use reads only the
+        // fields it needs, with no copy of the node or retain of its arrays).
+        let address = nodes.baseAddress! + slot
+        var node: LayerNode { address.pointee }
+        var p: LayerProperties { address.pointee.properties }
         let id = node.id
-        let p = node.properties
         guard !p.isHidden else { return }
         let opacity = parentOpacity * min(max(p.opacity, 0), 1)
         // A client's container is an identity layer that only groups its top-level layers.
         if id.isClientRoot {
             guard opacity > 0 else { return }
-            visitChildren(node.sublayers, tree, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip)
+            visitChildren(node.sublayers, store, nodes, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip)
             return
         }
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
@@ -125,19 +138,22 @@ public struct DrawListBuilder {
         if p.opacity < 1, !node.sublayers.isEmpty {
             let marker = items.count
             items.append(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: 0)))
-            var q = node
-            q.properties.opacity = 1
-            visitLayer(q, tree, toPixels: toPixels, opacity: 1, clip: clip)
+            // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
+            // property, so the node need not be copied with its opacity set to 1.
+            visitLayer(slot, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
             items[marker].kind = .group(opacity: opacity, count: items.count - marker - 1)
             return
         }
-        visitLayer(node, tree, toPixels: toPixels, opacity: opacity, clip: clip)
+        visitLayer(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
     }
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated).
-    private mutating func visitLayer(_ node: LayerNode, _ tree: LayerTree, toPixels: Transform3D, opacity: Double,
-                                     clip: Int) {
-        let p = node.properties
+    private mutating func visitLayer(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                     toPixels: Transform3D, opacity: Double, clip: Int) {
+        // Borrowed in place, as in `visit`.
+        let address = nodes.baseAddress! + slot
+        var node: LayerNode { address.pointee }
+        var p: LayerProperties { address.pointee.properties }
         let r = p.cornerRadius, m = p.maskedCorners
         let radii = CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
                                 minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)
@@ -210,7 +226,7 @@ public struct DrawListBuilder {
 
         guard !node.sublayers.isEmpty else { return }
         let childBase = p.sublayerTransformAboutAnchor.concatenating(toPixels)
-        visitChildren(node.sublayers, tree, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
+        visitChildren(node.sublayers, store, nodes, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
     }
 
     /// The shape layer's fill and stroke meshes.
@@ -219,7 +235,10 @@ public struct DrawListBuilder {
         // Device pixels per point: the larger axis scale of the affine part.
         let sx = (toPixels.m11 * toPixels.m11 + toPixels.m12 * toPixels.m12).squareRoot()
         let sy = (toPixels.m21 * toPixels.m21 + toPixels.m22 * toPixels.m22).squareRoot()
-        let pixelScale = max(sx, sy, 1e-3)
+        // Slightly below the row norm: a rotation's norm is 1 only up to rounding, and 1 + 1 ulp
+        // would fall into the next quarter-octave bucket (log2 rounded up), so a rotating shape
+        // flipped between two meshes from frame to frame.
+        let pixelScale = max(sx, sy, 1e-3) * (1 - 1e-9)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)

@@ -88,13 +88,25 @@ public struct LayerProperties: Hashable, Sendable {
     /// coordinates (before the superlayer's `sublayerTransform`): the anchor point is moved to
     /// the origin, `transform` applied about it, and the anchor placed at `position`.
     public var transformToSuperlayer: Transform3D {
-        let a = Point(bounds.origin.x + anchorPoint.x * bounds.size.width,
-                      bounds.origin.y + anchorPoint.y * bounds.size.height)
-        let toAnchor = Transform3D.translation(-a.x, -a.y, -anchorPointZ)
-        let toPosition = Transform3D.translation(position.x, position.y, zPosition)
-        return transform.isIdentity
-            ? toAnchor.concatenating(toPosition)
-            : toAnchor.concatenating(transform).concatenating(toPosition)
+        let ax = bounds.origin.x + anchorPoint.x * bounds.size.width
+        let ay = bounds.origin.y + anchorPoint.y * bounds.size.height
+        let az = anchorPointZ
+        // translation(-a) × transform × translation(position), without the two general 4×4
+        // products: the first only changes the fourth row, the second adds each row's w times
+        // the position. The sums are the general products' in their order with the terms that
+        // multiply by 0 left out (the same values; at most a zero's sign differs).
+        var m = transform
+        let t = transform
+        m.m41 = -ax * t.m11 + -ay * t.m21 + -az * t.m31 + t.m41
+        m.m42 = -ax * t.m12 + -ay * t.m22 + -az * t.m32 + t.m42
+        m.m43 = -ax * t.m13 + -ay * t.m23 + -az * t.m33 + t.m43
+        m.m44 = -ax * t.m14 + -ay * t.m24 + -az * t.m34 + t.m44
+        let px = position.x, py = position.y, pz = zPosition
+        m.m11 += m.m14 * px; m.m12 += m.m14 * py; m.m13 += m.m14 * pz
+        m.m21 += m.m24 * px; m.m22 += m.m24 * py; m.m23 += m.m24 * pz
+        m.m31 += m.m34 * px; m.m32 += m.m34 * py; m.m33 += m.m34 * pz
+        m.m41 += m.m44 * px; m.m42 += m.m44 * py; m.m43 += m.m44 * pz
+        return m
     }
 
     /// The transform this layer applies to its sublayers' coordinates (`sublayerTransform`

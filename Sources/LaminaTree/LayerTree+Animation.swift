@@ -9,7 +9,7 @@ extension LayerTree {
         if !animation.key.isEmpty {
             removeAnimations(of: id) { $0.key == animation.key }
         }
-        nodes[id]!.animations.append(animation)
+        nodes[existing: id].animations.append(animation)
         animatedLayers.insert(id)
         version &+= 1
         for c in animation.completionIDs { completionCounts[CompletionKey(client: id.client, id: c), default: 0] += 1 }
@@ -29,7 +29,7 @@ extension LayerTree {
                 release(a, client: id.client)
             }
         }
-        nodes[id]!.animations = kept
+        nodes[existing: id].animations = kept
         if kept.isEmpty { animatedLayers.remove(id) }
         version &+= 1
     }
@@ -77,7 +77,7 @@ extension LayerTree {
                                         context: ApplyContext) throws(CommitError) {
         let s = context.settings
         guard !s.disableActions, s.duration > 0, !context.created.contains(id) else { return }
-        let after = nodes[id]!.properties
+        let after = nodes[existing: id].properties
         for k in Self.implicitKeyPaths(for: keyPath) {
             guard let slot = PropertySlot(keyPath: k) else { continue }
             let old = before.animatableValue(at: slot)
@@ -85,7 +85,7 @@ extension LayerTree {
             guard old != new else { continue }
             // From the presentation value now (the old model value with running animations).
             var presented = before
-            Self.applyAnimations(nodes[id]!.animations, to: &presented, at: context.time, only: slot)
+            Self.applyAnimations(nodes[existing: id].animations, to: &presented, at: context.time, only: slot)
             let from = presented.animatableValue(at: slot)
             let animation = Animation.basic(BasicAnimation(
                 keyPath: k, from: from,
@@ -159,8 +159,10 @@ extension LayerTree {
         withExtendedLifetime(plan.compiled) {
             plan.bindings.withUnsafeBufferPointer { bindings in
                 plan.prepared.withUnsafeBufferPointer { prepared in
-                    for g in plan.groups {
-                        evaluate(g, into: &presentation.nodes.values[g.index].properties, bindings, slots, prepared, at: t)
+                    presentation.nodes.storage.withUnsafeMutableBufferPointer { nodes in
+                        for g in plan.groups {
+                            evaluate(g, into: &nodes[g.index].properties, bindings, slots, prepared, at: t)
+                        }
                     }
                 }
             }
@@ -182,7 +184,7 @@ extension LayerTree {
         guard tracksAnimations, t >= nextEndTime else { return }
         var next = Double.infinity
         for id in animatedLayers.sorted() {
-            let animations = nodes[id]!.animations
+            let animations = nodes[existing: id].animations
             var changed = false
             var kept: [LayerAnimation] = []
             for var a in animations {
@@ -197,7 +199,7 @@ extension LayerTree {
                 kept.append(a)
             }
             if changed {
-                nodes[id]!.animations = kept
+                nodes[existing: id].animations = kept
                 if kept.isEmpty { animatedLayers.remove(id) }
                 version &+= 1
             }

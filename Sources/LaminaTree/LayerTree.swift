@@ -22,7 +22,8 @@ public struct LayerNode: Equatable, Sendable {
 /// order; each client's top-level layers hang under its container (`LayerID.clientRoot`).
 /// Not thread-safe: each thread owns its own value.
 public struct LayerTree: Sendable {
-    public internal(set) var nodes: [LayerID: LayerNode]
+    /// The layers, flat by slot (see `NodeStore`).
+    public internal(set) var nodes: NodeStore
     /// Limit on the number of layers one client may own (config `maxLayersPerClient`).
     public var maxLayersPerClient: Int
     /// Limit on the animations one layer may hold (config).
@@ -57,7 +58,8 @@ public struct LayerTree: Sendable {
         self.maxLayersPerClient = maxLayersPerClient
         self.maxAnimationsPerLayer = maxAnimationsPerLayer
         self.tracksAnimations = tracksAnimations
-        nodes = [.root: LayerNode(id: .root, kind: .layer)]
+        nodes = NodeStore()
+        nodes[.root] = LayerNode(id: .root, kind: .layer)
     }
 
     /// Takes the events reported since the last call.
@@ -82,13 +84,13 @@ public struct LayerTree: Sendable {
         switch commit.content {
         case .connect:
             let container = LayerID.clientRoot(commit.client)
-            guard nodes[container] == nil else {
+            guard !nodes.contains(container) else {
                 throw CommitError(code: .duplicateLayer, index: 0, message: "client \(commit.client) is already connected")
             }
             var node = LayerNode(id: container, kind: .layer)
             node.superlayer = .root
             nodes[container] = node
-            nodes[.root]!.sublayers.append(container)
+            nodes[existing: .root].sublayers.append(container)
             layerCounts[commit.client] = 0
         case .disconnect:
             removeClient(commit.client)
@@ -171,7 +173,7 @@ public struct LayerTree: Sendable {
 
     private func existing(_ local: UInt32, client: UInt32, index: Int) throws(CommitError) -> LayerID {
         let id = LayerID(client: client, local: local)
-        guard nodes[id] != nil else {
+        guard nodes.contains(id) else {
             throw CommitError(code: .unknownLayer, index: index, message: "layer \(local) does not exist")
         }
         return id
@@ -185,7 +187,7 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .duplicateLayer, index: index, message: "layer id 0 is reserved for the client's root")
             }
             let id = LayerID(client: client, local: local)
-            guard nodes[id] == nil else {
+            guard !nodes.contains(id) else {
                 throw CommitError(code: .duplicateLayer, index: index, message: "layer \(local) already exists")
             }
             let n = layerCounts[client] ?? 0
@@ -206,9 +208,9 @@ public struct LayerTree: Sendable {
             let id = try existing(local, client: client, index: index)
             detach(id, undo: &undo)
             // Its sublayers stay alive (the client still owns them) but leave the tree.
-            for child in nodes[id]!.sublayers {
+            for child in nodes[existing: id].sublayers {
                 save(child, &undo)
-                nodes[child]!.superlayer = nil
+                nodes[existing: child].superlayer = nil
             }
             save(id, &undo)
             if tracksAnimations { removeAnimations(of: id, where: { _ in true }) }
@@ -222,7 +224,7 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .invalidProperty, index: index, message: "the client's root has no settable properties")
             }
             let id = try existing(local, client: client, index: index)
-            var props = nodes[id]!.properties
+            var props = nodes[existing: id].properties
             do {
                 try props.setValue(value, forKeyPath: keyPath)
             } catch {
@@ -232,8 +234,8 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .invalidValue, index: index, message: error.description)
             }
             save(id, &undo)
-            let before = nodes[id]!.properties
-            nodes[id]!.properties = props
+            let before = nodes[existing: id].properties
+            nodes[existing: id].properties = props
             if tracksAnimations {
                 try addImplicitAnimations(id, keyPath: keyPath, before: before, index: index, context: context)
             }
@@ -266,14 +268,14 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be animated")
             }
             let id = try existing(local, client: client, index: index)
-            let props = nodes[id]!.properties
+            let props = nodes[existing: id].properties
             let compiled: CompiledAnimation
             do {
                 compiled = try animation.compile { PropertySlot(keyPath: $0)?.kind(in: props) }
             } catch {
                 throw CommitError(code: .invalidAnimation, index: index, message: "animation '\(key)': \(error.description)")
             }
-            guard nodes[id]!.animations.count < maxAnimationsPerLayer || nodes[id]!.animations.contains(where: { $0.key == key && !key.isEmpty }) else {
+            guard nodes[existing: id].animations.count < maxAnimationsPerLayer || nodes[existing: id].animations.contains(where: { $0.key == key && !key.isEmpty }) else {
                 throw CommitError(code: .limitExceeded, index: index, message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
             }
             guard tracksAnimations else { return }
@@ -300,11 +302,11 @@ public struct LayerTree: Sendable {
     }
 
     private mutating func detach(_ id: LayerID, undo: inout UndoLog) {
-        guard let parent = nodes[id]?.superlayer else { return }
+        guard nodes.contains(id), let parent = nodes[existing: id].superlayer else { return }
         save(parent, &undo)
         save(id, &undo)
-        nodes[parent]!.sublayers.removeAll { $0 == id }
-        nodes[id]!.superlayer = nil
+        nodes[existing: parent].sublayers.removeAll { $0 == id }
+        nodes[existing: id].superlayer = nil
     }
 
     private mutating func attach(_ child: LayerID, to parent: LayerID, at position: Int?, index: Int,
@@ -319,21 +321,21 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .invalidHierarchy, index: index,
                                   message: "layer \(child.local) cannot become a sublayer of itself or of its own sublayer \(parent.local)")
             }
-            cursor = nodes[c]?.superlayer
+            cursor = nodes.contains(c) ? nodes[existing: c].superlayer : nil
         }
         detach(child, undo: &undo)
         save(parent, &undo)
         save(child, &undo)
-        let count = nodes[parent]!.sublayers.count
+        let count = nodes[existing: parent].sublayers.count
         let at = min(max(position ?? count, 0), count)
-        nodes[parent]!.sublayers.insert(child, at: at)
-        nodes[child]!.superlayer = parent
+        nodes[existing: parent].sublayers.insert(child, at: at)
+        nodes[existing: child].superlayer = parent
     }
 
     private mutating func removeClient(_ client: UInt32) {
         let container = LayerID.clientRoot(client)
-        nodes[.root]?.sublayers.removeAll { $0 == container }
-        nodes = nodes.filter { $0.key.client != client }
+        if nodes.contains(.root) { nodes[existing: .root].sublayers.removeAll { $0 == container } }
+        nodes.removeAll { $0.id.client == client }
         layerCounts[client] = nil
         animatedLayers = animatedLayers.filter { $0.client != client }
         completionCounts = completionCounts.filter { $0.key.client != client }

@@ -68,7 +68,7 @@ enum PresentationChannel: Sendable {
 /// A frame walks the bindings and writes the results in place into the presentation
 /// properties: no dictionary lookup by id, no copy of `LayerProperties` or `AnimatableValue`.
 struct PresentationPlan: Sendable {
-    typealias NodeIndex = Dictionary<LayerID, LayerNode>.Index
+    typealias NodeIndex = Int
 
     struct Group: Sendable {
         /// The layer's index in the model tree's (and so the presentation tree's) storage.
@@ -112,10 +112,10 @@ struct PresentationPlan: Sendable {
         bindings.reserveCapacity(tree.animatedLayers.count)
         compiled.reserveCapacity(tree.animatedLayers.count)
         for id in tree.animatedLayers {
-            guard let index = tree.nodes.index(forKey: id) else { continue }
+            guard let index = tree.nodes.slot(of: id) else { continue }
             let start = bindings.count
             var transformWritten = false
-            for a in tree.nodes.values[index].animations {
+            for a in tree.nodes.storage[index].animations {
                 let box = Box(a.compiled)
                 compiled.append(box)
                 let k = Unmanaged.passUnretained(box)
@@ -130,7 +130,7 @@ struct PresentationPlan: Sendable {
                     case .transformComponent(let c):
                         if !transformWritten && !c.isSize {
                             b.prepared = prepared.count
-                            prepared.append(.init(c, tree.nodes.values[index].properties.transform, number: true))
+                            prepared.append(.init(c, tree.nodes.storage[index].properties.transform, number: true))
                         }
                         transformWritten = true
                     case .transform: transformWritten = true
@@ -177,40 +177,40 @@ extension LayerTree {
                      _ slots: [PropertySlot]) {
         switch b.channel {
         case .bounds, .boundsOrigin, .boundsOriginX, .boundsOriginY, .boundsSize, .boundsWidth, .boundsHeight:
-            p.bounds = nodes.values[i].properties.bounds
-        case .position, .positionX, .positionY: p.position = nodes.values[i].properties.position
-        case .zPosition: p.zPosition = nodes.values[i].properties.zPosition
-        case .anchorPoint, .anchorPointX, .anchorPointY: p.anchorPoint = nodes.values[i].properties.anchorPoint
-        case .anchorPointZ: p.anchorPointZ = nodes.values[i].properties.anchorPointZ
-        case .transform, .transformComponent: p.transform = nodes.values[i].properties.transform
+            p.bounds = nodes.storage[i].properties.bounds
+        case .position, .positionX, .positionY: p.position = nodes.storage[i].properties.position
+        case .zPosition: p.zPosition = nodes.storage[i].properties.zPosition
+        case .anchorPoint, .anchorPointX, .anchorPointY: p.anchorPoint = nodes.storage[i].properties.anchorPoint
+        case .anchorPointZ: p.anchorPointZ = nodes.storage[i].properties.anchorPointZ
+        case .transform, .transformComponent: p.transform = nodes.storage[i].properties.transform
         case .sublayerTransform, .sublayerTransformComponent:
-            p.sublayerTransform = nodes.values[i].properties.sublayerTransform
-        case .opacity: p.opacity = nodes.values[i].properties.opacity
-        case .cornerRadius: p.cornerRadius = nodes.values[i].properties.cornerRadius
-        case .borderWidth: p.borderWidth = nodes.values[i].properties.borderWidth
-        case .borderColor: p.borderColor = nodes.values[i].properties.borderColor
-        case .backgroundColor: p.backgroundColor = nodes.values[i].properties.backgroundColor
-        case .shadowColor: p.shadowColor = nodes.values[i].properties.shadowColor
-        case .shadowOpacity: p.shadowOpacity = nodes.values[i].properties.shadowOpacity
-        case .shadowOffset, .shadowOffsetWidth, .shadowOffsetHeight: p.shadowOffset = nodes.values[i].properties.shadowOffset
-        case .shadowRadius: p.shadowRadius = nodes.values[i].properties.shadowRadius
-        case .fillColor: p.fillColor = nodes.values[i].properties.fillColor
-        case .strokeColor: p.strokeColor = nodes.values[i].properties.strokeColor
-        case .lineWidth: p.lineWidth = nodes.values[i].properties.lineWidth
-        case .miterLimit: p.miterLimit = nodes.values[i].properties.miterLimit
-        case .lineDashPhase: p.lineDashPhase = nodes.values[i].properties.lineDashPhase
-        case .strokeStart: p.strokeStart = nodes.values[i].properties.strokeStart
-        case .strokeEnd: p.strokeEnd = nodes.values[i].properties.strokeEnd
-        case .startPoint: p.startPoint = nodes.values[i].properties.startPoint
-        case .endPoint: p.endPoint = nodes.values[i].properties.endPoint
+            p.sublayerTransform = nodes.storage[i].properties.sublayerTransform
+        case .opacity: p.opacity = nodes.storage[i].properties.opacity
+        case .cornerRadius: p.cornerRadius = nodes.storage[i].properties.cornerRadius
+        case .borderWidth: p.borderWidth = nodes.storage[i].properties.borderWidth
+        case .borderColor: p.borderColor = nodes.storage[i].properties.borderColor
+        case .backgroundColor: p.backgroundColor = nodes.storage[i].properties.backgroundColor
+        case .shadowColor: p.shadowColor = nodes.storage[i].properties.shadowColor
+        case .shadowOpacity: p.shadowOpacity = nodes.storage[i].properties.shadowOpacity
+        case .shadowOffset, .shadowOffsetWidth, .shadowOffsetHeight: p.shadowOffset = nodes.storage[i].properties.shadowOffset
+        case .shadowRadius: p.shadowRadius = nodes.storage[i].properties.shadowRadius
+        case .fillColor: p.fillColor = nodes.storage[i].properties.fillColor
+        case .strokeColor: p.strokeColor = nodes.storage[i].properties.strokeColor
+        case .lineWidth: p.lineWidth = nodes.storage[i].properties.lineWidth
+        case .miterLimit: p.miterLimit = nodes.storage[i].properties.miterLimit
+        case .lineDashPhase: p.lineDashPhase = nodes.storage[i].properties.lineDashPhase
+        case .strokeStart: p.strokeStart = nodes.storage[i].properties.strokeStart
+        case .strokeEnd: p.strokeEnd = nodes.storage[i].properties.strokeEnd
+        case .startPoint: p.startPoint = nodes.storage[i].properties.startPoint
+        case .endPoint: p.endPoint = nodes.storage[i].properties.endPoint
         case .generic:
             switch slots[b.slot] {
-            case .shadowPath: p.shadowPath = nodes.values[i].properties.shadowPath
-            case .path: p.path = nodes.values[i].properties.path
-            case .lineDashPattern: p.lineDashPattern = nodes.values[i].properties.lineDashPattern
-            case .colors: p.colors = nodes.values[i].properties.colors
-            case .locations: p.locations = nodes.values[i].properties.locations
-            case .custom(let name): p.custom[name] = nodes.values[i].properties.custom[name]
+            case .shadowPath: p.shadowPath = nodes.storage[i].properties.shadowPath
+            case .path: p.path = nodes.storage[i].properties.path
+            case .lineDashPattern: p.lineDashPattern = nodes.storage[i].properties.lineDashPattern
+            case .colors: p.colors = nodes.storage[i].properties.colors
+            case .locations: p.locations = nodes.storage[i].properties.locations
+            case .custom(let name): p.custom[name] = nodes.storage[i].properties.custom[name]
             default: break
             }
         }

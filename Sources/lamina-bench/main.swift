@@ -4,10 +4,11 @@
 //   lamina-bench tessellate           fills and strokes against GLU and libtess2
 //   lamina-bench tree                 commit apply and presentation cost, memory per layer
 //   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
+//   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|build [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -17,6 +18,7 @@ case "animation": runAnimationBench(rest)
 case "tessellate": runTessellateBench(rest)
 case "tree": runTreeBench(rest)
 case "frames": runFramesBench(rest)
+case "build": runBuildBench(rest)
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

@@ -1,4 +1,5 @@
 import Testing
+import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import TestSupport
@@ -126,6 +127,50 @@ struct DrawListBuilderTests {
         #expect(renderer.meshUploads == 1, "uploaded once")
         #expect(renderer.gpuMeshCount == 1)
         #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
+    }
+
+    @Test func rotatingShapeKeepsOneMeshBucket() throws {
+        // A rotation's row norm is 1 only up to rounding; a scale of 1 + 1 ulp must not fall
+        // into the next quarter-octave bucket (which made a spinning shape switch meshes).
+        var t = try tree(layer(1, .shape, frame: Rect(8, 8, 48, 48), [
+            ("path", .path(.ellipse(in: Rect(0, 0, 48, 48)))), ("fillColor", .color(Color(1, 0, 0))),
+        ]))
+        var timing = AnimationTiming(duration: 6); timing.timingFunction = .linear
+        try t.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
+            keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        var presentation = LayerTree()
+        var aboveOne = 0
+        for k in 0..<60 {
+            let time = Double(k) * 0.1
+            t.updatePresentation(&presentation, at: time)
+            let r = presentation[LayerID(client: 1, local: 1)]!.properties.transform
+            if max((r.m11 * r.m11 + r.m12 * r.m12).squareRoot(), (r.m21 * r.m21 + r.m22 * r.m22).squareRoot()) > 1 {
+                aboveOne += 1
+            }
+            let list = builder.build(presentation)
+            let buckets = list.items.compactMap { item -> Int? in
+                if case .mesh(let m) = item.kind { return m.key.scaleBucket } else { return nil }
+            }
+            #expect(buckets == [0], "time \(time)")
+        }
+        #expect(aboveOne > 0, "some angles have a row norm above 1 (the case under test)")
+        #expect(builder.meshCache.misses == 1, "tessellated once")
+    }
+
+    @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
+        // Deleting layers moves others between storage slots; drawing order is the sublayer
+        // order still (all at zPosition 0), each layer with its own color.
+        var ops: [LaminaTree.Operation] = []
+        for i in 1...8 {
+            ops += layer(UInt32(i), frame: Rect(Double(i), 0, 10, 10), [("backgroundColor", .color(Color(Double(i) / 8, 0, 0)))])
+        }
+        var t = try tree(ops)
+        try t.apply(Commit(client: 1, content: .operations([.delete(2), .delete(5)])))
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        let list = builder.build(t)
+        #expect(list.items.map(\.backgroundColor.red) == [1, 3, 4, 6, 7, 8].map { Double($0) / 8 })
+        #expect(list.items.map(\.transform.m41) == [1, 3, 4, 6, 7, 8].map { Double($0) })
     }
 
     @Test func groupOpacityCompositesTheSubtreeOnce() throws {

@@ -12,6 +12,32 @@ import Testing
         return p
     }
 
+    @Test func transformToSuperlayerIsTheProductOfItsThreeParts() {
+        // The closed form equals translation(−anchor) × transform × translation(position)
+        // computed with general 4×4 products, for random geometry and 3D transforms.
+        var random = SeededRandom(seed: 11)
+        for _ in 0..<500 {
+            var p = LayerProperties()
+            p.bounds = Rect(random.uniform(-50, 50), random.uniform(-50, 50), random.uniform(0, 200), random.uniform(0, 200))
+            p.anchorPoint = Point(random.uniform(-1, 2), random.uniform(-1, 2))
+            p.anchorPointZ = random.uniform(-10, 10)
+            p.position = Point(random.uniform(-500, 500), random.uniform(-500, 500))
+            p.zPosition = random.uniform(-10, 10)
+            var m = Transform3D.identity
+            if random.below(4) > 0 {
+                m = Transform3D.rotation(random.uniform(-4, 4), 0.2, 0.3, 1)
+                    .concatenating(.scale(random.uniform(0.1, 3), random.uniform(0.1, 3), 1))
+                    .concatenating(.translation(random.uniform(-9, 9), random.uniform(-9, 9), random.uniform(-9, 9)))
+                m.m34 = random.uniform(-0.01, 0.01)
+            }
+            p.transform = m
+            let a = Point(p.bounds.minX + p.anchorPoint.x * p.bounds.width, p.bounds.minY + p.anchorPoint.y * p.bounds.height)
+            let expected = Transform3D.translation(-a.x, -a.y, -p.anchorPointZ).concatenating(m)
+                .concatenating(.translation(p.position.x, p.position.y, p.zPosition))
+            #expect(p.transformToSuperlayer == expected)
+        }
+    }
+
     @Test func centeredAnchorPutsTheCenterAtPosition() {
         let p = layer(bounds: Rect(0, 0, 100, 50), position: Point(200, 150))
         // frame.origin = position − anchor·size = (200 − 50, 150 − 25).

@@ -81,23 +81,29 @@ public final class OffscreenRenderer {
     /// Most groups one frame may hold.
     public static let maxGroups = 128
 
-    /// A mesh's vertices and indices in one host-visible buffer (vertices first).
+    /// A mesh's place in `meshArena`: its vertices from `vertexOffset`, its indices from
+    /// `firstIndex` (both move when the arena is rebuilt).
     private final class GPUMesh {
         let key: MeshKey
-        let buffer: VulkanBuffer
-        let indexOffset: Int
+        var vertexOffset: Int
+        var firstIndex: Int
         let indexCount: Int
         var lastFrame: UInt64
-        /// The CPU arrays, kept so that their storage (the `meshesByStorage` key) stays alive.
+        /// The CPU arrays, kept so that their storage (the `meshesByStorage` key) stays alive
+        /// and so that a rebuilt arena can be refilled.
         let vertices: [MeshVertex]
         let indices: [UInt32]
-        init(key: MeshKey, buffer: VulkanBuffer, mesh: Mesh, lastFrame: UInt64) {
-            self.key = key; self.buffer = buffer
-            indexOffset = mesh.vertices.count * MemoryLayout<MeshVertex>.stride
+        init(key: MeshKey, mesh: Mesh, lastFrame: UInt64) {
+            self.key = key
+            vertexOffset = 0; firstIndex = 0
             indexCount = mesh.indices.count; self.lastFrame = lastFrame
             vertices = mesh.vertices; indices = mesh.indices
         }
     }
+    /// Every GPU mesh's vertices and indices (render thread only).
+    private let meshArena = MeshArena()
+    /// Bytes of the mesh arena's buffer (0 before the first mesh), for tests.
+    var meshArenaBytes: Int { meshArena.buffer?.size ?? 0 }
 
     /// Identity of a mesh's arrays: the addresses of their storage. A `GPUMesh` keeps the
     /// arrays alive, so equal addresses mean the same arrays — a lookup that skips hashing
@@ -245,7 +251,7 @@ public final class OffscreenRenderer {
             commands.destroyFence(slot.fence, device: device)
         }
         readback?.destroy(device)
-        for mesh in gpuMeshes.values { mesh.buffer.destroy(device) }
+        meshArena.destroy(device)
         for group in groupTargets { group.image.destroy(device) }
         vkDestroyDescriptorPool(device.raw, descriptorPool, nil)  // frees the sets too
         device.track(-1)
@@ -485,28 +491,36 @@ public final class OffscreenRenderer {
             mesh.lastFrame = frameNumber
             return mesh
         }
-        let vertexBytes = draw.mesh.vertices.count * MemoryLayout<MeshVertex>.stride
-        let indexBytes = draw.mesh.indices.count * 4
-        let buffer = try VulkanBuffer(device: device, size: vertexBytes + indexBytes,
-                                      usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, VK_BUFFER_USAGE_INDEX_BUFFER_BIT))
-        // SAFETY: the new buffer holds both arrays; no frame uses it yet.
-        draw.mesh.vertices.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: vertexBytes) }
-        draw.mesh.indices.withUnsafeBytes {
-            (buffer.mapped + vertexBytes).copyMemory(from: $0.baseAddress!, byteCount: indexBytes)
+        let mesh = GPUMesh(key: draw.key, mesh: draw.mesh, lastFrame: frameNumber)
+        if let placed = meshArena.place(mesh.vertices, mesh.indices) {
+            (mesh.vertexOffset, mesh.firstIndex) = placed
+        } else {
+            // Full: a new arena twice the live meshes' size, refilled; frames in flight keep
+            // the old one until they finish. (Meshes this frame already drew from are moved
+            // too; recording reads their new places.)
+            let live = gpuMeshes.values.reduce(MeshArena.size(vertexCount: mesh.vertices.count, indexCount: mesh.indexCount)) {
+                $0 + MeshArena.size(vertexCount: $1.vertices.count, indexCount: $1.indexCount)
+            }
+            if let old = try meshArena.rebuild(bytes: 2 * live, device: device) { retire(.buffer(old)) }
+            for placedMesh in gpuMeshes.values + [mesh] {
+                guard let placed = meshArena.place(placedMesh.vertices, placedMesh.indices) else {
+                    preconditionFailure("a rebuilt mesh arena holds every live mesh")
+                }
+                (placedMesh.vertexOffset, placedMesh.firstIndex) = placed
+            }
         }
-        let mesh = GPUMesh(key: draw.key, buffer: buffer, mesh: draw.mesh, lastFrame: frameNumber)
         gpuMeshes[draw.key] = mesh
         if let storage { meshesByStorage[storage] = mesh }
         meshUploads += 1
         return mesh
     }
 
-    /// Retires meshes no frame has used for `meshIdleFrames` frames (checked every 60 frames).
+    /// Forgets meshes no frame has used for `meshIdleFrames` frames (checked every 60 frames);
+    /// their arena space is reclaimed when the arena is next rebuilt.
     private func retireIdleMeshes() {
         guard frameNumber % 60 == 0 else { return }
         for (key, mesh) in gpuMeshes where frameNumber - mesh.lastFrame > Self.meshIdleFrames {
             gpuMeshes[key] = nil
-            retire(.buffer(mesh.buffer))
         }
         meshesByStorage = meshesByStorage.filter { frameNumber - $0.value.lastFrame <= Self.meshIdleFrames }
     }
@@ -564,7 +578,20 @@ public final class OffscreenRenderer {
         func bind(_ pipeline: VkPipeline) {
             if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
         }
-        var rectBindingSet = false
+        // Binding 0: the mesh arena (mesh vertices), binding 1: the instances; bound once.
+        var vertexBuffersBound = false
+        func bindVertexBuffers() {
+            guard !vertexBuffersBound, let instances else { return }
+            var instanceBuffer: VkBuffer? = instances.raw
+            var offset: VkDeviceSize = 0
+            vkCmdBindVertexBuffers(cmd, 1, 1, &instanceBuffer, &offset)
+            if let arena = meshArena.buffer {
+                var arenaBuffer: VkBuffer? = arena.raw
+                vkCmdBindVertexBuffers(cmd, 0, 1, &arenaBuffer, &offset)
+                vkCmdBindIndexBuffer(cmd, arena.raw, 0, VK_INDEX_TYPE_UINT32)
+            }
+            vertexBuffersBound = true
+        }
         // Set 0 of the rect/mesh layout; a composite binds its own (incompatible) set 0.
         var clipSetBound = false
         func bindClips() {
@@ -580,20 +607,11 @@ public final class OffscreenRenderer {
                 guard let instances else { continue }
                 bind(pipeline.pipeline(variant))
                 if variant.clipped { bindClips() }
-                if !rectBindingSet {
-                    var buffer: VkBuffer? = instances.raw
-                    var offset: VkDeviceSize = 0
-                    vkCmdBindVertexBuffers(cmd, 0, 1, &buffer, &offset)
-                    rectBindingSet = true
-                }
+                bindVertexBuffers()
                 vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
             case .mesh(let mesh, let instance, let clipped):
-                guard let instances else { continue }
-                rectBindingSet = false
-                var buffers: [VkBuffer?] = [mesh.buffer.raw, instances.raw]
-                var offsets: [VkDeviceSize] = [0, 0]
-                vkCmdBindVertexBuffers(cmd, 0, 2, &buffers, &offsets)
-                vkCmdBindIndexBuffer(cmd, mesh.buffer.raw, VkDeviceSize(mesh.indexOffset), VK_INDEX_TYPE_UINT32)
+                guard instances != nil else { continue }
+                bindVertexBuffers()
                 bind(pipeline.pipeline(PipelineVariant(kind: .mesh, clipped: clipped)))
                 if clipped { bindClips() }
                 // Each mesh its own stencil reference (the pass cleared the stencil to 0).
@@ -607,7 +625,8 @@ public final class OffscreenRenderer {
                     stencilReference = 1
                 }
                 vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
-                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, 0, 0, UInt32(instance))
+                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset),
+                                 UInt32(instance))
             case .composite(let group, let opacity):
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = groupTargets[group].descriptorSet

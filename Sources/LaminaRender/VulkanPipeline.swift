@@ -324,10 +324,11 @@ final class VulkanPipeline {
             bindings = []
             attributes = []
         } else if kind == .rect {
-            bindings = [VkVertexInputBindingDescription(binding: 0, stride: instanceStride,
+            // Instances at binding 1 as for meshes, so a pass binds its buffers once.
+            bindings = [VkVertexInputBindingDescription(binding: 1, stride: instanceStride,
                                                         inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)]
             // Only what the variant's vertex shader reads (an unread attribute is wasted fetching).
-            attributes = rectAttributes(binding: 0).filter { instanceLocations.contains($0.location) }
+            attributes = rectAttributes(binding: 1).filter { instanceLocations.contains($0.location) }
         } else {
             bindings = [
                 VkVertexInputBindingDescription(binding: 0, stride: UInt32(MemoryLayout<MeshVertex>.stride),

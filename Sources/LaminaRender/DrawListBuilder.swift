@@ -225,7 +225,7 @@ public struct DrawListBuilder {
         }
 
         guard !node.sublayers.isEmpty else { return }
-        let childBase = p.sublayerTransformAboutAnchor.concatenating(toPixels)
+        let childBase = p.sublayerSpace.concatenating(toPixels)
         visitChildren(node.sublayers, store, nodes, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
     }
 

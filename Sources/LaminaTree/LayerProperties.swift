@@ -119,4 +119,18 @@ public struct LayerProperties: Hashable, Sendable {
             .concatenating(sublayerTransform)
             .concatenating(.translation(a.x, a.y, anchorPointZ))
     }
+
+    /// Sublayer coordinates → this layer's plane: `sublayerTransform` about the anchor point,
+    /// then z dropped. Core Animation flattens a (non-transform) layer's sublayers into its
+    /// plane: what the sublayers' 3D transforms (and this sublayerTransform's perspective)
+    /// produce is drawn into the plane, and this layer's own transform then moves that plane.
+    /// Without the flattening a sublayer's z would pass through this layer's 3D transform.
+    ///
+    /// The sublayer → pixels map is `child.transformToSuperlayer × sublayerSpace ×
+    /// toPixels` (row vectors); flattening zeroes the third column (z′ = 0).
+    public var sublayerSpace: Transform3D {
+        var m = sublayerTransformAboutAnchor
+        m.m13 = 0; m.m23 = 0; m.m33 = 0; m.m43 = 0
+        return m
+    }
 }

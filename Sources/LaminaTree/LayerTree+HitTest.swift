@@ -28,7 +28,7 @@ extension LayerTree {
             guard let local, p.bounds.contains(local) else { return nil }
         }
         if !node.sublayers.isEmpty {
-            let childBase = container ? toCanvas : p.sublayerTransformAboutAnchor.concatenating(toCanvas)
+            let childBase = container ? toCanvas : p.sublayerSpace.concatenating(toCanvas)
             // Front to back: stable order by zPosition, later siblings in front.
             let order = node.sublayers.enumerated().sorted { a, b in
                 let za = nodes[a.element]?.properties.zPosition ?? 0

@@ -49,6 +49,13 @@ struct SceneGoldenTests {
     /// leaf on another side.
     @Test func nestedClips() throws { try check("clips") }
 
+    /// Perspective: a sublayerTransform with perspective over layers turned about y and x and
+    /// moved in z by zPosition (nearer is larger; painter's order by zPosition); a layer whose
+    /// own transform has perspective, with sublayers flattened into its plane (one raised by
+    /// zPosition, one turned about y) as Core Animation flattens them. The reference samples
+    /// each pixel 4×4 through the inverse homography (cairo has no projective maps).
+    @Test func perspective() throws { try check("perspective") }
+
     /// A translucent layer with overlapping sublayers composites as a group; translucent
     /// siblings blend with each other.
     @Test func groupOpacity() throws { try check("group-opacity") }

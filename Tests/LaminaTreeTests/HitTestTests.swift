@@ -48,6 +48,22 @@ import Testing
         #expect(t.hitTest(Point(171, 200)) == nil)
     }
 
+    @Test func sublayersAreFlattenedIntoTheirSuperlayersPlane() throws {
+        // The parent of perspectiveRotatedLayer; a 20×20 child centred at the parent's local
+        // (90, 50) and raised by zPosition 100. Core Animation flattens it into the parent's
+        // plane (z dropped), so it spans u = 30…50 from the parent's anchor: X = 200 +
+        // u·cos60° / (1 + u·sin60°/500) = 214.3…223.0. Unflattened, z = 100 would carry it
+        // through the parent's rotation to X ≈ 310, outside the parent.
+        var m = Transform3D.rotation(.pi / 3, 0, 1, 0)
+        m = m.concatenating(.perspective(500))
+        let child: [(String, PropertyValue)] = [("bounds", .rect(Rect(0, 0, 20, 20))), ("position", .point(Point(90, 50))),
+                                                ("zPosition", .number(100))]
+        let t = try tree([(0, .layer, Self.square + [("transform", .transform(m))]), (1, .layer, child)])
+        #expect(t.hitTest(Point(218, 200)) == Self.id(2))
+        #expect(t.hitTest(Point(212, 200)) == Self.id(1))
+        #expect(t.hitTest(Point(310, 200)) == nil)
+    }
+
     @Test func masksToBoundsClipsSublayers() throws {
         // Parent 100×100 at (200, 200) (covers 150…250); child 50×50 centred at the
         // parent's local (120, 50), i.e. canvas 270 → 245…295 on x.

@@ -168,6 +168,15 @@ public struct DrawItem: Sendable {
         /// `opacity` — so overlapping children do not show through each other. Items inside
         /// carry their opacity relative to the group. Only `kind`'s values matter on this item.
         case group(opacity: Double, count: Int)
+        /// A blurred shadow of arbitrary content (Core Animation's shadow of a layer's
+        /// composited alpha, or of a `shadowPath` that is no rect, rounded rect or circle):
+        /// the next `count` items (nested groups and shadows included, the shadow offset already
+        /// in their transforms) are drawn offscreen, their alpha is blurred by a Gaussian of
+        /// standard deviation `sigma` in device pixels (separable, over ±3σ), and the result is
+        /// drawn over what is below as `color` (straight, shadowOpacity in its alpha) ×
+        /// blurred alpha × this item's `opacity`, clipped by this item's `clip`. The items
+        /// inside are not drawn otherwise; their clips should not include this item's.
+        case shadowGroup(color: Color, sigma: Double, count: Int)
     }
 
     public init(

@@ -20,7 +20,9 @@ import LaminaTree
 /// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
 /// then stroke), border, then its sublayers. `masksToBounds` clips the content and the
 /// sublayers to the bounds with the rounded corners (nested clips intersect), and, as in
-/// Core Animation, hides the layer's own shadow (which lies outside the bounds).
+/// Core Animation, hides the layer's own shadow (which lies outside the bounds). A shadow is
+/// the blur of the shadowPath's fill or of the layer's composited alpha (sublayers included),
+/// analytic where the closed form is exact, else a `.shadowGroup` (see `appendShadow`).
 ///
 /// Shape meshes come from `meshCache` (an unchanged path and style at the same scale bucket
 /// is not tessellated again); the time spent tessellating is `lastTessellateSeconds`.
@@ -147,9 +149,10 @@ public struct DrawListBuilder {
         visitLayer(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
     }
 
-    /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated).
+    /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);
+    /// its own shadow first unless `drawShadow` is false (drawing the layer as its shadow's source).
     private mutating func visitLayer(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
-                                     toPixels: Transform3D, opacity: Double, clip: Int) {
+                                     toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
         // Borrowed in place, as in `visit`.
         let address = nodes.baseAddress! + slot
         var node: LayerNode { address.pointee }
@@ -165,36 +168,9 @@ public struct DrawListBuilder {
         }
 
         // Shadow (hidden by the layer's own masksToBounds, as in Core Animation).
-        if p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
-            var shape: (Rect, CornerRadii)?
-            if let path = p.shadowPath {
-                // Analytic shadows only: a rect, a rounded rect with the layer's cornerRadius
-                // or a circle is exact; any other shadowPath is approximated by its bounding box.
-                let b = Self.controlBounds(path)
-                if b.width > 0, b.height > 0 {
-                    if p.cornerRadius > 0, path == Path.roundedRect(b, radius: p.cornerRadius) {
-                        shape = (b, CornerRadii(p.cornerRadius))
-                    } else if abs(b.width - b.height) < 1e-9, path == Path.ellipse(in: b) {
-                        shape = (b, CornerRadii(b.width / 2))
-                    } else {
-                        shape = (b, .zero)
-                    }
-                }
-            } else if (p.backgroundColor?.alpha ?? 0) > 0 || (p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0)
-                        || node.kind == .gradient {
-                shape = (p.bounds, radii)
-            } else if node.kind == .shape, let path = p.path {
-                let b = Self.controlBounds(path)
-                if b.width > 0, b.height > 0 { shape = (b, .zero) }
-            }
-            if let (rect, shapeRadii) = shape {
-                var color = shadowColor
-                color.alpha *= min(p.shadowOpacity, 1)
-                items.append(DrawItem(
-                    transform: Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height).concatenating(toPixels),
-                    bounds: rect, backgroundColor: color, opacity: opacity, cornerRadii: shapeRadii,
-                    kind: .shadow(sigma: max(p.shadowRadius, 0)), clip: clip))
-            }
+        if drawShadow, p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
+            appendShadow(slot, store, nodes, color: shadowColor, toPixels: toPixels, opacity: opacity, radii: radii,
+                         clip: clip)
         }
 
         let background = p.backgroundColor ?? .clear
@@ -229,16 +205,109 @@ public struct DrawListBuilder {
         visitChildren(node.sublayers, store, nodes, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
     }
 
+    /// The layer's shadow, as Core Animation draws it: the Gaussian blur (σ = shadowRadius) of
+    /// the shadowPath's filled shape (nonZero), or without a shadowPath of the layer's
+    /// composited alpha (background, border, content and sublayers), moved by shadowOffset, in
+    /// shadowColor × shadowOpacity. Analytic (`.shadow`, closed form) where that is exact: a
+    /// shadowPath that is a rect, a one-radius rounded rect or a circle; no shadowPath and a
+    /// layer without sublayers whose alpha is one rounded rect (its background, with no border
+    /// or an opaque background; a gradient of opaque colors: its square bounds), the shadow's
+    /// alpha scaled by the background's. Otherwise a `.shadowGroup` blurred on the GPU.
+    private mutating func appendShadow(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                       color shadowColor: Color, toPixels: Transform3D, opacity: Double,
+                                       radii: CornerRadii, clip: Int) {
+        // Borrowed in place, as in `visit`.
+        let address = nodes.baseAddress! + slot
+        var node: LayerNode { address.pointee }
+        var p: LayerProperties { address.pointee.properties }
+        var color = shadowColor
+        color.alpha *= min(p.shadowOpacity, 1)
+        let sigma = p.shadowRadius.isFinite ? max(p.shadowRadius, 0) : 0
+        let offsetToPixels = Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height).concatenating(toPixels)
+        func analytic(_ rect: Rect, _ shapeRadii: CornerRadii, alpha: Double) {
+            var c = color
+            c.alpha *= alpha
+            items.append(DrawItem(transform: offsetToPixels, bounds: rect, backgroundColor: c, opacity: opacity,
+                                  cornerRadii: shapeRadii, kind: .shadow(sigma: sigma), clip: clip))
+        }
+        let pixelScale = Self.pixelScale(toPixels)
+        let marker = items.count
+        if let path = p.shadowPath {
+            if let (rect, shapeRadii) = Self.analyticShape(path) {
+                analytic(rect, shapeRadii, alpha: 1)
+                return
+            }
+            let style = MeshKey.Style.fill(.nonZero)
+            guard let mesh = tessellate(path, style, scale: pixelScale) else { return }
+            let key = MeshKey(path: path, style: style, scaleBucket: MeshCache.bucket(forScale: pixelScale))
+            items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
+                                  kind: .shadowGroup(color: color, sigma: sigma * pixelScale, count: 1), clip: clip))
+            items.append(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
+                                  kind: .mesh(MeshDraw(key: key, mesh: mesh, color: Color(0, 0, 0)))))
+            return
+        }
+        if node.sublayers.isEmpty {
+            let background = p.backgroundColor?.alpha ?? 0
+            let border = p.borderWidth > 0 ? (p.borderColor?.alpha ?? 0) : 0
+            let colors = node.kind == .gradient ? p.colors : []
+            switch node.kind {
+            case .gradient where !colors.isEmpty:
+                // The gradient fills the square bounds (no masksToBounds here), over the background.
+                if colors.allSatisfy({ $0.alpha >= 1 }) {
+                    analytic(p.bounds, .zero, alpha: 1)
+                    return
+                }
+            case .layer, .gradient:
+                if background <= 0 && border <= 0 { return }  // draws nothing: no shadow
+                if background > 0 && (border <= 0 || background >= 1) {
+                    analytic(p.bounds, radii, alpha: background)
+                    return
+                }
+            case .shape:
+                break
+            }
+        }
+        // The layer as drawn (its content and sublayers, without this shadow), offscreen.
+        items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
+                              kind: .shadowGroup(color: color, sigma: sigma * pixelScale, count: 0), clip: clip))
+        visitLayer(slot, store, nodes, toPixels: offsetToPixels, opacity: 1, clip: -1, drawShadow: false)
+        let count = items.count - marker - 1
+        if count == 0 {
+            items.removeLast()
+        } else {
+            items[marker].kind = .shadowGroup(color: color, sigma: sigma * pixelScale, count: count)
+        }
+    }
+
+    /// The rounded rect that `path` is exactly — a rect, a rounded rect with one radius or a
+    /// circle, as `Path` builds them — or nil.
+    static func analyticShape(_ path: Path) -> (Rect, CornerRadii)? {
+        let b = controlBounds(path)
+        guard b.width > 0, b.height > 0 else { return nil }
+        if path == Path.rect(b) { return (b, .zero) }
+        if abs(b.width - b.height) < 1e-9, path == Path.ellipse(in: b) { return (b, CornerRadii(b.width / 2)) }
+        // Path.roundedRect starts at (minX + r, minY).
+        if case .move(let first)? = path.elements.first {
+            let r = first.x - b.minX
+            if r > 0, path == Path.roundedRect(b, radius: r) { return (b, CornerRadii(r)) }
+        }
+        return nil
+    }
+
+    /// Device pixels per point of `toPixels`: the larger axis scale of its affine part.
+    static func pixelScale(_ toPixels: Transform3D) -> Double {
+        let sx = (toPixels.m11 * toPixels.m11 + toPixels.m12 * toPixels.m12).squareRoot()
+        let sy = (toPixels.m21 * toPixels.m21 + toPixels.m22 * toPixels.m22).squareRoot()
+        return max(sx, sy, 1e-3)
+    }
+
     /// The shape layer's fill and stroke meshes.
     private mutating func appendShape(_ id: LayerID, _ path: Path, _ p: LayerProperties, toPixels: Transform3D,
                                       opacity: Double, clip: Int) {
-        // Device pixels per point: the larger axis scale of the affine part.
-        let sx = (toPixels.m11 * toPixels.m11 + toPixels.m12 * toPixels.m12).squareRoot()
-        let sy = (toPixels.m21 * toPixels.m21 + toPixels.m22 * toPixels.m22).squareRoot()
         // Slightly below the row norm: a rotation's norm is 1 only up to rounding, and 1 + 1 ulp
         // would fall into the next quarter-octave bucket (log2 rounded up), so a rotating shape
         // flipped between two meshes from frame to frame.
-        let pixelScale = max(sx, sy, 1e-3) * (1 - 1e-9)
+        let pixelScale = Self.pixelScale(toPixels) * (1 - 1e-9)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)

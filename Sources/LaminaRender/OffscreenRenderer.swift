@@ -62,11 +62,31 @@ public final class OffscreenRenderer {
         case rects(first: Int, count: Int, variant: PipelineVariant)
         case mesh(GPUMesh, instance: Int, clipped: Bool)
         case composite(group: Int, opacity: Float)
+        /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading group
+        /// image `source`'s alpha along x (or y when `vertical`) within `valid` (the part of
+        /// `source` its pass cleared), scissored to `scissor`.
+        case blur(source: Int, instance: Int, vertical: Bool, sigma: Float, valid: PixelRect, scissor: PixelRect)
     }
 
-    /// One render pass: into the target (`group` nil) or into a group's offscreen image.
+    /// A rectangle of whole device pixels.
+    struct PixelRect: Equatable {
+        var minX: Int, minY: Int, maxX: Int, maxY: Int
+        var isEmpty: Bool { maxX <= minX || maxY <= minY }
+        func intersection(_ other: PixelRect) -> PixelRect {
+            PixelRect(minX: max(minX, other.minX), minY: max(minY, other.minY),
+                      maxX: min(maxX, other.maxX), maxY: min(maxY, other.maxY))
+        }
+        var vk: VkRect2D {
+            VkRect2D(offset: VkOffset2D(x: Int32(minX), y: Int32(minY)),
+                     extent: VkExtent2D(width: UInt32(max(maxX - minX, 0)), height: UInt32(max(maxY - minY, 0))))
+        }
+    }
+
+    /// One render pass: into the target (`group` nil) or into a group's offscreen image,
+    /// clearing and drawing only `area` (nil: the whole target).
     private struct Pass {
         var group: Int?
+        var area: PixelRect?
         var draws: [Draw]
     }
 
@@ -75,10 +95,12 @@ public final class OffscreenRenderer {
         let image: VulkanImage
         let descriptorSet: VkDescriptorSet
     }
-    /// Offscreen images for groups, target-sized, reused every frame (render thread only).
+    /// Offscreen images for groups and shadows, target-sized, reused every frame and within
+    /// a frame once the pass that reads one has been recorded (render thread only).
     private var groupTargets: [GroupTarget] = []
     private let descriptorPool: VkDescriptorPool
-    /// Most groups one frame may hold.
+    /// Most offscreen images one frame may hold at once: a group holds one until its parent's
+    /// pass, a blurred shadow two (its content, then its horizontal blur until its parent's pass).
     public static let maxGroups = 128
 
     /// A mesh's place in `meshArena`: its vertices from `vertexOffset`, its indices from
@@ -287,26 +309,76 @@ public final class OffscreenRenderer {
         instances.removeAll(keepingCapacity: true)
         defer { instanceScratch = instances }
         var passes: [Pass] = []
+        // Offscreen images: `groupCount` used this frame, `freeTargets` free again.
         var groupCount = 0
-        // Collects `range` into a pass for `group` (nil: the target); nested groups first, so
-        // passes come out children before parents and the target's pass last.
-        func collect(_ range: Range<Int>, group: Int?) throws(RenderError) {
+        var freeTargets: [Int] = []
+        func allocateTarget() throws(RenderError) -> Int {
+            if let target = freeTargets.popLast() { return target }
+            guard groupCount < Self.maxGroups else {
+                throw .unsupported("more than \(Self.maxGroups) offscreen images (opacity groups, shadows) at once")
+            }
+            groupCount += 1
+            return groupCount - 1
+        }
+        let whole = PixelRect(minX: 0, minY: 0, maxX: width, maxY: height)
+        // Collects `range` into a pass for `group` (nil: the target) over `area`; nested groups
+        // and shadows first, so passes come out children before parents and the target's pass
+        // last. The images this pass reads are free again once it is recorded.
+        func collect(_ range: Range<Int>, group: Int?, area: PixelRect?) throws(RenderError) {
             var draws: [Draw] = []
+            var reads: [Int] = []
             var k = range.lowerBound
             while k < range.upperBound {
                 let item = list.items[k]
                 if case .group(let opacity, let count) = item.kind {
                     let end = min(k + 1 + max(count, 0), range.upperBound)
                     if opacity > 0, end > k + 1 {
-                        guard groupCount < Self.maxGroups else {
-                            throw .unsupported("more than \(Self.maxGroups) opacity groups in one frame")
-                        }
-                        let g = groupCount
-                        groupCount += 1
-                        try collect((k + 1)..<end, group: g)
+                        let g = try allocateTarget()
+                        try collect((k + 1)..<end, group: g, area: nil)
                         draws.append(.composite(group: g, opacity: Float(min(opacity, 1))))
+                        reads.append(g)
                     }
                     k = end
+                    continue
+                }
+                if case .shadowGroup(let color, let sigmaValue, let count) = item.kind {
+                    let end = min(k + 1 + max(count, 0), range.upperBound)
+                    defer { k = end }
+                    let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
+                    let radius = Int((3 * sigma).rounded(.up))
+                    // The content's bounding box grown by the blur, on the target.
+                    guard end > k + 1, let box = Self.deviceBounds(list, (k + 1)..<end, width: width, height: height)
+                    else { continue }
+                    let grown = PixelRect(minX: Int(box.minX.rounded(.down)) - radius - 1,
+                                          minY: Int(box.minY.rounded(.down)) - radius - 1,
+                                          maxX: Int(box.maxX.rounded(.up)) + radius + 1,
+                                          maxY: Int(box.maxY.rounded(.up)) + radius + 1).intersection(whole)
+                    guard !grown.isEmpty else { continue }
+                    let quad = Rect(Double(grown.minX), Double(grown.minY), Double(grown.maxX - grown.minX),
+                                    Double(grown.maxY - grown.minY))
+                    // The vertical pass's instance: the shadow color, opacity and clips.
+                    let vertical = instances.count
+                    guard RectInstance.append(DrawItem(bounds: quad, backgroundColor: color, opacity: item.opacity,
+                                                       clip: item.clip),
+                                              clips: list.clips, width: width, height: height, to: &instances) == 1
+                    else { continue }
+                    let horizontal = instances.count
+                    guard RectInstance.append(DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0)),
+                                              clips: list.clips, width: width, height: height, to: &instances) == 1
+                    else { continue }
+                    // Content into one image, its horizontal blur into another, whose vertical
+                    // blur this pass draws.
+                    let content = try allocateTarget()
+                    try collect((k + 1)..<end, group: content, area: grown)
+                    let blurred = try allocateTarget()
+                    passes.append(Pass(group: blurred, area: grown, draws: [
+                        .blur(source: content, instance: horizontal, vertical: false, sigma: Float(sigma), valid: grown,
+                              scissor: grown),
+                    ]))
+                    freeTargets.append(content)
+                    draws.append(.blur(source: blurred, instance: vertical, vertical: true, sigma: Float(sigma),
+                                       valid: grown, scissor: grown.intersection(area ?? whole)))
+                    reads.append(blurred)
                     continue
                 }
                 k += 1
@@ -325,9 +397,10 @@ public final class OffscreenRenderer {
                     }
                 }
             }
-            passes.append(Pass(group: group, draws: draws))
+            passes.append(Pass(group: group, area: area, draws: draws))
+            freeTargets.append(contentsOf: reads)
         }
-        try collect(0..<list.items.count, group: nil)
+        try collect(0..<list.items.count, group: nil, area: nil)
         try makeGroupTargets(groupCount)
         retireIdleMeshes()
         let bytes = instances.count * MemoryLayout<RectInstance>.stride
@@ -542,6 +615,7 @@ public final class OffscreenRenderer {
             vkCmdResetQueryPool(cmd, queryPool, query, 2)
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
         }
+        let whole = PixelRect(minX: 0, minY: 0, maxX: width, maxY: height)
         for pass in passes {
             var clearStencil = VkClearValue()
             clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
@@ -551,14 +625,14 @@ public final class OffscreenRenderer {
                 info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
                 info.renderPass = pass.group == nil ? pipeline.renderPass : pipeline.groupRenderPass
                 info.framebuffer = pass.group.map { groupTargets[$0].image.framebuffer } ?? target.framebuffer
-                info.renderArea = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
-                                           extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+                info.renderArea = (pass.area ?? whole).vk
                 info.clearValueCount = 2
                 info.pClearValues = clearPointer.baseAddress
                 vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
             if !pass.draws.isEmpty {
-                recordDraws(pass.draws, cmd: cmd, instances: slots[index].instances, clipSet: slots[index].clipSet)
+                recordDraws(pass.draws, area: pass.area ?? whole, cmd: cmd, instances: slots[index].instances,
+                            clipSet: slots[index].clipSet)
             }
             vkCmdEndRenderPass(cmd)
         }
@@ -568,12 +642,13 @@ public final class OffscreenRenderer {
         try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
     }
 
-    /// Records one pass's draws. Depends only on the target's size, not on its image.
-    private func recordDraws(_ draws: [Draw], cmd: VkCommandBuffer, instances: VulkanBuffer?, clipSet: VkDescriptorSet) {
+    /// Records one pass's draws, scissored to the pass's `area`. Depends only on the
+    /// target's size, not on its image.
+    private func recordDraws(_ draws: [Draw], area: PixelRect, cmd: VkCommandBuffer, instances: VulkanBuffer?,
+                             clipSet: VkDescriptorSet) {
         var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
         vkCmdSetViewport(cmd, 0, 1, &viewport)
-        var scissor = VkRect2D(offset: VkOffset2D(x: 0, y: 0),
-                               extent: VkExtent2D(width: UInt32(width), height: UInt32(height)))
+        var scissor = area.vk
         vkCmdSetScissor(cmd, 0, 1, &scissor)
         var bound: VkPipeline? = nil
         func bind(_ pipeline: VkPipeline) {
@@ -636,8 +711,69 @@ public final class OffscreenRenderer {
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea):
+                guard instances != nil, !blurArea.isEmpty else { continue }
+                bind(pipeline.blur)
+                bindVertexBuffers()
+                // Set 0 the clips, set 1 the source; `blurLayout` is not compatible with
+                // `layout` (push constants), so a later rect or mesh binds its set 0 again.
+                var sets: [VkDescriptorSet?] = [clipSet, groupTargets[source].descriptorSet]
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.blurLayout, 0, 2, &sets, 0, nil)
+                clipSetBound = false
+                // Taps over ±3σ, reads clamped to where the source pass cleared its image.
+                var constants = (SIMD4<Float>(vertical ? 0 : 1, vertical ? 1 : 0, sigma, (3 * sigma).rounded(.up)),
+                                 SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)))
+                vkCmdPushConstants(cmd, pipeline.blurLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 32, &constants)
+                var blurScissor = blurArea.vk
+                vkCmdSetScissor(cmd, 0, 1, &blurScissor)
+                vkCmdDraw(cmd, 4, 1, 0, UInt32(instance))
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
             }
         }
+    }
+
+    /// The device-pixel bounding box of what the items in `range` can touch (AA fringe
+    /// included), nil when there are none; the whole target when a corner lies behind the eye.
+    static func deviceBounds(_ list: DrawList, _ range: Range<Int>, width: Int, height: Int)
+        -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+        func add(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) {
+            guard let b = box else { box = (minX, minY, maxX, maxY); return }
+            box = (min(b.minX, minX), min(b.minY, minY), max(b.maxX, maxX), max(b.maxY, maxY))
+        }
+        var k = range.lowerBound
+        while k < range.upperBound {
+            let item = list.items[k]
+            k += 1
+            let local: Rect
+            switch item.kind {
+            case .rect, .gradient: local = item.bounds.standardized
+            case .shadow(let sigma):
+                let b = item.bounds.standardized, g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
+                local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
+            case .mesh(let draw): local = draw.mesh.bounds.standardized
+            case .group: continue  // its items follow
+            case .shadowGroup(_, let sigma, let count):
+                let end = min(k + max(count, 0), range.upperBound)
+                if let inner = deviceBounds(list, k..<end, width: width, height: height) {
+                    let g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
+                    add(inner.minX - g, inner.minY - g, inner.maxX + g, inner.maxY + g)
+                }
+                k = end
+                continue
+            }
+            guard local.width > 0 || local.height > 0 else { continue }
+            let m = item.transform
+            for (x, y) in [(local.minX, local.minY), (local.maxX, local.minY), (local.minX, local.maxY),
+                           (local.maxX, local.maxY)] {
+                let w = x * m.m14 + y * m.m24 + m.m44
+                guard w > 1e-9 else { return (0, 0, Double(width), Double(height)) }
+                let px = (x * m.m11 + y * m.m21 + m.m41) / w, py = (x * m.m12 + y * m.m22 + m.m42) / w
+                add(px, py, px, py)
+            }
+        }
+        // The anti-aliasing margin (about a pixel).
+        return box.map { ($0.minX - 1.5, $0.minY - 1.5, $0.maxX + 1.5, $0.maxY + 1.5) }
     }
 
     /// Makes sure `count` group targets exist at the current size.

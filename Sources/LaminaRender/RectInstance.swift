@@ -213,7 +213,7 @@ struct RectInstance: Equatable {
                 first = last
             } while first < n - 1
             return count
-        case .group:
+        case .group, .shadowGroup:
             return 0  // the renderer handles groups
         case .mesh(let draw):
             let mb = draw.mesh.bounds.standardized

@@ -22,6 +22,14 @@ final class VulkanPipeline {
     let compositeSetLayout: VkDescriptorSetLayout
     let compositeLayout: VkPipelineLayout
     let composite: VkPipeline
+    /// One pass of a blurred shadow's separable Gaussian (`shadow.vert|frag`, an instanced
+    /// quad): `blurLayout` has set 0 = the clip buffer (as `layout`), set 1 = the source group
+    /// image (as the composite's set 0), and 32 bytes of push constants (direction, sigma,
+    /// radius, the source's valid area).
+    let blur: VkPipeline
+    let blurLayout: VkPipelineLayout
+    /// Linear: the shadow blur fetches two taps at once between texels; the composite reads
+    /// with texelFetch, which no filter affects.
     let sampler: VkSampler
 
     /// The pipeline that draws `variant`.
@@ -104,8 +112,8 @@ final class VulkanPipeline {
         undo.append { vkDestroyPipelineLayout(device.raw, compositeLayout, nil) }
         var samplerInfo = VkSamplerCreateInfo()
         samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
-        samplerInfo.magFilter = VK_FILTER_NEAREST
-        samplerInfo.minFilter = VK_FILTER_NEAREST
+        samplerInfo.magFilter = VK_FILTER_LINEAR
+        samplerInfo.minFilter = VK_FILTER_LINEAR
         samplerInfo.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
         samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
         samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
@@ -143,6 +151,23 @@ final class VulkanPipeline {
         }
         guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
+        var blurLayout: VkPipelineLayout?
+        var blurPushRange = VkPushConstantRange(stageFlags: mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), offset: 0, size: 32)
+        result = [Optional(clipSetLayout), Optional(setLayout)].withUnsafeBufferPointer { setLayoutsPointer in
+            withUnsafePointer(to: &blurPushRange) { rangePointer in
+                var info = VkPipelineLayoutCreateInfo()
+                info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+                info.setLayoutCount = 2
+                info.pSetLayouts = setLayoutsPointer.baseAddress
+                info.pushConstantRangeCount = 1
+                info.pPushConstantRanges = rangePointer
+                return vkCreatePipelineLayout(device.raw, &info, nil, &blurLayout)
+            }
+        }
+        guard result == VK_SUCCESS, let blurLayout else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout"))
+        }
+        undo.append { vkDestroyPipelineLayout(device.raw, blurLayout, nil) }
 
         // Shader modules are needed only while the pipelines are created.
         var modules: [[UInt32]: VkShaderModule] = [:]
@@ -155,6 +180,7 @@ final class VulkanPipeline {
         defer { for module in modules.values { vkDestroyShaderModule(device.raw, module, nil) } }
         var variants: [VkPipeline] = []
         var composite: VkPipeline?
+        var blur: VkPipeline?
         do throws(RenderError) {
             for variant in PipelineVariant.all {
                 let (vertex, fragment, locations) = Self.shaders(variant)
@@ -173,6 +199,11 @@ final class VulkanPipeline {
                                          pipeline: &composite)
             guard result == VK_SUCCESS, let composite else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
             undo.append { vkDestroyPipeline(device.raw, composite, nil) }
+            result = Self.createPipeline(.rect, device: device, layout: blurLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.shadowFrag),
+                                         instanceLocations: Self.blurInstanceLocations, pipeline: &blur)
+            guard result == VK_SUCCESS, let blur else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
+            undo.append { vkDestroyPipeline(device.raw, blur, nil) }
         } catch {
             throw fail(error)
         }
@@ -182,16 +213,21 @@ final class VulkanPipeline {
         self.variants = variants
         guard let composite else { preconditionFailure("the composite pipeline was created above") }
         self.composite = composite
+        guard let blur else { preconditionFailure("the blur pipeline was created above") }
+        self.blur = blur
+        self.blurLayout = blurLayout
         self.groupRenderPass = groupRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(8 + variants.count)
+        device.track(10 + variants.count)
     }
 
     func destroy(_ device: VulkanDevice) {
         for pipeline in variants { vkDestroyPipeline(device.raw, pipeline, nil) }
         vkDestroyPipeline(device.raw, composite, nil)
+        vkDestroyPipeline(device.raw, blur, nil)
+        vkDestroyPipelineLayout(device.raw, blurLayout, nil)
         vkDestroySampler(device.raw, sampler, nil)
         vkDestroyPipelineLayout(device.raw, compositeLayout, nil)
         vkDestroyDescriptorSetLayout(device.raw, compositeSetLayout, nil)
@@ -199,7 +235,7 @@ final class VulkanPipeline {
         vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-8 - variants.count)
+        device.track(-10 - variants.count)
     }
 
     /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
@@ -311,6 +347,9 @@ final class VulkanPipeline {
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14
+
+    /// The `RectInstance` fields shadow.vert reads (transform, quad, color, params).
+    static let blurInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 8]
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,

@@ -43,8 +43,8 @@ func runFramesBench(_ arguments: [String]) {
             guard value == "animations" || value == "commits" else { fail("--drive animations|commits") }
             drive = value
         case "--mix":
-            guard ["all", "plain", "rounded", "shape", "gradient"].contains(value) else {
-                fail("--mix all|plain|rounded|shape|gradient")
+            guard ["all", "plain", "rounded", "shape", "gradient", "shadow"].contains(value) else {
+                fail("--mix all|plain|rounded|shape|gradient|shadow")
             }
             mix = value
         default: fail("unknown option \(flag)")
@@ -163,7 +163,8 @@ enum FramesScene {
         return [star, .ellipse(in: Rect(8, 2, 32, 28)), .roundedRect(Rect(4, 4, 40, 24), radius: 8)]
     }
 
-    /// `mix`: "all" (the mix above) or one kind only, to see what each costs.
+    /// `mix`: "all" (the mix above) or one kind only, to see what each costs; "shadow" (not
+    /// in "all"): the shape layers with a shadow too, blurred on the GPU (`.shadowGroup`).
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
         var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
@@ -174,9 +175,11 @@ enum FramesScene {
             case "rounded": 8
             case "shape": 13
             case "gradient": 17
+            case "shadow": 20
             default: i % 20
             }
-            let kind: LayerKind = kindIndex >= 17 ? .gradient : kindIndex >= 13 ? .shape : .layer
+            let kind: LayerKind = kindIndex == 20 || (13..<17).contains(kindIndex) ? .shape
+                : kindIndex >= 17 ? .gradient : .layer
             ops.append(.create(id, kind))
             ops.append(.addSublayer(parent: 0, child: id))
             ops.append(.set(id, keyPath: "bounds", value: .rect(Rect(origin: .zero, size: layerSize))))
@@ -195,11 +198,16 @@ enum FramesScene {
                 ops.append(.set(id, keyPath: "shadowOpacity", value: .number(0.4)))
                 ops.append(.set(id, keyPath: "shadowRadius", value: .number(4)))
                 ops.append(.set(id, keyPath: "shadowOffset", value: .size(Size(0, 3))))
-            case 13..<17:
+            case 13..<17, 20:
                 ops.append(.set(id, keyPath: "path", value: .path(shapes[i % shapes.count])))
                 ops.append(.set(id, keyPath: "fillColor", value: .color(color)))
                 ops.append(.set(id, keyPath: "strokeColor", value: .color(Color(0.1, 0.1, 0.1))))
                 ops.append(.set(id, keyPath: "lineWidth", value: .number(2)))
+                if kindIndex == 20 {
+                    ops.append(.set(id, keyPath: "shadowOpacity", value: .number(0.4)))
+                    ops.append(.set(id, keyPath: "shadowRadius", value: .number(4)))
+                    ops.append(.set(id, keyPath: "shadowOffset", value: .size(Size(0, 3))))
+                }
             default:
                 ops.append(.set(id, keyPath: "colors", value: .colors([color, Color(1, 1, 1), Color(0.2, 0.2, 0.3)])))
                 ops.append(.set(id, keyPath: "startPoint", value: .point(Point(0, 0))))

@@ -195,4 +195,135 @@ struct DrawListBuilderTests {
         let nestedImage = try render(nested)
         expectPixel(nestedImage, 30, 30, RGBA(255, 191, 191), tolerance: 1, "overlap counted once: 25 % red")
     }
+
+    // MARK: Which shadow gets drawn
+
+    typealias Radii = LaminaRender.CornerRadii
+
+    func build(_ operations: [LaminaTree.Operation], scale: Double = 1) throws -> DrawList {
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: scale, background: Color(1, 1, 1))
+        return builder.build(try tree(operations))
+    }
+
+    /// The shadow's draw item: `.shadow` (analytic) or `.shadowGroup` and its content.
+    enum ShadowConstruct: Equatable {
+        case none
+        case analytic(bounds: Rect, radii: Radii, alpha: Double)
+        case blurred(sigma: Double, count: Int)
+    }
+
+    func shadowConstruct(_ list: DrawList) -> ShadowConstruct {
+        for item in list.items {
+            switch item.kind {
+            case .shadow: return .analytic(bounds: item.bounds, radii: item.cornerRadii, alpha: item.backgroundColor.alpha)
+            case .shadowGroup(_, let sigma, let count): return .blurred(sigma: sigma, count: count)
+            default: continue
+            }
+        }
+        return .none
+    }
+
+    static let shadowed: [(String, PropertyValue)] = [
+        ("shadowOpacity", .number(0.5)), ("shadowOffset", .size(Size(2, 3))), ("shadowRadius", .number(4)),
+    ]
+
+    @Test func analyticShadowWhereItIsExact() throws {
+        let frame = Rect(8, 8, 20, 10)
+        // An opaque rounded background: its rounded bounds, shadowOpacity × shadowColor's alpha.
+        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+            ("backgroundColor", .color(blue)), ("cornerRadius", .number(3)),
+        ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: Radii(3), alpha: 0.5))
+        // A 40 % background: the shadow's alpha × 0.4 (CA shadows the layer's alpha).
+        if case .analytic(_, _, let alpha) = shadowConstruct(try build(layer(1, frame: frame, [
+            ("backgroundColor", .color(Color(0, 0, 1, 0.4))),
+        ] + Self.shadowed))) {
+            #expect(abs(alpha - 0.2) < 1e-12)
+        } else {
+            Issue.record("expected an analytic shadow")
+        }
+        // An opaque background with a translucent border: still one opaque rounded rect.
+        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+            ("backgroundColor", .color(blue)), ("borderWidth", .number(2)), ("borderColor", .color(Color(1, 0, 0, 0.5))),
+        ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: .zero, alpha: 0.5))
+        // A gradient of opaque colors: its square bounds (it is not clipped to the corners).
+        #expect(shadowConstruct(try build(layer(1, .gradient, frame: frame, [
+            ("colors", .colors([red, blue])), ("cornerRadius", .number(3)),
+        ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: .zero, alpha: 0.5))
+        // shadowPath a rect, a rounded rect (any radius) and a circle.
+        for (path, radii) in [(Path.rect(Rect(1, 2, 10, 6)), Radii.zero),
+                              (Path.roundedRect(Rect(1, 2, 10, 6), radius: 2), Radii(2)),
+                              (Path.ellipse(in: Rect(1, 2, 6, 6)), Radii(3))] {
+            let b = DrawListBuilder.controlBounds(path)
+            #expect(shadowConstruct(try build(layer(1, frame: frame, [("shadowPath", .path(path))] + Self.shadowed)))
+                    == .analytic(bounds: b, radii: radii, alpha: 0.5))
+        }
+    }
+
+    @Test func blurredShadowOtherwise() throws {
+        let frame = Rect(8, 8, 20, 10)
+        // A translucent background under a border: two alphas (a ring over the fill).
+        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+            ("backgroundColor", .color(Color(0, 0, 1, 0.5))), ("borderWidth", .number(2)), ("borderColor", .color(red)),
+        ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
+        // A border alone: a ring.
+        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+            ("borderWidth", .number(2)), ("borderColor", .color(red)),
+        ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
+        // A gradient with a translucent color.
+        #expect(shadowConstruct(try build(layer(1, .gradient, frame: frame, [
+            ("colors", .colors([red, Color(0, 0, 1, 0.5)])),
+        ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
+        // A shape layer: its fill's alpha (the fill mesh).
+        let shape = try build(layer(1, .shape, frame: frame, [
+            ("path", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))), ("fillColor", .color(blue)),
+        ] + Self.shadowed))
+        #expect(shadowConstruct(shape) == .blurred(sigma: 4, count: 1))
+        if case .mesh = shape.items[1].kind {} else { Issue.record("the shadow's content is the fill mesh") }
+        // shadowPath a triangle: the Gaussian of its fill, one mesh, at the pixel scale (σ × 2).
+        let triangle = try build(layer(1, frame: frame, [
+            ("shadowPath", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))),
+        ] + Self.shadowed), scale: 2)
+        #expect(shadowConstruct(triangle) == .blurred(sigma: 8, count: 1))
+        // An ellipse that is not a circle.
+        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+            ("shadowPath", .path(.ellipse(in: Rect(0, 0, 20, 10)))),
+        ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
+        // A clear layer with sublayers: the subtree as drawn (the layer's background, both
+        // sublayers), moved by the offset, unclipped by the group's own clip; then the layer.
+        let subtree = try build(
+            layer(1, frame: frame, [("backgroundColor", .color(blue))] + Self.shadowed)
+            + layer(2, parent: 1, frame: Rect(0, 0, 4, 4), [("backgroundColor", .color(red))])
+            + layer(3, parent: 1, frame: Rect(4, 4, 4, 4), [("backgroundColor", .color(green))]))
+        #expect(shadowConstruct(subtree) == .blurred(sigma: 4, count: 3))
+        #expect(subtree.items.count == 7)
+        #expect(subtree.items[1].transform.m41 == 8 + 2 && subtree.items[1].transform.m42 == 8 + 3, "offset")
+        #expect(subtree.items[4].transform.m41 == 8 && subtree.items[4].transform.m42 == 8, "the layer itself")
+    }
+
+    @Test func noShadowWhenNothingCastsOne() throws {
+        let frame = Rect(8, 8, 20, 10)
+        // Nothing drawn: no shadow (and no empty group).
+        #expect(shadowConstruct(try build(layer(1, frame: frame, Self.shadowed))) == .none)
+        // masksToBounds hides the layer's own shadow (CA: the shadow lies outside the bounds).
+        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+            ("masksToBounds", .bool(true)), ("shadowPath", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))),
+        ] + Self.shadowed))) == .none)
+    }
+
+    @Test func blurredShadowIsClippedByItsSuperlayer() throws {
+        // A parent (0, 0, 32, 64) masks; its child (8, 8, 16, 16) is a triangle shape layer
+        // with a hard shadow (radius 0) moved right by 24: the shadow shows inside the parent
+        // (x < 32) and is clipped beyond it.
+        let t = try tree(
+            layer(1, frame: Rect(0, 0, 32, 64), [("masksToBounds", .bool(true))])
+            + layer(2, .shape, parent: 1, frame: Rect(8, 8, 16, 16), [
+                ("path", .path(.polygon([Point(0, 0), Point(16, 0), Point(16, 16), Point(0, 16)]))),
+                ("fillColor", .color(blue)), ("shadowOpacity", .number(1)), ("shadowOffset", .size(Size(20, 0))),
+                ("shadowRadius", .number(0)),
+            ]))
+        let image = try render(t)
+        expectPixel(image, 12, 16, RGBA(0, 0, 255), "the shape")
+        expectPixel(image, 30, 16, RGBA(0, 0, 0), tolerance: 2, "its shadow inside the parent")
+        expectPixel(image, 36, 16, RGBA(255, 255, 255), "clipped by the parent")
+    }
 }

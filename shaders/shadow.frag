@@ -1,0 +1,60 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Blurred shadows (DrawItem.Kind.shadowGroup), one pass of the separable Gaussian, drawn with
+// shadow.vert over a quad in device pixels: the source image's alpha along this pixel's row
+// (horizontal pass) or column (vertical pass), weighted by the Gaussian sampled at integer
+// offsets over ±radius (≈ 3σ) and normalized, times the instance's premultiplied color and
+// its clips' coverage. Reads are clamped to `area`, the part of the source its pass cleared
+// (the content's bounding box grown by the blur), outside which the source is undefined.
+//
+// Cheap on llvmpipe, where every tap is CPU work: the weights come incrementally (each the
+// previous times a ratio that itself changes by a constant factor: two multiplies, no exp;
+// GPU Gems 3, ch. 40), and two neighbouring taps are one bilinear fetch between them at the
+// point that splits their weights (the sampler is linear), so ±radius takes radius + 1 fetches.
+#define CLIPPED
+#include "common.frag.glsl"
+
+layout(set = 1, binding = 0) uniform sampler2D source;  // set 0: the clips (common.frag.glsl)
+layout(push_constant) uniform Blur {
+    vec4 step;  // xy: direction, (1, 0) or (0, 1); z: sigma in pixels; w: radius in pixels
+    vec4 area;  // valid source pixels: minX, minY, maxX, maxY (exclusive)
+} blur;
+
+layout(location = 0) out vec4 outColor;
+
+vec2 invSize;
+vec2 low, high;
+
+// The source's alpha at pixel position q (pixel centres at +0.5), kept inside the valid area.
+float alphaAt(vec2 q) {
+    return texture(source, clamp(q, low, high) * invSize).a;
+}
+
+void main() {
+    invSize = 1.0 / vec2(textureSize(source, 0));
+    low = blur.area.xy + 0.5;
+    high = blur.area.zw - 0.5;
+    vec2 p = gl_FragCoord.xy;
+    vec2 direction = blur.step.xy;
+    float sigma = blur.step.z;
+    int radius = int(blur.step.w);
+    float sum = alphaAt(p), total = 1.0;
+    if (sigma > 0.0) {
+        // g(i) = exp(−i²/2σ²): g(i + 1) = g(i)·r(i), r(i) = q^(2i + 1), q = exp(−1/2σ²).
+        float q = exp(-0.5 / (sigma * sigma));
+        float g = 1.0, r = q, qq = q * q;
+        for (int i = 1; i <= radius; i += 2) {
+            float g1 = g * r; r *= qq;
+            float g2 = g1 * r; r *= qq;
+            g = g2;
+            float w = g1 + g2;
+            vec2 offset = (float(i) + g2 / w) * direction;
+            sum += w * (alphaAt(p + offset) + alphaAt(p - offset));
+            total += 2.0 * w;
+        }
+    }
+    float a = sum / total;
+    if (inParams.w > 0.5) a *= clipsCoverage();
+    if (a <= 0.0) discard;
+    outColor = inFillColor * a;
+}

@@ -1,0 +1,22 @@
+#version 450
+// Blurred shadows' passes (shadow.frag): one instanced 4-vertex strip over the blurred area,
+// from a `RectInstance` (see instance.vert.glsl); only what shadow.frag reads goes on: the
+// premultiplied color and the params (innermost clip index + 1 in w).
+layout(location = 0) in vec4 inClipX;
+layout(location = 1) in vec4 inClipY;
+layout(location = 2) in vec4 inClipW;
+layout(location = 4) in vec4 inQuad;
+layout(location = 6) in vec4 inFillColor;
+layout(location = 8) in vec4 inParams;
+
+layout(location = 3) flat out vec4 outFillColor;
+layout(location = 5) flat out vec4 outParams;
+
+void main() {
+    // Triangle strip corners: 0 (min,min), 1 (max,min), 2 (min,max), 3 (max,max).
+    vec2 corner = vec2(float(gl_VertexIndex & 1), float((gl_VertexIndex >> 1) & 1));
+    vec3 p = vec3(mix(inQuad.xy, inQuad.zw, corner), 1.0);
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
+    outFillColor = inFillColor;
+    outParams = inParams;
+}

@@ -82,6 +82,16 @@ struct SceneGoldenTests {
     /// pill — geometry, line widths and blur all scale. Rule: as `shadows`.
     @Test func scaleTwo() throws { try check("scale-2", .independent(mean: 1, percent: 2, threshold: 16)) }
 
+    /// Shadows of what the layer draws when it has no shadowPath — a star shape layer, the
+    /// sublayers of a layer with no background, a translucent background (half the shadow) —
+    /// and of a shadowPath (a triangle) unrelated to the layer's bounds.
+    /// Rule: mean ≤ 2/255, ≤ 4 % of pixels off by more than 16/255: besides the sampled
+    /// kernels, a tessellated shape's fill fringe lies half a pixel outside its outline, so its
+    /// shadow reads a few levels darker all along (LaminaRender README, "shadows").
+    @Test func contentShadows() throws {
+        try check("shadows-content", .independent(mean: 2, percent: 4, threshold: 16))
+    }
+
     /// Axial gradient with three stops and locations on a diagonal; a radial gradient (CA's
     /// ellipse) clipped by rounded masksToBounds; a rotated conic gradient around an
     /// off-centre startPoint with five stops (the reference samples it per pixel: cairo has none).

@@ -28,7 +28,9 @@ public struct DrawList: Sendable {
 
 /// A rounded-rect clip (`masksToBounds`): the part of a layer's plane inside `rect` with
 /// `radii`, seen through `transform` (the layer's local → device-pixel map, perspective
-/// allowed). Clips nest through `parent` (an index into `DrawList.clips`, or -1).
+/// allowed). Clips nest through `parent` (an index into `DrawList.clips`, or -1), which must
+/// come before the clip itself in `DrawList.clips` (the renderer's shader walks the chain
+/// towards lower indices; `DrawListBuilder` appends a clip after its ancestors').
 public struct Clip: Sendable {
     public var transform: Transform3D
     public var rect: Rect

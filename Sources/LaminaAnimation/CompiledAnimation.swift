@@ -36,11 +36,18 @@ public struct CompiledAnimation: Sendable {
     /// The timing of one animation of the tree (a group or a leaf): plain data, so reading
     /// it during evaluation is a load, with no reference counting.
     struct Node: Sendable {
-        var timing: MediaTiming
+        var timing: MediaTiming { didSet { prepared = PreparedTiming(timing) } }
+        /// `timing` with its derived constants (what evaluation reads).
+        private(set) var prepared: PreparedTiming
         var curve: TimingCurve
         var parent: Int
         var additive: Bool
         var cumulative: Bool
+
+        init(timing: MediaTiming, curve: TimingCurve, parent: Int, additive: Bool, cumulative: Bool) {
+            self.timing = timing; prepared = PreparedTiming(timing); self.curve = curve; self.parent = parent
+            self.additive = additive; self.cumulative = cumulative
+        }
     }
 
     /// The drivers of one key path: `count` entries from `start` in the driver array of
@@ -149,7 +156,7 @@ public struct CompiledAnimation: Sendable {
             parentTime = nodes[parent].curve.isLinear
                 ? ps.iterationTime : progress(parent, ps.fraction) * nodes[parent].timing.duration
         }
-        let s = nodes[node].timing.state(at: parentTime)
+        let s = nodes[node].prepared.state(at: parentTime)
         return s.hasEffect ? s : nil
     }
 

@@ -108,8 +108,41 @@ public struct MediaTiming: Hashable, Sendable {
     }
 
     /// The timing state at parent time `t`.
+    public func state(at t: Double) -> TimingState { PreparedTiming(self).state(at: t) }
+}
+
+/// A `MediaTiming` with what `state(at:)` derives from its fields (active duration, cycle,
+/// |speed|, fill flags) computed once: compiled animations keep one per node, and the
+/// render thread's presentation plan one per plain binding. `state(at:)` is the only
+/// implementation of the time model (`MediaTiming.state(at:)` calls it), so both answer
+/// bit for bit the same. Plain data; any thread may use it.
+public struct PreparedTiming: Hashable, Sendable {
+    @usableFromInline let beginTime: Double
+    @usableFromInline let duration: Double
+    @usableFromInline let speed: Double
+    @usableFromInline let absSpeed: Double
+    @usableFromInline let timeOffset: Double
+    /// `activeDuration`.
+    @usableFromInline let active: Double
+    /// One iteration: duration, doubled when autoreversing.
+    @usableFromInline let cycle: Double
+    @usableFromInline let autoreverses: Bool
+    @usableFromInline let fillMode: FillMode
+    @usableFromInline let fillsBackwards: Bool
+    @usableFromInline let fillsForwards: Bool
+
+    public init(_ m: MediaTiming) {
+        beginTime = m.beginTime; duration = m.duration; speed = m.speed; absSpeed = abs(m.speed)
+        timeOffset = m.timeOffset; active = m.activeDuration
+        cycle = m.autoreverses ? 2 * m.duration : m.duration
+        autoreverses = m.autoreverses; fillMode = m.fillMode
+        fillsBackwards = m.fillMode.fillsBackwards; fillsForwards = m.fillMode.fillsForwards
+    }
+
+    /// The timing state at parent time `t` (see `MediaTiming`).
+    @inline(__always)
     public func state(at t: Double) -> TimingState {
-        let ad = activeDuration
+        let ad = active
         var phase: TimingPhase
         var a: Double
         let rel = t - beginTime
@@ -119,7 +152,7 @@ public struct MediaTiming: Hashable, Sendable {
         } else if speed == 0 {
             phase = .active
             a = 0
-        } else if rel * abs(speed) >= ad {
+        } else if rel * absSpeed >= ad {
             phase = .after
             a = speed > 0 ? ad : 0
         } else {
@@ -137,7 +170,6 @@ public struct MediaTiming: Hashable, Sendable {
             local = 0
         }
         // Iteration and the time within it.
-        let cycle = autoreverses ? 2 * duration : duration
         var iteration = 0
         var within: Double
         if duration <= 0 || cycle <= 0 {
@@ -158,6 +190,51 @@ public struct MediaTiming: Hashable, Sendable {
         within = min(max(within, 0), duration)
         return TimingState(phase: phase, fillMode: fillMode, iteration: iteration, iterationTime: within,
                            fraction: within / duration, localTime: local)
+    }
+
+    /// `state(at: t).fraction` when the state has an effect (active, or filling), else nil:
+    /// what a plain (non-cumulative) animation needs. The same arithmetic as `state(at:)`
+    /// without the iteration number and the rest of the state (a test checks that the two
+    /// agree bit for bit); inlinable, for the render thread's per-binding loop.
+    @inlinable @inline(__always)
+    public func fraction(at t: Double) -> Double? {
+        let ad = active
+        var a: Double
+        let rel = t - beginTime
+        let before = !(rel >= 0)   // also NaN
+        if before {
+            guard fillsBackwards else { return nil }
+            a = speed < 0 ? ad : 0
+        } else if speed == 0 {
+            a = 0
+        } else if rel * absSpeed >= ad {
+            guard fillsForwards else { return nil }
+            a = speed > 0 ? ad : 0
+        } else {
+            a = speed > 0 ? rel * speed : ad + rel * speed
+        }
+        if !a.isFinite { a = 0 }
+        var local = a + timeOffset
+        if ad.isFinite && ad > 0 && (local < 0 || local > ad) {
+            local -= ad * (local / ad).rounded(.down)
+            if local == 0 && a + timeOffset > 0 { local = ad }
+        } else if !ad.isFinite && local < 0 {
+            local = 0
+        } else if ad == 0 {
+            local = 0
+        }
+        if duration <= 0 || cycle <= 0 { return before && speed >= 0 ? 0 : 1 }
+        var within: Double
+        if ad.isFinite && local >= ad {
+            // state(at:): iteration = max(0, Int(⌈ad / cycle⌉) − 1), exact as a Double.
+            let iteration = max(0, (ad / cycle).rounded(.up) - 1)
+            within = ad - iteration * cycle
+        } else {
+            within = local - (local / cycle).rounded(.down) * cycle
+        }
+        if autoreverses && within > duration { within = 2 * duration - within }
+        within = min(max(within, 0), duration)
+        return within / duration
     }
 }
 

@@ -159,9 +159,14 @@ extension LayerTree {
         withExtendedLifetime(plan.compiled) {
             plan.bindings.withUnsafeBufferPointer { bindings in
                 plan.prepared.withUnsafeBufferPointer { prepared in
-                    presentation.nodes.storage.withUnsafeMutableBufferPointer { nodes in
-                        for g in plan.groups {
-                            evaluate(g, into: &nodes[g.index].properties, bindings, slots, prepared, at: t)
+                    plan.plain.withUnsafeBufferPointer { plain in
+                        plan.easings.withUnsafeBufferPointer { easings in
+                            presentation.nodes.storage.withUnsafeMutableBufferPointer { nodes in
+                                for g in plan.groups {
+                                    evaluate(g, into: &nodes[g.index].properties, bindings, slots, prepared,
+                                             plain, easings, at: t)
+                                }
+                            }
                         }
                     }
                 }

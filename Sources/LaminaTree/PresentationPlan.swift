@@ -60,6 +60,24 @@ enum PresentationChannel: Sendable {
         case .shadowPath, .path, .lineDashPattern, .colors, .locations, .custom: self = .generic
         }
     }
+
+    /// The value kind a plain binding of this channel must have to take the fast path
+    /// (`PresentationPlan.Plain`); nil for channels that always take the general one.
+    /// A transform component qualifies only as its layer's first `transform` writer.
+    var plainKind: AnimatableValue.Kind? {
+        switch self {
+        case .boundsOriginX, .boundsOriginY, .boundsWidth, .boundsHeight, .positionX, .positionY, .zPosition,
+             .anchorPointX, .anchorPointY, .anchorPointZ, .opacity, .cornerRadius, .borderWidth, .shadowOpacity,
+             .shadowOffsetWidth, .shadowOffsetHeight, .shadowRadius, .lineWidth, .miterLimit, .lineDashPhase,
+             .strokeStart, .strokeEnd, .transformComponent:
+            return .double
+        case .boundsOrigin, .position, .anchorPoint, .startPoint, .endPoint: return .point
+        case .boundsSize, .shadowOffset: return .size
+        case .bounds: return .rect
+        case .borderColor, .backgroundColor, .shadowColor, .fillColor, .strokeColor: return .color
+        case .transform, .sublayerTransform, .sublayerTransformComponent, .generic: return nil
+        }
+    }
 }
 
 /// The render thread's flat list of what to evaluate per frame, built once per model version
@@ -92,9 +110,21 @@ struct PresentationPlan: Sendable {
         /// Into `prepared`: a transform component that is the first writer of its layer's
         /// `transform` reads and recomposes the model transform, whose decomposition is kept.
         var prepared: Int = -1
+        /// Into `plain`: the binding is a plain basic animation (fast path), else -1.
+        var plain: Int = -1
         var beginTime: Double
         var endTime: Double
         var removedOnCompletion: Bool
+    }
+
+    /// A binding that is one plain basic animation (`CompiledAnimation.plainBasic`): its
+    /// timing constants, ends and easing (an index into `easings`, -1 for linear), so that a
+    /// frame evaluates it without reaching into the compiled animation. Plain data.
+    struct Plain: Sendable {
+        var timing: PreparedTiming
+        var from: SIMD4<Double>
+        var to: SIMD4<Double>
+        var easing: Int
     }
 
     var version: UInt64
@@ -104,6 +134,9 @@ struct PresentationPlan: Sendable {
     var compiled: [Box] = []
     var slots: [PropertySlot] = []
     var prepared: [TransformComponent.Prepared] = []
+    var plain: [Plain] = []
+    /// The distinct non-linear easings of `plain` (most animations share a few).
+    var easings: [Easing] = []
 
     init(_ tree: LayerTree) {
         version = tree.version
@@ -111,8 +144,11 @@ struct PresentationPlan: Sendable {
         groups.reserveCapacity(tree.animatedLayers.count)
         bindings.reserveCapacity(tree.animatedLayers.count)
         compiled.reserveCapacity(tree.animatedLayers.count)
-        for id in tree.animatedLayers {
-            guard let index = tree.nodes.slot(of: id) else { continue }
+        var easingIndex: [Easing: Int] = [:]
+        // In storage order, so that a frame walks the nodes forward (the set's order is its
+        // hash order: a cache miss per layer on a large tree).
+        let indices = tree.animatedLayers.compactMap { tree.nodes.slot(of: $0) }.sorted()
+        for index in indices {
             let start = bindings.count
             var transformWritten = false
             for a in tree.nodes.storage[index].animations {
@@ -126,15 +162,30 @@ struct PresentationPlan: Sendable {
                     var b = Binding(animation: k, keyPath: i, channel: channel, slot: s,
                                     beginTime: a.beginTime, endTime: a.compiled.endTime,
                                     removedOnCompletion: a.compiled.removedOnCompletion)
+                    var transformFirst = false
                     switch channel {
                     case .transformComponent(let c):
                         if !transformWritten && !c.isSize {
                             b.prepared = prepared.count
                             prepared.append(.init(c, tree.nodes.storage[index].properties.transform, number: true))
+                            transformFirst = true
                         }
                         transformWritten = true
                     case .transform: transformWritten = true
                     default: break
+                    }
+                    var eligible = true
+                    if case .transformComponent = channel { eligible = transformFirst }
+                    if eligible, let kind = channel.plainKind,
+                       let curve = a.compiled.plainBasic(forKeyPathAt: i), curve.kind == kind {
+                        var e = -1
+                        if !curve.easing.isLinear {
+                            if let known = easingIndex[curve.easing] { e = known } else {
+                                e = easings.count; easingIndex[curve.easing] = e; easings.append(curve.easing)
+                            }
+                        }
+                        b.plain = plain.count
+                        plain.append(Plain(timing: curve.timing, from: curve.from, to: curve.to, easing: e))
                     }
                     bindings.append(b)
                 }
@@ -151,12 +202,29 @@ extension LayerTree {
     @inline(__always)
     func evaluate(_ g: PresentationPlan.Group, into p: inout LayerProperties,
                   _ bindings: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
-                  _ prepared: UnsafeBufferPointer<TransformComponent.Prepared>, at t: Double) {
+                  _ prepared: UnsafeBufferPointer<TransformComponent.Prepared>,
+                  _ plain: UnsafeBufferPointer<PresentationPlan.Plain>, _ easings: UnsafeBufferPointer<Easing>,
+                  at t: Double) {
         for j in g.start..<g.end { resetStored(bindings[j], g.index, into: &p, slots) }
         for j in g.start..<g.end {
             let b = bindings[j]
             let local = t - b.beginTime
             if b.removedOnCompletion && local >= b.endTime { continue }
+            if b.plain >= 0 {
+                // One plain basic animation: what its typed entry point answers (see
+                // `PlainBasicCurve`), from the plan's copy of its constants.
+                let c = plain.baseAddress! + b.plain
+                guard !local.isNaN, let f = c.pointee.timing.fraction(at: local) else { continue }
+                let e = c.pointee.easing
+                let progress = e < 0 ? f : easings[e].progress(f)
+                let v = PlainBasicCurve.value(from: c.pointee.from, to: c.pointee.to, progress: progress)
+                if b.prepared >= 0, case .transformComponent(let tc) = b.channel {
+                    p.transform = tc.setting(v.x, in: (prepared.baseAddress! + b.prepared).pointee)
+                } else {
+                    Self.write(v, b.channel, to: &p)
+                }
+                continue
+            }
             if b.prepared >= 0, case .transformComponent(let tc) = b.channel {
                 // The first writer of `transform`: it holds the model value (reset above).
                 let base = prepared.baseAddress! + b.prepared
@@ -168,6 +236,51 @@ extension LayerTree {
                 continue
             }
             b.animation._withUnsafeGuaranteedRef { Self.apply(b, $0, at: local, to: &p, slots) }
+        }
+    }
+
+    /// Writes a plain binding's value (lanes, see `PlainBasicCurve.value`) to its channel,
+    /// converting as the typed entry points do. Only channels with a `plainKind`.
+    @inline(__always)
+    static func write(_ v: SIMD4<Double>, _ channel: PresentationChannel, to p: inout LayerProperties) {
+        switch channel {
+        case .bounds: p.bounds = Rect(v.x, v.y, v.z, v.w)
+        case .boundsOrigin: p.bounds.origin = Point(v.x, v.y)
+        case .boundsOriginX: p.bounds.origin.x = v.x
+        case .boundsOriginY: p.bounds.origin.y = v.x
+        case .boundsSize: p.bounds.size = Size(v.x, v.y)
+        case .boundsWidth: p.bounds.size.width = v.x
+        case .boundsHeight: p.bounds.size.height = v.x
+        case .position: p.position = Point(v.x, v.y)
+        case .positionX: p.position.x = v.x
+        case .positionY: p.position.y = v.x
+        case .zPosition: p.zPosition = v.x
+        case .anchorPoint: p.anchorPoint = Point(v.x, v.y)
+        case .anchorPointX: p.anchorPoint.x = v.x
+        case .anchorPointY: p.anchorPoint.y = v.x
+        case .anchorPointZ: p.anchorPointZ = v.x
+        case .opacity: p.opacity = v.x
+        case .cornerRadius: p.cornerRadius = v.x
+        case .borderWidth: p.borderWidth = v.x
+        case .borderColor: p.borderColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
+        case .backgroundColor: p.backgroundColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
+        case .shadowColor: p.shadowColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
+        case .shadowOpacity: p.shadowOpacity = v.x
+        case .shadowOffset: p.shadowOffset = Size(v.x, v.y)
+        case .shadowOffsetWidth: p.shadowOffset.width = v.x
+        case .shadowOffsetHeight: p.shadowOffset.height = v.x
+        case .shadowRadius: p.shadowRadius = v.x
+        case .fillColor: p.fillColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
+        case .strokeColor: p.strokeColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
+        case .lineWidth: p.lineWidth = v.x
+        case .miterLimit: p.miterLimit = v.x
+        case .lineDashPhase: p.lineDashPhase = v.x
+        case .strokeStart: p.strokeStart = v.x
+        case .strokeEnd: p.strokeEnd = v.x
+        case .startPoint: p.startPoint = Point(v.x, v.y)
+        case .endPoint: p.endPoint = Point(v.x, v.y)
+        case .transform, .sublayerTransform, .transformComponent, .sublayerTransformComponent, .generic:
+            preconditionFailure("channel \(channel) has no plain kind")
         }
     }
 

@@ -105,18 +105,32 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
         }
     }
 
-    /// `setting(_:in:)` from the transform's prepared decomposition.
+    /// `setting(_:in:)` from the transform's prepared decomposition. A rotation builds its
+    /// matrix directly from the Euler angles (Rx·Ry·Rz in closed form; a purely 2D
+    /// decomposition, x and y angles 0, costs one sine and one cosine) and recomposes with
+    /// it, instead of going through a quaternion: the same matrix up to rounding (a test
+    /// compares it with `settingByQuaternion`).
+    @inline(__always)
     func setting(_ v: Double, in prepared: Prepared) -> Transform3D {
-        var d = prepared.decomposition
         switch self {
         case .rotationX, .rotationY, .rotationZ, .rotation:
+            // Reads the prepared decomposition in place (no copy of its ~170 bytes).
             var e = prepared.euler
             switch self {
             case .rotationX: e.x = v
             case .rotationY: e.y = v
             default: e.z = v
             }
-            d.rotation = Self.rotation(euler: e)
+            return Self.recomposed(prepared.decomposition, rotation: Self.rotationMatrix(euler: e))
+        default: return settingComponent(v, in: prepared)
+        }
+    }
+
+    /// `setting(_:in:)` for the scale and translation components.
+    func settingComponent(_ v: Double, in prepared: Prepared) -> Transform3D {
+        var d = prepared.decomposition
+        switch self {
+        case .rotationX, .rotationY, .rotationZ, .rotation: return setting(v, in: prepared)
         case .scaleX: d.scale.x = v
         case .scaleY: d.scale.y = v
         case .scaleZ: d.scale.z = v
@@ -126,6 +140,52 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
         case .translationZ: d.translation.z = v
         }
         return d.recomposed()
+    }
+
+    /// The previous `setting(_:in:)` for rotations (Euler angles → matrix → quaternion →
+    /// recomposition), kept as the reference the direct form is tested against.
+    func settingByQuaternion(_ v: Double, in prepared: Prepared) -> Transform3D {
+        var d = prepared.decomposition
+        var e = prepared.euler
+        switch self {
+        case .rotationX: e.x = v
+        case .rotationY: e.y = v
+        case .rotationZ, .rotation: e.z = v
+        default: return setting(v, in: prepared)
+        }
+        d.rotation = Self.rotation(euler: e)
+        return d.recomposed()
+    }
+
+    /// Rows of Rx(e.x)·Ry(e.y)·Rz(e.z) (row vectors; `Transform3D.rotation`'s convention).
+    /// A zero angle takes sin 0 and cos 1 without calling them (the same values).
+    @inline(__always)
+    static func rotationMatrix(euler e: Vector3) -> (Vector3, Vector3, Vector3) {
+        let sc = sin(e.z), cc = cos(e.z)
+        if e.x == 0 && e.y == 0 {
+            return (Vector3(cc, sc, 0), Vector3(-sc, cc, 0), Vector3(0, 0, 1))
+        }
+        let sa = e.x == 0 ? 0 : sin(e.x), ca = e.x == 0 ? 1 : cos(e.x)
+        let sb = e.y == 0 ? 0 : sin(e.y), cb = e.y == 0 ? 1 : cos(e.y)
+        return (Vector3(cb * cc, cb * sc, -sb),
+                Vector3(sa * sb * cc - ca * sc, sa * sb * sc + ca * cc, sa * cb),
+                Vector3(ca * sb * cc + sa * sc, ca * sb * sc - sa * cc, ca * cb))
+    }
+
+    /// `DecomposedTransform3D.recomposed()` with the rotation given as the rows of its
+    /// matrix (the same arithmetic after the rotation).
+    @inline(__always)
+    static func recomposed(_ d: DecomposedTransform3D, rotation r: (Vector3, Vector3, Vector3)) -> Transform3D {
+        let (r0, r1, r2) = r
+        let a0 = r0 * d.scale.x
+        let a1 = (r1 + r0 * d.skew.x) * d.scale.y
+        let a2 = (r2 + r0 * d.skew.y + r1 * d.skew.z) * d.scale.z
+        let p = d.perspective, t = d.translation
+        return Transform3D(
+            m11: a0.x, m12: a0.y, m13: a0.z, m14: a0.x * p.x + a0.y * p.y + a0.z * p.z,
+            m21: a1.x, m22: a1.y, m23: a1.z, m24: a1.x * p.x + a1.y * p.y + a1.z * p.z,
+            m31: a2.x, m32: a2.y, m33: a2.z, m34: a2.x * p.x + a2.y * p.y + a2.z * p.z,
+            m41: t.x, m42: t.y, m43: t.z, m44: t.x * p.x + t.y * p.y + t.z * p.z + p.w)
     }
 
     public func setting(_ s: Size, in t: Transform3D) -> Transform3D {

@@ -18,7 +18,8 @@ import LaminaTree
 /// (`DrawItem.Kind.group`), so overlapping sublayers do not show through each other.
 ///
 /// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
-/// then stroke), border, then its sublayers. `masksToBounds` clips the content and the
+/// then stroke), its sublayers, then its border ("composited above the receiver's contents
+/// and sublayers", CALayer.borderWidth). `masksToBounds` clips the content and the
 /// sublayers to the bounds with the rounded corners (nested clips intersect), and, as in
 /// Core Animation, hides the layer's own shadow (which lies outside the bounds). A shadow is
 /// the blur of the shadowPath's fill or of the layer's composited alpha (sublayers included),
@@ -176,11 +177,13 @@ public struct DrawListBuilder {
         let background = p.backgroundColor ?? .clear
         let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
         let hasContent = node.kind == .gradient || node.kind == .shape
-        // Without content, background and border are one item; with content the border goes on top.
-        if background.alpha > 0 || (!hasContent && border.alpha > 0) {
+        // The border is composited above the content and the sublayers (CALayer.borderWidth):
+        // with neither, background and border are one item; otherwise the border comes last.
+        let borderLast = hasContent || !node.sublayers.isEmpty
+        if background.alpha > 0 || (!borderLast && border.alpha > 0) {
             items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
-                                  cornerRadii: radii, borderWidth: hasContent ? 0 : p.borderWidth,
-                                  borderColor: hasContent ? .clear : border, clip: clip))
+                                  cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
+                                  borderColor: borderLast ? .clear : border, clip: clip))
         }
         if node.kind == .gradient, !p.colors.isEmpty {
             let b = p.bounds
@@ -195,14 +198,14 @@ public struct DrawListBuilder {
         if node.kind == .shape, let path = p.path {
             appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
-        if hasContent && border.alpha > 0 {
+        if !node.sublayers.isEmpty {
+            let childBase = p.sublayerSpace.concatenating(toPixels)
+            visitChildren(node.sublayers, store, nodes, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
+        }
+        if borderLast && border.alpha > 0 {
             items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
                                   cornerRadii: radii, borderWidth: p.borderWidth, borderColor: border, clip: clip))
         }
-
-        guard !node.sublayers.isEmpty else { return }
-        let childBase = p.sublayerSpace.concatenating(toPixels)
-        visitChildren(node.sublayers, store, nodes, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
     }
 
     /// The layer's shadow, as Core Animation draws it: the Gaussian blur (σ = shadowRadius) of

@@ -140,21 +140,26 @@ struct DrawListBuilderTests {
             keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         var presentation = LayerTree()
-        var aboveOne = 0
+        func buckets(_ tree: LayerTree) -> [Int] {
+            builder.build(tree).items.compactMap { item -> Int? in
+                if case .mesh(let m) = item.kind { return m.key.scaleBucket } else { return nil }
+            }
+        }
         for k in 0..<60 {
             let time = Double(k) * 0.1
             t.updatePresentation(&presentation, at: time)
-            let r = presentation[LayerID(client: 1, local: 1)]!.properties.transform
-            if max((r.m11 * r.m11 + r.m12 * r.m12).squareRoot(), (r.m21 * r.m21 + r.m22 * r.m22).squareRoot()) > 1 {
-                aboveOne += 1
-            }
-            let list = builder.build(presentation)
-            let buckets = list.items.compactMap { item -> Int? in
-                if case .mesh(let m) = item.kind { return m.key.scaleBucket } else { return nil }
-            }
-            #expect(buckets == [0], "time \(time)")
+            #expect(buckets(presentation) == [0], "time \(time)")
         }
-        #expect(aboveOne > 0, "some angles have a row norm above 1 (the case under test)")
+        // Whatever the presentation's rounding, a rotation whose row norm is 1 + 1 ulp (the
+        // case under test) stays in bucket 0.
+        var r = Transform3D.rotation(0.3)
+        r.m11 *= 1 + .ulpOfOne; r.m12 *= 1 + .ulpOfOne
+        #expect((r.m11 * r.m11 + r.m12 * r.m12).squareRoot() > 1)
+        try t.apply(Commit(client: 1, content: .operations([.setTransaction(TransactionSettings(disableActions: true)),
+                                                            .removeAnimation(1, key: "spin"),
+                                                            .set(1, keyPath: "transform", value: .transform(r))])))
+        t.updatePresentation(&presentation, at: 6)
+        #expect(buckets(presentation) == [0])
         #expect(builder.meshCache.misses == 1, "tessellated once")
     }
 

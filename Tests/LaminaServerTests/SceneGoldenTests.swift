@@ -42,7 +42,9 @@ struct SceneGoldenTests {
     @Test func geometry() throws { try check("geometry") }
 
     /// cornerRadius, maskedCorners, the border inside the bounds with inner radius
-    /// radius − width, a translucent border, a capsule (radius clamped to half the height).
+    /// radius − width, a translucent border, a capsule (radius clamped to half the height),
+    /// and the border composited above the sublayers and the content (a sublayer across a
+    /// translucent border; a clipped gradient layer with a sublayer under its border).
     @Test func cornersAndBorders() throws { try check("corners-border") }
 
     /// masksToBounds four levels deep, rotated, with rounded corners: each level cuts the

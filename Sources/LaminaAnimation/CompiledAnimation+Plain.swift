@@ -22,6 +22,12 @@ public struct Easing: Hashable, Sendable {
 
     /// The eased progress at `x`, exactly as compiled animations evaluate it.
     public func progress(_ x: Double) -> Double { curve.progress(x) }
+
+    /// `easings[index].progress(x)`, reading the easing in place (a call on a copy would
+    /// copy its ~300 bytes first).
+    public static func progress(in easings: UnsafeBufferPointer<Easing>, at index: Int, _ x: Double) -> Double {
+        easings[index].curve.progress(x)
+    }
 }
 
 /// One key path of a compiled animation that is a plain basic animation (see above): what

@@ -199,9 +199,17 @@ struct CubicBezier: Hashable, Sendable {
     }
 
     func parameter(for x: Double, from guess: Double) -> Double {
+        Self.parameter(ax, bx, cx, for: x, from: guess)
+    }
+
+    /// The solver on x's coefficients only, so that a call passes three numbers instead of
+    /// copying the curve (its guess table makes it ~200 bytes). `x(s)`, `dx(s)` inlined.
+    static func parameter(_ ax: Double, _ bx: Double, _ cx: Double, for x: Double, from guess: Double) -> Double {
+        @inline(__always) func xOf(_ s: Double) -> Double { ((ax * s + bx) * s + cx) * s }
+        @inline(__always) func dx(_ s: Double) -> Double { (3 * ax * s + 2 * bx) * s + cx }
         var s = guess
         for _ in 0..<8 {
-            let err = self.x(s) - x
+            let err = xOf(s) - x
             if abs(err) < Self.epsilon { return s }
             let d = dx(s)
             if abs(d) < 1e-9 { break }
@@ -211,7 +219,7 @@ struct CubicBezier: Hashable, Sendable {
         var low = 0.0, high = 1.0
         s = x
         for _ in 0..<64 {
-            let v = self.x(s)
+            let v = xOf(s)
             if abs(v - x) < Self.epsilon { return s }
             if v < x { low = s } else { high = s }
             s = (low + high) / 2

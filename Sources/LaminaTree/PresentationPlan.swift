@@ -216,7 +216,7 @@ extension LayerTree {
                 let c = plain.baseAddress! + b.plain
                 guard !local.isNaN, let f = c.pointee.timing.fraction(at: local) else { continue }
                 let e = c.pointee.easing
-                let progress = e < 0 ? f : easings[e].progress(f)
+                let progress = e < 0 ? f : Easing.progress(in: easings, at: e, f)
                 let v = PlainBasicCurve.value(from: c.pointee.from, to: c.pointee.to, progress: progress)
                 if b.prepared >= 0, case .transformComponent(let tc) = b.channel {
                     p.transform = tc.setting(v.x, in: (prepared.baseAddress! + b.prepared).pointee)

@@ -152,15 +152,35 @@ public struct DrawListBuilder {
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);
     /// its own shadow first unless `drawShadow` is false (drawing the layer as its shadow's source).
+    ///
+    /// This function recurses once per nesting level, so it keeps only a few small values on
+    /// the stack; the layer's own items are made by non-inlined helpers that return before
+    /// the recursion (an unoptimized build otherwise spends ~40 KB of stack a level).
     private mutating func visitLayer(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                      toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
+        let (innerClip, borderLast) = appendOwnItems(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
+                                                     drawShadow: drawShadow)
+        let address = nodes.baseAddress! + slot
+        if !address.pointee.sublayers.isEmpty {
+            visitChildren(address.pointee.sublayers, store, nodes,
+                          parentToPixels: address.pointee.properties.sublayerSpace.concatenating(toPixels),
+                          parentOpacity: opacity, clip: innerClip)
+        }
+        if borderLast { appendBorder(slot, nodes, toPixels: toPixels, opacity: opacity, clip: clip) }
+    }
+
+    /// The layer's clip for its content and sublayers, its shadow, background and content
+    /// (not its border when that goes above content or sublayers). Returns the clip index
+    /// for the content and sublayers, and whether the border is still to be drawn, last.
+    @inline(never)
+    private mutating func appendOwnItems(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                         toPixels: Transform3D, opacity: Double, clip: Int,
+                                         drawShadow: Bool) -> (innerClip: Int, borderLast: Bool) {
         // Borrowed in place, as in `visit`.
         let address = nodes.baseAddress! + slot
         var node: LayerNode { address.pointee }
         var p: LayerProperties { address.pointee.properties }
-        let r = p.cornerRadius, m = p.maskedCorners
-        let radii = CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
-                                minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)
+        let radii = Self.radii(address.pointee.properties)
         // This layer's clip for its content and sublayers.
         var innerClip = clip
         if p.masksToBounds {
@@ -198,14 +218,25 @@ public struct DrawListBuilder {
         if node.kind == .shape, let path = p.path {
             appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
-        if !node.sublayers.isEmpty {
-            let childBase = p.sublayerSpace.concatenating(toPixels)
-            visitChildren(node.sublayers, store, nodes, parentToPixels: childBase, parentOpacity: opacity, clip: innerClip)
-        }
-        if borderLast && border.alpha > 0 {
-            items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
-                                  cornerRadii: radii, borderWidth: p.borderWidth, borderColor: border, clip: clip))
-        }
+        return (innerClip, borderLast && border.alpha > 0)
+    }
+
+    /// The border alone, drawn after the content and the sublayers.
+    @inline(never)
+    private mutating func appendBorder(_ slot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
+                                       opacity: Double, clip: Int) {
+        let address = nodes.baseAddress! + slot
+        var p: LayerProperties { address.pointee.properties }
+        items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
+                              cornerRadii: Self.radii(address.pointee.properties), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
+                              clip: clip))
+    }
+
+    /// cornerRadius on the corners named by maskedCorners.
+    private static func radii(_ p: borrowing LayerProperties) -> CornerRadii {
+        let r = p.cornerRadius, m = p.maskedCorners
+        return CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
+                           minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)
     }
 
     /// The layer's shadow, as Core Animation draws it: the Gaussian blur (σ = shadowRadius) of

@@ -12,13 +12,16 @@ public final class JoinableThread: @unchecked Sendable {
     private var raw: pthread_t
     private var joined = false
 
-    /// Starts `body` on a new thread named `name` (at most 15 bytes are kept) with an 8 MiB stack.
+    /// Starts `body` on a new thread named `name` (at most 15 bytes are kept) with a 64 MiB
+    /// stack (address space; pages are committed as used). Drawing and hit testing recurse
+    /// once per nesting level: at `DaemonConfig.maxDepthLimit` levels an unoptimized build
+    /// needs about 10 MiB, an optimized one about a quarter of that.
     public init(name: String, _ body: @escaping @Sendable () -> Void) {
         final class Box { let body: @Sendable () -> Void; let name: String; init(_ b: @escaping @Sendable () -> Void, _ n: String) { body = b; name = n } }
         let box = Unmanaged.passRetained(Box(body, name)).toOpaque()
         var attr = pthread_attr_t()
         pthread_attr_init(&attr)
-        pthread_attr_setstacksize(&attr, 8 << 20)
+        pthread_attr_setstacksize(&attr, 64 << 20)
         var thread = pthread_t()
         let rc = pthread_create(&thread, &attr, { arg in
             let box = Unmanaged<Box>.fromOpaque(arg!).takeRetainedValue()

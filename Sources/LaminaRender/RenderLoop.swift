@@ -161,7 +161,8 @@ public final class RenderLoop: Sendable {
     private func run(_ renderer: OffscreenRenderer) {
         // The render tree: model values and running animations (render thread only), and the
         // presentation tree evaluated from it each frame, patched in place between commits.
-        var tree = LayerTree(maxAnimationsPerLayer: .max)
+        // The model tree (server thread) has applied every limit already.
+        var tree = LayerTree(maxAnimationsPerLayer: .max, maxDepth: .max)
         var presentation = LayerTree()
         var builder = DrawListBuilder(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
                                       scale: config.scale, background: config.background)

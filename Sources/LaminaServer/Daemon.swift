@@ -156,7 +156,8 @@ private struct ServerLoop {
         self.daemon = daemon
         self.listenFD = listenFD
         // The model tree validates animations but keeps none: the render thread runs them.
-        model = LayerTree(maxLayersPerClient: daemon.config.maxLayersPerClient, tracksAnimations: false)
+        model = LayerTree(maxLayersPerClient: daemon.config.maxLayersPerClient, maxDepth: daemon.config.maxDepth,
+                          tracksAnimations: false)
     }
 
     mutating func run() {

@@ -17,6 +17,10 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxLayersPerClient = 100_000
     public var maxClients = 64
     public var maxPendingOperations = 100_000
+    /// How deep layers may nest (a client's top-level layers are at depth 1), at most
+    /// `maxDepthLimit`: drawing and hit testing recurse once per level (64 MiB thread stacks).
+    public var maxDepth = 512
+    public static let maxDepthLimit = 2048
 
     public init() {}
 
@@ -78,6 +82,11 @@ public struct DaemonConfig: Sendable, Equatable {
             case "maxLayersPerClient": c.maxLayersPerClient = try positiveInt(key, value)
             case "maxClients": c.maxClients = try positiveInt(key, value)
             case "maxPendingOperations": c.maxPendingOperations = try positiveInt(key, value)
+            case "maxDepth":
+                c.maxDepth = try positiveInt(key, value)
+                guard c.maxDepth <= maxDepthLimit else {
+                    throw ConfigError(message: "\(path): maxDepth: must be at most \(maxDepthLimit)")
+                }
             default: throw ConfigError(message: "\(path): unknown setting '\(key)'")
             }
         }

@@ -28,6 +28,10 @@ public struct LayerTree: Sendable {
     public var maxLayersPerClient: Int
     /// Limit on the animations one layer may hold (config).
     public var maxAnimationsPerLayer: Int
+    /// Limit on nesting: a client's top-level layers are at depth 1, their sublayers at 2, …
+    /// (config `maxDepth`). Every traversal (drawing, hit testing) recurses once per level on
+    /// the daemon's threads (64 MiB stacks), so a client must not be able to nest without bound.
+    public var maxDepth: Int
     /// True for the render thread's tree: animations are kept, implicit animations made and
     /// events reported. False for the server's model tree, which only validates them.
     public let tracksAnimations: Bool
@@ -54,9 +58,11 @@ public struct LayerTree: Sendable {
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
     /// - Parameter tracksAnimations: keep and run animations (the render thread's tree).
-    public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024, tracksAnimations: Bool = true) {
+    public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024, maxDepth: Int = 512,
+                tracksAnimations: Bool = true) {
         self.maxLayersPerClient = maxLayersPerClient
         self.maxAnimationsPerLayer = maxAnimationsPerLayer
+        self.maxDepth = maxDepth
         self.tracksAnimations = tracksAnimations
         nodes = NodeStore()
         nodes[.root] = LayerNode(id: .root, kind: .layer)
@@ -314,14 +320,25 @@ public struct LayerTree: Sendable {
         guard !child.isClientRoot else {
             throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be a sublayer")
         }
-        // No cycles: the parent must not be the child or one of its descendants.
+        // No cycles: the parent must not be the child or one of its descendants. The same walk
+        // measures the parent's depth (client roots at 0; detached layers count from their top).
         var cursor: LayerID? = parent
+        var parentDepth = -1
         while let c = cursor {
             if c == child {
                 throw CommitError(code: .invalidHierarchy, index: index,
                                   message: "layer \(child.local) cannot become a sublayer of itself or of its own sublayer \(parent.local)")
             }
+            if c.isClientRoot || c == .root { break }
+            parentDepth += 1
             cursor = nodes.contains(c) ? nodes[existing: c].superlayer : nil
+        }
+        parentDepth += 1
+        // The child's subtree must fit below: its deepest layer at most `maxDepth`.
+        let allowed = maxDepth - parentDepth
+        if maxDepth != .max, allowed < 1 || subtreeHeight(child, limit: allowed) > allowed {
+            throw CommitError(code: .limitExceeded, index: index,
+                              message: "layers may nest at most \(maxDepth) deep (below layer \(parent.local) the sublayer's tree would reach deeper)")
         }
         detach(child, undo: &undo)
         save(parent, &undo)
@@ -330,6 +347,21 @@ public struct LayerTree: Sendable {
         let at = min(max(position ?? count, 0), count)
         nodes[existing: parent].sublayers.insert(child, at: at)
         nodes[existing: child].superlayer = parent
+    }
+
+    /// Levels in `id`'s subtree (1 for a layer without sublayers), counting no further than
+    /// `limit` + 1: iterative, and it stops as soon as the subtree is known to be too deep.
+    private func subtreeHeight(_ id: LayerID, limit: Int) -> Int {
+        guard nodes.contains(id), !nodes[existing: id].sublayers.isEmpty else { return 1 }
+        var height = 1
+        var stack: [(LayerID, Int)] = [(id, 1)]
+        while let (layer, level) = stack.popLast() {
+            height = max(height, level)
+            if height > limit { return height }
+            guard nodes.contains(layer) else { continue }
+            for sublayer in nodes[existing: layer].sublayers { stack.append((sublayer, level + 1)) }
+        }
+        return height
     }
 
     private mutating func removeClient(_ client: UInt32) {

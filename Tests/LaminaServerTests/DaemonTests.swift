@@ -8,8 +8,9 @@ import Testing
 /// End to end: laminad on a temporary socket with the manual clock, driven through the
 /// client library, frames captured through Vulkan (lavapipe here) and read back as PNG.
 @Suite(.serialized) struct DaemonTests {
-    static func makeDaemon(size: (Int, Int) = (200, 200)) throws -> Daemon {
+    static func makeDaemon(size: (Int, Int) = (200, 200), maxDepth: Int = DaemonConfig().maxDepth) throws -> Daemon {
         var config = DaemonConfig()
+        config.maxDepth = maxDepth
         config.socket = NSTemporaryDirectory() + "lamina-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
         config.width = size.0; config.height = size.1
         config.clock = "manual"
@@ -179,6 +180,48 @@ import Testing
         #expect(stat(daemon.socketPath, &st) == 0)
         #expect(st.st_mode & 0o777 == 0o600)
         second.stop()
+    }
+
+    /// Drawing, capturing and hit testing recurse once per nesting level on the daemon's
+    /// threads: at the deepest nesting the configuration allows they work, and
+    /// one level more is refused with `limitExceeded` — the daemon stays up.
+    @Test func theDeepestAllowedNestingDrawsAndOneMoreIsRefused() throws {
+        let depth = DaemonConfig.maxDepthLimit
+        let daemon = try Self.makeDaemon(maxDepth: depth)
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        var parent: Layer? = nil
+        var deepest: Layer! = nil
+        for level in 1...depth {
+            let l = c.makeLayer()
+            // Each level 0.02 points smaller than its superlayer, all centred on (100, 100);
+            // the deepest is the 2048th, a red 100×100 square.
+            let side = level == depth ? 100 : 200 - 0.02 * Double(level)
+            l.bounds = Rect(0, 0, side, side)
+            l.position = parent == nil ? Point(100, 100) : Point((200 - 0.02 * Double(level - 1)) / 2,
+                                                                  (200 - 0.02 * Double(level - 1)) / 2)
+            l.backgroundColor = level == depth ? Color(1, 0, 0) : Color(0, 0, Double(level % 2))
+            if let parent { parent.addSublayer(l) } else { c.root.addSublayer(l) }
+            parent = l
+            deepest = l
+        }
+        try c.commit()
+        let image = try Self.capture(c)
+        Self.expectPixel(image, 100, 100, (255, 0, 0))
+        Self.expectPixel(image, 60, 100, (255, 0, 0))
+        Self.expectPixel(image, 45, 100, (0, 0, 255))   // beside the red square: level 2047 (159 wide), odd
+        let hit = try c.hitTest(Point(100, 100))
+        #expect(hit.layer == deepest.id)
+        let extra = c.makeLayer()
+        extra.bounds = Rect(0, 0, 10, 10)
+        deepest.addSublayer(extra)
+        do {
+            try c.commit()
+            Issue.record("a level beyond maxDepth was accepted")
+        } catch LaminaError.requestFailed(_, let code, _) {
+            #expect(code == .limitExceeded)
+        }
+        #expect(try Self.capture(c) == image)
     }
 
     @Test func manualClockAdvancesAndTreeShowsOwners() throws {

@@ -114,6 +114,42 @@ import Testing
         #expect(t.layerCount(client: 1) == 0)
     }
 
+    @Test func nestingDepthIsLimited() throws {
+        // maxDepth 4: top-level layers are at depth 1, so a chain 1 → 2 → 3 → 4 fits and a
+        // fifth level does not, whichever way the chain is put together.
+        var t = LayerTree(maxDepth: 4)
+        try t.apply(Commit(client: 1, content: .connect))
+        try t.apply(Commit(client: 1, content: .operations((1...6).map { .create($0, .layer) } + [
+            .addSublayer(parent: 0, child: 1), .addSublayer(parent: 1, child: 2),
+            .addSublayer(parent: 2, child: 3), .addSublayer(parent: 3, child: 4),
+        ])))
+        let before = t.nodes
+        do {
+            try t.apply(Commit(client: 1, content: .operations([
+                .set(1, keyPath: "opacity", value: .number(0.5)), .addSublayer(parent: 4, child: 5)])))
+            Issue.record("a fifth level was accepted")
+        } catch {
+            #expect(error.code == .limitExceeded && error.index == 1, "\(error)")
+        }
+        #expect(t.nodes == before, "nothing of the failed commit applied")
+        // A detached two-level subtree (5 → 6) fits under depth 2 (reaching 4), not under 3.
+        try t.apply(Commit(client: 1, content: .operations([.addSublayer(parent: 5, child: 6)])))
+        #expect(throws: CommitError.self) {
+            try t.apply(Commit(client: 1, content: .operations([.addSublayer(parent: 3, child: 5)])))
+        }
+        try t.apply(Commit(client: 1, content: .operations([.addSublayer(parent: 2, child: 5)])))
+        #expect(t[LayerID(client: 1, local: 6)]?.superlayer == LayerID(client: 1, local: 5))
+        // Building bottom-up hits the same limit: a detached 4-level chain 7 → … → 10 fits at
+        // the top level only, and a 5-level chain nowhere.
+        try t.apply(Commit(client: 1, content: .operations((7...11).map { .create($0, .layer) } + [
+            .addSublayer(parent: 9, child: 10), .addSublayer(parent: 8, child: 9), .addSublayer(parent: 7, child: 8),
+            .addSublayer(parent: 0, child: 7),
+        ])))
+        #expect(throws: CommitError.self) {
+            try t.apply(Commit(client: 1, content: .operations([.addSublayer(parent: 11, child: 7)])))
+        }
+    }
+
     @Test func badValuesAreRejected() {
         var p = LayerProperties()
         #expect(throws: PropertyError.notFinite(keyPath: "opacity")) { try p.setValue(.number(.nan), forKeyPath: "opacity") }

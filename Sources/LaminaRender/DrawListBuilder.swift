@@ -39,6 +39,18 @@ public struct DrawListBuilder {
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
+    /// Above 0 while drawing a layer as the source of its blurred shadow: the sublayers'
+    /// own shadows are left out of that source (each would draw its subtree again, so nested
+    /// shadowed layers would cost 2^depth items).
+    private var shadowSourceDepth = 0
+    /// Items drawn this frame as shadow sources; past `maxShadowSourceItems` further blurred
+    /// shadows are left out (a bound on the work a hostile tree can ask for).
+    private var shadowSourceItems = 0
+    /// At most this many items a frame go into blurred shadows' sources.
+    public static let maxShadowSourceItems = 100_000
+    /// Largest blur (σ in device pixels) of a blurred shadow: its cost grows with σ on every
+    /// pixel, so a larger shadowRadius is drawn with this σ.
+    public static let maxShadowSigma = 64.0
     /// The walk's stack of sibling slots in drawing order (see `visitChildren`).
     private var order: [Int] = []
     private var clips: [Clip] = []
@@ -70,6 +82,7 @@ public struct DrawListBuilder {
     /// Builds the frame's draw list from `tree`.
     public mutating func build(_ tree: LayerTree) -> DrawList {
         items.removeAll(keepingCapacity: true)
+        shadowSourceItems = 0
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         lastTessellateSeconds = 0
@@ -159,7 +172,7 @@ public struct DrawListBuilder {
     private mutating func visitLayer(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                      toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
         let (innerClip, borderLast) = appendOwnItems(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
-                                                     drawShadow: drawShadow)
+                                                     drawShadow: drawShadow && shadowSourceDepth == 0)
         let address = nodes.baseAddress! + slot
         if !address.pointee.sublayers.isEmpty {
             visitChildren(address.pointee.sublayers, store, nodes,
@@ -265,6 +278,7 @@ public struct DrawListBuilder {
                                   cornerRadii: shapeRadii, kind: .shadow(sigma: sigma), clip: clip))
         }
         let pixelScale = Self.pixelScale(toPixels)
+        let blurSigma = min(sigma * pixelScale, Self.maxShadowSigma)
         let marker = items.count
         if let path = p.shadowPath {
             if let (rect, shapeRadii) = Self.analyticShape(path) {
@@ -275,7 +289,7 @@ public struct DrawListBuilder {
             guard let mesh = tessellate(path, style, scale: pixelScale) else { return }
             let key = MeshKey(path: path, style: style, scaleBucket: MeshCache.bucket(forScale: pixelScale))
             items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
-                                  kind: .shadowGroup(color: color, sigma: sigma * pixelScale, count: 1), clip: clip))
+                                  kind: .shadowGroup(color: color, sigma: blurSigma, count: 1), clip: clip))
             items.append(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
                                   kind: .mesh(MeshDraw(key: key, mesh: mesh, color: Color(0, 0, 0)))))
             return
@@ -301,15 +315,22 @@ public struct DrawListBuilder {
                 break
             }
         }
-        // The layer as drawn (its content and sublayers, without this shadow), offscreen.
+        // The layer as drawn (its content and sublayers, without this shadow and the
+        // sublayers' shadows), offscreen.
+        guard shadowSourceItems < Self.maxShadowSourceItems else { return }
         items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
-                              kind: .shadowGroup(color: color, sigma: sigma * pixelScale, count: 0), clip: clip))
+                              kind: .shadowGroup(color: color, sigma: blurSigma, count: 0), clip: clip))
+        shadowSourceDepth += 1
         visitLayer(slot, store, nodes, toPixels: offsetToPixels, opacity: 1, clip: -1, drawShadow: false)
+        shadowSourceDepth -= 1
         let count = items.count - marker - 1
+        shadowSourceItems += count
         if count == 0 {
             items.removeLast()
+        } else if shadowSourceItems > Self.maxShadowSourceItems {
+            items.removeSubrange(marker...)
         } else {
-            items[marker].kind = .shadowGroup(color: color, sigma: sigma * pixelScale, count: count)
+            items[marker].kind = .shadowGroup(color: color, sigma: blurSigma, count: count)
         }
     }
 

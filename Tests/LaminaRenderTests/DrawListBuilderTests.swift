@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 import LaminaAnimation
 import LaminaGeometry
@@ -161,6 +162,37 @@ struct DrawListBuilderTests {
         t.updatePresentation(&presentation, at: 6)
         #expect(buckets(presentation) == [0])
         #expect(builder.meshCache.misses == 1, "tessellated once")
+    }
+
+    @Test func nestedShadowedLayersCostQuadraticallyNotExponentially() throws {
+        // 40 nested star-shaped layers, each with a (blurred) shadow of its content. Drawn
+        // as Core Animation does with every sublayer's shadow inside every shadow's source,
+        // the items would double per level (2^40). A shadow's source leaves the sublayers'
+        // shadows out: level k's source holds the fills of levels k…40.
+        let n = 40
+        var star = Path()
+        star.addPolygon((0..<5).map { k in
+            let a = -Double.pi / 2 + Double(k) * 4 * .pi / 5
+            return Point(20 + 18 * cos(a), 20 + 18 * sin(a))
+        })
+        var ops: [LaminaTree.Operation] = []
+        for i in 1...n {
+            ops += layer(UInt32(i), .shape, parent: UInt32(i - 1), frame: Rect(1, 1, 40, 40), [
+                ("path", .path(star)), ("fillColor", .color(Color(1, 0.5, 0))),
+                ("shadowOpacity", .number(0.5)), ("shadowRadius", .number(i == 1 ? 1000 : 2)),
+            ])
+        }
+        let t = try tree(ops)
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        let list = builder.build(t)
+        var groups: [(sigma: Double, count: Int)] = []
+        for item in list.items { if case .shadowGroup(_, let sigma, let count) = item.kind { groups.append((sigma, count)) } }
+        // One group per level, outside any other group: level k's holds the n − k + 1 fills.
+        #expect(groups.map(\.count) == (1...n).map { n - $0 + 1 })
+        #expect(list.items.count == n + groups.count + groups.map(\.count).reduce(0, +))
+        // A shadowRadius of 1000 blurs with the largest σ drawn.
+        #expect(groups.first?.sigma == DrawListBuilder.maxShadowSigma)
+        #expect(groups.last?.sigma == 2)
     }
 
     @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {

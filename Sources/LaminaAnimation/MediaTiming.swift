@@ -139,9 +139,10 @@ public struct PreparedTiming: Hashable, Sendable {
         fillsBackwards = m.fillMode.fillsBackwards; fillsForwards = m.fillMode.fillsForwards
     }
 
-    /// The timing state at parent time `t` (see `MediaTiming`).
-    @inline(__always)
-    public func state(at t: Double) -> TimingState {
+    /// The phase at parent time `t` and the local time (0…activeDuration): the part of the
+    /// time model that `state(at:)` and `fraction(at:)` share.
+    @inlinable @inline(__always)
+    func phaseAndLocalTime(at t: Double) -> (phase: TimingPhase, local: Double) {
         let ad = active
         var phase: TimingPhase
         var a: Double
@@ -169,6 +170,14 @@ public struct PreparedTiming: Hashable, Sendable {
         } else if ad == 0 {
             local = 0
         }
+        return (phase, local)
+    }
+
+    /// The timing state at parent time `t` (see `MediaTiming`).
+    @inline(__always)
+    public func state(at t: Double) -> TimingState {
+        let ad = active
+        let (phase, local) = phaseAndLocalTime(at: t)
         // Iteration and the time within it.
         var iteration = 0
         var within: Double
@@ -199,30 +208,10 @@ public struct PreparedTiming: Hashable, Sendable {
     @inlinable @inline(__always)
     public func fraction(at t: Double) -> Double? {
         let ad = active
-        var a: Double
-        let rel = t - beginTime
-        let before = !(rel >= 0)   // also NaN
-        if before {
-            guard fillsBackwards else { return nil }
-            a = speed < 0 ? ad : 0
-        } else if speed == 0 {
-            a = 0
-        } else if rel * absSpeed >= ad {
-            guard fillsForwards else { return nil }
-            a = speed > 0 ? ad : 0
-        } else {
-            a = speed > 0 ? rel * speed : ad + rel * speed
-        }
-        if !a.isFinite { a = 0 }
-        var local = a + timeOffset
-        if ad.isFinite && ad > 0 && (local < 0 || local > ad) {
-            local -= ad * (local / ad).rounded(.down)
-            if local == 0 && a + timeOffset > 0 { local = ad }
-        } else if !ad.isFinite && local < 0 {
-            local = 0
-        } else if ad == 0 {
-            local = 0
-        }
+        let (phase, local) = phaseAndLocalTime(at: t)
+        let before = phase == .before
+        if before && !fillsBackwards { return nil }
+        if phase == .after && !fillsForwards { return nil }
         if duration <= 0 || cycle <= 0 { return before && speed >= 0 ? 0 : 1 }
         var within: Double
         if ad.isFinite && local >= ad {

@@ -51,16 +51,22 @@ public final class OffscreenRenderer {
     /// Meshes resident on the GPU.
     public var gpuMeshCount: Int { gpuMeshes.count }
     static let meshIdleFrames: UInt64 = 120
-    /// Reused per frame: instance data and the draw sequence (render thread only).
-    private var instanceScratch: [RectInstance] = []
-    private var clipScratch: [ClipRecord] = []
+    /// Reused every frame so that a frame allocates nothing once they have grown (render
+    /// thread only): the frame's passes, their draws (`Pass.draws` ranges of `frameDraws`),
+    /// and per nesting depth of groups the draws of the pass being collected.
+    private var framePasses: [Pass] = []
+    private var frameDraws: [Draw] = []
+    private var drawStack: [[Draw]] = []
 
     /// One recorded draw: a run of analytic instances, one mesh with its instance, or a
     /// group's offscreen image composited with its opacity.
     private enum Draw {
         /// Consecutive instances of one variant (kind and clipping), one instanced draw.
         case rects(first: Int, count: Int, variant: PipelineVariant)
-        case mesh(GPUMesh, instance: Int, clipped: Bool)
+        /// SAFETY: unretained (a draw list's meshes would cost a retain and release each);
+        /// `gpuMeshes` holds every mesh a frame draws until after the frame is recorded (a mesh
+        /// is forgotten only after `meshIdleFrames` frames without use).
+        case mesh(Unmanaged<GPUMesh>, instance: Int, clipped: Bool)
         case composite(group: Int, opacity: Float)
         /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading group
         /// image `source`'s alpha along x (or y when `vertical`) within `valid` (the part of
@@ -87,7 +93,8 @@ public final class OffscreenRenderer {
     private struct Pass {
         var group: Int?
         var area: PixelRect?
-        var draws: [Draw]
+        /// Indices into `frameDraws`.
+        var draws: Range<Int>
     }
 
     /// A group's offscreen image and the descriptor set the composite reads it through.
@@ -304,11 +311,23 @@ public final class OffscreenRenderer {
         try finish(slot: slotIndex, wait: true)
         let gpuWait = now() - waitStart
 
-        // Upload: instance data into this slot's ring buffer, meshes not yet on the GPU.
-        var instances = instanceScratch
-        instances.removeAll(keepingCapacity: true)
-        defer { instanceScratch = instances }
-        var passes: [Pass] = []
+        // Upload: instances straight into this slot's mapped ring buffer (its previous frame has
+        // finished), meshes not yet on the GPU.
+        let stride = MemoryLayout<RectInstance>.stride
+        if (slots[slotIndex].instances?.size ?? 0) < (list.items.count + 2) * stride {
+            try replaceInstanceBuffer(slot: slotIndex, capacity: list.items.count + 2, keeping: nil)
+        }
+        guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
+        var span = RectInstance.Span(base: ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride),
+                                     capacity: ring.size / stride)
+        // Locals, not the class's properties, in the per-item loop (no exclusivity checks).
+        let clipCount = list.clips.count, width = width, height = height
+        var passes = framePasses
+        passes.removeAll(keepingCapacity: true)
+        var allDraws = frameDraws
+        allDraws.removeAll(keepingCapacity: true)
+        var stack = drawStack
+        defer { framePasses = passes; frameDraws = allDraws; drawStack = stack }
         // Offscreen images: `groupCount` used this frame, `freeTargets` free again.
         var groupCount = 0
         var freeTargets: [Int] = []
@@ -320,28 +339,46 @@ public final class OffscreenRenderer {
             groupCount += 1
             return groupCount - 1
         }
+        /// Writes `item`'s instances at the end of `span`, growing the ring buffer when full.
+        func write(_ item: UnsafePointer<DrawItem>) throws(RenderError) -> RectInstance.Written {
+            let written = RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
+            guard case .needsRoom(let room) = written else { return written }
+            try replaceInstanceBuffer(slot: slotIndex, capacity: 2 * (span.count + room), keeping: span)
+            guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
+            span.base = ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride)
+            span.capacity = ring.size / stride
+            return RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
+        }
+        /// An item made here (a blur pass's quad), written like one of the list's.
+        func write(_ item: DrawItem) throws(RenderError) -> RectInstance.Written {
+            var item = item
+            return try write(&item)
+        }
         let whole = PixelRect(minX: 0, minY: 0, maxX: width, maxY: height)
         // Collects `range` into a pass for `group` (nil: the target) over `area`; nested groups
         // and shadows first, so passes come out children before parents and the target's pass
-        // last. The images this pass reads are free again once it is recorded.
-        func collect(_ range: Range<Int>, group: Int?, area: PixelRect?) throws(RenderError) {
-            var draws: [Draw] = []
+        // last. The images this pass reads are free again once it is recorded. A pass's draws
+        // gather in `stack[depth]` and move to `allDraws` when it is complete.
+        func collect(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, group: Int?, area: PixelRect?,
+                     depth: Int) throws(RenderError) {
+            if stack.count <= depth { stack.append([]) }
+            stack[depth].removeAll(keepingCapacity: true)
             var reads: [Int] = []
             var k = range.lowerBound
             while k < range.upperBound {
-                let item = list.items[k]
-                if case .group(let opacity, let count) = item.kind {
+                let item = items.baseAddress! + k
+                switch item.pointee.kind {
+                case .group(let opacity, let count):
                     let end = min(k + 1 + max(count, 0), range.upperBound)
                     if opacity > 0, end > k + 1 {
                         let g = try allocateTarget()
-                        try collect((k + 1)..<end, group: g, area: nil)
-                        draws.append(.composite(group: g, opacity: Float(min(opacity, 1))))
+                        try collect(items, (k + 1)..<end, group: g, area: nil, depth: depth + 1)
+                        stack[depth].append(.composite(group: g, opacity: Float(min(opacity, 1))))
                         reads.append(g)
                     }
                     k = end
                     continue
-                }
-                if case .shadowGroup(let color, let sigmaValue, let count) = item.kind {
+                case .shadowGroup(let color, let sigmaValue, let count):
                     let end = min(k + 1 + max(count, 0), range.upperBound)
                     defer { k = end }
                     let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
@@ -357,67 +394,58 @@ public final class OffscreenRenderer {
                     let quad = Rect(Double(grown.minX), Double(grown.minY), Double(grown.maxX - grown.minX),
                                     Double(grown.maxY - grown.minY))
                     // The vertical pass's instance: the shadow color, opacity and clips.
-                    let vertical = instances.count
-                    guard RectInstance.append(DrawItem(bounds: quad, backgroundColor: color, opacity: item.opacity,
-                                                       clip: item.clip),
-                                              clips: list.clips, width: width, height: height, to: &instances) == 1
+                    let vertical = span.count
+                    guard case .drawn(1, _) = try write(DrawItem(bounds: quad, backgroundColor: color,
+                                                                  opacity: item.pointee.opacity, clip: item.pointee.clip))
                     else { continue }
-                    let horizontal = instances.count
-                    guard RectInstance.append(DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0)),
-                                              clips: list.clips, width: width, height: height, to: &instances) == 1
+                    let horizontal = span.count
+                    guard case .drawn(1, _) = try write(DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0)))
                     else { continue }
                     // Content into one image, its horizontal blur into another, whose vertical
                     // blur this pass draws.
                     let content = try allocateTarget()
-                    try collect((k + 1)..<end, group: content, area: grown)
+                    try collect(items, (k + 1)..<end, group: content, area: grown, depth: depth + 1)
                     let blurred = try allocateTarget()
-                    passes.append(Pass(group: blurred, area: grown, draws: [
-                        .blur(source: content, instance: horizontal, vertical: false, sigma: Float(sigma), valid: grown,
-                              scissor: grown),
-                    ]))
+                    allDraws.append(.blur(source: content, instance: horizontal, vertical: false, sigma: Float(sigma),
+                                          valid: grown, scissor: grown))
+                    passes.append(Pass(group: blurred, area: grown, draws: (allDraws.count - 1)..<allDraws.count))
                     freeTargets.append(content)
-                    draws.append(.blur(source: blurred, instance: vertical, vertical: true, sigma: Float(sigma),
-                                       valid: grown, scissor: grown.intersection(area ?? whole)))
+                    stack[depth].append(.blur(source: blurred, instance: vertical, vertical: true, sigma: Float(sigma),
+                                              valid: grown, scissor: grown.intersection(area ?? whole)))
                     reads.append(blurred)
                     continue
-                }
-                k += 1
-                let first = instances.count
-                let added = RectInstance.append(item, clips: list.clips, width: width, height: height, to: &instances)
-                guard added > 0 else { continue }
-                if case .mesh(let meshDraw) = item.kind {
-                    draws.append(.mesh(try gpuMesh(meshDraw), instance: first, clipped: instances[first].params.w != 0))
-                } else {
+                case .mesh(let meshDraw):
+                    k += 1
+                    let first = span.count
+                    guard case .drawn(_, let variant) = try write(item) else { continue }
+                    stack[depth].append(.mesh(Unmanaged.passUnretained(try gpuMesh(meshDraw)), instance: first,
+                                              clipped: variant.clipped))
+                case .rect, .shadow, .gradient:
+                    k += 1
+                    let first = span.count
+                    guard case .drawn(let added, let variant) = try write(item) else { continue }
                     // An item's instances (gradient segments) share kind and clip, so one variant.
-                    let variant = PipelineVariant(instances[first])
-                    if case .rects(let runFirst, let runCount, let runVariant)? = draws.last, runVariant == variant {
-                        draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added, variant: variant)
+                    if case .rects(let runFirst, let runCount, let runVariant)? = stack[depth].last, runVariant == variant {
+                        stack[depth][stack[depth].count - 1] = .rects(first: runFirst, count: runCount + added, variant: variant)
                     } else {
-                        draws.append(.rects(first: first, count: added, variant: variant))
+                        stack[depth].append(.rects(first: first, count: added, variant: variant))
                     }
                 }
             }
-            passes.append(Pass(group: group, area: area, draws: draws))
+            let start = allDraws.count
+            allDraws.append(contentsOf: stack[depth])
+            passes.append(Pass(group: group, area: area, draws: start..<allDraws.count))
             freeTargets.append(contentsOf: reads)
         }
-        try collect(0..<list.items.count, group: nil, area: nil)
+        try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
+            try collect(items, 0..<items.count, group: nil, area: nil, depth: 0)
+        }
         try makeGroupTargets(groupCount)
         retireIdleMeshes()
-        let bytes = instances.count * MemoryLayout<RectInstance>.stride
-        if bytes > (slots[slotIndex].instances?.size ?? 0) {
-            if let old = slots[slotIndex].instances { slots[slotIndex].retired.append(.buffer(old)) }
-            let capacity = max(bytes, 2 * (slots[slotIndex].instances?.size ?? 0), 64 * MemoryLayout<RectInstance>.stride)
-            slots[slotIndex].instances = try VulkanBuffer(
-                device: device, size: capacity, usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
-        }
-        if bytes > 0, let buffer = slots[slotIndex].instances {
-            // SAFETY: the buffer holds at least `bytes`, and this slot's previous frame has finished.
-            instances.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
-        }
         try uploadClips(list.clips, slot: slotIndex)
         let uploaded = now()
 
-        try record(slot: slotIndex, passes: passes, clearColor: list.clearColor)
+        try record(slot: slotIndex, passes: passes, draws: allDraws, clearColor: list.clearColor)
         let recorded = now()
 
         try commands.submit(slots[slotIndex].commandBuffer, fence: slots[slotIndex].fence, device: device)
@@ -603,7 +631,7 @@ public final class OffscreenRenderer {
     /// records `draws` (instances from the slot's ring buffer, meshes from their buffers).
     /// Recording does not depend on the target image beyond its framebuffer and size, so a
     /// window target can reuse it.
-    private func record(slot index: Int, passes: [Pass], clearColor: Color) throws(RenderError) {
+    private func record(slot index: Int, passes: [Pass], draws: [Draw], clearColor: Color) throws(RenderError) {
         let cmd = slots[index].commandBuffer
         try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
         var begin = VkCommandBufferBeginInfo()
@@ -631,7 +659,7 @@ public final class OffscreenRenderer {
                 vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
             if !pass.draws.isEmpty {
-                recordDraws(pass.draws, area: pass.area ?? whole, cmd: cmd, instances: slots[index].instances,
+                recordDraws(draws[pass.draws], area: pass.area ?? whole, cmd: cmd, instances: slots[index].instances,
                             clipSet: slots[index].clipSet)
             }
             vkCmdEndRenderPass(cmd)
@@ -644,7 +672,7 @@ public final class OffscreenRenderer {
 
     /// Records one pass's draws, scissored to the pass's `area`. Depends only on the
     /// target's size, not on its image.
-    private func recordDraws(_ draws: [Draw], area: PixelRect, cmd: VkCommandBuffer, instances: VulkanBuffer?,
+    private func recordDraws(_ draws: ArraySlice<Draw>, area: PixelRect, cmd: VkCommandBuffer, instances: VulkanBuffer?,
                              clipSet: VkDescriptorSet) {
         var viewport = VkViewport(x: 0, y: 0, width: Float(width), height: Float(height), minDepth: 0, maxDepth: 1)
         vkCmdSetViewport(cmd, 0, 1, &viewport)
@@ -689,6 +717,7 @@ public final class OffscreenRenderer {
                 guard instances != nil else { continue }
                 bindVertexBuffers()
                 bind(pipeline.pipeline(PipelineVariant(kind: .mesh, clipped: clipped)))
+                let mesh = mesh.takeUnretainedValue()
                 if clipped { bindClips() }
                 // Each mesh its own stencil reference (the pass cleared the stencil to 0).
                 stencilReference += 1
@@ -844,12 +873,8 @@ public final class OffscreenRenderer {
     /// pointing the slot's descriptor set at the new one). The slot's previous frame has
     /// finished, so neither the buffer nor the set is in use.
     private func uploadClips(_ clips: [Clip], slot slotIndex: Int) throws(RenderError) {
-        var records = clipScratch
-        records.removeAll(keepingCapacity: true)
-        defer { clipScratch = records }
-        for index in clips.indices { records.append(ClipRecord(clips, at: index)) }
         let stride = MemoryLayout<ClipRecord>.stride
-        let bytes = records.count * stride
+        let bytes = clips.count * stride
         let current = slots[slotIndex].clips?.size ?? 0
         if slots[slotIndex].clips == nil || bytes > current {
             if let old = slots[slotIndex].clips { slots[slotIndex].retired.append(.buffer(old)) }
@@ -870,8 +895,27 @@ public final class OffscreenRenderer {
         }
         if bytes > 0, let buffer = slots[slotIndex].clips {
             // SAFETY: the buffer holds at least `bytes`, and this slot's previous frame has finished.
-            records.withUnsafeBytes { buffer.mapped.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
+            let records = buffer.mapped.bindMemory(to: ClipRecord.self, capacity: clips.count)
+            for index in clips.indices { (records + index).initialize(to: ClipRecord(clips, at: index)) }
         }
+    }
+
+    /// Gives the slot a new instance ring buffer of at least `capacity` instances (at least
+    /// twice the old one's), copying `keeping`'s instances (this frame's so far, written into the
+    /// old buffer) to its start. The old buffer goes on the slot's retire list.
+    private func replaceInstanceBuffer(slot slotIndex: Int, capacity: Int, keeping: RectInstance.Span?) throws(RenderError) {
+        let stride = MemoryLayout<RectInstance>.stride
+        let old = slots[slotIndex].instances
+        let bytes = max(capacity * stride, 2 * (old?.size ?? 0), 64 * stride)
+        let buffer = try VulkanBuffer(device: device, size: bytes, usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
+        if let keeping, keeping.count > 0 {
+            // SAFETY: both buffers hold `keeping.count` instances; no submitted frame reads either
+            // (this slot's previous frame has finished). Reading mapped memory back may be slow on
+            // a GPU (write-combined), but this happens only when the ring grows.
+            buffer.mapped.copyMemory(from: UnsafeRawPointer(keeping.base), byteCount: keeping.count * stride)
+        }
+        if let old { slots[slotIndex].retired.append(.buffer(old)) }
+        slots[slotIndex].instances = buffer
     }
 
     private func now() -> Double {

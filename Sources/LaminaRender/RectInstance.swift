@@ -51,74 +51,60 @@ struct RectInstance: Equatable {
     /// half a pixel outside an edge; one pixel leaves room for rounding.
     static let antialiasMargin = 1.0
 
-    /// The instance for a `.rect` `item` on a `width`×`height` pixel target, or nil when the
-    /// item draws nothing (empty, fully transparent, edge-on or entirely behind the eye).
-    /// Other kinds go through `append(_:clips:width:height:to:)`.
-    init?(_ item: DrawItem, width: Int, height: Int) {
-        let b = item.bounds.standardized
-        guard b.width > 0, b.height > 0, item.opacity > 0,
-              b.origin.x.isFinite, b.origin.y.isFinite, b.width.isFinite, b.height.isFinite
-        else { return nil }
-        let borderWidth = item.borderWidth.isFinite ? max(item.borderWidth, 0) : 0
-        let fill = mapPremultiplied(item.backgroundColor, opacity: item.opacity)
-        let border = borderWidth > 0 ? mapPremultiplied(item.borderColor, opacity: item.opacity) : .zero
-        guard fill.w > 0 || border.w > 0 else { return nil }
-        // Fails (returns nil) when the geometry draws nothing.
-        self.init(transform: item.transform, bounds: b, cover: b, width: width, height: height)
-        radii = Self.clampedRadii(item.cornerRadii, b)
-        fillColor = fill
-        borderColor = border
-        params = SIMD4(Float(borderWidth), Kind.rect.rawValue, 0, 0)
+    /// An instance with every field zero (what a kind leaves unused).
+    init() {
+        clipX = .zero; clipY = .zero; clipW = .zero; bounds = .zero; quad = .zero; radii = .zero
+        fillColor = .zero; borderColor = .zero; params = .zero
     }
 
-    /// The geometry part of an instance: `bounds` drawn through `transform`, rasterizing
-    /// `cover` grown by about a pixel. Colors and kind are left for the caller.
-    private init?(transform m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) {
-        let w = Double(width), h = Double(height)
-        // [x y 0 1] × M = (X, Y, ·, W); pixel = (X/W, Y/W); clip = (2X/w − W, 2Y/h − W, 0, W).
-        clipX = SIMD4(Float(2 * m.m11 / w - m.m14), Float(2 * m.m21 / w - m.m24), Float(2 * m.m41 / w - m.m44), 0)
-        clipY = SIMD4(Float(2 * m.m12 / h - m.m14), Float(2 * m.m22 / h - m.m24), Float(2 * m.m42 / h - m.m44), 0)
-        clipW = SIMD4(Float(m.m14), Float(m.m24), Float(m.m44), 0)
-
+    /// Sets the geometry part: `bounds` drawn through `transform` on a `width`×`height` target,
+    /// rasterizing `cover` grown by about a pixel. Returns false (changing nothing) when it draws
+    /// nothing: edge-on or entirely behind the eye. Other fields are left as they are.
+    @inline(__always)
+    private mutating func setGeometry(_ m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) -> Bool {
         // Local units per pixel across each pair of edges, at the corners (the extremes, as
         // w is affine in x and y). Across the edges x = const the perpendicular pixel
         // distance of a local step dx is dx·|det J| / |J·ey|, and symmetrically for y.
         var marginX = 0.0, marginY = 0.0
         var visible = false
-        func corner(_ x: Double, _ y: Double) {
+        @inline(__always) func corner(_ x: Double, _ y: Double) {
             let X = x * m.m11 + y * m.m21 + m.m41
             let Y = x * m.m12 + y * m.m22 + m.m42
             let W = x * m.m14 + y * m.m24 + m.m44
             guard W > 1e-9 else { return }
             visible = true
-            let ex = Point((m.m11 * W - X * m.m14) / (W * W), (m.m12 * W - Y * m.m14) / (W * W))
-            let ey = Point((m.m21 * W - X * m.m24) / (W * W), (m.m22 * W - Y * m.m24) / (W * W))
-            let det = abs(ex.cross(ey))
+            let ww = W * W
+            let exX = (m.m11 * W - X * m.m14) / ww, exY = (m.m12 * W - Y * m.m14) / ww
+            let eyX = (m.m21 * W - X * m.m24) / ww, eyY = (m.m22 * W - Y * m.m24) / ww
+            let det = abs(exX * eyY - exY * eyX)
             guard det > 1e-12 else { return }
-            marginX = max(marginX, ey.length / det)
-            marginY = max(marginY, ex.length / det)
+            marginX = max(marginX, (eyX * eyX + eyY * eyY).squareRoot() / det)
+            marginY = max(marginY, (exX * exX + exY * exY).squareRoot() / det)
         }
-        if m.m14 == 0 && m.m24 == 0 {
+        let affine = m.m14 == 0 && m.m24 == 0
+        if affine {
             corner(c.minX, c.minY)  // affine: the same everywhere
         } else {
             corner(c.minX, c.minY); corner(c.maxX, c.minY); corner(c.minX, c.maxY); corner(c.maxX, c.maxY)
         }
-        guard visible, marginX > 0, marginY > 0 else { return nil }
+        guard visible, marginX > 0, marginY > 0 else { return false }
         marginX *= Self.antialiasMargin
         marginY *= Self.antialiasMargin
-        if m.m14 != 0 || m.m24 != 0 {
+        if !affine {
             // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
             // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a
             // pixel center and draw faintly rather than vanish.)
             marginX = min(marginX, max(c.width, c.height))
             marginY = min(marginY, max(c.width, c.height))
         }
+        let w = Double(width), h = Double(height)
+        // [x y 0 1] × M = (X, Y, ·, W); pixel = (X/W, Y/W); clip = (2X/w − W, 2Y/h − W, 0, W).
+        clipX = SIMD4(Float(2 * m.m11 / w - m.m14), Float(2 * m.m21 / w - m.m24), Float(2 * m.m41 / w - m.m44), 0)
+        clipY = SIMD4(Float(2 * m.m12 / h - m.m14), Float(2 * m.m22 / h - m.m24), Float(2 * m.m42 / h - m.m44), 0)
+        clipW = SIMD4(Float(m.m14), Float(m.m24), Float(m.m44), 0)
         bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
         quad = SIMD4(Float(c.minX - marginX), Float(c.minY - marginY), Float(c.maxX + marginX), Float(c.maxY + marginY))
-        radii = .zero
-        fillColor = .zero
-        borderColor = .zero
-        params = .zero
+        return true
     }
 
     /// Radii clamped to half the smaller side of `b`.
@@ -128,107 +114,175 @@ struct RectInstance: Equatable {
         return SIMD4(clampRadius(r.minXMinY), clampRadius(r.maxXMinY), clampRadius(r.minXMaxY), clampRadius(r.maxXMaxY))
     }
 
-    /// Points the instance at its innermost clip, `clips[index]` (none when out of range);
-    /// the shader walks the parents from there (`ClipRecord.parent`).
-    mutating func setClips(_ index: Int, _ clips: [Clip]) {
-        params.w = index >= 0 && index < clips.count ? Float(index + 1) : 0
+    /// The clip field (`params.w`) of an item whose innermost clip is `index` among
+    /// `clipCount` clips: index + 1, or 0 (no clip) when out of range. The shader walks the
+    /// parents from there (`ClipRecord.parent`).
+    @inline(__always)
+    static func clipField(_ index: Int, clipCount: Int) -> Float {
+        index >= 0 && index < clipCount ? Float(index + 1) : 0
     }
 
-    /// Appends the instances that draw `item` (none when it draws nothing; one per gradient
-    /// segment for gradients) and returns how many.
-    static func append(_ item: DrawItem, clips: [Clip], width: Int, height: Int,
-                       to out: inout [RectInstance]) -> Int {
-        guard item.opacity > 0 else { return 0 }
-        switch item.kind {
+    /// Where `write` puts instances: `count` of `capacity` written from `base` (the frame
+    /// slot's mapped ring buffer, or any memory with room).
+    struct Span {
+        var base: UnsafeMutablePointer<RectInstance>
+        var capacity: Int
+        var count = 0
+    }
+
+    /// What `write` did with an item.
+    enum Written: Equatable {
+        /// `count` instances (gradient segments; 1 otherwise) of one variant, at the span's end.
+        case drawn(count: Int, variant: PipelineVariant)
+        /// The item draws nothing (empty, fully transparent, edge-on, behind the eye, a group).
+        case nothing
+        /// The span has no room for the item's `count` instances; nothing was written.
+        case needsRoom(Int)
+    }
+
+    /// Writes the instances that draw `item` (none when it draws nothing; one per gradient
+    /// segment for gradients) at the end of `span`, in place: the item is read through the
+    /// pointer (no copy of the item or its payload beyond what its kind holds) and each instance
+    /// is stored once. `.group` and `.shadowGroup` items draw nothing here (the renderer
+    /// handles them).
+    ///
+    /// - Parameter clipCount: `DrawList.clips.count` (an out-of-range `clip` means none).
+    static func write(_ item: UnsafePointer<DrawItem>, clipCount: Int, width: Int, height: Int,
+                      to span: inout Span) -> Written {
+        let opacity = item.pointee.opacity
+        guard opacity > 0 else { return .nothing }
+        let clip = clipField(item.pointee.clip, clipCount: clipCount)
+        switch item.pointee.kind {
         case .rect:
-            guard var instance = RectInstance(item, width: width, height: height) else { return 0 }
-            instance.setClips(item.clip, clips)
-            out.append(instance)
-            return 1
+            guard span.count < span.capacity else { return .needsRoom(1) }
+            let b = item.pointee.bounds.standardized
+            guard b.width > 0, b.height > 0,
+                  b.origin.x.isFinite, b.origin.y.isFinite, b.width.isFinite, b.height.isFinite
+            else { return .nothing }
+            let borderWidth = item.pointee.borderWidth.isFinite ? max(item.pointee.borderWidth, 0) : 0
+            let fill = mapPremultiplied(item.pointee.backgroundColor, opacity: opacity)
+            let border = borderWidth > 0 ? mapPremultiplied(item.pointee.borderColor, opacity: opacity) : .zero
+            guard fill.w > 0 || border.w > 0 else { return .nothing }
+            var instance = RectInstance()
+            guard instance.setGeometry(item.pointee.transform, bounds: b, cover: b, width: width, height: height)
+            else { return .nothing }
+            instance.radii = clampedRadii(item.pointee.cornerRadii, b)
+            instance.fillColor = fill
+            instance.borderColor = border
+            instance.params = SIMD4(Float(borderWidth), Kind.rect.rawValue, 0, clip)
+            (span.base + span.count).initialize(to: instance)
+            span.count += 1
+            return .drawn(count: 1, variant: PipelineVariant(kind: .rect, clipped: clip != 0))
         case .shadow(let sigmaValue):
-            let b = item.bounds.standardized
+            guard span.count < span.capacity else { return .needsRoom(1) }
+            let b = item.pointee.bounds.standardized
             let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
-            let color = mapPremultiplied(item.backgroundColor, opacity: item.opacity)
-            guard b.width > 0, b.height > 0, color.w > 0 else { return 0 }
+            let color = mapPremultiplied(item.pointee.backgroundColor, opacity: opacity)
+            guard b.width > 0, b.height > 0, color.w > 0 else { return .nothing }
             let cover = Rect(b.minX - 3 * sigma, b.minY - 3 * sigma, b.width + 6 * sigma, b.height + 6 * sigma)
-            guard var instance = RectInstance(transform: item.transform, bounds: b, cover: cover,
-                                              width: width, height: height) else { return 0 }
-            instance.radii = clampedRadii(item.cornerRadii, b)
+            var instance = RectInstance()
+            guard instance.setGeometry(item.pointee.transform, bounds: b, cover: cover, width: width, height: height)
+            else { return .nothing }
+            instance.radii = clampedRadii(item.pointee.cornerRadii, b)
             instance.fillColor = color
-            instance.params = SIMD4(0, Kind.shadow.rawValue, Float(sigma), 0)
-            instance.setClips(item.clip, clips)
-            out.append(instance)
-            return 1
+            instance.params = SIMD4(0, Kind.shadow.rawValue, Float(sigma), clip)
+            (span.base + span.count).initialize(to: instance)
+            span.count += 1
+            return .drawn(count: 1, variant: PipelineVariant(kind: .shadow, clipped: clip != 0))
         case .gradient(let gradient):
-            let b = item.bounds.standardized
-            guard b.width > 0, b.height > 0, !gradient.colors.isEmpty,
-                  var base = RectInstance(transform: item.transform, bounds: b, cover: b, width: width, height: height)
-            else { return 0 }
-            base.radii = clampedRadii(item.cornerRadii, b)
-            let kind: Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
-            base.params = SIMD4(0, kind.rawValue, 0, 0)
-            base.gradientPoints = SIMD4(Float(gradient.start.x), Float(gradient.start.y),
-                                        Float(gradient.end.x), Float(gradient.end.y))
-            base.setClips(item.clip, clips)
-            let colors = gradient.colors
-            let n = colors.count
-            var locations = [Double](repeating: 0, count: n)
-            for i in 0..<n {
-                if let l = gradient.locations, l.count == n {
-                    locations[i] = l[i].isFinite ? min(max(l[i], 0), 1) : 0
-                } else {
-                    locations[i] = n == 1 ? 0 : Double(i) / Double(n - 1)
-                }
-                if i > 0 { locations[i] = max(locations[i], locations[i - 1]) }
-            }
-            let far: Float = 1e9
-            func straight(_ c: Color) -> SIMD4<Float> {
-                SIMD4(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha * item.opacity))
-            }
-            // Up to four stops per instance; longer lists are chunks that share their end stops,
-            // each drawing its own t range (the first and last extended to ±∞).
-            var count = 0
-            var first = 0
-            repeat {
-                let last = min(first + 3, n - 1)
-                var instance = base
-                var stopLocations = SIMD4<Float>(repeating: Float(locations[last]))
-                var stopColors = [SIMD4<Float>](repeating: straight(colors[last]), count: 4)
-                for (slot, stop) in (first...last).enumerated() {
-                    stopLocations[slot] = Float(locations[stop])
-                    stopColors[slot] = straight(colors[stop])
-                }
-                instance.fillColor = stopColors[0]
-                instance.borderColor = stopColors[1]
-                instance.gradientColor2 = stopColors[2]
-                instance.gradientColor3 = stopColors[3]
-                instance.gradientLocations = stopLocations
-                let from: Float = first == 0 ? -far : Float(locations[first])
-                let to: Float = last == n - 1 ? far : Float(locations[last])
-                instance.gradientRange = SIMD4(Float(last - first + 1), 0, from, to)
-                if to > from {
-                    out.append(instance)
-                    count += 1
-                }
-                first = last
-            } while first < n - 1
-            return count
+            return writeGradient(item, gradient, clip: clip, width: width, height: height, to: &span)
         case .group, .shadowGroup:
-            return 0  // the renderer handles groups
+            return .nothing  // the renderer handles groups
         case .mesh(let draw):
+            guard span.count < span.capacity else { return .needsRoom(1) }
             let mb = draw.mesh.bounds.standardized
-            let color = mapPremultiplied(draw.color, opacity: item.opacity)
-            guard !draw.mesh.isEmpty, color.w > 0,
-                  var instance = RectInstance(transform: item.transform, bounds: mb, cover: mb, width: width, height: height)
-            else { return 0 }
+            let color = mapPremultiplied(draw.color, opacity: opacity)
+            guard !draw.mesh.isEmpty, color.w > 0 else { return .nothing }
+            var instance = RectInstance()
+            guard instance.setGeometry(item.pointee.transform, bounds: mb, cover: mb, width: width, height: height)
+            else { return .nothing }
             instance.fillColor = color
-            instance.params = SIMD4(0, Kind.mesh.rawValue, 0, 0)
+            instance.params = SIMD4(0, Kind.mesh.rawValue, 0, clip)
             let total = Float(draw.mesh.totalLength)
             instance.gradientRange = SIMD4(Float(draw.trimStart) * total, Float(draw.trimEnd) * total,
                                            draw.trimStart > 0 || draw.trimEnd < 1 ? 1 : 0, 0)
-            instance.setClips(item.clip, clips)
-            out.append(instance)
-            return 1
+            (span.base + span.count).initialize(to: instance)
+            span.count += 1
+            return .drawn(count: 1, variant: PipelineVariant(kind: .mesh, clipped: clip != 0))
         }
+    }
+
+    /// The `.gradient` case of `write`: up to four stops per instance; longer lists are chunks
+    /// that share their end stops, each drawing its own t range (the first and last extended
+    /// to ±∞).
+    private static func writeGradient(_ item: UnsafePointer<DrawItem>, _ gradient: GradientFill, clip: Float,
+                                      width: Int, height: Int, to span: inout Span) -> Written {
+        let colors = gradient.colors
+        let n = colors.count
+        // Chunks: [0, 3], [3, 6], …: one for n ≤ 4, else ⌈(n − 1) / 3⌉.
+        guard span.capacity - span.count >= max(1, (n + 1) / 3) else { return .needsRoom(max(1, (n + 1) / 3)) }
+        let b = item.pointee.bounds.standardized
+        var base = RectInstance()
+        guard b.width > 0, b.height > 0, n > 0,
+              base.setGeometry(item.pointee.transform, bounds: b, cover: b, width: width, height: height)
+        else { return .nothing }
+        let opacity = item.pointee.opacity
+        base.radii = clampedRadii(item.pointee.cornerRadii, b)
+        let kind: Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+        base.params = SIMD4(0, kind.rawValue, 0, clip)
+        base.gradientPoints = SIMD4(Float(gradient.start.x), Float(gradient.start.y),
+                                    Float(gradient.end.x), Float(gradient.end.y))
+        let given = gradient.locations.flatMap { $0.count == n ? $0 : nil }
+        /// Stop `j`'s location before the running maximum: clamped to 0…1, or spread evenly.
+        func raw(_ j: Int) -> Double {
+            if let given { return given[j].isFinite ? min(max(given[j], 0), 1) : 0 }
+            return n == 1 ? 0 : Double(j) / Double(n - 1)
+        }
+        func straight(_ c: Color) -> SIMD4<Float> {
+            SIMD4(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha * opacity))
+        }
+        let far: Float = 1e9
+        var count = 0
+        var first = 0
+        var firstLocation = raw(0)  // locations are the running maximum of `raw`
+        repeat {
+            let last = min(first + 3, n - 1)
+            var instance = base
+            // Stops first...last in slots 0…; unused slots repeat the last stop.
+            var stopLocations = SIMD4<Float>(repeating: 0)
+            var stopColors = (SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero, SIMD4<Float>.zero)
+            var l = firstLocation
+            for slot in 0..<4 {
+                let stop = min(first + slot, last)
+                if slot > 0 && first + slot <= last {
+                    l = max(raw(stop), l)
+                }
+                stopLocations[slot] = Float(l)
+                let color = straight(colors[stop])
+                switch slot {
+                case 0: stopColors.0 = color
+                case 1: stopColors.1 = color
+                case 2: stopColors.2 = color
+                default: stopColors.3 = color
+                }
+            }
+            let lastLocation = l
+            instance.fillColor = stopColors.0
+            instance.borderColor = stopColors.1
+            instance.gradientColor2 = stopColors.2
+            instance.gradientColor3 = stopColors.3
+            instance.gradientLocations = stopLocations
+            let from: Float = first == 0 ? -far : Float(firstLocation)
+            let to: Float = last == n - 1 ? far : Float(lastLocation)
+            instance.gradientRange = SIMD4(Float(last - first + 1), 0, from, to)
+            if to > from {
+                (span.base + span.count).initialize(to: instance)
+                span.count += 1
+                count += 1
+            }
+            first = last
+            firstLocation = lastLocation
+        } while first < n - 1
+        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: kind, clipped: clip != 0)) : .nothing
     }
 }

@@ -5,10 +5,11 @@
 //   lamina-bench tree                 commit apply and presentation cost, memory per layer
 //   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
 //   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
+//   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|build [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -19,6 +20,7 @@ case "tessellate": runTessellateBench(rest)
 case "tree": runTreeBench(rest)
 case "frames": runFramesBench(rest)
 case "build": runBuildBench(rest)
+case "upload": runUploadBench(rest)
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

@@ -91,14 +91,40 @@ struct OffscreenRendererTests {
         #expect(VulkanError(VK_ERROR_FEATURE_NOT_PRESENT) == .unexpected(VK_ERROR_FEATURE_NOT_PRESENT.rawValue))
     }
 
+    /// The ring is reserved for one instance per item; long gradients (a chunk per three stops)
+    /// overflow it mid-frame, so it grows with the frame's first instances copied over: the
+    /// frame that grew it draws what a frame with a large enough ring draws.
+    @Test func ringGrowsMidFrame() throws {
+        let renderer = try makeRenderer(width: 40, height: 40)
+        let colors = (0..<13).map { Color(Double($0 % 2), Double($0) / 12, 0.5) }  // four chunks each
+        let items = (0..<100).map { i in
+            DrawItem(bounds: Rect(Double(i % 10) * 4, Double(i / 10) * 4, 4, 4), backgroundColor: red,
+                     kind: .gradient(GradientFill(type: .axial, start: Point(0, 0), end: Point(4, 4), colors: colors)))
+        }
+        let list = DrawList(width: 40, height: 40, clearColor: blue, items: items)
+        try renderer.render(list)
+        let grown = try renderer.readPixels()
+        try renderer.render(list)
+        try renderer.render(list)  // slot 0 again, its ring already large enough
+        #expect(try renderer.readPixels() == grown)
+        #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
+    }
+
     /// Items that cannot be seen produce no instance: empty bounds, zero opacity, edge-on.
     @Test func invisibleItemsAreCulled() {
-        #expect(RectInstance(DrawItem(bounds: Rect(0, 0, 0, 10), backgroundColor: red), width: 8, height: 8) == nil)
-        #expect(RectInstance(DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: red, opacity: 0),
-                             width: 8, height: 8) == nil)
-        #expect(RectInstance(DrawItem(transform: .rotation(.pi / 2, 0, 1, 0), bounds: Rect(0, 0, 4, 4),
-                                      backgroundColor: red), width: 8, height: 8) == nil)
-        #expect(RectInstance(DrawItem(bounds: Rect(4, 4, -4, -4), backgroundColor: red), width: 8, height: 8)?
-            .bounds == SIMD4(0, 0, 4, 4))
+        func instances(_ item: DrawItem) -> [RectInstance] {
+            var item = item
+            var storage = [RectInstance](repeating: RectInstance(), count: 4)
+            return storage.withUnsafeMutableBufferPointer { buffer in
+                var span = RectInstance.Span(base: buffer.baseAddress!, capacity: buffer.count)
+                _ = RectInstance.write(&item, clipCount: 0, width: 8, height: 8, to: &span)
+                return Array(buffer.prefix(span.count))
+            }
+        }
+        #expect(instances(DrawItem(bounds: Rect(0, 0, 0, 10), backgroundColor: red)).isEmpty)
+        #expect(instances(DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: red, opacity: 0)).isEmpty)
+        #expect(instances(DrawItem(transform: .rotation(.pi / 2, 0, 1, 0), bounds: Rect(0, 0, 4, 4),
+                                   backgroundColor: red)).isEmpty)
+        #expect(instances(DrawItem(bounds: Rect(4, 4, -4, -4), backgroundColor: red)).map(\.bounds) == [SIMD4(0, 0, 4, 4)])
     }
 }

@@ -197,7 +197,9 @@ public struct DrawListBuilder {
         // This layer's clip for its content and sublayers.
         var innerClip = clip
         if p.masksToBounds {
-            clips.append(Clip(transform: toPixels, rect: p.bounds, radii: radii, parent: clip))
+            var newClip = Clip(transform: toPixels, rect: p.bounds, radii: radii, parent: clip)
+            newClip.parent = Self.firstCuttingAncestor(of: newClip, clips)
+            clips.append(newClip)
             innerClip = clips.count - 1
         }
 
@@ -243,6 +245,53 @@ public struct DrawListBuilder {
         items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
                               cornerRadii: Self.radii(address.pointee.properties), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
                               clip: clip))
+    }
+
+    /// The nearest ancestor of `clip` (from its `parent`) that can cut anything inside it, or
+    /// -1: an ancestor that contains the clip's whole rect with a pixel to spare (its coverage
+    /// is 1 wherever the clip's is above 0) is skipped. Nested scroll views and cards are
+    /// mostly like that, and the fragment shader walks every clip of the chain on every pixel,
+    /// so a deep chain of such clips would cost each pixel of its items as much as the chain is
+    /// long. Affine clips only (perspective ones are kept).
+    static func firstCuttingAncestor(of clip: Clip, _ clips: [Clip]) -> Int {
+        let m = clip.transform
+        guard m.m14 == 0, m.m24 == 0, m.m44 == 1 else { return clip.parent }
+        let r = clip.rect.standardized
+        let corners = [Point(r.minX, r.minY), Point(r.maxX, r.minY), Point(r.minX, r.maxY), Point(r.maxX, r.maxY)]
+            .map { Point($0.x * m.m11 + $0.y * m.m21 + m.m41, $0.x * m.m12 + $0.y * m.m22 + m.m42) }
+        var ancestor = clip.parent
+        while ancestor >= 0, ancestor < clips.count {
+            let a = clips[ancestor]
+            guard let inside = Self.containsWithPixelMargin(a, corners) else { return ancestor }
+            if !inside { return ancestor }
+            ancestor = a.parent
+        }
+        return -1
+    }
+
+    /// Whether device points all lie inside `clip`'s rect inset by its largest corner radius
+    /// and by a device pixel (where its coverage is exactly 1); nil when the clip is not
+    /// affine or is degenerate.
+    private static func containsWithPixelMargin(_ clip: Clip, _ points: [Point]) -> Bool? {
+        let m = clip.transform
+        guard m.m14 == 0, m.m24 == 0, m.m44 == 1 else { return nil }
+        let det = m.m11 * m.m22 - m.m12 * m.m21
+        guard abs(det) > 1e-12, det.isFinite else { return nil }
+        // Local units per device pixel, at most: the inverse's largest singular value,
+        // σmax/|det| ≤ (Frobenius norm)/|det|.
+        let frobenius = (m.m11 * m.m11 + m.m12 * m.m12 + m.m21 * m.m21 + m.m22 * m.m22).squareRoot()
+        let perPixel = frobenius / abs(det)
+        let r = clip.rect.standardized
+        let radius = max(clip.radii.minXMinY, clip.radii.maxXMinY, clip.radii.minXMaxY, clip.radii.maxXMaxY, 0)
+        let inset = min(radius, min(r.width, r.height) / 2) + perPixel
+        for q in points {
+            // Device → local: the inverse of x' = x m11 + y m21 + m41, y' = x m12 + y m22 + m42.
+            let dx = q.x - m.m41, dy = q.y - m.m42
+            let x = (dx * m.m22 - dy * m.m21) / det
+            let y = (dy * m.m11 - dx * m.m12) / det
+            guard x >= r.minX + inset, x <= r.maxX - inset, y >= r.minY + inset, y <= r.maxY - inset else { return false }
+        }
+        return true
     }
 
     /// cornerRadius on the corners named by maskedCorners.

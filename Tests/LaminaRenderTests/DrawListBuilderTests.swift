@@ -195,6 +195,40 @@ struct DrawListBuilderTests {
         #expect(groups.last?.sigma == 2)
     }
 
+    @Test func clipsThatCannotCutAreSkippedInTheChain() throws {
+        // 10 nested masksToBounds layers, each 3 points inside its superlayer on every side
+        // and turned 0.01 rad (its corners move out by at most 0.01 × 32 points): each lies
+        // inside its superlayer with more than a pixel to spare beyond the 1-point corner
+        // radius, so no clip needs its ancestors. An 11th layer pokes out of the 10th on the
+        // left: its clip keeps the 10th's. The pixels are the clips' nonetheless.
+        var ops: [LaminaTree.Operation] = []
+        for i in 1...10 {
+            let side = 64 - 6 * Double(i - 1)
+            ops += layer(UInt32(i), parent: UInt32(i - 1),
+                         frame: i == 1 ? Rect(0, 0, side, side) : Rect(3, 3, side, side), [
+                ("masksToBounds", .bool(true)), ("cornerRadius", .number(1)),
+                ("transform", .transform(.rotation(i == 1 ? 0 : 0.01))),
+                ("backgroundColor", .color(i % 2 == 0 ? Color(1, 0, 0) : Color(0, 0, 1))),
+            ])
+        }
+        ops += layer(11, parent: 10, frame: Rect(-10, 2, 20, 2), [("masksToBounds", .bool(true)),
+                                                                  ("backgroundColor", .color(Color(0, 1, 0)))])
+        let t = try tree(ops)
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        let list = builder.build(t)
+        #expect(list.clips.count == 11)
+        #expect(list.clips.prefix(10).allSatisfy { $0.parent == -1 }, "\(list.clips.map(\.parent))")
+        #expect(list.clips[10].parent == 9, "the poking-out layer's clip keeps its superlayer's")
+        // Layer 10 (10 points, red) at the centre, layer 9 (16 points, blue) around it, layer
+        // 1 alone at the left edge; the green bar is cut at layer 10's left edge (x ≈ 27).
+        let image = try render(t)
+        expectPixel(image, 32, 32, RGBA(255, 0, 0), "layer 10")
+        expectPixel(image, 25, 36, RGBA(0, 0, 255), "layer 9")
+        expectPixel(image, 1, 32, RGBA(0, 0, 255), "layer 1")
+        expectPixel(image, 25, 30, RGBA(0, 0, 255), "the green bar is cut by layer 10")
+        expectPixel(image, 29, 29, RGBA(0, 255, 0), tolerance: 8, "the green bar inside layer 10")
+    }
+
     @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
         // Deleting layers moves others between storage slots; drawing order is the sublayer
         // order still (all at zPosition 0), each layer with its own color.

@@ -12,43 +12,12 @@ import LaminaTree
 /// Prints JSON: ms per frame per phase, p50 and mean, and the draw item count. Quick enough to
 /// run under `valgrind --tool=callgrind` with a few frames.
 func runBuildBench(_ arguments: [String]) {
-    var layers = 10_000, frames = 120
-    var mix = "all"
-    var i = 0
-    func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("lamina-bench build: \(message)\n".utf8)); exit(2)
-    }
-    while i < arguments.count {
-        let flag = arguments[i]
-        guard i + 1 < arguments.count else { fail("\(flag) needs a value") }
-        let value = arguments[i + 1]
-        switch flag {
-        case "--layers": guard let n = Int(value), n > 0 else { fail("--layers N, N > 0") }; layers = n
-        case "--frames": guard let n = Int(value), n > 0 else { fail("--frames F, F > 0") }; frames = n
-        case "--mix":
-            guard ["all", "plain", "rounded", "shape", "gradient"].contains(value) else {
-                fail("--mix all|plain|rounded|shape|gradient")
-            }
-            mix = value
-        default: fail("unknown option \(flag)")
-        }
-        i += 2
-    }
-    let width = 1280, height = 720
-    var tree = LayerTree()
-    do {
-        try tree.apply(Commit(client: 1, content: .connect))
-        try tree.apply(Commit(client: 1, content: .operations(FramesScene.create(layers: layers, width: width, height: height, mix: mix))))
-        try tree.apply(Commit(client: 1, content: .operations(FramesScene.animations(layers: layers, width: width, height: height))))
-    } catch { fail("scene: \(error)") }
+    let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix"])
+    let (layers, frames, mix) = (bench.layers, bench.frames, bench.mix)
+    var tree = bench.makeTree()
     var presentation = LayerTree()
-    var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
-                                  background: Color(0.95, 0.95, 0.97))
-    func cpuNow() -> Double {
-        var ts = timespec()
-        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts)
-        return Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-    }
+    var builder = bench.makeBuilder()
+    let cpuNow = SceneBench.threadCPUTime
     var evaluate: [Double] = [], build: [Double] = [], tessellate: [Double] = []
     var items = 0
     let warmup = 3
@@ -67,15 +36,10 @@ func runBuildBench(_ arguments: [String]) {
             tessellate.append(builder.lastTessellateSeconds)
         }
     }
-    func ms(_ s: Double) -> Double { (s * 1e6).rounded() / 1e3 }
-    func p50(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
-    func mean(_ v: [Double]) -> Double { v.reduce(0, +) / Double(v.count) }
     let total = zip(zip(evaluate, build), tessellate).map { $0.0 + $0.1 + $1 }
     print("""
     {"bench": "build", "layers": \(layers), "mix": "\(mix)", "frames": \(frames), "draw_items": \(items), \
-    "cpu_ms_per_frame": {"presentation": {"p50": \(ms(p50(evaluate))), "mean": \(ms(mean(evaluate)))}, \
-    "build": {"p50": \(ms(p50(build))), "mean": \(ms(mean(build)))}, \
-    "tessellate": {"p50": \(ms(p50(tessellate))), "mean": \(ms(mean(tessellate)))}, \
-    "total": {"p50": \(ms(p50(total))), "mean": \(ms(mean(total)))}}}
+    "cpu_ms_per_frame": {\(SceneBench.phase("presentation", evaluate)), \(SceneBench.phase("build", build)), \
+    \(SceneBench.phase("tessellate", tessellate)), \(SceneBench.phase("total", total))}}
     """)
 }

@@ -21,49 +21,16 @@ import LaminaTree
 /// Prints JSON: fps, frame-interval p50/p99 in ms, mean CPU ms per phase, CPU ms per frame
 /// (everything but waiting for the GPU) p50/p99, GPU wait and GPU time.
 func runFramesBench(_ arguments: [String]) {
-    var layers = 1000, width = 1280, height = 720, seconds = 5.0
-    var mix = "all"
-    var drive = "animations"
-    var i = 0
-    func fail(_ message: String) -> Never {
-        FileHandle.standardError.write(Data("lamina-bench frames: \(message)\n".utf8)); exit(2)
-    }
-    while i < arguments.count {
-        let flag = arguments[i]
-        guard i + 1 < arguments.count else { fail("\(flag) needs a value") }
-        let value = arguments[i + 1]
-        switch flag {
-        case "--layers": guard let n = Int(value), n > 0 else { fail("--layers N, N > 0") }; layers = n
-        case "--size":
-            let parts = value.split(separator: "x").compactMap { Int($0) }
-            guard parts.count == 2, parts[0] > 0, parts[1] > 0 else { fail("--size WxH") }
-            width = parts[0]; height = parts[1]
-        case "--seconds": guard let s = Double(value), s > 0 else { fail("--seconds S, S > 0") }; seconds = s
-        case "--drive":
-            guard value == "animations" || value == "commits" else { fail("--drive animations|commits") }
-            drive = value
-        case "--mix":
-            guard ["all", "plain", "rounded", "shape", "gradient", "shadow"].contains(value) else {
-                fail("--mix all|plain|rounded|shape|gradient|shadow")
-            }
-            mix = value
-        default: fail("unknown option \(flag)")
-        }
-        i += 2
-    }
+    let bench = SceneBench("frames", arguments, layers: 1000,
+                           accepting: ["--layers", "--size", "--seconds", "--mix", "--drive"])
+    let (layers, width, height, seconds, mix, drive) = (bench.layers, bench.width, bench.height, bench.seconds,
+                                                        bench.mix, bench.drive)
+    func fail(_ message: String) -> Never { bench.fail(message) }
 
     // The scene.
-    var tree = LayerTree()
-    do {
-        try tree.apply(Commit(client: 1, content: .connect))
-        try tree.apply(Commit(client: 1, content: .operations(FramesScene.create(layers: layers, width: width, height: height, mix: mix))))
-        if drive == "animations" {
-            try tree.apply(Commit(client: 1, content: .operations(FramesScene.animations(layers: layers, width: width, height: height))))
-        }
-    } catch { fail("scene: \(error)") }
+    var tree = bench.makeTree()
     var presentation = LayerTree()
-    var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
-                                  background: Color(0.95, 0.95, 0.97))
+    var builder = bench.makeBuilder()
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
 
@@ -110,7 +77,7 @@ func runFramesBench(_ arguments: [String]) {
     let measured = phases.count
     let measuredSeconds = intervals.reduce(0, +)
 
-    func ms(_ s: Double) -> Double { (s * 1e6).rounded() / 1e3 }
+    let ms = SceneBench.ms
     func percentile(_ values: [Double], _ p: Double) -> Double {
         guard !values.isEmpty else { return 0 }
         let sorted = values.sorted()

@@ -38,6 +38,50 @@ final class VulkanPipeline {
     /// Which pipeline `createPipeline` builds.
     private enum Kind { case rect, mesh, composite }
 
+    /// A descriptor set layout of one descriptor of `type` at binding 0, for the fragment stage.
+    private static func makeSetLayout(_ device: VulkanDevice, _ type: VkDescriptorType) throws(RenderError)
+        -> VkDescriptorSetLayout {
+        var binding = VkDescriptorSetLayoutBinding()
+        binding.binding = 0
+        binding.descriptorType = type
+        binding.descriptorCount = 1
+        binding.stageFlags = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)
+        var setLayout: VkDescriptorSetLayout?
+        let result = withUnsafePointer(to: &binding) { bindingPointer in
+            var info = VkDescriptorSetLayoutCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
+            info.bindingCount = 1
+            info.pBindings = bindingPointer
+            return vkCreateDescriptorSetLayout(device.raw, &info, nil, &setLayout)
+        }
+        guard result == VK_SUCCESS, let setLayout else {
+            throw .vulkan(VulkanError(result), call: "vkCreateDescriptorSetLayout")
+        }
+        return setLayout
+    }
+
+    /// A pipeline layout of `setLayouts` (sets 0, 1, …) and, when `pushConstantBytes` > 0, one
+    /// fragment-stage push constant range of that size.
+    private static func makePipelineLayout(_ device: VulkanDevice, _ setLayouts: [VkDescriptorSetLayout],
+                                           pushConstantBytes: UInt32 = 0) throws(RenderError) -> VkPipelineLayout {
+        var range = VkPushConstantRange(stageFlags: mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), offset: 0,
+                                        size: pushConstantBytes)
+        var layout: VkPipelineLayout?
+        let result = setLayouts.map(Optional.some).withUnsafeBufferPointer { setLayoutsPointer in
+            withUnsafePointer(to: &range) { rangePointer in
+                var info = VkPipelineLayoutCreateInfo()
+                info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
+                info.setLayoutCount = UInt32(setLayouts.count)
+                info.pSetLayouts = setLayoutsPointer.baseAddress
+                info.pushConstantRangeCount = pushConstantBytes > 0 ? 1 : 0
+                info.pPushConstantRanges = pushConstantBytes > 0 ? rangePointer : nil
+                return vkCreatePipelineLayout(device.raw, &info, nil, &layout)
+            }
+        }
+        guard result == VK_SUCCESS, let layout else { throw .vulkan(VulkanError(result), call: "vkCreatePipelineLayout") }
+        return layout
+    }
+
     /// A variant's shaders and the `RectInstance` locations its vertex shader reads.
     static func shaders(_ variant: PipelineVariant)
         -> (vertex: [UInt32], fragment: [UInt32], instanceLocations: Set<UInt32>) {
@@ -76,39 +120,11 @@ final class VulkanPipeline {
         undo.append { vkDestroyRenderPass(device.raw, groupRenderPass, nil) }
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
-        var samplerBinding = VkDescriptorSetLayoutBinding()
-        samplerBinding.binding = 0
-        samplerBinding.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-        samplerBinding.descriptorCount = 1
-        samplerBinding.stageFlags = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)
-        var setLayout: VkDescriptorSetLayout?
-        result = withUnsafePointer(to: &samplerBinding) { bindingPointer in
-            var info = VkDescriptorSetLayoutCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
-            info.bindingCount = 1
-            info.pBindings = bindingPointer
-            return vkCreateDescriptorSetLayout(device.raw, &info, nil, &setLayout)
-        }
-        guard result == VK_SUCCESS, let setLayout else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateDescriptorSetLayout"))
-        }
+        let setLayout: VkDescriptorSetLayout
+        do { setLayout = try Self.makeSetLayout(device, VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER) } catch { throw fail(error) }
         undo.append { vkDestroyDescriptorSetLayout(device.raw, setLayout, nil) }
-        var pushRange = VkPushConstantRange(stageFlags: mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), offset: 0, size: 16)
-        var compositeLayout: VkPipelineLayout?
-        result = withUnsafePointer(to: Optional(setLayout)) { setLayoutPointer in
-            withUnsafePointer(to: &pushRange) { rangePointer in
-                var info = VkPipelineLayoutCreateInfo()
-                info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
-                info.setLayoutCount = 1
-                info.pSetLayouts = setLayoutPointer
-                info.pushConstantRangeCount = 1
-                info.pPushConstantRanges = rangePointer
-                return vkCreatePipelineLayout(device.raw, &info, nil, &compositeLayout)
-            }
-        }
-        guard result == VK_SUCCESS, let compositeLayout else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout"))
-        }
+        let compositeLayout: VkPipelineLayout
+        do { compositeLayout = try Self.makePipelineLayout(device, [setLayout], pushConstantBytes: 16) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, compositeLayout, nil) }
         var samplerInfo = VkSamplerCreateInfo()
         samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
@@ -124,48 +140,16 @@ final class VulkanPipeline {
 
         // Items arrive as instance attributes; the one descriptor is the frame's clip buffer,
         // which items index (any nesting depth without growing the instance).
-        var clipBinding = VkDescriptorSetLayoutBinding()
-        clipBinding.binding = 0
-        clipBinding.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-        clipBinding.descriptorCount = 1
-        clipBinding.stageFlags = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)
-        var clipSetLayout: VkDescriptorSetLayout?
-        result = withUnsafePointer(to: &clipBinding) { bindingPointer in
-            var info = VkDescriptorSetLayoutCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO
-            info.bindingCount = 1
-            info.pBindings = bindingPointer
-            return vkCreateDescriptorSetLayout(device.raw, &info, nil, &clipSetLayout)
-        }
-        guard result == VK_SUCCESS, let clipSetLayout else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateDescriptorSetLayout"))
-        }
+        let clipSetLayout: VkDescriptorSetLayout
+        do { clipSetLayout = try Self.makeSetLayout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) } catch { throw fail(error) }
         undo.append { vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil) }
-        var layout: VkPipelineLayout?
-        result = withUnsafePointer(to: Optional(clipSetLayout)) { setLayoutPointer in
-            var layoutInfo = VkPipelineLayoutCreateInfo()
-            layoutInfo.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
-            layoutInfo.setLayoutCount = 1
-            layoutInfo.pSetLayouts = setLayoutPointer
-            return vkCreatePipelineLayout(device.raw, &layoutInfo, nil, &layout)
-        }
-        guard result == VK_SUCCESS, let layout else { throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout")) }
+        let layout: VkPipelineLayout
+        do { layout = try Self.makePipelineLayout(device, [clipSetLayout]) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
-        var blurLayout: VkPipelineLayout?
-        var blurPushRange = VkPushConstantRange(stageFlags: mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), offset: 0, size: 32)
-        result = [Optional(clipSetLayout), Optional(setLayout)].withUnsafeBufferPointer { setLayoutsPointer in
-            withUnsafePointer(to: &blurPushRange) { rangePointer in
-                var info = VkPipelineLayoutCreateInfo()
-                info.sType = VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO
-                info.setLayoutCount = 2
-                info.pSetLayouts = setLayoutsPointer.baseAddress
-                info.pushConstantRangeCount = 1
-                info.pPushConstantRanges = rangePointer
-                return vkCreatePipelineLayout(device.raw, &info, nil, &blurLayout)
-            }
-        }
-        guard result == VK_SUCCESS, let blurLayout else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreatePipelineLayout"))
+        // The shadow blur: the clips (set 0) and the source image (set 1), 32 bytes of push constants.
+        let blurLayout: VkPipelineLayout
+        do { blurLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout], pushConstantBytes: 32) } catch {
+            throw fail(error)
         }
         undo.append { vkDestroyPipelineLayout(device.raw, blurLayout, nil) }
 

@@ -708,7 +708,7 @@ public final class OffscreenRenderer {
         for draw in draws {
             switch draw {
             case .rects(let first, let count, let variant):
-                guard let instances else { continue }
+                guard instances != nil else { continue }
                 bind(pipeline.pipeline(variant))
                 if variant.clipped { bindClips() }
                 bindVertexBuffers()

@@ -95,7 +95,7 @@ public struct DaemonConfig: Sendable, Equatable {
 
     /// The class JSONSerialization uses for `true`/`false` (on Linux a JSON number also casts
     /// to Bool, so `is Bool` cannot tell them apart).
-    nonisolated(unsafe) private static let jsonBoolType: AnyClass = type(of: (try! JSONSerialization.jsonObject(
+    private static let jsonBoolType: AnyClass = type(of: (try! JSONSerialization.jsonObject(
         with: Data("true".utf8), options: .fragmentsAllowed)) as AnyObject)
 
     static func isJSONBool(_ v: Any) -> Bool { type(of: v as AnyObject) == jsonBoolType }

@@ -97,7 +97,7 @@ import Testing
 @Suite struct DaemonConfigTests {
     func write(_ json: String) -> String {
         let path = NSTemporaryDirectory() + "laminad-\(UInt32.random(in: 0...UInt32.max)).json"
-        FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
+        _ = FileManager.default.createFile(atPath: path, contents: Data(json.utf8))
         return path
     }
 

@@ -99,7 +99,12 @@ public enum StrokeTessellator {
         b.totalLength = total
         // Dashes (the pattern restarts at each subpath, as Core Graphics), then trimming.
         if let pattern = style.normalizedDashes {
-            runs = runs.flatMap { dash($0, pattern: pattern, phase: style.dashPhase.isFinite ? style.dashPhase : 0) }
+            var budget = Self.maxDashes
+            var dashed: [Run] = []
+            for run in runs {
+                dashed += dash(run, pattern: pattern, phase: style.dashPhase.isFinite ? style.dashPhase : 0, budget: &budget)
+            }
+            runs = dashed
         }
         if trim && style.isTrimmed {
             let a = max(0, min(1, style.strokeStart.isFinite ? style.strokeStart : 0)) * total
@@ -148,8 +153,14 @@ public enum StrokeTessellator {
         return Run(points: pts, distances: ds, closed: false, dotDirection: dirA)
     }
 
-    /// On-intervals of the dash pattern along one subpath.
-    static func dash(_ r: Run, pattern: [Double], phase: Double) -> [Run] {
+    /// At most this many dashes per path: a pattern tiny against its path (a hostile or
+    /// mistaken one) would otherwise make millions of runs and a mesh to match. The dashes
+    /// past the limit are not drawn.
+    public static let maxDashes = 32_768
+
+    /// On-intervals of the dash pattern along one subpath, at most `budget` of them (which
+    /// they use up).
+    static func dash(_ r: Run, pattern: [Double], phase: Double, budget: inout Int) -> [Run] {
         let open = opened(r)
         guard let start = open.distances.first, let end = open.distances.last else { return [] }
         let length = end - start
@@ -164,11 +175,15 @@ public enum StrokeTessellator {
         var remaining = pattern[index] - offset
         var pos = 0.0
         var out: [Run] = []
-        var guardCount = 0
-        while pos <= length && guardCount < 10_000_000 {
-            guardCount += 1
+        // Zero-length entries make no progress; the steps are bounded too.
+        var steps = 0
+        while pos <= length && budget > 0 && steps < 4 * Self.maxDashes {
+            steps += 1
             let stop = min(length, pos + remaining)
-            if index % 2 == 0 { out.append(extract(open, start + pos, start + stop)) }
+            if index % 2 == 0 {
+                out.append(extract(open, start + pos, start + stop))
+                budget -= 1
+            }
             if pos + remaining > length { break }
             pos += remaining
             index = (index + 1) % pattern.count

@@ -62,6 +62,20 @@ import Testing
         #expect(abs(try area(p, StrokeStyle(lineWidth: 2, dashPattern: [30, 1000])) - 60) < 1e-9)
     }
 
+    @Test func dashesAreLimitedPerPath() throws {
+        // 10⁸ dashes of 0.01 along a line a million long (and a second subpath): only the
+        // first maxDashes are made — in time and memory a frame can afford — and they are
+        // the dashes at the start of the path, whose area is exact: n × 0.01 × width 2.
+        var p = line(Point(0, 0), Point(1_000_000, 0))
+        p.move(to: Point(0, 10)); p.addLine(to: Point(1_000_000, 10))
+        let style = StrokeStyle(lineWidth: 2, dashPattern: [0.01, 0.01])
+        let pieces = try StrokeTessellator.triangles(p, style: style, scale: 1)
+        let area = pieces.area
+        #expect(abs(area - Double(StrokeTessellator.maxDashes) * 0.02) < 1e-3, "\(area)")
+        let mesh = try StrokeTessellator.mesh(p, style: style, scale: 1)
+        #expect(mesh.vertices.count <= 32 * StrokeTessellator.maxDashes, "a dash with its fringe is 28 vertices")
+    }
+
     @Test func trimming() throws {
         let p = line(Point(0, 0), Point(100, 0))
         #expect(abs(try area(p, StrokeStyle(lineWidth: 2, strokeStart: 0.25, strokeEnd: 0.75)) - 100) < 1e-9)

@@ -46,6 +46,10 @@ public struct DrawListBuilder {
     /// Items drawn this frame as shadow sources; past `maxShadowSourceItems` further blurred
     /// shadows are left out (a bound on the work a hostile tree can ask for).
     private var shadowSourceItems = 0
+    /// Offscreen groups (group opacity, blurred shadows) open at once, at most: each holds
+    /// an offscreen image while its items draw (the renderer has `OffscreenRenderer.maxGroups`).
+    public static let maxNestedGroups = 32
+    private var openGroups = 0
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Largest blur (σ in device pixels) of a blurred shadow: its cost grows with σ on every
@@ -151,12 +155,16 @@ public struct DrawListBuilder {
         guard opacity > 0 else { return }
         // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
-        if p.opacity < 1, !node.sublayers.isEmpty {
+        // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
+        // its items instead (overlapping sublayers then show through each other).
+        if p.opacity < 1, !node.sublayers.isEmpty, openGroups < Self.maxNestedGroups {
             let marker = items.count
             items.append(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: 0)))
             // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
             // property, so the node need not be copied with its opacity set to 1.
+            openGroups += 1
             visitLayer(slot, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+            openGroups -= 1
             items[marker].kind = .group(opacity: opacity, count: items.count - marker - 1)
             return
         }
@@ -366,11 +374,13 @@ public struct DrawListBuilder {
         }
         // The layer as drawn (its content and sublayers, without this shadow and the
         // sublayers' shadows), offscreen.
-        guard shadowSourceItems < Self.maxShadowSourceItems else { return }
+        guard shadowSourceItems < Self.maxShadowSourceItems, openGroups < Self.maxNestedGroups else { return }
         items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
                               kind: .shadowGroup(color: color, sigma: blurSigma, count: 0), clip: clip))
         shadowSourceDepth += 1
+        openGroups += 1
         visitLayer(slot, store, nodes, toPixels: offsetToPixels, opacity: 1, clip: -1, drawShadow: false)
+        openGroups -= 1
         shadowSourceDepth -= 1
         let count = items.count - marker - 1
         shadowSourceItems += count

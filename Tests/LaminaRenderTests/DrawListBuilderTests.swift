@@ -229,6 +229,33 @@ struct DrawListBuilderTests {
         expectPixel(image, 29, 29, RGBA(0, 255, 0), tolerance: 8, "the green bar inside layer 10")
     }
 
+    @Test func deeplyNestedGroupsStayWithinTheRenderersImages() throws {
+        // 100 nested translucent layers with sublayers would each be a group holding an
+        // offscreen image while their sublayers draw; past maxNestedGroups the opacity
+        // multiplies into the items instead, so the frame renders (the renderer holds at most
+        // OffscreenRenderer.maxGroups images) and the innermost square has the product of
+        // the opacities.
+        var ops: [LaminaTree.Operation] = []
+        for i in 1...100 {
+            ops += layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
+                         [("opacity", .number(0.99))] + (i == 100 ? [("backgroundColor", .color(Color(0, 0, 0)))] : []))
+        }
+        ops += layer(101, parent: 100, frame: Rect(0, 0, 64, 64))   // so that layer 100 has a sublayer too
+        let t = try tree(ops)
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        let list = builder.build(t)
+        var open: [Int] = [], deepest = 0
+        for (k, item) in list.items.enumerated() {
+            while let end = open.last, k > end { open.removeLast() }
+            if case .group(_, let count) = item.kind { open.append(k + count); deepest = max(deepest, open.count) }
+        }
+        #expect(deepest == DrawListBuilder.maxNestedGroups)
+        let image = try render(t)
+        // Black at alpha 0.99^100 = 0.366 over white: 255 × (1 − 0.366) = 161.6, within
+        // the rounding of 32 group composites to 8 bits (≤ 0.5 level each).
+        expectPixel(image, 32, 32, RGBA(162, 162, 162), tolerance: 16)
+    }
+
     @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
         // Deleting layers moves others between storage slots; drawing order is the sublayer
         // order still (all at zPosition 0), each layer with its own color.

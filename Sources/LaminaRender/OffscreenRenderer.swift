@@ -382,17 +382,22 @@ public final class OffscreenRenderer {
                     let end = min(k + 1 + max(count, 0), range.upperBound)
                     defer { k = end }
                     let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
-                    let radius = Int((3 * sigma).rounded(.up))
-                    // The content's bounding box grown by the blur, on the target.
+                    let cappedSigma: Double = min(sigma, 100_000)
+                    let radius = Int((3 * cappedSigma).rounded(.up))
+                    // The content's bounding box grown by the blur, on the target (coordinates
+                    // far outside it, infinite or NaN — a hostile transform — clamp to the
+                    // target's neighbourhood, NaN to the whole of it).
                     guard end > k + 1, let box = Self.deviceBounds(list, (k + 1)..<end, width: width, height: height)
                     else { continue }
-                    let grown = PixelRect(minX: Int(box.minX.rounded(.down)) - radius - 1,
-                                          minY: Int(box.minY.rounded(.down)) - radius - 1,
-                                          maxX: Int(box.maxX.rounded(.up)) + radius + 1,
-                                          maxY: Int(box.maxY.rounded(.up)) + radius + 1).intersection(whole)
+                    let margin = radius + 1
+                    let grown = PixelRect(minX: Self.lowPixel(box.minX, width, height, margin) - margin,
+                                          minY: Self.lowPixel(box.minY, width, height, margin) - margin,
+                                          maxX: Self.highPixel(box.maxX, width, height, margin) + margin,
+                                          maxY: Self.highPixel(box.maxY, width, height, margin) + margin)
+                        .intersection(whole)
                     guard !grown.isEmpty else { continue }
-                    let quad = Rect(Double(grown.minX), Double(grown.minY), Double(grown.maxX - grown.minX),
-                                    Double(grown.maxY - grown.minY))
+                    let quadWidth = Double(grown.maxX - grown.minX), quadHeight = Double(grown.maxY - grown.minY)
+                    let quad = Rect(Double(grown.minX), Double(grown.minY), quadWidth, quadHeight)
                     // The vertical pass's instance: the shadow color, opacity and clips.
                     let vertical = span.count
                     guard case .drawn(1, _) = try write(DrawItem(bounds: quad, backgroundColor: color,
@@ -759,6 +764,18 @@ public final class OffscreenRenderer {
                 vkCmdSetScissor(cmd, 0, 1, &scissor)
             }
         }
+    }
+
+    /// A box's low edge as a pixel, clamped to the target's neighbourhood (NaN: its far side).
+    static func lowPixel(_ v: Double, _ width: Int, _ height: Int, _ margin: Int) -> Int {
+        let limit = Double(max(width, height) + 2 * margin + 4)
+        return v >= -limit ? Int(min(v, limit).rounded(.down)) : -Int(limit)
+    }
+
+    /// A box's high edge as a pixel, clamped to the target's neighbourhood (NaN: its far side).
+    static func highPixel(_ v: Double, _ width: Int, _ height: Int, _ margin: Int) -> Int {
+        let limit = Double(max(width, height) + 2 * margin + 4)
+        return v <= limit ? Int(max(v, -limit).rounded(.up)) : Int(limit)
     }
 
     /// The device-pixel bounding box of what the items in `range` can touch (AA fringe

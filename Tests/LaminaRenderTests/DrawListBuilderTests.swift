@@ -256,6 +256,21 @@ struct DrawListBuilderTests {
         expectPixel(image, 32, 32, RGBA(162, 162, 162), tolerance: 16)
     }
 
+    @Test func shadowsFarOffTheTargetDoNotTrap() throws {
+        // Blurred shadows whose content lies ~1e30 pixels away or is scaled by 1e15 (legal
+        // finite values): their device boxes must clamp before becoming integers (converting
+        // them trapped and took the daemon down). A normal layer in the same frame draws.
+        var star = Path()
+        star.addPolygon([Point(0, 0), Point(10, 0), Point(5, 8)])
+        let shadow: [(String, PropertyValue)] = [("path", .path(star)), ("fillColor", .color(Color(1, 0, 0))),
+                                                 ("shadowOpacity", .number(1)), ("shadowRadius", .number(2))]
+        var ops = layer(1, .shape, frame: Rect(1e30, -1e30, 10, 10), shadow)
+        ops += layer(2, .shape, frame: Rect(20, 20, 10, 10), shadow + [("transform", .transform(.scale(1e15, 1e15, 1)))])
+        ops += layer(3, frame: Rect(40, 40, 10, 10), [("backgroundColor", .color(Color(0, 0, 1)))])
+        let image = try render(try tree(ops))
+        expectPixel(image, 45, 45, RGBA(0, 0, 255))
+    }
+
     @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
         // Deleting layers moves others between storage slots; drawing order is the sublayer
         // order still (all at zPosition 0), each layer with its own color.

@@ -11,8 +11,19 @@ public struct LayerNode: Equatable, Sendable {
     public var sublayers: [LayerID] = []
     /// The layer's animations in the order added (keys unique except the empty key).
     public var animations: [LayerAnimation] = []
+    /// In the model tree (which keeps no animations): what the render thread's tree holds
+    /// for this layer — each animation's key and when it leaves (+∞: never) — so that the
+    /// per-layer animation limit is enforced where commits are validated.
+    public var animationLedger: [AnimationLedgerEntry] = []
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
+}
+
+/// An animation as the model tree counts it: its key and the compositor time at which the
+/// render thread removes it (+∞ when it never ends or stays after its end).
+public struct AnimationLedgerEntry: Equatable, Sendable {
+    public var key: String
+    public var removedAt: Double
 }
 
 /// A tree of layers stored flat by id: the model tree (server thread) and the render thread's
@@ -284,7 +295,22 @@ public struct LayerTree: Sendable {
             guard nodes[existing: id].animations.count < maxAnimationsPerLayer || nodes[existing: id].animations.contains(where: { $0.key == key && !key.isEmpty }) else {
                 throw CommitError(code: .limitExceeded, index: index, message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
             }
-            guard tracksAnimations else { return }
+            guard tracksAnimations else {
+                // The model keeps a ledger instead: the ones the render tree still holds now
+                // (not yet removed on completion), less the one this key replaces.
+                let now = context.time
+                var ledger = nodes[existing: id].animationLedger
+                ledger.removeAll { $0.removedAt <= now || (!key.isEmpty && $0.key == key) }
+                guard ledger.count < maxAnimationsPerLayer else {
+                    throw CommitError(code: .limitExceeded, index: index,
+                                      message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
+                }
+                ledger.append(AnimationLedgerEntry(key: key, removedAt: compiled.removedOnCompletion
+                                                   ? now + compiled.endTime : .infinity))
+                save(id, &undo)
+                nodes[existing: id].animationLedger = ledger
+                return
+            }
             save(id, &undo)
             insert(LayerAnimation(key: key, compiled: compiled, slots: compiled.keyPaths.map { PropertySlot(keyPath: $0)! },
                                   beginTime: context.time, isImplicit: false,
@@ -292,13 +318,22 @@ public struct LayerTree: Sendable {
 
         case .removeAnimation(let local, let key):
             let id = try existing(local, client: client, index: index)
-            guard tracksAnimations, !key.isEmpty else { return }
+            guard !key.isEmpty else { return }
+            guard tracksAnimations else {
+                save(id, &undo)
+                nodes[existing: id].animationLedger.removeAll { $0.key == key }
+                return
+            }
             save(id, &undo)
             removeAnimations(of: id) { $0.key == key }
 
         case .removeAllAnimations(let local):
             let id = try existing(local, client: client, index: index)
-            guard tracksAnimations else { return }
+            guard tracksAnimations else {
+                save(id, &undo)
+                nodes[existing: id].animationLedger.removeAll()
+                return
+            }
             save(id, &undo)
             removeAnimations(of: id) { _ in true }
 

@@ -39,10 +39,12 @@ public struct MeshCache {
 
     public var count: Int { entries.count }
 
-    /// The bucket of a device-pixels-per-point scale (quarter octaves).
+    /// The bucket of a device-pixels-per-point scale (quarter octaves, rounded up). A scale a
+    /// few ulps above a bucket's (a rotation's row norm is 1 only up to rounding) is in that
+    /// bucket: otherwise a spinning shape would flip between two meshes from frame to frame.
     public static func bucket(forScale scale: Double) -> Int {
         let s = scale.isFinite && scale > 0 ? scale : 1
-        return Int((log2(s) * 4).rounded(.up))
+        return Int((log2(s) * 4 - 1e-9).rounded(.up))
     }
 
     /// The scale a bucket's meshes are tessellated at.

@@ -58,10 +58,11 @@ public struct DrawListBuilder {
     /// The walk's stack of sibling slots in drawing order (see `visitChildren`).
     private var order: [Int] = []
     private var clips: [Clip] = []
-    /// The mesh each shape layer drew last frame (fill, stroke): when its path is the same
-    /// storage (an unchanged property) and its style and scale bucket are equal, the mesh is
-    /// reused without hashing the path for the cache. Holding the path keeps its storage
-    /// alive, so an identical address means the identical path.
+    /// The mesh each layer drew last frame for each of its paths (shape fill, stroke, the
+    /// shadowPath's fill): when its path is the same storage (an unchanged property) and its
+    /// style and scale bucket are equal, the mesh is reused without hashing the path for the
+    /// cache. Holding the path keeps its storage alive, so an identical address means the
+    /// identical path.
     private struct ShapeMemo {
         var path: Path
         var style: MeshKey.Style
@@ -69,10 +70,10 @@ public struct DrawListBuilder {
         var key: MeshKey
         var mesh: Mesh
     }
-    private var fillMemo: [LayerID: ShapeMemo] = [:]
-    private var strokeMemo: [LayerID: ShapeMemo] = [:]
-    private var nextFillMemo: [LayerID: ShapeMemo] = [:]
-    private var nextStrokeMemo: [LayerID: ShapeMemo] = [:]
+    private enum MeshPart: Hashable { case fill, stroke, shadowPath }
+    private struct MemoKey: Hashable { var layer: LayerID; var part: MeshPart }
+    private var memo: [MemoKey: ShapeMemo] = [:]
+    private var nextMemo: [MemoKey: ShapeMemo] = [:]
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {
         self.widthPoints = widthPoints; self.heightPoints = heightPoints
@@ -90,8 +91,7 @@ public struct DrawListBuilder {
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         lastTessellateSeconds = 0
-        nextFillMemo.removeAll(keepingCapacity: true)
-        nextStrokeMemo.removeAll(keepingCapacity: true)
+        nextMemo.removeAll(keepingCapacity: true)
         if let root = tree.nodes.slot(of: .root) {
             // The nodes are borrowed in place for the whole walk: no node is copied.
             tree.nodes.withUnsafeNodes { nodes in
@@ -99,8 +99,7 @@ public struct DrawListBuilder {
                 visitChildren(nodes[root].sublayers, tree.nodes, nodes, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
             }
         }
-        swap(&fillMemo, &nextFillMemo)
-        swap(&strokeMemo, &nextStrokeMemo)
+        swap(&memo, &nextMemo)
         return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips)
     }
 
@@ -342,9 +341,8 @@ public struct DrawListBuilder {
                 analytic(rect, shapeRadii, alpha: 1)
                 return
             }
-            let style = MeshKey.Style.fill(.nonZero)
-            guard let mesh = tessellate(path, style, scale: pixelScale) else { return }
-            let key = MeshKey(path: path, style: style, scaleBucket: MeshCache.bucket(forScale: pixelScale))
+            guard let (key, mesh) = shapeMesh(node.id, path, .fill(.nonZero), bucket: MeshCache.bucket(forScale: pixelScale),
+                                              scale: pixelScale, part: .shadowPath) else { return }
             items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
                                   kind: .shadowGroup(color: color, sigma: blurSigma, count: 1), clip: clip))
             items.append(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
@@ -418,14 +416,11 @@ public struct DrawListBuilder {
     /// The shape layer's fill and stroke meshes.
     private mutating func appendShape(_ id: LayerID, _ path: Path, _ p: LayerProperties, toPixels: Transform3D,
                                       opacity: Double, clip: Int) {
-        // Slightly below the row norm: a rotation's norm is 1 only up to rounding, and 1 + 1 ulp
-        // would fall into the next quarter-octave bucket (log2 rounded up), so a rotating shape
-        // flipped between two meshes from frame to frame.
-        let pixelScale = Self.pixelScale(toPixels) * (1 - 1e-9)
+        let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
-            if let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, stroke: false) {
+            if let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
                                       kind: .mesh(MeshDraw(key: key, mesh: mesh, color: fill)), clip: clip))
             }
@@ -437,7 +432,7 @@ public struct DrawListBuilder {
             let inShader = stroke.canTrimInShader
             let style = MeshKey.Style.stroke(inShader ? stroke.untrimmed : stroke, trimmedInShader: inShader)
             if stroke.strokeEnd > stroke.strokeStart,
-               let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, stroke: true) {
+               let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
                                       kind: .mesh(MeshDraw(key: key, mesh: mesh, color: strokeColor,
                                                            trimStart: inShader ? stroke.strokeStart : 0,
@@ -450,16 +445,15 @@ public struct DrawListBuilder {
     /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from
     /// the cache (tessellated on a miss).
     private mutating func shapeMesh(_ id: LayerID, _ path: Path, _ style: MeshKey.Style, bucket: Int, scale: Double,
-                                    stroke: Bool) -> (MeshKey, Mesh)? {
-        if let memo = stroke ? strokeMemo[id] : fillMemo[id], memo.bucket == bucket, memo.style == style,
-           Self.sameStorage(memo.path, path) {
-            if stroke { nextStrokeMemo[id] = memo } else { nextFillMemo[id] = memo }
-            return (memo.key, memo.mesh)
+                                    part: MeshPart) -> (MeshKey, Mesh)? {
+        let memoKey = MemoKey(layer: id, part: part)
+        if let last = memo[memoKey], last.bucket == bucket, last.style == style, Self.sameStorage(last.path, path) {
+            nextMemo[memoKey] = last
+            return (last.key, last.mesh)
         }
         guard let mesh = tessellate(path, style, scale: scale) else { return nil }
         let key = MeshKey(path: path, style: style, scaleBucket: bucket)
-        let memo = ShapeMemo(path: path, style: style, bucket: bucket, key: key, mesh: mesh)
-        if stroke { nextStrokeMemo[id] = memo } else { nextFillMemo[id] = memo }
+        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, key: key, mesh: mesh)
         return (key, mesh)
     }
 

@@ -390,10 +390,11 @@ public final class OffscreenRenderer {
                     guard end > k + 1, let box = Self.deviceBounds(list, (k + 1)..<end, width: width, height: height)
                     else { continue }
                     let margin = radius + 1
-                    let grown = PixelRect(minX: Self.lowPixel(box.minX, width, height, margin) - margin,
-                                          minY: Self.lowPixel(box.minY, width, height, margin) - margin,
-                                          maxX: Self.highPixel(box.maxX, width, height, margin) + margin,
-                                          maxY: Self.highPixel(box.maxY, width, height, margin) + margin)
+                    let limit = max(width, height) + 2 * margin + 4
+                    let grown = PixelRect(minX: Self.pixel(box.minX, .down, within: limit) - margin,
+                                          minY: Self.pixel(box.minY, .down, within: limit) - margin,
+                                          maxX: Self.pixel(box.maxX, .up, within: limit) + margin,
+                                          maxY: Self.pixel(box.maxY, .up, within: limit) + margin)
                         .intersection(whole)
                     guard !grown.isEmpty else { continue }
                     let quadWidth = Double(grown.maxX - grown.minX), quadHeight = Double(grown.maxY - grown.minY)
@@ -411,11 +412,11 @@ public final class OffscreenRenderer {
                     let content = try allocateTarget()
                     try collect(items, (k + 1)..<end, group: content, area: grown, depth: depth + 1)
                     let blurred = try allocateTarget()
-                    allDraws.append(.blur(source: content, instance: horizontal, vertical: false, sigma: Float(sigma),
+                    allDraws.append(.blur(source: content, instance: horizontal, vertical: false, sigma: Float(cappedSigma),
                                           valid: grown, scissor: grown))
                     passes.append(Pass(group: blurred, area: grown, draws: (allDraws.count - 1)..<allDraws.count))
                     freeTargets.append(content)
-                    stack[depth].append(.blur(source: blurred, instance: vertical, vertical: true, sigma: Float(sigma),
+                    stack[depth].append(.blur(source: blurred, instance: vertical, vertical: true, sigma: Float(cappedSigma),
                                               valid: grown, scissor: grown.intersection(area ?? whole)))
                     reads.append(blurred)
                     continue
@@ -766,16 +767,12 @@ public final class OffscreenRenderer {
         }
     }
 
-    /// A box's low edge as a pixel, clamped to the target's neighbourhood (NaN: its far side).
-    static func lowPixel(_ v: Double, _ width: Int, _ height: Int, _ margin: Int) -> Int {
-        let limit = Double(max(width, height) + 2 * margin + 4)
-        return v >= -limit ? Int(min(v, limit).rounded(.down)) : -Int(limit)
-    }
-
-    /// A box's high edge as a pixel, clamped to the target's neighbourhood (NaN: its far side).
-    static func highPixel(_ v: Double, _ width: Int, _ height: Int, _ margin: Int) -> Int {
-        let limit = Double(max(width, height) + 2 * margin + 4)
-        return v <= limit ? Int(max(v, -limit).rounded(.up)) : Int(limit)
+    /// A box edge as a whole pixel, rounded `down` (low edges) or `up` (high edges) and
+    /// clamped to ±`limit`; NaN goes to the far side (-limit for a low edge, +limit for a high
+    /// one), so a box with NaN covers everything.
+    static func pixel(_ v: Double, _ rounding: FloatingPointRoundingRule, within limit: Int) -> Int {
+        guard !v.isNaN else { return rounding == .down ? -limit : limit }
+        return Int(min(max(v, -Double(limit)), Double(limit)).rounded(rounding))
     }
 
     /// The device-pixel bounding box of what the items in `range` can touch (AA fringe

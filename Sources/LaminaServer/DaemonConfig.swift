@@ -1,4 +1,5 @@
 import Foundation
+import LaminaTree
 import LaminaGeometry
 import LaminaWire
 
@@ -19,7 +20,7 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxPendingOperations = 100_000
     /// How deep layers may nest (a client's top-level layers are at depth 1), at most
     /// `maxDepthLimit`: drawing and hit testing recurse once per level (64 MiB thread stacks).
-    public var maxDepth = 512
+    public var maxDepth = LayerTree.defaultMaxDepth
     public static let maxDepthLimit = 2048
 
     public init() {}

@@ -69,7 +69,10 @@ public struct LayerTree: Sendable {
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
     /// - Parameter tracksAnimations: keep and run animations (the render thread's tree).
-    public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024, maxDepth: Int = 512,
+    /// The nesting limit of a tree made without one (and of the daemon's default config).
+    public static let defaultMaxDepth = 512
+
+    public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024, maxDepth: Int = defaultMaxDepth,
                 tracksAnimations: Bool = true) {
         self.maxLayersPerClient = maxLayersPerClient
         self.maxAnimationsPerLayer = maxAnimationsPerLayer

@@ -271,6 +271,30 @@ struct DrawListBuilderTests {
         expectPixel(image, 45, 45, RGBA(0, 0, 255))
     }
 
+    @Test func aSpinningLayersShadowPathMeshIsReusedWithoutCacheLookups() throws {
+        // A triangle shadowPath (blurred: not a rect, rounded rect or circle) on a layer that
+        // turns: tessellated once, and after that reused from the builder's per-layer memo (no
+        // cache lookup hashing the path each frame), whatever the rotation's rounding.
+        var triangle = Path()
+        triangle.addPolygon([Point(0, 0), Point(20, 0), Point(10, 16)])
+        var t = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+            ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
+            ("shadowPath", .path(triangle)),
+        ]))
+        var timing = AnimationTiming(duration: 6); timing.timingFunction = .linear
+        try t.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
+            keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        var presentation = LayerTree()
+        for k in 0..<60 {
+            t.updatePresentation(&presentation, at: Double(k) * 0.1)
+            let list = builder.build(presentation)
+            #expect(list.items.contains { if case .shadowGroup = $0.kind { true } else { false } })
+        }
+        #expect(builder.meshCache.misses == 1)
+        #expect(builder.meshCache.hits == 0, "later frames take the memo, not the cache")
+    }
+
     @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
         // Deleting layers moves others between storage slots; drawing order is the sublayer
         // order still (all at zPosition 0), each layer with its own color.

@@ -9,13 +9,16 @@
 //   LaminaAnimation           (pure: clock, media timing, timing functions, springs, animations)
 //     ▲
 //   LaminaTree                (pure: layers, key paths, transactions, commits, trees)
-//     ▲
-//   LaminaWire                (pure: protocol messages, encoding, framing)
-//     ▲                ▲
-//   LaminaRender       Lamina (client library)
-//   (only importer of CVulkan)
-//     ▲
-//   LaminaServer       (sockets, sessions, config, daemon wiring)
+//     ▲                        ▲
+//   LaminaFrame              LaminaWire           (pure: protocol messages, encoding, framing)
+//   (pure: the frame as        ▲          ▲
+//    data: draw list and       │          │
+//    builder, instances,       │        Lamina (client library)
+//    timing, stats)            │
+//     ▲                        │
+//   LaminaRender               │              (only importer of CVulkan)
+//     ▲                        │
+//   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
 //
 //   LaminaPNG (CPNG) is a leaf used by Render, Server, the client library and tools.
 //   CGLU and CTess2 are peers used only by lamina-bench.
@@ -47,10 +50,11 @@ let package = Package(
         .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
+        .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
 
         // GPU and daemon.
-        .target(name: "LaminaRender", dependencies: ["LaminaTree", "LaminaPNG", "CVulkan"], exclude: ["README.md"]),
-        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaRender"], exclude: ["README.md"]),
+        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaPNG", "CVulkan"], exclude: ["README.md"]),
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender"], exclude: ["README.md"]),
         .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaPNG"], exclude: ["README.md"]),
 
         // Executables: thin mains.
@@ -59,7 +63,7 @@ let package = Package(
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaRender", "CGLU", "CTess2"],
+                                         "LaminaFrame", "LaminaRender", "CGLU", "CTess2"],
                           exclude: ["README.md"]),
 
         // Tests.
@@ -68,7 +72,8 @@ let package = Package(
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
-        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaRender", "TestSupport"],
+        .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),
+        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "Lamina", "TestSupport"],

@@ -21,13 +21,6 @@ func mapClearColor(_ color: Color) -> VkClearValue {
     return value
 }
 
-/// Premultiplied color with `opacity` applied, as the shaders take it.
-func mapPremultiplied(_ color: Color, opacity: Double) -> SIMD4<Float> {
-    let alpha = min(max(color.alpha * opacity, 0), 1)
-    func channel(_ c: Double) -> Float { Float(min(max(c, 0), 1) * alpha) }
-    return SIMD4(channel(color.red), channel(color.green), channel(color.blue), Float(alpha))
-}
-
 /// A set of flag bits as the `Vk…Flags` integer that create infos take.
 func mapFlags<Bits: RawRepresentable>(_ bits: Bits...) -> UInt32 where Bits.RawValue == UInt32 {
     bits.reduce(0) { $0 | $1.rawValue }

@@ -2,6 +2,7 @@ import CVulkan
 import LaminaGeometry
 #if canImport(Glibc)
 import Glibc
+import LaminaFrame
 #endif
 
 /// Draws `DrawList`s into an offscreen `R8G8B8A8_UNORM` image through Vulkan and reads the

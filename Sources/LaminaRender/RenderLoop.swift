@@ -1,5 +1,6 @@
 import Foundation
 import LaminaAnimation
+import LaminaFrame
 import LaminaGeometry
 import LaminaTree
 import Synchronization

@@ -1,4 +1,5 @@
 import CVulkan
+import LaminaFrame
 import LaminaGeometry
 
 /// The render pass for the offscreen target (color + stencil) and the pipelines, created once:

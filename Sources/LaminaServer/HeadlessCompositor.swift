@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaFrame
 import LaminaGeometry
 import LaminaRender
 import LaminaTree

@@ -1,4 +1,5 @@
 import Foundation
+import LaminaFrame
 import LaminaGeometry
 import LaminaRender
 import LaminaTree

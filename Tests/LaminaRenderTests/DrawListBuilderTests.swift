@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import LaminaAnimation
+@testable import LaminaFrame
 import LaminaGeometry
 import LaminaTree
 import TestSupport
@@ -335,7 +336,7 @@ struct DrawListBuilderTests {
 
     // MARK: Which shadow gets drawn
 
-    typealias Radii = LaminaRender.CornerRadii
+    typealias Radii = LaminaFrame.CornerRadii
 
     func build(_ operations: [LaminaTree.Operation], scale: Double = 1) throws -> DrawList {
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: scale, background: Color(1, 1, 1))

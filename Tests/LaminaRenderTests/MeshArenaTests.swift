@@ -1,3 +1,4 @@
+import LaminaFrame
 import Testing
 import LaminaGeometry
 import TestSupport

@@ -1,6 +1,7 @@
 import CVulkan
 #if canImport(Glibc)
 import Glibc
+import LaminaFrame
 #endif
 import Testing
 import LaminaGeometry

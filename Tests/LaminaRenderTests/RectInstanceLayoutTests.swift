@@ -1,4 +1,5 @@
 import CVulkan
+import LaminaFrame
 import Testing
 import LaminaGeometry
 @testable import LaminaRender

@@ -1,5 +1,6 @@
 #if canImport(Glibc)
 import Glibc
+import LaminaFrame
 #endif
 import Testing
 import LaminaGeometry

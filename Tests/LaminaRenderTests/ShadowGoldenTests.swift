@@ -1,4 +1,5 @@
 import Foundation
+import LaminaFrame
 import Testing
 import LaminaGeometry
 import LaminaPNG

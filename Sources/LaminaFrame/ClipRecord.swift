@@ -6,22 +6,22 @@ import LaminaGeometry
 /// Items point at their innermost clip (`RectInstance.params.w`); the shader multiplies the
 /// coverage of that clip and of every ancestor, following `parent` — so any nesting depth
 /// applies. Plain data: no Vulkan types.
-struct ClipRecord: Equatable {
+package struct ClipRecord: Equatable {
     /// Rows of the pixel → clip-local homography: [px py 1] × H⁻¹ = (x·w, y·w, w).
     /// `h0.w`: the parent's index + 1 (0 = no parent); always below this clip's own index + 1.
-    var h0: SIMD4<Float>
-    var h1: SIMD4<Float>
-    var h2: SIMD4<Float>
+    package var h0: SIMD4<Float>
+    package var h1: SIMD4<Float>
+    package var h2: SIMD4<Float>
     /// The clip rect in its layer's plane: minX, minY, maxX, maxY. An empty clip (or one seen
     /// edge-on) is stored as maxX < minX, which the shader reads as "covers nothing".
-    var rect: SIMD4<Float>
+    package var rect: SIMD4<Float>
     /// Corner radii, clamped to half the smaller side (as `RectInstance.radii`).
-    var radii: SIMD4<Float>
+    package var radii: SIMD4<Float>
 
     /// The record of `clips[index]`.
     /// - Precondition: the parent comes before the clip (`parent < index`), as
     ///   `DrawListBuilder` appends them; this keeps the shader's walk finite.
-    init(_ clips: [Clip], at index: Int) {
+    package init(_ clips: [Clip], at index: Int) {
         let clip = clips[index]
         let parent = clip.parent >= 0 && clip.parent < clips.count ? clip.parent : -1
         precondition(parent < index, "Clip \(index) has parent \(clip.parent): a clip's parent must come before it in DrawList.clips")

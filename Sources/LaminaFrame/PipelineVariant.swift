@@ -5,26 +5,27 @@
 ///
 /// Consecutive instances of the same variant are one instanced draw; a change of variant is
 /// a pipeline bind between draws, so painter's order is kept exactly.
-struct PipelineVariant: Hashable {
-    var kind: RectInstance.Kind
-    var clipped: Bool
+package struct PipelineVariant: Hashable {
+    package var kind: RectInstance.Kind
+    package var clipped: Bool
 
     /// The variant that draws `instance`.
-    init(_ instance: RectInstance) {
+    package init(_ instance: RectInstance) {
         kind = RectInstance.Kind(rawValue: instance.params.y) ?? .rect
         clipped = instance.params.w != 0
     }
 
-    init(kind: RectInstance.Kind, clipped: Bool) {
+    @inlinable
+    package init(kind: RectInstance.Kind, clipped: Bool) {
         self.kind = kind
         self.clipped = clipped
     }
 
     /// Position in `all`.
-    var index: Int { Int(kind.rawValue) * 2 + (clipped ? 1 : 0) }
+    package var index: Int { Int(kind.rawValue) * 2 + (clipped ? 1 : 0) }
 
     /// Every variant, in `index` order.
-    static let all: [PipelineVariant] = [RectInstance.Kind.rect, .shadow, .axial, .radial, .conic, .mesh].flatMap {
+    package static let all: [PipelineVariant] = [RectInstance.Kind.rect, .shadow, .axial, .radial, .conic, .mesh].flatMap {
         [PipelineVariant(kind: $0, clipped: false), PipelineVariant(kind: $0, clipped: true)]
     }
 }

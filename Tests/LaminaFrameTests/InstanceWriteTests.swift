@@ -1,6 +1,6 @@
 import Testing
 import LaminaGeometry
-@testable import LaminaRender
+@testable import LaminaFrame
 
 /// `RectInstance.write` (instances written in place into the ring buffer) against the path it
 /// replaced (`RectInstance.append` building an array, kept here verbatim as `Reference`), for

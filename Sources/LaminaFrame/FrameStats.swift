@@ -50,20 +50,22 @@ public struct FrameStats: Sendable, Hashable {
 }
 
 /// Collects frame records on the render thread and summarises them (render thread only).
-struct FrameStatsCollector {
+package struct FrameStatsCollector {
     private var ring: [(start: Double, phases: FramePhases)] = []
     private var next = 0
     private let capacity = 240
-    var frames = 0
-    var dropped = 0
+    package var frames = 0
+    package var dropped = 0
 
-    mutating func record(start: Double, phases: FramePhases) {
+    package init() {}
+
+    package mutating func record(start: Double, phases: FramePhases) {
         frames += 1
         if ring.count < capacity { ring.append((start, phases)) } else { ring[next] = (start, phases) }
         next = (next + 1) % capacity
     }
 
-    func summary(targetFPS: Double, time: Double, layers: Int) -> FrameStats {
+    package func summary(targetFPS: Double, time: Double, layers: Int) -> FrameStats {
         var s = FrameStats()
         s.frames = frames; s.droppedFrames = dropped; s.targetFPS = targetFPS
         s.lastFrameTime = time; s.layers = layers

@@ -5,42 +5,42 @@ import LaminaGeometry
 /// Mirrors the shader's vertex inputs: field `i` is the `vec4` at `location = i`, so the
 /// offset of field `i` is `16 × i` (checked against the SPIR-V by RectInstanceLayoutTests).
 /// Plain data: no Vulkan types.
-struct RectInstance: Equatable {
+package struct RectInstance: Equatable {
     /// Coefficients of (x, y, 1) in local units giving clip-space x, y and w.
-    var clipX: SIMD4<Float>
-    var clipY: SIMD4<Float>
-    var clipW: SIMD4<Float>
+    package var clipX: SIMD4<Float>
+    package var clipY: SIMD4<Float>
+    package var clipW: SIMD4<Float>
     /// Local rect: minX, minY, maxX, maxY.
-    var bounds: SIMD4<Float>
+    package var bounds: SIMD4<Float>
     /// Local quad rasterized: `bounds` grown by about a pixel on each side for anti-aliasing.
-    var quad: SIMD4<Float>
+    package var quad: SIMD4<Float>
     /// Corner radii: minXMinY, maxXMinY, minXMaxY, maxXMaxY, clamped to half the smaller side.
-    var radii: SIMD4<Float>
+    package var radii: SIMD4<Float>
     /// Premultiplied fill color with opacity applied.
-    var fillColor: SIMD4<Float>
+    package var fillColor: SIMD4<Float>
     /// Premultiplied border color with opacity applied.
-    var borderColor: SIMD4<Float>
+    package var borderColor: SIMD4<Float>
     /// x: border width in local units; y: kind (`Kind`); z: shadow sigma (local units);
     /// w: innermost clip + 1 (an index into the frame's `ClipRecord` buffer; 0 = no clip).
-    var params: SIMD4<Float>
+    package var params: SIMD4<Float>
     /// Gradient geometry in local units: start.xy, end.xy.
-    var gradientPoints: SIMD4<Float> = .zero
+    package var gradientPoints: SIMD4<Float> = .zero
     /// Gradients: x = number of stops in this instance (1…4), t range drawn [z, w).
     /// Meshes: trim start and end along the path (x, y), z = 1 when trimming.
-    var gradientRange: SIMD4<Float> = .zero
+    package var gradientRange: SIMD4<Float> = .zero
     /// Gradients: the locations of up to four stops; their colors are `fillColor`,
     /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, opacity in alpha).
-    var gradientLocations: SIMD4<Float> = .zero
-    var gradientColor2: SIMD4<Float> = .zero
-    var gradientColor3: SIMD4<Float> = .zero
+    package var gradientLocations: SIMD4<Float> = .zero
+    package var gradientColor2: SIMD4<Float> = .zero
+    package var gradientColor3: SIMD4<Float> = .zero
 
     /// `params.y`: what the fragment shader draws.
-    enum Kind: Float {
+    package enum Kind: Float {
         case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5
     }
 
     /// Every field with its shader location, in order (the vertex attribute table).
-    static var fields: [(location: UInt32, keyPath: PartialKeyPath<RectInstance>)] { [
+    package static var fields: [(location: UInt32, keyPath: PartialKeyPath<RectInstance>)] { [
         (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (4, \.quad),
         (5, \.radii), (6, \.fillColor), (7, \.borderColor), (8, \.params),
         (9, \.gradientPoints), (10, \.gradientRange),
@@ -49,10 +49,11 @@ struct RectInstance: Equatable {
 
     /// Screen-space pixels the quad is grown by on each side. The coverage ramp reaches
     /// half a pixel outside an edge; one pixel leaves room for rounding.
-    static let antialiasMargin = 1.0
+    package static let antialiasMargin = 1.0
 
     /// An instance with every field zero (what a kind leaves unused).
-    init() {
+    @inlinable
+    package init() {
         clipX = .zero; clipY = .zero; clipW = .zero; bounds = .zero; quad = .zero; radii = .zero
         fillColor = .zero; borderColor = .zero; params = .zero
     }
@@ -60,8 +61,8 @@ struct RectInstance: Equatable {
     /// Sets the geometry part: `bounds` drawn through `transform` on a `width`×`height` target,
     /// rasterizing `cover` grown by about a pixel. Returns false (changing nothing) when it draws
     /// nothing: edge-on or entirely behind the eye. Other fields are left as they are.
-    @inline(__always)
-    private mutating func setGeometry(_ m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) -> Bool {
+    @usableFromInline @inline(__always)
+    mutating func setGeometry(_ m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) -> Bool {
         // Local units per pixel across each pair of edges, at the corners (the extremes, as
         // w is affine in x and y). Across the edges x = const the perpendicular pixel
         // distance of a local step dx is dx·|det J| / |J·ey|, and symmetrically for y.
@@ -108,7 +109,8 @@ struct RectInstance: Equatable {
     }
 
     /// Radii clamped to half the smaller side of `b`.
-    static func clampedRadii(_ r: CornerRadii, _ b: Rect) -> SIMD4<Float> {
+    @inlinable
+    package static func clampedRadii(_ r: CornerRadii, _ b: Rect) -> SIMD4<Float> {
         let maxRadius = min(b.width, b.height) / 2
         func clampRadius(_ r: Double) -> Float { r.isFinite ? Float(min(max(r, 0), maxRadius)) : 0 }
         return SIMD4(clampRadius(r.minXMinY), clampRadius(r.maxXMinY), clampRadius(r.minXMaxY), clampRadius(r.maxXMaxY))
@@ -117,21 +119,28 @@ struct RectInstance: Equatable {
     /// The clip field (`params.w`) of an item whose innermost clip is `index` among
     /// `clipCount` clips: index + 1, or 0 (no clip) when out of range. The shader walks the
     /// parents from there (`ClipRecord.parent`).
-    @inline(__always)
-    static func clipField(_ index: Int, clipCount: Int) -> Float {
+    @inlinable @inline(__always)
+    package static func clipField(_ index: Int, clipCount: Int) -> Float {
         index >= 0 && index < clipCount ? Float(index + 1) : 0
     }
 
     /// Where `write` puts instances: `count` of `capacity` written from `base` (the frame
     /// slot's mapped ring buffer, or any memory with room).
-    struct Span {
-        var base: UnsafeMutablePointer<RectInstance>
-        var capacity: Int
-        var count = 0
+    package struct Span {
+        package var base: UnsafeMutablePointer<RectInstance>
+        package var capacity: Int
+        package var count = 0
+
+        @inlinable
+        package init(base: UnsafeMutablePointer<RectInstance>, capacity: Int, count: Int = 0) {
+            self.base = base
+            self.capacity = capacity
+            self.count = count
+        }
     }
 
     /// What `write` did with an item.
-    enum Written: Equatable {
+    package enum Written: Equatable {
         /// `count` instances (gradient segments; 1 otherwise) of one variant, at the span's end.
         case drawn(count: Int, variant: PipelineVariant)
         /// The item draws nothing (empty, fully transparent, edge-on, behind the eye, a group).
@@ -147,7 +156,8 @@ struct RectInstance: Equatable {
     /// handles them).
     ///
     /// - Parameter clipCount: `DrawList.clips.count` (an out-of-range `clip` means none).
-    static func write(_ item: UnsafePointer<DrawItem>, clipCount: Int, width: Int, height: Int,
+    @inlinable
+    package static func write(_ item: UnsafePointer<DrawItem>, clipCount: Int, width: Int, height: Int,
                       to span: inout Span) -> Written {
         let opacity = item.pointee.opacity
         guard opacity > 0 else { return .nothing }
@@ -215,7 +225,8 @@ struct RectInstance: Equatable {
     /// The `.gradient` case of `write`: up to four stops per instance; longer lists are chunks
     /// that share their end stops, each drawing its own t range (the first and last extended
     /// to ±∞).
-    private static func writeGradient(_ item: UnsafePointer<DrawItem>, _ gradient: GradientFill, clip: Float,
+    @inlinable
+    package static func writeGradient(_ item: UnsafePointer<DrawItem>, _ gradient: GradientFill, clip: Float,
                                       width: Int, height: Int, to span: inout Span) -> Written {
         let colors = gradient.colors
         let n = colors.count
@@ -285,4 +296,12 @@ struct RectInstance: Equatable {
         } while first < n - 1
         return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: kind, clipped: clip != 0)) : .nothing
     }
+}
+
+/// Premultiplied color with `opacity` applied, as the shaders take it.
+@inlinable
+package func mapPremultiplied(_ color: Color, opacity: Double) -> SIMD4<Float> {
+    let alpha = min(max(color.alpha * opacity, 0), 1)
+    func channel(_ c: Double) -> Float { Float(min(max(c, 0), 1) * alpha) }
+    return SIMD4(channel(color.red), channel(color.green), channel(color.blue), Float(alpha))
 }

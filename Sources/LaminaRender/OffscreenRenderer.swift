@@ -2,8 +2,8 @@ import CVulkan
 import LaminaGeometry
 #if canImport(Glibc)
 import Glibc
-import LaminaFrame
 #endif
+import LaminaFrame
 
 /// Draws `DrawList`s into an offscreen `R8G8B8A8_UNORM` image through Vulkan and reads the
 /// pixels back. The public entry point of the Vulkan core.

@@ -1,8 +1,8 @@
 import CVulkan
 #if canImport(Glibc)
 import Glibc
-import LaminaFrame
 #endif
+import LaminaFrame
 import Testing
 import LaminaGeometry
 import LaminaPNG

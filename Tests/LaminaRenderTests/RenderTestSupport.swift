@@ -1,7 +1,7 @@
 #if canImport(Glibc)
 import Glibc
-import LaminaFrame
 #endif
+import LaminaFrame
 import Testing
 import LaminaGeometry
 import LaminaPNG

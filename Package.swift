@@ -59,7 +59,7 @@ let package = Package(
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
-        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaServer"], exclude: ["README.md"]),
+        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
@@ -76,7 +76,7 @@ let package = Package(
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaServerTests",
-                    dependencies: ["LaminaServer", "Lamina", "TestSupport"],
+                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "TestSupport"],
                     exclude: ["Scenes"]),   // scene files and references, read from the source tree
     ],
     swiftLanguageModes: [.v6]

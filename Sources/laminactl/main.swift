@@ -2,7 +2,7 @@
 import Foundation
 import Lamina
 import LaminaPNG
-import LaminaServer
+import LaminaRender
 import LaminaWire
 
 let usage = """

@@ -2,7 +2,7 @@ import Foundation
 import Lamina
 import LaminaGeometry
 import LaminaPNG
-import LaminaServer
+import LaminaRender
 import Testing
 import TestSupport
 

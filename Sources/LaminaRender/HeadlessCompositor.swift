@@ -1,7 +1,6 @@
 import LaminaAnimation
 import LaminaFrame
 import LaminaGeometry
-import LaminaRender
 import LaminaTree
 
 /// A compositor without a daemon or threads, for `laminactl render` and tests: it renders a

@@ -5,8 +5,9 @@ import LaminaPNG
 import TestSupport
 @testable import LaminaRender
 
-/// Small scenes compared with committed references in `References/` (regenerate with
-/// `LAMINA_REGENERATE_REFERENCES=1`, then look at the PNG before committing it).
+/// Small scenes compared with committed references in `References/` that are Lamina's own
+/// output (`lamina` in References/manifest.txt: regenerate with `LAMINA_REGENERATE_REFERENCES=1`,
+/// then look at the PNG before committing it).
 @Suite("Golden images")
 struct GoldenImageTests {
     /// Anti-aliasing may round differently on other devices; layout may not.

@@ -108,21 +108,39 @@ public enum PixelComparator {
 
     /// Compares `actual` with the reference PNG at `referencePath`.
     ///
-    /// - With `LAMINA_REGENERATE_REFERENCES=1` in the environment the reference is
-    ///   (re)written from `actual` and the comparison passes; look at it before committing.
+    /// - The reference must have a line in its folder's `manifest.txt` (``ReferenceManifest``).
+    /// - With `LAMINA_REGENERATE_REFERENCES=1` in the environment a reference whose maker is
+    ///   `lamina` (Lamina's own output) is (re)written from `actual` and the comparison passes;
+    ///   look at it before committing. Any other reference is refused with an error: it is drawn
+    ///   by an independent renderer, and only that script may write it.
     /// - On failure, writes `<name>-actual.png` and `<name>-diff.png` next to the reference.
     /// - A missing reference fails with a message saying how to create it.
-    public static func compare(_ actual: RGBAImage, referencePath: String,
-                               tolerance: PixelTolerance) throws -> PixelComparison {
-        if let regenerate = getenv("LAMINA_REGENERATE_REFERENCES"), String(cString: regenerate) == "1" {
+    /// - Parameter regenerate: whether to (re)write the reference instead of comparing; by
+    ///   default, whether `LAMINA_REGENERATE_REFERENCES=1` is set.
+    public static func compare(_ actual: RGBAImage, referencePath: String, tolerance: PixelTolerance,
+                               regenerate: Bool = regenerationRequested) throws -> PixelComparison {
+        let slash = referencePath.lastIndex(of: "/")
+        let directory = slash.map { String(referencePath[..<$0]) } ?? "."
+        let file = slash.map { String(referencePath[referencePath.index(after: $0)...]) } ?? referencePath
+        guard let maker = try ReferenceManifest(directory: directory).makers[file] else {
+            throw ReferenceError("\(file) has no line in \(directory)/\(ReferenceManifest.fileName): add "
+                                 + "\"\(file) \(ReferenceManifest.selfMade)\" for Lamina's own output, or draw it with "
+                                 + "an independent renderer's script (which adds its own line)")
+        }
+        if regenerate {
+            guard maker == ReferenceManifest.selfMade else {
+                throw ReferenceError("LAMINA_REGENERATE_REFERENCES=1 refuses to overwrite \(referencePath): "
+                                     + "it is drawn by \(maker), an independent renderer; rerun \(maker) instead")
+            }
             try PNG.write(actual, path: referencePath)
             return compare(actual, actual, tolerance: tolerance)
         }
         let base = referencePath.hasSuffix(".png") ? String(referencePath.dropLast(4)) : referencePath
         guard access(referencePath, R_OK) == 0 else {
             try PNG.write(actual, path: base + "-actual.png")
-            throw PNGError("no reference at \(referencePath); wrote \(base)-actual.png "
-                           + "(rerun with LAMINA_REGENERATE_REFERENCES=1 to create it)")
+            let how = maker == ReferenceManifest.selfMade
+                ? "rerun with LAMINA_REGENERATE_REFERENCES=1 to create it" : "run \(maker) to draw it"
+            throw ReferenceError("no reference at \(referencePath); wrote \(base)-actual.png (\(how))")
         }
         let expected = try PNG.read(path: referencePath)
         let result = compare(actual, expected, tolerance: tolerance)
@@ -136,6 +154,11 @@ public enum PixelComparator {
             unlink(base + "-diff.png")
         }
         return result
+    }
+
+    /// Whether `LAMINA_REGENERATE_REFERENCES=1` is in the environment.
+    public static var regenerationRequested: Bool {
+        getenv("LAMINA_REGENERATE_REFERENCES").map { String(cString: $0) == "1" } ?? false
     }
 
     /// `<directory of file>/References/<name>.png`, for a test file's `#filePath`.

@@ -81,7 +81,7 @@ struct TessFillInput { var name: String; var polygons: [[Point]]; var rules: [Fi
 struct TessStrokeInput { var name: String; var path: Path; var style: StrokeStyle; var segments: Int }
 
 func tessFillInputs() -> [TessFillInput] {
-    var rng = SeededRandom(seed: 42)
+    var rng = BenchRandom(seed: 42)
     let star = (0 ..< 1000).map { k -> Point in
         let a = Double(k) * 2 * .pi / 1000, r = k % 2 == 0 ? 100.0 : 60.0
         return Point(r * cos(a), r * sin(a))
@@ -116,7 +116,7 @@ func tessFillInputs() -> [TessFillInput] {
 }
 
 func tessStrokeInputs() -> [TessStrokeInput] {
-    var rng = SeededRandom(seed: 7)
+    var rng = BenchRandom(seed: 7)
     var zigzag = Path()
     zigzag.move(to: .zero)
     for i in 1 ... 1000 { zigzag.addLine(to: Point(Double(i) * 3, i % 2 == 0 ? 0 : 10 + rng.uniform(0, 5))) }

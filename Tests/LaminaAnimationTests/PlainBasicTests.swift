@@ -1,6 +1,7 @@
 import LaminaAnimation
 import LaminaGeometry
 import Testing
+import TestSupport
 
 // `CompiledAnimation.plainBasic(forKeyPathAt:)` is the render thread's fast path for one
 // plain basic animation per key path. It must answer exactly (bit for bit) what the typed

@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 import LaminaGeometry
 @testable import LaminaFrame
 
@@ -9,7 +10,7 @@ import LaminaGeometry
 @Suite("Instances written in place")
 struct InstanceWriteTests {
     @Test func writeEqualsTheArrayPath() {
-        var random = SplitMix(seed: 0x1a31_2a)
+        var random = SeededRandom(seed: 0x1a31_2a)
         let clips = [Clip(transform: .identity, rect: Rect(0, 0, 10, 10)),
                      Clip(transform: .identity, rect: Rect(1, 1, 5, 5), parent: 0)]
         let capacity = 64
@@ -60,7 +61,7 @@ struct InstanceWriteTests {
     static let mesh = Mesh(vertices: [MeshVertex(x: 0, y: 0), MeshVertex(x: 10, y: 0), MeshVertex(x: 0, y: 8)],
                            indices: [0, 1, 2], interiorIndexCount: 3, bounds: Rect(0, 0, 10, 8), totalLength: 30)
 
-    static func randomItem(_ r: inout SplitMix) -> DrawItem {
+    static func randomItem(_ r: inout SeededRandom) -> DrawItem {
         func value(_ range: ClosedRange<Double>) -> Double {
             r.bool(0.03) ? [Double.nan, .infinity, -.infinity, 0, -1][r.int(0..<5)] : r.double(range)
         }
@@ -103,24 +104,6 @@ struct InstanceWriteTests {
                         borderWidth: r.bool(0.5) ? 0 : value(-2...10), borderColor: color(), kind: kind,
                         clip: r.int(-2..<4))
     }
-}
-
-/// A small deterministic generator (SplitMix64), so a failure reproduces.
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-    mutating func double(_ range: ClosedRange<Double>) -> Double {
-        range.lowerBound + (range.upperBound - range.lowerBound) * Double(next() >> 11) / Double(1 << 53)
-    }
-    mutating func int(_ range: Range<Int>) -> Int { range.lowerBound + Int(next() % UInt64(range.count)) }
-    mutating func bool(_ probability: Double) -> Bool { double(0...1) < probability }
 }
 
 /// The array path `OffscreenRenderer` used before instances were written in place (commit

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import LaminaGeometry
 
 /// The simple-input fast path (`MonotoneSweep`) against the general sweep and the references:

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import LaminaGeometry
 
 /// The small-input path (`SmallFillSweep`) against the general sweep and the references: it

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import LaminaGeometry
 
 /// Named input shapes, each run under both fill rules and several rotations (lyon's

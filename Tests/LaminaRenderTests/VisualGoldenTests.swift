@@ -23,10 +23,8 @@ struct VisualGoldenTests {
     func compare(_ list: DrawList, _ name: String, _ tolerance: PixelTolerance,
                  sourceLocation: SourceLocation = #_sourceLocation) throws {
         let image = try renderImage(list, alpha: .straight, sourceLocation: sourceLocation)
-        let result = try PixelComparator.compare(image, referencePath: PixelComparator.referencePath(name),
-                                                 tolerance: tolerance)
-        #expect(result.passed, "\(name): \(result)", sourceLocation: sourceLocation)
-        if ProcessInfo.processInfo.environment["LAMINA_WRITE_ACTUAL"] == "1" { print("\(name): \(result)") }
+        try expectMatchesReference(image, PixelComparator.referencePath(name), tolerance, name: name,
+                                   sourceLocation: sourceLocation)
     }
 
     func mesh(_ path: Path, _ style: MeshKey.Style, _ color: Color, at offset: Point = .zero) throws -> DrawItem {

@@ -4,6 +4,7 @@ import LaminaPNG
 import LaminaServer
 import LaminaWire
 import Testing
+import TestSupport
 
 /// End to end: laminad on a temporary socket with the manual clock, driven through the
 /// client library, frames captured through Vulkan (lavapipe here) and read back as PNG.
@@ -28,9 +29,8 @@ import Testing
     /// Checks a pixel against an expected 8-bit color within ±2/255.
     static func expectPixel(_ img: RGBAImage, _ x: Int, _ y: Int, _ rgb: (Int, Int, Int),
                             sourceLocation: SourceLocation = #_sourceLocation) {
-        let p = img[x, y]
-        let ok = abs(Int(p.0) - rgb.0) <= 2 && abs(Int(p.1) - rgb.1) <= 2 && abs(Int(p.2) - rgb.2) <= 2 && p.3 == 255
-        #expect(ok, "pixel (\(x), \(y)) is \(p), expected \(rgb)", sourceLocation: sourceLocation)
+        TestSupport.expectPixel(img, x, y, RGBA(rgb.0, rgb.1, rgb.2), tolerance: 2, alphaTolerance: 0,
+                                sourceLocation: sourceLocation)
     }
 
     /// The scene: A red 100×100 with anchor (0,0) at (20,20); B blue 80×80 with anchor

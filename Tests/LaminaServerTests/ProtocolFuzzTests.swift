@@ -4,6 +4,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import TestSupport
 
 /// Mutation fuzzing of everything a hostile client's bytes reach without a socket: the frame
 /// decoder, the session state machine and commits applied to a model tree. Valid message

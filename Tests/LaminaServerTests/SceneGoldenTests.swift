@@ -31,10 +31,8 @@ struct SceneGoldenTests {
                                                 scale: scene.scale, background: scene.background)
         let pixels = try compositor.render(try scene.tree(at: 0).presentation(at: 0))
         let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
-        let result = try PixelComparator.compare(image, referencePath: "\(directory)/References/\(name).png",
-                                                 tolerance: tolerance)
-        #expect(result.passed, "\(name): \(result)", sourceLocation: sourceLocation)
-        if ProcessInfo.processInfo.environment["LAMINA_WRITE_ACTUAL"] == "1" { print("\(name): \(result)") }
+        try expectMatchesReference(image, "\(directory)/References/\(name).png", tolerance, name: name,
+                                   sourceLocation: sourceLocation)
     }
 
     /// anchorPoint, position, transform (operations and a matrix), sublayerTransform about the

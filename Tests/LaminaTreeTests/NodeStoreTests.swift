@@ -1,6 +1,7 @@
 import LaminaGeometry
 @testable import LaminaTree
 import Testing
+import TestSupport
 
 /// The flat node storage: ids map to dense slots, removal moves the last node into the hole,
 /// equality is by content. Expected values come from a plain dictionary kept alongside.

@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 @testable import LaminaTree
 import Testing
+import TestSupport
 
 /// `updatePresentation` patches the presentation tree in place from a flat plan of bindings
 /// (typed entry points); `presentationProperties(of:at:)` evaluates through the enum API from

@@ -3,6 +3,7 @@ import LaminaGeometry
 import LaminaTree
 import LaminaWire
 import Testing
+import TestSupport
 
 /// The decoder fed its input whole, byte by byte, and split at every offset
 /// (the habit of swift-nio's ByteToMessageDecoderVerifier).

@@ -31,40 +31,33 @@ struct GoldenBytesTests {
     }
 
     static func hex(_ bytes: [UInt8]) -> String {
-        bytes.map { String($0, radix: 16, uppercase: true).count == 1 ? "0" + String($0, radix: 16, uppercase: true)
-                                                                      : String($0, radix: 16, uppercase: true) }.joined()
+        bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16, uppercase: true) }.joined()
     }
 
     /// `request` encodes to `expected`, and `expected` decodes to `request` with request id `id`
     /// and nothing left over.
     func check(_ request: Request, id: UInt32, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
-        let want = Self.bytes(expected)
-        let got = MessageEncoder.encode(request, requestID: id)
-        #expect(got == want, "\(request): encoder wrote \(Self.hex(got)), the document says \(Self.hex(want))",
-                sourceLocation: sourceLocation)
-        var decoder = FrameDecoder()
-        decoder.feed(want)
-        guard case .message(let decoded, let decodedID)? = decoder.nextRequest() else {
-            Issue.record("the document's bytes for \(request) do not decode", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(decoded == request && decodedID == id, "decoded \(decoded) id \(decodedID)", sourceLocation: sourceLocation)
-        #expect(decoder.bufferedCount == 0, sourceLocation: sourceLocation)
+        check(request, id: id, expected, encode: MessageEncoder.encode, next: { $0.nextRequest() }, sourceLocation)
     }
 
     /// The same for an event.
     func check(_ event: Event, id: UInt32, _ expected: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        check(event, id: id, expected, encode: MessageEncoder.encode, next: { $0.nextEvent() }, sourceLocation)
+    }
+
+    func check<M: Equatable>(_ message: M, id: UInt32, _ expected: String, encode: (M, UInt32) -> [UInt8],
+                             next: (inout FrameDecoder) -> DecodeResult<M>?, _ sourceLocation: SourceLocation) {
         let want = Self.bytes(expected)
-        let got = MessageEncoder.encode(event, requestID: id)
-        #expect(got == want, "\(event): encoder wrote \(Self.hex(got)), the document says \(Self.hex(want))",
+        let got = encode(message, id)
+        #expect(got == want, "\(message): encoder wrote \(Self.hex(got)), the document says \(Self.hex(want))",
                 sourceLocation: sourceLocation)
         var decoder = FrameDecoder()
         decoder.feed(want)
-        guard case .message(let decoded, let decodedID)? = decoder.nextEvent() else {
-            Issue.record("the document's bytes for \(event) do not decode", sourceLocation: sourceLocation)
+        guard case .message(let decoded, let decodedID)? = next(&decoder) else {
+            Issue.record("the document's bytes for \(message) do not decode", sourceLocation: sourceLocation)
             return
         }
-        #expect(decoded == event && decodedID == id, "decoded \(decoded) id \(decodedID)", sourceLocation: sourceLocation)
+        #expect(decoded == message && decodedID == id, "decoded \(decoded) id \(decodedID)", sourceLocation: sourceLocation)
         #expect(decoder.bufferedCount == 0, sourceLocation: sourceLocation)
     }
 

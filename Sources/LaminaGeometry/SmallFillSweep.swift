@@ -261,13 +261,7 @@ struct SmallFillSweep {
             var a = 0
             while a < n {
                 let mid = min(n, a + width), hi = min(n, a + 2 * width)
-                var i = a, j = mid, k = a
-                while i < mid && j < hi {
-                    if less(src[j], src[i]) { dst[k] = src[j]; j += 1 } else { dst[k] = src[i]; i += 1 }
-                    k += 1
-                }
-                while i < mid { dst[k] = src[i]; i += 1; k += 1 }
-                while j < hi { dst[k] = src[j]; j += 1; k += 1 }
+                mergeRuns(src, into: dst, a, mid, hi, by: less)
                 a = hi
             }
             swap(&src, &dst)

@@ -20,7 +20,7 @@
 //     ▲                        │
 //   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
 //
-//   LaminaPNG (CPNG) is a leaf used by Render, Server, the client library and tools.
+//   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   CGLU and CTess2 are peers used only by lamina-bench.
 //   Executables are thin mains on top.
 import PackageDescription
@@ -39,6 +39,7 @@ let package = Package(
         // System libraries (Debian packages, found through pkg-config).
         .systemLibrary(name: "CVulkan", pkgConfig: "vulkan",
                        providers: [.apt(["libvulkan-dev", "mesa-vulkan-drivers"])]),
+        // No target uses CGLFW yet: lamina-viewer (the window target) will, and alone.
         .systemLibrary(name: "CGLFW", pkgConfig: "glfw3", providers: [.apt(["libglfw3-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGLU", pkgConfig: "glu", providers: [.apt(["libglu1-mesa-dev"])]),
@@ -53,13 +54,13 @@ let package = Package(
         .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
 
         // GPU and daemon.
-        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaPNG", "CVulkan"], exclude: ["README.md"]),
-        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender"], exclude: ["README.md"]),
-        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaPNG"], exclude: ["README.md"]),
+        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "CVulkan"], exclude: ["README.md"]),
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire"], exclude: ["README.md"]),
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
-        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender"], exclude: ["README.md"]),
+        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",

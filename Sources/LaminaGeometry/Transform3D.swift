@@ -110,21 +110,6 @@ public struct Transform3D: Hashable, Sendable, CustomStringConvertible {
         return v.w == 1 || v.w == 0 ? Point(v.x, v.y) : Point(v.x / v.w, v.y / v.w)
     }
 
-    /// True when the matrix is a 2D affine transform (no z, no perspective).
-    public var isAffine2D: Bool {
-        m13 == 0 && m14 == 0 && m23 == 0 && m24 == 0 && m31 == 0 && m32 == 0
-            && m33 == 1 && m34 == 0 && m43 == 0 && m44 == 1
-    }
-
-    /// Determinant of the 4×4 matrix.
-    public var determinant: Double {
-        let s0 = m11 * m22 - m21 * m12, s1 = m11 * m23 - m21 * m13, s2 = m11 * m24 - m21 * m14
-        let s3 = m12 * m23 - m22 * m13, s4 = m12 * m24 - m22 * m14, s5 = m13 * m24 - m23 * m14
-        let c5 = m33 * m44 - m43 * m34, c4 = m32 * m44 - m42 * m34, c3 = m32 * m43 - m42 * m33
-        let c2 = m31 * m44 - m41 * m34, c1 = m31 * m43 - m41 * m33, c0 = m31 * m42 - m41 * m32
-        return s0 * c5 - s1 * c4 + s2 * c3 + s3 * c2 - s4 * c1 + s5 * c0
-    }
-
     /// The inverse, or nil when the matrix is singular (`CATransform3DInvert` returns the
     /// input unchanged in that case; callers decide).
     public var inverted: Transform3D? {

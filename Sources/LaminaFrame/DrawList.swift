@@ -7,23 +7,35 @@ import LaminaGeometry
 /// thread, inspected in tests, and handed over whole.
 public struct DrawList: Sendable {
     /// Target width in device pixels.
-    public var width: Int
+    public var width: Int { didSet { replan() } }
     /// Target height in device pixels.
-    public var height: Int
+    public var height: Int { didSet { replan() } }
     /// Color the target is cleared to: sRGB-encoded, straight alpha.
     public var clearColor: Color
     /// Items in painter's order: the first is drawn first (furthest back).
-    public var items: [DrawItem]
+    public var items: [DrawItem] { didSet { replan() } }
     /// Clip shapes that items refer to by index (`DrawItem.clip`), each with its parent.
     public var clips: [Clip]
+    /// The frame's passes (from the items' group markers), kept in step with `items`, `width`
+    /// and `height`.
+    public private(set) var plan: FramePlan
 
     public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
+        self.init(width: width, height: height, clearColor: clearColor, items: items, clips: clips,
+                  plan: FramePlanner.plan(items, width: width, height: height))
+    }
+
+    /// A list whose plan was made with the items (`DrawListBuilder`, from its own planner).
+    init(width: Int, height: Int, clearColor: Color, items: [DrawItem], clips: [Clip], plan: FramePlan) {
         self.width = width
         self.height = height
         self.clearColor = clearColor
         self.items = items
         self.clips = clips
+        self.plan = plan
     }
+
+    private mutating func replan() { plan = FramePlanner.plan(items, width: width, height: height) }
 }
 
 /// A rounded-rect clip (`masksToBounds`): the part of a layer's plane inside `rect` with
@@ -75,9 +87,10 @@ public struct GradientFill: Sendable, Hashable {
 }
 
 /// A tessellated mesh to draw (shape layers' fills and strokes): `mesh` in the item's local
-/// units, cached on the GPU under `key` (an unchanged shape is not uploaded again).
+/// units, kept on the GPU under `id` (`MeshCache`'s id: an unchanged shape is not uploaded
+/// again; ids are never reused, so one id always means one mesh).
 public struct MeshDraw: Sendable {
-    public var key: MeshKey
+    public var id: MeshID
     public var mesh: Mesh
     /// Fill or stroke color, sRGB-encoded, straight alpha.
     public var color: Color
@@ -85,8 +98,8 @@ public struct MeshDraw: Sendable {
     public var trimStart: Double
     public var trimEnd: Double
 
-    public init(key: MeshKey, mesh: Mesh, color: Color, trimStart: Double = 0, trimEnd: Double = 1) {
-        self.key = key
+    public init(id: MeshID, mesh: Mesh, color: Color, trimStart: Double = 0, trimEnd: Double = 1) {
+        self.id = id
         self.mesh = mesh
         self.color = color
         self.trimStart = trimStart

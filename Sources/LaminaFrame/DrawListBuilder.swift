@@ -58,6 +58,8 @@ public struct DrawListBuilder {
     /// The walk's stack of sibling slots in drawing order (see `visitChildren`).
     private var order: [Int] = []
     private var clips: [Clip] = []
+    /// The frame's passes, made from the items at the end of `build`.
+    private var planner = FramePlanner()
     /// The mesh each layer drew last frame for each of its paths (shape fill, stroke, the
     /// shadowPath's fill): when its path is the same storage (an unchanged property) and its
     /// style and scale bucket are equal, the mesh is reused without hashing the path for the
@@ -67,7 +69,7 @@ public struct DrawListBuilder {
         var path: Path
         var style: MeshKey.Style
         var bucket: Int
-        var key: MeshKey
+        var id: MeshID
         var mesh: Mesh
     }
     private enum MeshPart: Hashable { case fill, stroke, shadowPath }
@@ -100,7 +102,9 @@ public struct DrawListBuilder {
             }
         }
         swap(&memo, &nextMemo)
-        return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips)
+        let plan = planner.plan(items, width: pixelWidth, height: pixelHeight)
+        return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips,
+                        plan: plan)
     }
 
     /// Visits `children` in zPosition order (stable). Their slots go on `order`, a stack shared
@@ -341,12 +345,12 @@ public struct DrawListBuilder {
                 analytic(rect, shapeRadii, alpha: 1)
                 return
             }
-            guard let (key, mesh) = shapeMesh(node.id, path, .fill(.nonZero), bucket: MeshCache.bucket(forScale: pixelScale),
+            guard let (meshID, mesh) = shapeMesh(node.id, path, .fill(.nonZero), bucket: MeshCache.bucket(forScale: pixelScale),
                                               scale: pixelScale, part: .shadowPath) else { return }
             items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
                                   kind: .shadowGroup(color: color, sigma: blurSigma, count: 1), clip: clip))
             items.append(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
-                                  kind: .mesh(MeshDraw(key: key, mesh: mesh, color: Color(0, 0, 0)))))
+                                  kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: Color(0, 0, 0)))))
             return
         }
         if node.sublayers.isEmpty {
@@ -420,9 +424,9 @@ public struct DrawListBuilder {
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
-            if let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
+            if let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(key: key, mesh: mesh, color: fill)), clip: clip))
+                                      kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: fill)), clip: clip))
             }
         }
         if let strokeColor = p.strokeColor, strokeColor.alpha > 0, p.lineWidth >= 0 {
@@ -432,9 +436,9 @@ public struct DrawListBuilder {
             let inShader = stroke.canTrimInShader
             let style = MeshKey.Style.stroke(inShader ? stroke.untrimmed : stroke, trimmedInShader: inShader)
             if stroke.strokeEnd > stroke.strokeStart,
-               let (key, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
+               let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(key: key, mesh: mesh, color: strokeColor,
+                                      kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: strokeColor,
                                                            trimStart: inShader ? stroke.strokeStart : 0,
                                                            trimEnd: inShader ? stroke.strokeEnd : 1)),
                                       clip: clip))
@@ -445,16 +449,15 @@ public struct DrawListBuilder {
     /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from
     /// the cache (tessellated on a miss).
     private mutating func shapeMesh(_ id: LayerID, _ path: Path, _ style: MeshKey.Style, bucket: Int, scale: Double,
-                                    part: MeshPart) -> (MeshKey, Mesh)? {
+                                    part: MeshPart) -> (MeshID, Mesh)? {
         let memoKey = MemoKey(layer: id, part: part)
         if let last = memo[memoKey], last.bucket == bucket, last.style == style, Self.sameStorage(last.path, path) {
             nextMemo[memoKey] = last
-            return (last.key, last.mesh)
+            return (last.id, last.mesh)
         }
-        guard let mesh = tessellate(path, style, scale: scale) else { return nil }
-        let key = MeshKey(path: path, style: style, scaleBucket: bucket)
-        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, key: key, mesh: mesh)
-        return (key, mesh)
+        guard let (meshID, mesh) = tessellate(path, style, scale: scale) else { return nil }
+        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, id: meshID, mesh: mesh)
+        return (meshID, mesh)
     }
 
     /// Whether two paths share their element storage (so are the same path).
@@ -480,15 +483,15 @@ public struct DrawListBuilder {
         return minX <= maxX ? Rect(minX, minY, maxX - minX, maxY - minY) : .zero
     }
 
-    /// The cached mesh, timing misses; nil when it is empty or tessellation fails.
-    private mutating func tessellate(_ path: Path, _ style: MeshKey.Style, scale: Double) -> Mesh? {
+    /// The cached mesh and its id, timing misses; nil when it is empty or tessellation fails.
+    private mutating func tessellate(_ path: Path, _ style: MeshKey.Style, scale: Double) -> (MeshID, Mesh)? {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        let mesh = try? meshCache.mesh(for: path, style: style, scale: scale)
+        let entry = try? meshCache.entry(for: path, style: style, scale: scale)
         clock_gettime(CLOCK_MONOTONIC, &ts)
         lastTessellateSeconds += Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start
-        guard let mesh, !mesh.isEmpty else { return nil }
-        return mesh
+        guard let entry, !entry.mesh.isEmpty else { return nil }
+        return entry
     }
 }

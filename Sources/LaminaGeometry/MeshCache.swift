@@ -1,3 +1,21 @@
+import Synchronization
+
+/// A tessellated mesh's identity, minted when `MeshCache` stores it: equal for the same path,
+/// style and scale bucket while the cache keeps the mesh, and never handed out again (a
+/// process-wide counter), so a backend may keep GPU copies by id and a frame that still
+/// draws an evicted mesh cannot meet its id on another mesh.
+public struct MeshID: Hashable, Sendable, Comparable, CustomStringConvertible {
+    public let value: UInt64
+
+    /// A new id, distinct from every id made before in this process.
+    public static func unique() -> MeshID { MeshID(value: meshIDCounter.add(1, ordering: .relaxed).newValue) }
+
+    public static func < (a: MeshID, b: MeshID) -> Bool { a.value < b.value }
+    public var description: String { "mesh#\(value)" }
+}
+
+private let meshIDCounter = Atomic<UInt64>(0)
+
 /// What a cached mesh was tessellated for: the path, the fill or stroke style, the scale bucket.
 public struct MeshKey: Hashable, Sendable {
     public enum Style: Hashable, Sendable {
@@ -26,7 +44,7 @@ public struct MeshKey: Hashable, Sendable {
 public struct MeshCache {
     public let capacity: Int
     public let maxBytes: Int
-    private var entries: [MeshKey: (mesh: Mesh, lastUse: UInt64)] = [:]
+    private var entries: [MeshKey: (mesh: Mesh, id: MeshID, lastUse: UInt64)] = [:]
     private var clock: UInt64 = 0
     public private(set) var bytes = 0
     public private(set) var hits = 0
@@ -51,26 +69,40 @@ public struct MeshCache {
     public static func scale(forBucket bucket: Int) -> Double { exp2(Double(bucket) / 4) }
 
     /// The cached mesh for `key`, marking it used.
-    public mutating func lookup(_ key: MeshKey) -> Mesh? {
+    public mutating func lookup(_ key: MeshKey) -> Mesh? { lookupEntry(key)?.mesh }
+
+    /// The cached mesh for `key` with its id, marking it used.
+    public mutating func lookupEntry(_ key: MeshKey) -> (id: MeshID, mesh: Mesh)? {
         guard var e = entries[key] else { misses += 1; return nil }
         clock += 1
         e.lastUse = clock
         entries[key] = e
         hits += 1
-        return e.mesh
+        return (e.id, e.mesh)
     }
 
-    /// Stores a mesh, evicting the least recently used ones beyond the limits.
-    public mutating func insert(_ mesh: Mesh, for key: MeshKey) {
+    /// The id of the mesh cached for `key`, if any (not marking it used).
+    public func id(for key: MeshKey) -> MeshID? { entries[key]?.id }
+
+    /// The key of the cached mesh `id`, if it is still cached: a linear search, for tests and
+    /// diagnostics.
+    public func key(for id: MeshID) -> MeshKey? { entries.first { $0.value.id == id }?.key }
+
+    /// Stores a mesh under a new id (returned), evicting the least recently used ones beyond
+    /// the limits.
+    @discardableResult
+    public mutating func insert(_ mesh: Mesh, for key: MeshKey) -> MeshID {
         clock += 1
         if let old = entries[key] { bytes -= old.mesh.byteCount }
-        entries[key] = (mesh, clock)
+        let id = MeshID.unique()
+        entries[key] = (mesh, id, clock)
         bytes += mesh.byteCount
         while entries.count > capacity || (bytes > maxBytes && entries.count > 1) {
             guard let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) else { break }
             bytes -= victim.value.mesh.byteCount
             entries.removeValue(forKey: victim.key)
         }
+        return id
     }
 
     public mutating func removeAll() { entries.removeAll(); bytes = 0 }
@@ -79,9 +111,15 @@ public struct MeshCache {
     /// at the bucket's scale and stored.
     public mutating func mesh(for path: Path, style: MeshKey.Style, scale: Double,
                               antialias: Bool = true) throws(TessellationError) -> Mesh {
+        try entry(for: path, style: style, scale: scale, antialias: antialias).mesh
+    }
+
+    /// `mesh(for:style:scale:antialias:)` with the mesh's id.
+    public mutating func entry(for path: Path, style: MeshKey.Style, scale: Double,
+                               antialias: Bool = true) throws(TessellationError) -> (id: MeshID, mesh: Mesh) {
         let bucket = Self.bucket(forScale: scale)
         let key = MeshKey(path: path, style: style, scaleBucket: bucket, antialias: antialias)
-        if let m = lookup(key) { return m }
+        if let e = lookupEntry(key) { return e }
         let s = Self.scale(forBucket: bucket)
         let m: Mesh
         switch style {
@@ -90,8 +128,7 @@ public struct MeshCache {
         case .stroke(let stroke, let inShader):
             m = try StrokeTessellator.mesh(path, style: stroke, scale: s, antialias: antialias, trimInShader: inShader)
         }
-        insert(m, for: key)
-        return m
+        return (insert(m, for: key), m)
     }
 }
 

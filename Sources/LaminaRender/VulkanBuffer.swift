@@ -67,7 +67,7 @@ final class VulkanBuffer {
         self.size = size
         self.mapped = mapped
         self.isCoherent = flags & coherent != 0
-        device.track(2)
+        device.track(buffer, memory)
     }
 
     /// Makes device writes visible to the host for non-coherent memory
@@ -86,6 +86,6 @@ final class VulkanBuffer {
         vkUnmapMemory(device.raw, memory)
         vkDestroyBuffer(device.raw, raw, nil)
         vkFreeMemory(device.raw, memory, nil)
-        device.track(-2)
+        device.untrack(raw, memory)
     }
 }

@@ -17,7 +17,7 @@ final class VulkanCommands {
         try vk("vkCreateCommandPool", vkCreateCommandPool(device.raw, &info, nil, &pool))
         guard let pool else { throw .vulkan(.unexpected(0), call: "vkCreateCommandPool") }
         self.pool = pool
-        device.track(1)
+        device.track(pool)
 
         if device.timestampPeriod != nil {
             var queryInfo = VkQueryPoolCreateInfo()
@@ -28,11 +28,11 @@ final class VulkanCommands {
             let result = vkCreateQueryPool(device.raw, &queryInfo, nil, &queryPool)
             guard result == VK_SUCCESS, let queryPool else {
                 vkDestroyCommandPool(device.raw, pool, nil)
-                device.track(-1)
+                device.untrack(pool)
                 throw .vulkan(VulkanError(result), call: "vkCreateQueryPool")
             }
             self.queryPool = queryPool
-            device.track(1)
+            device.track(queryPool)
         } else {
             queryPool = nil
         }
@@ -58,13 +58,13 @@ final class VulkanCommands {
         var fence: VkFence?
         try vk("vkCreateFence", vkCreateFence(device.raw, &info, nil, &fence))
         guard let fence else { throw .vulkan(.unexpected(0), call: "vkCreateFence") }
-        device.track(1)
+        device.track(fence)
         return fence
     }
 
     func destroyFence(_ fence: VkFence, device: VulkanDevice) {
         vkDestroyFence(device.raw, fence, nil)
-        device.track(-1)
+        device.untrack(fence)
     }
 
     /// Waits for `fence` without a time limit, then resets it.
@@ -106,9 +106,9 @@ final class VulkanCommands {
     func destroy(_ device: VulkanDevice) {
         if let queryPool {
             vkDestroyQueryPool(device.raw, queryPool, nil)
-            device.track(-1)
+            device.untrack(queryPool)
         }
         vkDestroyCommandPool(device.raw, pool, nil)
-        device.track(-1)
+        device.untrack(pool)
     }
 }

@@ -17,15 +17,31 @@ final class VulkanDevice {
     /// Device name as the driver reports it (e.g. "llvmpipe (LLVM 15.0.6, 256 bits)").
     var name: String { string(fromCharTuple: properties.deviceName) }
 
-    /// Live Vulkan objects made from this device (debug builds; always 0 in release).
-    /// The renderer expects 0 before it destroys the device.
-    private(set) var liveObjects = 0
+    /// Live Vulkan objects made from this device: the handles registered with `track` and not
+    /// yet released with `untrack` (debug builds; always 0 in release). The renderer expects 0
+    /// before it destroys the device.
+    var liveObjects: Int { registered.count }
+    private var registered: Set<UInt> = []
 
-    /// Counts an object created (+1) or destroyed (−1). Debug builds only.
+    /// Registers objects just created (each handle once). Debug builds only.
     @inline(__always)
-    func track(_ delta: Int) {
+    func track(_ handles: OpaquePointer?...) {
         #if DEBUG
-        liveObjects += delta
+        for handle in handles {
+            let inserted = registered.insert(UInt(bitPattern: handle)).inserted
+            assert(handle != nil && inserted, "Vulkan object \(String(describing: handle)) registered twice or nil")
+        }
+        #endif
+    }
+
+    /// Releases objects about to be destroyed (each registered before). Debug builds only.
+    @inline(__always)
+    func untrack(_ handles: OpaquePointer?...) {
+        #if DEBUG
+        for handle in handles {
+            let removed = registered.remove(UInt(bitPattern: handle)) != nil
+            assert(removed, "Vulkan object \(String(describing: handle)) destroyed but never registered")
+        }
         #endif
     }
 

@@ -77,7 +77,7 @@ final class VulkanImage {
         (raw, memory, view) = color
         (self.stencil, stencilMemory, stencilView) = stencil
         self.framebuffer = framebuffer
-        device.track(7)
+        device.track(raw, memory, view, self.stencil, stencilMemory, stencilView, framebuffer)
     }
 
     /// A device-local 2D image with its memory and a view of `aspect`.
@@ -143,6 +143,6 @@ final class VulkanImage {
         vkDestroyFramebuffer(device.raw, framebuffer, nil)
         Self.destroyImage(device, (stencil, stencilMemory, stencilView))
         Self.destroyImage(device, (raw, memory, view))
-        device.track(-7)
+        device.untrack(raw, memory, view, stencil, stencilMemory, stencilView, framebuffer)
     }
 }

@@ -205,7 +205,9 @@ final class VulkanPipeline {
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(10 + variants.count)
+        device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
+                     blurLayout, sampler)
+        for variant in variants { device.track(variant) }
     }
 
     func destroy(_ device: VulkanDevice) {
@@ -220,7 +222,9 @@ final class VulkanPipeline {
         vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
-        device.track(-10 - variants.count)
+        device.untrack(renderPass, groupRenderPass, layout, clipSetLayout, compositeSetLayout, compositeLayout, composite,
+                       blur, blurLayout, sampler)
+        for variant in variants { device.untrack(variant) }
     }
 
     /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass

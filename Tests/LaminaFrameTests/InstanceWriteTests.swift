@@ -93,7 +93,7 @@ struct InstanceWriteTests {
                                           colors: (0..<n).map { _ in color() }, locations: locations))
         case 9..<11:
             let trims = (value(0...1), value(0...1))
-            kind = .mesh(MeshDraw(key: MeshKey(path: Path(), style: .fill(.nonZero), scaleBucket: 0),
+            kind = .mesh(MeshDraw(id: .unique(),
                                   mesh: r.bool(0.05) ? .empty : mesh, color: color(),
                                   trimStart: r.bool(0.5) ? 0 : trims.0, trimEnd: r.bool(0.5) ? 1 : trims.1))
         default:

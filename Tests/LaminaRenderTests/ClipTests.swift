@@ -140,10 +140,9 @@ struct ClipTests {
         var list = Self.deepScene()
         let path = Path.rect(Rect(-200, -200, 400, 400))
         var cache = MeshCache()
-        let mesh = try cache.mesh(for: path, style: .fill(.nonZero), scale: 1)
-        let key = MeshKey(path: path, style: .fill(.nonZero), scaleBucket: MeshCache.bucket(forScale: 1))
+        let (id, mesh) = try cache.entry(for: path, style: .fill(.nonZero), scale: 1)
         list.items = [DrawItem(transform: list.clips[3].transform, bounds: mesh.bounds, backgroundColor: .clear,
-                               kind: .mesh(MeshDraw(key: key, mesh: mesh, color: Self.blue)), clip: 3)]
+                               kind: .mesh(MeshDraw(id: id, mesh: mesh, color: Self.blue)), clip: 3)]
         let image = try renderImage(list, alpha: .straight)
         for (x, y) in [(40, 40), (10, 40), (50, 10), (85, 40), (40, 84)] {
             let p = Point(Double(x) + 0.5, Double(y) + 0.5)

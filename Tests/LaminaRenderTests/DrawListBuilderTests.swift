@@ -143,8 +143,9 @@ struct DrawListBuilderTests {
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         var presentation = LayerTree()
         func buckets(_ tree: LayerTree) -> [Int] {
-            builder.build(tree).items.compactMap { item -> Int? in
-                if case .mesh(let m) = item.kind { return m.key.scaleBucket } else { return nil }
+            let list = builder.build(tree)
+            return list.items.compactMap { item -> Int? in
+                if case .mesh(let m) = item.kind { return builder.meshCache.key(for: m.id)?.scaleBucket } else { return nil }
             }
         }
         for k in 0..<60 {

@@ -22,11 +22,10 @@ struct MeshArenaTests {
         for k in 0..<(columns * rows) {
             let center = Point(Double(k % columns) * 20 + 10, Double(k / columns) * 20 + 10)
             let path = Path.ellipse(in: Rect(center.x - 9, center.y - 9, 18, 18))
-            let mesh = try cache.mesh(for: path, style: .fill(.nonZero), scale: 1)
+            let (id, mesh) = try cache.entry(for: path, style: .fill(.nonZero), scale: 1)
             meshBytes += MeshArena.size(vertexCount: mesh.vertices.count, indexCount: mesh.indices.count)
-            let key = MeshKey(path: path, style: .fill(.nonZero), scaleBucket: MeshCache.bucket(forScale: 1))
             items.append(DrawItem(bounds: mesh.bounds, backgroundColor: .clear,
-                                  kind: .mesh(MeshDraw(key: key, mesh: mesh, color: k % 2 == 0 ? red : blue))))
+                                  kind: .mesh(MeshDraw(id: id, mesh: mesh, color: k % 2 == 0 ? red : blue))))
         }
         #expect(meshBytes > MeshArena.minimumBytes, "the scene must overflow the first arena (\(meshBytes) bytes)")
         let white = Color(1, 1, 1)

@@ -29,10 +29,9 @@ struct VisualGoldenTests {
 
     func mesh(_ path: Path, _ style: MeshKey.Style, _ color: Color, at offset: Point = .zero) throws -> DrawItem {
         var cache = MeshCache()
-        let mesh = try cache.mesh(for: path, style: style, scale: 1)
-        let key = MeshKey(path: path, style: style, scaleBucket: MeshCache.bucket(forScale: 1))
+        let (id, mesh) = try cache.entry(for: path, style: style, scale: 1)
         return DrawItem(transform: .translation(offset.x, offset.y), bounds: mesh.bounds, backgroundColor: .clear,
-                        kind: .mesh(MeshDraw(key: key, mesh: mesh, color: color)))
+                        kind: .mesh(MeshDraw(id: id, mesh: mesh, color: color)))
     }
 
     // MARK: Shadows

@@ -1,0 +1,252 @@
+import LaminaGeometry
+
+/// A rectangle of whole device pixels, `min` inclusive, `max` exclusive.
+public struct PixelRect: Sendable, Hashable {
+    public var minX: Int, minY: Int, maxX: Int, maxY: Int
+
+    public init(minX: Int, minY: Int, maxX: Int, maxY: Int) {
+        self.minX = minX; self.minY = minY; self.maxX = maxX; self.maxY = maxY
+    }
+
+    public var isEmpty: Bool { maxX <= minX || maxY <= minY }
+
+    public func intersection(_ other: PixelRect) -> PixelRect {
+        PixelRect(minX: max(minX, other.minX), minY: max(minY, other.minY),
+                  maxX: min(maxX, other.maxX), maxY: min(maxY, other.maxY))
+    }
+}
+
+/// One render pass of a frame: what it draws into, the part of that image it clears and
+/// draws, its steps and the passes whose images it samples (which come before it).
+public struct FramePass: Sendable, Hashable {
+    /// What a pass draws into.
+    public enum Target: Sendable, Hashable {
+        /// The frame's image (the offscreen target or, later, a window's swapchain image).
+        case frame
+        /// Offscreen image `n` of the frame (target-sized; `FramePlan.imageCount` of them). An
+        /// image is reused within the frame once the pass that samples it is done.
+        case image(Int)
+    }
+
+    public var target: Target
+    /// Cleared and drawn (render area and scissor): the whole target, or a blurred shadow's
+    /// box on it.
+    public var area: PixelRect
+    /// `FramePlan.steps[steps]`, in order.
+    public var steps: Range<Int>
+    /// `FramePlan.dependencies[dependencies]`: indices of the passes whose images this pass
+    /// samples (all before it in `FramePlan.passes`).
+    public var dependencies: Range<Int>
+}
+
+/// One step of a pass, in painter's order.
+public enum PassStep: Sendable, Hashable {
+    /// Items `range` of `DrawList.items` (no group or shadow-group markers among them).
+    case items(Range<Int>)
+    /// Offscreen image `image` drawn over the pass with `opacity` (a group's content).
+    case composite(image: Int, opacity: Double)
+    /// One direction of a blurred shadow's separable Gaussian: image `source`'s alpha blurred
+    /// by `sigma` device pixels along x (along y when `vertical`), reads clamped to `valid` (the
+    /// part of `source` its pass cleared), drawn over `valid` scissored to `scissor`. The
+    /// vertical step draws in the color, opacity and clip of the `.shadowGroup` item
+    /// `DrawList.items[marker]`; the horizontal one draws the blurred alpha in black.
+    case blur(source: Int, marker: Int, vertical: Bool, sigma: Double, valid: PixelRect, scissor: PixelRect)
+}
+
+/// A frame's explicit passes, children before the passes that sample their images; the last
+/// pass draws into the frame. Made from a draw list's items by `FramePlanner` (the builder
+/// does it as it builds the list), so a backend only records passes and never reads the
+/// group structure from the items.
+public struct FramePlan: Sendable, Hashable {
+    public var passes: [FramePass] = []
+    public var steps: [PassStep] = []
+    public var dependencies: [Int] = []
+    /// Offscreen images the frame needs at once (at most).
+    public var imageCount = 0
+
+    public init() {}
+}
+
+/// Turns a draw list's items (with their `.group` and `.shadowGroup` markers) into a
+/// `FramePlan`. Keeps its buffers between frames (render thread: one per builder).
+///
+/// A group with opacity > 0 and items becomes a pass into an image of its own, composited
+/// over its parent's pass. A blurred shadow becomes three steps: its items drawn into an
+/// image over their device bounding box grown by ⌈3σ⌉ + 1 (clamped to the target), the
+/// horizontal blur of that into a second image, and the vertical blur drawn in the parent's
+/// pass; a shadow that draws nothing (no items, an empty box, zero opacity or alpha) is left
+/// out with its items. Images are handed out lowest free first in the order the passes are
+/// opened and are free again once the pass that samples them is complete.
+public struct FramePlanner {
+    private var plan = FramePlan()
+    /// Per nesting depth: the steps and dependencies of the pass being collected.
+    private var stepStack: [[PassStep]] = []
+    private var dependencyStack: [[Int]] = []
+    private var freeImages: [Int] = []
+
+    public init() {}
+
+    /// The plan of `items` on a `width` × `height` target.
+    public static func plan(_ items: [DrawItem], width: Int, height: Int) -> FramePlan {
+        var planner = FramePlanner()
+        return planner.plan(items, width: width, height: height)
+    }
+
+    /// The plan of `items` on a `width` × `height` target, reusing this planner's buffers.
+    public mutating func plan(_ items: [DrawItem], width: Int, height: Int) -> FramePlan {
+        plan.passes.removeAll(keepingCapacity: true)
+        plan.steps.removeAll(keepingCapacity: true)
+        plan.dependencies.removeAll(keepingCapacity: true)
+        plan.imageCount = 0
+        freeImages.removeAll(keepingCapacity: true)
+        let whole = PixelRect(minX: 0, minY: 0, maxX: max(width, 0), maxY: max(height, 0))
+        items.withUnsafeBufferPointer { items in
+            _ = collect(items, 0..<items.count, target: .frame, area: whole, whole: whole, depth: 0)
+        }
+        return plan
+    }
+
+    private mutating func allocateImage() -> Int {
+        if let image = freeImages.popLast() { return image }
+        plan.imageCount += 1
+        return plan.imageCount - 1
+    }
+
+    /// Collects `range` into a pass for `target` over `area`; nested groups and shadows first,
+    /// so passes come out children before parents. Returns the pass's index.
+    private mutating func collect(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, target: FramePass.Target,
+                                  area: PixelRect, whole: PixelRect, depth: Int) -> Int {
+        if stepStack.count <= depth { stepStack.append([]); dependencyStack.append([]) }
+        stepStack[depth].removeAll(keepingCapacity: true)
+        dependencyStack[depth].removeAll(keepingCapacity: true)
+        var reads: [Int] = []
+        var run = range.lowerBound  // start of the current run of drawable items
+        var k = range.lowerBound
+        func closeRun(at end: Int) {
+            if end > run { stepStack[depth].append(.items(run..<end)) }
+        }
+        while k < range.upperBound {
+            let item = items.baseAddress! + k
+            switch item.pointee.kind {
+            case .group(let opacity, let count):
+                closeRun(at: k)
+                let end = min(k + 1 + max(count, 0), range.upperBound)
+                if opacity > 0, end > k + 1 {
+                    let image = allocateImage()
+                    let pass = collect(items, (k + 1)..<end, target: .image(image), area: whole, whole: whole,
+                                       depth: depth + 1)
+                    stepStack[depth].append(.composite(image: image, opacity: min(opacity, 1)))
+                    dependencyStack[depth].append(pass)
+                    reads.append(image)
+                }
+                k = end
+                run = k
+            case .shadowGroup(let color, let sigmaValue, let count):
+                closeRun(at: k)
+                let marker = k
+                let end = min(k + 1 + max(count, 0), range.upperBound)
+                k = end
+                run = k
+                let sigma = min(sigmaValue.isFinite ? max(sigmaValue, 0) : 0, 100_000)
+                let radius = Int((3 * sigma).rounded(.up))
+                // The content's bounding box grown by the blur, on the target (coordinates far
+                // outside it, infinite or NaN — a hostile transform — clamp to the target's
+                // neighbourhood, NaN to the whole of it).
+                guard end > marker + 1,
+                      let box = Self.deviceBounds(items, (marker + 1)..<end, width: whole.maxX, height: whole.maxY)
+                else { continue }
+                let margin = radius + 1
+                let limit = max(whole.maxX, whole.maxY) + 2 * margin + 4
+                let grown = PixelRect(minX: Self.pixel(box.minX, .down, within: limit) - margin,
+                                      minY: Self.pixel(box.minY, .down, within: limit) - margin,
+                                      maxX: Self.pixel(box.maxX, .up, within: limit) + margin,
+                                      maxY: Self.pixel(box.maxY, .up, within: limit) + margin)
+                    .intersection(whole)
+                // The vertical step draws the shadow's color at the marker's opacity: nothing
+                // to draw, no passes.
+                guard !grown.isEmpty, item.pointee.opacity > 0,
+                      mapPremultiplied(color, opacity: item.pointee.opacity).w > 0 else { continue }
+                // Content into one image, its horizontal blur into another, whose vertical
+                // blur this pass draws.
+                let content = allocateImage()
+                let contentPass = collect(items, (marker + 1)..<end, target: .image(content), area: grown,
+                                          whole: whole, depth: depth + 1)
+                let blurred = allocateImage()
+                plan.steps.append(.blur(source: content, marker: marker, vertical: false, sigma: sigma,
+                                        valid: grown, scissor: grown))
+                plan.dependencies.append(contentPass)
+                plan.passes.append(FramePass(target: .image(blurred), area: grown,
+                                             steps: (plan.steps.count - 1)..<plan.steps.count,
+                                             dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
+                freeImages.append(content)
+                stepStack[depth].append(.blur(source: blurred, marker: marker, vertical: true, sigma: sigma,
+                                              valid: grown, scissor: grown.intersection(area)))
+                dependencyStack[depth].append(plan.passes.count - 1)
+                reads.append(blurred)
+            case .rect, .shadow, .gradient, .mesh:
+                k += 1
+            }
+        }
+        closeRun(at: range.upperBound)
+        let steps = plan.steps.count
+        plan.steps.append(contentsOf: stepStack[depth])
+        let dependencies = plan.dependencies.count
+        plan.dependencies.append(contentsOf: dependencyStack[depth])
+        plan.passes.append(FramePass(target: target, area: area, steps: steps..<plan.steps.count,
+                                     dependencies: dependencies..<plan.dependencies.count))
+        freeImages.append(contentsOf: reads)
+        return plan.passes.count - 1
+    }
+
+    /// A box edge as a whole pixel, rounded `down` (low edges) or `up` (high edges) and
+    /// clamped to ±`limit`; NaN goes to the far side (-limit for a low edge, +limit for a high
+    /// one), so a box with NaN covers everything.
+    static func pixel(_ v: Double, _ rounding: FloatingPointRoundingRule, within limit: Int) -> Int {
+        guard !v.isNaN else { return rounding == .down ? -limit : limit }
+        return Int(min(max(v, -Double(limit)), Double(limit)).rounded(rounding))
+    }
+
+    /// The device-pixel bounding box of what the items in `range` can touch (AA fringe
+    /// included), nil when there are none; the whole target when a corner lies behind the eye.
+    static func deviceBounds(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, width: Int, height: Int)
+        -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+        func add(_ minX: Double, _ minY: Double, _ maxX: Double, _ maxY: Double) {
+            guard let b = box else { box = (minX, minY, maxX, maxY); return }
+            box = (min(b.minX, minX), min(b.minY, minY), max(b.maxX, maxX), max(b.maxY, maxY))
+        }
+        var k = range.lowerBound
+        while k < range.upperBound {
+            let item = items[k]
+            k += 1
+            let local: Rect
+            switch item.kind {
+            case .rect, .gradient: local = item.bounds.standardized
+            case .shadow(let sigma):
+                let b = item.bounds.standardized, g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
+                local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
+            case .mesh(let draw): local = draw.mesh.bounds.standardized
+            case .group: continue  // its items follow
+            case .shadowGroup(_, let sigma, let count):
+                let end = min(k + max(count, 0), range.upperBound)
+                if let inner = deviceBounds(items, k..<end, width: width, height: height) {
+                    let g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
+                    add(inner.minX - g, inner.minY - g, inner.maxX + g, inner.maxY + g)
+                }
+                k = end
+                continue
+            }
+            guard local.width > 0 || local.height > 0 else { continue }
+            let m = item.transform
+            for (x, y) in [(local.minX, local.minY), (local.maxX, local.minY), (local.minX, local.maxY),
+                           (local.maxX, local.maxY)] {
+                let w = x * m.m14 + y * m.m24 + m.m44
+                guard w > 1e-9 else { return (0, 0, Double(width), Double(height)) }
+                let px = (x * m.m11 + y * m.m21 + m.m41) / w, py = (x * m.m12 + y * m.m22 + m.m42) / w
+                add(px, py, px, py)
+            }
+        }
+        // The anti-aliasing margin (about a pixel).
+        return box.map { ($0.minX - 1.5, $0.minY - 1.5, $0.maxX + 1.5, $0.maxY + 1.5) }
+    }
+}

@@ -1,0 +1,178 @@
+import CVulkan
+import LaminaFrame
+import LaminaGeometry
+
+/// Records a frame's explicit passes (`FramePlan`) into a command buffer for any
+/// `RenderTarget`: each pass clears and draws its area of the frame's image or of an
+/// offscreen image from the pool, in plan order (children before the passes that sample
+/// them), between two timestamps. Depends on the target only through its framebuffer and
+/// size. Render thread only.
+struct PassRecorder {
+    let pipeline: VulkanPipeline
+    let commands: VulkanCommands
+
+    /// What one frame's recording reads.
+    struct Frame {
+        let commandBuffer: VkCommandBuffer
+        /// The frame's timestamp pair (`VulkanCommands.gpuSeconds(slot:)`).
+        let timestampSlot: Int
+        let framebuffer: VkFramebuffer
+        let width: Int
+        let height: Int
+        let clearColor: Color
+        let instances: VulkanBuffer?
+        let clipSet: VkDescriptorSet
+        let arena: VulkanBuffer?
+    }
+
+    func record(_ frame: Frame, plan: FramePlan, draws: [RecordedDraw], passDraws: [Range<Int>],
+                images: OffscreenImagePool) throws(RenderError) {
+        let cmd = frame.commandBuffer
+        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
+        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        let query = UInt32(2 * frame.timestampSlot)
+        if let queryPool = commands.queryPool {
+            vkCmdResetQueryPool(cmd, queryPool, query, 2)
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
+        }
+        for (index, pass) in plan.passes.enumerated() {
+            var clearStencil = VkClearValue()
+            clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
+            let clears: [VkClearValue]
+            let framebuffer: VkFramebuffer
+            let renderPass: VkRenderPass
+            switch pass.target {
+            case .frame:
+                clears = [mapClearColor(frame.clearColor), clearStencil]
+                framebuffer = frame.framebuffer
+                renderPass = pipeline.renderPass
+            case .image(let image):
+                clears = [mapClearColor(.clear), clearStencil]
+                framebuffer = images.framebuffer(image)
+                renderPass = pipeline.groupRenderPass
+            }
+            clears.withUnsafeBufferPointer { clearPointer in
+                var info = VkRenderPassBeginInfo()
+                info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
+                info.renderPass = renderPass
+                info.framebuffer = framebuffer
+                info.renderArea = pass.area.vk
+                info.clearValueCount = 2
+                info.pClearValues = clearPointer.baseAddress
+                vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
+            }
+            let range = passDraws[index]
+            if !range.isEmpty {
+                recordDraws(draws[range], area: pass.area, cmd: cmd, frame: frame, images: images)
+            }
+            vkCmdEndRenderPass(cmd)
+        }
+        if let queryPool = commands.queryPool {
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, query + 1)
+        }
+        try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
+    }
+
+    /// Records one pass's draws, scissored to the pass's `area`.
+    private func recordDraws(_ draws: ArraySlice<RecordedDraw>, area: PixelRect, cmd: VkCommandBuffer, frame: Frame,
+                             images: OffscreenImagePool) {
+        var viewport = VkViewport(x: 0, y: 0, width: Float(frame.width), height: Float(frame.height),
+                                  minDepth: 0, maxDepth: 1)
+        vkCmdSetViewport(cmd, 0, 1, &viewport)
+        var scissor = area.vk
+        vkCmdSetScissor(cmd, 0, 1, &scissor)
+        var bound: VkPipeline? = nil
+        func bind(_ pipeline: VkPipeline) {
+            if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
+        }
+        let instances = frame.instances
+        // Binding 0: the mesh arena (mesh vertices), binding 1: the instances; bound once.
+        var vertexBuffersBound = false
+        func bindVertexBuffers() {
+            guard !vertexBuffersBound, let instances else { return }
+            var instanceBuffer: VkBuffer? = instances.raw
+            var offset: VkDeviceSize = 0
+            vkCmdBindVertexBuffers(cmd, 1, 1, &instanceBuffer, &offset)
+            if let arena = frame.arena {
+                var arenaBuffer: VkBuffer? = arena.raw
+                vkCmdBindVertexBuffers(cmd, 0, 1, &arenaBuffer, &offset)
+                vkCmdBindIndexBuffer(cmd, arena.raw, 0, VK_INDEX_TYPE_UINT32)
+            }
+            vertexBuffersBound = true
+        }
+        // Set 0 of the rect/mesh layout; a composite binds its own (incompatible) set 0.
+        var clipSetBound = false
+        func bindClips() {
+            guard !clipSetBound else { return }
+            var set: VkDescriptorSet? = frame.clipSet
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 0, 1, &set, 0, nil)
+            clipSetBound = true
+        }
+        var stencilReference: UInt32 = 0
+        for draw in draws {
+            switch draw {
+            case .rects(let first, let count, let variant):
+                guard instances != nil else { continue }
+                bind(pipeline.pipeline(variant))
+                if variant.clipped { bindClips() }
+                bindVertexBuffers()
+                vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
+            case .mesh(let mesh, let instance, let clipped):
+                guard instances != nil else { continue }
+                bindVertexBuffers()
+                bind(pipeline.pipeline(PipelineVariant(kind: .mesh, clipped: clipped)))
+                let mesh = mesh.takeUnretainedValue()
+                if clipped { bindClips() }
+                // Each mesh its own stencil reference (the pass cleared the stencil to 0).
+                stencilReference += 1
+                if stencilReference > 255 {
+                    var clear = VkClearAttachment()
+                    clear.aspectMask = mapFlags(VK_IMAGE_ASPECT_STENCIL_BIT)
+                    clear.clearValue.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
+                    var rect = VkClearRect(rect: scissor, baseArrayLayer: 0, layerCount: 1)
+                    vkCmdClearAttachments(cmd, 1, &clear, 1, &rect)
+                    stencilReference = 1
+                }
+                vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
+                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset),
+                                 UInt32(instance))
+            case .composite(let image, let opacity):
+                bind(pipeline.composite)
+                var set: VkDescriptorSet? = images.descriptorSet(image)
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
+                clipSetBound = false
+                var constants = SIMD4<Float>(opacity, 0, 0, 0)
+                vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
+                vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea):
+                guard instances != nil, !blurArea.isEmpty else { continue }
+                bind(pipeline.blur)
+                bindVertexBuffers()
+                // Set 0 the clips, set 1 the source; `blurLayout` is not compatible with
+                // `layout` (push constants), so a later rect or mesh binds its set 0 again.
+                var sets: [VkDescriptorSet?] = [frame.clipSet, images.descriptorSet(source)]
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.blurLayout, 0, 2, &sets, 0, nil)
+                clipSetBound = false
+                // Taps over ±3σ, reads clamped to where the source pass cleared its image.
+                var constants = (SIMD4<Float>(vertical ? 0 : 1, vertical ? 1 : 0, sigma, (3 * sigma).rounded(.up)),
+                                 SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)))
+                vkCmdPushConstants(cmd, pipeline.blurLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 32, &constants)
+                var blurScissor = blurArea.vk
+                vkCmdSetScissor(cmd, 0, 1, &blurScissor)
+                vkCmdDraw(cmd, 4, 1, 0, UInt32(instance))
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
+            }
+        }
+    }
+}
+
+extension PixelRect {
+    /// The rect as a Vulkan render area or scissor (an empty rect has zero extent).
+    var vk: VkRect2D {
+        VkRect2D(offset: VkOffset2D(x: Int32(minX), y: Int32(minY)),
+                 extent: VkExtent2D(width: UInt32(max(maxX - minX, 0)), height: UInt32(max(maxY - minY, 0))))
+    }
+}

@@ -1,0 +1,118 @@
+import Testing
+import LaminaGeometry
+import LaminaTree
+@testable import LaminaFrame
+
+/// The frame's explicit passes: which images, areas, steps and dependencies a translucent
+/// group and a blurred shadow produce (no GPU).
+@Suite("Frame plan")
+struct FramePlanTests {
+    func tree(_ operations: [LaminaTree.Operation]) throws -> LayerTree {
+        var t = LayerTree()
+        try t.apply(Commit(client: 1, content: .connect))
+        try t.apply(Commit(client: 1, content: .operations(operations)))
+        return t
+    }
+
+    func layer(_ id: UInt32, parent: UInt32 = 0, frame: Rect, _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = [
+            .create(id, .layer), .addSublayer(parent: parent, child: id),
+            .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
+            .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),
+        ]
+        for (key, value) in properties { ops.append(.set(id, keyPath: key, value: value)) }
+        return ops
+    }
+
+    let whole = PixelRect(minX: 0, minY: 0, maxX: 64, maxY: 64)
+
+    func build(_ t: LayerTree) -> DrawList {
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        return builder.build(t)
+    }
+
+    @Test func translucentGroupIsAPassIntoAnImageCompositedByTheFramePass() throws {
+        // Layer 1 (opacity 0.5) with a sublayer: a group. Items: [group marker, 1's background,
+        // 2's background]; then layer 3, opaque, after it.
+        let list = build(try tree(
+            layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(Color(1, 0, 0))), ("opacity", .number(0.5))])
+            + layer(2, parent: 1, frame: Rect(4, 4, 8, 8), [("backgroundColor", .color(Color(0, 0, 1)))])
+            + layer(3, frame: Rect(40, 40, 8, 8), [("backgroundColor", .color(Color(0, 1, 0)))])))
+        #expect(list.items.count == 4)
+        guard case .group(0.5, 2) = list.items[0].kind else { Issue.record("\(list.items[0].kind)"); return }
+        let plan = list.plan
+        #expect(plan.imageCount == 1)
+        #expect(plan.passes == [
+            FramePass(target: .image(0), area: whole, steps: 0..<1, dependencies: 0..<0),
+            FramePass(target: .frame, area: whole, steps: 1..<3, dependencies: 0..<1),
+        ])
+        #expect(plan.steps == [.items(1..<3), .composite(image: 0, opacity: 0.5), .items(3..<4)])
+        #expect(plan.dependencies == [0])
+    }
+
+    @Test func blurredShadowIsContentThenHorizontalBlurThenVerticalBlurInTheParent() throws {
+        // Layer 1 at (20, 20, 10, 10) with a sublayer inside it casts a blurred shadow (σ = 2,
+        // no offset): items [shadowGroup marker, 1, 2 (the source), 1, 2 (drawn)].
+        let list = build(try tree(
+            layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0))),
+                                                  ("shadowOpacity", .number(1)), ("shadowRadius", .number(2)),
+                                                  ("shadowOffset", .size(Size(0, 0)))])
+            + layer(2, parent: 1, frame: Rect(2, 2, 4, 4), [("backgroundColor", .color(Color(0, 0, 1)))])))
+        #expect(list.items.count == 5)
+        guard case .shadowGroup(_, 2, 2) = list.items[0].kind else { Issue.record("\(list.items[0].kind)"); return }
+        // The source's device box is 20…30, plus the anti-aliasing fringe (1.5 px): 18.5…31.5,
+        // whole pixels 18…32; grown by ⌈3σ⌉ + 1 = 7: 11…39.
+        let area = PixelRect(minX: 11, minY: 11, maxX: 39, maxY: 39)
+        let plan = list.plan
+        #expect(plan.imageCount == 2)
+        #expect(plan.passes == [
+            FramePass(target: .image(0), area: area, steps: 0..<1, dependencies: 0..<0),
+            FramePass(target: .image(1), area: area, steps: 1..<2, dependencies: 0..<1),
+            FramePass(target: .frame, area: whole, steps: 2..<4, dependencies: 1..<2),
+        ])
+        #expect(plan.steps == [
+            .items(1..<3),
+            .blur(source: 0, marker: 0, vertical: false, sigma: 2, valid: area, scissor: area),
+            .blur(source: 1, marker: 0, vertical: true, sigma: 2, valid: area, scissor: area),
+            .items(3..<5),
+        ])
+        #expect(plan.dependencies == [0, 1])
+    }
+
+    @Test func nestedGroupsAndImageReuse() {
+        // Two sibling groups, the first holding a nested group: the first group takes image 0,
+        // its nested group image 1, whose pass comes first; image 1 is free again once the
+        // first group's pass (which samples it) is complete, so the second sibling reuses it.
+        // Image 0 stays held until the frame pass samples it.
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        let list = DrawList(width: 8, height: 8, items: [
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 3)),   // 0
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.25, count: 1)),  // 1
+            r,                                                                                        // 2
+            r,                                                                                        // 3
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.75, count: 1)),  // 4
+            r,                                                                                        // 5
+        ])
+        let all = PixelRect(minX: 0, minY: 0, maxX: 8, maxY: 8)
+        #expect(list.plan.imageCount == 2)
+        #expect(list.plan.passes.map(\.target) == [.image(1), .image(0), .image(1), .frame])
+        #expect(list.plan.passes.allSatisfy { $0.area == all })
+        #expect(list.plan.steps == [
+            .items(2..<3),                                          // nested group
+            .composite(image: 1, opacity: 0.25), .items(3..<4),    // first group
+            .items(5..<6),                                          // second group
+            .composite(image: 0, opacity: 0.5), .composite(image: 1, opacity: 0.75),  // frame
+        ])
+        #expect(list.plan.passes.map { Array(list.plan.dependencies[$0.dependencies]) } == [[], [0], [], [1, 2]])
+    }
+
+    @Test func thePlanFollowsTheItems() {
+        var list = DrawList(width: 8, height: 8, items: [DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))])
+        #expect(list.plan.passes.count == 1 && list.plan.steps == [.items(0..<1)])
+        list.items.insert(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 1)), at: 0)
+        #expect(list.plan.passes.map(\.target) == [.image(0), .frame])
+        // A group with opacity 0 draws nothing: no pass, its items left out.
+        list.items[0].kind = .group(opacity: 0, count: 1)
+        #expect(list.plan.passes.map(\.target) == [.frame] && list.plan.steps.isEmpty)
+    }
+}

@@ -48,7 +48,7 @@ let package = Package(
         // Pure modules.
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),

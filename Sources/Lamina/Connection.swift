@@ -110,7 +110,7 @@ public final class Connection {
         let id = nextLayerID
         nextLayerID += 1
         stage(.createLayer(id: id, kind: kind))
-        return Layer(connection: self, id: id, kind: kind)
+        return Layer.make(connection: self, id: id, kind: kind)
     }
 
     /// Sends every staged change as one transaction and waits for the daemon's answer (the

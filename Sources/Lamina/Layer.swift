@@ -5,10 +5,12 @@ import LaminaWire
 
 /// A layer owned by this client, with `CALayer`'s properties. Setting a property stages the
 /// change; `Connection.commit()` sends the transaction. Reading a property returns the model
-/// value this client last set (or CA's default).
+/// value this client last set (or CA's default). The typed accessors (`bounds`, `opacity`, …)
+/// are generated from `Properties.table` (`Layer+Generated.swift`); shape and gradient layers
+/// are `ShapeLayer` and `GradientLayer`, with their own.
 ///
 /// Not thread-safe: use it on its connection's thread.
-public final class Layer {
+public class Layer {
     public unowned let connection: Connection
     /// The client's id for this layer (0 is the client's root container).
     public let id: UInt32
@@ -25,33 +27,21 @@ public final class Layer {
     }
 
     /// Sets any property by its Core Animation key path (`position.x`, `custom.phase`, …).
-    /// Checked here as the daemon will check it.
+    /// Checked here as the daemon will check it (a property this layer's kind lacks included).
     public func setValue(_ value: PropertyValue, forKeyPath keyPath: String) throws(PropertyError) {
+        try PropertyTable.check(keyPath: keyPath, kind: kind)
         try properties.setValue(value, forKeyPath: keyPath)
         connection.stage(.setProperty(id: id, keyPath: keyPath, value: value))
     }
 
-    private func set(_ value: PropertyValue, _ keyPath: String) {
+    /// A typed accessor's setter: the value is of the property's type, so only a range
+    /// rule (a negative `cornerRadius`, …) can fail, which is the caller's mistake.
+    func set(_ value: PropertyValue, _ keyPath: String) {
         do { try setValue(value, forKeyPath: keyPath) } catch {
             preconditionFailure("Layer.\(keyPath): \(error)")
         }
     }
 
-    public var bounds: Rect { get { properties.bounds } set { set(.rect(newValue), "bounds") } }
-    public var position: Point { get { properties.position } set { set(.point(newValue), "position") } }
-    public var zPosition: Double { get { properties.zPosition } set { set(.number(newValue), "zPosition") } }
-    public var anchorPoint: Point { get { properties.anchorPoint } set { set(.point(newValue), "anchorPoint") } }
-    public var transform: Transform3D { get { properties.transform } set { set(.transform(newValue), "transform") } }
-    public var sublayerTransform: Transform3D {
-        get { properties.sublayerTransform } set { set(.transform(newValue), "sublayerTransform") }
-    }
-    public var opacity: Double { get { properties.opacity } set { set(.number(newValue), "opacity") } }
-    public var isHidden: Bool { get { properties.isHidden } set { set(.bool(newValue), "hidden") } }
-    public var masksToBounds: Bool { get { properties.masksToBounds } set { set(.bool(newValue), "masksToBounds") } }
-    public var backgroundColor: Color? { get { properties.backgroundColor } set { set(.color(newValue), "backgroundColor") } }
-    public var cornerRadius: Double { get { properties.cornerRadius } set { set(.number(newValue), "cornerRadius") } }
-    public var borderWidth: Double { get { properties.borderWidth } set { set(.number(newValue), "borderWidth") } }
-    public var borderColor: Color? { get { properties.borderColor } set { set(.color(newValue), "borderColor") } }
     /// `CALayer.frame`: derived from bounds, position, anchorPoint and transform; setting it
     /// sets bounds.size and position.
     public var frame: Rect { get { properties.frame } set { set(.rect(newValue), "frame") } }

@@ -88,17 +88,6 @@ public struct Scene: Sendable {
         var properties: [UInt32: LayerProperties] = [:]
         var nextID: UInt32 = 1
 
-        static let common: Set<String> = [
-            "bounds", "position", "zPosition", "anchorPoint", "anchorPointZ", "transform", "sublayerTransform",
-            "opacity", "hidden", "masksToBounds", "cornerRadius", "maskedCorners", "borderWidth", "borderColor",
-            "backgroundColor", "shadowColor", "shadowOpacity", "shadowOffset", "shadowRadius", "shadowPath", "frame",
-        ]
-        static let shape: Set<String> = [
-            "path", "fillColor", "fillRule", "strokeColor", "lineWidth", "lineCap", "lineJoin", "miterLimit",
-            "lineDashPattern", "lineDashPhase", "strokeStart", "strokeEnd",
-        ]
-        static let gradient: Set<String> = ["colors", "locations", "startPoint", "endPoint", "gradientType"]
-        static let structural: Set<String> = ["name", "type", "custom", "sublayers", "animations"]
 
         mutating func layer(_ j: JSON, _ path: String, parent: UInt32) throws(SceneError) {
             guard case .object(let members) = j else { throw SceneError(path: path, "must be an object (got \(j.typeName))") }
@@ -139,12 +128,11 @@ public struct Scene: Sendable {
                     sublayers = subs
                 case "animations": animations = m.value
                 default:
-                    let allowed = Self.common.contains(m.key) || (kind == .shape && Self.shape.contains(m.key))
-                        || (kind == .gradient && Self.gradient.contains(m.key))
-                    guard allowed else {
-                        if Self.shape.contains(m.key) { throw SceneError(path: fp, "only shape layers have this property") }
-                        if Self.gradient.contains(m.key) { throw SceneError(path: fp, "only gradient layers have this property") }
-                        throw SceneError(path: fp, "unknown field")
+                    // A field is a property of the table (not a sub-key-path) or `frame`.
+                    let row = PropertyTable.row(m.key)
+                    guard row != nil || m.key == "frame" else { throw SceneError(path: fp, "unknown field") }
+                    if let row, !row.layers.contains(kind) {
+                        throw SceneError(path: fp, "only \(row.layers.names) layers have this property")
                     }
                     let v = try SceneValues.property(m.key, m.value, fp)
                     try set(&props, id, m.key, v, fp)
@@ -165,6 +153,7 @@ public struct Scene: Sendable {
                 case .wrongType(_, let expected, _): throw SceneError(path: path, "must be a \(expected)")
                 case .notFinite: throw SceneError(path: path, "must be finite")
                 case .outOfRange(_, let reason): throw SceneError(path: path, reason)
+                case .notAProperty(_, let kind): throw SceneError(path: path, PropertyError.notAPropertyReason(kind))
                 }
             }
             operations.append(.set(id, keyPath: keyPath, value: v))
@@ -177,12 +166,23 @@ public struct Scene: Sendable {
                 guard !m.key.isEmpty else { throw SceneError(path: ap, "an animation key must not be empty") }
                 let animation = try AnimationJSON.decode(m.value, ap)
                 let props = properties[id] ?? LayerProperties()
+                let compiled: CompiledAnimation
                 do {
-                    _ = try animation.compile { PropertySlot(keyPath: $0)?.kind(in: props) }
+                    compiled = try animation.compile { PropertySlot(keyPath: $0)?.kind(in: props) }
                 } catch {
                     throw SceneError(path: ap + "." + error.field, error.message)
                 }
+                for k in compiled.keyPaths { try checkKind(k, id, ap) }
                 operations.append(.addAnimation(id, key: m.key, animation: animation))
+            }
+        }
+
+        /// Layers of `id`'s kind must have the property at `keyPath` (`PropertyTable.check`);
+        /// the error names the key path unless `path` ends with it.
+        func checkKind(_ keyPath: String, _ id: UInt32, _ path: String, pathNamesKeyPath: Bool = false) throws(SceneError) {
+            do { try PropertyTable.check(keyPath: keyPath, kind: kinds[id]!) } catch {
+                guard case .notAProperty(_, let kind) = error, pathNamesKeyPath else { throw SceneError(path: path, error.description) }
+                throw SceneError(path: path, PropertyError.notAPropertyReason(kind))
             }
         }
 
@@ -211,10 +211,7 @@ public struct Scene: Sendable {
                         guard let dot = s.key.firstIndex(of: ".") else { throw SceneError(path: sp, "must be NAME.KEYPATH") }
                         let id = try layerID(String(s.key[..<dot]), sp)
                         let keyPath = String(s.key[s.key.index(after: dot)...])
-                        let kind = kinds[id]!
-                        if (Self.shape.contains(keyPath) && kind != .shape) || (Self.gradient.contains(keyPath) && kind != .gradient) {
-                            throw SceneError(path: sp, "layer \"\(s.key[..<dot])\" has no property \(keyPath)")
-                        }
+                        try checkKind(keyPath, id, sp, pathNamesKeyPath: true)
                         let v = try SceneValues.property(keyPath, s.value, sp)
                         var props = properties[id]!
                         try set(&props, id, keyPath, v, sp)

@@ -19,55 +19,9 @@ public struct CornerMask: OptionSet, Hashable, Sendable {
 /// `CAGradientLayerType`.
 public enum GradientType: String, Hashable, Sendable, CaseIterable { case axial, radial, conic }
 
-/// The model values of one layer, with Core Animation's names and defaults.
-public struct LayerProperties: Hashable, Sendable {
-    // Geometry.
-    public var bounds = Rect.zero
-    public var position = Point.zero
-    public var zPosition = 0.0
-    public var anchorPoint = Point(0.5, 0.5)
-    public var anchorPointZ = 0.0
-    public var transform = Transform3D.identity
-    public var sublayerTransform = Transform3D.identity
-    // Appearance.
-    public var opacity = 1.0
-    public var isHidden = false
-    public var masksToBounds = false
-    public var cornerRadius = 0.0
-    public var maskedCorners = CornerMask.all
-    public var borderWidth = 0.0
-    public var borderColor: Color? = .black
-    public var backgroundColor: Color? = nil
-    public var shadowColor: Color? = .black
-    public var shadowOpacity = 0.0
-    public var shadowOffset = Size(0, -3)
-    public var shadowRadius = 3.0
-    public var shadowPath: Path? = nil
-    // Shape layers (CAShapeLayer).
-    public var path: Path? = nil
-    public var fillColor: Color? = .black
-    public var fillRule = FillRule.nonZero
-    public var strokeColor: Color? = nil
-    public var lineWidth = 1.0
-    public var lineCap = LineCap.butt
-    public var lineJoin = LineJoin.miter
-    public var miterLimit = 10.0
-    public var lineDashPattern: [Double] = []
-    public var lineDashPhase = 0.0
-    public var strokeStart = 0.0
-    public var strokeEnd = 1.0
-    // Gradient layers (CAGradientLayer).
-    public var colors: [Color] = []
-    /// nil: evenly spaced, as CAGradientLayer.
-    public var locations: [Double]? = nil
-    public var startPoint = Point(0.5, 0)
-    public var endPoint = Point(0.5, 1)
-    public var gradientType = GradientType.axial
-    /// Named custom numbers (`custom.NAME`).
-    public var custom: [String: [Double]] = [:]
-
-    public init() {}
-
+/// Geometry derived from the stored properties (which `LayerProperties+Generated.swift` declares,
+/// one per row of `Properties.table`).
+extension LayerProperties {
     /// The stroke style of a shape layer.
     public var strokeStyle: StrokeStyle {
         StrokeStyle(lineWidth: lineWidth, lineCap: lineCap, lineJoin: lineJoin, miterLimit: miterLimit,

@@ -244,6 +244,7 @@ public struct LayerTree: Sendable {
                 throw CommitError(code: .invalidProperty, index: index, message: "the client's root has no settable properties")
             }
             let id = try existing(local, client: client, index: index)
+            try PropertyTable.check(keyPath, of: nodes[existing: id].kind, index: index)
             var props = nodes[existing: id].properties
             do {
                 try props.setValue(value, forKeyPath: keyPath)
@@ -295,6 +296,7 @@ public struct LayerTree: Sendable {
             } catch {
                 throw CommitError(code: .invalidAnimation, index: index, message: "animation '\(key)': \(error.description)")
             }
+            try PropertyTable.check(compiled, key: key, of: nodes[existing: id].kind, index: index)
             guard nodes[existing: id].animations.count < maxAnimationsPerLayer || nodes[existing: id].animations.contains(where: { $0.key == key && !key.isEmpty }) else {
                 throw CommitError(code: .limitExceeded, index: index, message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
             }

@@ -198,16 +198,28 @@ public enum SceneValues {
         return e
     }
 
-    /// The value of a layer property by key path, for layer fields and a transaction's `set`.
+    /// The value of a layer property by key path, for layer fields and a transaction's `set`:
+    /// read as the type `PropertyTable` gives the key path (`frame`: a rect; `custom.NAME`: a
+    /// number or a number list).
     public static func property(_ keyPath: String, _ j: JSON, _ path: String) throws(SceneError) -> PropertyValue {
-        switch keyPath {
-        case "hidden", "masksToBounds": return .bool(try bool(j, path))
-        case "fillRule": return .string(try named(j, path, FillRule.self).rawValue)
-        case "lineCap": return .string(try named(j, path, LineCap.self).rawValue)
-        case "lineJoin": return .string(try named(j, path, LineJoin.self).rawValue)
-        case "gradientType": return .string(try named(j, path, GradientType.self).rawValue)
-        case "frame": return .rect(try rect(j, path))
-        case "maskedCorners":
+        if keyPath == "frame" { return .rect(try rect(j, path)) }
+        if keyPath.hasPrefix("custom.") {
+            if case .array = j { return .numbers(try numbers(j, path)) }
+            return .number(try number(j, path))
+        }
+        guard let entry = PropertyTable.keyPaths[keyPath] else { throw SceneError(path: path, "unknown property") }
+        switch entry.type {
+        case .number: return .number(try number(j, path))
+        case .point: return .point(try point(j, path))
+        case .size: return .size(try size(j, path))
+        case .rect: return .rect(try rect(j, path))
+        case .transform: return .transform(try transform(j, path))
+        case .bool: return .bool(try bool(j, path))
+        case .numbers: return .numbers(try numbers(j, path))
+        case .color: return .color(try color(j, path))
+        case .colors: return .colors(try colors(j, path))
+        case .path: return .path(try self.path(j, path))
+        case .cornerMask:
             guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of corner names") }
             var mask: UInt8 = 0
             for (i, e) in a.enumerated() {
@@ -218,21 +230,21 @@ public enum SceneValues {
                 mask |= c.1.rawValue
             }
             return .number(Double(mask))
-        case "shadowPath", "path": return .path(try self.path(j, path))
-        case "backgroundColor", "borderColor", "shadowColor", "fillColor", "strokeColor": return .color(try color(j, path))
-        case "colors":
-            guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of colors") }
-            var out: [Color] = []
-            for (i, e) in a.enumerated() { out.append(try nonNilColor(e, index(path, i))) }
-            return .colors(out)
-        default: break
+        case .name(let names):
+            let s = try string(j, path)
+            guard names.contains(s) else {
+                throw SceneError(path: path, "must be one of " + names.map { "\"\($0)\"" }.joined(separator: ", "))
+            }
+            return .string(s)
         }
-        if keyPath.hasPrefix("custom.") {
-            if case .array = j { return .numbers(try numbers(j, path)) }
-            return .number(try number(j, path))
-        }
-        guard let slot = PropertySlot(keyPath: keyPath) else { throw SceneError(path: path, "unknown property") }
-        return try animatable(slot.kind(in: LayerProperties()), j, path).propertyValue
+    }
+
+    /// A list of colors (none not allowed).
+    static func colors(_ j: JSON, _ path: String) throws(SceneError) -> [Color] {
+        guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of colors") }
+        var out: [Color] = []
+        for (i, e) in a.enumerated() { out.append(try nonNilColor(e, index(path, i))) }
+        return out
     }
 
     /// An animation value of `kind`; nil kind (custom properties): a number or a number list.
@@ -249,11 +261,7 @@ public enum SceneValues {
         case .color: return .color(try color(j, path) ?? .clear)
         case .transform: return .transform(try transform(j, path))
         case .doubles: return .doubles(try numbers(j, path))
-        case .colors:
-            guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of colors") }
-            var out: [Color] = []
-            for (i, e) in a.enumerated() { out.append(try nonNilColor(e, index(path, i))) }
-            return .colors(out)
+        case .colors: return .colors(try colors(j, path))
         case .path: return .path(try self.path(j, path) ?? Path())
         }
     }

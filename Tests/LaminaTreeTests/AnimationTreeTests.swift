@@ -209,8 +209,11 @@ import Testing
 
     @Test func pathIsNotImplicitlyAnimated() throws {
         var t = try scene()
-        try commit(&t, at: 0, [.set(1, keyPath: "path", value: .path(.rect(Rect(0, 0, 1, 1))))])
-        #expect(t[Self.box]?.animations.isEmpty == true)
+        // `path` is a shape layer's (a plain layer rejects it): a shape layer made before the change.
+        let shape = LayerID(client: 1, local: 2)
+        try commit(&t, at: 0, [.create(2, .shape), .addSublayer(parent: 0, child: 2)])
+        try commit(&t, at: 0, [.set(2, keyPath: "path", value: .path(.rect(Rect(0, 0, 1, 1))))])
+        #expect(t[shape]?.animations.isEmpty == true)
     }
 
     @Test func aFailedCommitAddsNoAnimationsOrEvents() throws {

@@ -1,0 +1,33 @@
+import LaminaTree
+
+/// `CAShapeLayer`: a layer that draws `path`, filled and stroked. Its accessors (`path`,
+/// `fillColor`, `strokeEnd`, …) are generated from `Properties.table`.
+public final class ShapeLayer: Layer {}
+
+/// `CAGradientLayer`: a layer that draws a gradient of `colors` over its bounds. Its
+/// accessors (`colors`, `locations`, `startPoint`, …) are generated from `Properties.table`.
+public final class GradientLayer: Layer {}
+
+extension Layer {
+    /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer` or a `Layer`.
+    static func make(connection: Connection, id: UInt32, kind: LayerKind) -> Layer {
+        switch kind {
+        case .layer: Layer(connection: connection, id: id, kind: kind)
+        case .shape: ShapeLayer(connection: connection, id: id, kind: kind)
+        case .gradient: GradientLayer(connection: connection, id: id, kind: kind)
+        }
+    }
+}
+
+extension Connection {
+    /// Makes a new shape layer (`makeLayer(.shape)`, typed).
+    public func makeShapeLayer() -> ShapeLayer {
+        // `makeLayer` makes a `ShapeLayer` for `.shape` (`Layer.make`).
+        makeLayer(.shape) as! ShapeLayer
+    }
+
+    /// Makes a new gradient layer (`makeLayer(.gradient)`, typed).
+    public func makeGradientLayer() -> GradientLayer {
+        makeLayer(.gradient) as! GradientLayer
+    }
+}

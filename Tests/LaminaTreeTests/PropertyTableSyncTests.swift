@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+/// The generated per-property files (`*+Generated.swift` in LaminaTree and Lamina) must be what
+/// `scripts/gen-properties` writes from `Sources/LaminaTree/Properties.table` today.
+@Suite("Generated property code")
+struct PropertyTableSyncTests {
+    static let repository = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static var python3Path: String? {
+        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
+        return path.split(separator: ":").map { "\($0)/python3" }
+            .first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    @Test(.enabled(if: python3Path != nil, "python3 is not installed: cannot check the generated property code"))
+    func generatedFilesAreInSync() throws {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.python3Path!)
+        process.arguments = [Self.repository.appendingPathComponent("scripts/gen-properties").path, "--check"]
+        let errors = Pipe()
+        process.standardError = errors
+        try process.run()
+        let message = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(message)")
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Lamina
+import LaminaServer
+import LaminaWire
+import Testing
+
+/// The client library's typed layers (generated accessors) and the kind check, through a real
+/// daemon; and the kind check in scene files.
+@Suite(.serialized) struct TypedLayerTests {
+    @Test func shapeAndGradientAccessorsStageTheirProperties() throws {
+        let daemon = try DaemonTests.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let shape = c.makeShapeLayer()
+        shape.path = .ellipse(in: Rect(0, 0, 40, 20))
+        shape.fillColor = nil
+        shape.strokeColor = Color(0, 1, 0)
+        shape.lineWidth = 3
+        shape.lineCap = .round
+        shape.lineDashPattern = [4, 2]
+        shape.strokeEnd = 0.5
+        let gradient = c.makeGradientLayer()
+        gradient.colors = [Color(1, 0, 0), Color(0, 0, 1)]
+        gradient.locations = [0.25, 0.75]
+        gradient.startPoint = Point(0, 0)
+        gradient.gradientType = .conic
+        let plain = c.makeLayer()
+        plain.maskedCorners = [.minXMinY]
+        c.root.addSublayer(shape); c.root.addSublayer(gradient); c.root.addSublayer(plain)
+        try c.commit()
+        let expected: [(Layer, String, PropertyValue)] = [
+            (shape, "path", .path(.ellipse(in: Rect(0, 0, 40, 20)))), (shape, "fillColor", .color(nil)),
+            (shape, "strokeColor", .color(Color(0, 1, 0))), (shape, "lineWidth", .number(3)),
+            (shape, "lineCap", .string("round")), (shape, "lineDashPattern", .numbers([4, 2])),
+            (shape, "strokeEnd", .number(0.5)),
+            (gradient, "colors", .colors([Color(1, 0, 0), Color(0, 0, 1)])), (gradient, "locations", .numbers([0.25, 0.75])),
+            (gradient, "startPoint", .point(Point(0, 0))), (gradient, "gradientType", .string("conic")),
+            (plain, "maskedCorners", .number(1)),
+        ]
+        for (layer, keyPath, value) in expected {
+            #expect(try layer.presentationValue(forKeyPath: keyPath) == value, "\(keyPath)")
+        }
+        #expect(c.makeLayer(.shape) is ShapeLayer && c.makeLayer(.gradient) is GradientLayer)
+        // The client checks the kind as the daemon does.
+        #expect(throws: PropertyError.notAProperty(keyPath: "fillColor", kind: .layer)) {
+            try plain.setValue(.color(nil), forKeyPath: "fillColor")
+        }
+    }
+
+    @Test func theDaemonRejectsAnotherKindsProperty() throws {
+        let daemon = try DaemonTests.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let plain = c.makeLayer()
+        c.root.addSublayer(plain)
+        try c.commit()
+        c.stageOperation(.set(plain.id, keyPath: "fillColor", value: .color(nil)))
+        do {
+            try c.commit()
+            Issue.record("the commit should have been rejected")
+        } catch LaminaError.requestFailed(_, let code, let message) {
+            #expect(code == .invalidProperty)
+            #expect(message.contains("fillColor: not a property of a layer of type layer"))
+        }
+    }
+
+    func error(_ text: String) -> String? {
+        do { _ = try Scene(json: text); return nil } catch { return error.description }
+    }
+
+    @Test func sceneFilesRejectAnotherKindsProperty() {
+        #expect(error(##"{"layers": [{"type": "shape", "colors": ["#fff"]}]}"##)
+                == "layers[0].colors: only gradient layers have this property")
+        #expect(error(#"{"layers": [{"position.x": 3}]}"#) == "layers[0].position.x: unknown field")
+        #expect(error(##"{"layers": [{"name": "box"}], "transactions": [{"at": 1, "set": {"box.fillColor": "#fff"}}]}"##)
+                == "transactions[0].set.box.fillColor: not a property of a layer of type layer")
+        #expect(error(#"{"layers": [{"name": "g", "type": "gradient"}], "transactions": [{"set": {"g.startPoint.x": 1}}]}"#) == nil)
+        #expect(error(#"""
+            {"layers": [{"type": "gradient", "animations": {"draw": {"type": "basic", "keyPath": "strokeEnd", "from": 0, "to": 1}}}]}
+            """#) == "layers[0].animations.draw: strokeEnd: not a property of a layer of type gradient")
+    }
+}

@@ -236,28 +236,28 @@ extension PropertyTable {
         Row(keyPath: "gradientType", type: .name(GradientType.allCases.map(\.rawValue)), layers: [.gradient], animates: false, implicitAction: false),
     ]
 
-    /// Sub-key-paths of the rows (derived from their types): (key path, row index, type).
-    static let subKeyPaths: [(String, Int, PropertyType)] = [
-        ("bounds.origin", 0, .point),
-        ("bounds.origin.x", 0, .number),
-        ("bounds.origin.y", 0, .number),
-        ("bounds.size", 0, .size),
-        ("bounds.size.width", 0, .number),
-        ("bounds.size.height", 0, .number),
-        ("position.x", 1, .number),
-        ("position.y", 1, .number),
-        ("anchorPoint.x", 3, .number),
-        ("anchorPoint.y", 3, .number),
-        ("shadowOffset.width", 17, .number),
-        ("shadowOffset.height", 17, .number),
-        ("startPoint.x", 34, .number),
-        ("startPoint.y", 34, .number),
-        ("endPoint.x", 35, .number),
-        ("endPoint.y", 35, .number),
+    /// Sub-key-paths of the rows (derived from their types): (key path, its row's key path, type).
+    static let subKeyPaths: [(String, String, PropertyType)] = [
+        ("bounds.origin", "bounds", .point),
+        ("bounds.origin.x", "bounds", .number),
+        ("bounds.origin.y", "bounds", .number),
+        ("bounds.size", "bounds", .size),
+        ("bounds.size.width", "bounds", .number),
+        ("bounds.size.height", "bounds", .number),
+        ("position.x", "position", .number),
+        ("position.y", "position", .number),
+        ("anchorPoint.x", "anchorPoint", .number),
+        ("anchorPoint.y", "anchorPoint", .number),
+        ("shadowOffset.width", "shadowOffset", .number),
+        ("shadowOffset.height", "shadowOffset", .number),
+        ("startPoint.x", "startPoint", .number),
+        ("startPoint.y", "startPoint", .number),
+        ("endPoint.x", "endPoint", .number),
+        ("endPoint.y", "endPoint", .number),
     ]
 
     /// Rows whose sub-key-paths are the `TransformComponent`s.
-    static let transformRows: [Int] = [5, 6]
+    static let transformRows: [String] = ["transform", "sublayerTransform"]
 }
 
 extension LayerKinds {

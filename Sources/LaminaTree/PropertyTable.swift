@@ -63,10 +63,10 @@ public enum PropertyTable {
     public static let keyPaths: [String: Entry] = {
         var t: [String: Entry] = [:]
         for r in rows { t[r.keyPath] = Entry(row: r, type: r.type) }
-        for (k, i, type) in subKeyPaths { t[k] = Entry(row: rows[i], type: type) }
-        for i in transformRows {
+        for (k, row, type) in subKeyPaths { t[k] = Entry(row: t[row]!.row, type: type) }
+        for row in transformRows {
             for c in TransformComponent.allCases {
-                t[rows[i].keyPath + "." + c.rawValue] = Entry(row: rows[i], type: c.isSize ? .size : .number)
+                t[row + "." + c.rawValue] = Entry(row: t[row]!.row, type: c.isSize ? .size : .number)
             }
         }
         return t

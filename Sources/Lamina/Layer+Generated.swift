@@ -50,6 +50,11 @@ extension Layer {
         get { properties.isHidden }
         set { set(.bool(newValue), "hidden") }
     }
+    /// `doubleSided`: When false, not drawn (nor its sublayers) while its back faces the viewer.
+    public var isDoubleSided: Bool {
+        get { properties.isDoubleSided }
+        set { set(.bool(newValue), "doubleSided") }
+    }
     /// `masksToBounds`.
     public var masksToBounds: Bool {
         get { properties.masksToBounds }

@@ -155,7 +155,7 @@ public struct DrawListBuilder {
             return
         }
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
-        guard opacity > 0 else { return }
+        guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
@@ -408,6 +408,13 @@ public struct DrawListBuilder {
             if r > 0, path == Path.roundedRect(b, radius: r) { return (b, CornerRadii(r)) }
         }
         return nil
+    }
+
+    /// Whether a layer's plane shows its back: the projected plane's orientation (the sign of
+    /// the determinant of `toPixels`'s x, y, w rows and columns) is mirrored.
+    static func facesAway(_ m: Transform3D) -> Bool {
+        m.m11 * (m.m22 * m.m44 - m.m24 * m.m42) - m.m12 * (m.m21 * m.m44 - m.m24 * m.m41)
+            + m.m14 * (m.m21 * m.m42 - m.m22 * m.m41) < 0
     }
 
     /// Device pixels per point of `toPixels`: the larger axis scale of its affine part.

@@ -17,6 +17,8 @@ public struct LayerProperties: Hashable, Sendable {
     // Appearance.
     public var opacity: Double = 1
     public var isHidden: Bool = false
+    /// When false, not drawn (nor its sublayers) while its back faces the viewer.
+    public var isDoubleSided: Bool = true
     public var masksToBounds: Bool = false
     public var cornerRadius: Double = 0
     /// Which corners `cornerRadius` rounds.
@@ -81,6 +83,7 @@ extension LayerProperties {
         case "sublayerTransform": return .transform(sublayerTransform)
         case "opacity": return .number(opacity)
         case "hidden": return .bool(isHidden)
+        case "doubleSided": return .bool(isDoubleSided)
         case "masksToBounds": return .bool(masksToBounds)
         case "cornerRadius": return .number(cornerRadius)
         case "maskedCorners": return .number(Double(maskedCorners.rawValue))
@@ -145,6 +148,7 @@ extension LayerProperties {
         case "sublayerTransform": sublayerTransform = try v.transform()
         case "opacity": opacity = try v.number()
         case "hidden": isHidden = try v.bool()
+        case "doubleSided": isDoubleSided = try v.bool()
         case "masksToBounds": masksToBounds = try v.bool()
         case "cornerRadius": cornerRadius = try v.nonNegativeNumber()
         case "maskedCorners": maskedCorners = try v.cornerMask()
@@ -206,6 +210,7 @@ extension PropertyTable {
         Row(keyPath: "sublayerTransform", type: .transform, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "opacity", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "hidden", type: .bool, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "doubleSided", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "masksToBounds", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "cornerRadius", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "maskedCorners", type: .cornerMask, layers: .all, animates: false, implicitAction: false),

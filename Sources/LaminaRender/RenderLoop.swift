@@ -52,7 +52,7 @@ public final class RenderLoop: Sendable {
     public typealias EventHandler = @Sendable ([TreeEvent]) -> Void
 
     private struct Inbox {
-        var commits: [Commit] = []
+        var commits: [CommitPacket] = []
         var captures: [(time: Double?, completion: CaptureCompletion)] = []
         /// Presentation queries, answered on the render thread after the next frame's evaluation.
         var queries: [PresentationQuery] = []
@@ -102,7 +102,7 @@ public final class RenderLoop: Sendable {
     }
 
     /// Queues a validated commit; it becomes visible at the start of the next frame.
-    public func submit(_ commit: Commit) {
+    public func submit(_ commit: CommitPacket) {
         inbox.withLock { $0.commits.append(commit); $0.dirty = true }
         wake.signal()
     }
@@ -163,7 +163,7 @@ public final class RenderLoop: Sendable {
         // The render tree: model values and running animations (render thread only), and the
         // presentation tree evaluated from it each frame, patched in place between commits.
         // The model tree (server thread) has applied every limit already.
-        var tree = LayerTree(maxAnimationsPerLayer: .max, maxDepth: .max)
+        var tree = LayerTree()
         var presentation = LayerTree()
         var builder = DrawListBuilder(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
                                       scale: config.scale, background: config.background)
@@ -192,11 +192,7 @@ public final class RenderLoop: Sendable {
                 var phases = FramePhases()
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 for commit in work.commits {
-                    // Commits were validated against the model tree, which applied the same
-                    // sequence; a failure here would mean the trees diverged.
-                    do { try tree.apply(commit, at: commit.time ?? frameStart) } catch {
-                        preconditionFailure("render tree diverged from the model tree: \(error)")
-                    }
+                    tree.apply(commit, at: commit.time ?? frameStart)
                 }
                 let t1 = DispatchTime.now().uptimeNanoseconds
                 phases.apply = Double(t1 - t0) / 1e9

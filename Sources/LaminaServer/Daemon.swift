@@ -146,7 +146,7 @@ private struct ServerLoop {
     let daemon: Daemon
     let listenFD: Int32
     var connections: [UInt32: Connection] = [:]
-    var model: LayerTree
+    var model: ModelTree
     var nextClientID: UInt32 = 1
     var commitSequence: UInt64 = 0
     /// A client that never reads is cut off when this much output is waiting for it.
@@ -156,8 +156,7 @@ private struct ServerLoop {
         self.daemon = daemon
         self.listenFD = listenFD
         // The model tree validates animations but keeps none: the render thread runs them.
-        model = LayerTree(maxLayersPerClient: daemon.config.maxLayersPerClient, maxDepth: daemon.config.maxDepth,
-                          tracksAnimations: false)
+        model = ModelTree(maxLayersPerClient: daemon.config.maxLayersPerClient, maxDepth: daemon.config.maxDepth)
     }
 
     mutating func run() {
@@ -216,9 +215,7 @@ private struct ServerLoop {
             }
             connections[id] = conn
             // The client's container joins the root now, so clients stack in connection order.
-            let packet = Commit(client: id, content: .connect)
-            try? model.apply(packet)
-            daemon.renderLoop.submit(packet)
+            if let packet = try? model.validate(Commit(client: id, content: .connect)) { daemon.renderLoop.submit(packet) }
         }
     }
 
@@ -252,9 +249,9 @@ private struct ServerLoop {
         case .commit(var commit, let requestID):
             commit.time = daemon.clock.now
             do {
-                try model.apply(commit)
+                let packet = try model.validate(commit, at: commit.time ?? 0)
                 commitSequence += 1
-                daemon.renderLoop.submit(commit)
+                daemon.renderLoop.submit(packet)
                 send(.committed(sequence: commitSequence), requestID: requestID, to: client)
             } catch {
                 let failing = error.index < commit.requestIDs.count ? commit.requestIDs[error.index] : requestID
@@ -368,9 +365,7 @@ private struct ServerLoop {
     mutating func disconnect(_ id: UInt32) {
         guard let conn = connections.removeValue(forKey: id) else { return }
         close(conn.fd)
-        let packet = Commit(client: id, content: .disconnect)
-        try? model.apply(packet)
-        daemon.renderLoop.submit(packet)
+        if let packet = try? model.validate(Commit(client: id, content: .disconnect)) { daemon.renderLoop.submit(packet) }
     }
 
     func treeJSON() -> String {

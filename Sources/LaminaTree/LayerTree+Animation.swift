@@ -62,38 +62,32 @@ extension LayerTree {
         fireCompletions()
     }
 
-    /// The keys CALayer's actions fire for when `keyPath` is set.
-    static func implicitKeyPaths(for keyPath: String) -> [String] {
-        if keyPath == "frame" { return ["bounds", "position"] }
-        guard let k = PropertySlot(keyPath: keyPath)?.implicitKeyPath else { return [] }
-        return [k]
-    }
-
-    /// CALayer's default actions for a set: for each animatable property whose model value
+    /// CALayer's default action for one action key of a set: when the property at `slot`
     /// changed, an implicit animation from the presentation value before the change to the
     /// new model value, with the transaction's duration and timing. None when actions are
-    /// disabled, the duration is 0, or the layer was created in this commit.
-    mutating func addImplicitAnimations(_ id: LayerID, keyPath: String, before: LayerProperties, index: Int,
-                                        context: ApplyContext) throws(CommitError) {
+    /// disabled, the duration is 0, or the layer was created in this commit. Made here, on
+    /// the render thread, because it starts from the presentation value at the commit time.
+    mutating func addImplicitAnimation(_ id: LayerID, slot: PropertySlot, before: LayerProperties,
+                                       context: ApplyContext) {
         let s = context.settings
-        guard !s.disableActions, s.duration > 0, !context.created.contains(id) else { return }
+        guard !s.disableActions, s.duration > 0, !context.created.contains(id),
+              let key = slot.implicitKeyPath else { return }
         let after = nodes[existing: id].properties
-        for k in Self.implicitKeyPaths(for: keyPath) {
-            guard let slot = PropertySlot(keyPath: k) else { continue }
-            let old = before.animatableValue(at: slot)
-            let new = after.animatableValue(at: slot)
-            guard old != new else { continue }
-            // From the presentation value now (the old model value with running animations).
-            var presented = before
-            Self.applyAnimations(nodes[existing: id].animations, to: &presented, at: context.time, only: slot)
-            let from = presented.animatableValue(at: slot)
-            let animation = Animation.basic(BasicAnimation(
-                keyPath: k, from: from,
-                timing: AnimationTiming(duration: s.duration, timingFunction: s.timingFunction)))
-            guard let compiled = try? animation.compile(kindOf: { PropertySlot(keyPath: $0)?.kind(in: after) }) else { continue }
-            insert(LayerAnimation(key: k, compiled: compiled, slots: [slot], beginTime: context.time,
-                                  isImplicit: true, completionIDs: s.completionIDs), into: id)
-        }
+        let old = before.animatableValue(at: slot)
+        let new = after.animatableValue(at: slot)
+        guard old != new else { return }
+        // From the presentation value now (the old model value with running animations).
+        var presented = before
+        Self.applyAnimations(nodes[existing: id].animations, to: &presented, at: context.time, only: slot)
+        let from = presented.animatableValue(at: slot)
+        let animation = Animation.basic(BasicAnimation(
+            keyPath: key, from: from, timing: AnimationTiming(duration: s.duration, timingFunction: s.timingFunction)))
+        // The kind is the slot's (no key path parsing); a basic animation of a known kind
+        // with a finite duration compiles (a failure would leave the change unanimated).
+        let kind = slot.kind(in: after)
+        guard let compiled = try? animation.compile(kindOf: { _ in kind }) else { return }
+        insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
+                              isImplicit: true, completionIDs: s.completionIDs), into: id)
     }
 
     // MARK: Evaluation
@@ -186,7 +180,7 @@ extension LayerTree {
     /// stopped (finished), removes those removed on completion, and fires completions. The
     /// render thread calls it once per frame before evaluating; cheap when nothing ends.
     public mutating func advance(to t: Double) {
-        guard tracksAnimations, t >= nextEndTime else { return }
+        guard t >= nextEndTime else { return }
         var next = Double.infinity
         for id in animatedLayers.sorted() {
             let animations = nodes[existing: id].animations

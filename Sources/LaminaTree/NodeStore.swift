@@ -82,3 +82,17 @@ public struct NodeStore: Sendable, Equatable {
         return true
     }
 }
+
+extension NodeStore {
+    /// Visits nodes depth first in painter's order (a layer before its sublayers, sublayers
+    /// back to front), from `start`; `body` gets each node and its depth and returns whether
+    /// to visit its sublayers.
+    public func visit(from start: LayerID = .root, _ body: (LayerNode, Int) -> Bool) {
+        func walk(_ id: LayerID, _ depth: Int) {
+            guard let node = self[id] else { return }
+            guard body(node, depth) else { return }
+            for child in node.sublayers { walk(child, depth + 1) }
+        }
+        walk(start, 0)
+    }
+}

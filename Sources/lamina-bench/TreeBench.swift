@@ -22,9 +22,10 @@ func runTreeBench(_ arguments: [String]) {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
-    func build(_ count: Int, tracks: Bool) -> LayerTree {
-        var t = LayerTree(tracksAnimations: tracks)
-        try! t.apply(Commit(client: 1, content: .connect))
+    func build(_ count: Int) -> (ModelTree, LayerTree) {
+        var model = ModelTree()
+        var t = LayerTree()
+        t.apply(try! model.validate(Commit(client: 1, content: .connect)), at: 0)
         var ops: [LaminaTree.Operation] = []
         ops.reserveCapacity(count * 4)
         for i in 1...count {
@@ -33,31 +34,34 @@ func runTreeBench(_ arguments: [String]) {
                     .set(id, keyPath: "position", value: .point(Point(Double(i % 100) * 10, Double(i / 100) * 10))),
                     .addSublayer(parent: 0, child: id)]
         }
-        try! t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
-        return t
+        t.apply(try! model.validate(Commit(client: 1, content: .operations(ops)), at: 0), at: 0)
+        return (model, t)
     }
 
-    // Commit cost per changed property.
-    func commitCost(tracks: Bool) -> Double {
-        var best = Double.infinity
+    // Commit cost per changed property: validating it into a packet (model tree), and applying
+    // the packet (render tree, implicit animations on).
+    func commitCost() -> (model: Double, render: Double) {
+        var best = (model: Double.infinity, render: Double.infinity)
         for round in 0..<5 {
-            var t = build(n, tracks: tracks)
+            var (model, t) = build(n)
             let ops: [LaminaTree.Operation] = (1...n).map { .set(UInt32($0), keyPath: "opacity", value: .number(0.5 + Double(round) * 0.01)) }
             let commit = Commit(client: 1, content: .operations(ops))
             let t0 = now()
-            try! t.apply(commit, at: 1)
-            best = min(best, Double(now() - t0) / Double(n))
+            let packet = try! model.validate(commit, at: 1)
+            let t1 = now()
+            t.apply(packet, at: 1)
+            best.model = min(best.model, Double(t1 - t0) / Double(n))
+            best.render = min(best.render, Double(now() - t1) / Double(n))
         }
         return best
     }
-    let modelCommit = commitCost(tracks: false)
-    let renderCommit = commitCost(tracks: true)
+    let (modelCommit, renderCommit) = commitCost()
 
     // Presentation evaluation per animated layer.
     func presentationCost(_ animation: Animation) -> Double {
-        var t = build(n, tracks: true)
+        var (model, t) = build(n)
         let ops: [LaminaTree.Operation] = (1...n).map { .addAnimation(UInt32($0), key: "a", animation: animation) }
-        try! t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
+        t.apply(try! model.validate(Commit(client: 1, content: .operations(ops)), at: 0), at: 0)
         var p = LayerTree()
         t.updatePresentation(&p, at: 0)          // the first call copies the tree
         var best = Double.infinity
@@ -82,9 +86,9 @@ func runTreeBench(_ arguments: [String]) {
     // Breakdown for the opacity case: reading the nodes, and the animation engine alone.
     var breakdown: (lookup: Double, engine: Double) = (0, 0)
     do {
-        var t = build(n, tracks: true)
+        var (model, t) = build(n)
         let a = Animation.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1), timing: forever))
-        try! t.apply(Commit(client: 1, content: .operations((1...n).map { .addAnimation(UInt32($0), key: "a", animation: a) })), at: 0)
+        t.apply(try! model.validate(Commit(client: 1, content: .operations((1...n).map { .addAnimation(UInt32($0), key: "a", animation: a) })), at: 0), at: 0)
         let ids = Array(t.animatedLayers)
         var sink = 0.0
         var t0 = now()
@@ -113,13 +117,11 @@ func runTreeBench(_ arguments: [String]) {
     ops.reserveCapacity(m * 2)
     for i in 1...m { ops += [.create(UInt32(i), .layer), .addSublayer(parent: 0, child: UInt32(i))] }
     let commit = Commit(client: 1, content: .operations(ops))
-    var model = LayerTree(tracksAnimations: false)
+    var model = ModelTree()
     var render = LayerTree()
-    try! model.apply(Commit(client: 1, content: .connect))
-    try! render.apply(Commit(client: 1, content: .connect))
+    render.apply(try! model.validate(Commit(client: 1, content: .connect)), at: 0)
     let before = residentBytes()
-    try! model.apply(commit)
-    try! render.apply(commit)
+    render.apply(try! model.validate(commit), at: 0)
     var presentation = LayerTree()
     render.updatePresentation(&presentation, at: 0)   // shares the render tree's storage until patched
     let after = residentBytes()

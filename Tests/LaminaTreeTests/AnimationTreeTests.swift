@@ -39,11 +39,11 @@ import Testing
         // The server's model tree keeps no animations, but counts what the render tree holds:
         // at most 3 here, a key replacing its namesake, removed ones and ones past their end
         // (removed on completion) not counting, and a failed commit changing nothing.
-        var t = LayerTree(maxAnimationsPerLayer: 3, tracksAnimations: false)
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations([.create(1, .layer), .addSublayer(parent: 0, child: 1)])))
+        var t = ModelTree(maxAnimationsPerLayer: 3)
+        _ = try t.validate(Commit(client: 1, content: .connect))
+        _ = try t.validate(Commit(client: 1, content: .operations([.create(1, .layer), .addSublayer(parent: 0, child: 1)])))
         func add(_ key: String, duration: Double, at time: Double) throws {
-            try t.apply(Commit(client: 1, content: .operations([
+            _ = try t.validate(Commit(client: 1, content: .operations([
                 .addAnimation(1, key: key, animation: Self.linear("opacity", from: 0, to: 1, duration: duration))])), at: time)
         }
         try add("a", duration: 1, at: 0)
@@ -53,7 +53,7 @@ import Testing
         #expect(throws: CommitError.self) { try add("c", duration: 10, at: 0.5) }   // a still runs
         let before = t.nodes
         #expect(throws: CommitError.self) {
-            try t.apply(Commit(client: 1, content: .operations([
+            _ = try t.validate(Commit(client: 1, content: .operations([
                 .removeAnimation(1, key: "b"),
                 .addAnimation(1, key: "c", animation: Self.linear("opacity", from: 0, to: 1, duration: 1)),
                 .addAnimation(1, key: "d", animation: Self.linear("opacity", from: 0, to: 1, duration: 1)),
@@ -62,9 +62,9 @@ import Testing
         #expect(t.nodes == before, "the failed commit left the ledger as it was")
         try add("c", duration: 10, at: 1.5)                   // a ended at 1 and was removed
         #expect(throws: CommitError.self) { try add("d", duration: 10, at: 1.5) }
-        try t.apply(Commit(client: 1, content: .operations([.removeAnimation(1, key: "c")])), at: 2)
+        _ = try t.validate(Commit(client: 1, content: .operations([.removeAnimation(1, key: "c")])), at: 2)
         try add("d", duration: 10, at: 2)
-        try t.apply(Commit(client: 1, content: .operations([.removeAllAnimations(1)])), at: 3)
+        _ = try t.validate(Commit(client: 1, content: .operations([.removeAllAnimations(1)])), at: 3)
         try add("e", duration: 10, at: 3); try add("f", duration: 10, at: 3); try add("g", duration: 10, at: 3)
     }
 

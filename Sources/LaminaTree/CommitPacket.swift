@@ -1,0 +1,72 @@
+import LaminaAnimation
+
+/// A commit as the model tree validated it: every key path resolved, every value checked,
+/// every animation compiled, every layer id qualified. Immutable; the render tree applies it
+/// (`LayerTree.apply(_:at:)`) without parsing a string or failing.
+///
+/// Made on the server thread by `ModelTree.validate(_:at:)`, handed to the render thread.
+public struct CommitPacket: Sendable {
+    public enum Content: Sendable {
+        /// The client is connected: its root container joins the root layer.
+        case connect
+        /// The client disconnected: its layers go.
+        case disconnect
+        /// The commit's changes, in order.
+        case changes([Change])
+    }
+
+    /// One resolved change. Each is exactly what happened to the model tree, so the render tree
+    /// can apply it without checks.
+    public enum Change: Sendable {
+        case create(LayerID, LayerKind)
+        /// Detaches the layer, orphans its sublayers (they stay alive), removes it and its animations.
+        case delete(LayerID)
+        /// The layer's model values after one `set`; `actions` are the properties whose change
+        /// may start an implicit animation (CALayer's action keys; `frame` names two).
+        case set(LayerID, LayerProperties, actions: ImplicitActions)
+        /// Detaches `child` from its superlayer, then inserts it at `index` in `parent`'s
+        /// sublayers (an index already clamped to the count after the detach).
+        case insert(child: LayerID, parent: LayerID, index: Int)
+        case detach(LayerID)
+        /// The transaction settings for the changes that follow.
+        case transaction(TransactionSettings)
+        /// An explicit animation, compiled once; `slots` are its key paths resolved.
+        case addAnimation(LayerID, key: String, CompiledAnimation, slots: [PropertySlot])
+        case removeAnimation(LayerID, key: String)
+        case removeAllAnimations(LayerID)
+        /// A declared transaction completion of the packet's client.
+        case completion(UInt32)
+    }
+
+    /// The action keys one `set` names: at most two (`frame` sets `bounds` and `position`),
+    /// stored inline (no array per change). Each is a whole property's slot (`position` for a
+    /// change of `position.x`), whose `implicitKeyPath` is the animation's key.
+    public struct ImplicitActions: Sendable, Equatable {
+        public var first: PropertySlot?
+        public var second: PropertySlot?
+
+        public init(_ first: PropertySlot? = nil, _ second: PropertySlot? = nil) {
+            self.first = first; self.second = second
+        }
+
+        /// The action keys of a change at `keyPath` (none for a property Core Animation does
+        /// not animate implicitly, such as `path` or `hidden`).
+        public init(keyPath: String) {
+            if keyPath == "frame" { self.init(.bounds, .position); return }
+            guard let key = PropertySlot(keyPath: keyPath)?.implicitKeyPath else { self.init(); return }
+            self.init(PropertySlot(keyPath: key))
+        }
+    }
+
+    public let client: UInt32
+    /// The model tree's count of packets, from 1: the render side reports the newest one it
+    /// has applied with each presentation snapshot.
+    public let sequence: UInt64
+    /// The commit's compositor time (an animation's time 0); nil: the applying frame's time.
+    public let time: Double?
+    public let content: Content
+
+    public init(client: UInt32, sequence: UInt64, time: Double?, content: Content) {
+        self.client = client; self.sequence = sequence; self.time = time; self.content = content
+    }
+}

@@ -36,37 +36,53 @@ public enum RenderLoopError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// The render thread: at the start of each frame it applies every queued commit in order, so
-/// a transaction is never half visible; evaluates the presentation tree at the frame time;
-/// builds the draw list and renders it through Vulkan into the offscreen target.
+/// The render thread: a thread and a Vulkan backend around a `FrameDriver`. At the start of
+/// each frame it applies every queued packet in order, so a transaction is never half
+/// visible; evaluates the presentation tree at the frame time and publishes it as an
+/// immutable `PresentationSnapshot`; renders the draw list through Vulkan into the offscreen
+/// target.
 ///
 /// Work reaches it through one lock-protected inbox that it drains by swapping. Vulkan objects
-/// are made on the render thread and never leave it. What it publishes (stats) is an immutable
-/// value swapped under a lock. Any thread may call the public methods.
+/// are made on the render thread and never leave it. What it hands back — the snapshot, the
+/// statistics, and an outbox of the tree's events and capture results — is swapped under
+/// locks (none held while rendering); it then calls the waker so that the server drains it.
+/// No closure of another thread runs on it. Any thread may call the public methods.
 public final class RenderLoop: Sendable {
-    public typealias CaptureCompletion = @Sendable (Result<CapturedFrame, RenderLoopError>) -> Void
-    /// Reads the presentation tree and the frame time; runs on the render thread: keep it short.
-    public typealias PresentationQuery = @Sendable (_ presentation: LayerTree, _ time: Double) -> Void
-    /// Receives the tree's events (animation started/stopped, transaction completed) on the
-    /// render thread, once per frame that produced any: keep it short.
-    public typealias EventHandler = @Sendable ([TreeEvent]) -> Void
+    /// Wakes the thread that drains the outbox (the server's poll loop); called on the render
+    /// thread after a frame that left something in the outbox or that someone asked for.
+    public typealias Waker = @Sendable () -> Void
+
+    /// A capture's result, tagged with the caller's `tag`.
+    public struct CaptureResult: Sendable {
+        public var tag: UInt64
+        public var result: Result<CapturedFrame, RenderLoopError>
+    }
+
+    /// What the render thread hands back: the tree's events (animation started/stopped,
+    /// transaction completed) in order, and finished captures.
+    public struct Outbox: Sendable {
+        public var events: [TreeEvent] = []
+        public var captures: [CaptureResult] = []
+    }
 
     private struct Inbox {
-        var commits: [CommitPacket] = []
-        var captures: [(time: Double?, completion: CaptureCompletion)] = []
-        /// Presentation queries, answered on the render thread after the next frame's evaluation.
-        var queries: [PresentationQuery] = []
+        var packets: [CommitPacket] = []
+        var captures: [(time: Double?, tag: UInt64)] = []
+        /// Someone waits for the next snapshot: wake them after the next frame.
+        var notify = false
         var stop = false
         var dirty = true
     }
 
     public let config: RenderConfig
     public let clock: CompositorClock
-    private let inbox = Mutex(Inbox())                // protected by its own lock
-    private let published = Mutex(FrameStats())       // protected by its own lock
+    private let inbox = Mutex(Inbox())                       // protected by its own lock
+    private let outbox = Mutex(Outbox())                     // protected by its own lock
+    private let published = Mutex(FrameStats())             // protected by its own lock
+    private let latest = Mutex<PresentationSnapshot?>(nil)   // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
     private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
-    private let eventHandler = Mutex<EventHandler?>(nil)  // protected by its own lock
+    private let waker = Mutex<Waker?>(nil)             // protected by its own lock
 
     public init(config: RenderConfig, clock: CompositorClock) {
         self.config = config
@@ -101,43 +117,50 @@ public final class RenderLoop: Sendable {
         thread.withLock { $0 = started }
     }
 
-    /// Queues a validated commit; it becomes visible at the start of the next frame.
-    public func submit(_ commit: CommitPacket) {
-        inbox.withLock { $0.commits.append(commit); $0.dirty = true }
+    /// Queues a validated packet; it becomes visible at the start of the next frame.
+    public func submit(_ packet: CommitPacket) {
+        inbox.withLock { $0.packets.append(packet); $0.dirty = true }
         wake.signal()
     }
 
     /// Asks the render thread to render the frame at compositor time `time` (or the current
-    /// time when nil) and read it back. `completion` runs on the render thread: keep it short.
-    public func capture(at time: Double?, completion: @escaping CaptureCompletion) {
+    /// time when nil) and read it back; the result comes back in the outbox under `tag`.
+    public func capture(at time: Double?, tag: UInt64) {
         let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.stop else { return false }
-            inbox.captures.append((time, completion))
+            inbox.captures.append((time, tag))
             return true
         }
-        if accepted { wake.signal() } else { completion(.failure(.stopped)) }
-    }
-
-    /// Sets the receiver of the tree's events (call before `start`, or any time).
-    public func setEventHandler(_ handler: @escaping EventHandler) {
-        eventHandler.withLock { $0 = handler }
-    }
-
-    /// Runs `query` on the render thread with the presentation tree of the next frame.
-    /// When the loop has stopped it runs at once with an empty tree.
-    public func queryPresentation(_ query: @escaping PresentationQuery) {
-        let accepted = inbox.withLock { inbox -> Bool in
-            guard !inbox.stop else { return false }
-            inbox.queries.append(query)
-            return true
+        if accepted {
+            wake.signal()
+        } else {
+            outbox.withLock { $0.captures.append(CaptureResult(tag: tag, result: .failure(.stopped))) }
+            waker.withLock { $0 }?()
         }
-        if accepted { wake.signal() } else { query(LayerTree(), clock.now) }
     }
 
-    /// Tells the render thread that the clock moved (manual clock).
-    public func clockDidAdvance() {
-        inbox.withLock { $0.dirty = true }
+    /// Sets who is woken when the outbox has something or a requested frame is published
+    /// (call before `start`).
+    public func setWaker(_ body: @escaping Waker) {
+        waker.withLock { $0 = body }
+    }
+
+    /// Asks for a frame (the clock moved, or a query waits for a newer snapshot); the waker
+    /// runs once its snapshot is published.
+    public func requestFrame() {
+        inbox.withLock { $0.dirty = true; $0.notify = true }
         wake.signal()
+    }
+
+    /// The newest published presentation snapshot (nil before the first frame).
+    public var snapshot: PresentationSnapshot? { latest.withLock { $0 } }
+
+    /// Takes what the render thread handed back since the last call.
+    public func takeOutbox() -> Outbox {
+        outbox.withLock { o in
+            defer { o = Outbox() }
+            return o
+        }
     }
 
     /// The latest published frame statistics.
@@ -160,14 +183,10 @@ public final class RenderLoop: Sendable {
     // MARK: Render thread
 
     private func run(_ renderer: OffscreenRenderer) {
-        // The render tree: model values and running animations (render thread only), and the
-        // presentation tree evaluated from it each frame, patched in place between commits.
-        // The model tree (server thread) has applied every limit already.
-        var tree = LayerTree()
-        var presentation = LayerTree()
-        var builder = DrawListBuilder(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
-                                      scale: config.scale, background: config.background)
-        var collector = FrameStatsCollector()
+        // The render tree, its snapshots and the draw-list builder (render thread only). The
+        // model tree (server thread) has applied every limit already.
+        var driver = FrameDriver(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
+                                 scale: config.scale, background: config.background, targetFPS: config.fps)
         let interval = config.fps > 0 ? 1 / config.fps : 0
         let realtime = clock.mode == .realtime
         var deadline = clock.now
@@ -177,58 +196,53 @@ public final class RenderLoop: Sendable {
             // Drain the inbox by swapping.
             let work = inbox.withLock { inbox -> Inbox in
                 let taken = inbox
-                inbox.commits = []; inbox.captures = []; inbox.queries = []; inbox.dirty = false
+                inbox.packets = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
                 return taken
             }
             if work.stop {
-                for c in work.captures { c.completion(.failure(.stopped)) }
-                for q in work.queries { q(LayerTree(), clock.now) }
+                if !work.captures.isEmpty {
+                    outbox.withLock { o in
+                        for c in work.captures { o.captures.append(CaptureResult(tag: c.tag, result: .failure(.stopped))) }
+                    }
+                    waker.withLock { $0 }?()
+                }
                 return
             }
-            let shouldRender = realtime || work.dirty || !work.commits.isEmpty || !work.captures.isEmpty
-                || !work.queries.isEmpty
+            let shouldRender = realtime || work.dirty || !work.packets.isEmpty || !work.captures.isEmpty
             if shouldRender {
                 let frameStart = clock.now
-                var phases = FramePhases()
                 let t0 = DispatchTime.now().uptimeNanoseconds
-                for commit in work.commits {
-                    tree.apply(commit, at: commit.time ?? frameStart)
-                }
-                let t1 = DispatchTime.now().uptimeNanoseconds
-                phases.apply = Double(t1 - t0) / 1e9
-                // Evaluate: end finished animations (events), then the presentation at the frame time.
-                tree.advance(to: frameStart)
-                tree.updatePresentation(&presentation, at: frameStart)
-                let events = tree.takeEvents()
-                if !events.isEmpty, let handler = eventHandler.withLock({ $0 }) { handler(events) }
-                for q in work.queries { q(presentation, frameStart) }
-                let list = builder.build(presentation)
-                let t2 = DispatchTime.now().uptimeNanoseconds
-                phases.evaluate = Double(t2 - t1) / 1e9
-                // The builder times its mesh-cache misses; report them as their own phase.
-                phases.tessellate = builder.lastTessellateSeconds
-                phases.evaluate = max(phases.evaluate - phases.tessellate, 0)
+                let frame = driver.frame(applying: work.packets, at: frameStart)
+                // A frame's events are in the outbox before its snapshot is published, so a
+                // reader that took the snapshot and then drains the outbox has them all.
+                if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
+                latest.withLock { $0 = frame.snapshot }
+                var phases = frame.phases
+                var results: [CaptureResult] = []
                 do {
-                    let timing = try renderer.render(list)
+                    let timing = try renderer.render(frame.drawList)
                     phases.merge(timing)
+                    phases.total = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                    driver.record(start: frameStart, phases: phases)
+                    if frameStart - lastPublish > 0.25 || !realtime {
+                        let summary = driver.stats(at: frameStart)
+                        published.withLock { $0 = summary }
+                        lastPublish = frameStart
+                    }
+                    for capture in work.captures {
+                        // The frame just rendered is read back as it is; another time renders its own.
+                        let other = capture.time.flatMap { $0 == frameStart ? nil : driver.drawList(at: $0) }
+                        results.append(CaptureResult(tag: capture.tag, result: Self.capture(
+                            renderer: renderer, list: other, time: capture.time ?? frameStart,
+                            width: driver.builder.pixelWidth, height: driver.builder.pixelHeight)))
+                    }
                 } catch {
-                    for c in work.captures { c.completion(.failure(.render("render failed: \(error)"))) }
-                    continue
+                    for c in work.captures {
+                        results.append(CaptureResult(tag: c.tag, result: .failure(.render("render failed: \(error)"))))
+                    }
                 }
-                phases.total = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                collector.record(start: frameStart, phases: phases)
-                if frameStart - lastPublish > 0.25 || !realtime {
-                    let summary = collector.summary(targetFPS: config.fps, time: frameStart, layers: tree.count)
-                    published.withLock { $0 = summary }
-                    lastPublish = frameStart
-                }
-                // Captures of other times render their own frame.
-                for capture in work.captures {
-                    // The frame just rendered is read back as it is; another time renders its own.
-                    let other = capture.time.flatMap { $0 == frameStart ? nil : tree.presentation(at: $0) }
-                    capture.completion(Self.capture(renderer: renderer, builder: &builder, tree: other,
-                                                    time: capture.time ?? frameStart))
-                }
+                if !results.isEmpty { outbox.withLock { $0.captures += results } }
+                if work.notify || !frame.events.isEmpty || !results.isEmpty { waker.withLock { $0 }?() }
             }
             if realtime && interval > 0 {
                 // Pace from the real clock's timestamps: the next deadline is one interval after
@@ -237,7 +251,7 @@ public final class RenderLoop: Sendable {
                 deadline += interval
                 let now = clock.now
                 if now > deadline + interval {
-                    collector.dropped += Int((now - deadline) / interval)
+                    driver.recordDropped(Int((now - deadline) / interval))
                     deadline = now
                 }
                 // Commits wait for the next frame's start; only a stop cuts the wait short.
@@ -254,14 +268,13 @@ public final class RenderLoop: Sendable {
         }
     }
 
-    /// Reads back the frame at `time`: the one just rendered when `tree` is nil, else the
-    /// presentation tree `tree` (at `time`) rendered first.
-    private static func capture(renderer: OffscreenRenderer, builder: inout DrawListBuilder, tree: LayerTree?,
-                                time: Double) -> Result<CapturedFrame, RenderLoopError> {
+    /// Reads back a frame: the one just rendered when `list` is nil, else `list` rendered first.
+    private static func capture(renderer: OffscreenRenderer, list: DrawList?, time: Double,
+                                width: Int, height: Int) -> Result<CapturedFrame, RenderLoopError> {
         do {
-            if let tree { _ = try renderer.render(builder.build(tree)) }
+            if let list { _ = try renderer.render(list) }
             let pixels = try renderer.readPixels(alpha: .straight)
-            return .success(CapturedFrame(time: time, width: builder.pixelWidth, height: builder.pixelHeight, rgba: pixels))
+            return .success(CapturedFrame(time: time, width: width, height: height, rgba: pixels))
         } catch {
             return .failure(.render("capture failed: \(error)"))
         }

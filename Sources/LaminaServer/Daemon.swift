@@ -59,23 +59,9 @@ public final class Daemon: Sendable {
             throw error
         }
         listenFD.withLock { $0 = fd }
-        // Animation and transaction events go back to the owning client through the mailbox.
-        renderLoop.setEventHandler { [weak self] events in
-            guard let self else { return }
-            self.mailbox.withLock { m in
-                for e in events {
-                    let event: Event
-                    switch e {
-                    case .animationStarted(let id, let key): event = .animationStarted(layer: id.local, key: key)
-                    case .animationStopped(let id, let key, let finished):
-                        event = .animationStopped(layer: id.local, key: key, finished: finished)
-                    case .transactionCompleted(_, let id): event = .transactionCompleted(id: id)
-                    }
-                    m.replies.append((e.client, event, 0))
-                }
-            }
-            self.wake()
-        }
+        // The render thread wakes the server when its outbox has something (events, captures)
+        // or a frame someone asked for is published.
+        renderLoop.setWaker { [weak self] in self?.wake() }
         let thread = JoinableThread(name: "lamina-server") { [self] in
             var server = ServerLoop(daemon: self, listenFD: fd)
             server.run()
@@ -131,32 +117,31 @@ public final class Daemon: Sendable {
     fileprivate var wakeReadFD: Int32 { wakePipe.read }
 }
 
-/// One connected client (server thread only).
+/// One connected client's socket (server thread only).
 private struct Connection {
     var fd: Int32
-    var session: Session
-    var decoder: FrameDecoder
     var output: [UInt8] = []
     var outputOffset = 0
     var closing = false
 }
 
-/// The server thread's state and loop: sockets, sessions and the model tree (server thread only).
+/// The server thread's loop: sockets around the `ServerCore` (server thread only).
 private struct ServerLoop {
     let daemon: Daemon
     let listenFD: Int32
     var connections: [UInt32: Connection] = [:]
-    var model: ModelTree
-    var nextClientID: UInt32 = 1
-    var commitSequence: UInt64 = 0
+    var core: ServerCore
+    /// Captures in flight: the render loop's tag → who asked.
+    var captures: [UInt64: (client: UInt32, requestID: UInt32)] = [:]
+    var nextCaptureTag: UInt64 = 1
     /// A client that never reads is cut off when this much output is waiting for it.
     let maxOutput = 64 << 20
 
     init(daemon: Daemon, listenFD: Int32) {
         self.daemon = daemon
         self.listenFD = listenFD
-        // The model tree validates animations but keeps none: the render thread runs them.
-        model = ModelTree(maxLayersPerClient: daemon.config.maxLayersPerClient, maxDepth: daemon.config.maxDepth)
+        let renderLoop = daemon.renderLoop
+        core = ServerCore(config: daemon.config, clock: daemon.clock, stats: { renderLoop.stats })
     }
 
     mutating func run() {
@@ -178,8 +163,14 @@ private struct ServerLoop {
                 while read(daemon.wakeReadFD, &sink, sink.count) > 0 {}
                 let mail = daemon.takeMail()
                 if mail.stop { break }
-                for reply in mail.replies { send(reply.event, requestID: reply.requestID, to: reply.client) }
+                for reply in mail.replies { perform(core.deliver(reply.event, requestID: reply.requestID, to: reply.client)) }
             }
+            // The newest snapshot, then the outbox: the render thread fills the outbox with a
+            // frame's events before it publishes the frame's snapshot, so every event up to
+            // that frame goes out before a query answered from it.
+            let snapshot = daemon.renderLoop.snapshot
+            drainRenderOutbox()
+            if let snapshot, snapshot !== core.snapshot { perform(core.snapshotPublished(snapshot)) }
             if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
             for (i, id) in ids.enumerated() {
                 let revents = fds[i + 2].revents
@@ -194,6 +185,35 @@ private struct ServerLoop {
         for id in Array(connections.keys) { disconnect(id) }
     }
 
+    /// The render thread's events and capture results. Captures are encoded as PNG off the
+    /// server thread, then come back through the mailbox.
+    mutating func drainRenderOutbox() {
+        let out = daemon.renderLoop.takeOutbox()
+        perform(core.deliver(out.events))
+        let daemon = self.daemon
+        for c in out.captures {
+            guard let who = captures.removeValue(forKey: c.tag) else { continue }
+            let result = c.result
+            DispatchQueue.global().async {
+                switch result {
+                case .success(let frame):
+                    do {
+                        let png = try PNG.encode(RGBAImage(width: frame.width, height: frame.height, pixels: frame.rgba))
+                        daemon.post(client: who.client, event: .captured(time: frame.time, width: UInt32(frame.width),
+                                                                         height: UInt32(frame.height), png: png),
+                                    requestID: who.requestID)
+                    } catch {
+                        daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: "\(error)"),
+                                    requestID: who.requestID)
+                    }
+                case .failure(let error):
+                    daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: error.description),
+                                requestID: who.requestID)
+                }
+            }
+        }
+    }
+
     mutating func acceptClients() {
         while true {
             guard let fd = UnixSocket.accept(listenFD) else { return }
@@ -201,144 +221,50 @@ private struct ServerLoop {
                 close(fd)   // another user's process: refused before any byte is read
                 continue
             }
-            let id = nextClientID
-            nextClientID &+= 1
-            var conn = Connection(fd: fd, session: Session(clientID: id, maxPendingOperations: daemon.config.maxPendingOperations),
-                                  decoder: FrameDecoder(maxMessageSize: daemon.config.maxMessageSize))
-            if connections.count >= daemon.config.maxClients {
-                conn.output = MessageEncoder.encode(Event.error(opcode: 0, code: .limitExceeded,
-                                                                message: "the daemon serves at most \(daemon.config.maxClients) clients"),
-                                                    requestID: 0)
-                _ = conn.output.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+            switch core.connect() {
+            case .refused(let bytes):
+                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
                 close(fd)
-                continue
+            case .accepted(let id, let effects):
+                connections[id] = Connection(fd: fd)
+                perform(effects)
             }
-            connections[id] = conn
-            // The client's container joins the root now, so clients stack in connection order.
-            if let packet = try? model.validate(Commit(client: id, content: .connect)) { daemon.renderLoop.submit(packet) }
         }
     }
 
     mutating func readFrom(_ id: UInt32, _ buffer: inout [UInt8]) {
-        guard var conn = connections[id] else { return }
+        guard let conn = connections[id] else { return }
         let n = buffer.withUnsafeMutableBytes { read(conn.fd, $0.baseAddress!, $0.count) }
         if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
             disconnect(id)
             return
         }
         guard n > 0 else { return }
-        conn.decoder.feed(buffer[0..<n])
-        var actions: [SessionAction] = []
-        let welcome = Event.welcome(major: Protocol.versionMajor, minor: Protocol.versionMinor, clientID: id,
-                                    width: UInt32(daemon.config.width), height: UInt32(daemon.config.height),
-                                    scale: daemon.config.scale, clock: daemon.clock.mode == .manual ? .manual : .realtime,
-                                    time: daemon.clock.now)
-        while conn.session.state != .closed, let input = conn.decoder.nextRequest() {
-            actions += conn.session.handle(input, welcome: welcome)
-        }
-        connections[id] = conn
-        for action in actions { perform(action, client: id) }
+        perform(core.receive(buffer[0..<n], from: id))
     }
 
-    mutating func perform(_ action: SessionAction, client: UInt32) {
-        switch action {
-        case .send(let event, let requestID):
-            send(event, requestID: requestID, to: client)
-        case .close:
-            connections[client]?.closing = true
-        case .commit(var commit, let requestID):
-            commit.time = daemon.clock.now
-            do {
-                let packet = try model.validate(commit, at: commit.time ?? 0)
-                commitSequence += 1
-                daemon.renderLoop.submit(packet)
-                send(.committed(sequence: commitSequence), requestID: requestID, to: client)
-            } catch {
-                let failing = error.index < commit.requestIDs.count ? commit.requestIDs[error.index] : requestID
-                send(.error(opcode: Request.commit.opcode, code: ErrorCode(rawValue: error.code.rawValue) ?? .internalError,
-                            message: "commit rejected, nothing applied: request \(failing): \(error.message)"),
-                     requestID: requestID, to: client)
+    mutating func perform(_ effects: [ServerEffect]) {
+        for effect in effects {
+            switch effect {
+            case .write(let client, let bytes): send(bytes, to: client)
+            case .close(let client): connections[client]?.closing = true
+            case .submit(let packet): daemon.renderLoop.submit(packet)
+            case .capture(let client, let requestID, let time):
+                let tag = nextCaptureTag
+                nextCaptureTag += 1
+                captures[tag] = (client, requestID)
+                daemon.renderLoop.capture(at: time, tag: tag)
+            case .requestFrame: daemon.renderLoop.requestFrame()
             }
-        case .capture(let time, let requestID):
-            if time != nil && daemon.clock.mode != .manual {
-                send(.error(opcode: Request.capture(time: nil).opcode, code: .clockNotManual,
-                            message: "capture at a given time needs the manual clock (--clock manual)"),
-                     requestID: requestID, to: client)
-                return
-            }
-            let daemon = self.daemon
-            daemon.renderLoop.capture(at: time) { result in
-                // Encode off the render thread, then hand the reply to the server thread.
-                DispatchQueue.global().async {
-                    switch result {
-                    case .success(let frame):
-                        do {
-                            let png = try PNG.encode(RGBAImage(width: frame.width, height: frame.height, pixels: frame.rgba))
-                            daemon.post(client: client, event: .captured(time: frame.time, width: UInt32(frame.width),
-                                                                         height: UInt32(frame.height), png: png),
-                                        requestID: requestID)
-                        } catch {
-                            daemon.post(client: client, event: .error(opcode: 0x30, code: .captureFailed, message: "\(error)"),
-                                        requestID: requestID)
-                        }
-                    case .failure(let error):
-                        daemon.post(client: client, event: .error(opcode: 0x30, code: .captureFailed, message: error.description),
-                                    requestID: requestID)
-                    }
-                }
-            }
-        case .advanceClock(let seconds, let requestID):
-            guard daemon.clock.mode == .manual else {
-                send(.error(opcode: Request.advanceClock(seconds: 0).opcode, code: .clockNotManual,
-                            message: "the clock is realtime; start laminad with --clock manual to advance it"),
-                     requestID: requestID, to: client)
-                return
-            }
-            let now = daemon.clock.advance(by: seconds)
-            daemon.renderLoop.clockDidAdvance()
-            send(.clockAdvanced(time: now), requestID: requestID, to: client)
-        case .presentation(let layer, let keyPath, let requestID):
-            let daemon = self.daemon
-            daemon.renderLoop.queryPresentation { presentation, _ in
-                let id = LayerID(client: client, local: layer)
-                if presentation[id] == nil {
-                    daemon.post(client: client, event: .error(opcode: 0x34, code: .unknownLayer,
-                                                              message: "layer \(layer) does not exist"), requestID: requestID)
-                } else if let v = presentation[id]?.properties.value(forKeyPath: keyPath) {
-                    daemon.post(client: client, event: .presentation(value: v), requestID: requestID)
-                } else {
-                    daemon.post(client: client, event: .error(opcode: 0x34, code: .invalidProperty,
-                                                              message: "unknown key path '\(keyPath)'"), requestID: requestID)
-                }
-            }
-        case .hitTest(let x, let y, let requestID):
-            let daemon = self.daemon
-            daemon.renderLoop.queryPresentation { presentation, _ in
-                let event: Event
-                if let id = presentation.hitTest(Point(x, y)) {
-                    event = id.client == client ? .hitResult(.ownLayer, layer: id.local) : .hitResult(.otherClient, layer: 0)
-                } else {
-                    event = .hitResult(.none, layer: 0)
-                }
-                daemon.post(client: client, event: event, requestID: requestID)
-            }
-        case .sendTree(let requestID):
-            send(.tree(json: treeJSON()), requestID: requestID, to: client)
-        case .sendStats(let requestID):
-            var s = daemon.renderLoop.stats
-            s.layers = model.count
-            let clients = connections.count
-            let json = String(s.json.dropLast()) + ", \"clients\": \(clients)}"
-            send(.stats(json: json), requestID: requestID, to: client)
         }
     }
 
-    mutating func send(_ event: Event, requestID: UInt32, to client: UInt32) {
+    mutating func send(_ bytes: [UInt8], to client: UInt32) {
         guard var conn = connections[client] else { return }
         if conn.outputOffset > 0 && conn.outputOffset == conn.output.count {
             conn.output.removeAll(keepingCapacity: true); conn.outputOffset = 0
         }
-        conn.output += MessageEncoder.encode(event, requestID: requestID)
+        conn.output += bytes
         if conn.output.count - conn.outputOffset > maxOutput {
             connections[client] = conn
             disconnect(client)   // it does not read its replies; it must not grow the daemon without bound
@@ -365,25 +291,6 @@ private struct ServerLoop {
     mutating func disconnect(_ id: UInt32) {
         guard let conn = connections.removeValue(forKey: id) else { return }
         close(conn.fd)
-        if let packet = try? model.validate(Commit(client: id, content: .disconnect)) { daemon.renderLoop.submit(packet) }
-    }
-
-    func treeJSON() -> String {
-        var entries: [String] = []
-        func esc(_ s: String) -> String { s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
-        func num(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
-        model.visit { node, depth in
-            let f = node.properties.frame
-            let subs = node.sublayers.map { "\"\($0)\"" }.joined(separator: ", ")
-            let owner = node.id.client
-            let name = owner == 0 ? "compositor" : esc(connections[owner]?.session.clientName ?? "")
-            entries.append("""
-            {"id": "\(node.id)", "owner": \(owner), "ownerName": "\(name)", "kind": "\(node.kind.name)", "depth": \(depth), \
-            "frame": [\(num(f.origin.x)), \(num(f.origin.y)), \(num(f.size.width)), \(num(f.size.height))], \
-            "sublayers": [\(subs)]}
-            """)
-            return true
-        }
-        return "{\"layers\": [" + entries.joined(separator: ", ") + "]}"
+        perform(core.disconnected(id))
     }
 }

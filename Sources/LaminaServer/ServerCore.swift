@@ -1,7 +1,7 @@
 import Foundation
 import LaminaAnimation
 import LaminaGeometry
-import LaminaRender
+import LaminaFrame
 import LaminaTree
 import LaminaWire
 

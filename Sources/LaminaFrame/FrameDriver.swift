@@ -1,0 +1,85 @@
+import LaminaGeometry
+import LaminaTree
+
+/// The render loop's per-frame logic with no thread and no GPU: applies the queued commit
+/// packets, evaluates the presentation tree at the frame's time, publishes it as an immutable
+/// snapshot, builds the draw list, and collects the tree's events and the frame statistics.
+///
+/// `LaminaRender.RenderLoop` is a thread and a Vulkan backend around one; tests drive one
+/// directly (the embedded daemon) with a manual clock. Owned by one thread (the render
+/// thread): not thread-safe.
+public struct FrameDriver {
+    /// The render tree: model values and running animations.
+    public private(set) var tree = LayerTree()
+    /// The draw-list builder (its mesh cache persists across frames).
+    public private(set) var builder: DrawListBuilder
+    private var snapshots = SnapshotMaker()
+    private var collector = FrameStatsCollector()
+    /// Target frames per second (statistics).
+    public let targetFPS: Double
+
+    /// One frame's output.
+    public struct Frame {
+        /// The presentation tree at the frame's time, published for queries.
+        public var snapshot: PresentationSnapshot
+        /// What to draw (borrowed from the builder until the next frame).
+        public var drawList: DrawList
+        /// The tree's events of this frame (animations started and stopped, completions).
+        public var events: [TreeEvent]
+        /// CPU phases measured here (apply, evaluate, tessellate); the backend adds its own.
+        public var phases: FramePhases
+    }
+
+    public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color, targetFPS: Double) {
+        builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
+        self.targetFPS = targetFPS
+    }
+
+    /// The snapshot of the last frame, if any.
+    public var snapshot: PresentationSnapshot? { snapshots.latest }
+
+    /// Makes the frame at compositor time `t`: applies `packets` in order (each at its commit
+    /// time, or `t`), ends finished animations, evaluates and publishes the presentation tree,
+    /// builds the draw list.
+    public mutating func frame(applying packets: [CommitPacket], at t: Double) -> Frame {
+        var phases = FramePhases()
+        let clock = ContinuousClock()
+        let t0 = clock.now
+        for packet in packets { tree.apply(packet, at: packet.time ?? t) }
+        let t1 = clock.now
+        tree.advance(to: t)
+        let snapshot = snapshots.make(from: tree, at: t)
+        let events = tree.takeEvents()
+        let list = builder.build(snapshot.tree)
+        let t2 = clock.now
+        phases.apply = Self.seconds(t1 - t0)
+        // The builder times its mesh-cache misses; they are their own phase.
+        phases.tessellate = builder.lastTessellateSeconds
+        phases.evaluate = max(Self.seconds(t2 - t1) - phases.tessellate, 0)
+        return Frame(snapshot: snapshot, drawList: list, events: events, phases: phases)
+    }
+
+    /// The draw list of the presentation tree at another time (a capture of that time),
+    /// leaving the render tree and the published snapshots as they are.
+    public mutating func drawList(at t: Double) -> DrawList {
+        builder.build(tree.presentation(at: t))
+    }
+
+    /// Records a finished frame's phases (the backend's included) for the statistics.
+    public mutating func record(start: Double, phases: FramePhases) {
+        collector.record(start: start, phases: phases)
+    }
+
+    /// Counts frames missed by the pacing (realtime clock).
+    public mutating func recordDropped(_ n: Int) { collector.dropped += n }
+
+    /// The statistics so far, as of compositor time `time`.
+    public func stats(at time: Double) -> FrameStats {
+        collector.summary(targetFPS: targetFPS, time: time, layers: tree.count)
+    }
+
+    static func seconds(_ d: Duration) -> Double {
+        let c = d.components
+        return Double(c.seconds) + Double(c.attoseconds) * 1e-18
+    }
+}

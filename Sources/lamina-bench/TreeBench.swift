@@ -5,9 +5,10 @@ import LaminaTree
 
 /// `lamina-bench tree`: the layer tree's costs, as JSON.
 ///
-/// - `commitNsPerProperty`: applying one commit that sets one property on each of 10,000
-///   layers, per property: the server's model tree (validation), and the render thread's tree
-///   with implicit animations on (each set makes an animation from the presentation value).
+/// - `commitNsPerProperty`: one commit that sets one property on each of 10,000 layers, per
+///   property: the server's model tree validating it into a packet, and the render tree
+///   applying the packet with implicit animations on (each set makes an animation from the
+///   presentation value).
 /// - `presentationNsPerLayer`: `updatePresentation` for 10,000 layers each running one
 ///   animation (opacity; position; transform.rotation.z), per layer per frame.
 /// - `bytesPerLayer`: resident memory growth of 100,000 plain layers in the daemon (its

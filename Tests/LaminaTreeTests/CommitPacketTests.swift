@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import Testing
+import TestSupport
 
 /// A commit is validated once, by the model tree, into a packet the render tree applies
 /// without checks. Random commits (seeded) go through both trees; after each the render tree

@@ -153,7 +153,8 @@ import Testing
 /// whole commit fails with an error naming the key path and the kind.
 @Suite struct LayerKindRejectionTests {
     func tree(tracksAnimations: Bool) throws -> LayerTree {
-        var t = LayerTree(tracksAnimations: tracksAnimations)
+        // Commits are validated once, by the model tree (`ModelTree`), whichever tree applies them.
+        var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations([
             .create(1, .layer), .create(2, .shape), .create(3, .gradient),

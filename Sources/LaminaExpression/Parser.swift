@@ -47,6 +47,7 @@ struct Parser {
             let (statement, endsWithBlock) = try parseStatement()
             list.append(statement)
             let next = peek().kind
+            if next == .end && closing != .end { throw unexpected(peek(), "expected '}'") }
             if next == .newline || next == .semicolon {
                 skipSeparators(semicolons: true)
             } else if next != closing && !endsWithBlock {

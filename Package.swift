@@ -5,7 +5,9 @@
 // Allowed dependency edges (they point only downward; never add one upward):
 //
 //   LaminaGeometry            (pure: vectors, matrices, transforms, colors, paths, tessellation)
-//     ▲
+//     ▲            ▲
+//     │          LaminaExpression  (pure: path templates and expressions: parse, check, compile, evaluate)
+//     │
 //   LaminaAnimation           (pure: clock, media timing, timing functions, springs, animations)
 //     ▲
 //   LaminaTree                (pure: layers, key paths, transactions, commits, trees)
@@ -48,6 +50,7 @@ let package = Package(
         // Pure modules.
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
+        .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
@@ -71,6 +74,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG"], path: "Tests/TestSupport"),
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
+        .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),

@@ -42,49 +42,13 @@ struct PathSink {
         case .quad: path.elements.append(.quad(Point(a[0], a[1]), Point(a[2], a[3])))
         case .curve: path.elements.append(.cubic(Point(a[0], a[1]), Point(a[2], a[3]), Point(a[4], a[5])))
         case .close: path.elements.append(.close)
-        case .arc: arc(center: Point(a[0], a[1]), radius: a[2], start: a[3], end: a[4], clockwise: isTrue(a[5]))
+        case .arc: path.addArc(center: Point(a[0], a[1]), radius: a[2], startAngle: a[3], endAngle: a[4], clockwise: isTrue(a[5]))
         case .rect: path.addRect(Rect(a[0], a[1], a[2], a[3]))
         case .ellipse: path.addEllipse(in: Rect(a[0], a[1], a[2], a[3]))
         case .roundedRect: path.addRoundedRect(Rect(a[0], a[1], a[2], a[3]), cornerRadii: CornerRadii(a[4]))
         }
         // Finite arguments can still overflow (1e308 + 1e308).
         if path.elements[before...].contains(where: { !PathSink.isFinite($0) }) { status.insert(.nonFinite) }
-    }
-
-    /// As `Path.addArc` (angles from +x toward +y; clockwise: increasing angles), without
-    /// its scan for the current point: a line joins the current point to the arc's start, or
-    /// a move starts a subpath when the path is empty or just closed.
-    mutating func arc(center: Point, radius: Double, start: Double, end: Double, clockwise: Bool) {
-        let twoPi = 2 * Double.pi
-        var sweep = end - start
-        if clockwise {
-            if sweep < 0 { sweep = sweep.truncatingRemainder(dividingBy: twoPi) + twoPi }
-            if sweep > twoPi { sweep = twoPi }
-        } else {
-            if sweep > 0 { sweep = sweep.truncatingRemainder(dividingBy: twoPi) - twoPi }
-            if sweep < -twoPi { sweep = -twoPi }
-        }
-        let first = Point(center.x + radius * cos(start), center.y + radius * sin(start))
-        if path.elements.last == nil || path.elements.last == .close {
-            path.elements.append(.move(first))
-        } else {
-            path.elements.append(.line(first))
-        }
-        guard sweep != 0 else { return }
-        // Pieces of at most a quarter turn, each one cubic with handles 4/3·tan(θ/4) long.
-        let count = max(1, Int((abs(sweep) / (Double.pi / 2) - 1e-9).rounded(.up)))
-        let step = sweep / Double(count)
-        let k = 4.0 / 3.0 * tan(step / 4)
-        var a = start
-        for i in 0 ..< count {
-            let b = i == count - 1 ? start + sweep : a + step
-            let ca = cos(a), sa = sin(a), cb = cos(b), sb = sin(b)
-            path.elements.append(.cubic(
-                Point(center.x + radius * (ca - k * sa), center.y + radius * (sa + k * ca)),
-                Point(center.x + radius * (cb + k * sb), center.y + radius * (sb - k * cb)),
-                Point(center.x + radius * cb, center.y + radius * sb)))
-            a = b
-        }
     }
 
     static func isFinite(_ e: Path.Element) -> Bool {

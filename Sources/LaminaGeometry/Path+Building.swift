@@ -70,7 +70,9 @@ extension Path {
             if sweep < -twoPi { sweep = -twoPi }
         }
         let start = Point(center.x + radius * cos(startAngle), center.y + radius * sin(startAngle))
-        if currentPoint == nil || elements.last == .close { move(to: start) } else { addLine(to: start) }
+        // No current point (an empty path) or a closed subpath: the arc starts a new one. (O(1):
+        // `currentPoint` is nil only for an empty path.)
+        if elements.last == nil || elements.last == .close { move(to: start) } else { addLine(to: start) }
         appendArcCurves(center: center, rx: radius, ry: radius, rotation: 0, startAngle: startAngle, sweep: sweep)
     }
 

@@ -120,6 +120,30 @@ import TestSupport
         #expect(try c.ping() >= 0)
     }
 
+    /// End to end (sockets + lavapipe): a rejected commit leaves the rendered frame as it was.
+    /// The embedded daemon's tests check the tree and hit tests; this one checks the pixels.
+    @Test func commitsAreAllOrNothing() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        try Self.buildScene(c)
+        let before = try Self.capture(c)
+        let l = c.makeLayer()
+        l.frame = Rect(0, 0, 200, 200)
+        l.backgroundColor = Color(1, 1, 1)
+        c.root.addSublayer(l)
+        try c.sendRaw(MessageEncoder.encode(.setProperty(id: 4242, keyPath: "opacity", value: .number(1)), requestID: 77))
+        do {
+            try c.commit()
+            Issue.record("the commit should have been rejected")
+        } catch LaminaError.requestFailed(_, let code, let message) {
+            #expect(code == .unknownLayer)
+            #expect(message.contains("request 77"))
+            #expect(message.contains("layer 4242 does not exist"))
+        }
+        #expect(try Self.capture(c) == before)
+    }
+
     @Test func aLiveSocketIsRefusedAndAStaleOneReplaced() throws {
         let daemon = try Self.makeDaemon()
         var config = daemon.config

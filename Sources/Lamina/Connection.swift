@@ -13,15 +13,17 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
     case connectionFailed(String)
     /// The daemon closed the connection.
     case disconnected
-    /// The daemon answered a request with an error event.
-    case requestFailed(request: String, code: ErrorCode, message: String)
+    /// The daemon answered a request with an error event. `request` names the request
+    /// answered; `failed` is the request that failed, as fields (for a rejected commit, the
+    /// staged request: its id, opcode, layer and key path or animation key).
+    case requestFailed(request: String, code: ErrorCode, message: String, failed: ErrorDetail)
     case protocolViolation(String)
 
     public var description: String {
         switch self {
         case .connectionFailed(let m): m
         case .disconnected: "the daemon closed the connection"
-        case .requestFailed(let r, let code, let m): "\(r) failed (\(code)): \(m)"
+        case .requestFailed(let r, let code, let m, _): "\(r) failed (\(code)): \(m)"
         case .protocolViolation(let m): "protocol violation: \(m)"
         }
     }
@@ -35,6 +37,13 @@ public final class Connection {
     /// The daemon's canvas size in points, scale and clock, from its welcome.
     public private(set) var canvasSize = Size(0, 0)
     public private(set) var scale = 1.0
+    /// The display (size, scale, refresh rate), from the welcome and `displayChanged`.
+    public private(set) var display = DisplayInfo(width: 0, height: 0, scale: 1, refreshRate: 0)
+    /// The Reduce Motion setting, from the welcome and `reduceMotionChanged`.
+    public private(set) var reduceMotion = false
+    /// Called when the display or Reduce Motion changes (while the connection reads).
+    public var displayChangeHandler: ((DisplayInfo) -> Void)?
+    public var reduceMotionChangeHandler: ((Bool) -> Void)?
     public private(set) var isManualClock = false
     /// This client's id in the daemon.
     public private(set) var clientID: UInt32 = 0
@@ -51,7 +60,7 @@ public final class Connection {
     /// client's explicit animations: (layer id, key, finished).
     public var animationEventHandler: ((UInt32, String, Bool?) -> Void)?
     /// Errors the daemon reported for requests that were not waited for.
-    public private(set) var pendingErrors: [(requestID: UInt32, code: ErrorCode, message: String)] = []
+    public private(set) var pendingErrors: [(requestID: UInt32, code: ErrorCode, message: String, failed: ErrorDetail)] = []
 
     /// The container of this client's top-level layers (local id 0).
     public private(set) lazy var root = Layer(connection: self, id: 0, kind: .layer)
@@ -82,13 +91,15 @@ public final class Connection {
         }
         let reply = try roundTrip(.hello(magic: Protocol.magic, major: Protocol.versionMajor,
                                          minor: Protocol.versionMinor, clientName: name))
-        guard case .welcome(_, _, let id, let w, let h, let s, let clock, _) = reply else {
+        guard case .welcome(_, _, let id, let display, let clock, _, let reduceMotion) = reply else {
             throw LaminaError.protocolViolation("expected welcome, got \(reply)")
         }
         clientID = id
-        canvasSize = Size(Double(w), Double(h))
-        scale = s
+        self.display = display
+        canvasSize = Size(Double(display.width), Double(display.height))
+        scale = display.scale
         isManualClock = clock == .manual
+        self.reduceMotion = reduceMotion
     }
 
     private var isClosed = false
@@ -188,7 +199,7 @@ public final class Connection {
         decoder.feed(buffer[0..<n])
         while let result = decoder.nextEvent() {
             if case .message(let event, let requestID) = result {
-                if case .error(_, let code, let message) = event { pendingErrors.append((requestID, code, message)) }
+                if case .error(_, let code, let message, let d) = event { pendingErrors.append((requestID, code, message, d)) }
                 else { dispatch(event) }
             }
         }
@@ -199,6 +210,12 @@ public final class Connection {
         case .transactionCompleted(let id): completionBlocks.removeValue(forKey: id)?()
         case .animationStarted(let layer, let key): animationEventHandler?(layer, key, nil)
         case .animationStopped(let layer, let key, let finished): animationEventHandler?(layer, key, finished)
+        case .displayChanged(let d):
+            display = d; canvasSize = Size(Double(d.width), Double(d.height)); scale = d.scale
+            displayChangeHandler?(d)
+        case .reduceMotionChanged(let on):
+            reduceMotion = on
+            reduceMotionChangeHandler?(on)
         default: break
         }
     }
@@ -282,6 +299,14 @@ public final class Connection {
         return json
     }
 
+    /// Sets the daemon's Reduce Motion setting (tools and tests); every other client is told.
+    public func setReduceMotion(_ on: Bool) throws {
+        guard case .reduceMotionChanged(let now) = try roundTrip(.setReduceMotion(on)) else {
+            throw LaminaError.protocolViolation("expected reduceMotionChanged")
+        }
+        reduceMotion = now
+    }
+
     /// Sends raw bytes (for tests of the daemon's robustness).
     public func sendRaw(_ bytes: [UInt8]) throws { try writeAll(bytes) }
 
@@ -326,11 +351,11 @@ public final class Connection {
                 case .failure(let error, _, _):
                     throw LaminaError.protocolViolation(error.description)
                 case .message(let event, let requestID):
-                    if case .error(let opcode, let code, let message) = event {
+                    if case .error(let opcode, let code, let message, let d) = event {
                         if requestID == id {
-                            throw LaminaError.requestFailed(request: Request.name(ofOpcode: opcode), code: code, message: message)
+                            throw LaminaError.requestFailed(request: Request.name(ofOpcode: opcode), code: code, message: message, failed: d)
                         }
-                        pendingErrors.append((requestID, code, message))
+                        pendingErrors.append((requestID, code, message, d))
                         continue
                     }
                     if requestID == id { return event }

@@ -240,8 +240,15 @@ private struct Compiler {
     }
 
     func check(_ v: AnimatableValue, kind: AnimatableValue.Kind, field: String) throws(AnimationError) {
-        guard v.kind == kind else { throw AnimationError(field: field, "must be a \(kind.rawValue) (got \(v.kind.rawValue))") }
+        guard v.kind == kind else { throw AnimationError(field: field, "must be \(Self.phrase(kind)) (got \(Self.phrase(v.kind)))") }
         guard v.isFinite else { throw AnimationError(field: field, "must be finite") }
+    }
+
+    /// A kind as an error message names it: "a number", "a number list", "a color list".
+    static func phrase(_ kind: AnimatableValue.Kind) -> String {
+        let names: [AnimatableValue.Kind: String] = [.double: "a number", .doubles: "a number list", .colors: "a color list",
+                                                     .rect: "a rect", .transform: "a transform"]
+        return names[kind] ?? "a \(kind.rawValue)"
     }
 
     func checkCompatible(_ a: AnimatableValue, _ b: AnimatableValue, field: String, other: String) throws(AnimationError) {

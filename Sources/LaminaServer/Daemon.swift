@@ -51,6 +51,10 @@ public final class Daemon: Sendable {
     /// Opens the socket and the Vulkan device and starts both threads.
     /// - Throws: a `SocketError` (live daemon on the path, …) or a `RenderError` (no device).
     public func start() throws {
+        // A client that closes before reading its reply must not kill the daemon: writes use
+        // MSG_NOSIGNAL, and SIGPIPE is ignored for any other write (a failed write closes
+        // only that client).
+        signal(SIGPIPE, SIG_IGN)
         let fd = try UnixSocket.listen(path: socketPath)
         do {
             try renderLoop.start()
@@ -134,12 +138,14 @@ private struct ServerLoop {
     /// Captures in flight: the render loop's tag → who asked.
     var captures: [UInt64: (client: UInt32, requestID: UInt32)] = [:]
     var nextCaptureTag: UInt64 = 1
-    /// A client that never reads is cut off when this much output is waiting for it.
-    let maxOutput = 64 << 20
+    /// A client that does not read is cut off when more than this much output waits for it
+    /// (config `maxQueuedOutput`, 64 MiB by default).
+    let maxOutput: Int
 
     init(daemon: Daemon, listenFD: Int32) {
         self.daemon = daemon
         self.listenFD = listenFD
+        maxOutput = daemon.config.maxQueuedOutput
         let renderLoop = daemon.renderLoop
         core = ServerCore(config: daemon.config, clock: daemon.clock, stats: { renderLoop.stats })
     }
@@ -203,11 +209,13 @@ private struct ServerLoop {
                                                                          height: UInt32(frame.height), png: png),
                                     requestID: who.requestID)
                     } catch {
-                        daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: "\(error)"),
+                        daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: "\(error)",
+                                                                        request: who.requestID),
                                     requestID: who.requestID)
                     }
                 case .failure(let error):
-                    daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: error.description),
+                    daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: error.description,
+                                                                    request: who.requestID),
                                 requestID: who.requestID)
                 }
             }
@@ -223,7 +231,7 @@ private struct ServerLoop {
             }
             switch core.connect() {
             case .refused(let bytes):
-                _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress!, $0.count) }
+                _ = UnixSocket.send(fd, bytes[...])
                 close(fd)
             case .accepted(let id, let effects):
                 connections[id] = Connection(fd: fd)
@@ -259,28 +267,41 @@ private struct ServerLoop {
         }
     }
 
+    /// Queues bytes for a client and writes what the socket takes now. The queue holds at
+    /// most `maxOutput` unread bytes: one more and the client is disconnected (it does not read
+    /// its replies; it must not grow the daemon without bound, nor stall it or anyone else).
     mutating func send(_ bytes: [UInt8], to client: UInt32) {
         guard var conn = connections[client] else { return }
-        if conn.outputOffset > 0 && conn.outputOffset == conn.output.count {
-            conn.output.removeAll(keepingCapacity: true); conn.outputOffset = 0
+        connections[client] = nil   // no copy of the queue while it is changed
+        if conn.outputOffset == conn.output.count {
+            conn.output.removeAll(keepingCapacity: conn.output.capacity <= 1 << 20)
+            conn.outputOffset = 0
+        } else if conn.outputOffset >= 1 << 16 && conn.outputOffset >= conn.output.count / 2 {
+            // A client that reads slowly but steadily: drop what was written, so the queue's
+            // memory follows what waits, not everything ever sent.
+            conn.output.removeFirst(conn.outputOffset)
+            conn.outputOffset = 0
         }
-        conn.output += bytes
-        if conn.output.count - conn.outputOffset > maxOutput {
+        if conn.output.count - conn.outputOffset + bytes.count > maxOutput {
             connections[client] = conn
-            disconnect(client)   // it does not read its replies; it must not grow the daemon without bound
+            disconnect(client)
             return
         }
+        conn.output += bytes
         connections[client] = conn
         flush(client)
     }
 
+    /// Writes queued bytes until the socket would block. A write error (the peer is gone:
+    /// EPIPE, ECONNRESET) closes this client only.
     mutating func flush(_ id: UInt32) {
         guard var conn = connections[id] else { return }
+        connections[id] = nil
         while conn.outputOffset < conn.output.count {
-            let n = conn.output.withUnsafeBytes { write(conn.fd, $0.baseAddress! + conn.outputOffset, $0.count - conn.outputOffset) }
+            let n = UnixSocket.send(conn.fd, conn.output[conn.outputOffset...])
             if n > 0 { conn.outputOffset += n; continue }
             if n < 0 && errno == EINTR { continue }
-            if n < 0 && errno == EAGAIN { break }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
             connections[id] = conn
             disconnect(id)
             return

@@ -18,6 +18,9 @@ public struct DaemonConfig: Sendable, Equatable {
     public var maxLayersPerClient = 100_000
     public var maxClients = 64
     public var maxPendingOperations = 100_000
+    /// Bytes of output that may wait for one client (replies and events it has not read);
+    /// one more and the client is disconnected (docs/protocol.md, Limits).
+    public var maxQueuedOutput = 64 << 20
     /// How deep layers may nest (a client's top-level layers are at depth 1), at most
     /// `maxDepthLimit`: drawing and hit testing recurse once per level (64 MiB thread stacks).
     public var maxDepth = LayerTree.defaultMaxDepth
@@ -83,6 +86,7 @@ public struct DaemonConfig: Sendable, Equatable {
             case "maxLayersPerClient": c.maxLayersPerClient = try positiveInt(key, value)
             case "maxClients": c.maxClients = try positiveInt(key, value)
             case "maxPendingOperations": c.maxPendingOperations = try positiveInt(key, value)
+            case "maxQueuedOutput": c.maxQueuedOutput = try positiveInt(key, value)
             case "maxDepth":
                 c.maxDepth = try positiveInt(key, value)
                 guard c.maxDepth <= maxDepthLimit else {

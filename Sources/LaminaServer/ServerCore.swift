@@ -45,10 +45,17 @@ public struct ServerCore {
         var decoder: FrameDecoder
         /// The sequence of its newest packet (connect included): what its queries must see.
         var sequence: UInt64 = 0
+        /// Completion ids declared and not yet reported (`transactionCompleted`): one may not
+        /// be declared again until it fires.
+        var pendingCompletions: Set<UInt32> = []
     }
     private var clients: [UInt32: Client] = [:]
     private var nextClientID: UInt32 = 1
     private var commitSequence: UInt64 = 0
+    /// The display clients draw on (`welcome`, `displayChanged`).
+    public private(set) var display: DisplayInfo
+    /// The Reduce Motion setting (`welcome`, `reduceMotionChanged`).
+    public private(set) var reduceMotion = false
 
     private enum Query { case presentation(layer: UInt32, keyPath: String), hitTest(Point) }
     private struct Parked { var client: UInt32; var requestID: UInt32; var query: Query; var sequence: UInt64; var time: Double }
@@ -59,6 +66,8 @@ public struct ServerCore {
         self.config = config
         self.clock = clock
         self.stats = stats
+        display = DisplayInfo(width: UInt32(config.width), height: UInt32(config.height), scale: config.scale,
+                              refreshRate: config.fps)
         model = ModelTree(maxLayersPerClient: config.maxLayersPerClient, maxDepth: config.maxDepth)
     }
 
@@ -81,7 +90,8 @@ public struct ServerCore {
     public mutating func connect() -> Admission {
         guard clients.count < config.maxClients else {
             return .refused(MessageEncoder.encode(Event.error(opcode: 0, code: .limitExceeded,
-                                                              message: "the daemon serves at most \(config.maxClients) clients"),
+                                                              message: "the daemon serves at most \(config.maxClients) clients",
+                                                              request: 0),
                                                   requestID: 0))
         }
         let id = nextClientID
@@ -104,9 +114,8 @@ public struct ServerCore {
         client.decoder.feed(bytes)
         var actions: [SessionAction] = []
         let welcome = Event.welcome(major: Protocol.versionMajor, minor: Protocol.versionMinor, clientID: id,
-                                    width: UInt32(config.width), height: UInt32(config.height),
-                                    scale: config.scale, clock: clock.mode == .manual ? .manual : .realtime,
-                                    time: clock.now)
+                                    display: display, clock: clock.mode == .manual ? .manual : .realtime,
+                                    time: clock.now, reduceMotion: reduceMotion)
         while client.session.state != .closed, let input = client.decoder.nextRequest() {
             actions += client.session.handle(input, welcome: welcome)
         }
@@ -149,8 +158,35 @@ public struct ServerCore {
         return [.write(client: client, bytes: MessageEncoder.encode(event, requestID: requestID))]
     }
 
+    /// The display's size, scale or refresh rate changed: every client that said hello gets
+    /// `displayChanged`. (The headless daemon's display never changes; the viewer's will.)
+    public mutating func displayChanged(_ info: DisplayInfo) -> [ServerEffect] {
+        guard info != display else { return [] }
+        display = info
+        return broadcast(.displayChanged(info))
+    }
+
+    /// Sets Reduce Motion; when it changes every client that said hello gets
+    /// `reduceMotionChanged` (request id 0). Returns the effects.
+    public mutating func setReduceMotion(_ on: Bool) -> [ServerEffect] {
+        setReduceMotion(on, except: nil)
+    }
+
+    private mutating func setReduceMotion(_ on: Bool, except: UInt32?) -> [ServerEffect] {
+        guard on != reduceMotion else { return [] }
+        reduceMotion = on
+        return broadcast(.reduceMotionChanged(on), except: except)
+    }
+
+    private func broadcast(_ event: Event, except: UInt32? = nil) -> [ServerEffect] {
+        let bytes = MessageEncoder.encode(event, requestID: 0)
+        return clients.keys.sorted().compactMap { id in
+            id != except && clients[id]!.session.state == .ready ? .write(client: id, bytes: bytes) : nil
+        }
+    }
+
     /// Sends the render tree's events to their owners.
-    public func deliver(_ events: [TreeEvent]) -> [ServerEffect] {
+    public mutating func deliver(_ events: [TreeEvent]) -> [ServerEffect] {
         var effects: [ServerEffect] = []
         for e in events {
             let event: Event
@@ -158,7 +194,9 @@ public struct ServerCore {
             case .animationStarted(let id, let key): event = .animationStarted(layer: id.local, key: key)
             case .animationStopped(let id, let key, let finished):
                 event = .animationStopped(layer: id.local, key: key, finished: finished)
-            case .transactionCompleted(_, let id): event = .transactionCompleted(id: id)
+            case .transactionCompleted(_, let id):
+                event = .transactionCompleted(id: id)
+                clients[e.client]?.pendingCompletions.remove(id)
             }
             effects += deliver(event, requestID: 0, to: e.client)
         }
@@ -178,28 +216,50 @@ public struct ServerCore {
             effects.append(.close(client: client))
         case .commit(var commit, let requestID):
             commit.time = clock.now
+            let operations: [LaminaTree.Operation]
+            if case .operations(let ops) = commit.content { operations = ops } else { operations = [] }
+            func reject(_ code: ErrorCode, index: Int, _ message: String) {
+                let failing = index < commit.requestIDs.count ? commit.requestIDs[index] : requestID
+                var detail = ErrorDetail(request: failing, opcode: Request.commit.opcode)
+                if index < operations.count { detail = Self.detail(of: operations[index], request: failing) }
+                send(.error(opcode: Request.commit.opcode, code: code,
+                            message: "commit rejected, nothing applied: request \(failing) (\(Request.name(ofOpcode: detail.opcode))): \(message)",
+                            detail: detail), requestID)
+            }
+            // A completion id may be declared once until it fires.
+            var declared = clients[client]?.pendingCompletions ?? []
+            for (i, op) in operations.enumerated() {
+                guard case .completion(let id) = op else { continue }
+                guard declared.insert(id).inserted else {
+                    reject(.invalidValue, index: i, "completion \(id) is already declared and has not fired")
+                    return
+                }
+            }
             do {
                 let packet = try model.validate(commit, at: clock.now)
                 commitSequence += 1
                 clients[client]?.sequence = packet.sequence
+                clients[client]?.pendingCompletions = declared
                 effects.append(.submit(packet))
                 send(.committed(sequence: commitSequence), requestID)
             } catch {
-                let failing = error.index < commit.requestIDs.count ? commit.requestIDs[error.index] : requestID
-                send(.error(opcode: Request.commit.opcode, code: ErrorCode(rawValue: error.code.rawValue) ?? .internalError,
-                            message: "commit rejected, nothing applied: request \(failing): \(error.message)"), requestID)
+                reject(ErrorCode(rawValue: error.code.rawValue) ?? .internalError, index: error.index, error.message)
             }
+        case .setReduceMotion(let on, let requestID):
+            effects += setReduceMotion(on, except: client)
+            send(.reduceMotionChanged(on), requestID)
         case .capture(let time, let requestID):
             if time != nil && clock.mode != .manual {
                 send(.error(opcode: Request.capture(time: nil).opcode, code: .clockNotManual,
-                            message: "capture at a given time needs the manual clock (--clock manual)"), requestID)
+                            message: "capture at a given time needs the manual clock (--clock manual)", request: requestID), requestID)
                 return
             }
             effects.append(.capture(client: client, requestID: requestID, time: time))
         case .advanceClock(let seconds, let requestID):
             guard clock.mode == .manual else {
                 send(.error(opcode: Request.advanceClock(seconds: 0).opcode, code: .clockNotManual,
-                            message: "the clock is realtime; start laminad with --clock manual to advance it"), requestID)
+                            message: "the clock is realtime; start laminad with --clock manual to advance it", request: requestID),
+                     requestID)
                 return
             }
             let now = clock.advance(by: seconds)
@@ -240,11 +300,14 @@ public struct ServerCore {
         case .presentation(let layer, let keyPath):
             let id = LayerID(client: client, local: layer)
             if snapshot.tree[id] == nil {
-                event = .error(opcode: 0x34, code: .unknownLayer, message: "layer \(layer) does not exist")
+                event = .error(opcode: 0x34, code: .unknownLayer, message: "layer \(layer) does not exist",
+                               request: requestID, layer: layer, key: keyPath)
             } else if let v = snapshot.value(of: id, keyPath: keyPath) {
                 event = .presentation(value: v)
             } else {
-                event = .error(opcode: 0x34, code: .invalidProperty, message: "unknown key path '\(keyPath)'")
+                event = .error(opcode: 0x34, code: .invalidProperty,
+                               message: "'\(keyPath)' is not a key path of a layer of type \(snapshot.tree[id]!.kind.name)",
+                               request: requestID, layer: layer, key: keyPath)
             }
         case .hitTest(let point):
             if let id = snapshot.hitTest(point) {
@@ -254,6 +317,23 @@ public struct ServerCore {
             }
         }
         effects.append(.write(client: client, bytes: MessageEncoder.encode(event, requestID: requestID)))
+    }
+
+    /// The error detail of a staged operation: its request's opcode, layer and key.
+    static func detail(of op: LaminaTree.Operation, request: UInt32) -> ErrorDetail {
+        switch op {
+        case .create(let id, _): ErrorDetail(request: request, opcode: 0x10, layer: id)
+        case .delete(let id): ErrorDetail(request: request, opcode: 0x11, layer: id)
+        case .set(let id, let keyPath, _): ErrorDetail(request: request, opcode: 0x12, layer: id, key: keyPath)
+        case .addSublayer(_, let child): ErrorDetail(request: request, opcode: 0x13, layer: child)
+        case .insertSublayer(_, let child, _): ErrorDetail(request: request, opcode: 0x14, layer: child)
+        case .removeFromSuperlayer(let id): ErrorDetail(request: request, opcode: 0x15, layer: id)
+        case .setTransaction: ErrorDetail(request: request, opcode: 0x16)
+        case .addAnimation(let id, let key, _): ErrorDetail(request: request, opcode: 0x17, layer: id, key: key)
+        case .removeAnimation(let id, let key): ErrorDetail(request: request, opcode: 0x18, layer: id, key: key)
+        case .removeAllAnimations(let id): ErrorDetail(request: request, opcode: 0x19, layer: id)
+        case .completion: ErrorDetail(request: request, opcode: 0x1A)
+        }
     }
 
     /// The model tree as JSON (`getTree`): each layer's id, owner, kind, depth, frame, sublayers.

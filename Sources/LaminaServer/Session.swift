@@ -12,6 +12,7 @@ public enum SessionAction: Sendable, Equatable {
     case sendStats(requestID: UInt32)
     case presentation(layer: UInt32, keyPath: String, requestID: UInt32)
     case hitTest(x: Double, y: Double, requestID: UInt32)
+    case setReduceMotion(Bool, requestID: UInt32)
     /// Close the connection after sending what is queued.
     case close(reason: String)
 }
@@ -30,7 +31,7 @@ public struct Session: Sendable {
     private var staged: [Operation] = []
     private var stagedIDs: [UInt32] = []
     /// The first failed request of the open transaction, if any.
-    private var failedRequest: (requestID: UInt32, opcode: UInt16, message: String)?
+    private var failedRequest: (detail: ErrorDetail, message: String)?
 
     public init(clientID: UInt32, maxPendingOperations: Int) {
         self.clientID = clientID
@@ -47,66 +48,74 @@ public struct Session: Sendable {
         switch input {
         case .failure(let error, let opcode, let requestID):
             if state == .awaitingHello {
-                state = .closed
-                return [.send(.error(opcode: opcode, code: .badHandshake,
-                                     message: "expected a hello message first: \(error)"), requestID: requestID),
-                        .close(reason: "bad handshake")]
+                return refuse(.badHandshake, "expected a hello message first: \(error)", opcode: opcode, requestID: requestID)
             }
             if case .badFraming = error {
-                state = .closed
-                return [.send(.error(opcode: opcode, code: .malformed, message: error.description), requestID: requestID),
-                        .close(reason: "bad framing")]
+                return refuse(.malformed, error.description, opcode: opcode, requestID: requestID)
             }
-            if Request.isLayerOpcode(opcode), failedRequest == nil {
-                failedRequest = (requestID, opcode, error.description)
-            }
-            return [.send(.error(opcode: opcode, code: error.code, message: error.description), requestID: requestID)]
+            return fail(error.code, error.description, detail: ErrorDetail(request: requestID, opcode: opcode), opcode: opcode)
 
         case .message(let request, let requestID):
             if state == .awaitingHello {
                 guard case .hello(let magic, let major, _, let name) = request else {
-                    state = .closed
-                    return [.send(.error(opcode: request.opcode, code: .badHandshake,
-                                         message: "expected a hello message first, got \(Request.name(ofOpcode: request.opcode))"),
-                                  requestID: requestID),
-                            .close(reason: "bad handshake")]
+                    return refuse(.badHandshake, "expected a hello message first, got \(Request.name(ofOpcode: request.opcode))",
+                                  opcode: request.opcode, requestID: requestID)
+                }
+                guard requestID != 0 else {
+                    return refuse(.badHandshake, "request id 0 is reserved for events", opcode: request.opcode, requestID: 0)
                 }
                 guard magic == Protocol.magic else {
-                    state = .closed
-                    return [.send(.error(opcode: request.opcode, code: .badHandshake, message: "bad magic number"),
-                                  requestID: requestID), .close(reason: "bad magic")]
+                    return refuse(.badHandshake, "bad magic number 0x\(String(magic, radix: 16)) (expected 0x414e4d4c, \"LMNA\")",
+                                  opcode: request.opcode, requestID: requestID)
                 }
                 guard major == Protocol.versionMajor else {
-                    state = .closed
-                    return [.send(.error(opcode: request.opcode, code: .unsupportedVersion,
-                                         message: "protocol version \(major) is not supported; this daemon speaks \(Protocol.versionMajor).\(Protocol.versionMinor)"),
-                                  requestID: requestID), .close(reason: "unsupported version")]
+                    return refuse(.unsupportedVersion,
+                                  "protocol version \(major) is not supported; this daemon speaks \(Protocol.versionMajor).\(Protocol.versionMinor)",
+                                  opcode: request.opcode, requestID: requestID)
                 }
                 clientName = name
                 state = .ready
                 return [.send(welcome, requestID: requestID)]
             }
+            guard requestID != 0 else {
+                let (layer, key) = request.subject
+                return fail(.malformed, "request id 0 is reserved for events; the request was ignored",
+                            detail: ErrorDetail(request: 0, opcode: request.opcode, layer: layer, key: key), opcode: request.opcode)
+            }
             return handleReady(request, requestID: requestID)
         }
     }
 
+    /// An error that closes the connection (handshake, framing, a second hello).
+    private mutating func refuse(_ code: ErrorCode, _ message: String, opcode: UInt16, requestID: UInt32) -> [SessionAction] {
+        state = .closed
+        return [.send(.error(opcode: opcode, code: code, message: message, request: requestID), requestID: requestID),
+                .close(reason: message)]
+    }
+
+    /// An error answered at once; a staged request's (0x10…0x1F) also fails the transaction.
+    private mutating func fail(_ code: ErrorCode, _ message: String, detail: ErrorDetail, opcode: UInt16) -> [SessionAction] {
+        if Request.isLayerOpcode(opcode), failedRequest == nil { failedRequest = (detail, message) }
+        return [.send(.error(opcode: opcode, code: code, message: message, detail: detail), requestID: detail.request)]
+    }
+
     private mutating func handleReady(_ request: Request, requestID: UInt32) -> [SessionAction] {
         var operation = request.operation
+        let (layer, key) = request.subject
+        let detail = ErrorDetail(request: requestID, opcode: request.opcode, layer: layer, key: key)
         if case .addAnimation(let id, let key, let json) = request {
             // The animation's JSON is checked when staged; a bad one fails the transaction
             // like an undecodable request.
             do {
                 operation = .addAnimation(id, key: key, animation: try AnimationJSON.decode(text: json, path: "animation"))
             } catch {
-                if failedRequest == nil { failedRequest = (requestID, request.opcode, error.description) }
-                return [.send(.error(opcode: request.opcode, code: .invalidAnimation, message: error.description), requestID: requestID)]
+                return fail(.invalidAnimation, error.description, detail: detail, opcode: request.opcode)
             }
         }
         if let op = operation {
             guard staged.count < maxPendingOperations else {
-                let message = "a transaction may stage at most \(maxPendingOperations) operations"
-                if failedRequest == nil { failedRequest = (requestID, request.opcode, message) }
-                return [.send(.error(opcode: request.opcode, code: .limitExceeded, message: message), requestID: requestID)]
+                return fail(.limitExceeded, "a transaction may stage at most \(maxPendingOperations) requests",
+                            detail: detail, opcode: request.opcode)
             }
             staged.append(op)
             stagedIDs.append(requestID)
@@ -114,15 +123,16 @@ public struct Session: Sendable {
         }
         switch request {
         case .hello:
-            return [.send(.error(opcode: request.opcode, code: .badHandshake, message: "hello was already received"),
-                          requestID: requestID)]
+            return refuse(.badHandshake, "hello was already received; the connection is closed",
+                          opcode: request.opcode, requestID: requestID)
         case .ping(let token):
             return [.send(.pong(token: token), requestID: requestID)]
         case .commit:
             defer { staged = []; stagedIDs = []; failedRequest = nil }
             if let failed = failedRequest {
                 return [.send(.error(opcode: request.opcode, code: .transactionFailed,
-                                     message: "commit rejected, nothing applied: request \(failed.requestID) (\(Request.name(ofOpcode: failed.opcode))) failed: \(failed.message)"),
+                                     message: "commit rejected, nothing applied: request \(failed.detail.request) (\(Request.name(ofOpcode: failed.detail.opcode))) failed: \(failed.message)",
+                                     detail: failed.detail),
                               requestID: requestID)]
             }
             return [.commit(Commit(client: clientID, content: .operations(staged), requestIDs: stagedIDs),
@@ -133,9 +143,10 @@ public struct Session: Sendable {
         case .getStats: return [.sendStats(requestID: requestID)]
         case .getPresentation(let id, let keyPath): return [.presentation(layer: id, keyPath: keyPath, requestID: requestID)]
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
+        case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]
         default:
-            return [.send(.error(opcode: request.opcode, code: .internalError, message: "unhandled request"), requestID: requestID)]
+            return [.send(.error(opcode: request.opcode, code: .internalError, message: "unhandled request", request: requestID),
+                          requestID: requestID)]
         }
     }
 }
-

@@ -109,11 +109,20 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Sends bytes on a socket without raising SIGPIPE when the peer is gone (`MSG_NOSIGNAL`):
+    /// the count written, or −1 with `errno` set (EPIPE for a closed peer).
+    public static func send(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Int {
+        bytes.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return 0 }
+            return Glibc.send(fd, base, raw.count, Int32(MSG_NOSIGNAL))
+        }
+    }
+
     /// Writes all bytes to a blocking descriptor.
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { write(fd, $0.baseAddress! + offset, bytes.count - offset) }
+            let n = send(fd, bytes[offset...])
             if n < 0 {
                 if Glibc.errno == EINTR { continue }
                 throw SocketError.errno("write")

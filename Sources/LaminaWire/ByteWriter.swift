@@ -63,6 +63,12 @@ public struct ByteReader {
         let n = Int(try u32(what + " length"))
         return Array(try take(n, what))
     }
+    /// A u8 that must be 0 or 1.
+    public mutating func bool(_ what: String) throws(WireError) -> Bool {
+        let b = try u8(what)
+        guard b <= 1 else { throw .malformed("\(what) must be 0 or 1 (got \(b))") }
+        return b == 1
+    }
     public mutating func point(_ what: String) throws(WireError) -> Point { Point(try f64(what), try f64(what)) }
 
     /// Fails when bytes are left over after the message's fields.

@@ -9,8 +9,8 @@ import Glibc
 public enum Protocol {
     /// "LMNA" as a little-endian u32.
     public static let magic: UInt32 = 0x414E_4D4C
-    public static let versionMajor: UInt16 = 0
-    public static let versionMinor: UInt16 = 2
+    public static let versionMajor: UInt16 = 1
+    public static let versionMinor: UInt16 = 0
     /// Bytes in a message header: length u32, opcode u16, flags u16, request id u32.
     public static let headerSize = 12
     /// The default socket: `$XDG_RUNTIME_DIR/lamina-0`, or `/tmp/lamina-<uid>/lamina-0` when
@@ -57,6 +57,8 @@ public enum Request: Hashable, Sendable {
     case getPresentation(id: UInt32, keyPath: String)
     /// The topmost layer under a canvas point in the presentation tree, now.
     case hitTest(x: Double, y: Double)
+    /// Sets the Reduce Motion setting (tools and tests; the viewer sets it from the desktop).
+    case setReduceMotion(Bool)
 
     public var opcode: UInt16 {
         switch self {
@@ -80,6 +82,7 @@ public enum Request: Hashable, Sendable {
         case .getStats: 0x33
         case .getPresentation: 0x34
         case .hitTest: 0x35
+        case .setReduceMotion: 0x36
         }
     }
 
@@ -92,6 +95,7 @@ public enum Request: Hashable, Sendable {
         case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
         case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
+        case 0x36: "setReduceMotion"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -136,6 +140,7 @@ public enum Request: Hashable, Sendable {
         case .completion(let id): w.u32(id)
         case .getPresentation(let id, let keyPath): w.u32(id); w.string(keyPath)
         case .hitTest(let x, let y): w.f64(x); w.f64(y)
+        case .setReduceMotion(let on): w.u8(on ? 1 : 0)
         case .commit, .getTree, .getStats: break
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
@@ -183,6 +188,10 @@ public enum Request: Hashable, Sendable {
             let x = try r.f64("x"), y = try r.f64("y")
             guard x.isFinite, y.isFinite else { throw .malformed("hit point must be finite") }
             request = .hitTest(x: x, y: y)
+        case 0x36:
+            let b = try r.u8("reduceMotion")
+            guard b <= 1 else { throw .malformed("reduceMotion must be 0 or 1 (got \(b))") }
+            request = .setReduceMotion(b == 1)
         case 0x20: request = .commit
         case 0x30:
             let t = try r.f64("time")
@@ -203,11 +212,12 @@ public enum Request: Hashable, Sendable {
 
 /// A message from the daemon to a client.
 public enum Event: Hashable, Sendable {
-    case welcome(major: UInt16, minor: UInt16, clientID: UInt32, width: UInt32, height: UInt32,
-                 scale: Double, clock: ClockMode, time: Double)
+    case welcome(major: UInt16, minor: UInt16, clientID: UInt32, display: DisplayInfo, clock: ClockMode,
+                 time: Double, reduceMotion: Bool)
     case pong(token: UInt64)
-    /// `opcode` is the failed request's opcode; the header's request id names the request.
-    case error(opcode: UInt16, code: ErrorCode, message: String)
+    /// `opcode` is the opcode of the request this error answers (the header's request id
+    /// names it); `detail` names the request that failed (for a rejected commit, a staged one).
+    case error(opcode: UInt16, code: ErrorCode, message: String, detail: ErrorDetail)
     case committed(sequence: UInt64)
     case captured(time: Double, width: UInt32, height: UInt32, png: [UInt8])
     case clockAdvanced(time: Double)
@@ -220,6 +230,18 @@ public enum Event: Hashable, Sendable {
     case animationStarted(layer: UInt32, key: String)
     case animationStopped(layer: UInt32, key: String, finished: Bool)
     case transactionCompleted(id: UInt32)
+    /// The display's size, scale or refresh rate changed (request id 0).
+    case displayChanged(DisplayInfo)
+    /// The Reduce Motion setting: the answer to `setReduceMotion` (its request id), and to
+    /// every client when it changes (request id 0).
+    case reduceMotionChanged(Bool)
+
+    /// An error event for request `request` (opcode `opcode`) that failed itself.
+    public static func error(opcode: UInt16, code: ErrorCode, message: String, request: UInt32,
+                             layer: UInt32 = 0, key: String = "") -> Event {
+        .error(opcode: opcode, code: code, message: message,
+               detail: ErrorDetail(request: request, opcode: opcode, layer: layer, key: key))
+    }
 
     public enum HitResult: UInt8, Sendable { case none = 0, ownLayer = 1, otherClient = 2 }
 
@@ -238,16 +260,20 @@ public enum Event: Hashable, Sendable {
         case .animationStarted: 0x8B
         case .animationStopped: 0x8C
         case .transactionCompleted: 0x8D
+        case .displayChanged: 0x8E
+        case .reduceMotionChanged: 0x8F
         }
     }
 
     func encodeBody(_ w: inout ByteWriter) {
         switch self {
-        case .welcome(let major, let minor, let id, let width, let height, let scale, let clock, let time):
-            w.u16(major); w.u16(minor); w.u32(id); w.u32(width); w.u32(height); w.f64(scale)
-            w.u8(clock.rawValue); w.f64(time)
+        case .welcome(let major, let minor, let id, let display, let clock, let time, let reduceMotion):
+            w.u16(major); w.u16(minor); w.u32(id); display.encode(&w)
+            w.u8(clock.rawValue); w.f64(time); w.u8(reduceMotion ? 1 : 0)
         case .pong(let t): w.u64(t)
-        case .error(let op, let code, let message): w.u16(op); w.u16(code.rawValue); w.string(message)
+        case .error(let op, let code, let message, let d):
+            w.u16(op); w.u16(code.rawValue); w.u32(d.request); w.u16(d.opcode); w.u32(d.layer); w.string(d.key)
+            w.string(message)
         case .committed(let s): w.u64(s)
         case .captured(let time, let width, let height, let png):
             w.f64(time); w.u32(width); w.u32(height); w.blob(png)
@@ -258,6 +284,8 @@ public enum Event: Hashable, Sendable {
         case .animationStarted(let layer, let key): w.u32(layer); w.string(key)
         case .animationStopped(let layer, let key, let finished): w.u32(layer); w.string(key); w.u8(finished ? 1 : 0)
         case .transactionCompleted(let id): w.u32(id)
+        case .displayChanged(let d): d.encode(&w)
+        case .reduceMotionChanged(let on): w.u8(on ? 1 : 0)
         }
     }
 
@@ -265,16 +293,20 @@ public enum Event: Hashable, Sendable {
         let event: Event
         switch opcode {
         case 0x81:
-            let major = try r.u16(), minor = try r.u16(), id = try r.u32(), width = try r.u32(), height = try r.u32()
-            let scale = try r.f64()
+            let major = try r.u16(), minor = try r.u16(), id = try r.u32()
+            let display = try DisplayInfo.decode(&r)
             guard let clock = ClockMode(rawValue: try r.u8("clock")) else { throw .malformed("unknown clock mode") }
-            event = .welcome(major: major, minor: minor, clientID: id, width: width, height: height,
-                             scale: scale, clock: clock, time: try r.f64())
+            let time = try r.f64()
+            event = .welcome(major: major, minor: minor, clientID: id, display: display, clock: clock, time: time,
+                             reduceMotion: try r.bool("reduceMotion"))
         case 0x82: event = .pong(token: try r.u64())
         case 0x83:
             let op = try r.u16("opcode")
             let raw = try r.u16("code")
-            event = .error(opcode: op, code: ErrorCode(rawValue: raw) ?? .internalError, message: try r.string("message"))
+            let detail = ErrorDetail(request: try r.u32("failed request"), opcode: try r.u16("failed opcode"),
+                                     layer: try r.u32("layer"), key: try r.string("key"))
+            event = .error(opcode: op, code: ErrorCode(rawValue: raw) ?? .internalError, message: try r.string("message"),
+                           detail: detail)
         case 0x84: event = .committed(sequence: try r.u64())
         case 0x85:
             event = .captured(time: try r.f64(), width: try r.u32(), height: try r.u32(), png: try r.blob("png"))
@@ -291,10 +323,63 @@ public enum Event: Hashable, Sendable {
             guard f <= 1 else { throw .malformed("finished must be 0 or 1") }
             event = .animationStopped(layer: layer, key: key, finished: f == 1)
         case 0x8D: event = .transactionCompleted(id: try r.u32("completion id"))
+        case 0x8E: event = .displayChanged(try DisplayInfo.decode(&r))
+        case 0x8F: event = .reduceMotionChanged(try r.bool("reduceMotion"))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")
         return event
+    }
+}
+
+/// The display a client draws on: its canvas in points, the points-to-pixels scale and the
+/// refresh rate (`welcome`, `displayChanged`).
+public struct DisplayInfo: Hashable, Sendable {
+    public var width: UInt32
+    public var height: UInt32
+    public var scale: Double
+    /// Frames per second.
+    public var refreshRate: Double
+
+    public init(width: UInt32, height: UInt32, scale: Double, refreshRate: Double) {
+        self.width = width; self.height = height; self.scale = scale; self.refreshRate = refreshRate
+    }
+
+    func encode(_ w: inout ByteWriter) { w.u32(width); w.u32(height); w.f64(scale); w.f64(refreshRate) }
+
+    static func decode(_ r: inout ByteReader) throws(WireError) -> DisplayInfo {
+        DisplayInfo(width: try r.u32("width"), height: try r.u32("height"), scale: try r.f64("scale"),
+                    refreshRate: try r.f64("refresh rate"))
+    }
+}
+
+/// What an error event says about the request that failed, as fields: its id and opcode (for
+/// a rejected commit, the staged request that failed; otherwise the request answered), the
+/// layer it names and its key path or animation key (0 and "" when it names none).
+public struct ErrorDetail: Hashable, Sendable {
+    public var request: UInt32
+    public var opcode: UInt16
+    public var layer: UInt32
+    /// The key path of a `setProperty` or `getPresentation`, the key of an `addAnimation` or
+    /// `removeAnimation`; empty otherwise.
+    public var key: String
+
+    public init(request: UInt32, opcode: UInt16, layer: UInt32 = 0, key: String = "") {
+        self.request = request; self.opcode = opcode; self.layer = layer; self.key = key
+    }
+}
+
+extension Request {
+    /// The layer and the key path (or animation key) a request names, for error details.
+    public var subject: (layer: UInt32, key: String) {
+        switch self {
+        case .createLayer(let id, _), .deleteLayer(let id), .removeFromSuperlayer(let id), .removeAllAnimations(let id):
+            (id, "")
+        case .setProperty(let id, let k, _), .getPresentation(let id, let k): (id, k)
+        case .addAnimation(let id, let k, _), .removeAnimation(let id, let k): (id, k)
+        case .addSublayer(_, let child), .insertSublayer(_, let child, _): (child, "")
+        default: (0, "")
+        }
     }
 }
 

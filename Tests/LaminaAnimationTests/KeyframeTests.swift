@@ -114,7 +114,7 @@ func point(_ c: CompiledAnimation, _ t: Double) -> Point? {
     #expect(err(KeyframeAnimation(keyPath: "opacity", values: [.double(0), .double(1)], keyTimes: [0, 0.5, 1]))
             == "keyTimes: must have as many entries as values (2)")
     #expect(err(KeyframeAnimation(keyPath: "opacity", values: [.double(0), .point(.zero)]))
-            == "values[1]: must be a double (got point)")
+            == "values[1]: must be a number (got a point)")
     #expect(err(KeyframeAnimation(keyPath: "opacity", values: [.double(0), .double(1)], timingFunctions: [.linear, .linear]))
             == "timingFunctions: must have one entry per segment (1)")
     #expect(err(KeyframeAnimation(keyPath: "opacity", path: Path([.move(.zero), .line(Point(1, 1))])))

@@ -98,7 +98,7 @@ import TestSupport
             if case .message(let e, _)? = d.nextEvent() { got = e }
         }
         close(fd)
-        guard case .error(_, .badHandshake, _)? = got else { Issue.record("expected badHandshake, got \(String(describing: got))"); return }
+        guard case .error(_, .badHandshake, _, _)? = got else { Issue.record("expected badHandshake, got \(String(describing: got))"); return }
 
         // A client that says hello and then sends a broken and an oversized message.
         let bad = try Connection(socketPath: daemon.socketPath, name: "bad")
@@ -109,7 +109,7 @@ import TestSupport
         do {
             try bad.commit()
             Issue.record("the bad client's commit must be rejected")
-        } catch LaminaError.requestFailed(_, let code, _) {
+        } catch LaminaError.requestFailed(_, let code, _, _) {
             #expect(code == .transactionFailed)
         }
         #expect(bad.pendingErrors.map(\.code) == [.malformed, .messageTooLarge])
@@ -200,7 +200,7 @@ import TestSupport
         do {
             try c.commit()
             Issue.record("a level beyond maxDepth was accepted")
-        } catch LaminaError.requestFailed(_, let code, _) {
+        } catch LaminaError.requestFailed(_, let code, _, _) {
             #expect(code == .limitExceeded)
         }
         #expect(try Self.capture(c) == image)

@@ -141,7 +141,7 @@ final class EmbeddedDaemon {
                 case .submit(let packet): queued.append(packet)
                 case .capture(let client, let requestID, _):
                     receive(MessageEncoder.encode(Event.error(opcode: 0x30, code: .captureFailed,
-                                                              message: "the embedded daemon has no GPU"),
+                                                              message: "the embedded daemon has no GPU", request: requestID),
                                                   requestID: requestID), client)
                 case .requestFrame: frameWanted = true
                 }

@@ -96,10 +96,10 @@ import Testing
         let bad = Animation.basic(BasicAnimation(keyPath: "opacity", from: .point(.zero), to: .double(1)))
         let ids = d.send([.createLayer(id: 1, kind: .layer), .addSublayer(parent: 0, child: 1),
                           .addAnimation(id: 1, key: "bad", json: Self.json(bad))], from: c)
-        guard case .error(_, let code, _) = d.request(.commit, from: c) else { Issue.record("accepted"); return }
+        guard case .error(_, let code, _, _) = d.request(.commit, from: c) else { Issue.record("accepted"); return }
         #expect(code == .transactionFailed)
         // The animation's JSON was refused when staged.
-        #expect(d.takeEvents(c).compactMap { if case .error(_, let code, _) = $0.event { ($0.requestID, code) } else { nil } }
+        #expect(d.takeEvents(c).compactMap { if case .error(_, let code, _, _) = $0.event { ($0.requestID, code) } else { nil } }
             .elementsEqual([(ids[2], ErrorCode.invalidAnimation)], by: { $0.0 == $1.0 && $0.1 == $1.1 }))
         guard case .tree(let json) = d.request(.getTree, from: c) else { Issue.record("no tree"); return }
         #expect(!json.contains("\"kind\": \"layer\", \"depth\": 2"))
@@ -113,7 +113,7 @@ import Testing
         // A client that never says hello: a badHandshake error, and it is closed.
         let raw = d.connect(hello: false)!
         d.sendRaw(Array("\u{1}\u{2}garbage that is not a lamina message at all....".utf8), from: raw)
-        guard case .error(_, .badHandshake, _)? = d.takeEvents(raw).first?.event else {
+        guard case .error(_, .badHandshake, _, _)? = d.takeEvents(raw).first?.event else {
             Issue.record("expected badHandshake"); return
         }
         #expect(d.closed.contains(raw))
@@ -125,11 +125,11 @@ import Testing
         let oversized = [0x50, 0x46, 0, 0, 0x12, 0, 0, 0, 0x85, 3, 0, 0] + [UInt8](repeating: 0xAB, count: 0x4650 - 12)
         d.sendRaw(junk + oversized, from: bad, chunk: 7)
         let errors = d.takeEvents(bad).compactMap { e -> (ErrorCode, UInt32)? in
-            if case .error(_, let code, _) = e.event { (code, e.requestID) } else { nil }
+            if case .error(_, let code, _, _) = e.event { (code, e.requestID) } else { nil }
         }
         #expect(errors.map(\.0) == [.malformed, .messageTooLarge])
         #expect(errors.map(\.1) == [900, 901])
-        guard case .error(_, let code, _) = d.request(.commit, from: bad) else { Issue.record("accepted"); return }
+        guard case .error(_, let code, _, _) = d.request(.commit, from: bad) else { Issue.record("accepted"); return }
         #expect(code == .transactionFailed)
         // Nothing of the bad client's transaction exists; the good client's scene is as it was.
         guard case .tree(let json) = d.request(.getTree, from: good), case .tree(let before) = treeBefore else {
@@ -167,7 +167,7 @@ import Testing
         d.send([.createLayer(id: 4, kind: .layer), .setProperty(id: 4, keyPath: "frame", value: .rect(Rect(0, 0, 200, 200))),
                 .addSublayer(parent: 0, child: 4)], from: c)
         d.sendRaw(MessageEncoder.encode(.setProperty(id: 4242, keyPath: "opacity", value: .number(1)), requestID: 77), from: c)
-        guard case .error(_, let code, let message) = d.request(.commit, from: c) else { Issue.record("accepted"); return }
+        guard case .error(_, let code, let message, _) = d.request(.commit, from: c) else { Issue.record("accepted"); return }
         #expect(code == .unknownLayer)
         #expect(message.contains("request 77"))
         #expect(message.contains("layer 4242 does not exist"))
@@ -190,7 +190,7 @@ import Testing
         _ = d.commit(requests, from: c)
         #expect(d.request(.hitTest(x: 50, y: 50), from: c) == .hitResult(.ownLayer, layer: UInt32(depth)))
         let reply = d.commit([.createLayer(id: 999, kind: .layer), .addSublayer(parent: UInt32(depth), child: 999)], from: c)
-        guard case .error(_, let code, _) = reply else { Issue.record("a level beyond maxDepth was accepted"); return }
+        guard case .error(_, let code, _, _) = reply else { Issue.record("a level beyond maxDepth was accepted"); return }
         #expect(code == .limitExceeded)
     }
 
@@ -212,17 +212,21 @@ import Testing
         let d = EmbeddedDaemon { $0.maxClients = 1 }
         let c = d.connect()!
         #expect(d.connect() == nil)
-        guard case .error(_, .limitExceeded, _)? = d.refusal else { Issue.record("no refusal"); return }
+        guard case .error(_, .limitExceeded, _, _)? = d.refusal else { Issue.record("no refusal"); return }
         // A presentation query of a missing layer or key path.
-        guard case .error(_, .unknownLayer, _) = d.request(.getPresentation(id: 5, keyPath: "opacity"), from: c),
-              case .error(_, .badHandshake, _) = d.request(.hello(magic: Protocol.magic, major: Protocol.versionMajor,
-                                                                 minor: 0, clientName: "again"), from: c) else {
+        guard case .error(_, .unknownLayer, _, _) = d.request(.getPresentation(id: 5, keyPath: "opacity"), from: c) else {
             Issue.record("expected errors"); return
         }
         _ = d.commit([.createLayer(id: 1, kind: .layer)], from: c)
-        guard case .error(_, .invalidProperty, _) = d.request(.getPresentation(id: 1, keyPath: "nope"), from: c),
-              case .error(0x30, .captureFailed, _) = d.request(.capture(time: nil), from: c) else {
+        guard case .error(_, .invalidProperty, _, _) = d.request(.getPresentation(id: 1, keyPath: "nope"), from: c),
+              case .error(0x30, .captureFailed, _, _) = d.request(.capture(time: nil), from: c) else {
             Issue.record("expected errors"); return
         }
+        // A second hello is refused and closes the connection (docs/protocol.md, Handshake).
+        guard case .error(_, .badHandshake, _, _) = d.request(.hello(magic: Protocol.magic, major: Protocol.versionMajor,
+                                                                    minor: 0, clientName: "again"), from: c) else {
+            Issue.record("expected errors"); return
+        }
+        #expect(d.closed.contains(c))
     }
 }

@@ -24,7 +24,7 @@ import TestSupport
     static func seedStream(_ rng: inout SeededRandom) -> [UInt8] {
         var id: UInt32 = 1
         func msg(_ r: Request) -> [UInt8] { defer { id += 1 }; return MessageEncoder.encode(r, requestID: id) }
-        var s = msg(.hello(magic: Protocol.magic, major: 0, minor: 1, clientName: "fuzz"))
+        var s = msg(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0, clientName: "fuzz"))
         let values: [(String, PropertyValue)] = [
             ("position", .point(Point(10, 20))), ("bounds", .rect(Rect(0, 0, 50, 40))), ("opacity", .number(0.5)),
             ("backgroundColor", .color(Color(1, 0, 0, 1))), ("borderColor", .color(nil)), ("transform", .transform(.rotation(0.4))),
@@ -80,7 +80,7 @@ import TestSupport
     static func run(_ bytes: [UInt8], _ rng: inout SeededRandom, tree: inout LayerTree) {
         var decoder = FrameDecoder(maxMessageSize: 4096)
         var session = Session(clientID: 7, maxPendingOperations: 64)
-        let welcome = Event.welcome(major: 0, minor: 1, clientID: 7, width: 1, height: 1, scale: 1, clock: .manual, time: 0)
+        let welcome = Event.welcome(major: 1, minor: 0, clientID: 7, display: DisplayInfo(width: 1, height: 1, scale: 1, refreshRate: 60), clock: .manual, time: 0, reduceMotion: false)
         var offset = 0
         while offset < bytes.count, session.state != .closed {
             let n = min(bytes.count - offset, 1 + rng.below(64))

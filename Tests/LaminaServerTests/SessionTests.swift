@@ -6,7 +6,7 @@ import Testing
 
 /// The protocol session state machine, driven with no I/O.
 @Suite struct SessionTests {
-    let welcome = Event.welcome(major: 0, minor: 1, clientID: 1, width: 10, height: 10, scale: 1, clock: .manual, time: 0)
+    let welcome = Event.welcome(major: 1, minor: 0, clientID: 1, display: DisplayInfo(width: 10, height: 10, scale: 1, refreshRate: 60), clock: .manual, time: 0, reduceMotion: false)
 
     func feed(_ session: inout Session, _ bytes: [UInt8]) -> [SessionAction] {
         var d = FrameDecoder()
@@ -17,7 +17,7 @@ import Testing
     }
 
     func hello() -> [UInt8] {
-        MessageEncoder.encode(.hello(magic: Protocol.magic, major: 0, minor: 1, clientName: "t"), requestID: 1)
+        MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0, clientName: "t"), requestID: 1)
     }
 
     @Test func helloIsAnsweredWithWelcome() {
@@ -31,7 +31,7 @@ import Testing
         let actions = feed(&s, Array("GET / HTTP/1.1\r\n\r\n".utf8))
         #expect(s.state == .closed)
         #expect(actions.count == 2)
-        guard case .send(.error(_, .badHandshake, _), _) = actions[0], case .close = actions[1] else {
+        guard case .send(.error(_, .badHandshake, _, _), _) = actions[0], case .close = actions[1] else {
             Issue.record("expected badHandshake then close: \(actions)"); return
         }
     }
@@ -39,7 +39,7 @@ import Testing
     @Test func wrongMajorVersionIsRefused() {
         var s = Session(clientID: 1, maxPendingOperations: 10)
         let actions = feed(&s, MessageEncoder.encode(.hello(magic: Protocol.magic, major: 9, minor: 0, clientName: ""), requestID: 1))
-        guard case .send(.error(_, .unsupportedVersion, _), 1)? = actions.first else { Issue.record("\(actions)"); return }
+        guard case .send(.error(_, .unsupportedVersion, _, _), 1)? = actions.first else { Issue.record("\(actions)"); return }
         #expect(s.state == .closed)
     }
 
@@ -66,8 +66,8 @@ import Testing
         bytes = bad + bytes + MessageEncoder.encode(.commit, requestID: 4)
         let actions = feed(&s, bytes)
         #expect(actions.count == 2)
-        guard case .send(.error(0x10, .malformed, _), 2) = actions[0],
-              case .send(.error(0x20, .transactionFailed, let message), 4) = actions[1] else {
+        guard case .send(.error(0x10, .malformed, _, _), 2) = actions[0],
+              case .send(.error(0x20, .transactionFailed, let message, _), 4) = actions[1] else {
             Issue.record("\(actions)"); return
         }
         #expect(message.contains("request 2"))
@@ -80,7 +80,7 @@ import Testing
         var bytes: [UInt8] = []
         for i in 0..<3 { bytes += MessageEncoder.encode(.createLayer(id: UInt32(i + 1), kind: .layer), requestID: UInt32(i + 2)) }
         let actions = feed(&s, bytes)
-        guard case .send(.error(_, .limitExceeded, _), 4)? = actions.first else { Issue.record("\(actions)"); return }
+        guard case .send(.error(_, .limitExceeded, _, _), 4)? = actions.first else { Issue.record("\(actions)"); return }
     }
 
     @Test func errorsAfterHandshakeKeepTheConnection() {

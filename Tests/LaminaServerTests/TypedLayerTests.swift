@@ -58,7 +58,7 @@ import Testing
         do {
             try c.commit()
             Issue.record("the commit should have been rejected")
-        } catch LaminaError.requestFailed(_, let code, let message) {
+        } catch LaminaError.requestFailed(_, let code, let message, _) {
             #expect(code == .invalidProperty)
             #expect(message.contains("fillColor: not a property of a layer of type layer"))
         }

@@ -84,14 +84,17 @@ import TestSupport
 
     @Test func eventsRoundTrip() {
         let events: [Event] = [
-            .welcome(major: 0, minor: 1, clientID: 9, width: 1280, height: 720, scale: 2, clock: .manual, time: 1.5),
-            .pong(token: 42), .error(opcode: 0x12, code: .unknownLayer, message: "layer 5 does not exist"),
+            .welcome(major: 1, minor: 0, clientID: 9, display: DisplayInfo(width: 1280, height: 720, scale: 2, refreshRate: 120),
+                     clock: .manual, time: 1.5, reduceMotion: true),
+            .pong(token: 42), .error(opcode: 0x12, code: .unknownLayer, message: "layer 5 does not exist", request: 4, layer: 5, key: "opacity"),
+            .error(opcode: 0x20, code: .invalidValue, message: "x", detail: ErrorDetail(request: 3, opcode: 0x12, layer: 2, key: "opacity")),
             .committed(sequence: 3), .captured(time: 0.5, width: 2, height: 1, png: [1, 2, 3]),
             .clockAdvanced(time: 2), .tree(json: "{}"), .stats(json: "{\"fps\": 1}"),
             .presentation(value: .point(Point(1, 2))), .presentation(value: .color(nil)),
             .hitResult(.ownLayer, layer: 5), .hitResult(.none, layer: 0), .hitResult(.otherClient, layer: 0),
             .animationStarted(layer: 5, key: "spin"), .animationStopped(layer: 5, key: "spin", finished: true),
             .animationStopped(layer: 6, key: "", finished: false), .transactionCompleted(id: 77),
+            .displayChanged(DisplayInfo(width: 640, height: 480, scale: 2, refreshRate: 60)), .reduceMotionChanged(true),
         ]
         var d = FrameDecoder()
         for (i, e) in events.enumerated() { d.feed(MessageEncoder.encode(e, requestID: UInt32(i))) }

@@ -19,7 +19,7 @@ struct GoldenBytesTests {
     static let f1 = "000000000000F03F", f15 = "000000000000F83F", f2 = "0000000000000040"
     static let f3 = "0000000000000840", fm3 = "00000000000008C0", f4 = "0000000000001040"
     static let f10 = "0000000000002440", f20 = "0000000000003440", f100 = "0000000000005940"
-    static let f01 = "9A9999999999B93F"
+    static let f01 = "9A9999999999B93F", f60 = "0000000000004E40", f120 = "0000000000005E40"
     /// The quiet NaN 0x7FF8000000000000.
     static let nan = "000000000000F87F"
 
@@ -64,15 +64,15 @@ struct GoldenBytesTests {
     // MARK: Requests
 
     @Test func handshakeAndPing() {
-        // hello: magic "LMNA", major 0, minor 2, clientName "demo" (u32 4 + bytes); 12 + 16 = 28.
-        check(.hello(magic: Protocol.magic, major: 0, minor: 2, clientName: "demo"), id: 1,
-              "1C000000 0100 0000 01000000  4C4D4E41 0000 0200 04000000 64656D6F")
+        // hello: magic "LMNA", major 1, minor 0, clientName "demo" (u32 4 + bytes); 12 + 16 = 28.
+        check(.hello(magic: Protocol.magic, major: 1, minor: 0, clientName: "demo"), id: 1,
+              "1C000000 0100 0000 01000000  4C4D4E41 0100 0000 04000000 64656D6F")
         // An empty string is its count alone.
-        check(.hello(magic: Protocol.magic, major: 0, minor: 2, clientName: ""), id: 1,
-              "18000000 0100 0000 01000000  4C4D4E41 0000 0200 00000000")
+        check(.hello(magic: Protocol.magic, major: 1, minor: 0, clientName: ""), id: 1,
+              "18000000 0100 0000 01000000  4C4D4E41 0100 0000 00000000")
         // UTF-8: "é" is C3 A9, counted in bytes.
-        check(.hello(magic: Protocol.magic, major: 0, minor: 2, clientName: "é"), id: 1,
-              "1A000000 0100 0000 01000000  4C4D4E41 0000 0200 02000000 C3A9")
+        check(.hello(magic: Protocol.magic, major: 1, minor: 0, clientName: "é"), id: 1,
+              "1A000000 0100 0000 01000000  4C4D4E41 0100 0000 02000000 C3A9")
         check(.ping(token: 0x0102_0304_0506_0708), id: 0xA0B0C0D0,
               "14000000 0200 0000 D0C0B0A0  0807060504030201")
     }
@@ -131,6 +131,8 @@ struct GoldenBytesTests {
         check(.getPresentation(id: 1, keyPath: "opacity"), id: 18,
               "1B000000 3400 0000 12000000  01000000 07000000 6F706163697479")
         check(.hitTest(x: 10, y: 20), id: 19, "1C000000 3500 0000 13000000  \(Self.f10) \(Self.f20)")
+        // u8 on (0/1).
+        check(.setReduceMotion(true), id: 20, "0D000000 3600 0000 14000000  01")
     }
 
     /// Any NaN means the current frame, not only the one the encoder writes.
@@ -185,15 +187,26 @@ struct GoldenBytesTests {
     // MARK: Events
 
     @Test func events() {
-        // u16 major, u16 minor, u32 clientID, u32 width, u32 height, f64 scale, u8 clock, f64 time.
-        check(.welcome(major: 0, minor: 2, clientID: 3, width: 800, height: 600, scale: 2, clock: .manual, time: 0), id: 1,
-              "2D000000 8100 0000 01000000  0000 0200 03000000 20030000 58020000 \(Self.f2) 01 \(Self.f0)")
-        check(.welcome(major: 0, minor: 2, clientID: 3, width: 800, height: 600, scale: 1, clock: .realtime, time: 1.5), id: 1,
-              "2D000000 8100 0000 01000000  0000 0200 03000000 20030000 58020000 \(Self.f1) 00 \(Self.f15)")
+        // u16 major, u16 minor, u32 clientID, DISPLAY (u32 width, u32 height, f64 scale,
+        // f64 refreshRate), u8 clock, f64 time, u8 reduceMotion.
+        check(.welcome(major: 1, minor: 0, clientID: 3, display: DisplayInfo(width: 800, height: 600, scale: 2, refreshRate: 60),
+                       clock: .manual, time: 0, reduceMotion: false), id: 1,
+              "36000000 8100 0000 01000000  0100 0000 03000000 20030000 58020000 \(Self.f2) \(Self.f60) 01 \(Self.f0) 00")
+        check(.welcome(major: 1, minor: 0, clientID: 3, display: DisplayInfo(width: 800, height: 600, scale: 1, refreshRate: 120),
+                       clock: .realtime, time: 1.5, reduceMotion: true), id: 1,
+              "36000000 8100 0000 01000000  0100 0000 03000000 20030000 58020000 \(Self.f1) \(Self.f120) 00 \(Self.f15) 01")
         check(.pong(token: 0x0102_0304_0506_0708), id: 2, "14000000 8200 0000 02000000  0807060504030201")
-        // u16 opcode of the failed request, u16 code (9 invalidValue), string message.
-        check(.error(opcode: 0x12, code: .invalidValue, message: "bad"), id: 3,
-              "17000000 8300 0000 03000000  1200 0900 03000000 626164")
+        // u16 opcode of the request answered, u16 code (9 invalidValue), u32 failed request,
+        // u16 failed opcode, u32 layer, string key, string message.
+        check(.error(opcode: 0x12, code: .invalidValue, message: "bad", request: 3, layer: 1, key: "opacity"), id: 3,
+              "2C000000 8300 0000 03000000  1200 0900 03000000 1200 01000000 07000000 6F706163697479 03000000 626164")
+        // A rejected commit (request 9) names its staged setProperty (request 4) of layer 2.
+        check(.error(opcode: 0x20, code: .invalidProperty, message: "x",
+                     detail: ErrorDetail(request: 4, opcode: 0x12, layer: 2, key: "a")), id: 9,
+              "24000000 8300 0000 09000000  2000 0800 04000000 1200 02000000 01000000 61 01000000 78")
+        // A refusal before any hello (maxClients): opcode 0, request 0.
+        check(.error(opcode: 0, code: .limitExceeded, message: "", request: 0), id: 0,
+              "22000000 8300 0000 00000000  0000 0B00 00000000 0000 00000000 00000000 00000000")
         check(.committed(sequence: 5), id: 4, "14000000 8400 0000 04000000  0500000000000000")
         // f64 time, u32 width, u32 height, bytes png (u32 count + bytes).
         check(.captured(time: 0, width: 2, height: 1, png: [0x89, 0x50]), id: 5,
@@ -214,6 +227,12 @@ struct GoldenBytesTests {
         check(.animationStopped(layer: 1, key: "", finished: false), id: 0,
               "15000000 8C00 0000 00000000  01000000 00000000 00")
         check(.transactionCompleted(id: 7), id: 0, "10000000 8D00 0000 00000000  07000000")
+        // DISPLAY: u32 width, u32 height, f64 scale, f64 refreshRate.
+        check(.displayChanged(DisplayInfo(width: 800, height: 600, scale: 2, refreshRate: 60)), id: 0,
+              "24000000 8E00 0000 00000000  20030000 58020000 \(Self.f2) \(Self.f60)")
+        // u8 reduceMotion; the answer to setReduceMotion carries its request id.
+        check(.reduceMotionChanged(true), id: 0, "0D000000 8F00 0000 00000000  01")
+        check(.reduceMotionChanged(false), id: 5, "0D000000 8F00 0000 05000000  00")
     }
 
     /// The error codes' numbers, as the document's table gives them.

@@ -121,6 +121,11 @@ final class EmbeddedDaemon {
         return inbox[client] ?? []
     }
 
+    /// The display changed (what the viewer will report).
+    func changeDisplay(_ info: DisplayInfo) {
+        perform(core.displayChanged(info))
+    }
+
     /// The client hangs up.
     func hangUp(_ client: UInt32) {
         perform(core.disconnected(client))

@@ -78,6 +78,30 @@ import TestSupport
         Self.expectPixel(img, 110, 110, (128, 0, 128))
     }
 
+    /// docs/protocol.md's example, its bytes written to a raw socket: a red square over
+    /// 0…100 on the black canvas.
+    @Test func theDocumentsExampleDrawsItsRedSquare() throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let fd = try UnixSocket.connect(path: daemon.socketPath)
+        defer { close(fd) }
+        try UnixSocket.writeAll(fd, try ProtocolRulesTests.documentExampleBytes())
+        var d = FrameDecoder()
+        var buf = [UInt8](repeating: 0, count: 4096)
+        var replies: [(Event, UInt32)] = []
+        while replies.count < 2 {
+            let n = read(fd, &buf, buf.count)
+            guard n > 0 else { break }
+            d.feed(buf[0..<n])
+            while case .message(let e, let id)? = d.nextEvent() { replies.append((e, id)) }
+        }
+        guard replies.count == 2, case .committed = replies[1].0, replies[1].1 == 7 else { Issue.record("\(replies)"); return }
+        let watcher = try Connection(socketPath: daemon.socketPath, name: "watcher")
+        let img = try Self.capture(watcher)
+        for (x, y) in [(2, 2), (50, 50), (97, 97)] { Self.expectPixel(img, x, y, (255, 0, 0)) }
+        for (x, y) in [(103, 50), (50, 103), (150, 150)] { Self.expectPixel(img, x, y, (0, 0, 0)) }
+    }
+
     @Test func garbageFromAnotherClientChangesNothing() throws {
         let daemon = try Self.makeDaemon()
         defer { daemon.stop() }

@@ -241,4 +241,34 @@ import Testing
         #expect(d.request(.hitTest(x: 2, y: 2), from: other) == .hitResult(.ownLayer, layer: 1))
         _ = d.takeEvents(other)
     }
+
+    /// docs/protocol.md's example, its bytes sent as written: welcome, committed, and the red
+    /// square it describes (the pixels are checked through the GPU in `DaemonTests`).
+    @Test func theDocumentsExampleDoesWhatItSays() throws {
+        let d = EmbeddedDaemon()
+        let c = d.connect(hello: false)!
+        d.sendRaw(try Self.documentExampleBytes(), from: c)
+        let replies = d.takeEvents(c)
+        guard replies.count == 2, case .welcome = replies[0].event, replies[0].requestID == 1,
+              case .committed = replies[1].event, replies[1].requestID == 7 else { Issue.record("\(replies)"); return }
+        #expect(d.request(.getPresentation(id: 1, keyPath: "backgroundColor"), from: c) == .presentation(value: .color(Color(1, 0, 0, 1))))
+        #expect(d.request(.getPresentation(id: 1, keyPath: "frame"), from: c) == .presentation(value: .rect(Rect(0, 0, 100, 100))))
+        for (x, y) in [(1.0, 1.0), (99.0, 99.0), (50.0, 50.0)] {
+            #expect(d.request(.hitTest(x: x, y: y), from: c) == .hitResult(.ownLayer, layer: 1))
+        }
+        #expect(d.request(.hitTest(x: 101, y: 50), from: c) == .hitResult(.none, layer: 0))
+    }
+
+    /// The example's bytes, read from docs/protocol.md between its markers.
+    static func documentExampleBytes() throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/protocol.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        guard let begin = text.range(of: "<!-- example:begin -->"), let end = text.range(of: "<!-- example:end -->") else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        let hex = text[begin.upperBound..<end.lowerBound].split(separator: "\n").filter { $0.contains(":") }
+            .map { $0[$0.index(after: $0.firstIndex(of: ":")!)...] }.joined().filter(\.isHexDigit)
+        let digits = Array(hex)
+        return stride(from: 0, to: digits.count, by: 2).map { UInt8(String(digits[$0...$0 + 1]), radix: 16)! }
+    }
 }

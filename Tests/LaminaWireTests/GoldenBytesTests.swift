@@ -1,3 +1,4 @@
+import Foundation
 import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
@@ -252,19 +253,29 @@ struct GoldenBytesTests {
 
     // MARK: Framing
 
-    /// The document's example, byte for byte.
-    @Test func documentExample() {
-        let stream = Self.bytes("""
-            1E000000 0100 0000 01000000  4C4D4E41 0000 0200 06000000 64656D6F2D31
-            11000000 1000 0000 02000000  01000000 00
-            3B000000 1200 0000 03000000  01000000 06000000 626F756E6473  04 \(Self.f0) \(Self.f0) \(Self.f100) \(Self.f100)
-            14000000 1300 0000 05000000  00000000 01000000
-            0C000000 2000 0000 06000000
-            """)
+    /// The example of docs/protocol.md, read from the document itself (between its
+    /// `example:begin`/`example:end` markers): one message per line, `name:` then hex.
+    static func documentExampleBytes() throws -> [UInt8] {
+        let url = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../docs/protocol.md")
+        let text = try String(contentsOf: url, encoding: .utf8)
+        guard let begin = text.range(of: "<!-- example:begin -->"), let end = text.range(of: "<!-- example:end -->") else {
+            throw CocoaError(.fileReadCorruptFile)
+        }
+        let lines = text[begin.upperBound..<end.lowerBound].split(separator: "\n").filter { $0.contains(":") }
+        return bytes(lines.map { String($0[$0.index(after: $0.firstIndex(of: ":")!)...]) }.joined(separator: " "))
+    }
+
+    /// The document's example, byte for byte: the requests it says, and nothing else.
+    @Test func documentExample() throws {
+        let stream = try Self.documentExampleBytes()
+        let red = PropertyValue.color(Color(1, 0, 0, 1))
         let expected: [(Request, UInt32)] = [
             (.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: Protocol.versionMinor, clientName: "demo-1"), 1),
             (.createLayer(id: 1, kind: .layer), 2),
-            (.setProperty(id: 1, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 100))), 3), (.addSublayer(parent: 0, child: 1), 5), (.commit, 6),
+            (.setProperty(id: 1, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 100))), 3),
+            (.setProperty(id: 1, keyPath: "position", value: .point(Point(50, 50))), 4),
+            (.setProperty(id: 1, keyPath: "backgroundColor", value: red), 5),
+            (.addSublayer(parent: 0, child: 1), 6), (.commit, 7),
         ]
         var decoder = FrameDecoder()
         decoder.feed(stream)

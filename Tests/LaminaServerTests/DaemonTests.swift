@@ -160,7 +160,7 @@ import TestSupport
         do {
             try c.commit()
             Issue.record("the commit should have been rejected")
-        } catch LaminaError.requestFailed(_, let code, let message) {
+        } catch LaminaError.requestFailed(_, let code, let message, _) {
             #expect(code == .unknownLayer)
             #expect(message.contains("request 77"))
             #expect(message.contains("layer 4242 does not exist"))

@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md", "Properties.table"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),

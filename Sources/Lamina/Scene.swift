@@ -306,6 +306,7 @@ extension PropertyValue {
         case .numbers(let v): return nums(v)
         case .path(let p): return p.map { .string($0.svgData) } ?? .null
         case .colors(let cs): return .array(cs.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) })
+        case .template(let source): return .object([JSON.Member(key: "template", value: .string(source))])
         }
     }
 }

@@ -96,7 +96,7 @@ public struct Session: Sendable {
             // The animation's JSON is checked when staged; a bad one fails the transaction
             // like an undecodable request.
             do {
-                operation = .addAnimation(id, key: key, animation: try AnimationJSON.decode(text: json, path: "animation"))
+                operation = try AnimationJSON.operation(layer: id, key: key, text: json)
             } catch {
                 if failedRequest == nil { failedRequest = (requestID, request.opcode, error.description) }
                 return [.send(.error(opcode: request.opcode, code: .invalidAnimation, message: error.description), requestID: requestID)]

@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
-        .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
+        .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],

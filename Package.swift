@@ -51,7 +51,7 @@ let package = Package(
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md", "Properties.table"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
@@ -59,7 +59,7 @@ let package = Package(
         // GPU and daemon.
         .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "CVulkan"], exclude: ["README.md"]),
         .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
-        .target(name: "Lamina", dependencies: ["LaminaWire"], exclude: ["README.md"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaExpression"], exclude: ["README.md"]),
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
@@ -75,7 +75,7 @@ let package = Package(
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
-        .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
+        .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],

@@ -253,6 +253,7 @@ public final class Connection {
         case .addAnimation(let id, let key, let a): stage(.addAnimation(id: id, key: key, json: AnimationJSON.encode(a).text))
         case .removeAnimation(let id, let key): stage(.removeAnimation(id: id, key: key))
         case .removeAllAnimations(let id): stage(.removeAllAnimations(id: id))
+        case .addExpression(let id, let key, let e): stage(.addAnimation(id: id, key: key, json: ExpressionJSON.encode(e).text))
         case .completion(let id): stageRaw(.completion(id: id))
         }
     }

@@ -1,5 +1,6 @@
 import Foundation
 import LaminaAnimation
+import LaminaExpression
 import LaminaGeometry
 import LaminaTree
 import LaminaWire
@@ -64,7 +65,10 @@ public struct Scene: Sendable {
         var builder = Builder()
         if let v = f["layers"] {
             guard case .array(let layers) = v else { throw SceneError(path: "layers", "must be a list of layers") }
+            builder.deferExpressions = true
             for (i, l) in layers.enumerated() { try builder.layer(l, "layers[\(i)]", parent: 0) }
+            // Expression animations may name layers declared after their own.
+            try builder.addDeferredExpressions()
         }
         names = builder.names
         layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
@@ -87,6 +91,9 @@ public struct Scene: Sendable {
         var kinds: [UInt32: LayerKind] = [:]
         var properties: [UInt32: LayerProperties] = [:]
         var nextID: UInt32 = 1
+        /// While building the initial layers: expression animations wait for every name.
+        var deferExpressions = false
+        var deferred: [(id: UInt32, key: String, expression: ExpressionAnimation, path: String)] = []
 
 
         mutating func layer(_ j: JSON, _ path: String, parent: UInt32) throws(SceneError) {
@@ -106,7 +113,8 @@ public struct Scene: Sendable {
             var props = LayerProperties()
             var sublayers: [JSON] = []
             var animations: JSON? = nil
-            for m in members {
+            // Custom properties first: a path template reads those that exist when it is set.
+            for m in members.filter({ $0.key == "custom" }) + members.filter({ $0.key != "custom" }) {
                 let fp = path + "." + m.key
                 switch m.key {
                 case "type": continue
@@ -164,6 +172,10 @@ public struct Scene: Sendable {
             for m in members {
                 let ap = path + "." + m.key
                 guard !m.key.isEmpty else { throw SceneError(path: ap, "an animation key must not be empty") }
+                if ExpressionJSON.isExpression(m.value) {
+                    try addExpression(ExpressionJSON.decode(m.value, ap), key: m.key, id, ap)
+                    continue
+                }
                 let animation = try AnimationJSON.decode(m.value, ap)
                 let props = properties[id] ?? LayerProperties()
                 let compiled: CompiledAnimation
@@ -306,6 +318,7 @@ extension PropertyValue {
         case .numbers(let v): return nums(v)
         case .path(let p): return p.map { .string($0.svgData) } ?? .null
         case .colors(let cs): return .array(cs.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) })
+        case .template(let source): return .object([JSON.Member(key: "template", value: .string(source))])
         }
     }
 }

@@ -330,6 +330,8 @@ public struct ServerCore {
         case .removeFromSuperlayer(let id): ErrorDetail(request: request, opcode: 0x15, layer: id)
         case .setTransaction: ErrorDetail(request: request, opcode: 0x16)
         case .addAnimation(let id, let key, _): ErrorDetail(request: request, opcode: 0x17, layer: id, key: key)
+        // An expression animation travels as addAnimation.
+        case .addExpression(let id, let key, _): ErrorDetail(request: request, opcode: 0x17, layer: id, key: key)
         case .removeAnimation(let id, let key): ErrorDetail(request: request, opcode: 0x18, layer: id, key: key)
         case .removeAllAnimations(let id): ErrorDetail(request: request, opcode: 0x19, layer: id)
         case .completion: ErrorDetail(request: request, opcode: 0x1A)

@@ -107,7 +107,7 @@ public struct Session: Sendable {
             // The animation's JSON is checked when staged; a bad one fails the transaction
             // like an undecodable request.
             do {
-                operation = .addAnimation(id, key: key, animation: try AnimationJSON.decode(text: json, path: "animation"))
+                operation = try AnimationJSON.operation(layer: id, key: key, text: json)
             } catch {
                 return fail(.invalidAnimation, error.description, detail: detail, opcode: request.opcode)
             }

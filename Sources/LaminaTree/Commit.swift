@@ -21,6 +21,9 @@ public enum Operation: Hashable, Sendable {
     /// Removes the layer's animation with `key` (nothing when there is none, as CA).
     case removeAnimation(UInt32, key: String)
     case removeAllAnimations(UInt32)
+    /// Adds an expression animation under `key` (LayerExpression.swift), replacing the
+    /// layer's animation or expression with that key; removed as animations are.
+    case addExpression(UInt32, key: String, expression: ExpressionAnimation)
     /// Declares a transaction completion: `transactionCompleted(id)` fires once every animation
     /// started by a change whose settings list `id` has ended or been removed (at once if none).
     case completion(UInt32)
@@ -38,6 +41,7 @@ public enum Operation: Hashable, Sendable {
         case .addAnimation: "addAnimation"
         case .removeAnimation: "removeAnimation"
         case .removeAllAnimations: "removeAllAnimations"
+        case .addExpression: "addExpression"
         case .completion: "completion"
         }
     }

@@ -34,6 +34,8 @@ public struct CommitPacket: Sendable {
         case addAnimation(LayerID, key: String, CompiledAnimation, slots: [PropertySlot])
         case removeAnimation(LayerID, key: String)
         case removeAllAnimations(LayerID)
+        /// An expression animation, compiled and resolved (replaces the key's animation).
+        case addExpression(LayerID, LayerExpression)
         /// A declared transaction completion of the packet's client.
         case completion(UInt32)
     }

@@ -45,8 +45,9 @@ extension LayerProperties {
     /// do not know their layer's kind.)
     public mutating func setValue(_ value: PropertyValue, forKeyPath keyPath: String) throws(PropertyError) {
         guard value.isFinite else { throw .notFinite(keyPath: keyPath) }
+        if case .template(let source) = value { try setTemplate(source, forKeyPath: keyPath); return }
         let v = PropertyInput(keyPath: keyPath, value: value)
-        if try setTableValue(v) { return }
+        if try setTableValue(v) { clearTemplate(forKeyPath: keyPath); return }
         if keyPath == "frame" {
             // CALayer's frame setter: keeps the transform, sets bounds.size and position so the
             // untransformed frame is the given rect.

@@ -56,6 +56,9 @@ public struct LayerProperties: Hashable, Sendable {
     public var gradientType: GradientType = .axial
     /// Named custom numbers (`custom.NAME`).
     public var custom: [String: [Double]] = [:]
+    /// Path templates of `path` and `shadowPath` (`{"template": …}`), compiled at commit;
+    /// the presentation tree's paths are their output (LayerTree+Programs.swift).
+    public var templates = LayerTemplates()
 
     public init() {}
 }

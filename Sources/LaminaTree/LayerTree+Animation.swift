@@ -140,10 +140,12 @@ extension LayerTree {
             presentation = self
             presentation.presentationPlan = nil
         }
-        guard !animatedLayers.isEmpty else { return }
+        guard !animatedLayers.isEmpty || programs.isActive else { return }
+        var fresh = false
         if presentation.presentationPlan == nil || presentation.presentationPlan!.version != version
             || presentation.presentationPlan!.count != count {
             presentation.presentationPlan = PresentationPlan(self)
+            fresh = true
         }
         // The plan's storage indices are the model's: the presentation tree is a copy of this
         // tree at the same version (a copy-on-write copy keeps the layout). Each animated
@@ -160,6 +162,8 @@ extension LayerTree {
                                     evaluate(g, into: &nodes[g.index].properties, bindings, slots, prepared,
                                              plain, easings, at: t)
                                 }
+                                // Expression animations, then path templates (ProgramPlan).
+                                if let programs = plan.programs { evaluate(programs, nodes, fresh: fresh, at: t) }
                             }
                         }
                     }

@@ -15,6 +15,8 @@ public struct LayerNode: Equatable, Sendable {
     /// for this layer — each animation's key and when it leaves (+∞: never) — so that the
     /// per-layer animation limit is enforced where commits are validated.
     public var animationLedger: [AnimationLedgerEntry] = []
+    /// Expression animations driving this layer's properties (LayerExpression.swift).
+    public var expressions: [LayerExpression] = []
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
 }
@@ -62,6 +64,9 @@ public struct LayerTree: Sendable {
     /// In a presentation tree: the flat list of animation bindings it is patched from each
     /// frame (built by `updatePresentation` for the model version it was made from).
     var presentationPlan: PresentationPlan? = nil
+    /// The layers with path templates or expression animations, and the render thread's
+    /// template outputs (LayerTree+Programs.swift).
+    var programs = ProgramIndex()
     /// The model tree that validates `apply(_ commit:at:)` (a tree that takes commits);
     /// nil in a tree fed packets.
     private var validator: Validator?
@@ -166,10 +171,12 @@ public struct LayerTree: Sendable {
             detach(id)
             for child in nodes[existing: id].sublayers { nodes[existing: child].superlayer = nil }
             removeAnimations(of: id, where: { _ in true })
+            programs.remove(id)
             nodes[id] = nil
         case .set(let id, let properties, let actions):
             let before = nodes[existing: id].properties
             nodes[existing: id].properties = properties
+            programs.note(id, properties.templates)
             if let slot = actions.first {
                 addImplicitAnimation(id, slot: slot, before: before, context: context)
                 if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: context) }
@@ -183,12 +190,17 @@ public struct LayerTree: Sendable {
         case .transaction(let settings):
             context.settings = settings
         case .addAnimation(let id, let key, let compiled, let slots):
+            if !key.isEmpty { removeExpressions(of: id) { $0.key == key } }
             insert(LayerAnimation(key: key, compiled: compiled, slots: slots, beginTime: context.time,
                                   isImplicit: false, completionIDs: context.settings.completionIDs), into: id)
         case .removeAnimation(let id, let key):
             removeAnimations(of: id) { $0.key == key }
+            removeExpressions(of: id) { $0.key == key }
         case .removeAllAnimations(let id):
             removeAnimations(of: id) { _ in true }
+            removeExpressions(of: id) { _ in true }
+        case .addExpression(let id, let expression):
+            addExpression(expression, to: id)
         case .completion(let id):
             context.declared.append(id)
         }
@@ -205,6 +217,7 @@ public struct LayerTree: Sendable {
         nodes[existing: .root].sublayers.removeAll { $0 == container }
         nodes.removeAll { $0.id.client == client }
         animatedLayers = animatedLayers.filter { $0.client != client }
+        programs.removeClient(client)
         completionCounts = completionCounts.filter { $0.key.client != client }
         declaredCompletions.removeAll { $0.client == client }
     }

@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaExpression
 import LaminaGeometry
 
 /// The model tree: what clients committed (server thread). It owns structure, model values
@@ -20,6 +21,8 @@ public struct ModelTree: Sendable {
     public var maxDepth: Int
     /// Packets made so far (the last packet's `sequence`).
     public private(set) var sequence: UInt64 = 0
+    /// Limits on path templates and expression animations (config).
+    public var expressionLimits = ExpressionLimits.default
     private var layerCounts: [UInt32: Int] = [:]
 
     public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024,
@@ -176,10 +179,17 @@ public struct ModelTree: Sendable {
             try PropertyTable.check(keyPath, of: nodes[existing: id].kind, index: index)
             var props = nodes[existing: id].properties
             do {
-                try props.setValue(value, forKeyPath: keyPath)
+                if case .template(let source) = value {
+                    try props.setTemplate(source, forKeyPath: keyPath, limits: expressionLimits)
+                } else {
+                    try props.setValue(value, forKeyPath: keyPath)
+                }
             } catch {
                 if case .unknownKeyPath = error {
                     throw CommitError(code: .invalidProperty, index: index, message: error.description)
+                }
+                if case .template = value {
+                    throw CommitError(code: .invalidValue, index: index, message: "layer \(local) \(error.description)")
                 }
                 throw CommitError(code: .invalidValue, index: index, message: error.description)
             }
@@ -236,6 +246,7 @@ public struct ModelTree: Sendable {
                                                ? time + compiled.endTime : .infinity))
             save(id, &undo)
             nodes[existing: id].animationLedger = ledger
+            if !key.isEmpty { nodes[existing: id].expressions.removeAll { $0.key == key } }
             // `compile` resolved every key path (an unknown one fails it).
             changes.append(.addAnimation(id, key: key, compiled, slots: compiled.keyPaths.map { PropertySlot(keyPath: $0)! }))
 
@@ -244,13 +255,35 @@ public struct ModelTree: Sendable {
             guard !key.isEmpty else { return }
             save(id, &undo)
             nodes[existing: id].animationLedger.removeAll { $0.key == key }
+            nodes[existing: id].expressions.removeAll { $0.key == key }
             changes.append(.removeAnimation(id, key: key))
 
         case .removeAllAnimations(let local):
             let id = try existing(local, client: client, index: index)
             save(id, &undo)
             nodes[existing: id].animationLedger.removeAll()
+            nodes[existing: id].expressions.removeAll()
             changes.append(.removeAllAnimations(id))
+
+        case .addExpression(let local, let key, let expression):
+            guard local != 0 else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be animated")
+            }
+            let id = try existing(local, client: client, index: index)
+            let resolved = try resolveExpression(expression, key: key, on: id, index: index)
+            try checkExpressionOrder(adding: resolved, on: id, index: index)
+            var ledger = nodes[existing: id].animationLedger
+            ledger.removeAll { $0.removedAt <= time || (!key.isEmpty && $0.key == key) }
+            guard ledger.count < maxAnimationsPerLayer else {
+                throw CommitError(code: .limitExceeded, index: index,
+                                  message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
+            }
+            ledger.append(AnimationLedgerEntry(key: key, removedAt: .infinity))
+            save(id, &undo)
+            nodes[existing: id].animationLedger = ledger
+            if !key.isEmpty { nodes[existing: id].expressions.removeAll { $0.key == key } }
+            nodes[existing: id].expressions.append(resolved)
+            changes.append(.addExpression(id, resolved))
 
         case .completion(let completionID):
             changes.append(.completion(completionID))

@@ -58,6 +58,8 @@ struct PresentationPlan: Sendable {
     var plain: [Plain] = []
     /// The distinct non-linear easings of `plain` (most animations share a few).
     var easings: [Easing] = []
+    /// Expression animations and path templates, when the tree has any (LayerTree+Programs.swift).
+    var programs: ProgramPlan? = nil
 
     init(_ tree: LayerTree) {
         version = tree.version
@@ -113,6 +115,7 @@ struct PresentationPlan: Sendable {
             }
             if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
         }
+        if tree.programs.isActive { programs = ProgramPlan(tree) }
     }
 }
 

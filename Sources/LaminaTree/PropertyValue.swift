@@ -15,6 +15,9 @@ public enum PropertyValue: Hashable, Sendable {
     /// A path; `nil` is "no path" (CA's nil CGPath).
     case path(Path?)
     case colors([Color])
+    /// A path template's source (`{"template": "PROGRAM"}`), for `path` and `shadowPath`:
+    /// compiled where commits are validated (LayerTemplates.swift).
+    case template(String)
 
     /// The name of the value's type, for error messages.
     public var typeName: String {
@@ -30,6 +33,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .numbers: "number list"
         case .path: "path"
         case .colors: "color list"
+        case .template: "path template"
         }
     }
 
@@ -42,7 +46,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .rect(let r): r.origin.isFinite && r.size.width.isFinite && r.size.height.isFinite
         case .color(let c): c?.isFinite ?? true
         case .transform(let t): t.rowMajor.allSatisfy(\.isFinite)
-        case .bool, .string: true
+        case .bool, .string, .template: true
         case .numbers(let v): v.allSatisfy(\.isFinite)
         case .path(let p): p?.firstNonFiniteElement == nil
         case .colors(let c): c.allSatisfy(\.isFinite)

@@ -337,6 +337,8 @@ extension PropertyValue {
     enum Tag: UInt8 {
         case noColor = 0, number = 1, point = 2, size = 3, rect = 4, color = 5, transform = 6
         case bool = 7, string = 8, numbers = 9, noPath = 10, path = 11, colors = 12
+        /// A path template's source (a string), for `path` and `shadowPath`.
+        case template = 13
     }
 
     /// Path element kinds on the wire.
@@ -370,6 +372,7 @@ extension PropertyValue {
         case .colors(let v):
             w.u8(Tag.colors.rawValue); w.u32(UInt32(v.count))
             for c in v { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
+        case .template(let source): w.u8(Tag.template.rawValue); w.string(source)
         }
     }
 
@@ -422,6 +425,7 @@ extension PropertyValue {
             var v: [Color] = []
             for _ in 0..<n { v.append(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color"))) }
             return .colors(v)
+        case .template: return .template(try r.string("template"))
         }
     }
 }

@@ -218,7 +218,12 @@ public enum SceneValues {
         case .numbers: return .numbers(try numbers(j, path))
         case .color: return .color(try color(j, path))
         case .colors: return .colors(try colors(j, path))
-        case .path: return .path(try self.path(j, path))
+        case .path:
+            // `{"template": "PROGRAM"}`: a path template (compiled where commits are validated).
+            if case .object(let m) = j, m.count == 1, m[0].key == "template" {
+                return .template(try string(m[0].value, path + ".template"))
+            }
+            return .path(try self.path(j, path))
         case .cornerMask:
             guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of corner names") }
             var mask: UInt8 = 0

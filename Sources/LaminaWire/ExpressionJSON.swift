@@ -1,0 +1,64 @@
+import LaminaTree
+
+/// The expression animation form of SCENE-FORMAT.md's ANIMATION:
+/// `{"type": "expression", "keyPath": K, "expression": "…", "layers": {"NAME": ID, …}}`.
+/// On the wire it travels as an `addAnimation` request's JSON like every other animation;
+/// `layers` names the client's layers the expression reads (`NAME.KEYPATH` → local id ID).
+/// Scene files leave `layers` out: the loader fills it from the scene's layer names.
+public enum ExpressionJSON {
+    /// Whether `j` is an object whose `type` is `"expression"`.
+    public static func isExpression(_ j: JSON) -> Bool {
+        guard case .object(let m) = j, let t = m.first(where: { $0.key == "type" }), case .string("expression") = t.value
+        else { return false }
+        return true
+    }
+
+    /// Decodes an expression animation at JSON path `path`.
+    public static func decode(_ j: JSON, _ path: String) throws(SceneError) -> ExpressionAnimation {
+        let f = try SceneValues.Fields(j, path, allowed: ["type", "keyPath", "expression", "layers"])
+        guard let t = f["type"], case .string("expression") = t else { throw SceneError(path: f.at("type"), "must be \"expression\"") }
+        guard let k = f["keyPath"] else { throw SceneError(path: f.at("keyPath"), "is required") }
+        guard let e = f["expression"] else { throw SceneError(path: f.at("expression"), "is required") }
+        let keyPath = try SceneValues.string(k, f.at("keyPath"))
+        guard PropertySlot(keyPath: keyPath) != nil else {
+            throw SceneError(path: f.at("keyPath"), "unknown or non-animatable key path '\(keyPath)'")
+        }
+        var layers: [String: UInt32] = [:]
+        if let l = f["layers"] {
+            guard case .object(let members) = l else { throw SceneError(path: f.at("layers"), "must be an object of NAME: layer id") }
+            for m in members {
+                let v = try SceneValues.number(m.value, f.at("layers") + "." + m.key)
+                guard v >= 1, v <= Double(UInt32.max), v.rounded() == v else {
+                    throw SceneError(path: f.at("layers") + "." + m.key, "must be a layer id (an integer ≥ 1)")
+                }
+                layers[m.key] = UInt32(v)
+            }
+        }
+        return ExpressionAnimation(keyPath: keyPath, expression: try SceneValues.string(e, f.at("expression")), layers: layers)
+    }
+
+    /// The animation as JSON (names in `layers` sorted, for a stable text).
+    public static func encode(_ e: ExpressionAnimation) -> JSON {
+        var members = [JSON.Member(key: "type", value: .string("expression")),
+                       JSON.Member(key: "keyPath", value: .string(e.keyPath)),
+                       JSON.Member(key: "expression", value: .string(e.expression))]
+        if !e.layers.isEmpty {
+            members.append(JSON.Member(key: "layers", value: .object(e.layers.sorted { $0.key < $1.key }.map {
+                JSON.Member(key: $0.key, value: .number(Double($0.value)))
+            })))
+        }
+        return .object(members)
+    }
+}
+
+extension AnimationJSON {
+    /// The layer operation an `addAnimation` request's JSON stands for: an explicit animation,
+    /// or (`"type": "expression"`) an expression animation.
+    public static func operation(layer id: UInt32, key: String, text: String) throws(SceneError) -> Operation {
+        let j = try JSON.parse(text)
+        if ExpressionJSON.isExpression(j) {
+            return .addExpression(id, key: key, expression: try ExpressionJSON.decode(j, "animation"))
+        }
+        return .addAnimation(id, key: key, animation: try decode(j, "animation"))
+    }
+}

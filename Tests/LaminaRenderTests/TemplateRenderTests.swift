@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+import LaminaFrame
+import LaminaGeometry
+import LaminaTree
+import TestSupport
+import LaminaPNG
+@testable import LaminaRender
+
+/// A path template through the whole path: commit → render tree → presentation (template
+/// run) → draw list (tessellated through the mesh cache) → pixels, against the same polygon
+/// given as SVG path data.
+@Suite struct TemplateRenderTests {
+    static let polygon = """
+        let n = max(floor(sides), 3)
+        let r = min(rect.width, rect.height) / 2 * scale
+        for i in 0 ..< n {
+          let a = 2 * pi * i / n - pi / 2 + rotation
+          if i == 0 { move(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
+          else { line(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
+        }
+        close()
+        """
+
+    /// The polygon as SVG path data, from the issue's words.
+    static func svg(_ b: Rect, sides: Double, scale: Double, rotation: Double) -> String {
+        let n = max(sides.rounded(.down), 3)
+        let r = min(b.size.width, b.size.height) / 2 * scale
+        var d = ""
+        for i in 0 ..< Int(n) {
+            let a = 2 * Double.pi * Double(i) / n - Double.pi / 2 + rotation
+            d += (i == 0 ? "M" : "L") + "\(b.origin.x + b.size.width / 2 + r * cos(a)) \(b.origin.y + b.size.height / 2 + r * sin(a)) "
+        }
+        return d + "Z"
+    }
+
+    func render(_ path: PropertyValue, custom: [(String, Double)], at time: Double = 0) throws -> RGBAImage {
+        var t = LayerTree()
+        try t.apply(Commit(client: 1, content: .connect))
+        var ops: [LaminaTree.Operation] = [
+            .create(1, .shape), .addSublayer(parent: 0, child: 1),
+            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 56, 50))),
+            .set(1, keyPath: "position", value: .point(Point(32, 32))),
+            .set(1, keyPath: "fillColor", value: .color(Color(0, 0, 1))),
+        ]
+        for (k, v) in custom { ops.append(.set(1, keyPath: "custom." + k, value: .number(v))) }
+        ops.append(.set(1, keyPath: "path", value: path))
+        try t.apply(Commit(client: 1, content: .operations(ops)))
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        return try renderImage(builder.build(t.presentation(at: time)), alpha: .straight)
+    }
+
+    @Test func polygonTemplateDrawsAsTheSamePolygonInSVG() throws {
+        for (sides, rotation) in [(3.0, 0.0), (5.7, 0.3), (8.0, -1.0)] {
+            let template = try render(.template(Self.polygon), custom: [("sides", sides), ("scale", 0.9), ("rotation", rotation)])
+            let svg = try render(.path(Path(svg: Self.svg(Rect(0, 0, 56, 50), sides: sides, scale: 0.9, rotation: rotation))),
+                                 custom: [])
+            var differing = 0
+            for y in 0 ..< 64 {
+                for x in 0 ..< 64 where !template.pixel(x, y).isClose(to: svg.pixel(x, y), tolerance: 1) { differing += 1 }
+            }
+            #expect(differing == 0, "sides \(sides): \(differing) pixels differ")
+            // And it is drawn: the centre is blue, a corner white.
+            expectPixel(template, 32, 34, RGBA(0, 0, 255), "inside")
+            expectPixel(template, 1, 1, RGBA(255, 255, 255), "outside")
+        }
+    }
+}

@@ -86,7 +86,7 @@ let package = Package(
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
-        .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "TestSupport"],
+        .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "LaminaPNG", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),

@@ -48,7 +48,7 @@ extension PropertyValue {
         case .numbers(let v): .doubles(v)
         case .colors(let v): .colors(v)
         case .path(let v): .path(v ?? Path())
-        case .bool, .string: nil
+        case .bool, .string, .text: nil
         }
     }
 }

@@ -15,6 +15,8 @@ public enum PropertyValue: Hashable, Sendable {
     /// A path; `nil` is "no path" (CA's nil CGPath).
     case path(Path?)
     case colors([Color])
+    /// A text layer's `string` with styled runs (plain text travels as `.string`).
+    case text(StyledText)
 
     /// The name of the value's type, for error messages.
     public var typeName: String {
@@ -30,6 +32,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .numbers: "number list"
         case .path: "path"
         case .colors: "color list"
+        case .text: "styled text"
         }
     }
 
@@ -46,6 +49,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .numbers(let v): v.allSatisfy(\.isFinite)
         case .path(let p): p?.firstNonFiniteElement == nil
         case .colors(let c): c.allSatisfy(\.isFinite)
+        case .text(let t): t.runs.allSatisfy { ($0.fontSize?.isFinite ?? true) && ($0.foregroundColor?.isFinite ?? true) }
         }
     }
 }

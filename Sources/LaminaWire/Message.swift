@@ -336,7 +336,7 @@ extension PropertyValue {
     /// Value type tags on the wire.
     enum Tag: UInt8 {
         case noColor = 0, number = 1, point = 2, size = 3, rect = 4, color = 5, transform = 6
-        case bool = 7, string = 8, numbers = 9, noPath = 10, path = 11, colors = 12
+        case bool = 7, string = 8, numbers = 9, noPath = 10, path = 11, colors = 12, text = 13
     }
 
     /// Path element kinds on the wire.
@@ -370,6 +370,16 @@ extension PropertyValue {
         case .colors(let v):
             w.u8(Tag.colors.rawValue); w.u32(UInt32(v.count))
             for c in v { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
+        case .text(let t):
+            // u32 run count; per run: string, u8 flags (1 font, 2 fontSize, 4 color), then those.
+            w.u8(Tag.text.rawValue); w.u32(UInt32(t.runs.count))
+            for run in t.runs {
+                w.string(run.text)
+                w.u8((run.font != nil ? 1 : 0) | (run.fontSize != nil ? 2 : 0) | (run.foregroundColor != nil ? 4 : 0))
+                if let f = run.font { w.string(f) }
+                if let s = run.fontSize { w.f64(s) }
+                if let c = run.foregroundColor { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
+            }
         }
     }
 
@@ -422,6 +432,20 @@ extension PropertyValue {
             var v: [Color] = []
             for _ in 0..<n { v.append(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color"))) }
             return .colors(v)
+        case .text:
+            let n = Int(try r.u32("run count"))
+            guard n <= r.remaining / 5 else { throw .truncated("styled text of \(n) runs, \(r.remaining) bytes left") }
+            var runs: [StyledText.Run] = []
+            for _ in 0..<n {
+                var run = StyledText.Run(try r.string("run text"))
+                let flags = try r.u8("run flags")
+                guard flags <= 7 else { throw .malformed("unknown run flags \(flags)") }
+                if flags & 1 != 0 { run.font = try r.string("run font") }
+                if flags & 2 != 0 { run.fontSize = try r.f64("run font size") }
+                if flags & 4 != 0 { run.foregroundColor = Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color")) }
+                runs.append(run)
+            }
+            return .text(StyledText(runs: runs))
         }
     }
 }

@@ -78,7 +78,7 @@ let package = Package(
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaFrame", "LaminaRender", "CGLU", "CTess2"],
+                                         "LaminaFrame", "LaminaRender", "LaminaText", "CGLU", "CTess2"],
                           exclude: ["README.md"]),
 
         // Tests.

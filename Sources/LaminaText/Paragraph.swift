@@ -34,7 +34,8 @@ final class Paragraph {
     private let bidiText: UnsafeMutableBufferPointer<UInt16>   // ICU keeps a pointer to it
     let isRightToLeft: Bool
     private(set) var items: [Item] = []
-    private(set) var advances: [Double]
+    /// `offsetX[i]`: the sum of the advances of offsets before `i` (`text.count + 1` entries).
+    private(set) var offsetX: [Double]
     /// Break opportunities after offsets, ascending; the last is `text.count`.
     private(set) var breaks: [Int] = []
     /// Grapheme cluster boundaries, ascending, from 0 to `text.count`.
@@ -44,7 +45,7 @@ final class Paragraph {
         self.text = text
         self.base = base
         self.spans = spans
-        self.advances = Array(repeating: 0, count: text.count)
+        self.offsetX = Array(repeating: 0, count: text.count + 1)
         bidiText = .allocate(capacity: max(1, text.count))
         _ = bidiText.initialize(from: text)
         bidi = lamina_bidi_open(bidiText.baseAddress, Int32(text.count))
@@ -67,11 +68,7 @@ final class Paragraph {
     }
 
     /// Sum of the advances of `range` (whole clusters).
-    func width(_ range: Range<Int>) -> Double {
-        var w = 0.0
-        for i in range { w += advances[i] }
-        return w
-    }
+    func width(_ range: Range<Int>) -> Double { offsetX[range.upperBound] - offsetX[range.lowerBound] }
 
     /// Breaks (line or grapheme) found by an ICU break iterator.
     static func boundaries(_ text: [UInt16], line: Bool) -> [(offset: Int, hard: Bool)] {
@@ -156,10 +153,11 @@ final class Paragraph {
                                 level: level(at: start), script: scripts[start], glyphs: [])
                 item.glyphs = shaper.shape(text, item.range, face: fonts.face(font), size: item.size,
                                            rightToLeft: item.rightToLeft, script: item.script)
-                for g in item.glyphs { advances[g.cluster] += g.advance }
+                for g in item.glyphs { offsetX[g.cluster + 1] += g.advance }
                 items.append(item)
             }
             start = k
         }
+        for i in 0..<n { offsetX[i + 1] += offsetX[i] }
     }
 }

@@ -117,7 +117,13 @@ extension TextLayoutEngine {
         for c in 0..<count where x[c + 1] > center { first = c; break }
         if mode == .start { first = 0 }
         var lo = first, hi = first + 1          // the gap: clusters lo..<hi
-        func fits() -> Bool { total - (x[hi] - x[lo]) + ellipsisWidth(p, at: bounds[lo]) <= width + 1e-9 }
+        var ellipsisWidths: [Int: Double] = [:]   // by the span the gap starts in
+        func fits() -> Bool {
+            let span = p.spans.lastIndex { $0.range.lowerBound <= bounds[lo] } ?? 0
+            let e = ellipsisWidths[span] ?? ellipsisWidth(p, at: bounds[lo])
+            ellipsisWidths[span] = e
+            return total - (x[hi] - x[lo]) + e <= width + 1e-9
+        }
         while !fits() {
             let canLeft = lo > 0, canRight = hi < count
             guard canLeft || canRight else { break }

@@ -182,22 +182,31 @@ public final class TextLayoutEngine {
         guard n > 0 else { return [0..<0] }
         var lines: [Range<Int>] = []
         var start = 0
+        var b = 0   // the first break after `start`
+        var g = 0   // the first grapheme boundary after `start`
         while start < n {
+            while b < p.breaks.count && p.breaks[b] <= start { b += 1 }
             var best: Int?
-            for o in p.breaks where o > start {
-                var end = o
+            var i = b
+            while i < p.breaks.count {
+                var end = p.breaks[i]
                 while end > start, Paragraph.isSpace(p.text[end - 1]) { end -= 1 }
-                if p.width(start..<end) <= width + 1e-9 { best = o } else { break }
+                guard p.width(start..<end) <= width + 1e-9 else { break }
+                best = i
+                i += 1
             }
             if let best {
-                lines.append(start..<best)
-                start = best
+                lines.append(start..<p.breaks[best])
+                start = p.breaks[best]
                 continue
             }
-            let wordEnd = p.breaks.first { $0 > start } ?? n
-            var cut = p.graphemes.first { $0 > start } ?? n
-            for g in p.graphemes where g > start && g < wordEnd {
-                if p.width(start..<g) <= width + 1e-9 { cut = g } else { break }
+            let wordEnd = b < p.breaks.count ? p.breaks[b] : n
+            while g < p.graphemes.count && p.graphemes[g] <= start { g += 1 }
+            var cut = g < p.graphemes.count ? p.graphemes[g] : n
+            var j = g
+            while j < p.graphemes.count && p.graphemes[j] < wordEnd && p.width(start..<p.graphemes[j]) <= width + 1e-9 {
+                cut = p.graphemes[j]
+                j += 1
             }
             lines.append(start..<cut)
             start = cut

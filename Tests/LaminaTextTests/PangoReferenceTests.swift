@@ -17,6 +17,12 @@ import Testing
         #expect(Self.cases.count >= 19)
     }
 
+    /// Every reference PNG is declared, and declared as drawn by scripts/text-references.
+    @Test func theManifestNamesTheScript() throws {
+        let independent = Dictionary(uniqueKeysWithValues: Self.cases.map { ($0.name + ".png", "scripts/text-references") })
+        #expect(try ReferenceManifest.problems(directory: "/" + PangoCase.directory, independent: independent) == [])
+    }
+
     @Test(arguments: cases) func lineBreaks(_ c: PangoCase) {
         let engine = TextLayoutEngine()   // one per test: an engine belongs to one thread
         let layout = engine.layout(c.text, style: c.style, bounds: c.bounds)

@@ -49,6 +49,21 @@ import Testing
         for line in layout.lines { #expect(line.width <= 80 + 1e-9) }
     }
 
+    /// A long paragraph (20,000 characters) wraps completely, nothing lost, every line within
+    /// the width; and one unbreakable 5,000-character word breaks between every few graphemes.
+    @Test func longParagraphsWrapCompletely() {
+        let words = (0..<4000).map { ["tiny", "words", "in", "a", "long", "paragraph"][$0 % 6] }.joined(separator: " ")
+        let style = TextStyle(fontSize: 12, isWrapped: true)
+        let layout = engine.layout(AttributedText(words), style: style, bounds: Size(300, 1e6))
+        let utf16 = Array(words.utf16)
+        #expect(layout.lines.map { String(decoding: utf16[$0.range], as: UTF16.self) }.joined() == words)
+        for line in layout.lines { #expect(line.width <= 300 + 1e-9) }
+        let word = String(repeating: "x", count: 5000)
+        let broken = engine.layout(AttributedText(word), style: style, bounds: Size(40, 1e6))
+        #expect(broken.lines.reduce(0) { $0 + $1.range.count } == 5000)
+        #expect(broken.lines.allSatisfy { $0.width <= 40 + 1e-9 && !$0.range.isEmpty })
+    }
+
     /// Measurement is the used size of the unconstrained (or wrapped) layout.
     @Test func measurementMatchesLayout() {
         let text: AttributedText = "Measure me, then wrap me at a width."

@@ -60,6 +60,8 @@ public enum TextRasterizer {
     /// Composites `layout` over `image` (RGBA8, sRGB-encoded, premultiplied, `width ×
     /// height` pixels of the layer at `scale`), clipped to the image: source-over of each
     /// glyph's coverage times its color, in sRGB-encoded values, as cairo composites.
+    /// Bitmaps are placed texel for pixel: at a size between two buckets the glyph is drawn
+    /// at its bucket's size (a GPU quad stretches it by the remainder instead).
     public static func draw(_ layout: TextLayout, scale: Double, atlas: GlyphAtlas,
                             into image: inout [UInt8], width: Int, height: Int) {
         precondition(image.count == width * height * 4, "the image must be width × height RGBA pixels")

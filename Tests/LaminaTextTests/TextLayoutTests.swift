@@ -125,3 +125,34 @@ import Testing
         #expect(!wide.lines[0].isTruncated)
     }
 }
+
+/// Inputs a client may send: odd patterns, sizes, and strings lay out without trapping.
+@Suite struct TextHostileInputTests {
+    let engine = TextLayoutEngine()
+
+    @Test(arguments: ["", ":", "::::=::", "no such family at all", "DejaVu Sans:weight=banana", String(repeating: "x", count: 10_000)])
+    func oddPatternsFallBackToAFont(_ pattern: String) {
+        let layout = engine.layout("Hello", style: TextStyle(font: pattern, fontSize: 20), bounds: Size(200, 40))
+        #expect(layout.glyphs.count == 5)
+    }
+
+    @Test(arguments: [0.0, 0.001, 1e6])
+    func extremeSizes(_ size: Double) {
+        let layout = engine.layout("Size", style: TextStyle(fontSize: size, isWrapped: true, truncation: .end), bounds: Size(100, 100))
+        #expect(layout.glyphs.allSatisfy { $0.position.x.isFinite && $0.position.y.isFinite })
+        let atlas = GlyphAtlas(fonts: engine.fonts)
+        _ = layout.quads(scale: 2, atlas: atlas, clip: Rect(0, 0, 100, 100))
+    }
+
+    @Test func oddStrings() {
+        let strings = ["\u{0301}\u{0301}\u{0301}", "a" + String(repeating: "\u{0301}", count: 5000), "\u{200D}\u{FE0F}",
+                       "\t\t\u{0000}\u{001B}", "\u{202E}reversed\u{202C} text", "\n\n\n", "\u{2029}", "🙂 emoji"]
+        for s in strings {
+            for wrapped in [false, true] {
+                let style = TextStyle(fontSize: 14, alignment: .justified, isWrapped: wrapped, truncation: .middle)
+                let layout = engine.layout(AttributedText(s), style: style, bounds: Size(30, 30))
+                #expect(!layout.lines.isEmpty, "\(s.debugDescription)")
+            }
+        }
+    }
+}

@@ -22,6 +22,8 @@
 //     ▲                        │
 //   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
 //
+//   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
+//   shaping, layout and the glyph atlas as CPU data; no Vulkan.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   CGLU and CTess2 are peers used only by lamina-bench.
 //   Executables are thin mains on top.
@@ -46,6 +48,12 @@ let package = Package(
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGLU", pkgConfig: "glu", providers: [.apt(["libglu1-mesa-dev"])]),
         .systemLibrary(name: "CTess2", providers: [.apt(["libtess2-tulip-5.4"])]),
+        .systemLibrary(name: "CHarfBuzz", pkgConfig: "harfbuzz", providers: [.apt(["libharfbuzz-dev"])]),
+        .systemLibrary(name: "CFreeType", pkgConfig: "freetype2", providers: [.apt(["libfreetype-dev"])]),
+        .systemLibrary(name: "CFontconfig", pkgConfig: "fontconfig", providers: [.apt(["libfontconfig-dev"])]),
+
+        // ICU (libicu-dev) behind a small C API: see Sources/CICU/include/lamina_icu.h for why.
+        .target(name: "CICU", linkerSettings: [.linkedLibrary("icuuc"), .linkedLibrary("icudata")]),
 
         // Pure modules.
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
@@ -55,6 +63,9 @@ let package = Package(
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
+        .target(name: "LaminaText",
+                dependencies: ["LaminaGeometry", "CHarfBuzz", "CFreeType", "CFontconfig", "CICU"],
+                exclude: ["README.md"]),
 
         // GPU and daemon.
         .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "CVulkan"], exclude: ["README.md"]),
@@ -67,7 +78,7 @@ let package = Package(
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaFrame", "LaminaRender", "CGLU", "CTess2"],
+                                         "LaminaFrame", "LaminaRender", "LaminaText", "CGLU", "CTess2"],
                           exclude: ["README.md"]),
 
         // Tests.
@@ -75,6 +86,8 @@ let package = Package(
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
+        .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "LaminaPNG", "TestSupport"],
+                    exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),

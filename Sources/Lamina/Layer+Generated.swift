@@ -202,3 +202,41 @@ extension GradientLayer {
         set { set(.string(newValue.rawValue), "gradientType") }
     }
 }
+
+extension TextLayer {
+    /// `string`: Plain text, or styled runs each with its own font, fontSize and foregroundColor.
+    public var string: StyledText {
+        get { properties.string }
+        set { set(newValue.isPlain ? .string(newValue.string) : .text(newValue), "string") }
+    }
+    /// `font`: A fontconfig pattern ("DejaVu Sans:bold").
+    public var font: String {
+        get { properties.font }
+        set { set(.string(newValue), "font") }
+    }
+    /// `fontSize`: In points.
+    public var fontSize: Double {
+        get { properties.fontSize }
+        set { set(.number(newValue), "fontSize") }
+    }
+    /// `foregroundColor`.
+    public var foregroundColor: Color? {
+        get { properties.foregroundColor }
+        set { set(.color(newValue), "foregroundColor") }
+    }
+    /// `alignmentMode`.
+    public var alignmentMode: TextAlignmentMode {
+        get { properties.alignmentMode }
+        set { set(.string(newValue.rawValue), "alignmentMode") }
+    }
+    /// `isWrapped`: Wrap lines at the bounds' width.
+    public var isWrapped: Bool {
+        get { properties.isWrapped }
+        set { set(.bool(newValue), "isWrapped") }
+    }
+    /// `truncationMode`: Where "…" replaces what does not fit.
+    public var truncationMode: TextTruncationMode {
+        get { properties.truncationMode }
+        set { set(.string(newValue.rawValue), "truncationMode") }
+    }
+}

@@ -102,7 +102,7 @@ public struct Scene: Sendable {
             if let t = members.first(where: { $0.key == "type" }) {
                 let s = try SceneValues.string(t.value, path + ".type")
                 guard let k = LayerKind.allCases.first(where: { $0.name == s }) else {
-                    throw SceneError(path: path + ".type", "must be \"layer\", \"shape\" or \"gradient\"")
+                    throw SceneError(path: path + ".type", "must be \"layer\", \"shape\", \"gradient\" or \"text\"")
                 }
                 kind = k
             }
@@ -319,6 +319,17 @@ extension PropertyValue {
         case .path(let p): return p.map { .string($0.svgData) } ?? .null
         case .colors(let cs): return .array(cs.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) })
         case .template(let source): return .object([JSON.Member(key: "template", value: .string(source))])
+        case .text(let t):
+            // The scene format's styled runs: each with only the attributes it sets.
+            return .array(t.runs.map { run in
+                var m = [JSON.Member(key: "text", value: .string(run.text))]
+                if let f = run.font { m.append(JSON.Member(key: "font", value: .string(f))) }
+                if let s = run.fontSize { m.append(JSON.Member(key: "fontSize", value: .number(s))) }
+                if let c = run.foregroundColor {
+                    m.append(JSON.Member(key: "foregroundColor", value: nums([c.red, c.green, c.blue, c.alpha])))
+                }
+                return .object(m)
+            })
         }
     }
 }

@@ -8,6 +8,11 @@ public final class ShapeLayer: Layer {}
 /// accessors (`colors`, `locations`, `startPoint`, …) are generated from `Properties.table`.
 public final class GradientLayer: Layer {}
 
+/// `CATextLayer`: a layer that draws `string` (plain or styled runs) in its bounds. Its
+/// accessors (`string`, `font`, `fontSize`, `foregroundColor`, …) are generated from
+/// `Properties.table`.
+public final class TextLayer: Layer {}
+
 extension Layer {
     /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer` or a `Layer`.
     static func make(connection: Connection, id: UInt32, kind: LayerKind) -> Layer {
@@ -15,6 +20,7 @@ extension Layer {
         case .layer: Layer(connection: connection, id: id, kind: kind)
         case .shape: ShapeLayer(connection: connection, id: id, kind: kind)
         case .gradient: GradientLayer(connection: connection, id: id, kind: kind)
+        case .text: TextLayer(connection: connection, id: id, kind: kind)
         }
     }
 }
@@ -29,5 +35,10 @@ extension Connection {
     /// Makes a new gradient layer (`makeLayer(.gradient)`, typed).
     public func makeGradientLayer() -> GradientLayer {
         makeLayer(.gradient) as! GradientLayer
+    }
+
+    /// Makes a new text layer (`makeLayer(.text)`, typed).
+    public func makeTextLayer() -> TextLayer {
+        makeLayer(.text) as! TextLayer
     }
 }

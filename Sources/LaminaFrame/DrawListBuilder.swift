@@ -370,7 +370,7 @@ public struct DrawListBuilder {
                     analytic(p.bounds, radii, alpha: background)
                     return
                 }
-            case .shape:
+            case .shape, .text:   // a shadow of their drawn content
                 break
             }
         }

@@ -146,6 +146,20 @@ struct PropertyInput {
         let v = try numbers()
         return v.isEmpty ? nil : v
     }
+    func string() throws(PropertyError) -> String {
+        if case .string(let v) = value { return v }
+        throw wrong("string")
+    }
+    /// Plain text (a string) or styled runs; run sizes ≥ 0.
+    func text() throws(PropertyError) -> StyledText {
+        switch value {
+        case .string(let s): return StyledText(s)
+        case .text(let t):
+            guard t.isValid else { throw range("run font sizes must be ≥ 0") }
+            return t
+        default: throw wrong("string or styled text")
+        }
+    }
     func cornerMask() throws(PropertyError) -> CornerMask {
         let v = try number()
         guard v >= 0, v <= 15, v == v.rounded() else { throw range("must be a corner mask 0…15") }

@@ -20,13 +20,16 @@ public struct LayerID: Hashable, Comparable, Sendable, CustomStringConvertible {
     public var description: String { "\(client):\(local)" }
 }
 
-/// The class of a layer, as Core Animation's `CALayer`, `CAShapeLayer`, `CAGradientLayer`.
+/// The class of a layer, as Core Animation's `CALayer`, `CAShapeLayer`, `CAGradientLayer`,
+/// `CATextLayer`.
 public enum LayerKind: UInt8, Sendable, CaseIterable {
     case layer = 0
     case shape = 1
     case gradient = 2
+    /// `CATextLayer`.
+    case text = 3
 
     public var name: String {
-        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient" }
+        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text" }
     }
 }

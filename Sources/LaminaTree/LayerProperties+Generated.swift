@@ -54,6 +54,19 @@ public struct LayerProperties: Hashable, Sendable {
     /// In unit coordinates of the bounds.
     public var endPoint: Point = Point(0.5, 1)
     public var gradientType: GradientType = .axial
+    // Text layers (CATextLayer).
+    /// Plain text, or styled runs each with its own font, fontSize and foregroundColor.
+    public var string: StyledText = ""
+    /// A fontconfig pattern ("DejaVu Sans:bold").
+    public var font: String = "sans-serif"
+    /// In points.
+    public var fontSize: Double = 36
+    public var foregroundColor: Color? = .white
+    public var alignmentMode: TextAlignmentMode = .natural
+    /// Wrap lines at the bounds' width.
+    public var isWrapped: Bool = false
+    /// Where "…" replaces what does not fit.
+    public var truncationMode: TextTruncationMode = .none
     /// Named custom numbers (`custom.NAME`).
     public var custom: [String: [Double]] = [:]
     /// Path templates of `path` and `shadowPath` (`{"template": …}`), compiled at commit;
@@ -121,6 +134,13 @@ extension LayerProperties {
         case "endPoint.x": return .number(endPoint.x)
         case "endPoint.y": return .number(endPoint.y)
         case "gradientType": return .string(gradientType.rawValue)
+        case "string": return string.isPlain ? .string(string.string) : .text(string)
+        case "font": return .string(font)
+        case "fontSize": return .number(fontSize)
+        case "foregroundColor": return .color(foregroundColor)
+        case "alignmentMode": return .string(alignmentMode.rawValue)
+        case "isWrapped": return .bool(isWrapped)
+        case "truncationMode": return .string(truncationMode.rawValue)
         default:
             if let c = TransformComponent(keyPath, under: "transform.") { return c.value(of: transform) }
             if let c = TransformComponent(keyPath, under: "sublayerTransform.") { return c.value(of: sublayerTransform) }
@@ -186,6 +206,13 @@ extension LayerProperties {
         case "endPoint.x": endPoint.x = try v.number()
         case "endPoint.y": endPoint.y = try v.number()
         case "gradientType": gradientType = try v.named(GradientType.self)
+        case "string": string = try v.text()
+        case "font": font = try v.string()
+        case "fontSize": fontSize = try v.nonNegativeNumber()
+        case "foregroundColor": foregroundColor = try v.color()
+        case "alignmentMode": alignmentMode = try v.named(TextAlignmentMode.self)
+        case "isWrapped": isWrapped = try v.bool()
+        case "truncationMode": truncationMode = try v.named(TextTruncationMode.self)
         default:
             if let c = TransformComponent(v.keyPath, under: "transform.") {
                 transform = try v.setting(c, in: transform)
@@ -242,6 +269,13 @@ extension PropertyTable {
         Row(keyPath: "startPoint", type: .point, layers: [.gradient], animates: true, implicitAction: true),
         Row(keyPath: "endPoint", type: .point, layers: [.gradient], animates: true, implicitAction: true),
         Row(keyPath: "gradientType", type: .name(GradientType.allCases.map(\.rawValue)), layers: [.gradient], animates: false, implicitAction: false),
+        Row(keyPath: "string", type: .text, layers: [.text], animates: false, implicitAction: false),
+        Row(keyPath: "font", type: .string, layers: [.text], animates: false, implicitAction: false),
+        Row(keyPath: "fontSize", type: .number, layers: [.text], animates: true, implicitAction: true),
+        Row(keyPath: "foregroundColor", type: .color, layers: [.text], animates: true, implicitAction: true),
+        Row(keyPath: "alignmentMode", type: .name(TextAlignmentMode.allCases.map(\.rawValue)), layers: [.text], animates: false, implicitAction: false),
+        Row(keyPath: "isWrapped", type: .bool, layers: [.text], animates: false, implicitAction: false),
+        Row(keyPath: "truncationMode", type: .name(TextTruncationMode.allCases.map(\.rawValue)), layers: [.text], animates: false, implicitAction: false),
     ]
 
     /// Sub-key-paths of the rows (derived from their types): (key path, its row's key path, type).
@@ -271,4 +305,5 @@ extension PropertyTable {
 extension LayerKinds {
     public static let shape = LayerKinds(LayerKind.shape)
     public static let gradient = LayerKinds(LayerKind.gradient)
+    public static let text = LayerKinds(LayerKind.text)
 }

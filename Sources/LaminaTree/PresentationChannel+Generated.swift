@@ -50,6 +50,8 @@ enum PresentationChannel: Sendable {
     case endPoint
     case endPointX
     case endPointY
+    case fontSize
+    case foregroundColor
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
     case generic
@@ -97,6 +99,8 @@ enum PresentationChannel: Sendable {
         case .endPoint: self = .endPoint
         case .endPointX: self = .endPointX
         case .endPointY: self = .endPointY
+        case .fontSize: self = .fontSize
+        case .foregroundColor: self = .foregroundColor
         case .transformComponent(let c): self = .transformComponent(c)
         case .sublayerTransformComponent(let c): self = .sublayerTransformComponent(c)
         case .shadowPath, .path, .lineDashPattern, .colors, .locations, .custom: self = .generic
@@ -149,6 +153,8 @@ enum PresentationChannel: Sendable {
         case .endPoint: .point
         case .endPointX: .double
         case .endPointY: .double
+        case .fontSize: .double
+        case .foregroundColor: .color
         case .transformComponent: .double
         case .sublayerTransformComponent: nil
         case .generic: nil
@@ -201,6 +207,8 @@ extension LayerTree {
         case .endPoint: p.endPoint = Point(v.x, v.y)
         case .endPointX: p.endPoint.x = v.x
         case .endPointY: p.endPoint.y = v.x
+        case .fontSize: p.fontSize = v.x
+        case .foregroundColor: p.foregroundColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
         case .transform, .sublayerTransform, .transformComponent, .sublayerTransformComponent, .generic:
             preconditionFailure("channel \(channel) has no plain kind")
         }
@@ -236,6 +244,8 @@ extension LayerTree {
         case .strokeEnd: p.strokeEnd = nodes.storage[i].properties.strokeEnd
         case .startPoint, .startPointX, .startPointY: p.startPoint = nodes.storage[i].properties.startPoint
         case .endPoint, .endPointX, .endPointY: p.endPoint = nodes.storage[i].properties.endPoint
+        case .fontSize: p.fontSize = nodes.storage[i].properties.fontSize
+        case .foregroundColor: p.foregroundColor = nodes.storage[i].properties.foregroundColor
         case .generic:
             switch slots[b.slot] {
             case .shadowPath: p.shadowPath = nodes.storage[i].properties.shadowPath
@@ -338,6 +348,10 @@ extension LayerTree {
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.endPoint.x) { p.endPoint.x = v }
         case .endPointY:
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.endPoint.y) { p.endPoint.y = v }
+        case .fontSize:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.fontSize) { p.fontSize = v }
+        case .foregroundColor:
+            if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.foregroundColor ?? .clear) { p.foregroundColor = v }
         case .transformComponent(let tc):
             if tc.isSize {
                 if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) {

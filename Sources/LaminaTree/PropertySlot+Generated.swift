@@ -54,6 +54,8 @@ public enum PropertySlot: Hashable, Sendable {
     case endPoint
     case endPointX
     case endPointY
+    case fontSize
+    case foregroundColor
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
     case custom(String)
@@ -106,6 +108,8 @@ public enum PropertySlot: Hashable, Sendable {
             "endPoint": .endPoint,
             "endPoint.x": .endPointX,
             "endPoint.y": .endPointY,
+            "fontSize": .fontSize,
+            "foregroundColor": .foregroundColor,
         ]
         for c in TransformComponent.allCases {
             t["transform." + c.rawValue] = .transformComponent(c)
@@ -163,6 +167,8 @@ public enum PropertySlot: Hashable, Sendable {
         case .endPoint: .point
         case .endPointX: .double
         case .endPointY: .double
+        case .fontSize: .double
+        case .foregroundColor: .color
         case .transformComponent(let c): c.isSize ? .size : .double
         case .sublayerTransformComponent(let c): c.isSize ? .size : .double
         case .custom(let name): (p.custom[name].map { $0.count != 1 } ?? false) ? .doubles : .double
@@ -220,6 +226,8 @@ public enum PropertySlot: Hashable, Sendable {
         case .endPoint: "endPoint"
         case .endPointX: "endPoint"
         case .endPointY: "endPoint"
+        case .fontSize: "fontSize"
+        case .foregroundColor: "foregroundColor"
         case .transformComponent: "transform"
         case .sublayerTransformComponent: "sublayerTransform"
         case .custom(let n): "custom." + n
@@ -277,6 +285,8 @@ extension LayerProperties {
         case .endPoint: .point(endPoint)
         case .endPointX: .double(endPoint.x)
         case .endPointY: .double(endPoint.y)
+        case .fontSize: .double(fontSize)
+        case .foregroundColor: .color(foregroundColor ?? .clear)
         case .transformComponent(let c): c.isSize ? .size(c.size(of: transform)) : .double(c.number(of: transform))
         case .sublayerTransformComponent(let c): c.isSize ? .size(c.size(of: sublayerTransform)) : .double(c.number(of: sublayerTransform))
         case .custom(let name):
@@ -334,6 +344,8 @@ extension LayerProperties {
         case (.endPoint, .point(let v)): endPoint = v
         case (.endPointX, .double(let v)): endPoint.x = v
         case (.endPointY, .double(let v)): endPoint.y = v
+        case (.fontSize, .double(let v)): fontSize = v
+        case (.foregroundColor, .color(let v)): foregroundColor = v
         case (.transformComponent(let c), .double(let v)): transform = c.setting(v, in: transform)
         case (.transformComponent(let c), .size(let v)): transform = c.setting(v, in: transform)
         case (.sublayerTransformComponent(let c), .double(let v)): sublayerTransform = c.setting(v, in: sublayerTransform)

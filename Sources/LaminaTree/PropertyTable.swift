@@ -31,6 +31,10 @@ public enum PropertyType: Hashable, Sendable {
     case cornerMask
     /// One of these strings.
     case name([String])
+    /// Any string (a font pattern).
+    case string
+    /// A text layer's `string`: a string, or styled runs.
+    case text
 }
 
 /// The layer properties of `Properties.table` as data: each row's key path, type, which layer

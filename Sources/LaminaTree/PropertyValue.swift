@@ -18,6 +18,8 @@ public enum PropertyValue: Hashable, Sendable {
     /// A path template's source (`{"template": "PROGRAM"}`), for `path` and `shadowPath`:
     /// compiled where commits are validated (LayerTemplates.swift).
     case template(String)
+    /// A text layer's `string` with styled runs (plain text travels as `.string`).
+    case text(StyledText)
 
     /// The name of the value's type, for error messages.
     public var typeName: String {
@@ -34,6 +36,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .path: "path"
         case .colors: "color list"
         case .template: "path template"
+        case .text: "styled text"
         }
     }
 
@@ -50,6 +53,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .numbers(let v): v.allSatisfy(\.isFinite)
         case .path(let p): p?.firstNonFiniteElement == nil
         case .colors(let c): c.allSatisfy(\.isFinite)
+        case .text(let t): t.runs.allSatisfy { ($0.fontSize?.isFinite ?? true) && ($0.foregroundColor?.isFinite ?? true) }
         }
     }
 }

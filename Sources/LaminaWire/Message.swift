@@ -339,6 +339,8 @@ extension PropertyValue {
         case bool = 7, string = 8, numbers = 9, noPath = 10, path = 11, colors = 12
         /// A path template's source (a string), for `path` and `shadowPath`.
         case template = 13
+        /// A text layer's styled runs.
+        case text = 14
     }
 
     /// Path element kinds on the wire.
@@ -373,6 +375,16 @@ extension PropertyValue {
             w.u8(Tag.colors.rawValue); w.u32(UInt32(v.count))
             for c in v { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
         case .template(let source): w.u8(Tag.template.rawValue); w.string(source)
+        case .text(let t):
+            // u32 run count; per run: string, u8 flags (1 font, 2 fontSize, 4 color), then those.
+            w.u8(Tag.text.rawValue); w.u32(UInt32(t.runs.count))
+            for run in t.runs {
+                w.string(run.text)
+                w.u8((run.font != nil ? 1 : 0) | (run.fontSize != nil ? 2 : 0) | (run.foregroundColor != nil ? 4 : 0))
+                if let f = run.font { w.string(f) }
+                if let s = run.fontSize { w.f64(s) }
+                if let c = run.foregroundColor { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
+            }
         }
     }
 
@@ -426,6 +438,20 @@ extension PropertyValue {
             for _ in 0..<n { v.append(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color"))) }
             return .colors(v)
         case .template: return .template(try r.string("template"))
+        case .text:
+            let n = Int(try r.u32("run count"))
+            guard n <= r.remaining / 5 else { throw .truncated("styled text of \(n) runs, \(r.remaining) bytes left") }
+            var runs: [StyledText.Run] = []
+            for _ in 0..<n {
+                var run = StyledText.Run(try r.string("run text"))
+                let flags = try r.u8("run flags")
+                guard flags <= 7 else { throw .malformed("unknown run flags \(flags)") }
+                if flags & 1 != 0 { run.font = try r.string("run font") }
+                if flags & 2 != 0 { run.fontSize = try r.f64("run font size") }
+                if flags & 4 != 0 { run.foregroundColor = Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color")) }
+                runs.append(run)
+            }
+            return .text(StyledText(runs: runs))
         }
     }
 }

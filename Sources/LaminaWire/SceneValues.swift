@@ -241,7 +241,28 @@ public enum SceneValues {
                 throw SceneError(path: path, "must be one of " + names.map { "\"\($0)\"" }.joined(separator: ", "))
             }
             return .string(s)
+        case .string: return .string(try string(j, path))
+        case .text: return try text(j, path)
         }
+    }
+
+    /// A text layer's `string`: a string, or styled runs `[{"text": …, "font": …, "fontSize": …,
+    /// "foregroundColor": …}, …]` (only `text` required).
+    static func text(_ j: JSON, _ path: String) throws(SceneError) -> PropertyValue {
+        if case .string(let s) = j { return .string(s) }
+        guard case .array(let a) = j else { throw SceneError(path: path, "must be a string or a list of runs") }
+        var runs: [StyledText.Run] = []
+        for (i, e) in a.enumerated() {
+            let at = index(path, i)
+            let f = try Fields(e, at, allowed: ["text", "font", "fontSize", "foregroundColor"])
+            guard let t = f["text"] else { throw SceneError(path: f.at("text"), "is required") }
+            var run = StyledText.Run(try string(t, f.at("text")))
+            if let v = f["font"] { run.font = try string(v, f.at("font")) }
+            if let v = f["fontSize"] { run.fontSize = try nonNegative(v, f.at("fontSize")) }
+            if let v = f["foregroundColor"] { run.foregroundColor = try nonNilColor(v, f.at("foregroundColor")) }
+            runs.append(run)
+        }
+        return .text(StyledText(runs: runs))
     }
 
     /// A list of colors (none not allowed).

@@ -11,6 +11,11 @@ import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload|templates [options]"
+//   lamina-bench text                 shaping and layout rate, glyph atlas rasterization and upload
+import Foundation
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload|text [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -23,6 +28,7 @@ case "frames": runFramesBench(rest)
 case "build": runBuildBench(rest)
 case "upload": runUploadBench(rest)
 case "templates": runTemplatesBench(rest)
+case "text": runTextBench(rest)
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

@@ -23,6 +23,7 @@
 //   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
 //
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
+//   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.
 //   Executables are thin mains on top.
 import PackageDescription
@@ -54,6 +55,11 @@ let package = Package(
         .target(name: "LaminaTree", dependencies: ["LaminaAnimation"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
+        // Image decoding: a C shim over libpng, libjpeg-turbo and libwebp (libjpeg's longjmp
+        // stays in C), and the Swift side (formats, limits, errors, contents geometry).
+        .target(name: "CLaminaImage",
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp")]),
+        .target(name: "LaminaImage", dependencies: ["CLaminaImage"], exclude: ["README.md"]),
         .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
 
         // GPU and daemon.
@@ -77,6 +83,8 @@ let package = Package(
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
+        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],
+                    exclude: ["Images"]),   // test images, read from the source tree by #filePath
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath

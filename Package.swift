@@ -60,7 +60,7 @@ let package = Package(
         .target(name: "CLaminaImage",
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp")]),
         .target(name: "LaminaImage", dependencies: ["CLaminaImage"], exclude: ["README.md"]),
-        .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
+        .target(name: "LaminaFrame", dependencies: ["LaminaTree", "LaminaImage"], exclude: ["README.md"]),
 
         // GPU and daemon.
         .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "CVulkan"], exclude: ["README.md"]),
@@ -85,8 +85,8 @@ let package = Package(
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],
                     exclude: ["Images"]),   // test images, read from the source tree by #filePath
-        .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),
-        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],
+        .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),
+        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "LaminaImage", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "LaminaRender", "Lamina", "TestSupport"],

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LaminaGeometry
+import LaminaImage
 import LaminaTree
 
 /// Turns a layer tree (the presentation tree at a frame time) into a `DrawList`.
@@ -36,6 +37,9 @@ public struct DrawListBuilder {
     public var background: Color
     /// Tessellated shapes, render thread only.
     public var meshCache = MeshCache()
+    /// The images `contents` may name (a scene's `images`, a client's uploads), by name. A
+    /// layer whose `contents` names no entry here shows none.
+    public var images: [String: Image] = [:]
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
@@ -222,7 +226,7 @@ public struct DrawListBuilder {
 
         let background = p.backgroundColor ?? .clear
         let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
-        let hasContent = node.kind == .gradient || node.kind == .shape
+        let hasContent = node.kind == .gradient || node.kind == .shape || p.contents != nil
         // The border is composited above the content and the sublayers (CALayer.borderWidth):
         // with neither, background and border are one item; otherwise the border comes last.
         let borderLast = hasContent || !node.sublayers.isEmpty
@@ -231,6 +235,7 @@ public struct DrawListBuilder {
                                   cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
                                   borderColor: borderLast ? .clear : border, clip: clip))
         }
+        if p.contents != nil { appendContents(slot, nodes, toPixels: toPixels, opacity: opacity, clip: innerClip) }
         if node.kind == .gradient, !p.colors.isEmpty {
             let b = p.bounds
             func unit(_ u: Point) -> Point { Point(b.minX + u.x * b.width, b.minY + u.y * b.height) }
@@ -245,6 +250,28 @@ public struct DrawListBuilder {
             appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
         return (innerClip, borderLast && border.alpha > 0)
+    }
+
+    /// The layer's `contents` image, placed by its gravity, contentsRect, contentsCenter and
+    /// contentsScale (`ContentsGeometry`), clipped by `clip` (its own masksToBounds included).
+    @inline(never)
+    private mutating func appendContents(_ slot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
+                                         opacity: Double, clip: Int) {
+        let address = nodes.baseAddress! + slot
+        var p: LayerProperties { address.pointee.properties }
+        guard let name = p.contents, let image = images[name],
+              let geometry = ContentsGeometry(bounds: p.bounds, imageWidth: image.width, imageHeight: image.height,
+                                              gravity: p.contentsGravity, contentsRect: p.contentsRect,
+                                              contentsCenter: p.contentsCenter, contentsScale: p.contentsScale)
+        else { return }
+        func filter(_ f: ContentsFilter) -> ImageDraw.Filter {
+            switch f { case .linear: .linear; case .nearest: .nearest; case .trilinear: .trilinear }
+        }
+        items.append(DrawItem(transform: toPixels, bounds: geometry.frame, backgroundColor: .clear, opacity: opacity,
+                              kind: .image(ImageDraw(image: image, geometry: geometry,
+                                                     minification: filter(p.minificationFilter),
+                                                     magnification: filter(p.magnificationFilter))),
+                              clip: clip))
     }
 
     /// The border alone, drawn after the content and the sublayers.
@@ -353,7 +380,7 @@ public struct DrawListBuilder {
                                   kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: Color(0, 0, 0)))))
             return
         }
-        if node.sublayers.isEmpty {
+        if node.sublayers.isEmpty, p.contents == nil {  // contents add their own alpha
             let background = p.backgroundColor?.alpha ?? 0
             let border = p.borderWidth > 0 ? (p.borderColor?.alpha ?? 0) : 0
             let colors = node.kind == .gradient ? p.colors : []

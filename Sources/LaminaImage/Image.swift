@@ -12,23 +12,40 @@ public final class Image: Sendable, CustomStringConvertible {
     public let id: UInt64
     public let width: Int
     public let height: Int
-    /// `width × height × 4` bytes, premultiplied RGBA, rows top first.
+    /// `width × height × format.bytesPerPixel` bytes, rows top first.
     public let pixels: [UInt8]
+    public let format: Format
+
+    /// How `pixels` hold a pixel.
+    public enum Format: Sendable, Hashable {
+        /// Four bytes: premultiplied RGBA, sRGB-encoded (layer contents).
+        case rgba8
+        /// One byte: coverage or alpha (a glyph atlas), drawn as coverage × a color.
+        case a8
+
+        public var bytesPerPixel: Int { self == .rgba8 ? 4 : 1 }
+    }
 
     /// - Precondition: `pixels.count == width × height × 4`, both sizes positive.
-    public init(width: Int, height: Int, premultipliedPixels pixels: [UInt8]) {
-        precondition(width > 0 && height > 0 && pixels.count == width * height * 4,
-                     "an Image needs a positive size and width × height × 4 bytes")
+    public convenience init(width: Int, height: Int, premultipliedPixels pixels: [UInt8]) {
+        self.init(width: width, height: height, format: .rgba8, pixels: pixels)
+    }
+
+    /// - Precondition: `pixels.count == width × height × format.bytesPerPixel`, both sizes positive.
+    public init(width: Int, height: Int, format: Format, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0 && pixels.count == width * height * format.bytesPerPixel,
+                     "an Image needs a positive size and width × height × bytesPerPixel bytes")
         id = imageIDCounter.add(1, ordering: .relaxed).newValue
         self.width = width
         self.height = height
+        self.format = format
         self.pixels = pixels
     }
 
     /// Bytes the pixels take (what a GPU copy without mipmaps takes too).
     public var byteCount: Int { pixels.count }
 
-    /// The RGBA bytes (premultiplied) of pixel (x, y).
+    /// The RGBA bytes (premultiplied) of pixel (x, y) of an `.rgba8` image.
     public subscript(x: Int, y: Int) -> (UInt8, UInt8, UInt8, UInt8) {
         let i = (y * width + x) * 4
         return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])

@@ -31,6 +31,9 @@ public enum PropertyType: Hashable, Sendable {
     case cornerMask
     /// One of these strings.
     case name([String])
+    /// An image's name (`contents`), or none: a string on the wire ("" for none), a string or
+    /// null in scene files.
+    case image
 }
 
 /// The layer properties of `Properties.table` as data: each row's key path, type, which layer

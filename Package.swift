@@ -73,7 +73,7 @@ let package = Package(
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaFrame", "LaminaRender", "CGLU", "CTess2"],
+                                         "LaminaFrame", "LaminaImage", "LaminaRender", "CGLU", "CTess2"],
                           exclude: ["README.md"]),
 
         // Tests.

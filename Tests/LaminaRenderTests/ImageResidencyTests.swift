@@ -62,6 +62,20 @@ import TestSupport
         }
     }
 
+    /// An A8 image (coverage 255, 128 / 0, 64) in coverage mode with a red color: red × coverage.
+    @Test func coverageModeDrawsAnA8ImageInAColor() throws {
+        let atlas = Image(width: 2, height: 2, format: .a8, pixels: [255, 128, 0, 64])
+        var item = Self.item(atlas, at: Point(4, 4))
+        guard case .image(var draw) = item.kind else { return }
+        draw.mode = .coverage(Color(1, 0, 0))
+        item.kind = .image(draw)
+        let pixels = try renderImage(DrawList(width: 16, height: 16, clearColor: .clear, items: [item]))
+        for (x, y, a) in [(5, 5, 255), (10, 5, 128), (5, 10, 0), (10, 10, 64)] {
+            let p = pixels[x, y]
+            #expect([Int(p.0), Int(p.1), Int(p.2), Int(p.3)] == [a, 0, 0, a], "(\(x), \(y))")
+        }
+    }
+
     @Test func halfOpacityHalvesEveryChannel() throws {
         let image = try Self.checker()
         let pixels = try renderImage(DrawList(width: 16, height: 16, clearColor: .clear, items: [

@@ -235,7 +235,9 @@ public struct DrawListBuilder {
                                   cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
                                   borderColor: borderLast ? .clear : border, clip: clip))
         }
-        if p.contents != nil { appendContents(slot, nodes, toPixels: toPixels, opacity: opacity, clip: innerClip) }
+        if p.contents != nil, let item = contentsItem(address, toPixels: toPixels, opacity: opacity, clip: innerClip) {
+            items.append(item)
+        }
         if node.kind == .gradient, !p.colors.isEmpty {
             let b = p.bounds
             func unit(_ u: Point) -> Point { Point(b.minX + u.x * b.width, b.minY + u.y * b.height) }
@@ -250,28 +252,6 @@ public struct DrawListBuilder {
             appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
         return (innerClip, borderLast && border.alpha > 0)
-    }
-
-    /// The layer's `contents` image, placed by its gravity, contentsRect, contentsCenter and
-    /// contentsScale (`ContentsGeometry`), clipped by `clip` (its own masksToBounds included).
-    @inline(never)
-    private mutating func appendContents(_ slot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
-                                         opacity: Double, clip: Int) {
-        let address = nodes.baseAddress! + slot
-        var p: LayerProperties { address.pointee.properties }
-        guard let name = p.contents, let image = images[name],
-              let geometry = ContentsGeometry(bounds: p.bounds, imageWidth: image.width, imageHeight: image.height,
-                                              gravity: p.contentsGravity, contentsRect: p.contentsRect,
-                                              contentsCenter: p.contentsCenter, contentsScale: p.contentsScale)
-        else { return }
-        func filter(_ f: ContentsFilter) -> ImageDraw.Filter {
-            switch f { case .linear: .linear; case .nearest: .nearest; case .trilinear: .trilinear }
-        }
-        items.append(DrawItem(transform: toPixels, bounds: geometry.frame, backgroundColor: .clear, opacity: opacity,
-                              kind: .image(ImageDraw(image: image, geometry: geometry,
-                                                     minification: filter(p.minificationFilter),
-                                                     magnification: filter(p.magnificationFilter))),
-                              clip: clip))
     }
 
     /// The border alone, drawn after the content and the sublayers.

@@ -25,6 +25,7 @@
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
+//   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.
 //   Executables are thin mains on top.
 import PackageDescription
@@ -62,7 +63,12 @@ let package = Package(
         .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
-        .target(name: "LaminaFrame", dependencies: ["LaminaTree"], exclude: ["README.md"]),
+        // Image decoding: a C shim over libpng, libjpeg-turbo and libwebp (libjpeg's longjmp
+        // stays in C), and the Swift side (formats, limits, errors, contents geometry).
+        .target(name: "CLaminaImage",
+                linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp")]),
+        .target(name: "LaminaImage", dependencies: ["CLaminaImage"], exclude: ["README.md"]),
+        .target(name: "LaminaFrame", dependencies: ["LaminaTree", "LaminaImage"], exclude: ["README.md"]),
         .target(name: "LaminaText",
                 dependencies: ["LaminaGeometry", "CHarfBuzz", "CFreeType", "CFontconfig", "CICU"],
                 exclude: ["README.md"]),
@@ -78,7 +84,7 @@ let package = Package(
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaFrame", "LaminaRender", "LaminaText", "CGLU", "CTess2"],
+                                         "LaminaFrame", "LaminaRender", "LaminaImage", "LaminaText", "CGLU", "CTess2"],
                           exclude: ["README.md"]),
 
         // Tests.
@@ -90,8 +96,10 @@ let package = Package(
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
-        .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "TestSupport"]),
-        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "TestSupport"],
+        .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],
+                    exclude: ["Images"]),   // test images, read from the source tree by #filePath
+        .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),
+        .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "LaminaImage", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "LaminaRender", "Lamina", "TestSupport"],

@@ -22,27 +22,32 @@ layout(location = 13) in vec4 inGradientColor3;
 
 // Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
 // interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
-// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER);
+// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER,
+// 6 images);
 // CLIPPED as in the fragment shader (params carries the clip index).
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
 layout(location = 1) flat out vec4 outBounds;
+#if KIND != 6
 layout(location = 2) flat out vec4 outRadii;
-#if KIND != 1
+#endif
+#if KIND != 1 && KIND != 6
 layout(location = 4) flat out vec4 outBorderColor;
 #endif
 #if KIND >= 2
-layout(location = 6) flat out vec4 outGradientPoints;
-layout(location = 8) flat out vec4 outGradientLocations;
+layout(location = 6) flat out vec4 outGradientPoints;    // images: the piece's rect
+layout(location = 8) flat out vec4 outGradientLocations; // images: the piece's part of the image
+#if KIND != 6
 layout(location = 9) flat out vec4 outGradientColor2;
 layout(location = 10) flat out vec4 outGradientColor3;
 #endif
 #endif
+#endif
 layout(location = 3) flat out vec4 outFillColor;
-#if KIND <= 1 || defined(CLIPPED)
+#if KIND <= 1 || KIND == 6 || defined(CLIPPED)
 layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it for the clip only
 #endif
-#if KIND >= 2
+#if KIND >= 2 && KIND != 6
 layout(location = 7) flat out vec4 outGradientRange;
 #endif
 
@@ -55,22 +60,26 @@ void emit(vec2 local) {
 #ifndef MESH_SHADER
     outLocal = local;
     outBounds = inBounds;
+#if KIND != 6
     outRadii = inRadii;
-#if KIND != 1
+#endif
+#if KIND != 1 && KIND != 6
     outBorderColor = inBorderColor;
 #endif
 #if KIND >= 2
     outGradientPoints = inGradientPoints;
     outGradientLocations = inGradientLocations;
+#if KIND != 6
     outGradientColor2 = inGradientColor2;
     outGradientColor3 = inGradientColor3;
 #endif
 #endif
+#endif
     outFillColor = inFillColor;
-#if KIND <= 1 || defined(CLIPPED)
+#if KIND <= 1 || KIND == 6 || defined(CLIPPED)
     outParams = inParams;
 #endif
-#if KIND >= 2
+#if KIND >= 2 && KIND != 6
     outGradientRange = inGradientRange;
 #endif
 }

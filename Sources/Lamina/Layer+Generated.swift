@@ -110,6 +110,41 @@ extension Layer {
         get { properties.shadowPath }
         set { set(.path(newValue), "shadowPath") }
     }
+    /// `contents`: The name of the image shown (drawn above the background, below sublayers and the border).
+    public var contents: String? {
+        get { properties.contents }
+        set { set(.string(newValue ?? ""), "contents") }
+    }
+    /// `contentsGravity`.
+    public var contentsGravity: ContentsGravity {
+        get { properties.contentsGravity }
+        set { set(.string(newValue.rawValue), "contentsGravity") }
+    }
+    /// `contentsRect`: The part of the image shown, in its unit square.
+    public var contentsRect: Rect {
+        get { properties.contentsRect }
+        set { set(.rect(newValue), "contentsRect") }
+    }
+    /// `contentsCenter`: Nine-slice: the part (unit square of contentsRect) that stretches.
+    public var contentsCenter: Rect {
+        get { properties.contentsCenter }
+        set { set(.rect(newValue), "contentsCenter") }
+    }
+    /// `contentsScale`: Image pixels per point.
+    public var contentsScale: Double {
+        get { properties.contentsScale }
+        set { set(.number(newValue), "contentsScale") }
+    }
+    /// `minificationFilter`.
+    public var minificationFilter: ContentsFilter {
+        get { properties.minificationFilter }
+        set { set(.string(newValue.rawValue), "minificationFilter") }
+    }
+    /// `magnificationFilter`.
+    public var magnificationFilter: ContentsFilter {
+        get { properties.magnificationFilter }
+        set { set(.string(newValue.rawValue), "magnificationFilter") }
+    }
 }
 
 extension ShapeLayer {

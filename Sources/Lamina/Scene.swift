@@ -24,6 +24,10 @@ public struct Scene: Sendable {
     public var initialOperations: [LaminaTree.Operation]
     /// The scene's transactions in time order (stable for equal times).
     public var transactions: [TimedTransaction]
+    /// The top level's `images`: each name `contents` may show → its file (PNG, JPEG or
+    /// WebP), relative to the scene file's folder as written there, resolved against it when
+    /// the scene was loaded from a file.
+    public var images: [String: String]
 
     public struct TimedTransaction: Sendable, Hashable {
         /// Scene time in seconds.
@@ -38,13 +42,15 @@ public struct Scene: Sendable {
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw SceneError(path: "", "cannot read \(path): \(error.localizedDescription)")
         }
-        try self.init(json: String(decoding: data, as: UTF8.self))
+        let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder)
     }
 
-    /// Parses and validates scene JSON text.
-    public init(json text: String) throws(SceneError) {
+    /// Parses and validates scene JSON text; `images` paths are resolved against `folder`
+    /// (the scene file's; nil leaves them as written).
+    public init(json text: String, folder: String? = nil) throws(SceneError) {
         let root = try JSON.parse(text)
-        let f = try SceneValues.Fields(root, "", allowed: ["size", "scale", "background", "layers", "transactions"])
+        let f = try SceneValues.Fields(root, "", allowed: ["size", "scale", "background", "images", "layers", "transactions"])
         size = Size(800, 600)
         if let v = f["size"] {
             size = try SceneValues.size(v, "size")
@@ -63,6 +69,20 @@ public struct Scene: Sendable {
             background = c
         }
         var builder = Builder()
+        images = [:]
+        if let v = f["images"] {
+            guard case .object(let entries) = v else { throw SceneError(path: "images", "must be an object of NAME: \"file\"") }
+            for e in entries {
+                let ep = "images." + e.key
+                guard !e.key.isEmpty, e.key.utf8.count <= 256 else {
+                    throw SceneError(path: ep, "an image name must be non-empty (at most 256 bytes)")
+                }
+                let file = try SceneValues.string(e.value, ep)
+                guard !file.isEmpty else { throw SceneError(path: ep, "must be a file name") }
+                images[e.key] = folder.map { file.hasPrefix("/") ? file : $0 + "/" + file } ?? file
+            }
+        }
+        builder.imageNames = Set(images.keys)
         if let v = f["layers"] {
             guard case .array(let layers) = v else { throw SceneError(path: "layers", "must be a list of layers") }
             builder.deferExpressions = true
@@ -94,6 +114,8 @@ public struct Scene: Sendable {
         /// While building the initial layers: expression animations wait for every name.
         var deferExpressions = false
         var deferred: [(id: UInt32, key: String, expression: ExpressionAnimation, path: String)] = []
+        /// The names of the top level's `images` (what `contents` may name).
+        var imageNames: Set<String> = []
 
 
         mutating func layer(_ j: JSON, _ path: String, parent: UInt32) throws(SceneError) {
@@ -155,6 +177,9 @@ public struct Scene: Sendable {
         /// Checks a property change against the tracked model values and stages it.
         mutating func set(_ props: inout LayerProperties, _ id: UInt32, _ keyPath: String, _ v: PropertyValue,
                           _ path: String) throws(SceneError) {
+            if keyPath == "contents", case .string(let name) = v, !name.isEmpty, !imageNames.contains(name) {
+                throw SceneError(path: path, "no image is named \"\(name)\" (the top level's \"images\")")
+            }
             do { try props.setValue(v, forKeyPath: keyPath) } catch {
                 switch error {
                 case .unknownKeyPath: throw SceneError(path: path, "unknown property")

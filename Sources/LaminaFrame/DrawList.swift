@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaImage
 
 /// One frame's output as plain data: what to draw, back to front, with no Vulkan types.
 ///
@@ -107,6 +108,43 @@ public struct MeshDraw: Sendable {
     }
 }
 
+/// A textured item: `image` placed by `geometry` (one to nine pieces; `ContentsGeometry`),
+/// sampled with `minification` / `magnification` filters. `.color` draws the image's
+/// premultiplied pixels × the item's opacity (layer contents); `.coverage(color)` draws the
+/// image's first channel as coverage × `color` (straight, sRGB-encoded; an A8 atlas, e.g.
+/// glyphs). The GPU keeps one copy of an image per `Image.id`, shared by every item showing it.
+public struct ImageDraw: Sendable {
+    public enum Mode: Sendable, Equatable {
+        case color
+        case coverage(Color)
+    }
+
+    public var image: Image
+    public var geometry: ContentsGeometry
+    public var minification: Filter
+    public var magnification: Filter
+    public var mode: Mode
+
+    /// The sampling filters (`CALayerContentsFilter`).
+    public enum Filter: Int, Sendable, Hashable {
+        case linear = 0, nearest = 1, trilinear = 2
+    }
+
+    public init(image: Image, geometry: ContentsGeometry, minification: Filter = .linear,
+                magnification: Filter = .linear, mode: Mode = .color) {
+        self.image = image
+        self.geometry = geometry
+        self.minification = minification
+        self.magnification = magnification
+        self.mode = mode
+    }
+
+    /// Which of the renderer's samplers: minification × 2 + magnification (trilinear
+    /// magnifies as linear).
+    @inlinable
+    public var samplerIndex: Int { minification.rawValue * 2 + (magnification == .nearest ? 1 : 0) }
+}
+
 /// The radius of each corner of a rounded rectangle, in the layer's local units (points),
 /// named by the corner's position in y-down local coordinates (Core Animation's
 /// `CACornerMask` names: `minXMinY` is the top-left corner on screen with an identity
@@ -178,6 +216,8 @@ public struct DrawItem: Sendable {
         case gradient(GradientFill)
         /// A tessellated shape (bounds unused).
         case mesh(MeshDraw)
+        /// An image (layer contents), in `ImageDraw.geometry`'s pieces (bounds unused).
+        case image(ImageDraw)
         /// Group opacity: the next `count` items (nested groups included) are drawn into an
         /// offscreen image of the target's size, which is then drawn over what is below with
         /// `opacity` — so overlapping children do not show through each other. Items inside

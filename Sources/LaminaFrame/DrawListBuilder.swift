@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import LaminaGeometry
+import LaminaImage
 import LaminaTree
 
 /// Turns a layer tree (the presentation tree at a frame time) into a `DrawList`.
@@ -36,6 +37,9 @@ public struct DrawListBuilder {
     public var background: Color
     /// Tessellated shapes, render thread only.
     public var meshCache = MeshCache()
+    /// The images `contents` may name (a scene's `images`, a client's uploads), by name. A
+    /// layer whose `contents` names no entry here shows none.
+    public var images: [String: Image] = [:]
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
@@ -222,7 +226,7 @@ public struct DrawListBuilder {
 
         let background = p.backgroundColor ?? .clear
         let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
-        let hasContent = node.kind == .gradient || node.kind == .shape
+        let hasContent = node.kind == .gradient || node.kind == .shape || p.contents != nil
         // The border is composited above the content and the sublayers (CALayer.borderWidth):
         // with neither, background and border are one item; otherwise the border comes last.
         let borderLast = hasContent || !node.sublayers.isEmpty
@@ -230,6 +234,9 @@ public struct DrawListBuilder {
             items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
                                   cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
                                   borderColor: borderLast ? .clear : border, clip: clip))
+        }
+        if p.contents != nil, let item = contentsItem(address, toPixels: toPixels, opacity: opacity, clip: innerClip) {
+            items.append(item)
         }
         if node.kind == .gradient, !p.colors.isEmpty {
             let b = p.bounds
@@ -353,7 +360,7 @@ public struct DrawListBuilder {
                                   kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: Color(0, 0, 0)))))
             return
         }
-        if node.sublayers.isEmpty {
+        if node.sublayers.isEmpty, p.contents == nil {  // contents add their own alpha
             let background = p.backgroundColor?.alpha ?? 0
             let border = p.borderWidth > 0 ? (p.borderColor?.alpha ?? 0) : 0
             let colors = node.kind == .gradient ? p.colors : []

@@ -183,7 +183,7 @@ public struct FramePlanner {
                                               valid: grown, scissor: grown.intersection(area)))
                 dependencyStack[depth].append(plan.passes.count - 1)
                 reads.append(blurred)
-            case .rect, .shadow, .gradient, .mesh:
+            case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
             }
         }
@@ -226,6 +226,7 @@ public struct FramePlanner {
                 let b = item.bounds.standardized, g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
             case .mesh(let draw): local = draw.mesh.bounds.standardized
+            case .image(let draw): local = draw.geometry.frame
             case .group: continue  // its items follow
             case .shadowGroup(_, let sigma, let count):
                 let end = min(k + max(count, 0), range.upperBound)

@@ -30,13 +30,17 @@ package struct RectInstance: Equatable {
     package var gradientRange: SIMD4<Float> = .zero
     /// Gradients: the locations of up to four stops; their colors are `fillColor`,
     /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, opacity in alpha).
+    /// Images: `gradientPoints` is the piece's rect (local minX, minY, maxX, maxY) and this
+    /// the part of the image it shows (u0, v0, u1, v1); `bounds` the whole contents' frame
+    /// (its edges are anti-aliased); `params.z` 0 draws texels × `fillColor`, 1 texel.r as
+    /// coverage × `fillColor`.
     package var gradientLocations: SIMD4<Float> = .zero
     package var gradientColor2: SIMD4<Float> = .zero
     package var gradientColor3: SIMD4<Float> = .zero
 
     /// `params.y`: what the fragment shader draws.
     package enum Kind: Float {
-        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5
+        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6
     }
 
     /// Every field with its shader location, in order (the vertex attribute table).
@@ -203,6 +207,8 @@ package struct RectInstance: Equatable {
             return writeGradient(item, gradient, clip: clip, width: width, height: height, to: &span)
         case .group, .shadowGroup:
             return .nothing  // the renderer handles groups
+        case .image(let draw):
+            return writeImage(item, draw, clip: clip, width: width, height: height, to: &span)
         case .mesh(let draw):
             guard span.count < span.capacity else { return .needsRoom(1) }
             let mb = draw.mesh.bounds.standardized
@@ -295,6 +301,58 @@ package struct RectInstance: Equatable {
             firstLocation = lastLocation
         } while first < n - 1
         return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: kind, clipped: clip != 0)) : .nothing
+    }
+}
+
+extension RectInstance {
+    /// The `.image` case of `write`: one instance per piece of the contents (one, or up to nine
+    /// for a nine-slice). Each rasterizes its piece, grown for anti-aliasing only on the sides
+    /// that are the frame's edges, so the pieces tile without overlapping seams.
+    @inlinable
+    package static func writeImage(_ item: UnsafePointer<DrawItem>, _ draw: ImageDraw, clip: Float,
+                                   width: Int, height: Int, to span: inout Span) -> Written {
+        guard span.capacity - span.count >= 9 else { return .needsRoom(9) }
+        let g = draw.geometry
+        let frame = g.frame
+        let color: SIMD4<Float>
+        let mode: Float
+        switch draw.mode {
+        case .color:
+            let o = Float(min(max(item.pointee.opacity, 0), 1))
+            color = SIMD4(o, o, o, o)
+            mode = 0
+        case .coverage(let c):
+            color = mapPremultiplied(c, opacity: item.pointee.opacity)
+            mode = 1
+        }
+        guard color.w > 0 else { return .nothing }
+        var base = RectInstance()
+        // The frame's geometry once; each piece changes only its quad and rects.
+        guard base.setGeometry(item.pointee.transform, bounds: frame, cover: frame, width: width, height: height)
+        else { return .nothing }
+        let margin = SIMD4<Float>(Float(frame.minX), Float(frame.minY), Float(frame.maxX), Float(frame.maxY)) - base.quad
+        base.fillColor = color
+        base.params = SIMD4(0, Kind.image.rawValue, mode, clip)
+        var count = 0
+        for j in 0..<3 {
+            for i in 0..<3 {
+                guard let piece = g.piece(i, j) else { continue }
+                let d = piece.destination, s = piece.source
+                var instance = base
+                let rect = SIMD4<Float>(Float(d.minX), Float(d.minY), Float(d.maxX), Float(d.maxY))
+                instance.gradientPoints = rect
+                instance.gradientLocations = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
+                // Grown on the frame's edges only (the first and last cuts).
+                instance.quad = SIMD4(i == 0 || g.xCuts[i] == g.xCuts[0] ? rect.x - margin.x : rect.x,
+                                      j == 0 || g.yCuts[j] == g.yCuts[0] ? rect.y - margin.y : rect.y,
+                                      g.xCuts[i + 1] == g.xCuts[3] ? rect.z - margin.z : rect.z,
+                                      g.yCuts[j + 1] == g.yCuts[3] ? rect.w - margin.w : rect.w)
+                (span.base + span.count).initialize(to: instance)
+                span.count += 1
+                count += 1
+            }
+        }
+        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: .image, clipped: clip != 0)) : .nothing
     }
 }
 

@@ -1,3 +1,4 @@
+import CVulkan
 import LaminaFrame
 import LaminaGeometry
 
@@ -9,6 +10,9 @@ enum RecordedDraw {
     /// `MeshResidency` holds every mesh a frame draws until after the frame is recorded (a mesh
     /// is forgotten only after `MeshResidency.idleFrames` frames without use).
     case mesh(Unmanaged<MeshResidency.GPUMesh>, instance: Int, clipped: Bool)
+    /// Consecutive image pieces drawn with one image and sampler (`set`, the image variant's
+    /// set 1), one instanced draw.
+    case image(first: Int, count: Int, clipped: Bool, set: VkDescriptorSet)
     /// Offscreen image `image` over the pass with `opacity`.
     case composite(image: Int, opacity: Float)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
@@ -26,10 +30,13 @@ struct FrameEncoder {
     private(set) var passDraws: [Range<Int>] = []
 
     /// Encodes `list`'s passes into `span` (grown by `grow`, which gives the span a larger
-    /// buffer holding what it had, when an item does not fit); `mesh` makes a mesh resident.
+    /// buffer holding what it had, when an item does not fit); `mesh` makes a mesh resident;
+    /// `image` makes an image resident and gives the set that draws it with the item's filters
+    /// (nil: not drawn).
     mutating func encode(_ list: DrawList, into span: inout RectInstance.Span,
                          grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
-                         mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh) throws(RenderError) {
+                         mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
+                         image: (ImageDraw) throws(RenderError) -> VkDescriptorSet?) throws(RenderError) {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
         // Locals in the per-item loop (no exclusivity checks on properties).
@@ -58,6 +65,17 @@ struct FrameEncoder {
                                 guard case .drawn(_, let variant) = try write(item) else { continue }
                                 draws.append(.mesh(Unmanaged.passUnretained(try mesh(meshDraw)), instance: instance,
                                                    clipped: variant.clipped))
+                                continue
+                            }
+                            if case .image(let imageDraw) = item.pointee.kind {
+                                guard case .drawn(let added, let variant) = try write(item) else { continue }
+                                guard let set = try image(imageDraw) else { span.count = instance; continue }
+                                if draws.count > first, case .image(let runFirst, let runCount, let runClipped, let runSet) = draws[draws.count - 1],
+                                   runClipped == variant.clipped, runSet == set, runFirst + runCount == instance {
+                                    draws[draws.count - 1] = .image(first: runFirst, count: runCount + added, clipped: runClipped, set: set)
+                                } else {
+                                    draws.append(.image(first: instance, count: added, clipped: variant.clipped, set: set))
+                                }
                                 continue
                             }
                             guard case .drawn(let added, let variant) = try write(item) else { continue }

@@ -1,6 +1,7 @@
 import LaminaAnimation
 import LaminaFrame
 import LaminaGeometry
+import LaminaImage
 import LaminaTree
 
 /// A compositor without a daemon or threads, for `laminactl render` and tests: it renders a
@@ -16,6 +17,24 @@ public final class HeadlessCompositor {
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) throws(RenderError) {
         builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
         renderer = try OffscreenRenderer(width: max(1, builder.pixelWidth), height: max(1, builder.pixelHeight))
+    }
+
+    /// The images layers' `contents` may name (a scene's `images`, decoded).
+    public var images: [String: Image] {
+        get { builder.images }
+        set { builder.images = newValue }
+    }
+
+    /// Decodes a scene's `images` (name → file); the error names the image and its file.
+    public static func loadImages(_ files: [String: String], limits: ImageLimits = .standard) throws(ImageError)
+        -> [String: Image] {
+        var images: [String: Image] = [:]
+        for (name, path) in files.sorted(by: { $0.key < $1.key }) {
+            do { images[name] = try ImageDecoder.read(path: path, limits: limits) } catch {
+                throw ImageError(error.kind, "image \"\(name)\": \(error.message)")
+            }
+        }
+        return images
     }
 
     public var pixelWidth: Int { builder.pixelWidth }

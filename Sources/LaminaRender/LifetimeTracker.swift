@@ -13,6 +13,8 @@ final class LifetimeTracker {
         case image(VulkanImage)
         /// Freed back to `descriptorPool`.
         case descriptorSet(VkDescriptorSet)
+        /// An object that destroys itself (an image's texture with its descriptor sets).
+        case texture(TextureImage)
     }
 
     private let device: VulkanDevice
@@ -81,6 +83,7 @@ final class LifetimeTracker {
         case .descriptorSet(let set):
             var set: VkDescriptorSet? = set
             _ = vkFreeDescriptorSets(device.raw, descriptorPool, 1, &set)
+        case .texture(let texture): texture.destroy(device)
         }
     }
 }

@@ -47,6 +47,11 @@ public final class OffscreenRenderer {
     public var meshUploads: Int { meshes.uploads }
     /// Meshes resident on the GPU.
     public var gpuMeshCount: Int { meshes.count }
+    /// Images uploaded so far (layer contents), for tests and stats.
+    public var imageUploads: Int { textures.uploads }
+    /// Images resident on the GPU, and the bytes of their pixels (without mipmaps).
+    public var gpuImageCount: Int { textures.count }
+    public var gpuImageBytes: Int { textures.residentBytes }
     /// Bytes of the mesh arena's buffer (0 before the first mesh), for tests.
     var meshArenaBytes: Int { meshes.arena.buffer?.size ?? 0 }
     /// Most offscreen images one frame may hold at once: a group holds one until its parent's
@@ -60,6 +65,7 @@ public final class OffscreenRenderer {
     private let descriptorPool: VkDescriptorPool
     private let lifetimes: LifetimeTracker
     private let meshes = MeshResidency()
+    private let textures: ImageResidency
     private let images: OffscreenImagePool
     private let target: OffscreenTarget
     private let readback: Readback
@@ -134,6 +140,9 @@ public final class OffscreenRenderer {
             descriptorPool = pool
             lifetimes = LifetimeTracker(device: device, descriptorPool: pool)
             images = OffscreenImagePool(format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat)
+            let textures = try ImageResidency(device: device)
+            cleanup.append { textures.destroy(device) }
+            self.textures = textures
             let commands = try VulkanCommands(device: device, timestampSlots: Self.framesInFlight)
             cleanup.append { commands.destroy(device) }
             self.commands = commands
@@ -170,6 +179,7 @@ public final class OffscreenRenderer {
         }
         readback.destroy(device, commands: commands)
         meshes.destroy(device)
+        textures.destroy(device)
         images.destroy(device)
         device.untrack(descriptorPool)
         vkDestroyDescriptorPool(device.raw, descriptorPool, nil)  // frees the sets too
@@ -212,7 +222,8 @@ public final class OffscreenRenderer {
         guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
         var span = RectInstance.Span(base: ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride),
                                      capacity: ring.size / stride)
-        let device = device, meshes = meshes, lifetimes = lifetimes
+        let device = device, meshes = meshes, lifetimes = lifetimes, textures = textures
+        let imageSetLayout = pipeline.compositeSetLayout
         try encoder.encode(list, into: &span, grow: { (span, room) throws(RenderError) in
             try replaceInstanceBuffer(slot: slotIndex, capacity: 2 * (span.count + room), keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
@@ -220,10 +231,13 @@ public final class OffscreenRenderer {
             span.capacity = ring.size / stride
         }, mesh: { (draw) throws(RenderError) in
             try meshes.resident(draw, frame: frame, device: device, lifetimes: lifetimes)
+        }, image: { (draw) throws(RenderError) in
+            try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
         try images.reserve(plan.imageCount, width: width, height: height, device: device, pipeline: pipeline,
                            descriptorPool: descriptorPool)
         meshes.forgetIdle(frame: frame)
+        textures.forgetIdle(frame: frame, lifetimes: lifetimes)
         try uploadClips(list.clips, slot: slotIndex)
         let uploaded = now()
 
@@ -231,7 +245,8 @@ public final class OffscreenRenderer {
         try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
                                                framebuffer: target.framebuffer(for: frame), width: width, height: height,
                                                clearColor: list.clearColor, instances: slot.instances,
-                                               clipSet: slot.clipSet, arena: meshes.arena.buffer),
+                                               clipSet: slot.clipSet, arena: meshes.arena.buffer,
+                                               prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
                             plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images)
         let recorded = now()
 

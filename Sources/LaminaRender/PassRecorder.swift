@@ -23,6 +23,8 @@ struct PassRecorder {
         let instances: VulkanBuffer?
         let clipSet: VkDescriptorSet
         let arena: VulkanBuffer?
+        /// Records what must happen before the passes (image uploads).
+        var prelude: ((VkCommandBuffer) -> Void)? = nil
     }
 
     func record(_ frame: Frame, plan: FramePlan, draws: [RecordedDraw], passDraws: [Range<Int>],
@@ -38,6 +40,7 @@ struct PassRecorder {
             vkCmdResetQueryPool(cmd, queryPool, query, 2)
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
         }
+        frame.prelude?(cmd)
         for (index, pass) in plan.passes.enumerated() {
             var clearStencil = VkClearValue()
             clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
@@ -139,6 +142,14 @@ struct PassRecorder {
                 vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
                 vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset),
                                  UInt32(instance))
+            case .image(let first, let count, let clipped, let set):
+                guard instances != nil else { continue }
+                bind(pipeline.pipeline(PipelineVariant(kind: .image, clipped: clipped)))
+                if clipped { bindClips() }
+                bindVertexBuffers()
+                var imageSet: VkDescriptorSet? = set
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.imageLayout, 1, 1, &imageSet, 0, nil)
+                vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
             case .composite(let image, let opacity):
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = images.descriptorSet(image)

@@ -29,6 +29,9 @@ final class VulkanPipeline {
     /// radius, the source's valid area).
     let blur: VkPipeline
     let blurLayout: VkPipelineLayout
+    /// The image variants' layout (`PipelineVariant` kind `.image`): set 0 the clips (as
+    /// `layout`, so a bound clip set stays valid), set 1 the image with its sampler.
+    let imageLayout: VkPipelineLayout
     /// Linear: the shadow blur fetches two taps at once between texels; the composite reads
     /// with texelFetch, which no filter affects.
     let sampler: VkSampler
@@ -100,6 +103,8 @@ final class VulkanPipeline {
         case .conic: return (gradientVertex, c ? Shaders.rectConicClippedFrag : Shaders.rectConicFrag, gradient)
         case .mesh: return c ? (Shaders.meshClippedVert, Shaders.meshClippedFrag, meshInstanceLocations)
                              : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
+        case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
+                              : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
         }
     }
 
@@ -153,6 +158,9 @@ final class VulkanPipeline {
             throw fail(error)
         }
         undo.append { vkDestroyPipelineLayout(device.raw, blurLayout, nil) }
+        let imageLayout: VkPipelineLayout
+        do { imageLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout]) } catch { throw fail(error) }
+        undo.append { vkDestroyPipelineLayout(device.raw, imageLayout, nil) }
 
         // Shader modules are needed only while the pipelines are created.
         var modules: [[UInt32]: VkShaderModule] = [:]
@@ -171,7 +179,8 @@ final class VulkanPipeline {
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 var pipeline: VkPipeline?
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
-                result = Self.createPipeline(kind, device: device, layout: layout, renderPass: renderPass,
+                result = Self.createPipeline(kind, device: device, layout: variant.kind == .image ? imageLayout : layout,
+                                             renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),
                                              instanceLocations: locations, pipeline: &pipeline)
                 guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
@@ -201,12 +210,13 @@ final class VulkanPipeline {
         guard let blur else { preconditionFailure("the blur pipeline was created above") }
         self.blur = blur
         self.blurLayout = blurLayout
+        self.imageLayout = imageLayout
         self.groupRenderPass = groupRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
-                     blurLayout, sampler)
+                     blurLayout, sampler, imageLayout)
         for variant in variants { device.track(variant) }
     }
 
@@ -215,6 +225,7 @@ final class VulkanPipeline {
         vkDestroyPipeline(device.raw, composite, nil)
         vkDestroyPipeline(device.raw, blur, nil)
         vkDestroyPipelineLayout(device.raw, blurLayout, nil)
+        vkDestroyPipelineLayout(device.raw, imageLayout, nil)
         vkDestroySampler(device.raw, sampler, nil)
         vkDestroyPipelineLayout(device.raw, compositeLayout, nil)
         vkDestroyDescriptorSetLayout(device.raw, compositeSetLayout, nil)
@@ -223,7 +234,7 @@ final class VulkanPipeline {
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, renderPass, nil)
         device.untrack(renderPass, groupRenderPass, layout, clipSetLayout, compositeSetLayout, compositeLayout, composite,
-                       blur, blurLayout, sampler)
+                       blur, blurLayout, sampler, imageLayout)
         for variant in variants { device.untrack(variant) }
     }
 
@@ -333,6 +344,10 @@ final class VulkanPipeline {
     /// trim); mesh.vert reads them but params.
     static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10]
     // (not 3–5, 7, 9, 11–13: bounds, quad, radii, second color, gradient points and stops)
+
+    /// The `RectInstance` fields rectImage*.vert read (transform, frame, quad, color, params,
+    /// the piece's rect and its part of the image).
+    static let imageInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 4, 6, 8, 9, 11]
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14

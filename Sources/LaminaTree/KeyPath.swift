@@ -160,6 +160,12 @@ struct PropertyInput {
         default: throw wrong("string or styled text")
         }
     }
+    /// An image's name (`contents`): a string, "" for none; at most 256 UTF-8 bytes.
+    func imageName() throws(PropertyError) -> String? {
+        guard case .string(let s) = value else { throw wrong("string") }
+        guard s.utf8.count <= 256 else { throw range("must be an image name of at most 256 bytes") }
+        return s.isEmpty ? nil : s
+    }
     func cornerMask() throws(PropertyError) -> CornerMask {
         let v = try number()
         guard v >= 0, v <= 15, v == v.rounded() else { throw range("must be a corner mask 0…15") }

@@ -31,6 +31,18 @@ public struct LayerProperties: Hashable, Sendable {
     public var shadowOffset: Size = Size(0, -3)
     public var shadowRadius: Double = 3
     public var shadowPath: Path? = nil
+    // Image contents (CALayer.contents).
+    /// The name of the image shown (drawn above the background, below sublayers and the border).
+    public var contents: String? = nil
+    public var contentsGravity: ContentsGravity = .resize
+    /// The part of the image shown, in its unit square.
+    public var contentsRect: Rect = Rect(0, 0, 1, 1)
+    /// Nine-slice: the part (unit square of contentsRect) that stretches.
+    public var contentsCenter: Rect = Rect(0, 0, 1, 1)
+    /// Image pixels per point.
+    public var contentsScale: Double = 1
+    public var minificationFilter: ContentsFilter = .linear
+    public var magnificationFilter: ContentsFilter = .linear
     // Shape layers (CAShapeLayer).
     public var path: Path? = nil
     public var fillColor: Color? = .black
@@ -113,6 +125,25 @@ extension LayerProperties {
         case "shadowOffset.height": return .number(shadowOffset.height)
         case "shadowRadius": return .number(shadowRadius)
         case "shadowPath": return .path(shadowPath)
+        case "contents": return .string(contents ?? "")
+        case "contentsGravity": return .string(contentsGravity.rawValue)
+        case "contentsRect": return .rect(contentsRect)
+        case "contentsRect.origin": return .point(contentsRect.origin)
+        case "contentsRect.origin.x": return .number(contentsRect.origin.x)
+        case "contentsRect.origin.y": return .number(contentsRect.origin.y)
+        case "contentsRect.size": return .size(contentsRect.size)
+        case "contentsRect.size.width": return .number(contentsRect.size.width)
+        case "contentsRect.size.height": return .number(contentsRect.size.height)
+        case "contentsCenter": return .rect(contentsCenter)
+        case "contentsCenter.origin": return .point(contentsCenter.origin)
+        case "contentsCenter.origin.x": return .number(contentsCenter.origin.x)
+        case "contentsCenter.origin.y": return .number(contentsCenter.origin.y)
+        case "contentsCenter.size": return .size(contentsCenter.size)
+        case "contentsCenter.size.width": return .number(contentsCenter.size.width)
+        case "contentsCenter.size.height": return .number(contentsCenter.size.height)
+        case "contentsScale": return .number(contentsScale)
+        case "minificationFilter": return .string(minificationFilter.rawValue)
+        case "magnificationFilter": return .string(magnificationFilter.rawValue)
         case "path": return .path(path)
         case "fillColor": return .color(fillColor)
         case "fillRule": return .string(fillRule.rawValue)
@@ -185,6 +216,25 @@ extension LayerProperties {
         case "shadowOffset.height": shadowOffset.height = try v.number()
         case "shadowRadius": shadowRadius = try v.nonNegativeNumber()
         case "shadowPath": shadowPath = try v.path()
+        case "contents": contents = try v.imageName()
+        case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
+        case "contentsRect": contentsRect = try v.rect()
+        case "contentsRect.origin": contentsRect.origin = try v.point()
+        case "contentsRect.origin.x": contentsRect.origin.x = try v.number()
+        case "contentsRect.origin.y": contentsRect.origin.y = try v.number()
+        case "contentsRect.size": contentsRect.size = try v.size()
+        case "contentsRect.size.width": contentsRect.size.width = try v.number()
+        case "contentsRect.size.height": contentsRect.size.height = try v.number()
+        case "contentsCenter": contentsCenter = try v.rect()
+        case "contentsCenter.origin": contentsCenter.origin = try v.point()
+        case "contentsCenter.origin.x": contentsCenter.origin.x = try v.number()
+        case "contentsCenter.origin.y": contentsCenter.origin.y = try v.number()
+        case "contentsCenter.size": contentsCenter.size = try v.size()
+        case "contentsCenter.size.width": contentsCenter.size.width = try v.number()
+        case "contentsCenter.size.height": contentsCenter.size.height = try v.number()
+        case "contentsScale": contentsScale = try v.number()
+        case "minificationFilter": minificationFilter = try v.named(ContentsFilter.self)
+        case "magnificationFilter": magnificationFilter = try v.named(ContentsFilter.self)
         case "path": path = try v.path()
         case "fillColor": fillColor = try v.color()
         case "fillRule": fillRule = try v.named(FillRule.self)
@@ -252,6 +302,13 @@ extension PropertyTable {
         Row(keyPath: "shadowOffset", type: .size, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowRadius", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowPath", type: .path, layers: .all, animates: true, implicitAction: false),
+        Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "contentsRect", type: .rect, layers: .all, animates: true, implicitAction: true),
+        Row(keyPath: "contentsCenter", type: .rect, layers: .all, animates: true, implicitAction: true),
+        Row(keyPath: "contentsScale", type: .number, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "minificationFilter", type: .name(ContentsFilter.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "magnificationFilter", type: .name(ContentsFilter.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "path", type: .path, layers: [.shape], animates: true, implicitAction: false),
         Row(keyPath: "fillColor", type: .color, layers: [.shape], animates: true, implicitAction: true),
         Row(keyPath: "fillRule", type: .name(FillRule.allCases.map(\.rawValue)), layers: [.shape], animates: false, implicitAction: false),
@@ -292,6 +349,18 @@ extension PropertyTable {
         ("anchorPoint.y", "anchorPoint", .number),
         ("shadowOffset.width", "shadowOffset", .number),
         ("shadowOffset.height", "shadowOffset", .number),
+        ("contentsRect.origin", "contentsRect", .point),
+        ("contentsRect.origin.x", "contentsRect", .number),
+        ("contentsRect.origin.y", "contentsRect", .number),
+        ("contentsRect.size", "contentsRect", .size),
+        ("contentsRect.size.width", "contentsRect", .number),
+        ("contentsRect.size.height", "contentsRect", .number),
+        ("contentsCenter.origin", "contentsCenter", .point),
+        ("contentsCenter.origin.x", "contentsCenter", .number),
+        ("contentsCenter.origin.y", "contentsCenter", .number),
+        ("contentsCenter.size", "contentsCenter", .size),
+        ("contentsCenter.size.width", "contentsCenter", .number),
+        ("contentsCenter.size.height", "contentsCenter", .number),
         ("startPoint.x", "startPoint", .number),
         ("startPoint.y", "startPoint", .number),
         ("endPoint.x", "endPoint", .number),

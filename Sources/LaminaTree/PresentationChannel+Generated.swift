@@ -37,6 +37,20 @@ enum PresentationChannel: Sendable {
     case shadowOffsetWidth
     case shadowOffsetHeight
     case shadowRadius
+    case contentsRect
+    case contentsRectOrigin
+    case contentsRectOriginX
+    case contentsRectOriginY
+    case contentsRectSize
+    case contentsRectWidth
+    case contentsRectHeight
+    case contentsCenter
+    case contentsCenterOrigin
+    case contentsCenterOriginX
+    case contentsCenterOriginY
+    case contentsCenterSize
+    case contentsCenterWidth
+    case contentsCenterHeight
     case fillColor
     case strokeColor
     case lineWidth
@@ -86,6 +100,20 @@ enum PresentationChannel: Sendable {
         case .shadowOffsetWidth: self = .shadowOffsetWidth
         case .shadowOffsetHeight: self = .shadowOffsetHeight
         case .shadowRadius: self = .shadowRadius
+        case .contentsRect: self = .contentsRect
+        case .contentsRectOrigin: self = .contentsRectOrigin
+        case .contentsRectOriginX: self = .contentsRectOriginX
+        case .contentsRectOriginY: self = .contentsRectOriginY
+        case .contentsRectSize: self = .contentsRectSize
+        case .contentsRectWidth: self = .contentsRectWidth
+        case .contentsRectHeight: self = .contentsRectHeight
+        case .contentsCenter: self = .contentsCenter
+        case .contentsCenterOrigin: self = .contentsCenterOrigin
+        case .contentsCenterOriginX: self = .contentsCenterOriginX
+        case .contentsCenterOriginY: self = .contentsCenterOriginY
+        case .contentsCenterSize: self = .contentsCenterSize
+        case .contentsCenterWidth: self = .contentsCenterWidth
+        case .contentsCenterHeight: self = .contentsCenterHeight
         case .fillColor: self = .fillColor
         case .strokeColor: self = .strokeColor
         case .lineWidth: self = .lineWidth
@@ -140,6 +168,20 @@ enum PresentationChannel: Sendable {
         case .shadowOffsetWidth: .double
         case .shadowOffsetHeight: .double
         case .shadowRadius: .double
+        case .contentsRect: .rect
+        case .contentsRectOrigin: .point
+        case .contentsRectOriginX: .double
+        case .contentsRectOriginY: .double
+        case .contentsRectSize: .size
+        case .contentsRectWidth: .double
+        case .contentsRectHeight: .double
+        case .contentsCenter: .rect
+        case .contentsCenterOrigin: .point
+        case .contentsCenterOriginX: .double
+        case .contentsCenterOriginY: .double
+        case .contentsCenterSize: .size
+        case .contentsCenterWidth: .double
+        case .contentsCenterHeight: .double
         case .fillColor: .color
         case .strokeColor: .color
         case .lineWidth: .double
@@ -194,6 +236,20 @@ extension LayerTree {
         case .shadowOffsetWidth: p.shadowOffset.width = v.x
         case .shadowOffsetHeight: p.shadowOffset.height = v.x
         case .shadowRadius: p.shadowRadius = v.x
+        case .contentsRect: p.contentsRect = Rect(v.x, v.y, v.z, v.w)
+        case .contentsRectOrigin: p.contentsRect.origin = Point(v.x, v.y)
+        case .contentsRectOriginX: p.contentsRect.origin.x = v.x
+        case .contentsRectOriginY: p.contentsRect.origin.y = v.x
+        case .contentsRectSize: p.contentsRect.size = Size(v.x, v.y)
+        case .contentsRectWidth: p.contentsRect.size.width = v.x
+        case .contentsRectHeight: p.contentsRect.size.height = v.x
+        case .contentsCenter: p.contentsCenter = Rect(v.x, v.y, v.z, v.w)
+        case .contentsCenterOrigin: p.contentsCenter.origin = Point(v.x, v.y)
+        case .contentsCenterOriginX: p.contentsCenter.origin.x = v.x
+        case .contentsCenterOriginY: p.contentsCenter.origin.y = v.x
+        case .contentsCenterSize: p.contentsCenter.size = Size(v.x, v.y)
+        case .contentsCenterWidth: p.contentsCenter.size.width = v.x
+        case .contentsCenterHeight: p.contentsCenter.size.height = v.x
         case .fillColor: p.fillColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
         case .strokeColor: p.strokeColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
         case .lineWidth: p.lineWidth = v.x
@@ -235,6 +291,8 @@ extension LayerTree {
         case .shadowOpacity: p.shadowOpacity = nodes.storage[i].properties.shadowOpacity
         case .shadowOffset, .shadowOffsetWidth, .shadowOffsetHeight: p.shadowOffset = nodes.storage[i].properties.shadowOffset
         case .shadowRadius: p.shadowRadius = nodes.storage[i].properties.shadowRadius
+        case .contentsRect, .contentsRectOrigin, .contentsRectOriginX, .contentsRectOriginY, .contentsRectSize, .contentsRectWidth, .contentsRectHeight: p.contentsRect = nodes.storage[i].properties.contentsRect
+        case .contentsCenter, .contentsCenterOrigin, .contentsCenterOriginX, .contentsCenterOriginY, .contentsCenterSize, .contentsCenterWidth, .contentsCenterHeight: p.contentsCenter = nodes.storage[i].properties.contentsCenter
         case .fillColor: p.fillColor = nodes.storage[i].properties.fillColor
         case .strokeColor: p.strokeColor = nodes.storage[i].properties.strokeColor
         case .lineWidth: p.lineWidth = nodes.storage[i].properties.lineWidth
@@ -322,6 +380,34 @@ extension LayerTree {
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowOffset.height) { p.shadowOffset.height = v }
         case .shadowRadius:
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.shadowRadius) { p.shadowRadius = v }
+        case .contentsRect:
+            if let v = box.animation.rectValue(forKeyPathAt: i, at: t, underlying: p.contentsRect) { p.contentsRect = v }
+        case .contentsRectOrigin:
+            if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.contentsRect.origin) { p.contentsRect.origin = v }
+        case .contentsRectOriginX:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsRect.origin.x) { p.contentsRect.origin.x = v }
+        case .contentsRectOriginY:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsRect.origin.y) { p.contentsRect.origin.y = v }
+        case .contentsRectSize:
+            if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: p.contentsRect.size) { p.contentsRect.size = v }
+        case .contentsRectWidth:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsRect.size.width) { p.contentsRect.size.width = v }
+        case .contentsRectHeight:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsRect.size.height) { p.contentsRect.size.height = v }
+        case .contentsCenter:
+            if let v = box.animation.rectValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter) { p.contentsCenter = v }
+        case .contentsCenterOrigin:
+            if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter.origin) { p.contentsCenter.origin = v }
+        case .contentsCenterOriginX:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter.origin.x) { p.contentsCenter.origin.x = v }
+        case .contentsCenterOriginY:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter.origin.y) { p.contentsCenter.origin.y = v }
+        case .contentsCenterSize:
+            if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter.size) { p.contentsCenter.size = v }
+        case .contentsCenterWidth:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter.size.width) { p.contentsCenter.size.width = v }
+        case .contentsCenterHeight:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.contentsCenter.size.height) { p.contentsCenter.size.height = v }
         case .fillColor:
             if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.fillColor ?? .clear) { p.fillColor = v }
         case .strokeColor:

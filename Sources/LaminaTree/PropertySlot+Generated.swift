@@ -37,6 +37,20 @@ public enum PropertySlot: Hashable, Sendable {
     case shadowOffsetHeight
     case shadowRadius
     case shadowPath
+    case contentsRect
+    case contentsRectOrigin
+    case contentsRectOriginX
+    case contentsRectOriginY
+    case contentsRectSize
+    case contentsRectWidth
+    case contentsRectHeight
+    case contentsCenter
+    case contentsCenterOrigin
+    case contentsCenterOriginX
+    case contentsCenterOriginY
+    case contentsCenterSize
+    case contentsCenterWidth
+    case contentsCenterHeight
     case path
     case fillColor
     case strokeColor
@@ -91,6 +105,20 @@ public enum PropertySlot: Hashable, Sendable {
             "shadowOffset.height": .shadowOffsetHeight,
             "shadowRadius": .shadowRadius,
             "shadowPath": .shadowPath,
+            "contentsRect": .contentsRect,
+            "contentsRect.origin": .contentsRectOrigin,
+            "contentsRect.origin.x": .contentsRectOriginX,
+            "contentsRect.origin.y": .contentsRectOriginY,
+            "contentsRect.size": .contentsRectSize,
+            "contentsRect.size.width": .contentsRectWidth,
+            "contentsRect.size.height": .contentsRectHeight,
+            "contentsCenter": .contentsCenter,
+            "contentsCenter.origin": .contentsCenterOrigin,
+            "contentsCenter.origin.x": .contentsCenterOriginX,
+            "contentsCenter.origin.y": .contentsCenterOriginY,
+            "contentsCenter.size": .contentsCenterSize,
+            "contentsCenter.size.width": .contentsCenterWidth,
+            "contentsCenter.size.height": .contentsCenterHeight,
             "path": .path,
             "fillColor": .fillColor,
             "strokeColor": .strokeColor,
@@ -150,6 +178,20 @@ public enum PropertySlot: Hashable, Sendable {
         case .shadowOffsetHeight: .double
         case .shadowRadius: .double
         case .shadowPath: .path
+        case .contentsRect: .rect
+        case .contentsRectOrigin: .point
+        case .contentsRectOriginX: .double
+        case .contentsRectOriginY: .double
+        case .contentsRectSize: .size
+        case .contentsRectWidth: .double
+        case .contentsRectHeight: .double
+        case .contentsCenter: .rect
+        case .contentsCenterOrigin: .point
+        case .contentsCenterOriginX: .double
+        case .contentsCenterOriginY: .double
+        case .contentsCenterSize: .size
+        case .contentsCenterWidth: .double
+        case .contentsCenterHeight: .double
         case .path: .path
         case .fillColor: .color
         case .strokeColor: .color
@@ -209,6 +251,20 @@ public enum PropertySlot: Hashable, Sendable {
         case .shadowOffsetHeight: "shadowOffset"
         case .shadowRadius: "shadowRadius"
         case .shadowPath: nil
+        case .contentsRect: "contentsRect"
+        case .contentsRectOrigin: "contentsRect"
+        case .contentsRectOriginX: "contentsRect"
+        case .contentsRectOriginY: "contentsRect"
+        case .contentsRectSize: "contentsRect"
+        case .contentsRectWidth: "contentsRect"
+        case .contentsRectHeight: "contentsRect"
+        case .contentsCenter: "contentsCenter"
+        case .contentsCenterOrigin: "contentsCenter"
+        case .contentsCenterOriginX: "contentsCenter"
+        case .contentsCenterOriginY: "contentsCenter"
+        case .contentsCenterSize: "contentsCenter"
+        case .contentsCenterWidth: "contentsCenter"
+        case .contentsCenterHeight: "contentsCenter"
         case .path: nil
         case .fillColor: "fillColor"
         case .strokeColor: "strokeColor"
@@ -268,6 +324,20 @@ extension LayerProperties {
         case .shadowOffsetHeight: .double(shadowOffset.height)
         case .shadowRadius: .double(shadowRadius)
         case .shadowPath: .path(shadowPath ?? Path())
+        case .contentsRect: .rect(contentsRect)
+        case .contentsRectOrigin: .point(contentsRect.origin)
+        case .contentsRectOriginX: .double(contentsRect.origin.x)
+        case .contentsRectOriginY: .double(contentsRect.origin.y)
+        case .contentsRectSize: .size(contentsRect.size)
+        case .contentsRectWidth: .double(contentsRect.size.width)
+        case .contentsRectHeight: .double(contentsRect.size.height)
+        case .contentsCenter: .rect(contentsCenter)
+        case .contentsCenterOrigin: .point(contentsCenter.origin)
+        case .contentsCenterOriginX: .double(contentsCenter.origin.x)
+        case .contentsCenterOriginY: .double(contentsCenter.origin.y)
+        case .contentsCenterSize: .size(contentsCenter.size)
+        case .contentsCenterWidth: .double(contentsCenter.size.width)
+        case .contentsCenterHeight: .double(contentsCenter.size.height)
         case .path: .path(path ?? Path())
         case .fillColor: .color(fillColor ?? .clear)
         case .strokeColor: .color(strokeColor ?? .clear)
@@ -327,6 +397,20 @@ extension LayerProperties {
         case (.shadowOffsetHeight, .double(let v)): shadowOffset.height = v
         case (.shadowRadius, .double(let v)): shadowRadius = v
         case (.shadowPath, .path(let v)): shadowPath = v
+        case (.contentsRect, .rect(let v)): contentsRect = v
+        case (.contentsRectOrigin, .point(let v)): contentsRect.origin = v
+        case (.contentsRectOriginX, .double(let v)): contentsRect.origin.x = v
+        case (.contentsRectOriginY, .double(let v)): contentsRect.origin.y = v
+        case (.contentsRectSize, .size(let v)): contentsRect.size = v
+        case (.contentsRectWidth, .double(let v)): contentsRect.size.width = v
+        case (.contentsRectHeight, .double(let v)): contentsRect.size.height = v
+        case (.contentsCenter, .rect(let v)): contentsCenter = v
+        case (.contentsCenterOrigin, .point(let v)): contentsCenter.origin = v
+        case (.contentsCenterOriginX, .double(let v)): contentsCenter.origin.x = v
+        case (.contentsCenterOriginY, .double(let v)): contentsCenter.origin.y = v
+        case (.contentsCenterSize, .size(let v)): contentsCenter.size = v
+        case (.contentsCenterWidth, .double(let v)): contentsCenter.size.width = v
+        case (.contentsCenterHeight, .double(let v)): contentsCenter.size.height = v
         case (.path, .path(let v)): path = v
         case (.fillColor, .color(let v)): fillColor = v
         case (.strokeColor, .color(let v)): strokeColor = v

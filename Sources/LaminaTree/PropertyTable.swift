@@ -35,6 +35,9 @@ public enum PropertyType: Hashable, Sendable {
     case string
     /// A text layer's `string`: a string, or styled runs.
     case text
+    /// An image's name (`contents`), or none: a string on the wire ("" for none), a string or
+    /// null in scene files.
+    case image
 }
 
 /// The layer properties of `Properties.table` as data: each row's key path, type, which layer

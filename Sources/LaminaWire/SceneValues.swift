@@ -235,6 +235,11 @@ public enum SceneValues {
                 mask |= c.1.rawValue
             }
             return .number(Double(mask))
+        case .image:
+            if case .null = j { return .string("") }
+            let s = try string(j, path)
+            guard !s.isEmpty else { throw SceneError(path: path, "must be an image name or null") }
+            return .string(s)
         case .name(let names):
             let s = try string(j, path)
             guard names.contains(s) else {

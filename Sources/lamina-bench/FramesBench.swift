@@ -2,6 +2,7 @@ import Foundation
 import LaminaAnimation
 import LaminaFrame
 import LaminaGeometry
+import LaminaImage
 import LaminaRender
 import LaminaTree
 
@@ -131,8 +132,25 @@ enum FramesScene {
         return [star, .ellipse(in: Rect(8, 2, 32, 28)), .roundedRect(Rect(4, 4, 40, 24), radius: 8)]
     }
 
+    /// The images of the "image" mix: two 96 × 64 gradients with a pattern, premultiplied.
+    static let images: [String: Image] = {
+        var out: [String: Image] = [:]
+        for k in 0..<2 {
+            var bytes: [UInt8] = []
+            for y in 0..<64 {
+                for x in 0..<96 {
+                    let stripe: UInt8 = (x / 8 + y / 8 + k) % 2 == 0 ? 40 : 0
+                    bytes += [UInt8(x * 2) &+ stripe, UInt8(y * 3), UInt8(200 - x), 255]
+                }
+            }
+            out["photo\(k)"] = Image(width: 96, height: 64, premultipliedPixels: bytes)
+        }
+        return out
+    }()
+
     /// `mix`: "all" (the mix above) or one kind only, to see what each costs; "shadow" (not
-    /// in "all"): the shape layers with a shadow too, blurred on the GPU (`.shadowGroup`).
+    /// in "all"): the shape layers with a shadow too, blurred on the GPU (`.shadowGroup`);
+    /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped).
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
         var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
@@ -144,6 +162,7 @@ enum FramesScene {
             case "shape": 13
             case "gradient": 17
             case "shadow": 20
+            case "image": 21
             default: i % 20
             }
             let kind: LayerKind = kindIndex == 20 || (13..<17).contains(kindIndex) ? .shape
@@ -166,6 +185,11 @@ enum FramesScene {
                 ops.append(.set(id, keyPath: "shadowOpacity", value: .number(0.4)))
                 ops.append(.set(id, keyPath: "shadowRadius", value: .number(4)))
                 ops.append(.set(id, keyPath: "shadowOffset", value: .size(Size(0, 3))))
+            case 21:
+                // A photo-like image (two, alternating), filling the layer (`FramesScene.images`).
+                ops.append(.set(id, keyPath: "contents", value: .string("photo\(i % 2)")))
+                ops.append(.set(id, keyPath: "contentsGravity", value: .string("resizeAspectFill")))
+                ops.append(.set(id, keyPath: "masksToBounds", value: .bool(true)))
             case 13..<17, 20:
                 ops.append(.set(id, keyPath: "path", value: .path(shapes[i % shapes.count])))
                 ops.append(.set(id, keyPath: "fillColor", value: .color(color)))

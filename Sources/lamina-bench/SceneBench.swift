@@ -16,7 +16,7 @@ struct SceneBench {
     var mix = "all"
     var drive = "animations"
 
-    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow"]
+    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image"]
 
     /// Parses `arguments` (`--flag value` pairs), accepting only `flags` among `--layers`,
     /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`; exits with status 2
@@ -75,8 +75,10 @@ struct SceneBench {
     }
 
     func makeBuilder() -> DrawListBuilder {
-        DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
-                        background: Color(0.95, 0.95, 0.97))
+        var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
+                                      background: Color(0.95, 0.95, 0.97))
+        builder.images = FramesScene.images
+        return builder
     }
 
     /// This thread's CPU time in seconds (the machine is shared: wall time counts other

@@ -4,18 +4,15 @@
 //   lamina-bench tessellate           fills and strokes against GLU and libtess2
 //   lamina-bench tree                 commit apply and presentation cost, memory per layer
 //   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
+//   lamina-bench images [--layers N] [--size WxH] [--seconds S]   frames with plain layers, then image layers
 //   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
 //   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
 //   lamina-bench templates [--frames F]   path templates: evaluation + tessellation, mesh cache hits
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload|templates [options]"
 //   lamina-bench text                 shaping and layout rate, glyph atlas rasterization and upload
-import Foundation
-
-let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload|text [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -25,6 +22,10 @@ case "animation": runAnimationBench(rest)
 case "tessellate": runTessellateBench(rest)
 case "tree": runTreeBench(rest)
 case "frames": runFramesBench(rest)
+case "images":
+    // Image layers beside plain layers, in the same run (one JSON line each).
+    runFramesBench(rest + ["--mix", "plain"])
+    runFramesBench(rest + ["--mix", "image"])
 case "build": runBuildBench(rest)
 case "upload": runUploadBench(rest)
 case "templates": runTemplatesBench(rest)

@@ -191,6 +191,8 @@ private enum Reference {
             setClips(&instance, item.clip, clips)
             out.append(instance)
             return 1
+        case .image:
+            return 0  // not among the generated items (ImageInstanceTests writes images)
         case .gradient(let gradient):
             let b = item.bounds.standardized
             guard b.width > 0, b.height > 0, !gradient.colors.isEmpty,

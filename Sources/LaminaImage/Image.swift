@@ -1,0 +1,57 @@
+import Synchronization
+
+/// A decoded image as the compositor shows it: `width × height` pixels of premultiplied RGBA8,
+/// sRGB-encoded (the renderer blends in sRGB-encoded space), rows top first. Immutable and
+/// shared by reference: every layer showing it holds the same object, and a backend keeps its
+/// GPU copy under `id`.
+///
+/// Any thread may read it.
+public final class Image: Sendable, CustomStringConvertible {
+    /// Distinct for every image made in this process (never reused), so a GPU copy kept under
+    /// an id always belongs to one image.
+    public let id: UInt64
+    public let width: Int
+    public let height: Int
+    /// `width × height × format.bytesPerPixel` bytes, rows top first.
+    public let pixels: [UInt8]
+    public let format: Format
+
+    /// How `pixels` hold a pixel.
+    public enum Format: Sendable, Hashable {
+        /// Four bytes: premultiplied RGBA, sRGB-encoded (layer contents).
+        case rgba8
+        /// One byte: coverage or alpha (a glyph atlas), drawn as coverage × a color.
+        case a8
+
+        public var bytesPerPixel: Int { self == .rgba8 ? 4 : 1 }
+    }
+
+    /// - Precondition: `pixels.count == width × height × 4`, both sizes positive.
+    public convenience init(width: Int, height: Int, premultipliedPixels pixels: [UInt8]) {
+        self.init(width: width, height: height, format: .rgba8, pixels: pixels)
+    }
+
+    /// - Precondition: `pixels.count == width × height × format.bytesPerPixel`, both sizes positive.
+    public init(width: Int, height: Int, format: Format, pixels: [UInt8]) {
+        precondition(width > 0 && height > 0 && pixels.count == width * height * format.bytesPerPixel,
+                     "an Image needs a positive size and width × height × bytesPerPixel bytes")
+        id = imageIDCounter.add(1, ordering: .relaxed).newValue
+        self.width = width
+        self.height = height
+        self.format = format
+        self.pixels = pixels
+    }
+
+    /// Bytes the pixels take (what a GPU copy without mipmaps takes too).
+    public var byteCount: Int { pixels.count }
+
+    /// The RGBA bytes (premultiplied) of pixel (x, y) of an `.rgba8` image.
+    public subscript(x: Int, y: Int) -> (UInt8, UInt8, UInt8, UInt8) {
+        let i = (y * width + x) * 4
+        return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
+    }
+
+    public var description: String { "image#\(id) \(width)×\(height)" }
+}
+
+private let imageIDCounter = Atomic<UInt64>(0)

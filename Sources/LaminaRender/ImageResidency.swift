@@ -1,0 +1,168 @@
+import CVulkan
+import LaminaFrame
+import LaminaImage
+
+/// The GPU copies of the images a frame draws (`ImageDraw`), by `Image.id`: each uploaded once
+/// (a staging buffer copied in, mipmaps made by blits, recorded at the start of the frame that
+/// first draws it) and shared by every item showing it; one that no item has drawn for
+/// `idleFrames` frames is freed through the `LifetimeTracker` once the frames that read it
+/// have finished. Also owns the samplers (one per `ImageDraw.samplerIndex`) and the
+/// descriptor pools of the images' sets. Render thread only.
+final class ImageResidency {
+    /// Frames without a draw after which an image's GPU copy is freed.
+    static let idleFrames: UInt64 = 30
+
+    private(set) var textures: [UInt64: TextureImage] = [:]
+    /// Images first drawn by the frame being encoded, with their staging buffers.
+    private var pending: [(texture: TextureImage, staging: VulkanBuffer)] = []
+    /// Images uploaded so far (tests, stats).
+    private(set) var uploads = 0
+    /// Bytes of the resident images' level 0.
+    private(set) var residentBytes = 0
+    /// By `ImageDraw.samplerIndex` (minification × 2 + magnification).
+    private let samplers: [VkSampler]
+    private var pools: [VkDescriptorPool] = []
+    private static let setsPerPool: UInt32 = 256
+
+    init(device: VulkanDevice) throws(RenderError) {
+        var samplers: [VkSampler] = []
+        for index in 0..<6 {
+            let minification = ImageDraw.Filter(rawValue: index / 2)!
+            let magnifyNearest = index % 2 == 1
+            var info = VkSamplerCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
+            info.magFilter = magnifyNearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR
+            info.minFilter = minification == .nearest ? VK_FILTER_NEAREST : VK_FILTER_LINEAR
+            info.mipmapMode = minification == .trilinear ? VK_SAMPLER_MIPMAP_MODE_LINEAR : VK_SAMPLER_MIPMAP_MODE_NEAREST
+            info.addressModeU = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE  // CA: edge pixels extend
+            info.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+            info.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
+            info.minLod = 0
+            // Without mipmaps: level 0 only, and 0.25 (not 0) so that λ still tells minification
+            // from magnification (the Vulkan spec's emulation of GL_LINEAR / GL_NEAREST).
+            info.maxLod = minification == .trilinear ? 1000 : 0.25
+            var sampler: VkSampler?
+            let result = vkCreateSampler(device.raw, &info, nil, &sampler)
+            guard result == VK_SUCCESS, let sampler else {
+                for s in samplers { vkDestroySampler(device.raw, s, nil); device.untrack(s) }
+                throw .vulkan(VulkanError(result), call: "vkCreateSampler")
+            }
+            device.track(sampler)
+            samplers.append(sampler)
+        }
+        self.samplers = samplers
+    }
+
+    var count: Int { textures.count }
+
+    /// The descriptor set drawing `draw.image` with `draw`'s filters, uploading the image
+    /// (recorded by `recordUploads`) when it is not resident; nil when the device cannot hold
+    /// an image that large (the item is not drawn; nothing else is affected).
+    func resident(_ draw: ImageDraw, frame: UInt64, device: VulkanDevice,
+                  setLayout: VkDescriptorSetLayout) throws(RenderError) -> VkDescriptorSet? {
+        let image = draw.image
+        let texture: TextureImage
+        if let existing = textures[image.id] {
+            texture = existing
+        } else {
+            let limit = Int(device.properties.limits.maxImageDimension2D)
+            guard image.width <= limit, image.height <= limit else { return nil }
+            texture = try TextureImage(device: device, width: image.width, height: image.height,
+                                       format: image.format == .a8 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
+                                       bytesPerPixel: image.format.bytesPerPixel)
+            let staging: VulkanBuffer
+            do {
+                staging = try VulkanBuffer(device: device, size: image.pixels.count,
+                                           usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+            } catch {
+                texture.destroy(device)
+                throw error
+            }
+            // SAFETY: the staging buffer holds `pixels.count` bytes and nothing reads it yet.
+            image.pixels.withUnsafeBytes { staging.mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            textures[image.id] = texture
+            pending.append((texture, staging))
+            uploads += 1
+            residentBytes += texture.byteCount
+        }
+        texture.lastUsed = frame
+        let index = draw.samplerIndex
+        if let entry = texture.descriptorSets[index] { return entry.set }
+        let (set, pool) = try allocateSet(device: device, layout: setLayout)
+        var info = VkDescriptorImageInfo(sampler: samplers[index], imageView: texture.view,
+                                         imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+        withUnsafePointer(to: &info) { infoPointer in
+            var write = VkWriteDescriptorSet()
+            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+            write.dstSet = set
+            write.dstBinding = 0
+            write.descriptorCount = 1
+            write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+            write.pImageInfo = infoPointer
+            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+        }
+        texture.descriptorSets[index] = (set, pool)
+        return set
+    }
+
+    /// Records the uploads of the images first drawn this frame into `cmd` (before its render
+    /// passes) and retires their staging buffers to `frame`.
+    func recordUploads(into cmd: VkCommandBuffer, frame: UInt64, lifetimes: LifetimeTracker) {
+        for (texture, staging) in pending {
+            texture.recordUpload(from: staging, into: cmd)
+            lifetimes.retire(.buffer(staging), after: frame)
+        }
+        pending.removeAll(keepingCapacity: true)
+    }
+
+    /// Frees (once the frames that may read them have finished) the images no item has drawn
+    /// for `idleFrames` frames.
+    func forgetIdle(frame: UInt64, lifetimes: LifetimeTracker) {
+        guard frame % 8 == 0 || textures.count > 64 else { return }  // a sweep now and then
+        for (id, texture) in textures where texture.lastUsed + Self.idleFrames < frame {
+            textures[id] = nil
+            residentBytes -= texture.byteCount
+            lifetimes.retire(.texture(texture), after: frame)
+        }
+    }
+
+    /// A set of `layout` from the newest pool, adding a pool when it is full.
+    private func allocateSet(device: VulkanDevice, layout: VkDescriptorSetLayout) throws(RenderError)
+        -> (VkDescriptorSet, VkDescriptorPool) {
+        if let pool = pools.last, let set = try? allocateDescriptorSet(device: device, pool: pool, layout: layout) {
+            return (set, pool)
+        }
+        var size = VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER, descriptorCount: Self.setsPerPool)
+        var info = VkDescriptorPoolCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
+        info.flags = mapFlags(VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT)
+        info.maxSets = Self.setsPerPool
+        info.poolSizeCount = 1
+        var pool: VkDescriptorPool?
+        try vk("vkCreateDescriptorPool", withUnsafePointer(to: &size) { sizePointer in
+            info.pPoolSizes = sizePointer
+            return vkCreateDescriptorPool(device.raw, &info, nil, &pool)
+        })
+        guard let pool else { throw .vulkan(.unexpected(0), call: "vkCreateDescriptorPool") }
+        device.track(pool)
+        pools.append(pool)
+        return (try allocateDescriptorSet(device: device, pool: pool, layout: layout), pool)
+    }
+
+    /// Destroys everything (the device is idle; `LifetimeTracker.destroyAll` ran first).
+    func destroy(_ device: VulkanDevice) {
+        for texture in textures.values { texture.destroy(device) }
+        textures.removeAll()
+        for (_, staging) in pending { staging.destroy(device) }
+        pending.removeAll()
+        for pool in pools {
+            vkDestroyDescriptorPool(device.raw, pool, nil)
+            device.untrack(pool)
+        }
+        pools.removeAll()
+        for sampler in samplers {
+            vkDestroySampler(device.raw, sampler, nil)
+            device.untrack(sampler)
+        }
+    }
+}

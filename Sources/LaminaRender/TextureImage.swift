@@ -1,0 +1,166 @@
+import CVulkan
+
+/// One image's GPU copy: a device-local, sampled 2D image with a full mipmap chain (made at
+/// upload by blits), its view, and a descriptor set per sampler it has been drawn with.
+/// Wraps `vkCreateImage`, `vkCreateImageView`. Render thread only; destroyed through the
+/// `LifetimeTracker` (`.texture`) once no submitted frame can read it.
+final class TextureImage {
+    let raw: VkImage
+    let memory: VkDeviceMemory
+    let view: VkImageView
+    let width: Int
+    let height: Int
+    let format: VkFormat
+    let mipLevels: Int
+    /// Bytes of the pixels (level 0) this copy holds.
+    let byteCount: Int
+    /// The last frame that drew it.
+    var lastUsed: UInt64 = 0
+    /// Whether its pixels are still to be copied in (by the next recorded frame).
+    var needsUpload = true
+    /// By `ImageDraw.samplerIndex`: the set binding this image with that sampler, and its pool.
+    var descriptorSets: [(set: VkDescriptorSet, pool: VkDescriptorPool)?] = Array(repeating: nil, count: 6)
+
+    /// Mip levels down to 1 × 1: ⌊log₂ max(w, h)⌋ + 1.
+    static func mipLevels(width: Int, height: Int) -> Int {
+        var levels = 1, size = max(width, height)
+        while size > 1 { size /= 2; levels += 1 }
+        return levels
+    }
+
+    init(device: VulkanDevice, width: Int, height: Int, format: VkFormat, bytesPerPixel: Int) throws(RenderError) {
+        precondition(width > 0 && height > 0, "TextureImage needs a positive size")
+        self.width = width
+        self.height = height
+        self.format = format
+        mipLevels = Self.mipLevels(width: width, height: height)
+        byteCount = width * height * bytesPerPixel
+        var info = VkImageCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
+        info.imageType = VK_IMAGE_TYPE_2D
+        info.format = format
+        info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
+        info.mipLevels = UInt32(mipLevels)
+        info.arrayLayers = 1
+        info.samples = VK_SAMPLE_COUNT_1_BIT
+        info.tiling = VK_IMAGE_TILING_OPTIMAL
+        info.usage = mapFlags(VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_USAGE_SAMPLED_BIT)
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        var image: VkImage?
+        try vk("vkCreateImage", vkCreateImage(device.raw, &info, nil, &image))
+        guard let image else { throw .vulkan(.unexpected(0), call: "vkCreateImage") }
+        var requirements = VkMemoryRequirements()
+        vkGetImageMemoryRequirements(device.raw, image, &requirements)
+        let typeIndex: UInt32
+        do {
+            typeIndex = try device.memoryType(typeBits: requirements.memoryTypeBits, required: 0,
+                                              preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        } catch {
+            vkDestroyImage(device.raw, image, nil)
+            throw error
+        }
+        var allocate = VkMemoryAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+        allocate.allocationSize = requirements.size
+        allocate.memoryTypeIndex = typeIndex
+        var memory: VkDeviceMemory?
+        var result = vkAllocateMemory(device.raw, &allocate, nil, &memory)
+        guard result == VK_SUCCESS, let memory else {
+            vkDestroyImage(device.raw, image, nil)
+            throw .vulkan(VulkanError(result), call: "vkAllocateMemory")
+        }
+        result = vkBindImageMemory(device.raw, image, memory, 0)
+        var viewInfo = VkImageViewCreateInfo()
+        viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
+        viewInfo.image = image
+        viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
+        viewInfo.format = format
+        viewInfo.subresourceRange = VkImageSubresourceRange(
+            aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0, levelCount: UInt32(mipLevels),
+            baseArrayLayer: 0, layerCount: 1)
+        var view: VkImageView?
+        if result == VK_SUCCESS { result = vkCreateImageView(device.raw, &viewInfo, nil, &view) }
+        guard result == VK_SUCCESS, let view else {
+            vkDestroyImage(device.raw, image, nil)
+            vkFreeMemory(device.raw, memory, nil)
+            throw .vulkan(VulkanError(result), call: "vkBindImageMemory/vkCreateImageView")
+        }
+        raw = image
+        self.memory = memory
+        self.view = view
+        device.track(image, memory, view)
+    }
+
+    /// Records the copy of `staging` (level 0's pixels, tightly packed) into the image, the
+    /// blits that make each smaller level from the one above (linear), and the barriers that
+    /// leave every level ready for fragment shaders.
+    func recordUpload(from staging: VulkanBuffer, into cmd: VkCommandBuffer) {
+        func barrier(levels: Range<Int>, from old: VkImageLayout, to new: VkImageLayout, srcAccess: VkAccessFlags,
+                     dstAccess: VkAccessFlags, srcStage: VkPipelineStageFlags, dstStage: VkPipelineStageFlags) {
+            var b = VkImageMemoryBarrier()
+            b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+            b.oldLayout = old
+            b.newLayout = new
+            b.srcAccessMask = srcAccess
+            b.dstAccessMask = dstAccess
+            b.srcQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
+            b.dstQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
+            b.image = raw
+            b.subresourceRange = VkImageSubresourceRange(
+                aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: UInt32(levels.lowerBound),
+                levelCount: UInt32(levels.count), baseArrayLayer: 0, layerCount: 1)
+            vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nil, 0, nil, 1, &b)
+        }
+        let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT)
+        let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), read = mapFlags(VK_ACCESS_TRANSFER_READ_BIT)
+        barrier(levels: 0..<mipLevels, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                srcAccess: 0, dstAccess: write, srcStage: mapFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), dstStage: transfer)
+        var region = VkBufferImageCopy()
+        region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                                           baseArrayLayer: 0, layerCount: 1)
+        region.imageExtent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
+        vkCmdCopyBufferToImage(cmd, staging.raw, raw, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &region)
+        var w = width, h = height
+        for level in 1..<max(mipLevels, 1) {
+            barrier(levels: (level - 1)..<level, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                    to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, srcAccess: write, dstAccess: read, srcStage: transfer,
+                    dstStage: transfer)
+            let nw = max(w / 2, 1), nh = max(h / 2, 1)
+            var blit = VkImageBlit()
+            blit.srcSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT),
+                                                           mipLevel: UInt32(level - 1), baseArrayLayer: 0, layerCount: 1)
+            blit.dstSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT),
+                                                           mipLevel: UInt32(level), baseArrayLayer: 0, layerCount: 1)
+            blit.srcOffsets.1 = VkOffset3D(x: Int32(w), y: Int32(h), z: 1)
+            blit.dstOffsets.1 = VkOffset3D(x: Int32(nw), y: Int32(nh), z: 1)
+            vkCmdBlitImage(cmd, raw, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, raw, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1,
+                           &blit, VK_FILTER_LINEAR)
+            w = nw
+            h = nh
+        }
+        let fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)
+        if mipLevels > 1 {
+            barrier(levels: 0..<(mipLevels - 1), from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                    to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, srcAccess: read, dstAccess: shaderRead,
+                    srcStage: transfer, dstStage: fragment)
+        }
+        barrier(levels: (mipLevels - 1)..<mipLevels, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, srcAccess: write, dstAccess: shaderRead,
+                srcStage: transfer, dstStage: fragment)
+        needsUpload = false
+    }
+
+    func destroy(_ device: VulkanDevice) {
+        for entry in descriptorSets {
+            guard let entry else { continue }
+            var set: VkDescriptorSet? = entry.set
+            _ = vkFreeDescriptorSets(device.raw, entry.pool, 1, &set)
+        }
+        descriptorSets = Array(repeating: nil, count: descriptorSets.count)
+        vkDestroyImageView(device.raw, view, nil)
+        vkDestroyImage(device.raw, raw, nil)
+        vkFreeMemory(device.raw, memory, nil)
+        device.untrack(raw, memory, view)
+    }
+}

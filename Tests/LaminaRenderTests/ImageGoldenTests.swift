@@ -1,0 +1,84 @@
+import Foundation
+import LaminaFrame
+import LaminaGeometry
+import LaminaImage
+import LaminaTree
+import Testing
+import TestSupport
+@testable import LaminaRender
+
+/// Layer contents through the whole path (layer tree → builder → GPU) against cairo drawing
+/// the same source images with the same gravity, contentsRect, contentsCenter, scale and filter
+/// (`scripts/gen-references`, `image_*` scenes in scripts/gen_references_images.py: same names
+/// and descriptions). The source images are the references folder's `image-source-*.png`.
+/// Every tolerance is the project's rule for independent references: mean ≤ 1/255, ≤ 0.5 % of
+/// pixels off by more than 64/255 (bilinear weights differ in the last bits: pixman's are 7-bit).
+@Suite("Image contents against cairo")
+struct ImageGoldenTests {
+    static let gray = Color(0.85, 0.85, 0.85)
+    static let tolerance = PixelTolerance.independent(mean: 1, percent: 0.5, threshold: 64)
+
+    static func source(_ name: String) throws -> Image {
+        try ImageDecoder.read(path: PixelComparator.referencePath(name))
+    }
+
+    func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LaminaTree.Operation] {
+        DrawListBuilderTests().layer(id, frame: frame, properties)
+    }
+
+    func compare(_ operations: [LaminaTree.Operation], width: Double, height: Double, _ name: String,
+                 images: [String: Image], sourceLocation: SourceLocation = #_sourceLocation) throws -> DrawList {
+        let tree = try DrawListBuilderTests().tree(operations)
+        var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
+        builder.images = images
+        let list = builder.build(tree)
+        try VisualGoldenTests().compare(list, name, Self.tolerance, sourceLocation: sourceLocation)
+        return list
+    }
+
+    /// 12 layers in 4 columns × 3 rows, layer k at (2 + 44 (k % 4), 2 + 24 (k / 4), 40, 20), gray
+    /// background, contents the 8 × 6 grid with the k-th gravity (linear); the resizeAspectFill
+    /// layer has masksToBounds (its 40 × 30 contents clipped to its bounds).
+    @Test func imageGravity() throws {
+        let gravities: [ContentsGravity] = [.center, .top, .bottom, .left, .right, .topLeft, .topRight, .bottomLeft,
+                                            .bottomRight, .resize, .resizeAspect, .resizeAspectFill]
+        var ops: [LaminaTree.Operation] = []
+        for (k, gravity) in gravities.enumerated() {
+            var properties: [(String, PropertyValue)] = [
+                ("backgroundColor", .color(Self.gray)), ("contents", .string("grid")),
+                ("contentsGravity", .string(gravity.rawValue)),
+            ]
+            if gravity == .resizeAspectFill { properties.append(("masksToBounds", .bool(true))) }
+            ops += layer(UInt32(k + 1), frame: Rect(Double(2 + 44 * (k % 4)), Double(2 + 24 * (k / 4)), 40, 20), properties)
+        }
+        let list = try compare(ops, width: 176, height: 72, "image-gravity", images: ["grid": try Self.source("image-source-grid")])
+        #expect(list.items.filter { if case .image = $0.kind { true } else { false } }.count == 12)
+    }
+
+    /// Layer A (4, 4, 64, 48): contentsRect (0.25, 0, 0.5, 0.5) of the grid (4 × 3 pixels)
+    /// stretched (resize), magnificationFilter nearest. Layer B (72, 4, 60, 48): the whole grid
+    /// stretched, linear, opacity 0.5, cornerRadius 8 with masksToBounds (the contents clipped to
+    /// the rounded bounds).
+    @Test func imageRectFilter() throws {
+        let ops = layer(1, frame: Rect(4, 4, 64, 48), [
+            ("contents", .string("grid")), ("contentsRect", .rect(Rect(0.25, 0, 0.5, 0.5))),
+            ("magnificationFilter", .string("nearest")),
+        ]) + layer(2, frame: Rect(72, 4, 60, 48), [
+            ("contents", .string("grid")), ("opacity", .number(0.5)), ("cornerRadius", .number(8)),
+            ("masksToBounds", .bool(true)),
+        ])
+        _ = try compare(ops, width: 136, height: 56, "image-rect-filter", images: ["grid": try Self.source("image-source-grid")])
+    }
+
+    /// The 12 × 12 frame image, contentsCenter (0.25, 0.25, 0.5, 0.5). Layer A (4, 4, 64, 40),
+    /// nearest: 3 × 3 corners. Layer B (76, 4, 40, 56), contentsScale 2 (1.5-point corners), linear.
+    @Test func imageNineSlice() throws {
+        let center: PropertyValue = .rect(Rect(0.25, 0.25, 0.5, 0.5))
+        let ops = layer(1, frame: Rect(4, 4, 64, 40), [
+            ("contents", .string("frame")), ("contentsCenter", center), ("magnificationFilter", .string("nearest")),
+        ]) + layer(2, frame: Rect(76, 4, 40, 56), [
+            ("contents", .string("frame")), ("contentsCenter", center), ("contentsScale", .number(2)),
+        ])
+        _ = try compare(ops, width: 120, height: 64, "image-nine-slice", images: ["frame": try Self.source("image-source-frame")])
+    }
+}

@@ -145,7 +145,8 @@ final class VulkanPipeline {
         do { clipSetLayout = try Self.makeSetLayout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) } catch { throw fail(error) }
         undo.append { vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil) }
         let layout: VkPipelineLayout
-        do { layout = try Self.makePipelineLayout(device, [clipSetLayout]) } catch { throw fail(error) }
+        // Set 1: the mesh arena (the same layout: one fragment-stage storage buffer).
+        do { layout = try Self.makePipelineLayout(device, [clipSetLayout, clipSetLayout]) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
         // The shadow blur: the clips (set 0) and the source image (set 1), 32 bytes of push constants.
         let blurLayout: VkPipelineLayout

@@ -22,7 +22,8 @@ layout(location = 13) in vec4 inGradientColor3;
 
 // Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
 // interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
-// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER);
+// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER:
+// meshes read no gradient range);
 // CLIPPED as in the fragment shader (params carries the clip index).
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
@@ -42,7 +43,7 @@ layout(location = 3) flat out vec4 outFillColor;
 #if KIND <= 1 || defined(CLIPPED)
 layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it for the clip only
 #endif
-#if KIND >= 2
+#if KIND >= 2 && !defined(MESH_SHADER)
 layout(location = 7) flat out vec4 outGradientRange;
 #endif
 
@@ -70,7 +71,7 @@ void emit(vec2 local) {
 #if KIND <= 1 || defined(CLIPPED)
     outParams = inParams;
 #endif
-#if KIND >= 2
+#if KIND >= 2 && !defined(MESH_SHADER)
     outGradientRange = inGradientRange;
 #endif
 }

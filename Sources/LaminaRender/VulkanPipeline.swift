@@ -332,8 +332,8 @@ final class VulkanPipeline {
 
     /// The `RectInstance` fields meshClipped.vert reads (transform, color, params with the clip,
     /// trim); mesh.vert reads them but params.
-    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10]
-    // (not 3–5, 7, 9, 11–13: bounds, quad, radii, second color, gradient points and stops)
+    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8]
+    // (not 3–5, 7, 9–13: bounds, quad, radii, second color, gradient points, range and stops)
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14

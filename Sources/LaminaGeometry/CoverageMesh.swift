@@ -191,7 +191,9 @@ public enum CoverageMesh {
                 if c0 > c1 { continue }
                 for c in c0 ... c1 {
                     let left = ox + Double(c) * tile - margin
-                    if hi <= left { continue }
+                    // Wholly left of the side (x < X(c), the backdrop's rule): the backdrop and steps
+                    // have it. An edge on the side itself is a record.
+                    if hi < left { continue }
                     let t = Int32(r * cols + c)
                     if lo >= left {
                         tileOf.append(t); recs.append(record(xa, ya, xb, yb, e.sign))

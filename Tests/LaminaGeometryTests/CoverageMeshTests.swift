@@ -206,4 +206,22 @@ import Testing
         let sum = Self.summedCoverage(mesh, scale: 1)
         #expect(abs(sum - exact) / exact < 0.005, "\(sum) vs \(exact)")
     }
+
+    /// Edges lying exactly on a tile's expanded side (integer coordinates meet the tile grid
+    /// often): rects at every offset and width, and a square-capped stroke turning a corner.
+    @Test func edgesOnTileSidesCountOnce() throws {
+        for x0 in 0 ..< 9 {
+            for w in 1 ... 20 {
+                let mesh = try FillTessellator.coverageMesh(.rect(Rect(Double(x0), 2, Double(w), 5)), rule: .nonZero)
+                let sum = Self.summedCoverage(mesh, scale: 1)
+                #expect(abs(sum - Double(5 * w)) < 1e-3, "rect at \(x0) width \(w): \(sum)")
+            }
+        }
+        let path = Path.rect(Rect(5, 5, 30, 30))
+        let style = StrokeStyle(lineWidth: 4, lineCap: .square, strokeEnd: 0.5)
+        let mesh = try StrokeTessellator.coverageMesh(path, style: style, scale: 1)
+        // The top side and the right one, 4 wide, with square caps: (30 + 4) × 4 + 30 × 4 … less
+        // the shared corner: the union is 2 + 30 + 2 = 34 by 4 plus 4 by (30 + 2 − 2).
+        #expect(abs(Self.summedCoverage(mesh, scale: 1) - (34 * 4 + 4 * 30)) < 1e-3)
+    }
 }

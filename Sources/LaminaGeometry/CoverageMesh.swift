@@ -33,7 +33,7 @@ public enum CoverageMesh {
     /// Records before the tiles.
     public static let headerRecords = 6
     /// Tile side in device pixels (at the mesh's scale).
-    public static let tilePixels = 8.0
+    public static let tilePixels = 4.0
     /// Most tiles a mesh gets; larger shapes get larger tiles.
     public static let maxTiles = 1 << 16
     /// Flattening tolerance of coverage meshes in device pixels (cairo's default): chords lie

@@ -22,8 +22,8 @@ layout(location = 13) in vec4 inGradientColor3;
 
 // Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
 // interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
-// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER,
-// 6 images);
+// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER:
+// meshes read no gradient range; 6 images);
 // CLIPPED as in the fragment shader (params carries the clip index).
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
@@ -47,7 +47,7 @@ layout(location = 3) flat out vec4 outFillColor;
 #if KIND <= 1 || KIND == 6 || defined(CLIPPED)
 layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it for the clip only
 #endif
-#if KIND >= 2 && KIND != 6
+#if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
 layout(location = 7) flat out vec4 outGradientRange;
 #endif
 
@@ -79,7 +79,7 @@ void emit(vec2 local) {
 #if KIND <= 1 || KIND == 6 || defined(CLIPPED)
     outParams = inParams;
 #endif
-#if KIND >= 2 && KIND != 6
+#if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
     outGradientRange = inGradientRange;
 #endif
 }

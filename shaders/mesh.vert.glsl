@@ -1,17 +1,20 @@
 // The body of mesh.vert and meshClipped.vert.
-// Tessellated meshes (shape layers): vertices from binding 0, the item's instance (transform,
-// color, trim, clip index) from binding 1 (one instance per draw, chosen by firstInstance).
+// Shape meshes (coverage meshes, Sources/LaminaGeometry/CoverageMesh.swift): a quad whose
+// vertices come from binding 0 and the item's instance (transform, color, clip index) from
+// binding 1 (one instance per draw, chosen by firstInstance). The fragment shader reads the
+// mesh's tiles and edges from the arena, from the record after the quad's four vertices.
 #define MESH_SHADER
 #define KIND 5
 #include "instance.vert.glsl"
 
-layout(location = 14) in vec4 inVertex; // x, y (local), coverage, distance along the path
+layout(location = 14) in vec4 inVertex; // x, y (local), corner index 0…3, unused
 
-layout(location = 8) out float outCoverage;
-layout(location = 9) out float outDistance;
+layout(location = 8) flat out uint outMeshBase;
+layout(location = 9) out vec2 outMeshLocal;
 
 void main() {
     emit(inVertex.xy);
-    outCoverage = inVertex.z;
-    outDistance = inVertex.w;
+    // gl_VertexIndex includes the draw's vertexOffset: the mesh's first record in the arena.
+    outMeshBase = uint(gl_VertexIndex - int(inVertex.z));
+    outMeshLocal = inVertex.xy;
 }

@@ -445,17 +445,13 @@ public struct DrawListBuilder {
         }
         if let strokeColor = p.strokeColor, strokeColor.alpha > 0, p.lineWidth >= 0 {
             let stroke = p.strokeStyle
-            // Butt caps: always the untrimmed mesh, trimmed by the shader, so that an animated
-            // strokeStart/strokeEnd (from 0…1 or not) reuses one mesh.
-            let inShader = stroke.canTrimInShader
-            let style = MeshKey.Style.stroke(inShader ? stroke.untrimmed : stroke, trimmedInShader: inShader)
+            // Trimmed on the CPU: a coverage mesh is the outline of the trimmed stroke (an
+            // animated strokeStart/strokeEnd tessellates each new value).
+            let style = MeshKey.Style.stroke(stroke, trimmedInShader: false)
             if stroke.strokeEnd > stroke.strokeStart,
                let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
                 items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: strokeColor,
-                                                           trimStart: inShader ? stroke.strokeStart : 0,
-                                                           trimEnd: inShader ? stroke.strokeEnd : 1)),
-                                      clip: clip))
+                                      kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: strokeColor)), clip: clip))
             }
         }
     }

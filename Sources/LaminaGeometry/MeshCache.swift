@@ -124,9 +124,9 @@ public struct MeshCache {
         let m: Mesh
         switch style {
         case .fill(let rule):
-            m = try FillTessellator.mesh(path, rule: rule, scale: s, antialias: antialias)
-        case .stroke(let stroke, let inShader):
-            m = try StrokeTessellator.mesh(path, style: stroke, scale: s, antialias: antialias, trimInShader: inShader)
+            m = try FillTessellator.coverageMesh(path, rule: rule, scale: s)
+        case .stroke(let stroke, _):
+            m = try StrokeTessellator.coverageMesh(path, style: stroke, scale: s)
         }
         return (insert(m, for: key), m)
     }

@@ -8,7 +8,8 @@ import LaminaGeometry
 /// Space is handed out front to back and never reused in place: a retired mesh's range stays
 /// until the arena is full; then `rebuild` copies the live meshes into a new, larger buffer
 /// (from their CPU arrays) and the old buffer is retired like any object a frame may still
-/// read. Render thread only.
+/// read. The mesh shader also reads the buffer as storage (set 1: a coverage mesh's tiles and
+/// edges follow its quad). Render thread only.
 final class MeshArena {
     /// The buffer, nil before the first mesh.
     private(set) var buffer: VulkanBuffer?
@@ -43,7 +44,8 @@ final class MeshArena {
     /// placed again.
     func rebuild(bytes: Int, device: VulkanDevice) throws(RenderError) -> VulkanBuffer? {
         let new = try VulkanBuffer(device: device, size: max(bytes, Self.minimumBytes),
-                                   usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, VK_BUFFER_USAGE_INDEX_BUFFER_BIT))
+                                   usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT, VK_BUFFER_USAGE_INDEX_BUFFER_BIT,
+                                                  VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
         let old = buffer
         buffer = new
         used = 0

@@ -85,6 +85,10 @@ public final class OffscreenRenderer {
         /// always valid); grows by doubling. `clipSet` points at it.
         var clips: VulkanBuffer?
         let clipSet: VkDescriptorSet
+        /// Set 1 of the rect/mesh layout: the mesh arena, as `arenaBuffer` (the buffer it was last
+        /// pointed at; the arena's buffer changes when it is rebuilt).
+        let arenaSet: VkDescriptorSet
+        var arenaBuffer: VkBuffer?
         /// The frame submitted with `fence` and not yet waited for.
         var pendingFrame: UInt64?
     }
@@ -122,12 +126,12 @@ public final class OffscreenRenderer {
             let poolSizes = [
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
                                      descriptorCount: UInt32(2 * Self.maxGroups)),
-                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(Self.framesInFlight)),
+                VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * Self.framesInFlight)),
             ]
             var poolInfo = VkDescriptorPoolCreateInfo()
             poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
             poolInfo.flags = mapFlags(VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT)
-            poolInfo.maxSets = UInt32(2 * Self.maxGroups + Self.framesInFlight)
+            poolInfo.maxSets = UInt32(2 * Self.maxGroups + 2 * Self.framesInFlight)
             poolInfo.poolSizeCount = UInt32(poolSizes.count)
             var pool: VkDescriptorPool?
             try vk("vkCreateDescriptorPool", poolSizes.withUnsafeBufferPointer { sizePointer in
@@ -156,8 +160,9 @@ public final class OffscreenRenderer {
                 let fence = try commands.makeFence(device: device)
                 cleanup.append { commands.destroyFence(fence, device: device) }
                 let clipSet = try allocateDescriptorSet(device: device, pool: pool, layout: pipeline.clipSetLayout)
+                let arenaSet = try allocateDescriptorSet(device: device, pool: pool, layout: pipeline.clipSetLayout)
                 slots.append(FrameSlot(commandBuffer: try commands.makeCommandBuffer(device: device), fence: fence,
-                                       clipSet: clipSet))
+                                       clipSet: clipSet, arenaSet: arenaSet))
             }
             self.slots = slots
             readback = try Readback(device: device, commands: commands)
@@ -239,13 +244,14 @@ public final class OffscreenRenderer {
         meshes.forgetIdle(frame: frame)
         textures.forgetIdle(frame: frame, lifetimes: lifetimes)
         try uploadClips(list.clips, slot: slotIndex)
+        pointArenaSet(slot: slotIndex)
         let uploaded = now()
 
         let slot = slots[slotIndex]
         try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
                                                framebuffer: target.framebuffer(for: frame), width: width, height: height,
                                                clearColor: list.clearColor, instances: slot.instances,
-                                               clipSet: slot.clipSet, arena: meshes.arena.buffer,
+                                               clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
                                                prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
                             plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images)
         let recorded = now()
@@ -331,6 +337,24 @@ public final class OffscreenRenderer {
         guard let symbol = dlsym(process, "mallopt") else { return }
         _ = unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, 64 << 20)
         #endif
+    }
+
+    /// Points the slot's arena descriptor set at the mesh arena's buffer when it changed (the
+    /// slot's previous frame has finished, so the set is not in use).
+    private func pointArenaSet(slot slotIndex: Int) {
+        guard let arena = meshes.arena.buffer, slots[slotIndex].arenaBuffer != arena.raw else { return }
+        slots[slotIndex].arenaBuffer = arena.raw
+        var info = VkDescriptorBufferInfo(buffer: arena.raw, offset: 0, range: wholeSize)
+        withUnsafePointer(to: &info) { infoPointer in
+            var write = VkWriteDescriptorSet()
+            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+            write.dstSet = slots[slotIndex].arenaSet
+            write.dstBinding = 0
+            write.descriptorCount = 1
+            write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+            write.pBufferInfo = infoPointer
+            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+        }
     }
 
     /// Writes the frame's clips into the slot's clip buffer (growing it by doubling and

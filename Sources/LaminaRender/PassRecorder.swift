@@ -22,6 +22,8 @@ struct PassRecorder {
         let clearColor: Color
         let instances: VulkanBuffer?
         let clipSet: VkDescriptorSet
+        /// Set 1 for meshes: the arena as a storage buffer.
+        let arenaSet: VkDescriptorSet
         let arena: VulkanBuffer?
         /// Records what must happen before the passes (image uploads).
         var prelude: ((VkCommandBuffer) -> Void)? = nil
@@ -114,6 +116,13 @@ struct PassRecorder {
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 0, 1, &set, 0, nil)
             clipSetBound = true
         }
+        var arenaSetBound = false
+        func bindArena() {
+            guard !arenaSetBound else { return }
+            var set: VkDescriptorSet? = frame.arenaSet
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 1, 1, &set, 0, nil)
+            arenaSetBound = true
+        }
         var stencilReference: UInt32 = 0
         for draw in draws {
             switch draw {
@@ -129,6 +138,7 @@ struct PassRecorder {
                 bind(pipeline.pipeline(PipelineVariant(kind: .mesh, clipped: clipped)))
                 let mesh = mesh.takeUnretainedValue()
                 if clipped { bindClips() }
+                bindArena()
                 // Each mesh its own stencil reference (the pass cleared the stencil to 0).
                 stencilReference += 1
                 if stencilReference > 255 {
@@ -149,12 +159,16 @@ struct PassRecorder {
                 bindVertexBuffers()
                 var imageSet: VkDescriptorSet? = set
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.imageLayout, 1, 1, &imageSet, 0, nil)
+                // Set 1 is the image here but the mesh arena in the rect/mesh layout: a later
+                // mesh binds the arena again.
+                arenaSetBound = false
                 vkCmdDraw(cmd, 4, UInt32(count), 0, UInt32(first))
             case .composite(let image, let opacity):
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = images.descriptorSet(image)
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
                 clipSetBound = false
+                arenaSetBound = false
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
@@ -167,6 +181,7 @@ struct PassRecorder {
                 var sets: [VkDescriptorSet?] = [frame.clipSet, images.descriptorSet(source)]
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.blurLayout, 0, 2, &sets, 0, nil)
                 clipSetBound = false
+                arenaSetBound = false
                 // Taps over ±3σ, reads clamped to where the source pass cleared its image.
                 var constants = (SIMD4<Float>(vertical ? 0 : 1, vertical ? 1 : 0, sigma, (3 * sigma).rounded(.up)),
                                  SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)))

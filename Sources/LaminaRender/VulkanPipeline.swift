@@ -150,7 +150,8 @@ final class VulkanPipeline {
         do { clipSetLayout = try Self.makeSetLayout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) } catch { throw fail(error) }
         undo.append { vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil) }
         let layout: VkPipelineLayout
-        do { layout = try Self.makePipelineLayout(device, [clipSetLayout]) } catch { throw fail(error) }
+        // Set 1: the mesh arena (the same layout: one fragment-stage storage buffer).
+        do { layout = try Self.makePipelineLayout(device, [clipSetLayout, clipSetLayout]) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
         // The shadow blur: the clips (set 0) and the source image (set 1), 32 bytes of push constants.
         let blurLayout: VkPipelineLayout
@@ -342,8 +343,8 @@ final class VulkanPipeline {
 
     /// The `RectInstance` fields meshClipped.vert reads (transform, color, params with the clip,
     /// trim); mesh.vert reads them but params.
-    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8, 10]
-    // (not 3–5, 7, 9, 11–13: bounds, quad, radii, second color, gradient points and stops)
+    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8]
+    // (not 3–5, 7, 9–13: bounds, quad, radii, second color, gradient points, range and stops)
 
     /// The `RectInstance` fields rectImage*.vert read (transform, frame, quad, color, params,
     /// the piece's rect and its part of the image).

@@ -106,10 +106,10 @@ struct DrawListBuilderTests {
         expectPixel(image, 47, 30, RGBA(189, 189, 189), tolerance: 1) // 255 × 47.5/64 = 189.3
     }
 
-    @Test func shapeLayerMeshesAreCachedAndTrimmedInTheShader() throws {
+    @Test func shapeLayerMeshesAreCachedAndTrimmedOnTheCPU() throws {
         // A horizontal line (8, 32) → (56, 32), width 8, butt caps, blue; strokeEnd 0.5 draws
-        // (8…32) only — from the same mesh (trimmed in the shader), so nothing is tessellated
-        // or uploaded again.
+        // (8…32) only: a coverage mesh is the trimmed stroke's outline, so the trim is a
+        // second mesh; an unchanged frame tessellates and uploads nothing.
         var line = Path(); line.move(to: Point(8, 32)); line.addLine(to: Point(56, 32))
         var t = try tree(layer(1, .shape, frame: Rect(0, 0, 64, 64), [
             ("path", .path(line)), ("fillColor", .color(nil)), ("strokeColor", .color(Color(0, 0, 1))),
@@ -125,9 +125,10 @@ struct DrawListBuilderTests {
         image = RGBAImage(width: 64, height: 64, pixels: try renderer.readPixels(alpha: .straight))
         expectPixel(image, 20, 32, RGBA(0, 0, 255), "first half")
         expectPixel(image, 48, 32, RGBA(255, 255, 255), "trimmed away")
-        #expect(builder.meshCache.misses == 1, "tessellated once")
-        #expect(renderer.meshUploads == 1, "uploaded once")
-        #expect(renderer.gpuMeshCount == 1)
+        try renderer.render(builder.build(t))
+        #expect(builder.meshCache.misses == 2, "tessellated once per trim")
+        #expect(renderer.meshUploads == 2, "uploaded once per trim")
+        #expect(renderer.gpuMeshCount == 2)
         #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
     }
 

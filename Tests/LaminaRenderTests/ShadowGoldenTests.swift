@@ -54,7 +54,7 @@ struct ShadowGoldenTests {
         let list = try compare(layer(1, .shape, frame: Rect(0, 0, 80, 72), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(nil)),
         ] + Self.shadow(Color(0, 0, 0), opacity: 0.5, offset: Size(3, 4), radius: 3)),
-            width: 80, height: 72, "shadow-star", .independent(mean: 2.5, percent: 4, threshold: 48))
+            width: 80, height: 72, "shadow-star", VisualGoldenTests.shapes)
         #expect(list.items.contains(where: Self.isShadowGroup), "blurred on the GPU")
     }
 

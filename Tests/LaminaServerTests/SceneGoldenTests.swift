@@ -21,7 +21,7 @@ import TestSupport
 /// wrongly colored shape moves hundreds of pixels by far more.
 @Suite("Scene files against cairo")
 struct SceneGoldenTests {
-    static let edges = PixelTolerance.independent(mean: 1, percent: 1, threshold: 48)
+    static let edges = PixelTolerance.independent(mean: 1, percent: 0.5, threshold: 48)
 
     func check(_ name: String, _ tolerance: PixelTolerance = edges, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let directory = PixelComparator.referencePath(name).replacingOccurrences(of: "/References/\(name).png", with: "")
@@ -71,12 +71,12 @@ struct SceneGoldenTests {
     /// Rule: mean ≤ 1.5/255, ≤ 3 % of pixels off by more than 48/255: the tessellated fringe
     /// reads half a pixel bolder than cairo's exact coverage (LaminaGeometry README), on every
     /// edge of these long outlines (measured 2 % off, all on edges).
-    @Test func shapes() throws { try check("shapes", .independent(mean: 1.5, percent: 3, threshold: 48)) }
+    @Test func shapes() throws { try check("shapes") }
 
     /// strokeStart/strokeEnd as fractions of the path's length: a circle (butt caps, trimmed
     /// by the shader), a curve with round caps, a rect's first half with square caps.
     /// Rule: as `shapes`.
-    @Test func strokeTrimming() throws { try check("strokes-trim", .independent(mean: 1.5, percent: 3, threshold: 48)) }
+    @Test func strokeTrimming() throws { try check("strokes-trim") }
 
     /// Two device pixels per point: a bordered card with a shadow, a stroked tick, a rotated
     /// pill — geometry, line widths and blur all scale. Rule: as `shadows`.

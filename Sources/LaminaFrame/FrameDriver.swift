@@ -73,6 +73,23 @@ public struct FrameDriver {
     /// Counts frames missed by the pacing (realtime clock).
     public mutating func recordDropped(_ n: Int) { collector.dropped += n }
 
+    /// Counts seconds the render thread slept with nothing to draw (`isIdle`).
+    public mutating func recordIdle(_ seconds: Double) { collector.idle += max(seconds, 0) }
+
+    /// Counts seconds the render thread waited for a frame's deadline while animating.
+    public mutating func recordPaced(_ seconds: Double) { collector.paced += max(seconds, 0) }
+
+    /// Whether the presentation tree changes with time on its own (a running animation), so
+    /// that the next frame must be made even with nothing queued.
+    public var isAnimating: Bool { tree.runningAnimations > 0 }
+
+    /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
+    /// frame request), something animates, or no frame was made yet. When false the render
+    /// thread sleeps until woken: the last frame is still exact.
+    public func needsFrame(pending: Bool) -> Bool {
+        pending || isAnimating || snapshots.latest == nil
+    }
+
     /// The statistics so far, as of compositor time `time`.
     public func stats(at time: Double) -> FrameStats {
         collector.summary(targetFPS: targetFPS, time: time, layers: tree.count)

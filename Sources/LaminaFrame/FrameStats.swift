@@ -35,6 +35,20 @@ public struct FrameStats: Sendable, Hashable {
     /// Compositor time of the last frame.
     public var lastFrameTime = 0.0
     public var layers = 0
+    /// Whether the render thread is asleep now: nothing changed since its last frame (no
+    /// packet, no running animation, no capture or frame request).
+    public var idle = false
+    /// Seconds the render thread spent making frames (CPU, start to submit), since start.
+    public var busySeconds = 0.0
+    /// Seconds it slept with nothing to draw, since start (the current sleep included).
+    public var idleSeconds = 0.0
+    /// Seconds it waited for the next frame's deadline while something animated.
+    public var pacedSeconds = 0.0
+    /// busy / (busy + paced + idle): the share of the render thread's time spent on frames.
+    public var busyFraction: Double {
+        let all = busySeconds + pacedSeconds + idleSeconds
+        return all > 0 ? busySeconds / all : 0
+    }
     public init() {}
 
     /// The stats as a JSON object (stable key order).
@@ -44,7 +58,9 @@ public struct FrameStats: Sendable, Hashable {
         return """
         {"frames": \(frames), "droppedFrames": \(droppedFrames), "fps": \(n(fps)), "targetFPS": \(n(targetFPS)), \
         "p50ms": \(n(p50ms)), "p99ms": \(n(p99ms)), "phasesMs": {\(phases)}, \
-        "gpuMs": \(gpuMeanMs.map(n) ?? "null"), "time": \(n(lastFrameTime)), "layers": \(layers)}
+        "gpuMs": \(gpuMeanMs.map(n) ?? "null"), "time": \(n(lastFrameTime)), "layers": \(layers), \
+        "idle": \(idle), "busySeconds": \(n(busySeconds)), "idleSeconds": \(n(idleSeconds)), \
+        "pacedSeconds": \(n(pacedSeconds)), "busyFraction": \(n(busyFraction))}
         """
     }
 }
@@ -56,11 +72,15 @@ package struct FrameStatsCollector {
     private let capacity = 240
     package var frames = 0
     package var dropped = 0
+    package var busy = 0.0
+    package var idle = 0.0
+    package var paced = 0.0
 
     package init() {}
 
     package mutating func record(start: Double, phases: FramePhases) {
         frames += 1
+        busy += phases.total
         if ring.count < capacity { ring.append((start, phases)) } else { ring[next] = (start, phases) }
         next = (next + 1) % capacity
     }
@@ -69,6 +89,7 @@ package struct FrameStatsCollector {
         var s = FrameStats()
         s.frames = frames; s.droppedFrames = dropped; s.targetFPS = targetFPS
         s.lastFrameTime = time; s.layers = layers
+        s.busySeconds = busy; s.idleSeconds = idle; s.pacedSeconds = paced
         guard !ring.isEmpty else { return s }
         let totals = ring.map { $0.phases.total * 1000 }.sorted()
         s.p50ms = totals[totals.count / 2]

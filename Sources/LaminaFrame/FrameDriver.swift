@@ -15,6 +15,12 @@ public struct FrameDriver {
     public private(set) var builder: DrawListBuilder
     private var snapshots = SnapshotMaker()
     private var collector = FrameStatsCollector()
+    /// The last frame's draw list (what the backend holds as drawn), compared with the next.
+    private var previous: DrawList?
+    private var damageTracker = DamageTracker()
+    /// Whether frames carry their damage (`DrawList.damage`); false: every frame redraws
+    /// everything (benchmarks' full-frame figures, tests' reference sequences).
+    public var tracksDamage = true
     /// Target frames per second (statistics).
     public let targetFPS: Double
 
@@ -50,9 +56,14 @@ public struct FrameDriver {
         tree.advance(to: t)
         let snapshot = snapshots.make(from: tree, at: t)
         let events = tree.takeEvents()
-        let list = builder.build(snapshot.tree)
+        var list = builder.build(snapshot.tree)
+        if tracksDamage, let previous {
+            list.damage = Damage(rect: damageTracker.damage(from: previous, to: list), since: previous.serial)
+        }
+        previous = list
         let t2 = clock.now
         phases.apply = Self.seconds(t1 - t0)
+        phases.damaged = list.damage?.fraction(width: list.width, height: list.height) ?? 1
         // The builder times its mesh-cache misses; they are their own phase.
         phases.tessellate = builder.lastTessellateSeconds
         phases.evaluate = max(Self.seconds(t2 - t1) - phases.tessellate, 0)
@@ -62,7 +73,10 @@ public struct FrameDriver {
     /// The draw list of the presentation tree at another time (a capture of that time),
     /// leaving the render tree and the published snapshots as they are.
     public mutating func drawList(at t: Double) -> DrawList {
-        builder.build(tree.presentation(at: t))
+        // Drawn over the frame's image: the next frame compares with this one.
+        let list = builder.build(tree.presentation(at: t))
+        previous = list
+        return list
     }
 
     /// Records a finished frame's phases (the backend's included) for the statistics.

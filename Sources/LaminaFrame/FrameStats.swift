@@ -9,6 +9,8 @@ public struct FramePhases: Sendable, Hashable {
     public var gpu: Double? = nil
     /// Wall time from the frame's start to its submission.
     public var total = 0.0
+    /// The share of the target the frame redrew (its damage; 1: all of it).
+    public var damaged = 1.0
     public init() {}
 
     public static let names = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]
@@ -35,6 +37,10 @@ public struct FrameStats: Sendable, Hashable {
     /// Compositor time of the last frame.
     public var lastFrameTime = 0.0
     public var layers = 0
+    /// The damaged (redrawn) share of the target: the last frame's, and the mean over the
+    /// recent window.
+    public var lastDamaged = 0.0
+    public var damagedMean = 0.0
     /// Whether the render thread is asleep now: nothing changed since its last frame (no
     /// packet, no running animation, no capture or frame request).
     public var idle = false
@@ -59,6 +65,7 @@ public struct FrameStats: Sendable, Hashable {
         {"frames": \(frames), "droppedFrames": \(droppedFrames), "fps": \(n(fps)), "targetFPS": \(n(targetFPS)), \
         "p50ms": \(n(p50ms)), "p99ms": \(n(p99ms)), "phasesMs": {\(phases)}, \
         "gpuMs": \(gpuMeanMs.map(n) ?? "null"), "time": \(n(lastFrameTime)), "layers": \(layers), \
+        "damaged": \(n(lastDamaged)), "damagedMean": \(n(damagedMean)), \
         "idle": \(idle), "busySeconds": \(n(busySeconds)), "idleSeconds": \(n(idleSeconds)), \
         "pacedSeconds": \(n(pacedSeconds)), "busyFraction": \(n(busyFraction))}
         """
@@ -99,6 +106,8 @@ package struct FrameStatsCollector {
         for (i, name) in FramePhases.names.enumerated() {
             s.phaseMeansMs[name] = ring.map { $0.phases.values[i] }.reduce(0, +) / Double(ring.count) * 1000
         }
+        s.lastDamaged = ring[(next + ring.count - 1) % ring.count].phases.damaged
+        s.damagedMean = ring.map(\.phases.damaged).reduce(0, +) / Double(ring.count)
         let gpus = ring.compactMap(\.phases.gpu)
         if !gpus.isEmpty { s.gpuMeanMs = gpus.reduce(0, +) / Double(gpus.count) * 1000 }
         return s

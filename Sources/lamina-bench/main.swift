@@ -6,10 +6,11 @@
 //   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
 //   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
 //   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
+//   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|build|upload|damage [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -21,6 +22,7 @@ case "tree": runTreeBench(rest)
 case "frames": runFramesBench(rest)
 case "build": runBuildBench(rest)
 case "upload": runUploadBench(rest)
+case "damage": runDamageBench(rest)
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

@@ -65,6 +65,8 @@ public struct DamageTracker {
                         if oc != nc { break }
                         add(a, i, old, oldOpen, whole, into: &box)
                         add(b, i, new, newOpen, whole, into: &box)
+                        // Everything is damaged already (a scene that all moves): stop bounding.
+                        if box.covers(whole) { return }
                     }
                     Self.open(a, i, &oldOpen); Self.open(b, i, &newOpen)
                     i += 1
@@ -132,6 +134,9 @@ public struct DamageTracker {
         mutating func add(_ b: (minX: Double, minY: Double, maxX: Double, maxY: Double)) {
             minX = Swift.min(minX, b.minX); minY = Swift.min(minY, b.minY)
             maxX = Swift.max(maxX, b.maxX); maxY = Swift.max(maxY, b.maxY)
+        }
+        func covers(_ whole: PixelRect) -> Bool {
+            minX <= Double(whole.minX) && minY <= Double(whole.minY) && maxX >= Double(whole.maxX) && maxY >= Double(whole.maxY)
         }
         func pixels(within whole: PixelRect) -> PixelRect {
             guard minX <= maxX, minY <= maxY else { return PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0) }

@@ -20,6 +20,13 @@ public struct DrawList: Sendable {
     /// The frame's passes (from the items' group markers), kept in step with `items`, `width`
     /// and `height`.
     public private(set) var plan: FramePlan
+    /// This list's number from its builder (distinct for every list a builder makes); 0 for
+    /// a list made by hand.
+    public var serial: UInt64 = 0
+    /// What changed since an earlier list (`Damage.since`) the backend may still hold as
+    /// drawn: it may redraw only `damage.rect` when its image holds exactly that list. Nil:
+    /// redraw everything.
+    public var damage: Damage? = nil
 
     public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
         self.init(width: width, height: height, clearColor: clearColor, items: items, clips: clips,

@@ -43,6 +43,13 @@ public struct DrawListBuilder {
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     private var items: [DrawItem] = []
+    /// The previous list's items and clips: the buffers alternate, so that the list a caller
+    /// keeps for one frame (the frame driver, to compare with the next) is not written over
+    /// and the buffer written is not shared (no copy).
+    private var spareItems: [DrawItem] = []
+    private var spareClips: [Clip] = []
+    /// Serial of the last list made (`DrawList.serial`).
+    public private(set) var lastSerial: UInt64 = 0
     /// Above 0 while drawing a layer as the source of its blurred shadow: the sublayers'
     /// own shadows are left out of that source (each would draw its subtree again, so nested
     /// shadowed layers would cost 2^depth items).
@@ -92,6 +99,8 @@ public struct DrawListBuilder {
 
     /// Builds the frame's draw list from `tree`.
     public mutating func build(_ tree: LayerTree) -> DrawList {
+        swap(&items, &spareItems)
+        swap(&clips, &spareClips)
         items.removeAll(keepingCapacity: true)
         shadowSourceItems = 0
         clips.removeAll(keepingCapacity: true)
@@ -107,8 +116,11 @@ public struct DrawListBuilder {
         }
         swap(&memo, &nextMemo)
         let plan = planner.plan(items, width: pixelWidth, height: pixelHeight)
-        return DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips,
-                        plan: plan)
+        lastSerial += 1
+        var list = DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips,
+                            plan: plan)
+        list.serial = lastSerial
+        return list
     }
 
     /// Visits `children` in zPosition order (stable). Their slots go on `order`, a stack shared

@@ -15,6 +15,12 @@ public struct FrameDriver {
     public private(set) var builder: DrawListBuilder
     private var snapshots = SnapshotMaker()
     private var collector = FrameStatsCollector()
+    /// The last frame's draw list (what the backend holds as drawn), compared with the next.
+    private var previous: DrawList?
+    private var damageTracker = DamageTracker()
+    /// Whether frames carry their damage (`DrawList.damage`); false: every frame redraws
+    /// everything (benchmarks' full-frame figures, tests' reference sequences).
+    public var tracksDamage = true
     /// Target frames per second (statistics).
     public let targetFPS: Double
 
@@ -50,9 +56,14 @@ public struct FrameDriver {
         tree.advance(to: t)
         let snapshot = snapshots.make(from: tree, at: t)
         let events = tree.takeEvents()
-        let list = builder.build(snapshot.tree)
+        var list = builder.build(snapshot.tree)
+        if tracksDamage, let previous {
+            list.damage = Damage(rect: damageTracker.damage(from: previous, to: list), since: previous.serial)
+        }
+        previous = list
         let t2 = clock.now
         phases.apply = Self.seconds(t1 - t0)
+        phases.damaged = list.damage?.fraction(width: list.width, height: list.height) ?? 1
         // The builder times its mesh-cache misses; they are their own phase.
         phases.tessellate = builder.lastTessellateSeconds
         phases.evaluate = max(Self.seconds(t2 - t1) - phases.tessellate, 0)
@@ -62,7 +73,10 @@ public struct FrameDriver {
     /// The draw list of the presentation tree at another time (a capture of that time),
     /// leaving the render tree and the published snapshots as they are.
     public mutating func drawList(at t: Double) -> DrawList {
-        builder.build(tree.presentation(at: t))
+        // Drawn over the frame's image: the next frame compares with this one.
+        let list = builder.build(tree.presentation(at: t))
+        previous = list
+        return list
     }
 
     /// Records a finished frame's phases (the backend's included) for the statistics.
@@ -72,6 +86,24 @@ public struct FrameDriver {
 
     /// Counts frames missed by the pacing (realtime clock).
     public mutating func recordDropped(_ n: Int) { collector.dropped += n }
+
+    /// Counts seconds the render thread slept with nothing to draw (`isIdle`).
+    public mutating func recordIdle(_ seconds: Double) { collector.idle += max(seconds, 0) }
+
+    /// Counts seconds the render thread waited for a frame's deadline while animating.
+    public mutating func recordPaced(_ seconds: Double) { collector.paced += max(seconds, 0) }
+
+    /// Whether the presentation tree changes with time on its own (a running animation), so
+    /// that the next frame must be made even with nothing queued. Expression animations count:
+    /// they may read the time.
+    public var isAnimating: Bool { tree.runningAnimations > 0 || tree.hasExpressions }
+
+    /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
+    /// frame request), something animates, or no frame was made yet. When false the render
+    /// thread sleeps until woken: the last frame is still exact.
+    public func needsFrame(pending: Bool) -> Bool {
+        pending || isAnimating || snapshots.latest == nil
+    }
 
     /// The statistics so far, as of compositor time `time`.
     public func stats(at time: Double) -> FrameStats {

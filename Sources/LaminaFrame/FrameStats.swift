@@ -9,6 +9,8 @@ public struct FramePhases: Sendable, Hashable {
     public var gpu: Double? = nil
     /// Wall time from the frame's start to its submission.
     public var total = 0.0
+    /// The share of the target the frame redrew (its damage; 1: all of it).
+    public var damaged = 1.0
     public init() {}
 
     public static let names = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]
@@ -35,6 +37,24 @@ public struct FrameStats: Sendable, Hashable {
     /// Compositor time of the last frame.
     public var lastFrameTime = 0.0
     public var layers = 0
+    /// The damaged (redrawn) share of the target: the last frame's, and the mean over the
+    /// recent window.
+    public var lastDamaged = 0.0
+    public var damagedMean = 0.0
+    /// Whether the render thread is asleep now: nothing changed since its last frame (no
+    /// packet, no running animation, no capture or frame request).
+    public var idle = false
+    /// Seconds the render thread spent making frames (CPU, start to submit), since start.
+    public var busySeconds = 0.0
+    /// Seconds it slept with nothing to draw, since start (the current sleep included).
+    public var idleSeconds = 0.0
+    /// Seconds it waited for the next frame's deadline while something animated.
+    public var pacedSeconds = 0.0
+    /// busy / (busy + paced + idle): the share of the render thread's time spent on frames.
+    public var busyFraction: Double {
+        let all = busySeconds + pacedSeconds + idleSeconds
+        return all > 0 ? busySeconds / all : 0
+    }
     public init() {}
 
     /// The stats as a JSON object (stable key order).
@@ -44,7 +64,10 @@ public struct FrameStats: Sendable, Hashable {
         return """
         {"frames": \(frames), "droppedFrames": \(droppedFrames), "fps": \(n(fps)), "targetFPS": \(n(targetFPS)), \
         "p50ms": \(n(p50ms)), "p99ms": \(n(p99ms)), "phasesMs": {\(phases)}, \
-        "gpuMs": \(gpuMeanMs.map(n) ?? "null"), "time": \(n(lastFrameTime)), "layers": \(layers)}
+        "gpuMs": \(gpuMeanMs.map(n) ?? "null"), "time": \(n(lastFrameTime)), "layers": \(layers), \
+        "damaged": \(n(lastDamaged)), "damagedMean": \(n(damagedMean)), \
+        "idle": \(idle), "busySeconds": \(n(busySeconds)), "idleSeconds": \(n(idleSeconds)), \
+        "pacedSeconds": \(n(pacedSeconds)), "busyFraction": \(n(busyFraction))}
         """
     }
 }
@@ -56,11 +79,15 @@ package struct FrameStatsCollector {
     private let capacity = 240
     package var frames = 0
     package var dropped = 0
+    package var busy = 0.0
+    package var idle = 0.0
+    package var paced = 0.0
 
     package init() {}
 
     package mutating func record(start: Double, phases: FramePhases) {
         frames += 1
+        busy += phases.total
         if ring.count < capacity { ring.append((start, phases)) } else { ring[next] = (start, phases) }
         next = (next + 1) % capacity
     }
@@ -69,6 +96,7 @@ package struct FrameStatsCollector {
         var s = FrameStats()
         s.frames = frames; s.droppedFrames = dropped; s.targetFPS = targetFPS
         s.lastFrameTime = time; s.layers = layers
+        s.busySeconds = busy; s.idleSeconds = idle; s.pacedSeconds = paced
         guard !ring.isEmpty else { return s }
         let totals = ring.map { $0.phases.total * 1000 }.sorted()
         s.p50ms = totals[totals.count / 2]
@@ -78,6 +106,8 @@ package struct FrameStatsCollector {
         for (i, name) in FramePhases.names.enumerated() {
             s.phaseMeansMs[name] = ring.map { $0.phases.values[i] }.reduce(0, +) / Double(ring.count) * 1000
         }
+        s.lastDamaged = ring[(next + ring.count - 1) % ring.count].phases.damaged
+        s.damagedMean = ring.map(\.phases.damaged).reduce(0, +) / Double(ring.count)
         let gpus = ring.compactMap(\.phases.gpu)
         if !gpus.isEmpty { s.gpuMeanMs = gpus.reduce(0, +) / Double(gpus.count) * 1000 }
         return s

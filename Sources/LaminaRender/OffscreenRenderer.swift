@@ -74,6 +74,8 @@ public final class OffscreenRenderer {
     private var slots: [FrameSlot]
     /// Frames submitted so far; frame n (from 1) uses slot (n − 1) % framesInFlight.
     private var frameNumber: UInt64 = 0
+    /// `DrawList.serial` of the list the target holds as drawn (0: unknown, redraw all).
+    private var drawnSerial: UInt64 = 0
 
     /// One frame in flight.
     private struct FrameSlot {
@@ -208,6 +210,18 @@ public final class OffscreenRenderer {
             try resize(width: list.width, height: list.height)
         }
         let plan = list.plan
+        // The target still holds the list this one's damage is relative to: redraw only the
+        // damage (nothing at all when it is empty).
+        var damage: PixelRect? = nil
+        if let d = list.damage, d.since != 0, d.since == drawnSerial, target.renderedFrame != nil {
+            if d.rect.isEmpty {
+                drawnSerial = list.serial
+                return FrameTiming(frameNumber: frameNumber, upload: 0, record: 0, submit: 0,
+                                   gpu: latestGPUTime?.seconds, gpuFrameNumber: latestGPUTime?.frame)
+            }
+            damage = d.rect
+        }
+        drawnSerial = 0
         guard plan.imageCount <= Self.maxGroups else {
             throw .unsupported("more than \(Self.maxGroups) offscreen images (opacity groups, shadows) at once")
         }
@@ -252,6 +266,7 @@ public final class OffscreenRenderer {
                                                framebuffer: target.framebuffer(for: frame), width: width, height: height,
                                                clearColor: list.clearColor, instances: slot.instances,
                                                clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
+                                               damage: damage,
                                                prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
                             plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images)
         let recorded = now()
@@ -260,6 +275,7 @@ public final class OffscreenRenderer {
         slots[slotIndex].pendingFrame = frame
         lifetimes.submitted(frame)
         target.submitted(frame: frame)
+        drawnSerial = list.serial
         let submitted = now()
 
         var timing = FrameTiming(frameNumber: frame, upload: uploaded - start - gpuWait, record: recorded - uploaded,

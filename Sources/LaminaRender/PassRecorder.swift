@@ -25,6 +25,9 @@ struct PassRecorder {
         /// Set 1 for meshes: the arena as a storage buffer.
         let arenaSet: VkDescriptorSet
         let arena: VulkanBuffer?
+        /// When the frame's image holds the previous frame: the only pixels to clear and draw
+        /// (the frame's damage); the rest of the image is kept. Nil: all of it.
+        var damage: PixelRect? = nil
         /// Records what must happen before the passes (image uploads).
         var prelude: ((VkCommandBuffer) -> Void)? = nil
     }
@@ -49,11 +52,20 @@ struct PassRecorder {
             let clears: [VkClearValue]
             let framebuffer: VkFramebuffer
             let renderPass: VkRenderPass
+            var area = pass.area
             switch pass.target {
             case .frame:
                 clears = [mapClearColor(frame.clearColor), clearStencil]
                 framebuffer = frame.framebuffer
-                renderPass = pipeline.renderPass
+                if let damage = frame.damage {
+                    // Render area and scissor cut to the damage: the clear and every draw
+                    // (blurred shadows' steps included) stay inside it.
+                    renderPass = pipeline.retainedRenderPass
+                    area = area.intersection(damage)
+                    if area.isEmpty { area = PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0) }
+                } else {
+                    renderPass = pipeline.renderPass
+                }
             case .image(let image):
                 clears = [mapClearColor(.clear), clearStencil]
                 framebuffer = images.framebuffer(image)
@@ -64,14 +76,14 @@ struct PassRecorder {
                 info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
                 info.renderPass = renderPass
                 info.framebuffer = framebuffer
-                info.renderArea = pass.area.vk
+                info.renderArea = area.vk
                 info.clearValueCount = 2
                 info.pClearValues = clearPointer.baseAddress
                 vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
             let range = passDraws[index]
-            if !range.isEmpty {
-                recordDraws(draws[range], area: pass.area, cmd: cmd, frame: frame, images: images)
+            if !range.isEmpty && !area.isEmpty {
+                recordDraws(draws[range], area: area, cmd: cmd, frame: frame, images: images)
             }
             vkCmdEndRenderPass(cmd)
         }
@@ -186,7 +198,9 @@ struct PassRecorder {
                 var constants = (SIMD4<Float>(vertical ? 0 : 1, vertical ? 1 : 0, sigma, (3 * sigma).rounded(.up)),
                                  SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)))
                 vkCmdPushConstants(cmd, pipeline.blurLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 32, &constants)
-                var blurScissor = blurArea.vk
+                let cut = blurArea.intersection(area)
+                guard !cut.isEmpty else { continue }
+                var blurScissor = cut.vk
                 vkCmdSetScissor(cmd, 0, 1, &blurScissor)
                 vkCmdDraw(cmd, 4, 1, 0, UInt32(instance))
                 vkCmdSetScissor(cmd, 0, 1, &scissor)

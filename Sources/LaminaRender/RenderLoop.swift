@@ -80,6 +80,8 @@ public final class RenderLoop: Sendable {
     private let outbox = Mutex(Outbox())                     // protected by its own lock
     private let published = Mutex(FrameStats())             // protected by its own lock
     private let latest = Mutex<PresentationSnapshot?>(nil)   // protected by its own lock
+    /// When the render thread went to sleep with nothing to draw (uptime ns), nil while awake.
+    private let idleSince = Mutex<UInt64?>(nil)              // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
     private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
     private let waker = Mutex<Waker?>(nil)             // protected by its own lock
@@ -163,8 +165,16 @@ public final class RenderLoop: Sendable {
         }
     }
 
-    /// The latest published frame statistics.
-    public var stats: FrameStats { published.withLock { $0 } }
+    /// The latest published frame statistics (while the render thread sleeps, its idle time
+    /// counts up to now).
+    public var stats: FrameStats {
+        var s = published.withLock { $0 }
+        if let since = idleSince.withLock({ $0 }) {
+            let now = DispatchTime.now().uptimeNanoseconds
+            s.idleSeconds += Double(now &- since) / 1e9
+        }
+        return s
+    }
 
     /// Stops the render thread and waits for it to release the GPU.
     public func stop() {
@@ -208,7 +218,8 @@ public final class RenderLoop: Sendable {
                 }
                 return
             }
-            let shouldRender = realtime || work.dirty || !work.packets.isEmpty || !work.captures.isEmpty
+            let pending = work.dirty || !work.packets.isEmpty || !work.captures.isEmpty
+            let shouldRender = driver.needsFrame(pending: pending)
             if shouldRender {
                 let frameStart = clock.now
                 let t0 = DispatchTime.now().uptimeNanoseconds
@@ -244,6 +255,22 @@ public final class RenderLoop: Sendable {
                 if !results.isEmpty { outbox.withLock { $0.captures += results } }
                 if work.notify || !frame.events.isEmpty || !results.isEmpty { waker.withLock { $0 }?() }
             }
+            if !driver.isAnimating && !inbox.withLock({ $0.dirty || $0.stop || !$0.captures.isEmpty }) {
+                // Nothing changes with time and nothing is queued: sleep until woken (a
+                // packet, a capture, a frame request, a stop), then draw at once.
+                let summary = driver.stats(at: clock.now)
+                let since = DispatchTime.now().uptimeNanoseconds
+                published.withLock { $0 = summary; $0.idle = true }
+                idleSince.withLock { $0 = since }
+                wake.wait()
+                let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
+                idleSince.withLock { $0 = nil }
+                driver.recordIdle(slept)
+                published.withLock { $0.idle = false; $0.idleSeconds += slept }
+                deadline = clock.now
+                lastPublish = -1
+                continue
+            }
             if realtime && interval > 0 {
                 // Pace from the real clock's timestamps: the next deadline is one interval after
                 // the previous one; a frame that starts more than an interval late is dropped
@@ -255,14 +282,14 @@ public final class RenderLoop: Sendable {
                     deadline = now
                 }
                 // Commits wait for the next frame's start; only a stop cuts the wait short.
+                let waitStart = DispatchTime.now().uptimeNanoseconds
                 while true {
                     let wait = deadline - clock.now
                     guard wait > 0 else { break }
                     if wake.wait(timeout: .now() + wait) == .success, inbox.withLock({ $0.stop }) { break }
                 }
-            } else if realtime {
-                continue
-            } else {
+                driver.recordPaced(Double(DispatchTime.now().uptimeNanoseconds - waitStart) / 1e9)
+            } else if !realtime {
                 wake.wait()
             }
         }

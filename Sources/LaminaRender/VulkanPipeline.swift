@@ -20,6 +20,10 @@ final class VulkanPipeline {
     /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
     /// draws it over its parent with the group's opacity.
     let groupRenderPass: VkRenderPass
+    /// The main render pass over a target that holds the previous frame (compatible with
+    /// `renderPass`): the color image starts as that pass leaves it, and only the render area
+    /// (the frame's damage) is cleared and drawn; the rest keeps its pixels.
+    let retainedRenderPass: VkRenderPass
     let compositeSetLayout: VkDescriptorSetLayout
     let compositeLayout: VkPipelineLayout
     let composite: VkPipeline
@@ -124,6 +128,13 @@ final class VulkanPipeline {
             throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
         }
         undo.append { vkDestroyRenderPass(device.raw, groupRenderPass, nil) }
+        var retainedRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: false,
+                                     retained: true, renderPass: &retainedRenderPass)
+        guard result == VK_SUCCESS, let retainedRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, retainedRenderPass, nil) }
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout
@@ -213,9 +224,11 @@ final class VulkanPipeline {
         self.blurLayout = blurLayout
         self.imageLayout = imageLayout
         self.groupRenderPass = groupRenderPass
+        self.retainedRenderPass = retainedRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
+        device.track(retainedRenderPass)
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
                      blurLayout, sampler, imageLayout)
         for variant in variants { device.track(variant) }
@@ -233,6 +246,8 @@ final class VulkanPipeline {
         vkDestroyPipelineLayout(device.raw, layout, nil)
         vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
+        vkDestroyRenderPass(device.raw, retainedRenderPass, nil)
+        device.untrack(retainedRenderPass)
         vkDestroyRenderPass(device.raw, renderPass, nil)
         device.untrack(renderPass, groupRenderPass, layout, clipSetLayout, compositeSetLayout, compositeLayout, composite,
                        blur, blurLayout, sampler, imageLayout)
@@ -244,7 +259,7 @@ final class VulkanPipeline {
     /// to be sampled by the composite, and waits for the previous frame's composite to finish
     /// reading it.
     private static func makeRenderPass(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, group: Bool,
-                                       renderPass: inout VkRenderPass?) -> VkResult {
+                                       retained: Bool = false, renderPass: inout VkRenderPass?) -> VkResult {
         var attachment = VkAttachmentDescription()
         attachment.format = format
         attachment.samples = VK_SAMPLE_COUNT_1_BIT
@@ -252,7 +267,9 @@ final class VulkanPipeline {
         attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
         attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
         attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
-        attachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        // Retained: the image holds the previous frame, as the main pass left it; the clear
+        // (load op) touches only the render area.
+        attachment.initialLayout = retained ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED
         attachment.finalLayout = group ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
         var stencilAttachment = VkAttachmentDescription()
         stencilAttachment.format = stencilFormat

@@ -11,6 +11,7 @@ extension LayerTree {
         }
         nodes[existing: id].animations.append(animation)
         animatedLayers.insert(id)
+        runningAnimations += 1
         version &+= 1
         for c in animation.completionIDs { completionCounts[CompletionKey(client: id.client, id: c), default: 0] += 1 }
         nextEndTime = min(nextEndTime, animation.absoluteEndTime)
@@ -25,6 +26,7 @@ extension LayerTree {
         for a in node.animations {
             guard match(a) else { kept.append(a); continue }
             if !a.hasEnded {
+                runningAnimations -= 1
                 if !a.isImplicit { events.append(.animationStopped(id, key: a.key, finished: false)) }
                 release(a, client: id.client)
             }
@@ -193,6 +195,7 @@ extension LayerTree {
             for var a in animations {
                 if !a.hasEnded && t >= a.absoluteEndTime {
                     a.hasEnded = true
+                    runningAnimations -= 1
                     changed = true
                     if !a.isImplicit { events.append(.animationStopped(id, key: a.key, finished: true)) }
                     release(a, client: id.client)

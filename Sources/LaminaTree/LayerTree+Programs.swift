@@ -16,6 +16,14 @@ import Synchronization
 
 /// The render tree's index of layers with templates or expressions, and the template
 /// outputs it keeps between frames (shared by the tree's presentation copies).
+extension LayerTree {
+    /// True while any layer has an expression animation: expressions may read the compositor
+    /// time `t` (and follow other layers), so a tree holding one needs a frame every tick even
+    /// when no ordinary animation runs (the render thread's idle rule asks this beside
+    /// `runningAnimations`).
+    public var hasExpressions: Bool { !programs.expressionLayers.isEmpty }
+}
+
 struct ProgramIndex: Sendable {
     var templateLayers: Set<LayerID> = []
     var expressionLayers: Set<LayerID> = []

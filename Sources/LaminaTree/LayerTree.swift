@@ -53,6 +53,10 @@ public struct LayerTree: Sendable {
     public internal(set) var version: UInt64 = 0
     /// The `sequence` of the newest packet applied (0: none).
     public internal(set) var sequence: UInt64 = 0
+    /// Animations not yet ended (including those whose begin time is still ahead): while
+    /// there is one, the presentation tree changes with time and every frame must be made;
+    /// with none, a frame changes only when a packet arrives.
+    public internal(set) var runningAnimations = 0
     /// Earliest compositor time at which a running animation ends.
     var nextEndTime = Double.infinity
     /// Animations still running per (client, completion id).
@@ -218,6 +222,10 @@ public struct LayerTree: Sendable {
         nodes.removeAll { $0.id.client == client }
         animatedLayers = animatedLayers.filter { $0.client != client }
         programs.removeClient(client)
+        runningAnimations = 0
+        for id in animatedLayers {
+            for a in nodes[existing: id].animations where !a.hasEnded { runningAnimations += 1 }
+        }
         completionCounts = completionCounts.filter { $0.key.client != client }
         declaredCompletions.removeAll { $0.client == client }
     }

@@ -8,11 +8,12 @@
 //   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
 //   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
 //   lamina-bench templates [--frames F]   path templates: evaluation + tessellation, mesh cache hits
+//   lamina-bench text                 shaping and layout rate, glyph atlas rasterization and upload
+//   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-//   lamina-bench text                 shaping and layout rate, glyph atlas rasterization and upload
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -30,6 +31,7 @@ case "build": runBuildBench(rest)
 case "upload": runUploadBench(rest)
 case "templates": runTemplatesBench(rest)
 case "text": runTextBench(rest)
+case "damage": runDamageBench(rest)
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

@@ -158,6 +158,24 @@ final class EmbeddedDaemon {
         }
     }
 
+    /// Runs a realtime clock for `ticks` frame intervals of `interval` seconds, deciding each
+    /// as `RenderLoop` does: a frame when one is needed (`FrameDriver.needsFrame`: something
+    /// animates or is queued), else the interval counts as idle. Returns the frames made.
+    @discardableResult
+    func tick(_ ticks: Int, interval: Double) -> Int {
+        let before = frames
+        for _ in 0..<ticks {
+            _ = clock.advance(by: interval)
+            if driver.needsFrame(pending: !queued.isEmpty || frameWanted) {
+                perform(frame())
+            } else {
+                driver.recordIdle(interval)
+                statsBox.stats = driver.stats(at: clock.now)
+            }
+        }
+        return frames - before
+    }
+
     /// One frame at the clock's time, as the render loop makes it: the events go out before
     /// the snapshot is published.
     private func frame() -> [ServerEffect] {

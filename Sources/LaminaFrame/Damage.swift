@@ -1,0 +1,236 @@
+import LaminaGeometry
+
+/// What changed in a frame, in device pixels, against an earlier frame's draw list: the
+/// backend redraws only `rect` (scissor + render area) over what it kept of frame `since`,
+/// and leaves every other pixel as it was.
+public struct Damage: Sendable, Hashable {
+    /// The pixels whose value may differ from frame `since`'s (empty: none).
+    public var rect: PixelRect
+    /// `DrawList.serial` of the frame this damage is relative to (never 0).
+    public var since: UInt64
+
+    public init(rect: PixelRect, since: UInt64) { self.rect = rect; self.since = since }
+
+    /// The damaged share of a `width` × `height` target (0…1).
+    public func fraction(width: Int, height: Int) -> Double {
+        let r = rect.intersection(PixelRect(minX: 0, minY: 0, maxX: width, maxY: height))
+        guard !r.isEmpty, width > 0, height > 0 else { return 0 }
+        return Double((r.maxX - r.minX) * (r.maxY - r.minY)) / Double(width * height)
+    }
+}
+
+/// Computes a frame's damage from its draw list and the previous one (render thread only).
+///
+/// The damage is the union of the device bounds, before and after, of every item whose
+/// drawn output changed — an item that differs from the item at the same place in the
+/// previous list (any field; a mesh by its `MeshID`), or whose clip chain changed — each
+/// bounded as drawn: its anti-aliasing margin, a shadow's blur, a group's or blurred
+/// shadow's whole content (markers compare their opacity, color, σ and item count), grown by
+/// the blur of every blurred shadow it is the source of, and cut by its innermost clip.
+/// Lists of different lengths align on their common prefix and suffix (not inside a group:
+/// the aligned ends stop before any group open across them) and damage what lies between.
+/// A new size or clear color, or no previous list, damages everything.
+///
+/// Only items that changed are bounded, so an unchanged frame costs one comparison per item
+/// and no allocation once its buffers have grown.
+public struct DamageTracker {
+    /// Open groups while walking a list: where each ends and the blur it adds (pixels).
+    private struct OpenGroup { var start: Int; var end: Int; var grow: Double }
+    private var oldOpen: [OpenGroup] = []
+    private var newOpen: [OpenGroup] = []
+    private var clipChanged: [Bool] = []
+
+    public init() {}
+
+    /// The pixels of `new` that may differ from `old`'s as drawn (the whole target without
+    /// `old`, or when the size or clear color changed).
+    public mutating func damage(from old: DrawList?, to new: DrawList) -> PixelRect {
+        let whole = PixelRect(minX: 0, minY: 0, maxX: max(new.width, 0), maxY: max(new.height, 0))
+        guard let old, old.width == new.width, old.height == new.height, old.clearColor == new.clearColor else {
+            return whole
+        }
+        markChangedClips(old.clips, new.clips)
+        var box = Box()
+        let oc = old.items.count, nc = new.items.count
+        old.items.withUnsafeBufferPointer { a in
+            new.items.withUnsafeBufferPointer { b in
+                oldOpen.removeAll(keepingCapacity: true)
+                newOpen.removeAll(keepingCapacity: true)
+                let n = min(oc, nc)
+                var i = 0
+                // Pairwise while both lists have items (all of them when the lengths are equal).
+                while i < n {
+                    Self.close(&oldOpen, at: i); Self.close(&newOpen, at: i)
+                    if !same(a[i], old.clips, b[i], new.clips) {
+                        if oc != nc { break }
+                        add(a, i, old, oldOpen, whole, into: &box)
+                        add(b, i, new, newOpen, whole, into: &box)
+                        // Everything is damaged already (a scene that all moves): stop bounding.
+                        if box.covers(whole) { return }
+                    }
+                    Self.open(a, i, &oldOpen); Self.open(b, i, &newOpen)
+                    i += 1
+                }
+                guard oc != nc else { return }
+                // Different lengths: `i` ends the common prefix; it must not lie inside a group
+                // (a group's items would change around it), so go back to the outermost open one.
+                var start = i
+                if let outer = Self.outermostStart(a, oldOpen) { start = min(start, outer) }
+                if let outer = Self.outermostStart(b, newOpen) { start = min(start, outer) }
+                // The common suffix, after `start`, taken only if no group of either list is open
+                // across its first item.
+                var s = 0
+                while s < n - start, same(a[oc - 1 - s], old.clips, b[nc - 1 - s], new.clips) { s += 1 }
+                if s > 0, Self.openAcross(a, oc - s) || Self.openAcross(b, nc - s) { s = 0 }
+                addRange(a, start..<(oc - s), old, whole, into: &box)
+                addRange(b, start..<(nc - s), new, whole, into: &box)
+            }
+        }
+        return box.pixels(within: whole)
+    }
+
+    // MARK: Comparing
+
+    /// Whether two items draw the same thing (with the same clips).
+    private func same(_ x: DrawItem, _ xClips: [Clip], _ y: DrawItem, _ yClips: [Clip]) -> Bool {
+        guard x.clip == y.clip, x.transform == y.transform, x.bounds == y.bounds, x.opacity == y.opacity,
+              x.backgroundColor == y.backgroundColor, x.cornerRadii == y.cornerRadii, x.borderWidth == y.borderWidth,
+              x.borderColor == y.borderColor else { return false }
+        if x.clip >= 0 && (x.clip >= clipChanged.count || clipChanged[x.clip]) { return false }
+        switch (x.kind, y.kind) {
+        case (.rect, .rect): return true
+        case (.shadow(let s), .shadow(let t)): return s == t
+        case (.gradient(let f), .gradient(let g)): return f == g
+        case (.mesh(let m), .mesh(let n)):
+            return m.id == n.id && m.color == n.color && m.trimStart == n.trimStart && m.trimEnd == n.trimEnd
+        case (.group(let o, let c), .group(let p, let d)): return o == p && c == d
+        case (.shadowGroup(let col, let s, let c), .shadowGroup(let col2, let t, let d)):
+            return col == col2 && s == t && c == d
+        default: return false
+        }
+    }
+
+    /// Per clip of the new list: whether it (or an ancestor) differs from the old list's clip
+    /// at the same index.
+    private mutating func markChangedClips(_ old: [Clip], _ new: [Clip]) {
+        clipChanged.removeAll(keepingCapacity: true)
+        for (j, c) in new.enumerated() {
+            var changed = j >= old.count
+            if !changed {
+                let o = old[j]
+                changed = o.parent != c.parent || o.transform != c.transform || o.rect != c.rect || o.radii != c.radii
+            }
+            if !changed, c.parent >= 0 { changed = c.parent >= j || clipChanged[c.parent] }
+            if !changed, c.parent < -1 { changed = true }
+            clipChanged.append(changed)
+        }
+    }
+
+    // MARK: Bounding
+
+    /// A union of device-space boxes.
+    struct Box {
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        mutating func add(_ b: (minX: Double, minY: Double, maxX: Double, maxY: Double)) {
+            minX = Swift.min(minX, b.minX); minY = Swift.min(minY, b.minY)
+            maxX = Swift.max(maxX, b.maxX); maxY = Swift.max(maxY, b.maxY)
+        }
+        func covers(_ whole: PixelRect) -> Bool {
+            minX <= Double(whole.minX) && minY <= Double(whole.minY) && maxX >= Double(whole.maxX) && maxY >= Double(whole.maxY)
+        }
+        func pixels(within whole: PixelRect) -> PixelRect {
+            guard minX <= maxX, minY <= maxY else { return PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0) }
+            let limit = Swift.max(whole.maxX, whole.maxY) + 8
+            let r = PixelRect(minX: FramePlanner.pixel(minX, .down, within: limit),
+                              minY: FramePlanner.pixel(minY, .down, within: limit),
+                              maxX: FramePlanner.pixel(maxX, .up, within: limit),
+                              maxY: FramePlanner.pixel(maxY, .up, within: limit)).intersection(whole)
+            return r.isEmpty ? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0) : r
+        }
+    }
+
+    /// Adds what item `i` of `list` can touch as drawn: its own bounds (a group's: its items')
+    /// cut by its clip, grown by the blur of each open blurred shadow (`open`).
+    private func add(_ items: UnsafeBufferPointer<DrawItem>, _ i: Int, _ list: DrawList,
+                     _ open: [OpenGroup], _ whole: PixelRect, into box: inout Box) {
+        let span: Int
+        switch items[i].kind {
+        case .group(_, let count), .shadowGroup(_, _, let count): span = max(count, 0)
+        default: span = 0
+        }
+        let end = min(i + 1 + span, items.count)
+        guard var b = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY) else { return }
+        if case .shadowGroup(_, let sigma, _) = items[i].kind {
+            let g = Self.blurGrow(sigma)
+            b = (b.minX - g, b.minY - g, b.maxX + g, b.maxY + g)
+        }
+        // Its innermost clip (the chain only narrows it further); a group's composite has none.
+        var isGroup = false
+        if case .group = items[i].kind { isGroup = true }
+        let clip = items[i].clip
+        if !isGroup, clip >= 0, clip < list.clips.count, let c = Self.clipBounds(list.clips[clip], whole) {
+            b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
+            guard b.minX <= b.maxX, b.minY <= b.maxY else { return }
+        }
+        var grow = 0.0
+        for o in open { grow += o.grow }
+        // A margin of half a pixel beyond what the planner allows, for rounding.
+        grow += 0.5
+        box.add((b.minX - grow, b.minY - grow, b.maxX + grow, b.maxY + grow))
+    }
+
+    /// Adds every item of `range` (as `add`), walking `list` from its start for the open groups.
+    private mutating func addRange(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, _ list: DrawList,
+                                   _ whole: PixelRect, into box: inout Box) {
+        guard !range.isEmpty else { return }
+        oldOpen.removeAll(keepingCapacity: true)
+        for i in 0..<range.upperBound {
+            Self.close(&oldOpen, at: i)
+            if i >= range.lowerBound { add(items, i, list, oldOpen, whole, into: &box) }
+            Self.open(items, i, &oldOpen)
+        }
+    }
+
+    /// How far a blurred shadow of σ reaches beyond its source's box (the planner's ⌈3σ⌉ + 1).
+    static func blurGrow(_ sigma: Double) -> Double {
+        let s = min(sigma.isFinite ? max(sigma, 0) : 0, 100_000)
+        return (3 * s).rounded(.up) + 1
+    }
+
+    private static func clipBounds(_ clip: Clip, _ whole: PixelRect) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        let item = DrawItem(transform: clip.transform, bounds: clip.rect, backgroundColor: .clear)
+        return [item].withUnsafeBufferPointer { FramePlanner.deviceBounds($0, 0..<1, width: whole.maxX, height: whole.maxY) }
+    }
+
+    // MARK: Open groups
+
+    private static func close(_ open: inout [OpenGroup], at i: Int) {
+        while let last = open.last, last.end <= i { open.removeLast() }
+    }
+
+    private static func open(_ items: UnsafeBufferPointer<DrawItem>, _ i: Int, _ open: inout [OpenGroup]) {
+        switch items[i].kind {
+        case .group(_, let count): open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: 0))
+        case .shadowGroup(_, let sigma, let count):
+            open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: blurGrow(sigma)))
+        default: break
+        }
+    }
+
+    /// The marker of the outermost group open in `open`, if any.
+    private static func outermostStart(_ items: UnsafeBufferPointer<DrawItem>, _ open: [OpenGroup]) -> Int? {
+        open.first?.start
+    }
+
+    /// Whether some group of `items` starts before `index` and ends after it.
+    private static func openAcross(_ items: UnsafeBufferPointer<DrawItem>, _ index: Int) -> Bool {
+        for i in 0..<min(index, items.count) {
+            switch items[i].kind {
+            case .group(_, let count), .shadowGroup(_, _, let count):
+                if i + 1 + max(count, 0) > index { return true }
+            default: break
+            }
+        }
+        return false
+    }
+}

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import LaminaAnimation
+import LaminaFrame
+import LaminaGeometry
+import LaminaTree
+import TestSupport
+@testable import LaminaRender
+
+/// Only the damaged region redrawn (issue 11, item 3): a frame sequence drawn with damage
+/// (each frame redraws its damage over the previous one) equals, byte for byte, the same
+/// frames each drawn whole — for random animated scenes with shadows (analytic and blurred),
+/// clips, group opacity, gradients and shapes, and random commits between frames.
+@Suite("Damage-limited frames")
+struct DamageRenderTests {
+    static let size = 96
+
+    /// A random scene as operations: `count` layers, some nested, of every kind and effect.
+    static func scene(_ r: inout SeededRandom, count: Int) -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = []
+        for id in UInt32(1)...UInt32(count) {
+            let kind: LayerKind = [.layer, .layer, .shape, .gradient][r.below(4)]
+            let parent: UInt32 = id > 3 && r.below(3) == 0 ? UInt32(r.int(1..<Int(id))) : 0
+            ops += [.create(id, kind), .addSublayer(parent: parent, child: id)]
+            let w = r.double(6...40), h = r.double(6...40)
+            ops.append(.set(id, keyPath: "bounds", value: .rect(Rect(0, 0, w, h))))
+            ops.append(.set(id, keyPath: "position", value: .point(Point(r.double(0...96), r.double(0...96)))))
+            ops.append(.set(id, keyPath: "backgroundColor", value: .color(color(&r))))
+            if r.below(3) == 0 { ops.append(.set(id, keyPath: "cornerRadius", value: .number(r.double(0...10)))) }
+            if r.below(4) == 0 {
+                ops.append(.set(id, keyPath: "borderWidth", value: .number(r.double(1...4))))
+                ops.append(.set(id, keyPath: "borderColor", value: .color(color(&r))))
+            }
+            if r.below(4) == 0 {
+                ops.append(.set(id, keyPath: "shadowOpacity", value: .number(r.double(0.3...1))))
+                ops.append(.set(id, keyPath: "shadowRadius", value: .number(r.double(0...5))))
+                ops.append(.set(id, keyPath: "shadowOffset", value: .size(Size(r.double(-4...4), r.double(-4...4)))))
+            }
+            if r.below(5) == 0 { ops.append(.set(id, keyPath: "masksToBounds", value: .bool(true))) }
+            if r.below(4) == 0 { ops.append(.set(id, keyPath: "opacity", value: .number(r.double(0.3...0.9)))) }
+            if r.below(5) == 0 { ops.append(.set(id, keyPath: "transform", value: .transform(.rotation(r.double(-1...1))))) }
+            switch kind {
+            case .shape:
+                ops.append(.set(id, keyPath: "path", value: .path(r.below(2) == 0 ? .ellipse(in: Rect(0, 0, w, h))
+                                                                 : star(w, h))))
+                ops.append(.set(id, keyPath: "fillColor", value: .color(color(&r))))
+                if r.below(2) == 0 {
+                    ops.append(.set(id, keyPath: "strokeColor", value: .color(color(&r))))
+                    ops.append(.set(id, keyPath: "lineWidth", value: .number(r.double(1...3))))
+                }
+            case .gradient:
+                ops.append(.set(id, keyPath: "colors", value: .colors([color(&r), color(&r), color(&r)])))
+            default: break
+            }
+        }
+        return ops
+    }
+
+    static func color(_ r: inout SeededRandom) -> Color {
+        Color(r.double(0...1), r.double(0...1), r.double(0...1), r.below(3) == 0 ? r.double(0.4...1) : 1)
+    }
+
+    static func star(_ w: Double, _ h: Double) -> Path {
+        var p = Path()
+        for k in 0..<10 {
+            let a = Double(k) * .pi / 5, s = k % 2 == 0 ? 0.5 : 0.22
+            let q = Point(w / 2 + s * w * sin(a), h / 2 - s * h * cos(a))
+            if k == 0 { p.move(to: q) } else { p.addLine(to: q) }
+        }
+        p.closeSubpath()
+        return p
+    }
+
+    /// A few random animations and changes for the layers of a scene.
+    static func changes(_ r: inout SeededRandom, count: Int, at frame: Int) -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: r.below(2) == 0))]
+        for _ in 0..<r.int(0..<3) {
+            let id = UInt32(r.int(1..<(count + 1)))
+            switch r.below(6) {
+            case 0: ops.append(.set(id, keyPath: "position", value: .point(Point(r.double(0...96), r.double(0...96)))))
+            case 1: ops.append(.set(id, keyPath: "opacity", value: .number(r.double(0...1))))
+            case 2: ops.append(.set(id, keyPath: "backgroundColor", value: .color(color(&r))))
+            case 3:
+                ops.append(.addAnimation(id, key: "spin", animation: .basic(BasicAnimation(
+                    keyPath: "transform.rotation.z", from: .double(0), to: .double(r.double(-3...3)),
+                    timing: AnimationTiming(duration: r.double(0.2...1))))))
+            case 4: ops.append(.set(id, keyPath: "shadowRadius", value: .number(r.double(0...6))))
+            default: ops.append(.set(id, keyPath: "hidden", value: .bool(r.below(3) == 0)))
+            }
+        }
+        return ops
+    }
+
+    @Test(arguments: [UInt64(1), 2, 3, 4])
+    func damageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
+        var r = SeededRandom(seed: seed)
+        let count = 24
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
+                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        func packet(_ content: Commit.Content) throws -> CommitPacket {
+            return try model.validate(Commit(client: 1, content: content), at: 0)
+        }
+        var pending = [try packet(.connect), try packet(.operations(Self.scene(&r, count: count)))]
+        // One animation from the start, so that frames change without commits too.
+        pending.append(try packet(.operations([.addAnimation(1, key: "slide", animation: .basic(BasicAnimation(
+            keyPath: "position.x", from: .double(10), to: .double(80), timing: AnimationTiming(duration: 2))))])))
+        let damaged = try makeRenderer(width: Self.size, height: Self.size)
+        let whole = try makeRenderer(width: Self.size, height: Self.size)
+        var partialFrames = 0
+        for frame in 0..<14 {
+            let t = Double(frame) * 0.09
+            let f = driver.frame(applying: pending, at: t)
+            pending = []
+            if let d = f.drawList.damage, d.fraction(width: Self.size, height: Self.size) < 1 { partialFrames += 1 }
+            try damaged.render(f.drawList)
+            var full = f.drawList
+            full.damage = nil
+            try whole.render(full)
+            let a = try damaged.readPixels(), b = try whole.readPixels()
+            let differing = zip(a, b).filter { $0 != $1 }.count
+            #expect(differing == 0, "seed \(seed) frame \(frame): \(differing) bytes differ (damage \(String(describing: f.drawList.damage)))")
+            if r.below(2) == 0 { pending.append(try packet(.operations(Self.changes(&r, count: count, at: frame)))) }
+        }
+        #expect(partialFrames > 0, "no frame was limited to its damage")
+        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+    }
+
+    @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)
+        let ops: [LaminaTree.Operation] = [
+            .create(1, .layer), .addSublayer(parent: 0, child: 1),
+            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
+            .set(1, keyPath: "position", value: .point(Point(20, 20))),
+            .set(1, keyPath: "backgroundColor", value: .color(Color(1, 0, 0))),
+        ]
+        let f0 = driver.frame(applying: [try model.validate(Commit(client: 1, content: .connect)),
+                                         try model.validate(Commit(client: 1, content: .operations(ops)))], at: 0)
+        #expect(f0.drawList.damage == nil, "the first frame draws everything")
+        let f1 = driver.frame(applying: [], at: 1)
+        #expect(f1.drawList.damage?.rect.isEmpty == true)
+        let f2 = driver.frame(applying: [try model.validate(Commit(client: 1, content: .operations([
+            .setTransaction(TransactionSettings(disableActions: true)),
+            .set(1, keyPath: "position", value: .point(Point(40, 20)))])))], at: 2)
+        // The square was at 15…25 and is at 35…45 (x), 15…25 (y): the damage holds both and
+        // at most a few pixels more around them.
+        let d = try #require(f2.drawList.damage).rect
+        #expect(d.minX <= 15 && d.maxX >= 45 && d.minY <= 15 && d.maxY >= 25)
+        #expect(d.minX >= 11 && d.maxX <= 49 && d.minY >= 11 && d.maxY <= 29)
+        #expect(f2.phases.damaged < 0.1)
+    }
+}

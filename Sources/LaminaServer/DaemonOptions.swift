@@ -75,6 +75,13 @@ public enum DaemonOptions {
     /// SIGINT and SIGTERM call `daemon.requestStop()` (the render thread releases the GPU,
     /// the socket goes). Keep the returned sources alive as long as the daemon runs.
     public static func stopOnSignals(_ daemon: Daemon, also: (@Sendable () -> Void)? = nil) -> [any DispatchSourceSignal] {
+        // A parent may have started us with them blocked (a test runner's thread): unblock
+        // them on this thread so that they are delivered at all.
+        var set = sigset_t()
+        sigemptyset(&set)
+        sigaddset(&set, SIGINT)
+        sigaddset(&set, SIGTERM)
+        pthread_sigmask(SIG_UNBLOCK, &set, nil)
         signal(SIGINT, SIG_IGN)
         signal(SIGTERM, SIG_IGN)
         return [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in

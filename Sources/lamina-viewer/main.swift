@@ -13,12 +13,15 @@ import Glibc
 
 let usage = """
 usage: lamina-viewer \(DaemonOptions.flags)
-               [--captures DIR] [--measure SECONDS]
+               [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen]
 
 The compositor in a window: the same server as laminad (same config, flags and socket).
 --headless is accepted and ignored (the viewer always has a window).
 --captures DIR     where C writes PNGs (default: captures)
 --measure SECONDS  after SECONDS, print the presentation figures as JSON and quit
+--stress N         a built-in client puts N animated layers on the screen (for --measure)
+--offscreen        no window: the same server drawing offscreen only, as laminad does
+                   (the offscreen figure of the same scene, for --measure)
 
 Keys:
   Space  pause / resume compositor time (every animation stops where it is)
@@ -45,8 +48,10 @@ if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit
 var config: DaemonConfig
 var capturesDirectory = "captures"
 var measureSeconds: Double? = nil
+var stressLayers = 0
+var offscreen = false
 do {
-    let parsed = try DaemonOptions.parse(arguments, valueFlags: ["--captures", "--measure"])
+    let parsed = try DaemonOptions.parse(arguments, valueFlags: ["--captures", "--measure", "--stress"])
     config = parsed.config
     var rest = parsed.rest
     while !rest.isEmpty {
@@ -56,11 +61,37 @@ do {
         case "--measure":
             guard let s = Double(rest.removeFirst()), s > 0 else { fail("--measure must be a positive number of seconds") }
             measureSeconds = s
+        case "--stress":
+            guard let n = Int(rest.removeFirst()), n > 0, n <= 100_000 else { fail("--stress must be a layer count in 1…100000") }
+            stressLayers = n
+        case "--offscreen": offscreen = true
         default: fail("unknown option \(flag)\n\(usage)")
         }
     }
 } catch {
     fail("\(error)\n\(usage)")
+}
+
+if offscreen {
+    // The comparison run: no window, no keys; the same daemon as laminad.
+    let daemon = Daemon(config: config)
+    do { try daemon.start() } catch { fail("\(error)", code: 1) }
+    let signalSources = DaemonOptions.stopOnSignals(daemon)
+    say(String(DaemonOptions.servingLine("lamina-viewer", daemon).dropFirst("lamina-viewer: ".count)) + " offscreen")
+    if stressLayers > 0 {
+        StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
+    }
+    if let measureSeconds {
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: measureSeconds)
+            FileHandle.standardOutput.write(Data((ViewerControls.measurementJSON(daemon.renderLoop) + "\n").utf8))
+            daemon.requestStop()
+        }
+    }
+    daemon.waitUntilStopped()
+    _ = signalSources
+    say("stopped")
+    exit(0)
 }
 
 let window: ViewerWindow
@@ -83,6 +114,9 @@ Thread.detachNewThread {
     daemon.waitUntilStopped()
     stopped.store(true, ordering: .sequentiallyConsistent)
     glfwPostEmptyEvent()
+}
+if stressLayers > 0 {
+    StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
 }
 var controls = ViewerControls(daemon: daemon, capturesDirectory: capturesDirectory)
 controls.install(on: window)

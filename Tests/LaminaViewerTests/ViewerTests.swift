@@ -73,7 +73,9 @@ import Glibc
         try x.key("w", window: window)
         try viewer.waitForLine("wireframe on")
         try waitForPixel(x, window, 250, 80) { $0.r == 0 && $0.g == 0 && abs($0.b - 89) <= 1 }
-        try waitForPixel(x, window, 250, 100) { $0.r > 200 && $0.g > 200 }   // the bottom edge, white
+        // The bottom edge: a 1-pixel white rect centered on the pixel boundary y = 100 covers half
+        // of pixel row 100, so 0.5 × 255 white over what is below (no red or green there).
+        try waitForPixel(x, window, 250, 100) { abs($0.r - 128) <= 8 && abs($0.g - 128) <= 8 }
         try x.key("w", window: window)
         try viewer.waitForLine("wireframe off")
         // D: the whole frame is tinted (20 % of a hue), the black background included.

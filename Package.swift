@@ -36,6 +36,7 @@ let package = Package(
     products: [
         .library(name: "Lamina", targets: ["Lamina"]),
         .executable(name: "laminad", targets: ["laminad"]),
+        .executable(name: "lamina-viewer", targets: ["lamina-viewer"]),
         .executable(name: "laminactl", targets: ["laminactl"]),
         .executable(name: "lamina-bench", targets: ["lamina-bench"]),
         .executable(name: "lamina-demo", targets: ["lamina-demo"]),
@@ -44,7 +45,7 @@ let package = Package(
         // System libraries (Debian packages, found through pkg-config).
         .systemLibrary(name: "CVulkan", pkgConfig: "vulkan",
                        providers: [.apt(["libvulkan-dev", "mesa-vulkan-drivers"])]),
-        // No target uses CGLFW yet: lamina-viewer (the window target) will, and alone.
+        // lamina-viewer alone uses CGLFW (the window); LaminaRender takes its surface through `WindowSurface`.
         .systemLibrary(name: "CGLFW", pkgConfig: "glfw3", providers: [.apt(["libglfw3-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
         .systemLibrary(name: "CGLU", pkgConfig: "glu", providers: [.apt(["libglu1-mesa-dev"])]),
@@ -80,6 +81,8 @@ let package = Package(
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
+        .executableTarget(name: "lamina-viewer", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "CGLFW"],
+                          exclude: ["README.md"]),
         .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-bench",
@@ -101,6 +104,7 @@ let package = Package(
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "LaminaImage", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
+        .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "LaminaRender", "Lamina", "TestSupport"],
                     exclude: ["Scenes"]),   // scene files and references, read from the source tree

@@ -41,6 +41,14 @@ public struct FrameDriver {
         self.targetFPS = targetFPS
     }
 
+    /// Changes the screen's size in points and its pixel scale (a window resized, or moved to
+    /// a display of another content scale); the next frame is built at the new size.
+    public mutating func setViewport(widthPoints: Double, heightPoints: Double, scale: Double) {
+        builder.widthPoints = widthPoints
+        builder.heightPoints = heightPoints
+        builder.scale = scale
+    }
+
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }
 

@@ -68,6 +68,8 @@ public final class OffscreenRenderer {
     private let textures: ImageResidency
     private let images: OffscreenImagePool
     private let target: OffscreenTarget
+    /// The window the frames are also presented to (`init(…window:)`), if any.
+    private let window: WindowTarget?
     private let readback: Readback
     private let recorder: PassRecorder
     private var encoder = FrameEncoder()
@@ -101,21 +103,34 @@ public final class OffscreenRenderer {
     ///   - width, height: target size in device pixels, positive.
     ///   - validation: enable the validation layer; nil reads `LAMINA_VALIDATION=1` from the
     ///     environment.
+    ///   - window: also present every frame to this window (`WindowTarget`): its surface is
+    ///     made on this thread, the present mode chosen for `fps` and the display's rate.
     /// - Throws: `RenderError.noDevice` (with a message naming `mesa-vulkan-drivers`) when
     ///   there is no Vulkan driver or device; other `RenderError`s when setup fails.
     /// - Thread: becomes the renderer's thread (render thread only).
-    public init(width: Int, height: Int, validation: Bool? = nil) throws(RenderError) {
+    public init(width: Int, height: Int, validation: Bool? = nil, window: WindowSurface? = nil,
+                fps: Double = 120) throws(RenderError) {
         precondition(width > 0 && height > 0, "OffscreenRenderer needs a positive size, got \(width)×\(height)")
         let validation = validation ?? (getenv("LAMINA_VALIDATION").map { String(cString: $0) == "1" } ?? false)
         self.width = width
         self.height = height
         let log = ValidationLog()
         validationLog = log
-        instance = try VulkanInstance(validation: validation, log: log)
+        instance = try VulkanInstance(validation: validation, log: log,
+                                      surfaceExtensions: window?.instanceExtensions ?? [])
         // What exists so far, destroyed in reverse order if a later step throws.
         var cleanup: [() -> Void] = []
         do throws(RenderError) {
-            let device = try VulkanDevice(instance: instance)
+            // The window's surface first: the device must be able to present to it.
+            var surface: VkSurfaceKHR?
+            if let window {
+                guard let made = window.makeSurface(instance.raw) else {
+                    throw RenderError.unsupported("the window's Vulkan surface could not be made")
+                }
+                surface = made
+                cleanup.append { [instance] in vkDestroySurfaceKHR(instance.raw, made, nil) }
+            }
+            let device = try VulkanDevice(instance: instance, extensions: window == nil ? [] : ["VK_KHR_swapchain"])
             cleanup.append { device.destroy() }
             self.device = device
             if device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU { Self.keepFreedHeap() }
@@ -168,6 +183,12 @@ public final class OffscreenRenderer {
             }
             self.slots = slots
             readback = try Readback(device: device, commands: commands)
+            if let surface {
+                self.window = try WindowTarget(device: device, surface: surface, refreshRate: window?.refreshRate,
+                                               fps: fps, slots: Self.framesInFlight)
+            } else {
+                self.window = nil
+            }
         } catch {
             cleanup.reversed().forEach { $0() }
             instance.destroy()
@@ -185,6 +206,7 @@ public final class OffscreenRenderer {
             commands.destroyFence(slot.fence, device: device)
         }
         readback.destroy(device, commands: commands)
+        window?.destroy(device: device, instance: instance)
         meshes.destroy(device)
         textures.destroy(device)
         images.destroy(device)
@@ -199,12 +221,13 @@ public final class OffscreenRenderer {
 
     /// Records and submits one frame drawing `list`, without waiting for the GPU (except for
     /// the frame that used the same slot `framesInFlight` frames ago). A list whose size
-    /// differs from the target's resizes the target first.
+    /// differs from the target's resizes the target first. With a window, the frame is also
+    /// presented unless `present` is false (a capture of another time).
     ///
     /// - Returns: CPU phase times of this frame and the GPU time of the latest finished one.
     /// - Thread: render thread only.
     @discardableResult
-    public func render(_ list: DrawList) throws(RenderError) -> FrameTiming {
+    public func render(_ list: DrawList, present: Bool = true) throws(RenderError) -> FrameTiming {
         let start = now()
         if list.width != width || list.height != height {
             try resize(width: list.width, height: list.height)
@@ -230,6 +253,13 @@ public final class OffscreenRenderer {
         let slotIndex = Int((frame - 1) % UInt64(Self.framesInFlight))
         let waitStart = now()
         try finish(slot: slotIndex, wait: true)
+        // A window frame: the swapchain image, once the frame that last wrote it has finished.
+        var presenting = false
+        if let window, present {
+            let (acquired, lastFrame) = try window.acquire(width: width, height: height, slot: slotIndex, device: device)
+            presenting = acquired
+            if acquired && lastFrame > 0 { try finish(frame: lastFrame) }
+        }
         let gpuWait = now() - waitStart
 
         // Upload: instances straight into this slot's mapped ring buffer (its previous frame has
@@ -268,14 +298,17 @@ public final class OffscreenRenderer {
                                                clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
                                                damage: damage,
                                                prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
-                            plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images)
+                            plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images,
+                            window: presenting ? window.map { ($0, target.image, frame) } : nil)
         let recorded = now()
 
-        try commands.submit(slot.commandBuffer, fence: slot.fence, device: device)
+        try commands.submit(slot.commandBuffer, fence: slot.fence, device: device,
+                            semaphores: presenting ? window?.submitSemaphores : nil)
         slots[slotIndex].pendingFrame = frame
         lifetimes.submitted(frame)
         target.submitted(frame: frame)
         drawnSerial = list.serial
+        if presenting { try window?.present(device: device) }
         let submitted = now()
 
         var timing = FrameTiming(frameNumber: frame, upload: uploaded - start - gpuWait, record: recorded - uploaded,
@@ -313,7 +346,24 @@ public final class OffscreenRenderer {
         self.height = height
     }
 
+    // MARK: - Window
+
+    /// How frames reach the window and who paces them; nil without a window.
+    public var presentPacing: PresentPacing? { window?.pacing }
+    /// Frames presented to the window so far.
+    public var presentedFrames: Int { window?.presentedFrames ?? 0 }
+    /// Frames rendered but not presented (minimized, a size change in flight, no image in time).
+    public var unpresentedFrames: Int { window?.skippedFrames ?? 0 }
+    /// Swapchains made so far (1 + the recreations after resizes and out-of-date surfaces).
+    public var swapchainsMade: Int { window?.recreations ?? 0 }
+
     // MARK: - Frames
+
+    /// Waits for frame `frame` if it is still pending in its slot.
+    private func finish(frame: UInt64) throws(RenderError) {
+        let index = Int((frame - 1) % UInt64(Self.framesInFlight))
+        if slots[index].pendingFrame == frame { try finish(slot: index, wait: true) }
+    }
 
     /// If the slot's frame is pending: waits for it (or, with `wait: false`, checks whether it
     /// finished), records its GPU time and frees what was retired to it.

@@ -32,8 +32,11 @@ struct PassRecorder {
         var prelude: ((VkCommandBuffer) -> Void)? = nil
     }
 
+    /// Records the frame; with `window`, the frame's image (`source`) is then copied into the
+    /// window's acquired swapchain image (`WindowTarget.recordCopy`).
     func record(_ frame: Frame, plan: FramePlan, draws: [RecordedDraw], passDraws: [Range<Int>],
-                images: OffscreenImagePool) throws(RenderError) {
+                images: OffscreenImagePool, window: (target: WindowTarget, source: VulkanImage, frame: UInt64)? = nil)
+        throws(RenderError) {
         let cmd = frame.commandBuffer
         try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
         var begin = VkCommandBufferBeginInfo()
@@ -87,6 +90,7 @@ struct PassRecorder {
             }
             vkCmdEndRenderPass(cmd)
         }
+        if let window { window.target.recordCopy(from: window.source, frame: window.frame, cmd: cmd) }
         if let queryPool = commands.queryPool {
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, query + 1)
         }

@@ -13,6 +13,9 @@ public struct RenderConfig: Sendable {
     /// Target frames per second (realtime clock).
     public var fps: Double = 120
     public var background: Color = .black
+    /// Present every frame to this window too (`lamina-viewer`); its drawable size and
+    /// content scale set the screen's size in points (pixels ÷ (`scale` × content scale)).
+    public var window: WindowSurface? = nil
     public init() {}
 }
 
@@ -100,12 +103,15 @@ public final class RenderLoop: Sendable {
             let renderer: OffscreenRenderer
             do throws(RenderError) {
                 renderer = try OffscreenRenderer(width: max(1, Int((config.widthPoints * config.scale).rounded())),
-                                                 height: max(1, Int((config.heightPoints * config.scale).rounded())))
+                                                 height: max(1, Int((config.heightPoints * config.scale).rounded())),
+                                                 window: config.window, fps: config.fps)
             } catch {
                 ready.withLock { $0 = .some(error) }
                 readySignal.signal()
                 return
             }
+            presented.withLock { $0 = renderer.presentPacing.map { PresentationCounts(pacing: $0, presented: 0,
+                                                                                  unpresented: 0, swapchains: 0) } }
             ready.withLock { $0 = .some(nil) }
             readySignal.signal()
             run(renderer)
@@ -176,6 +182,17 @@ public final class RenderLoop: Sendable {
         return s
     }
 
+    /// Turns the viewer's overlays on or off from the next frame (any thread).
+    public func setOverlay(_ settings: OverlaySettings) {
+        overlaySettings.withLock { $0 = settings }
+        requestFrame()
+    }
+    private let overlaySettings = Mutex(OverlaySettings())   // protected by its own lock
+
+    /// The window's presentation so far (nil without a window), updated with the statistics.
+    public var presentation: PresentationCounts? { presented.withLock { $0 } }
+    private let presented = Mutex<PresentationCounts?>(nil)   // protected by its own lock
+
     /// Stops the render thread and waits for it to release the GPU.
     public func stop() {
         let wasRunning = inbox.withLock { inbox -> Bool in
@@ -197,10 +214,13 @@ public final class RenderLoop: Sendable {
         // model tree (server thread) has applied every limit already.
         var driver = FrameDriver(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
                                  scale: config.scale, background: config.background, targetFPS: config.fps)
-        let interval = config.fps > 0 ? 1 / config.fps : 0
+        // FIFO at the configured rate paces by itself (presentation blocks); else the deadlines below.
+        let interval = config.fps > 0 && renderer.presentPacing?.renderThreadPaces != false ? 1 / config.fps : 0
         let realtime = clock.mode == .realtime
-        var deadline = clock.now
+        var deadline = clock.realSeconds
         var lastPublish = -1.0
+        var viewport = WindowViewport(config: config)
+        var overlay = ViewerOverlay()
 
         while true {
             // Drain the inbox by swapping.
@@ -221,8 +241,12 @@ public final class RenderLoop: Sendable {
             let pending = work.dirty || !work.packets.isEmpty || !work.captures.isEmpty
             let shouldRender = driver.needsFrame(pending: pending)
             if shouldRender {
-                let frameStart = clock.now
+                // Compositor time for the frame (paused or slowed by the clock's rate), real
+                // time for statistics and pacing.
+                let frameStart = clock.now, realStart = clock.realSeconds
                 let t0 = DispatchTime.now().uptimeNanoseconds
+                if viewport.update() { driver.setViewport(widthPoints: viewport.points.0, heightPoints: viewport.points.1,
+                                                          scale: viewport.scale) }
                 let frame = driver.frame(applying: work.packets, at: frameStart)
                 // A frame's events are in the outbox before its snapshot is published, so a
                 // reader that took the snapshot and then drains the outbox has them all.
@@ -231,18 +255,31 @@ public final class RenderLoop: Sendable {
                 var phases = frame.phases
                 var results: [CaptureResult] = []
                 do {
-                    let timing = try renderer.render(frame.drawList)
-                    phases.merge(timing)
+                    // A minimized window: nothing is drawn (unless a capture needs the frame).
+                    if !viewport.minimized || !work.captures.isEmpty {
+                        let settings = overlaySettings.withLock { $0 }
+                        let list = settings.isEmpty ? frame.drawList
+                            : overlay.apply(settings, to: frame.drawList, scale: viewport.scale, fps: config.fps)
+                        phases.merge(try renderer.render(list, present: !viewport.minimized))
+                    }
                     phases.total = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                    driver.record(start: frameStart, phases: phases)
-                    if frameStart - lastPublish > 0.25 || !realtime {
-                        let summary = driver.stats(at: frameStart)
+                    driver.record(start: realStart, phases: phases)
+                    overlay.record(phases)
+                    if realStart - lastPublish > 0.25 || !realtime {
+                        let summary = driver.stats(at: realStart)
                         published.withLock { $0 = summary }
-                        lastPublish = frameStart
+                        if let pacing = renderer.presentPacing {
+                            let counts = PresentationCounts(pacing: pacing, presented: renderer.presentedFrames,
+                                                            unpresented: renderer.unpresentedFrames,
+                                                            swapchains: renderer.swapchainsMade)
+                            presented.withLock { $0 = counts }
+                        }
+                        lastPublish = realStart
                     }
                     for capture in work.captures {
                         // The frame just rendered is read back as it is; another time renders its own.
                         let other = capture.time.flatMap { $0 == frameStart ? nil : driver.drawList(at: $0) }
+                        // (drawn without presenting: the window keeps showing the frame's time)
                         results.append(CaptureResult(tag: capture.tag, result: Self.capture(
                             renderer: renderer, list: other, time: capture.time ?? frameStart,
                             width: driver.builder.pixelWidth, height: driver.builder.pixelHeight)))
@@ -267,16 +304,17 @@ public final class RenderLoop: Sendable {
                 idleSince.withLock { $0 = nil }
                 driver.recordIdle(slept)
                 published.withLock { $0.idle = false; $0.idleSeconds += slept }
-                deadline = clock.now
+                deadline = clock.realSeconds
                 lastPublish = -1
                 continue
             }
-            if realtime && interval > 0 {
+            if realtime && (interval > 0 || viewport.minimized) {
+                let interval = interval > 0 ? interval : 1 / max(config.fps, 1)
                 // Pace from the real clock's timestamps: the next deadline is one interval after
                 // the previous one; a frame that starts more than an interval late is dropped
                 // from the schedule and pacing restarts from now.
                 deadline += interval
-                let now = clock.now
+                let now = clock.realSeconds
                 if now > deadline + interval {
                     driver.recordDropped(Int((now - deadline) / interval))
                     deadline = now
@@ -284,7 +322,7 @@ public final class RenderLoop: Sendable {
                 // Commits wait for the next frame's start; only a stop cuts the wait short.
                 let waitStart = DispatchTime.now().uptimeNanoseconds
                 while true {
-                    let wait = deadline - clock.now
+                    let wait = deadline - clock.realSeconds
                     guard wait > 0 else { break }
                     if wake.wait(timeout: .now() + wait) == .success, inbox.withLock({ $0.stop }) { break }
                 }
@@ -299,7 +337,7 @@ public final class RenderLoop: Sendable {
     private static func capture(renderer: OffscreenRenderer, list: DrawList?, time: Double,
                                 width: Int, height: Int) -> Result<CapturedFrame, RenderLoopError> {
         do {
-            if let list { _ = try renderer.render(list) }
+            if let list { _ = try renderer.render(list, present: false) }
             let pixels = try renderer.readPixels(alpha: .straight)
             return .success(CapturedFrame(time: time, width: width, height: height, rgba: pixels))
         } catch {

@@ -74,15 +74,31 @@ final class VulkanCommands {
         try vk("vkResetFences", vkResetFences(device.raw, 1, &fence))
     }
 
-    /// Submits one command buffer that signals `fence` (`vkQueueSubmit`).
-    func submit(_ commandBuffer: VkCommandBuffer, fence: VkFence, device: VulkanDevice) throws(RenderError) {
+    /// Submits one command buffer that signals `fence` (`vkQueueSubmit`); with `semaphores`
+    /// (a window frame) it waits for `wait` at the transfer stage and signals `signal`.
+    func submit(_ commandBuffer: VkCommandBuffer, fence: VkFence, device: VulkanDevice,
+                semaphores: (wait: VkSemaphore, signal: VkSemaphore)? = nil) throws(RenderError) {
         var buffer: VkCommandBuffer? = commandBuffer
+        var wait: VkSemaphore? = semaphores?.wait
+        var signal: VkSemaphore? = semaphores?.signal
+        var stage = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT)
         let result = withUnsafePointer(to: &buffer) { bufferPointer in
-            var info = VkSubmitInfo()
-            info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-            info.commandBufferCount = 1
-            info.pCommandBuffers = bufferPointer
-            return vkQueueSubmit(device.queue, 1, &info, fence)
+            withUnsafePointer(to: &wait) { waitPointer in
+            withUnsafePointer(to: &signal) { signalPointer in
+            withUnsafePointer(to: &stage) { stagePointer in
+                var info = VkSubmitInfo()
+                info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
+                info.commandBufferCount = 1
+                info.pCommandBuffers = bufferPointer
+                if semaphores != nil {
+                    info.waitSemaphoreCount = 1
+                    info.pWaitSemaphores = waitPointer
+                    info.pWaitDstStageMask = stagePointer
+                    info.signalSemaphoreCount = 1
+                    info.pSignalSemaphores = signalPointer
+                }
+                return vkQueueSubmit(device.queue, 1, &info, fence)
+            }}}
         }
         try vk("vkQueueSubmit", result)
     }

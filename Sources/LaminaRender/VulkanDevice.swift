@@ -46,8 +46,9 @@ final class VulkanDevice {
     }
 
     /// Picks a device: a discrete GPU, else an integrated one, else a virtual one, else the CPU
-    /// (lavapipe). Needs Vulkan 1.2 and a graphics queue.
-    init(instance: VulkanInstance) throws(RenderError) {
+    /// (lavapipe). Needs Vulkan 1.2 and a graphics queue. `extensions`: device extensions to
+    /// enable (`VK_KHR_swapchain` for a window).
+    init(instance: VulkanInstance, extensions: [String] = []) throws(RenderError) {
         let devices: [VkPhysicalDevice?] = try enumerate("vkEnumeratePhysicalDevices") {
             vkEnumeratePhysicalDevices(instance.raw, $0, $1)
         }
@@ -95,7 +96,7 @@ final class VulkanDevice {
 
         var priority: Float = 1
         var device: VkDevice?
-        let result = withUnsafePointer(to: &priority) { priorityPointer in
+        let result = withCStrings(extensions) { extensionNames in withUnsafePointer(to: &priority) { priorityPointer in
             var queueInfo = VkDeviceQueueCreateInfo()
             queueInfo.sType = VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO
             queueInfo.queueFamilyIndex = best.family
@@ -106,9 +107,11 @@ final class VulkanDevice {
                 info.sType = VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO
                 info.queueCreateInfoCount = 1
                 info.pQueueCreateInfos = queueInfoPointer
+                info.enabledExtensionCount = UInt32(extensions.count)
+                info.ppEnabledExtensionNames = extensionNames
                 return vkCreateDevice(best.device, &info, nil, &device)
             }
-        }
+        }}
         try vk("vkCreateDevice", result)
         guard let device else { throw .vulkan(.unexpected(0), call: "vkCreateDevice") }
         raw = device

@@ -19,13 +19,14 @@ final class VulkanInstance {
 
     /// - Parameter validation: enable the Khronos validation layer and the debug messenger.
     ///   Throws `unsupported` when asked for but the layer is not installed.
-    init(validation: Bool, log: ValidationLog) throws(RenderError) {
+    /// - Parameter surfaceExtensions: what a window surface needs (`WindowSurface`), if any.
+    init(validation: Bool, log: ValidationLog, surfaceExtensions: [String] = []) throws(RenderError) {
         self.log = log
         self.validationEnabled = validation
         self.logBox = Unmanaged.passRetained(log)
 
         var layers: [String] = []
-        var extensions: [String] = []
+        var extensions: [String] = surfaceExtensions
         if validation {
             let available: [VkLayerProperties] = try enumerate("vkEnumerateInstanceLayerProperties") {
                 vkEnumerateInstanceLayerProperties($0, $1)

@@ -30,13 +30,15 @@ public final class Daemon: Sendable {
     private let serverThread = Mutex<JoinableThread?>(nil)   // set once by start, taken by the first waiter
     private let stopped = DispatchSemaphore(value: 0)
 
-    public init(config: DaemonConfig) {
+    /// - Parameter window: present the frames to this window too (`lamina-viewer`).
+    public init(config: DaemonConfig, window: WindowSurface? = nil) {
         self.config = config
         socketPath = config.socket ?? SocketPath.default
         clock = CompositorClock(mode: config.clock == "manual" ? .manual : .realtime)
         var rc = RenderConfig()
         rc.widthPoints = Double(config.width); rc.heightPoints = Double(config.height)
         rc.scale = config.scale; rc.fps = config.fps; rc.background = config.background
+        rc.window = window
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)

@@ -1,0 +1,137 @@
+// lamina-viewer: the Lamina compositor in a window. The same server as laminad — the same
+// config file, flags and socket (LaminaServer.DaemonOptions), so clients cannot tell them
+// apart — presenting every frame into a GLFW window through a Vulkan swapchain, with keys for
+// the tools people expect. See README.md.
+import CGLFW
+import Foundation
+import LaminaRender
+import LaminaServer
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+let usage = """
+usage: lamina-viewer \(DaemonOptions.flags)
+               [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen]
+
+The compositor in a window: the same server as laminad (same config, flags and socket).
+--headless is accepted and ignored (the viewer always has a window).
+--captures DIR     where C writes PNGs (default: captures)
+--measure SECONDS  after SECONDS, print the presentation figures as JSON and quit
+--stress N         a built-in client puts N animated layers on the screen (for --measure)
+--offscreen        no window: the same server drawing offscreen only, as laminad does
+                   (the offscreen figure of the same scene, for --measure)
+
+Keys:
+  Space  pause / resume compositor time (every animation stops where it is)
+  S      slow animations: compositor time runs at a tenth of real time (again: normal)
+  R      Reduce Motion on / off
+  H      heads-up display: frame times against the frame budget, per-phase bars
+  W      tessellated meshes as wireframe
+  D      tint the region each frame redrew (its damage)
+  C      capture the window's frame to a PNG
+  Q      quit (as does closing the window, SIGINT or SIGTERM)
+"""
+
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data(("lamina-viewer: " + line + "\n").utf8))
+}
+
+func fail(_ message: String, code: Int32 = 2) -> Never {
+    FileHandle.standardError.write(Data("lamina-viewer: \(message)\n".utf8))
+    exit(code)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }
+var config: DaemonConfig
+var capturesDirectory = "captures"
+var measureSeconds: Double? = nil
+var stressLayers = 0
+var offscreen = false
+do {
+    let parsed = try DaemonOptions.parse(arguments, valueFlags: ["--captures", "--measure", "--stress"])
+    config = parsed.config
+    var rest = parsed.rest
+    while !rest.isEmpty {
+        let flag = rest.removeFirst()
+        switch flag {
+        case "--captures": capturesDirectory = rest.removeFirst()
+        case "--measure":
+            guard let s = Double(rest.removeFirst()), s > 0 else { fail("--measure must be a positive number of seconds") }
+            measureSeconds = s
+        case "--stress":
+            guard let n = Int(rest.removeFirst()), n > 0, n <= 100_000 else { fail("--stress must be a layer count in 1…100000") }
+            stressLayers = n
+        case "--offscreen": offscreen = true
+        default: fail("unknown option \(flag)\n\(usage)")
+        }
+    }
+} catch {
+    fail("\(error)\n\(usage)")
+}
+
+if offscreen {
+    // The comparison run: no window, no keys; the same daemon as laminad.
+    let daemon = Daemon(config: config)
+    do { try daemon.start() } catch { fail("\(error)", code: 1) }
+    let signalSources = DaemonOptions.stopOnSignals(daemon)
+    say(String(DaemonOptions.servingLine("lamina-viewer", daemon).dropFirst("lamina-viewer: ".count)) + " offscreen")
+    if stressLayers > 0 {
+        StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
+    }
+    if let measureSeconds {
+        Thread.detachNewThread {
+            Thread.sleep(forTimeInterval: measureSeconds)
+            FileHandle.standardOutput.write(Data((ViewerControls.measurementJSON(daemon.renderLoop) + "\n").utf8))
+            daemon.requestStop()
+        }
+    }
+    daemon.waitUntilStopped()
+    _ = signalSources
+    say("stopped")
+    exit(0)
+}
+
+let window: ViewerWindow
+do {
+    window = try ViewerWindow(title: "Lamina", width: config.width, height: config.height, scale: config.scale)
+} catch {
+    fail("\(error)", code: 1)
+}
+let daemon = Daemon(config: config, window: window.surface)
+do {
+    try daemon.start()
+} catch {
+    window.close()
+    fail("\(error)", code: 1)
+}
+// SIGINT/SIGTERM stop the daemon; the event loop below wakes and closes the window.
+let signalSources = DaemonOptions.stopOnSignals(daemon, also: { glfwPostEmptyEvent() })
+let stopped = Atomic<Bool>(false)
+Thread.detachNewThread {
+    daemon.waitUntilStopped()
+    stopped.store(true, ordering: .sequentiallyConsistent)
+    glfwPostEmptyEvent()
+}
+if stressLayers > 0 {
+    StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
+}
+var controls = ViewerControls(daemon: daemon, capturesDirectory: capturesDirectory)
+controls.install(on: window)
+say(DaemonOptions.servingLine("lamina-viewer", daemon).dropFirst("lamina-viewer: ".count)
+    + " in a window, presenting \(daemon.renderLoop.presentation?.pacing.rawValue ?? "…")")
+let start = Date()
+while !stopped.load(ordering: .sequentiallyConsistent) {
+    glfwWaitEventsTimeout(0.05)
+    window.refresh()
+    if window.shouldClose || controls.quitRequested { daemon.requestStop() }
+    if let measureSeconds, Date().timeIntervalSince(start) >= measureSeconds, !controls.quitRequested {
+        FileHandle.standardOutput.write(Data((ViewerControls.measurementJSON(daemon.renderLoop) + "\n").utf8))
+        controls.quitRequested = true
+    }
+}
+_ = signalSources
+window.close()
+say("stopped")

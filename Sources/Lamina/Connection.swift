@@ -339,7 +339,7 @@ public final class Connection {
     }
 
     /// Sends staged requests and `request`, then reads until its reply arrives.
-    private func roundTrip(_ request: Request) throws -> Event {
+    func roundTrip(_ request: Request) throws -> Event {
         let id = nextRequestID
         stageRaw(request)
         let bytes = outgoing

@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaImage
 import LaminaTree
 
 /// The render loop's per-frame logic with no thread and no GPU: applies the queued commit
@@ -48,6 +49,10 @@ public struct FrameDriver {
         builder.heightPoints = heightPoints
         builder.scale = scale
     }
+
+    /// Puts an image in the image map `contents` names (nil removes it): a client's upload
+    /// under its qualified name (LaminaServer's ServerCore+Images).
+    public mutating func setImage(_ name: String, _ image: Image?) { builder.images[name] = image }
 
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }

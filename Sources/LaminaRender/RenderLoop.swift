@@ -2,6 +2,7 @@ import Foundation
 import LaminaAnimation
 import LaminaFrame
 import LaminaGeometry
+import LaminaImage
 import LaminaTree
 import Synchronization
 
@@ -70,6 +71,8 @@ public final class RenderLoop: Sendable {
 
     private struct Inbox {
         var packets: [CommitPacket] = []
+        /// Image map changes (applied before the packets), in order.
+        var images: [(name: String, image: Image?)] = []
         var captures: [(time: Double?, tag: UInt64)] = []
         /// Someone waits for the next snapshot: wake them after the next frame.
         var notify = false
@@ -129,6 +132,12 @@ public final class RenderLoop: Sendable {
     public func submit(_ packet: CommitPacket) {
         inbox.withLock { $0.packets.append(packet); $0.dirty = true }
         wake.signal()
+    }
+
+    /// Puts an image in the frame's image map (nil removes it) before the packets submitted
+    /// after it. No frame by itself: only a packet makes a layer show it.
+    public func setImage(_ name: String, _ image: Image?) {
+        inbox.withLock { $0.images.append((name, image)) }
     }
 
     /// Asks the render thread to render the frame at compositor time `time` (or the current
@@ -226,7 +235,7 @@ public final class RenderLoop: Sendable {
             // Drain the inbox by swapping.
             let work = inbox.withLock { inbox -> Inbox in
                 let taken = inbox
-                inbox.packets = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
+                inbox.packets = []; inbox.images = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
                 return taken
             }
             if work.stop {
@@ -238,6 +247,7 @@ public final class RenderLoop: Sendable {
                 }
                 return
             }
+            for change in work.images { driver.setImage(change.name, change.image) }
             let pending = work.dirty || !work.packets.isEmpty || !work.captures.isEmpty
             let shouldRender = driver.needsFrame(pending: pending)
             if shouldRender {

@@ -265,6 +265,7 @@ private struct ServerLoop {
                 captures[tag] = (client, requestID)
                 daemon.renderLoop.capture(at: time, tag: tag)
             case .requestFrame: daemon.renderLoop.requestFrame()
+            case .setImage(let name, let image): daemon.renderLoop.setImage(name, image)
             }
         }
     }

@@ -24,6 +24,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// How deep layers may nest (a client's top-level layers are at depth 1), at most
     /// `maxDepthLimit`: drawing and hit testing recurse once per level (64 MiB thread stacks).
     public var maxDepth = LayerTree.defaultMaxDepth
+    /// Bytes of decoded images (width × height × 4) one client may hold: uploaded and not
+    /// released, or released and still shown (docs/protocol.md, Images).
+    public var maxImageBytesPerClient = 256 << 20
     public static let maxDepthLimit = 2048
 
     public init() {}
@@ -87,6 +90,7 @@ public struct DaemonConfig: Sendable, Equatable {
             case "maxClients": c.maxClients = try positiveInt(key, value)
             case "maxPendingOperations": c.maxPendingOperations = try positiveInt(key, value)
             case "maxQueuedOutput": c.maxQueuedOutput = try positiveInt(key, value)
+            case "maxImageBytesPerClient": c.maxImageBytesPerClient = try positiveInt(key, value)
             case "maxDepth":
                 c.maxDepth = try positiveInt(key, value)
                 guard c.maxDepth <= maxDepthLimit else {

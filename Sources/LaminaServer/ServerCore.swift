@@ -2,6 +2,7 @@ import Foundation
 import LaminaAnimation
 import LaminaGeometry
 import LaminaFrame
+import LaminaImage
 import LaminaTree
 import LaminaWire
 
@@ -19,6 +20,9 @@ public enum ServerEffect: Sendable {
     /// A query waits for a newer presentation snapshot (or the clock moved): the render side
     /// must make a frame and report its snapshot (`snapshotPublished`).
     case requestFrame
+    /// Put an image in the frame's image map under a qualified name (nil: remove it), before
+    /// the packets submitted after this effect (ServerCore+Images).
+    case setImage(name: String, image: Image?)
 }
 
 /// The daemon's server logic with no I/O: connections and bytes in, effects out (bytes to
@@ -61,6 +65,10 @@ public struct ServerCore {
     private struct Parked { var client: UInt32; var requestID: UInt32; var query: Query; var sequence: UInt64; var time: Double }
     /// Queries waiting for a newer snapshot, in arrival order.
     private var parked: [Parked] = []
+    /// Each client's images (ServerCore+Images).
+    var imageTables: [UInt32: ClientImages] = [:]
+    /// Uploads so far: the serial of each qualified image name.
+    var imageSerial: UInt64 = 0
 
     public init(config: DaemonConfig, clock: CompositorClock, stats: @escaping @Sendable () -> FrameStats) {
         self.config = config
@@ -130,7 +138,7 @@ public struct ServerCore {
         guard clients.removeValue(forKey: id) != nil else { return [] }
         parked.removeAll { $0.client == id }
         guard let packet = try? model.validate(Commit(client: id, content: .disconnect), at: clock.now) else { return [] }
-        return [.submit(packet)]
+        return [.submit(packet)] + dropImages(of: id)
     }
 
     /// The render side published a presentation snapshot: answers the queries it covers.
@@ -216,6 +224,8 @@ public struct ServerCore {
             effects.append(.close(client: client))
         case .commit(var commit, let requestID):
             commit.time = clock.now
+            let (qualified, imageFailure) = qualifyContents(commit)
+            commit = qualified
             let operations: [LaminaTree.Operation]
             if case .operations(let ops) = commit.content { operations = ops } else { operations = [] }
             func reject(_ code: ErrorCode, index: Int, _ message: String) {
@@ -235,12 +245,14 @@ public struct ServerCore {
                     return
                 }
             }
+            if let f = imageFailure { return reject(f.code, index: f.index, f.message) }
             do {
                 let packet = try model.validate(commit, at: clock.now)
                 commitSequence += 1
                 clients[client]?.sequence = packet.sequence
                 clients[client]?.pendingCompletions = declared
                 effects.append(.submit(packet))
+                updateImageUsers(after: commit, &effects)
                 send(.committed(sequence: commitSequence), requestID)
             } catch {
                 reject(ErrorCode(rawValue: error.code.rawValue) ?? .internalError, index: error.index, error.message)
@@ -269,6 +281,8 @@ public struct ServerCore {
             query(.presentation(layer: layer, keyPath: keyPath), client: client, requestID: requestID, &effects)
         case .hitTest(let x, let y, let requestID):
             query(.hitTest(Point(x, y)), client: client, requestID: requestID, &effects)
+        case .image(let request, let requestID):
+            handleImage(request, client: client, requestID: requestID, &effects)
         case .sendTree(let requestID):
             send(.tree(json: treeJSON()), requestID)
         case .sendStats(let requestID):
@@ -302,7 +316,8 @@ public struct ServerCore {
             if snapshot.tree[id] == nil {
                 event = .error(opcode: 0x34, code: .unknownLayer, message: "layer \(layer) does not exist",
                                request: requestID, layer: layer, key: keyPath)
-            } else if let v = snapshot.value(of: id, keyPath: keyPath) {
+            } else if var v = snapshot.value(of: id, keyPath: keyPath) {
+                if keyPath == "contents", case .string(let q) = v { v = .string(Self.clientImageName(q)) }
                 event = .presentation(value: v)
             } else {
                 event = .error(opcode: 0x34, code: .invalidProperty,

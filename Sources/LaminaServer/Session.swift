@@ -13,6 +13,8 @@ public enum SessionAction: Sendable, Equatable {
     case presentation(layer: UInt32, keyPath: String, requestID: UInt32)
     case hitTest(x: Double, y: Double, requestID: UInt32)
     case setReduceMotion(Bool, requestID: UInt32)
+    /// `uploadImage` / `releaseImage` (ServerCore+Images).
+    case image(Request, requestID: UInt32)
     /// Close the connection after sending what is queued.
     case close(reason: String)
 }
@@ -144,6 +146,7 @@ public struct Session: Sendable {
         case .getPresentation(let id, let keyPath): return [.presentation(layer: id, keyPath: keyPath, requestID: requestID)]
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]
+        case .uploadImage, .releaseImage: return [.image(request, requestID: requestID)]
         default:
             return [.send(.error(opcode: request.opcode, code: .internalError, message: "unhandled request", request: requestID),
                           requestID: requestID)]

@@ -59,6 +59,10 @@ public enum Request: Hashable, Sendable {
     case hitTest(x: Double, y: Double)
     /// Sets the Reduce Motion setting (tools and tests; the viewer sets it from the desktop).
     case setReduceMotion(Bool)
+    /// Uploads an image under a client-chosen name (docs/protocol.md, Images).
+    case uploadImage(name: String, format: ImageUploadFormat, width: UInt32, height: UInt32, data: [UInt8])
+    /// Releases the client's image of this name.
+    case releaseImage(name: String)
 
     public var opcode: UInt16 {
         switch self {
@@ -83,6 +87,8 @@ public enum Request: Hashable, Sendable {
         case .getPresentation: 0x34
         case .hitTest: 0x35
         case .setReduceMotion: 0x36
+        case .uploadImage: 0x38
+        case .releaseImage: 0x39
         }
     }
 
@@ -95,7 +101,7 @@ public enum Request: Hashable, Sendable {
         case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
         case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
-        case 0x36: "setReduceMotion"
+        case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -144,6 +150,7 @@ public enum Request: Hashable, Sendable {
         case .commit, .getTree, .getStats: break
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
+        case .uploadImage, .releaseImage: encodeImageBody(&w)
         }
     }
 
@@ -203,6 +210,7 @@ public enum Request: Hashable, Sendable {
             request = .advanceClock(seconds: s)
         case 0x32: request = .getTree
         case 0x33: request = .getStats
+        case 0x38, 0x39: request = try decodeImageBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd(Request.name(ofOpcode: opcode))
@@ -235,6 +243,10 @@ public enum Event: Hashable, Sendable {
     /// The Reduce Motion setting: the answer to `setReduceMotion` (its request id), and to
     /// every client when it changes (request id 0).
     case reduceMotionChanged(Bool)
+    /// Answers `uploadImage`: the image's name and size in pixels.
+    case imageUploaded(name: String, width: UInt32, height: UInt32)
+    /// Answers `releaseImage`.
+    case imageReleased(name: String)
 
     /// An error event for request `request` (opcode `opcode`) that failed itself.
     public static func error(opcode: UInt16, code: ErrorCode, message: String, request: UInt32,
@@ -262,6 +274,8 @@ public enum Event: Hashable, Sendable {
         case .transactionCompleted: 0x8D
         case .displayChanged: 0x8E
         case .reduceMotionChanged: 0x8F
+        case .imageUploaded: 0xA1
+        case .imageReleased: 0xA2
         }
     }
 
@@ -286,6 +300,8 @@ public enum Event: Hashable, Sendable {
         case .transactionCompleted(let id): w.u32(id)
         case .displayChanged(let d): d.encode(&w)
         case .reduceMotionChanged(let on): w.u8(on ? 1 : 0)
+        case .imageUploaded(let name, let width, let height): w.string(name); w.u32(width); w.u32(height)
+        case .imageReleased(let name): w.string(name)
         }
     }
 
@@ -325,6 +341,8 @@ public enum Event: Hashable, Sendable {
         case 0x8D: event = .transactionCompleted(id: try r.u32("completion id"))
         case 0x8E: event = .displayChanged(try DisplayInfo.decode(&r))
         case 0x8F: event = .reduceMotionChanged(try r.bool("reduceMotion"))
+        case 0xA1: event = .imageUploaded(name: try r.string("image name"), width: try r.u32("width"), height: try r.u32("height"))
+        case 0xA2: event = .imageReleased(name: try r.string("image name"))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

@@ -16,6 +16,12 @@ public enum ErrorCode: UInt16, Sendable, CaseIterable {
     case transactionFailed = 14
     case internalError = 15
     case invalidAnimation = 16
+    /// `contents` or `releaseImage` names an image the client has not uploaded (or released).
+    case unknownImage = 17
+    /// `uploadImage`'s bytes are not an image the daemon can decode (or raw pixels don't fit).
+    case invalidImage = 18
+    /// `uploadImage` under a name the client already uses.
+    case duplicateImage = 19
 }
 
 /// Why bytes could not be decoded into a message.

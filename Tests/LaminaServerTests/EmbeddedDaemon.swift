@@ -126,6 +126,9 @@ final class EmbeddedDaemon {
         perform(core.displayChanged(info))
     }
 
+    /// The draw list of the presentation tree now (what the next frame draws).
+    func drawList() -> DrawList { driver.drawList(at: clock.now) }
+
     /// The client hangs up.
     func hangUp(_ client: UInt32) {
         perform(core.disconnected(client))
@@ -149,6 +152,7 @@ final class EmbeddedDaemon {
                                                               message: "the embedded daemon has no GPU", request: requestID),
                                                   requestID: requestID), client)
                 case .requestFrame: frameWanted = true
+                case .setImage(let name, let image): driver.setImage(name, image)
                 }
             }
             guard !queued.isEmpty || frameWanted else { return }

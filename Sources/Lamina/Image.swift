@@ -1,0 +1,69 @@
+import Foundation
+import LaminaWire
+
+/// An image uploaded to the daemon once, under a name of this client's choosing, and shown by
+/// any of the client's layers as their `contents` (`layer.setContents(image)`, or
+/// `layer.contents = image.name`). The daemon decodes it (PNG, JPEG, WebP) or takes raw
+/// premultiplied RGBA, counts it against the client's image memory, and frees it once it is
+/// released and no layer shows it (docs/protocol.md, Images).
+public final class Image {
+    public unowned let connection: Connection
+    /// The client's name for it (what `contents` holds).
+    public let name: String
+    /// Size in pixels, as the daemon decoded it.
+    public let width: Int
+    public let height: Int
+    /// Whether `release()` was called.
+    public private(set) var isReleased = false
+
+    init(connection: Connection, name: String, width: Int, height: Int) {
+        self.connection = connection; self.name = name; self.width = width; self.height = height
+    }
+
+    /// Releases the name: layers that show the image keep showing it until their `contents`
+    /// changes; then the daemon frees it. The name may be uploaded again.
+    public func release() throws {
+        guard !isReleased else { return }
+        guard case .imageReleased = try connection.roundTrip(.releaseImage(name: name)) else {
+            throw LaminaError.protocolViolation("expected imageReleased")
+        }
+        isReleased = true
+    }
+}
+
+extension Connection {
+    /// Uploads PNG, JPEG or WebP bytes (decoded by the daemon) under `name`.
+    /// - Throws: `LaminaError.requestFailed` naming the image: `invalidImage` for bytes it
+    ///   cannot decode, `limitExceeded` over the image memory limit, `duplicateImage`.
+    public func uploadImage(_ bytes: [UInt8], name: String) throws -> Image {
+        try upload(.uploadImage(name: name, format: .encoded, width: 0, height: 0, data: bytes))
+    }
+
+    /// Uploads an image file's bytes under `name` (the file's name when nil).
+    public func uploadImage(contentsOfFile path: String, name: String? = nil) throws -> Image {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw LaminaError.connectionFailed("cannot read image file \(path)")
+        }
+        return try uploadImage([UInt8](data), name: name ?? (path as NSString).lastPathComponent)
+    }
+
+    /// Uploads premultiplied RGBA8 (sRGB-encoded, rows top first, width × height × 4 bytes).
+    public func uploadImage(premultipliedRGBA pixels: [UInt8], width: Int, height: Int, name: String) throws -> Image {
+        try upload(.uploadImage(name: name, format: .rawRGBA, width: UInt32(clamping: width),
+                                height: UInt32(clamping: height), data: pixels))
+    }
+
+    private func upload(_ request: Request) throws -> Image {
+        guard case .uploadImage(let name, _, _, _, _) = request,
+              case .imageUploaded(_, let w, let h) = try roundTrip(request) else {
+            throw LaminaError.protocolViolation("expected imageUploaded")
+        }
+        return Image(connection: self, name: name, width: Int(w), height: Int(h))
+    }
+}
+
+extension Layer {
+    /// Shows an uploaded image as `contents` (staged like any property; nil: none). The same
+    /// as `contents = image.name`.
+    public func setContents(_ image: Image?) { contents = image?.name }
+}

@@ -1,0 +1,161 @@
+import LaminaImage
+import LaminaTree
+import LaminaWire
+
+/// One client's images (docs/protocol.md, Images): the names it uploaded and has not released,
+/// and the images its layers show. Each upload gets a daemon-wide unique *qualified* name,
+/// `CLIENT/SERIAL/NAME`, which is what the model tree, the render tree and the frame's image
+/// map hold: `contents` is rewritten to it at commit, so one client's name can never reach
+/// another client's image, and a name uploaded again after a release is a new image while
+/// layers still show the old one.
+struct ClientImages {
+    struct Held { var bytes: Int; var users = 0; var released = false }
+    /// Names not released → qualified names.
+    var named: [String: String] = [:]
+    /// Every image held (named, or released and still shown), by qualified name.
+    var held: [String: Held] = [:]
+    /// The qualified name each of the client's layers shows (by local id).
+    var shown: [UInt32: String] = [:]
+    /// Bytes of every held image (the `maxImageBytesPerClient` budget).
+    var bytes = 0
+}
+
+extension ServerCore {
+    /// The client's own name of a qualified image name (what `getPresentation` of `contents`
+    /// answers).
+    static func clientImageName(_ qualified: String) -> String {
+        let parts = qualified.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        return parts.count == 3 ? String(parts[2]) : qualified
+    }
+
+    /// `uploadImage` and `releaseImage`: decodes (on the server thread, never the render
+    /// thread), checks the name, the format and the client's byte budget, and hands the image
+    /// to the render side under its qualified name.
+    mutating func handleImage(_ request: Request, client: UInt32, requestID: UInt32, _ effects: inout [ServerEffect]) {
+        let (_, name) = request.subject
+        func reply(_ event: Event) {
+            effects.append(.write(client: client, bytes: MessageEncoder.encode(event, requestID: requestID)))
+        }
+        func fail(_ code: ErrorCode, _ message: String) {
+            reply(.error(opcode: request.opcode, code: code, message: "image \"\(name)\": \(message)",
+                         request: requestID, key: name))
+        }
+        var table = imageTables[client] ?? ClientImages()
+        switch request {
+        case .releaseImage:
+            guard let qualified = table.named.removeValue(forKey: name) else {
+                return fail(.unknownImage, "no image of this name is uploaded")
+            }
+            table.held[qualified]?.released = true
+            release(qualified, in: &table, &effects)
+            imageTables[client] = table
+            reply(.imageReleased(name: name))
+        case .uploadImage(_, let format, let width, let height, let data):
+            guard !name.isEmpty, name.utf8.count <= Request.maxImageName else {
+                return fail(.invalidValue, "an image name has 1…\(Request.maxImageName) bytes")
+            }
+            guard table.named[name] == nil else {
+                return fail(.duplicateImage, "the name is in use; release it first")
+            }
+            let budget = config.maxImageBytesPerClient - table.bytes
+            let over = "over the client's image memory limit (maxImageBytesPerClient \(config.maxImageBytesPerClient) bytes, \(table.bytes) in use)"
+            guard budget >= 4 else { return fail(.limitExceeded, over) }
+            // The decoder refuses a header whose pixels exceed the budget before allocating them.
+            let limits = ImageLimits(maxBytes: config.maxMessageSize, maxPixels: min(ImageLimits.standard.maxPixels, budget / 4))
+            let image: Image
+            do throws(ImageError) {
+                switch format {
+                case .encoded:
+                    guard width == 0, height == 0 else { return fail(.invalidValue, "encoded images give width and height 0") }
+                    image = try ImageDecoder.decode(data, limits: limits)
+                case .rawRGBA:
+                    image = try ImageDecoder.raw(data, width: Int(width), height: Int(height), limits: limits)
+                }
+            } catch {
+                if error.kind == .tooLarge { return fail(.limitExceeded, "\(error.message); the budget left: \(over)") }
+                return fail(.invalidImage, error.message)
+            }
+            guard image.byteCount <= budget else { return fail(.limitExceeded, "\(image.byteCount) bytes is \(over)") }
+            imageSerial += 1
+            let qualified = "\(client)/\(imageSerial)/\(name)"
+            table.named[name] = qualified
+            table.held[qualified] = ClientImages.Held(bytes: image.byteCount)
+            table.bytes += image.byteCount
+            imageTables[client] = table
+            effects.append(.setImage(name: qualified, image: image))
+            reply(.imageUploaded(name: name, width: UInt32(image.width), height: UInt32(image.height)))
+        default:
+            preconditionFailure("not an image request")
+        }
+    }
+
+    /// Frees a held image when it is released and no layer shows it.
+    private func release(_ qualified: String, in table: inout ClientImages, _ effects: inout [ServerEffect]) {
+        guard let held = table.held[qualified], held.released, held.users == 0 else { return }
+        table.held[qualified] = nil
+        table.bytes -= held.bytes
+        effects.append(.setImage(name: qualified, image: nil))
+    }
+
+    /// Rewrites each `contents` name of a commit to its qualified name. A name the client has
+    /// not uploaded is `unknownImage`, reported for the first failing request in the order
+    /// staged: when an earlier request fails in the model tree, that one is reported instead.
+    func qualifyContents(_ commit: Commit) -> (Commit, failure: (index: Int, code: ErrorCode, message: String)?) {
+        guard case .operations(var ops) = commit.content else { return (commit, nil) }
+        let table = imageTables[commit.client]
+        for (i, op) in ops.enumerated() {
+            guard case .set(let id, "contents", .string(let name)) = op, !name.isEmpty else { continue }
+            guard let qualified = table?.named[name] else {
+                var probe = model
+                var prefix = commit
+                prefix.content = .operations(Array(ops[..<i]))
+                do { _ = try probe.validate(prefix, at: commit.time ?? 0) } catch {
+                    return (commit, (error.index, ErrorCode(rawValue: error.code.rawValue) ?? .internalError, error.message))
+                }
+                return (commit, (i, .unknownImage, "contents names image \"\(name)\", which the client has not uploaded"))
+            }
+            ops[i] = .set(id, keyPath: "contents", value: .string(qualified))
+        }
+        var rewritten = commit
+        rewritten.content = .operations(ops)
+        return (rewritten, nil)
+    }
+
+    /// After a commit applied: counts which layers show which image, and frees released
+    /// images no layer shows any more.
+    mutating func updateImageUsers(after commit: Commit, _ effects: inout [ServerEffect]) {
+        guard case .operations(let ops) = commit.content, var table = imageTables[commit.client] else { return }
+        var touched: Set<UInt32> = []
+        for op in ops {
+            switch op {
+            case .set(let id, "contents", _), .delete(let id): touched.insert(id)
+            default: break
+            }
+        }
+        guard !touched.isEmpty else { return }
+        var maybeFree: [String] = []
+        for id in touched.sorted() {
+            let now = model[LayerID(client: commit.client, local: id)]?.properties.contents
+            let before = table.shown[id]
+            guard now != before else { continue }
+            if let before {
+                table.held[before]?.users -= 1
+                maybeFree.append(before)
+            }
+            if let now, table.held[now] != nil {
+                table.held[now]?.users += 1
+                table.shown[id] = now
+            } else {
+                table.shown[id] = nil
+            }
+        }
+        for q in maybeFree { release(q, in: &table, &effects) }
+        imageTables[commit.client] = table
+    }
+
+    /// The client is gone: every image it held leaves the render side.
+    mutating func dropImages(of client: UInt32) -> [ServerEffect] {
+        guard let table = imageTables.removeValue(forKey: client) else { return [] }
+        return table.held.keys.sorted().map { .setImage(name: $0, image: nil) }
+    }
+}

@@ -165,3 +165,26 @@ import Testing
         Self.expectError(e, .unknownLayer, opcode: 0x12, layer: 9, key: "opacity")
     }
 }
+
+extension ImageProtocolTests {
+    @Test func contentsDoesNotAnimate() throws {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        let (png, _) = try Self.pattern(2, 2)
+        _ = Self.upload(d, c, "a", png)
+        _ = Self.upload(d, c, "b", png)
+        _ = Self.show(d, c, "a")
+        // An explicit animation of contents is refused…
+        let json = #"{"type": "basic", "keyPath": "contents", "from": "a", "to": "b", "duration": 1}"#
+        guard case .error(_, let code, _, _) = d.commit([.addAnimation(id: 1, key: "swap", json: json)], from: c),
+              code == .invalidAnimation || code == .transactionFailed else {
+            Issue.record("an animation of contents was accepted"); return
+        }
+        // …and a change inside an animating transaction takes effect at once (no cross-fade yet).
+        _ = d.commit([.setTransaction(TransactionSettings(duration: 1, timingFunction: .linear, disableActions: false,
+                                                          completionIDs: [])),
+                      .setProperty(id: 1, keyPath: "contents", value: .string("b"))], from: c)
+        #expect(d.request(.getPresentation(id: 1, keyPath: "contents"), from: c) == .presentation(value: .string("b")))
+        #expect(Self.drawnImages(d).count == 1)
+    }
+}

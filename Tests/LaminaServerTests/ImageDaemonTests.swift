@@ -1,0 +1,46 @@
+import Foundation
+import Lamina
+import LaminaPNG
+import LaminaServer
+import LaminaWire
+import Testing
+import TestSupport
+
+/// An uploaded image drawn by the real daemon (sockets, render thread, lavapipe), read back
+/// through `capture`.
+@Suite(.serialized) struct ImageDaemonTests {
+    @Test func uploadedImageIsCaptured() throws {
+        let daemon = try DaemonTests.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "images")
+        // 2×2: red, green / blue, white; stretched (gravity resize) over 100×100 with nearest
+        // magnification, each pixel covers a 50×50 quadrant.
+        let px: [UInt8] = [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255]
+        let png = try PNG.encode(RGBAImage(width: 2, height: 2, pixels: px))
+        let image = try c.uploadImage(png, name: "quads")
+        #expect(image.width == 2 && image.height == 2)
+        let layer = c.makeLayer()
+        layer.frame = Rect(50, 50, 100, 100)
+        layer.magnificationFilter = .nearest
+        layer.setContents(image)
+        c.root.addSublayer(layer)
+        try c.commit()
+        // Released while shown: the layer keeps showing it.
+        try image.release()
+        let img = try DaemonTests.capture(c)
+        DaemonTests.expectPixel(img, 10, 10, (0, 0, 0))
+        DaemonTests.expectPixel(img, 75, 75, (255, 0, 0))
+        DaemonTests.expectPixel(img, 125, 75, (0, 255, 0))
+        DaemonTests.expectPixel(img, 75, 125, (0, 0, 255))
+        DaemonTests.expectPixel(img, 125, 125, (255, 255, 255))
+        // Bad bytes: an error naming the image, the connection goes on.
+        #expect(throws: LaminaError.self) { _ = try c.uploadImage(Array("not an image".utf8), name: "junk") }
+        do { _ = try c.uploadImage(Array("not an image, really".utf8), name: "junk") } catch let LaminaError.requestFailed(_, code, _, failed) {
+            #expect(code == .invalidImage && failed.key == "junk")
+        }
+        c.setDisableActions(true)
+        layer.opacity = 0
+        try c.commit()
+        DaemonTests.expectPixel(try DaemonTests.capture(c), 75, 75, (0, 0, 0))
+    }
+}

@@ -2,8 +2,8 @@ import Foundation
 import LaminaTree
 import LaminaWire
 
-/// Plays a scene into a running daemon through a connection (`laminactl load`): builds its
-/// layers in one commit, then commits each transaction when its scene time comes, measured
+/// Plays a scene into a running daemon through a connection (`laminactl load`): uploads its
+/// images, builds its layers in one commit, then commits each transaction when its scene time comes, measured
 /// from the load on this process's clock.
 public final class ScenePlayer {
     public let scene: Scene
@@ -18,6 +18,10 @@ public final class ScenePlayer {
     /// last one). `log` receives a line per commit.
     public func loadAndPlay(log: (String) -> Void = { _ in }) throws {
         connection.reserveLayerIDs(through: UInt32(scene.names.count + scene.layerNames.count + 1024))
+        // The scene's images are uploaded under their names first (docs/protocol.md, Images).
+        for (name, path) in scene.images.sorted(by: { $0.key < $1.key }) {
+            _ = try connection.uploadImage(contentsOfFile: path, name: name)
+        }
         for op in scene.initialOperations { connection.stageOperation(op) }
         try connection.commit()
         log("built \(scene.layerNames.count) named layers")

@@ -44,3 +44,30 @@ import TestSupport
         DaemonTests.expectPixel(try DaemonTests.capture(c), 75, 75, (0, 0, 0))
     }
 }
+
+extension ImageDaemonTests {
+    /// `laminactl load`'s player uploads a scene's images, then its layers show them: the
+    /// 8×6 grid at its natural size (gravity topLeft) reads back as the file's pixels.
+    @Test func scenePlayerUploadsTheScenesImages() throws {
+        let daemon = try DaemonTests.makeDaemon()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "scene")
+        let folder = ImageSceneTests.references
+        let scene = try Scene(json: """
+            {"size": [200, 200], "images": {"grid": "image-source-grid.png"},
+             "layers": [{"frame": [10, 20, 50, 50], "contents": "grid", "contentsGravity": "topLeft"}]}
+            """, folder: folder)
+        try ScenePlayer(scene: scene, connection: c).loadAndPlay()
+        let source = try PNG.read(path: folder + "/image-source-grid.png")
+        let img = try DaemonTests.capture(c)
+        for y in 0..<6 {
+            for x in 0..<8 {
+                let (r, g, b, a) = source[x, y]
+                // Over the black background: straight color × alpha (the capture is opaque).
+                let over = { (v: UInt8) in Int((Double(v) * Double(a) / 255).rounded()) }
+                DaemonTests.expectPixel(img, 10 + x, 20 + y, (over(r), over(g), over(b)))
+            }
+        }
+        DaemonTests.expectPixel(img, 30, 40, (0, 0, 0))  // the layer's bounds beyond the image
+    }
+}

@@ -2,21 +2,22 @@ import Foundation
 @_exported import LaminaGeometry
 @_exported import LaminaTree
 @_exported import LaminaAnimation
-import LaminaWire
+@_exported import LaminaWire
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// Errors the client library reports.
 public enum LaminaError: Error, CustomStringConvertible, Equatable {
-    /// The daemon could not be reached.
+    /// The daemon could not be reached (or refused the connection: `maxClients`).
     case connectionFailed(String)
-    /// The daemon closed the connection.
+    /// The daemon closed the connection (or `close()` was called).
     case disconnected
     /// The daemon answered a request with an error event. `request` names the request
     /// answered; `failed` is the request that failed, as fields (for a rejected commit, the
     /// staged request: its id, opcode, layer and key path or animation key).
     case requestFailed(request: String, code: ErrorCode, message: String, failed: ErrorDetail)
+    /// The daemon sent something this library cannot read as the reply expected.
     case protocolViolation(String)
 
     public var description: String {
@@ -27,218 +28,219 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
         case .protocolViolation(let m): "protocol violation: \(m)"
         }
     }
+
+    /// The error code of a `requestFailed`, else nil.
+    public var code: ErrorCode? {
+        if case .requestFailed(_, let code, _, _) = self { return code }
+        return nil
+    }
+
+    /// The failing request's id, opcode, layer and key of a `requestFailed`, else nil.
+    public var failedRequest: ErrorDetail? {
+        if case .requestFailed(_, _, _, let d) = self { return d }
+        return nil
+    }
 }
 
 /// A connection to laminad. Create layers with `makeLayer`, change them, then `commit()`:
 /// the daemon applies the whole batch or none of it.
 ///
-/// Not thread-safe: use a connection from one thread at a time.
+/// **Where it may be used.** A connection and its layers are not `Sendable`: they belong to
+/// the isolation domain that made them (a thread, a task, an actor such as the main actor),
+/// and the compiler keeps them there. Every method is called from that domain. The blocking
+/// forms (`commit()`, `ping()`, …) block the calling thread until the reply; from async code
+/// use their `async` forms, which suspend instead and resume on the caller's actor.
+///
+/// **Events** arrive without the caller doing anything: a reader thread reads the socket,
+/// answers the waiting requests and hands events to callbacks (`onAnimationEvent`,
+/// `onDisplayChange`, `onReduceMotionChange`, completion blocks, animation delegates), which
+/// run on the actor they were formed on, or else on the connection's serial delivery
+/// context, in the order the events came; and to every `events` stream.
 public final class Connection {
-    /// The daemon's canvas size in points, scale and clock, from its welcome.
-    public private(set) var canvasSize = Size(0, 0)
-    public private(set) var scale = 1.0
-    /// The display (size, scale, refresh rate), from the welcome and `displayChanged`.
-    public private(set) var display = DisplayInfo(width: 0, height: 0, scale: 1, refreshRate: 0)
-    /// The Reduce Motion setting, from the welcome and `reduceMotionChanged`.
-    public private(set) var reduceMotion = false
-    /// Called when the display or Reduce Motion changes (while the connection reads).
-    public var displayChangeHandler: ((DisplayInfo) -> Void)?
-    public var reduceMotionChangeHandler: ((Bool) -> Void)?
-    public private(set) var isManualClock = false
+    let link: Link
     /// This client's id in the daemon.
-    public private(set) var clientID: UInt32 = 0
+    public let clientID: UInt32
+    /// The daemon runs the manual clock (`advanceClock`, captures at a time).
+    public let isManualClock: Bool
+    /// The daemon's clock when it welcomed this client.
+    public let welcomeTime: Double
 
-    private let fd: Int32
-    private var decoder = FrameDecoder(maxMessageSize: 1 << 30)
-    private var nextRequestID: UInt32 = 1
-    private var nextLayerID: UInt32 = 1
-    private var outgoing: [UInt8] = []
     /// CATransaction's nesting and settings for this connection.
     var transactions = TransactionStack()
-    private var completionBlocks: [UInt32: () -> Void] = [:]
-    /// Called for `animationStarted` (finished nil) and `animationStopped` events of this
-    /// client's explicit animations: (layer id, key, finished).
-    public var animationEventHandler: ((UInt32, String, Bool?) -> Void)?
-    /// Errors the daemon reported for requests that were not waited for.
-    public private(set) var pendingErrors: [(requestID: UInt32, code: ErrorCode, message: String, failed: ErrorDetail)] = []
+    private var outgoing: [UInt8] = []
+    /// Completion blocks and animation delegates of the transaction being built.
+    private var hooks = Link.CommitHooks()
+    private var nextLayerID: UInt32 = 1
+    private var registry: [UInt32: WeakLayer] = [:]
+    private struct WeakLayer { weak var layer: Layer? }
 
     /// The container of this client's top-level layers (local id 0).
     public private(set) lazy var root = Layer(connection: self, id: 0, kind: .layer)
 
-    /// Connects and performs the handshake.
+    /// Connects and performs the handshake (blocking).
     /// - Parameters:
     ///   - socketPath: the daemon's socket; nil for `$XDG_RUNTIME_DIR/lamina-0` (or
     ///     `/tmp/lamina-<uid>/lamina-0` when that variable is unset).
     ///   - name: shown by `laminactl tree`.
     public init(socketPath: String? = nil, name: String = ProcessInfo.processInfo.processName) throws {
         let path = socketPath ?? Connection.defaultSocketPath
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
-        guard fd >= 0 else { throw LaminaError.connectionFailed("socket: \(String(cString: strerror(errno)))") }
-        var addr = sockaddr_un()
-        addr.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: addr.sun_path) else {
-            self.close(); throw LaminaError.connectionFailed("socket path too long: \(path)")
+        let fd = try Handshake.connect(path: path)
+        let (welcome, decoder) = try Handshake.hello(fd: fd, name: name)
+        guard case .welcome(_, _, let id, let display, let clock, let time, let reduceMotion) = welcome else {
+            Glibc.close(fd)
+            throw LaminaError.protocolViolation("expected welcome, got \(welcome)")
         }
-        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: bytes); $0[bytes.count] = 0 }
-        let rc = withUnsafePointer(to: &addr) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-        }
-        guard rc == 0 else {
-            let message = String(cString: strerror(errno))
-            self.close()
-            throw LaminaError.connectionFailed("cannot connect to laminad at \(path): \(message) (is laminad running?)")
-        }
-        let reply = try roundTrip(.hello(magic: Protocol.magic, major: Protocol.versionMajor,
-                                         minor: Protocol.versionMinor, clientName: name))
-        guard case .welcome(_, _, let id, let display, let clock, _, let reduceMotion) = reply else {
-            throw LaminaError.protocolViolation("expected welcome, got \(reply)")
-        }
+        link = Link(fd: fd)
+        link.state.withLock { $0.display = display; $0.reduceMotion = reduceMotion }
         clientID = id
-        self.display = display
-        canvasSize = Size(Double(display.width), Double(display.height))
-        scale = display.scale
         isManualClock = clock == .manual
-        self.reduceMotion = reduceMotion
+        welcomeTime = time
+        link.startReader(decoder: decoder)
     }
 
-    private var isClosed = false
-
-    deinit { close() }
+    deinit { link.shutdown() }
 
     /// Closes the connection; the daemon removes this client's layers in its next frame.
-    public func close() {
-        guard !isClosed else { return }
-        isClosed = true
-        Glibc.close(fd)
-    }
+    /// Requests waiting for replies fail with `disconnected`; `events` streams end.
+    public func close() { link.shutdown() }
 
     /// The default socket path.
     public static var defaultSocketPath: String { Protocol.defaultSocketPath }
+
+    // MARK: Display and Reduce Motion
+
+    /// The display (size in points, scale, refresh rate), from the welcome and `displayChanged`.
+    public var display: DisplayInfo { link.state.withLock { $0.display } }
+    /// The canvas size in points.
+    public var canvasSize: Size { let d = display; return Size(Double(d.width), Double(d.height)) }
+    public var scale: Double { display.scale }
+    /// The daemon's Reduce Motion setting, from the welcome and `reduceMotionChanged`. When
+    /// on, skip or shorten non-essential motion.
+    public var reduceMotion: Bool { link.state.withLock { $0.reduceMotion } }
+
+    /// Called when the display changes (see the type's notes on where callbacks run).
+    public var onDisplayChange: EventCallback<DisplayInfo>? {
+        get { link.state.withLock { $0.onDisplayChange } }
+        set { link.state.withLock { $0.onDisplayChange = newValue } }
+    }
+    /// Called when the Reduce Motion setting changes (or `setReduceMotion` answers).
+    public var onReduceMotionChange: EventCallback<Bool>? {
+        get { link.state.withLock { $0.onReduceMotionChange } }
+        set { link.state.withLock { $0.onReduceMotionChange = newValue } }
+    }
+    /// Called for every `animationStarted`/`animationStopped` event of this client's explicit
+    /// animations (after the animation's own delegate).
+    public var onAnimationEvent: EventCallback<ConnectionEvent>? {
+        get { link.state.withLock { $0.onAnimationEvent } }
+        set { link.state.withLock { $0.onAnimationEvent = newValue } }
+    }
+
+    /// A new stream of this connection's events from now on (each stream gets every event;
+    /// it buffers what is not yet consumed and ends with `.disconnected`). For an actor that
+    /// wants its events in its own isolation: `for await e in connection.events { … }`.
+    public var events: AsyncStream<ConnectionEvent> { link.subscribe() }
+
+    /// Errors the daemon reported for requests no one waited for (staged requests that
+    /// failed at once), oldest first.
+    public var pendingErrors: [RequestError] { link.state.withLock { $0.pendingErrors } }
+
+    /// Suspends until the callbacks of every event read so far have run.
+    nonisolated(nonsending) public func drainEvents() async { await link.drain() }
+
+    // MARK: Layers
 
     /// Makes a new layer owned by this client. It exists in the daemon after the next commit.
     public func makeLayer(_ kind: LayerKind = .layer) -> Layer {
         let id = nextLayerID
         nextLayerID += 1
         stage(.createLayer(id: id, kind: kind))
-        return Layer.make(connection: self, id: id, kind: kind)
+        let layer = Layer.make(connection: self, id: id, kind: kind)
+        registry[id] = WeakLayer(layer: layer)
+        return layer
     }
 
-    /// Sends every staged change as one transaction and waits for the daemon's answer (the
-    /// implicit transaction's commit, as at the end of a run loop turn).
+    /// This client's layer with `id`, while it is alive here (0: `root`).
+    public func layer(withID id: UInt32) -> Layer? {
+        id == 0 ? root : registry[id]?.layer
+    }
+
+    /// Reserves layer ids up to `id` (for callers that assign ids themselves, like scenes).
+    public func reserveLayerIDs(through id: UInt32) { nextLayerID = max(nextLayerID, id + 1) }
+
+    // MARK: Commit
+
+    /// Sends every staged change as one transaction and blocks until the daemon's answer (the
+    /// implicit transaction's commit, as at the end of a run loop turn). Open explicit
+    /// transactions are closed first.
     /// - Returns: the daemon's commit sequence number.
-    /// - Throws: `LaminaError.requestFailed` when the daemon rejected it (then nothing of it applied).
+    /// - Throws: `LaminaError.requestFailed` when the daemon rejected it (then nothing of it
+    ///   applied; `failedRequest` names the staged request that failed).
     @discardableResult
     public func commit() throws -> UInt64 {
-        // Open explicit transactions are closed first (their completions declared), then the
-        // implicit one; everything goes in one packet.
+        closeAllTransactions()
+        return try committed(link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
+    }
+
+    /// `commit()`, suspending instead of blocking.
+    @discardableResult
+    nonisolated(nonsending) public func commit() async throws -> UInt64 {
+        closeAllTransactions()
+        return try committed(await link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
+    }
+
+    private func closeAllTransactions() {
         while transactions.depth > 0 {
             for case .stage(let op) in transactions.commit() { stageOperation(op) }
         }
         for case .stage(let op) in transactions.commit() { stageOperation(op) }
-        return try sendCommit()
     }
 
-    private func sendCommit() throws -> UInt64 {
-        let reply = try roundTrip(.commit)
-        guard case .committed(let seq) = reply else { throw LaminaError.protocolViolation("expected committed") }
+    private func committed(_ reply: Event) throws(LaminaError) -> UInt64 {
+        guard case .committed(let seq) = reply else { throw LaminaError.protocolViolation("expected committed, got \(reply)") }
         return seq
     }
 
-    // MARK: Transactions (CATransaction)
-
-    /// `CATransaction.begin()`: opens a nested transaction that inherits the current settings.
-    public func begin() { transactions.begin() }
-
-    /// `CATransaction.commit()`: closes the innermost transaction, restoring its parent's
-    /// settings; the outermost one sends all staged changes as one commit and waits for it.
-    public func commitTransaction() throws {
+    /// `commitTransaction()`'s staging: closes the innermost transaction; true when the
+    /// outermost closed and the packet is to be sent.
+    func closeTransaction() -> Bool {
+        var send = false
         for action in transactions.commit() {
             switch action {
             case .stage(let op): stageOperation(op)
-            case .sendCommit: _ = try sendCommit()
+            case .sendCommit: send = true
             }
         }
+        return send
     }
 
-    /// `CATransaction.setAnimationDuration(_:)` for the innermost transaction.
-    public func setAnimationDuration(_ seconds: Double) { transactions.setAnimationDuration(seconds) }
-    /// `CATransaction.setAnimationTimingFunction(_:)`.
-    public func setAnimationTimingFunction(_ f: TimingFunction) { transactions.setTimingFunction(f) }
-    /// `CATransaction.setDisableActions(_:)`.
-    public func setDisableActions(_ disabled: Bool) { transactions.setDisableActions(disabled) }
-    /// `CATransaction.setCompletionBlock(_:)`: runs once every animation started by changes
-    /// made after this call in the transaction has ended or been removed (at once if none).
-    /// It runs on this connection's thread while the connection reads events
-    /// (`processEvents`, or any request's round trip).
-    public func setCompletionBlock(_ block: @escaping () -> Void) {
-        completionBlocks[transactions.setCompletion()] = block
+    func sendCommit() throws(LaminaError) {
+        _ = try committed(link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
     }
 
-    /// Runs `body` in a nested transaction with the given settings (Swift-y `CATransaction`).
-    public func transaction(duration: Double? = nil, timingFunction: TimingFunction? = nil,
-                            disableActions: Bool? = nil, completion: (() -> Void)? = nil,
-                            _ body: () throws -> Void) throws {
-        begin()
-        if let duration { setAnimationDuration(duration) }
-        if let timingFunction { setAnimationTimingFunction(timingFunction) }
-        if let disableActions { setDisableActions(disableActions) }
-        if let completion { setCompletionBlock(completion) }
-        try body()
-        try commitTransaction()
+    nonisolated(nonsending) func sendCommit() async throws(LaminaError) {
+        _ = try committed(await link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
     }
 
-    /// Reads and dispatches events that have arrived (completions, animation events), waiting
-    /// up to `timeout` seconds for the first.
-    public func processEvents(timeout: Double = 0) throws {
-        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-        guard poll(&p, 1, Int32(max(0, timeout) * 1000)) > 0 else { return }
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-        guard n > 0 else { throw LaminaError.disconnected }
-        decoder.feed(buffer[0..<n])
-        while let result = decoder.nextEvent() {
-            if case .message(let event, let requestID) = result {
-                if case .error(_, let code, let message, let d) = event { pendingErrors.append((requestID, code, message, d)) }
-                else { dispatch(event) }
-            }
-        }
+    func takeStaged() -> [UInt8] {
+        defer { outgoing = [] }
+        return outgoing
     }
 
-    private func dispatch(_ event: Event) {
-        switch event {
-        case .transactionCompleted(let id): completionBlocks.removeValue(forKey: id)?()
-        case .animationStarted(let layer, let key): animationEventHandler?(layer, key, nil)
-        case .animationStopped(let layer, let key, let finished): animationEventHandler?(layer, key, finished)
-        case .displayChanged(let d):
-            display = d; canvasSize = Size(Double(d.width), Double(d.height)); scale = d.scale
-            displayChangeHandler?(d)
-        case .reduceMotionChanged(let on):
-            reduceMotion = on
-            reduceMotionChangeHandler?(on)
-        default: break
-        }
+    private func takeHooks() -> Link.CommitHooks? {
+        guard !hooks.isEmpty else { return nil }
+        defer { hooks = Link.CommitHooks() }
+        return hooks
     }
 
-    // MARK: Presentation
-
-    /// The presentation value of one of this client's layers at a key path (model values with
-    /// the animations running now), as the render thread's next frame evaluates it.
-    public func presentationValue(ofLayer id: UInt32, forKeyPath keyPath: String) throws -> PropertyValue {
-        guard case .presentation(let v) = try roundTrip(.getPresentation(id: id, keyPath: keyPath)) else {
-            throw LaminaError.protocolViolation("expected presentation")
-        }
-        return v
+    func addDelegate(_ delegate: any AnimationDelegate, layer: UInt32, key: String) {
+        hooks.delegates.append((layer, key, delegate))
     }
 
-    /// The topmost layer under a canvas point in the presentation tree: `.ownLayer` with this
-    /// client's layer id, `.otherClient`, or `.none`.
-    public func hitTest(_ point: Point) throws -> (result: Event.HitResult, layer: UInt32) {
-        guard case .hitResult(let r, let layer) = try roundTrip(.hitTest(x: point.x, y: point.y)) else {
-            throw LaminaError.protocolViolation("expected hitResult")
-        }
-        return (r, layer)
+    func addCompletion(_ id: UInt32, _ block: @escaping CompletionBlock) {
+        hooks.completions[id] = block
     }
+
+    // MARK: Staging
 
     /// Stages a layer operation as its request (with the transaction settings in force).
     public func stageOperation(_ op: LaminaTree.Operation) {
@@ -258,61 +260,6 @@ public final class Connection {
         }
     }
 
-    /// Reserves layer ids up to `id` (for callers that assign ids themselves, like scenes).
-    public func reserveLayerIDs(through id: UInt32) { nextLayerID = max(nextLayerID, id + 1) }
-
-    /// Measures a round trip to the daemon.
-    public func ping() throws -> Double {
-        let start = Date()
-        let token = UInt64.random(in: 0...UInt64.max)
-        guard case .pong(let t) = try roundTrip(.ping(token: token)), t == token else {
-            throw LaminaError.protocolViolation("pong token mismatch")
-        }
-        return Date().timeIntervalSince(start)
-    }
-
-    /// Captures a frame as PNG bytes: the current one, or under the manual clock the frame at `time`.
-    public func capture(at time: Double? = nil) throws -> (png: [UInt8], width: Int, height: Int, time: Double) {
-        guard case .captured(let t, let w, let h, let png) = try roundTrip(.capture(time: time)) else {
-            throw LaminaError.protocolViolation("expected captured")
-        }
-        return (png, Int(w), Int(h), t)
-    }
-
-    /// Moves the daemon's manual clock forward; returns the new time.
-    @discardableResult
-    public func advanceClock(by seconds: Double) throws -> Double {
-        guard case .clockAdvanced(let t) = try roundTrip(.advanceClock(seconds: seconds)) else {
-            throw LaminaError.protocolViolation("expected clockAdvanced")
-        }
-        return t
-    }
-
-    /// The daemon's model tree as JSON (ids, owners, kinds, frames).
-    public func treeJSON() throws -> String {
-        guard case .tree(let json) = try roundTrip(.getTree) else { throw LaminaError.protocolViolation("expected tree") }
-        return json
-    }
-
-    /// The render thread's statistics as JSON.
-    public func statsJSON() throws -> String {
-        guard case .stats(let json) = try roundTrip(.getStats) else { throw LaminaError.protocolViolation("expected stats") }
-        return json
-    }
-
-    /// Sets the daemon's Reduce Motion setting (tools and tests); every other client is told.
-    public func setReduceMotion(_ on: Bool) throws {
-        guard case .reduceMotionChanged(let now) = try roundTrip(.setReduceMotion(on)) else {
-            throw LaminaError.protocolViolation("expected reduceMotionChanged")
-        }
-        reduceMotion = now
-    }
-
-    /// Sends raw bytes (for tests of the daemon's robustness).
-    public func sendRaw(_ bytes: [UInt8]) throws { try writeAll(bytes) }
-
-    // MARK: Internals
-
     /// Stages a request, preceded by the transaction settings when they changed.
     func stage(_ request: Request) {
         if Request.isLayerOpcode(request.opcode), let op = transactions.settingsChange(), case .setTransaction(let s) = op {
@@ -322,51 +269,15 @@ public final class Connection {
     }
 
     private func stageRaw(_ request: Request) {
-        outgoing += MessageEncoder.encode(request, requestID: nextRequestID)
-        nextRequestID &+= 1
+        outgoing += MessageEncoder.encode(request, requestID: link.takeRequestID())
     }
 
-    private func writeAll(_ bytes: [UInt8]) throws {
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0 {
-                if errno == EINTR { continue }
-                throw LaminaError.disconnected
-            }
-            offset += n
-        }
+    /// Sends staged requests and `request`, then blocks until its reply (the library's other
+    /// requests: images).
+    func roundTrip(_ request: Request) throws(LaminaError) -> Event {
+        try link.roundTrip(takeStaged(), request)
     }
 
-    /// Sends staged requests and `request`, then reads until its reply arrives.
-    func roundTrip(_ request: Request) throws -> Event {
-        let id = nextRequestID
-        stageRaw(request)
-        let bytes = outgoing
-        outgoing = []
-        try writeAll(bytes)
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            while let result = decoder.nextEvent() {
-                switch result {
-                case .failure(let error, _, _):
-                    throw LaminaError.protocolViolation(error.description)
-                case .message(let event, let requestID):
-                    if case .error(let opcode, let code, let message, let d) = event {
-                        if requestID == id {
-                            throw LaminaError.requestFailed(request: Request.name(ofOpcode: opcode), code: code, message: message, failed: d)
-                        }
-                        pendingErrors.append((requestID, code, message, d))
-                        continue
-                    }
-                    if requestID == id { return event }
-                    dispatch(event)
-                }
-            }
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { throw LaminaError.disconnected }
-            decoder.feed(buffer[0..<n])
-        }
-    }
+    /// Sends raw bytes (for tests of the daemon's robustness).
+    public func sendRaw(_ bytes: [UInt8]) throws { try link.write(bytes) }
 }

@@ -9,7 +9,8 @@ import LaminaWire
 /// are generated from `Properties.table` (`Layer+Generated.swift`); shape and gradient layers
 /// are `ShapeLayer` and `GradientLayer`, with their own.
 ///
-/// Not thread-safe: use it on its connection's thread.
+/// Not `Sendable`: use it where its connection is used (see `Connection`). Events name
+/// layers by `id`; `Connection.layer(withID:)` finds the object.
 public class Layer {
     public unowned let connection: Connection
     /// The client's id for this layer (0 is the client's root container).
@@ -50,8 +51,11 @@ public class Layer {
 
     /// `CALayer.add(_:forKey:)`: adds an explicit animation, replacing the one with the same
     /// key (an empty key adds an anonymous one). Checked in the daemon at commit.
-    public func add(_ animation: Animation, forKey key: String) {
+    /// - Parameter delegate: told when it starts and stops (`CAAnimation.delegate`), once the
+    ///   commit is accepted; with several anonymous animations in flight, in the order added.
+    public func add(_ animation: Animation, forKey key: String, delegate: (any AnimationDelegate)? = nil) {
         connection.stageOperation(.addAnimation(id, key: key, animation: animation))
+        if let delegate { connection.addDelegate(delegate, layer: id, key: key) }
     }
 
     /// `CALayer.removeAnimation(forKey:)`.
@@ -61,9 +65,32 @@ public class Layer {
     public func removeAllAnimations() { connection.stageOperation(.removeAllAnimations(id)) }
 
     /// The presentation value at a key path (`presentation()?.value(forKeyPath:)` in CA),
-    /// asked of the daemon's render thread.
+    /// asked of the daemon's render thread (blocking).
     public func presentationValue(forKeyPath keyPath: String) throws -> PropertyValue {
         try connection.presentationValue(ofLayer: id, forKeyPath: keyPath)
+    }
+
+    /// `presentationValue(forKeyPath:)`, suspending instead of blocking.
+    nonisolated(nonsending) public func presentationValue(forKeyPath keyPath: String) async throws -> PropertyValue {
+        try await connection.presentationValue(ofLayer: id, forKeyPath: keyPath)
+    }
+
+    /// `CALayer.presentation()`: every property of this layer's kind as the daemon presents
+    /// it now (model values with the running animations), asked in one write and answered
+    /// from one frame that includes this client's commits.
+    nonisolated(nonsending) public func presentation() async throws -> Presentation {
+        let rows = PropertyTable.rows.filter { $0.layers.contains(kind) }
+        let values = try await connection.presentationValues(ofLayer: id, keyPaths: rows.map(\.keyPath))
+        var p = LayerProperties()
+        for (row, value) in zip(rows, values) { try? p.setValue(value, forKeyPath: row.keyPath) }
+        return Presentation(layerID: id, kind: kind, properties: p)
+    }
+
+    /// `CALayer.hitTest(_:)` over the whole canvas: this client's topmost layer under a canvas
+    /// point in the presentation tree, or nil (nothing there, or another client's layer).
+    nonisolated(nonsending) public func hitTest(_ point: Point) async throws -> Layer? {
+        let (result, layer) = try await connection.hitTest(point)
+        return result == .ownLayer ? connection.layer(withID: layer) : nil
     }
 
     /// Appends `layer` to the sublayers (moving it from its current superlayer).
@@ -103,4 +130,15 @@ public class Layer {
         superlayer?.sublayers.removeAll { $0 === self }
         superlayer = nil
     }
+}
+
+/// A layer's presentation values (`Layer.presentation()`): read them with `properties`'
+/// accessors (`properties.opacity`, …) or by key path.
+public struct Presentation: Sendable {
+    public let layerID: UInt32
+    public let kind: LayerKind
+    public let properties: LayerProperties
+
+    /// The presentation value at a key path (sub-key-paths such as `position.x` included).
+    public func value(forKeyPath keyPath: String) -> PropertyValue? { properties.value(forKeyPath: keyPath) }
 }

@@ -1,0 +1,382 @@
+import Foundation
+import LaminaWire
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A callback the connection runs for an event: formed on an actor (`@MainActor`, your own
+/// actor) it runs on that actor; otherwise on the connection's delivery context, a serial
+/// one: callbacks of one connection never overlap and run in the order their events came.
+public typealias EventCallback<T: Sendable> = @isolated(any) @Sendable (T) -> Void
+
+/// A transaction's completion block; runs as an `EventCallback` does.
+public typealias CompletionBlock = @isolated(any) @Sendable () -> Void
+
+/// An event from the daemon that is not the reply to a request.
+///
+/// Minor versions add events (the viewer's input events, opcodes 0x90…0x9F, will be cases
+/// here): switch over it with a `default`.
+public enum ConnectionEvent: Sendable, Equatable {
+    /// An explicit animation of this client started (the frame that applied its commit).
+    case animationStarted(layer: UInt32, key: String)
+    /// It stopped: finished when its active interval ended, not when removed or replaced.
+    case animationStopped(layer: UInt32, key: String, finished: Bool)
+    /// A transaction's completion (the id `Connection.setCompletionBlock` returned).
+    case transactionCompleted(id: UInt32)
+    case displayChanged(DisplayInfo)
+    case reduceMotionChanged(Bool)
+    /// An error answering a request no one waited for (a staged request that failed at once;
+    /// its transaction's commit then fails with `transactionFailed`).
+    case requestFailed(RequestError)
+    /// The daemon closed the connection (or `close()` was called). The last event.
+    case disconnected
+}
+
+/// An error event as fields: the request it answered and the request that failed.
+public struct RequestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The id of the request the error answered (for a rejected commit: the commit's).
+    public let requestID: UInt32
+    /// The opcode of the request answered.
+    public let opcode: UInt16
+    public let code: ErrorCode
+    /// English for people; not part of the protocol.
+    public let message: String
+    /// The request that failed: its id, opcode, layer and key path or animation key.
+    public let failed: ErrorDetail
+
+    public var description: String { "\(Request.name(ofOpcode: opcode)) failed (\(code)): \(message)" }
+}
+
+/// Receives a layer's explicit animation events (`CAAnimationDelegate`). Its methods are
+/// async so that an actor (the main actor, your own) can conform with isolated methods; the
+/// connection awaits them in order on its delivery context.
+public protocol AnimationDelegate: AnyObject, Sendable {
+    /// The animation added under `key` to `layer` (a layer id) started.
+    func animationDidStart(layer: UInt32, key: String) async
+    /// It stopped: `finished` when its active interval ended, false when removed or replaced.
+    func animationDidStop(layer: UInt32, key: String, finished: Bool) async
+}
+
+extension AnimationDelegate {
+    public func animationDidStart(layer: UInt32, key: String) async {}
+}
+
+/// The socket and everything shared with the reader thread: request ids, the replies waited
+/// for, callbacks, the state events change. Sendable: its mutable state is behind `state`'s
+/// lock; writes are serialized by `writeLock`. The reader thread never runs caller code: it
+/// hands callbacks to the delivery task, which runs them in order.
+final class Link: Sendable {
+    enum Waiter {
+        case sync(SyncBox)
+        case async(CheckedContinuation<Result<Event, LaminaError>, Never>)
+        case part(Collector, Int)
+
+        func resume(_ r: Result<Event, LaminaError>) {
+            switch self {
+            case .sync(let box): box.result = r; box.semaphore.signal()
+            case .async(let c): c.resume(returning: r)
+            case .part(let collector, let i): collector.set(i, r)
+            }
+        }
+    }
+
+    /// The replies of a pipelined batch of requests; resumes its continuation with all of them.
+    final class Collector: Sendable {
+        private let slots: Mutex<(results: [Result<Event, LaminaError>?], left: Int)>
+        private let done: CheckedContinuation<[Result<Event, LaminaError>], Never>
+
+        init(count: Int, done: CheckedContinuation<[Result<Event, LaminaError>], Never>) {
+            slots = Mutex((Array(repeating: nil, count: count), count))
+            self.done = done
+        }
+
+        func set(_ i: Int, _ r: Result<Event, LaminaError>) {
+            let all: [Result<Event, LaminaError>]? = slots.withLock { s in
+                guard s.results[i] == nil else { return nil }
+                s.results[i] = r
+                s.left -= 1
+                return s.left == 0 ? s.results.map { $0! } : nil
+            }
+            if let all { done.resume(returning: all) }
+        }
+    }
+
+    /// A blocked caller's reply slot (written once before the signal, read after the wait).
+    final class SyncBox: @unchecked Sendable {
+        let semaphore = DispatchSemaphore(value: 0)
+        var result: Result<Event, LaminaError>?
+    }
+
+    /// What a commit brings into force when the daemon accepts it.
+    struct CommitHooks: Sendable {
+        var completions: [UInt32: CompletionBlock] = [:]
+        var delegates: [(layer: UInt32, key: String, delegate: any AnimationDelegate)] = []
+        var isEmpty: Bool { completions.isEmpty && delegates.isEmpty }
+    }
+
+    struct AnimationKey: Hashable { let layer: UInt32; let key: String }
+
+    struct State {
+        var waiters: [UInt32: (Waiter, CommitHooks?)] = [:]
+        var completions: [UInt32: CompletionBlock] = [:]
+        var delegates: [AnimationKey: [any AnimationDelegate]] = [:]
+        var display = DisplayInfo(width: 0, height: 0, scale: 1, refreshRate: 0)
+        var reduceMotion = false
+        var pendingErrors: [RequestError] = []
+        var subscribers: [UInt64: AsyncStream<ConnectionEvent>.Continuation] = [:]
+        var nextSubscriber: UInt64 = 0
+        var onAnimationEvent: EventCallback<ConnectionEvent>?
+        var onDisplayChange: EventCallback<DisplayInfo>?
+        var onReduceMotionChange: EventCallback<Bool>?
+        var isClosed = false
+    }
+
+    let fd: Int32
+    let state = Mutex(State())
+    private let writeLock = Mutex(())
+    private let nextID = Atomic<UInt32>(2)   // 1 is the hello's
+    private let jobs: AsyncStream<@Sendable () async -> Void>.Continuation
+
+    init(fd: Int32) {
+        self.fd = fd
+        let (stream, jobs) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
+        self.jobs = jobs
+        // The delivery context: one task running callbacks in event order.
+        Task.detached { for await job in stream { await job() } }
+    }
+
+    deinit { Glibc.close(fd) }
+
+    /// Starts the reader thread (after the handshake's reply was read synchronously).
+    func startReader(decoder: FrameDecoder) {
+        let thread = Thread { [self] in self.readLoop(decoder: decoder) }
+        thread.name = "lamina-client-reader"
+        thread.start()
+    }
+
+    /// A fresh request id (never 0).
+    func takeRequestID() -> UInt32 {
+        var id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        while id == 0 { id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue }
+        return id
+    }
+
+    // MARK: Writing
+
+    func write(_ bytes: [UInt8]) throws(LaminaError) {
+        let ok: Bool = writeLock.withLock { _ in
+            var offset = 0
+            while offset < bytes.count {
+                let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += n
+            }
+            return true
+        }
+        if !ok { throw .disconnected }
+    }
+
+    /// Ends the connection: the reader sees the end and fails what is waited for.
+    func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+
+    // MARK: Round trips
+
+    /// Sends `prefix` (staged requests) and `request`, then blocks until its reply.
+    func roundTrip(_ prefix: [UInt8], _ request: Request, hooks: CommitHooks? = nil) throws(LaminaError) -> Event {
+        let box = SyncBox()
+        post(prefix, request, waiter: .sync(box), hooks: hooks)
+        box.semaphore.wait()
+        return try box.result!.get()
+    }
+
+    /// Sends `prefix` and `request`, then suspends until its reply.
+    func roundTrip(_ prefix: [UInt8], _ request: Request, hooks: CommitHooks? = nil) async throws(LaminaError) -> Event {
+        let r = await withCheckedContinuation { (c: CheckedContinuation<Result<Event, LaminaError>, Never>) in
+            post(prefix, request, waiter: .async(c), hooks: hooks)
+        }
+        return try r.get()
+    }
+
+    /// Sends `requests` in one write and suspends until every reply came (in their order).
+    func roundTrips(_ requests: [Request]) async -> [Result<Event, LaminaError>] {
+        guard !requests.isEmpty else { return [] }
+        return await withCheckedContinuation { (c: CheckedContinuation<[Result<Event, LaminaError>], Never>) in
+            let collector = Collector(count: requests.count, done: c)
+            var bytes: [UInt8] = []
+            var ids: [UInt32] = []
+            for r in requests {
+                let id = takeRequestID()
+                ids.append(id)
+                bytes += MessageEncoder.encode(r, requestID: id)
+            }
+            let closed = state.withLock { s in
+                if !s.isClosed { for (i, id) in ids.enumerated() { s.waiters[id] = (.part(collector, i), nil) } }
+                return s.isClosed
+            }
+            if closed { for i in ids.indices { collector.set(i, .failure(.disconnected)) }; return }
+            do { try write(bytes) } catch {
+                let ws = state.withLock { s in ids.compactMap { s.waiters.removeValue(forKey: $0)?.0 } }
+                for w in ws { w.resume(.failure(.disconnected)) }
+            }
+        }
+    }
+
+    /// Registers the waiter, then writes; a failed write (or a closed link) resumes it.
+    private func post(_ prefix: [UInt8], _ request: Request, waiter: Waiter, hooks: CommitHooks?) {
+        let id = takeRequestID()
+        let closed = state.withLock { s in
+            if !s.isClosed { s.waiters[id] = (waiter, hooks) }
+            return s.isClosed
+        }
+        if closed { waiter.resume(.failure(.disconnected)); return }
+        do { try write(prefix + MessageEncoder.encode(request, requestID: id)) } catch {
+            let w = state.withLock { $0.waiters.removeValue(forKey: id) }
+            w?.0.resume(.failure(error))
+        }
+    }
+
+    // MARK: Subscriptions
+
+    func subscribe() -> AsyncStream<ConnectionEvent> {
+        let (stream, c) = AsyncStream.makeStream(of: ConnectionEvent.self)
+        let token: UInt64? = state.withLock { s in
+            guard !s.isClosed else { return nil }
+            s.nextSubscriber += 1
+            s.subscribers[s.nextSubscriber] = c
+            return s.nextSubscriber
+        }
+        guard let token else { c.yield(.disconnected); c.finish(); return stream }
+        c.onTermination = { [weak self] _ in _ = self?.state.withLock { $0.subscribers.removeValue(forKey: token) } }
+        return stream
+    }
+
+    /// Suspends until every callback for events read so far has run.
+    func drain() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            if case .terminated = jobs.yield({ c.resume() }) { c.resume() }
+        }
+    }
+
+    // MARK: The reader thread
+
+    private func readLoop(decoder start: FrameDecoder) {
+        var decoder = start
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            while let result = decoder.nextEvent() { handle(result) }
+            if decoder.isBroken { break }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { break }
+            decoder.feed(buffer[0..<n])
+        }
+        finish()
+    }
+
+    private func finish() {
+        let (waiters, subscribers) = state.withLock { s in
+            s.isClosed = true
+            let w = s.waiters.values.map(\.0)
+            s.waiters = [:]
+            let subs = Array(s.subscribers.values)
+            s.subscribers = [:]
+            return (w, subs)
+        }
+        for w in waiters { w.resume(.failure(.disconnected)) }
+        for c in subscribers { c.yield(.disconnected); c.finish() }
+        jobs.finish()
+    }
+
+    private func handle(_ result: DecodeResult<Event>) {
+        switch result {
+        case .failure(let error, _, let requestID):
+            // An event this version does not know is skipped; a reply that cannot be read
+            // fails its request.
+            guard requestID != 0, case .unknownOpcode = error else {
+                if requestID != 0, let w = state.withLock({ $0.waiters.removeValue(forKey: requestID) }) {
+                    w.0.resume(.failure(.protocolViolation(error.description)))
+                }
+                return
+            }
+        case .message(let event, let requestID):
+            if requestID != 0, let (waiter, hooks) = state.withLock({ $0.waiters.removeValue(forKey: requestID) }) {
+                reply(event, requestID, waiter, hooks)
+            } else {
+                dispatch(event, requestID)
+            }
+        }
+    }
+
+    private func reply(_ event: Event, _ requestID: UInt32, _ waiter: Waiter, _ hooks: CommitHooks?) {
+        switch event {
+        case .error(let opcode, let code, let message, let detail):
+            waiter.resume(.failure(.requestFailed(request: Request.name(ofOpcode: opcode), code: code,
+                                                  message: message, failed: detail)))
+        case .committed:
+            if let hooks, !hooks.isEmpty {
+                // In force before any later event is read: this commit's events come after.
+                state.withLock { s in
+                    s.completions.merge(hooks.completions) { _, new in new }
+                    for d in hooks.delegates { s.delegates[AnimationKey(layer: d.layer, key: d.key), default: []].append(d.delegate) }
+                }
+            }
+            waiter.resume(.success(event))
+        case .reduceMotionChanged(let on):
+            let handler = state.withLock { s in s.reduceMotion = on; return s.onReduceMotionChange }
+            waiter.resume(.success(event))
+            if let handler { jobs.yield { await handler(on) } }
+        default:
+            waiter.resume(.success(event))
+        }
+    }
+
+    private func dispatch(_ event: Event, _ requestID: UInt32) {
+        let out: ConnectionEvent
+        var job: (@Sendable () async -> Void)? = nil
+        switch event {
+        case .error(let opcode, let code, let message, let detail):
+            let e = RequestError(requestID: requestID, opcode: opcode, code: code, message: message, failed: detail)
+            state.withLock { $0.pendingErrors.append(e) }
+            out = .requestFailed(e)
+        case .transactionCompleted(let id):
+            if let block = state.withLock({ $0.completions.removeValue(forKey: id) }) { job = { await block() } }
+            out = .transactionCompleted(id: id)
+        case .animationStarted(let layer, let key):
+            if let d = state.withLock({ $0.delegates[AnimationKey(layer: layer, key: key)]?.first }) {
+                job = { await d.animationDidStart(layer: layer, key: key) }
+            }
+            out = .animationStarted(layer: layer, key: key)
+        case .animationStopped(let layer, let key, let finished):
+            let d: (any AnimationDelegate)? = state.withLock { s in
+                let k = AnimationKey(layer: layer, key: key)
+                guard var list = s.delegates[k], !list.isEmpty else { return nil }
+                let first = list.removeFirst()
+                s.delegates[k] = list.isEmpty ? nil : list
+                return first
+            }
+            if let d { job = { await d.animationDidStop(layer: layer, key: key, finished: finished) } }
+            out = .animationStopped(layer: layer, key: key, finished: finished)
+        case .displayChanged(let info):
+            if let h = state.withLock({ s in s.display = info; return s.onDisplayChange }) { job = { await h(info) } }
+            out = .displayChanged(info)
+        case .reduceMotionChanged(let on):
+            if let h = state.withLock({ s in s.reduceMotion = on; return s.onReduceMotionChange }) { job = { await h(on) } }
+            out = .reduceMotionChanged(on)
+        default:
+            return   // a reply to a request no one waits for any more
+        }
+        let (general, subscribers) = state.withLock { s in (s.onAnimationEvent, Array(s.subscribers.values)) }
+        if let job { jobs.yield(job) }
+        if let general {
+            switch out {
+            case .animationStarted, .animationStopped: jobs.yield { await general(out) }
+            default: break
+            }
+        }
+        for c in subscribers { c.yield(out) }
+    }
+}

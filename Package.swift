@@ -85,6 +85,8 @@ let package = Package(
                           exclude: ["README.md"]),
         .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
+        // The Swift example client (examples/swift), run by ExampleClientTests.
+        .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift"),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
                                          "LaminaFrame", "LaminaRender", "LaminaImage", "LaminaText", "CGLU", "CTess2"],

@@ -89,7 +89,8 @@ let package = Package(
         .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift"),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
-                                         "LaminaFrame", "LaminaRender", "LaminaImage", "LaminaText", "CGLU", "CTess2"],
+                                         "LaminaFrame", "LaminaRender", "LaminaImage", "LaminaText", "CGLU", "CTess2",
+                                         "Lamina", "LaminaServer"],   // protocol, soak
                           exclude: ["README.md"]),
 
         // Tests.

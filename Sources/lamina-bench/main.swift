@@ -10,10 +10,12 @@
 //   lamina-bench templates [--frames F]   path templates: evaluation + tessellation, mesh cache hits
 //   lamina-bench text                 shaping and layout rate, glyph atlas rasterization and upload
 //   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
+//   lamina-bench protocol [--seconds S] [--layers N] [--batch B]   the socket and client library
+//   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|soak [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -32,6 +34,8 @@ case "upload": runUploadBench(rest)
 case "templates": runTemplatesBench(rest)
 case "text": runTextBench(rest)
 case "damage": runDamageBench(rest)
+case "protocol": runProtocolBench(rest)
+case "soak": runSoakBench(rest)
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

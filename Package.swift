@@ -110,7 +110,7 @@ let package = Package(
         .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "LaminaRender", "Lamina", "TestSupport"],
-                    exclude: ["Scenes"]),   // scene files and references, read from the source tree
+                    exclude: ["Scenes", "FuzzCorpus"]),   // scene files, references and fuzz inputs, read from the source tree
     ],
     swiftLanguageModes: [.v6]
 )

@@ -118,7 +118,9 @@ public struct ServerCore {
 
     /// Bytes arrived from a client.
     public mutating func receive<C: Collection>(_ bytes: C, from id: UInt32) -> [ServerEffect] where C.Element == UInt8 {
-        guard var client = clients[id] else { return [] }
+        // Taken out of the table while it changes, so that its staged requests' buffer stays
+        // uniquely referenced (a copy left in the table made every append copy them all).
+        guard var client = clients.removeValue(forKey: id) else { return [] }
         client.decoder.feed(bytes)
         var actions: [SessionAction] = []
         let welcome = Event.welcome(major: Protocol.versionMajor, minor: Protocol.versionMinor, clientID: id,

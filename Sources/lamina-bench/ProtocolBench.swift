@@ -3,7 +3,7 @@ import Lamina
 import LaminaServer
 import Synchronization
 
-/// `lamina-bench protocol [--seconds S] [--layers N] [--batch B]`: the protocol through a
+/// `lamina-bench protocol [--seconds S] [--layers N] [--batch B] [--updates-only]`: the protocol through a
 /// real Unix socket and the client library, against a daemon in this process (headless,
 /// realtime clock, 60 fps, lavapipe without a GPU).
 ///
@@ -19,8 +19,10 @@ import Synchronization
 ///   `stats` (the goal: p99 ≤ one frame interval + that frame's render time).
 func runProtocolBench(_ arguments: [String]) {
     var seconds = 2.0, layers = 1000, batch = 50_000
+    var updatesOnly = false
     var args = arguments[...]
     while let flag = args.popFirst() {
+        if flag == "--updates-only" { updatesOnly = true; continue }   // for profiling
         guard let v = args.popFirst(), let n = Double(v) else { benchFail("protocol: \(flag) needs a number") }
         switch flag {
         case "--seconds": seconds = n
@@ -67,6 +69,7 @@ func runProtocolBench(_ arguments: [String]) {
             k += 1
         }
         let updatesPerSecond = Double(updates) / (benchNow() - t0)
+        if updatesOnly { print("{\"updatesPerSecond\": \(updatesPerSecond.rounded())}"); return }
 
         // Small commits.
         var small = 0

@@ -142,8 +142,10 @@ final class Link: Sendable {
         self.fd = fd
         let (stream, jobs) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         self.jobs = jobs
-        // The delivery context: one task running callbacks in event order.
-        Task.detached { for await job in stream { await job() } }
+        // The delivery context: one task running callbacks in event order, on its own
+        // queue's thread (not the shared cooperative pool, which callers blocked in the
+        // blocking forms could otherwise starve).
+        Task.detached(executorPreference: DeliveryExecutor()) { for await job in stream { await job() } }
     }
 
     deinit { Glibc.close(fd) }
@@ -378,5 +380,17 @@ final class Link: Sendable {
             }
         }
         for c in subscribers { c.yield(out) }
+    }
+}
+
+/// The delivery task's executor: a serial dispatch queue of its own. Nonisolated callbacks
+/// run here; actor-isolated ones hop to their actor (a default actor runs them here too).
+final class DeliveryExecutor: TaskExecutor {
+    private let queue = DispatchQueue(label: "lamina-client-delivery")
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedTaskExecutor()
+        queue.async { job.runSynchronously(on: executor) }
     }
 }

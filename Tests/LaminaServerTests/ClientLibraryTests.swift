@@ -80,6 +80,24 @@ final class RecordingDelegate: AnimationDelegate {
         #expect(seen.wait(for: 1) == ["empty"])
     }
 
+    /// Callers blocked in the blocking forms (or anything else) may hold every thread of
+    /// the cooperative pool: callbacks still run (their delivery has its own thread).
+    @Test func callbacksRunWhileTheCooperativePoolIsBlocked() throws {
+        let (daemon, c) = try Self.setUp()
+        defer { daemon.stop() }
+        let release = DispatchSemaphore(value: 0)
+        let blockers = ProcessInfo.processInfo.activeProcessorCount + 2
+        for _ in 0..<blockers { Task.detached { release.wait() } }
+        defer { for _ in 0..<blockers { release.signal() } }
+        usleep(50_000)
+        let seen = Recorder()
+        c.begin()
+        c.setCompletionBlock { seen.add("ran") }
+        _ = Self.square(c)
+        try c.commitTransaction()
+        #expect(seen.wait(for: 1) == ["ran"])
+    }
+
     @Test func callbacksFormedOnAnActorRunOnIt() async throws {
         let (daemon, c) = try Self.setUp()
         defer { daemon.stop() }

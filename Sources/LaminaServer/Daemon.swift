@@ -179,7 +179,6 @@ private struct ServerLoop {
             let snapshot = daemon.renderLoop.snapshot
             drainRenderOutbox()
             if let snapshot, snapshot !== core.snapshot { perform(core.snapshotPublished(snapshot)) }
-            if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
             for (i, id) in ids.enumerated() {
                 let revents = fds[i + 2].revents
                 guard revents != 0, connections[id] != nil else { continue }
@@ -189,6 +188,9 @@ private struct ServerLoop {
             for id in Array(connections.keys) where connections[id]!.closing && connections[id]!.outputOffset >= connections[id]!.output.count {
                 disconnect(id)
             }
+            // Accepted after the hang-ups this poll saw: a client that closed and connected
+            // again is not counted twice towards maxClients.
+            if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
         }
         for id in Array(connections.keys) { disconnect(id) }
     }

@@ -144,6 +144,17 @@ public final class Connection {
     /// failed at once), oldest first.
     public var pendingErrors: [RequestError] { link.state.withLock { $0.pendingErrors } }
 
+    /// Blocks the calling thread up to `timeout` seconds, or until the connection ends (for a
+    /// thread that only keeps a connection alive: events need no pumping).
+    /// - Throws: `LaminaError.disconnected` once the connection has ended.
+    public func waitWhileConnected(timeout: Double) throws {
+        if link.ended.wait(timeout: .now() + max(0, timeout)) == .success { throw LaminaError.disconnected }
+    }
+
+    /// 0.x's pump; events are delivered without it now.
+    @available(*, deprecated, renamed: "waitWhileConnected(timeout:)")
+    public func processEvents(timeout: Double = 0) throws { try waitWhileConnected(timeout: timeout) }
+
     /// Suspends until the callbacks of every event read so far have run.
     nonisolated(nonsending) public func drainEvents() async { await link.drain() }
 

@@ -134,12 +134,15 @@ final class Link: Sendable {
 
     let fd: Int32
     let state = Mutex(State())
+    /// Left when the reader ends (the connection is over).
+    let ended = DispatchGroup()
     private let writeLock = Mutex(())
     private let nextID = Atomic<UInt32>(2)   // 1 is the hello's
     private let jobs: AsyncStream<@Sendable () async -> Void>.Continuation
 
     init(fd: Int32) {
         self.fd = fd
+        ended.enter()
         let (stream, jobs) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         self.jobs = jobs
         // The delivery context: one task running callbacks in event order, on its own
@@ -291,6 +294,7 @@ final class Link: Sendable {
         for w in waiters { w.resume(.failure(.disconnected)) }
         for c in subscribers { c.yield(.disconnected); c.finish() }
         jobs.finish()
+        ended.leave()
     }
 
     private func handle(_ result: DecodeResult<Event>) {

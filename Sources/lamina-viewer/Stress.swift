@@ -32,7 +32,7 @@ enum StressClient {
                 }
                 try c.commit()
                 say("stress: \(layers) animated layers")
-                while true { try c.processEvents(timeout: 1) }
+                while true { try c.waitWhileConnected(timeout: 1) }
             } catch {
                 say("stress client stopped: \(error)")
             }

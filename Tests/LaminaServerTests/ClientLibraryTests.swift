@@ -217,6 +217,7 @@ final class RecordingDelegate: AnimationDelegate {
         for await e in stream { last = e }
         #expect(last == .disconnected)
         await #expect(throws: LaminaError.disconnected) { try await c.ping() }
+        #expect(throws: LaminaError.disconnected) { try c.waitWhileConnected(timeout: 5) }
         #expect(throws: LaminaError.disconnected) { try c.commit() }
     }
 

@@ -49,6 +49,9 @@ public struct AnimationExpression: Sendable {
     public var referencePositions: [SourcePosition] { program.referencePositions }
     /// Whether the expression reads `t`.
     public var readsTime: Bool { program.readsTime }
+    /// What one evaluation costs in steps (the length of its code: an expression has no
+    /// loops, so each instruction runs at most once). Frame budgets count it.
+    public var cost: Int { program.code.count }
 
     /// The references with `self` replaced by `owner`, as `ExpressionOrder` takes them.
     public func dependencies(owner: String) -> [ExpressionKey] {

@@ -22,6 +22,10 @@ struct PathSink {
     var path = Path()
     var status: EvaluationStatus = []
     let maxElements: Int
+    /// Loop steps the run spent (set when it returns).
+    var loopSteps = 0
+    /// A loop ended because the run's step cap could not pay for another iteration.
+    var stepCapReached = false
 
     init(maxElements: Int) { self.maxElements = maxElements }
 
@@ -69,8 +73,10 @@ struct PathSink {
 extension Program {
     /// Runs the code over `inputs` (laid out as `Program` describes) and returns the value
     /// left on the stack (0 for a template). Render thread or any thread: it reads only its
-    /// arguments. Allocates nothing but what `sink` appends to its path.
-    func run(_ inputs: UnsafeBufferPointer<Double>, limits: ExpressionLimits, sink: inout PathSink) -> Double {
+    /// arguments. Allocates nothing but what `sink` appends to its path. `maxSteps` (at most
+    /// `limits.maxSteps`) caps the loop steps of this run; `sink.loopSteps` says how many it spent.
+    func run(_ inputs: UnsafeBufferPointer<Double>, limits: ExpressionLimits, maxSteps: Int? = nil,
+             sink: inout PathSink) -> Double {
         precondition(inputs.count >= inputCount, "run: \(inputs.count) inputs for a program that reads \(inputCount) slots")
         return withUnsafeTemporaryAllocation(of: Double.self, capacity: stackSize + localCount + 1) { memory in
             // SAFETY: the compiler tracked the stack's depth for every instruction, so `sp`
@@ -81,7 +87,9 @@ extension Program {
             let locals = stack + stackSize
             var sp = 0
             var iterationsLeft = limits.maxLoopIterations
-            var stepsLeft = limits.maxSteps
+            let stepCap = min(maxSteps ?? limits.maxSteps, limits.maxSteps)
+            var stepsLeft = stepCap
+            defer { sink.loopSteps = stepCap - stepsLeft }
             return code.withUnsafeBufferPointer { code -> Double in
                 var pc = 0
                 while pc < code.count {
@@ -105,6 +113,7 @@ extension Program {
                         let s = Int(slot)
                         guard locals[s] < locals[s + 1] else { pc = Int(exit); continue }
                         guard iterationsLeft > 0, stepsLeft >= Int(cost) else {
+                            if iterationsLeft > 0 { sink.stepCapReached = true }
                             sink.status.insert(.loopBudgetSpent)
                             pc = Int(exit); continue
                         }

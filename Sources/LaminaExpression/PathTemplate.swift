@@ -32,6 +32,19 @@ public struct PathTemplate: Sendable {
     /// Runs the template over `bounds` and `inputs` (one value per `inputNames` entry).
     /// Never traps on values: see README.md, "Evaluation never traps".
     public func evaluate(in bounds: Rect, inputs: [Double]) -> TemplateOutput {
+        evaluate(in: bounds, inputs: inputs, maxLoopSteps: limits.maxSteps).output
+    }
+
+    /// The fixed part of one run's cost in steps: the length of its code (each instruction
+    /// outside loops runs at most once). A run costs this plus the loop steps it spends.
+    public var baseCost: Int { program.code.count }
+
+    /// Runs the template with at most `maxLoopSteps` loop steps (and never more than
+    /// `limits.maxSteps`), returning the output, the loop steps spent, and whether a loop
+    /// ended for want of steps. A run cut by `maxLoopSteps` reports `.loopBudgetSpent` as one
+    /// cut by its own limits does.
+    public func evaluate(in bounds: Rect, inputs: [Double],
+                         maxLoopSteps: Int) -> (output: TemplateOutput, loopSteps: Int, stepCapReached: Bool) {
         precondition(inputs.count >= inputNames.count,
                      "PathTemplate.evaluate: \(inputs.count) values for \(inputNames.count) inputs")
         var sink = PathSink(maxElements: limits.maxPathElements)
@@ -39,9 +52,9 @@ public struct PathTemplate: Sendable {
             for i in 0 ..< 8 { slots.initializeElement(at: i, to: RectFields.value(i, of: bounds)) }
             slots.initializeElement(at: Program.timeSlot, to: 0)
             for i in 0 ..< inputNames.count { slots.initializeElement(at: Program.namedInputBase + i, to: inputs[i]) }
-            _ = program.run(UnsafeBufferPointer(slots), limits: limits, sink: &sink)
+            _ = program.run(UnsafeBufferPointer(slots), limits: limits, maxSteps: maxLoopSteps, sink: &sink)
         }
-        return sink.result
+        return (sink.result, sink.loopSteps, sink.stepCapReached)
     }
 
     /// The path alone (empty when a coordinate was not finite).
@@ -84,11 +97,34 @@ public struct PathTemplateEvaluator: Sendable {
 
     public init(_ template: PathTemplate) { self.template = template }
 
+    /// The last output's path, nil before the first run.
+    public var lastPath: Path? { last?.path }
+
     public mutating func output(in bounds: Rect, inputs: [Double]) -> TemplateOutput {
+        var budget = Int.max
+        return output(in: bounds, inputs: inputs, budget: &budget)!
+    }
+
+    /// `output(in:inputs:)` drawing on a shared step budget (a frame's, for all templates and
+    /// expressions): a run costs `template.baseCost` plus the loop steps it spends, taken from
+    /// `budget`. When the budget cannot pay for the run to complete as its own limits allow
+    /// (it is below the base cost, or a loop ran out of steps while the budget held fewer
+    /// than `limits.maxSteps`), the budget drops to 0 and the result is nil: nothing is
+    /// recorded, so the caller keeps the previous output and the template runs again when
+    /// budget allows. A reused output costs nothing.
+    public mutating func output(in bounds: Rect, inputs: [Double], budget: inout Int) -> TemplateOutput? {
         if let last, !template.inputsDiffer(bounds: bounds, inputs: inputs, from: lastBounds, lastInputs) {
             return last
         }
-        let result = template.evaluate(in: bounds, inputs: inputs)
+        let base = template.baseCost
+        guard budget >= base else { budget = 0; return nil }
+        let allowed = budget - base
+        let (result, steps, capped) = template.evaluate(in: bounds, inputs: inputs, maxLoopSteps: allowed)
+        if capped && allowed < template.limits.maxSteps {
+            budget = 0
+            return nil
+        }
+        budget -= base + steps
         evaluations += 1
         lastBounds = bounds
         if lastInputs.count == inputs.count {

@@ -54,6 +54,13 @@ public struct FrameDriver {
     /// under its qualified name (LaminaServer's ServerCore+Images).
     public mutating func setImage(_ name: String, _ image: Image?) { builder.images[name] = image }
 
+    /// Steps path templates and expression animations together may spend in one frame
+    /// (config `maxProgramStepsPerFrame`); once spent, the rest keep their previous output.
+    public var programStepsPerFrame: Int {
+        get { tree.programStepsPerFrame }
+        set { tree.programStepsPerFrame = newValue }
+    }
+
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }
 

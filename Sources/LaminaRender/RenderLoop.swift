@@ -17,6 +17,8 @@ public struct RenderConfig: Sendable {
     /// Present every frame to this window too (`lamina-viewer`); its drawable size and
     /// content scale set the screen's size in points (pixels ÷ (`scale` × content scale)).
     public var window: WindowSurface? = nil
+    /// Steps templates and expressions together may spend per frame (`FrameDriver`).
+    public var programStepsPerFrame = LayerTree.defaultProgramStepsPerFrame
     public init() {}
 }
 
@@ -223,6 +225,7 @@ public final class RenderLoop: Sendable {
         // model tree (server thread) has applied every limit already.
         var driver = FrameDriver(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
                                  scale: config.scale, background: config.background, targetFPS: config.fps)
+        driver.programStepsPerFrame = config.programStepsPerFrame
         // FIFO at the configured rate paces by itself (presentation blocks); else the deadlines below.
         let interval = config.fps > 0 && renderer.presentPacing?.renderThreadPaces != false ? 1 / config.fps : 0
         let realtime = clock.mode == .realtime

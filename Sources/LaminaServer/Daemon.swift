@@ -39,6 +39,7 @@ public final class Daemon: Sendable {
         rc.widthPoints = Double(config.width); rc.heightPoints = Double(config.height)
         rc.scale = config.scale; rc.fps = config.fps; rc.background = config.background
         rc.window = window
+        rc.programStepsPerFrame = config.maxProgramStepsPerFrame
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)

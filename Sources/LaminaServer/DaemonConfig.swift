@@ -1,5 +1,6 @@
 import Foundation
 import LaminaTree
+import LaminaExpression
 import LaminaGeometry
 import LaminaWire
 
@@ -28,6 +29,13 @@ public struct DaemonConfig: Sendable, Equatable {
     /// released, or released and still shown (docs/protocol.md, Images).
     public var maxImageBytesPerClient = 256 << 20
     public static let maxDepthLimit = 2048
+    /// Limits on path templates and expression animations, checked at commit and while
+    /// evaluating (keys `maxExpressionSourceLength`, `maxExpressionTokens`,
+    /// `maxExpressionNesting`, `maxLoopIterations`, `maxStepsPerEvaluation`, `maxPathElements`).
+    public var expressionLimits = ExpressionLimits.default
+    /// Steps all templates and expressions together may spend in one frame; once spent, the
+    /// rest keep their previous output that frame (key `maxProgramStepsPerFrame`).
+    public var maxProgramStepsPerFrame = LayerTree.defaultProgramStepsPerFrame
 
     public init() {}
 
@@ -96,11 +104,29 @@ public struct DaemonConfig: Sendable, Equatable {
                 guard c.maxDepth <= maxDepthLimit else {
                     throw ConfigError(message: "\(path): maxDepth: must be at most \(maxDepthLimit)")
                 }
+            case "maxExpressionSourceLength": c.expressionLimits.maxSourceLength = try positiveInt(key, value)
+            case "maxExpressionTokens": c.expressionLimits.maxTokens = try positiveInt(key, value)
+            case "maxExpressionNesting":
+                c.expressionLimits.maxNestingDepth = try positiveInt(key, value)
+                guard c.expressionLimits.maxNestingDepth <= maxExpressionNestingLimit else {
+                    throw ConfigError(message: "\(path): maxExpressionNesting: must be at most \(maxExpressionNestingLimit)")
+                }
+            case "maxLoopIterations": c.expressionLimits.maxLoopIterations = try positiveInt(key, value)
+            case "maxStepsPerEvaluation": c.expressionLimits.maxSteps = try positiveInt(key, value)
+            case "maxPathElements": c.expressionLimits.maxPathElements = try positiveInt(key, value)
+            case "maxProgramStepsPerFrame": c.maxProgramStepsPerFrame = try positiveInt(key, value)
             default: throw ConfigError(message: "\(path): unknown setting '\(key)'")
             }
         }
+        guard c.maxProgramStepsPerFrame >= c.expressionLimits.maxSteps else {
+            throw ConfigError(message: "\(path): maxProgramStepsPerFrame: must be at least maxStepsPerEvaluation "
+                              + "(\(c.expressionLimits.maxSteps)), or a long template could never finish")
+        }
         return c
     }
+
+    /// The most `maxExpressionNesting` may be: the parser and compiler recurse once per level.
+    public static let maxExpressionNestingLimit = 256
 
     /// The class JSONSerialization uses for `true`/`false` (on Linux a JSON number also casts
     /// to Bool, so `is Bool` cannot tell them apart).

@@ -77,6 +77,7 @@ public struct ServerCore {
         display = DisplayInfo(width: UInt32(config.width), height: UInt32(config.height), scale: config.scale,
                               refreshRate: config.fps)
         model = ModelTree(maxLayersPerClient: config.maxLayersPerClient, maxDepth: config.maxDepth)
+        model.expressionLimits = config.expressionLimits
     }
 
     /// Connected clients.

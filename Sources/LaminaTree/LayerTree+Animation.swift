@@ -119,8 +119,12 @@ extension LayerTree {
         a.implicitKeyPath != nil && a.implicitKeyPath == b.implicitKeyPath
     }
 
-    /// The presentation values of one layer at compositor time `t`.
+    /// The presentation values of one layer at compositor time `t`: what `presentation(at:)`
+    /// holds for it (animations, then expression animations, then path templates).
     public func presentationProperties(of id: LayerID, at t: Double) -> LayerProperties? {
+        // Expressions may read any of the client's layers and templates read the animated
+        // values, so with either present the whole presentation is evaluated.
+        if programs.isActive { return presentation(at: t)[id]?.properties }
         guard let node = nodes[id] else { return nil }
         var p = node.properties
         if !node.animations.isEmpty { Self.applyAnimations(node.animations, to: &p, at: t) }

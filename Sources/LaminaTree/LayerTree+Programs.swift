@@ -70,7 +70,24 @@ final class TemplateCache: Sendable {
         var evaluations = 0
         /// Reference values of the expression being evaluated.
         var values: [Double] = []
+        /// Steps all templates and expressions together may spend in one frame (config
+        /// `maxProgramStepsPerFrame`).
+        var frameBudget = LayerTree.defaultProgramStepsPerFrame
+        /// Steps spent by the last evaluation, and how many programs it left at their
+        /// previous output for want of budget (statistics, tests).
+        var lastSteps = 0
+        var lastDeferred = 0
+        /// Where the next frame starts among the templates that may run: after one that the
+        /// budget could not pay for, so a long template cannot starve those after it.
+        var nextTemplate = 0
+        /// Each expression's last result, by `ProgramPlan.expressions` index, with the keys
+        /// that carry them over when the plan is rebuilt (`ProgramPlan.init`).
+        var expressionKeys: [ExpressionOutputKey] = []
+        var expressionValues: [Double] = []
     }
+
+    /// An expression by its layer and its place among the layer's expressions.
+    struct ExpressionOutputKey: Hashable { var layer: LayerID; var ordinal: Int }
 
     let state = Mutex(State())
 
@@ -125,16 +142,18 @@ struct ProgramPlan: Sendable {
         cache = tree.programs.cache
         // Expressions, all clients together, in dependency order (checked at commit, so a
         // cycle cannot happen here; should one, the order given is kept).
-        var list: [(LayerID, LayerExpression)] = []
+        var list: [(LayerID, LayerExpression, Int)] = []
         for id in tree.programs.expressionLayers.sorted() {
-            for e in tree.nodes[existing: id].expressions { list.append((id, e)) }
+            for (k, e) in tree.nodes[existing: id].expressions.enumerated() { list.append((id, e, k)) }
         }
-        let order = (try? LayerExpression.order(list)) ?? Array(list.indices)
+        let order = (try? LayerExpression.order(list.map { ($0.0, $0.1) })) ?? Array(list.indices)
         var driven: Set<LayerID> = []
+        var outputKeys: [TemplateCache.ExpressionOutputKey] = []
         for i in order {
-            let (id, e) = list[i]
+            let (id, e, ordinal) = list[i]
             guard let index = tree.nodes.slot(of: id) else { continue }
             driven.insert(id)
+            outputKeys.append(.init(layer: id, ordinal: ordinal))
             let start = references.count
             for r in e.references {
                 references.append(Reference(index: tree.nodes.slot(of: r.layer) ?? -1, slot: r.slot))
@@ -162,17 +181,47 @@ struct ProgramPlan: Sendable {
         }
         let entries = cache.entries(for: wanted)
         templates = zip(placed, entries).map { Template(index: $0.0, shadow: $0.1, dynamic: $0.2, entry: $1) }
+        // Carry the expressions' last results over to the new order.
+        cache.state.withLock { s in
+            guard s.expressionKeys != outputKeys else { return }
+            var old: [TemplateCache.ExpressionOutputKey: Double] = [:]
+            for (k, v) in zip(s.expressionKeys, s.expressionValues) { old[k] = v }
+            s.expressionKeys = outputKeys
+            s.expressionValues = outputKeys.map { old[$0] ?? .nan }
+        }
     }
 }
 
 extension LayerTree {
+    /// The default of config `maxProgramStepsPerFrame`: 4,000,000 steps, four runs of a
+    /// template at its own cap (`ExpressionLimits.maxSteps`).
+    public static let defaultProgramStepsPerFrame = 4_000_000
+
     /// Runs the expressions, then the templates, into the presentation nodes (see the top of
     /// this file). `fresh`: the presentation tree was rebuilt from the model this frame.
+    ///
+    /// All of them share one step budget per call (`programStepsPerFrame`): an expression
+    /// costs its code's length, a template its code's length plus the loop steps it spends.
+    /// Once the budget cannot pay for the next one, it and every later one keep their
+    /// previous output (an expression its last result, or the value already in the node if
+    /// it never ran; a template its last path, or none), and the next frame's templates start
+    /// with the first one left out.
     func evaluate(_ plan: ProgramPlan, _ nodes: UnsafeMutableBufferPointer<LayerNode>, fresh: Bool, at t: Double) {
         plan.cache.state.withLock { s in
+            var budget = s.frameBudget
+            var deferred = 0
             if !plan.expressions.isEmpty {
                 if s.values.count < plan.maxReferences { s.values = Array(repeating: 0, count: plan.maxReferences) }
-                for e in plan.expressions {
+                let outputs = s.expressionValues.count == plan.expressions.count
+                for (i, e) in plan.expressions.enumerated() {
+                    let cost = e.compiled.expression.cost
+                    guard budget >= cost else {
+                        budget = 0
+                        deferred += 1
+                        if outputs, !s.expressionValues[i].isNaN { nodes[e.index].properties.setNumber(s.expressionValues[i], at: e.slot) }
+                        continue
+                    }
+                    budget -= cost
                     var k = 0
                     for r in plan.references[e.references] {
                         s.values[k] = r.index < 0 ? .nan : nodes[r.index].properties.number(at: r.slot)
@@ -181,21 +230,52 @@ extension LayerTree {
                     let v = e.compiled.expression.evaluate(time: t, values: s.values)
                     if v.isFinite {
                         nodes[e.index].properties.setNumber(v, at: e.slot)
+                        if outputs { s.expressionValues[i] = v }
                     } else if e.resetOnNaN {
                         nodes[e.index].properties.setNumber(self.nodes.storage[e.index].properties.number(at: e.slot), at: e.slot)
                     }
                 }
             }
-            for b in plan.templates where fresh || b.dynamic {
+            let n = plan.templates.count
+            let first = s.nextTemplate < n ? s.nextTemplate : 0
+            var templateDeferred = false
+            s.nextTemplate = 0
+            for j in 0 ..< n {
+                let b = plan.templates[(first + j) % n]
+                guard fresh || b.dynamic else { continue }
                 let entry = b.entry
                 let names = entry.template.inputNames
                 for k in names.indices { entry.inputs[k] = nodes[b.index].properties.customNumber(names[k]) }
                 let before = entry.evaluator.evaluations
-                let path = entry.evaluator.output(in: nodes[b.index].properties.bounds, inputs: entry.inputs).path
+                let out = entry.evaluator.output(in: nodes[b.index].properties.bounds, inputs: entry.inputs, budget: &budget)
                 s.evaluations += entry.evaluator.evaluations - before
+                let path: Path?
+                if let out {
+                    path = out.path
+                } else {
+                    // Out of budget: the previous output (on a fresh node the plain path is nil).
+                    if !templateDeferred { s.nextTemplate = (first + j) % n; templateDeferred = true }
+                    deferred += 1
+                    path = entry.evaluator.lastPath
+                }
                 if b.shadow { nodes[b.index].properties.shadowPath = path } else { nodes[b.index].properties.path = path }
             }
+            s.lastSteps = s.frameBudget - budget
+            s.lastDeferred = deferred
         }
+    }
+
+    /// Steps that templates and expressions together may spend in one frame (config
+    /// `maxProgramStepsPerFrame`); shared by this tree's presentation copies.
+    public var programStepsPerFrame: Int {
+        get { programs.cache.state.withLock { $0.frameBudget } }
+        nonmutating set { programs.cache.state.withLock { $0.frameBudget = max(newValue, 0) } }
+    }
+
+    /// The steps the last evaluation of templates and expressions spent, and how many of them
+    /// it left at their previous output because the frame's budget ran out.
+    public var lastProgramEvaluation: (steps: Int, deferred: Int) {
+        programs.cache.state.withLock { ($0.lastSteps, $0.lastDeferred) }
     }
 
     /// How many times this tree's path templates have run (a template runs only in frames

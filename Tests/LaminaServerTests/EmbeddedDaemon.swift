@@ -47,6 +47,7 @@ final class EmbeddedDaemon {
         core = ServerCore(config: config, clock: clock, stats: { box.stats })
         driver = FrameDriver(widthPoints: Double(config.width), heightPoints: Double(config.height),
                              scale: config.scale, background: config.background, targetFPS: config.fps)
+        driver.programStepsPerFrame = config.maxProgramStepsPerFrame
     }
 
     // MARK: Clients

@@ -284,14 +284,39 @@ extension Scene {
     /// that ended by `t` removed. Its `presentation(at: t)` is what a compositor shows.
     public func tree(at t: Double) throws -> LayerTree {
         var tree = LayerTree()
-        try tree.apply(Commit(client: Self.client, content: .connect))
-        try tree.apply(Commit(client: Self.client, content: .operations(initialOperations)), at: 0)
-        for tx in transactions where tx.at <= t {
-            tree.advance(to: tx.at)
-            try tree.apply(Commit(client: Self.client, content: .operations(tx.operations)), at: tx.at)
+        do {
+            try tree.apply(Commit(client: Self.client, content: .connect))
+            try tree.apply(Commit(client: Self.client, content: .operations(initialOperations)), at: 0)
+            for tx in transactions where tx.at <= t {
+                tree.advance(to: tx.at)
+                try tree.apply(Commit(client: Self.client, content: .operations(tx.operations)), at: tx.at)
+            }
+        } catch let error as CommitError {
+            throw namingLayers(error)
         }
         tree.advance(to: t)
         return tree
+    }
+
+    /// `error` with an expression dependency cycle said in the scene's layer names
+    /// (`layer "b" expression 'k': expression dependency cycle: b.opacity → a.opacity →
+    /// b.opacity`) rather than local ids.
+    func namingLayers(_ error: CommitError) -> CommitError {
+        guard let cycle = error.dependencyCycle else { return error }
+        func name(_ local: String) -> String {
+            UInt32(local).flatMap { layerNames[$0] } ?? "#" + local
+        }
+        var named = error
+        let prefixEnd = error.message.range(of: ": expression dependency cycle")?.lowerBound
+        var prefix = prefixEnd.map { String(error.message[..<$0]) } ?? ""
+        // "layer N expression 'k'" → "layer "name" expression 'k'".
+        if let r = prefix.range(of: #"^layer [0-9]+"#, options: .regularExpression),
+           let local = prefix[r].split(separator: " ").last, let n = UInt32(local), let nm = layerNames[n] {
+            prefix.replaceSubrange(r, with: "layer \"\(nm)\"")
+        }
+        let keys = cycle.keys.map { ExpressionKey(layer: name($0.layer), keyPath: $0.keyPath) }
+        named.message = (prefix.isEmpty ? "" : prefix + ": ") + DependencyCycle(keys: keys).description
+        return named
     }
 
     /// The layer id in a tree built by `tree(at:)` for a layer name.

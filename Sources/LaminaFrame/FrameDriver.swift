@@ -116,7 +116,7 @@ public struct FrameDriver {
     /// Whether the presentation tree changes with time on its own (a running animation), so
     /// that the next frame must be made even with nothing queued. Expression animations count:
     /// they may read the time.
-    public var isAnimating: Bool { tree.runningAnimations > 0 || tree.hasExpressions }
+    public var isAnimating: Bool { tree.runningAnimations > 0 || tree.hasExpressions || tree.hasDeferredPrograms }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
     /// frame request), something animates, or no frame was made yet. When false the render

@@ -1,3 +1,4 @@
+import LaminaExpression
 import LaminaAnimation
 import LaminaGeometry
 
@@ -87,6 +88,10 @@ public struct CommitError: Error, Hashable, Sendable, CustomStringConvertible {
     /// Index of the failing operation in the commit.
     public var index: Int
     public var message: String
+    /// For a rejected expression animation that would close a dependency cycle: the cycle,
+    /// its layers named by their local ids ("2"), so that a caller with its own names for the
+    /// layers (a scene file) can say it in them.
+    public var dependencyCycle: DependencyCycle? = nil
 
     public init(code: Code, index: Int, message: String) {
         self.code = code; self.index = index; self.message = message

@@ -22,6 +22,12 @@ extension LayerTree {
     /// when no ordinary animation runs (the render thread's idle rule asks this beside
     /// `runningAnimations`).
     public var hasExpressions: Bool { !programs.expressionLayers.isEmpty }
+
+    /// True when the last evaluation left templates at their previous output for want of the
+    /// frame's step budget: the next frame carries on with them, so one is needed.
+    public var hasDeferredPrograms: Bool {
+        programs.isActive && programs.cache.state.withLock { $0.retry }
+    }
 }
 
 struct ProgramIndex: Sendable {
@@ -80,6 +86,9 @@ final class TemplateCache: Sendable {
         /// Where the next frame starts among the templates that may run: after one that the
         /// budget could not pay for, so a long template cannot starve those after it.
         var nextTemplate = 0
+        /// The last evaluation left a template at its previous output: the next one considers
+        /// every template, as a fresh frame does, until none is left behind.
+        var retry = false
         /// Each expression's last result, by `ProgramPlan.expressions` index, with the keys
         /// that carry them over when the plan is rebuilt (`ProgramPlan.init`).
         var expressionKeys: [ExpressionOutputKey] = []
@@ -239,10 +248,11 @@ extension LayerTree {
             let n = plan.templates.count
             let first = s.nextTemplate < n ? s.nextTemplate : 0
             var templateDeferred = false
+            let all = fresh || s.retry
             s.nextTemplate = 0
             for j in 0 ..< n {
                 let b = plan.templates[(first + j) % n]
-                guard fresh || b.dynamic else { continue }
+                guard all || b.dynamic else { continue }
                 let entry = b.entry
                 let names = entry.template.inputNames
                 for k in names.indices { entry.inputs[k] = nodes[b.index].properties.customNumber(names[k]) }
@@ -260,6 +270,7 @@ extension LayerTree {
                 }
                 if b.shadow { nodes[b.index].properties.shadowPath = path } else { nodes[b.index].properties.path = path }
             }
+            s.retry = templateDeferred
             s.lastSteps = s.frameBudget - budget
             s.lastDeferred = deferred
         }

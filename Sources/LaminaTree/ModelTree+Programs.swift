@@ -51,23 +51,35 @@ extension ModelTree {
 
     /// Rejects `added` on layer `id` (replacing the layer's expression with the same key)
     /// when the client's expressions would then form a dependency cycle.
+    ///
+    /// A new cycle has to pass through `added`, so only the expressions `added` reaches are
+    /// ordered: those on the layers it reads, those on the layers they read, and so on. The
+    /// work is proportional to them, not to the client's layers or other expressions.
     /// - Throws: `CommitError` naming the cycle (`layer 2 expression 'k': expression
-    ///   dependency cycle: #2.opacity → #3.opacity → #2.opacity`; `#N` is local layer N).
+    ///   dependency cycle: #2.opacity → #3.opacity → #2.opacity`; `#N` is local layer N), with
+    ///   `dependencyCycle` set (layers as "N").
     func checkExpressionOrder(adding added: LayerExpression, on id: LayerID, index: Int) throws(CommitError) {
         var list: [(LayerID, LayerExpression)] = []
-        for node in nodes.nodes where node.id.client == id.client && !node.expressions.isEmpty {
-            for e in node.expressions where !(node.id == id && !added.key.isEmpty && e.key == added.key) {
-                list.append((node.id, e))
+        var visited: Set<LayerID> = []
+        var pending = added.references.map(\.layer)
+        while let layer = pending.popLast() {
+            guard visited.insert(layer).inserted, let node = nodes[layer] else { continue }
+            for e in node.expressions where !(layer == id && !added.key.isEmpty && e.key == added.key) {
+                list.append((layer, e))
+                for r in e.references where !visited.contains(r.layer) { pending.append(r.layer) }
             }
         }
+        guard !list.isEmpty || added.references.contains(where: { $0.layer == id }) else { return }
         list.append((id, added))
         do { _ = try LayerExpression.order(list) } catch {
             // Keys name layers by qualified id ("client:local"); messages use "#local".
-            let keys = error.keys.map { k in
-                ExpressionKey(layer: "#" + (k.layer.split(separator: ":").last.map(String.init) ?? k.layer), keyPath: k.keyPath)
+            let locals = error.keys.map { k in
+                ExpressionKey(layer: k.layer.split(separator: ":").last.map(String.init) ?? k.layer, keyPath: k.keyPath)
             }
-            throw CommitError(code: .invalidAnimation, index: index,
-                              message: "layer \(id.local) expression '\(added.key)': \(DependencyCycle(keys: keys))")
+            var e = CommitError(code: .invalidAnimation, index: index, message: "layer \(id.local) expression '\(added.key)': "
+                                + DependencyCycle(keys: locals.map { ExpressionKey(layer: "#" + $0.layer, keyPath: $0.keyPath) }).description)
+            e.dependencyCycle = DependencyCycle(keys: locals)
+            throw e
         }
     }
 }

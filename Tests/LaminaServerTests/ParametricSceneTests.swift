@@ -153,4 +153,22 @@ import Testing
         #expect(error(#"{"layers": [{"animations": {"e": {"type": "expression", "keyPath": "opacity", "expression": "1 +"}}}]}"#)?
             .hasPrefix("layers[0].animations.e.expression: line 1") == true)
     }
+
+    @Test func aCycleInASceneIsSaidInTheScenesNames() throws {
+        // "slider" follows "knob", which follows "slider": rejected when the scene is built,
+        // naming both by their scene names.
+        let scene = try Scene(json: #"""
+            {"layers": [
+              {"name": "slider", "animations": {"f": {"type": "expression", "keyPath": "opacity", "expression": "knob.opacity"}}},
+              {"name": "knob", "animations": {"g": {"type": "expression", "keyPath": "opacity", "expression": "1 - slider.opacity"}}}
+            ]}
+            """#)
+        #expect {
+            _ = try scene.tree(at: 0)
+        } throws: { error in
+            let m = (error as? CommitError)?.message ?? ""
+            return m == #"layer "knob" expression 'g': expression dependency cycle: knob.opacity → slider.opacity → knob.opacity"#
+                || m == #"layer "knob" expression 'g': expression dependency cycle: slider.opacity → knob.opacity → slider.opacity"#
+        }
+    }
 }

@@ -96,4 +96,10 @@ struct SceneGoldenTests {
     /// ellipse) clipped by rounded masksToBounds; a rotated conic gradient around an
     /// off-centre startPoint with five stops (the reference samples it per pixel: cairo has none).
     @Test func gradients() throws { try check("gradients") }
+
+    /// The seed shapes of issue 15 as path templates (examples/parametric.json's templates,
+    /// custom values fixed): evaluated by Lamina on the render side and, for the reference, by
+    /// scripts/template_eval.py, the script's own evaluator of the template language.
+    /// Rule: as `shapes`.
+    @Test func parametricShapes() throws { try check("parametric") }
 }

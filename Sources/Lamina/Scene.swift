@@ -291,7 +291,7 @@ extension Scene {
                 tree.advance(to: tx.at)
                 try tree.apply(Commit(client: Self.client, content: .operations(tx.operations)), at: tx.at)
             }
-        } catch let error as CommitError {
+        } catch {
             throw namingLayers(error)
         }
         tree.advance(to: t)

@@ -16,7 +16,9 @@ import LaminaTree
 /// Per frame (p50 and mean): `presentation` = advance + updatePresentation (animations, then
 /// the templates; thread CPU time), `tessellate` = the builder's own measure of its mesh work
 /// (`lastTessellateSeconds`: cache lookups and misses, wall clock), `build_total` = the whole
-/// `DrawListBuilder.build` (thread CPU time, tessellation included). Prints JSON.
+/// `DrawListBuilder.build` (thread CPU time, tessellation included); `program_steps_per_frame`
+/// = the steps templates and expressions spent per frame (against the frame's budget,
+/// `maxProgramStepsPerFrame`). Prints JSON.
 func runTemplatesBench(_ arguments: [String]) {
     var frames = 120
     if let i = arguments.firstIndex(of: "--frames"), i + 1 < arguments.count, let n = Int(arguments[i + 1]), n > 0 { frames = n }
@@ -56,7 +58,7 @@ func runTemplatesBench(_ arguments: [String]) {
         return tree
     }
     struct Result { var presentation: [Double] = []; var build: [Double] = []; var tessellate: [Double] = []
-                    var evaluations = 0; var hits = 0; var misses = 0; var meshes = 0 }
+                    var evaluations = 0; var hits = 0; var misses = 0; var meshes = 0; var steps = 0 }
     func run(_ tree: inout LayerTree, width: Double, height: Double, from: Int, frames: Int) -> Result {
         var presentation = LayerTree()
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: .black)
@@ -78,6 +80,7 @@ func runTemplatesBench(_ arguments: [String]) {
             r.presentation.append(t1 - t0)
             r.build.append(t2 - t1)
             r.tessellate.append(builder.lastTessellateSeconds)
+            r.steps += tree.lastProgramEvaluation.steps
             r.meshes += list.items.count
         }
         r.evaluations = tree.templateEvaluations - evaluations
@@ -87,6 +90,7 @@ func runTemplatesBench(_ arguments: [String]) {
     }
     func json(_ name: String, _ layers: Int, _ r: Result, frames: Int) -> String {
         "\"\(name)\": {\"layers\": \(layers), \"template_runs_per_frame\": \(Double(r.evaluations) / Double(frames)), "
+            + "\"program_steps_per_frame\": \(r.steps / frames), "
             + "\"cpu_ms_per_frame\": {\(SceneBench.phase("presentation", r.presentation)), "
             + "\(SceneBench.phase("tessellate", r.tessellate)), \(SceneBench.phase("build_total", r.build)), "
             + "\(SceneBench.phase("evaluate_plus_tessellate", zip(r.presentation, r.tessellate).map { $0 + $1 }))}}"

@@ -23,10 +23,11 @@ extension LayerTree {
     /// `runningAnimations`).
     public var hasExpressions: Bool { !programs.expressionLayers.isEmpty }
 
-    /// True when the last evaluation left templates at their previous output for want of the
-    /// frame's step budget: the next frame carries on with them, so one is needed.
+    /// True while templates that the frame's step budget left at their previous output have
+    /// not yet reached every presentation tree: the next frames carry on with them (two
+    /// after the last one left out), so they are needed.
     public var hasDeferredPrograms: Bool {
-        programs.isActive && programs.cache.state.withLock { $0.retry }
+        programs.isActive && programs.cache.state.withLock { $0.catchUp > 0 }
     }
 }
 
@@ -86,9 +87,11 @@ final class TemplateCache: Sendable {
         /// Where the next frame starts among the templates that may run: after one that the
         /// budget could not pay for, so a long template cannot starve those after it.
         var nextTemplate = 0
-        /// The last evaluation left a template at its previous output: the next one considers
-        /// every template, as a fresh frame does, until none is left behind.
-        var retry = false
+        /// Evaluations still to consider every template, as a fresh frame does: set when one
+        /// is left at its previous output, and kept for two evaluations after the last such,
+        /// so that both presentation trees the render side alternates between
+        /// (`SnapshotMaker`) receive the outputs of the templates that ran late.
+        var catchUp = 0
         /// Each expression's last result, by `ProgramPlan.expressions` index, with the keys
         /// that carry them over when the plan is rebuilt (`ProgramPlan.init`).
         var expressionKeys: [ExpressionOutputKey] = []
@@ -248,7 +251,7 @@ extension LayerTree {
             let n = plan.templates.count
             let first = s.nextTemplate < n ? s.nextTemplate : 0
             var templateDeferred = false
-            let all = fresh || s.retry
+            let all = fresh || s.catchUp > 0
             s.nextTemplate = 0
             for j in 0 ..< n {
                 let b = plan.templates[(first + j) % n]
@@ -270,7 +273,7 @@ extension LayerTree {
                 }
                 if b.shadow { nodes[b.index].properties.shadowPath = path } else { nodes[b.index].properties.path = path }
             }
-            s.retry = templateDeferred
+            s.catchUp = templateDeferred ? 2 : max(s.catchUp - 1, 0)
             s.lastSteps = s.frameBudget - budget
             s.lastDeferred = deferred
         }

@@ -69,7 +69,7 @@ let package = Package(
         .target(name: "CLaminaImage",
                 linkerSettings: [.linkedLibrary("png16"), .linkedLibrary("jpeg"), .linkedLibrary("webp")]),
         .target(name: "LaminaImage", dependencies: ["CLaminaImage"], exclude: ["README.md"]),
-        .target(name: "LaminaFrame", dependencies: ["LaminaTree", "LaminaImage"], exclude: ["README.md"]),
+        .target(name: "LaminaFrame", dependencies: ["LaminaTree", "LaminaImage", "LaminaText"], exclude: ["README.md"]),
         .target(name: "LaminaText",
                 dependencies: ["LaminaGeometry", "CHarfBuzz", "CFreeType", "CFontconfig", "CICU"],
                 exclude: ["README.md"]),

@@ -27,6 +27,10 @@ public struct DrawList: Sendable {
     /// drawn: it may redraw only `damage.rect` when its image holds exactly that list. Nil:
     /// redraw everything.
     public var damage: Damage? = nil
+    /// The glyph atlas text items draw (their `ImageDraw.image` is `textAtlas.base`) and its
+    /// writes since that base: the backend copies in the writes it has not applied. Nil when
+    /// no text is drawn.
+    public var textAtlas: TextAtlasState? = nil
 
     public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
         self.init(width: width, height: height, clearColor: clearColor, items: items, clips: clips,

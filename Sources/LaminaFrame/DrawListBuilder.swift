@@ -42,7 +42,9 @@ public struct DrawListBuilder {
     public var images: [String: Image] = [:]
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
-    private var items: [DrawItem] = []
+    /// Text layers' layouts and the glyph atlas (made when the first text layer draws).
+    var textDrawing: TextDrawing?
+    var items: [DrawItem] = []  // internal: the +Text extension appends
     /// The previous list's items and clips: the buffers alternate, so that the list a caller
     /// keeps for one frame (the frame driver, to compare with the next) is not written over
     /// and the buffer written is not shared (no copy).
@@ -107,6 +109,7 @@ public struct DrawListBuilder {
         order.removeAll(keepingCapacity: true)
         lastTessellateSeconds = 0
         nextMemo.removeAll(keepingCapacity: true)
+        textDrawing?.beginFrame()
         if let root = tree.nodes.slot(of: .root) {
             // The nodes are borrowed in place for the whole walk: no node is copied.
             tree.nodes.withUnsafeNodes { nodes in
@@ -115,11 +118,13 @@ public struct DrawListBuilder {
             }
         }
         swap(&memo, &nextMemo)
+        let atlas = endText()
         let plan = planner.plan(items, width: pixelWidth, height: pixelHeight)
         lastSerial += 1
         var list = DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips,
                             plan: plan)
         list.serial = lastSerial
+        list.textAtlas = atlas
         return list
     }
 
@@ -238,7 +243,7 @@ public struct DrawListBuilder {
 
         let background = p.backgroundColor ?? .clear
         let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
-        let hasContent = node.kind == .gradient || node.kind == .shape || p.contents != nil
+        let hasContent = node.kind == .gradient || node.kind == .shape || node.kind == .text || p.contents != nil
         // The border is composited above the content and the sublayers (CALayer.borderWidth):
         // with neither, background and border are one item; otherwise the border comes last.
         let borderLast = hasContent || !node.sublayers.isEmpty
@@ -263,6 +268,7 @@ public struct DrawListBuilder {
         if node.kind == .shape, let path = p.path {
             appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
+        if node.kind == .text { appendText(address, toPixels: toPixels, opacity: opacity, clip: innerClip) }
         return (innerClip, borderLast && border.alpha > 0)
     }
 

@@ -15,8 +15,13 @@ final class ImageResidency {
     private(set) var textures: [UInt64: TextureImage] = [:]
     /// Images first drawn by the frame being encoded, with their staging buffers.
     private var pending: [(texture: TextureImage, staging: VulkanBuffer)] = []
+    /// Dirty rectangles of the glyph atlas to copy in this frame, with their staging buffer.
+    private var pendingWrites: [(texture: TextureImage, staging: VulkanBuffer, regions: [VkBufferImageCopy])] = []
     /// Images uploaded so far (tests, stats).
     private(set) var uploads = 0
+    /// Atlas dirty rectangles copied in so far, and their bytes (tests, stats).
+    private(set) var atlasWrites = 0
+    private(set) var atlasWriteBytes = 0
     /// Bytes of the resident images' level 0.
     private(set) var residentBytes = 0
     /// By `ImageDraw.samplerIndex` (minification × 2 + magnification).
@@ -60,31 +65,7 @@ final class ImageResidency {
     /// an image that large (the item is not drawn; nothing else is affected).
     func resident(_ draw: ImageDraw, frame: UInt64, device: VulkanDevice,
                   setLayout: VkDescriptorSetLayout) throws(RenderError) -> VkDescriptorSet? {
-        let image = draw.image
-        let texture: TextureImage
-        if let existing = textures[image.id] {
-            texture = existing
-        } else {
-            let limit = Int(device.properties.limits.maxImageDimension2D)
-            guard image.width <= limit, image.height <= limit else { return nil }
-            texture = try TextureImage(device: device, width: image.width, height: image.height,
-                                       format: image.format == .a8 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
-                                       bytesPerPixel: image.format.bytesPerPixel)
-            let staging: VulkanBuffer
-            do {
-                staging = try VulkanBuffer(device: device, size: image.pixels.count,
-                                           usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
-            } catch {
-                texture.destroy(device)
-                throw error
-            }
-            // SAFETY: the staging buffer holds `pixels.count` bytes and nothing reads it yet.
-            image.pixels.withUnsafeBytes { staging.mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
-            textures[image.id] = texture
-            pending.append((texture, staging))
-            uploads += 1
-            residentBytes += texture.byteCount
-        }
+        guard let texture = try texture(draw.image, device: device) else { return nil }
         texture.lastUsed = frame
         let index = draw.samplerIndex
         if let entry = texture.descriptorSets[index] { return entry.set }
@@ -105,6 +86,62 @@ final class ImageResidency {
         return set
     }
 
+    /// The resident copy of `image`, uploading it (recorded by `recordUploads`) when it is not
+    /// resident; nil when the device cannot hold an image that large.
+    private func texture(_ image: Image, device: VulkanDevice) throws(RenderError) -> TextureImage? {
+        if let existing = textures[image.id] { return existing }
+        let limit = Int(device.properties.limits.maxImageDimension2D)
+        guard image.width <= limit, image.height <= limit else { return nil }
+        let texture = try TextureImage(device: device, width: image.width, height: image.height,
+                                   format: image.format == .a8 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
+                                   bytesPerPixel: image.format.bytesPerPixel)
+        let staging: VulkanBuffer
+        do {
+            staging = try VulkanBuffer(device: device, size: image.pixels.count,
+                                       usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+        } catch {
+            texture.destroy(device)
+            throw error
+        }
+        // SAFETY: the staging buffer holds `pixels.count` bytes and nothing reads it yet.
+        image.pixels.withUnsafeBytes { staging.mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        textures[image.id] = texture
+        pending.append((texture, staging))
+        uploads += 1
+        residentBytes += texture.byteCount
+        return texture
+    }
+
+    /// Brings the glyph atlas' copy up to date with `atlas`: its base uploaded when not
+    /// resident, then the writes not yet applied copied in as dirty rectangles (recorded by
+    /// `recordUploads`, after the whole-image uploads).
+    func update(_ atlas: TextAtlasState, frame: UInt64, device: VulkanDevice) throws(RenderError) {
+        guard let texture = try texture(atlas.base, device: device) else { return }
+        texture.lastUsed = frame
+        guard texture.appliedWrites < atlas.writes.count else { return }
+        let writes = atlas.writes[texture.appliedWrites...]
+        let size = writes.reduce(0) { $0 + $1.bytes.count }
+        let staging = try VulkanBuffer(device: device, size: max(size, 4), usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+        var regions: [VkBufferImageCopy] = []
+        var offset = 0
+        for w in writes {
+            // SAFETY: the staging buffer holds every write's bytes, laid end to end.
+            w.bytes.withUnsafeBytes { (staging.mapped + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            var region = VkBufferImageCopy()
+            region.bufferOffset = VkDeviceSize(offset)
+            region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                                               baseArrayLayer: 0, layerCount: 1)
+            region.imageOffset = VkOffset3D(x: Int32(w.x), y: Int32(w.y), z: 0)
+            region.imageExtent = VkExtent3D(width: UInt32(w.width), height: UInt32(w.height), depth: 1)
+            regions.append(region)
+            offset += w.bytes.count
+        }
+        texture.appliedWrites = atlas.writes.count
+        pendingWrites.append((texture, staging, regions))
+        atlasWrites += regions.count
+        atlasWriteBytes += size
+    }
+
     /// Records the uploads of the images first drawn this frame into `cmd` (before its render
     /// passes) and retires their staging buffers to `frame`.
     func recordUploads(into cmd: VkCommandBuffer, frame: UInt64, lifetimes: LifetimeTracker) {
@@ -113,6 +150,11 @@ final class ImageResidency {
             lifetimes.retire(.buffer(staging), after: frame)
         }
         pending.removeAll(keepingCapacity: true)
+        for (texture, staging, regions) in pendingWrites {
+            texture.recordWrites(from: staging, regions: regions, into: cmd)
+            lifetimes.retire(.buffer(staging), after: frame)
+        }
+        pendingWrites.removeAll(keepingCapacity: true)
     }
 
     /// Frees (once the frames that may read them have finished) the images no item has drawn
@@ -155,6 +197,8 @@ final class ImageResidency {
         textures.removeAll()
         for (_, staging) in pending { staging.destroy(device) }
         pending.removeAll()
+        for (_, staging, _) in pendingWrites { staging.destroy(device) }
+        pendingWrites.removeAll()
         for pool in pools {
             vkDestroyDescriptorPool(device.raw, pool, nil)
             device.untrack(pool)

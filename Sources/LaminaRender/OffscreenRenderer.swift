@@ -52,6 +52,9 @@ public final class OffscreenRenderer {
     /// Images resident on the GPU, and the bytes of their pixels (without mipmaps).
     public var gpuImageCount: Int { textures.count }
     public var gpuImageBytes: Int { textures.residentBytes }
+    /// Glyph-atlas dirty rectangles copied in so far, and their bytes (text), for tests and stats.
+    public var atlasWrites: Int { textures.atlasWrites }
+    public var atlasWriteBytes: Int { textures.atlasWriteBytes }
     /// Bytes of the mesh arena's buffer (0 before the first mesh), for tests.
     var meshArenaBytes: Int { meshes.arena.buffer?.size ?? 0 }
     /// Most offscreen images one frame may hold at once: a group holds one until its parent's
@@ -273,6 +276,7 @@ public final class OffscreenRenderer {
                                      capacity: ring.size / stride)
         let device = device, meshes = meshes, lifetimes = lifetimes, textures = textures
         let imageSetLayout = pipeline.compositeSetLayout
+        if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         try encoder.encode(list, into: &span, grow: { (span, room) throws(RenderError) in
             try replaceInstanceBuffer(slot: slotIndex, capacity: 2 * (span.count + room), keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }

@@ -18,6 +18,8 @@ final class TextureImage {
     var lastUsed: UInt64 = 0
     /// Whether its pixels are still to be copied in (by the next recorded frame).
     var needsUpload = true
+    /// For the glyph atlas: how many of its `TextAtlasState.writes` have been copied in.
+    var appliedWrites = 0
     /// By `ImageDraw.samplerIndex`: the set binding this image with that sampler, and its pool.
     var descriptorSets: [(set: VkDescriptorSet, pool: VkDescriptorPool)?] = Array(repeating: nil, count: 6)
 
@@ -149,6 +151,36 @@ final class TextureImage {
                 to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, srcAccess: write, dstAccess: shaderRead,
                 srcStage: transfer, dstStage: fragment)
         needsUpload = false
+    }
+
+    /// Records the copy of dirty rectangles (`regions` of `staging`) into level 0, between
+    /// barriers from and back to shader reads (the glyph atlas; its samplers read level 0 only).
+    func recordWrites(from staging: VulkanBuffer, regions: [VkBufferImageCopy], into cmd: VkCommandBuffer) {
+        func barrier(from old: VkImageLayout, to new: VkImageLayout, srcAccess: VkAccessFlags, dstAccess: VkAccessFlags,
+                     srcStage: VkPipelineStageFlags, dstStage: VkPipelineStageFlags) {
+            var b = VkImageMemoryBarrier()
+            b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+            b.oldLayout = old
+            b.newLayout = new
+            b.srcAccessMask = srcAccess
+            b.dstAccessMask = dstAccess
+            b.srcQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
+            b.dstQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
+            b.image = raw
+            b.subresourceRange = VkImageSubresourceRange(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0,
+                                                         levelCount: 1, baseArrayLayer: 0, layerCount: 1)
+            vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nil, 0, nil, 1, &b)
+        }
+        let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
+        let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)
+        // Earlier frames' reads (and an upload earlier in this command buffer) come first.
+        barrier(from: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                srcAccess: shaderRead | write, dstAccess: write, srcStage: fragment | transfer, dstStage: transfer)
+        regions.withUnsafeBufferPointer { r in
+            vkCmdCopyBufferToImage(cmd, staging.raw, raw, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, UInt32(r.count), r.baseAddress)
+        }
+        barrier(from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                srcAccess: write, dstAccess: shaderRead, srcStage: transfer, dstStage: fragment)
     }
 
     func destroy(_ device: VulkanDevice) {

@@ -19,6 +19,12 @@ extension TextLayout {
     public func quads(scale: Double, atlas: GlyphAtlas, clip: Rect? = nil) -> [TextQuad] {
         var quads: [TextQuad] = []
         quads.reserveCapacity(glyphs.count)
+        forEachQuad(scale: scale, atlas: atlas, clip: clip) { quads.append($0) }
+        return quads
+    }
+
+    /// `quads(scale:atlas:clip:)` one at a time, with no array (the renderer's per-frame path).
+    public func forEachQuad(scale: Double, atlas: GlyphAtlas, clip: Rect? = nil, _ body: (TextQuad) -> Void) {
         for g in glyphs {
             let ppem = g.fontSize * scale
             let key = GlyphKey(font: g.font, glyph: g.glyph, pixelsPerEm: ppem)
@@ -48,9 +54,8 @@ extension TextLayout {
                                 Double(source.width) * texel, Double(source.height) * texel)
                 }
             }
-            quads.append(TextQuad(atlas: source, rect: rect, color: g.color))
+            body(TextQuad(atlas: source, rect: rect, color: g.color))
         }
-        return quads
     }
 }
 

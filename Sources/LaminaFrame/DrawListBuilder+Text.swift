@@ -1,0 +1,30 @@
+import LaminaGeometry
+import LaminaTree
+
+extension DrawListBuilder {
+    /// A text layer's glyphs (CATextLayer): its layout (cached while the string, font, size,
+    /// bounds' size, alignment, wrapping and truncation stay the same), each glyph a coverage
+    /// item of the shared atlas × its color (the layer's `foregroundColor` for runs without
+    /// their own), at the layer's device scale (the atlas rasterizes at that size: crisp as
+    /// the scale animates), clipped to the bounds (a text layer's backing store) and by `clip`.
+    @inline(never)
+    mutating func appendText(_ node: UnsafePointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
+        var p: LayerProperties { node.pointee.properties }
+        guard !p.string.runs.isEmpty, p.bounds.width != 0, p.bounds.height != 0 else { return }
+        if textDrawing == nil { textDrawing = TextDrawing() }
+        let text = textDrawing!
+        let layout = text.layout(node.pointee.id, node.pointee.properties)
+        text.appendItems(layout, scale: Self.pixelScale(toPixels), bounds: p.bounds, color: p.foregroundColor,
+                         toPixels: toPixels, opacity: opacity, clip: clip, to: &items)
+    }
+
+    /// Ends the build's text: the atlas state for the backend (nil when no text drew), the
+    /// items pointed at a new base when the atlas took one during the build.
+    mutating func endText() -> TextAtlasState? {
+        guard let text = textDrawing else { return nil }
+        let old = text.buildBase
+        guard let state = text.endFrame() else { return nil }
+        if let old, old !== state.base { TextDrawing.retarget(&items, from: old, to: state.base) }
+        return state
+    }
+}

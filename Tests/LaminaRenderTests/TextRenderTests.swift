@@ -1,0 +1,160 @@
+import Foundation
+import LaminaAnimation
+import LaminaGeometry
+import LaminaPNG
+import LaminaTree
+import Testing
+import TestSupport
+@testable import LaminaFrame
+@testable import LaminaRender
+
+/// Text layers through the whole path (layer tree → builder → glyph atlas on the GPU →
+/// lavapipe) against Pango + cairo drawing the same text with the same font files, sizes and
+/// hinting off: the PNGs and cases of `scripts/text-references` (LaminaTextTests' References,
+/// read here, not copied). Each case is a text layer filling a canvas of its bounds at its
+/// device scale over its opaque background. Tolerance: the project's rule for independent
+/// references, mean ≤ 1/255 and ≤ 0.5 % of pixels off by more than 64/255 (LaminaText's
+/// README: glyphs are cairo's FreeType bitmaps placed at whole pixels as cairo does; Arabic and
+/// Devanagari differ where glyphs overlap, cairo adding them into one mask first).
+@Suite("Text layers against Pango")
+struct TextRenderTests {
+    static let tolerance = PixelTolerance.independent(mean: 1, percent: 0.5, threshold: 64)
+    static let directory = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("LaminaTextTests/References").path
+
+    /// A case of scripts/text-references: its layer's properties, bounds, scale and background.
+    struct Case: CustomTestStringConvertible, Sendable {
+        var name: String
+        var properties: [(String, PropertyValue)]
+        var bounds: Size
+        var scale: Double
+        var background: Color
+        var color: Color
+        var testDescription: String { name }
+        var png: String { "\(TextRenderTests.directory)/\(name).png" }
+    }
+
+    static func color(_ any: Any?) -> Color? {
+        guard let c = any as? [Double], c.count == 4 else { return nil }
+        return Color(c[0], c[1], c[2], c[3])
+    }
+
+    static func load(_ name: String) -> Case? {
+        guard let data = FileManager.default.contents(atPath: "\(directory)/\(name).json"),
+              let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+              let b = json["bounds"] as? [Double], let size = json["size"] as? Double else { return nil }
+        let color = color(json["color"]) ?? Color(1, 1, 1)
+        var properties: [(String, PropertyValue)] = [
+            ("font", .string(json["font"] as? String ?? "sans-serif")), ("fontSize", .number(size)),
+            ("foregroundColor", .color(color)),
+            ("alignmentMode", .string(json["alignment"] as? String ?? "natural")),
+            ("truncationMode", .string(json["truncation"] as? String ?? "none")),
+            ("isWrapped", .bool(json["wrapped"] as? Bool ?? false)),
+        ]
+        if let runs = json["runs"] as? [[String: Any]] {
+            properties.append(("string", .text(StyledText(runs: runs.map {
+                StyledText.Run($0["text"] as! String, font: $0["font"] as? String, fontSize: $0["fontSize"] as? Double,
+                               foregroundColor: Self.color($0["foregroundColor"]))
+            }))))
+        } else {
+            properties.append(("string", .string(json["string"] as? String ?? "")))
+        }
+        return Case(name: name, properties: properties, bounds: Size(b[0], b[1]), scale: json["scale"] as? Double ?? 1,
+                    background: Self.color(json["background"]) ?? .black, color: color)
+    }
+
+    static var all: [Case] {
+        let files = (try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []
+        return files.filter { $0.hasSuffix(".json") }.sorted().compactMap { load(String($0.dropLast(5))) }
+    }
+
+    func tree(_ c: Case, extra: [(String, PropertyValue)] = []) throws -> LayerTree {
+        try DrawListBuilderTests().tree(DrawListBuilderTests().layer(
+            1, .text, frame: Rect(0, 0, c.bounds.width, c.bounds.height), c.properties + extra))
+    }
+
+    @Test(arguments: all)
+    func matchesPango(_ c: Case) throws {
+        let t = try tree(c)
+        var builder = DrawListBuilder(widthPoints: c.bounds.width, heightPoints: c.bounds.height, scale: c.scale,
+                                      background: c.background)
+        let list = builder.build(t)
+        #expect(list.textAtlas != nil)
+        #expect(list.items.contains { if case .image(let d) = $0.kind { d.image === list.textAtlas?.base } else { false } })
+        let image = try renderImage(list, alpha: .straight)
+        try expectMatchesReference(image, c.png, Self.tolerance, name: "text-\(c.name)")
+    }
+
+    /// Renders `times` of `t` through one builder and one renderer (the atlas' dirty
+    /// rectangles reach the GPU copy between frames); the last frame's pixels and the renderer.
+    func frames(_ t: LayerTree, _ times: [Double], width: Double, height: Double, background: Color)
+        throws -> (RGBAImage, OffscreenRenderer, DrawListBuilder) {
+        let renderer = try makeRenderer(width: Int(width), height: Int(height))
+        var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: background)
+        var presentation = LayerTree()
+        for time in times {
+            t.updatePresentation(&presentation, at: time)
+            try renderer.render(builder.build(presentation))
+        }
+        let pixels = try renderer.readPixels(alpha: .straight)
+        #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
+        return (RGBAImage(width: Int(width), height: Int(height), pixels: pixels), renderer, builder)
+    }
+
+    /// latin-bold-scale2's text at device scale 1 in a layer whose transform animates from
+    /// scale 1 to 2 (anchor at its top-left corner): after frames at 1, 1.25, 1.5 and 1.75 the
+    /// frame at scale 2 matches Pango's raster of the text at device scale 2 — the atlas
+    /// rasterized the glyphs anew at 40 pixels per em (a bitmap stretched from an earlier
+    /// frame's size would be blurred far past the tolerance). The later frames' glyphs reached
+    /// the GPU as dirty rectangles of the first frame's atlas.
+    @Test func scaleAnimationStaysCrisp() throws {
+        let c = try #require(Self.load("latin-bold-scale2"))
+        #expect(c.scale == 2)
+        var t = try tree(Case(name: c.name, properties: c.properties, bounds: c.bounds, scale: 1, background: c.background,
+                              color: c.color),
+                         extra: [("anchorPoint", .point(Point(0, 0))), ("position", .point(Point(0, 0)))])
+        var timing = AnimationTiming(duration: 1); timing.timingFunction = .linear
+        try t.apply(Commit(client: 1, content: .operations([
+            .setTransaction(TransactionSettings(disableActions: true)),
+            .set(1, keyPath: "transform", value: .transform(.scale(2, 2, 1))),
+            .addAnimation(1, key: "grow", animation: .basic(BasicAnimation(
+                keyPath: "transform", from: .transform(.identity), to: .transform(.scale(2, 2, 1)), timing: timing))),
+        ])))
+        let (image, renderer, builder) = try frames(t, [0, 0.25, 0.5, 0.75, 1.5], width: c.bounds.width * 2,
+                                                    height: c.bounds.height * 2, background: c.background)
+        try expectMatchesReference(image, c.png, Self.tolerance, name: "text-scale-animation")
+        #expect(renderer.atlasWrites > 0, "later frames' glyphs are dirty rectangles")
+        #expect(builder.textDrawing?.layoutsMade == 1, "a transform does not lay the text out again")
+    }
+
+    /// latin-kerning (white text) with foregroundColor animating from red to white: at the
+    /// middle (t = 0.5 of 1 s, linear) the color is (1, 0.5, 0.5) straight; each pixel is then
+    /// the background plus the glyph coverage × (color − background), the coverage read from
+    /// Pango's white raster as (white − background) / (1 − background) per channel — so the
+    /// expected image comes from the reference, not from Lamina. The text is laid out once.
+    @Test func foregroundColorAnimates() throws {
+        let c = try #require(Self.load("latin-kerning"))
+        #expect(c.color == Color(1, 1, 1))
+        var t = try tree(c)
+        var timing = AnimationTiming(duration: 1); timing.timingFunction = .linear
+        try t.apply(Commit(client: 1, content: .operations([
+            .addAnimation(1, key: "tint", animation: .basic(BasicAnimation(
+                keyPath: "foregroundColor", from: .color(Color(1, 0, 0)), to: .color(Color(1, 1, 1)), timing: timing))),
+        ])))
+        let (image, _, builder) = try frames(t, [0, 0.25, 0.5], width: c.bounds.width, height: c.bounds.height,
+                                             background: c.background)
+        #expect(builder.textDrawing?.layoutsMade == 1, "a color change does not lay the text out again")
+        let reference = try PNG.read(path: c.png)
+        let bg = [c.background.red, c.background.green, c.background.blue].map { $0 * 255 }
+        let tint = [255.0, 127.5, 127.5]
+        var expected = reference
+        for i in 0..<(reference.width * reference.height) {
+            for k in 0..<3 {
+                let coverage = (Double(reference.pixels[i * 4 + k]) - bg[k]) / (255 - bg[k])
+                expected.pixels[i * 4 + k] = UInt8(max(0, min(255, (bg[k] + coverage * (tint[k] - bg[k])).rounded())))
+            }
+        }
+        let result = PixelComparator.compare(image, expected, tolerance: Self.tolerance)
+        #expect(result.passed, "\(result)")
+    }
+}

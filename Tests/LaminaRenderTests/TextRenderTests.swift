@@ -157,4 +157,39 @@ struct TextRenderTests {
         let result = PixelComparator.compare(image, expected, tolerance: Self.tolerance)
         #expect(result.passed, "\(result)")
     }
+
+    /// Where text goes among a layer's items (CATextLayer draws its text as the layer's
+    /// contents): above the background, below the sublayers and the border; in the clip of its
+    /// own masksToBounds; with the layer's opacity; and its blurred shadow's source holds the
+    /// glyphs (a text layer's shadow is that of its text's alpha).
+    @Test func textItemsSitAsContents() throws {
+        let b = DrawListBuilderTests()
+        func isText(_ item: DrawItem) -> Bool { if case .image(let d) = item.kind, case .coverage = d.mode { true } else { false } }
+        let t = try b.tree(b.layer(1, .text, frame: Rect(10, 10, 120, 40), [
+            ("string", .string("Hi")), ("fontSize", .number(24)), ("backgroundColor", .color(Color(0, 0, 1))),
+            ("borderWidth", .number(2)), ("borderColor", .color(Color(1, 0, 0))), ("masksToBounds", .bool(true)),
+        ]) + b.layer(2, parent: 1, frame: Rect(0, 0, 8, 8), [("backgroundColor", .color(Color(0, 1, 0)))]))
+        var builder = DrawListBuilder(widthPoints: 160, heightPoints: 80, scale: 1, background: .white)
+        let list = builder.build(t)
+        let kinds = list.items.map { isText($0) ? "text" : $0.borderWidth > 0 ? "border" : "rect" }
+        #expect(kinds == ["rect", "text", "text", "rect", "border"])
+        #expect(list.items.filter(isText).allSatisfy { $0.clip == 0 && $0.opacity == 1 }, "in its own clip")
+
+        let shadowed = try b.tree(b.layer(1, .text, frame: Rect(10, 10, 120, 40), [
+            ("string", .string("Hi")), ("opacity", .number(0.5)), ("shadowOpacity", .number(1)),
+            ("shadowRadius", .number(3)), ("foregroundColor", .color(Color(1, 1, 0))),
+        ]))
+        let list2 = builder.build(shadowed)
+        guard case .shadowGroup(_, let sigma, let count)? = list2.items.first?.kind else {
+            Issue.record("the first item is the blurred shadow: \(list2.items.map(\.kind))")
+            return
+        }
+        #expect(sigma == 3 && count == 2)
+        #expect(list2.items.dropFirst().allSatisfy(isText) && list2.items.count == 5)
+        #expect(list2.items.suffix(2).allSatisfy { $0.opacity == 0.5 })
+        for item in list2.items where isText(item) {
+            guard case .image(let d) = item.kind, case .coverage(let c) = d.mode else { continue }
+            #expect(c == Color(1, 1, 0))
+        }
+    }
 }

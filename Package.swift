@@ -76,7 +76,8 @@ let package = Package(
 
         // GPU and daemon.
         .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "CVulkan"], exclude: ["README.md"]),
-        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression"], exclude: ["README.md"]),
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
+                                              "LaminaText"], exclude: ["README.md"]),
         .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaExpression"], exclude: ["README.md"]),
 
         // Executables: thin mains.

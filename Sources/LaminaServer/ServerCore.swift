@@ -61,7 +61,12 @@ public struct ServerCore {
     /// The Reduce Motion setting (`welcome`, `reduceMotionChanged`).
     public private(set) var reduceMotion = false
 
-    private enum Query { case presentation(layer: UInt32, keyPath: String), hitTest(Point) }
+    private enum Query {
+        case presentation(layer: UInt32, keyPath: String), hitTest(Point)
+        case measure(StyledText, font: String, fontSize: Double, width: Double?)
+    }
+    /// Lays text out for `measureText` (the server thread's own engine, made at the first use).
+    private let measurer = TextMeasurer()
     private struct Parked { var client: UInt32; var requestID: UInt32; var query: Query; var sequence: UInt64; var time: Double }
     /// Queries waiting for a newer snapshot, in arrival order.
     private var parked: [Parked] = []
@@ -286,6 +291,16 @@ public struct ServerCore {
             query(.hitTest(Point(x, y)), client: client, requestID: requestID, &effects)
         case .image(let request, let requestID):
             handleImage(request, client: client, requestID: requestID, &effects)
+        case .measureText(let text, let font, let size, let width, let requestID):
+            // Needs no snapshot: answered now, or in turn behind this client's parked queries.
+            if parked.contains(where: { $0.client == client }) {
+                parked.append(Parked(client: client, requestID: requestID,
+                                     query: .measure(text, font: font, fontSize: size, width: width),
+                                     sequence: 0, time: -.infinity))
+            } else {
+                let size = measurer.measure(text, font: font, fontSize: size, width: width)
+                send(.textMeasured(width: size.width, height: size.height), requestID)
+            }
         case .sendTree(let requestID):
             send(.tree(json: treeJSON()), requestID)
         case .sendStats(let requestID):
@@ -333,6 +348,9 @@ public struct ServerCore {
             } else {
                 event = .hitResult(.none, layer: 0)
             }
+        case .measure(let text, let font, let fontSize, let width):
+            let size = measurer.measure(text, font: font, fontSize: fontSize, width: width)
+            event = .textMeasured(width: size.width, height: size.height)
         }
         effects.append(.write(client: client, bytes: MessageEncoder.encode(event, requestID: requestID)))
     }

@@ -15,6 +15,7 @@ public enum SessionAction: Sendable, Equatable {
     case setReduceMotion(Bool, requestID: UInt32)
     /// `uploadImage` / `releaseImage` (ServerCore+Images).
     case image(Request, requestID: UInt32)
+    case measureText(StyledText, font: String, fontSize: Double, width: Double?, requestID: UInt32)
     /// Close the connection after sending what is queued.
     case close(reason: String)
 }
@@ -147,6 +148,8 @@ public struct Session: Sendable {
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]
         case .uploadImage, .releaseImage: return [.image(request, requestID: requestID)]
+        case .measureText(let text, let font, let size, let width):
+            return [.measureText(text, font: font, fontSize: size, width: width, requestID: requestID)]
         default:
             return [.send(.error(opcode: request.opcode, code: .internalError, message: "unhandled request", request: requestID),
                           requestID: requestID)]

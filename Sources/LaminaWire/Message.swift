@@ -63,6 +63,9 @@ public enum Request: Hashable, Sendable {
     case uploadImage(name: String, format: ImageUploadFormat, width: UInt32, height: UInt32, data: [UInt8])
     /// Releases the client's image of this name.
     case releaseImage(name: String)
+    /// The size `text` needs in `font` at `fontSize` (a text layer's attributes), wrapped at
+    /// `width` (nil: one line per paragraph). Answered by `textMeasured`.
+    case measureText(text: StyledText, font: String, fontSize: Double, width: Double?)
 
     public var opcode: UInt16 {
         switch self {
@@ -89,6 +92,7 @@ public enum Request: Hashable, Sendable {
         case .setReduceMotion: 0x36
         case .uploadImage: 0x38
         case .releaseImage: 0x39
+        case .measureText: 0x3C
         }
     }
 
@@ -101,7 +105,7 @@ public enum Request: Hashable, Sendable {
         case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
         case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
-        case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"
+        case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"; case 0x3C: "measureText"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -147,6 +151,9 @@ public enum Request: Hashable, Sendable {
         case .getPresentation(let id, let keyPath): w.u32(id); w.string(keyPath)
         case .hitTest(let x, let y): w.f64(x); w.f64(y)
         case .setReduceMotion(let on): w.u8(on ? 1 : 0)
+        case .measureText(let text, let font, let size, let width):
+            w.string(font); w.f64(size); w.f64(width ?? .nan)
+            (text.isPlain ? PropertyValue.string(text.string) : .text(text)).encode(&w)
         case .commit, .getTree, .getStats: break
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
@@ -199,6 +206,18 @@ public enum Request: Hashable, Sendable {
             let b = try r.u8("reduceMotion")
             guard b <= 1 else { throw .malformed("reduceMotion must be 0 or 1 (got \(b))") }
             request = .setReduceMotion(b == 1)
+        case 0x3C:
+            let font = try r.string("font"), size = try r.f64("font size"), width = try r.f64("width")
+            guard size.isFinite, size >= 0 else { throw .malformed("font size must be finite and ≥ 0") }
+            guard width.isNaN || (width.isFinite && width >= 0) else { throw .malformed("width must be ≥ 0 or NaN") }
+            let text: StyledText
+            switch try PropertyValue.decode(&r) {
+            case .string(let s): text = StyledText(s)
+            case .text(let t) where t.isValid: text = t
+            case .text: throw .malformed("a run's font size must be finite and ≥ 0 and its color finite")
+            case let other: throw .malformed("the text must be a string or styled text (got \(other.typeName))")
+            }
+            request = .measureText(text: text, font: font, fontSize: size, width: width.isNaN ? nil : width)
         case 0x20: request = .commit
         case 0x30:
             let t = try r.f64("time")
@@ -247,6 +266,8 @@ public enum Event: Hashable, Sendable {
     case imageUploaded(name: String, width: UInt32, height: UInt32)
     /// Answers `releaseImage`.
     case imageReleased(name: String)
+    /// Answers `measureText`: the widest line's width and the lines' height, in points.
+    case textMeasured(width: Double, height: Double)
 
     /// An error event for request `request` (opcode `opcode`) that failed itself.
     public static func error(opcode: UInt16, code: ErrorCode, message: String, request: UInt32,
@@ -276,6 +297,7 @@ public enum Event: Hashable, Sendable {
         case .reduceMotionChanged: 0x8F
         case .imageUploaded: 0xA1
         case .imageReleased: 0xA2
+        case .textMeasured: 0x9C
         }
     }
 
@@ -302,6 +324,7 @@ public enum Event: Hashable, Sendable {
         case .reduceMotionChanged(let on): w.u8(on ? 1 : 0)
         case .imageUploaded(let name, let width, let height): w.string(name); w.u32(width); w.u32(height)
         case .imageReleased(let name): w.string(name)
+        case .textMeasured(let width, let height): w.f64(width); w.f64(height)
         }
     }
 
@@ -343,6 +366,7 @@ public enum Event: Hashable, Sendable {
         case 0x8F: event = .reduceMotionChanged(try r.bool("reduceMotion"))
         case 0xA1: event = .imageUploaded(name: try r.string("image name"), width: try r.u32("width"), height: try r.u32("height"))
         case 0xA2: event = .imageReleased(name: try r.string("image name"))
+        case 0x9C: event = .textMeasured(width: try r.f64("width"), height: try r.f64("height"))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

@@ -297,7 +297,7 @@ public enum Event: Hashable, Sendable {
         case .reduceMotionChanged: 0x8F
         case .imageUploaded: 0xA1
         case .imageReleased: 0xA2
-        case .textMeasured: 0x9C
+        case .textMeasured: 0xAC
         }
     }
 
@@ -366,7 +366,7 @@ public enum Event: Hashable, Sendable {
         case 0x8F: event = .reduceMotionChanged(try r.bool("reduceMotion"))
         case 0xA1: event = .imageUploaded(name: try r.string("image name"), width: try r.u32("width"), height: try r.u32("height"))
         case 0xA2: event = .imageReleased(name: try r.string("image name"))
-        case 0x9C: event = .textMeasured(width: try r.f64("width"), height: try r.f64("height"))
+        case 0xAC: event = .textMeasured(width: try r.f64("width"), height: try r.f64("height"))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

@@ -70,6 +70,8 @@ struct MeasureTextTests {
         }
         #expect(opcode == 0x3C && message.contains("width"))
         // The connection still answers.
-        #expect(try measured(daemon, client, .measureText(text: "", font: "sans-serif", fontSize: 12, width: nil)).width == 0)
+        let empty = try measured(daemon, client, .measureText(text: "", font: "sans-serif", fontSize: 12, width: nil))
+        // Empty text is one empty line: DejaVu Sans' ascent + descent, (1901 + 483) / 2048 em.
+        #expect(empty.width == 0 && abs(empty.height - 12 * (1901 + 483) / 2048.0) < 1e-9)
     }
 }

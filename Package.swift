@@ -23,7 +23,8 @@
 //   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
 //
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
-//   shaping, layout and the glyph atlas as CPU data; no Vulkan.
+//   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
+//   glyph items) and LaminaServer (measureText) use it.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.

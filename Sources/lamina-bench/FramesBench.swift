@@ -150,7 +150,9 @@ enum FramesScene {
 
     /// `mix`: "all" (the mix above) or one kind only, to see what each costs; "shadow" (not
     /// in "all"): the shape layers with a shadow too, blurred on the GPU (`.shadowGroup`);
-    /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped).
+    /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped);
+    /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
+    /// opacities animate text; rotation keeps the glyphs' size bucket).
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
         var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
@@ -163,9 +165,10 @@ enum FramesScene {
             case "gradient": 17
             case "shadow": 20
             case "image": 21
+            case "text": 22
             default: i % 20
             }
-            let kind: LayerKind = kindIndex == 20 || (13..<17).contains(kindIndex) ? .shape
+            let kind: LayerKind = kindIndex == 22 ? .text : kindIndex == 20 || (13..<17).contains(kindIndex) ? .shape
                 : kindIndex >= 17 ? .gradient : .layer
             ops.append(.create(id, kind))
             ops.append(.addSublayer(parent: 0, child: id))
@@ -190,6 +193,12 @@ enum FramesScene {
                 ops.append(.set(id, keyPath: "contents", value: .string("photo\(i % 2)")))
                 ops.append(.set(id, keyPath: "contentsGravity", value: .string("resizeAspectFill")))
                 ops.append(.set(id, keyPath: "masksToBounds", value: .bool(true)))
+            case 22:
+                // A label: a word and the layer's number in 12-point DejaVu Sans, in its color.
+                ops.append(.set(id, keyPath: "string", value: .string("Label \(i)")))
+                ops.append(.set(id, keyPath: "font", value: .string("DejaVu Sans")))
+                ops.append(.set(id, keyPath: "fontSize", value: .number(12)))
+                ops.append(.set(id, keyPath: "foregroundColor", value: .color(color)))
             case 13..<17, 20:
                 ops.append(.set(id, keyPath: "path", value: .path(shapes[i % shapes.count])))
                 ops.append(.set(id, keyPath: "fillColor", value: .color(color)))

@@ -16,7 +16,7 @@ struct SceneBench {
     var mix = "all"
     var drive = "animations"
 
-    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image"]
+    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text"]
 
     /// Parses `arguments` (`--flag value` pairs), accepting only `flags` among `--layers`,
     /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`; exits with status 2

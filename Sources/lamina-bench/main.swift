@@ -8,7 +8,8 @@
 //   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
 //   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
 //   lamina-bench templates [--frames F]   path templates: evaluation + tessellation, mesh cache hits
-//   lamina-bench text                 shaping and layout rate, glyph atlas rasterization and upload
+//   lamina-bench text [--layers N] [--size WxH] [--seconds S]   shaping and layout rate, glyph atlas
+//                                     rasterization and upload; frames with plain layers, then text layers
 //   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
 //   lamina-bench protocol [--seconds S] [--layers N] [--batch B]   the socket and client library
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
@@ -32,7 +33,11 @@ case "images":
 case "build": runBuildBench(rest)
 case "upload": runUploadBench(rest)
 case "templates": runTemplatesBench(rest)
-case "text": runTextBench(rest)
+case "text":
+    // LaminaText's CPU figures, then frames of text layers beside plain layers in the same run.
+    runTextBench([])
+    runFramesBench(rest + ["--mix", "plain"])
+    runFramesBench(rest + ["--mix", "text"])
 case "damage": runDamageBench(rest)
 case "protocol": runProtocolBench(rest)
 case "soak": runSoakBench(rest)

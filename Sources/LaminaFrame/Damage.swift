@@ -103,6 +103,11 @@ public struct DamageTracker {
         case (.gradient(let f), .gradient(let g)): return f == g
         case (.mesh(let m), .mesh(let n)):
             return m.id == n.id && m.color == n.color && m.trimStart == n.trimStart && m.trimEnd == n.trimEnd
+        case (.image(let a), .image(let b)):
+            // An image's pixels never change under its identity (a glyph atlas takes a new base
+            // when it evicts: TextDrawing.endFrame).
+            return a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
+                && a.magnification == b.magnification && a.mode == b.mode
         case (.group(let o, let c), .group(let p, let d)): return o == p && c == d
         case (.shadowGroup(let col, let s, let c), .shadowGroup(let col2, let t, let d)):
             return col == col2 && s == t && c == d

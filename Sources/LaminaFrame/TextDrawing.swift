@@ -29,6 +29,10 @@ final class TextDrawing {
     private(set) var state: TextAtlasState?
     /// Bytes in `state.writes`; past a quarter of the atlas a new base is taken.
     private var writtenBytes = 0
+    /// The atlas' evicted shelves when the base was taken: after an eviction a new base is
+    /// taken, so that an atlas rectangle under one base always holds the same glyph (damage
+    /// tracking compares text items by image identity and rectangle).
+    private var evictionsAtBase = 0
     private var didDraw = false
 
     /// What a layout depends on (the layer's foregroundColor is not in it: glyphs of runs
@@ -80,6 +84,7 @@ final class TextDrawing {
         state = TextAtlasState(base: Image(width: atlas.width, height: atlas.height, format: .a8, pixels: atlas.pixels),
                                writes: [])
         writtenBytes = 0
+        evictionsAtBase = atlas.stats.evictedShelves
     }
 
     /// Ends a build: the atlas' writes of this frame join the state (a new base when the
@@ -87,7 +92,8 @@ final class TextDrawing {
     func endFrame() -> TextAtlasState? {
         swap(&layouts, &nextLayouts)
         guard didDraw else { return nil }
-        if state == nil || state!.base.height != atlas.height || writtenBytes > atlas.width * atlas.height / 4 {
+        if state == nil || state!.base.height != atlas.height || writtenBytes > atlas.width * atlas.height / 4
+            || atlas.stats.evictedShelves != evictionsAtBase {
             takeBase()
             return state
         }

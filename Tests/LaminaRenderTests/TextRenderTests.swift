@@ -192,4 +192,43 @@ struct TextRenderTests {
             #expect(c == Color(1, 1, 0))
         }
     }
+
+    /// Damage with text: a static label, a label whose color and then string change, and a
+    /// small square moving across: frames drawn over their damage equal the same frames drawn
+    /// whole, byte for byte; while only the square moves, the labels are not redrawn (the
+    /// damage stays inside the square's path, away from them).
+    @Test func damageLimitedTextFramesEqualFullRedraws() throws {
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: 160, heightPoints: 96, scale: 1, background: Color(0.1, 0.1, 0.15),
+                                 targetFPS: 60)
+        let b = DrawListBuilderTests()
+        let ops = b.layer(1, .text, frame: Rect(4, 4, 150, 30), [("string", .string("Static label")), ("fontSize", .number(20))])
+            + b.layer(2, .text, frame: Rect(4, 36, 150, 30), [("string", .string("Changing")), ("fontSize", .number(18)),
+                                                                ("foregroundColor", .color(Color(1, 0.8, 0.3)))])
+            + b.layer(3, frame: Rect(0, 76, 12, 12), [("backgroundColor", .color(Color(0.3, 1, 0.5)))])
+        var pending = [try model.validate(Commit(client: 1, content: .connect)),
+                       try model.validate(Commit(client: 1, content: .operations(ops)))]
+        let damaged = try makeRenderer(width: 160, height: 96)
+        let whole = try makeRenderer(width: 160, height: 96)
+        for frame in 0..<8 {
+            var changes: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true)),
+                                                   .set(3, keyPath: "position", value: .point(Point(10 + 18 * Double(frame), 82)))]
+            if frame == 3 { changes.append(.set(2, keyPath: "foregroundColor", value: .color(Color(0.4, 0.7, 1)))) }
+            if frame == 5 { changes.append(.set(2, keyPath: "string", value: .string("Changed: new glyphs ÆØ"))) }
+            if frame > 0 { pending.append(try model.validate(Commit(client: 1, content: .operations(changes)))) }
+            let f = driver.frame(applying: pending, at: Double(frame) / 60)
+            pending = []
+            if frame > 0, frame != 3, frame != 5 {
+                let d = try #require(f.drawList.damage).rect
+                #expect(d.minY >= 66, "frame \(frame): only the square's path is damaged (\(d))")
+            }
+            try damaged.render(f.drawList)
+            var full = f.drawList
+            full.damage = nil
+            try whole.render(full)
+            let x = try damaged.readPixels(), y = try whole.readPixels()
+            #expect(zip(x, y).filter { $0 != $1 }.isEmpty, "frame \(frame) differs from a full redraw")
+        }
+        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+    }
 }

@@ -266,7 +266,7 @@ public struct DrawListBuilder {
                                   clip: innerClip))
         }
         if node.kind == .shape, let path = p.path {
-            appendShape(node.id, path, p, toPixels: toPixels, opacity: opacity, clip: innerClip)
+            appendShape(node.id, path, address, toPixels: toPixels, opacity: opacity, clip: innerClip)
         }
         if node.kind == .text { appendText(address, toPixels: toPixels, opacity: opacity, clip: innerClip) }
         return (innerClip, borderLast && border.alpha > 0)
@@ -450,8 +450,10 @@ public struct DrawListBuilder {
     }
 
     /// The shape layer's fill and stroke meshes.
-    private mutating func appendShape(_ id: LayerID, _ path: Path, _ p: LayerProperties, toPixels: Transform3D,
-                                      opacity: Double, clip: Int) {
+    private mutating func appendShape(_ id: LayerID, _ path: Path, _ address: UnsafePointer<LayerNode>,
+                                      toPixels: Transform3D, opacity: Double, clip: Int) {
+        // Borrowed in place, as in `visit` (a `LayerProperties` parameter was a copy per shape).
+        var p: LayerProperties { address.pointee.properties }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {

@@ -13,7 +13,10 @@ public struct LayerProperties: Hashable, Sendable {
     public var anchorPoint: Point = Point(0.5, 0.5)
     public var anchorPointZ: Double = 0
     public var transform: Transform3D = .identity
-    public var sublayerTransform: Transform3D = .identity
+    @inlinable public var sublayerTransform: Transform3D {
+        get { if let box = rare.box { return box.values.sublayerTransform }; return .identity }
+        _modify { yield &rare.values.sublayerTransform }
+    }
     // Appearance.
     public var opacity: Double = 1
     public var isHidden: Bool = false
@@ -33,59 +36,222 @@ public struct LayerProperties: Hashable, Sendable {
     public var shadowPath: Path? = nil
     // Image contents (CALayer.contents).
     /// The name of the image shown (drawn above the background, below sublayers and the border).
-    public var contents: String? = nil
-    public var contentsGravity: ContentsGravity = .resize
+    @inlinable public var contents: String? {
+        get { if let box = rare.box { return box.values.contents }; return nil }
+        _modify { yield &rare.values.contents }
+    }
+    @inlinable public var contentsGravity: ContentsGravity {
+        get { if let box = rare.box { return box.values.contentsGravity }; return .resize }
+        _modify { yield &rare.values.contentsGravity }
+    }
     /// The part of the image shown, in its unit square.
-    public var contentsRect: Rect = Rect(0, 0, 1, 1)
+    @inlinable public var contentsRect: Rect {
+        get { if let box = rare.box { return box.values.contentsRect }; return Rect(0, 0, 1, 1) }
+        _modify { yield &rare.values.contentsRect }
+    }
     /// Nine-slice: the part (unit square of contentsRect) that stretches.
-    public var contentsCenter: Rect = Rect(0, 0, 1, 1)
+    @inlinable public var contentsCenter: Rect {
+        get { if let box = rare.box { return box.values.contentsCenter }; return Rect(0, 0, 1, 1) }
+        _modify { yield &rare.values.contentsCenter }
+    }
     /// Image pixels per point.
-    public var contentsScale: Double = 1
-    public var minificationFilter: ContentsFilter = .linear
-    public var magnificationFilter: ContentsFilter = .linear
+    @inlinable public var contentsScale: Double {
+        get { if let box = rare.box { return box.values.contentsScale }; return 1 }
+        _modify { yield &rare.values.contentsScale }
+    }
+    @inlinable public var minificationFilter: ContentsFilter {
+        get { if let box = rare.box { return box.values.minificationFilter }; return .linear }
+        _modify { yield &rare.values.minificationFilter }
+    }
+    @inlinable public var magnificationFilter: ContentsFilter {
+        get { if let box = rare.box { return box.values.magnificationFilter }; return .linear }
+        _modify { yield &rare.values.magnificationFilter }
+    }
     // Shape layers (CAShapeLayer).
-    public var path: Path? = nil
-    public var fillColor: Color? = .black
-    public var fillRule: FillRule = .nonZero
-    public var strokeColor: Color? = nil
-    public var lineWidth: Double = 1
-    public var lineCap: LineCap = .butt
-    public var lineJoin: LineJoin = .miter
-    public var miterLimit: Double = 10
+    @inlinable public var path: Path? {
+        get { if let box = rare.box { return box.values.path }; return nil }
+        _modify { yield &rare.values.path }
+    }
+    @inlinable public var fillColor: Color? {
+        get { if let box = rare.box { return box.values.fillColor }; return .black }
+        _modify { yield &rare.values.fillColor }
+    }
+    @inlinable public var fillRule: FillRule {
+        get { if let box = rare.box { return box.values.fillRule }; return .nonZero }
+        _modify { yield &rare.values.fillRule }
+    }
+    @inlinable public var strokeColor: Color? {
+        get { if let box = rare.box { return box.values.strokeColor }; return nil }
+        _modify { yield &rare.values.strokeColor }
+    }
+    @inlinable public var lineWidth: Double {
+        get { if let box = rare.box { return box.values.lineWidth }; return 1 }
+        _modify { yield &rare.values.lineWidth }
+    }
+    @inlinable public var lineCap: LineCap {
+        get { if let box = rare.box { return box.values.lineCap }; return .butt }
+        _modify { yield &rare.values.lineCap }
+    }
+    @inlinable public var lineJoin: LineJoin {
+        get { if let box = rare.box { return box.values.lineJoin }; return .miter }
+        _modify { yield &rare.values.lineJoin }
+    }
+    @inlinable public var miterLimit: Double {
+        get { if let box = rare.box { return box.values.miterLimit }; return 10 }
+        _modify { yield &rare.values.miterLimit }
+    }
     /// Dash and gap lengths (empty: a solid line).
-    public var lineDashPattern: [Double] = []
-    public var lineDashPhase: Double = 0
-    public var strokeStart: Double = 0
-    public var strokeEnd: Double = 1
+    @inlinable public var lineDashPattern: [Double] {
+        get { if let box = rare.box { return box.values.lineDashPattern }; return [] }
+        _modify { yield &rare.values.lineDashPattern }
+    }
+    @inlinable public var lineDashPhase: Double {
+        get { if let box = rare.box { return box.values.lineDashPhase }; return 0 }
+        _modify { yield &rare.values.lineDashPhase }
+    }
+    @inlinable public var strokeStart: Double {
+        get { if let box = rare.box { return box.values.strokeStart }; return 0 }
+        _modify { yield &rare.values.strokeStart }
+    }
+    @inlinable public var strokeEnd: Double {
+        get { if let box = rare.box { return box.values.strokeEnd }; return 1 }
+        _modify { yield &rare.values.strokeEnd }
+    }
     // Gradient layers (CAGradientLayer).
-    public var colors: [Color] = []
+    @inlinable public var colors: [Color] {
+        get { if let box = rare.box { return box.values.colors }; return [] }
+        _modify { yield &rare.values.colors }
+    }
     /// nil: evenly spaced, as CAGradientLayer.
-    public var locations: [Double]? = nil
+    @inlinable public var locations: [Double]? {
+        get { if let box = rare.box { return box.values.locations }; return nil }
+        _modify { yield &rare.values.locations }
+    }
     /// In unit coordinates of the bounds.
-    public var startPoint: Point = Point(0.5, 0)
+    @inlinable public var startPoint: Point {
+        get { if let box = rare.box { return box.values.startPoint }; return Point(0.5, 0) }
+        _modify { yield &rare.values.startPoint }
+    }
     /// In unit coordinates of the bounds.
-    public var endPoint: Point = Point(0.5, 1)
-    public var gradientType: GradientType = .axial
+    @inlinable public var endPoint: Point {
+        get { if let box = rare.box { return box.values.endPoint }; return Point(0.5, 1) }
+        _modify { yield &rare.values.endPoint }
+    }
+    @inlinable public var gradientType: GradientType {
+        get { if let box = rare.box { return box.values.gradientType }; return .axial }
+        _modify { yield &rare.values.gradientType }
+    }
     // Text layers (CATextLayer).
     /// Plain text, or styled runs each with its own font, fontSize and foregroundColor.
-    public var string: StyledText = ""
+    @inlinable public var string: StyledText {
+        get { if let box = rare.box { return box.values.string }; return "" }
+        _modify { yield &rare.values.string }
+    }
     /// A fontconfig pattern ("DejaVu Sans:bold").
-    public var font: String = "sans-serif"
+    @inlinable public var font: String {
+        get { if let box = rare.box { return box.values.font }; return "sans-serif" }
+        _modify { yield &rare.values.font }
+    }
     /// In points.
-    public var fontSize: Double = 36
-    public var foregroundColor: Color? = .white
-    public var alignmentMode: TextAlignmentMode = .natural
+    @inlinable public var fontSize: Double {
+        get { if let box = rare.box { return box.values.fontSize }; return 36 }
+        _modify { yield &rare.values.fontSize }
+    }
+    @inlinable public var foregroundColor: Color? {
+        get { if let box = rare.box { return box.values.foregroundColor }; return .white }
+        _modify { yield &rare.values.foregroundColor }
+    }
+    @inlinable public var alignmentMode: TextAlignmentMode {
+        get { if let box = rare.box { return box.values.alignmentMode }; return .natural }
+        _modify { yield &rare.values.alignmentMode }
+    }
     /// Wrap lines at the bounds' width.
-    public var isWrapped: Bool = false
+    @inlinable public var isWrapped: Bool {
+        get { if let box = rare.box { return box.values.isWrapped }; return false }
+        _modify { yield &rare.values.isWrapped }
+    }
     /// Where "…" replaces what does not fit.
-    public var truncationMode: TextTruncationMode = .none
+    @inlinable public var truncationMode: TextTruncationMode {
+        get { if let box = rare.box { return box.values.truncationMode }; return .none }
+        _modify { yield &rare.values.truncationMode }
+    }
     /// Named custom numbers (`custom.NAME`).
     public var custom: [String: [Double]] = [:]
     /// Path templates of `path` and `shadowPath` (`{"template": …}`), compiled at commit;
     /// the presentation tree's paths are their output (LayerTree+Programs.swift).
     public var templates = LayerTemplates()
+    /// The rarely set properties (`Rare`), nil while all have their defaults.
+    @usableFromInline var rare = Rare.Storage()
 
     public init() {}
+
+    /// The rarely set properties (the kind-specific ones and `sublayerTransform`), stored
+    /// apart so that a plain layer does not carry them: one box shared copy-on-write,
+    /// absent while every field has its default. Equality and hashing are by value (no box
+    /// equals a box of defaults).
+    @usableFromInline struct Rare: Hashable, Sendable {
+        @usableFromInline var sublayerTransform: Transform3D = .identity
+        @usableFromInline var contents: String? = nil
+        @usableFromInline var contentsGravity: ContentsGravity = .resize
+        @usableFromInline var contentsRect: Rect = Rect(0, 0, 1, 1)
+        @usableFromInline var contentsCenter: Rect = Rect(0, 0, 1, 1)
+        @usableFromInline var contentsScale: Double = 1
+        @usableFromInline var minificationFilter: ContentsFilter = .linear
+        @usableFromInline var magnificationFilter: ContentsFilter = .linear
+        @usableFromInline var path: Path? = nil
+        @usableFromInline var fillColor: Color? = .black
+        @usableFromInline var fillRule: FillRule = .nonZero
+        @usableFromInline var strokeColor: Color? = nil
+        @usableFromInline var lineWidth: Double = 1
+        @usableFromInline var lineCap: LineCap = .butt
+        @usableFromInline var lineJoin: LineJoin = .miter
+        @usableFromInline var miterLimit: Double = 10
+        @usableFromInline var lineDashPattern: [Double] = []
+        @usableFromInline var lineDashPhase: Double = 0
+        @usableFromInline var strokeStart: Double = 0
+        @usableFromInline var strokeEnd: Double = 1
+        @usableFromInline var colors: [Color] = []
+        @usableFromInline var locations: [Double]? = nil
+        @usableFromInline var startPoint: Point = Point(0.5, 0)
+        @usableFromInline var endPoint: Point = Point(0.5, 1)
+        @usableFromInline var gradientType: GradientType = .axial
+        @usableFromInline var string: StyledText = ""
+        @usableFromInline var font: String = "sans-serif"
+        @usableFromInline var fontSize: Double = 36
+        @usableFromInline var foregroundColor: Color? = .white
+        @usableFromInline var alignmentMode: TextAlignmentMode = .natural
+        @usableFromInline var isWrapped: Bool = false
+        @usableFromInline var truncationMode: TextTruncationMode = .none
+
+        @usableFromInline init() {}
+
+        /// The fields behind a reference; changed only while uniquely referenced.
+        @usableFromInline final class Box: @unchecked Sendable {
+            @usableFromInline var values: Rare
+            @usableFromInline init(_ values: Rare) { self.values = values }
+        }
+
+        @usableFromInline struct Storage: Hashable, Sendable {
+            @usableFromInline var box: Box?
+
+            @usableFromInline init() {}
+
+            /// The fields; a change makes the box (first non-default write) or copies a shared one.
+            @inlinable var values: Rare {
+                get { box?.values ?? Rare() }
+                _modify {
+                    if !isKnownUniquelyReferenced(&box) { box = Box(box?.values ?? Rare()) }
+                    yield &box!.values
+                }
+            }
+
+            @usableFromInline static func == (a: Storage, b: Storage) -> Bool {
+                a.box === b.box || a.values == b.values
+            }
+
+            @usableFromInline func hash(into hasher: inout Hasher) { values.hash(into: &hasher) }
+        }
+    }
 }
 
 extension LayerProperties {

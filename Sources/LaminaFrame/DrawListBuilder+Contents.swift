@@ -10,7 +10,7 @@ extension DrawListBuilder {
     func contentsItem(_ node: UnsafePointer<LayerNode>, toPixels: Transform3D, opacity: Double,
                       clip: Int) -> DrawItem? {
         // Borrowed in place, as in `visit`.
-        var p: LayerProperties { node.pointee.properties }
+        var p: LayerProperties { _read { yield node.pointee.properties } }
         guard let name = p.contents, let image = images[name],
               let geometry = ContentsGeometry(bounds: p.bounds, imageWidth: image.width, imageHeight: image.height,
                                               gravity: p.contentsGravity, contentsRect: p.contentsRect,

@@ -161,11 +161,12 @@ public struct DrawListBuilder {
 
     private mutating func visit(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                 parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
-        // The node, borrowed in place (a local computed variable: each use reads only the
-        // fields it needs, with no copy of the node or retain of its arrays).
+        // The node, borrowed in place (a local computed variable yielding it borrowed: each
+        // use reads only the fields it needs, with no copy of the node or retain of its arrays;
+        // a plain getter let the optimizer copy the properties where it calls a getter of theirs).
         let address = nodes.baseAddress! + slot
-        var node: LayerNode { address.pointee }
-        var p: LayerProperties { address.pointee.properties }
+        var node: LayerNode { _read { yield address.pointee } }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
         let id = node.id
         guard !p.isHidden else { return }
         let opacity = parentOpacity * min(max(p.opacity, 0), 1)
@@ -223,8 +224,8 @@ public struct DrawListBuilder {
                                          drawShadow: Bool) -> (innerClip: Int, borderLast: Bool) {
         // Borrowed in place, as in `visit`.
         let address = nodes.baseAddress! + slot
-        var node: LayerNode { address.pointee }
-        var p: LayerProperties { address.pointee.properties }
+        var node: LayerNode { _read { yield address.pointee } }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
         let radii = Self.radii(address.pointee.properties)
         // This layer's clip for its content and sublayers.
         var innerClip = clip
@@ -277,7 +278,7 @@ public struct DrawListBuilder {
     private mutating func appendBorder(_ slot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
                                        opacity: Double, clip: Int) {
         let address = nodes.baseAddress! + slot
-        var p: LayerProperties { address.pointee.properties }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
         items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
                               cornerRadii: Self.radii(address.pointee.properties), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
                               clip: clip))
@@ -350,8 +351,8 @@ public struct DrawListBuilder {
                                        radii: CornerRadii, clip: Int) {
         // Borrowed in place, as in `visit`.
         let address = nodes.baseAddress! + slot
-        var node: LayerNode { address.pointee }
-        var p: LayerProperties { address.pointee.properties }
+        var node: LayerNode { _read { yield address.pointee } }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
         var color = shadowColor
         color.alpha *= min(p.shadowOpacity, 1)
         let sigma = p.shadowRadius.isFinite ? max(p.shadowRadius, 0) : 0
@@ -453,7 +454,7 @@ public struct DrawListBuilder {
     private mutating func appendShape(_ id: LayerID, _ path: Path, _ address: UnsafePointer<LayerNode>,
                                       toPixels: Transform3D, opacity: Double, clip: Int) {
         // Borrowed in place, as in `visit` (a `LayerProperties` parameter was a copy per shape).
-        var p: LayerProperties { address.pointee.properties }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         if let fill = p.fillColor, fill.alpha > 0 {

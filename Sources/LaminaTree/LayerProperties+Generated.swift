@@ -27,13 +27,28 @@ public struct LayerProperties: Hashable, Sendable {
     /// Which corners `cornerRadius` rounds.
     public var maskedCorners: CornerMask = .all
     public var borderWidth: Double = 0
-    public var borderColor: Color? = .black
+    @inlinable public var borderColor: Color? {
+        get { if let box = rare.box { return box.values.borderColor }; return .black }
+        _modify { yield &rare.values.borderColor }
+    }
     public var backgroundColor: Color? = nil
-    public var shadowColor: Color? = .black
+    @inlinable public var shadowColor: Color? {
+        get { if let box = rare.box { return box.values.shadowColor }; return .black }
+        _modify { yield &rare.values.shadowColor }
+    }
     public var shadowOpacity: Double = 0
-    public var shadowOffset: Size = Size(0, -3)
-    public var shadowRadius: Double = 3
-    public var shadowPath: Path? = nil
+    @inlinable public var shadowOffset: Size {
+        get { if let box = rare.box { return box.values.shadowOffset }; return Size(0, -3) }
+        _modify { yield &rare.values.shadowOffset }
+    }
+    @inlinable public var shadowRadius: Double {
+        get { if let box = rare.box { return box.values.shadowRadius }; return 3 }
+        _modify { yield &rare.values.shadowRadius }
+    }
+    @inlinable public var shadowPath: Path? {
+        get { if let box = rare.box { return box.values.shadowPath }; return nil }
+        _modify { yield &rare.values.shadowPath }
+    }
     // Image contents (CALayer.contents).
     /// The name of the image shown (drawn above the background, below sublayers and the border).
     @inlinable public var contents: String? {
@@ -185,12 +200,18 @@ public struct LayerProperties: Hashable, Sendable {
 
     public init() {}
 
-    /// The rarely set properties (the kind-specific ones and `sublayerTransform`), stored
-    /// apart so that a plain layer does not carry them: one box shared copy-on-write,
+    /// The rarely set properties (the kind-specific ones, `sublayerTransform`, the shadow's
+    /// but shadowOpacity, borderColor), stored apart so that a plain layer does not carry
+    /// them: one box shared copy-on-write,
     /// absent while every field has its default. Equality and hashing are by value (no box
     /// equals a box of defaults).
     @usableFromInline struct Rare: Hashable, Sendable {
         @usableFromInline var sublayerTransform: Transform3D = .identity
+        @usableFromInline var borderColor: Color? = .black
+        @usableFromInline var shadowColor: Color? = .black
+        @usableFromInline var shadowOffset: Size = Size(0, -3)
+        @usableFromInline var shadowRadius: Double = 3
+        @usableFromInline var shadowPath: Path? = nil
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
         @usableFromInline var contentsRect: Rect = Rect(0, 0, 1, 1)

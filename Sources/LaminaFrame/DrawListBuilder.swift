@@ -226,7 +226,7 @@ public struct DrawListBuilder {
         let address = nodes.baseAddress! + slot
         var node: LayerNode { _read { yield address.pointee } }
         var p: LayerProperties { _read { yield address.pointee.properties } }
-        let radii = Self.radii(address.pointee.properties)
+        let radii = Self.radii(p.cornerRadius, p.maskedCorners)
         // This layer's clip for its content and sublayers.
         var innerClip = clip
         if p.masksToBounds {
@@ -280,7 +280,7 @@ public struct DrawListBuilder {
         let address = nodes.baseAddress! + slot
         var p: LayerProperties { _read { yield address.pointee.properties } }
         items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
-                              cornerRadii: Self.radii(address.pointee.properties), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
+                              cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
                               clip: clip))
     }
 
@@ -331,9 +331,9 @@ public struct DrawListBuilder {
         return true
     }
 
-    /// cornerRadius on the corners named by maskedCorners.
-    private static func radii(_ p: borrowing LayerProperties) -> CornerRadii {
-        let r = p.cornerRadius, m = p.maskedCorners
+    /// cornerRadius on the corners named by maskedCorners. (It takes the two fields: a
+    /// `borrowing LayerProperties` parameter was still given a copy of the whole properties.)
+    private static func radii(_ r: Double, _ m: CornerMask) -> CornerRadii {
         return CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
                            minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)
     }

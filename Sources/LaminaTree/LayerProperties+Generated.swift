@@ -246,9 +246,11 @@ public struct LayerProperties: Hashable, Sendable {
 
         @usableFromInline init() {}
 
-        /// The fields behind a reference; changed only while uniquely referenced.
+        /// The fields behind a reference; changed only while uniquely referenced (so no
+        /// access can overlap a change: the dynamic exclusivity check of a class's stored
+        /// property, a runtime call per read, is left out).
         @usableFromInline final class Box: @unchecked Sendable {
-            @usableFromInline var values: Rare
+            @exclusivity(unchecked) @usableFromInline var values: Rare
             @usableFromInline init(_ values: Rare) { self.values = values }
         }
 

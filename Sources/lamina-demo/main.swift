@@ -24,6 +24,9 @@ func fail(_ message: String) -> Never {
     exit(1)
 }
 
+/// One line on stdout, written at once (page changes appear as they happen, even into a pipe).
+func say(_ line: String) { FileHandle.standardOutput.write(Data(("lamina-demo: " + line + "\n").utf8)) }
+
 var args = Array(CommandLine.arguments.dropFirst())
 var socketPath: String? = nil
 var outDir = "captures"
@@ -60,7 +63,7 @@ do {
         let shot = try c.capture(at: c.isManualClock ? 0 : nil)
         let path = (outDir as NSString).appendingPathComponent("demo.png")
         try Data(shot.png).write(to: URL(fileURLWithPath: path))
-        print("lamina-demo: wrote \(path) (\(shot.width)x\(shot.height))")
+        say("wrote \(path) (\(shot.width)x\(shot.height))")
         if let hold, hold > 0 { Thread.sleep(forTimeInterval: hold) }
         exit(0)
     }
@@ -73,7 +76,7 @@ do {
     c.onPointer = { p in if p.phase == .down { inbox.post(.click(p.layer)) } }
     c.onReduceMotionChange = { on in inbox.post(.reduceMotion(on)) }
     c.onDisplayChange = { _ in inbox.post(.display) }
-    print("lamina-demo: gallery page \(gallery.page.rawValue + 1): \(gallery.page.title) (← → pages)")
+    say("gallery page \(gallery.page.rawValue + 1): \(gallery.page.title) (← → pages)")
     var shown = gallery.page
     let deadline = hold.map { Date().addingTimeInterval($0) }
     while deadline.map({ Date() < $0 }) ?? true {
@@ -100,7 +103,7 @@ do {
             try c.commit()
             if gallery.page != shown {
                 shown = gallery.page
-                print("lamina-demo: page \(shown.rawValue + 1): \(shown.title)")
+                say("page \(shown.rawValue + 1): \(shown.title)")
             }
         }
         try c.waitWhileConnected(timeout: 0.02)

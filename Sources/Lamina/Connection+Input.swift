@@ -9,12 +9,15 @@ struct InputHandlers: Sendable {
 
     /// The deliveries for one event: the layer's handler, then `onPointer`; or `onKey`.
     func jobs(for event: InputEvent) -> [@Sendable () async -> Void] {
+        var jobs: [@Sendable () async -> Void] = []
         switch event {
         case .pointer(let p):
-            return [perLayer[p.layer], pointer].compactMap { h in h.map { h in { await h(p) } } }
+            if let h = perLayer[p.layer] { jobs.append { await h(p) } }
+            if let h = pointer { jobs.append { await h(p) } }
         case .key(let k):
-            return [key].compactMap { h in h.map { h in { await h(k) } } }
+            if let h = key { jobs.append { await h(k) } }
         }
+        return jobs
     }
 }
 

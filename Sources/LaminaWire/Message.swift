@@ -10,7 +10,7 @@ public enum Protocol {
     /// "LMNA" as a little-endian u32.
     public static let magic: UInt32 = 0x414E_4D4C
     public static let versionMajor: UInt16 = 1
-    public static let versionMinor: UInt16 = 1
+    public static let versionMinor: UInt16 = 0
     /// Bytes in a message header: length u32, opcode u16, flags u16, request id u32.
     public static let headerSize = 12
     /// The default socket: `$XDG_RUNTIME_DIR/lamina-0`, or `/tmp/lamina-<uid>/lamina-0` when

@@ -171,6 +171,7 @@ private struct ServerLoop {
 
     mutating func run() {
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var inputs: [ViewerInput] = []
         while true {
             var fds = [pollfd(fd: daemon.wakeReadFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
@@ -190,7 +191,7 @@ private struct ServerLoop {
                 if mail.stop { break }
                 for reply in mail.replies { perform(core.deliver(reply.event, requestID: reply.requestID, to: reply.client)) }
                 if let on = mail.reduceMotion { perform(core.setReduceMotion(on)) }
-                for input in mail.inputs { perform(core.input(input)) }
+                inputs = mail.inputs   // routed below, against the newest snapshot
             }
             // The newest snapshot, then the outbox: the render thread fills the outbox with a
             // frame's events before it publishes the frame's snapshot, so every event up to
@@ -198,6 +199,8 @@ private struct ServerLoop {
             let snapshot = daemon.renderLoop.snapshot
             drainRenderOutbox()
             if let snapshot, snapshot !== core.snapshot { perform(core.snapshotPublished(snapshot)) }
+            for input in inputs { perform(core.input(input)) }
+            inputs = []
             for (i, id) in ids.enumerated() {
                 let revents = fds[i + 2].revents
                 guard revents != 0, connections[id] != nil else { continue }

@@ -65,3 +65,42 @@ import Glibc
         #expect(heard.other.withLock { $0.isEmpty })
     }
 }
+
+/// lamina-demo's gallery in lamina-viewer: the arrow keys, sent by xdotool to the window,
+/// reach the demo as input events and switch its pages.
+@Suite(.serialized) struct GalleryInViewerTests {
+    @Test func arrowKeysSwitchTheGallerysPages() throws {
+        let x = try XServer()
+        let viewer = try ViewerProcess(display: x.display, size: "400x300")
+        defer { viewer.stop() }
+        let window = try x.window(named: "Lamina")
+        let demo = Process()
+        demo.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().deletingLastPathComponent()
+            .appendingPathComponent("lamina-demo")
+        demo.arguments = ["--socket", viewer.socket, "--hold", "20"]
+        let out = Pipe()
+        demo.standardOutput = out
+        final class Lines: Sendable { let text = Mutex("") }
+        let lines = Lines()
+        out.fileHandleForReading.readabilityHandler = { h in
+            let t = String(decoding: h.availableData, as: UTF8.self)
+            lines.text.withLock { $0 += t }
+        }
+        try demo.run()
+        defer { if demo.isRunning { demo.terminate(); demo.waitUntilExit() } }
+        func waitFor(_ s: String) -> Bool {
+            let deadline = Date().addingTimeInterval(10)
+            while Date() < deadline {
+                if lines.text.withLock({ $0.contains(s) }) { return true }
+                usleep(50_000)
+            }
+            return false
+        }
+        #expect(waitFor("gallery page 1: Progress ring"))
+        _ = try Connection(socketPath: viewer.socket, name: "probe").capture()   // a frame with the demo's page
+        try x.run("/usr/bin/xdotool", ["key", "--window", window, "Right"])
+        #expect(waitFor("page 2: Springs"))
+        try x.run("/usr/bin/xdotool", ["key", "--window", window, "Left", "Left"])
+        #expect(waitFor("page 9: Parametric shapes"))
+    }
+}

@@ -25,6 +25,7 @@
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
 //   glyph items) and LaminaServer (measureText) use it.
+//   LaminaGallery (on LaminaTree, LaminaWire): the demo gallery's pages as operations.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.
@@ -83,10 +84,12 @@ let package = Package(
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
-        .executableTarget(name: "lamina-viewer", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "CGLFW"],
+        .executableTarget(name: "lamina-viewer", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaWire", "CGLFW"],
                           exclude: ["README.md"]),
         .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
-        .executableTarget(name: "lamina-demo", dependencies: ["Lamina"], exclude: ["README.md"]),
+        // The demo gallery's pages as operations (I/O-free: lamina-demo sends them, tests apply them).
+        .target(name: "LaminaGallery", dependencies: ["LaminaTree", "LaminaWire"], exclude: ["README.md"]),
+        .executableTarget(name: "lamina-demo", dependencies: ["Lamina", "LaminaGallery"], exclude: ["README.md"]),
         // The Swift example client (examples/swift), run by ExampleClientTests.
         .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift"),
         .executableTarget(name: "lamina-bench",
@@ -111,7 +114,7 @@ let package = Package(
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",
-                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "TestSupport"],
+                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaGallery", "TestSupport"],
                     exclude: ["Scenes", "FuzzCorpus"]),   // scene files, references and fuzz inputs, read from the source tree
     ],
     swiftLanguageModes: [.v6]

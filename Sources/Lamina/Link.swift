@@ -129,6 +129,8 @@ final class Link: Sendable {
         var onAnimationEvent: EventCallback<ConnectionEvent>?
         var onDisplayChange: EventCallback<DisplayInfo>?
         var onReduceMotionChange: EventCallback<Bool>?
+        /// `onPointer`, `onKey` (Connection+Input.swift).
+        var input = InputHandlers()
         var isClosed = false
     }
 
@@ -372,6 +374,9 @@ final class Link: Sendable {
         case .reduceMotionChanged(let on):
             if let h = state.withLock({ s in s.reduceMotion = on; return s.onReduceMotionChange }) { job = { await h(on) } }
             out = .reduceMotionChanged(on)
+        case .input(let e):
+            for job in state.withLock({ $0.input.jobs(for: e) }) { jobs.yield(job) }
+            return
         default:
             return   // a reply to a request no one waits for any more
         }

@@ -23,6 +23,9 @@ public final class Daemon: Sendable {
     fileprivate struct Mailbox {
         var replies: [(client: UInt32, event: Event, requestID: UInt32)] = []
         var stop = false
+        /// The viewer's input and Reduce Motion setting (ServerCore.input, setReduceMotion).
+        var inputs: [ViewerInput] = []
+        var reduceMotion: Bool?
     }
     private let mailbox = Mutex(Mailbox())      // protected by its own lock
     private let wakePipe: (read: Int32, write: Int32)
@@ -113,10 +116,23 @@ public final class Daemon: Sendable {
         wake()
     }
 
+    /// Routes input from the viewer's window to the client it is for (the server thread
+    /// hit-tests it against the newest snapshot: `ServerCore.input`). Any thread may call it.
+    public func inject(_ input: ViewerInput) {
+        mailbox.withLock { $0.inputs.append(input) }
+        wake()
+    }
+
+    /// Sets Reduce Motion; every client is told when it changes. Any thread may call it.
+    public func setReduceMotion(_ on: Bool) {
+        mailbox.withLock { $0.reduceMotion = on }
+        wake()
+    }
+
     fileprivate func takeMail() -> Mailbox {
         mailbox.withLock { m in
             let taken = m
-            m.replies = []
+            m.replies = []; m.inputs = []; m.reduceMotion = nil
             return taken
         }
     }
@@ -155,6 +171,7 @@ private struct ServerLoop {
 
     mutating func run() {
         var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var inputs: [ViewerInput] = []
         while true {
             var fds = [pollfd(fd: daemon.wakeReadFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
@@ -173,6 +190,8 @@ private struct ServerLoop {
                 let mail = daemon.takeMail()
                 if mail.stop { break }
                 for reply in mail.replies { perform(core.deliver(reply.event, requestID: reply.requestID, to: reply.client)) }
+                if let on = mail.reduceMotion { perform(core.setReduceMotion(on)) }
+                inputs = mail.inputs   // routed below, against the newest snapshot
             }
             // The newest snapshot, then the outbox: the render thread fills the outbox with a
             // frame's events before it publishes the frame's snapshot, so every event up to
@@ -180,6 +199,8 @@ private struct ServerLoop {
             let snapshot = daemon.renderLoop.snapshot
             drainRenderOutbox()
             if let snapshot, snapshot !== core.snapshot { perform(core.snapshotPublished(snapshot)) }
+            for input in inputs { perform(core.input(input)) }
+            inputs = []
             for (i, id) in ids.enumerated() {
                 let revents = fds[i + 2].revents
                 guard revents != 0, connections[id] != nil else { continue }

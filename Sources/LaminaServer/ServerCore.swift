@@ -74,6 +74,8 @@ public struct ServerCore {
     var imageTables: [UInt32: ClientImages] = [:]
     /// Uploads so far: the serial of each qualified image name.
     var imageSerial: UInt64 = 0
+    /// Which layers hold the pointer and the keyboard (ServerCore+Input.swift).
+    var inputRouting = InputRouting()
 
     public init(config: DaemonConfig, clock: CompositorClock, stats: @escaping @Sendable () -> FrameStats) {
         self.config = config
@@ -89,6 +91,8 @@ public struct ServerCore {
     public var clientCount: Int { clients.count }
     /// Queries waiting for a newer snapshot.
     public var parkedQueries: Int { parked.count }
+    /// Whether a client is connected and said hello.
+    func isConnected(_ id: UInt32) -> Bool { clients[id]?.session.state == .ready }
 
     // MARK: Inputs
 

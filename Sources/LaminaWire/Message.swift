@@ -268,6 +268,8 @@ public enum Event: Hashable, Sendable {
     case imageReleased(name: String)
     /// Answers `measureText`: the widest line's width and the lines' height, in points.
     case textMeasured(width: Double, height: Double)
+    /// A pointer or key event for one of the client's layers (0x90…0x95, request id 0).
+    case input(InputEvent)
 
     /// An error event for request `request` (opcode `opcode`) that failed itself.
     public static func error(opcode: UInt16, code: ErrorCode, message: String, request: UInt32,
@@ -298,6 +300,7 @@ public enum Event: Hashable, Sendable {
         case .imageUploaded: 0xA1
         case .imageReleased: 0xA2
         case .textMeasured: 0xAC
+        case .input(let e): e.opcode
         }
     }
 
@@ -325,6 +328,7 @@ public enum Event: Hashable, Sendable {
         case .imageUploaded(let name, let width, let height): w.string(name); w.u32(width); w.u32(height)
         case .imageReleased(let name): w.string(name)
         case .textMeasured(let width, let height): w.f64(width); w.f64(height)
+        case .input(let e): e.encodeBody(&w)
         }
     }
 
@@ -367,6 +371,7 @@ public enum Event: Hashable, Sendable {
         case 0xA1: event = .imageUploaded(name: try r.string("image name"), width: try r.u32("width"), height: try r.u32("height"))
         case 0xA2: event = .imageReleased(name: try r.string("image name"))
         case 0xAC: event = .textMeasured(width: try r.f64("width"), height: try r.f64("height"))
+        case 0x90...0x95: event = .input(try InputEvent.decodeBody(opcode: opcode, &r))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

@@ -1,20 +1,38 @@
-// lamina-demo: builds the demo gallery against a running laminad and captures it.
+// lamina-demo: the demo gallery (LaminaGallery) against a running laminad or lamina-viewer —
+// pages the compositor animates by itself, switched with the arrow keys (input events) — or,
+// with --headless, today's still scene built once and captured (scripts/run).
 //
-//   lamina-demo [--socket PATH] [--out DIR] [--hold SECONDS]
+//   lamina-demo [--socket PATH] [--headless] [--out DIR] [--hold SECONDS] [--page N]
 //
-// --hold keeps the connection (and so the scene) for that long after the capture.
+// --hold keeps the connection (and so the scene) for that long (the gallery: until the
+// daemon goes, or SECONDS when given). --page starts the gallery at page N (1…).
 import Foundation
 import Lamina
+import LaminaGallery
+import Synchronization
+
+/// What the connection's callbacks heard, for the main thread.
+final class Inbox: Sendable {
+    enum Input: Sendable { case key(UInt32), click(UInt32), reduceMotion(Bool), display }
+    private let items = Mutex<[Input]>([])
+    func post(_ input: Input) { items.withLock { $0.append(input) } }
+    func take() -> [Input] { items.withLock { let all = $0; $0 = []; return all } }
+}
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("lamina-demo: \(message)\n".utf8))
     exit(1)
 }
 
+/// One line on stdout, written at once (page changes appear as they happen, even into a pipe).
+func say(_ line: String) { FileHandle.standardOutput.write(Data(("lamina-demo: " + line + "\n").utf8)) }
+
 var args = Array(CommandLine.arguments.dropFirst())
 var socketPath: String? = nil
 var outDir = "captures"
-var hold = 0.0
+var hold: Double? = nil
+var headless = false
+var firstPage = 1
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
@@ -27,82 +45,71 @@ while !args.isEmpty {
     case "--out":
         guard !args.isEmpty else { fail("--out needs a directory") }
         outDir = args.removeFirst()
-    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--out DIR] [--hold SECONDS]")
+    case "--headless": headless = true
+    case "--page":
+        guard !args.isEmpty, let n = Int(args.removeFirst()), (1...Gallery.Page.allCases.count).contains(n) else {
+            fail("--page needs 1…\(Gallery.Page.allCases.count)")
+        }
+        firstPage = n
+    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--headless] [--out DIR] [--hold SECONDS] [--page N]")
     }
 }
 
 do {
     let c = try Connection(socketPath: socketPath, name: "lamina-demo")
-    let w = c.canvasSize.width, h = c.canvasSize.height
-
-    // 1. A backdrop panel with rounded corners and a border.
-    let panel = c.makeLayer()
-    panel.bounds = Rect(0, 0, w - 80, h - 80)
-    panel.position = Point(w / 2, h / 2)
-    panel.backgroundColor = Color(hex: "#1E2230")
-    panel.cornerRadius = 24
-    panel.borderWidth = 2
-    panel.borderColor = Color(hex: "#3A4160")
-    c.root.addSublayer(panel)
-
-    // 2. A row of cards: anchor points, rotation, opacity.
-    let colors = ["#E84A5F", "#FF847C", "#FECEA8", "#99B898", "#2A9D8F"]
-    for (i, hex) in colors.enumerated() {
-        let card = c.makeLayer()
-        card.bounds = Rect(0, 0, 160, 220)
-        card.anchorPoint = Point(0.5, 1)                       // rotate about the bottom edge
-        card.position = Point(140 + Double(i) * 150, panel.bounds.height - 120)
-        card.transform = .rotation(Double(i - 2) * 0.12)
-        card.backgroundColor = Color(hex: hex)
-        card.cornerRadius = 16
-        card.opacity = 0.92
-        panel.addSublayer(card)
-
-        // A nested badge: bounds.origin shifts the card's sublayer space.
-        let badge = c.makeLayer()
-        badge.bounds = Rect(0, 0, 48, 48)
-        badge.anchorPoint = Point(0, 0)
-        badge.position = Point(14, 14)
-        badge.backgroundColor = Color(1, 1, 1, 0.85)
-        badge.cornerRadius = 24
-        card.addSublayer(badge)
+    if headless {
+        try StillScene.build(c)
+        try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
+        let shot = try c.capture(at: c.isManualClock ? 0 : nil)
+        let path = (outDir as NSString).appendingPathComponent("demo.png")
+        try Data(shot.png).write(to: URL(fileURLWithPath: path))
+        say("wrote \(path) (\(shot.width)x\(shot.height))")
+        if let hold, hold > 0 { Thread.sleep(forTimeInterval: hold) }
+        exit(0)
     }
-
-    // 3. Overlapping translucent squares: premultiplied blending in sRGB space.
-    for (i, hex) in ["#FF0000", "#00FF00", "#0000FF"].enumerated() {
-        let sq = c.makeLayer()
-        sq.bounds = Rect(0, 0, 140, 140)
-        sq.position = Point(w - 330 + Double(i) * 60, 170 + Double(i % 2) * 50)
-        sq.backgroundColor = Color(hex: hex)
-        sq.opacity = 0.5
-        panel.addSublayer(sq)
+    var gallery = Gallery(canvas: c.canvasSize, reduceMotion: c.reduceMotion)
+    var pending = gallery.show(Gallery.Page(rawValue: firstPage - 1)!)
+    // Callbacks run on the connection's delivery context: they queue what happened, and this
+    // thread turns it into the gallery's changes and commits them.
+    let inbox = Inbox()
+    c.onKey = { key in if key.isDown { inbox.post(.key(key.key)) } }
+    c.onPointer = { p in if p.phase == .down { inbox.post(.click(p.layer)) } }
+    c.onReduceMotionChange = { on in inbox.post(.reduceMotion(on)) }
+    c.onDisplayChange = { _ in inbox.post(.display) }
+    say("gallery page \(gallery.page.rawValue + 1): \(gallery.page.title) (← → pages)")
+    var shown = gallery.page
+    let deadline = hold.map { Date().addingTimeInterval($0) }
+    while deadline.map({ Date() < $0 }) ?? true {
+        for input in inbox.take() {
+            switch input {
+            case .key(let code): pending += gallery.key(code)
+            case .click(let layer): pending += gallery.click(layer)
+            case .reduceMotion(let on): pending += gallery.setReduceMotion(on)
+            case .display: pending += gallery.show(gallery.page)
+            }
+        }
+        if !pending.isEmpty {
+            for op in pending {
+                // Transaction settings through the connection's transaction (CATransaction's),
+                // so they apply to the changes staged after them.
+                if case .setTransaction(let t) = op {
+                    c.setAnimationDuration(t.duration); c.setAnimationTimingFunction(t.timingFunction)
+                    c.setDisableActions(t.disableActions)
+                } else {
+                    c.stageOperation(op)
+                }
+            }
+            pending = []
+            try c.commit()
+            if gallery.page != shown {
+                shown = gallery.page
+                say("page \(shown.rawValue + 1): \(shown.title)")
+            }
+        }
+        try c.waitWhileConnected(timeout: 0.02)
     }
-
-    // 4. A title bar: sublayerTransform scales its children.
-    let bar = c.makeLayer()
-    bar.bounds = Rect(0, 0, 420, 60)
-    bar.anchorPoint = Point(0, 0)
-    bar.position = Point(40, 40)
-    bar.backgroundColor = Color(hex: "#2B3047")
-    bar.cornerRadius = 12
-    panel.addSublayer(bar)
-    for i in 0..<6 {
-        let pip = c.makeLayer()
-        pip.bounds = Rect(0, 0, 36, 36)
-        pip.position = Point(40 + Double(i) * 56, 30)
-        pip.backgroundColor = Color(hex: i % 2 == 0 ? "#FECEA8" : "#99B898")
-        pip.cornerRadius = 6
-        pip.transform = .rotation(.pi / 4)
-        bar.addSublayer(pip)
-    }
-
-    try c.commit()
-    try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
-    let shot = try c.capture(at: c.isManualClock ? 0 : nil)
-    let path = (outDir as NSString).appendingPathComponent("demo.png")
-    try Data(shot.png).write(to: URL(fileURLWithPath: path))
-    print("lamina-demo: wrote \(path) (\(shot.width)x\(shot.height))")
-    if hold > 0 { Thread.sleep(forTimeInterval: hold) }
+} catch LaminaError.disconnected {
+    exit(0)
 } catch {
     fail("\(error)")
 }

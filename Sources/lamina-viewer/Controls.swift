@@ -3,6 +3,7 @@ import Foundation
 import Lamina
 import LaminaRender
 import LaminaServer
+import LaminaWire
 
 /// The viewer's keys and the state they change (main thread only: GLFW calls the key
 /// callback from `glfwWaitEvents…`). Each change is printed as one line on stdout.
@@ -11,9 +12,11 @@ final class ViewerControls {
     let capturesDirectory: String
     var paused = false
     var slow = false
-    /// Reduce Motion as the viewer's setting. Clients are not told yet: the protocol's Reduce
-    /// Motion setting and event are not in LaminaServer yet (the protocol helper adds them).
+    /// Reduce Motion as the viewer's setting: the server's, so clients are told
+    /// (`reduceMotionChanged`).
     var reduceMotion = false
+    /// The window the pointer callbacks read positions in.
+    private var window: ViewerWindow?
     var overlay = OverlaySettings()
     var quitRequested = false
     private var captureCount = 0
@@ -28,10 +31,45 @@ final class ViewerControls {
 
     func install(on window: ViewerWindow) {
         Self.current = self
-        glfwSetKeyCallback(window.raw) { _, key, _, action, _ in
-            guard action == GLFW_PRESS else { return }
-            ViewerControls.current?.press(key)
+        self.window = window
+        glfwSetKeyCallback(window.raw) { _, key, _, action, mods in
+            guard let controls = ViewerControls.current else { return }
+            if ViewerControls.viewerKeys.contains(key) {
+                if action == GLFW_PRESS { controls.press(key) }
+            } else if key >= 0 {
+                controls.forwardKey(key, action: action, mods: mods)
+            }
         }
+        glfwSetMouseButtonCallback(window.raw) { _, button, action, mods in
+            guard let controls = ViewerControls.current, button >= 0, button <= 2 else { return }
+            controls.forwardPointer(action == GLFW_PRESS ? .down : .up, button: UInt8(button), mods: mods)
+        }
+        glfwSetCursorPosCallback(window.raw) { _, _, _ in
+            ViewerControls.current?.forwardPointer(.moved, button: 0, mods: 0)
+        }
+        glfwSetScrollCallback(window.raw) { _, dx, dy in
+            // GLFW's offsets are in lines, y up; the protocol's in points, y down (a line: 40 points).
+            ViewerControls.current?.forwardPointer(.scroll, button: 0, mods: 0, scroll: Point(dx * 40, -dy * 40))
+        }
+    }
+
+    /// The keys the viewer keeps for itself; every other key goes to the clients.
+    static let viewerKeys: Set<Int32> = [GLFW_KEY_SPACE, GLFW_KEY_S, GLFW_KEY_R, GLFW_KEY_H, GLFW_KEY_W, GLFW_KEY_D,
+                                         GLFW_KEY_C, GLFW_KEY_Q, GLFW_KEY_ESCAPE]
+
+    /// A key for the clients: routed by the server (focus, the layer under the pointer, the
+    /// frontmost client).
+    func forwardKey(_ key: Int32, action: Int32, mods: Int32) {
+        daemon.inject(.key(UInt32(key), isDown: action != GLFW_RELEASE, isRepeat: action == GLFW_REPEAT,
+                           modifiers: UInt16(truncatingIfNeeded: mods) & 0xF, pointer: window?.pointer(scale: daemon.config.scale)))
+    }
+
+    /// A pointer event at the cursor, in canvas points.
+    func forwardPointer(_ phase: PointerEvent.Phase, button: UInt8, mods: Int32, scroll: Point = Point(0, 0)) {
+        guard let point = window?.cursorPoint(scale: daemon.config.scale) else { return }
+        if phase == .down || phase == .up { say("pointer \(phase) at \(Int(point.x.rounded())),\(Int(point.y.rounded()))") }
+        daemon.inject(.pointer(phase, at: point, button: button, modifiers: UInt16(truncatingIfNeeded: mods) & 0xF,
+                               scroll: scroll))
     }
 
     /// Compositor time's rate: 0 paused, 0.1 slow, else 1.
@@ -50,6 +88,7 @@ final class ViewerControls {
             say("slow animations \(slow ? "on (×0.1)" : "off")")
         case GLFW_KEY_R:
             reduceMotion.toggle()
+            daemon.setReduceMotion(reduceMotion)
             say("reduce motion \(reduceMotion ? "on" : "off")")
         case GLFW_KEY_H:
             overlay.hud.toggle()

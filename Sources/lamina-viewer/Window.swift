@@ -1,5 +1,6 @@
 import CGLFW
 import Foundation
+import Lamina
 import LaminaRender
 import Synchronization
 
@@ -71,6 +72,27 @@ final class ViewerWindow {
             let result = glfwCreateWindowSurface(instance, handle.raw, nil, &surface)
             return result == VK_SUCCESS ? surface : nil
         }, drawable: { shared.drawable.withLock { $0 } }, refreshRate: refreshRate)
+    }
+
+    /// The cursor in canvas points (window coordinates → drawable pixels → points, as the
+    /// render thread sizes the screen: pixels ÷ (configured scale × content scale)).
+    func cursorPoint(scale: Double) -> Point {
+        var x = 0.0, y = 0.0
+        glfwGetCursorPos(raw, &x, &y)
+        var ww: Int32 = 0, wh: Int32 = 0, fw: Int32 = 0, fh: Int32 = 0
+        glfwGetWindowSize(raw, &ww, &wh)
+        glfwGetFramebufferSize(raw, &fw, &fh)
+        var sx: Float = 1, sy: Float = 1
+        glfwGetWindowContentScale(raw, &sx, &sy)
+        let pointScale = scale * Double(max(sx, sy))
+        let px = ww > 0 ? Double(fw) / Double(ww) : 1, py = wh > 0 ? Double(fh) / Double(wh) : 1
+        return Point(x * px / pointScale, y * py / pointScale)
+    }
+
+    /// The cursor in canvas points, or nil when it is outside the window.
+    func pointer(scale: Double) -> Point? {
+        guard glfwGetWindowAttrib(raw, GLFW_HOVERED) != 0 else { return nil }
+        return cursorPoint(scale: scale)
     }
 
     var shouldClose: Bool { glfwWindowShouldClose(raw) != 0 }

@@ -26,12 +26,13 @@ The compositor in a window: the same server as laminad (same config, flags and s
 Keys:
   Space  pause / resume compositor time (every animation stops where it is)
   S      slow animations: compositor time runs at a tenth of real time (again: normal)
-  R      Reduce Motion on / off
+  R      Reduce Motion on / off (clients are told)
   H      heads-up display: frame times against the frame budget, per-phase bars
   W      tessellated meshes as wireframe
   D      tint the region each frame redrew (its damage)
   C      capture the window's frame to a PNG
   Q      quit (as does closing the window, SIGINT or SIGTERM)
+Every other key, and the pointer, goes to the clients as input events (docs/protocol.md).
 """
 
 func say(_ line: String) {

@@ -129,6 +129,10 @@ final class EmbeddedDaemon {
 
     /// The draw list of the presentation tree now (what the next frame draws).
     func drawList() -> DrawList { driver.drawList(at: clock.now) }
+    /// Input from the viewer's window (`ServerCore.input`).
+    func inject(_ input: ViewerInput) {
+        perform(core.input(input))
+    }
 
     /// The client hangs up.
     func hangUp(_ client: UInt32) {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import LaminaPNG
 #if canImport(Glibc)
 import Glibc
@@ -10,13 +11,16 @@ import Glibc
 final class XServer {
     let display: String
     private let process: Process
+    private static let started = Atomic<Int>(0)
 
     /// Starts `Xvfb :N` on the first free display from 70 on, 24-bit, and waits for its socket.
     init() throws {
         for tool in ["/usr/bin/Xvfb", "/usr/bin/xwd", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw ToolError("\(tool) is missing: run scripts/bootstrap (xvfb, x11-apps, xdotool)")
         }
-        var number = 70 + Int(getpid() % 50)
+        // Suites run in parallel: each server of this process starts from its own number, so
+        // two starting at once never pick the same free display.
+        var number = 70 + Int(getpid() % 50) + 7 * XServer.started.add(1, ordering: .relaxed).oldValue
         while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") || FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
             number += 1
         }

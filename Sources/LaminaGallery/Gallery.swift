@@ -1,0 +1,283 @@
+import LaminaAnimation
+import LaminaGeometry
+import LaminaTree
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The demo gallery (`lamina-demo`): pages of animations the compositor runs by itself —
+/// the client sends a page once (and a change per click or key), never a frame. The arrow
+/// keys switch pages; each page has a title (a text layer). With Reduce Motion, movements
+/// become 150 ms cross-fades (`GalleryBuilder.motion`).
+///
+/// The gallery is I/O-free: its methods return the operations to commit, so `lamina-demo`
+/// sends them through a `Connection` and tests apply them to the embedded daemon.
+public struct Gallery {
+    public enum Page: Int, CaseIterable, Sendable {
+        case progressRing, springs, shake, pulse, celebration, expandingCard, cardStack, stress, parametric
+
+        public var title: String {
+            switch self {
+            case .progressRing: "Progress ring — strokeEnd, easeOut 0.6 s"
+            case .springs: "Springs — smooth, snappy, bouncy"
+            case .shake: "Shake — position.x keyframes, decaying"
+            case .pulse: "Pulsing button — a repeating phase sequence"
+            case .celebration: "Celebration — spring scale, keyframe tracks, opacity"
+            case .expandingCard: "Expanding card — click it (geometry matched)"
+            case .cardStack: "Card stack — click to send the top card back"
+            case .stress: "Stress — + / − change the layer count"
+            case .parametric: "Parametric shapes — arc, trapezoid, wave, polygon, flower"
+            }
+        }
+    }
+
+    public let canvas: Size
+    public private(set) var page: Page = .progressRing
+    public private(set) var reduceMotion: Bool
+    /// The stress page's layer count.
+    public private(set) var stressCount = 200
+    /// The layers of the page on screen (deleted when the page changes).
+    public private(set) var pageLayers: [UInt32] = []
+    /// Named layers of the page on screen (tests and click handling).
+    public private(set) var named: [String: UInt32] = [:]
+    private var nextID: UInt32
+    private var expanded = false
+    /// The stack page's cards, front first.
+    private var stackOrder: [UInt32] = []
+
+    /// - Parameter firstID: the first layer id the gallery may use (ids above it are its own).
+    public init(canvas: Size, reduceMotion: Bool = false, firstID: UInt32 = 1) {
+        self.canvas = canvas; self.reduceMotion = reduceMotion; nextID = firstID
+    }
+
+    // MARK: Events
+
+    /// Shows a page (removing the one on screen).
+    public mutating func show(_ page: Page) -> [Operation] {
+        var ops: [Operation] = [.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true))]
+        ops += pageLayers.reversed().map { .delete($0) }
+        self.page = page
+        expanded = false
+        var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
+        named = [:]
+        build(page, &b)
+        nextID = b.nextID
+        pageLayers = b.created
+        return ops + b.operations
+    }
+
+    /// A key from the viewer: ←/→ switch pages, + / − change the stress page's count.
+    public mutating func key(_ code: UInt32) -> [Operation] {
+        let pages = Page.allCases.count
+        switch code {
+        case 262: return show(Page(rawValue: (page.rawValue + 1) % pages)!)           // right
+        case 263: return show(Page(rawValue: (page.rawValue + pages - 1) % pages)!)   // left
+        case 61 where page == .stress, 334 where page == .stress:                                          // = / + , keypad +
+            stressCount = min(stressCount * 2, 12_800)
+            return show(.stress)
+        case 45 where page == .stress, 333 where page == .stress:                                          // - , keypad −
+            stressCount = max(stressCount / 2, 25)
+            return show(.stress)
+        default: return []
+        }
+    }
+
+    /// Reduce Motion changed: the page is built again with or without movement.
+    public mutating func setReduceMotion(_ on: Bool) -> [Operation] {
+        guard on != reduceMotion else { return [] }
+        reduceMotion = on
+        return show(page)
+    }
+
+    /// A click (pointer down) on one of the gallery's layers.
+    public mutating func click(_ layer: UInt32) -> [Operation] {
+        var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
+        switch page {
+        case .expandingCard:
+            guard let card = named["card"], layer == card || named["detail"] == layer else { return [] }
+            expanded.toggle()
+            // The card's own geometry animates into the detail's frame (matched geometry).
+            let (size, center, radius) = expanded ? Self.detailFrame(canvas) : Self.cardFrame(canvas)
+            b.implicitly(duration: 0.45, .spring(.snappy), layers: [card])
+            b.set(card, "bounds", .rect(Rect(0, 0, size.width, size.height)))
+            b.set(card, "position", .point(center))
+            b.set(card, "cornerRadius", .number(radius))
+        case .cardStack:
+            guard stackOrder.contains(layer) else { return [] }
+            stackOrder.append(stackOrder.removeFirst())
+            b.implicitly(duration: 0.35, .easeInEaseOut, layers: stackOrder)
+            for (i, card) in stackOrder.enumerated() {
+                let slot = Self.stackSlot(i, canvas)
+                b.set(card, "position", .point(slot.center))
+                b.set(card, "zPosition", .number(Double(stackOrder.count - i)))
+                b.set(card, "opacity", .number(slot.opacity))
+            }
+        case .celebration:
+            guard named["star"] == layer || named["burst"] == layer else { return [] }
+            return show(.celebration)    // plays again
+        default:
+            return []
+        }
+        nextID = b.nextID
+        return b.operations
+    }
+
+    // MARK: Geometry the pages and tests share
+
+    /// The expanding card's small frame: size, centre, corner radius.
+    public static func cardFrame(_ c: Size) -> (Size, Point, Double) { (Size(200, 130), Point(c.width * 0.25, c.height * 0.5), 16) }
+    /// Its detail frame.
+    public static func detailFrame(_ c: Size) -> (Size, Point, Double) {
+        (Size(c.width * 0.6, c.height * 0.6), Point(c.width * 0.55, c.height * 0.55), 28)
+    }
+    /// The stack's slot `i` (0 front): centre and opacity.
+    public static func stackSlot(_ i: Int, _ c: Size) -> (center: Point, opacity: Double) {
+        (Point(c.width / 2 + Double(i) * 24, c.height / 2 + 20 - Double(i) * 24), 1 - Double(i) * 0.15)
+    }
+    /// The progress ring's circle (in its layer's bounds) and duration.
+    public static let ringDuration = 0.6
+    /// The shake's rest x, its keyframe offsets (decaying) and duration.
+    public static let shakeOffsets: [Double] = [0, 40, -32, 24, -16, 8, -4, 0]
+    public static let shakeDuration = 0.8
+
+    // MARK: Pages
+
+    private mutating func build(_ page: Page, _ b: inout GalleryBuilder) {
+        let w = canvas.width, h = canvas.height
+        let root = b.layer(in: 0, GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)) + [("backgroundColor", .color(Color(hex6: 0x151922)))])
+        named["root"] = root
+        named["title"] = b.text(page.title, size: 26, in: root, at: Point(w / 2, 40), width: w - 40)
+        _ = b.text("← → pages · R Reduce Motion · page \(page.rawValue + 1)/\(Page.allCases.count)", size: 14, in: root,
+                   at: Point(w / 2, h - 24), width: w - 40, color: Color(0.6, 0.62, 0.7))
+        switch page {
+        case .progressRing:
+            let d = min(w, h) * 0.45
+            let track = b.layer(.shape, in: root, GalleryBuilder.box(d, d, at: Point(w / 2, h / 2)) + [
+                ("path", .path(.ellipse(in: Rect(0, 0, d, d)))), ("fillColor", .color(nil)),
+                ("strokeColor", .color(Color(1, 1, 1, 0.12))), ("lineWidth", .number(16)),
+            ])
+            let ring = b.layer(.shape, in: root, GalleryBuilder.box(d, d, at: Point(w / 2, h / 2)) + [
+                ("path", .path(.ellipse(in: Rect(0, 0, d, d)))), ("fillColor", .color(nil)),
+                ("strokeColor", .color(Color(hex6: 0x4AD9FF))), ("lineWidth", .number(16)), ("lineCap", .string("round")),
+                ("transform", .transform(.rotation(-.pi / 2))), ("strokeEnd", .number(1)),
+            ])
+            _ = track
+            named["ring"] = ring
+            b.motion(.basic(BasicAnimation(keyPath: "strokeEnd", from: .double(0), to: .double(1),
+                                           timing: AnimationTiming(duration: Self.ringDuration, timingFunction: .easeOut))),
+                     to: ring, key: "progress")
+        case .springs:
+            for (i, (name, spring)) in [("smooth", Spring.smooth), ("snappy", .snappy), ("bouncy", .bouncy)].enumerated() {
+                let y = h * (0.3 + 0.2 * Double(i))
+                let ball = b.layer(in: root, GalleryBuilder.box(60, 60, at: Point(w * 0.75, y)) + [
+                    ("backgroundColor", .color(Color(hex6: [0x99B898, 0xFECEA8, 0xE84A5F][i]))), ("cornerRadius", .number(30)),
+                ])
+                named[name] = ball
+                _ = b.text(name, size: 16, in: root, at: Point(w * 0.12, y), width: 140)
+                b.motion(.spring(SpringAnimation(keyPath: "position.x", from: .double(w * 0.25), to: .double(w * 0.75), spring: spring,
+                                                 timing: AnimationTiming(duration: 1.6, repeatCount: .infinity, autoreverses: true))),
+                         to: ball, key: "spring")
+            }
+        case .shake:
+            let field = b.layer(in: root, GalleryBuilder.box(320, 56, at: Point(w / 2, h / 2)) + [
+                ("backgroundColor", .color(Color(0.2, 0.22, 0.3))), ("cornerRadius", .number(10)),
+                ("borderWidth", .number(2)), ("borderColor", .color(Color(hex6: 0xE84A5F))),
+            ])
+            named["field"] = field
+            b.motion(.keyframe(KeyframeAnimation(keyPath: "position.x", values: Self.shakeOffsets.map { .double(w / 2 + $0) },
+                                                 timing: AnimationTiming(duration: Self.shakeDuration, repeatCount: .infinity,
+                                                                         repeatDuration: 0))),
+                     to: field, key: "shake")
+        case .pulse:
+            let button = b.layer(in: root, GalleryBuilder.box(200, 64, at: Point(w / 2, h / 2)) + [
+                ("backgroundColor", .color(Color(hex6: 0x2A9D8F))), ("cornerRadius", .number(32)),
+            ])
+            named["button"] = button
+            _ = b.text("Continue", size: 22, in: button, at: Point(100, 32), width: 200)
+            b.motion(.phases(PhaseAnimation(phases: [
+                Phase(values: ["transform": .transform(.identity), "opacity": .double(1)], curve: .easeInEaseOut, duration: 0.4),
+                Phase(values: ["transform": .transform(.scale(1.12, 1.12)), "opacity": .double(0.85)], curve: .easeOut, duration: 0.3),
+                Phase(values: ["transform": .transform(.scale(0.97, 0.97)), "opacity": .double(1)], curve: .spring(.bouncy), duration: 0.5),
+            ])), to: button, key: "pulse")
+        case .celebration:
+            let burst = b.layer(in: root, GalleryBuilder.box(220, 220, at: Point(w / 2, h / 2)) + [
+                ("backgroundColor", .color(Color(1, 0.82, 0.29, 0.18))), ("cornerRadius", .number(110)),
+            ])
+            let star = b.layer(.shape, in: burst, GalleryBuilder.box(180, 180, at: Point(110, 110)) + [
+                ("path", .path(.polygon(Self.starPoints(center: Point(90, 90), outer: 88, inner: 38)))),
+                ("fillColor", .color(Color(hex6: 0xFFD24A))),
+            ])
+            named["burst"] = burst; named["star"] = star
+            b.motion(.spring(SpringAnimation(keyPath: "transform", from: .transform(.scale(0.2, 0.2)), to: .transform(.identity),
+                                             spring: .bouncy)), to: burst, key: "pop")
+            b.motion(.keyframeTracks(KeyframeTracksAnimation(tracks: [
+                KeyframeTrack(keyPath: "transform", keyframes: [
+                    .linear(.transform(.rotation(0.6)), duration: 0.25),
+                    .cubic(.transform(.rotation(-0.4)), duration: 0.35),
+                    .spring(.transform(.identity), duration: 0.6, bounce: 0.35),
+                ]),
+                KeyframeTrack(keyPath: "opacity", keyframes: [
+                    .move(.double(0)), .linear(.double(1), duration: 0.2), .cubic(.double(1), duration: 1.0),
+                ]),
+            ])), to: star, key: "celebrate")
+        case .expandingCard:
+            let (size, center, radius) = Self.cardFrame(canvas)
+            let card = b.layer(in: root, GalleryBuilder.box(size.width, size.height, at: center) + [
+                ("backgroundColor", .color(Color(hex6: 0xFF847C))), ("cornerRadius", .number(radius)),
+                ("masksToBounds", .bool(true)),
+            ])
+            named["card"] = card
+            _ = b.text("Tap to open", size: 18, in: card, at: Point(100, 30), width: 180)
+        case .cardStack:
+            stackOrder = []
+            let colors: [UInt32] = [0xE84A5F, 0xFF847C, 0xFECEA8, 0x99B898]
+            for (i, color) in colors.enumerated() {
+                let slot = Self.stackSlot(i, canvas)
+                let card = b.layer(in: root, GalleryBuilder.box(260, 170, at: slot.center) + [
+                    ("backgroundColor", .color(Color(hex6: color))), ("cornerRadius", .number(18)),
+                    ("zPosition", .number(Double(colors.count - i))), ("opacity", .number(slot.opacity)),
+                ])
+                stackOrder.append(card)
+                named["card\(i)"] = card
+            }
+        case .stress:
+            let n = stressCount
+            let columns = Int(Double(n).squareRoot().rounded(.up))
+            let cell = min((w - 40) / Double(columns), (h - 120) / Double(columns))
+            for i in 0..<n {
+                let x = 20 + (Double(i % columns) + 0.5) * cell, y = 80 + (Double(i / columns) + 0.5) * cell
+                let hue = Double(i) / Double(n)
+                let l = b.layer(in: root, GalleryBuilder.box(cell * 0.7, cell * 0.7, at: Point(x, y)) + [
+                    ("backgroundColor", .color(Color(0.4 + 0.6 * hue, 0.5, 1 - 0.6 * hue))),
+                ])
+                b.motion(.basic(BasicAnimation(keyPath: "transform", from: .transform(.rotation(0)), to: .transform(.rotation(.pi)),
+                                               timing: AnimationTiming(duration: 1 + Double(i % 7) * 0.1, repeatCount: .infinity,
+                                                                       autoreverses: true))), to: l, key: "spin")
+            }
+            named["count"] = b.text("\(n) layers", size: 18, in: root, at: Point(w / 2, 70), width: 300)
+        case .parametric:
+            for (i, seed) in ParametricSeeds.all.enumerated() {
+                let center = Point(w * (0.18 + 0.32 * Double(i % 3)), h * (i < 3 ? 0.35 : 0.72))
+                var props = GalleryBuilder.box(seed.size, seed.size, at: center)
+                for (k, v) in seed.custom { props.append(("custom.\(k)", .number(v))) }
+                props.append(("path", .template(seed.template)))
+                props += seed.style
+                let l = b.layer(.shape, in: root, props)
+                named[seed.name] = l
+                for (j, json) in seed.animations.enumerated() {
+                    if let op = ParametricSeeds.animation(json, layer: l, key: "\(seed.name)\(j)") {
+                        if b.reduceMotion { b.fadeIn(l) } else { b.append(op) }
+                    }
+                }
+            }
+        }
+    }
+
+    static func starPoints(center c: Point, outer: Double, inner: Double) -> [Point] {
+        (0..<10).map { i in
+            let a = Double(i) * .pi / 5 - .pi / 2, r = i % 2 == 0 ? outer : inner
+            return Point(c.x + r * cos(a), c.y + r * sin(a))
+        }
+    }
+}
+

@@ -77,7 +77,7 @@ let package = Package(
                 exclude: ["README.md"]),
 
         // GPU and daemon.
-        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "CVulkan"], exclude: ["README.md"]),
+        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaText", "CVulkan"], exclude: ["README.md"]),
         .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
                                               "LaminaText"], exclude: ["README.md"]),
         .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaExpression"], exclude: ["README.md"]),

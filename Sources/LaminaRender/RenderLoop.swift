@@ -193,12 +193,22 @@ public final class RenderLoop: Sendable {
         return s
     }
 
+    private static func counts(_ c: HUDCounts, clients: Int) -> HUDCounts {
+        var c = c
+        c.clients = clients
+        return c
+    }
+
     /// Turns the viewer's overlays on or off from the next frame (any thread).
     public func setOverlay(_ settings: OverlaySettings) {
         overlaySettings.withLock { $0 = settings }
         requestFrame()
     }
     private let overlaySettings = Mutex(OverlaySettings())   // protected by its own lock
+
+    /// The number of connected clients, for the HUD's text (the server thread sets it).
+    public func setClientCount(_ n: Int) { clientCount.store(n, ordering: .relaxed) }
+    private let clientCount = Atomic<Int>(0)
 
     /// The window's presentation so far (nil without a window), updated with the statistics.
     public var presentation: PresentationCounts? { presented.withLock { $0 } }
@@ -233,6 +243,7 @@ public final class RenderLoop: Sendable {
         var lastPublish = -1.0
         var viewport = WindowViewport(config: config)
         var overlay = ViewerOverlay()
+        var hudCounts = HUDCounts()   // the published statistics the HUD's text shows
 
         while true {
             // Drain the inbox by swapping.
@@ -272,7 +283,8 @@ public final class RenderLoop: Sendable {
                     if !viewport.minimized || !work.captures.isEmpty {
                         let settings = overlaySettings.withLock { $0 }
                         let list = settings.isEmpty ? frame.drawList
-                            : overlay.apply(settings, to: frame.drawList, scale: viewport.scale, fps: config.fps)
+                            : overlay.apply(settings, to: frame.drawList, scale: viewport.scale, fps: config.fps,
+                                            counts: settings.hud ? Self.counts(hudCounts, clients: clientCount.load(ordering: .relaxed)) : hudCounts)
                         phases.merge(try renderer.render(list, present: !viewport.minimized))
                     }
                     phases.total = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
@@ -281,6 +293,7 @@ public final class RenderLoop: Sendable {
                     if realStart - lastPublish > 0.25 || !realtime {
                         let summary = driver.stats(at: realStart)
                         published.withLock { $0 = summary }
+                        hudCounts = HUDCounts(fps: summary.fps, frameMs: summary.p50ms, layers: summary.layers)
                         if let pacing = renderer.presentPacing {
                             let counts = PresentationCounts(pacing: pacing, presented: renderer.presentedFrames,
                                                             unpresented: renderer.unpresentedFrames,

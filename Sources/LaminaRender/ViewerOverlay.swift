@@ -4,7 +4,8 @@ import LaminaGeometry
 
 /// What the viewer draws over (or instead of) the frame's own items; all off by default.
 public struct OverlaySettings: Sendable, Equatable {
-    /// The heads-up display: a frame-time graph against the frame budget and per-phase bars.
+    /// The heads-up display: frame rate, frame time, layer and client counts as text, a
+    /// frame-time graph against the frame budget and per-phase bars.
     public var hud = false
     /// Tessellated meshes drawn as their triangles' edges (over a faint fill).
     public var wireframe = false
@@ -18,7 +19,7 @@ public struct OverlaySettings: Sendable, Equatable {
 }
 
 /// Turns a frame's draw list into the list the viewer shows, made of ordinary draw items (no
-/// pipeline of its own): the HUD's bars, the wireframe's edges as 1-pixel rects, the redraw
+/// pipeline of its own): the HUD's text (glyph coverage items, `HUDText`) and bars, the wireframe's edges as 1-pixel rects, the redraw
 /// tint as one translucent rect. It works on a copy of the list, so it costs a copy of the
 /// items per frame while it is on and nothing while every setting is off.
 /// Render thread only.
@@ -29,6 +30,8 @@ struct ViewerOverlay {
     private var latest = FramePhases()
     private var frameCount = 0
     static let historyLength = 120
+    /// The HUD's text (its layout engine and glyph atlas), made when the HUD is first drawn.
+    private var text: HUDText?
 
     /// Records one frame's phases (the graph and the bars show them).
     mutating func record(_ phases: FramePhases) {
@@ -39,7 +42,9 @@ struct ViewerOverlay {
     }
 
     /// The list to draw: `list` with the overlays of `settings` (the pixel `scale` sizes the HUD).
-    func apply(_ settings: OverlaySettings, to list: DrawList, scale: Double, fps: Double) -> DrawList {
+    /// `counts` is what the HUD's text says.
+    mutating func apply(_ settings: OverlaySettings, to list: DrawList, scale: Double, fps: Double,
+                        counts: HUDCounts = HUDCounts()) -> DrawList {
         var out = list
         // A frame with an overlay is drawn whole, and the frame after it too (serial 0: the
         // target then holds no list a damage could be relative to), so no overlay pixel stays.
@@ -57,22 +62,28 @@ struct ViewerOverlay {
                 out.items.append(DrawItem(bounds: area, backgroundColor: hues[frameCount % hues.count], opacity: 0.2))
             }
         }
-        if settings.hud { out.items += hud(scale: scale, budget: fps > 0 ? 1 / fps : 1 / 120.0) }
+        if settings.hud { out.items += hud(scale: scale, budget: fps > 0 ? 1 / fps : 1 / 120.0, counts: counts) }
         return out
     }
 
     /// The HUD in device pixels at the top-left: a dark panel; one bar per recent frame, its
     /// height the frame's time, green within the budget and red beyond; a white line at the
     /// budget; under it one bar per phase of the latest frame (apply, evaluate, tessellate,
-    /// upload, record, submit, GPU) as a share of the budget.
-    func hud(scale: Double, budget: Double) -> [DrawItem] {
+    /// upload, record, submit, GPU) as a share of the budget; under them `counts` as two
+    /// lines of white text (11 pt).
+    mutating func hud(scale: Double, budget: Double, counts: HUDCounts = HUDCounts()) -> [DrawItem] {
         let s = max(scale, 1)
         let barWidth = 2 * s, graphHeight = 80 * s, margin = 8 * s
         let width = Double(Self.historyLength) * barWidth
+        let lineHeight = 14.0, textTop = margin + graphHeight + 4 * s + 7 * 8 * s
         var items: [DrawItem] = [
-            DrawItem(bounds: Rect(margin - 4 * s, margin - 4 * s, width + 8 * s, graphHeight + 8 * s + 7 * 8 * s),
+            DrawItem(bounds: Rect(margin - 4 * s, margin - 4 * s, width + 8 * s,
+                                  graphHeight + 8 * s + 7 * 8 * s + 2 * lineHeight * s + 4 * s),
                      backgroundColor: Color(0, 0, 0, 0.7), cornerRadii: CornerRadii(4 * s)),
         ]
+        if text == nil { text = HUDText() }
+        text!.append(counts.lines, at: Point(margin / s, textTop / s), lineHeight: lineHeight, fontSize: 11, scale: s,
+                     color: .white, to: &items)
         // The graph spans twice the budget: the budget line sits halfway up.
         let pixelsPerSecond = graphHeight / (2 * budget)
         for i in 0..<Self.historyLength {

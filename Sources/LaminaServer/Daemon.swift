@@ -213,6 +213,7 @@ private struct ServerLoop {
             // Accepted after the hang-ups this poll saw: a client that closed and connected
             // again is not counted twice towards maxClients.
             if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
+            daemon.renderLoop.setClientCount(core.clientCount)   // the viewer HUD's text
         }
         for id in Array(connections.keys) { disconnect(id) }
     }

@@ -16,6 +16,13 @@ public struct WindowSurface: Sendable {
         }
         /// Nothing can be drawn (a minimized window).
         public var isEmpty: Bool { width <= 0 || height <= 0 }
+        /// The screen this drawable shows at a configured points-to-pixels `scale`: pixels ÷
+        /// (configured scale × content scale) points, and that product as the scale. The one
+        /// formula the render thread (its viewport) and the server (clients' display) use.
+        public func screen(configScale: Double) -> (width: Double, height: Double, scale: Double) {
+            let scale = configScale * (contentScale > 0 ? contentScale : 1)
+            return (Double(width) / scale, Double(height) / scale, scale)
+        }
     }
 
     /// Instance extensions the surface needs (`VK_KHR_surface` and the platform's, e.g.

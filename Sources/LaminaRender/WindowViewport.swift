@@ -25,8 +25,9 @@ struct WindowViewport {
         minimized = drawable.isEmpty
         guard !minimized, drawable != last else { return false }
         last = drawable
-        scale = configScale * (drawable.contentScale > 0 ? drawable.contentScale : 1)
-        points = (Double(drawable.width) / scale, Double(drawable.height) / scale)
+        let screen = drawable.screen(configScale: configScale)
+        scale = screen.scale
+        points = (screen.width, screen.height)
         return true
     }
 }

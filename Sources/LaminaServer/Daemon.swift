@@ -26,6 +26,8 @@ public final class Daemon: Sendable {
         /// The viewer's input and Reduce Motion setting (ServerCore.input, setReduceMotion).
         var inputs: [ViewerInput] = []
         var reduceMotion: Bool?
+        /// The window's new display (ServerCore.displayChanged).
+        var display: DisplayInfo?
     }
     private let mailbox = Mutex(Mailbox())      // protected by its own lock
     private let wakePipe: (read: Int32, write: Int32)
@@ -129,10 +131,23 @@ public final class Daemon: Sendable {
         wake()
     }
 
+    /// The viewer's window has this drawable now: clients draw on its size in points and its
+    /// scale (the render thread's formula, `Drawable.screen`; points rounded to whole ones), at
+    /// the configured rate. Every client is told when that changes (`displayChanged`), and later
+    /// clients are welcomed with it. A minimized window (0 × 0) changes nothing. Any thread.
+    public func windowChanged(_ drawable: WindowSurface.Drawable) {
+        guard !drawable.isEmpty else { return }
+        let screen = drawable.screen(configScale: config.scale)
+        let info = DisplayInfo(width: UInt32(max(1, screen.width.rounded())), height: UInt32(max(1, screen.height.rounded())),
+                               scale: screen.scale, refreshRate: config.fps)
+        mailbox.withLock { $0.display = info }
+        wake()
+    }
+
     fileprivate func takeMail() -> Mailbox {
         mailbox.withLock { m in
             let taken = m
-            m.replies = []; m.inputs = []; m.reduceMotion = nil
+            m.replies = []; m.inputs = []; m.reduceMotion = nil; m.display = nil
             return taken
         }
     }
@@ -191,6 +206,7 @@ private struct ServerLoop {
                 if mail.stop { break }
                 for reply in mail.replies { perform(core.deliver(reply.event, requestID: reply.requestID, to: reply.client)) }
                 if let on = mail.reduceMotion { perform(core.setReduceMotion(on)) }
+                if let display = mail.display { perform(core.displayChanged(display)) }
                 inputs = mail.inputs   // routed below, against the newest snapshot
             }
             // The newest snapshot, then the outbox: the render thread fills the outbox with a

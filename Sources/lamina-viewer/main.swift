@@ -108,6 +108,10 @@ do {
     window.close()
     fail("\(error)", code: 1)
 }
+// Clients draw on the window's size and scale: told at once (GLFW may have scaled the window
+// to the monitor) and whenever a resize or a content-scale change alters them.
+var lastDrawable = window.current
+daemon.windowChanged(lastDrawable)
 // SIGINT/SIGTERM stop the daemon; the event loop below wakes and closes the window.
 let signalSources = DaemonOptions.stopOnSignals(daemon, also: { glfwPostEmptyEvent() })
 let stopped = Atomic<Bool>(false)
@@ -127,6 +131,11 @@ let start = Date()
 while !stopped.load(ordering: .sequentiallyConsistent) {
     glfwWaitEventsTimeout(0.05)
     window.refresh()
+    let drawable = window.current
+    if drawable != lastDrawable, !drawable.isEmpty {
+        lastDrawable = drawable
+        daemon.windowChanged(drawable)
+    }
     if window.shouldClose || controls.quitRequested { daemon.requestStop() }
     if let measureSeconds, Date().timeIntervalSince(start) >= measureSeconds, !controls.quitRequested {
         FileHandle.standardOutput.write(Data((ViewerControls.measurementJSON(daemon.renderLoop) + "\n").utf8))

@@ -70,18 +70,7 @@ final class ImageResidency {
         let index = draw.samplerIndex
         if let entry = texture.descriptorSets[index] { return entry.set }
         let (set, pool) = try allocateSet(device: device, layout: setLayout)
-        var info = VkDescriptorImageInfo(sampler: samplers[index], imageView: texture.view,
-                                         imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
-        withUnsafePointer(to: &info) { infoPointer in
-            var write = VkWriteDescriptorSet()
-            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-            write.dstSet = set
-            write.dstBinding = 0
-            write.descriptorCount = 1
-            write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-            write.pImageInfo = infoPointer
-            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
-        }
+        writeImageDescriptor(device: device, set: set, sampler: samplers[index], view: texture.view)
         texture.descriptorSets[index] = (set, pool)
         return set
     }

@@ -35,18 +35,7 @@ final class OffscreenImagePool {
                 image.destroy(device)
                 throw error
             }
-            var imageInfo = VkDescriptorImageInfo(sampler: pipeline.sampler, imageView: image.view,
-                                                  imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
-            withUnsafePointer(to: &imageInfo) { imagePointer in
-                var write = VkWriteDescriptorSet()
-                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-                write.dstSet = set
-                write.dstBinding = 0
-                write.descriptorCount = 1
-                write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-                write.pImageInfo = imagePointer
-                vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
-            }
+            writeImageDescriptor(device: device, set: set, sampler: pipeline.sampler, view: image.view)
             entries.append(Entry(image: image, descriptorSet: set))
         }
     }
@@ -83,4 +72,20 @@ func allocateDescriptorSet(device: VulkanDevice, pool: VkDescriptorPool,
     }
     guard result == VK_SUCCESS, let set else { throw .vulkan(VulkanError(result), call: "vkAllocateDescriptorSets") }
     return set
+}
+
+/// Points binding 0 of `set` at `view` sampled by `sampler` (a combined image sampler in
+/// SHADER_READ_ONLY_OPTIMAL): offscreen group images and texture images alike.
+func writeImageDescriptor(device: VulkanDevice, set: VkDescriptorSet, sampler: VkSampler?, view: VkImageView?) {
+    var info = VkDescriptorImageInfo(sampler: sampler, imageView: view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
+    withUnsafePointer(to: &info) { infoPointer in
+        var write = VkWriteDescriptorSet()
+        write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+        write.dstSet = set
+        write.dstBinding = 0
+        write.descriptorCount = 1
+        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+        write.pImageInfo = infoPointer
+        vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+    }
 }

@@ -54,25 +54,15 @@ final class TextureImage {
         guard let image else { throw .vulkan(.unexpected(0), call: "vkCreateImage") }
         var requirements = VkMemoryRequirements()
         vkGetImageMemoryRequirements(device.raw, image, &requirements)
-        let typeIndex: UInt32
+        let memory: VkDeviceMemory
         do {
-            typeIndex = try device.memoryType(typeBits: requirements.memoryTypeBits, required: 0,
-                                              preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            memory = try device.allocateMemory(requirements, required: 0,
+                                               preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)).memory
         } catch {
             vkDestroyImage(device.raw, image, nil)
             throw error
         }
-        var allocate = VkMemoryAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
-        allocate.allocationSize = requirements.size
-        allocate.memoryTypeIndex = typeIndex
-        var memory: VkDeviceMemory?
-        var result = vkAllocateMemory(device.raw, &allocate, nil, &memory)
-        guard result == VK_SUCCESS, let memory else {
-            vkDestroyImage(device.raw, image, nil)
-            throw .vulkan(VulkanError(result), call: "vkAllocateMemory")
-        }
-        result = vkBindImageMemory(device.raw, image, memory, 0)
+        var result = vkBindImageMemory(device.raw, image, memory, 0)
         var viewInfo = VkImageViewCreateInfo()
         viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
         viewInfo.image = image

@@ -31,25 +31,14 @@ final class VulkanBuffer {
         let visible = mapFlags(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT)
         let coherent = mapFlags(VK_MEMORY_PROPERTY_HOST_COHERENT_BIT)
         let hostCached = mapFlags(VK_MEMORY_PROPERTY_HOST_CACHED_BIT)
-        let typeIndex: UInt32
+        let (memory, typeIndex): (VkDeviceMemory, UInt32)
         do {
-            typeIndex = cached
-                ? try device.memoryType(typeBits: requirements.memoryTypeBits, required: visible,
-                                        preferred: hostCached | coherent)
-                : try device.memoryType(typeBits: requirements.memoryTypeBits, required: visible | coherent)
+            (memory, typeIndex) = cached
+                ? try device.allocateMemory(requirements, required: visible, preferred: hostCached | coherent)
+                : try device.allocateMemory(requirements, required: visible | coherent)
         } catch {
             vkDestroyBuffer(device.raw, buffer, nil)
             throw error
-        }
-        var allocate = VkMemoryAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
-        allocate.allocationSize = requirements.size
-        allocate.memoryTypeIndex = typeIndex
-        var memory: VkDeviceMemory?
-        let result = vkAllocateMemory(device.raw, &allocate, nil, &memory)
-        guard result == VK_SUCCESS, let memory else {
-            vkDestroyBuffer(device.raw, buffer, nil)
-            throw .vulkan(VulkanError(result), call: "vkAllocateMemory")
         }
         var mapped: UnsafeMutableRawPointer?
         let bound = vkBindBufferMemory(device.raw, buffer, memory, 0)

@@ -138,6 +138,22 @@ final class VulkanDevice {
         return fallback
     }
 
+    /// Allocates memory for `requirements` from a type with the `required` properties
+    /// (preferring `preferred`): the one allocation path of buffers and images. On error nothing
+    /// is allocated; the caller destroys the object it allocated for.
+    func allocateMemory(_ requirements: VkMemoryRequirements, required: VkMemoryPropertyFlags,
+                        preferred: VkMemoryPropertyFlags = 0) throws(RenderError) -> (memory: VkDeviceMemory, type: UInt32) {
+        var allocate = VkMemoryAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+        allocate.allocationSize = requirements.size
+        allocate.memoryTypeIndex = try memoryType(typeBits: requirements.memoryTypeBits, required: required,
+                                                  preferred: preferred)
+        var memory: VkDeviceMemory?
+        let result = vkAllocateMemory(raw, &allocate, nil, &memory)
+        guard result == VK_SUCCESS, let memory else { throw .vulkan(VulkanError(result), call: "vkAllocateMemory") }
+        return (memory, allocate.memoryTypeIndex)
+    }
+
     /// Waits until the device is idle (`vkDeviceWaitIdle`).
     func waitIdle() throws(RenderError) {
         try vk("vkDeviceWaitIdle", vkDeviceWaitIdle(raw))

@@ -104,20 +104,13 @@ final class VulkanImage {
 
         var requirements = VkMemoryRequirements()
         vkGetImageMemoryRequirements(device.raw, image, &requirements)
-        let typeIndex: UInt32
+        let memory: VkDeviceMemory
         do {
-            typeIndex = try device.memoryType(typeBits: requirements.memoryTypeBits, required: 0,
-                                              preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+            memory = try device.allocateMemory(requirements, required: 0,
+                                               preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)).memory
         } catch { throw fail(error) }
-        var allocate = VkMemoryAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
-        allocate.allocationSize = requirements.size
-        allocate.memoryTypeIndex = typeIndex
-        var memory: VkDeviceMemory?
-        var result = vkAllocateMemory(device.raw, &allocate, nil, &memory)
-        guard result == VK_SUCCESS, let memory else { throw fail(.vulkan(VulkanError(result), call: "vkAllocateMemory")) }
         undo.append { vkFreeMemory(device.raw, memory, nil) }
-        result = vkBindImageMemory(device.raw, image, memory, 0)
+        var result = vkBindImageMemory(device.raw, image, memory, 0)
         guard result == VK_SUCCESS else { throw fail(.vulkan(VulkanError(result), call: "vkBindImageMemory")) }
 
         var viewInfo = VkImageViewCreateInfo()

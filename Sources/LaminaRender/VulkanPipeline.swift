@@ -1,3 +1,6 @@
+// Just over ~500 lines: the render pass, every pipeline layout and the pipeline variants are
+// created together so the compatibility rules between layouts (set 0 shared) stay visible in one
+// place.
 import CVulkan
 import LaminaFrame
 import LaminaGeometry

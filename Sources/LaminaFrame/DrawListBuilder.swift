@@ -1,6 +1,6 @@
 // Over ~500 lines, on purpose: the recursive walk and the per-layer emitters it inlines are the
 // frame's hottest CPU path and are kept together so the optimizer sees them as one unit;
-// contents, text and shadows live in DrawListBuilder+*.swift.
+// contents and text live in DrawListBuilder+Contents.swift and +Text.swift.
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -1,6 +1,6 @@
 // Over ~500 lines, on purpose: the Request and Event enums and their one encode/decode switch
 // each stay in one file, so that an opcode's body is written once, next to the enum case and its
-// document row (images, input and text-measurement bodies are in Message+*.swift).
+// document row (image bodies are in Message+Images.swift, input events in InputEvent.swift).
 import LaminaAnimation
 import LaminaGeometry
 import LaminaTree

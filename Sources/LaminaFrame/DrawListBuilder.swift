@@ -43,6 +43,9 @@ public struct DrawListBuilder {
     /// The images `contents` may name (a scene's `images`, a client's uploads), by name. A
     /// layer whose `contents` names no entry here shows none.
     public var images: [String: Image] = [:]
+    /// The compositor time of the tree being built (set by `FrameDriver`): where a layer's
+    /// contents cross-fade is (`LayerNode.contentsFade`).
+    public var time = 0.0
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     /// Text layers' layouts and the glyph atlas (made when the first text layer draws).
@@ -248,6 +251,7 @@ public struct DrawListBuilder {
         let background = p.backgroundColor ?? .clear
         let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
         let hasContent = node.kind == .gradient || node.kind == .shape || node.kind == .text || p.contents != nil
+            || node.contentsFade != nil
         // The border is composited above the content and the sublayers (CALayer.borderWidth):
         // with neither, background and border are one item; otherwise the border comes last.
         let borderLast = hasContent || !node.sublayers.isEmpty
@@ -256,7 +260,10 @@ public struct DrawListBuilder {
                                   cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
                                   borderColor: borderLast ? .clear : border, clip: clip))
         }
-        if p.contents != nil, let item = contentsItem(address, toPixels: toPixels, opacity: opacity, clip: innerClip) {
+        if let fade = node.contentsFade {
+            appendFadingContents(address, fade, toPixels: toPixels, opacity: opacity, clip: innerClip)
+        } else if p.contents != nil,
+                  let item = contentsItem(address, name: p.contents, toPixels: toPixels, opacity: opacity, clip: innerClip) {
             items.append(item)
         }
         if node.kind == .gradient, !p.colors.isEmpty {

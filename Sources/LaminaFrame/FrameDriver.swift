@@ -52,7 +52,28 @@ public struct FrameDriver {
 
     /// Puts an image in the image map `contents` names (nil removes it): a client's upload
     /// under its qualified name (LaminaServer's ServerCore+Images).
-    public mutating func setImage(_ name: String, _ image: Image?) { builder.images[name] = image }
+    /// A removal takes effect at the next frame, after its packets are applied, and only once
+    /// no contents cross-fade draws the image as its old one: the server releases an image in
+    /// the same batch as the commit that stops showing it, which may start such a fade.
+    public mutating func setImage(_ name: String, _ image: Image?) {
+        if image == nil {
+            if builder.images[name] != nil { deferredReleases.insert(name) }
+            return
+        }
+        deferredReleases.remove(name)
+        builder.images[name] = image
+    }
+
+    /// Images removed by `setImage`, taken out of the map when no cross-fade uses them.
+    private var deferredReleases: Set<String> = []
+
+    private mutating func releaseDeferredImages() {
+        guard !deferredReleases.isEmpty else { return }
+        for name in deferredReleases where !tree.fadeUses(name) {
+            deferredReleases.remove(name)
+            builder.images[name] = nil
+        }
+    }
 
     /// Steps path templates and expression animations together may spend in one frame
     /// (config `maxProgramStepsPerFrame`); once spent, the rest keep their previous output.
@@ -74,8 +95,10 @@ public struct FrameDriver {
         for packet in packets { tree.apply(packet, at: packet.time ?? t) }
         let t1 = clock.now
         tree.advance(to: t)
+        releaseDeferredImages()
         let snapshot = snapshots.make(from: tree, at: t)
         let events = tree.takeEvents()
+        builder.time = t
         var list = builder.build(snapshot.tree)
         if tracksDamage, let previous {
             list.damage = Damage(rect: damageTracker.damage(from: previous, to: list), since: previous.serial)
@@ -94,6 +117,7 @@ public struct FrameDriver {
     /// leaving the render tree and the published snapshots as they are.
     public mutating func drawList(at t: Double) -> DrawList {
         // Drawn over the frame's image: the next frame compares with this one.
+        builder.time = t
         let list = builder.build(tree.presentation(at: t))
         previous = list
         return list
@@ -116,7 +140,7 @@ public struct FrameDriver {
     /// Whether the presentation tree changes with time on its own (a running animation), so
     /// that the next frame must be made even with nothing queued. Expression animations count:
     /// they may read the time.
-    public var isAnimating: Bool { tree.runningAnimations > 0 || tree.hasExpressions || tree.hasDeferredPrograms }
+    public var isAnimating: Bool { tree.runningAnimations > 0 || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
     /// frame request), something animates, or no frame was made yet. When false the render

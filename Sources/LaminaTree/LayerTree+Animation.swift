@@ -214,7 +214,7 @@ extension LayerTree {
                 version &+= 1
             }
         }
-        nextEndTime = next
+        nextEndTime = min(next, advanceFades(to: t))
         fireCompletions()
     }
 }

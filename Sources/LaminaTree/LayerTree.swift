@@ -17,6 +17,8 @@ public struct LayerNode: Equatable, Sendable {
     public var animationLedger: [AnimationLedgerEntry] = []
     /// Expression animations driving this layer's properties (LayerExpression.swift).
     public var expressions: [LayerExpression] = []
+    /// In the render tree: the running cross-fade of `contents` (ContentsFade.swift), if any.
+    public var contentsFade: ContentsFade? = nil
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
 }
@@ -57,6 +59,9 @@ public struct LayerTree: Sendable {
     /// there is one, the presentation tree changes with time and every frame must be made;
     /// with none, a frame changes only when a packet arrives.
     public internal(set) var runningAnimations = 0
+    /// Layers whose `contents` is cross-fading (`LayerNode.contentsFade`): while there is
+    /// one, every frame must be made too.
+    public internal(set) var fadingLayers: Set<LayerID> = []
     /// Earliest compositor time at which a running animation ends.
     var nextEndTime = Double.infinity
     /// Animations still running per (client, completion id).
@@ -175,12 +180,14 @@ public struct LayerTree: Sendable {
             detach(id)
             for child in nodes[existing: id].sublayers { nodes[existing: child].superlayer = nil }
             removeAnimations(of: id, where: { _ in true })
+            fadingLayers.remove(id)
             programs.remove(id)
             nodes[id] = nil
         case .set(let id, let properties, let actions):
             let before = nodes[existing: id].properties
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
+            if before.contents != properties.contents { addContentsFade(id, from: before.contents, context: context) }
             if let slot = actions.first {
                 addImplicitAnimation(id, slot: slot, before: before, context: context)
                 if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: context) }
@@ -221,6 +228,7 @@ public struct LayerTree: Sendable {
         nodes[existing: .root].sublayers.removeAll { $0 == container }
         nodes.removeAll { $0.id.client == client }
         animatedLayers = animatedLayers.filter { $0.client != client }
+        fadingLayers = fadingLayers.filter { $0.client != client }
         programs.removeClient(client)
         runningAnimations = 0
         for id in animatedLayers {

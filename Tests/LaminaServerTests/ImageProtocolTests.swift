@@ -180,11 +180,12 @@ extension ImageProtocolTests {
               code == .invalidAnimation || code == .transactionFailed else {
             Issue.record("an animation of contents was accepted"); return
         }
-        // …and a change inside an animating transaction takes effect at once (no cross-fade yet).
+        // …and a change inside an animating transaction is the new model value at once and
+        // cross-fades: the old image drawn, the new one over it (ContentsFadeTests: the pixels).
         _ = d.commit([.setTransaction(TransactionSettings(duration: 1, timingFunction: .linear, disableActions: false,
                                                           completionIDs: [])),
                       .setProperty(id: 1, keyPath: "contents", value: .string("b"))], from: c)
         #expect(d.request(.getPresentation(id: 1, keyPath: "contents"), from: c) == .presentation(value: .string("b")))
-        #expect(Self.drawnImages(d).count == 1)
+        #expect(Self.drawnImages(d).count == 2)
     }
 }

@@ -18,7 +18,13 @@ public struct LayerNode: Equatable, Sendable {
     /// Expression animations driving this layer's properties (LayerExpression.swift).
     public var expressions: [LayerExpression] = []
     /// In the render tree: the running cross-fade of `contents` (ContentsFade.swift), if any.
-    public var contentsFade: ContentsFade? = nil
+    /// Held out of line (one word in the node, no allocation while none) so that the nodes
+    /// the builder walks stay as compact as before.
+    public var contentsFade: ContentsFade? {
+        get { fadeStorage.first }
+        set { fadeStorage = newValue.map { [$0] } ?? [] }
+    }
+    private var fadeStorage: [ContentsFade] = []
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
 }

@@ -110,7 +110,7 @@ extension Layer {
         get { properties.shadowPath }
         set { set(.path(newValue), "shadowPath") }
     }
-    /// `contents`: The name of the image shown (drawn above the background, below sublayers and the border).
+    /// `contents`: The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     public var contents: String? {
         get { properties.contents }
         set { set(.string(newValue ?? ""), "contents") }

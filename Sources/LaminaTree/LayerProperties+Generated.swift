@@ -50,7 +50,7 @@ public struct LayerProperties: Hashable, Sendable {
         _modify { yield &rare.values.shadowPath }
     }
     // Image contents (CALayer.contents).
-    /// The name of the image shown (drawn above the background, below sublayers and the border).
+    /// The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     @inlinable public var contents: String? {
         get { if let box = rare.box { return box.values.contents }; return nil }
         _modify { yield &rare.values.contents }

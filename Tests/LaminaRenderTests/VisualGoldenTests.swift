@@ -58,7 +58,7 @@ struct VisualGoldenTests {
             DrawItem(transform: .translation(0, 5), bounds: Rect(12, 12, 40, 32), backgroundColor: Color(0, 0, 0, 0.6),
                      cornerRadii: CornerRadii(10), kind: .shadow(sigma: 3)),
             DrawItem(bounds: Rect(12, 12, 40, 32), backgroundColor: Self.green, cornerRadii: CornerRadii(10)),
-        ]), "shadow-rounded", .independent(mean: 1.5, percent: 2, threshold: 12))
+        ]), "shadow-rounded", .independent(mean: 1, percent: 0.5, threshold: 12))
     }
 
     // MARK: Gradients
@@ -73,7 +73,7 @@ struct VisualGoldenTests {
             DrawItem(bounds: Rect(4, 4, 56, 40), backgroundColor: .clear,
                      kind: .gradient(GradientFill(type: .axial, start: Point(4, 4), end: Point(60, 44),
                                                   colors: Self.stops, locations: Self.locations))),
-        ]), "gradient-axial", .independent(mean: 1, percent: 1, threshold: 4))
+        ]), "gradient-axial", .independent(mean: 1, percent: 0.5, threshold: 4))
     }
 
     /// Tolerance as axial.
@@ -83,7 +83,7 @@ struct VisualGoldenTests {
             DrawItem(bounds: Rect(4, 4, 56, 40), backgroundColor: .clear,
                      kind: .gradient(GradientFill(type: .radial, start: Point(32, 24), end: Point(60, 34),
                                                   colors: Self.stops, locations: Self.locations))),
-        ]), "gradient-radial", .independent(mean: 1, percent: 1, threshold: 4))
+        ]), "gradient-radial", .independent(mean: 1, percent: 0.5, threshold: 4))
     }
 
     /// Tolerance: mean ≤ 1/255, ≤ 1 % of pixels off by more than 4/255 (the seam at t = 0
@@ -93,7 +93,7 @@ struct VisualGoldenTests {
             DrawItem(bounds: Rect(0, 0, 64, 48), backgroundColor: .clear,
                      kind: .gradient(GradientFill(type: .conic, start: Point(32, 24), end: Point(64, 24),
                                                   colors: Self.stops, locations: Self.locations))),
-        ]), "gradient-conic", .independent(mean: 1, percent: 1, threshold: 4))
+        ]), "gradient-conic", .independent(mean: 1, percent: 0.5, threshold: 4))
     }
 
     /// Six stops: two instances (four stops each, sharing the fourth). Expected colors by

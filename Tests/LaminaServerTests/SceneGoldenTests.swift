@@ -64,7 +64,7 @@ struct SceneGoldenTests {
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur
     /// is an approximation, and cairo's reference samples its kernel at whole pixels.
-    @Test func shadows() throws { try check("shadows", .independent(mean: 1, percent: 2, threshold: 16)) }
+    @Test func shadows() throws { try check("shadows", .independent(mean: 1, percent: 0.5, threshold: 16)) }
 
     /// Shape layers: an even-odd star, curves (quadratic, cubic) filled and stroked, round
     /// joins and caps, a dashed ellipse with a phase.
@@ -80,7 +80,7 @@ struct SceneGoldenTests {
 
     /// Two device pixels per point: a bordered card with a shadow, a stroked tick, a rotated
     /// pill — geometry, line widths and blur all scale. Rule: as `shadows`.
-    @Test func scaleTwo() throws { try check("scale-2", .independent(mean: 1, percent: 2, threshold: 16)) }
+    @Test func scaleTwo() throws { try check("scale-2", .independent(mean: 1, percent: 0.5, threshold: 16)) }
 
     /// Shadows of what the layer draws when it has no shadowPath — a star shape layer, the
     /// sublayers of a layer with no background, a translucent background (half the shadow) —
@@ -89,7 +89,7 @@ struct SceneGoldenTests {
     /// kernels, a tessellated shape's fill fringe lies half a pixel outside its outline, so its
     /// shadow reads a few levels darker all along (LaminaRender README, "shadows").
     @Test func contentShadows() throws {
-        try check("shadows-content", .independent(mean: 2, percent: 4, threshold: 16))
+        try check("shadows-content", .independent(mean: 1, percent: 0.5, threshold: 16))
     }
 
     /// Axial gradient with three stops and locations on a diagonal; a radial gradient (CA's

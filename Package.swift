@@ -102,7 +102,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG"], path: "Tests/TestSupport"),
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
-        .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression"]),
+        .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "LaminaPNG", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),

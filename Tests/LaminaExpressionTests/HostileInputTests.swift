@@ -2,6 +2,7 @@ import Foundation
 import LaminaGeometry
 import LaminaExpression
 import Testing
+import TestSupport
 
 /// Inputs meant to stall or crash the compositor are rejected at compile time or bounded at
 /// run time, quickly.
@@ -113,7 +114,7 @@ import Testing
         #expect(try value("1e308 * 1e308") == .infinity)
         #expect(try PathTemplate("move(1e308 * 1e308, 0)").evaluate(in: .zero, inputs: []).status == .nonFinite)
         // Inputs at the extremes.
-        let t = try PathTemplate(SeedShapeTests.polygon, inputs: ["sides", "scale", "rotation"])
+        let t = try PathTemplate(SeedPolygon.template, inputs: ["sides", "scale", "rotation"])
         #expect(t.evaluate(in: Rect(0, 0, 100, 100), inputs: [1e300, 1, 0]).status == .loopBudgetSpent)
         #expect(t.evaluate(in: Rect(0, 0, 100, 100), inputs: [5, .greatestFiniteMagnitude, 0]).status == .nonFinite)
         #expect(t.evaluate(in: Rect(0, 0, .greatestFiniteMagnitude, 100), inputs: [5, 1, .nan]).status == .nonFinite)

@@ -2,6 +2,7 @@ import Foundation
 import LaminaGeometry
 import LaminaExpression
 import Testing
+import TestSupport
 
 /// Issue 15's seed shapes as templates, each against the same path built here from the
 /// issue's words (`rect` the layer's bounds, angles in radians, y down) at several values.
@@ -72,27 +73,11 @@ import Testing
         }
     }
 
-    static let polygon = """
-        let n = max(floor(sides), 3)
-        let r = min(rect.width, rect.height) / 2 * scale
-        for i in 0 ..< n {
-          let a = 2 * pi * i / n - pi / 2 + rotation
-          if i == 0 { move(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
-          else { line(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
-        }
-        close()
-        """
-
     @Test func polygon() throws {
-        let template = try PathTemplate(Self.polygon, inputs: ["sides", "scale", "rotation"])
+        let template = try PathTemplate(SeedPolygon.template, inputs: ["sides", "scale", "rotation"])
         for r in Self.bounds {
             for (sides, scale, rotation) in [(3.0, 1.0, 0.0), (5.7, 0.8, 0.3), (1, 1, 0), (12, 0.5, -1), (64, 1, 2)] {
-                let n = max(sides.rounded(.down), 3)
-                let radius = min(r.width, r.height) / 2 * scale
-                let points = (0 ..< Int(n)).map { i -> Point in
-                    let a = 2 * Double.pi * Double(i) / n - Double.pi / 2 + rotation
-                    return Point(r.midX + radius * cos(a), r.midY + radius * sin(a))
-                }
+                let points = SeedPolygon.vertices(in: r, sides: sides, scale: scale, rotation: rotation)
                 expectSamePath(template.path(in: r, inputs: [sides, scale, rotation]), .polygon(points), tolerance: 1e-9)
             }
         }

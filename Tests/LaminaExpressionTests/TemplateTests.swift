@@ -2,6 +2,7 @@ import Foundation
 import LaminaGeometry
 @testable import LaminaExpression
 import Testing
+import TestSupport
 
 @Suite struct TemplateTests {
     let bounds = Rect(10, 20, 100, 50)
@@ -128,7 +129,7 @@ import Testing
     }
 
     @Test func evaluatorRunsOnlyWhenAnInputChanges() throws {
-        var evaluator = PathTemplateEvaluator(try PathTemplate(SeedShapeTests.polygon, inputs: ["sides", "scale", "rotation", "unused"]))
+        var evaluator = PathTemplateEvaluator(try PathTemplate(SeedPolygon.template, inputs: ["sides", "scale", "rotation", "unused"]))
         let r = Rect(0, 0, 100, 100)
         let first = evaluator.output(in: r, inputs: [5, 1, 0, 0])
         #expect(evaluator.evaluations == 1)

@@ -11,27 +11,10 @@ import LaminaPNG
 /// run) → draw list (tessellated through the mesh cache) → pixels, against the same polygon
 /// given as SVG path data.
 @Suite struct TemplateRenderTests {
-    static let polygon = """
-        let n = max(floor(sides), 3)
-        let r = min(rect.width, rect.height) / 2 * scale
-        for i in 0 ..< n {
-          let a = 2 * pi * i / n - pi / 2 + rotation
-          if i == 0 { move(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
-          else { line(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
-        }
-        close()
-        """
-
-    /// The polygon as SVG path data, from the issue's words.
+    /// The polygon as SVG path data, from the issue's words (TestSupport's `SeedPolygon`).
     static func svg(_ b: Rect, sides: Double, scale: Double, rotation: Double) -> String {
-        let n = max(sides.rounded(.down), 3)
-        let r = min(b.size.width, b.size.height) / 2 * scale
-        var d = ""
-        for i in 0 ..< Int(n) {
-            let a = 2 * Double.pi * Double(i) / n - Double.pi / 2 + rotation
-            d += (i == 0 ? "M" : "L") + "\(b.origin.x + b.size.width / 2 + r * cos(a)) \(b.origin.y + b.size.height / 2 + r * sin(a)) "
-        }
-        return d + "Z"
+        let points = SeedPolygon.vertices(in: b, sides: sides, scale: scale, rotation: rotation)
+        return points.enumerated().map { i, p in (i == 0 ? "M" : "L") + "\(p.x) \(p.y) " }.joined() + "Z"
     }
 
     func render(_ path: PropertyValue, custom: [(String, Double)], at time: Double = 0) throws -> RGBAImage {
@@ -52,7 +35,7 @@ import LaminaPNG
 
     @Test func polygonTemplateDrawsAsTheSamePolygonInSVG() throws {
         for (sides, rotation) in [(3.0, 0.0), (5.7, 0.3), (8.0, -1.0)] {
-            let template = try render(.template(Self.polygon), custom: [("sides", sides), ("scale", 0.9), ("rotation", rotation)])
+            let template = try render(.template(SeedPolygon.template), custom: [("sides", sides), ("scale", 0.9), ("rotation", rotation)])
             let svg = try render(.path(Path(svg: Self.svg(Rect(0, 0, 56, 50), sides: sides, scale: 0.9, rotation: rotation))),
                                  custom: [])
             var differing = 0

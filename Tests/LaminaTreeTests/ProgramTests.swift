@@ -4,35 +4,14 @@ import LaminaExpression
 import LaminaGeometry
 @testable import LaminaTree
 import Testing
+import TestSupport
 
 /// Path templates and expression animations through the trees: compiled where commits are
 /// validated, evaluated into the presentation tree after the ordinary animations.
 @Suite struct ProgramTests {
-    static let polygon = """
-        let n = max(floor(sides), 3)
-        let r = min(rect.width, rect.height) / 2 * scale
-        for i in 0 ..< n {
-          let a = 2 * pi * i / n - pi / 2 + rotation
-          if i == 0 { move(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
-          else { line(rect.midX + r * cos(a), rect.midY + r * sin(a)) }
-        }
-        close()
-        """
-
-    /// The issue's polygon, from its words: n = max(floor(sides), 3) vertices at angle
-    /// 2πi/n − π/2 + rotation, radius min(w, h)/2·scale about the centre, closed.
+    /// The issue's polygon, from its words (TestSupport's `SeedPolygon`).
     static func polygonPath(_ b: Rect, sides: Double, scale: Double, rotation: Double) -> Path {
-        let n = max(sides.rounded(.down), 3)
-        let r = min(b.size.width, b.size.height) / 2 * scale
-        let c = Point(b.origin.x + b.size.width / 2, b.origin.y + b.size.height / 2)
-        var p = Path()
-        for i in 0 ..< Int(n) {
-            let a = 2 * Double.pi * Double(i) / n - Double.pi / 2 + rotation
-            let v = Point(c.x + r * Foundation.cos(a), c.y + r * Foundation.sin(a))
-            if i == 0 { p.move(to: v) } else { p.addLine(to: v) }
-        }
-        p.closeSubpath()
-        return p
+        .polygon(SeedPolygon.vertices(in: b, sides: sides, scale: scale, rotation: rotation))
     }
 
     static func expectClose(_ a: Path?, _ b: Path, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -68,7 +47,7 @@ import Testing
          .set(local, keyPath: "custom.sides", value: .number(sides)),
          .set(local, keyPath: "custom.scale", value: .number(0.9)),
          .set(local, keyPath: "custom.rotation", value: .number(0.25)),
-         .set(local, keyPath: "path", value: .template(Self.polygon))]
+         .set(local, keyPath: "path", value: .template(SeedPolygon.template))]
     }
 
     func id(_ local: UInt32) -> LayerID { LayerID(client: 1, local: local) }

@@ -99,7 +99,7 @@ let package = Package(
                           exclude: ["README.md"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG", "Lamina"], path: "Tests/TestSupport"),
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression", "TestSupport"]),

@@ -18,18 +18,7 @@ import Glibc
 
     /// The scene of DaemonTests (its pixels worked out there) and a blue triangle shape layer.
     static func buildScene(_ c: Connection) throws {
-        let a = c.makeLayer()
-        a.bounds = Rect(0, 0, 100, 100); a.anchorPoint = Point(0, 0); a.position = Point(20, 20)
-        a.backgroundColor = Color(1, 0, 0)
-        c.root.addSublayer(a)
-        let child = c.makeLayer()
-        child.bounds = Rect(0, 0, 40, 40); child.position = Point(50, 50); child.transform = .rotation(.pi / 4)
-        child.backgroundColor = Color(0, 1, 0)
-        a.addSublayer(child)
-        let b = c.makeLayer()
-        b.bounds = Rect(0, 0, 80, 80); b.anchorPoint = Point(1, 1); b.position = Point(180, 180)
-        b.backgroundColor = Color(0, 0, 1); b.opacity = 0.5
-        c.root.addSublayer(b)
+        try DaemonScene.build(c, commit: false)
         let shape = c.makeShapeLayer()
         shape.bounds = Rect(0, 0, 320, 240); shape.anchorPoint = Point(0, 0); shape.position = Point(0, 0)
         shape.path = .polygon([Point(200, 100), Point(300, 100), Point(250, 20)])

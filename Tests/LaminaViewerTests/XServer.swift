@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import LaminaPNG
 #if canImport(Glibc)
 import Glibc
@@ -11,36 +10,40 @@ import Glibc
 final class XServer {
     let display: String
     private let process: Process
-    private static let started = Atomic<Int>(0)
 
-    /// Starts `Xvfb :N` on the first free display from 70 on, 24-bit, and waits for its socket.
+    /// Starts a private Xvfb (24-bit) on a display it chooses and waits until it listens.
     init() throws {
         for tool in ["/usr/bin/Xvfb", "/usr/bin/xwd", "/usr/bin/xdotool"] where !FileManager.default.isExecutableFile(atPath: tool) {
             throw ToolError("\(tool) is missing: run scripts/bootstrap (xvfb, x11-apps, xdotool)")
         }
-        // Suites run in parallel: each server of this process starts from its own number, so
-        // two starting at once never pick the same free display.
-        var number = 70 + Int(getpid() % 50) + 7 * XServer.started.add(1, ordering: .relaxed).oldValue
-        while FileManager.default.fileExists(atPath: "/tmp/.X11-unix/X\(number)") || FileManager.default.fileExists(atPath: "/tmp/.X\(number)-lock") {
-            number += 1
-        }
-        display = ":\(number)"
+        // Xvfb picks a free display itself and writes its number to `-displayfd` (here its
+        // stdout) once it listens: suites run in parallel, and display numbers guessed from lock
+        // files raced (two tests on one server) and stale locks of killed servers piled up.
         process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        process.arguments = [display, "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]
-        process.standardOutput = FileHandle.nullDevice
+        process.arguments = ["-displayfd", "1", "-screen", "0", "1280x1024x24", "-nolisten", "tcp"]
+        let out = Pipe()
+        process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.run()
-        let socket = "/tmp/.X11-unix/X\(number)"
-        let deadline = Date().addingTimeInterval(10)
-        while !FileManager.default.fileExists(atPath: socket) {
-            guard Date() < deadline, process.isRunning else { throw ToolError("Xvfb \(display) did not start") }
-            usleep(20_000)
+        var text = ""
+        while !text.contains("\n") {
+            let data = out.fileHandleForReading.availableData
+            guard !data.isEmpty else { throw ToolError("Xvfb exited before choosing a display") }
+            text += String(decoding: data, as: UTF8.self)
         }
+        guard let number = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw ToolError("Xvfb wrote no display number: \(text)")
+        }
+        display = ":\(number)"
     }
 
     deinit {
-        kill(process.processIdentifier, SIGKILL)   // Xvfb may linger on SIGTERM
+        // SIGTERM lets Xvfb remove its lock and socket; SIGKILL if it lingers.
+        kill(process.processIdentifier, SIGTERM)
+        let deadline = Date().addingTimeInterval(2)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
     }
 

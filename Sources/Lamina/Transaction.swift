@@ -32,7 +32,8 @@ public enum Transaction {
     public static func setAnimationTimingFunction(_ f: TimingFunction, on c: Connection) { c.setAnimationTimingFunction(f) }
     /// `CATransaction.setDisableActions(_:)`.
     public static func setDisableActions(_ disabled: Bool, on c: Connection) { c.setDisableActions(disabled) }
-    /// `CATransaction.setCompletionBlock(_:)`; see `Connection.setCompletionBlock`.
+    /// `CATransaction.setCompletionBlock(_:)`; see `Connection.setCompletionBlock` (set again in
+    /// the same transaction, it replaces the block set before, which never runs).
     @discardableResult
     public static func setCompletionBlock(on c: Connection, _ block: @escaping CompletionBlock) -> UInt32 {
         c.setCompletionBlock(block)
@@ -99,9 +100,14 @@ extension Connection {
     /// ended or been removed; at the frame that applies the commit when there are none. It
     /// runs on the actor it was formed on, else on the connection's delivery context (see
     /// `Connection`). If the commit is rejected it never runs.
+    ///
+    /// A transaction has one completion block, as in Core Animation: calling this again in the
+    /// same transaction replaces the block set before, which then never runs (and is released);
+    /// the new block waits for the changes made after this call.
     /// - Returns: the completion id (`ConnectionEvent.transactionCompleted` carries it).
     @discardableResult
     public func setCompletionBlock(_ block: @escaping CompletionBlock) -> UInt32 {
+        if let replaced = transactions.completionID { removeCompletion(replaced) }
         let id = transactions.setCompletion()
         addCompletion(id, block)
         return id

@@ -63,9 +63,14 @@ public struct TransactionStack: Sendable {
     public mutating func setTimingFunction(_ f: TimingFunction) { levels[levels.count - 1].settings.timingFunction = f }
     public mutating func setDisableActions(_ b: Bool) { levels[levels.count - 1].settings.disableActions = b }
 
+    /// The innermost transaction's completion id, if it has one.
+    public var completionID: UInt32? { levels[levels.count - 1].completionID }
+
     /// Gives the innermost transaction a completion; returns its id (the event
     /// `transactionCompleted` carries it). Changes made after this in the transaction and its
-    /// nested ones are waited for (CA: animations added after the block is set).
+    /// nested ones are waited for (CA: animations added after the block is set). A transaction
+    /// has one completion: setting another replaces the one it had (`completionID` before the
+    /// call), which is then never declared.
     public mutating func setCompletion() -> UInt32 {
         let id = nextCompletionID
         nextCompletionID &+= 1

@@ -80,6 +80,37 @@ final class RecordingDelegate: AnimationDelegate {
         #expect(seen.wait(for: 1) == ["empty"])
     }
 
+    /// Core Animation: a transaction has one completion block; setting it again replaces it.
+    /// The replaced block never runs and is not kept (its captures are released); the new
+    /// one waits for the changes made after it, as a single block would.
+    @Test func aSecondCompletionBlockReplacesTheFirst() throws {
+        final class Token: Sendable {}
+        let (daemon, c) = try Self.setUp()
+        defer { daemon.stop() }
+        let l = Self.square(c)
+        try c.commit()
+        let seen = Recorder()
+        weak var firstCapture: Token?
+        do {
+            let token = Token()
+            firstCapture = token
+            c.begin()
+            c.setAnimationDuration(1)
+            c.setCompletionBlock { withExtendedLifetime(token) { seen.add("first") } }
+            c.setCompletionBlock { seen.add("second") }
+            l.opacity = 0   // an implicit animation over 1 s
+            try c.commitTransaction()
+        }
+        #expect(firstCapture == nil, "the replaced block is still held")
+        c.advanceClockAndWait(0.5)
+        #expect(seen.wait(for: 1, seconds: 0.3).isEmpty, "completed before its animation ended")
+        c.advanceClockAndWait(0.6)
+        #expect(seen.wait(for: 1) == ["second"])
+        // Nothing else arrives later (the first block never runs).
+        c.advanceClockAndWait(1)
+        #expect(seen.wait(for: 2, seconds: 0.3) == ["second"])
+    }
+
     /// Callers blocked in the blocking forms (or anything else) may hold every thread of
     /// the cooperative pool: callbacks still run (their delivery has its own thread).
     @Test func callbacksRunWhileTheCooperativePoolIsBlocked() throws {

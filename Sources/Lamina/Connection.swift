@@ -251,6 +251,11 @@ public final class Connection {
         hooks.completions[id] = block
     }
 
+    /// Drops the block of a completion that was replaced before its transaction committed.
+    func removeCompletion(_ id: UInt32) {
+        hooks.completions[id] = nil
+    }
+
     // MARK: Staging
 
     /// Stages a layer operation as its request (with the transaction settings in force).
@@ -280,7 +285,7 @@ public final class Connection {
     }
 
     private func stageRaw(_ request: Request) {
-        outgoing += MessageEncoder.encode(request, requestID: link.takeRequestID())
+        MessageEncoder.append(request, requestID: link.takeRequestID(), to: &outgoing)
     }
 
     /// Sends staged requests and `request`, then blocks until its reply (the library's other

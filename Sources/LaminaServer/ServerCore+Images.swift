@@ -103,8 +103,10 @@ extension ServerCore {
     func qualifyContents(_ commit: Commit) -> (Commit, failure: (index: Int, code: ErrorCode, message: String)?) {
         guard case .operations(var ops) = commit.content else { return (commit, nil) }
         let table = imageTables[commit.client]
-        for (i, op) in ops.enumerated() {
-            guard case .set(let id, "contents", .string(let name)) = op, !name.isEmpty else { continue }
+        var rewrote = false
+        for i in ops.indices {   // (by index: no copy of each operation)
+            guard case .set(let id, let keyPath, .string(let name)) = ops[i], keyPath == "contents",
+                  !name.isEmpty else { continue }
             guard let qualified = table?.named[name] else {
                 var probe = model
                 var prefix = commit
@@ -115,7 +117,9 @@ extension ServerCore {
                 return (commit, (i, .unknownImage, "contents names image \"\(name)\", which the client has not uploaded"))
             }
             ops[i] = .set(id, keyPath: "contents", value: .string(qualified))
+            rewrote = true
         }
+        guard rewrote else { return (commit, nil) }
         var rewritten = commit
         rewritten.content = .operations(ops)
         return (rewritten, nil)
@@ -126,9 +130,10 @@ extension ServerCore {
     mutating func updateImageUsers(after commit: Commit, _ effects: inout [ServerEffect]) {
         guard case .operations(let ops) = commit.content, var table = imageTables[commit.client] else { return }
         var touched: Set<UInt32> = []
-        for op in ops {
-            switch op {
-            case .set(let id, "contents", _), .delete(let id): touched.insert(id)
+        for i in ops.indices {
+            switch ops[i] {
+            case .set(let id, let keyPath, _) where keyPath == "contents": touched.insert(id)
+            case .delete(let id): touched.insert(id)
             default: break
             }
         }

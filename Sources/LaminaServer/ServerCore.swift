@@ -250,8 +250,8 @@ public struct ServerCore {
             }
             // A completion id may be declared once until it fires.
             var declared = clients[client]?.pendingCompletions ?? []
-            for (i, op) in operations.enumerated() {
-                guard case .completion(let id) = op else { continue }
+            for i in operations.indices {
+                guard case .completion(let id) = operations[i] else { continue }
                 guard declared.insert(id).inserted else {
                     reject(.invalidValue, index: i, "completion \(id) is already declared and has not fired")
                     return

@@ -33,6 +33,9 @@ public struct Session: Sendable {
     public private(set) var clientName = ""
     private var staged: [Operation] = []
     private var stagedIDs: [UInt32] = []
+    /// Requests the last transaction staged: the next one reserves room for as many at its
+    /// first request (a client sending large batches does not regrow the arrays each time).
+    private var lastStagedCount = 0
     /// The first failed request of the open transaction, if any.
     private var failedRequest: (detail: ErrorDetail, message: String)?
 
@@ -104,8 +107,10 @@ public struct Session: Sendable {
 
     private mutating func handleReady(_ request: Request, requestID: UInt32) -> [SessionAction] {
         var operation = request.operation
-        let (layer, key) = request.subject
-        let detail = ErrorDetail(request: requestID, opcode: request.opcode, layer: layer, key: key)
+        var detail: ErrorDetail {
+            let (layer, key) = request.subject
+            return ErrorDetail(request: requestID, opcode: request.opcode, layer: layer, key: key)
+        }
         if case .addAnimation(let id, let key, let json) = request {
             // The animation's JSON is checked when staged; a bad one fails the transaction
             // like an undecodable request.
@@ -120,6 +125,10 @@ public struct Session: Sendable {
                 return fail(.limitExceeded, "a transaction may stage at most \(maxPendingOperations) requests",
                             detail: detail, opcode: request.opcode)
             }
+            if staged.isEmpty && lastStagedCount > 16 {
+                staged.reserveCapacity(lastStagedCount)
+                stagedIDs.reserveCapacity(lastStagedCount)
+            }
             staged.append(op)
             stagedIDs.append(requestID)
             return []
@@ -131,7 +140,7 @@ public struct Session: Sendable {
         case .ping(let token):
             return [.send(.pong(token: token), requestID: requestID)]
         case .commit:
-            defer { staged = []; stagedIDs = []; failedRequest = nil }
+            defer { lastStagedCount = staged.count; staged = []; stagedIDs = []; failedRequest = nil }
             if let failed = failedRequest {
                 return [.send(.error(opcode: request.opcode, code: .transactionFailed,
                                      message: "commit rejected, nothing applied: request \(failed.detail.request) (\(Request.name(ofOpcode: failed.detail.opcode))) failed: \(failed.message)",

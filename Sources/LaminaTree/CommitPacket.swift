@@ -21,9 +21,17 @@ public struct CommitPacket: Sendable {
         case create(LayerID, LayerKind)
         /// Detaches the layer, orphans its sublayers (they stay alive), removes it and its animations.
         case delete(LayerID)
-        /// The layer's model values after one `set`; `actions` are the properties whose change
-        /// may start an implicit animation (CALayer's action keys; `frame` names two).
+        /// The layer's model values after one `set` that may start an implicit animation or a
+        /// `contents` cross-fade (the render tree needs the values before and after it, at
+        /// its place in the order); `actions` are the properties whose change may start an
+        /// implicit animation (CALayer's action keys; `frame` names two).
         case set(LayerID, LayerProperties, actions: ImplicitActions)
+        /// The layer's model values after the commit's sets that start nothing (actions
+        /// disabled or a zero duration, a layer created in this commit, a property with no
+        /// action): one per layer, however many such sets the commit made, placed where
+        /// the render tree must have them — before a later change of the layer that reads
+        /// them (a `set` above), else at the end of the packet.
+        case properties(LayerID, LayerProperties)
         /// Detaches `child` from its superlayer, then inserts it at `index` in `parent`'s
         /// sublayers (an index already clamped to the count after the detach).
         case insert(child: LayerID, parent: LayerID, index: Int)

@@ -198,6 +198,9 @@ public struct LayerTree: Sendable {
                 addImplicitAnimation(id, slot: slot, before: before, context: context)
                 if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: context) }
             }
+        case .properties(let id, let properties):
+            nodes[existing: id].properties = properties
+            programs.note(id, properties.templates)
         case .insert(let child, let parent, let index):
             detach(child)
             nodes[existing: parent].sublayers.insert(child, at: index)

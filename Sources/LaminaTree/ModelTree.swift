@@ -67,19 +67,19 @@ public struct ModelTree: Sendable {
             layerCounts[commit.client] = nil
             content = .disconnect
         case .operations(let ops):
-            var undo = UndoLog()
-            undo.steps.reserveCapacity(ops.count)
-            var changes: [CommitPacket.Change] = []
-            changes.reserveCapacity(ops.count)
-            for (i, op) in ops.enumerated() {
+            var v = Validation()
+            for i in ops.indices {
                 do {
-                    try validate(op, client: commit.client, index: i, time: time, undo: &undo, changes: &changes)
+                    try validate(ops[i], client: commit.client, index: i, time: time, &v)
                 } catch {
-                    rollBack(undo)
+                    rollBack(v.undo)
                     throw error
                 }
             }
-            content = .changes(changes)
+            for id in v.pendingOrder where v.pending.remove(id) != nil {
+                v.changes.append(.properties(id, nodes[existing: id].properties))
+            }
+            content = .changes(v.changes)
         }
         sequence += 1
         return CommitPacket(client: commit.client, sequence: sequence, time: commit.time, content: content)
@@ -104,6 +104,40 @@ public struct ModelTree: Sendable {
     private struct UndoLog {
         var steps: [UndoStep] = []
         var saved: Set<LayerID> = []
+    }
+
+    /// One commit's validation in progress: its undo log, the packet's changes so far, and
+    /// what the `set` fast path keeps (CommitPacket.Change.properties).
+    private struct Validation {
+        var undo = UndoLog()
+        var changes: [CommitPacket.Change] = []
+        /// The transaction settings in force (the last `setTransaction`).
+        var settings = TransactionSettings.default
+        /// Layers created by this commit (their sets start no implicit animation). Only kept
+        /// while actions are enabled somewhere in the commit.
+        var created: Set<LayerID> = []
+        /// Layers with sets that start nothing, whose values are not in `changes` yet; in
+        /// the order first set (an id may repeat: `pending` says whether it still waits).
+        var pending: Set<LayerID> = []
+        var pendingOrder: [LayerID] = []
+        /// The last key path and layer kind `PropertyTable.check` passed (a batch sets the
+        /// same property of many layers: the table is looked up once).
+        var checkedKeyPath = ""
+        var checkedKind: LayerKind? = nil
+
+        /// Whether a set at `keyPath` of layer `id` with the settings in force may start an
+        /// implicit animation or a cross-fade (LayerTree.addImplicitAnimation, addContentsFade).
+        func mayAnimate(_ id: LayerID, keyPath: String) -> Bool {
+            if keyPath == "contents" { return true }   // a change ends a running fade, always
+            return !settings.disableActions && settings.duration > 0 && !created.contains(id)
+        }
+    }
+
+    /// Puts the values of a layer's pending sets into the packet now, before a change that
+    /// reads them on the render side.
+    private func flush(_ id: LayerID, _ v: inout Validation) {
+        guard v.pending.remove(id) != nil else { return }
+        v.changes.append(.properties(id, nodes[existing: id].properties))
     }
 
     private mutating func save(_ id: LayerID, _ undo: inout UndoLog) {
@@ -131,8 +165,8 @@ public struct ModelTree: Sendable {
         return id
     }
 
-    private mutating func validate(_ op: Operation, client: UInt32, index: Int, time: Double, undo: inout UndoLog,
-                                   changes: inout [CommitPacket.Change]) throws(CommitError) {
+    private mutating func validate(_ op: Operation, client: UInt32, index: Int, time: Double,
+                                   _ v: inout Validation) throws(CommitError) {
         switch op {
         case .create(let local, let kind):
             guard local != 0 else {
@@ -147,42 +181,67 @@ public struct ModelTree: Sendable {
                 throw CommitError(code: .limitExceeded, index: index,
                                   message: "a client may own at most \(maxLayersPerClient) layers")
             }
-            save(id, &undo)
-            undo.steps.append(.count(client, n))
+            save(id, &v.undo)
+            v.undo.steps.append(.count(client, n))
             nodes[id] = LayerNode(id: id, kind: kind)
             layerCounts[client] = n + 1
-            changes.append(.create(id, kind))
+            if !v.settings.disableActions { v.created.insert(id) }
+            v.changes.append(.create(id, kind))
 
         case .delete(let local):
             guard local != 0 else {
                 throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be deleted")
             }
             let id = try existing(local, client: client, index: index)
-            detach(id, undo: &undo)
+            detach(id, undo: &v.undo)
             // Its sublayers stay alive (the client still owns them) but leave the tree.
             for child in nodes[existing: id].sublayers {
-                save(child, &undo)
+                save(child, &v.undo)
                 nodes[existing: child].superlayer = nil
             }
-            save(id, &undo)
+            save(id, &v.undo)
             nodes[id] = nil
             let n = layerCounts[client] ?? 0
-            undo.steps.append(.count(client, n))
+            v.undo.steps.append(.count(client, n))
             layerCounts[client] = n - 1
-            changes.append(.delete(id))
+            v.pending.remove(id)   // its values go with it
+            v.created.remove(id)
+            v.changes.append(.delete(id))
 
         case .set(let local, let keyPath, let value):
             guard local != 0 else {
                 throw CommitError(code: .invalidProperty, index: index, message: "the client's root has no settable properties")
             }
-            let id = try existing(local, client: client, index: index)
-            try PropertyTable.check(keyPath, of: nodes[existing: id].kind, index: index)
-            var props = nodes[existing: id].properties
+            // One lookup of the layer's slot; its kind and values are read and changed there.
+            let id = LayerID(client: client, local: local)
+            guard let slot = nodes.slot(of: id) else {
+                throw CommitError(code: .unknownLayer, index: index, message: "layer \(local) does not exist")
+            }
+            let kind = nodes.withUnsafeNodes { $0[slot].kind }
+            if kind != v.checkedKind || keyPath != v.checkedKeyPath {
+                try PropertyTable.check(keyPath, of: kind, index: index)
+                v.checkedKeyPath = keyPath; v.checkedKind = kind
+            }
+            var actions = CommitPacket.ImplicitActions()
+            var startsSomething = v.mayAnimate(id, keyPath: keyPath)
+            if startsSomething {
+                actions = CommitPacket.ImplicitActions(keyPath: keyPath)
+                startsSomething = actions.first != nil || keyPath == "contents"
+            }
+            if startsSomething {
+                flush(id, &v)   // the render side reads the values before this set
+                save(id, &v.undo)
+            } else if v.pending.insert(id).inserted {
+                save(id, &v.undo)
+                v.pendingOrder.append(id)
+            }
+            // Changed in place (no copy of the values; on error nothing changes, and the
+            // node is saved for the commit's rollback).
             do {
                 if case .template(let source) = value {
-                    try props.setTemplate(source, forKeyPath: keyPath, limits: expressionLimits)
+                    try nodes[mutableSlot: slot].properties.setTemplate(source, forKeyPath: keyPath, limits: expressionLimits)
                 } else {
-                    try props.setValue(value, forKeyPath: keyPath)
+                    try nodes[mutableSlot: slot].properties.setValue(value, forKeyPath: keyPath)
                 }
             } catch {
                 if case .unknownKeyPath = error {
@@ -193,33 +252,32 @@ public struct ModelTree: Sendable {
                 }
                 throw CommitError(code: .invalidValue, index: index, message: error.description)
             }
-            save(id, &undo)
-            nodes[existing: id].properties = props
-            changes.append(.set(id, props, actions: CommitPacket.ImplicitActions(keyPath: keyPath)))
+            if startsSomething { v.changes.append(.set(id, nodes[slot: slot].properties, actions: actions)) }
 
         case .addSublayer(let parentLocal, let childLocal):
             let parent = try existing(parentLocal, client: client, index: index)
             let child = try existing(childLocal, client: client, index: index)
-            try attach(child, to: parent, at: nil, index: index, undo: &undo, changes: &changes)
+            try attach(child, to: parent, at: nil, index: index, &v)
 
         case .insertSublayer(let parentLocal, let childLocal, let at):
             let parent = try existing(parentLocal, client: client, index: index)
             let child = try existing(childLocal, client: client, index: index)
-            try attach(child, to: parent, at: Int(at), index: index, undo: &undo, changes: &changes)
+            try attach(child, to: parent, at: Int(at), index: index, &v)
 
         case .removeFromSuperlayer(let local):
             guard local != 0 else {
                 throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be removed")
             }
             let id = try existing(local, client: client, index: index)
-            detach(id, undo: &undo)
-            changes.append(.detach(id))
+            detach(id, undo: &v.undo)
+            v.changes.append(.detach(id))
 
         case .setTransaction(let settings):
             guard settings.duration.isFinite, settings.duration >= 0 else {
                 throw CommitError(code: .invalidValue, index: index, message: "transaction duration must be finite and ≥ 0")
             }
-            changes.append(.transaction(settings))
+            v.settings = settings
+            v.changes.append(.transaction(settings))
 
         case .addAnimation(let local, let key, let animation):
             guard local != 0 else {
@@ -244,26 +302,26 @@ public struct ModelTree: Sendable {
             }
             ledger.append(AnimationLedgerEntry(key: key, removedAt: compiled.removedOnCompletion
                                                ? time + compiled.endTime : .infinity))
-            save(id, &undo)
+            save(id, &v.undo)
             nodes[existing: id].animationLedger = ledger
             if !key.isEmpty { nodes[existing: id].expressions.removeAll { $0.key == key } }
             // `compile` resolved every key path (an unknown one fails it).
-            changes.append(.addAnimation(id, key: key, compiled, slots: compiled.keyPaths.map { PropertySlot(keyPath: $0)! }))
+            v.changes.append(.addAnimation(id, key: key, compiled, slots: compiled.keyPaths.map { PropertySlot(keyPath: $0)! }))
 
         case .removeAnimation(let local, let key):
             let id = try existing(local, client: client, index: index)
             guard !key.isEmpty else { return }
-            save(id, &undo)
+            save(id, &v.undo)
             nodes[existing: id].animationLedger.removeAll { $0.key == key }
             nodes[existing: id].expressions.removeAll { $0.key == key }
-            changes.append(.removeAnimation(id, key: key))
+            v.changes.append(.removeAnimation(id, key: key))
 
         case .removeAllAnimations(let local):
             let id = try existing(local, client: client, index: index)
-            save(id, &undo)
+            save(id, &v.undo)
             nodes[existing: id].animationLedger.removeAll()
             nodes[existing: id].expressions.removeAll()
-            changes.append(.removeAllAnimations(id))
+            v.changes.append(.removeAllAnimations(id))
 
         case .addExpression(let local, let key, let expression):
             guard local != 0 else {
@@ -279,14 +337,14 @@ public struct ModelTree: Sendable {
                                   message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
             }
             ledger.append(AnimationLedgerEntry(key: key, removedAt: .infinity))
-            save(id, &undo)
+            save(id, &v.undo)
             nodes[existing: id].animationLedger = ledger
             if !key.isEmpty { nodes[existing: id].expressions.removeAll { $0.key == key } }
             nodes[existing: id].expressions.append(resolved)
-            changes.append(.addExpression(id, resolved))
+            v.changes.append(.addExpression(id, resolved))
 
         case .completion(let completionID):
-            changes.append(.completion(completionID))
+            v.changes.append(.completion(completionID))
         }
     }
 
@@ -299,7 +357,7 @@ public struct ModelTree: Sendable {
     }
 
     private mutating func attach(_ child: LayerID, to parent: LayerID, at position: Int?, index: Int,
-                                 undo: inout UndoLog, changes: inout [CommitPacket.Change]) throws(CommitError) {
+                                 _ v: inout Validation) throws(CommitError) {
         guard !child.isClientRoot else {
             throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be a sublayer")
         }
@@ -323,14 +381,14 @@ public struct ModelTree: Sendable {
             throw CommitError(code: .limitExceeded, index: index,
                               message: "layers may nest at most \(maxDepth) deep (below layer \(parent.local) the sublayer's tree would reach deeper)")
         }
-        detach(child, undo: &undo)
-        save(parent, &undo)
-        save(child, &undo)
+        detach(child, undo: &v.undo)
+        save(parent, &v.undo)
+        save(child, &v.undo)
         let count = nodes[existing: parent].sublayers.count
         let at = min(max(position ?? count, 0), count)
         nodes[existing: parent].sublayers.insert(child, at: at)
         nodes[existing: child].superlayer = parent
-        changes.append(.insert(child: child, parent: parent, index: at))
+        v.changes.append(.insert(child: child, parent: parent, index: at))
     }
 
     /// Levels in `id`'s subtree (1 for a layer without sublayers), counting no further than

@@ -6,6 +6,22 @@ public struct ByteWriter: Sendable {
 
     public init(capacity: Int = 64) { bytes.reserveCapacity(capacity) }
 
+    /// A writer that appends to `bytes`, taking them (`bytes` is left empty; `takeBytes()`
+    /// hands them back), so that no copy is made while it writes.
+    public init(appendingTo bytes: inout [UInt8]) {
+        self.bytes = bytes
+        bytes = []
+    }
+
+    /// Bytes written so far.
+    public var count: Int { bytes.count }
+
+    /// The bytes, leaving the writer empty.
+    public mutating func takeBytes() -> [UInt8] {
+        defer { bytes = [] }
+        return bytes
+    }
+
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
     public mutating func u16(_ v: UInt16) { bytes.append(UInt8(truncatingIfNeeded: v)); bytes.append(UInt8(truncatingIfNeeded: v >> 8)) }
     public mutating func u32(_ v: UInt32) { for s in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }

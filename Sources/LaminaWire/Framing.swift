@@ -6,6 +6,17 @@ public enum MessageEncoder {
     public static func encode(_ event: Event, requestID: UInt32) -> [UInt8] {
         frame(opcode: event.opcode, requestID: requestID) { event.encodeBody(&$0) }
     }
+    /// Appends one message with its header to `bytes`, written in place (no buffer of its own:
+    /// a client staging many requests appends each to its outgoing bytes).
+    public static func append(_ request: Request, requestID: UInt32, to bytes: inout [UInt8]) {
+        var w = ByteWriter(appendingTo: &bytes)
+        let start = w.count
+        w.u32(0); w.u16(request.opcode); w.u16(0); w.u32(requestID)
+        request.encodeBody(&w)
+        w.patchU32(UInt32(w.count - start), at: start)
+        bytes = w.takeBytes()
+    }
+
     static func frame(opcode: UInt16, requestID: UInt32, _ body: (inout ByteWriter) -> Void) -> [UInt8] {
         var w = ByteWriter()
         w.u32(0); w.u16(opcode); w.u16(0); w.u32(requestID)
@@ -86,10 +97,12 @@ public struct FrameDecoder: Sendable {
             return .failure(.tooLarge(length: length, limit: maxMessageSize), opcode: opcode, requestID: requestID)
         }
         guard available >= length else { compact(); return nil }
+        // The body shares the buffer (no copy): decoded before the next `feed`, it leaves the
+        // buffer uniquely referenced again; a caller that keeps it only costs one copy then.
         let body = buffer[start + Protocol.headerSize..<start + length]
         start += length
         if start == buffer.count { buffer = []; start = 0 }
-        return .frame(Frame(opcode: opcode, flags: flags, requestID: requestID, body: ArraySlice(Array(body))))
+        return .frame(Frame(opcode: opcode, flags: flags, requestID: requestID, body: body))
     }
 
     private mutating func compact() {

@@ -106,26 +106,68 @@ import TestSupport
         #expect(render.nodes.nodes.allSatisfy { $0.id.client != 1 })
     }
 
+    /// A set that may start an implicit animation carries the layer's values after it and its
+    /// action keys, in place; sets that start nothing (a layer made in this commit, actions
+    /// disabled, a property without an action) are one `properties` change per layer with its
+    /// final values, at the end.
     @Test func aSetCarriesTheResolvedValuesAndItsActionKeys() throws {
         var model = ModelTree()
         _ = try model.validate(Commit(client: 1, content: .connect))
-        let packet = try model.validate(Commit(client: 1, content: .operations([
+        let id = LayerID(client: 1, local: 1)
+        let made = try model.validate(Commit(client: 1, content: .operations([
             .create(1, .layer), .set(1, keyPath: "frame", value: .rect(Rect(10, 20, 30, 40))),
             .set(1, keyPath: "position.x", value: .number(5)), .set(1, keyPath: "hidden", value: .bool(true)),
         ])))
-        guard case .changes(let changes) = packet.content, changes.count == 4 else {
-            Issue.record("expected four changes"); return
+        guard case .changes(let first) = made.content, first.count == 2, case .create(id, .layer) = first[0],
+              case .properties(id, let values) = first[1] else {
+            Issue.record("expected the creation and one properties change"); return
         }
-        let id = LayerID(client: 1, local: 1)
-        guard case .set(let a, let frameSet, let frameActions) = changes[1],
-              case .set(_, let xSet, let xActions) = changes[2], case .set(_, _, let hiddenActions) = changes[3] else {
-            Issue.record("expected sets"); return
+        // frame (10, 20, 30, 40), anchor ½: bounds (0, 0, 30, 40), position (25, 40); then x = 5.
+        #expect(values.bounds == Rect(0, 0, 30, 40) && values.position == Point(5, 40) && values.isHidden)
+
+        let packet = try model.validate(Commit(client: 1, content: .operations([
+            .set(1, keyPath: "frame", value: .rect(Rect(10, 20, 30, 40))),
+            .set(1, keyPath: "position.x", value: .number(6)), .set(1, keyPath: "hidden", value: .bool(false)),
+        ])))
+        guard case .changes(let changes) = packet.content, changes.count == 3,
+              case .set(let a, let frameSet, let frameActions) = changes[0],
+              case .set(_, let xSet, let xActions) = changes[1], case .properties(id, let last) = changes[2] else {
+            Issue.record("expected two sets and one properties change"); return
         }
         #expect(a == id)
-        // frame (10, 20, 30, 40), anchor ½: bounds (0, 0, 30, 40), position (25, 40).
         #expect(frameSet.bounds == Rect(0, 0, 30, 40) && frameSet.position == Point(25, 40))
         #expect(frameActions == CommitPacket.ImplicitActions(.bounds, .position))
-        #expect(xSet.position == Point(5, 40) && xActions == CommitPacket.ImplicitActions(.position))
-        #expect(hiddenActions == CommitPacket.ImplicitActions())
+        #expect(xSet.position == Point(6, 40) && xActions == CommitPacket.ImplicitActions(.position))
+        #expect(!last.isHidden && last.position == Point(6, 40))
+    }
+
+    /// Sets that start nothing reach the render tree before a later set of the same layer that
+    /// animates: its implicit animation starts from their value, not the one before the commit.
+    /// Linear timing over 1 s: halfway is the mean of the two ends.
+    @Test func anAnimatedSetStartsFromTheQuietSetsBeforeIt() throws {
+        var tree = LayerTree()
+        try tree.apply(Commit(client: 1, content: .connect), at: 0)
+        try tree.apply(Commit(client: 1, content: .operations([
+            .create(1, .layer), .set(1, keyPath: "position", value: .point(Point(0, 0))),
+        ])), at: 0)
+        let quiet = TransactionSettings(disableActions: true)
+        let animated = TransactionSettings(duration: 1, timingFunction: .linear)
+        try tree.apply(Commit(client: 1, content: .operations([
+            .setTransaction(quiet), .set(1, keyPath: "position", value: .point(Point(100, 0))),
+            .set(1, keyPath: "opacity", value: .number(0.5)),
+            .setTransaction(animated), .set(1, keyPath: "position.x", value: .number(200)),
+            .setTransaction(quiet), .set(1, keyPath: "position.y", value: .number(40)),
+            .set(1, keyPath: "opacity", value: .number(0.25)),
+        ])), at: 10)
+        let id = LayerID(client: 1, local: 1)
+        #expect(tree[id]?.properties.position == Point(200, 40))
+        #expect(tree[id]?.properties.opacity == 0.25)
+        // position's implicit animation (from only, CA's rule) runs from (100, 0), the value
+        // before its set, to the model's (200, 40) over [10, 11]; opacity never animates.
+        let p = try #require(tree.presentationProperties(of: id, at: 10.5))
+        #expect(abs(p.position.x - 150) < 1e-9 && abs(p.position.y - 20) < 1e-9)
+        #expect(p.opacity == 0.25)
+        let end = try #require(tree.presentationProperties(of: id, at: 11.5))
+        #expect(end.position == Point(200, 40))
     }
 }

@@ -36,11 +36,14 @@ public class Layer {
     }
 
     /// A typed accessor's setter: the value is of the property's type, so only a range
-    /// rule (a negative `cornerRadius`, …) can fail, which is the caller's mistake.
+    /// rule (a negative `cornerRadius`, …) can fail, which is the caller's mistake. The kind
+    /// check of `setValue` is left out: a kind's accessors exist only on its class
+    /// (`ShapeLayer`, …), which `Layer.make` gives every layer of that kind.
     func set(_ value: PropertyValue, _ keyPath: String) {
-        do { try setValue(value, forKeyPath: keyPath) } catch {
+        do { try properties.setValue(value, forKeyPath: keyPath) } catch {
             preconditionFailure("Layer.\(keyPath): \(error)")
         }
+        connection.stage(.setProperty(id: id, keyPath: keyPath, value: value))
     }
 
     /// `CALayer.frame`: derived from bounds, position, anchorPoint and transform; setting it

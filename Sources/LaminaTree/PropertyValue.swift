@@ -8,7 +8,9 @@ public enum PropertyValue: Hashable, Sendable {
     case rect(Rect)
     /// A color; `nil` is "no color" (CA's nil CGColor).
     case color(Color?)
-    case transform(Transform3D)
+    /// Boxed: the 128 bytes of a matrix would make every value (and every staged
+    /// operation and request holding one) that large.
+    indirect case transform(Transform3D)
     case bool(Bool)
     case string(String)
     case numbers([Double])

@@ -24,8 +24,8 @@ public struct ByteWriter: Sendable {
 
     public mutating func u8(_ v: UInt8) { bytes.append(v) }
     public mutating func u16(_ v: UInt16) { bytes.append(UInt8(truncatingIfNeeded: v)); bytes.append(UInt8(truncatingIfNeeded: v >> 8)) }
-    public mutating func u32(_ v: UInt32) { for s in stride(from: 0, to: 32, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt32(s))) } }
-    public mutating func u64(_ v: UInt64) { for s in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: v >> UInt64(s))) } }
+    public mutating func u32(_ v: UInt32) { Swift.withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
+    public mutating func u64(_ v: UInt64) { Swift.withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     public mutating func f64(_ v: Double) { u64(v.bitPattern) }
     public mutating func string(_ s: String) { let u = Array(s.utf8); u32(UInt32(u.count)); bytes.append(contentsOf: u) }
     public mutating func blob(_ b: [UInt8]) { u32(UInt32(b.count)); bytes.append(contentsOf: b) }
@@ -72,7 +72,14 @@ public struct ByteReader {
     public mutating func string(_ what: String = "string") throws(WireError) -> String {
         let n = Int(try u32(what + " length"))
         let b = try take(n, what)
-        guard let s = String(validating: b, as: UTF8.self) else { throw .malformed("\(what) is not valid UTF-8") }
+        // Key paths and names are ASCII: checked by a plain loop and made without the
+        // general validator (which showed in the profile of batched sets).
+        let s: String? = b.withUnsafeBufferPointer { buffer in
+            var ascii = true
+            for byte in buffer where byte >= 0x80 { ascii = false; break }
+            return ascii ? String(decoding: buffer, as: UTF8.self) : String(validating: buffer, as: UTF8.self)
+        }
+        guard let s else { throw .malformed("\(what) is not valid UTF-8") }
         return s
     }
     public mutating func blob(_ what: String = "bytes") throws(WireError) -> [UInt8] {

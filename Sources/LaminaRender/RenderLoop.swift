@@ -278,6 +278,9 @@ public final class RenderLoop: Sendable {
                 latest.withLock { $0 = frame.snapshot }
                 var phases = frame.phases
                 var results: [CaptureResult] = []
+                // Whoever waits for this frame (its events, a query for its snapshot) is woken
+                // as soon as it is drawn, not after the bookkeeping and captures that follow.
+                var woken = false
                 do {
                     // A minimized window: nothing is drawn (unless a capture needs the frame).
                     if !viewport.minimized || !work.captures.isEmpty {
@@ -288,6 +291,7 @@ public final class RenderLoop: Sendable {
                         phases.merge(try renderer.render(list, present: !viewport.minimized))
                     }
                     phases.total = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
+                    if work.notify || !frame.events.isEmpty { waker.withLock { $0 }?(); woken = true }
                     driver.record(start: realStart, phases: phases)
                     overlay.record(phases)
                     if realStart - lastPublish > 0.25 || !realtime {
@@ -316,7 +320,7 @@ public final class RenderLoop: Sendable {
                     }
                 }
                 if !results.isEmpty { outbox.withLock { $0.captures += results } }
-                if work.notify || !frame.events.isEmpty || !results.isEmpty { waker.withLock { $0 }?() }
+                if !results.isEmpty || (!woken && (work.notify || !frame.events.isEmpty)) { waker.withLock { $0 }?() }
             }
             if !driver.isAnimating && !inbox.withLock({ $0.dirty || $0.stop || !$0.captures.isEmpty }) {
                 // Nothing changes with time and nothing is queued: sleep until woken (a

@@ -239,7 +239,7 @@ extension DrawListBuilder {
     var clipPosition: Int { retained.patching ? retained.clipCursor : clips.count }
 
     @inline(__always)
-    mutating func emit(_ item: DrawItem) {
+    mutating func emit(_ item: consuming DrawItem) {
         if retained.patching {
             if retained.cursor < items.count { items[retained.cursor] = item } else { retained.fail() }
             retained.cursor += 1

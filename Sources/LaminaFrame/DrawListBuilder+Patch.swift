@@ -91,6 +91,20 @@ struct Retained {
     var dirty: [Bool] = []
     /// Per record: a changed layer in it or under it.
     var flags: [Bool] = []
+    /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
+    /// for damage; two buffers alternating with the lists.
+    var changedRanges: [Range<Int>] = []
+    var spareChangedRanges: [Range<Int>] = []
+
+    /// Notes a changed visit's items (merged with the last range when adjacent).
+    mutating func noteChanged(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        if let last = changedRanges.last, last.upperBound == range.lowerBound {
+            changedRanges[changedRanges.count - 1] = last.lowerBound..<range.upperBound
+        } else {
+            changedRanges.append(range)
+        }
+    }
 
     mutating func swapBuffers() { swap(&itemsGeneration, &spareGeneration) }
 
@@ -191,6 +205,8 @@ struct Retained {
                 }
             }
         }
+        swap(&changedRanges, &spareChangedRanges)
+        changedRanges.removeAll(keepingCapacity: true)
         patching = true
         failed = !ok
         forcing = false
@@ -307,11 +323,15 @@ extension DrawListBuilder {
         }
         lastPatched = true
         let plan = retained.hasMarkers ? planner.plan(items, width: pixelWidth, height: pixelHeight) : retained.plan
+        let base = lastSerial
         lastSerial += 1
         var list = DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips,
                             plan: plan)
         list.serial = lastSerial
         list.textAtlas = retained.atlas
+        // The items outside the changed visits are the previous list's (those changed last
+        // frame, when this buffer is the list before last, are changed ones now too).
+        list.patch = DrawList.Patch(base: base, ranges: retained.changedRanges, hasMarkers: retained.hasMarkers)
         return list
     }
 
@@ -334,7 +354,9 @@ extension DrawListBuilder {
             previousIndex = record.childIndex
             if retained.forcing || retained.flags[c] {
                 let forcing = retained.forcing
-                if retained.dirty[slot] { retained.forcing = true }
+                // A changed layer under no changed one: its whole visit has new values.
+                let changed = !forcing && retained.dirty[slot]
+                if changed { retained.forcing = true }
                 retained.records[c].drawnNow = false
                 visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
                 retained.forcing = forcing
@@ -342,6 +364,7 @@ extension DrawListBuilder {
                     || retained.clipCursor != Int(record.clipEnd) {
                     retained.fail(); return
                 }
+                if changed { retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd)) }
             } else {
                 retained.cursor = Int(record.itemEnd)
                 retained.clipCursor = Int(record.clipEnd)

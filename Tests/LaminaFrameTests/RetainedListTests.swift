@@ -134,6 +134,7 @@ import TestSupport
         builder.retained.backoffAfterFailure = 0   // try every frame (the test wants many patches)
         var snapshots = SnapshotMaker()
         var patched = 0
+        var previous: DrawList?
         for frame in 0..<frames {
             let t = Double(frame) / 30
             if commitEvery > 0, frame % commitEvery == commitEvery - 1 {
@@ -149,6 +150,9 @@ import TestSupport
             let snapshot = snapshots.make(from: tree, at: t)
             let list = builder.build(snapshot.tree)
             if builder.lastBuildPatched { patched += 1 }
+            #expect((list.patch != nil) == builder.lastBuildPatched)
+            if let previous { checkDamage(previous, list, "seed \(seed) frame \(frame)") }
+            previous = list
             var reference = builder
             reference.patchesInPlace = false
             let expected = reference.build(snapshot.tree)
@@ -170,6 +174,15 @@ import TestSupport
             }
         }
         return (patched, frames)
+    }
+
+    /// The damage of a patched list from its changed ranges equals the full comparison's.
+    static func checkDamage(_ previous: DrawList, _ list: DrawList, _ what: String) {
+        var stripped = list
+        stripped.items = list.items   // a list changed by hand has no patch ranges
+        #expect(stripped.patch == nil)
+        var fast = DamageTracker(), full = DamageTracker()
+        #expect(fast.damage(from: previous, to: list) == full.damage(from: previous, to: stripped), "\(what): damage")
     }
 
     @Test(arguments: 1...20)
@@ -213,12 +226,20 @@ import TestSupport
         try tree.apply(Commit(client: 1, content: .operations(animations)))
         var builder = DrawListBuilder(widthPoints: 160, heightPoints: 120, scale: 1, background: .black)
         var snapshots = SnapshotMaker()
+        var previous: DrawList?
         for frame in 0..<20 {
             let t = Double(frame) / 60
             tree.advance(to: t)
             let snapshot = snapshots.make(from: tree, at: t)
             let list = builder.build(snapshot.tree)
             #expect(builder.lastBuildPatched == (frame > 0), "frame \(frame)")
+            if let previous {
+                // Only the animated layers' visits (odd layers and their sublayers) are compared.
+                #expect(list.patch?.base == previous.serial)
+                #expect((list.patch?.ranges.reduce(0) { $0 + $1.count } ?? .max) < list.items.count)
+                Self.checkDamage(previous, list, "frame \(frame)")
+            }
+            previous = list
             var reference = builder
             reference.patchesInPlace = false
             let expected = reference.build(snapshot.tree)

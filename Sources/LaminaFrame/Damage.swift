@@ -49,6 +49,10 @@ public struct DamageTracker {
         guard let old, old.width == new.width, old.height == new.height, old.clearColor == new.clearColor else {
             return whole
         }
+        if let patch = new.patch, patch.base == old.serial, old.serial != 0, !patch.hasMarkers,
+           old.items.count == new.items.count, old.clips.count == new.clips.count {
+            return damage(old, new, only: patch.ranges, whole)
+        }
         markChangedClips(old.clips, new.clips)
         var box = Box()
         let oc = old.items.count, nc = new.items.count
@@ -84,6 +88,28 @@ public struct DamageTracker {
                 if s > 0, Self.openAcross(a, oc - s) || Self.openAcross(b, nc - s) { s = 0 }
                 addRange(a, start..<(oc - s), old, whole, into: &box)
                 addRange(b, start..<(nc - s), new, whole, into: &box)
+            }
+        }
+        return box.pixels(within: whole)
+    }
+
+    /// A list patched from `old` (`DrawList.patch`): only the items in `ranges` can differ, with
+    /// no group open anywhere (no markers) and every clip chain outside them unchanged (a clip
+    /// changes only with its layer, whose items and sublayers' are in the ranges). The same
+    /// rectangle as the full comparison, for the work of the changed items.
+    private mutating func damage(_ old: DrawList, _ new: DrawList, only ranges: [Range<Int>],
+                                 _ whole: PixelRect) -> PixelRect {
+        markChangedClips(old.clips, new.clips)
+        var box = Box()
+        old.items.withUnsafeBufferPointer { a in
+            new.items.withUnsafeBufferPointer { b in
+                for range in ranges {
+                    for i in range where !same(a[i], old.clips, b[i], new.clips) {
+                        add(a, i, old, [], whole, into: &box)
+                        add(b, i, new, [], whole, into: &box)
+                        if box.covers(whole) { return }
+                    }
+                }
             }
         }
         return box.pixels(within: whole)

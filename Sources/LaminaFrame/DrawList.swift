@@ -14,7 +14,7 @@ public struct DrawList: Sendable {
     /// Color the target is cleared to: sRGB-encoded, straight alpha.
     public var clearColor: Color
     /// Items in painter's order: the first is drawn first (furthest back).
-    public var items: [DrawItem] { didSet { replan() } }
+    public var items: [DrawItem] { didSet { replan(); patch = nil } }
     /// Clip shapes that items refer to by index (`DrawItem.clip`), each with its parent.
     public var clips: [Clip]
     /// The frame's passes (from the items' group markers), kept in step with `items`, `width`
@@ -31,6 +31,20 @@ public struct DrawList: Sendable {
     /// writes since that base: the backend copies in the writes it has not applied. Nil when
     /// no text is drawn.
     public var textAtlas: TextAtlasState? = nil
+    /// Set by a build that patched the builder's previous list in place (the retained list):
+    /// this list's items differ from those of list `Patch.base` only within `Patch.ranges`, so
+    /// damage compares those alone. Nil for a full build, and once `items` is changed by hand.
+    public internal(set) var patch: Patch? = nil
+
+    /// Where a patched list can differ from the list it was patched from.
+    public struct Patch: Sendable {
+        /// `serial` of the list it was patched from (the builder's previous list).
+        public var base: UInt64
+        /// Item ranges rewritten with new values (the changed layers' visits), ascending.
+        public var ranges: [Range<Int>]
+        /// Whether the list has group or blurred-shadow markers.
+        public var hasMarkers: Bool
+    }
 
     public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
         self.init(width: width, height: height, clearColor: clearColor, items: items, clips: clips,

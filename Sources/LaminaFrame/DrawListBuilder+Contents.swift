@@ -35,14 +35,16 @@ extension DrawListBuilder {
     @inline(never)
     mutating func appendFadingContents(_ node: UnsafePointer<LayerNode>, _ fade: ContentsFade, toPixels: Transform3D,
                                        opacity: Double, clip: Int) {
+        // A patch never draws a fade (the tree's changed slots are unknown while one runs).
+        if retained.patching { retained.fail(); return }
         let f = fade.progress(at: time)
         let new = node.pointee.properties.contents
         let oldOpacity = new == nil ? opacity * (1 - f) : opacity
         if let item = contentsItem(node, name: fade.from, toPixels: toPixels, opacity: oldOpacity, clip: clip) {
-            items.append(item)
+            emit(item)
         }
         if let item = contentsItem(node, name: new, toPixels: toPixels, opacity: opacity * f, clip: clip) {
-            items.append(item)
+            emit(item)
         }
     }
 }

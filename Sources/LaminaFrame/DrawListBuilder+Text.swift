@@ -11,6 +11,9 @@ extension DrawListBuilder {
     mutating func appendText(_ node: UnsafePointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
         var p: LayerProperties { node.pointee.properties }
         guard !p.string.runs.isEmpty, p.bounds.width != 0, p.bounds.height != 0 else { return }
+        // A patch leaves the atlas and the layouts alone: a text layer that changed (or sits
+        // under one) needs a full build.
+        if retained.patching { retained.fail(); return }
         if textDrawing == nil { textDrawing = TextDrawing() }
         let text = textDrawing!
         let layout = text.layout(node.pointee.id, node.pointee.properties)
@@ -21,6 +24,7 @@ extension DrawListBuilder {
     /// Ends the build's text: the atlas state for the backend (nil when no text drew), the
     /// items pointed at a new base when the atlas took one during the build.
     mutating func endText() -> TextAtlasState? {
+        // (A patch keeps the last full build's atlas state: it draws no glyph.)
         guard let text = textDrawing else { return nil }
         let old = text.buildBase
         guard let state = text.endFrame() else { return nil }

@@ -42,7 +42,9 @@ public struct DrawListBuilder {
     public var meshCache = MeshCache()
     /// The images `contents` may name (a scene's `images`, a client's uploads), by name. A
     /// layer whose `contents` names no entry here shows none.
-    public var images: [String: Image] = [:]
+    public var images: [String: Image] = [:] { didSet { imagesVersion &+= 1 } }
+    /// Changes with every change of `images` (a retained list is patched only under the same images).
+    var imagesVersion: UInt64 = 0
     /// The compositor time of the tree being built (set by `FrameDriver`): where a layer's
     /// contents cross-fade is (`LayerNode.contentsFade`).
     public var time = 0.0
@@ -54,47 +56,52 @@ public struct DrawListBuilder {
     /// The previous list's items and clips: the buffers alternate, so that the list a caller
     /// keeps for one frame (the frame driver, to compare with the next) is not written over
     /// and the buffer written is not shared (no copy).
-    private var spareItems: [DrawItem] = []
-    private var spareClips: [Clip] = []
+    var spareItems: [DrawItem] = []
+    var spareClips: [Clip] = []
     /// Serial of the last list made (`DrawList.serial`).
-    public private(set) var lastSerial: UInt64 = 0
+    public internal(set) var lastSerial: UInt64 = 0
     /// Above 0 while drawing a layer as the source of its blurred shadow: the sublayers'
     /// own shadows are left out of that source (each would draw its subtree again, so nested
     /// shadowed layers would cost 2^depth items).
-    private var shadowSourceDepth = 0
+    var shadowSourceDepth = 0
     /// Items drawn this frame as shadow sources; past `maxShadowSourceItems` further blurred
     /// shadows are left out (a bound on the work a hostile tree can ask for).
-    private var shadowSourceItems = 0
+    var shadowSourceItems = 0
     /// Offscreen groups (group opacity, blurred shadows) open at once, at most: each holds
     /// an offscreen image while its items draw (the renderer has `OffscreenRenderer.maxGroups`).
     public static let maxNestedGroups = 32
-    private var openGroups = 0
+    var openGroups = 0
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Largest blur (σ in device pixels) of a blurred shadow: its cost grows with σ on every
     /// pixel, so a larger shadowRadius is drawn with this σ.
     public static let maxShadowSigma = 64.0
     /// The walk's stack of sibling slots in drawing order (see `visitChildren`).
-    private var order: [Int] = []
-    private var clips: [Clip] = []
+    private var order: [(slot: Int, index: Int)] = []
+    var clips: [Clip] = []
     /// The frame's passes, made from the items at the end of `build`.
-    private var planner = FramePlanner()
+    var planner = FramePlanner()
+    /// The retained list: what the last full build visited, so that a later build of the same
+    /// model patches the changed layers' items in place (DrawListBuilder+Patch.swift).
+    var retained = Retained()
+    var retainedDisabled = false
+    var lastPatched = false
     /// The mesh each layer drew last frame for each of its paths (shape fill, stroke, the
     /// shadowPath's fill): when its path is the same storage (an unchanged property) and its
     /// style and scale bucket are equal, the mesh is reused without hashing the path for the
     /// cache. Holding the path keeps its storage alive, so an identical address means the
     /// identical path.
-    private struct ShapeMemo {
+    struct ShapeMemo {
         var path: Path
         var style: MeshKey.Style
         var bucket: Int
         var id: MeshID
         var mesh: Mesh
     }
-    private enum MeshPart: Hashable { case fill, stroke, shadowPath }
-    private struct MemoKey: Hashable { var layer: LayerID; var part: MeshPart }
+    enum MeshPart: Hashable { case fill, stroke, shadowPath }
+    struct MemoKey: Hashable { var layer: LayerID; var part: MeshPart }
     private var memo: [MemoKey: ShapeMemo] = [:]
-    private var nextMemo: [MemoKey: ShapeMemo] = [:]
+    var nextMemo: [MemoKey: ShapeMemo] = [:]
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {
         self.widthPoints = widthPoints; self.heightPoints = heightPoints
@@ -105,15 +112,27 @@ public struct DrawListBuilder {
     public var pixelWidth: Int { Int((widthPoints * scale).rounded()) }
     public var pixelHeight: Int { Int((heightPoints * scale).rounded()) }
 
-    /// Builds the frame's draw list from `tree`.
+    /// Builds the frame's draw list from `tree`: the previous list patched in place when
+    /// `tree` holds the same model as the last full build and only animated values changed
+    /// (see DrawListBuilder+Patch.swift), else a full build. Both give the same list.
     public mutating func build(_ tree: LayerTree) -> DrawList {
         swap(&items, &spareItems)
         swap(&clips, &spareClips)
+        retained.swapBuffers()
+        lastTessellateSeconds = 0
+        if let list = patch(tree) { return list }
+        return fullBuild(tree)
+    }
+
+    /// The list made by walking the whole tree (the reference path); records what it visited.
+    mutating func fullBuild(_ tree: LayerTree) -> DrawList {
         items.removeAll(keepingCapacity: true)
         shadowSourceItems = 0
+        openGroups = 0
+        shadowSourceDepth = 0
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
-        lastTessellateSeconds = 0
+        retained.beginFull()
         nextMemo.removeAll(keepingCapacity: true)
         textDrawing?.beginFrame()
         if let root = tree.nodes.slot(of: .root) {
@@ -131,6 +150,8 @@ public struct DrawListBuilder {
                             plan: plan)
         list.serial = lastSerial
         list.textAtlas = atlas
+        retained.endFull(key: retainedKey(tree), items: items, plan: plan, atlas: atlas,
+                         capped: shadowSourceItems > Self.maxShadowSourceItems)
         return list
     }
 
@@ -138,7 +159,12 @@ public struct DrawListBuilder {
     /// by the whole walk (this call's range is popped before it returns); sorting happens only
     /// when some sibling is out of order.
     private mutating func visitChildren(_ children: [LayerID], _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
-                                        parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
+                                        parentToPixels: Transform3D, parentOpacity: Double, clip: Int,
+                                        batch: Range<Int> = 0..<0) {
+        if retained.patching {
+            patchChildren(batch, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+            return
+        }
         let start = order.count
         var needsSort = false
         var previous = -Double.infinity
@@ -147,26 +173,30 @@ public struct DrawListBuilder {
             let z = nodes[slot].properties.zPosition
             if z < previous { needsSort = true }
             previous = z
-            order.append(slot)
+            order.append((slot, order.count - start))
         }
         let end = order.count
         if needsSort {
             // Stable: equal zPositions keep their order (the slots' positions in `children`).
-            let sorted = order[start..<end].enumerated()
+            let sorted = order[start..<end]
                 .sorted { a, b in
-                    let za = nodes[a.element].properties.zPosition, zb = nodes[b.element].properties.zPosition
-                    return za != zb ? za < zb : a.offset < b.offset
+                    let za = nodes[a.slot].properties.zPosition, zb = nodes[b.slot].properties.zPosition
+                    return za != zb ? za < zb : a.index < b.index
                 }
-            for (k, e) in sorted.enumerated() { order[start + k] = e.element }
+            for (k, e) in sorted.enumerated() { order[start + k] = e }
         }
         for k in start..<end {
-            visit(order[k], store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+            let record = retained.open(slot: order[k].slot, childIndex: order[k].index, item: items.count, clip: clips.count)
+            visit(order[k].slot, record, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+            retained.close(record, item: items.count, clip: clips.count)
         }
         order.removeSubrange(start...)
     }
 
-    private mutating func visit(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
-                                parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
+    /// Visits one layer (record `record` of the retained list: its item and clip ranges, and
+    /// whether it passed the culling, are recorded or, patching, checked).
+    mutating func visit(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                        parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
         // The node, borrowed in place (a local computed variable yielding it borrowed: each
         // use reads only the fields it needs, with no copy of the node or retain of its arrays;
         // a plain getter let the optimizer copy the properties where it calls a getter of theirs).
@@ -179,27 +209,30 @@ public struct DrawListBuilder {
         // A client's container is an identity layer that only groups its top-level layers.
         if id.isClientRoot {
             guard opacity > 0 else { return }
-            visitChildren(node.sublayers, store, nodes, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip)
+            retained.markDrawn(record)
+            visitChildren(node.sublayers, store, nodes, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip,
+                          batch: retained.children(of: record))
             return
         }
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
+        retained.markDrawn(record)
         // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
         // its items instead (overlapping sublayers then show through each other).
         if p.opacity < 1, !node.sublayers.isEmpty, openGroups < Self.maxNestedGroups {
-            let marker = items.count
-            items.append(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: 0)))
+            let marker = itemPosition
+            emit(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: 0)))
             // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
             // property, so the node need not be copied with its opacity set to 1.
             openGroups += 1
-            visitLayer(slot, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+            visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
             openGroups -= 1
-            items[marker].kind = .group(opacity: opacity, count: items.count - marker - 1)
+            setKind(.group(opacity: opacity, count: itemPosition - marker - 1), at: marker)
             return
         }
-        visitLayer(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+        visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
     }
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);
@@ -208,15 +241,17 @@ public struct DrawListBuilder {
     /// This function recurses once per nesting level, so it keeps only a few small values on
     /// the stack; the layer's own items are made by non-inlined helpers that return before
     /// the recursion (an unoptimized build otherwise spends ~40 KB of stack a level).
-    private mutating func visitLayer(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    private mutating func visitLayer(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                      toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
-        let (innerClip, borderLast) = appendOwnItems(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
-                                                     drawShadow: drawShadow && shadowSourceDepth == 0)
+        let (innerClip, borderLast) = appendOwnItems(slot, record, store, nodes, toPixels: toPixels, opacity: opacity,
+                                                     clip: clip, drawShadow: drawShadow && shadowSourceDepth == 0)
         let address = nodes.baseAddress! + slot
+        // The sublayers of a blurred shadow's source are the record's first batch of children.
+        let batch = drawShadow ? retained.realChildren(of: record) : retained.sourceChildren(of: record)
         if !address.pointee.sublayers.isEmpty {
             visitChildren(address.pointee.sublayers, store, nodes,
                           parentToPixels: address.pointee.properties.sublayerSpace.concatenating(toPixels),
-                          parentOpacity: opacity, clip: innerClip)
+                          parentOpacity: opacity, clip: innerClip, batch: batch)
         }
         if borderLast { appendBorder(slot, nodes, toPixels: toPixels, opacity: opacity, clip: clip) }
     }
@@ -225,7 +260,7 @@ public struct DrawListBuilder {
     /// (not its border when that goes above content or sublayers). Returns the clip index
     /// for the content and sublayers, and whether the border is still to be drawn, last.
     @inline(never)
-    private mutating func appendOwnItems(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    private mutating func appendOwnItems(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                          toPixels: Transform3D, opacity: Double, clip: Int,
                                          drawShadow: Bool) -> (innerClip: Int, borderLast: Bool) {
         // Borrowed in place, as in `visit`.
@@ -238,39 +273,39 @@ public struct DrawListBuilder {
         if p.masksToBounds {
             var newClip = Clip(transform: toPixels, rect: p.bounds, radii: radii, parent: clip)
             newClip.parent = Self.firstCuttingAncestor(of: newClip, clips)
-            clips.append(newClip)
-            innerClip = clips.count - 1
+            innerClip = emitClip(newClip)
         }
 
         // Shadow (hidden by the layer's own masksToBounds, as in Core Animation).
         if drawShadow, p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
-            appendShadow(slot, store, nodes, color: shadowColor, toPixels: toPixels, opacity: opacity, radii: radii,
+            appendShadow(slot, record, store, nodes, color: shadowColor, toPixels: toPixels, opacity: opacity, radii: radii,
                          clip: clip)
         }
 
         let background = p.backgroundColor ?? .clear
         let border = p.borderWidth > 0 ? (p.borderColor ?? .clear) : .clear
+        let hasContentsFade = node.hasContentsFade
         let hasContent = node.kind == .gradient || node.kind == .shape || node.kind == .text || p.contents != nil
-            || node.contentsFade != nil
+            || hasContentsFade
         // The border is composited above the content and the sublayers (CALayer.borderWidth):
         // with neither, background and border are one item; otherwise the border comes last.
         let borderLast = hasContent || !node.sublayers.isEmpty
         if background.alpha > 0 || (!borderLast && border.alpha > 0) {
-            items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
+            emit(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
                                   cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
                                   borderColor: borderLast ? .clear : border, clip: clip))
         }
-        if let fade = node.contentsFade {
+        if hasContentsFade, let fade = address.pointee.contentsFade {
             appendFadingContents(address, fade, toPixels: toPixels, opacity: opacity, clip: innerClip)
         } else if p.contents != nil,
                   let item = contentsItem(address, name: p.contents, toPixels: toPixels, opacity: opacity, clip: innerClip) {
-            items.append(item)
+            emit(item)
         }
         if node.kind == .gradient, !p.colors.isEmpty {
             let b = p.bounds
             func unit(_ u: Point) -> Point { Point(b.minX + u.x * b.width, b.minY + u.y * b.height) }
             let type: GradientFill.GradientType = switch p.gradientType { case .axial: .axial; case .radial: .radial; case .conic: .conic }
-            items.append(DrawItem(transform: toPixels, bounds: b, backgroundColor: .clear, opacity: opacity,
+            emit(DrawItem(transform: toPixels, bounds: b, backgroundColor: .clear, opacity: opacity,
                                   cornerRadii: p.masksToBounds ? radii : .zero,
                                   kind: .gradient(GradientFill(type: type, start: unit(p.startPoint), end: unit(p.endPoint),
                                                                colors: p.colors, locations: p.locations)),
@@ -289,7 +324,7 @@ public struct DrawListBuilder {
                                        opacity: Double, clip: Int) {
         let address = nodes.baseAddress! + slot
         var p: LayerProperties { _read { yield address.pointee.properties } }
-        items.append(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
+        emit(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
                               cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
                               clip: clip))
     }
@@ -356,7 +391,7 @@ public struct DrawListBuilder {
     /// layer without sublayers whose alpha is one rounded rect (its background, with no border
     /// or an opaque background; a gradient of opaque colors: its square bounds), the shadow's
     /// alpha scaled by the background's. Otherwise a `.shadowGroup` blurred on the GPU.
-    private mutating func appendShadow(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    private mutating func appendShadow(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                        color shadowColor: Color, toPixels: Transform3D, opacity: Double,
                                        radii: CornerRadii, clip: Int) {
         // Borrowed in place, as in `visit`.
@@ -370,12 +405,12 @@ public struct DrawListBuilder {
         func analytic(_ rect: Rect, _ shapeRadii: CornerRadii, alpha: Double) {
             var c = color
             c.alpha *= alpha
-            items.append(DrawItem(transform: offsetToPixels, bounds: rect, backgroundColor: c, opacity: opacity,
+            emit(DrawItem(transform: offsetToPixels, bounds: rect, backgroundColor: c, opacity: opacity,
                                   cornerRadii: shapeRadii, kind: .shadow(sigma: sigma), clip: clip))
         }
         let pixelScale = Self.pixelScale(toPixels)
         let blurSigma = min(sigma * pixelScale, Self.maxShadowSigma)
-        let marker = items.count
+        let marker = itemPosition
         if let path = p.shadowPath {
             if let (rect, shapeRadii) = Self.analyticShape(path) {
                 analytic(rect, shapeRadii, alpha: 1)
@@ -383,9 +418,9 @@ public struct DrawListBuilder {
             }
             guard let (meshID, mesh) = shapeMesh(node.id, path, .fill(.nonZero), bucket: MeshCache.bucket(forScale: pixelScale),
                                               scale: pixelScale, part: .shadowPath) else { return }
-            items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
+            emit(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
                                   kind: .shadowGroup(color: color, sigma: blurSigma, count: 1), clip: clip))
-            items.append(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
+            emit(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
                                   kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: Color(0, 0, 0)))))
             return
         }
@@ -413,21 +448,26 @@ public struct DrawListBuilder {
         // The layer as drawn (its content and sublayers, without this shadow and the
         // sublayers' shadows), offscreen.
         guard shadowSourceItems < Self.maxShadowSourceItems, openGroups < Self.maxNestedGroups else { return }
-        items.append(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
+        // Patching, the marker overwrites the item after this layer's when the source turns out
+        // empty (then it is put back).
+        let displaced = retained.patching && marker < items.count ? items[marker] : nil
+        emit(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
                               kind: .shadowGroup(color: color, sigma: blurSigma, count: 0), clip: clip))
         shadowSourceDepth += 1
         openGroups += 1
-        visitLayer(slot, store, nodes, toPixels: offsetToPixels, opacity: 1, clip: -1, drawShadow: false)
+        visitLayer(slot, record, store, nodes, toPixels: offsetToPixels, opacity: 1, clip: -1, drawShadow: false)
         openGroups -= 1
         shadowSourceDepth -= 1
-        let count = items.count - marker - 1
+        let count = itemPosition - marker - 1
         shadowSourceItems += count
         if count == 0 {
-            items.removeLast()
+            unemit(to: marker)
+            if let displaced { items[marker] = displaced }
         } else if shadowSourceItems > Self.maxShadowSourceItems {
-            items.removeSubrange(marker...)
+            unemit(to: marker)
+            if retained.patching { retained.fail() }
         } else {
-            items[marker].kind = .shadowGroup(color: color, sigma: blurSigma, count: count)
+            setKind(.shadowGroup(color: color, sigma: blurSigma, count: count), at: marker)
         }
     }
 
@@ -470,7 +510,7 @@ public struct DrawListBuilder {
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
             if let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
-                items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
+                emit(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
                                       kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: fill)), clip: clip))
             }
         }
@@ -481,7 +521,7 @@ public struct DrawListBuilder {
             let style = MeshKey.Style.stroke(stroke, trimmedInShader: false)
             if stroke.strokeEnd > stroke.strokeStart,
                let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
-                items.append(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
+                emit(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
                                       kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: strokeColor)), clip: clip))
             }
         }
@@ -493,9 +533,12 @@ public struct DrawListBuilder {
                                     part: MeshPart) -> (MeshID, Mesh)? {
         let memoKey = MemoKey(layer: id, part: part)
         if let last = memo[memoKey], last.bucket == bucket, last.style == style, Self.sameStorage(last.path, path) {
-            nextMemo[memoKey] = last
+            // Patching, the memo is the last full build's and stays as it is.
+            if !retained.patching { nextMemo[memoKey] = last }
             return (last.id, last.mesh)
         }
+        // A patch does not tessellate: a new path, style or scale bucket needs a full build.
+        if retained.patching { retained.fail(); return nil }
         guard let (meshID, mesh) = tessellate(path, style, scale: scale) else { return nil }
         nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, id: meshID, mesh: mesh)
         return (meshID, mesh)

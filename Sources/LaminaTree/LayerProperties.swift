@@ -23,7 +23,7 @@ public enum GradientType: String, Hashable, Sendable, CaseIterable { case axial,
 /// one per row of `Properties.table`).
 extension LayerProperties {
     /// The stroke style of a shape layer.
-    @inlinable public var strokeStyle: StrokeStyle {
+    @inlinable @inline(__always) public var strokeStyle: StrokeStyle {
         StrokeStyle(lineWidth: lineWidth, lineCap: lineCap, lineJoin: lineJoin, miterLimit: miterLimit,
                     dashPattern: lineDashPattern, dashPhase: lineDashPhase, strokeStart: strokeStart, strokeEnd: strokeEnd)
     }
@@ -41,7 +41,7 @@ extension LayerProperties {
     /// The transform from this layer's bounds coordinates into its superlayer's bounds
     /// coordinates (before the superlayer's `sublayerTransform`): the anchor point is moved to
     /// the origin, `transform` applied about it, and the anchor placed at `position`.
-    @inlinable public var transformToSuperlayer: Transform3D {
+    @inlinable @inline(__always) public var transformToSuperlayer: Transform3D {
         let ax = bounds.origin.x + anchorPoint.x * bounds.size.width
         let ay = bounds.origin.y + anchorPoint.y * bounds.size.height
         let az = anchorPointZ
@@ -65,7 +65,7 @@ extension LayerProperties {
 
     /// The transform this layer applies to its sublayers' coordinates (`sublayerTransform`
     /// about the anchor point), identity when none is set.
-    @inlinable public var sublayerTransformAboutAnchor: Transform3D {
+    @inlinable @inline(__always) public var sublayerTransformAboutAnchor: Transform3D {
         if sublayerTransform.isIdentity { return .identity }
         let a = Point(bounds.origin.x + anchorPoint.x * bounds.size.width,
                       bounds.origin.y + anchorPoint.y * bounds.size.height)
@@ -82,7 +82,7 @@ extension LayerProperties {
     ///
     /// The sublayer → pixels map is `child.transformToSuperlayer × sublayerSpace ×
     /// toPixels` (row vectors); flattening zeroes the third column (z′ = 0).
-    @inlinable public var sublayerSpace: Transform3D {
+    @inlinable @inline(__always) public var sublayerSpace: Transform3D {
         var m = sublayerTransformAboutAnchor
         m.m13 = 0; m.m23 = 0; m.m33 = 0; m.m43 = 0
         return m

@@ -1,4 +1,5 @@
 import LaminaAnimation
+import Synchronization
 import LaminaGeometry
 
 /// One layer in a `LayerTree`.
@@ -24,7 +25,9 @@ public struct LayerNode: Equatable, Sendable {
         get { fadeStorage.first }
         set { fadeStorage = newValue.map { [$0] } ?? [] }
     }
-    private var fadeStorage: [ContentsFade] = []
+    @usableFromInline internal var fadeStorage: [ContentsFade] = []
+    /// Whether `contentsFade` is set (no copy of the fade).
+    @inlinable public var hasContentsFade: Bool { !fadeStorage.isEmpty }
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
 }
@@ -59,6 +62,11 @@ public struct LayerTree: Sendable {
     /// Changes whenever model values, structure or the animation lists change (presentation
     /// trees made from an older version are rebuilt).
     public internal(set) var version: UInt64 = 0
+    /// Distinct for every tree made by `init` (process-wide), shared by its copies (the
+    /// presentation trees made from it): with `version`, it says that two trees hold the same
+    /// model (the draw-list builder patches its last list only for the same model).
+    public let lineage: UInt64 = LayerTree.lineageCounter.add(1, ordering: .relaxed).newValue
+    private static let lineageCounter = Atomic<UInt64>(0)
     /// The `sequence` of the newest packet applied (0: none).
     public internal(set) var sequence: UInt64 = 0
     /// Animations not yet ended (including those whose begin time is still ahead): while

@@ -51,6 +51,8 @@ struct PresentationPlan: Sendable {
     var version: UInt64
     var count: Int
     var groups: [Group] = []
+    /// The storage index of each group's layer, in order (what a frame may change).
+    var animatedSlots: [Int] = []
     var bindings: [Binding] = []
     var compiled: [Box] = []
     var slots: [PropertySlot] = []
@@ -113,13 +115,30 @@ struct PresentationPlan: Sendable {
                     bindings.append(b)
                 }
             }
-            if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
+            if bindings.count > start {
+                groups.append(Group(index: index, start: start, end: bindings.count))
+                animatedSlots.append(index)
+            }
         }
         if tree.programs.isActive { programs = ProgramPlan(tree) }
     }
 }
 
 extension LayerTree {
+    /// The storage slots whose presentation values may differ from this tree's model values
+    /// (the layers its presentation plan evaluates), in storage order; nil when that is not
+    /// known: a tree with animations that no `updatePresentation` evaluated (its values may
+    /// be either), path templates or expression animations (they may change any layer), or a
+    /// contents cross-fade (it changes with the time). The draw-list builder patches the
+    /// items of these layers only when the previous list was built from the same model
+    /// (`lineage`, `version`).
+    public var presentationChangedSlots: [Int]? {
+        guard !programs.isActive, fadingLayers.isEmpty else { return nil }
+        if animatedLayers.isEmpty { return [] }
+        guard let plan = presentationPlan, plan.version == version, plan.count == count else { return nil }
+        return plan.animatedSlots
+    }
+
     /// Patches the presentation properties of one animated layer in place: the stored
     /// properties its animations touch go back to the model values, then each binding applies
     /// in the order added (each reading what the previous wrote).

@@ -13,10 +13,11 @@
 //   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
 //   lamina-bench protocol [--seconds S] [--layers N] [--batch B]   the socket and client library
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
+//   lamina-bench memory [--layers N] [--trim]   a daemon's resident memory per plain layer (child process)
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|soak [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|soak|memory [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -41,6 +42,8 @@ case "text":
 case "damage": runDamageBench(rest)
 case "protocol": runProtocolBench(rest)
 case "soak": runSoakBench(rest)
+case "memory": runMemoryBench(rest)
+case "daemon-child": runDaemonChild(rest)   // memory's daemon
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }

@@ -1,0 +1,375 @@
+import LaminaGeometry
+import LaminaTree
+
+/// The retained draw list (issue 11, item 5): a build of the same model as the last full
+/// build — same tree (`LayerTree.lineage`), same `version`, so the same structure and model
+/// values, with only the animated layers' presentation values changed
+/// (`LayerTree.presentationChangedSlots`) — patches the previous items in place instead of
+/// walking and rebuilding the whole list.
+///
+/// The full build records each layer visit in painter's order (`Retained.Record`: its slot,
+/// its parent visit, the ranges of items and clips it and its subtree made, where its real
+/// sublayers start after a blurred shadow's source, its index among its siblings, whether
+/// it passed the culling). A patch walks the same code from the root, taking each layer's
+/// sublayers from the records instead of looking them up and sorting them, skipping every
+/// visit with no changed layer in or above it, and re-emitting the others: the changed layers
+/// and their subtrees (their transforms and opacities follow), and the ancestors on the way
+/// down to them (whose items come out as they were). Emitting overwrites the items and clips
+/// at the recorded positions. Each re-emitted visit must produce exactly its recorded counts
+/// of items and clips and the same culling decision, and siblings must still be in zPosition
+/// order; so every item lands where a full build puts it, and the skipped visits' items are
+/// what a full build would make of their unchanged inputs. Anything else — a group opacity or
+/// a shadow or a clip appearing or going, a culling change, a zPosition reorder, a shape's new
+/// scale bucket (no tessellation in a patch), a text layer or a contents cross-fade to draw,
+/// other images, size or scale — makes the patch fail and the frame a full build (the
+/// reference path), which records anew.
+///
+/// Buffers: the builder alternates two item and clip buffers (the caller keeps the previous
+/// list). A patch writes into the buffer of the list before last when that holds a list of
+/// the same full build (its stale items are those of the layers changed since then: this
+/// frame's and the last frame's changed slots), else into a copy of the last list (once after
+/// each full build).
+struct Retained {
+    /// One layer visit of the last full build.
+    struct Record {
+        var slot: Int32
+        var parent: Int32
+        /// The first record of the sublayers visited for real (after those of a blurred
+        /// shadow's source, which start at the next record).
+        var split: Int32
+        /// The record after this visit's subtree.
+        var subtreeEnd: Int32
+        var itemStart: Int32, itemEnd: Int32
+        var clipStart: Int32, clipEnd: Int32
+        /// Its position among its superlayer's sublayers (the zPosition sort is stable).
+        var childIndex: Int32
+        /// Whether it passed the culling (hidden, transparent, facing away).
+        var drawn: Bool
+        /// Patching: whether it passed the culling this time.
+        var drawnNow: Bool
+    }
+
+    /// What a list was built from: a patch needs the same.
+    struct Key: Equatable {
+        var lineage: UInt64
+        var version: UInt64
+        var count: Int
+        var widthPoints: Double, heightPoints: Double, scale: Double
+        var background: Color
+        var imagesVersion: UInt64
+    }
+
+    var records: [Record] = []
+    /// The visit being recorded (full build).
+    private var current = -1
+    var key: Key?
+    /// Bumped by each full build; the generation each buffer's list belongs to (0: none).
+    private(set) var generation: UInt64 = 0
+    var itemsGeneration: UInt64 = 0
+    var spareGeneration: UInt64 = 0
+    /// The slots the last build changed (a patch of the list before last re-emits them too).
+    var lastChanged: [Int] = []
+    var plan = FramePlan()
+    var atlas: TextAtlasState?
+    /// Whether the list has group or blurred-shadow markers (its plan depends on values).
+    var hasMarkers = false
+    /// Whether the full build hit the blurred shadows' item cap (then it is not patched).
+    var capped = false
+    /// Builds left before the next patch is tried (after a failed one), and how many a failed
+    /// patch sets (a scene that fails every frame — a text layer animating — then pays for a
+    /// failed attempt once in that many frames).
+    var backoff = 0
+    var backoffAfterFailure = 16
+
+    // Patching state.
+    private(set) var patching = false
+    private(set) var failed = false
+    var forcing = false
+    var cursor = 0
+    var clipCursor = 0
+    /// Per slot: changed this frame (or the last, for the older buffer).
+    var dirty: [Bool] = []
+    /// Per record: a changed layer in it or under it.
+    var flags: [Bool] = []
+    /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
+    /// for damage; two buffers alternating with the lists.
+    var changedRanges: [Range<Int>] = []
+    var spareChangedRanges: [Range<Int>] = []
+
+    /// Notes a changed visit's items (merged with the last range when adjacent).
+    mutating func noteChanged(_ range: Range<Int>) {
+        guard !range.isEmpty else { return }
+        if let last = changedRanges.last, last.upperBound == range.lowerBound {
+            changedRanges[changedRanges.count - 1] = last.lowerBound..<range.upperBound
+        } else {
+            changedRanges.append(range)
+        }
+    }
+
+    mutating func swapBuffers() { swap(&itemsGeneration, &spareGeneration) }
+
+    mutating func fail() { failed = true }
+
+    // MARK: Recording (full build)
+
+    mutating func beginFull() {
+        patching = false
+        records.removeAll(keepingCapacity: true)
+        current = -1
+    }
+
+    /// Opens the record of a visit (full build); returns its index. Patching: unused.
+    @inline(__always)
+    mutating func open(slot: Int, childIndex: Int, item: Int, clip: Int) -> Int {
+        let r = records.count
+        records.append(Record(slot: Int32(truncatingIfNeeded: slot), parent: Int32(truncatingIfNeeded: current),
+                              split: Int32(truncatingIfNeeded: r + 1), subtreeEnd: Int32(truncatingIfNeeded: r + 1),
+                              itemStart: Int32(truncatingIfNeeded: item), itemEnd: Int32(truncatingIfNeeded: item),
+                              clipStart: Int32(truncatingIfNeeded: clip), clipEnd: Int32(truncatingIfNeeded: clip),
+                              childIndex: Int32(truncatingIfNeeded: childIndex), drawn: false, drawnNow: false))
+        current = r
+        return r
+    }
+
+    @inline(__always)
+    mutating func close(_ r: Int, item: Int, clip: Int) {
+        records[r].itemEnd = Int32(truncatingIfNeeded: item)
+        records[r].clipEnd = Int32(truncatingIfNeeded: clip)
+        records[r].subtreeEnd = Int32(truncatingIfNeeded: records.count)
+        current = Int(records[r].parent)
+    }
+
+    /// The visit passed the culling.
+    @inline(__always)
+    mutating func markDrawn(_ r: Int) {
+        if patching { records[r].drawnNow = true } else { records[r].drawn = true }
+    }
+
+    /// A client container's sublayers (one batch).
+    func children(of r: Int) -> Range<Int> {
+        patching ? (r + 1)..<Int(records[r].subtreeEnd) : 0..<0
+    }
+
+    /// The layer's sublayers visited for real; recording, they start here.
+    @inline(__always)
+    mutating func realChildren(of r: Int) -> Range<Int> {
+        if patching { return Int(records[r].split)..<Int(records[r].subtreeEnd) }
+        records[r].split = Int32(truncatingIfNeeded: records.count)
+        return 0..<0
+    }
+
+    /// The sublayers visited as a blurred shadow's source.
+    func sourceChildren(of r: Int) -> Range<Int> {
+        patching ? (r + 1)..<Int(records[r].split) : 0..<0
+    }
+
+    mutating func endFull(key: Key, items: [DrawItem], plan: FramePlan, atlas: TextAtlasState?, capped: Bool) {
+        generation &+= 1
+        itemsGeneration = generation
+        self.key = key
+        self.plan = plan
+        self.atlas = atlas
+        self.capped = capped
+        lastChanged.removeAll(keepingCapacity: true)
+        hasMarkers = items.contains { item in
+            switch item.kind {
+            case .group, .shadowGroup: true
+            default: false
+            }
+        }
+        if records.count > Int(Int32.max) / 2 || items.count > Int(Int32.max) / 2 { self.key = nil }
+    }
+
+    // MARK: Patching
+
+    /// Marks the changed slots and the records they flag; false when the tree's slots do not fit.
+    mutating func beginPatch(changed: [Int], older: Bool, count: Int) -> Bool {
+        if dirty.count != count { dirty = Array(repeating: false, count: count) }
+        for s in changed where s < count { dirty[s] = true }
+        if older { for s in lastChanged where s < count { dirty[s] = true } }
+        if flags.count != records.count { flags = Array(repeating: false, count: records.count) }
+        let n = records.count
+        var ok = true
+        records.withUnsafeBufferPointer { records in
+            dirty.withUnsafeBufferPointer { dirty in
+                flags.withUnsafeMutableBufferPointer { flags in
+                    for r in 0..<n { flags[r] = false }
+                    var r = n - 1
+                    while r >= 0 {
+                        let slot = Int(records[r].slot)
+                        guard slot >= 0, slot < count else { ok = false; return }
+                        if dirty[slot] { flags[r] = true }
+                        if flags[r], records[r].parent >= 0 { flags[Int(records[r].parent)] = true }
+                        r -= 1
+                    }
+                }
+            }
+        }
+        swap(&changedRanges, &spareChangedRanges)
+        changedRanges.removeAll(keepingCapacity: true)
+        patching = true
+        failed = !ok
+        forcing = false
+        cursor = 0
+        clipCursor = 0
+        return ok
+    }
+
+    /// Clears the marks; whether the patch succeeded (every item and clip rewritten in place).
+    mutating func endPatch(changed: [Int], older: Bool, items: Int, clips: Int) -> Bool {
+        for s in changed where s < dirty.count { dirty[s] = false }
+        if older { for s in lastChanged where s < dirty.count { dirty[s] = false } }
+        patching = false
+        let ok = !failed && cursor == items && clipCursor == clips
+        if ok {
+            itemsGeneration = generation
+            lastChanged = changed
+        } else {
+            itemsGeneration = 0
+            backoff = backoffAfterFailure
+        }
+        return ok
+    }
+}
+
+extension DrawListBuilder {
+    /// Whether builds patch the previous list when they can (true); false makes every build
+    /// a full one (tests' reference path, benchmarks' comparison).
+    public var patchesInPlace: Bool {
+        get { !retainedDisabled }
+        set { retainedDisabled = !newValue; if !newValue { retained.key = nil } }
+    }
+
+    /// Whether the last `build` patched the previous list (else it walked the whole tree).
+    public var lastBuildPatched: Bool { lastPatched }
+
+    func retainedKey(_ tree: LayerTree) -> Retained.Key {
+        Retained.Key(lineage: tree.lineage, version: tree.version, count: tree.count, widthPoints: widthPoints,
+                     heightPoints: heightPoints, scale: scale, background: background, imagesVersion: imagesVersion)
+    }
+
+    // MARK: Emitting (appends in a full build, overwrites in place in a patch)
+
+    /// Where the next item goes.
+    var itemPosition: Int { retained.patching ? retained.cursor : items.count }
+    var clipPosition: Int { retained.patching ? retained.clipCursor : clips.count }
+
+    @inline(__always)
+    mutating func emit(_ item: consuming DrawItem) {
+        if retained.patching {
+            if retained.cursor < items.count { items[retained.cursor] = item } else { retained.fail() }
+            retained.cursor += 1
+        } else {
+            items.append(item)
+        }
+    }
+
+    /// Sets a group marker's kind (its count once its items are made).
+    @inline(__always)
+    mutating func setKind(_ kind: DrawItem.Kind, at marker: Int) {
+        if marker < items.count { items[marker].kind = kind } else { retained.fail() }
+    }
+
+    /// Takes back the items from `marker` on (an empty or capped blurred shadow).
+    mutating func unemit(to marker: Int) {
+        if retained.patching { retained.cursor = marker } else { items.removeSubrange(marker...) }
+    }
+
+    /// Appends (or rewrites) a clip; its index.
+    @inline(__always)
+    mutating func emitClip(_ clip: Clip) -> Int {
+        if retained.patching {
+            let index = retained.clipCursor
+            if index < clips.count { clips[index] = clip } else { retained.fail() }
+            retained.clipCursor += 1
+            return index
+        }
+        clips.append(clip)
+        return clips.count - 1
+    }
+
+    // MARK: Patching
+
+    /// The previous list patched for `tree`, or nil when a full build is needed.
+    mutating func patch(_ tree: LayerTree) -> DrawList? {
+        lastPatched = false
+        guard !retainedDisabled, let key = retained.key, !retained.capped else { return nil }
+        if retained.backoff > 0 { retained.backoff -= 1; return nil }
+        guard key == retainedKey(tree), let changed = tree.presentationChangedSlots,
+              let root = tree.nodes.slot(of: .root) else { return nil }
+        let older: Bool
+        if retained.itemsGeneration == retained.generation && retained.spareGeneration == retained.generation {
+            older = true   // the list before last, of this full build: re-emit the last frame's changes too
+        } else if retained.spareGeneration == retained.generation {
+            older = false  // a copy of the last list (made on the first write)
+            items = spareItems
+            clips = spareClips
+        } else {
+            return nil
+        }
+        if retained.beginPatch(changed: changed, older: older, count: tree.count) {
+            shadowSourceItems = 0
+            openGroups = 0
+            shadowSourceDepth = 0
+            tree.nodes.withUnsafeNodes { nodes in
+                let toPixels = Transform3D.scale(scale, scale, 1)
+                patchChildren(0..<retained.records.count, tree.nodes, nodes, parentToPixels: toPixels, parentOpacity: 1,
+                              clip: -1)
+                _ = root
+            }
+        }
+        guard retained.endPatch(changed: changed, older: older, items: items.count, clips: clips.count) else {
+            return nil
+        }
+        lastPatched = true
+        let plan = retained.hasMarkers ? planner.plan(items, width: pixelWidth, height: pixelHeight) : retained.plan
+        let base = lastSerial
+        lastSerial += 1
+        var list = DrawList(width: pixelWidth, height: pixelHeight, clearColor: background, items: items, clips: clips,
+                            plan: plan)
+        list.serial = lastSerial
+        list.textAtlas = retained.atlas
+        // The items outside the changed visits are the previous list's (those changed last
+        // frame, when this buffer is the list before last, are changed ones now too).
+        list.patch = DrawList.Patch(base: base, ranges: retained.changedRanges, hasMarkers: retained.hasMarkers)
+        return list
+    }
+
+    /// A patch's walk over one batch of sibling visits (see `Retained`): the zPosition order
+    /// checked, flagged visits re-emitted (all of them under a changed layer), others skipped.
+    mutating func patchChildren(_ batch: Range<Int>, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
+        var c = batch.lowerBound
+        var previousZ = -Double.infinity
+        var previousIndex: Int32 = -1
+        while c < batch.upperBound, !retained.failed {
+            let record = retained.records[c]
+            let slot = Int(record.slot)
+            let z = nodes[slot].properties.zPosition
+            guard !z.isNaN, z > previousZ || (z == previousZ && record.childIndex > previousIndex),
+                  retained.cursor == Int(record.itemStart), retained.clipCursor == Int(record.clipStart) else {
+                retained.fail(); return
+            }
+            previousZ = z
+            previousIndex = record.childIndex
+            if retained.forcing || retained.flags[c] {
+                let forcing = retained.forcing
+                // A changed layer under no changed one: its whole visit has new values.
+                let changed = !forcing && retained.dirty[slot]
+                if changed { retained.forcing = true }
+                retained.records[c].drawnNow = false
+                visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+                retained.forcing = forcing
+                if retained.records[c].drawnNow != record.drawn || retained.cursor != Int(record.itemEnd)
+                    || retained.clipCursor != Int(record.clipEnd) {
+                    retained.fail(); return
+                }
+                if changed { retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd)) }
+            } else {
+                retained.cursor = Int(record.itemEnd)
+                retained.clipCursor = Int(record.clipEnd)
+            }
+            c = Int(record.subtreeEnd)
+        }
+    }
+}

@@ -1,0 +1,114 @@
+import Foundation
+import Lamina
+import LaminaServer
+
+/// `lamina-bench memory [--layers N]`: the daemon's resident memory per plain layer, as issue 11
+/// measures it — a headless daemon in a child process (this binary, `daemon-child`), one client
+/// connected with no layers, then N (50,000) plain layers (8 × 8 points, a background color, on
+/// screen, so they are drawn), each state after its frames were made (a presentation query
+/// that must see the commit, then a pause); the difference of the child's RSS (VmRSS of
+/// /proc/PID/status) over N. Everything the daemon keeps per layer counts: the model tree,
+/// the render tree, the presentation snapshots, the session's maps, the draw lists, the
+/// builder's records, the renderer's instance buffers (lavapipe's memory is the process's).
+/// `--trim`: the child hands freed heap back to the system each second (`malloc_trim`), so
+/// the figure is what the daemon keeps rather than what the commits' transient buffers left.
+func runMemoryBench(_ arguments: [String]) {
+    var layers = 50_000
+    var trim = false
+    var args = arguments[...]
+    while let flag = args.popFirst() {
+        if flag == "--trim" { trim = true; continue }
+        guard let v = args.popFirst(), let n = Int(v), n > 0 else { benchFail("memory: \(flag) needs a count") }
+        switch flag {
+        case "--layers": layers = n
+        default: benchFail("memory: unknown option \(flag)")
+        }
+    }
+    let socket = NSTemporaryDirectory() + "lamina-bench-memory-\(getpid()).sock"
+    let child = Process()
+    child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+    child.arguments = ["daemon-child", socket] + (trim ? ["--trim"] : [])
+    do { try child.run() } catch { benchFail("memory: cannot start the daemon: \(error)") }
+    let pid = child.processIdentifier
+    func fail(_ message: String) -> Never {
+        child.terminate(); child.waitUntilExit()
+        benchFail("memory: \(message)")
+    }
+    defer { child.terminate(); child.waitUntilExit() }
+
+    func rss() -> Int {
+        guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+              let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
+              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
+        return kib * 1024
+    }
+    var connection: Connection?
+    for _ in 0..<200 where connection == nil {
+        connection = try? Connection(socketPath: socket, name: "lamina-bench")
+        if connection == nil { usleep(50_000) }
+    }
+    guard let c = connection else { fail("the daemon did not come up") }
+    do {
+        // Settled: the client connected, a frame made, the first allocations done.
+        let probe = c.makeLayer()
+        c.root.addSublayer(probe)
+        try c.commit()
+        _ = try probe.presentationValue(forKeyPath: "opacity")
+        usleep(500_000)
+        let before = rss()
+        c.setDisableActions(true)
+        for i in 0..<layers {
+            let l = c.makeLayer()
+            l.bounds = Rect(0, 0, 8, 8)
+            l.position = Point(Double(i % 160) * 8 + 4, Double(i / 160 % 90) * 8 + 4)
+            l.backgroundColor = Color(Double(i % 7) / 7, 0.5, 1)
+            c.root.addSublayer(l)
+            if i % 10_000 == 9_999 { try c.commit() }   // a transaction stages at most 100,000 requests
+        }
+        try c.commit()
+        _ = try probe.presentationValue(forKeyPath: "opacity")   // answered by a snapshot with them
+        usleep(1_000_000)   // the frames after it drawn
+        _ = try c.ping()
+        let after = rss()
+        if trim { usleep(1_500_000) }   // the child's next trim
+        let trimmed = trim ? rss() : after
+        print("""
+        {"bench": "memory", "layers": \(layers), "trimmed": \(trim), "daemonRSSBeforeKiB": \(before / 1024), \
+        "daemonRSSAfterKiB": \(after / 1024), \
+        "bytesPerLayer": \(String(format: "%.1f", Double(trimmed - before) / Double(layers))), \
+        "note": "daemon child process, plain 8x8 layers with a background, drawn, RSS after minus before over layers"}
+        """)
+    } catch {
+        fail("\(error)")
+    }
+}
+
+/// `lamina-bench daemon-child SOCKET` (for `memory`): a headless daemon on SOCKET until killed
+/// or orphaned.
+func runDaemonChild(_ arguments: [String]) -> Never {
+    guard let socket = arguments.first else { benchFail("daemon-child: SOCKET") }
+    var config = DaemonConfig()
+    config.socket = socket
+    config.headless = true
+    config.width = 1280; config.height = 720; config.fps = 60
+    config.clock = "realtime"
+    config.maxMessageSize = 64 << 20   // one commit of all the layers
+    let parent = getppid()
+    let daemon = Daemon(config: config)
+    do { try daemon.start() } catch { benchFail("daemon-child: \(error)") }
+    // Until killed, or until the bench that started it is gone.
+    while getppid() == parent {
+        sleep(1)
+        // `--trim`: freed heap handed back each second (what stays is what the daemon keeps).
+        if arguments.dropFirst().first == "--trim", let trim = mallocTrim { _ = trim(0) }
+    }
+    daemon.stop()
+    exit(0)
+}
+
+/// glibc's `malloc_trim` (not in the Glibc module), looked up once.
+private let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+    guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+}()

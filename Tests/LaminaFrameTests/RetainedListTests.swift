@@ -1,0 +1,250 @@
+import LaminaAnimation
+import LaminaGeometry
+import LaminaImage
+import LaminaTree
+import Testing
+import TestSupport
+@testable import LaminaFrame
+
+/// The retained draw list (issue 11, item 5): a build that patches the previous list in place
+/// must give the list a full build of the same presentation tree gives, item for item — on
+/// random trees (nesting, groups, clips, analytic and blurred shadows, shadow paths, shapes,
+/// gradients, images, text, zPosition ties) under random animations (geometry, opacity across
+/// 1, colors, zPosition reorders, scale changes that move shapes to other mesh buckets), over
+/// many frames, with commits in between. The reference is the same builder's state after
+/// the frame (so the same mesh ids), copied and made to build in full.
+@Suite struct RetainedListTests {
+    static let image = Image(width: 4, height: 4, premultipliedPixels: (0..<64).map { UInt8(($0 * 37) % 256) })
+
+    /// Random layers under client 1's container, and animations on some of them.
+    static func scene(_ rng: inout SeededRandom, layers: Int, text: Bool) -> (setup: [LaminaTree.Operation],
+                                                                               animations: [LaminaTree.Operation]) {
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var animations: [LaminaTree.Operation] = []
+        let paths: [Path] = [.ellipse(in: Rect(2, 2, 30, 20)), .roundedRect(Rect(0, 0, 28, 18), radius: 5),
+                             { var p = Path(); p.addPolygon([Point(0, 0), Point(30, 4), Point(12, 24)]); return p }()]
+        func color(_ alpha: Double) -> PropertyValue {
+            .color(Color(rng.uniform(0, 1), rng.uniform(0, 1), rng.uniform(0, 1), alpha))
+        }
+        for i in 1...layers {
+            let id = UInt32(i)
+            let roll = rng.below(10)
+            let kind: LayerKind = roll < 2 ? .shape : roll < 3 ? .gradient : (text && roll == 3) ? .text : .layer
+            ops.append(.create(id, kind))
+            // Parents: the container or an earlier layer (trees a few levels deep).
+            let parent = i > 1 && rng.bool(0.6) ? UInt32(rng.int(max(1, i - 8)..<i)) : 0
+            ops.append(.addSublayer(parent: parent, child: id))
+            ops.append(.set(id, keyPath: "bounds", value: .rect(Rect(0, 0, rng.uniform(8, 60), rng.uniform(8, 50)))))
+            ops.append(.set(id, keyPath: "position", value: .point(Point(rng.uniform(0, 160), rng.uniform(0, 120)))))
+            if rng.bool(0.7) { ops.append(.set(id, keyPath: "backgroundColor", value: color(rng.bool(0.7) ? 1 : 0.5))) }
+            if rng.bool(0.3) { ops.append(.set(id, keyPath: "cornerRadius", value: .number(rng.uniform(0, 10)))) }
+            if rng.bool(0.3) {
+                ops.append(.set(id, keyPath: "borderWidth", value: .number(rng.uniform(0.5, 3))))
+                ops.append(.set(id, keyPath: "borderColor", value: color(1)))
+            }
+            if rng.bool(0.2) { ops.append(.set(id, keyPath: "masksToBounds", value: .bool(true))) }
+            if rng.bool(0.25) { ops.append(.set(id, keyPath: "opacity", value: .number(rng.uniform(0.3, 0.95)))) }
+            if rng.bool(0.05) { ops.append(.set(id, keyPath: "hidden", value: .bool(true))) }
+            if rng.bool(0.3) { ops.append(.set(id, keyPath: "zPosition", value: .number(Double(rng.below(3))))) }
+            if rng.bool(0.3) {
+                ops.append(.set(id, keyPath: "shadowOpacity", value: .number(rng.uniform(0.3, 1))))
+                ops.append(.set(id, keyPath: "shadowRadius", value: .number(rng.uniform(0, 5))))
+                ops.append(.set(id, keyPath: "shadowOffset", value: .size(Size(2, 3))))
+                if rng.bool(0.3) { ops.append(.set(id, keyPath: "shadowPath", value: .path(paths[rng.below(3)]))) }
+            }
+            if kind == .layer, rng.bool(0.1) {
+                ops.append(.set(id, keyPath: "contents", value: .string("img")))
+                ops.append(.set(id, keyPath: "contentsGravity", value: .string("resizeAspectFill")))
+            }
+            switch kind {
+            case .shape:
+                ops.append(.set(id, keyPath: "path", value: .path(paths[rng.below(3)])))
+                ops.append(.set(id, keyPath: "fillColor", value: color(1)))
+                if rng.bool(0.5) {
+                    ops.append(.set(id, keyPath: "strokeColor", value: color(1)))
+                    ops.append(.set(id, keyPath: "lineWidth", value: .number(rng.uniform(0.5, 3))))
+                }
+            case .gradient:
+                ops.append(.set(id, keyPath: "colors", value: .colors([Color(1, 0, 0), Color(0, 0, 1, rng.bool(0.5) ? 1 : 0.5)])))
+            case .text:
+                ops.append(.set(id, keyPath: "string", value: .text(StyledText("Ab \(i)"))))
+                ops.append(.set(id, keyPath: "fontSize", value: .number(10)))
+            default: break
+            }
+            // Animations on about half the layers.
+            guard rng.bool(0.5) else { continue }
+            var timing = AnimationTiming(duration: rng.uniform(0.3, 1.5))
+            timing.repeatCount = .infinity
+            timing.autoreverses = rng.bool(0.5)
+            // Mostly values; a quarter of them change what a layer draws (groups, buckets, order).
+            let pick = rng.bool(0.25) ? [2, 4, 5][rng.below(3)] : [0, 1, 3, 6, 7, 8][rng.below(6)]
+            let (keyPath, from, to): (String, AnimatableValue, AnimatableValue) = switch pick {
+            case 0: ("position", .point(Point(rng.uniform(0, 160), rng.uniform(0, 120))),
+                     .point(Point(rng.uniform(0, 160), rng.uniform(0, 120))))
+            case 1: ("transform.rotation.z", .double(0), .double(rng.uniform(-3, 3)))
+            case 2: ("opacity", .double(rng.uniform(0.2, 1)), .double(1))   // groups come and go at 1
+            case 3: ("backgroundColor", .color(Color(1, 0, 0)), .color(Color(0, 1, 0, 0.5)))
+            case 4: ("transform.scale", .double(1), .double(rng.uniform(0.3, 3)))   // other mesh buckets
+            case 5: ("zPosition", .double(0), .double(3))                          // reorders siblings
+            case 6: ("bounds", .rect(Rect(0, 0, 10, 10)), .rect(Rect(0, 0, 50, 30)))
+            case 7: ("cornerRadius", .double(0), .double(12))
+            default: ("shadowOpacity", .double(0), .double(1))
+            }
+            animations.append(.addAnimation(id, key: "a", animation: .basic(BasicAnimation(
+                keyPath: keyPath, from: from, to: to, timing: timing))))
+            if rng.bool(0.3) {
+                animations.append(.addAnimation(id, key: "b", animation: .basic(BasicAnimation(
+                    keyPath: "position.x", from: .double(rng.uniform(0, 160)), to: .double(rng.uniform(0, 160)),
+                    timing: timing))))
+            }
+        }
+        return (ops, animations)
+    }
+
+    static func same(_ a: DrawItem, _ b: DrawItem) -> Bool {
+        guard a.transform == b.transform, a.bounds == b.bounds, a.backgroundColor == b.backgroundColor,
+              a.opacity == b.opacity, a.cornerRadii == b.cornerRadii, a.borderWidth == b.borderWidth,
+              a.borderColor == b.borderColor, a.clip == b.clip else { return false }
+        switch (a.kind, b.kind) {
+        case (.rect, .rect): return true
+        case (.shadow(let s), .shadow(let t)): return s == t
+        case (.gradient(let f), .gradient(let g)): return f == g
+        case (.mesh(let m), .mesh(let n)):
+            return m.id == n.id && m.color == n.color && m.trimStart == n.trimStart && m.trimEnd == n.trimEnd
+                && m.mesh.bounds == n.mesh.bounds
+        case (.image(let x), .image(let y)):
+            return x.image === y.image && x.geometry == y.geometry && x.minification == y.minification
+                && x.magnification == y.magnification && x.mode == y.mode
+        case (.group(let o, let c), .group(let p, let d)): return o == p && c == d
+        case (.shadowGroup(let c1, let s, let n), .shadowGroup(let c2, let t, let m)): return c1 == c2 && s == t && n == m
+        default: return false
+        }
+    }
+
+    /// Runs `frames` frames of a seeded scene; returns how many builds patched.
+    static func run(seed: UInt64, layers: Int, frames: Int, text: Bool, commitEvery: Int) throws -> (patched: Int, builds: Int) {
+        var rng = SeededRandom(seed: seed)
+        var tree = LayerTree()
+        try tree.apply(Commit(client: 1, content: .connect))
+        let (setup, animations) = scene(&rng, layers: layers, text: text)
+        try tree.apply(Commit(client: 1, content: .operations(setup)))
+        try tree.apply(Commit(client: 1, content: .operations(animations)))
+        var builder = DrawListBuilder(widthPoints: 160, heightPoints: 120, scale: 1.5, background: Color(0.9, 0.9, 0.9))
+        builder.images = ["img": image]
+        builder.retained.backoffAfterFailure = 0   // try every frame (the test wants many patches)
+        var snapshots = SnapshotMaker()
+        var patched = 0
+        var previous: DrawList?
+        for frame in 0..<frames {
+            let t = Double(frame) / 30
+            if commitEvery > 0, frame % commitEvery == commitEvery - 1 {
+                // A model change between frames: a property, or a layer moved to another parent.
+                let id = UInt32(1 + rng.below(layers))
+                let op: LaminaTree.Operation = rng.bool(0.5)
+                    ? .set(id, keyPath: "backgroundColor", value: .color(Color(0, 0, rng.uniform(0, 1))))
+                    : .addSublayer(parent: 0, child: id)
+                try tree.apply(Commit(client: 1, content: .operations([
+                    .setTransaction(TransactionSettings(disableActions: true)), op])), at: t)
+            }
+            tree.advance(to: t)
+            let snapshot = snapshots.make(from: tree, at: t)
+            let list = builder.build(snapshot.tree)
+            if builder.lastBuildPatched { patched += 1 }
+            #expect((list.patch != nil) == builder.lastBuildPatched)
+            if let previous { checkDamage(previous, list, "seed \(seed) frame \(frame)") }
+            previous = list
+            var reference = builder
+            reference.patchesInPlace = false
+            let expected = reference.build(snapshot.tree)
+            #expect(!reference.lastBuildPatched)
+            #expect(list.items.count == expected.items.count, "seed \(seed) frame \(frame): item count")
+            #expect(list.clips.count == expected.clips.count, "seed \(seed) frame \(frame): clip count")
+            if list.plan != expected.plan { Issue.record("seed \(seed) frame \(frame): the plans differ") }
+            guard list.items.count == expected.items.count, list.clips.count == expected.clips.count else { continue }
+            for k in list.items.indices where !same(list.items[k], expected.items[k]) {
+                Issue.record("seed \(seed) frame \(frame) (patched: \(builder.lastBuildPatched)): item \(k) differs: \(list.items[k].kind) \(list.items[k].transform.m41) vs \(expected.items[k].kind) \(expected.items[k].transform.m41)")
+                break
+            }
+            for k in list.clips.indices {
+                let (a, b) = (list.clips[k], expected.clips[k])
+                if a.transform != b.transform || a.rect != b.rect || a.radii != b.radii || a.parent != b.parent {
+                    Issue.record("seed \(seed) frame \(frame): clip \(k) differs")
+                    break
+                }
+            }
+        }
+        return (patched, frames)
+    }
+
+    /// The damage of a patched list from its changed ranges equals the full comparison's.
+    static func checkDamage(_ previous: DrawList, _ list: DrawList, _ what: String) {
+        var stripped = list
+        stripped.items = list.items   // a list changed by hand has no patch ranges
+        #expect(stripped.patch == nil)
+        var fast = DamageTracker(), full = DamageTracker()
+        #expect(fast.damage(from: previous, to: list) == full.damage(from: previous, to: stripped), "\(what): damage")
+    }
+
+    @Test(arguments: 1...20)
+    func patchedListsEqualFullBuilds(seed: Int) throws {
+        let (patched, builds) = try Self.run(seed: UInt64(seed), layers: 60, frames: 60, text: false, commitEvery: 20)
+        // Patches happen: a frame after a commit or a failed patch builds in full, but most patch.
+        #expect(patched > 0, "seed \(seed): \(patched) of \(builds) builds patched")
+    }
+
+    @Test(arguments: 1...3)
+    func patchedListsWithTextEqualFullBuilds(seed: Int) throws {
+        _ = try Self.run(seed: UInt64(100 + seed), layers: 40, frames: 30, text: true, commitEvery: 0)
+    }
+
+    /// A scene where only values animate (no text, no scale, no opacity across 1, no reorder):
+    /// every build after the first patches.
+    @Test func valueAnimationsPatchEveryFrame() throws {
+        var tree = LayerTree()
+        try tree.apply(Commit(client: 1, content: .connect))
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        for i in 1...50 {
+            let id = UInt32(i)
+            let parent: UInt32 = (i % 5 == 0 || i < 5) ? 0 : UInt32((i / 5) * 5)
+            ops += [.create(id, i % 3 == 0 ? .shape : .layer), .addSublayer(parent: parent, child: id),
+                    .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 10))),
+                    .set(id, keyPath: "backgroundColor", value: .color(Color(1, 0, 0)))]
+            if i % 3 == 0 { ops += [.set(id, keyPath: "path", value: .path(.ellipse(in: Rect(0, 0, 20, 10)))),
+                                    .set(id, keyPath: "fillColor", value: .color(Color(0, 0, 1)))] }
+            if i % 4 == 0 { ops += [.set(id, keyPath: "masksToBounds", value: .bool(true))] }
+        }
+        try tree.apply(Commit(client: 1, content: .operations(ops)))
+        var timing = AnimationTiming(duration: 1)
+        timing.repeatCount = .infinity
+        var animations: [LaminaTree.Operation] = []
+        for i in stride(from: 1, through: 50, by: 2) {
+            animations.append(.addAnimation(UInt32(i), key: "move", animation: .basic(BasicAnimation(
+                keyPath: "position", from: .point(Point(0, 0)), to: .point(Point(80, 40)), timing: timing))))
+            animations.append(.addAnimation(UInt32(i), key: "spin", animation: .basic(BasicAnimation(
+                keyPath: "transform.rotation.z", from: .double(0), to: .double(1), timing: timing))))
+        }
+        try tree.apply(Commit(client: 1, content: .operations(animations)))
+        var builder = DrawListBuilder(widthPoints: 160, heightPoints: 120, scale: 1, background: .black)
+        var snapshots = SnapshotMaker()
+        var previous: DrawList?
+        for frame in 0..<20 {
+            let t = Double(frame) / 60
+            tree.advance(to: t)
+            let snapshot = snapshots.make(from: tree, at: t)
+            let list = builder.build(snapshot.tree)
+            #expect(builder.lastBuildPatched == (frame > 0), "frame \(frame)")
+            if let previous {
+                // Only the animated layers' visits (odd layers and their sublayers) are compared.
+                #expect(list.patch?.base == previous.serial)
+                #expect((list.patch?.ranges.reduce(0) { $0 + $1.count } ?? .max) < list.items.count)
+                Self.checkDamage(previous, list, "frame \(frame)")
+            }
+            previous = list
+            var reference = builder
+            reference.patchesInPlace = false
+            let expected = reference.build(snapshot.tree)
+            #expect(list.items.count == expected.items.count && list.plan == expected.plan)
+            #expect(zip(list.items, expected.items).allSatisfy { Self.same($0, $1) }, "frame \(frame)")
+        }
+    }
+}

@@ -244,6 +244,7 @@ public final class RenderLoop: Sendable {
         var viewport = WindowViewport(config: config)
         var overlay = ViewerOverlay()
         var hudCounts = HUDCounts()   // the published statistics the HUD's text shows
+        var caughtUp = false          // the last frame drew packets that missed the one before
 
         while true {
             // Drain the inbox by swapping.
@@ -333,6 +334,7 @@ public final class RenderLoop: Sendable {
                 let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
                 idleSince.withLock { $0 = nil }
                 driver.recordIdle(slept)
+                caughtUp = false
                 published.withLock { $0.idle = false; $0.idleSeconds += slept }
                 deadline = clock.realSeconds
                 lastPublish = -1
@@ -340,6 +342,16 @@ public final class RenderLoop: Sendable {
             }
             if realtime && (interval > 0 || viewport.minimized) {
                 let interval = interval > 0 ? interval : 1 / max(config.fps, 1)
+                // A packet that arrived while this frame was made (just after it drained the
+                // inbox) is drawn by one more frame at once, not a whole interval later. The
+                // schedule stays, and such a frame is not followed by another: at most one
+                // more frame per interval, and a commit waits at most an interval less the
+                // frame's time for its frame to start.
+                if shouldRender && !caughtUp && inbox.withLock({ !$0.packets.isEmpty }) {
+                    caughtUp = true
+                    continue
+                }
+                caughtUp = false
                 // Pace from the real clock's timestamps: the next deadline is one interval after
                 // the previous one; a frame that starts more than an interval late is dropped
                 // from the schedule and pacing restarts from now.
@@ -349,7 +361,8 @@ public final class RenderLoop: Sendable {
                     driver.recordDropped(Int((now - deadline) / interval))
                     deadline = now
                 }
-                // Commits wait for the next frame's start; only a stop cuts the wait short.
+                // Commits that come now wait for the next frame's start; only a stop cuts the
+                // wait short.
                 let waitStart = DispatchTime.now().uptimeNanoseconds
                 while true {
                     let wait = deadline - clock.realSeconds

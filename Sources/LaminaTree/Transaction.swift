@@ -42,8 +42,11 @@ public struct TransactionStack: Sendable {
         var completionID: UInt32?
     }
 
-    private var levels = [Level(settings: .default, completionID: nil)]
-    private var staged = TransactionSettings.default
+    private var levels = [Level(settings: .default, completionID: nil)] { didSet { settingsMayDiffer = true } }
+    private var staged = TransactionSettings.default { didSet { settingsMayDiffer = true } }
+    /// False while the settings in force are known to be the ones last staged (so that a
+    /// client staging many changes does not compare them for each).
+    private var settingsMayDiffer = false
     private var nextCompletionID: UInt32 = 1
 
     public init() {}
@@ -84,6 +87,8 @@ public struct TransactionStack: Sendable {
     /// The settings operation to stage before the next change, when they differ from the
     /// last ones staged.
     public mutating func settingsChange() -> Operation? {
+        guard settingsMayDiffer else { return nil }
+        defer { settingsMayDiffer = false }
         let s = current
         guard s != staged else { return nil }
         staged = s

@@ -27,7 +27,7 @@ public struct ByteWriter: Sendable {
     public mutating func u32(_ v: UInt32) { Swift.withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     public mutating func u64(_ v: UInt64) { Swift.withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) } }
     public mutating func f64(_ v: Double) { u64(v.bitPattern) }
-    public mutating func string(_ s: String) { let u = Array(s.utf8); u32(UInt32(u.count)); bytes.append(contentsOf: u) }
+    public mutating func string(_ s: String) { u32(UInt32(s.utf8.count)); bytes.append(contentsOf: s.utf8) }
     public mutating func blob(_ b: [UInt8]) { u32(UInt32(b.count)); bytes.append(contentsOf: b) }
     public mutating func point(_ p: Point) { f64(p.x); f64(p.y) }
 
@@ -70,7 +70,9 @@ public struct ByteReader {
     }
     public mutating func f64(_ what: String = "f64") throws(WireError) -> Double { Double(bitPattern: try u64(what)) }
     public mutating func string(_ what: String = "string") throws(WireError) -> String {
-        let n = Int(try u32(what + " length"))
+        // (The length's label is made only when it is missing: no string built per read.)
+        guard remaining >= 4 else { _ = try u32(what + " length"); return "" }
+        let n = Int(try u32())
         let b = try take(n, what)
         // Key paths and names are ASCII: checked by a plain loop and made without the
         // general validator (which showed in the profile of batched sets).

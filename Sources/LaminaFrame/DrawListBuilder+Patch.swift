@@ -243,6 +243,16 @@ extension DrawListBuilder {
     /// Whether the last `build` patched the previous list (else it walked the whole tree).
     public var lastBuildPatched: Bool { lastPatched }
 
+    /// Lets go of the buffers of the list before last (the render thread calls it before it
+    /// sleeps: an idle scene then keeps one list's items, not two). The next build patches a
+    /// copy of the last list, or builds in full.
+    public mutating func releaseSpareBuffers() {
+        spareItems = []
+        spareClips = []
+        retained.spareGeneration = 0
+        retained.spareChangedRanges = []
+    }
+
     func retainedKey(_ tree: LayerTree) -> Retained.Key {
         Retained.Key(lineage: tree.lineage, version: tree.version, count: tree.count, widthPoints: widthPoints,
                      heightPoints: heightPoints, scale: scale, background: background, imagesVersion: imagesVersion)

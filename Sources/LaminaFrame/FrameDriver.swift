@@ -131,6 +131,10 @@ public struct FrameDriver {
     /// Counts frames missed by the pacing (realtime clock).
     public mutating func recordDropped(_ n: Int) { collector.dropped += n }
 
+    /// Lets go of what only the next frame would reuse (the builder's buffers of the list before
+    /// last): the render thread calls it before it sleeps.
+    public mutating func willSleep() { builder.releaseSpareBuffers() }
+
     /// Counts seconds the render thread slept with nothing to draw (`isIdle`).
     public mutating func recordIdle(_ seconds: Double) { collector.idle += max(seconds, 0) }
 

@@ -330,6 +330,7 @@ public final class RenderLoop: Sendable {
                 let since = DispatchTime.now().uptimeNanoseconds
                 published.withLock { $0 = summary; $0.idle = true }
                 idleSince.withLock { $0 = since }
+                driver.willSleep()
                 wake.wait()
                 let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
                 idleSince.withLock { $0 = nil }

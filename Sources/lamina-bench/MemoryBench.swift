@@ -10,14 +10,17 @@ import LaminaServer
 /// /proc/PID/status) over N. Everything the daemon keeps per layer counts: the model tree,
 /// the render tree, the presentation snapshots, the session's maps, the draw lists, the
 /// builder's records, the renderer's instance buffers (lavapipe's memory is the process's).
+/// `--hidden`: the layers are hidden (not drawn): the trees and the server's share alone.
 /// `--trim`: the child hands freed heap back to the system each second (`malloc_trim`), so
 /// the figure is what the daemon keeps rather than what the commits' transient buffers left.
 func runMemoryBench(_ arguments: [String]) {
     var layers = 50_000
     var trim = false
+    var hidden = false
     var args = arguments[...]
     while let flag = args.popFirst() {
         if flag == "--trim" { trim = true; continue }
+        if flag == "--hidden" { hidden = true; continue }
         guard let v = args.popFirst(), let n = Int(v), n > 0 else { benchFail("memory: \(flag) needs a count") }
         switch flag {
         case "--layers": layers = n
@@ -63,6 +66,7 @@ func runMemoryBench(_ arguments: [String]) {
             l.bounds = Rect(0, 0, 8, 8)
             l.position = Point(Double(i % 160) * 8 + 4, Double(i / 160 % 90) * 8 + 4)
             l.backgroundColor = Color(Double(i % 7) / 7, 0.5, 1)
+            if hidden { l.isHidden = true }
             c.root.addSublayer(l)
             if i % 10_000 == 9_999 { try c.commit() }   // a transaction stages at most 100,000 requests
         }
@@ -74,7 +78,7 @@ func runMemoryBench(_ arguments: [String]) {
         if trim { usleep(1_500_000) }   // the child's next trim
         let trimmed = trim ? rss() : after
         print("""
-        {"bench": "memory", "layers": \(layers), "trimmed": \(trim), "daemonRSSBeforeKiB": \(before / 1024), \
+        {"bench": "memory", "layers": \(layers), "trimmed": \(trim), "hidden": \(hidden), "daemonRSSBeforeKiB": \(before / 1024), \
         "daemonRSSAfterKiB": \(after / 1024), \
         "bytesPerLayer": \(String(format: "%.1f", Double(trimmed - before) / Double(layers))), \
         "note": "daemon child process, plain 8x8 layers with a background, drawn, RSS after minus before over layers"}

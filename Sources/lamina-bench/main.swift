@@ -13,7 +13,7 @@
 //   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
 //   lamina-bench protocol [--seconds S] [--layers N] [--batch B]   the socket and client library
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
-//   lamina-bench memory [--layers N] [--trim]   a daemon's resident memory per plain layer (child process)
+//   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())

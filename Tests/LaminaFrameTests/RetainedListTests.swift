@@ -231,6 +231,8 @@ import TestSupport
             let t = Double(frame) / 60
             tree.advance(to: t)
             let snapshot = snapshots.make(from: tree, at: t)
+            // As before the render thread sleeps: the next build patches a copy of the last list.
+            if frame % 7 == 6 { builder.releaseSpareBuffers() }
             let list = builder.build(snapshot.tree)
             #expect(builder.lastBuildPatched == (frame > 0), "frame \(frame)")
             if let previous {

@@ -183,8 +183,9 @@ final class TextDrawing {
             guard case .image(var draw) = items[k].kind, draw.image === old else { continue }
             if ratio != 1 {
                 let s = draw.geometry.source
+                let v = draw.geometry.vCuts * ratio   // before the source moves (its edges are the cuts)
                 draw.geometry.source = Rect(s.origin.x, s.origin.y * ratio, s.size.width, s.size.height * ratio)
-                draw.geometry.vCuts *= ratio
+                draw.geometry.vCuts = v
             }
             draw.image = base
             items[k].kind = .image(draw)

@@ -81,7 +81,7 @@ func runMemoryBench(_ arguments: [String]) {
         {"bench": "memory", "layers": \(layers), "trimmed": \(trim), "hidden": \(hidden), "daemonRSSBeforeKiB": \(before / 1024), \
         "daemonRSSAfterKiB": \(after / 1024), \
         "bytesPerLayer": \(String(format: "%.1f", Double(trimmed - before) / Double(layers))), \
-        "note": "daemon child process, plain 8x8 layers with a background, drawn, RSS after minus before over layers"}
+        "note": "daemon child process, plain 8x8 layers with a background (\(hidden ? "hidden" : "drawn")), RSS after minus before over layers"}
         """)
     } catch {
         fail("\(error)")

@@ -10,7 +10,8 @@ import LaminaTree
 /// position, rotation and opacity animating), on frame times 1/120 s apart.
 ///
 /// Thread CPU time (the dev machine is shared: wall time counts other processes' slices).
-/// Prints JSON: ms per frame per phase, p50 and mean, and the draw item count. Quick enough to
+/// Prints JSON: ms per frame per phase, p50 and mean, the draw item count and size, and how
+/// many measured frames patched the previous list (the retained list) rather than built it. Quick enough to
 /// run under `valgrind --tool=callgrind` with a few frames.
 func runBuildBench(_ arguments: [String]) {
     let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix"])
@@ -20,7 +21,7 @@ func runBuildBench(_ arguments: [String]) {
     var builder = bench.makeBuilder()
     let cpuNow = SceneBench.threadCPUTime
     var evaluate: [Double] = [], build: [Double] = [], tessellate: [Double] = []
-    var items = 0
+    var items = 0, patched = 0
     let warmup = 3
     for frame in 0..<(warmup + frames) {
         let time = Double(frame) / 120
@@ -32,6 +33,7 @@ func runBuildBench(_ arguments: [String]) {
         let t2 = cpuNow()
         items = list.items.count
         if frame >= warmup {
+            if builder.lastBuildPatched { patched += 1 }
             evaluate.append(t1 - t0)
             build.append(t2 - t1 - builder.lastTessellateSeconds)
             tessellate.append(builder.lastTessellateSeconds)
@@ -40,6 +42,7 @@ func runBuildBench(_ arguments: [String]) {
     let total = zip(zip(evaluate, build), tessellate).map { $0.0 + $0.1 + $1 }
     print("""
     {"bench": "build", "layers": \(layers), "mix": "\(mix)", "frames": \(frames), "draw_items": \(items), \
+    "draw_item_bytes": \(MemoryLayout<DrawItem>.stride), "patched_frames": \(patched), \
     "cpu_ms_per_frame": {\(SceneBench.phase("presentation", evaluate)), \(SceneBench.phase("build", build)), \
     \(SceneBench.phase("tessellate", tessellate)), \(SceneBench.phase("total", total))}}
     """)

@@ -41,7 +41,7 @@ extension LayerTree {
         if nodes[existing: id].contentsFade != nil {
             nodes[existing: id].contentsFade = nil
             fadingLayers.remove(id)
-            version &+= 1
+            bumpVersion()
         }
         let s = context.settings
         guard !s.disableActions, s.duration > 0, !context.created.contains(id),
@@ -50,7 +50,7 @@ extension LayerTree {
         nodes[existing: id].contentsFade = fade
         fadingLayers.insert(id)
         nextEndTime = min(nextEndTime, fade.endTime)
-        version &+= 1
+        bumpVersion()
     }
 
     /// Ends the fades that are over at `t`; returns the earliest end of those still running.
@@ -62,7 +62,7 @@ extension LayerTree {
             if t >= fade.endTime {
                 nodes[existing: id].contentsFade = nil
                 fadingLayers.remove(id)
-                version &+= 1
+                bumpVersion()
             } else {
                 next = min(next, fade.endTime)
             }

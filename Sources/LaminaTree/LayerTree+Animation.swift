@@ -12,7 +12,7 @@ extension LayerTree {
         nodes[existing: id].animations.append(animation)
         animatedLayers.insert(id)
         runningAnimations += 1
-        version &+= 1
+        bumpVersion()
         for c in animation.completionIDs { completionCounts[CompletionKey(client: id.client, id: c), default: 0] += 1 }
         nextEndTime = min(nextEndTime, animation.absoluteEndTime)
         if !animation.isImplicit { events.append(.animationStarted(id, key: animation.key)) }
@@ -33,7 +33,7 @@ extension LayerTree {
         }
         nodes[existing: id].animations = kept
         if kept.isEmpty { animatedLayers.remove(id) }
-        version &+= 1
+        bumpVersion()
     }
 
     /// Counts an ended or removed animation against its completions.
@@ -211,7 +211,7 @@ extension LayerTree {
             if changed {
                 nodes[existing: id].animations = kept
                 if kept.isEmpty { animatedLayers.remove(id) }
-                version &+= 1
+                bumpVersion()
             }
         }
         nextEndTime = min(next, advanceFades(to: t))

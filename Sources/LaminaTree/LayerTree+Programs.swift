@@ -304,7 +304,7 @@ extension LayerTree {
         }
         nodes[existing: id].expressions.append(e)
         programs.expressionLayers.insert(id)
-        version &+= 1
+        bumpVersion()
         events.append(.animationStarted(id, key: e.key))
     }
 
@@ -314,7 +314,7 @@ extension LayerTree {
         for e in node.expressions where match(e) { events.append(.animationStopped(id, key: e.key, finished: false)) }
         nodes[existing: id].expressions.removeAll(where: match)
         if nodes[existing: id].expressions.isEmpty { programs.expressionLayers.remove(id) }
-        version &+= 1
+        bumpVersion()
     }
 }
 

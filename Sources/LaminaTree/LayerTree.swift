@@ -60,8 +60,13 @@ public struct LayerTree: Sendable {
     /// Layers with at least one animation.
     public internal(set) var animatedLayers: Set<LayerID> = []
     /// Changes whenever model values, structure or the animation lists change (presentation
-    /// trees made from an older version are rebuilt).
+    /// trees made from an older version are rebuilt). Each new version is unique in the
+    /// process, so two copies of a tree changed apart never share one.
     public internal(set) var version: UInt64 = 0
+    private static let versionCounter = Atomic<UInt64>(0)
+
+    /// Gives the tree a new `version` (after any change of the model).
+    mutating func bumpVersion() { version = LayerTree.versionCounter.add(1, ordering: .relaxed).newValue }
     /// Distinct for every tree made by `init` (process-wide), shared by its copies (the
     /// presentation trees made from it): with `version`, it says that two trees hold the same
     /// model (the draw-list builder patches its last list only for the same model).
@@ -158,7 +163,7 @@ public struct LayerTree: Sendable {
     }
 
     private mutating func applyPacket(_ packet: CommitPacket, at time: Double) {
-        version &+= 1
+        bumpVersion()
         sequence = max(sequence, packet.sequence)
         let client = packet.client
         switch packet.content {

@@ -197,6 +197,33 @@ import TestSupport
         _ = try Self.run(seed: UInt64(100 + seed), layers: 40, frames: 30, text: true, commitEvery: 0)
     }
 
+    /// Two copies of one tree changed apart never pass for the same model (versions are unique
+    /// in the process): the second build is a full one.
+    @Test func copiesChangedApartAreBuiltInFull() throws {
+        var a = LayerTree()
+        try a.apply(Commit(client: 1, content: .connect))
+        try a.apply(Commit(client: 1, content: .operations([
+            .create(1, .layer), .addSublayer(parent: 0, child: 1),
+            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 20))),
+            .set(1, keyPath: "backgroundColor", value: .color(Color(1, 0, 0)))])))
+        var b = a
+        let set = { (x: Double) in
+            Commit(client: 1, content: .operations([.setTransaction(TransactionSettings(disableActions: true)),
+                                                    .set(1, keyPath: "position", value: .point(Point(x, 10)))]))
+        }
+        try a.apply(set(30))
+        try b.apply(set(60))
+        #expect(a.lineage == b.lineage && a.version != b.version)
+        var builder = DrawListBuilder(widthPoints: 100, heightPoints: 100, scale: 1, background: .black)
+        let first = builder.build(a.presentation(at: 0))
+        let second = builder.build(b.presentation(at: 0))
+        #expect(!builder.lastBuildPatched)
+        #expect(first.items.first?.transform.m41 == 20 && second.items.first?.transform.m41 == 50)
+        // The same model again: a patch.
+        _ = builder.build(b.presentation(at: 0))
+        #expect(builder.lastBuildPatched)
+    }
+
     /// A scene where only values animate (no text, no scale, no opacity across 1, no reorder):
     /// every build after the first patches.
     @Test func valueAnimationsPatchEveryFrame() throws {

@@ -272,6 +272,10 @@ private struct ServerLoop {
                 close(fd)   // another user's process: refused before any byte is read
                 continue
             }
+            // At the limit, first take in the hang-ups that came after this poll began: a
+            // client that closed and connected again (the accept loop takes connections made
+            // since the poll) is not counted twice towards maxClients.
+            if core.clientCount >= daemon.config.maxClients { readHangUps() }
             switch core.connect() {
             case .refused(let bytes):
                 _ = UnixSocket.send(fd, bytes[...])
@@ -280,6 +284,21 @@ private struct ServerLoop {
                 connections[id] = Connection(fd: fd)
                 perform(effects)
             }
+        }
+    }
+
+    /// Reads every connection that has hung up or has bytes waiting now (a poll that does not
+    /// wait), so that its end is seen before a new client is refused for lack of room.
+    mutating func readHangUps() {
+        let ids = Array(connections.keys)
+        var fds = ids.map { pollfd(fd: connections[$0]!.fd, events: Int16(POLLIN), revents: 0) }
+        guard poll(&fds, nfds_t(fds.count), 0) > 0 else { return }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        for (i, id) in ids.enumerated() where fds[i].revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            readFrom(id, &buffer)
+            // A peer that hung up sent a bounded amount: read on to its end.
+            guard fds[i].revents & Int16(POLLHUP | POLLERR) != 0 else { continue }
+            for _ in 0..<1024 where connections[id] != nil { readFrom(id, &buffer) }
         }
     }
 

@@ -40,7 +40,9 @@ extension LayerTree {
     private mutating func release(_ a: LayerAnimation, client: UInt32) {
         for c in a.completionIDs {
             let key = CompletionKey(client: client, id: c)
-            if let n = completionCounts[key] { completionCounts[key] = n - 1 }
+            // At zero the entry goes: a completion id that is never declared (a replaced
+            // completion block) leaves nothing behind; a declared one fires when absent.
+            if let n = completionCounts[key] { completionCounts[key] = n > 1 ? n - 1 : nil }
         }
     }
 

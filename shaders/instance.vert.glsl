@@ -20,6 +20,29 @@ layout(location = 11) in vec4 inGradientLocations; // up to four stops' location
 layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
 layout(location = 13) in vec4 inGradientColor3;
 
+#if KIND == 7
+// Shape atlas items (KIND 7, rectShape[Clipped]): the atlas position (texels' unit square) at
+// location 0 instead of the local one, linear in local units (the piece's rect, location 9,
+// onto its part of the atlas, location 11); fill and stroke colors; params for the clip only.
+layout(location = 0) out vec2 outAtlas;
+layout(location = 3) flat out vec4 outFillColor;
+layout(location = 4) flat out vec4 outBorderColor;
+#ifdef CLIPPED
+layout(location = 5) flat out vec4 outParams;
+#endif
+
+void emit(vec2 local) {
+    vec3 p = vec3(local, 1.0);
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
+    vec4 piece = inGradientPoints, source = inGradientLocations;
+    outAtlas = source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
+    outFillColor = inFillColor;
+    outBorderColor = inBorderColor;
+#ifdef CLIPPED
+    outParams = inParams;
+#endif
+}
+#else
 // Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
 // interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
 // rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER:
@@ -83,3 +106,4 @@ void emit(vec2 local) {
     outGradientRange = inGradientRange;
 #endif
 }
+#endif

@@ -40,7 +40,7 @@ package struct RectInstance: Equatable {
 
     /// `params.y`: what the fragment shader draws.
     package enum Kind: Float {
-        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6
+        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7
     }
 
     /// Every field with its shader location, in order (the vertex attribute table).
@@ -316,6 +316,7 @@ extension RectInstance {
         let frame = g.frame
         let color: SIMD4<Float>
         let mode: Float
+        var second = SIMD4<Float>.zero
         switch draw.mode {
         case .color:
             let o = Float(min(max(item.pointee.opacity, 0), 1))
@@ -324,13 +325,31 @@ extension RectInstance {
         case .coverage(let c):
             color = mapPremultiplied(c, opacity: item.pointee.opacity)
             mode = 1
+        case .shape(let fill, let stroke):
+            color = mapPremultiplied(fill, opacity: item.pointee.opacity)
+            second = mapPremultiplied(stroke, opacity: item.pointee.opacity)
+            mode = 2
         }
-        guard color.w > 0 else { return .nothing }
+        guard color.w > 0 || second.w > 0 else { return .nothing }
         var base = RectInstance()
         // The frame's geometry once; each piece changes only its quad and rects.
         guard base.setGeometry(item.pointee.transform, bounds: frame, cover: frame, width: width, height: height)
         else { return .nothing }
         let margin = SIMD4<Float>(Float(frame.minX), Float(frame.minY), Float(frame.maxX), Float(frame.maxY)) - base.quad
+        if mode == 2 {
+            // A shape atlas entry: one piece, its quad the frame (the entry's outer texels are
+            // zero, so the frame needs no anti-aliased edge).
+            let d = frame, s = g.source
+            base.quad = SIMD4(Float(d.minX), Float(d.minY), Float(d.maxX), Float(d.maxY))
+            base.gradientPoints = base.quad
+            base.gradientLocations = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
+            base.fillColor = color
+            base.borderColor = second
+            base.params = SIMD4(0, Kind.shape.rawValue, mode, clip)
+            (span.base + span.count).initialize(to: base)
+            span.count += 1
+            return .drawn(count: 1, variant: PipelineVariant(kind: .shape, clipped: clip != 0))
+        }
         base.fillColor = color
         base.params = SIMD4(0, Kind.image.rawValue, mode, clip)
         var count = 0

@@ -278,6 +278,47 @@ extension CoverageMesh {
         return max(0, min(1, acc / (w * h)))
     }
 
+    /// Writes the coverage of `mesh` by square boxes of side `box` (local units) as bytes
+    /// (coverage × 255, rounded): sample (i, j) of the `width` × `height` grid is the box
+    /// centred at `origin` + (i, j) × `spacing`, stored at `out[j · rowStride + i · pixelStride]`.
+    /// The same computation as `coverage(of:…)` and the shader, so a box of one device pixel
+    /// centred on a pixel centre gets the shader's coverage of that pixel (the shape atlas).
+    public static func rasterize(_ mesh: Mesh, origin: Point, spacing: Double, box: Double, width: Int, height: Int,
+                                 into out: UnsafeMutablePointer<UInt8>, rowStride: Int, pixelStride: Int) {
+        mesh.vertices.withUnsafeBufferPointer { v in
+            guard v.count > headerRecords, width > 0, height > 0 else { return }
+            let ox = Double(v[4].x), oy = Double(v[4].y), tile = Double(v[4].coverage), margin = Double(v[4].distance)
+            let cols = Int(v[5].x.bitPattern), rows = Int(v[5].y.bitPattern)
+            let w = min(box, 2 * margin)
+            let area = w * w
+            for j in 0..<height {
+                let y = origin.y + Double(j) * spacing
+                let ty = Int(((y - oy) / tile).rounded(.down))
+                let row = out + j * rowStride
+                guard ty >= 0, ty < rows else {
+                    for i in 0..<width { row[i * pixelStride] = 0 }
+                    continue
+                }
+                let by0 = y - w / 2, by1 = y + w / 2
+                for i in 0..<width {
+                    let x = origin.x + Double(i) * spacing
+                    let tx = Int(((x - ox) / tile).rounded(.down))
+                    guard tx >= 0, tx < cols else { row[i * pixelStride] = 0; continue }
+                    let t = v[headerRecords + ty * cols + tx]
+                    var acc = Double(Int32(bitPattern: t.x.bitPattern)) * area
+                    let first = Int(t.y.bitPattern), count = Int(t.coverage.bitPattern)
+                    let bx0 = x - w / 2
+                    for k in first ..< first + count {
+                        let e = v[k]
+                        acc += edgeArea(Double(e.x), Double(e.y), Double(e.coverage), Double(e.distance),
+                                        bx0: bx0, by0: by0, by1: by1, w: w)
+                    }
+                    row[i * pixelStride] = UInt8(max(0, min(1, acc / area)) * 255 + 0.5)
+                }
+            }
+        }
+    }
+
     /// ± ∫ (box right side − clamp(x(y), box)) dy over the edge's part within the box's rows.
     static func edgeArea(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
                          bx0: Double, by0: Double, by1: Double, w: Double) -> Double {

@@ -112,6 +112,8 @@ final class VulkanPipeline {
                              : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
         case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
                               : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
+        case .shape: return c ? (Shaders.rectShapeClippedVert, Shaders.rectShapeClippedFrag, shapeInstanceLocations)
+                              : (Shaders.rectShapeVert, Shaders.rectShapeFrag, shapeInstanceLocations.subtracting([8]))
         }
     }
 
@@ -194,7 +196,7 @@ final class VulkanPipeline {
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 var pipeline: VkPipeline?
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
-                result = Self.createPipeline(kind, device: device, layout: variant.kind == .image ? imageLayout : layout,
+                result = Self.createPipeline(kind, device: device, layout: variant.kind == .image || variant.kind == .shape ? imageLayout : layout,
                                              renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),
                                              instanceLocations: locations, pipeline: &pipeline)
@@ -369,6 +371,11 @@ final class VulkanPipeline {
     /// The `RectInstance` fields rectImage*.vert read (transform, frame, quad, color, params,
     /// the piece's rect and its part of the image).
     static let imageInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 4, 6, 8, 9, 11]
+
+    /// The `RectInstance` fields rectShapeClipped.vert reads (transform, quad, fill and stroke
+    /// colors, params with the clip, the piece's rect and its part of the atlas); rectShape.vert
+    /// reads them but params.
+    static let shapeInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 7, 8, 9, 11]
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14

@@ -20,7 +20,29 @@ layout(location = 11) in vec4 inGradientLocations; // up to four stops' location
 layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
 layout(location = 13) in vec4 inGradientColor3;
 
-#if KIND == 7
+#if KIND == 8
+// Sharp rects (KIND 8, rectSharp[Clipped]): a rect without radii or border under an affine
+// transform. Its pixel distances to the four edges (inside positive: left, right, top,
+// bottom) are affine in screen space, so they are interpolated from the vertices: the local
+// distance times the device pixels per local unit across that pair of edges (inRadii.xy,
+// set by the CPU). Fill color; params for the clip only.
+layout(location = 3) flat out vec4 outFillColor;
+#ifdef CLIPPED
+layout(location = 5) flat out vec4 outParams;
+#endif
+layout(location = 9) noperspective out vec4 outEdges;
+
+void emit(vec2 local) {
+    vec3 p = vec3(local, 1.0);
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
+    outEdges = vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
+        * inRadii.xxyy;
+    outFillColor = inFillColor;
+#ifdef CLIPPED
+    outParams = inParams;
+#endif
+}
+#elif KIND == 7
 // Shape atlas items (KIND 7, rectShape[Clipped]): the atlas position (texels' unit square) at
 // location 0 instead of the local one, linear in local units (the piece's rect, location 9,
 // onto its part of the atlas, location 11); fill and stroke colors; params for the clip only.

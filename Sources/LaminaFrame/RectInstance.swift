@@ -15,6 +15,8 @@ package struct RectInstance: Equatable {
     /// Local quad rasterized: `bounds` grown by about a pixel on each side for anti-aliasing.
     package var quad: SIMD4<Float>
     /// Corner radii: minXMinY, maxXMinY, minXMaxY, maxXMaxY, clamped to half the smaller side.
+    /// Sharp rects (`Kind.sharp`, no radii): device pixels per local unit across the edges
+    /// x = const and y = const (x, y).
     package var radii: SIMD4<Float>
     /// Premultiplied fill color with opacity applied.
     package var fillColor: SIMD4<Float>
@@ -40,7 +42,7 @@ package struct RectInstance: Equatable {
 
     /// `params.y`: what the fragment shader draws.
     package enum Kind: Float {
-        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7
+        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7, sharp = 8
     }
 
     /// Every field with its shader location, in order (the vertex attribute table).
@@ -182,6 +184,18 @@ package struct RectInstance: Equatable {
             else { return .nothing }
             instance.radii = clampedRadii(item.pointee.cornerRadii, b)
             instance.fillColor = fill
+            let m = item.pointee.transform
+            let perPixel = (instance.bounds - instance.quad) / Float(antialiasMargin)
+            if borderWidth == 0, instance.radii == .zero, m.m14 == 0, m.m24 == 0, perPixel.x > 0, perPixel.y > 0 {
+                // Sharp (kind 8): the quad's margins are the local units per device pixel
+                // across each pair of edges (exact for an affine transform); the shader
+                // takes their inverses in `radii`.
+                instance.radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
+                instance.params = SIMD4(0, Kind.sharp.rawValue, 0, clip)
+                (span.base + span.count).initialize(to: instance)
+                span.count += 1
+                return .drawn(count: 1, variant: PipelineVariant(kind: .sharp, clipped: clip != 0))
+            }
             instance.borderColor = border
             instance.params = SIMD4(Float(borderWidth), Kind.rect.rawValue, 0, clip)
             (span.base + span.count).initialize(to: instance)

@@ -112,6 +112,8 @@ final class VulkanPipeline {
                              : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
         case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
                               : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
+        case .sharp: return (c ? Shaders.rectSharpClippedVert : Shaders.rectSharpVert,
+                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? Set(0...6).union([8]) : Set(0...6))
         case .shape: return c ? (Shaders.rectShapeClippedVert, Shaders.rectShapeClippedFrag, shapeInstanceLocations)
                               : (Shaders.rectShapeVert, Shaders.rectShapeFrag, shapeInstanceLocations.subtracting([8]))
         }

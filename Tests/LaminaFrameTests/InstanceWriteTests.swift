@@ -122,6 +122,16 @@ private enum Reference {
         else { return nil }
         instance.radii = RectInstance.clampedRadii(item.cornerRadii, b)
         instance.fillColor = fill
+        // Since issue 11 (after fdd5aee): a rect without radii or border under an affine
+        // transform is kind `sharp`, its radii the inverse local-units-per-pixel margins (in Float,
+        // from the quad) of its pairs of edges, no border color.
+        let perPixel = (instance.bounds - instance.quad) / Float(RectInstance.antialiasMargin)
+        if borderWidth == 0, instance.radii == .zero, item.transform.m14 == 0, item.transform.m24 == 0,
+           perPixel.x > 0, perPixel.y > 0 {
+            instance.radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
+            instance.params = SIMD4(0, RectInstance.Kind.sharp.rawValue, 0, 0)
+            return instance
+        }
         instance.borderColor = border
         instance.params = SIMD4(Float(borderWidth), RectInstance.Kind.rect.rawValue, 0, 0)
         return instance

@@ -126,10 +126,12 @@ final class ShapeAtlas {
     private func rasterize(_ fill: Mesh?, _ stroke: Mesh?, scale: Double) -> Entry? {
         var bounds = fill?.bounds ?? stroke!.bounds
         if let fill, let stroke { bounds = bounds.union(fill.bounds).union(stroke.bounds) }
-        // Samples every half pixel; the outer ones 1.5 px outside the bounds, so their boxes
-        // (half a pixel each way) lie outside and they are zero.
-        let minX = (bounds.minX * 2 * scale).rounded(.down) - 3, minY = (bounds.minY * 2 * scale).rounded(.down) - 3
-        let maxX = (bounds.maxX * 2 * scale).rounded(.up) + 3, maxY = (bounds.maxY * 2 * scale).rounded(.up) + 3
+        // Samples every half pixel, from the meshes' bounds (the outline grown by their margin,
+        // over 0.84 device pixels at this scale: `MeshCache` buckets are quarter octaves) to
+        // their bounds: the outer samples' boxes (half a pixel each way) miss the outline, so
+        // they are zero, and every pixel whose box meets the shape has its centre in the frame.
+        let minX = (bounds.minX * 2 * scale).rounded(.down), minY = (bounds.minY * 2 * scale).rounded(.down)
+        let maxX = (bounds.maxX * 2 * scale).rounded(.up), maxY = (bounds.maxY * 2 * scale).rounded(.up)
         guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite,
               maxX - minX < Double(Self.maxEntrySide), maxY - minY < Double(Self.maxEntrySide) else { return nil }
         let width = Int(maxX - minX) + 1, height = Int(maxY - minY) + 1

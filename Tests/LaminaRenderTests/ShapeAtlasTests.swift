@@ -130,8 +130,22 @@ struct ShapeAtlasTests {
             return builder.build(tree)
         }
         #expect(try frame().items.allSatisfy(Self.isMeshItem))
-        #expect(try frame().items.allSatisfy(Self.isAtlasItem))
+        let second = try frame()
+        #expect(second.items.allSatisfy(Self.isAtlasItem))
         #expect(builder.shapeAtlas.rasterized == 1)
+        // The entry as written (with its gutter): its two outer rows and columns are zero, so
+        // bilinear sampling never reaches past the shape's own texels.
+        let write = try #require(second.shapeAtlas?.writes.last)
+        var border = 0, inked = 0
+        for y in 0..<write.height {
+            for x in 0..<write.width {
+                let texel = write.bytes[(y * write.width + x) * 4 ..< (y * write.width + x) * 4 + 4]
+                if min(x, y, write.width - 1 - x, write.height - 1 - y) < 2 { border += texel.reduce(0) { $0 + Int($1) } }
+                else if texel.contains(where: { $0 > 0 }) { inked += 1 }
+            }
+        }
+        #expect(border == 0)
+        #expect(inked > 100)
         let changed = try frame([.set(1, keyPath: "fillColor", value: .color(Self.red)),
                                  .set(1, keyPath: "opacity", value: .number(0.5)),
                                  .set(1, keyPath: "position", value: .point(Point(40.5, 38)))])

@@ -191,6 +191,11 @@ package struct RectInstance: Equatable {
                 // across each pair of edges (exact for an affine transform); the shader
                 // takes their inverses in `radii`.
                 instance.radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
+                // Its coverage is zero half a pixel outside an edge: the quad needs no more
+                // (about 5 % fewer pixels for a 48 × 32 layer).
+                let half = SIMD4<Float>(perPixel.x, perPixel.y, perPixel.x, perPixel.y) * 0.5 * 1.0001
+                instance.quad = SIMD4(instance.bounds.x - half.x, instance.bounds.y - half.y,
+                                      instance.bounds.z + half.z, instance.bounds.w + half.w)
                 instance.params = SIMD4(0, Kind.sharp.rawValue, 0, clip)
                 (span.base + span.count).initialize(to: instance)
                 span.count += 1

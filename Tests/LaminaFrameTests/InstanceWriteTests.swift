@@ -129,6 +129,10 @@ private enum Reference {
         if borderWidth == 0, instance.radii == .zero, item.transform.m14 == 0, item.transform.m24 == 0,
            perPixel.x > 0, perPixel.y > 0 {
             instance.radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
+            // Its quad grown by half a pixel (and a little), not a whole one.
+            let half = perPixel * 0.5 * 1.0001
+            instance.quad = SIMD4(instance.bounds.x - half.x, instance.bounds.y - half.y,
+                                  instance.bounds.z + half.x, instance.bounds.w + half.y)
             instance.params = SIMD4(0, RectInstance.Kind.sharp.rawValue, 0, 0)
             return instance
         }

@@ -72,9 +72,11 @@ void emit(vec2 local) {
 // CLIPPED as in the fragment shader (params carries the clip index).
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
+#ifndef SHARP
 layout(location = 1) flat out vec4 outBounds;
 #if KIND != 6
 layout(location = 2) flat out vec4 outRadii;
+#endif
 #endif
 #if KIND != 1 && KIND != 6
 layout(location = 4) flat out vec4 outBorderColor;
@@ -95,6 +97,11 @@ layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it f
 #if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
 layout(location = 7) flat out vec4 outGradientRange;
 #endif
+#ifdef SHARP
+// Gradients on sharp rects (rect*Sharp*.frag): the pixel distances to the four edges, as
+// KIND 8 computes them (inRadii: device pixels per local unit across each pair of edges).
+layout(location = 11) noperspective out vec4 outEdges;
+#endif
 
 // Writes gl_Position for a local point and passes the instance to the fragment shader.
 void emit(vec2 local) {
@@ -104,9 +111,11 @@ void emit(vec2 local) {
     gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, w);
 #ifndef MESH_SHADER
     outLocal = local;
+#ifndef SHARP
     outBounds = inBounds;
 #if KIND != 6
     outRadii = inRadii;
+#endif
 #endif
 #if KIND != 1 && KIND != 6
     outBorderColor = inBorderColor;
@@ -126,6 +135,10 @@ void emit(vec2 local) {
 #endif
 #if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
     outGradientRange = inGradientRange;
+#endif
+#ifdef SHARP
+    outEdges = vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
+        * inRadii.xxyy;
 #endif
 }
 #endif

@@ -42,7 +42,8 @@ package struct RectInstance: Equatable {
 
     /// `params.y`: what the fragment shader draws.
     package enum Kind: Float {
-        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7, sharp = 8
+        case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7, sharp = 8,
+             axialSharp = 9, radialSharp = 10, conicSharp = 11
     }
 
     /// Every field with its shader location, in order (the vertex attribute table).
@@ -111,6 +112,21 @@ package struct RectInstance: Equatable {
         clipW = SIMD4(Float(m.m14), Float(m.m24), Float(m.m44), 0)
         bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
         quad = SIMD4(Float(c.minX - marginX), Float(c.minY - marginY), Float(c.maxX + marginX), Float(c.maxY + marginY))
+        return true
+    }
+
+    /// Makes a rect without radii under an affine transform `m` sharp (kinds 8–11): `radii`
+    /// the device pixels per local unit across each pair of edges (the inverse of the quad's
+    /// margins from `setGeometry`, exact for an affine transform), the quad grown by half a
+    /// pixel only (the sharp coverage is zero beyond; about 5 % fewer pixels for a 48 × 32
+    /// layer). False (nothing changed) otherwise.
+    @usableFromInline @inline(__always)
+    mutating func sharpen(_ m: Transform3D) -> Bool {
+        let perPixel = (bounds - quad) / Float(Self.antialiasMargin)
+        guard radii == .zero, m.m14 == 0, m.m24 == 0, perPixel.x > 0, perPixel.y > 0 else { return false }
+        radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
+        let half = SIMD4<Float>(perPixel.x, perPixel.y, perPixel.x, perPixel.y) * 0.5 * 1.0001
+        quad = SIMD4(bounds.x - half.x, bounds.y - half.y, bounds.z + half.z, bounds.w + half.w)
         return true
     }
 
@@ -184,18 +200,7 @@ package struct RectInstance: Equatable {
             else { return .nothing }
             instance.radii = clampedRadii(item.pointee.cornerRadii, b)
             instance.fillColor = fill
-            let m = item.pointee.transform
-            let perPixel = (instance.bounds - instance.quad) / Float(antialiasMargin)
-            if borderWidth == 0, instance.radii == .zero, m.m14 == 0, m.m24 == 0, perPixel.x > 0, perPixel.y > 0 {
-                // Sharp (kind 8): the quad's margins are the local units per device pixel
-                // across each pair of edges (exact for an affine transform); the shader
-                // takes their inverses in `radii`.
-                instance.radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
-                // Its coverage is zero half a pixel outside an edge: the quad needs no more
-                // (about 5 % fewer pixels for a 48 × 32 layer).
-                let half = SIMD4<Float>(perPixel.x, perPixel.y, perPixel.x, perPixel.y) * 0.5 * 1.0001
-                instance.quad = SIMD4(instance.bounds.x - half.x, instance.bounds.y - half.y,
-                                      instance.bounds.z + half.z, instance.bounds.w + half.w)
+            if borderWidth == 0, instance.sharpen(item.pointee.transform) {
                 instance.params = SIMD4(0, Kind.sharp.rawValue, 0, clip)
                 (span.base + span.count).initialize(to: instance)
                 span.count += 1
@@ -264,7 +269,10 @@ package struct RectInstance: Equatable {
         else { return .nothing }
         let opacity = item.pointee.opacity
         base.radii = clampedRadii(item.pointee.cornerRadii, b)
-        let kind: Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+        var kind: Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+        if base.sharpen(item.pointee.transform) {
+            kind = switch gradient.type { case .axial: .axialSharp; case .radial: .radialSharp; case .conic: .conicSharp }
+        }
         base.params = SIMD4(0, kind.rawValue, 0, clip)
         base.gradientPoints = SIMD4(Float(gradient.start.x), Float(gradient.start.y),
                                     Float(gradient.end.x), Float(gradient.end.y))

@@ -100,6 +100,7 @@ final class VulkanPipeline {
         // Gradients and meshes read params (location 8) only for the clip index.
         let gradient: Set<UInt32> = c ? Set(0...13) : Set(0...13).subtracting([8])
         let gradientVertex = c ? Shaders.rectGradientClippedVert : Shaders.rectGradientVert
+        let sharpGradientVertex = c ? Shaders.rectGradientSharpClippedVert : Shaders.rectGradientSharpVert
         switch variant.kind {
         case .rect: return (Shaders.rectPlainVert, c ? Shaders.rectPlainClippedFrag : Shaders.rectPlainFrag,
                             Set(0...8))
@@ -108,6 +109,10 @@ final class VulkanPipeline {
         case .axial: return (gradientVertex, c ? Shaders.rectAxialClippedFrag : Shaders.rectAxialFrag, gradient)
         case .radial: return (gradientVertex, c ? Shaders.rectRadialClippedFrag : Shaders.rectRadialFrag, gradient)
         case .conic: return (gradientVertex, c ? Shaders.rectConicClippedFrag : Shaders.rectConicFrag, gradient)
+        case .axialSharp: return (sharpGradientVertex, c ? Shaders.rectAxialSharpClippedFrag : Shaders.rectAxialSharpFrag, gradient)
+        case .radialSharp: return (sharpGradientVertex, c ? Shaders.rectRadialSharpClippedFrag : Shaders.rectRadialSharpFrag,
+                                   gradient)
+        case .conicSharp: return (sharpGradientVertex, c ? Shaders.rectConicSharpClippedFrag : Shaders.rectConicSharpFrag, gradient)
         case .mesh: return c ? (Shaders.meshClippedVert, Shaders.meshClippedFrag, meshInstanceLocations)
                              : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
         case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)

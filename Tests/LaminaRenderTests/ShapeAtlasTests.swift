@@ -117,6 +117,31 @@ struct ShapeAtlasTests {
         }
     }
 
+    /// Atlas items under a rotated rounded clip (`rectShapeClipped`) and as the source of a
+    /// blurred shadow (an offscreen pass): within the pixel rule of the meshes' rendering.
+    @Test func clippedAndShadowedMatchTheMeshes() throws {
+        var star = Path(); star.addPolygon(VisualGoldenTests.star)
+        var ops = DrawListBuilderTests().layer(1, frame: Rect(20, 10, 150, 90), [
+            ("masksToBounds", .bool(true)), ("cornerRadius", .number(18)), ("backgroundColor", .color(Color(0.9, 0.9, 0.8))),
+        ])
+        ops.append(.set(1, keyPath: "transform", value: .transform(.rotation(0.15))))
+        ops += DrawListBuilderTests().layer(2, .shape, parent: 1, frame: Rect(-10, 30, 64, 64), [
+            ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)), ("lineWidth", .number(2)),
+        ])
+        ops += DrawListBuilderTests().layer(3, .shape, parent: 1, frame: Rect(70, 5.5, 64, 64), [
+            ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.red)),
+            ("shadowOpacity", .number(0.6)), ("shadowRadius", .number(3)), ("shadowOffset", .size(Size(2, 4))),
+        ])
+        let (_, atlas) = try secondFrame(ops, width: 200, height: 130)
+        let (_, meshes) = try secondFrame(ops, width: 200, height: 130, atlas: false)
+        #expect(atlas.items.filter(Self.isAtlasItem).count == 3, "the two shapes and the shadow's source")
+        #expect(atlas.items.contains { if case .shadowGroup = $0.kind { true } else { false } })
+        let comparison = PixelComparator.compare(try renderImage(atlas, alpha: .straight),
+                                                 try renderImage(meshes, alpha: .straight),
+                                                 tolerance: VisualGoldenTests.shapes)
+        #expect(comparison.passed, "\(comparison)")
+    }
+
     /// Colors, opacity and position change without a new raster; a new path draws its meshes
     /// for a frame, then a new entry; a perspective transform draws meshes.
     @Test func rasterizesOnlyWhatChanged() throws {

@@ -360,14 +360,34 @@ extension StrokeTessellator {
     /// trimmed and dashed on the CPU. `totalLength` is the untrimmed centerline length.
     public static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double = 1,
                                     tolerance: Double = CoverageMesh.tolerance) throws(TessellationError) -> Mesh {
+        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true)
+    }
+
+    /// `mergingQuads: false` unions the pieces' triangles as they are (tests compare the two).
+    static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
+                             mergingQuads: Bool) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true)
         var polys: [[Point]] = []
         polys.reserveCapacity(b.interior.count / 3)
+        let t = b.interior
         var i = 0
-        while i + 2 < b.interior.count {
-            let a = b.points[Int(b.interior[i])], p = b.points[Int(b.interior[i + 1])], c = b.points[Int(b.interior[i + 2])]
+        while i + 2 < t.count {
+            let a = b.points[Int(t[i])], p = b.points[Int(t[i + 1])], c = b.points[Int(t[i + 2])]
             let cr = (p - a).cross(c - a)
+            // The builder emits a segment's body and most pieces as two triangles (a, p, c),
+            // (a, c, d) sharing the diagonal a–c: with the same orientation they lie on either
+            // side of it and form one simple quad, whose winding is theirs summed — the union
+            // is the same with a third fewer edges for the sweep.
+            if mergingQuads, i + 5 < t.count, t[i + 3] == t[i], t[i + 4] == t[i + 2] {
+                let d = b.points[Int(t[i + 5])]
+                let cr2 = (c - a).cross(d - a)
+                if (cr > 0 && cr2 > 0) || (cr < 0 && cr2 < 0) {
+                    polys.append(cr > 0 ? [a, p, c, d] : [a, d, c, p])
+                    i += 6
+                    continue
+                }
+            }
             if cr > 0 { polys.append([a, p, c]) } else if cr < 0 { polys.append([a, c, p]) }
             i += 3
         }

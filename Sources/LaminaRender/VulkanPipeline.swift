@@ -203,7 +203,8 @@ final class VulkanPipeline {
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 var pipeline: VkPipeline?
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
-                result = Self.createPipeline(kind, device: device, layout: variant.kind == .image || variant.kind == .shape ? imageLayout : layout,
+                let sampled = variant.kind == .image || variant.kind == .shape  // set 1 an image
+                result = Self.createPipeline(kind, device: device, layout: sampled ? imageLayout : layout,
                                              renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),
                                              instanceLocations: locations, pipeline: &pipeline)

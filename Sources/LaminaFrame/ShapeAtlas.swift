@@ -19,8 +19,9 @@ import LaminaImage
 ///
 /// The backend sees it as the glyph atlas is seen: `DrawList.shapeAtlas` (a base image and
 /// the dirty rectangles written since). Entries are packed in shelves; when the atlas is full
-/// it starts over empty at the next frame (at most once every `resetInterval` frames; the
-/// meshes draw meanwhile). Render thread only.
+/// and most of its entries have not drawn for `resetInterval` frames it starts over empty at
+/// the next frame (at most once every `resetInterval` frames; the meshes draw meanwhile).
+/// Render thread only.
 final class ShapeAtlas {
     static let width = 1024
     static let height = 1024
@@ -42,6 +43,8 @@ final class ShapeAtlas {
     /// bounds), and a gutter of zero texels surrounds it in the atlas.
     struct Entry {
         var scale: Double
+        /// Its slot in `lastUsed`.
+        var slot: Int
         var x: Int, y: Int, x0: Int, y0: Int, width: Int, height: Int
     }
 
@@ -55,7 +58,11 @@ final class ShapeAtlas {
     private var frame: UInt64 = 0
     private var budget = 0
     private var resetPending = false
+    /// Whether an entry found the atlas full this frame (the reset rule is checked once).
+    private var fullThisFrame = false
     private var lastReset: UInt64 = 0
+    /// The frame each entry (by `Entry.slot`) last drew.
+    private var lastUsed: [UInt64] = []
     /// Entries rasterized so far (tests, stats).
     private(set) var rasterized = 0
 
@@ -63,10 +70,12 @@ final class ShapeAtlas {
     func beginFrame(_ frame: UInt64) {
         self.frame = frame
         budget = Self.texelBudget
+        fullThisFrame = false
         if resetPending {
             resetPending = false
             lastReset = frame
             entries.removeAll(keepingCapacity: true)
+            lastUsed.removeAll(keepingCapacity: true)
             pixels = [UInt8](repeating: 0, count: Self.width * Self.height * 4)
             shelfX = 0; shelfY = 0; shelfHeight = 0
             state = nil
@@ -106,6 +115,7 @@ final class ShapeAtlas {
             entry = made
         }
         guard let e = entry, let base = state?.base else { return nil }
+        lastUsed[e.slot] = frame
         // Texel i's centre is sample x0 + i: the texels span samples x0 − ½ … x0 + width − ½.
         let unit = 0.5 / e.scale
         let frameRect = Rect((Double(e.x0) - 0.5) * unit, (Double(e.y0) - 0.5) * unit,
@@ -124,6 +134,7 @@ final class ShapeAtlas {
     /// A new entry for the meshes at `scale`, written into the atlas; nil when it is too large,
     /// this frame's budget is spent or the atlas is full (then it starts over next frame).
     private func rasterize(_ fill: Mesh?, _ stroke: Mesh?, scale: Double) -> Entry? {
+        guard !fullThisFrame else { return nil }
         var bounds = fill?.bounds ?? stroke!.bounds
         if let fill, let stroke { bounds = bounds.union(fill.bounds).union(stroke.bounds) }
         // Samples every half pixel, from the meshes' bounds (the outline grown by their margin,
@@ -140,12 +151,20 @@ final class ShapeAtlas {
         let w = width + 2, h = height + 2
         if shelfX + w > Self.width { shelfY += shelfHeight; shelfX = 0; shelfHeight = 0 }
         guard shelfY + h <= Self.height else {
-            if frame >= lastReset + Self.resetInterval { resetPending = true }
+            // Start over only when most entries have not drawn lately (else the newcomers
+            // draw their meshes): a scene with more live shapes than the atlas holds does
+            // not rasterize them all again every `resetInterval` frames.
+            if !fullThisFrame, frame >= lastReset + Self.resetInterval,
+               2 * lastUsed.filter({ $0 + Self.resetInterval >= frame }).count < lastUsed.count {
+                resetPending = true
+            }
+            fullThisFrame = true
             return nil
         }
         if state == nil { takeBase() }
-        let entry = Entry(scale: scale, x: shelfX + 1, y: shelfY + 1, x0: Int(minX), y0: Int(minY),
+        let entry = Entry(scale: scale, slot: lastUsed.count, x: shelfX + 1, y: shelfY + 1, x0: Int(minX), y0: Int(minY),
                           width: width, height: height)
+        lastUsed.append(frame)
         shelfX += w
         shelfHeight = max(shelfHeight, h)
         budget -= width * height

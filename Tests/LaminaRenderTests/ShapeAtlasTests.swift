@@ -187,4 +187,33 @@ struct ShapeAtlasTests {
         #expect(tilted.items.allSatisfy(Self.isMeshItem))
         #expect(try frame().items.allSatisfy(Self.isMeshItem))
     }
+
+    /// More live shapes than the atlas holds: once it is full the rest draw their meshes and
+    /// the entries stay (no start-over while most of them draw); when most stop drawing, the
+    /// atlas starts over and the new shapes get entries.
+    @Test func aFullAtlasKeepsItsLiveEntries() throws {
+        func disc(_ k: Int) -> Path { .ellipse(in: Rect(2, 2, 28 + Double(k % 7), 28 + Double(k / 7) * 0.01)) }
+        var ops: [LaminaTree.Operation] = []
+        for k in 0..<300 {
+            ops += layer(UInt32(k + 1), frame: Rect(Double(k % 20) * 30, Double(k / 20) * 30, 48, 48), [
+                ("path", .path(disc(k))), ("fillColor", .color(Self.blue)),
+            ])
+        }
+        var tree = try DrawListBuilderTests().tree(ops)
+        var builder = DrawListBuilder(widthPoints: 640, heightPoints: 480, scale: 1, background: Color(1, 1, 1))
+        for _ in 0..<70 { _ = builder.build(tree) }
+        let full = builder.shapeAtlas.rasterized
+        let list = builder.build(tree)
+        let fromAtlas = list.items.filter(Self.isAtlasItem).count
+        #expect(full > 100 && full < 300, "the atlas holds some of the 300 shapes: \(full)")
+        #expect(fromAtlas == full && list.items.count == 300)
+        for _ in 0..<70 { _ = builder.build(tree) }
+        #expect(builder.shapeAtlas.rasterized == full, "no start-over while the entries draw")
+        // All but ten layers get new paths: the old entries stop drawing, the atlas starts over.
+        var changes: [LaminaTree.Operation] = []
+        for k in 10..<300 { changes.append(.set(UInt32(k + 1), keyPath: "path", value: .path(disc(k + 1000)))) }
+        try tree.apply(Commit(client: 1, content: .operations(changes)))
+        for _ in 0..<80 { _ = builder.build(tree) }
+        #expect(builder.shapeAtlas.rasterized > full + 50, "new entries after the start-over")
+    }
 }

@@ -104,7 +104,9 @@ public struct DrawListBuilder {
     var nextMemo: [MemoKey: ShapeMemo] = [:]
     /// Shapes unchanged since the last frame drawn from a texture (`ShapeAtlas`); false: always
     /// their meshes (tests compare the two; `lamina-bench frames` with LAMINA_SHAPE_ATLAS=0).
-    public var usesShapeAtlas = true
+    public var usesShapeAtlas = true {
+        didSet { if usesShapeAtlas != oldValue { retained.key = nil } }  // the next build is full
+    }
     let shapeAtlas = ShapeAtlas()
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {

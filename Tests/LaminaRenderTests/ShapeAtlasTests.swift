@@ -1,5 +1,6 @@
 import Foundation
 import LaminaGeometry
+import LaminaAnimation
 import LaminaTree
 import Testing
 import TestSupport
@@ -26,6 +27,7 @@ struct ShapeAtlasTests {
         let tree = try DrawListBuilderTests().tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         builder.usesShapeAtlas = atlas
+        builder.patchesInPlace = false  // full builds (a patch keeps an unchanged layer's items)
         let first = builder.build(tree)
         return (first, builder.build(tree))
     }
@@ -150,6 +152,7 @@ struct ShapeAtlasTests {
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)),
         ]))
         var builder = DrawListBuilder(widthPoints: 80, heightPoints: 80, scale: 1, background: Color(1, 1, 1))
+        builder.patchesInPlace = false
         func frame(_ operations: [LaminaTree.Operation] = []) throws -> DrawList {
             if !operations.isEmpty { try tree.apply(Commit(client: 1, content: .operations(operations))) }
             return builder.build(tree)
@@ -201,6 +204,7 @@ struct ShapeAtlasTests {
         }
         var tree = try DrawListBuilderTests().tree(ops)
         var builder = DrawListBuilder(widthPoints: 640, heightPoints: 480, scale: 1, background: Color(1, 1, 1))
+        builder.patchesInPlace = false
         for _ in 0..<70 { _ = builder.build(tree) }
         let full = builder.shapeAtlas.rasterized
         let list = builder.build(tree)
@@ -215,5 +219,44 @@ struct ShapeAtlasTests {
         try tree.apply(Commit(client: 1, content: .operations(changes)))
         for _ in 0..<80 { _ = builder.build(tree) }
         #expect(builder.shapeAtlas.rasterized > full + 50, "new entries after the start-over")
+    }
+
+    /// With the retained list on: an animated shape is re-emitted every frame, from the atlas
+    /// once its meshes held for a frame, in patched frames too (a static one keeps the items
+    /// of the last full build); the pixels stay within the rule of a meshes-only rendering.
+    @Test func patchedFramesDrawFromTheAtlas() throws {
+        var star = Path(); star.addPolygon(VisualGoldenTests.star)
+        var tree = try DrawListBuilderTests().tree(layer(1, frame: Rect(10, 10, 64, 64), [
+            ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)),
+            ("lineWidth", .number(2)),
+        ]) + layer(2, frame: Rect(84, 10, 64, 64), [
+            ("path", .path(.ellipse(in: Rect(4, 4, 50, 40)))), ("fillColor", .color(Self.red)),
+        ]))
+        var timing = AnimationTiming(duration: 4); timing.timingFunction = .linear; timing.repeatCount = .infinity
+        try tree.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
+            keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
+        var builder = DrawListBuilder(widthPoints: 160, heightPoints: 84, scale: 1, background: Color(1, 1, 1))
+        builder.retained.backoffAfterFailure = 0
+        var meshes = DrawListBuilder(widthPoints: 160, heightPoints: 84, scale: 1, background: Color(1, 1, 1))
+        meshes.usesShapeAtlas = false
+        var snapshots = SnapshotMaker()
+        var patched = 0
+        var last: (DrawList, DrawList)? = nil
+        for k in 0..<8 {
+            let t = Double(k) * 0.13
+            tree.advance(to: t)
+            let snapshot = snapshots.make(from: tree, at: t)
+            let list = builder.build(snapshot.tree)
+            if builder.lastBuildPatched { patched += 1 }
+            last = (list, meshes.build(snapshot.tree))
+        }
+        #expect(patched >= 4)
+        let (list, reference) = try #require(last)
+        #expect(builder.lastBuildPatched)
+        #expect(list.items.filter(Self.isAtlasItem).count == 2)
+        let comparison = PixelComparator.compare(try renderImage(list, alpha: .straight),
+                                                 try renderImage(reference, alpha: .straight),
+                                                 tolerance: VisualGoldenTests.shapes)
+        #expect(comparison.passed, "\(comparison)")
     }
 }

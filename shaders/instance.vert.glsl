@@ -20,6 +20,51 @@ layout(location = 11) in vec4 inGradientLocations; // up to four stops' location
 layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
 layout(location = 13) in vec4 inGradientColor3;
 
+#if KIND == 8
+// Sharp rects (KIND 8, rectSharp[Clipped]): a rect without radii or border under an affine
+// transform. Its pixel distances to the four edges (inside positive: left, right, top,
+// bottom) are affine in screen space, so they are interpolated from the vertices: the local
+// distance times the device pixels per local unit across that pair of edges (inRadii.xy,
+// set by the CPU). Fill color; params for the clip only.
+layout(location = 3) flat out vec4 outFillColor;
+#ifdef CLIPPED
+layout(location = 5) flat out vec4 outParams;
+#endif
+layout(location = 9) noperspective out vec4 outEdges;
+
+void emit(vec2 local) {
+    vec3 p = vec3(local, 1.0);
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
+    outEdges = vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
+        * inRadii.xxyy;
+    outFillColor = inFillColor;
+#ifdef CLIPPED
+    outParams = inParams;
+#endif
+}
+#elif KIND == 7
+// Shape atlas items (KIND 7, rectShape[Clipped]): the atlas position (texels' unit square) at
+// location 0 instead of the local one, linear in local units (the piece's rect, location 9,
+// onto its part of the atlas, location 11); fill and stroke colors; params for the clip only.
+layout(location = 0) out vec2 outAtlas;
+layout(location = 3) flat out vec4 outFillColor;
+layout(location = 4) flat out vec4 outBorderColor;
+#ifdef CLIPPED
+layout(location = 5) flat out vec4 outParams;
+#endif
+
+void emit(vec2 local) {
+    vec3 p = vec3(local, 1.0);
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
+    vec4 piece = inGradientPoints, source = inGradientLocations;
+    outAtlas = source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
+    outFillColor = inFillColor;
+    outBorderColor = inBorderColor;
+#ifdef CLIPPED
+    outParams = inParams;
+#endif
+}
+#else
 // Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
 // interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
 // rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER:
@@ -27,9 +72,11 @@ layout(location = 13) in vec4 inGradientColor3;
 // CLIPPED as in the fragment shader (params carries the clip index).
 #ifndef MESH_SHADER
 layout(location = 0) out vec2 outLocal;
+#ifndef SHARP
 layout(location = 1) flat out vec4 outBounds;
 #if KIND != 6
 layout(location = 2) flat out vec4 outRadii;
+#endif
 #endif
 #if KIND != 1 && KIND != 6
 layout(location = 4) flat out vec4 outBorderColor;
@@ -50,6 +97,11 @@ layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it f
 #if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
 layout(location = 7) flat out vec4 outGradientRange;
 #endif
+#ifdef SHARP
+// Gradients on sharp rects (rect*Sharp*.frag): the pixel distances to the four edges, as
+// KIND 8 computes them (inRadii: device pixels per local unit across each pair of edges).
+layout(location = 11) noperspective out vec4 outEdges;
+#endif
 
 // Writes gl_Position for a local point and passes the instance to the fragment shader.
 void emit(vec2 local) {
@@ -59,9 +111,11 @@ void emit(vec2 local) {
     gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, w);
 #ifndef MESH_SHADER
     outLocal = local;
+#ifndef SHARP
     outBounds = inBounds;
 #if KIND != 6
     outRadii = inRadii;
+#endif
 #endif
 #if KIND != 1 && KIND != 6
     outBorderColor = inBorderColor;
@@ -82,4 +136,9 @@ void emit(vec2 local) {
 #if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
     outGradientRange = inGradientRange;
 #endif
+#ifdef SHARP
+    outEdges = vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
+        * inRadii.xxyy;
+#endif
 }
+#endif

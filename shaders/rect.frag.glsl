@@ -15,6 +15,17 @@ layout(location = 10) flat in vec4 inGradientColor3;
 
 layout(location = 0) out vec4 outColor;
 
+#ifdef SHARP
+// Gradients on rects without radii under an affine transform (kinds 9–11): the coverage of
+// sharp.frag.glsl (KIND 8) from the interpolated pixel distances to the edges.
+layout(location = 11) noperspective in vec4 inEdges;
+
+float sharpCoverage() {
+    vec4 c = clamp(inEdges + 0.5, 0.0, 1.0);
+    return max(c.x + c.y - 1.0, 0.0) * max(c.z + c.w - 1.0, 0.0);
+}
+#endif
+
 #if KIND >= 2
 // The color at t of up to four stops (count n): linear between neighbours in sRGB-encoded,
 // straight-alpha space; the end colors extend.
@@ -104,7 +115,11 @@ void main() {
 #endif
     if (t < inGradientRange.z || t >= inGradientRange.w) discard;
     vec4 c = gradientColor(t, int(inGradientRange.x + 0.5));
+#ifdef SHARP
+    color = vec4(c.rgb * c.a, c.a) * sharpCoverage();
+#else
     color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
+#endif
 #else
     float borderWidth = inParams.x;
     float outer = coverage(inLocal, inBounds, inRadii, dx, dy);

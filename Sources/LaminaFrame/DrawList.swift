@@ -45,6 +45,9 @@ public struct DrawList: Sendable {
         /// Whether the list has group or blurred-shadow markers.
         public var hasMarkers: Bool
     }
+    /// The shape atlas that `.shape` image items draw (their image is `shapeAtlas.base`) and its
+    /// writes since that base, as `textAtlas`. Nil when no shape drew from it.
+    public var shapeAtlas: TextAtlasState? = nil
 
     public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
         self.init(width: width, height: height, clearColor: clearColor, items: items, clips: clips,
@@ -137,11 +140,15 @@ public struct MeshDraw: Sendable {
 /// sampled with `minification` / `magnification` filters. `.color` draws the image's
 /// premultiplied pixels × the item's opacity (layer contents); `.coverage(color)` draws the
 /// image's first channel as coverage × `color` (straight, sRGB-encoded; an A8 atlas, e.g.
-/// glyphs). The GPU keeps one copy of an image per `Image.id`, shared by every item showing it.
+/// glyphs); `.shape(fill:stroke:)` draws a shape atlas entry (`ShapeAtlas`: first channel the
+/// fill's coverage, second the stroke's) in the two colors, the stroke over the fill (one
+/// piece, sampled at level 0). The GPU keeps one copy of an image per `Image.id`, shared by
+/// every item showing it.
 public struct ImageDraw: Sendable {
     public enum Mode: Sendable, Equatable {
         case color
         case coverage(Color)
+        case shape(fill: Color, stroke: Color)
     }
 
     public var image: Image

@@ -317,6 +317,7 @@ extension DrawListBuilder {
         } else {
             return nil
         }
+        shapeAtlas.beginFrame(lastSerial + 1)
         if retained.beginPatch(changed: changed, older: older, count: tree.count) {
             shadowSourceItems = 0
             openGroups = 0
@@ -339,6 +340,7 @@ extension DrawListBuilder {
                             plan: plan)
         list.serial = lastSerial
         list.textAtlas = retained.atlas
+        list.shapeAtlas = shapeAtlas.endFrame()
         // The items outside the changed visits are the previous list's (those changed last
         // frame, when this buffer is the list before last, are changed ones now too).
         list.patch = DrawList.Patch(base: base, ranges: retained.changedRanges, hasMarkers: retained.hasMarkers)

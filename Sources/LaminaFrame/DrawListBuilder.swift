@@ -102,6 +102,12 @@ public struct DrawListBuilder {
     struct MemoKey: Hashable { var layer: LayerID; var part: MeshPart }
     private var memo: [MemoKey: ShapeMemo] = [:]
     var nextMemo: [MemoKey: ShapeMemo] = [:]
+    /// Shapes unchanged since the last frame drawn from a texture (`ShapeAtlas`); false: always
+    /// their meshes (tests compare the two; `lamina-bench frames` with LAMINA_SHAPE_ATLAS=0).
+    public var usesShapeAtlas = true {
+        didSet { if usesShapeAtlas != oldValue { retained.key = nil } }  // the next build is full
+    }
+    let shapeAtlas = ShapeAtlas()
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {
         self.widthPoints = widthPoints; self.heightPoints = heightPoints
@@ -135,6 +141,7 @@ public struct DrawListBuilder {
         retained.beginFull()
         nextMemo.removeAll(keepingCapacity: true)
         textDrawing?.beginFrame()
+        shapeAtlas.beginFrame(lastSerial + 1)
         if let root = tree.nodes.slot(of: .root) {
             // The nodes are borrowed in place for the whole walk: no node is copied.
             tree.nodes.withUnsafeNodes { nodes in
@@ -150,6 +157,7 @@ public struct DrawListBuilder {
                             plan: plan)
         list.serial = lastSerial
         list.textAtlas = atlas
+        list.shapeAtlas = shapeAtlas.endFrame()
         retained.endFull(key: retainedKey(tree), items: items, plan: plan, atlas: atlas,
                          capped: shadowSourceItems > Self.maxShadowSourceItems)
         return list
@@ -507,11 +515,11 @@ public struct DrawListBuilder {
         var p: LayerProperties { _read { yield address.pointee.properties } }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
+        var fillPart: (id: MeshID, mesh: Mesh, color: Color)? = nil, strokePart: (id: MeshID, mesh: Mesh, color: Color)? = nil
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
             if let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
-                emit(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: fill)), clip: clip))
+                fillPart = (meshID, mesh, fill)
             }
         }
         if let strokeColor = p.strokeColor, strokeColor.alpha > 0, p.lineWidth >= 0 {
@@ -521,9 +529,22 @@ public struct DrawListBuilder {
             let style = MeshKey.Style.stroke(stroke, trimmedInShader: false)
             if stroke.strokeEnd > stroke.strokeStart,
                let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
-                emit(DrawItem(transform: toPixels, bounds: mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                                      kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: strokeColor)), clip: clip))
+                strokePart = (meshID, mesh, strokeColor)
             }
+        }
+        // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas).
+        if usesShapeAtlas, let item = shapeAtlas.item(fill: fillPart, stroke: strokePart, toPixels: toPixels,
+                                                      scale: pixelScale, opacity: opacity, clip: clip) {
+            emit(item)
+            return
+        }
+        if let f = fillPart {
+            emit(DrawItem(transform: toPixels, bounds: f.mesh.bounds, backgroundColor: .clear, opacity: opacity,
+                          kind: .mesh(MeshDraw(id: f.id, mesh: f.mesh, color: f.color)), clip: clip))
+        }
+        if let s = strokePart {
+            emit(DrawItem(transform: toPixels, bounds: s.mesh.bounds, backgroundColor: .clear, opacity: opacity,
+                          kind: .mesh(MeshDraw(id: s.id, mesh: s.mesh, color: s.color)), clip: clip))
         }
     }
 

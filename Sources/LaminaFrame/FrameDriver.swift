@@ -14,6 +14,11 @@ public struct FrameDriver {
     public private(set) var tree = LayerTree()
     /// The draw-list builder (its mesh cache persists across frames).
     public private(set) var builder: DrawListBuilder
+    /// `DrawListBuilder.usesShapeAtlas` (the viewer's wireframe shows shapes' meshes).
+    public var usesShapeAtlas: Bool {
+        get { builder.usesShapeAtlas }
+        set { builder.usesShapeAtlas = newValue }
+    }
     private var snapshots = SnapshotMaker()
     private var collector = FrameStatsCollector()
     /// The last frame's draw list (what the backend holds as drawn), compared with the next.

@@ -25,7 +25,10 @@ package struct PipelineVariant: Hashable {
     package var index: Int { Int(kind.rawValue) * 2 + (clipped ? 1 : 0) }
 
     /// Every variant, in `index` order.
-    package static let all: [PipelineVariant] = [RectInstance.Kind.rect, .shadow, .axial, .radial, .conic, .mesh, .image].flatMap {
+    package static let all: [PipelineVariant] = [
+        RectInstance.Kind.rect, .shadow, .axial, .radial, .conic, .mesh, .image, .shape, .sharp,
+        .axialSharp, .radialSharp, .conicSharp,
+    ].flatMap {
         [PipelineVariant(kind: $0, clipped: false), PipelineVariant(kind: $0, clipped: true)]
     }
 }

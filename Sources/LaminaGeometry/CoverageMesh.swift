@@ -278,6 +278,47 @@ extension CoverageMesh {
         return max(0, min(1, acc / (w * h)))
     }
 
+    /// Writes the coverage of `mesh` by square boxes of side `box` (local units) as bytes
+    /// (coverage × 255, rounded): sample (i, j) of the `width` × `height` grid is the box
+    /// centred at `origin` + (i, j) × `spacing`, stored at `out[j · rowStride + i · pixelStride]`.
+    /// The same computation as `coverage(of:…)` and the shader, so a box of one device pixel
+    /// centred on a pixel centre gets the shader's coverage of that pixel (the shape atlas).
+    public static func rasterize(_ mesh: Mesh, origin: Point, spacing: Double, box: Double, width: Int, height: Int,
+                                 into out: UnsafeMutablePointer<UInt8>, rowStride: Int, pixelStride: Int) {
+        mesh.vertices.withUnsafeBufferPointer { v in
+            guard v.count > headerRecords, width > 0, height > 0 else { return }
+            let ox = Double(v[4].x), oy = Double(v[4].y), tile = Double(v[4].coverage), margin = Double(v[4].distance)
+            let cols = Int(v[5].x.bitPattern), rows = Int(v[5].y.bitPattern)
+            let w = min(box, 2 * margin)
+            let area = w * w
+            for j in 0..<height {
+                let y = origin.y + Double(j) * spacing
+                let ty = Int(((y - oy) / tile).rounded(.down))
+                let row = out + j * rowStride
+                guard ty >= 0, ty < rows else {
+                    for i in 0..<width { row[i * pixelStride] = 0 }
+                    continue
+                }
+                let by0 = y - w / 2, by1 = y + w / 2
+                for i in 0..<width {
+                    let x = origin.x + Double(i) * spacing
+                    let tx = Int(((x - ox) / tile).rounded(.down))
+                    guard tx >= 0, tx < cols else { row[i * pixelStride] = 0; continue }
+                    let t = v[headerRecords + ty * cols + tx]
+                    var acc = Double(Int32(bitPattern: t.x.bitPattern)) * area
+                    let first = Int(t.y.bitPattern), count = Int(t.coverage.bitPattern)
+                    let bx0 = x - w / 2
+                    for k in first ..< first + count {
+                        let e = v[k]
+                        acc += edgeArea(Double(e.x), Double(e.y), Double(e.coverage), Double(e.distance),
+                                        bx0: bx0, by0: by0, by1: by1, w: w)
+                    }
+                    row[i * pixelStride] = UInt8(max(0, min(1, acc / area)) * 255 + 0.5)
+                }
+            }
+        }
+    }
+
     /// ± ∫ (box right side − clamp(x(y), box)) dy over the edge's part within the box's rows.
     static func edgeArea(_ ax: Double, _ ay: Double, _ bx: Double, _ by: Double,
                          bx0: Double, by0: Double, by1: Double, w: Double) -> Double {
@@ -319,14 +360,34 @@ extension StrokeTessellator {
     /// trimmed and dashed on the CPU. `totalLength` is the untrimmed centerline length.
     public static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double = 1,
                                     tolerance: Double = CoverageMesh.tolerance) throws(TessellationError) -> Mesh {
+        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true)
+    }
+
+    /// `mergingQuads: false` unions the pieces' triangles as they are (tests compare the two).
+    static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
+                             mergingQuads: Bool) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true)
         var polys: [[Point]] = []
         polys.reserveCapacity(b.interior.count / 3)
+        let t = b.interior
         var i = 0
-        while i + 2 < b.interior.count {
-            let a = b.points[Int(b.interior[i])], p = b.points[Int(b.interior[i + 1])], c = b.points[Int(b.interior[i + 2])]
+        while i + 2 < t.count {
+            let a = b.points[Int(t[i])], p = b.points[Int(t[i + 1])], c = b.points[Int(t[i + 2])]
             let cr = (p - a).cross(c - a)
+            // The builder emits a segment's body and most pieces as two triangles (a, p, c),
+            // (a, c, d) sharing the diagonal a–c: with the same orientation they lie on either
+            // side of it and form one simple quad, whose winding is theirs summed — the union
+            // is the same with a third fewer edges for the sweep.
+            if mergingQuads, i + 5 < t.count, t[i + 3] == t[i], t[i + 4] == t[i + 2] {
+                let d = b.points[Int(t[i + 5])]
+                let cr2 = (c - a).cross(d - a)
+                if (cr > 0 && cr2 > 0) || (cr < 0 && cr2 < 0) {
+                    polys.append(cr > 0 ? [a, p, c, d] : [a, d, c, p])
+                    i += 6
+                    continue
+                }
+            }
             if cr > 0 { polys.append([a, p, c]) } else if cr < 0 { polys.append([a, c, p]) }
             i += 3
         }

@@ -12,7 +12,8 @@ enum RecordedDraw {
     case mesh(Unmanaged<MeshResidency.GPUMesh>, instance: Int, clipped: Bool)
     /// Consecutive image pieces drawn with one image and sampler (`set`, the image variant's
     /// set 1), one instanced draw.
-    case image(first: Int, count: Int, clipped: Bool, set: VkDescriptorSet)
+    /// (`variant`: kind `.image`, or `.shape` for shape atlas items.)
+    case image(first: Int, count: Int, variant: PipelineVariant, set: VkDescriptorSet)
     /// Offscreen image `image` over the pass with `opacity`.
     case composite(image: Int, opacity: Float)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
@@ -70,11 +71,11 @@ struct FrameEncoder {
                             if case .image(let imageDraw) = item.pointee.kind {
                                 guard case .drawn(let added, let variant) = try write(item) else { continue }
                                 guard let set = try image(imageDraw) else { span.count = instance; continue }
-                                if draws.count > first, case .image(let runFirst, let runCount, let runClipped, let runSet) = draws[draws.count - 1],
-                                   runClipped == variant.clipped, runSet == set, runFirst + runCount == instance {
-                                    draws[draws.count - 1] = .image(first: runFirst, count: runCount + added, clipped: runClipped, set: set)
+                                if draws.count > first, case .image(let runFirst, let runCount, let runVariant, let runSet) = draws[draws.count - 1],
+                                   runVariant == variant, runSet == set, runFirst + runCount == instance {
+                                    draws[draws.count - 1] = .image(first: runFirst, count: runCount + added, variant: variant, set: set)
                                 } else {
-                                    draws.append(.image(first: instance, count: added, clipped: variant.clipped, set: set))
+                                    draws.append(.image(first: instance, count: added, variant: variant, set: set))
                                 }
                                 continue
                             }

@@ -77,13 +77,13 @@ final class ImageResidency {
 
     /// The resident copy of `image`, uploading it (recorded by `recordUploads`) when it is not
     /// resident; nil when the device cannot hold an image that large.
-    private func texture(_ image: Image, device: VulkanDevice) throws(RenderError) -> TextureImage? {
+    private func texture(_ image: Image, device: VulkanDevice, mipmapped: Bool = true) throws(RenderError) -> TextureImage? {
         if let existing = textures[image.id] { return existing }
         let limit = Int(device.properties.limits.maxImageDimension2D)
         guard image.width <= limit, image.height <= limit else { return nil }
         let texture = try TextureImage(device: device, width: image.width, height: image.height,
                                    format: image.format == .a8 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
-                                   bytesPerPixel: image.format.bytesPerPixel)
+                                   bytesPerPixel: image.format.bytesPerPixel, mipmapped: mipmapped)
         let staging: VulkanBuffer
         do {
             staging = try VulkanBuffer(device: device, size: image.pixels.count,
@@ -105,7 +105,7 @@ final class ImageResidency {
     /// resident, then the writes not yet applied copied in as dirty rectangles (recorded by
     /// `recordUploads`, after the whole-image uploads).
     func update(_ atlas: TextAtlasState, frame: UInt64, device: VulkanDevice) throws(RenderError) {
-        guard let texture = try texture(atlas.base, device: device) else { return }
+        guard let texture = try texture(atlas.base, device: device, mipmapped: false) else { return }
         texture.lastUsed = frame
         guard texture.appliedWrites < atlas.writes.count else { return }
         let writes = atlas.writes[texture.appliedWrites...]

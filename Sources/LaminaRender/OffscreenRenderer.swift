@@ -277,6 +277,7 @@ public final class OffscreenRenderer {
         let device = device, meshes = meshes, lifetimes = lifetimes, textures = textures
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
+        if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
         try encoder.encode(list, into: &span, grow: { (span, room) throws(RenderError) in
             try replaceInstanceBuffer(slot: slotIndex, capacity: 2 * (span.count + room), keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }

@@ -168,10 +168,10 @@ struct PassRecorder {
                 vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
                 vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset),
                                  UInt32(instance))
-            case .image(let first, let count, let clipped, let set):
+            case .image(let first, let count, let variant, let set):
                 guard instances != nil else { continue }
-                bind(pipeline.pipeline(PipelineVariant(kind: .image, clipped: clipped)))
-                if clipped { bindClips() }
+                bind(pipeline.pipeline(variant))
+                if variant.clipped { bindClips() }
                 bindVertexBuffers()
                 var imageSet: VkDescriptorSet? = set
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.imageLayout, 1, 1, &imageSet, 0, nil)

@@ -272,6 +272,9 @@ public final class RenderLoop: Sendable {
                 let t0 = DispatchTime.now().uptimeNanoseconds
                 if viewport.update() { driver.setViewport(widthPoints: viewport.points.0, heightPoints: viewport.points.1,
                                                           scale: viewport.scale) }
+                // The wireframe shows shapes' meshes, not the quads of their atlas entries.
+                let wireframe = overlaySettings.withLock { $0.wireframe }
+                if driver.usesShapeAtlas == wireframe { driver.usesShapeAtlas = !wireframe }
                 let frame = driver.frame(applying: work.packets, at: frameStart)
                 // A frame's events are in the outbox before its snapshot is published, so a
                 // reader that took the snapshot and then drains the outbox has them all.

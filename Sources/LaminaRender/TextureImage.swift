@@ -30,12 +30,15 @@ final class TextureImage {
         return levels
     }
 
-    init(device: VulkanDevice, width: Int, height: Int, format: VkFormat, bytesPerPixel: Int) throws(RenderError) {
+    /// `mipmapped`: false for atlases (drawn from level 0 only; a single level also lets
+    /// llvmpipe sample without choosing a level).
+    init(device: VulkanDevice, width: Int, height: Int, format: VkFormat, bytesPerPixel: Int,
+         mipmapped: Bool = true) throws(RenderError) {
         precondition(width > 0 && height > 0, "TextureImage needs a positive size")
         self.width = width
         self.height = height
         self.format = format
-        mipLevels = Self.mipLevels(width: width, height: height)
+        mipLevels = mipmapped ? Self.mipLevels(width: width, height: height) : 1
         byteCount = width * height * bytesPerPixel
         var info = VkImageCreateInfo()
         info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO

@@ -100,6 +100,7 @@ final class VulkanPipeline {
         // Gradients and meshes read params (location 8) only for the clip index.
         let gradient: Set<UInt32> = c ? Set(0...13) : Set(0...13).subtracting([8])
         let gradientVertex = c ? Shaders.rectGradientClippedVert : Shaders.rectGradientVert
+        let sharpGradientVertex = c ? Shaders.rectGradientSharpClippedVert : Shaders.rectGradientSharpVert
         switch variant.kind {
         case .rect: return (Shaders.rectPlainVert, c ? Shaders.rectPlainClippedFrag : Shaders.rectPlainFrag,
                             Set(0...8))
@@ -108,10 +109,18 @@ final class VulkanPipeline {
         case .axial: return (gradientVertex, c ? Shaders.rectAxialClippedFrag : Shaders.rectAxialFrag, gradient)
         case .radial: return (gradientVertex, c ? Shaders.rectRadialClippedFrag : Shaders.rectRadialFrag, gradient)
         case .conic: return (gradientVertex, c ? Shaders.rectConicClippedFrag : Shaders.rectConicFrag, gradient)
+        case .axialSharp: return (sharpGradientVertex, c ? Shaders.rectAxialSharpClippedFrag : Shaders.rectAxialSharpFrag, gradient)
+        case .radialSharp: return (sharpGradientVertex, c ? Shaders.rectRadialSharpClippedFrag : Shaders.rectRadialSharpFrag,
+                                   gradient)
+        case .conicSharp: return (sharpGradientVertex, c ? Shaders.rectConicSharpClippedFrag : Shaders.rectConicSharpFrag, gradient)
         case .mesh: return c ? (Shaders.meshClippedVert, Shaders.meshClippedFrag, meshInstanceLocations)
                              : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
         case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
                               : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
+        case .sharp: return (c ? Shaders.rectSharpClippedVert : Shaders.rectSharpVert,
+                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? Set(0...6).union([8]) : Set(0...6))
+        case .shape: return c ? (Shaders.rectShapeClippedVert, Shaders.rectShapeClippedFrag, shapeInstanceLocations)
+                              : (Shaders.rectShapeVert, Shaders.rectShapeFrag, shapeInstanceLocations.subtracting([8]))
         }
     }
 
@@ -194,7 +203,8 @@ final class VulkanPipeline {
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 var pipeline: VkPipeline?
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
-                result = Self.createPipeline(kind, device: device, layout: variant.kind == .image ? imageLayout : layout,
+                let sampled = variant.kind == .image || variant.kind == .shape  // set 1 an image
+                result = Self.createPipeline(kind, device: device, layout: sampled ? imageLayout : layout,
                                              renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),
                                              instanceLocations: locations, pipeline: &pipeline)
@@ -369,6 +379,11 @@ final class VulkanPipeline {
     /// The `RectInstance` fields rectImage*.vert read (transform, frame, quad, color, params,
     /// the piece's rect and its part of the image).
     static let imageInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 4, 6, 8, 9, 11]
+
+    /// The `RectInstance` fields rectShapeClipped.vert reads (transform, quad, fill and stroke
+    /// colors, params with the clip, the piece's rect and its part of the atlas); rectShape.vert
+    /// reads them but params.
+    static let shapeInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 7, 8, 9, 11]
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14

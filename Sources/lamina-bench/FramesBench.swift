@@ -20,6 +20,8 @@ import LaminaTree
 /// client driving its own motion would. The draw list is built from the presentation tree and
 /// rendered.
 ///
+/// `LAMINA_SHAPE_ATLAS=0` draws shapes from their meshes every frame (no shape atlas).
+///
 /// Prints JSON: fps, frame-interval p50/p99 in ms, mean CPU ms per phase, CPU ms per frame
 /// (everything but waiting for the GPU) p50/p99, GPU wait and GPU time.
 func runFramesBench(_ arguments: [String]) {
@@ -33,6 +35,8 @@ func runFramesBench(_ arguments: [String]) {
     var tree = bench.makeTree()
     var presentation = LayerTree()
     var builder = bench.makeBuilder()
+    // LAMINA_SHAPE_ATLAS=0: shapes always drawn from their meshes (to compare in one build).
+    builder.usesShapeAtlas = ProcessInfo.processInfo.environment["LAMINA_SHAPE_ATLAS"] != "0"
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
 

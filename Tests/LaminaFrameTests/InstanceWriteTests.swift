@@ -122,9 +122,28 @@ private enum Reference {
         else { return nil }
         instance.radii = RectInstance.clampedRadii(item.cornerRadii, b)
         instance.fillColor = fill
+        // Since issue 11 (after fdd5aee): a rect without radii or border under an affine
+        // transform is kind `sharp`, no border color.
+        if borderWidth == 0, sharpen(&instance, item.transform) {
+            instance.params = SIMD4(0, RectInstance.Kind.sharp.rawValue, 0, 0)
+            return instance
+        }
         instance.borderColor = border
         instance.params = SIMD4(Float(borderWidth), RectInstance.Kind.rect.rawValue, 0, 0)
         return instance
+    }
+
+    /// Since issue 11: a rect (or gradient) without radii under an affine transform is sharp:
+    /// its radii the inverse local-units-per-pixel margins (in Float, from the quad) of its
+    /// pairs of edges, its quad grown by half a pixel (and a little), not a whole one.
+    static func sharpen(_ instance: inout RectInstance, _ m: Transform3D) -> Bool {
+        let perPixel = (instance.bounds - instance.quad) / Float(RectInstance.antialiasMargin)
+        guard instance.radii == .zero, m.m14 == 0, m.m24 == 0, perPixel.x > 0, perPixel.y > 0 else { return false }
+        instance.radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
+        let half = perPixel * 0.5 * 1.0001
+        instance.quad = SIMD4(instance.bounds.x - half.x, instance.bounds.y - half.y,
+                              instance.bounds.z + half.x, instance.bounds.w + half.y)
+        return true
     }
 
     static func geometry(transform m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) -> RectInstance? {
@@ -199,7 +218,10 @@ private enum Reference {
                   var base = geometry(transform: item.transform, bounds: b, cover: b, width: width, height: height)
             else { return 0 }
             base.radii = RectInstance.clampedRadii(item.cornerRadii, b)
-            let kind: RectInstance.Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+            var kind: RectInstance.Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
+            if sharpen(&base, item.transform) {
+                kind = switch gradient.type { case .axial: .axialSharp; case .radial: .radialSharp; case .conic: .conicSharp }
+            }
             base.params = SIMD4(0, kind.rawValue, 0, 0)
             base.gradientPoints = SIMD4(Float(gradient.start.x), Float(gradient.start.y),
                                         Float(gradient.end.x), Float(gradient.end.y))

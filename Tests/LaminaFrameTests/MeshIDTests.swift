@@ -51,6 +51,7 @@ struct MeshIDTests {
             .set(1, keyPath: "fillColor", value: .color(Color(1, 0, 0))),
         ])))
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        builder.usesShapeAtlas = false  // the meshes every frame (the atlas would draw the unchanged shape)
         func ids() -> [MeshID] {
             builder.build(t).items.compactMap { if case .mesh(let m) = $0.kind { m.id } else { nil } }
         }

@@ -207,6 +207,51 @@ import Testing
         #expect(abs(sum - exact) / exact < 0.005, "\(sum) vs \(exact)")
     }
 
+    /// A stroke's pieces merged into quads where two triangles share a diagonal (fewer edges
+    /// for the sweep) cover every pixel as the unmerged triangles do: joins, caps, dashes, a
+    /// self-crossing path and a 200-segment wave, at two scales.
+    @Test func mergedStrokeQuadsCoverAsTheirTriangles() throws {
+        var zigzag = Path()
+        zigzag.move(to: Point(8, 40)); zigzag.addLine(to: Point(24, 12)); zigzag.addLine(to: Point(40, 40))
+        zigzag.addLine(to: Point(56, 20))
+        var crossing = Path()
+        crossing.move(to: Point(10, 10)); crossing.addLine(to: Point(60, 50)); crossing.addLine(to: Point(60, 10))
+        crossing.addLine(to: Point(10, 50))
+        var wave = Path()
+        wave.move(to: Point(0, 30))
+        for k in 1 ... 200 { wave.addLine(to: Point(Double(k) * 0.4, 30 + 12 * sin(Double(k) * 0.21))) }
+        let cases: [(Path, StrokeStyle)] = [
+            (zigzag, StrokeStyle(lineWidth: 6, lineCap: .butt, lineJoin: .miter, miterLimit: 10)),
+            (zigzag, StrokeStyle(lineWidth: 6, lineCap: .round, lineJoin: .round)),
+            (zigzag, StrokeStyle(lineWidth: 5, lineCap: .square, lineJoin: .bevel)),
+            (crossing, StrokeStyle(lineWidth: 4, lineJoin: .round, dashPattern: [9, 4])),
+            (wave, StrokeStyle(lineWidth: 3, lineJoin: .round)),
+            (wave, StrokeStyle(lineWidth: 0.5)),
+        ]
+        for (n, (path, style)) in cases.enumerated() {
+            for scale in [1.0, 2.0] {
+                let merged = try StrokeTessellator.coverageMesh(path, style: style, scale: scale, tolerance: CoverageMesh.tolerance,
+                                                                mergingQuads: true)
+                let triangles = try StrokeTessellator.coverageMesh(path, style: style, scale: scale,
+                                                                   tolerance: CoverageMesh.tolerance, mergingQuads: false)
+                let px = 1 / scale, b = triangles.bounds
+                var worst = 0.0
+                var y = (b.minY / px).rounded(.down) * px + px / 2
+                while y < b.maxY + px {
+                    var x = (b.minX / px).rounded(.down) * px + px / 2
+                    while x < b.maxX + px {
+                        let a = CoverageMesh.coverage(of: merged, x: x, y: y, width: px, height: px)
+                        let t = CoverageMesh.coverage(of: triangles, x: x, y: y, width: px, height: px)
+                        worst = max(worst, abs(a - t))
+                        x += px
+                    }
+                    y += px
+                }
+                #expect(worst < 1e-4, "case \(n) scale \(scale): a pixel differs by \(worst)")
+            }
+        }
+    }
+
     /// Edges lying exactly on a tile's expanded side (integer coordinates meet the tile grid
     /// often): rects at every offset and width, and a square-capped stroke turning a corner.
     @Test func edgesOnTileSidesCountOnce() throws {

@@ -142,6 +142,7 @@ struct DrawListBuilderTests {
         try t.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
             keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        builder.usesShapeAtlas = false  // the meshes every frame (the atlas would draw the unchanged shape)
         var presentation = LayerTree()
         func buckets(_ tree: LayerTree) -> [Int] {
             let list = builder.build(tree)

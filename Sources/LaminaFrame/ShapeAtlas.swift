@@ -1,0 +1,207 @@
+import LaminaGeometry
+import LaminaImage
+
+/// Shape layers' coverage kept as a texture while it does not change: a shape whose fill and
+/// stroke meshes (by `MeshID`) were drawn at the same device scale in the previous frame is
+/// rasterized once into this RGBA8 atlas — red the fill's coverage, green the stroke's, each
+/// the coverage meshes' exact computation (`CoverageMesh.rasterize`) of a one-device-pixel
+/// box at the layer's scale, sampled every half pixel — and drawn from then on as one `.shape` image item (one
+/// textured quad in the fill and stroke colors, `rectShape.frag`) instead of two mesh items
+/// whose fragment shader integrates the edges of every pixel. Colors, opacity, position and
+/// rotation may animate without touching the atlas; a new path, style or scale makes new
+/// meshes and so a new entry (after it has held for a frame; until then the meshes draw).
+///
+/// Exactness: an unrotated layer at a whole-pixel offset samples texel centres, so it gets
+/// the mesh shader's coverage (quantized to 8 bits); other placements interpolate the pixel
+/// box's coverage bilinearly between samples half a pixel apart (a quarter of the error of
+/// pixel-spaced samples; within the pixel rule of the goldens). Only layers whose transform is a similarity (no
+/// perspective, no skew, equal axis scales) use the atlas.
+///
+/// The backend sees it as the glyph atlas is seen: `DrawList.shapeAtlas` (a base image and
+/// the dirty rectangles written since). Entries are packed in shelves; when the atlas is full
+/// and most of its entries have not drawn for `resetInterval` frames it starts over empty at
+/// the next frame (at most once every `resetInterval` frames; the meshes draw meanwhile).
+/// Render thread only.
+final class ShapeAtlas {
+    static let width = 1024
+    static let height = 1024
+    /// Largest entry side in texels, half-pixel samples (larger shapes draw their meshes).
+    static let maxEntrySide = 512
+    /// Texels rasterized per frame at most (the rest wait for a later frame).
+    static let texelBudget = 1 << 18
+    /// Fewest frames between two restarts of a full atlas.
+    static let resetInterval: UInt64 = 60
+
+    struct Key: Hashable {
+        var fill: MeshID?
+        var stroke: MeshID?
+    }
+
+    /// An entry: texel (i, j), stored at atlas (x + i, y + j), is the coverage of the device
+    /// pixel box (at `scale`) centred at ((x0 + i) / 2, (y0 + j) / 2) device pixels of the
+    /// layer's local plane; its outer texels are zero (the grid reaches past the shape's
+    /// bounds), and a gutter of zero texels surrounds it in the atlas.
+    struct Entry {
+        var scale: Double
+        /// Its slot in `lastUsed`.
+        var slot: Int
+        var x: Int, y: Int, x0: Int, y0: Int, width: Int, height: Int
+    }
+
+    private var entries: [Key: Entry] = [:]
+    /// Shapes seen once at a scale (and the frame): rasterized when seen again in the next frame.
+    private var candidates: [Key: (scale: Double, frame: UInt64)] = [:]
+    private var pixels = [UInt8](repeating: 0, count: width * height * 4)
+    private var shelfX = 0, shelfY = 0, shelfHeight = 0
+    private var state: TextAtlasState?
+    private var writtenBytes = 0
+    private var frame: UInt64 = 0
+    private var budget = 0
+    private var resetPending = false
+    /// Whether an entry found the atlas full this frame (the reset rule is checked once).
+    private var fullThisFrame = false
+    private var lastReset: UInt64 = 0
+    /// The frame each entry (by `Entry.slot`) last drew.
+    private var lastUsed: [UInt64] = []
+    /// Entries rasterized so far (tests, stats).
+    private(set) var rasterized = 0
+
+    /// Starts frame `frame` (increasing).
+    func beginFrame(_ frame: UInt64) {
+        self.frame = frame
+        budget = Self.texelBudget
+        fullThisFrame = false
+        if resetPending {
+            resetPending = false
+            lastReset = frame
+            entries.removeAll(keepingCapacity: true)
+            lastUsed.removeAll(keepingCapacity: true)
+            pixels = [UInt8](repeating: 0, count: Self.width * Self.height * 4)
+            shelfX = 0; shelfY = 0; shelfHeight = 0
+            state = nil
+        } else if writtenBytes > pixels.count / 4 {
+            takeBase()
+        }
+        if !candidates.isEmpty { candidates = candidates.filter { $0.value.frame + 1 >= frame } }
+    }
+
+    /// The state for the backend once any shape drew from the atlas: every list carries it,
+    /// since a patched list keeps earlier frames' atlas items without drawing them anew (and
+    /// a list the backend skipped may have brought writes the next one must bring again).
+    func endFrame() -> TextAtlasState? { state }
+
+    private func takeBase() {
+        state = TextAtlasState(base: Image(width: Self.width, height: Self.height, format: .rgba8, pixels: pixels),
+                               writes: [])
+        writtenBytes = 0
+    }
+
+    /// The item drawing a shape's `fill` and `stroke` (mesh, color; either may be nil) through
+    /// `toPixels` from the atlas, or nil when it cannot (yet): draw the meshes.
+    func item(fill: (id: MeshID, mesh: Mesh, color: Color)?, stroke: (id: MeshID, mesh: Mesh, color: Color)?,
+              toPixels m: Transform3D, scale: Double, opacity: Double, clip: Int) -> DrawItem? {
+        guard fill != nil || stroke != nil, Self.isSimilarity(m, scale: scale) else { return nil }
+        let key = Key(fill: fill?.id, stroke: stroke?.id)
+        var entry = entries[key]
+        if let e = entry, !Self.sameScale(e.scale, scale) { entry = nil }
+        if entry == nil {
+            guard let seen = candidates[key], seen.frame + 1 >= frame, Self.sameScale(seen.scale, scale) else {
+                candidates[key] = (scale, frame)
+                return nil
+            }
+            guard let made = rasterize(fill?.mesh, stroke?.mesh, scale: scale) else { return nil }
+            candidates[key] = nil
+            entries[key] = made
+            entry = made
+        }
+        guard let e = entry, let base = state?.base else { return nil }
+        lastUsed[e.slot] = frame
+        // Texel i's centre is sample x0 + i: the texels span samples x0 − ½ … x0 + width − ½.
+        let unit = 0.5 / e.scale
+        let frameRect = Rect((Double(e.x0) - 0.5) * unit, (Double(e.y0) - 0.5) * unit,
+                             Double(e.width) * unit, Double(e.height) * unit)
+        let source = Rect(Double(e.x) / Double(Self.width), Double(e.y) / Double(Self.height),
+                          Double(e.width) / Double(Self.width), Double(e.height) / Double(Self.height))
+        guard let geometry = ContentsGeometry(bounds: frameRect, imageWidth: Self.width, imageHeight: Self.height,
+                                              gravity: .resize, contentsRect: source, contentsCenter: Rect(0, 0, 1, 1),
+                                              contentsScale: 1) else { return nil }
+        return DrawItem(transform: m, bounds: frameRect, backgroundColor: .clear, opacity: opacity,
+                        kind: .image(ImageDraw(image: base, geometry: geometry,
+                                               mode: .shape(fill: fill?.color ?? .clear, stroke: stroke?.color ?? .clear))),
+                        clip: clip)
+    }
+
+    /// A new entry for the meshes at `scale`, written into the atlas; nil when it is too large,
+    /// this frame's budget is spent or the atlas is full (then it starts over next frame).
+    private func rasterize(_ fill: Mesh?, _ stroke: Mesh?, scale: Double) -> Entry? {
+        guard !fullThisFrame else { return nil }
+        var bounds = fill?.bounds ?? stroke!.bounds
+        if let fill, let stroke { bounds = bounds.union(fill.bounds).union(stroke.bounds) }
+        // Samples every half pixel, from the meshes' bounds (the outline grown by their margin,
+        // over 0.84 device pixels at this scale: `MeshCache` buckets are quarter octaves) to
+        // their bounds: the outer samples' boxes (half a pixel each way) miss the outline, so
+        // they are zero, and every pixel whose box meets the shape has its centre in the frame.
+        let minX = (bounds.minX * 2 * scale).rounded(.down), minY = (bounds.minY * 2 * scale).rounded(.down)
+        let maxX = (bounds.maxX * 2 * scale).rounded(.up), maxY = (bounds.maxY * 2 * scale).rounded(.up)
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite,
+              maxX - minX < Double(Self.maxEntrySide), maxY - minY < Double(Self.maxEntrySide) else { return nil }
+        let width = Int(maxX - minX) + 1, height = Int(maxY - minY) + 1
+        guard width * height <= budget else { return nil }
+        // Shelf packing with a one-texel gutter on every side.
+        let w = width + 2, h = height + 2
+        if shelfX + w > Self.width { shelfY += shelfHeight; shelfX = 0; shelfHeight = 0 }
+        guard shelfY + h <= Self.height else {
+            // Start over only when most entries have not drawn lately (else the newcomers
+            // draw their meshes): a scene with more live shapes than the atlas holds does
+            // not rasterize them all again every `resetInterval` frames.
+            if !fullThisFrame, frame >= lastReset + Self.resetInterval,
+               2 * lastUsed.filter({ $0 + Self.resetInterval >= frame }).count < lastUsed.count {
+                resetPending = true
+            }
+            fullThisFrame = true
+            return nil
+        }
+        if state == nil { takeBase() }
+        let entry = Entry(scale: scale, slot: lastUsed.count, x: shelfX + 1, y: shelfY + 1, x0: Int(minX), y0: Int(minY),
+                          width: width, height: height)
+        lastUsed.append(frame)
+        shelfX += w
+        shelfHeight = max(shelfHeight, h)
+        budget -= width * height
+        // The gutter and the unused channels stay zero (the atlas started zeroed and no entry overlaps).
+        let unit = 0.5 / scale
+        let first = Point(minX * unit, minY * unit)
+        pixels.withUnsafeMutableBufferPointer { p in
+            let origin = p.baseAddress! + (entry.y * Self.width + entry.x) * 4
+            if let fill {
+                CoverageMesh.rasterize(fill, origin: first, spacing: unit, box: 1 / scale, width: width, height: height,
+                                       into: origin, rowStride: Self.width * 4, pixelStride: 4)
+            }
+            if let stroke {
+                CoverageMesh.rasterize(stroke, origin: first, spacing: unit, box: 1 / scale, width: width, height: height,
+                                       into: origin + 1, rowStride: Self.width * 4, pixelStride: 4)
+            }
+        }
+        var bytes = [UInt8](repeating: 0, count: w * h * 4)
+        for row in 0..<h {
+            let from = ((entry.y - 1 + row) * Self.width + entry.x - 1) * 4
+            bytes.replaceSubrange(row * w * 4 ..< (row + 1) * w * 4, with: pixels[from ..< from + w * 4])
+        }
+        state!.writes.append(AtlasWrite(x: entry.x - 1, y: entry.y - 1, width: w, height: h, bytes: bytes))
+        writtenBytes += bytes.count
+        rasterized += 1
+        return entry
+    }
+
+    /// Whether `m` maps the plane by a rotation, uniform scale `scale` and translation (no
+    /// perspective or skew), up to rounding.
+    static func isSimilarity(_ m: Transform3D, scale: Double) -> Bool {
+        guard m.m14 == 0, m.m24 == 0, m.m44 == 1 else { return false }
+        let tolerance = 1e-6 * scale * scale
+        let xx = m.m11 * m.m11 + m.m12 * m.m12, yy = m.m21 * m.m21 + m.m22 * m.m22
+        let xy = m.m11 * m.m21 + m.m12 * m.m22
+        return abs(xx - scale * scale) <= tolerance && abs(yy - scale * scale) <= tolerance && abs(xy) <= tolerance
+    }
+
+    static func sameScale(_ a: Double, _ b: Double) -> Bool { abs(a - b) <= 1e-6 * max(a, b) }
+}

@@ -1,0 +1,22 @@
+// The body of rectSharp[Clipped].frag (KIND 8): a rect without radii or border under an affine
+// transform (RectInstance.Kind.sharp; others are KIND 0). The pixel's coverage is the product
+// of its overlaps with the rect along the two pairs of edges, each from the pixel distances to
+// the two edges (interpolated: affine in screen space): exact area coverage for an
+// axis-aligned rect, the same one-pixel ramp per edge as KIND 0 when rotated, and no distance
+// field, derivatives or branches per pixel. CLIPPED multiplies the clip chain.
+#include "common.frag.glsl"
+
+layout(location = 9) noperspective in vec4 inEdges;
+layout(location = 0) out vec4 outColor;
+
+void main() {
+    vec4 c = clamp(inEdges + 0.5, 0.0, 1.0);
+    vec4 color = inFillColor * (max(c.x + c.y - 1.0, 0.0) * max(c.z + c.w - 1.0, 0.0));
+#ifdef CLIPPED
+    if (color.a > 0.0) color *= clipsCoverage();
+#endif
+    if (color.a <= 0.0) {
+        discard;
+    }
+    outColor = color;
+}

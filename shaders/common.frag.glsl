@@ -83,3 +83,15 @@ float clipsCoverage() {
     return c;
 }
 #endif
+
+// The end of a fragment: `color` (premultiplied) times the clip chain's coverage in the clipped
+// variants; discarded where nothing is left, else written to `result` (the output).
+void emitColor(vec4 color, out vec4 result) {
+#ifdef CLIPPED
+    if (color.a > 0.0) color *= clipsCoverage();
+#endif
+    if (color.a <= 0.0) {
+        discard;
+    }
+    result = color;
+}

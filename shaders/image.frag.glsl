@@ -21,11 +21,5 @@ void main() {
     vec4 texel = textureGrad(image, uv, dx * perLocal, dy * perLocal);
     vec4 color = (inParams.z > 0.5 ? inFillColor * texel.r : texel * inFillColor)
         * coverage(inLocal, inBounds, vec4(0.0), dx, dy);
-#ifdef CLIPPED
-    if (color.a > 0.0) color *= clipsCoverage();
-#endif
-    if (color.a <= 0.0) {
-        discard;
-    }
-    outColor = color;
+    emitColor(color, outColor);
 }

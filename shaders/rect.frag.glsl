@@ -137,11 +137,5 @@ void main() {
         color = border + color * (1.0 - border.a);
     }
 #endif
-#ifdef CLIPPED
-    if (color.a > 0.0) color *= clipsCoverage();
-#endif
-    if (color.a <= 0.0) {
-        discard;
-    }
-    outColor = color;
+    emitColor(color, outColor);
 }

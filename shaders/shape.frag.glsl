@@ -14,11 +14,5 @@ void main() {
     vec2 t = textureLod(atlas, inLocal, 0.0).rg;
     vec4 stroke = inBorderColor * t.y;
     vec4 color = stroke + inFillColor * (t.x * (1.0 - stroke.a));
-#ifdef CLIPPED
-    if (color.a > 0.0) color *= clipsCoverage();
-#endif
-    if (color.a <= 0.0) {
-        discard;
-    }
-    outColor = color;
+    emitColor(color, outColor);
 }

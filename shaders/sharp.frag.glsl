@@ -12,11 +12,5 @@ layout(location = 0) out vec4 outColor;
 void main() {
     vec4 c = clamp(inEdges + 0.5, 0.0, 1.0);
     vec4 color = inFillColor * (max(c.x + c.y - 1.0, 0.0) * max(c.z + c.w - 1.0, 0.0));
-#ifdef CLIPPED
-    if (color.a > 0.0) color *= clipsCoverage();
-#endif
-    if (color.a <= 0.0) {
-        discard;
-    }
-    outColor = color;
+    emitColor(color, outColor);
 }

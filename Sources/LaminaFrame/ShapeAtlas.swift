@@ -46,11 +46,17 @@ final class ShapeAtlas {
         /// Its slot in `lastUsed`.
         var slot: Int
         var x: Int, y: Int, x0: Int, y0: Int, width: Int, height: Int
+        /// The item's quad in the layer's plane and its place in the atlas: fixed for the
+        /// entry's life, so a frame drawing it computes neither.
+        var frameRect: Rect
+        var geometry: ContentsGeometry
     }
 
     private var entries: [Key: Entry] = [:]
-    /// Shapes seen once at a scale (and the frame): rasterized when seen again in the next frame.
-    private var candidates: [Key: (scale: Double, frame: UInt64)] = [:]
+    /// Shapes seen once at a scale, this frame and the previous one: rasterized when seen
+    /// again in the next frame. Two maps that alternate (no map is made per frame).
+    private var candidates: [Key: Double] = [:]
+    private var previousCandidates: [Key: Double] = [:]
     private var pixels = [UInt8](repeating: 0, count: width * height * 4)
     private var shelfX = 0, shelfY = 0, shelfHeight = 0
     private var state: TextAtlasState?
@@ -66,8 +72,13 @@ final class ShapeAtlas {
     /// Entries rasterized so far (tests, stats).
     private(set) var rasterized = 0
 
-    /// Starts frame `frame` (increasing).
+    /// Starts frame `frame` (increasing; the same again when a build follows a patch that
+    /// gave up: the candidates move on only when the frame does).
     func beginFrame(_ frame: UInt64) {
+        if frame != self.frame {
+            swap(&candidates, &previousCandidates)
+            candidates.removeAll(keepingCapacity: true)
+        }
         self.frame = frame
         budget = Self.texelBudget
         fullThisFrame = false
@@ -82,7 +93,6 @@ final class ShapeAtlas {
         } else if writtenBytes > pixels.count / 4 {
             takeBase()
         }
-        if !candidates.isEmpty { candidates = candidates.filter { $0.value.frame + 1 >= frame } }
     }
 
     /// The state for the backend once any shape drew from the atlas: every list carries it,
@@ -105,28 +115,20 @@ final class ShapeAtlas {
         var entry = entries[key]
         if let e = entry, !Self.sameScale(e.scale, scale) { entry = nil }
         if entry == nil {
-            guard let seen = candidates[key], seen.frame + 1 >= frame, Self.sameScale(seen.scale, scale) else {
-                candidates[key] = (scale, frame)
+            guard let seen = candidates[key] ?? previousCandidates[key], Self.sameScale(seen, scale) else {
+                candidates[key] = scale
                 return nil
             }
             guard let made = rasterize(fill?.mesh, stroke?.mesh, scale: scale) else { return nil }
             candidates[key] = nil
+            previousCandidates[key] = nil
             entries[key] = made
             entry = made
         }
         guard let e = entry, let base = state?.base else { return nil }
         lastUsed[e.slot] = frame
-        // Texel i's centre is sample x0 + i: the texels span samples x0 − ½ … x0 + width − ½.
-        let unit = 0.5 / e.scale
-        let frameRect = Rect((Double(e.x0) - 0.5) * unit, (Double(e.y0) - 0.5) * unit,
-                             Double(e.width) * unit, Double(e.height) * unit)
-        let source = Rect(Double(e.x) / Double(Self.width), Double(e.y) / Double(Self.height),
-                          Double(e.width) / Double(Self.width), Double(e.height) / Double(Self.height))
-        guard let geometry = ContentsGeometry(bounds: frameRect, imageWidth: Self.width, imageHeight: Self.height,
-                                              gravity: .resize, contentsRect: source, contentsCenter: Rect(0, 0, 1, 1),
-                                              contentsScale: 1) else { return nil }
-        return DrawItem(transform: m, bounds: frameRect, backgroundColor: .clear, opacity: opacity,
-                        kind: .image(ImageDraw(image: base, geometry: geometry,
+        return DrawItem(transform: m, bounds: e.frameRect, backgroundColor: .clear, opacity: opacity,
+                        kind: .image(ImageDraw(image: base, geometry: e.geometry,
                                                mode: .shape(fill: fill?.color ?? .clear, stroke: stroke?.color ?? .clear))),
                         clip: clip)
     }
@@ -161,15 +163,23 @@ final class ShapeAtlas {
             fullThisFrame = true
             return nil
         }
+        // Texel i's centre is sample x0 + i: the texels span samples x0 − ½ … x0 + width − ½.
+        let unit = 0.5 / scale
+        let x = shelfX + 1, y = shelfY + 1
+        let frameRect = Rect((minX - 0.5) * unit, (minY - 0.5) * unit, Double(width) * unit, Double(height) * unit)
+        let source = Rect(Double(x) / Double(Self.width), Double(y) / Double(Self.height),
+                          Double(width) / Double(Self.width), Double(height) / Double(Self.height))
+        guard let geometry = ContentsGeometry(bounds: frameRect, imageWidth: Self.width, imageHeight: Self.height,
+                                              gravity: .resize, contentsRect: source, contentsCenter: Rect(0, 0, 1, 1),
+                                              contentsScale: 1) else { return nil }
         if state == nil { takeBase() }
-        let entry = Entry(scale: scale, slot: lastUsed.count, x: shelfX + 1, y: shelfY + 1, x0: Int(minX), y0: Int(minY),
-                          width: width, height: height)
+        let entry = Entry(scale: scale, slot: lastUsed.count, x: x, y: y, x0: Int(minX), y0: Int(minY),
+                          width: width, height: height, frameRect: frameRect, geometry: geometry)
         lastUsed.append(frame)
         shelfX += w
         shelfHeight = max(shelfHeight, h)
         budget -= width * height
         // The gutter and the unused channels stay zero (the atlas started zeroed and no entry overlaps).
-        let unit = 0.5 / scale
         let first = Point(minX * unit, minY * unit)
         pixels.withUnsafeMutableBufferPointer { p in
             let origin = p.baseAddress! + (entry.y * Self.width + entry.x) * 4

@@ -93,19 +93,8 @@ final class TextureImage {
     func recordUpload(from staging: VulkanBuffer, into cmd: VkCommandBuffer) {
         func barrier(levels: Range<Int>, from old: VkImageLayout, to new: VkImageLayout, srcAccess: VkAccessFlags,
                      dstAccess: VkAccessFlags, srcStage: VkPipelineStageFlags, dstStage: VkPipelineStageFlags) {
-            var b = VkImageMemoryBarrier()
-            b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
-            b.oldLayout = old
-            b.newLayout = new
-            b.srcAccessMask = srcAccess
-            b.dstAccessMask = dstAccess
-            b.srcQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
-            b.dstQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
-            b.image = raw
-            b.subresourceRange = VkImageSubresourceRange(
-                aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: UInt32(levels.lowerBound),
-                levelCount: UInt32(levels.count), baseArrayLayer: 0, layerCount: 1)
-            vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nil, 0, nil, 1, &b)
+            recordImageBarrier(cmd, image: raw, levels: levels, from: old, to: new, srcAccess: srcAccess, dstAccess: dstAccess,
+                               srcStage: srcStage, dstStage: dstStage)
         }
         let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT)
         let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), read = mapFlags(VK_ACCESS_TRANSFER_READ_BIT)
@@ -151,18 +140,8 @@ final class TextureImage {
     func recordWrites(from staging: VulkanBuffer, regions: [VkBufferImageCopy], into cmd: VkCommandBuffer) {
         func barrier(from old: VkImageLayout, to new: VkImageLayout, srcAccess: VkAccessFlags, dstAccess: VkAccessFlags,
                      srcStage: VkPipelineStageFlags, dstStage: VkPipelineStageFlags) {
-            var b = VkImageMemoryBarrier()
-            b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
-            b.oldLayout = old
-            b.newLayout = new
-            b.srcAccessMask = srcAccess
-            b.dstAccessMask = dstAccess
-            b.srcQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
-            b.dstQueueFamilyIndex = UInt32(VK_QUEUE_FAMILY_IGNORED)
-            b.image = raw
-            b.subresourceRange = VkImageSubresourceRange(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0,
-                                                         levelCount: 1, baseArrayLayer: 0, layerCount: 1)
-            vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nil, 0, nil, 1, &b)
+            recordImageBarrier(cmd, image: raw, from: old, to: new, srcAccess: srcAccess, dstAccess: dstAccess,
+                               srcStage: srcStage, dstStage: dstStage)
         }
         let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
         let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)

@@ -57,3 +57,24 @@ func string<T>(fromCharTuple tuple: T) -> String {
         return String(decoding: raw.prefix(length), as: UTF8.self)
     }
 }
+
+/// Records a layout transition of a color image's mip `levels` (one array layer), waiting for
+/// `srcAccess` at `srcStage` before `dstAccess` at `dstStage`: the one image barrier the
+/// textures' uploads and writes and the window's swapchain copy use.
+func recordImageBarrier(_ cmd: VkCommandBuffer, image: VkImage, levels: Range<Int> = 0..<1,
+                        from old: VkImageLayout, to new: VkImageLayout, srcAccess: VkAccessFlags, dstAccess: VkAccessFlags,
+                        srcStage: VkPipelineStageFlags, dstStage: VkPipelineStageFlags) {
+    var b = VkImageMemoryBarrier()
+    b.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
+    b.oldLayout = old
+    b.newLayout = new
+    b.srcAccessMask = srcAccess
+    b.dstAccessMask = dstAccess
+    b.srcQueueFamilyIndex = queueFamilyIgnored
+    b.dstQueueFamilyIndex = queueFamilyIgnored
+    b.image = image
+    b.subresourceRange = VkImageSubresourceRange(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT),
+                                                 baseMipLevel: UInt32(levels.lowerBound), levelCount: UInt32(levels.count),
+                                                 baseArrayLayer: 0, layerCount: 1)
+    vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nil, 0, nil, 1, &b)
+}

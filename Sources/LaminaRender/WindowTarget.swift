@@ -104,21 +104,10 @@ final class WindowTarget {
         guard let current else { return }
         let image = images[Int(current.index)]
         imageFrames[Int(current.index)] = frame
-        let range = VkImageSubresourceRange(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0,
-                                            levelCount: 1, baseArrayLayer: 0, layerCount: 1)
-        var barrier = VkImageMemoryBarrier()
-        barrier.sType = VK_STRUCTURE_TYPE_IMAGE_MEMORY_BARRIER
-        barrier.srcAccessMask = 0
-        barrier.dstAccessMask = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT)
-        barrier.oldLayout = VK_IMAGE_LAYOUT_UNDEFINED
-        barrier.newLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
-        barrier.srcQueueFamilyIndex = queueFamilyIgnored
-        barrier.dstQueueFamilyIndex = queueFamilyIgnored
-        barrier.image = image
-        barrier.subresourceRange = range
         // The submission waits for the acquire semaphore at the transfer stage.
-        vkCmdPipelineBarrier(cmd, mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT),
-                             0, 0, nil, 0, nil, 1, &barrier)
+        recordImageBarrier(cmd, image: image, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           srcAccess: 0, dstAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT),
+                           srcStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT))
         let layers = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
                                               baseArrayLayer: 0, layerCount: 1)
         if useBlit {
@@ -137,12 +126,10 @@ final class WindowTarget {
             vkCmdCopyImage(cmd, source.raw, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, image,
                            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, 1, &copy)
         }
-        barrier.srcAccessMask = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT)
-        barrier.dstAccessMask = 0
-        barrier.oldLayout = VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL
-        barrier.newLayout = VK_IMAGE_LAYOUT_PRESENT_SRC_KHR
-        vkCmdPipelineBarrier(cmd, mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), mapFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT),
-                             0, 0, nil, 0, nil, 1, &barrier)
+        recordImageBarrier(cmd, image: image, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, to: VK_IMAGE_LAYOUT_PRESENT_SRC_KHR,
+                           srcAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), dstAccess: 0,
+                           srcStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT),
+                           dstStage: mapFlags(VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT))
     }
 
     /// What the frame's submission waits for (at the transfer stage) and signals.

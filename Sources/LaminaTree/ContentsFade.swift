@@ -44,7 +44,7 @@ extension LayerTree {
             bumpVersion()
         }
         let s = context.settings
-        guard !s.disableActions, s.duration > 0, !context.created.contains(id),
+        guard s.runsActions, !context.created.contains(id),
               nodes[existing: id].properties.contents != nil else { return }
         let fade = ContentsFade(from: old, beginTime: context.time, duration: s.duration, timingFunction: s.timingFunction)
         nodes[existing: id].contentsFade = fade

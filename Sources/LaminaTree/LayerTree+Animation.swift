@@ -74,7 +74,7 @@ extension LayerTree {
     mutating func addImplicitAnimation(_ id: LayerID, slot: PropertySlot, before: LayerProperties,
                                        context: ApplyContext) {
         let s = context.settings
-        guard !s.disableActions, s.duration > 0, !context.created.contains(id),
+        guard s.runsActions, !context.created.contains(id),
               let key = slot.implicitKeyPath else { return }
         let after = nodes[existing: id].properties
         let old = before.animatableValue(at: slot)

@@ -129,7 +129,7 @@ public struct ModelTree: Sendable {
         /// implicit animation or a cross-fade (LayerTree.addImplicitAnimation, addContentsFade).
         func mayAnimate(_ id: LayerID, keyPath: String) -> Bool {
             if keyPath == "contents" { return true }   // a change ends a running fade, always
-            return !settings.disableActions && settings.duration > 0 && !created.contains(id)
+            return settings.runsActions && !created.contains(id)
         }
     }
 

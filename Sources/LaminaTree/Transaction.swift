@@ -20,6 +20,11 @@ public struct TransactionSettings: Hashable, Sendable {
     }
 
     public static let `default` = TransactionSettings()
+
+    /// Whether a change under these settings runs actions (implicit animations, a contents
+    /// cross-fade) on a layer not created in the same commit: the one rule the model tree (which
+    /// batches changes that cannot start anything) and the render tree (which starts them) share.
+    public var runsActions: Bool { !disableActions && duration > 0 }
 }
 
 /// CATransaction's nesting as a state machine with no I/O (the client library drives it).

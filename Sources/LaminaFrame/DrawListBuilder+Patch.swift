@@ -306,7 +306,7 @@ extension DrawListBuilder {
         guard !retainedDisabled, let key = retained.key, !retained.capped else { return nil }
         if retained.backoff > 0 { retained.backoff -= 1; return nil }
         guard key == retainedKey(tree), let changed = tree.presentationChangedSlots,
-              let root = tree.nodes.slot(of: .root) else { return nil }
+              tree.nodes.slot(of: .root) != nil else { return nil }
         let older: Bool
         if retained.itemsGeneration == retained.generation && retained.spareGeneration == retained.generation {
             older = true   // the list before last, of this full build: re-emit the last frame's changes too
@@ -326,7 +326,6 @@ extension DrawListBuilder {
                 let toPixels = Transform3D.scale(scale, scale, 1)
                 patchChildren(0..<retained.records.count, tree.nodes, nodes, parentToPixels: toPixels, parentOpacity: 1,
                               clip: -1)
-                _ = root
             }
         }
         guard retained.endPatch(changed: changed, older: older, items: items.count, clips: clips.count) else {

@@ -39,13 +39,7 @@ func runMemoryBench(_ arguments: [String]) {
     }
     defer { child.terminate(); child.waitUntilExit() }
 
-    func rss() -> Int {
-        guard let s = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = s.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-        else { return 0 }
-        return kib * 1024
-    }
+    func rss() -> Int { (residentKiB(pid) ?? 0) * 1024 }
     var connection: Connection?
     for _ in 0..<200 where connection == nil {
         connection = try? Connection(socketPath: socket, name: "lamina-bench")

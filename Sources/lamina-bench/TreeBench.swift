@@ -11,8 +11,8 @@ import LaminaTree
 ///   presentation value).
 /// - `presentationNsPerLayer`: `updatePresentation` for 10,000 layers each running one
 ///   animation (opacity; position; transform.rotation.z), per layer per frame.
-/// - `bytesPerLayer`: resident memory growth of 100,000 plain layers in the daemon (its
-///   model tree and the render thread's tree), per layer.
+/// - `bytesPerLayer`: resident memory growth of 100,000 plain layers in this process's model
+///   tree and render tree, per layer (the whole daemon's figure is `lamina-bench memory`).
 func runTreeBench(_ arguments: [String]) {
     let n = 10_000
     func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }

@@ -1,5 +1,4 @@
 import LaminaAnimation
-import LaminaGeometry
 @testable import LaminaTree
 import Testing
 
@@ -8,12 +7,7 @@ import Testing
 /// the transaction's completion block) leaves nothing behind once they end.
 @Suite struct CompletionLedgerTests {
     @Test func anUndeclaredCompletionLeavesNoCountBehind() throws {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations([
-            .create(1, .layer), .addSublayer(parent: 0, child: 1),
-            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 100))),
-        ])), at: 0)
+        var t = try AnimationTreeTests().scene()   // client 1's layer 1, made at t = 0
         // Ids 4 (replaced, never declared) and 5 (declared) on a 1 s animation.
         let move = Animation.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1),
                                                   timing: AnimationTiming(duration: 1)))

@@ -3,7 +3,7 @@ import LaminaFrame
 import LaminaGeometry
 
 /// One draw of a pass as the recorder issues it.
-enum RecordedDraw {
+enum RecordedDraw: Equatable {
     /// Consecutive instances of one variant (kind and clipping), one instanced draw.
     case rects(first: Int, count: Int, variant: PipelineVariant)
     /// SAFETY: unretained (a draw list's meshes would cost a retain and release each); the
@@ -11,40 +11,203 @@ enum RecordedDraw {
     /// is forgotten only after `MeshResidency.idleFrames` frames without use).
     case mesh(Unmanaged<MeshResidency.GPUMesh>, instance: Int, clipped: Bool)
     /// Consecutive image pieces drawn with one image and sampler (`set`, the image variant's
-    /// set 1), one instanced draw.
+    /// set 1, of `texture`), one instanced draw.
     /// (`variant`: kind `.image`, or `.shape` for shape atlas items.)
-    case image(first: Int, count: Int, variant: PipelineVariant, set: VkDescriptorSet)
+    /// SAFETY: `texture` unretained, as a mesh: resident while a frame draws it.
+    case image(first: Int, count: Int, variant: PipelineVariant, set: VkDescriptorSet, texture: Unmanaged<TextureImage>)
     /// Offscreen image `image` over the pass with `opacity`.
     case composite(image: Int, opacity: Float)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
     /// `source`'s alpha along x (or y when `vertical`) within `valid` (the part of `source` its
     /// pass cleared), scissored to `scissor`.
     case blur(source: Int, instance: Int, vertical: Bool, sigma: Float, valid: PixelRect, scissor: PixelRect)
+
+    static func == (a: RecordedDraw, b: RecordedDraw) -> Bool {
+        switch (a, b) {
+        case let (.rects(f1, c1, v1), .rects(f2, c2, v2)): f1 == f2 && c1 == c2 && v1 == v2
+        case let (.mesh(m1, i1, c1), .mesh(m2, i2, c2)): m1.toOpaque() == m2.toOpaque() && i1 == i2 && c1 == c2
+        case let (.image(f1, c1, v1, s1, t1), .image(f2, c2, v2, s2, t2)):
+            f1 == f2 && c1 == c2 && v1 == v2 && s1 == s2 && t1.toOpaque() == t2.toOpaque()
+        case let (.composite(i1, o1), .composite(i2, o2)): i1 == i2 && o1 == o2
+        case let (.blur(s1, i1, v1, g1, a1, b1), .blur(s2, i2, v2, g2, a2, b2)):
+            s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2
+        default: false
+        }
+    }
 }
 
-/// Turns a frame's plan into the draws of each pass, writing the items' instances in place
-/// (`RectInstance.write`) and making their meshes resident. Keeps its buffers between frames,
-/// so a frame allocates nothing once they have grown. Render thread only.
+/// One frame slot's encoding: turns a frame's plan into the draws of each pass, writing the
+/// items' instances in place into the slot's instance ring (`RectInstance.write`) and making
+/// their meshes and images resident. Keeps its buffers between frames, so a frame allocates
+/// nothing once they have grown. Render thread only.
+///
+/// It remembers what the ring holds (`Held`: the list's serial, size, clip and item counts)
+/// and, for a list whose items are all drawn in one pass in order (no groups or blurred
+/// shadows), where each item's instances start. When the next list of this slot differs from
+/// the one it holds only within known item ranges (`encode(…changed:)`: the union of the
+/// patches since, `DrawList.patch`), only those items are written again, in place — provided
+/// each writes as many instances of the same variant (and image set, or mesh) as before, so
+/// the draws stay as they were; otherwise, and for any other list, every instance is written.
 struct FrameEncoder {
     /// This frame's draws; pass `i` of the plan issues `draws[passDraws[i]]`.
     private(set) var draws: [RecordedDraw] = []
     private(set) var passDraws: [Range<Int>] = []
+    /// The previous encoding's draws (compared with the new ones; buffers kept).
+    private var previousDraws: [RecordedDraw] = []
+    private var previousPassDraws: [Range<Int>] = []
+    /// Per item of a one-pass list in item order, its first instance (items + 1 entries, the
+    /// last the instance count); empty for other lists.
+    private var itemStarts: [UInt32] = []
+    /// What the ring holds, nil when unknown (nothing encoded, or the ring was replaced).
+    private(set) var held: Held?
+    /// Instances in the ring.
+    private(set) var instanceCount = 0
+
+    /// The list whose instances the ring holds.
+    struct Held: Equatable {
+        var serial: UInt64
+        var width: Int, height: Int
+        var clipCount: Int, itemCount: Int
+    }
+
+    /// What an encoding did.
+    struct Outcome {
+        /// Whether `draws` or `passDraws` differ from the previous encoding's.
+        var drawsChanged: Bool
+        /// Instances written (all of them, or the patched items').
+        var written: Int
+        /// Whether only the changed items were written.
+        var patched: Bool
+    }
+
+    /// Forgets what the ring holds (it was replaced or released).
+    mutating func forgetHeld() { held = nil }
 
     /// Encodes `list`'s passes into `span` (grown by `grow`, which gives the span a larger
     /// buffer holding what it had, when an item does not fit); `mesh` makes a mesh resident;
-    /// `image` makes an image resident and gives the set that draws it with the item's filters
-    /// (nil: not drawn).
-    mutating func encode(_ list: DrawList, into span: inout RectInstance.Span,
+    /// `image` makes an image resident and gives the set that draws it with the item's filters,
+    /// and the texture (nil: not drawn). `changed`: when the ring holds list `changed.since`,
+    /// the item ranges outside which `list`'s items equal that list's (ascending, disjoint);
+    /// only those are written when the ring's mapping of items to instances still holds.
+    /// Resident meshes and images the draws use are marked used in `frame` either way.
+    mutating func encode(_ list: DrawList, frame: UInt64, changed: (since: UInt64, ranges: [Range<Int>])?,
+                         into span: inout RectInstance.Span,
                          grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                          mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
-                         image: (ImageDraw) throws(RenderError) -> VkDescriptorSet?) throws(RenderError) {
+                         image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+        throws(RenderError) -> Outcome {
+        let key = Held(serial: list.serial, width: list.width, height: list.height, clipCount: list.clips.count,
+                       itemCount: list.items.count)
+        if let changed, let held, held.serial == changed.since, held.serial != 0,
+           Held(serial: held.serial, width: key.width, height: key.height, clipCount: key.clipCount,
+                itemCount: key.itemCount) == held,
+           itemStarts.count == key.itemCount + 1, span.capacity >= instanceCount,
+           let written = try patch(list, ranges: changed.ranges, base: span.base, capacity: span.capacity,
+                                   mesh: mesh, image: image) {
+            for draw in draws {
+                switch draw {
+                case .mesh(let m, _, _): m.takeUnretainedValue().lastFrame = frame
+                case .image(_, _, _, _, let t): t.takeUnretainedValue().lastUsed = frame
+                default: break
+                }
+            }
+            span.count = instanceCount
+            self.held = key
+            return Outcome(drawsChanged: false, written: written, patched: true)
+        }
+        swap(&draws, &previousDraws)
+        swap(&passDraws, &previousPassDraws)
+        try encodeAll(list, into: &span, grow: grow, mesh: mesh, image: image)
+        instanceCount = span.count
+        held = itemStarts.count == key.itemCount + 1 ? key : nil
+        return Outcome(drawsChanged: draws != previousDraws || passDraws != previousPassDraws, written: span.count,
+                       patched: false)
+    }
+
+    /// Writes the items of `ranges` again in place (`base`: the ring, `capacity` instances),
+    /// checking each against the draw that issues its instances. Returns the instances written,
+    /// or nil when an item no longer fits its place (then some instances may have been
+    /// written over: the caller writes them all).
+    private func patch(_ list: DrawList, ranges: [Range<Int>], base: UnsafeMutablePointer<RectInstance>, capacity: Int,
+                       mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
+                       image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+        throws(RenderError) -> Int? {
+        let clipCount = list.clips.count, width = list.width, height = list.height
+        var written = 0
+        return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> Int? in
+            for range in ranges {
+                guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
+                for k in range {
+                    let start = Int(itemStarts[k]), count = Int(itemStarts[k + 1]) - start
+                    let item = items.baseAddress! + k
+                    var span = RectInstance.Span(base: base + start, capacity: capacity - start)
+                    switch RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span) {
+                    case .nothing:
+                        guard count == 0 else { return nil }
+                    case .needsRoom:
+                        return nil
+                    case .drawn(let n, let variant):
+                        guard n == count, let d = drawIndex(containing: start) else { return nil }
+                        switch (item.pointee.kind, draws[d]) {
+                        case (.mesh(let meshDraw), .mesh(let drawn, let instance, let clipped)):
+                            guard instance == start, clipped == variant.clipped,
+                                  try mesh(meshDraw) === drawn.takeUnretainedValue() else { return nil }
+                        case (.image(let imageDraw), .image(_, _, let drawnVariant, let set, _)):
+                            guard drawnVariant == variant, let (newSet, _) = try image(imageDraw), newSet == set
+                            else { return nil }
+                        case (.mesh, _), (.image, _):
+                            return nil
+                        case (_, .rects(_, _, let drawnVariant)):
+                            guard drawnVariant == variant else { return nil }
+                        default:
+                            return nil
+                        }
+                        written += n
+                    }
+                }
+            }
+            return written
+        }
+    }
+
+    /// The draw whose instances include `instance` (draws of a one-pass list are in instance order).
+    private func drawIndex(containing instance: Int) -> Int? {
+        var low = 0, high = draws.count
+        while low < high {
+            let mid = (low + high) / 2
+            let (first, count): (Int, Int) = switch draws[mid] {
+            case .rects(let f, let c, _): (f, c)
+            case .image(let f, let c, _, _, _): (f, c)
+            case .mesh(_, let i, _): (i, 1)
+            case .blur(_, let i, _, _, _, _): (i, 1)
+            case .composite: (Int.max, 0)
+            }
+            if instance < first { high = mid } else if instance >= first + count { low = mid + 1 } else { return mid }
+        }
+        return nil
+    }
+
+    /// Encodes every pass, writing every instance from the span's start.
+    private mutating func encodeAll(_ list: DrawList, into span: inout RectInstance.Span,
+                                    grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
+                                    mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
+                                    image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+        throws(RenderError) {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
+        itemStarts.removeAll(keepingCapacity: true)
         // Locals in the per-item loop (no exclusivity checks on properties).
         let clipCount = list.clips.count, width = list.width, height = list.height
         var draws = self.draws
         self.draws = []
         defer { self.draws = draws }
+        let plan = list.plan
+        // One pass drawing every item in order: each item's first instance is kept (patching).
+        var starts = self.itemStarts
+        self.itemStarts = []
+        defer { self.itemStarts = starts }
+        let inOrder = plan.passes.count == 1 && plan.steps.count == 1 && plan.steps[0] == .items(0..<list.items.count)
+        if inOrder { starts.reserveCapacity(list.items.count + 1) }
         /// Writes `item`'s instances at the end of `span`, growing it when full.
         func write(_ item: UnsafePointer<DrawItem>) throws(RenderError) -> RectInstance.Written {
             let written = RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
@@ -52,7 +215,6 @@ struct FrameEncoder {
             try grow(&span, room)
             return RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
         }
-        let plan = list.plan
         try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
             for pass in plan.passes {
                 let first = draws.count
@@ -62,6 +224,7 @@ struct FrameEncoder {
                         for k in range {
                             let item = items.baseAddress! + k
                             let instance = span.count
+                            if inOrder { starts.append(UInt32(truncatingIfNeeded: instance)) }
                             if case .mesh(let meshDraw) = item.pointee.kind {
                                 guard case .drawn(_, let variant) = try write(item) else { continue }
                                 draws.append(.mesh(Unmanaged.passUnretained(try mesh(meshDraw)), instance: instance,
@@ -70,12 +233,15 @@ struct FrameEncoder {
                             }
                             if case .image(let imageDraw) = item.pointee.kind {
                                 guard case .drawn(let added, let variant) = try write(item) else { continue }
-                                guard let set = try image(imageDraw) else { span.count = instance; continue }
-                                if draws.count > first, case .image(let runFirst, let runCount, let runVariant, let runSet) = draws[draws.count - 1],
+                                guard let (set, texture) = try image(imageDraw) else { span.count = instance; continue }
+                                if draws.count > first,
+                                   case .image(let runFirst, let runCount, let runVariant, let runSet, _) = draws[draws.count - 1],
                                    runVariant == variant, runSet == set, runFirst + runCount == instance {
-                                    draws[draws.count - 1] = .image(first: runFirst, count: runCount + added, variant: variant, set: set)
+                                    draws[draws.count - 1] = .image(first: runFirst, count: runCount + added, variant: variant,
+                                                                    set: set, texture: .passUnretained(texture))
                                 } else {
-                                    draws.append(.image(first: instance, count: added, variant: variant, set: set))
+                                    draws.append(.image(first: instance, count: added, variant: variant, set: set,
+                                                        texture: .passUnretained(texture)))
                                 }
                                 continue
                             }
@@ -110,5 +276,6 @@ struct FrameEncoder {
                 passDraws.append(first..<draws.count)
             }
         }
+        if inOrder { starts.append(UInt32(truncatingIfNeeded: span.count)) }
     }
 }

@@ -60,20 +60,28 @@ final class ImageResidency {
 
     var count: Int { textures.count }
 
-    /// The descriptor set drawing `draw.image` with `draw`'s filters, uploading the image
-    /// (recorded by `recordUploads`) when it is not resident; nil when the device cannot hold
-    /// an image that large (the item is not drawn; nothing else is affected).
+    /// The descriptor set drawing `draw.image` with `draw`'s filters, and the image's copy,
+    /// uploading the image (recorded by `recordUploads`) when it is not resident; nil when the
+    /// device cannot hold an image that large (the item is not drawn; nothing else is affected).
     func resident(_ draw: ImageDraw, frame: UInt64, device: VulkanDevice,
-                  setLayout: VkDescriptorSetLayout) throws(RenderError) -> VkDescriptorSet? {
+                  setLayout: VkDescriptorSetLayout) throws(RenderError) -> (VkDescriptorSet, TextureImage)? {
         guard let texture = try texture(draw.image, device: device) else { return nil }
         texture.lastUsed = frame
         let index = draw.samplerIndex
-        if let entry = texture.descriptorSets[index] { return entry.set }
+        if let entry = texture.descriptorSets[index] { return (entry.set, texture) }
         let (set, pool) = try allocateSet(device: device, layout: setLayout)
         writeImageDescriptor(device: device, set: set, sampler: samplers[index], view: texture.view)
         texture.descriptorSets[index] = (set, pool)
-        return set
+        changes += 1
+        return (set, texture)
     }
+
+    /// Bumped whenever an image, a descriptor set or an upload is made or an image is
+    /// forgotten: a command buffer recorded before may refer to what changed (a recorded
+    /// frame is reused only while this stays the same).
+    private(set) var changes: UInt64 = 0
+    /// Whether uploads wait to be recorded (`recordUploads`).
+    var hasPendingUploads: Bool { !pending.isEmpty || !pendingWrites.isEmpty }
 
     /// The resident copy of `image`, uploading it (recorded by `recordUploads`) when it is not
     /// resident; nil when the device cannot hold an image that large.
@@ -97,6 +105,7 @@ final class ImageResidency {
         textures[image.id] = texture
         pending.append((texture, staging))
         uploads += 1
+        changes += 1
         residentBytes += texture.byteCount
         return texture
     }
@@ -127,6 +136,7 @@ final class ImageResidency {
         }
         texture.appliedWrites = atlas.writes.count
         pendingWrites.append((texture, staging, regions))
+        changes += 1
         atlasWrites += regions.count
         atlasWriteBytes += size
     }
@@ -154,6 +164,7 @@ final class ImageResidency {
             textures[id] = nil
             residentBytes -= texture.byteCount
             lifetimes.retire(.texture(texture), after: frame)
+            changes += 1
         }
     }
 

@@ -33,6 +33,9 @@ final class MeshResidency {
     private(set) var uploads = 0
     /// Meshes resident.
     var count: Int { meshes.count }
+    /// Bumped when the arena is rebuilt (every mesh moved) or a mesh is forgotten: recorded
+    /// draws may be stale.
+    private(set) var changes: UInt64 = 0
 
     /// The GPU copy of `draw`'s mesh, uploaded on first use, marked used in `frame`. A full
     /// arena is rebuilt twice the live meshes' size and refilled; the old buffer is retired
@@ -52,6 +55,7 @@ final class MeshResidency {
                 $0 + MeshArena.size(vertexCount: $1.vertices.count, indexCount: $1.indexCount)
             }
             if let old = try arena.rebuild(bytes: 2 * live, device: device) { lifetimes.retire(.buffer(old)) }
+            changes += 1
             for placedMesh in meshes.values + [mesh] {
                 guard let placed = arena.place(placedMesh.vertices, placedMesh.indices) else {
                     preconditionFailure("a rebuilt mesh arena holds every live mesh")
@@ -70,6 +74,7 @@ final class MeshResidency {
         guard frame % 60 == 0 else { return }
         for (id, mesh) in meshes where frame - mesh.lastFrame > Self.idleFrames {
             meshes[id] = nil
+            changes += 1
         }
     }
 

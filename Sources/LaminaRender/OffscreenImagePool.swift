@@ -19,6 +19,8 @@ final class OffscreenImagePool {
     }
 
     var count: Int { entries.count }
+    /// Bumped when images are made or retired (recorded passes may refer to them).
+    private(set) var changes: UInt64 = 0
     func framebuffer(_ index: Int) -> VkFramebuffer { entries[index].image.framebuffer }
     func descriptorSet(_ index: Int) -> VkDescriptorSet { entries[index].descriptorSet }
 
@@ -37,6 +39,7 @@ final class OffscreenImagePool {
             }
             writeImageDescriptor(device: device, set: set, sampler: pipeline.sampler, view: image.view)
             entries.append(Entry(image: image, descriptorSet: set))
+            changes += 1
         }
     }
 
@@ -48,6 +51,7 @@ final class OffscreenImagePool {
             lifetimes.retire(.descriptorSet(entry.descriptorSet))
         }
         entries.removeAll()
+        changes += 1
     }
 
     /// Destroys the images (the device is idle; the sets go with their pool).

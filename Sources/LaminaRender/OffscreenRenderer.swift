@@ -62,43 +62,41 @@ public final class OffscreenRenderer {
     public static let maxGroups = 128
 
     private let instance: VulkanInstance
-    private let device: VulkanDevice
+    let device: VulkanDevice
     private let pipeline: VulkanPipeline
     private let commands: VulkanCommands
     private let descriptorPool: VkDescriptorPool
-    private let lifetimes: LifetimeTracker
-    private let meshes = MeshResidency()
-    private let textures: ImageResidency
-    private let images: OffscreenImagePool
+    let lifetimes: LifetimeTracker
+    let meshes = MeshResidency()
+    let textures: ImageResidency
+    let images: OffscreenImagePool
     private let target: OffscreenTarget
     /// The window the frames are also presented to (`init(…window:)`), if any.
     private let window: WindowTarget?
     private let readback: Readback
     private let recorder: PassRecorder
-    private var encoder = FrameEncoder()
-    private var slots: [FrameSlot]
+    var slots: [FrameSlot]
+    /// Per frame slot: its encoding (what its ring holds, its draws).
+    var encoders: [FrameEncoder]
     /// Frames submitted so far; frame n (from 1) uses slot (n − 1) % framesInFlight.
-    private var frameNumber: UInt64 = 0
+    var frameNumber: UInt64 = 0
     /// `DrawList.serial` of the list the target holds as drawn (0: unknown, redraw all).
     private var drawnSerial: UInt64 = 0
+    /// The patches of the lists seen lately (which items changed from list to list).
+    private var history = PatchHistory(capacity: 2 * framesInFlight)
+    private var changedScratch: [Range<Int>] = []
+    /// Bumped when a buffer or descriptor set a recorded frame may refer to is replaced,
+    /// updated or released here (with the residencies' own `changes`: `resourceEpoch`).
+    var bufferChanges: UInt64 = 0
 
-    /// One frame in flight.
-    private struct FrameSlot {
-        let commandBuffer: VkCommandBuffer
-        let fence: VkFence
-        /// Instance ring buffer for this slot; grows by doubling.
-        var instances: VulkanBuffer?
-        /// This frame's `ClipRecord`s (at least one record's room, so the descriptor is
-        /// always valid); grows by doubling. `clipSet` points at it.
-        var clips: VulkanBuffer?
-        let clipSet: VkDescriptorSet
-        /// Set 1 of the rect/mesh layout: the mesh arena, as `arenaBuffer` (the buffer it was last
-        /// pointed at; the arena's buffer changes when it is rebuilt).
-        let arenaSet: VkDescriptorSet
-        var arenaBuffer: VkBuffer?
-        /// The frame submitted with `fence` and not yet waited for.
-        var pendingFrame: UInt64?
-    }
+    /// Frames whose passes were recorded, and frames that submitted their slot's recorded
+    /// passes again (the draws and everything they refer to unchanged), for tests and stats.
+    public private(set) var framesRecorded = 0
+    public private(set) var framesReused = 0
+    /// Instances written so far, and frames that wrote only the changed items' instances
+    /// (patching the slot's ring), for tests and stats.
+    public private(set) var instancesWritten = 0
+    public private(set) var framesPatched = 0
 
     /// Opens a Vulkan device and creates the offscreen target, pipelines and frame slots.
     ///
@@ -181,10 +179,12 @@ public final class OffscreenRenderer {
                 cleanup.append { commands.destroyFence(fence, device: device) }
                 let clipSet = try allocateDescriptorSet(device: device, pool: pool, layout: pipeline.clipSetLayout)
                 let arenaSet = try allocateDescriptorSet(device: device, pool: pool, layout: pipeline.clipSetLayout)
-                slots.append(FrameSlot(commandBuffer: try commands.makeCommandBuffer(device: device), fence: fence,
+                slots.append(FrameSlot(commandBuffer: try commands.makeCommandBuffer(device: device),
+                                       tailBuffer: try commands.makeCommandBuffer(device: device), fence: fence,
                                        clipSet: clipSet, arenaSet: arenaSet))
             }
             self.slots = slots
+            encoders = Array(repeating: FrameEncoder(), count: Self.framesInFlight)
             readback = try Readback(device: device, commands: commands)
             if let surface {
                 self.window = try WindowTarget(device: device, surface: surface, refreshRate: window?.refreshRate,
@@ -236,6 +236,7 @@ public final class OffscreenRenderer {
             try resize(width: list.width, height: list.height)
         }
         let plan = list.plan
+        history.note(list)
         // The target still holds the list this one's damage is relative to: redraw only the
         // damage (nothing at all when it is empty).
         var damage: PixelRect? = nil
@@ -264,22 +265,34 @@ public final class OffscreenRenderer {
             if acquired && lastFrame > 0 { try finish(frame: lastFrame) }
         }
         let gpuWait = now() - waitStart
+        // What the slot's recorded passes were recorded with: nil until they are recorded
+        // again or found still valid (so an error on the way leaves them to be recorded).
+        let recorded = slots[slotIndex].recorded
+        slots[slotIndex].recorded = nil
 
         // Upload: instances straight into this slot's mapped ring buffer (its previous frame has
-        // finished), meshes not yet on the GPU.
-        let stride = MemoryLayout<RectInstance>.stride
-        if (slots[slotIndex].instances?.size ?? 0) < (list.items.count + 2) * stride {
-            try replaceInstanceBuffer(slot: slotIndex, capacity: list.items.count + 2, keeping: nil)
+        // finished) — only the changed items' when the ring holds a list this one patches —
+        // meshes not yet on the GPU.
+        var encoder = FrameEncoder()
+        swap(&encoder, &encoders[slotIndex])
+        defer { swap(&encoder, &encoders[slotIndex]) }
+        if try sizeInstanceRing(slot: slotIndex, need: max(list.items.count, encoder.instanceCount)) {
+            encoder.forgetHeld()
         }
         guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
+        let stride = MemoryLayout<RectInstance>.stride
         var span = RectInstance.Span(base: ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride),
                                      capacity: ring.size / stride)
         let device = device, meshes = meshes, lifetimes = lifetimes, textures = textures
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
-        try encoder.encode(list, into: &span, grow: { (span, room) throws(RenderError) in
-            try replaceInstanceBuffer(slot: slotIndex, capacity: 2 * (span.count + room), keeping: span)
+        var changed: (since: UInt64, ranges: [Range<Int>])? = nil
+        if let held = encoder.held, history.changed(since: held.serial, items: list.items.count, into: &changedScratch) {
+            changed = (held.serial, changedScratch)
+        }
+        let outcome = try encoder.encode(list, frame: frame, changed: changed, into: &span, grow: { (span, room) throws(RenderError) in
+            try replaceInstanceBuffer(slot: slotIndex, capacity: (span.count + room) * 3 / 2, keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
             span.base = ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride)
             span.capacity = ring.size / stride
@@ -288,6 +301,9 @@ public final class OffscreenRenderer {
         }, image: { (draw) throws(RenderError) in
             try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
+        changed = nil
+        instancesWritten += outcome.written
+        if outcome.patched { framesPatched += 1 }
         try images.reserve(plan.imageCount, width: width, height: height, device: device, pipeline: pipeline,
                            descriptorPool: descriptorPool)
         meshes.forgetIdle(frame: frame)
@@ -296,18 +312,34 @@ public final class OffscreenRenderer {
         pointArenaSet(slot: slotIndex)
         let uploaded = now()
 
+        // Record the passes unless the slot's recorded ones draw exactly this (the same draws,
+        // plan, target, damage and buffers, nothing they refer to changed since, no uploads).
         let slot = slots[slotIndex]
-        try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
-                                               framebuffer: target.framebuffer(for: frame), width: width, height: height,
-                                               clearColor: list.clearColor, instances: slot.instances,
-                                               clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
-                                               damage: damage,
-                                               prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
-                            plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images,
-                            window: presenting ? window.map { ($0, target.image, frame) } : nil)
-        let recorded = now()
+        let framebuffer = target.framebuffer(for: frame)
+        let key = RecordingKey(plan: plan, framebuffer: framebuffer, width: width, height: height,
+                               clearColor: list.clearColor, damage: damage, instances: slot.instances?.raw,
+                               clips: slot.clips?.raw, arena: meshes.arena.buffer?.raw, epoch: resourceEpoch)
+        if outcome.drawsChanged || recorded != key || textures.hasPendingUploads {
+            let uploads = textures.hasPendingUploads
+            try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
+                                                   framebuffer: framebuffer, width: width, height: height,
+                                                   clearColor: list.clearColor, instances: slot.instances,
+                                                   clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
+                                                   damage: damage,
+                                                   prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
+                                plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images)
+            framesRecorded += 1
+            // A buffer with uploads is not submitted again (its staging buffers go).
+            slots[slotIndex].recorded = uploads ? nil : key
+        } else {
+            framesReused += 1
+            slots[slotIndex].recorded = key
+        }
+        try recorder.recordTail(slot.tailBuffer, timestampSlot: slotIndex,
+                                window: presenting ? window.map { ($0, target.image, frame) } : nil)
+        let recordedTime = now()
 
-        try commands.submit(slot.commandBuffer, fence: slot.fence, device: device,
+        try commands.submit([slot.commandBuffer, slot.tailBuffer], fence: slot.fence, device: device,
                             semaphores: presenting ? window?.submitSemaphores : nil)
         slots[slotIndex].pendingFrame = frame
         lifetimes.submitted(frame)
@@ -316,12 +348,28 @@ public final class OffscreenRenderer {
         if presenting { try window?.present(device: device) }
         let submitted = now()
 
-        var timing = FrameTiming(frameNumber: frame, upload: uploaded - start - gpuWait, record: recorded - uploaded,
-                                 submit: submitted - recorded, gpu: latestGPUTime?.seconds,
+        var timing = FrameTiming(frameNumber: frame, upload: uploaded - start - gpuWait, record: recordedTime - uploaded,
+                                 submit: submitted - recordedTime, gpu: latestGPUTime?.seconds,
                                  gpuFrameNumber: latestGPUTime?.frame)
         timing.gpuWait = gpuWait
         return timing
     }
+
+    /// Everything a frame's recorded passes depend on besides its draws: equal keys (and
+    /// draws) record the same commands.
+    struct RecordingKey: Equatable {
+        var plan: FramePlan
+        var framebuffer: VkFramebuffer
+        var width: Int, height: Int
+        var clearColor: Color
+        var damage: PixelRect?
+        var instances: VkBuffer?, clips: VkBuffer?, arena: VkBuffer?
+        var epoch: UInt64
+    }
+
+    /// Changes whenever an object a recorded frame may refer to was made, replaced, updated
+    /// or released (a handle can be reused by a new object, so handles alone do not tell).
+    var resourceEpoch: UInt64 { bufferChanges &+ textures.changes &+ meshes.changes &+ images.changes }
 
     /// Waits for the last frame and returns its pixels: `width × height × 4` bytes, RGBA8,
     /// row-major, top row first.
@@ -347,6 +395,7 @@ public final class OffscreenRenderer {
         try target.resize(width: width, height: height, device: device, stencilFormat: stencilFormat,
                           renderPass: pipeline.renderPass, lifetimes: lifetimes)
         images.retireAll(lifetimes)
+        bufferChanges += 1
         self.width = width
         self.height = height
     }
@@ -365,14 +414,14 @@ public final class OffscreenRenderer {
     // MARK: - Frames
 
     /// Waits for frame `frame` if it is still pending in its slot.
-    private func finish(frame: UInt64) throws(RenderError) {
+    func finish(frame: UInt64) throws(RenderError) {
         let index = Int((frame - 1) % UInt64(Self.framesInFlight))
         if slots[index].pendingFrame == frame { try finish(slot: index, wait: true) }
     }
 
     /// If the slot's frame is pending: waits for it (or, with `wait: false`, checks whether it
     /// finished), records its GPU time and frees what was retired to it.
-    private func finish(slot index: Int, wait: Bool) throws(RenderError) {
+    func finish(slot index: Int, wait: Bool) throws(RenderError) {
         guard let frame = slots[index].pendingFrame else { return }
         if wait {
             try commands.waitAndReset(slots[index].fence, device: device)
@@ -408,73 +457,6 @@ public final class OffscreenRenderer {
         guard let symbol = dlsym(process, "mallopt") else { return }
         _ = unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, 64 << 20)
         #endif
-    }
-
-    /// Points the slot's arena descriptor set at the mesh arena's buffer when it changed (the
-    /// slot's previous frame has finished, so the set is not in use).
-    private func pointArenaSet(slot slotIndex: Int) {
-        guard let arena = meshes.arena.buffer, slots[slotIndex].arenaBuffer != arena.raw else { return }
-        slots[slotIndex].arenaBuffer = arena.raw
-        var info = VkDescriptorBufferInfo(buffer: arena.raw, offset: 0, range: wholeSize)
-        withUnsafePointer(to: &info) { infoPointer in
-            var write = VkWriteDescriptorSet()
-            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-            write.dstSet = slots[slotIndex].arenaSet
-            write.dstBinding = 0
-            write.descriptorCount = 1
-            write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-            write.pBufferInfo = infoPointer
-            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
-        }
-    }
-
-    /// Writes the frame's clips into the slot's clip buffer (growing it by doubling and
-    /// pointing the slot's descriptor set at the new one; the old buffer is retired to this frame).
-    /// The slot's previous frame has finished, so neither the buffer nor the set is in use.
-    private func uploadClips(_ clips: [Clip], slot slotIndex: Int) throws(RenderError) {
-        let stride = MemoryLayout<ClipRecord>.stride
-        let bytes = clips.count * stride
-        let current = slots[slotIndex].clips?.size ?? 0
-        if slots[slotIndex].clips == nil || bytes > current {
-            if let old = slots[slotIndex].clips { lifetimes.retire(.buffer(old), after: frameNumber) }
-            let buffer = try VulkanBuffer(device: device, size: max(bytes, 2 * current, 64 * stride),
-                                          usage: mapFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
-            slots[slotIndex].clips = buffer
-            var info = VkDescriptorBufferInfo(buffer: buffer.raw, offset: 0, range: wholeSize)
-            withUnsafePointer(to: &info) { infoPointer in
-                var write = VkWriteDescriptorSet()
-                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-                write.dstSet = slots[slotIndex].clipSet
-                write.dstBinding = 0
-                write.descriptorCount = 1
-                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                write.pBufferInfo = infoPointer
-                vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
-            }
-        }
-        if bytes > 0, let buffer = slots[slotIndex].clips {
-            // SAFETY: the buffer holds at least `bytes`, and this slot's previous frame has finished.
-            let records = buffer.mapped.bindMemory(to: ClipRecord.self, capacity: clips.count)
-            for index in clips.indices { (records + index).initialize(to: ClipRecord(clips, at: index)) }
-        }
-    }
-
-    /// Gives the slot a new instance ring buffer of at least `capacity` instances (at least
-    /// twice the old one's), copying `keeping`'s instances (this frame's so far, written into the
-    /// old buffer) to its start. The old buffer is retired to this frame (destroyed once it has finished).
-    private func replaceInstanceBuffer(slot slotIndex: Int, capacity: Int, keeping: RectInstance.Span?) throws(RenderError) {
-        let stride = MemoryLayout<RectInstance>.stride
-        let old = slots[slotIndex].instances
-        let bytes = max(capacity * stride, 2 * (old?.size ?? 0), 64 * stride)
-        let buffer = try VulkanBuffer(device: device, size: bytes, usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
-        if let keeping, keeping.count > 0 {
-            // SAFETY: both buffers hold `keeping.count` instances; no submitted frame reads either
-            // (this slot's previous frame has finished). Reading mapped memory back may be slow on
-            // a GPU (write-combined), but this happens only when the ring grows.
-            buffer.mapped.copyMemory(from: UnsafeRawPointer(keeping.base), byteCount: keeping.count * stride)
-        }
-        if let old { lifetimes.retire(.buffer(old), after: frameNumber) }
-        slots[slotIndex].instances = buffer
     }
 
     private func now() -> Double {

@@ -7,6 +7,11 @@ import LaminaGeometry
 /// offscreen image from the pool, in plan order (children before the passes that sample
 /// them), between two timestamps. Depends on the target only through its framebuffer and
 /// size. Render thread only.
+///
+/// A frame is two command buffers submitted together: the passes (`record`), which a frame
+/// slot submits again unchanged while the frame's draws and everything they refer to are
+/// the same, and the tail (`recordTail`: the window copy and the end timestamp), recorded
+/// every frame.
 struct PassRecorder {
     let pipeline: VulkanPipeline
     let commands: VulkanCommands
@@ -32,16 +37,16 @@ struct PassRecorder {
         var prelude: ((VkCommandBuffer) -> Void)? = nil
     }
 
-    /// Records the frame; with `window`, the frame's image (`source`) is then copied into the
-    /// window's acquired swapchain image (`WindowTarget.recordCopy`).
+    /// Records the frame's passes into `frame.commandBuffer`, after the frame's start
+    /// timestamp and `prelude`. The buffer may be submitted again while nothing it refers to
+    /// changes (not one-time-submit; it resets its own timestamp queries); `recordTail`
+    /// records what follows it in the same submission.
     func record(_ frame: Frame, plan: FramePlan, draws: [RecordedDraw], passDraws: [Range<Int>],
-                images: OffscreenImagePool, window: (target: WindowTarget, source: VulkanImage, frame: UInt64)? = nil)
-        throws(RenderError) {
+                images: OffscreenImagePool) throws(RenderError) {
         let cmd = frame.commandBuffer
         try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
         var begin = VkCommandBufferBeginInfo()
         begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
         try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
         let query = UInt32(2 * frame.timestampSlot)
         if let queryPool = commands.queryPool {
@@ -90,9 +95,23 @@ struct PassRecorder {
             }
             vkCmdEndRenderPass(cmd)
         }
+        try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
+    }
+
+    /// Records what follows a frame's passes in its submission into `cmd` (one-time): with
+    /// `window`, the copy of the frame's image (`source`) into the window's acquired swapchain
+    /// image (`WindowTarget.recordCopy`); then the frame's end timestamp. Recorded every
+    /// frame (a few commands), so the passes' buffer does not depend on the swapchain image.
+    func recordTail(_ cmd: VkCommandBuffer, timestampSlot: Int,
+                    window: (target: WindowTarget, source: VulkanImage, frame: UInt64)?) throws(RenderError) {
+        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
+        var begin = VkCommandBufferBeginInfo()
+        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
+        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
         if let window { window.target.recordCopy(from: window.source, frame: window.frame, cmd: cmd) }
         if let queryPool = commands.queryPool {
-            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, query + 1)
+            vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, UInt32(2 * timestampSlot + 1))
         }
         try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
     }
@@ -168,7 +187,7 @@ struct PassRecorder {
                 vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
                 vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset),
                                  UInt32(instance))
-            case .image(let first, let count, let variant, let set):
+            case .image(let first, let count, let variant, let set, _):
                 guard instances != nil else { continue }
                 bind(pipeline.pipeline(variant))
                 if variant.clipped { bindClips() }

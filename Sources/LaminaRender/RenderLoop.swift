@@ -334,6 +334,8 @@ public final class RenderLoop: Sendable {
                 published.withLock { $0 = summary; $0.idle = true }
                 idleSince.withLock { $0 = since }
                 driver.willSleep()
+                // The idle frame slots' buffers go too (a failure here only keeps them).
+                try? renderer.releaseIdleBuffers()
                 wake.wait()
                 let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
                 idleSince.withLock { $0 = nil }

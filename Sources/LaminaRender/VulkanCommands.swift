@@ -78,18 +78,23 @@ final class VulkanCommands {
     /// (a window frame) it waits for `wait` at the transfer stage and signals `signal`.
     func submit(_ commandBuffer: VkCommandBuffer, fence: VkFence, device: VulkanDevice,
                 semaphores: (wait: VkSemaphore, signal: VkSemaphore)? = nil) throws(RenderError) {
-        var buffer: VkCommandBuffer? = commandBuffer
+        try submit([commandBuffer], fence: fence, device: device, semaphores: semaphores)
+    }
+
+    /// Submits `commandBuffers` in order as one batch, as `submit(_:fence:device:semaphores:)`.
+    func submit(_ commandBuffers: [VkCommandBuffer?], fence: VkFence, device: VulkanDevice,
+                semaphores: (wait: VkSemaphore, signal: VkSemaphore)? = nil) throws(RenderError) {
         var wait: VkSemaphore? = semaphores?.wait
         var signal: VkSemaphore? = semaphores?.signal
         var stage = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT)
-        let result = withUnsafePointer(to: &buffer) { bufferPointer in
+        let result = commandBuffers.withUnsafeBufferPointer { bufferPointer in
             withUnsafePointer(to: &wait) { waitPointer in
             withUnsafePointer(to: &signal) { signalPointer in
             withUnsafePointer(to: &stage) { stagePointer in
                 var info = VkSubmitInfo()
                 info.sType = VK_STRUCTURE_TYPE_SUBMIT_INFO
-                info.commandBufferCount = 1
-                info.pCommandBuffers = bufferPointer
+                info.commandBufferCount = UInt32(bufferPointer.count)
+                info.pCommandBuffers = bufferPointer.baseAddress
                 if semaphores != nil {
                     info.waitSemaphoreCount = 1
                     info.pWaitSemaphores = waitPointer

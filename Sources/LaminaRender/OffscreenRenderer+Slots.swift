@@ -1,0 +1,215 @@
+import CVulkan
+import LaminaFrame
+
+/// One frame in flight: its command buffers, fence, instance ring and clip buffer.
+struct FrameSlot {
+    /// The frame's passes (`PassRecorder.record`), submitted again while `recorded` matches.
+    let commandBuffer: VkCommandBuffer
+    /// The window copy and end timestamp (`PassRecorder.recordTail`), recorded every frame.
+    let tailBuffer: VkCommandBuffer
+    let fence: VkFence
+    /// Instance ring buffer for this slot, sized to the need (`sizeInstanceRing`).
+    var instances: VulkanBuffer?
+    /// This frame's `ClipRecord`s (at least `minimumRecords`' room, so the descriptor is
+    /// always valid), sized to the need as the ring. `clipSet` points at it.
+    var clips: VulkanBuffer?
+    let clipSet: VkDescriptorSet
+    /// Set 1 of the rect/mesh layout: the mesh arena, as `arenaBuffer` (the buffer it was last
+    /// pointed at; the arena's buffer changes when it is rebuilt).
+    let arenaSet: VkDescriptorSet
+    var arenaBuffer: VkBuffer?
+    /// The frame submitted with `fence` and not yet waited for.
+    var pendingFrame: UInt64?
+    /// What `commandBuffer`'s passes were recorded with, nil when they must be recorded again.
+    var recorded: OffscreenRenderer.RecordingKey?
+
+    /// Smallest ring or clip buffer, in instances or records.
+    static let minimumRecords = 64
+
+    /// The room to give `need` instances or records: an eighth more (and a minimum), so that a
+    /// count that moves a little does not replace the buffer every frame.
+    static func room(for need: Int) -> Int { need + need / 8 + minimumRecords }
+
+    /// Whether a buffer of `capacity` is too small for `need`, or so much larger (over a
+    /// quarter more than `room(for:)`) that it is replaced by a smaller one.
+    static func needsResize(capacity: Int, need: Int) -> Bool {
+        capacity < need || capacity > room(for: need) + room(for: need) / 4
+    }
+}
+
+extension OffscreenRenderer {
+    /// Bytes of the frame slots' instance rings and clip buffers, for tests and stats.
+    public var slotBufferBytes: Int {
+        slots.reduce(0) { $0 + ($1.instances?.size ?? 0) + ($1.clips?.size ?? 0) }
+    }
+
+    /// Lets go of what idle frame slots hold (the render thread is going to sleep): waits for
+    /// the frames in flight, then frees the instance rings and clip buffers of every slot but
+    /// the one that drew last (the next frame makes what it needs again). Nothing drawn changes.
+    /// - Thread: render thread only.
+    public func releaseIdleBuffers() throws(RenderError) {
+        for index in slots.indices { try finish(slot: index, wait: true) }
+        guard frameNumber > 0 else { return }
+        let last = Int((frameNumber - 1) % UInt64(Self.framesInFlight))
+        for index in slots.indices where index != last {
+            // Its frame has finished: nothing reads the buffers.
+            slots[index].instances?.destroy(device)
+            slots[index].instances = nil
+            slots[index].clips?.destroy(device)
+            slots[index].clips = nil
+            slots[index].recorded = nil
+            encoders[index] = FrameEncoder()
+        }
+        bufferChanges += 1
+    }
+
+    /// Gives the slot a ring that holds `need` instances with modest room, replacing one that
+    /// is too small or far too large (`FrameSlot.needsResize`). Returns whether it was
+    /// replaced (its contents are then undefined).
+    func sizeInstanceRing(slot slotIndex: Int, need: Int) throws(RenderError) -> Bool {
+        let stride = MemoryLayout<RectInstance>.stride
+        let capacity = (slots[slotIndex].instances?.size ?? 0) / stride
+        guard slots[slotIndex].instances == nil || FrameSlot.needsResize(capacity: capacity, need: need) else {
+            return false
+        }
+        try replaceInstanceBuffer(slot: slotIndex, capacity: FrameSlot.room(for: need), keeping: nil)
+        return true
+    }
+
+    /// Gives the slot a new instance ring buffer of `capacity` instances (at least
+    /// `FrameSlot.minimumRecords`), copying `keeping`'s instances (this frame's so far, written
+    /// into the old buffer) to its start. The old buffer is retired to this frame (destroyed
+    /// once it has finished).
+    func replaceInstanceBuffer(slot slotIndex: Int, capacity: Int, keeping: RectInstance.Span?) throws(RenderError) {
+        let stride = MemoryLayout<RectInstance>.stride
+        let old = slots[slotIndex].instances
+        let bytes = max(capacity, FrameSlot.minimumRecords, keeping?.count ?? 0) * stride
+        let buffer = try VulkanBuffer(device: device, size: bytes, usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
+        if let keeping, keeping.count > 0 {
+            // SAFETY: both buffers hold `keeping.count` instances; no submitted frame reads either
+            // (this slot's previous frame has finished). Reading mapped memory back may be slow on
+            // a GPU (write-combined), but this happens only when the ring grows.
+            buffer.mapped.copyMemory(from: UnsafeRawPointer(keeping.base), byteCount: keeping.count * stride)
+        }
+        if let old { lifetimes.retire(.buffer(old), after: frameNumber) }
+        slots[slotIndex].instances = buffer
+        bufferChanges += 1
+    }
+
+    /// Points the slot's arena descriptor set at the mesh arena's buffer when it changed (the
+    /// slot's previous frame has finished, so the set is not in use).
+    func pointArenaSet(slot slotIndex: Int) {
+        guard let arena = meshes.arena.buffer, slots[slotIndex].arenaBuffer != arena.raw else { return }
+        slots[slotIndex].arenaBuffer = arena.raw
+        bufferChanges += 1
+        var info = VkDescriptorBufferInfo(buffer: arena.raw, offset: 0, range: wholeSize)
+        withUnsafePointer(to: &info) { infoPointer in
+            var write = VkWriteDescriptorSet()
+            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+            write.dstSet = slots[slotIndex].arenaSet
+            write.dstBinding = 0
+            write.descriptorCount = 1
+            write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+            write.pBufferInfo = infoPointer
+            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+        }
+    }
+
+    /// Writes the frame's clips into the slot's clip buffer (replacing it, sized to the need as
+    /// the ring, and pointing the slot's descriptor set at the new one; the old buffer is
+    /// retired to this frame). The slot's previous frame has finished, so neither the buffer
+    /// nor the set is in use.
+    func uploadClips(_ clips: [Clip], slot slotIndex: Int) throws(RenderError) {
+        let stride = MemoryLayout<ClipRecord>.stride
+        let capacity = (slots[slotIndex].clips?.size ?? 0) / stride
+        if slots[slotIndex].clips == nil || FrameSlot.needsResize(capacity: capacity, need: clips.count) {
+            if let old = slots[slotIndex].clips { lifetimes.retire(.buffer(old), after: frameNumber) }
+            let buffer = try VulkanBuffer(device: device, size: FrameSlot.room(for: clips.count) * stride,
+                                          usage: mapFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
+            slots[slotIndex].clips = buffer
+            bufferChanges += 1
+            var info = VkDescriptorBufferInfo(buffer: buffer.raw, offset: 0, range: wholeSize)
+            withUnsafePointer(to: &info) { infoPointer in
+                var write = VkWriteDescriptorSet()
+                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+                write.dstSet = slots[slotIndex].clipSet
+                write.dstBinding = 0
+                write.descriptorCount = 1
+                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                write.pBufferInfo = infoPointer
+                vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+            }
+        }
+        if !clips.isEmpty, let buffer = slots[slotIndex].clips {
+            // SAFETY: the buffer holds at least `clips.count` records, and this slot's previous
+            // frame has finished.
+            let records = buffer.mapped.bindMemory(to: ClipRecord.self, capacity: clips.count)
+            for index in clips.indices { (records + index).initialize(to: ClipRecord(clips, at: index)) }
+        }
+    }
+}
+
+/// The patches (`DrawList.patch`) of the lists a renderer saw lately, newest last: which item
+/// ranges changed from each list to the next. Copies the ranges into buffers of its own (so
+/// the builder's alternating buffers stay unshared). Render thread only.
+struct PatchHistory {
+    private var serials: [UInt64] = []
+    /// The list each was patched from, 0 for a full build (or a list with group markers).
+    private var bases: [UInt64] = []
+    private var ranges: [[Range<Int>]] = []
+    private let capacity: Int
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    /// Notes the next list seen.
+    mutating func note(_ list: DrawList) {
+        var reused: [Range<Int>] = []
+        if serials.count == capacity {
+            serials.removeFirst()
+            bases.removeFirst()
+            reused = ranges.removeFirst()
+        }
+        reused.removeAll(keepingCapacity: true)
+        var base: UInt64 = 0
+        if let patch = list.patch, list.serial != 0, !patch.hasMarkers {
+            base = patch.base
+            reused.append(contentsOf: patch.ranges)
+        }
+        serials.append(list.serial)
+        bases.append(base)
+        ranges.append(reused)
+    }
+
+    /// The item ranges (ascending, disjoint) outside which the newest list's `items` items
+    /// equal those of list `serial`, when the lists since it were each patched from the one
+    /// before and together changed at most half of the items: then written into `out`,
+    /// returning true. False otherwise (then every item is written).
+    func changed(since serial: UInt64, items: Int, into out: inout [Range<Int>]) -> Bool {
+        out.removeAll(keepingCapacity: true)
+        guard serial != 0, var i = serials.indices.last else { return false }
+        var total = 0
+        while serials[i] != serial {
+            guard bases[i] != 0, i > 0, serials[i - 1] == bases[i] else { return false }
+            for range in ranges[i] {
+                total += range.count
+                out.append(range)
+            }
+            guard total <= items / 2 else { return false }
+            i -= 1
+        }
+        guard out.count > 1 else { return true }
+        // Each list's ranges are ascending; merge them into one ascending, disjoint list.
+        out.sort { $0.lowerBound < $1.lowerBound }
+        var merged = 0
+        for k in 1..<out.count {
+            if out[k].lowerBound <= out[merged].upperBound {
+                out[merged] = out[merged].lowerBound..<max(out[merged].upperBound, out[k].upperBound)
+            } else {
+                merged += 1
+                out[merged] = out[k]
+            }
+        }
+        out.removeLast(out.count - merged - 1)
+        return true
+    }
+}

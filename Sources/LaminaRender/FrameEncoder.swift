@@ -134,6 +134,7 @@ struct FrameEncoder {
         throws(RenderError) -> Int? {
         let clipCount = list.clips.count, width = list.width, height = list.height
         var written = 0
+        var cursor = 0  // the draw of the last patched item (items ascend, and so do their draws)
         return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> Int? in
             for range in ranges {
                 guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
@@ -147,7 +148,8 @@ struct FrameEncoder {
                     case .needsRoom:
                         return nil
                     case .drawn(let n, let variant):
-                        guard n == count, let d = drawIndex(containing: start) else { return nil }
+                        guard n == count, let d = drawIndex(containing: start, from: cursor) else { return nil }
+                        cursor = d
                         switch (item.pointee.kind, draws[d]) {
                         case (.mesh(let meshDraw), .mesh(let drawn, let instance, let clipped)):
                             guard instance == start, clipped == variant.clipped,
@@ -170,19 +172,20 @@ struct FrameEncoder {
         }
     }
 
-    /// The draw whose instances include `instance` (draws of a one-pass list are in instance order).
-    private func drawIndex(containing instance: Int) -> Int? {
-        var low = 0, high = draws.count
-        while low < high {
-            let mid = (low + high) / 2
-            let (first, count): (Int, Int) = switch draws[mid] {
+    /// The draw whose instances include `instance`, at `from` or after it (draws of a one-pass
+    /// list are in instance order).
+    private func drawIndex(containing instance: Int, from: Int) -> Int? {
+        var d = from
+        while d < draws.count {
+            let (first, count): (Int, Int) = switch draws[d] {
             case .rects(let f, let c, _): (f, c)
             case .image(let f, let c, _, _, _): (f, c)
             case .mesh(_, let i, _): (i, 1)
-            case .blur(_, let i, _, _, _, _): (i, 1)
-            case .composite: (Int.max, 0)
+            case .blur, .composite: (Int.max, 0)
             }
-            if instance < first { high = mid } else if instance >= first + count { low = mid + 1 } else { return mid }
+            if instance < first { return nil }
+            if instance < first + count { return d }
+            d += 1
         }
         return nil
     }

@@ -22,6 +22,8 @@ struct FrameSlot {
     var pendingFrame: UInt64?
     /// What `commandBuffer`'s passes were recorded with, nil when they must be recorded again.
     var recorded: OffscreenRenderer.RecordingKey?
+    /// Bumped when the slot's ring or clip buffer is replaced or a set of its is updated.
+    var changes: UInt64 = 0
 
     /// Smallest ring or clip buffer, in instances or records.
     static let minimumRecords = 64
@@ -58,9 +60,9 @@ extension OffscreenRenderer {
             slots[index].clips?.destroy(device)
             slots[index].clips = nil
             slots[index].recorded = nil
+            slots[index].changes += 1
             encoders[index] = FrameEncoder()
         }
-        bufferChanges += 1
     }
 
     /// Gives the slot a ring that holds `need` instances with modest room, replacing one that
@@ -93,7 +95,7 @@ extension OffscreenRenderer {
         }
         if let old { lifetimes.retire(.buffer(old), after: frameNumber) }
         slots[slotIndex].instances = buffer
-        bufferChanges += 1
+        slots[slotIndex].changes += 1
     }
 
     /// Points the slot's arena descriptor set at the mesh arena's buffer when it changed (the
@@ -101,7 +103,7 @@ extension OffscreenRenderer {
     func pointArenaSet(slot slotIndex: Int) {
         guard let arena = meshes.arena.buffer, slots[slotIndex].arenaBuffer != arena.raw else { return }
         slots[slotIndex].arenaBuffer = arena.raw
-        bufferChanges += 1
+        slots[slotIndex].changes += 1
         var info = VkDescriptorBufferInfo(buffer: arena.raw, offset: 0, range: wholeSize)
         withUnsafePointer(to: &info) { infoPointer in
             var write = VkWriteDescriptorSet()
@@ -127,7 +129,7 @@ extension OffscreenRenderer {
             let buffer = try VulkanBuffer(device: device, size: FrameSlot.room(for: clips.count) * stride,
                                           usage: mapFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
             slots[slotIndex].clips = buffer
-            bufferChanges += 1
+            slots[slotIndex].changes += 1
             var info = VkDescriptorBufferInfo(buffer: buffer.raw, offset: 0, range: wholeSize)
             withUnsafePointer(to: &info) { infoPointer in
                 var write = VkWriteDescriptorSet()
@@ -182,7 +184,8 @@ struct PatchHistory {
 
     /// The item ranges (ascending, disjoint) outside which the newest list's `items` items
     /// equal those of list `serial`, when the lists since it were each patched from the one
-    /// before and together changed at most half of the items: then written into `out`,
+    /// before and together changed at most three quarters of the items (more are written as
+    /// fast in full, and a patch that fails costs twice): then written into `out`,
     /// returning true. False otherwise (then every item is written).
     func changed(since serial: UInt64, items: Int, into out: inout [Range<Int>]) -> Bool {
         out.removeAll(keepingCapacity: true)
@@ -194,7 +197,7 @@ struct PatchHistory {
                 total += range.count
                 out.append(range)
             }
-            guard total <= items / 2 else { return false }
+            guard total <= items * 3 / 4 else { return false }
             i -= 1
         }
         guard out.count > 1 else { return true }

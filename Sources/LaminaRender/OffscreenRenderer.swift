@@ -85,8 +85,8 @@ public final class OffscreenRenderer {
     /// The patches of the lists seen lately (which items changed from list to list).
     private var history = PatchHistory(capacity: 2 * framesInFlight)
     private var changedScratch: [Range<Int>] = []
-    /// Bumped when a buffer or descriptor set a recorded frame may refer to is replaced,
-    /// updated or released here (with the residencies' own `changes`: `resourceEpoch`).
+    /// Bumped when the target is replaced (with the residencies' own `changes`:
+    /// `resourceEpoch`; each slot counts its own buffers' changes).
     var bufferChanges: UInt64 = 0
 
     /// Frames whose passes were recorded, and frames that submitted their slot's recorded
@@ -97,6 +97,9 @@ public final class OffscreenRenderer {
     /// (patching the slot's ring), for tests and stats.
     public private(set) var instancesWritten = 0
     public private(set) var framesPatched = 0
+    /// False: every frame writes every instance and records its passes (the reference path,
+    /// for tests comparing the two).
+    var reusesWork = true
 
     /// Opens a Vulkan device and creates the offscreen target, pipelines and frame slots.
     ///
@@ -288,7 +291,7 @@ public final class OffscreenRenderer {
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
         var changed: (since: UInt64, ranges: [Range<Int>])? = nil
-        if let held = encoder.held, history.changed(since: held.serial, items: list.items.count, into: &changedScratch) {
+        if reusesWork, let held = encoder.held, history.changed(since: held.serial, items: list.items.count, into: &changedScratch) {
             changed = (held.serial, changedScratch)
         }
         let outcome = try encoder.encode(list, frame: frame, changed: changed, into: &span, grow: { (span, room) throws(RenderError) in
@@ -318,8 +321,9 @@ public final class OffscreenRenderer {
         let framebuffer = target.framebuffer(for: frame)
         let key = RecordingKey(plan: plan, framebuffer: framebuffer, width: width, height: height,
                                clearColor: list.clearColor, damage: damage, instances: slot.instances?.raw,
-                               clips: slot.clips?.raw, arena: meshes.arena.buffer?.raw, epoch: resourceEpoch)
-        if outcome.drawsChanged || recorded != key || textures.hasPendingUploads {
+                               clips: slot.clips?.raw, arena: meshes.arena.buffer?.raw,
+                               epoch: resourceEpoch &+ slot.changes)
+        if outcome.drawsChanged || recorded != key || textures.hasPendingUploads || !reusesWork {
             let uploads = textures.hasPendingUploads
             try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
                                                    framebuffer: framebuffer, width: width, height: height,

@@ -2,6 +2,16 @@ import CVulkan
 import LaminaFrame
 import LaminaGeometry
 
+extension PipelineVariant {
+    /// Equality, inlined (the synthesized `==` is another module's, called through its
+    /// witness: a tenth of the encoding's instructions when run per item).
+    @inline(__always)
+    func same(_ other: PipelineVariant) -> Bool {
+        // A payload-free enum is its case index, one byte.
+        unsafeBitCast(kind, to: UInt8.self) == unsafeBitCast(other.kind, to: UInt8.self) && clipped == other.clipped
+    }
+}
+
 /// One draw of a pass as the recorder issues it.
 enum RecordedDraw: Equatable {
     /// Consecutive instances of one variant (kind and clipping), one instanced draw.
@@ -24,10 +34,10 @@ enum RecordedDraw: Equatable {
 
     static func == (a: RecordedDraw, b: RecordedDraw) -> Bool {
         switch (a, b) {
-        case let (.rects(f1, c1, v1), .rects(f2, c2, v2)): f1 == f2 && c1 == c2 && v1 == v2
+        case let (.rects(f1, c1, v1), .rects(f2, c2, v2)): f1 == f2 && c1 == c2 && v1.same(v2)
         case let (.mesh(m1, i1, c1), .mesh(m2, i2, c2)): m1.toOpaque() == m2.toOpaque() && i1 == i2 && c1 == c2
         case let (.image(f1, c1, v1, s1, t1), .image(f2, c2, v2, s2, t2)):
-            f1 == f2 && c1 == c2 && v1 == v2 && s1 == s2 && t1.toOpaque() == t2.toOpaque()
+            f1 == f2 && c1 == c2 && v1.same(v2) && s1 == s2 && t1.toOpaque() == t2.toOpaque()
         case let (.composite(i1, o1), .composite(i2, o2)): i1 == i2 && o1 == o2
         case let (.blur(s1, i1, v1, g1, a1, b1), .blur(s2, i2, v2, g2, a2, b2)):
             s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2
@@ -155,12 +165,12 @@ struct FrameEncoder {
                             guard instance == start, clipped == variant.clipped,
                                   try mesh(meshDraw) === drawn.takeUnretainedValue() else { return nil }
                         case (.image(let imageDraw), .image(_, _, let drawnVariant, let set, _)):
-                            guard drawnVariant == variant, let (newSet, _) = try image(imageDraw), newSet == set
+                            guard drawnVariant.same(variant), let (newSet, _) = try image(imageDraw), newSet == set
                             else { return nil }
                         case (.mesh, _), (.image, _):
                             return nil
                         case (_, .rects(_, _, let drawnVariant)):
-                            guard drawnVariant == variant else { return nil }
+                            guard drawnVariant.same(variant) else { return nil }
                         default:
                             return nil
                         }
@@ -190,6 +200,25 @@ struct FrameEncoder {
         return nil
     }
 
+    /// Consecutive instances collected into one draw: rects, or with `set` an image's pieces.
+    private struct Run {
+        var first = 0, count = 0
+        var variant = PipelineVariant(kind: .rect, clipped: false)
+        var set: VkDescriptorSet? = nil
+        var texture: Unmanaged<TextureImage>? = nil
+
+        /// Appends the run's draw (when it has instances) and empties it.
+        mutating func end(into draws: inout [RecordedDraw]) {
+            guard count > 0 else { return }
+            if let set, let texture {
+                draws.append(.image(first: first, count: count, variant: variant, set: set, texture: texture))
+            } else {
+                draws.append(.rects(first: first, count: count, variant: variant))
+            }
+            count = 0
+        }
+    }
+
     /// Encodes every pass, writing every instance from the span's start.
     private mutating func encodeAll(_ list: DrawList, into span: inout RectInstance.Span,
                                     grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
@@ -210,7 +239,11 @@ struct FrameEncoder {
         self.itemStarts = []
         defer { self.itemStarts = starts }
         let inOrder = plan.passes.count == 1 && plan.steps.count == 1 && plan.steps[0] == .items(0..<list.items.count)
-        if inOrder { starts.reserveCapacity(list.items.count + 1) }
+        if inOrder { starts.append(contentsOf: repeatElement(0, count: list.items.count + 1)) }
+        // SAFETY: `starts` holds items + 1 entries when `inOrder` and is not otherwise touched
+        // until the loop is done (a pointer, not an append and its uniqueness check per item).
+        let startsPointer = starts.withUnsafeMutableBufferPointer { $0.baseAddress }
+        var run = Run()
         /// Writes `item`'s instances at the end of `span`, growing it when full.
         func write(_ item: UnsafePointer<DrawItem>) throws(RenderError) -> RectInstance.Written {
             let written = RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
@@ -227,36 +260,36 @@ struct FrameEncoder {
                         for k in range {
                             let item = items.baseAddress! + k
                             let instance = span.count
-                            if inOrder { starts.append(UInt32(truncatingIfNeeded: instance)) }
-                            if case .mesh(let meshDraw) = item.pointee.kind {
-                                guard case .drawn(_, let variant) = try write(item) else { continue }
+                            if inOrder { startsPointer.unsafelyUnwrapped[k] = UInt32(truncatingIfNeeded: instance) }
+                            // The variant tells the kind (no copy of the item's kind for the others).
+                            guard case .drawn(let added, let variant) = try write(item) else { continue }
+                            switch variant.kind {
+                            case .mesh:
+                                guard case .mesh(let meshDraw) = item.pointee.kind else { continue }
+                                run.end(into: &draws)
                                 draws.append(.mesh(Unmanaged.passUnretained(try mesh(meshDraw)), instance: instance,
                                                    clipped: variant.clipped))
-                                continue
-                            }
-                            if case .image(let imageDraw) = item.pointee.kind {
-                                guard case .drawn(let added, let variant) = try write(item) else { continue }
+                            case .image, .shape:
+                                guard case .image(let imageDraw) = item.pointee.kind else { continue }
                                 guard let (set, texture) = try image(imageDraw) else { span.count = instance; continue }
-                                if draws.count > first,
-                                   case .image(let runFirst, let runCount, let runVariant, let runSet, _) = draws[draws.count - 1],
-                                   runVariant == variant, runSet == set, runFirst + runCount == instance {
-                                    draws[draws.count - 1] = .image(first: runFirst, count: runCount + added, variant: variant,
-                                                                    set: set, texture: .passUnretained(texture))
+                                if run.count > 0, run.set == set, run.variant.same(variant), run.first + run.count == instance {
+                                    run.count += added
                                 } else {
-                                    draws.append(.image(first: instance, count: added, variant: variant, set: set,
-                                                        texture: .passUnretained(texture)))
+                                    run.end(into: &draws)
+                                    run = Run(first: instance, count: added, variant: variant, set: set,
+                                              texture: .passUnretained(texture))
                                 }
-                                continue
-                            }
-                            guard case .drawn(let added, let variant) = try write(item) else { continue }
-                            // An item's instances (gradient segments) share kind and clip, so one variant.
-                            if draws.count > first, case .rects(let runFirst, let runCount, let runVariant) = draws[draws.count - 1],
-                               runVariant == variant {
-                                draws[draws.count - 1] = .rects(first: runFirst, count: runCount + added, variant: variant)
-                            } else {
-                                draws.append(.rects(first: instance, count: added, variant: variant))
+                            default:
+                                // An item's instances (gradient segments) share kind and clip, so one variant.
+                                if run.count > 0, run.set == nil, run.variant.same(variant) {
+                                    run.count += added
+                                } else {
+                                    run.end(into: &draws)
+                                    run = Run(first: instance, count: added, variant: variant)
+                                }
                             }
                         }
+                        run.end(into: &draws)
                     case .composite(let image, let opacity):
                         draws.append(.composite(image: image, opacity: Float(opacity)))
                     case .blur(let source, let marker, let vertical, let sigma, let valid, let scissor):
@@ -279,6 +312,6 @@ struct FrameEncoder {
                 passDraws.append(first..<draws.count)
             }
         }
-        if inOrder { starts.append(UInt32(truncatingIfNeeded: span.count)) }
+        if inOrder { startsPointer?[list.items.count] = UInt32(truncatingIfNeeded: span.count) }
     }
 }

@@ -73,26 +73,6 @@ package struct RectInstance: Equatable {
         // Local units per pixel across each pair of edges, at the corners (the extremes, as
         // w is affine in x and y). Across the edges x = const the perpendicular pixel
         // distance of a local step dx is dx·|det J| / |J·ey|, and symmetrically for y.
-        let w = Double(width), h = Double(height)
-        if m.m14 == 0 && m.m24 == 0 {
-            // Affine: the margins are the same everywhere; one corner, straight-line (the same
-            // arithmetic as `corner` below, so the same bits).
-            let x = c.minX, y = c.minY
-            let X = x * m.m11 + y * m.m21 + m.m41
-            let Y = x * m.m12 + y * m.m22 + m.m42
-            let W = x * m.m14 + y * m.m24 + m.m44
-            guard W > 1e-9 else { return false }
-            let ww = W * W
-            let exX = (m.m11 * W - X * m.m14) / ww, exY = (m.m12 * W - Y * m.m14) / ww
-            let eyX = (m.m21 * W - X * m.m24) / ww, eyY = (m.m22 * W - Y * m.m24) / ww
-            let det = abs(exX * eyY - exY * eyX)
-            guard det > 1e-12 else { return false }
-            let marginX = max(0, (eyX * eyX + eyY * eyY).squareRoot() / det) * Self.antialiasMargin
-            let marginY = max(0, (exX * exX + exY * exY).squareRoot() / det) * Self.antialiasMargin
-            guard marginX > 0, marginY > 0 else { return false }
-            setRows(m, bounds: b, cover: c, marginX: marginX, marginY: marginY, w: w, h: h)
-            return true
-        }
         var marginX = 0.0, marginY = 0.0
         var visible = false
         @inline(__always) func corner(_ x: Double, _ y: Double) {
@@ -109,29 +89,30 @@ package struct RectInstance: Equatable {
             marginX = max(marginX, (eyX * eyX + eyY * eyY).squareRoot() / det)
             marginY = max(marginY, (exX * exX + exY * exY).squareRoot() / det)
         }
-        corner(c.minX, c.minY); corner(c.maxX, c.minY); corner(c.minX, c.maxY); corner(c.maxX, c.maxY)
+        let affine = m.m14 == 0 && m.m24 == 0
+        if affine {
+            corner(c.minX, c.minY)  // affine: the same everywhere
+        } else {
+            corner(c.minX, c.minY); corner(c.maxX, c.minY); corner(c.minX, c.maxY); corner(c.maxX, c.maxY)
+        }
         guard visible, marginX > 0, marginY > 0 else { return false }
         marginX *= Self.antialiasMargin
         marginY *= Self.antialiasMargin
-        // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
-        // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a pixel
-        // center and draw faintly rather than vanish.)
-        marginX = min(marginX, max(c.width, c.height))
-        marginY = min(marginY, max(c.width, c.height))
-        setRows(m, bounds: b, cover: c, marginX: marginX, marginY: marginY, w: w, h: h)
-        return true
-    }
-
-    /// The clip-space rows, bounds and quad of `setGeometry`.
-    @usableFromInline @inline(__always)
-    mutating func setRows(_ m: Transform3D, bounds b: Rect, cover c: Rect, marginX: Double, marginY: Double,
-                          w: Double, h: Double) {
+        if !affine {
+            // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
+            // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a
+            // pixel center and draw faintly rather than vanish.)
+            marginX = min(marginX, max(c.width, c.height))
+            marginY = min(marginY, max(c.width, c.height))
+        }
+        let w = Double(width), h = Double(height)
         // [x y 0 1] × M = (X, Y, ·, W); pixel = (X/W, Y/W); clip = (2X/w − W, 2Y/h − W, 0, W).
         clipX = SIMD4(Float(2 * m.m11 / w - m.m14), Float(2 * m.m21 / w - m.m24), Float(2 * m.m41 / w - m.m44), 0)
         clipY = SIMD4(Float(2 * m.m12 / h - m.m14), Float(2 * m.m22 / h - m.m24), Float(2 * m.m42 / h - m.m44), 0)
         clipW = SIMD4(Float(m.m14), Float(m.m24), Float(m.m44), 0)
         bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
         quad = SIMD4(Float(c.minX - marginX), Float(c.minY - marginY), Float(c.maxX + marginX), Float(c.maxY + marginY))
+        return true
     }
 
     /// Makes a rect without radii under an affine transform `m` sharp (kinds 8–11): `radii`

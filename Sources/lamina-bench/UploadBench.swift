@@ -15,8 +15,9 @@ import LaminaTree
 /// target size beyond the clip-space coefficients).
 ///
 /// Prints JSON: ms per frame of each CPU phase (wall, as `FrameTiming` reports it; the machine
-/// is shared) and of the render thread's CPU time in `render` (p50 and mean), and the draw
-/// item count.
+/// is shared) and of the render thread's CPU time in `render` (p50 and mean), the draw
+/// item count, and over the measured frames the renderer's counters: frames whose passes were
+/// recorded or reused, frames that patched their ring, instances written per frame.
 func runUploadBench(_ arguments: [String]) {
     let bench = SceneBench("upload", arguments, layers: 10_000, frames: 60,
                            accepting: ["--layers", "--frames", "--mix", "--target"])
@@ -31,6 +32,7 @@ func runUploadBench(_ arguments: [String]) {
         renderer = try OffscreenRenderer(width: target?.width ?? width, height: target?.height ?? height, validation: false)
     } catch { fail("\(error)") }
     let cpuNow = SceneBench.threadCPUTime
+    var counted = (recorded: 0, reused: 0, patched: 0, written: 0)
     var upload: [Double] = [], record: [Double] = [], submit: [Double] = [], cpu: [Double] = []
     var items = 0
     let warmup = 3
@@ -45,6 +47,9 @@ func runUploadBench(_ arguments: [String]) {
         let timing: FrameTiming
         do { timing = try renderer.render(list) } catch { fail("render: \(error)") }
         let t1 = cpuNow()
+        if frame == warmup - 1 {
+            counted = (renderer.framesRecorded, renderer.framesReused, renderer.framesPatched, renderer.instancesWritten)
+        }
         if frame >= warmup {
             upload.append(timing.upload); record.append(timing.record); submit.append(timing.submit)
             cpu.append(t1 - t0)
@@ -56,6 +61,9 @@ func runUploadBench(_ arguments: [String]) {
     print("""
     {"bench": "upload", "layers": \(layers), "mix": "\(mix)", "target": "\(size)", "frames": \(frames), \
     "draw_items": \(items), "device": "\(renderer.deviceName)", \
+    "frames_recorded": \(renderer.framesRecorded - counted.recorded), "frames_reused": \(renderer.framesReused - counted.reused), \
+    "frames_patched": \(renderer.framesPatched - counted.patched), \
+    "instances_written_per_frame": \((renderer.instancesWritten - counted.written) / frames), \
     "ms_per_frame": {\(phase("upload", upload)), \(phase("record", record)), \(phase("submit", submit)), \
     \(phase("render_thread_cpu", cpu))}}
     """)

@@ -108,6 +108,9 @@ struct FrameEncoder {
         throws(RenderError) -> Outcome {
         let key = Held(serial: list.serial, width: list.width, height: list.height, clipCount: list.clips.count,
                        itemCount: list.items.count)
+        // Unknown until this encoding succeeds (an error on the way leaves the ring mixed).
+        let held = self.held
+        self.held = nil
         if let changed, let held, held.serial == changed.since, held.serial != 0,
            Held(serial: held.serial, width: key.width, height: key.height, clipCount: key.clipCount,
                 itemCount: key.itemCount) == held,
@@ -129,7 +132,7 @@ struct FrameEncoder {
         swap(&passDraws, &previousPassDraws)
         try encodeAll(list, into: &span, grow: grow, mesh: mesh, image: image)
         instanceCount = span.count
-        held = itemStarts.count == key.itemCount + 1 ? key : nil
+        self.held = itemStarts.count == key.itemCount + 1 ? key : nil
         return Outcome(drawsChanged: draws != previousDraws || passDraws != previousPassDraws, written: span.count,
                        patched: false)
     }

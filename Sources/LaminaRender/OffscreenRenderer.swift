@@ -304,7 +304,7 @@ public final class OffscreenRenderer {
         }, image: { (draw) throws(RenderError) in
             try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
-        changed = nil
+        changed = nil  // `changedScratch` unshared again (no copy when it is next refilled)
         instancesWritten += outcome.written
         if outcome.patched { framesPatched += 1 }
         try images.reserve(plan.imageCount, width: width, height: height, device: device, pipeline: pipeline,

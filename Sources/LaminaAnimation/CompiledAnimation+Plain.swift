@@ -13,9 +13,14 @@ import LaminaGeometry
 /// it is Hashable). Plain data, no reference counting; any thread may evaluate it.
 public struct Easing: Hashable, Sendable {
     let curve: TimingCurve
+    /// A Bézier's table (`BezierTable`), read inline by `progress(in:at:_:)`.
+    @usableFromInline let table: BezierTable?
 
-    public init(_ f: TimingFunction) { curve = TimingCurve(f) }
-    init(curve: TimingCurve) { self.curve = curve }
+    public init(_ f: TimingFunction) { self.init(curve: TimingCurve(f)) }
+    init(curve: TimingCurve) {
+        self.curve = curve
+        table = curve.form == .bezier ? curve.bezier.table : nil
+    }
 
     /// y = x (the caller may skip `progress`).
     public var isLinear: Bool { curve.isLinear }
@@ -24,8 +29,17 @@ public struct Easing: Hashable, Sendable {
     public func progress(_ x: Double) -> Double { curve.progress(x) }
 
     /// `easings[index].progress(x)`, reading the easing in place (a call on a copy would
-    /// copy its ~300 bytes first).
+    /// copy its ~300 bytes first). Inlinable: a tabulated Bézier inside 0…1 is the table's
+    /// polynomial in the caller's loop — `CubicBezier.solve` runs the same code, so the
+    /// bits are the same — and everything else one call.
+    @inlinable @inline(__always)
     public static func progress(in easings: UnsafeBufferPointer<Easing>, at index: Int, _ x: Double) -> Double {
+        if x > 0 && x < 1, let table = easings[index].table, let v = table.value(x) { return v }
+        return solvedProgress(in: easings, at: index, x)
+    }
+
+    @usableFromInline
+    static func solvedProgress(in easings: UnsafeBufferPointer<Easing>, at index: Int, _ x: Double) -> Double {
         easings[index].curve.progress(x)
     }
 }

@@ -139,6 +139,17 @@ public struct PreparedTiming: Hashable, Sendable {
         fillsBackwards = m.fillMode.fillsBackwards; fillsForwards = m.fillMode.fillsForwards
     }
 
+    /// `x.rounded(.down)` without a call: the default x86-64 target has no rounding
+    /// instruction, so `rounded` calls libm's `floor` (per binding per frame). Truncation
+    /// through Int64 is floor for |x| < 2⁵² once corrected below 0; larger, infinite and NaN
+    /// values are already whole (or NaN). The same value as `floor` (for −0 it gives +0).
+    @inlinable @inline(__always)
+    static func floor(_ x: Double) -> Double {
+        guard abs(x) < 4_503_599_627_370_496 else { return x }
+        let i = Double(Int64(x))
+        return i > x ? i - 1 : i
+    }
+
     /// The phase at parent time `t` and the local time (0…activeDuration): the part of the
     /// time model that `state(at:)` and `fraction(at:)` share.
     @inlinable @inline(__always)
@@ -163,7 +174,7 @@ public struct PreparedTiming: Hashable, Sendable {
         if !a.isFinite { a = 0 }
         var local = a + timeOffset
         if ad.isFinite && ad > 0 && (local < 0 || local > ad) {
-            local -= ad * (local / ad).rounded(.down)
+            local -= ad * Self.floor(local / ad)
             if local == 0 && a + timeOffset > 0 { local = ad }
         } else if !ad.isFinite && local < 0 {
             local = 0
@@ -191,7 +202,7 @@ public struct PreparedTiming: Hashable, Sendable {
             iteration = max(0, Int((ad / cycle).rounded(.up)) - 1)
             within = ad - Double(iteration) * cycle
         } else {
-            let q = (local / cycle).rounded(.down)
+            let q = Self.floor(local / cycle)
             iteration = q < Double(Int.max / 2) ? Int(q) : Int.max / 2
             within = local - q * cycle
         }
@@ -219,7 +230,7 @@ public struct PreparedTiming: Hashable, Sendable {
             let iteration = max(0, (ad / cycle).rounded(.up) - 1)
             within = ad - iteration * cycle
         } else {
-            within = local - (local / cycle).rounded(.down) * cycle
+            within = local - Self.floor(local / cycle) * cycle
         }
         if autoreverses && within > duration { within = 2 * duration - within }
         within = min(max(within, 0), duration)

@@ -154,7 +154,12 @@ struct CubicBezier: Hashable, Sendable {
     /// method starts, so that it usually converges in one step.
     private(set) var guesses = SIMD16<Double>()
 
-    init(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double) {
+    /// y(x) tabulated (`BezierTable`), shared by every curve with these control points;
+    /// nil for a curve made untabulated, or when the process has tabulated its quota.
+    private(set) var table: BezierTable? = nil
+
+    /// `tabulated`: with the shared table (false: solved by Newton's method only).
+    init(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, tabulated: Bool = true) {
         self.x1 = x1; self.y1 = y1; self.x2 = x2; self.y2 = y2
         cx = 3 * x1; bx = 3 * (x2 - x1) - cx; ax = 1 - cx - bx
         cy = 3 * y1; by = 3 * (y2 - y1) - cy; ay = 1 - cy - by
@@ -168,24 +173,51 @@ struct CubicBezier: Hashable, Sendable {
             let x = Double(i) / 16
             guesses[i] = parameter(for: x, from: x)
         }
+        if tabulated { table = BezierTable.shared(x1, y1, x2, y2) }
     }
 
     @inline(__always) func x(_ s: Double) -> Double { ((ax * s + bx) * s + cx) * s }
     @inline(__always) func y(_ s: Double) -> Double { ((ay * s + by) * s + cy) * s }
     @inline(__always) func dx(_ s: Double) -> Double { (3 * ax * s + 2 * bx) * s + cx }
+    @inline(__always) func dy(_ s: Double) -> Double { (3 * ay * s + 2 * by) * s + cy }
 
     static let epsilon = 1e-7
     /// A placeholder for timing curves of other forms.
-    static let unused = CubicBezier(0, 0, 1, 1)
+    static let unused = CubicBezier(0, 0, 1, 1, tabulated: false)
 
-    /// y for a given x; outside 0…1 the curve continues along its end tangents.
+    /// y for a given x; outside 0…1 the curve continues along its end tangents. Inside,
+    /// from the table where it has one (`BezierTable`: within 1e-10 of the exact curve),
+    /// else solved to full precision where the table marks the piece; an untabulated curve
+    /// is solved to 1e-7 in x by Newton's method.
     @inline(__always)
     func solve(_ x: Double) -> Double {
         if x < 0 { return startSlope * x }
         if x > 1 { return 1 + endSlope * (x - 1) }
         if !(x > 0) { return 0 }   // also NaN
         if x == 1 { return 1 }
-        return y(parameter(for: x))
+        guard let table else { return y(parameter(for: x)) }
+        if let v = table.value(x) { return v }
+        return y(exactParameter(for: x))
+    }
+
+    /// The curve parameter s with x(s) = x to full precision: Newton's method polishing
+    /// `parameter(for:)`, else bisection to the last bit (x(s) is monotonic on 0…1).
+    func exactParameter(for x: Double) -> Double {
+        var s = parameter(for: x)
+        for _ in 0..<4 {
+            let d = dx(s)
+            guard abs(d) >= 1e-9 else { break }
+            let next = s - (self.x(s) - x) / d
+            guard next >= 0 && next <= 1, next != s else { break }
+            s = next
+        }
+        if abs(self.x(s) - x) <= 1e-15 { return s }
+        var low = 0.0, high = 1.0
+        for _ in 0..<80 {
+            let mid = (low + high) / 2
+            if self.x(mid) < x { low = mid } else { high = mid }
+        }
+        return (low + high) / 2
     }
 
     /// The curve parameter s with x(s) = x: Newton's method from the tabulated guess, then

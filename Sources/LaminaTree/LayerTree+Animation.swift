@@ -170,6 +170,8 @@ extension LayerTree {
                                     evaluate(g, into: &nodes[g.index].properties, bindings, slots, prepared,
                                              plain, easings, at: t)
                                 }
+                                // Their stored properties are no group's (PresentationPlan+Fast.swift).
+                                evaluateFast(plan, nodes, prepared, easings, at: t)
                                 // Expression animations, then path templates (ProgramPlan).
                                 if let programs = plan.programs { evaluate(programs, nodes, fresh: fresh, at: t) }
                             }

@@ -62,6 +62,13 @@ struct PresentationPlan: Sendable {
     var easings: [Easing] = []
     /// Expression animations and path templates, when the tree has any (LayerTree+Programs.swift).
     var programs: ProgramPlan? = nil
+    /// The fast path (PresentationPlan+Fast.swift): bindings that are the only writer of
+    /// their stored property on their layer, not in `bindings` nor in any group.
+    var fastScalars: [Fast<Double>] = []
+    var fastVectors: [Fast<SIMD4<Double>>] = []
+    var fastRuns: [Run] = []
+    /// The fast bindings as bindings (what writing the model value back reads).
+    var fastSources: [Binding] = []
 
     init(_ tree: LayerTree) {
         version = tree.version
@@ -70,12 +77,16 @@ struct PresentationPlan: Sendable {
         bindings.reserveCapacity(tree.animatedLayers.count)
         compiled.reserveCapacity(tree.animatedLayers.count)
         var easingIndex: [Easing: Int] = [:]
+        var pending: [PropertySlot: [Int]] = [:], order: [PropertySlot] = []
+        var layer: [Binding] = [], layerSlots: [PropertySlot] = []
         // In storage order, so that a frame walks the nodes forward (the set's order is its
         // hash order: a cache miss per layer on a large tree).
         let indices = tree.animatedLayers.compactMap { tree.nodes.slot(of: $0) }.sorted()
         for index in indices {
             let start = bindings.count
             var transformWritten = false
+            layer.removeAll(keepingCapacity: true)
+            layerSlots.removeAll(keepingCapacity: true)
             for a in tree.nodes.storage[index].animations {
                 let box = Box(a.compiled)
                 compiled.append(box)
@@ -112,14 +123,21 @@ struct PresentationPlan: Sendable {
                         b.plain = plain.count
                         plain.append(Plain(timing: curve.timing, from: curve.from, to: curve.to, easing: e))
                     }
+                    layer.append(b)
+                    layerSlots.append(slot)
+                }
+            }
+            for (i, b) in layer.enumerated() {
+                if Self.isFast(b, at: i, among: layerSlots) {
+                    addFast(b, slot: layerSlots[i], index: index, pending: &pending, order: &order)
+                } else {
                     bindings.append(b)
                 }
             }
-            if bindings.count > start {
-                groups.append(Group(index: index, start: start, end: bindings.count))
-                animatedSlots.append(index)
-            }
+            if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
+            if !layer.isEmpty { animatedSlots.append(index) }
         }
+        finishFast(pending, order: order)
         if tree.programs.isActive { programs = ProgramPlan(tree) }
     }
 }

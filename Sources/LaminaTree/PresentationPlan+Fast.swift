@@ -1,0 +1,187 @@
+import LaminaAnimation
+import LaminaGeometry
+
+// The presentation plan's fast path: the bindings that are common on screen — one plain
+// basic animation (`PlainBasicCurve`) that is the only writer, on its layer, of the stored
+// property it writes — kept as plain records in contiguous arrays, one run per channel, and
+// evaluated in a tight loop: time → fraction (`PreparedTiming.fraction`) → eased progress
+// (`Easing.progress(in:at:_:)`, a table read for Béziers) → from + delta · progress → one
+// write. Being the only writer, such a binding needs no reset pass: a frame writes either
+// its value or, when it has no effect then, the model value. No reference counting, no
+// allocation, no enum switch per binding that varies inside a run.
+//
+// The answers are the general path's bit for bit: the same functions compute each step
+// (`PresentationPlanFastPathTests` compares them with the reference evaluation, and with
+// values worked out by hand).
+
+extension PresentationPlan {
+    /// One fast binding: its timing constants, when it stops counting, its ends as lanes
+    /// (`V` is `Double` for one lane, `SIMD4<Double>` for points, sizes, rects and colors).
+    /// Plain data.
+    struct Fast<V: FastLanes>: Sendable {
+        var timing: PreparedTiming
+        /// The animation's begin in compositor time (a frame's local time is t − begin).
+        var begin: Double
+        /// `endTime` when the animation is removed on completion (from then on it has no
+        /// effect), else +infinity.
+        var cutoff: Double
+        var from: V
+        /// to − from (what the general path computes each frame; the same bits).
+        var delta: V
+        /// The layer's storage index.
+        var node: Int32
+        /// Into `easings`; -1 for linear.
+        var easing: Int32
+        /// Into `prepared` (a transform component's run), else -1.
+        var prepared: Int32
+        /// Into `fastSources` (the binding, for writing the model value back).
+        var source: Int32
+    }
+
+    /// Consecutive fast bindings of one channel, in storage order of their layers.
+    struct Run: Sendable {
+        enum Lanes: Sendable { case one, four, transform(TransformComponent) }
+        var channel: PresentationChannel
+        var lanes: Lanes
+        var start: Int
+        var end: Int
+    }
+
+    /// Whether binding `b` of a layer takes the fast path: a plain basic binding whose
+    /// stored property no other binding of the layer (`slots`, this one's at `i`) touches,
+    /// written whole — a whole property (`position`, not `position.x`), or a transform
+    /// component recomposed from the prepared model transform.
+    static func isFast(_ b: Binding, at i: Int, among slots: [PropertySlot]) -> Bool {
+        guard b.plain >= 0, let stored = slots[i].implicitKeyPath else { return false }
+        for (j, other) in slots.enumerated() where j != i && other.implicitKeyPath == stored { return false }
+        if case .transformComponent = b.channel { return b.prepared >= 0 }
+        return PropertySlot(keyPath: stored) == slots[i]
+    }
+
+    /// Adds a fast binding (`isFast`) of the layer at `index` to the list of its slot
+    /// (`pending`, slots in the order first seen in `order`).
+    mutating func addFast(_ b: Binding, slot: PropertySlot, index: Int, pending: inout [PropertySlot: [Int]],
+                          order: inout [PropertySlot]) {
+        let c = plain[b.plain]
+        let source = Int32(fastSources.count)
+        fastSources.append(b)
+        let cutoff = b.removedOnCompletion ? b.endTime : .infinity
+        if pending[slot] == nil { order.append(slot) }
+        if b.channel.plainKind == .double {
+            pending[slot, default: []].append(fastScalars.count)
+            fastScalars.append(Fast(timing: c.timing, begin: b.beginTime, cutoff: cutoff, from: c.from.x,
+                                    delta: c.to.x - c.from.x, node: Int32(index), easing: Int32(c.easing),
+                                    prepared: Int32(b.prepared), source: source))
+        } else {
+            pending[slot, default: []].append(fastVectors.count)
+            fastVectors.append(Fast(timing: c.timing, begin: b.beginTime, cutoff: cutoff, from: c.from,
+                                    delta: c.to - c.from, node: Int32(index), easing: Int32(c.easing),
+                                    prepared: -1, source: source))
+        }
+    }
+
+    /// Turns the per-slot lists of `addFast` into runs, one per slot in the order first
+    /// seen, reordering the records so that each run is contiguous (and in storage order).
+    mutating func finishFast(_ pending: [PropertySlot: [Int]], order: [PropertySlot]) {
+        let scalars = fastScalars, vectors = fastVectors
+        fastScalars.removeAll(keepingCapacity: true)
+        fastVectors.removeAll(keepingCapacity: true)
+        for slot in order {
+            let channel = PresentationChannel(slot)
+            let records = pending[slot] ?? []
+            if channel.plainKind == .double {
+                let start = fastScalars.count
+                for r in records { fastScalars.append(scalars[r]) }
+                var lanes = Run.Lanes.one
+                if case .transformComponent(let tc) = channel { lanes = .transform(tc) }
+                fastRuns.append(Run(channel: channel, lanes: lanes, start: start, end: fastScalars.count))
+            } else {
+                let start = fastVectors.count
+                for r in records { fastVectors.append(vectors[r]) }
+                fastRuns.append(Run(channel: channel, lanes: .four, start: start, end: fastVectors.count))
+            }
+        }
+    }
+}
+
+/// A fast binding's value: one lane (`Double`) or four (`SIMD4<Double>`).
+protocol FastLanes: Sendable {
+    /// from + delta · p, lane by lane (`PlainBasicCurve.value`'s arithmetic).
+    static func lerp(_ from: Self, _ delta: Self, _ p: Double) -> Self
+    var lanes: SIMD4<Double> { get }
+}
+
+extension Double: FastLanes {
+    @inline(__always) static func lerp(_ from: Double, _ delta: Double, _ p: Double) -> Double { from + delta * p }
+    @inline(__always) var lanes: SIMD4<Double> { SIMD4(self, 0, 0, 0) }
+}
+
+extension SIMD4: FastLanes where Scalar == Double {
+    @inline(__always) static func lerp(_ from: SIMD4, _ delta: SIMD4, _ p: Double) -> SIMD4 { from + delta * p }
+    @inline(__always) var lanes: SIMD4<Double> { self }
+}
+
+extension LayerTree {
+    /// Evaluates the plan's fast runs at compositor time `t` into the presentation nodes.
+    @inline(__always)
+    func evaluateFast(_ plan: PresentationPlan, _ nodes: UnsafeMutableBufferPointer<LayerNode>,
+                      _ prepared: UnsafeBufferPointer<TransformComponent.Prepared>,
+                      _ easings: UnsafeBufferPointer<Easing>, at t: Double) {
+        plan.fastScalars.withUnsafeBufferPointer { scalars in
+            plan.fastVectors.withUnsafeBufferPointer { vectors in
+                plan.fastSources.withUnsafeBufferPointer { sources in
+                    for run in plan.fastRuns {
+                        let channel = run.channel
+                        switch run.lanes {
+                        case .one:
+                            evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p in
+                                Self.write(SIMD4(v, 0, 0, 0), channel, to: &p)
+                            }
+                        case .four:
+                            evaluateRun(vectors, run, nodes, sources, plan.slots, easings, at: t) { v, p in
+                                Self.write(v, channel, to: &p)
+                            }
+                        case .transform(let tc):
+                            // The first (only) transform writer: recomposed from the model
+                            // transform's prepared decomposition.
+                            evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                                p.transform = tc.setting(v, in: prepared[Int(f.prepared)])
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @inline(__always)
+    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>, _ run: PresentationPlan.Run,
+                                   _ nodes: UnsafeMutableBufferPointer<LayerNode>,
+                                   _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
+                                   _ easings: UnsafeBufferPointer<Easing>, at t: Double,
+                                   _ write: (V, inout LayerProperties) -> Void) {
+        evaluateRun(records, run, nodes, sources, slots, easings, at: t) { v, p, _ in write(v, &p) }
+    }
+
+    @inline(__always)
+    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>, _ run: PresentationPlan.Run,
+                                   _ nodes: UnsafeMutableBufferPointer<LayerNode>,
+                                   _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
+                                   _ easings: UnsafeBufferPointer<Easing>, at t: Double,
+                                   _ write: (V, inout LayerProperties, PresentationPlan.Fast<V>) -> Void) {
+        let base = records.baseAddress!
+        for k in run.start..<run.end {
+            let f = base + k
+            let n = Int(f.pointee.node)
+            let local = t - f.pointee.begin
+            // `local < cutoff` is also false for NaN (no effect, as on the general path).
+            if local < f.pointee.cutoff, let fraction = f.pointee.timing.fraction(at: local) {
+                let e = Int(f.pointee.easing)
+                let progress = e < 0 ? fraction : Easing.progress(in: easings, at: e, fraction)
+                write(V.lerp(f.pointee.from, f.pointee.delta, progress), &nodes[n].properties, f.pointee)
+            } else {
+                resetStored(sources[Int(f.pointee.source)], n, into: &nodes[n].properties, slots)
+            }
+        }
+    }
+}

@@ -1,0 +1,89 @@
+import Foundation
+
+// The sine and cosine of one angle together, for the render thread's rotations (one per
+// rotating layer per frame, `TransformComponent.rotationMatrix`): glibc's `sin` and `cos`
+// are two calls of ~15 ns each here, and its `sincos` is not in the Glibc module.
+//
+// The algorithm is fdlibm's (Sun, 1993; FreeBSD's msun keeps it): reduce the angle by
+// multiples of π/2 with π/2 split in parts so that the reduction is exact to well past a
+// double (`__ieee754_rem_pio2`'s medium case, with its second and third rounds where the
+// first one cancels), then the minimax polynomials of `__kernel_sin` and `__kernel_cos` on
+// [−π/4, π/4], which carry the reduced angle's tail. Both are within 1 ulp of the exact
+// values (glibc's are correctly rounded almost always, so the two may differ by 1 ulp;
+// `SinCosTests` checks ≤ 1 ulp against them over 10⁶ angles and at multiples of π/2).
+// Angles beyond `limit` go to `sin` and `cos` (no layer turns 10⁵ radians a frame).
+
+enum SinCos {
+    /// Beyond this |x| the reduction's three rounds are no longer enough; libm answers.
+    static let limit = 1e5
+
+    // π/2 in parts: pio2_1 has 33 significant bits (n · pio2_1 is exact for n < 2²⁰), the
+    // tails the rest (fdlibm's values).
+    static let invpio2 = 6.36619772367581382433e-01
+    static let pio2_1 = 1.57079632673412561417e+00
+    static let pio2_1t = 6.07710050650619224932e-11
+    static let pio2_2 = 6.07710050630396597660e-11
+    static let pio2_2t = 2.02226624879595063154e-21
+    static let pio2_3 = 2.02226624871116645580e-21
+    static let pio2_3t = 8.47842766036889956997e-32
+
+    /// (sin x, cos x).
+    @inline(__always)
+    static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
+        if abs(x) <= 0.785398163397448279 {   // π/4: no reduction
+            return (kernelSin(x, 0), kernelCos(x, 0))
+        }
+        guard abs(x) < limit else { return (Foundation.sin(x), Foundation.cos(x)) }
+        // n = x · 2/π rounded to nearest (half away from zero; ties cannot occur in practice).
+        let n = Double(Int64(x * invpio2 + (x < 0 ? -0.5 : 0.5)))
+        var r = x - n * pio2_1
+        var w = n * pio2_1t
+        var y0 = r - w
+        let e = x.exponent
+        if y0 == 0 || e - y0.exponent > 16 {
+            // The first round cancelled many bits: a second (and maybe third) part of π/2.
+            var t = r
+            w = n * pio2_2
+            r = t - w
+            w = n * pio2_2t - ((t - r) - w)
+            y0 = r - w
+            if y0 == 0 || e - y0.exponent > 49 {
+                t = r
+                w = n * pio2_3
+                r = t - w
+                w = n * pio2_3t - ((t - r) - w)
+                y0 = r - w
+            }
+        }
+        let y1 = (r - y0) - w
+        let s = kernelSin(y0, y1), c = kernelCos(y0, y1)
+        switch Int64(n) & 3 {
+        case 0: return (s, c)
+        case 1: return (c, -s)
+        case 2: return (-s, -c)
+        default: return (-c, s)
+        }
+    }
+
+    /// sin(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_sin`).
+    @inline(__always)
+    static func kernelSin(_ x: Double, _ y: Double) -> Double {
+        let s1 = -1.66666666666666324348e-01, s2 = 8.33333333332248946124e-03, s3 = -1.98412698298579493134e-04
+        let s4 = 2.75573137070700676789e-06, s5 = -2.50507602534068634195e-08, s6 = 1.58969099521155010221e-10
+        let z = x * x, v = z * x
+        let r = s2 + z * (s3 + z * (s4 + z * (s5 + z * s6)))
+        return x - ((z * (0.5 * y - v * r) - y) - v * s1)
+    }
+
+    /// cos(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_cos`, FreeBSD's form).
+    @inline(__always)
+    static func kernelCos(_ x: Double, _ y: Double) -> Double {
+        let c1 = 4.16666666666666019037e-02, c2 = -1.38888888888741095749e-03, c3 = 2.48015872894767294178e-05
+        let c4 = -2.75573143513906633035e-07, c5 = 2.08757232129817482790e-09, c6 = -1.13596475577881948265e-11
+        let z = x * x
+        let r = z * (c1 + z * (c2 + z * (c3 + z * (c4 + z * (c5 + z * c6)))))
+        let hz = 0.5 * z
+        let w = 1 - hz
+        return w + (((1 - w) - hz) + (z * r - x * y))
+    }
+}

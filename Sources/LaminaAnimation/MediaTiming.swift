@@ -130,6 +130,9 @@ public struct PreparedTiming: Hashable, Sendable {
     @usableFromInline let fillMode: FillMode
     @usableFromInline let fillsBackwards: Bool
     @usableFromInline let fillsForwards: Bool
+    /// speed > 0, duration > 0: `fraction(at:)` answers the active interval's common case
+    /// (no wrap-around of the local time) without the general case's branches.
+    @usableFromInline let forward: Bool
 
     public init(_ m: MediaTiming) {
         beginTime = m.beginTime; duration = m.duration; speed = m.speed; absSpeed = abs(m.speed)
@@ -137,6 +140,7 @@ public struct PreparedTiming: Hashable, Sendable {
         cycle = m.autoreverses ? 2 * m.duration : m.duration
         autoreverses = m.autoreverses; fillMode = m.fillMode
         fillsBackwards = m.fillMode.fillsBackwards; fillsForwards = m.fillMode.fillsForwards
+        forward = m.speed > 0 && m.duration > 0 && cycle > 0
     }
 
     /// `x.rounded(.down)` without a call: the default x86-64 target has no rounding
@@ -218,6 +222,27 @@ public struct PreparedTiming: Hashable, Sendable {
     /// agree bit for bit); inlinable, for the render thread's per-binding loop.
     @inlinable @inline(__always)
     public func fraction(at t: Double) -> Double? {
+        // The common case first: a forward animation inside its active interval whose local
+        // time needs no wrapping (0 ≤ local < active duration). There every branch below
+        // goes one way — phase active, a = rel·speed, local unchanged, the iteration from
+        // ⌊local / cycle⌋ — so this is the same arithmetic on the same values.
+        let rel = t - beginTime
+        if forward && rel >= 0 && rel * absSpeed < active {
+            let a = rel * speed
+            let local = a + timeOffset
+            if local >= 0 && local < active && a.isFinite {
+                var within = local - Self.floor(local / cycle) * cycle
+                if autoreverses && within > duration { within = 2 * duration - within }
+                within = min(max(within, 0), duration)
+                return within / duration
+            }
+        }
+        return generalFraction(at: t)
+    }
+
+    /// `fraction(at:)` for every case.
+    @inlinable @inline(__always)
+    func generalFraction(at t: Double) -> Double? {
         let ad = active
         let (phase, local) = phaseAndLocalTime(at: t)
         let before = phase == .before

@@ -40,7 +40,7 @@ extension PresentationPlan {
 
     /// Consecutive fast bindings of one channel, in storage order of their layers.
     struct Run: Sendable {
-        enum Lanes: Sendable { case one, four, transform(TransformComponent) }
+        enum Lanes: Sendable { case one, four, transform(TransformComponent), rotation2D }
         var channel: PresentationChannel
         var lanes: Lanes
         var start: Int
@@ -89,18 +89,66 @@ extension PresentationPlan {
         for slot in order {
             let channel = PresentationChannel(slot)
             let records = pending[slot] ?? []
-            if channel.plainKind == .double {
+            if case .transformComponent(let tc) = channel {
+                // Two runs: the rotations that `Rotation2D` writes directly, and the rest.
+                var general: [Int] = []
+                let start = fastScalars.count
+                for r in records {
+                    var f = scalars[r]
+                    if let rotation = Rotation2D(tc, prepared[Int(f.prepared)]) {
+                        f.prepared = Int32(rotations.count)
+                        rotations.append(rotation)
+                        fastScalars.append(f)
+                    } else {
+                        general.append(r)
+                    }
+                }
+                if fastScalars.count > start {
+                    fastRuns.append(Run(channel: channel, lanes: .rotation2D, start: start, end: fastScalars.count))
+                }
+                if !general.isEmpty {
+                    let start = fastScalars.count
+                    for r in general { fastScalars.append(scalars[r]) }
+                    fastRuns.append(Run(channel: channel, lanes: .transform(tc), start: start, end: fastScalars.count))
+                }
+            } else if channel.plainKind == .double {
                 let start = fastScalars.count
                 for r in records { fastScalars.append(scalars[r]) }
-                var lanes = Run.Lanes.one
-                if case .transformComponent(let tc) = channel { lanes = .transform(tc) }
-                fastRuns.append(Run(channel: channel, lanes: lanes, start: start, end: fastScalars.count))
+                fastRuns.append(Run(channel: channel, lanes: .one, start: start, end: fastScalars.count))
             } else {
                 let start = fastVectors.count
                 for r in records { fastVectors.append(vectors[r]) }
                 fastRuns.append(Run(channel: channel, lanes: .four, start: start, end: fastVectors.count))
             }
         }
+    }
+}
+
+/// A z rotation (`rotation.z` or `rotation`) of a model transform whose decomposition is a
+/// 2D one — x and y angles 0, no skew, no perspective — as the constants its matrix needs:
+/// the scales and the translation. `transform(angle:)` is `TransformComponent.setting` for
+/// it written out: with those parts 0, `recomposed`'s sums reduce to the products below
+/// (the same values; at most a zero's sign differs), so no 4×4 is recomposed.
+struct Rotation2D: Sendable {
+    var scale: SIMD3<Double>
+    var translation: SIMD3<Double>
+
+    init?(_ c: TransformComponent, _ p: TransformComponent.Prepared) {
+        guard c == .rotationZ || c == .rotation else { return nil }
+        let d = p.decomposition
+        guard p.euler.x == 0, p.euler.y == 0, d.skew == .zero, d.perspective == Vector4(0, 0, 0, 1),
+              d.translation.x.isFinite, d.translation.y.isFinite, d.translation.z.isFinite else { return nil }
+        scale = SIMD3(d.scale.x, d.scale.y, d.scale.z)
+        translation = SIMD3(d.translation.x, d.translation.y, d.translation.z)
+    }
+
+    @inline(__always)
+    func transform(angle: Double) -> Transform3D {
+        let (s, c) = SinCos.sinCos(angle)
+        return Transform3D(m11: c * scale.x, m12: s * scale.x, m13: 0, m14: 0,
+                           m21: -s * scale.y, m22: c * scale.y, m23: 0, m24: 0,
+                           m31: 0, m32: 0, m33: scale.z, m34: 0,
+                           m41: translation.x, m42: translation.y, m43: translation.z, m44: 1)
     }
 }
 
@@ -132,20 +180,47 @@ extension LayerTree {
                 plan.fastSources.withUnsafeBufferPointer { sources in
                     for run in plan.fastRuns {
                         let channel = run.channel
+                        // The write is the run's (inlined into its loop): the common
+                        // channels each get their own loop; the rest share one that
+                        // switches on the run's channel (the same branch every time).
+                        @inline(__always) func one(_ write: (Double, inout LayerProperties) -> Void) {
+                            evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t, write)
+                        }
+                        @inline(__always) func four(_ write: (SIMD4<Double>, inout LayerProperties) -> Void) {
+                            evaluateRun(vectors, run, nodes, sources, plan.slots, easings, at: t, write)
+                        }
                         switch run.lanes {
                         case .one:
-                            evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p in
-                                Self.write(SIMD4(v, 0, 0, 0), channel, to: &p)
+                            switch channel {
+                            case .opacity: one { v, p in p.opacity = v }
+                            case .zPosition: one { v, p in p.zPosition = v }
+                            case .cornerRadius: one { v, p in p.cornerRadius = v }
+                            case .borderWidth: one { v, p in p.borderWidth = v }
+                            case .lineWidth: one { v, p in p.lineWidth = v }
+                            case .strokeEnd: one { v, p in p.strokeEnd = v }
+                            default: one { v, p in Self.write(SIMD4(v, 0, 0, 0), channel, to: &p) }
                             }
                         case .four:
-                            evaluateRun(vectors, run, nodes, sources, plan.slots, easings, at: t) { v, p in
-                                Self.write(v, channel, to: &p)
+                            switch channel {
+                            case .position: four { v, p in p.position = Point(v.x, v.y) }
+                            case .bounds: four { v, p in p.bounds = Rect(v.x, v.y, v.z, v.w) }
+                            case .backgroundColor: four { v, p in p.backgroundColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w) }
+                            default: four { v, p in Self.write(v, channel, to: &p) }
+                            }
+                        case .rotation2D:
+                            // A z rotation of a model transform that is a 2D scale, z
+                            // rotation and translation (`Rotation2D`).
+                            plan.rotations.withUnsafeBufferPointer { rotations in
+                                evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                                    p.transform = rotations[Int(f.prepared)].transform(angle: v)
+                                }
                             }
                         case .transform(let tc):
                             // The first (only) transform writer: recomposed from the model
                             // transform's prepared decomposition.
+                            let base = prepared.baseAddress!
                             evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
-                                p.transform = tc.setting(v, in: prepared[Int(f.prepared)])
+                                p.transform = tc.setting(v, in: (base + Int(f.prepared)).pointee)
                             }
                         }
                     }

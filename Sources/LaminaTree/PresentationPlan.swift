@@ -67,6 +67,8 @@ struct PresentationPlan: Sendable {
     var fastScalars: [Fast<Double>] = []
     var fastVectors: [Fast<SIMD4<Double>>] = []
     var fastRuns: [Run] = []
+    /// The constants of the `.rotation2D` runs' records (their `prepared`).
+    var rotations: [Rotation2D] = []
     /// The fast bindings as bindings (what writing the model value back reads).
     var fastSources: [Binding] = []
 

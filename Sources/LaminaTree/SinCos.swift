@@ -39,15 +39,18 @@ enum SinCos {
         var r = x - n * pio2_1
         var w = n * pio2_1t
         var y0 = r - w
-        let e = x.exponent
-        if y0 == 0 || e - y0.exponent > 16 {
+        // Biased exponents (`exponent` is a call): their difference is the exponents' for
+        // normal numbers; a zero or subnormal y0 counts as cancelled (another round).
+        @inline(__always) func exponent(_ v: Double) -> Int { Int((v.bitPattern >> 52) & 0x7ff) }
+        let e = exponent(x)
+        if e - exponent(y0) > 16 {
             // The first round cancelled many bits: a second (and maybe third) part of π/2.
             var t = r
             w = n * pio2_2
             r = t - w
             w = n * pio2_2t - ((t - r) - w)
             y0 = r - w
-            if y0 == 0 || e - y0.exponent > 49 {
+            if e - exponent(y0) > 49 {
                 t = r
                 w = n * pio2_3
                 r = t - w

@@ -91,6 +91,7 @@ import TestSupport
                 let fast = plan.fastScalars.count + plan.fastVectors.count
                 #expect(fast > 60, "fast bindings: \(fast)")
                 #expect(plan.fastRuns.contains { if case .transform = $0.lanes { true } else { false } })
+                #expect(plan.fastRuns.contains { if case .rotation2D = $0.lanes { true } else { false } })
                 #expect(plan.fastRuns.contains { if case .four = $0.lanes { true } else { false } })
                 // The layers with two position animations keep them on the general path.
                 #expect(plan.bindings.count == 2 * Int(n / 5))

@@ -141,4 +141,36 @@ import TestSupport
         p = try #require(presentation[id]?.properties)
         #expect(p.opacity == 1 && p.position == Point(7, 7) && p.transform == .identity)
     }
+
+    /// Frame after frame on one model version, the presentation's nodes are patched where
+    /// they are: the same storage (no copy-on-write copy of every node per frame); a new
+    /// model version starts from a fresh copy of the model.
+    @Test func framesPatchTheNodesInPlace() throws {
+        var t = LayerTree()
+        try t.apply(Commit(client: 1, content: .connect))
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(duration: 0))]
+        for i: UInt32 in 1...20 {
+            ops += [.create(i, .layer), .addSublayer(parent: 0, child: i),
+                    .addAnimation(i, key: "fade", animation: .basic(BasicAnimation(
+                        keyPath: "opacity", from: .double(0), to: .double(1),
+                        timing: AnimationTiming(duration: 1, timingFunction: .easeInEaseOut, repeatCount: .infinity))))]
+        }
+        try t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
+        var presentation = LayerTree()
+        func storage() -> UnsafeRawPointer? {
+            presentation.nodes.storage.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
+        }
+        t.updatePresentation(&presentation, at: 0.1)
+        let first = storage()
+        for frame in 2...30 {
+            t.updatePresentation(&presentation, at: Double(frame) / 10)
+            #expect(storage() == first, "frame \(frame)")
+        }
+        let model = t.nodes.storage.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) }
+        #expect(first != model)
+        // easeInEaseOut at half its duration (3.5 s: half into the fourth turn): halfway.
+        t.updatePresentation(&presentation, at: 3.5)
+        #expect(storage() == first)
+        #expect(abs((presentation[LayerID(client: 1, local: 7)]?.properties.opacity ?? 0) - 0.5) < 1e-9)
+    }
 }

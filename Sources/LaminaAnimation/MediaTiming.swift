@@ -121,7 +121,7 @@ public struct PreparedTiming: Hashable, Sendable {
     @usableFromInline let duration: Double
     @usableFromInline let speed: Double
     @usableFromInline let absSpeed: Double
-    @usableFromInline let timeOffset: Double
+    public let timeOffset: Double
     /// `activeDuration`.
     @usableFromInline let active: Double
     /// One iteration: duration, doubled when autoreversing.
@@ -157,7 +157,7 @@ public struct PreparedTiming: Hashable, Sendable {
     /// The phase at parent time `t` and the local time (0…activeDuration): the part of the
     /// time model that `state(at:)` and `fraction(at:)` share.
     @inlinable @inline(__always)
-    func phaseAndLocalTime(at t: Double) -> (phase: TimingPhase, local: Double) {
+    func phaseAndLocalTime(at t: Double, timeOffset: Double) -> (phase: TimingPhase, local: Double) {
         let ad = active
         var phase: TimingPhase
         var a: Double
@@ -192,7 +192,7 @@ public struct PreparedTiming: Hashable, Sendable {
     @inline(__always)
     public func state(at t: Double) -> TimingState {
         let ad = active
-        let (phase, local) = phaseAndLocalTime(at: t)
+        let (phase, local) = phaseAndLocalTime(at: t, timeOffset: timeOffset)
         // Iteration and the time within it.
         var iteration = 0
         var within: Double
@@ -221,7 +221,25 @@ public struct PreparedTiming: Hashable, Sendable {
     /// without the iteration number and the rest of the state (a test checks that the two
     /// agree bit for bit); inlinable, for the render thread's per-binding loop.
     @inlinable @inline(__always)
-    public func fraction(at t: Double) -> Double? {
+    public func fraction(at t: Double) -> Double? { fraction(at: t, timeOffset: timeOffset) }
+
+    /// This timing with its `timeOffset` 0: what timings that differ only in their offset
+    /// share (the render thread keeps one per such group and each binding's offset).
+    public var withoutTimeOffset: PreparedTiming { PreparedTiming(self, timeOffset: 0) }
+
+    /// `p` with another time offset (nothing else derives from it).
+    init(_ p: PreparedTiming, timeOffset: Double) {
+        beginTime = p.beginTime; duration = p.duration; speed = p.speed; absSpeed = p.absSpeed
+        self.timeOffset = timeOffset; active = p.active; cycle = p.cycle
+        autoreverses = p.autoreverses; fillMode = p.fillMode
+        fillsBackwards = p.fillsBackwards; fillsForwards = p.fillsForwards; forward = p.forward
+    }
+
+    /// `fraction(at:)` as if `timeOffset` were the given one (for `withoutTimeOffset`'s
+    /// timings: `fraction(at: t, timeOffset: o)` of it is `fraction(at: t)` of the timing
+    /// with offset o, bit for bit — the same code).
+    @inlinable @inline(__always)
+    public func fraction(at t: Double, timeOffset: Double) -> Double? {
         // The common case first: a forward animation inside its active interval whose local
         // time needs no wrapping (0 ≤ local < active duration). There every branch below
         // goes one way — phase active, a = rel·speed, local unchanged, the iteration from
@@ -237,14 +255,14 @@ public struct PreparedTiming: Hashable, Sendable {
                 return within / duration
             }
         }
-        return generalFraction(at: t)
+        return generalFraction(at: t, timeOffset: timeOffset)
     }
 
     /// `fraction(at:)` for every case.
     @inlinable @inline(__always)
-    func generalFraction(at t: Double) -> Double? {
+    func generalFraction(at t: Double, timeOffset: Double) -> Double? {
         let ad = active
-        let (phase, local) = phaseAndLocalTime(at: t)
+        let (phase, local) = phaseAndLocalTime(at: t, timeOffset: timeOffset)
         let before = phase == .before
         if before && !fillsBackwards { return nil }
         if phase == .after && !fillsForwards { return nil }

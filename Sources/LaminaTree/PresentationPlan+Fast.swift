@@ -15,16 +15,14 @@ import LaminaGeometry
 // values worked out by hand).
 
 extension PresentationPlan {
-    /// One fast binding: its timing constants, when it stops counting, its ends as lanes
-    /// (`V` is `Double` for one lane, `SIMD4<Double>` for points, sizes, rects and colors).
-    /// Plain data.
+    /// One fast binding: its begin, time offset and timing shape, its ends as lanes (`V` is
+    /// `Double` for one lane, `Lanes4` for points, sizes, rects and colors). Plain data,
+    /// 56 or 104 bytes: a frame reads every record once.
     struct Fast<V: FastLanes>: Sendable {
-        var timing: PreparedTiming
         /// The animation's begin in compositor time (a frame's local time is t − begin).
         var begin: Double
-        /// `endTime` when the animation is removed on completion (from then on it has no
-        /// effect), else +infinity.
-        var cutoff: Double
+        /// The timing's `timeOffset` (the shape has 0).
+        var offset: Double
         var from: V
         /// to − from (what the general path computes each frame; the same bits).
         var delta: V
@@ -36,6 +34,16 @@ extension PresentationPlan {
         var prepared: Int32
         /// Into `fastSources` (the binding, for writing the model value back).
         var source: Int32
+        /// Into `shapes`.
+        var shape: Int32
+    }
+
+    /// What fast bindings share: the timing without its offset, and `cutoff` — `endTime`
+    /// when the animation is removed on completion (from then on it has no effect), else
+    /// +infinity. Implicit animations share one; repeating ones one per duration and mode.
+    struct Shape: Hashable, Sendable {
+        var timing: PreparedTiming
+        var cutoff: Double
     }
 
     /// Consecutive fast bindings of one channel, in storage order of their layers.
@@ -61,22 +69,26 @@ extension PresentationPlan {
     /// Adds a fast binding (`isFast`) of the layer at `index` to the list of its slot
     /// (`pending`, slots in the order first seen in `order`).
     mutating func addFast(_ b: Binding, slot: PropertySlot, index: Int, pending: inout [PropertySlot: [Int]],
-                          order: inout [PropertySlot]) {
+                          order: inout [PropertySlot], shapeIndex: inout [Shape: Int32]) {
         let c = plain[b.plain]
         let source = Int32(fastSources.count)
         fastSources.append(b)
-        let cutoff = b.removedOnCompletion ? b.endTime : .infinity
+        let shape = Shape(timing: c.timing.withoutTimeOffset, cutoff: b.removedOnCompletion ? b.endTime : .infinity)
+        let s: Int32
+        if let known = shapeIndex[shape] { s = known } else {
+            s = Int32(shapes.count); shapeIndex[shape] = s; shapes.append(shape)
+        }
+        let offset = c.timing.timeOffset
         if pending[slot] == nil { order.append(slot) }
         if b.channel.plainKind == .double {
             pending[slot, default: []].append(fastScalars.count)
-            fastScalars.append(Fast(timing: c.timing, begin: b.beginTime, cutoff: cutoff, from: c.from.x,
-                                    delta: c.to.x - c.from.x, node: Int32(index), easing: Int32(c.easing),
-                                    prepared: Int32(b.prepared), source: source))
+            fastScalars.append(Fast(begin: b.beginTime, offset: offset, from: c.from.x, delta: c.to.x - c.from.x,
+                                    node: Int32(index), easing: Int32(c.easing), prepared: Int32(b.prepared),
+                                    source: source, shape: s))
         } else {
             pending[slot, default: []].append(fastVectors.count)
-            fastVectors.append(Fast(timing: c.timing, begin: b.beginTime, cutoff: cutoff, from: c.from,
-                                    delta: c.to - c.from, node: Int32(index), easing: Int32(c.easing),
-                                    prepared: -1, source: source))
+            fastVectors.append(Fast(begin: b.beginTime, offset: offset, from: Lanes4(c.from), delta: Lanes4(c.to - c.from),
+                                    node: Int32(index), easing: Int32(c.easing), prepared: -1, source: source, shape: s))
         }
     }
 
@@ -164,9 +176,16 @@ extension Double: FastLanes {
     @inline(__always) var lanes: SIMD4<Double> { SIMD4(self, 0, 0, 0) }
 }
 
-extension SIMD4: FastLanes where Scalar == Double {
-    @inline(__always) static func lerp(_ from: SIMD4, _ delta: SIMD4, _ p: Double) -> SIMD4 { from + delta * p }
-    @inline(__always) var lanes: SIMD4<Double> { self }
+/// Four lanes without `SIMD4`'s 32-byte alignment (which would pad a record to 128 bytes).
+struct Lanes4: FastLanes {
+    var x, y, z, w: Double
+    init(_ v: SIMD4<Double>) { x = v.x; y = v.y; z = v.z; w = v.w }
+    init(x: Double, y: Double, z: Double, w: Double) { self.x = x; self.y = y; self.z = z; self.w = w }
+    /// Lane by lane, as `SIMD4`'s operators compute it.
+    @inline(__always) static func lerp(_ from: Lanes4, _ delta: Lanes4, _ p: Double) -> Lanes4 {
+        Lanes4(x: from.x + delta.x * p, y: from.y + delta.y * p, z: from.z + delta.z * p, w: from.w + delta.w * p)
+    }
+    @inline(__always) var lanes: SIMD4<Double> { SIMD4(x, y, z, w) }
 }
 
 extension LayerTree {
@@ -175,6 +194,7 @@ extension LayerTree {
     func evaluateFast(_ plan: PresentationPlan, _ nodes: UnsafeMutableBufferPointer<LayerNode>,
                       _ prepared: UnsafeBufferPointer<TransformComponent.Prepared>,
                       _ easings: UnsafeBufferPointer<Easing>, at t: Double) {
+        plan.shapes.withUnsafeBufferPointer { shapes in
         plan.fastScalars.withUnsafeBufferPointer { scalars in
             plan.fastVectors.withUnsafeBufferPointer { vectors in
                 plan.fastSources.withUnsafeBufferPointer { sources in
@@ -184,10 +204,10 @@ extension LayerTree {
                         // channels each get their own loop; the rest share one that
                         // switches on the run's channel (the same branch every time).
                         @inline(__always) func one(_ write: (Double, inout LayerProperties) -> Void) {
-                            evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t, write)
+                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t, write)
                         }
-                        @inline(__always) func four(_ write: (SIMD4<Double>, inout LayerProperties) -> Void) {
-                            evaluateRun(vectors, run, nodes, sources, plan.slots, easings, at: t, write)
+                        @inline(__always) func four(_ write: (Lanes4, inout LayerProperties) -> Void) {
+                            evaluateRun(vectors, shapes, run, nodes, sources, plan.slots, easings, at: t, write)
                         }
                         switch run.lanes {
                         case .one:
@@ -205,13 +225,13 @@ extension LayerTree {
                             case .position: four { v, p in p.position = Point(v.x, v.y) }
                             case .bounds: four { v, p in p.bounds = Rect(v.x, v.y, v.z, v.w) }
                             case .backgroundColor: four { v, p in p.backgroundColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w) }
-                            default: four { v, p in Self.write(v, channel, to: &p) }
+                            default: four { v, p in Self.write(v.lanes, channel, to: &p) }
                             }
                         case .rotation2D:
                             // A z rotation of a model transform that is a 2D scale, z
                             // rotation and translation (`Rotation2D`).
                             plan.rotations.withUnsafeBufferPointer { rotations in
-                                evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                                evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
                                     p.transform = rotations[Int(f.prepared)].transform(angle: v)
                                 }
                             }
@@ -219,7 +239,7 @@ extension LayerTree {
                             // The first (only) transform writer: recomposed from the model
                             // transform's prepared decomposition.
                             let base = prepared.baseAddress!
-                            evaluateRun(scalars, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
                                 p.transform = tc.setting(v, in: (base + Int(f.prepared)).pointee)
                             }
                         }
@@ -227,19 +247,22 @@ extension LayerTree {
                 }
             }
         }
+        }
     }
 
     @inline(__always)
-    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>, _ run: PresentationPlan.Run,
+    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>,
+                                   _ shapes: UnsafeBufferPointer<PresentationPlan.Shape>, _ run: PresentationPlan.Run,
                                    _ nodes: UnsafeMutableBufferPointer<LayerNode>,
                                    _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
                                    _ easings: UnsafeBufferPointer<Easing>, at t: Double,
                                    _ write: (V, inout LayerProperties) -> Void) {
-        evaluateRun(records, run, nodes, sources, slots, easings, at: t) { v, p, _ in write(v, &p) }
+        evaluateRun(records, shapes, run, nodes, sources, slots, easings, at: t) { v, p, _ in write(v, &p) }
     }
 
     @inline(__always)
-    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>, _ run: PresentationPlan.Run,
+    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>,
+                                   _ shapes: UnsafeBufferPointer<PresentationPlan.Shape>, _ run: PresentationPlan.Run,
                                    _ nodes: UnsafeMutableBufferPointer<LayerNode>,
                                    _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
                                    _ easings: UnsafeBufferPointer<Easing>, at t: Double,
@@ -260,7 +283,9 @@ extension LayerTree {
                     // `local < cutoff` is also false for NaN (no effect, as on the general
                     // path). A fraction is in 0…1 or NaN, so −1 marks "no effect".
                     var fraction = -1.0
-                    if local < f.pointee.cutoff, let x = f.pointee.timing.fraction(at: local) { fraction = x }
+                    let shape = shapes.baseAddress! + Int(f.pointee.shape)
+                    if local < shape.pointee.cutoff,
+                       let x = shape.pointee.timing.fraction(at: local, timeOffset: f.pointee.offset) { fraction = x }
                     fractions[k - start] = fraction
                 }
                 for k in start..<end {

@@ -65,7 +65,8 @@ struct PresentationPlan: Sendable {
     /// The fast path (PresentationPlan+Fast.swift): bindings that are the only writer of
     /// their stored property on their layer, not in `bindings` nor in any group.
     var fastScalars: [Fast<Double>] = []
-    var fastVectors: [Fast<SIMD4<Double>>] = []
+    var fastVectors: [Fast<Lanes4>] = []
+    var shapes: [Shape] = []
     var fastRuns: [Run] = []
     /// The constants of the `.rotation2D` runs' records (their `prepared`).
     var rotations: [Rotation2D] = []
@@ -80,6 +81,7 @@ struct PresentationPlan: Sendable {
         compiled.reserveCapacity(tree.animatedLayers.count)
         var easingIndex: [Easing: Int] = [:]
         var pending: [PropertySlot: [Int]] = [:], order: [PropertySlot] = []
+        var shapeIndex: [Shape: Int32] = [:]
         var layer: [Binding] = [], layerSlots: [PropertySlot] = []
         // In storage order, so that a frame walks the nodes forward (the set's order is its
         // hash order: a cache miss per layer on a large tree).
@@ -131,7 +133,7 @@ struct PresentationPlan: Sendable {
             }
             for (i, b) in layer.enumerated() {
                 if Self.isFast(b, at: i, among: layerSlots) {
-                    addFast(b, slot: layerSlots[i], index: index, pending: &pending, order: &order)
+                    addFast(b, slot: layerSlots[i], index: index, pending: &pending, order: &order, shapeIndex: &shapeIndex)
                 } else {
                     bindings.append(b)
                 }

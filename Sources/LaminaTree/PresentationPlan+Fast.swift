@@ -11,8 +11,8 @@ import LaminaGeometry
 // allocation, no enum switch per binding that varies inside a run.
 //
 // The answers are the general path's bit for bit: the same functions compute each step
-// (`PresentationPlanFastPathTests` compares them with the reference evaluation, and with
-// values worked out by hand).
+// (`PresentationFastRunTests` and `PresentationPlanFastPathTests` compare them with the
+// reference evaluation; the former also with values worked out by hand).
 
 extension PresentationPlan {
     /// One fast binding: its begin, time offset and timing shape, its ends as lanes (`V` is

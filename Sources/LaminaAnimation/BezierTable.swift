@@ -22,7 +22,8 @@ import Synchronization
 // Tables are shared by every curve with the same control points and live for the process:
 // a curve holds a plain pointer to its table (no reference counting when a curve is copied
 // or evaluated, so `CompiledAnimation.Node` stays plain data). At most `capacity` distinct
-// curves get one (8 KiB each); later distinct curves are solved as before, by Newton's method.
+// curves get one (8 KiB each; Core Animation's four named curves always do); later distinct
+// curves are solved as before, by Newton's method.
 
 /// The tabulated y(x) of one cubic Bézier: `intervals` pieces, each the coefficients
 /// c0…c5 (lanes 0–5; 64 bytes, one cache line) of Σ cₖ·wᵏ in w = x·intervals − i ∈ [0, 1), or NaN in
@@ -72,7 +73,16 @@ public struct BezierTable: Hashable, @unchecked Sendable {   // points at immuta
         }
     }
 
-    private static let cache = Mutex<[SIMD4<Double>: BezierTable]>([:])   // protected by its own lock
+    /// The named curves' tables are made with the cache, so that they always have one
+    /// (other curves fill the rest of `capacity` first come, first served).
+    private static let cache = Mutex<[SIMD4<Double>: BezierTable]>({   // protected by its own lock
+        var tables: [SIMD4<Double>: BezierTable] = [:]
+        for f in [TimingFunction.easeIn, .easeOut, .easeInEaseOut, .default] {
+            guard case let .cubicBezier(x1, y1, x2, y2) = f else { continue }
+            tables[SIMD4(x1, y1, x2, y2)] = build(CubicBezier(x1, y1, x2, y2, tabulated: false))
+        }
+        return tables
+    }())
 
     /// The table of `b` (see the file's comment), in newly allocated memory.
     static func build(_ b: CubicBezier) -> BezierTable {

@@ -176,6 +176,12 @@ struct CubicBezier: Hashable, Sendable {
         if tabulated { table = BezierTable.shared(x1, y1, x2, y2) }
     }
 
+    /// With the given table (tests: one built for the curve, whatever the shared cache holds).
+    init(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, table: BezierTable) {
+        self.init(x1, y1, x2, y2, tabulated: false)
+        self.table = table
+    }
+
     @inline(__always) func x(_ s: Double) -> Double { ((ax * s + bx) * s + cx) * s }
     @inline(__always) func y(_ s: Double) -> Double { ((ay * s + by) * s + cy) * s }
     @inline(__always) func dx(_ s: Double) -> Double { (3 * ax * s + 2 * bx) * s + cx }

@@ -108,7 +108,39 @@ struct Retained {
 
     mutating func swapBuffers() { swap(&itemsGeneration, &spareGeneration) }
 
-    mutating func fail() { failed = true }
+    /// Why a patch gave up (the first reason of each failed patch is counted in `failures`).
+    enum Failure: Int, CaseIterable {
+        /// A visit made other counts of items or clips than recorded (a group, shadow or clip
+        /// appearing or going; a shape drawn from other meshes).
+        case counts
+        /// A layer passed the culling where it did not, or the reverse.
+        case culling
+        /// Siblings no longer in zPosition order.
+        case order
+        /// A shape needs a mesh it did not draw last frame (no tessellation in a patch).
+        case newMesh
+        /// A shape would be drawn from the shape atlas where it drew meshes (or the atlas
+        /// starts over): the next full build settles it, so no backoff follows.
+        case shapeAtlas
+        /// A text layer to draw.
+        case text
+        /// A contents cross-fade to draw.
+        case contentsFade
+        /// The blurred shadows' item cap reached.
+        case shadowCap
+        /// The tree's slots do not fit the records.
+        case slots
+        /// Items or clips past the recorded list's end.
+        case overflow
+    }
+    /// Failed patches by their first reason (`Failure.rawValue`), since the builder was made.
+    var failures = [Int](repeating: 0, count: Failure.allCases.count)
+    private(set) var failure: Failure?
+
+    mutating func fail(_ reason: Failure) {
+        if !failed { failure = reason }
+        failed = true
+    }
 
     // MARK: Recording (full build)
 
@@ -208,7 +240,9 @@ struct Retained {
         swap(&changedRanges, &spareChangedRanges)
         changedRanges.removeAll(keepingCapacity: true)
         patching = true
-        failed = !ok
+        failed = false
+        failure = nil
+        if !ok { fail(.slots) }
         forcing = false
         cursor = 0
         clipCursor = 0
@@ -226,7 +260,10 @@ struct Retained {
             lastChanged = changed
         } else {
             itemsGeneration = 0
-            backoff = backoffAfterFailure
+            let reason = failure ?? .counts
+            failures[reason.rawValue] += 1
+            // An atlas transition is settled by the full build that follows: no backoff.
+            backoff = reason == .shapeAtlas ? 0 : backoffAfterFailure
         }
         return ok
     }
@@ -242,6 +279,17 @@ extension DrawListBuilder {
 
     /// Whether the last `build` patched the previous list (else it walked the whole tree).
     public var lastBuildPatched: Bool { lastPatched }
+
+    /// Builds of the same model that were not patched, by reason (`Retained.Failure`'s case
+    /// names; `shapeAtlas` also counts builds not tried as patches while shapes wait for
+    /// atlas entries), since the builder was made; reasons that never happened are left out.
+    public var patchFailures: [String: Int] {
+        var out: [String: Int] = [:]
+        for reason in Retained.Failure.allCases where retained.failures[reason.rawValue] > 0 {
+            out["\(reason)"] = retained.failures[reason.rawValue]
+        }
+        return out
+    }
 
     /// Lets go of the buffers of the list before last (the render thread calls it before it
     /// sleeps: an idle scene then keeps one list's items, not two). The next build patches a
@@ -267,7 +315,7 @@ extension DrawListBuilder {
     @inline(__always)
     mutating func emit(_ item: consuming DrawItem) {
         if retained.patching {
-            if retained.cursor < items.count { items[retained.cursor] = item } else { retained.fail() }
+            if retained.cursor < items.count { items[retained.cursor] = item } else { retained.fail(.overflow) }
             retained.cursor += 1
         } else {
             items.append(item)
@@ -277,7 +325,7 @@ extension DrawListBuilder {
     /// Sets a group marker's kind (its count once its items are made).
     @inline(__always)
     mutating func setKind(_ kind: DrawItem.Kind, at marker: Int) {
-        if marker < items.count { items[marker].kind = kind } else { retained.fail() }
+        if marker < items.count { items[marker].kind = kind } else { retained.fail(.overflow) }
     }
 
     /// Takes back the items from `marker` on (an empty or capped blurred shadow).
@@ -290,7 +338,7 @@ extension DrawListBuilder {
     mutating func emitClip(_ clip: Clip) -> Int {
         if retained.patching {
             let index = retained.clipCursor
-            if index < clips.count { clips[index] = clip } else { retained.fail() }
+            if index < clips.count { clips[index] = clip } else { retained.fail(.overflow) }
             retained.clipCursor += 1
             return index
         }
@@ -307,6 +355,11 @@ extension DrawListBuilder {
         if retained.backoff > 0 { retained.backoff -= 1; return nil }
         guard key == retainedKey(tree), let changed = tree.presentationChangedSlots,
               tree.nodes.slot(of: .root) != nil else { return nil }
+        // Shapes about to move into the shape atlas (or its restart, or a new base): a full build.
+        guard !usesShapeAtlas || shapeAtlas.isSettled else {
+            retained.failures[Retained.Failure.shapeAtlas.rawValue] += 1
+            return nil
+        }
         let older: Bool
         if retained.itemsGeneration == retained.generation && retained.spareGeneration == retained.generation {
             older = true   // the list before last, of this full build: re-emit the last frame's changes too
@@ -357,9 +410,9 @@ extension DrawListBuilder {
             let record = retained.records[c]
             let slot = Int(record.slot)
             let z = nodes[slot].properties.zPosition
-            guard !z.isNaN, z > previousZ || (z == previousZ && record.childIndex > previousIndex),
-                  retained.cursor == Int(record.itemStart), retained.clipCursor == Int(record.clipStart) else {
-                retained.fail(); return
+            let inOrder = !z.isNaN && (z > previousZ || (z == previousZ && record.childIndex > previousIndex))
+            guard inOrder, retained.cursor == Int(record.itemStart), retained.clipCursor == Int(record.clipStart) else {
+                retained.fail(inOrder ? .counts : .order); return
             }
             previousZ = z
             previousIndex = record.childIndex
@@ -371,9 +424,11 @@ extension DrawListBuilder {
                 retained.records[c].drawnNow = false
                 visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
                 retained.forcing = forcing
-                if retained.records[c].drawnNow != record.drawn || retained.cursor != Int(record.itemEnd)
-                    || retained.clipCursor != Int(record.clipEnd) {
-                    retained.fail(); return
+                if retained.records[c].drawnNow != record.drawn {
+                    retained.fail(.culling); return
+                }
+                if retained.cursor != Int(record.itemEnd) || retained.clipCursor != Int(record.clipEnd) {
+                    retained.fail(.counts); return
                 }
                 if changed { retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd)) }
             } else {

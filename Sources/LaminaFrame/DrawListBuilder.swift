@@ -473,7 +473,7 @@ public struct DrawListBuilder {
             if let displaced { items[marker] = displaced }
         } else if shadowSourceItems > Self.maxShadowSourceItems {
             unemit(to: marker)
-            if retained.patching { retained.fail() }
+            if retained.patching { retained.fail(.shadowCap) }
         } else {
             setKind(.shadowGroup(color: color, sigma: blurSigma, count: count), at: marker)
         }
@@ -533,10 +533,13 @@ public struct DrawListBuilder {
             }
         }
         // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas).
-        if usesShapeAtlas, let item = shapeAtlas.item(fill: fillPart, stroke: strokePart, toPixels: toPixels,
-                                                      scale: pixelScale, opacity: opacity, clip: clip) {
-            emit(item)
-            return
+        if usesShapeAtlas {
+            switch shapeAtlas.item(fill: fillPart, stroke: strokePart, toPixels: toPixels, scale: pixelScale,
+                                   opacity: opacity, clip: clip, lookingUp: retained.patching) {
+            case .item(let item): emit(item); return
+            case .meshes: break
+            case .needsFullBuild: retained.fail(.shapeAtlas); return
+            }
         }
         if let f = fillPart {
             emit(DrawItem(transform: toPixels, bounds: f.mesh.bounds, backgroundColor: .clear, opacity: opacity,
@@ -559,7 +562,7 @@ public struct DrawListBuilder {
             return (last.id, last.mesh)
         }
         // A patch does not tessellate: a new path, style or scale bucket needs a full build.
-        if retained.patching { retained.fail(); return nil }
+        if retained.patching { retained.fail(.newMesh); return nil }
         guard let (meshID, mesh) = tessellate(path, style, scale: scale) else { return nil }
         nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, id: meshID, mesh: mesh)
         return (meshID, mesh)

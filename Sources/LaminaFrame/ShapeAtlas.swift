@@ -82,6 +82,7 @@ final class ShapeAtlas {
         self.frame = frame
         budget = Self.texelBudget
         fullThisFrame = false
+        pending = 0
         if resetPending {
             resetPending = false
             lastReset = frame
@@ -106,49 +107,83 @@ final class ShapeAtlas {
         writtenBytes = 0
     }
 
+    /// What `item` answers.
+    enum Answer {
+        /// Draw this item (from the atlas).
+        case item(DrawItem)
+        /// Draw the meshes.
+        case meshes
+        /// Patching: a full build would draw the shape otherwise than from an entry it has
+        /// (it has none yet, or none at this scale), so the patch must give way to one.
+        case needsFullBuild
+    }
+
+    /// Shapes of the current frame that drew their meshes but may get an entry in a later
+    /// frame (first seen at their scale, or this frame's budget spent): a patch of this frame's
+    /// list would keep their meshes where a full build draws them from the atlas.
+    private(set) var pending = 0
+
+    /// Whether a build now would draw every shape as the last full build did, as far as the
+    /// atlas decides: no shape waiting for an entry, no restart and no new base due (a patch
+    /// keeps the unchanged layers' items, which name the current base).
+    var isSettled: Bool { pending == 0 && !resetPending && writtenBytes <= pixels.count / 4 }
+
     /// The item drawing a shape's `fill` and `stroke` (mesh, color; either may be nil) through
-    /// `toPixels` from the atlas, or nil when it cannot (yet): draw the meshes.
+    /// `toPixels` from the atlas, or `.meshes` when it cannot (yet). `lookingUp` (a patch):
+    /// existing entries only — no candidate is noted and nothing rasterized, so a patch leaves
+    /// the atlas as the last full build left it.
     func item(fill: (id: MeshID, mesh: Mesh, color: Color)?, stroke: (id: MeshID, mesh: Mesh, color: Color)?,
-              toPixels m: Transform3D, scale: Double, opacity: Double, clip: Int) -> DrawItem? {
-        guard fill != nil || stroke != nil, Self.isSimilarity(m, scale: scale) else { return nil }
+              toPixels m: Transform3D, scale: Double, opacity: Double, clip: Int, lookingUp: Bool = false) -> Answer {
+        guard fill != nil || stroke != nil, Self.isSimilarity(m, scale: scale),
+              let grid = Self.grid(fill?.mesh, stroke?.mesh, scale: scale) else { return .meshes }
         let key = Key(fill: fill?.id, stroke: stroke?.id)
         var entry = entries[key]
         if let e = entry, !Self.sameScale(e.scale, scale) { entry = nil }
         if entry == nil {
+            if lookingUp { return .needsFullBuild }
             guard let seen = candidates[key] ?? previousCandidates[key], Self.sameScale(seen, scale) else {
                 candidates[key] = scale
-                return nil
+                pending += 1
+                return .meshes
             }
-            guard let made = rasterize(fill?.mesh, stroke?.mesh, scale: scale) else { return nil }
+            guard let made = rasterize(fill?.mesh, stroke?.mesh, grid, scale: scale) else { return .meshes }
             candidates[key] = nil
             previousCandidates[key] = nil
             entries[key] = made
             entry = made
         }
-        guard let e = entry, let base = state?.base else { return nil }
+        guard let e = entry, let base = state?.base else { return .meshes }
         lastUsed[e.slot] = frame
-        return DrawItem(transform: m, bounds: e.frameRect, backgroundColor: .clear, opacity: opacity,
-                        kind: .image(ImageDraw(image: base, geometry: e.geometry,
-                                               mode: .shape(fill: fill?.color ?? .clear, stroke: stroke?.color ?? .clear))),
-                        clip: clip)
+        return .item(DrawItem(transform: m, bounds: e.frameRect, backgroundColor: .clear, opacity: opacity,
+                              kind: .image(ImageDraw(image: base, geometry: e.geometry,
+                                                     mode: .shape(fill: fill?.color ?? .clear, stroke: stroke?.color ?? .clear))),
+                              clip: clip))
     }
 
-    /// A new entry for the meshes at `scale`, written into the atlas; nil when it is too large,
-    /// this frame's budget is spent or the atlas is full (then it starts over next frame).
-    private func rasterize(_ fill: Mesh?, _ stroke: Mesh?, scale: Double) -> Entry? {
-        guard !fullThisFrame else { return nil }
-        var bounds = fill?.bounds ?? stroke!.bounds
+    /// The sample grid of an entry for the meshes at `scale` (half-pixel samples, from the
+    /// meshes' bounds — the outline grown by their margin, over 0.84 device pixels at this
+    /// scale: `MeshCache` buckets are quarter octaves — to their bounds: the outer samples'
+    /// boxes, half a pixel each way, miss the outline, so they are zero, and every pixel whose
+    /// box meets the shape has its centre in the frame); nil when it is too large for an entry.
+    private static func grid(_ fill: Mesh?, _ stroke: Mesh?, scale: Double) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        guard var bounds = fill?.bounds ?? stroke?.bounds else { return nil }
         if let fill, let stroke { bounds = bounds.union(fill.bounds).union(stroke.bounds) }
-        // Samples every half pixel, from the meshes' bounds (the outline grown by their margin,
-        // over 0.84 device pixels at this scale: `MeshCache` buckets are quarter octaves) to
-        // their bounds: the outer samples' boxes (half a pixel each way) miss the outline, so
-        // they are zero, and every pixel whose box meets the shape has its centre in the frame.
         let minX = (bounds.minX * 2 * scale).rounded(.down), minY = (bounds.minY * 2 * scale).rounded(.down)
         let maxX = (bounds.maxX * 2 * scale).rounded(.up), maxY = (bounds.maxY * 2 * scale).rounded(.up)
         guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite,
               maxX - minX < Double(Self.maxEntrySide), maxY - minY < Double(Self.maxEntrySide) else { return nil }
+        return (minX, minY, maxX, maxY)
+    }
+
+    /// A new entry for the meshes at `scale` on sample grid `grid`, written into the atlas; nil
+    /// when this frame's budget is spent (the shape is `pending`) or the atlas is full (then it
+    /// starts over next frame when most entries are stale).
+    private func rasterize(_ fill: Mesh?, _ stroke: Mesh?, _ grid: (minX: Double, minY: Double, maxX: Double, maxY: Double),
+                           scale: Double) -> Entry? {
+        guard !fullThisFrame else { return nil }
+        let (minX, minY, maxX, maxY) = grid
         let width = Int(maxX - minX) + 1, height = Int(maxY - minY) + 1
-        guard width * height <= budget else { return nil }
+        guard width * height <= budget else { pending += 1; return nil }
         // Shelf packing with a one-texel gutter on every side.
         let w = width + 2, h = height + 2
         if shelfX + w > Self.width { shelfY += shelfHeight; shelfX = 0; shelfHeight = 0 }

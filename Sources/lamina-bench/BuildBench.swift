@@ -11,7 +11,8 @@ import LaminaTree
 ///
 /// Thread CPU time (the dev machine is shared: wall time counts other processes' slices).
 /// Prints JSON: ms per frame per phase, p50 and mean, the draw item count and size, and how
-/// many measured frames patched the previous list (the retained list) rather than built it. Quick enough to
+/// many measured frames patched the previous list (the retained list) rather than built it, and
+/// why the others did not (`patch_failures`, warm-up frames included). Quick enough to
 /// run under `valgrind --tool=callgrind` with a few frames.
 func runBuildBench(_ arguments: [String]) {
     let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix"])
@@ -40,9 +41,10 @@ func runBuildBench(_ arguments: [String]) {
         }
     }
     let total = zip(zip(evaluate, build), tessellate).map { $0.0 + $0.1 + $1 }
+    let failures = builder.patchFailures.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ")
     print("""
     {"bench": "build", "layers": \(layers), "mix": "\(mix)", "frames": \(frames), "draw_items": \(items), \
-    "draw_item_bytes": \(MemoryLayout<DrawItem>.stride), "patched_frames": \(patched), \
+    "draw_item_bytes": \(MemoryLayout<DrawItem>.stride), "patched_frames": \(patched), "patch_failures": {\(failures)}, \
     "cpu_ms_per_frame": {\(SceneBench.phase("presentation", evaluate)), \(SceneBench.phase("build", build)), \
     \(SceneBench.phase("tessellate", tessellate)), \(SceneBench.phase("total", total))}}
     """)

@@ -117,28 +117,13 @@ public struct DamageTracker {
 
     // MARK: Comparing
 
-    /// Whether two items draw the same thing (with the same clips).
+    /// Whether two items draw the same thing (with the same clips): every value equal (a mesh
+    /// by its `MeshID`; an image by its identity, geometry, filters and mode — an image's
+    /// pixels never change under its identity, and a glyph atlas takes a new base when it
+    /// evicts: TextDrawing.endFrame), and the clip chain unchanged.
     private func same(_ x: DrawItem, _ xClips: [Clip], _ y: DrawItem, _ yClips: [Clip]) -> Bool {
-        guard x.clip == y.clip, x.transform == y.transform, x.bounds == y.bounds, x.opacity == y.opacity,
-              x.backgroundColor == y.backgroundColor, x.cornerRadii == y.cornerRadii, x.borderWidth == y.borderWidth,
-              x.borderColor == y.borderColor else { return false }
-        if x.clip >= 0 && (x.clip >= clipChanged.count || clipChanged[x.clip]) { return false }
-        switch (x.kind, y.kind) {
-        case (.rect, .rect): return true
-        case (.shadow(let s), .shadow(let t)): return s == t
-        case (.gradient(let f), .gradient(let g)): return f == g
-        case (.mesh(let m), .mesh(let n)):
-            return m.id == n.id && m.color == n.color && m.trimStart == n.trimStart && m.trimEnd == n.trimEnd
-        case (.image(let a), .image(let b)):
-            // An image's pixels never change under its identity (a glyph atlas takes a new base
-            // when it evicts: TextDrawing.endFrame).
-            return a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
-                && a.magnification == b.magnification && a.mode == b.mode
-        case (.group(let o, let c), .group(let p, let d)): return o == p && c == d
-        case (.shadowGroup(let col, let s, let c), .shadowGroup(let col2, let t, let d)):
-            return col == col2 && s == t && c == d
-        default: return false
-        }
+        guard x.drawsSame(as: y) else { return false }
+        return !(x.clip >= 0 && (x.clip >= clipChanged.count || clipChanged[x.clip]))
     }
 
     /// Per clip of the new list: whether it (or an ancestor) differs from the old list's clip

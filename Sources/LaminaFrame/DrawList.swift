@@ -207,35 +207,222 @@ public struct CornerRadii: Hashable, Sendable {
     public var isZero: Bool { self == .zero }
 }
 
-/// One thing to draw: today a layer's background rect with rounded corners and a border.
+/// One thing to draw: a layer's background rect with rounded corners and a border, a shadow,
+/// a gradient, a mesh, an image, or a group marker (`Kind`).
 ///
-/// Room to grow: shadows, gradients, tessellated meshes for shape layers and clips will be
-/// added as further stored properties with defaults that draw nothing (e.g. `shadow: Shadow?`,
-/// `mesh: MeshID?`, `clip: ClipID?`), so existing producers keep compiling and an item that
-/// does not use a feature pays nothing for it.
+/// 160 bytes, stored compactly (the retained list rewrites the changed layers' items every
+/// frame, and the daemon keeps a list of them): the transform's nine entries that map the
+/// layer's plane (z = 0, z dropped), the opacity and the kind's numbers as `Double`; bounds,
+/// colors and corner radii as `Float` (the GPU takes them as `Float`); what only some kinds
+/// use — a gradient's fill, a mesh, an image and its geometry — behind one shared reference
+/// (`Payload`); the kind's colors in the color fields (a mesh's, an image mode's, a blurred
+/// shadow's color is its `backgroundColor`; a shape image's stroke color its border color).
+/// The properties below read and write that storage; what a kind does not use reads as its
+/// default.
 public struct DrawItem: Sendable {
+    // Storage, in this order (no padding): 9 × 8 + 8 + 16 + 8 + 4 × 16 + 4 + 4 = 160 bytes.
+    @usableFromInline var m11, m12, m14, m21, m22, m24, m41, m42, m44: Double
+    /// Opacity in 0…1, already multiplied down the tree.
+    public var opacity: Double
+    /// `.rect`: the border color (`Float4` bits); `.shadow`: sigma; `.group`: opacity, count;
+    /// `.shadowGroup`: sigma, count; `.mesh`: trim start, end; `.image` in `.shape` mode: the
+    /// stroke color.
+    @usableFromInline var aux: Aux
+    @usableFromInline var payload: Payload
+    /// Bounds: x, y, width, height.
+    @usableFromInline var rect: Float4
+    /// `backgroundColor`, or the kind's color (see above).
+    @usableFromInline var fill: Float4
+    @usableFromInline var radii: Float4
+    @usableFromInline var clipIndex: Int32
+    @usableFromInline var border: Float
+
+    /// Four `Float`s with 4-byte alignment (a `SIMD4<Float>` would pad the item to 16 bytes).
+    @usableFromInline struct Float4: Sendable, Equatable {
+        @usableFromInline var x, y, z, w: Float
+        @inlinable init(_ x: Float, _ y: Float, _ z: Float, _ w: Float) { self.x = x; self.y = y; self.z = z; self.w = w }
+        @inlinable init(_ c: Color) { self.init(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha)) }
+        @inlinable var color: Color { Color(Double(x), Double(y), Double(z), Double(w)) }
+        static let zero = Float4(0, 0, 0, 0)
+    }
+
+    /// 16 bytes that hold two `Double`s, a `Double` and a count, or a `Float4`.
+    @usableFromInline struct Aux: Sendable, Equatable {
+        @usableFromInline var a: UInt64, b: UInt64
+        @inlinable init(_ first: Double, _ second: Double) { a = first.bitPattern; b = second.bitPattern }
+        @inlinable init(_ first: Double, count: Int) { a = first.bitPattern; b = UInt64(bitPattern: Int64(count)) }
+        @inlinable init(_ c: Float4) {
+            a = UInt64(c.x.bitPattern) | UInt64(c.y.bitPattern) << 32
+            b = UInt64(c.z.bitPattern) | UInt64(c.w.bitPattern) << 32
+        }
+        @inlinable var first: Double { Double(bitPattern: a) }
+        @inlinable var second: Double { Double(bitPattern: b) }
+        @inlinable var count: Int { Int(Int64(bitPattern: b)) }
+        @inlinable var float4: Float4 {
+            Float4(Float(bitPattern: UInt32(truncatingIfNeeded: a)), Float(bitPattern: UInt32(truncatingIfNeeded: a >> 32)),
+                   Float(bitPattern: UInt32(truncatingIfNeeded: b)), Float(bitPattern: UInt32(truncatingIfNeeded: b >> 32)))
+        }
+    }
+
+    /// The kind, with what only some kinds use behind a shared reference (8 bytes: the case
+    /// lives in the reference's spare bits).
+    @usableFromInline enum Payload: Sendable {
+        case rect, shadow, group, shadowGroup
+        case gradient(GradientBox)
+        case mesh(MeshBox)
+        case image(ImageBox)
+    }
+
+    @usableFromInline final class GradientBox: Sendable {
+        @usableFromInline let fill: GradientFill
+        @usableFromInline init(_ fill: GradientFill) { self.fill = fill }
+    }
+
+    /// A mesh and its id (the color is the item's, the trim its `aux`); one per mesh, shared by
+    /// the items drawing it (the builder keeps it with its shape memo).
+    @usableFromInline final class MeshBox: Sendable {
+        @usableFromInline let id: MeshID
+        @usableFromInline let mesh: Mesh
+        @usableFromInline init(id: MeshID, mesh: Mesh) { self.id = id; self.mesh = mesh }
+    }
+
+    /// An image draw less its mode's colors (the item's): one per shape atlas entry and base,
+    /// shared by every shape drawing it.
+    @usableFromInline final class ImageBox: Sendable {
+        @usableFromInline let image: Image
+        @usableFromInline let geometry: ContentsGeometry
+        @usableFromInline let minification: ImageDraw.Filter
+        @usableFromInline let magnification: ImageDraw.Filter
+        /// 0 `.color`, 1 `.coverage`, 2 `.shape`.
+        @usableFromInline let mode: UInt8
+        /// A shape atlas entry's scale, its meshes' scale bucket and its slot (`ShapeAtlas.Entry`),
+        /// else 0, 0 and -1.
+        let atlasScale: Double
+        let atlasBucket: Int
+        let atlasSlot: Int
+        @usableFromInline init(image: Image, geometry: ContentsGeometry, minification: ImageDraw.Filter,
+                               magnification: ImageDraw.Filter, mode: UInt8, atlasScale: Double = 0, atlasBucket: Int = 0,
+                               atlasSlot: Int = -1) {
+            self.image = image; self.geometry = geometry
+            self.minification = minification; self.magnification = magnification; self.mode = mode
+            self.atlasScale = atlasScale; self.atlasBucket = atlasBucket; self.atlasSlot = atlasSlot
+        }
+        convenience init(_ draw: ImageDraw) {
+            let mode: UInt8 = switch draw.mode { case .color: 0; case .coverage: 1; case .shape: 2 }
+            self.init(image: draw.image, geometry: draw.geometry, minification: draw.minification,
+                      magnification: draw.magnification, mode: mode)
+        }
+    }
+
     /// Maps the layer's local bounds coordinates (points) to canvas device pixels, y down,
     /// origin at the top-left. `CATransform3D` convention: `[x y z 1] × transform`. It may
     /// hold perspective (`m34`); the divide by w happens on the GPU, after clipping, so
-    /// parts behind the eye are cut off rather than mirrored. z is dropped (painter's order).
-    public var transform: Transform3D
+    /// parts behind the eye are cut off rather than mirrored. z is dropped (painter's order):
+    /// only the entries that map the plane z = 0 to x, y and w are kept (the others read as
+    /// the identity's).
+    public var transform: Transform3D {
+        @inlinable get {
+            Transform3D(m11: m11, m12: m12, m13: 0, m14: m14, m21: m21, m22: m22, m23: 0, m24: m24,
+                        m31: 0, m32: 0, m33: 1, m34: 0, m41: m41, m42: m42, m43: 0, m44: m44)
+        }
+        @inlinable set {
+            m11 = newValue.m11; m12 = newValue.m12; m14 = newValue.m14
+            m21 = newValue.m21; m22 = newValue.m22; m24 = newValue.m24
+            m41 = newValue.m41; m42 = newValue.m42; m44 = newValue.m44
+        }
+    }
     /// The local rect to fill: the layer's `bounds`. Negative sizes are standardized.
-    public var bounds: Rect
-    /// Fill color, sRGB-encoded, straight alpha (`CALayer.backgroundColor`).
-    public var backgroundColor: Color
-    /// Opacity in 0…1, already multiplied down the tree.
-    public var opacity: Double
+    public var bounds: Rect {
+        @inlinable get { Rect(Double(rect.x), Double(rect.y), Double(rect.z), Double(rect.w)) }
+        @inlinable set {
+            rect = Float4(Float(newValue.origin.x), Float(newValue.origin.y), Float(newValue.size.width),
+                          Float(newValue.size.height))
+        }
+    }
+    /// Fill color, sRGB-encoded, straight alpha (`CALayer.backgroundColor`); a mesh's color, an
+    /// image mode's (first) color, a blurred shadow's color.
+    public var backgroundColor: Color {
+        @inlinable get { fill.color }
+        @inlinable set { fill = Float4(newValue) }
+    }
     /// Corner radii in local units (`CALayer.cornerRadius`, per corner).
-    public var cornerRadii: CornerRadii
+    public var cornerRadii: CornerRadii {
+        @inlinable get {
+            CornerRadii(minXMinY: Double(radii.x), maxXMinY: Double(radii.y), minXMaxY: Double(radii.z),
+                        maxXMaxY: Double(radii.w))
+        }
+        @inlinable set {
+            radii = Float4(Float(newValue.minXMinY), Float(newValue.maxXMinY), Float(newValue.minXMaxY),
+                           Float(newValue.maxXMaxY))
+        }
+    }
     /// Border width in local units, drawn inside the bounds over the background
     /// (`CALayer.borderWidth`). The inner corner radius is `radius − borderWidth`, not below 0.
-    public var borderWidth: Double
-    /// Border color, sRGB-encoded, straight alpha (`CALayer.borderColor`).
-    public var borderColor: Color
-    /// What the item draws; `.rect` by default.
-    public var kind: Kind
+    public var borderWidth: Double {
+        @inlinable get { Double(border) }
+        @inlinable set { border = Float(newValue) }
+    }
+    /// Border color, sRGB-encoded, straight alpha (`CALayer.borderColor`): `.rect` items
+    /// (clear for other kinds; setting it on them changes nothing).
+    public var borderColor: Color {
+        @inlinable get {
+            if case .rect = payload { return aux.float4.color }
+            return .clear
+        }
+        @inlinable set { if case .rect = payload { aux = Aux(Float4(newValue)) } }
+    }
     /// Index of the innermost clip in `DrawList.clips`, or -1 for none.
-    public var clip: Int
+    public var clip: Int {
+        @inlinable get { Int(clipIndex) }
+        @inlinable set { clipIndex = Int32(clamping: newValue) }
+    }
+
+    /// What the item draws; `.rect` by default.
+    public var kind: Kind {
+        @inlinable get {
+            switch payload {
+            case .rect: return .rect
+            case .shadow: return .shadow(sigma: aux.first)
+            case .group: return .group(opacity: aux.first, count: aux.count)
+            case .shadowGroup: return .shadowGroup(color: fill.color, sigma: aux.first, count: aux.count)
+            case .gradient(let g): return .gradient(g.fill)
+            case .mesh(let m): return .mesh(MeshDraw(id: m.id, mesh: m.mesh, color: fill.color, trimStart: aux.first,
+                                                     trimEnd: aux.second))
+            case .image(let i): return .image(imageDraw(i))
+            }
+        }
+        set {
+            // A `.rect` item's border color is kept in `aux`; other kinds put their values there.
+            let borderColor = self.borderColor
+            switch newValue {
+            case .rect: payload = .rect; aux = Aux(Float4(borderColor))
+            case .shadow(let sigma): payload = .shadow; aux = Aux(sigma, 0)
+            case .group(let opacity, let count): payload = .group; aux = Aux(opacity, count: count)
+            case .shadowGroup(let color, let sigma, let count):
+                payload = .shadowGroup; fill = Float4(color); aux = Aux(sigma, count: count)
+            case .gradient(let g): payload = .gradient(GradientBox(g)); aux = Aux(0, 0)
+            case .mesh(let m):
+                payload = .mesh(MeshBox(id: m.id, mesh: m.mesh)); fill = Float4(m.color); aux = Aux(m.trimStart, m.trimEnd)
+            case .image(let d):
+                payload = .image(ImageBox(d))
+                switch d.mode {
+                case .color: aux = Aux(0, 0)
+                case .coverage(let c): fill = Float4(c); aux = Aux(0, 0)
+                case .shape(let f, let stroke): fill = Float4(f); aux = Aux(Float4(stroke))
+                }
+            }
+        }
+    }
+
+    @inlinable func imageDraw(_ i: ImageBox) -> ImageDraw {
+        let mode: ImageDraw.Mode = switch i.mode {
+        case 0: .color
+        case 1: .coverage(fill.color)
+        default: .shape(fill: fill.color, stroke: aux.float4.color)
+        }
+        return ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,
+                         magnification: i.magnification, mode: mode)
+    }
 
     /// What an item draws. Every kind uses `transform`, `opacity` and `clip`.
     public enum Kind: Sendable {
@@ -277,14 +464,42 @@ public struct DrawItem: Sendable {
         kind: Kind = .rect,
         clip: Int = -1
     ) {
-        self.transform = transform
-        self.bounds = bounds
-        self.backgroundColor = backgroundColor
-        self.opacity = opacity
-        self.cornerRadii = cornerRadii
-        self.borderWidth = borderWidth
-        self.borderColor = borderColor
+        self.init(transform: transform, bounds: bounds, fill: Float4(backgroundColor), opacity: opacity,
+                  radii: cornerRadii, borderWidth: borderWidth, aux: Aux(Float4(borderColor)), payload: .rect, clip: clip)
+        if case .rect = kind { return }
         self.kind = kind
-        self.clip = clip
+    }
+
+    /// An item from its storage (the builder's hot paths: no box is made).
+    @inline(__always)
+    init(transform m: Transform3D, bounds b: Rect, fill: Float4, opacity: Double, radii r: CornerRadii = .zero,
+         borderWidth: Double = 0, aux: Aux = Aux(0, 0), payload: Payload, clip: Int) {
+        m11 = m.m11; m12 = m.m12; m14 = m.m14; m21 = m.m21; m22 = m.m22; m24 = m.m24; m41 = m.m41; m42 = m.m42; m44 = m.m44
+        self.opacity = opacity
+        self.aux = aux
+        self.payload = payload
+        rect = Float4(Float(b.origin.x), Float(b.origin.y), Float(b.size.width), Float(b.size.height))
+        self.fill = fill
+        radii = Float4(Float(r.minXMinY), Float(r.maxXMinY), Float(r.minXMaxY), Float(r.maxXMaxY))
+        clipIndex = Int32(clamping: clip)
+        border = Float(borderWidth)
+    }
+
+    /// Whether two items draw the same (their clips aside): every stored value equal, the
+    /// payloads the same reference or equal (an image by identity, geometry and filters — an
+    /// `Image`'s pixels never change —, a mesh by its id).
+    func drawsSame(as o: DrawItem) -> Bool {
+        guard m41 == o.m41, m42 == o.m42, m11 == o.m11, m12 == o.m12, m21 == o.m21, m22 == o.m22,
+              m14 == o.m14, m24 == o.m24, m44 == o.m44, opacity == o.opacity, aux == o.aux, rect == o.rect,
+              fill == o.fill, radii == o.radii, clipIndex == o.clipIndex, border == o.border else { return false }
+        switch (payload, o.payload) {
+        case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup): return true
+        case (.gradient(let f), .gradient(let g)): return f === g || f.fill == g.fill
+        case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
+        case (.image(let a), .image(let b)):
+            return a === b || (a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
+                               && a.magnification == b.magnification && a.mode == b.mode)
+        default: return false
+        }
     }
 }

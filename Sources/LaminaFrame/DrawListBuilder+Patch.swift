@@ -89,6 +89,9 @@ struct Retained {
     var clipCursor = 0
     /// Per slot: changed this frame (or the last, for the older buffer).
     var dirty: [Bool] = []
+    /// Per slot: changed, but only moved or faded (`LayerTree.markMotionOnlySlots`); its
+    /// items may be moved in place (DrawListBuilder+Motion.swift).
+    var motion: [Bool] = []
     /// Per record: a changed layer in it or under it.
     var flags: [Bool] = []
     /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
@@ -371,6 +374,8 @@ extension DrawListBuilder {
             return nil
         }
         shapeAtlas.beginFrame(lastSerial + 1)
+        if !tree.markMotionOnlySlots(&retained.motion) { retained.motion.removeAll() }
+        defer { for s in changed where s < retained.motion.count { retained.motion[s] = false } }
         if retained.beginPatch(changed: changed, older: older, count: tree.count) {
             shadowSourceItems = 0
             openGroups = 0
@@ -422,7 +427,9 @@ extension DrawListBuilder {
                 let changed = !forcing && retained.dirty[slot]
                 if changed { retained.forcing = true }
                 retained.records[c].drawnNow = false
-                visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+                if !moveLeaf(c, record, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity) {
+                    visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
+                }
                 retained.forcing = forcing
                 if retained.records[c].drawnNow != record.drawn {
                     retained.fail(.culling); return

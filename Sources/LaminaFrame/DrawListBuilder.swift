@@ -95,8 +95,8 @@ public struct DrawListBuilder {
         var path: Path
         var style: MeshKey.Style
         var bucket: Int
-        var id: MeshID
-        var mesh: Mesh
+        /// The mesh and its id, as the items hold them.
+        var box: DrawItem.MeshBox
     }
     enum MeshPart: Hashable { case fill, stroke, shadowPath }
     struct MemoKey: Hashable { var layer: LayerID; var part: MeshPart }
@@ -424,12 +424,12 @@ public struct DrawListBuilder {
                 analytic(rect, shapeRadii, alpha: 1)
                 return
             }
-            guard let (meshID, mesh) = shapeMesh(node.id, path, .fill(.nonZero), bucket: MeshCache.bucket(forScale: pixelScale),
-                                              scale: pixelScale, part: .shadowPath) else { return }
+            guard let box = shapeMesh(node.id, path, .fill(.nonZero), bucket: MeshCache.bucket(forScale: pixelScale),
+                                       scale: pixelScale, part: .shadowPath) else { return }
             emit(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
                                   kind: .shadowGroup(color: color, sigma: blurSigma, count: 1), clip: clip))
-            emit(DrawItem(transform: offsetToPixels, bounds: mesh.bounds, backgroundColor: .clear,
-                                  kind: .mesh(MeshDraw(id: meshID, mesh: mesh, color: Color(0, 0, 0)))))
+            emit(DrawItem(transform: offsetToPixels, bounds: box.mesh.bounds, fill: DrawItem.Float4(Color(0, 0, 0)), opacity: 1,
+                          aux: DrawItem.Aux(0, 1), payload: .mesh(box), clip: -1))
             return
         }
         if node.sublayers.isEmpty, p.contents == nil {  // contents add their own alpha
@@ -515,11 +515,11 @@ public struct DrawListBuilder {
         var p: LayerProperties { _read { yield address.pointee.properties } }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
-        var fillPart: (id: MeshID, mesh: Mesh, color: Color)? = nil, strokePart: (id: MeshID, mesh: Mesh, color: Color)? = nil
+        var fillPart: (box: DrawItem.MeshBox, color: Color)? = nil, strokePart: (box: DrawItem.MeshBox, color: Color)? = nil
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
-            if let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
-                fillPart = (meshID, mesh, fill)
+            if let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
+                fillPart = (box, fill)
             }
         }
         if let strokeColor = p.strokeColor, strokeColor.alpha > 0, p.lineWidth >= 0 {
@@ -528,44 +528,46 @@ public struct DrawListBuilder {
             // animated strokeStart/strokeEnd tessellates each new value).
             let style = MeshKey.Style.stroke(stroke, trimmedInShader: false)
             if stroke.strokeEnd > stroke.strokeStart,
-               let (meshID, mesh) = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
-                strokePart = (meshID, mesh, strokeColor)
+               let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
+                strokePart = (box, strokeColor)
             }
         }
         // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas).
         if usesShapeAtlas {
-            switch shapeAtlas.item(fill: fillPart, stroke: strokePart, toPixels: toPixels, scale: pixelScale,
-                                   opacity: opacity, clip: clip, lookingUp: retained.patching) {
+            switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
+                                   stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
+                                   scale: pixelScale, opacity: opacity, clip: clip, lookingUp: retained.patching) {
             case .item(let item): emit(item); return
             case .meshes: break
             case .needsFullBuild: retained.fail(.shapeAtlas); return
             }
         }
         if let f = fillPart {
-            emit(DrawItem(transform: toPixels, bounds: f.mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                          kind: .mesh(MeshDraw(id: f.id, mesh: f.mesh, color: f.color)), clip: clip))
+            emit(DrawItem(transform: toPixels, bounds: f.box.mesh.bounds, fill: DrawItem.Float4(f.color), opacity: opacity,
+                          aux: DrawItem.Aux(0, 1), payload: .mesh(f.box), clip: clip))
         }
         if let s = strokePart {
-            emit(DrawItem(transform: toPixels, bounds: s.mesh.bounds, backgroundColor: .clear, opacity: opacity,
-                          kind: .mesh(MeshDraw(id: s.id, mesh: s.mesh, color: s.color)), clip: clip))
+            emit(DrawItem(transform: toPixels, bounds: s.box.mesh.bounds, fill: DrawItem.Float4(s.color), opacity: opacity,
+                          aux: DrawItem.Aux(0, 1), payload: .mesh(s.box), clip: clip))
         }
     }
 
     /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from
     /// the cache (tessellated on a miss).
     private mutating func shapeMesh(_ id: LayerID, _ path: Path, _ style: MeshKey.Style, bucket: Int, scale: Double,
-                                    part: MeshPart) -> (MeshID, Mesh)? {
+                                    part: MeshPart) -> DrawItem.MeshBox? {
         let memoKey = MemoKey(layer: id, part: part)
         if let last = memo[memoKey], last.bucket == bucket, last.style == style, Self.sameStorage(last.path, path) {
             // Patching, the memo is the last full build's and stays as it is.
             if !retained.patching { nextMemo[memoKey] = last }
-            return (last.id, last.mesh)
+            return last.box
         }
         // A patch does not tessellate: a new path, style or scale bucket needs a full build.
         if retained.patching { retained.fail(.newMesh); return nil }
         guard let (meshID, mesh) = tessellate(path, style, scale: scale) else { return nil }
-        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, id: meshID, mesh: mesh)
-        return (meshID, mesh)
+        let box = DrawItem.MeshBox(id: meshID, mesh: mesh)
+        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, box: box)
+        return box
     }
 
     /// Whether two paths share their element storage (so are the same path).

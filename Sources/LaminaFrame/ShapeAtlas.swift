@@ -50,6 +50,8 @@ final class ShapeAtlas {
         /// entry's life, so a frame drawing it computes neither.
         var frameRect: Rect
         var geometry: ContentsGeometry
+        /// What its items hold (made once per base: every item drawing it shares it).
+        var box: DrawItem.ImageBox?
     }
 
     private var entries: [Key: Entry] = [:]
@@ -152,12 +154,21 @@ final class ShapeAtlas {
             entries[key] = made
             entry = made
         }
-        guard let e = entry, let base = state?.base else { return .meshes }
+        guard var e = entry, let base = state?.base else { return .meshes }
         lastUsed[e.slot] = frame
-        return .item(DrawItem(transform: m, bounds: e.frameRect, backgroundColor: .clear, opacity: opacity,
-                              kind: .image(ImageDraw(image: base, geometry: e.geometry,
-                                                     mode: .shape(fill: fill?.color ?? .clear, stroke: stroke?.color ?? .clear))),
-                              clip: clip))
+        if e.box?.image !== base {
+            e.box = DrawItem.ImageBox(image: base, geometry: e.geometry, minification: .linear, magnification: .linear,
+                                      mode: 2, atlasScale: e.scale, atlasBucket: MeshCache.bucket(forScale: e.scale),
+                                      atlasSlot: e.slot)
+            entries[key] = e
+        }
+        return .item(DrawItem(transform: m, bounds: e.frameRect, fill: DrawItem.Float4(fill?.color ?? .clear), opacity: opacity,
+                              aux: DrawItem.Aux(DrawItem.Float4(stroke?.color ?? .clear)), payload: .image(e.box!), clip: clip))
+    }
+
+    /// An entry drew this frame without a lookup (a patch moving its item: `DrawListBuilder+Motion.swift`).
+    func touch(_ slot: Int) {
+        if slot >= 0, slot < lastUsed.count { lastUsed[slot] = frame }
     }
 
     /// The sample grid of an entry for the meshes at `scale` (half-pixel samples, from the

@@ -60,6 +60,7 @@ extension DrawListBuilder {
         }
         guard ok else { return false }
         retained.markDrawn(c)
+        retained.moved += 1
         retained.cursor = end
         retained.clipCursor = Int(record.clipEnd)
         return true

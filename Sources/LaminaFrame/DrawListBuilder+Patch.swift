@@ -60,6 +60,9 @@ struct Retained {
     }
 
     var records: [Record] = []
+    /// The visits of the last full build whose shape drew its meshes but may get a shape atlas
+    /// entry next frame: a patch that does not redraw one of them gives way to a full build.
+    var pendingShapes: [Int32] = []
     /// The visit being recorded (full build).
     private var current = -1
     var key: Key?
@@ -80,6 +83,8 @@ struct Retained {
     /// failed attempt once in that many frames).
     var backoff = 0
     var backoffAfterFailure = 16
+    /// Whether the last patch tried failed.
+    var failedLast = false
 
     // Patching state.
     private(set) var patching = false
@@ -97,6 +102,8 @@ struct Retained {
     /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
     /// for damage; two buffers alternating with the lists.
     var changedRanges: [Range<Int>] = []
+    /// Leaf visits the last patch moved in place (`moveLeaf`; tests).
+    var moved = 0
     var spareChangedRanges: [Range<Int>] = []
 
     /// Notes a changed visit's items (merged with the last range when adjacent).
@@ -150,6 +157,7 @@ struct Retained {
     mutating func beginFull() {
         patching = false
         records.removeAll(keepingCapacity: true)
+        pendingShapes.removeAll(keepingCapacity: true)
         current = -1
     }
 
@@ -172,6 +180,11 @@ struct Retained {
         records[r].clipEnd = Int32(truncatingIfNeeded: clip)
         records[r].subtreeEnd = Int32(truncatingIfNeeded: records.count)
         current = Int(records[r].parent)
+    }
+
+    /// The visit being recorded drew a shape that may get an atlas entry next frame.
+    mutating func notePendingShape() {
+        if !patching, current >= 0 { pendingShapes.append(Int32(truncatingIfNeeded: current)) }
     }
 
     /// The visit passed the culling.
@@ -217,14 +230,15 @@ struct Retained {
 
     // MARK: Patching
 
-    /// Marks the changed slots and the records they flag; false when the tree's slots do not fit.
+    /// Marks the changed slots and the records they flag; false (the patch failed) when the
+    /// tree's slots do not fit, or a shape waiting for its atlas entry would not be redrawn.
     mutating func beginPatch(changed: [Int], older: Bool, count: Int) -> Bool {
         if dirty.count != count { dirty = Array(repeating: false, count: count) }
         for s in changed where s < count { dirty[s] = true }
         if older { for s in lastChanged where s < count { dirty[s] = true } }
         if flags.count != records.count { flags = Array(repeating: false, count: records.count) }
         let n = records.count
-        var ok = true
+        var ok = true, shapesKept = false
         records.withUnsafeBufferPointer { records in
             dirty.withUnsafeBufferPointer { dirty in
                 flags.withUnsafeMutableBufferPointer { flags in
@@ -237,6 +251,11 @@ struct Retained {
                         if flags[r], records[r].parent >= 0 { flags[Int(records[r].parent)] = true }
                         r -= 1
                     }
+                    // A shape waiting for its atlas entry that the patch would keep as it was.
+                    for r in pendingShapes where Int(r) < n && !flags[Int(r)] {
+                        shapesKept = true
+                        return
+                    }
                 }
             }
         }
@@ -245,11 +264,12 @@ struct Retained {
         patching = true
         failed = false
         failure = nil
-        if !ok { fail(.slots) }
+        if !ok { fail(.slots) } else if shapesKept { fail(.shapeAtlas) }
         forcing = false
+        moved = 0
         cursor = 0
         clipCursor = 0
-        return ok
+        return ok && !shapesKept
     }
 
     /// Clears the marks; whether the patch succeeded (every item and clip rewritten in place).
@@ -265,9 +285,11 @@ struct Retained {
             itemsGeneration = 0
             let reason = failure ?? .counts
             failures[reason.rawValue] += 1
-            // An atlas transition is settled by the full build that follows: no backoff.
-            backoff = reason == .shapeAtlas ? 0 : backoffAfterFailure
+            // An atlas transition is settled by the full build that follows: no backoff, unless
+            // the last patch failed too (shapes that keep changing scale).
+            backoff = reason == .shapeAtlas && !failedLast ? 0 : backoffAfterFailure
         }
+        failedLast = !ok
         return ok
     }
 }

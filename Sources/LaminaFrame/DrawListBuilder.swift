@@ -107,7 +107,8 @@ public struct DrawListBuilder {
     public var usesShapeAtlas = true {
         didSet { if usesShapeAtlas != oldValue { retained.key = nil } }  // the next build is full
     }
-    let shapeAtlas = ShapeAtlas()
+    /// Shared by copies of the builder (a class; tests give a reference build its own `copy()`).
+    var shapeAtlas = ShapeAtlas()
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) {
         self.widthPoints = widthPoints; self.heightPoints = heightPoints
@@ -539,6 +540,7 @@ public struct DrawListBuilder {
                                    scale: pixelScale, opacity: opacity, clip: clip, lookingUp: retained.patching) {
             case .item(let item): emit(item); return
             case .meshes: break
+            case .meshesPending: retained.notePendingShape()
             case .needsFullBuild: retained.fail(.shapeAtlas); return
             }
         }

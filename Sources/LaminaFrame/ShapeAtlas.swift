@@ -65,6 +65,8 @@ final class ShapeAtlas {
     private var writtenBytes = 0
     private var frame: UInt64 = 0
     private var budget = 0
+    /// Whether an entry did not fit in this frame's budget.
+    private var budgetSpent = false
     private var resetPending = false
     /// Whether an entry found the atlas full this frame (the reset rule is checked once).
     private var fullThisFrame = false
@@ -73,6 +75,18 @@ final class ShapeAtlas {
     private var lastUsed: [UInt64] = []
     /// Entries rasterized so far (tests, stats).
     private(set) var rasterized = 0
+
+    /// An independent copy in the same state (tests: a reference build from the same state).
+    func copy() -> ShapeAtlas {
+        let c = ShapeAtlas()
+        c.entries = entries; c.candidates = candidates; c.previousCandidates = previousCandidates
+        c.pixels = pixels; c.shelfX = shelfX; c.shelfY = shelfY; c.shelfHeight = shelfHeight
+        c.state = state; c.writtenBytes = writtenBytes; c.frame = frame; c.budget = budget
+        c.resetPending = resetPending; c.fullThisFrame = fullThisFrame; c.lastReset = lastReset
+        c.lastUsed = lastUsed; c.rasterized = rasterized; c.budgetSpent = budgetSpent
+        c.replaced = replaced; c.patchCandidates = patchCandidates
+        return c
+    }
 
     /// Starts frame `frame` (increasing; the same again when a build follows a patch that
     /// gave up: the candidates move on only when the frame does).
@@ -83,8 +97,10 @@ final class ShapeAtlas {
         }
         self.frame = frame
         budget = Self.texelBudget
+        budgetSpent = false
         fullThisFrame = false
-        pending = 0
+        replaced = false
+        patchCandidates.removeAll(keepingCapacity: true)
         if resetPending {
             resetPending = false
             lastReset = frame
@@ -101,7 +117,13 @@ final class ShapeAtlas {
     /// The state for the backend once any shape drew from the atlas: every list carries it,
     /// since a patched list keeps earlier frames' atlas items without drawing them anew (and
     /// a list the backend skipped may have brought writes the next one must bring again).
-    func endFrame() -> TextAtlasState? { state }
+    func endFrame() -> TextAtlasState? {
+        if !patchCandidates.isEmpty {
+            for (key, scale) in patchCandidates { candidates[key] = scale }
+            patchCandidates.removeAll(keepingCapacity: true)
+        }
+        return state
+    }
 
     private func takeBase() {
         state = TextAtlasState(base: Image(width: Self.width, height: Self.height, format: .rgba8, pixels: pixels),
@@ -115,25 +137,31 @@ final class ShapeAtlas {
         case item(DrawItem)
         /// Draw the meshes.
         case meshes
-        /// Patching: a full build would draw the shape otherwise than from an entry it has
-        /// (it has none yet, or none at this scale), so the patch must give way to one.
+        /// Draw the meshes for now: the shape may get an entry next frame (first seen at its
+        /// scale, or this frame's budget spent), if it is then drawn at the same scale.
+        case meshesPending
+        /// Patching: a full build would draw the shape from an entry it does not have yet (it
+        /// was seen at this scale last frame), so the patch must give way to one.
         case needsFullBuild
     }
 
-    /// Shapes of the current frame that drew their meshes but may get an entry in a later
-    /// frame (first seen at their scale, or this frame's budget spent): a patch of this frame's
-    /// list would keep their meshes where a full build draws them from the atlas.
-    private(set) var pending = 0
+    /// Whether a build now could keep the shape items of the last full build that it does not
+    /// redraw, as far as the atlas decides: no restart and no new base due (they name the
+    /// current base and its entries).
+    var isSettled: Bool { !resetPending && !replaced && writtenBytes <= pixels.count / 4 }
 
-    /// Whether a build now would draw every shape as the last full build did, as far as the
-    /// atlas decides: no shape waiting for an entry, no restart and no new base due (a patch
-    /// keeps the unchanged layers' items, which name the current base).
-    var isSettled: Bool { pending == 0 && !resetPending && writtenBytes <= pixels.count / 4 }
+    /// Whether this frame replaced an entry with one at another scale (shapes sharing meshes
+    /// drawn at other scales): items made earlier in the frame no longer name an entry.
+    private var replaced = false
+    /// Candidates a patch noted this frame (kept apart, so that a patch that gives up leaves
+    /// none; they become the frame's candidates when it completes, as a full build's would).
+    private var patchCandidates: [Key: Double] = [:]
 
     /// The item drawing a shape's `fill` and `stroke` (mesh, color; either may be nil) through
-    /// `toPixels` from the atlas, or `.meshes` when it cannot (yet). `lookingUp` (a patch):
-    /// existing entries only — no candidate is noted and nothing rasterized, so a patch leaves
-    /// the atlas as the last full build left it.
+    /// `toPixels` from the atlas, or `.meshes` / `.meshesPending` when it cannot (yet).
+    /// `lookingUp` (a patch): entries and candidates are looked up, none is noted and nothing is
+    /// rasterized (so a patch leaves the atlas as it was), and where a full build would make
+    /// an entry the answer is `.needsFullBuild`.
     func item(fill: (id: MeshID, mesh: Mesh, color: Color)?, stroke: (id: MeshID, mesh: Mesh, color: Color)?,
               toPixels m: Transform3D, scale: Double, opacity: Double, clip: Int, lookingUp: Bool = false) -> Answer {
         guard fill != nil || stroke != nil, Self.isSimilarity(m, scale: scale),
@@ -142,15 +170,25 @@ final class ShapeAtlas {
         var entry = entries[key]
         if let e = entry, !Self.sameScale(e.scale, scale) { entry = nil }
         if entry == nil {
-            if lookingUp { return .needsFullBuild }
-            guard let seen = candidates[key] ?? previousCandidates[key], Self.sameScale(seen, scale) else {
+            // A patch notes candidates as a full build of the frame would (a later shape with
+            // the same meshes at the same scale would find it), apart.
+            guard let seen = (lookingUp ? patchCandidates[key] : candidates[key]) ?? previousCandidates[key],
+                  Self.sameScale(seen, scale) else {
+                if lookingUp { patchCandidates[key] = scale; return .meshes }
                 candidates[key] = scale
-                pending += 1
-                return .meshes
+                return .meshesPending
             }
-            guard let made = rasterize(fill?.mesh, stroke?.mesh, grid, scale: scale) else { return .meshes }
+            if lookingUp {
+                // A full build would rasterize it, unless the atlas has no room (no rasterizing
+                // happened before in this frame, else the patch would have given way).
+                return hasRoom(grid) ? .needsFullBuild : .meshes
+            }
+            guard let made = rasterize(fill?.mesh, stroke?.mesh, grid, scale: scale) else {
+                return budgetSpent ? .meshesPending : .meshes
+            }
             candidates[key] = nil
             previousCandidates[key] = nil
+            if entries[key] != nil { replaced = true }
             entries[key] = made
             entry = made
         }
@@ -187,28 +225,18 @@ final class ShapeAtlas {
     }
 
     /// A new entry for the meshes at `scale` on sample grid `grid`, written into the atlas; nil
-    /// when this frame's budget is spent (the shape is `pending`) or the atlas is full (then it
+    /// when this frame's budget is spent (`budgetSpent`: the shape is pending) or the atlas is full (then it
     /// starts over next frame when most entries are stale).
     private func rasterize(_ fill: Mesh?, _ stroke: Mesh?, _ grid: (minX: Double, minY: Double, maxX: Double, maxY: Double),
                            scale: Double) -> Entry? {
         guard !fullThisFrame else { return nil }
         let (minX, minY, maxX, maxY) = grid
         let width = Int(maxX - minX) + 1, height = Int(maxY - minY) + 1
-        guard width * height <= budget else { pending += 1; return nil }
+        guard width * height <= budget else { budgetSpent = true; return nil }
+        guard hasRoom(grid) else { return nil }
         // Shelf packing with a one-texel gutter on every side.
         let w = width + 2, h = height + 2
         if shelfX + w > Self.width { shelfY += shelfHeight; shelfX = 0; shelfHeight = 0 }
-        guard shelfY + h <= Self.height else {
-            // Start over only when most entries have not drawn lately (else the newcomers
-            // draw their meshes): a scene with more live shapes than the atlas holds does
-            // not rasterize them all again every `resetInterval` frames.
-            if !fullThisFrame, frame >= lastReset + Self.resetInterval,
-               2 * lastUsed.filter({ $0 + Self.resetInterval >= frame }).count < lastUsed.count {
-                resetPending = true
-            }
-            fullThisFrame = true
-            return nil
-        }
         // Texel i's centre is sample x0 + i: the texels span samples x0 − ½ … x0 + width − ½.
         let unit = 0.5 / scale
         let x = shelfX + 1, y = shelfY + 1
@@ -247,6 +275,23 @@ final class ShapeAtlas {
         writtenBytes += bytes.count
         rasterized += 1
         return entry
+    }
+
+    /// Whether an entry on `grid` fits in the shelves; when it does not, the atlas is full for
+    /// this frame and starts over at the next when most entries have not drawn lately (else
+    /// the newcomers draw their meshes: a scene with more live shapes than the atlas holds does
+    /// not rasterize them all again every `resetInterval` frames).
+    private func hasRoom(_ grid: (minX: Double, minY: Double, maxX: Double, maxY: Double)) -> Bool {
+        guard !fullThisFrame else { return false }
+        let w = Int(grid.maxX - grid.minX) + 3, h = Int(grid.maxY - grid.minY) + 3
+        let y = shelfX + w > Self.width ? shelfY + shelfHeight : shelfY
+        if y + h <= Self.height { return true }
+        if frame >= lastReset + Self.resetInterval,
+           2 * lastUsed.filter({ $0 + Self.resetInterval >= frame }).count < lastUsed.count {
+            resetPending = true
+        }
+        fullThisFrame = true
+        return false
     }
 
     /// Whether `m` maps the plane by a rotation, uniform scale `scale` and translation (no

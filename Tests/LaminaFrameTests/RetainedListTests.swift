@@ -101,7 +101,9 @@ import TestSupport
         return (ops, animations)
     }
 
-    static func same(_ a: DrawItem, _ b: DrawItem) -> Bool {
+    /// `aAtlas` and `bAtlas`: the lists' shape atlas bases (a shape atlas item of either names
+    /// its own list's base; two builds from the same state make equal but distinct images).
+    static func same(_ a: DrawItem, _ b: DrawItem, aAtlas: Image? = nil, bAtlas: Image? = nil) -> Bool {
         guard a.transform == b.transform, a.bounds == b.bounds, a.backgroundColor == b.backgroundColor,
               a.opacity == b.opacity, a.cornerRadii == b.cornerRadii, a.borderWidth == b.borderWidth,
               a.borderColor == b.borderColor, a.clip == b.clip else { return false }
@@ -113,7 +115,9 @@ import TestSupport
             return m.id == n.id && m.color == n.color && m.trimStart == n.trimStart && m.trimEnd == n.trimEnd
                 && m.mesh.bounds == n.mesh.bounds
         case (.image(let x), .image(let y)):
-            return x.image === y.image && x.geometry == y.geometry && x.minification == y.minification
+            let sameImage = x.image === y.image
+                || (x.mode != .color && aAtlas != nil && x.image === aAtlas && y.image === bAtlas)
+            return sameImage && x.geometry == y.geometry && x.minification == y.minification
                 && x.magnification == y.magnification && x.mode == y.mode
         case (.group(let o, let c), .group(let p, let d)): return o == p && c == d
         case (.shadowGroup(let c1, let s, let n), .shadowGroup(let c2, let t, let m)): return c1 == c2 && s == t && n == m
@@ -122,7 +126,10 @@ import TestSupport
     }
 
     /// Runs `frames` frames of a seeded scene; returns how many builds patched.
-    static func run(seed: UInt64, layers: Int, frames: Int, text: Bool, commitEvery: Int) throws -> (patched: Int, builds: Int) {
+    /// `atlas`: shapes drawn from the shape atlas once they hold (the reference build then
+    /// starts from a copy of the atlas as it was before the frame).
+    static func run(seed: UInt64, layers: Int, frames: Int, text: Bool, commitEvery: Int,
+                    atlas: Bool = false) throws -> (patched: Int, builds: Int, atlasItems: Int, moved: Int) {
         var rng = SeededRandom(seed: seed)
         var tree = LayerTree()
         try tree.apply(Commit(client: 1, content: .connect))
@@ -132,11 +139,11 @@ import TestSupport
         var builder = DrawListBuilder(widthPoints: 160, heightPoints: 120, scale: 1.5, background: Color(0.9, 0.9, 0.9))
         // Shapes from their meshes: a shape atlas entry depends on the frames before (a kept
         // visit keeps the items it had, a full build may draw the shape from the atlas).
-        builder.usesShapeAtlas = false
+        builder.usesShapeAtlas = atlas
         builder.images = ["img": image]
         builder.retained.backoffAfterFailure = 0   // try every frame (the test wants many patches)
         var snapshots = SnapshotMaker()
-        var patched = 0
+        var patched = 0, atlasItems = 0, moved = 0
         var previous: DrawList?
         for frame in 0..<frames {
             let t = Double(frame) / 30
@@ -151,12 +158,18 @@ import TestSupport
             }
             tree.advance(to: t)
             let snapshot = snapshots.make(from: tree, at: t)
+            let atlasBefore = builder.shapeAtlas.copy()
             let list = builder.build(snapshot.tree)
-            if builder.lastBuildPatched { patched += 1 }
+            if builder.lastBuildPatched {
+                patched += 1
+                moved += builder.retained.moved
+                atlasItems += list.items.filter { if case .image(let d) = $0.kind, d.mode != .color { true } else { false } }.count
+            }
             #expect((list.patch != nil) == builder.lastBuildPatched)
             if let previous { checkDamage(previous, list, "seed \(seed) frame \(frame)") }
             previous = list
             var reference = builder
+            reference.shapeAtlas = atlasBefore
             reference.patchesInPlace = false
             let expected = reference.build(snapshot.tree)
             #expect(!reference.lastBuildPatched)
@@ -164,7 +177,8 @@ import TestSupport
             #expect(list.clips.count == expected.clips.count, "seed \(seed) frame \(frame): clip count")
             if list.plan != expected.plan { Issue.record("seed \(seed) frame \(frame): the plans differ") }
             guard list.items.count == expected.items.count, list.clips.count == expected.clips.count else { continue }
-            for k in list.items.indices where !same(list.items[k], expected.items[k]) {
+            for k in list.items.indices where !same(list.items[k], expected.items[k], aAtlas: list.shapeAtlas?.base,
+                                                    bAtlas: expected.shapeAtlas?.base) {
                 Issue.record("seed \(seed) frame \(frame) (patched: \(builder.lastBuildPatched)): item \(k) differs: \(list.items[k].kind) \(list.items[k].transform.m41) vs \(expected.items[k].kind) \(expected.items[k].transform.m41)")
                 break
             }
@@ -176,7 +190,7 @@ import TestSupport
                 }
             }
         }
-        return (patched, frames)
+        return (patched, frames, atlasItems, moved)
     }
 
     /// The damage of a patched list from its changed ranges equals the full comparison's.
@@ -190,9 +204,27 @@ import TestSupport
 
     @Test(arguments: 1...20)
     func patchedListsEqualFullBuilds(seed: Int) throws {
-        let (patched, builds) = try Self.run(seed: UInt64(seed), layers: 60, frames: 60, text: false, commitEvery: 20)
+        let (patched, builds, _, moved) = try Self.run(seed: UInt64(seed), layers: 60, frames: 60, text: false,
+                                                       commitEvery: 20)
         // Patches happen: a frame after a commit or a failed patch builds in full, but most patch.
         #expect(patched > 0, "seed \(seed): \(patched) of \(builds) builds patched")
+        #expect(moved > 0, "seed \(seed): no leaf was moved in place")
+    }
+
+    /// The same with shapes drawn from the shape atlas: a patch draws a shape from the entry it
+    /// has (a moved one too), and a build where a shape would get an entry (or one is replaced
+    /// at another scale) is a full one. Some scenes never patch (shapes sharing meshes at
+    /// scales that keep changing replace their entry every frame); most do.
+    @Test func patchedListsWithTheShapeAtlasEqualFullBuilds() throws {
+        var patched = 0, atlasItems = 0, scenes = 0
+        for seed in 201...210 {
+            let run = try Self.run(seed: UInt64(seed), layers: 60, frames: 60, text: false, commitEvery: 20, atlas: true)
+            patched += run.patched
+            atlasItems += run.atlasItems
+            if run.patched > 0 { scenes += 1 }
+        }
+        #expect(scenes >= 5, "\(scenes) of 10 scenes patched")
+        #expect(patched > 100 && atlasItems > 0, "\(patched) patches, \(atlasItems) atlas items in them")
     }
 
     @Test(arguments: 1...3)
@@ -229,7 +261,10 @@ import TestSupport
 
     /// A scene where only values animate (no text, no scale, no opacity across 1, no reorder):
     /// every build after the first patches.
-    @Test func valueAnimationsPatchEveryFrame() throws {
+    /// With the shape atlas too (the second build may be full: shapes getting their entries);
+    /// the moving leaves are moved in place.
+    @Test(arguments: [false, true])
+    func valueAnimationsPatchEveryFrame(atlas: Bool) throws {
         var tree = LayerTree()
         try tree.apply(Commit(client: 1, content: .connect))
         var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
@@ -255,7 +290,7 @@ import TestSupport
         }
         try tree.apply(Commit(client: 1, content: .operations(animations)))
         var builder = DrawListBuilder(widthPoints: 160, heightPoints: 120, scale: 1, background: .black)
-        builder.usesShapeAtlas = false  // as above
+        builder.usesShapeAtlas = atlas
         var snapshots = SnapshotMaker()
         var previous: DrawList?
         for frame in 0..<20 {
@@ -264,9 +299,13 @@ import TestSupport
             let snapshot = snapshots.make(from: tree, at: t)
             // As before the render thread sleeps: the next build patches a copy of the last list.
             if frame % 7 == 6 { builder.releaseSpareBuffers() }
+            let atlasBefore = builder.shapeAtlas.copy()
             let list = builder.build(snapshot.tree)
-            #expect(builder.lastBuildPatched == (frame > 0), "frame \(frame)")
-            if let previous {
+            // With the atlas, the first shape of each path gets its entry from the second
+            // build on (the others already in the first, from the first one's candidate).
+            #expect(builder.lastBuildPatched == (frame > 0) || (atlas && frame == 1), "frame \(frame)")
+            if builder.lastBuildPatched { #expect(builder.retained.moved > 0, "frame \(frame)") }
+            if let previous, builder.lastBuildPatched {
                 // Only the animated layers' visits (odd layers and their sublayers) are compared.
                 #expect(list.patch?.base == previous.serial)
                 #expect((list.patch?.ranges.reduce(0) { $0 + $1.count } ?? .max) < list.items.count)
@@ -274,10 +313,16 @@ import TestSupport
             }
             previous = list
             var reference = builder
+            reference.shapeAtlas = atlasBefore
             reference.patchesInPlace = false
             let expected = reference.build(snapshot.tree)
             #expect(list.items.count == expected.items.count && list.plan == expected.plan)
-            #expect(zip(list.items, expected.items).allSatisfy { Self.same($0, $1) }, "frame \(frame)")
+            #expect(zip(list.items, expected.items).allSatisfy {
+                Self.same($0, $1, aAtlas: list.shapeAtlas?.base, bAtlas: expected.shapeAtlas?.base)
+            }, "frame \(frame)")
+            if atlas, frame > 1 {
+                #expect(list.items.contains { if case .image(let d) = $0.kind { d.mode != .color } else { false } })
+            }
         }
     }
 }

@@ -378,7 +378,7 @@ struct DrawListBuilderTests {
         if case .analytic(_, _, let alpha) = shadowConstruct(try build(layer(1, frame: frame, [
             ("backgroundColor", .color(Color(0, 0, 1, 0.4))),
         ] + Self.shadowed))) {
-            #expect(abs(alpha - 0.2) < 1e-12)
+            #expect(abs(alpha - 0.2) < 1e-7)   // a DrawItem keeps colors as Float (the GPU's precision)
         } else {
             Issue.record("expected an analytic shadow")
         }

@@ -178,7 +178,10 @@ struct ShapeAtlasTests {
                                  .set(1, keyPath: "opacity", value: .number(0.5)),
                                  .set(1, keyPath: "position", value: .point(Point(40.5, 38)))])
         #expect(changed.items.allSatisfy(Self.isAtlasItem))
-        if case .image(let d) = changed.items.first?.kind { #expect(d.mode == .shape(fill: Self.red, stroke: Self.red)) }
+        // A DrawItem keeps colors as Float (the GPU's precision).
+        let red = Color(Double(Float(Self.red.red)), Double(Float(Self.red.green)), Double(Float(Self.red.blue)),
+                        Double(Float(Self.red.alpha)))
+        if case .image(let d) = changed.items.first?.kind { #expect(d.mode == .shape(fill: red, stroke: red)) }
         #expect(builder.shapeAtlas.rasterized == 1)
         #expect(try frame([.set(1, keyPath: "path", value: .path(.ellipse(in: Rect(4, 4, 40, 30))))]).items
             .allSatisfy(Self.isMeshItem))

@@ -538,7 +538,12 @@ public struct DrawListBuilder {
             switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
                                    stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
                                    scale: pixelScale, opacity: opacity, clip: clip, lookingUp: retained.patching) {
-            case .item(let item): emit(item); return
+            case .item(let item):
+                // Patching, where the last full build drew the meshes (the entry was made after
+                // this shape drew): a full build settles it (no backoff follows).
+                if retained.patching, !isAtlasItem(at: retained.cursor) { retained.fail(.shapeAtlas); return }
+                emit(item)
+                return
             case .meshes: break
             case .meshesPending: retained.notePendingShape()
             case .needsFullBuild: retained.fail(.shapeAtlas); return
@@ -552,6 +557,12 @@ public struct DrawListBuilder {
             emit(DrawItem(transform: toPixels, bounds: s.box.mesh.bounds, fill: DrawItem.Float4(s.color), opacity: opacity,
                           aux: DrawItem.Aux(0, 1), payload: .mesh(s.box), clip: clip))
         }
+    }
+
+    /// Whether the item at `index` draws a shape atlas entry.
+    private func isAtlasItem(at index: Int) -> Bool {
+        guard index < items.count, case .image(let box) = items[index].payload else { return false }
+        return box.atlasSlot >= 0
     }
 
     /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from

@@ -485,6 +485,13 @@ public struct DrawItem: Sendable {
         border = Float(borderWidth)
     }
 
+    /// Sets the transform and opacity alone (a moved leaf in a patch).
+    @inline(__always)
+    mutating func place(_ m: Transform3D, opacity: Double) {
+        m11 = m.m11; m12 = m.m12; m14 = m.m14; m21 = m.m21; m22 = m.m22; m24 = m.m24; m41 = m.m41; m42 = m.m42; m44 = m.m44
+        self.opacity = opacity
+    }
+
     /// Whether two items draw the same (their clips aside): every stored value equal, the
     /// payloads the same reference or equal (an image by identity, geometry and filters — an
     /// `Image`'s pixels never change —, a mesh by its id).

@@ -34,14 +34,22 @@ extension DrawListBuilder {
         let start = Int(record.itemStart), end = Int(record.itemEnd)
         guard end <= items.count else { return false }
         var shapeScale = 0.0
+        var shadowToPixels: Transform3D?
+        let atlas = shapeAtlas
         let ok = items.withUnsafeMutableBufferPointer { items -> Bool in
+            let base = items.baseAddress!
             for k in start..<end {
-                switch items[k].payload {
+                let item = base + k
+                // The payload's case is read in place (no copy of the item).
+                switch item.pointee.payload {
                 case .rect, .gradient:
-                    items[k].transform = toPixels
+                    item.pointee.place(toPixels, opacity: opacity)
                 case .shadow:
-                    items[k].transform = Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height)
-                        .concatenating(toPixels)
+                    if shadowToPixels == nil {
+                        shadowToPixels = Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height)
+                            .concatenating(toPixels)
+                    }
+                    item.pointee.place(shadowToPixels!, opacity: opacity)
                 case .image(let box) where box.atlasSlot >= 0:
                     // What `appendShape` and `ShapeAtlas.item` decide: the same meshes (bucket),
                     // the same entry (scale), still a similarity.
@@ -49,12 +57,11 @@ extension DrawListBuilder {
                     guard MeshCache.bucket(forScale: shapeScale) == box.atlasBucket,
                           ShapeAtlas.sameScale(box.atlasScale, shapeScale),
                           ShapeAtlas.isSimilarity(toPixels, scale: shapeScale) else { return false }
-                    shapeAtlas.touch(box.atlasSlot)
-                    items[k].transform = toPixels
+                    atlas.touch(box.atlasSlot)
+                    item.pointee.place(toPixels, opacity: opacity)
                 default:
                     return false
                 }
-                items[k].opacity = opacity
             }
             return true
         }

@@ -97,6 +97,8 @@ struct Retained {
     /// Per slot: changed, but only moved or faded (`LayerTree.markMotionOnlySlots`); its
     /// items may be moved in place (DrawListBuilder+Motion.swift).
     var motion: [Bool] = []
+    /// The full build (`generation`) `motion` was marked for.
+    var motionGeneration: UInt64 = 0
     /// Per record: a changed layer in it or under it.
     var flags: [Bool] = []
     /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
@@ -396,8 +398,12 @@ extension DrawListBuilder {
             return nil
         }
         shapeAtlas.beginFrame(lastSerial + 1)
-        if !tree.markMotionOnlySlots(&retained.motion) { retained.motion.removeAll() }
-        defer { for s in changed where s < retained.motion.count { retained.motion[s] = false } }
+        // Once per full build: the plan (and so which slots only move) is the model's.
+        if retained.motionGeneration != retained.generation {
+            retained.motion.removeAll(keepingCapacity: true)
+            if !tree.markMotionOnlySlots(&retained.motion) { retained.motion.removeAll() }
+            retained.motionGeneration = retained.generation
+        }
         if retained.beginPatch(changed: changed, older: older, count: tree.count) {
             shadowSourceItems = 0
             openGroups = 0

@@ -328,6 +328,21 @@ extension DrawListBuilder {
         retained.spareChangedRanges = []
     }
 
+    /// Lets go of the retained list's records and per-slot marks (40 bytes and a few flags a
+    /// layer): the next build is a full one, which records anew.
+    public mutating func releaseRetainedRecords() {
+        retained.key = nil
+        retained.records = []
+        retained.flags = []
+        retained.dirty = []
+        retained.motion = []
+        retained.motionGeneration = 0
+        retained.pendingShapes = []
+        retained.lastChanged = []
+        retained.changedRanges = []
+        retained.spareChangedRanges = []
+    }
+
     func retainedKey(_ tree: LayerTree) -> Retained.Key {
         Retained.Key(lineage: tree.lineage, version: tree.version, count: tree.count, widthPoints: widthPoints,
                      heightPoints: heightPoints, scale: scale, background: background, imagesVersion: imagesVersion)

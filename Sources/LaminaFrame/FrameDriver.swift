@@ -137,8 +137,13 @@ public struct FrameDriver {
     public mutating func recordDropped(_ n: Int) { collector.dropped += n }
 
     /// Lets go of what only the next frame would reuse (the builder's buffers of the list before
-    /// last): the render thread calls it before it sleeps.
-    public mutating func willSleep() { builder.releaseSpareBuffers() }
+    /// last, and the retained list's records: a frame after sleeping follows a commit, which
+    /// builds in full anyway): the render thread calls it before it sleeps. An idle scene then
+    /// keeps one list's items and no per-layer state of the builder but its shapes' memo.
+    public mutating func willSleep() {
+        builder.releaseSpareBuffers()
+        builder.releaseRetainedRecords()
+    }
 
     /// Counts seconds the render thread slept with nothing to draw (`isIdle`).
     public mutating func recordIdle(_ seconds: Double) { collector.idle += max(seconds, 0) }

@@ -232,6 +232,42 @@ import TestSupport
         _ = try Self.run(seed: UInt64(100 + seed), layers: 40, frames: 30, text: true, commitEvery: 0)
     }
 
+    /// Before sleeping the records go (`releaseRetainedRecords`): the next build is a full one
+    /// and equals a full build; the one after patches again.
+    @Test func releasedRecordsMakeTheNextBuildFull() throws {
+        var tree = LayerTree()
+        try tree.apply(Commit(client: 1, content: .connect))
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        for i in 1...20 {
+            ops += [.create(UInt32(i), .layer), .addSublayer(parent: 0, child: UInt32(i)),
+                    .set(UInt32(i), keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
+                    .set(UInt32(i), keyPath: "backgroundColor", value: .color(Color(0, 1, 0)))]
+        }
+        try tree.apply(Commit(client: 1, content: .operations(ops)))
+        var timing = AnimationTiming(duration: 1)
+        timing.repeatCount = .infinity
+        try tree.apply(Commit(client: 1, content: .operations([.addAnimation(3, key: "m", animation: .basic(BasicAnimation(
+            keyPath: "position.x", from: .double(0), to: .double(100), timing: timing)))])))
+        var builder = DrawListBuilder(widthPoints: 100, heightPoints: 100, scale: 1, background: .black)
+        var patched: [Bool] = []
+        for frame in 0..<5 {
+            tree.advance(to: Double(frame) / 10)
+            let presentation = tree.presentation(at: Double(frame) / 10)
+            if frame == 2 {
+                builder.releaseRetainedRecords()
+                #expect(builder.retained.records.isEmpty && builder.retained.dirty.isEmpty)
+            }
+            let list = builder.build(presentation)
+            patched.append(builder.lastBuildPatched)
+            var reference = builder
+            reference.patchesInPlace = false
+            let expected = reference.build(presentation)
+            #expect(list.items.count == expected.items.count)
+            #expect(zip(list.items, expected.items).allSatisfy { Self.same($0, $1) }, "frame \(frame)")
+        }
+        #expect(patched == [false, true, false, true, true])
+    }
+
     /// Two copies of one tree changed apart never pass for the same model (versions are unique
     /// in the process): the second build is a full one.
     @Test func copiesChangedApartAreBuiltInFull() throws {

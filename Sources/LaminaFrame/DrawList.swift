@@ -237,83 +237,6 @@ public struct DrawItem: Sendable {
     @usableFromInline var clipIndex: Int32
     @usableFromInline var border: Float
 
-    /// Four `Float`s with 4-byte alignment (a `SIMD4<Float>` would pad the item to 16 bytes).
-    @usableFromInline struct Float4: Sendable, Equatable {
-        @usableFromInline var x, y, z, w: Float
-        @inlinable init(_ x: Float, _ y: Float, _ z: Float, _ w: Float) { self.x = x; self.y = y; self.z = z; self.w = w }
-        @inlinable init(_ c: Color) { self.init(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha)) }
-        @inlinable var color: Color { Color(Double(x), Double(y), Double(z), Double(w)) }
-        static let zero = Float4(0, 0, 0, 0)
-    }
-
-    /// 16 bytes that hold two `Double`s, a `Double` and a count, or a `Float4`.
-    @usableFromInline struct Aux: Sendable, Equatable {
-        @usableFromInline var a: UInt64, b: UInt64
-        @inlinable init(_ first: Double, _ second: Double) { a = first.bitPattern; b = second.bitPattern }
-        @inlinable init(_ first: Double, count: Int) { a = first.bitPattern; b = UInt64(bitPattern: Int64(count)) }
-        @inlinable init(_ c: Float4) {
-            a = UInt64(c.x.bitPattern) | UInt64(c.y.bitPattern) << 32
-            b = UInt64(c.z.bitPattern) | UInt64(c.w.bitPattern) << 32
-        }
-        @inlinable var first: Double { Double(bitPattern: a) }
-        @inlinable var second: Double { Double(bitPattern: b) }
-        @inlinable var count: Int { Int(Int64(bitPattern: b)) }
-        @inlinable var float4: Float4 {
-            Float4(Float(bitPattern: UInt32(truncatingIfNeeded: a)), Float(bitPattern: UInt32(truncatingIfNeeded: a >> 32)),
-                   Float(bitPattern: UInt32(truncatingIfNeeded: b)), Float(bitPattern: UInt32(truncatingIfNeeded: b >> 32)))
-        }
-    }
-
-    /// The kind, with what only some kinds use behind a shared reference (8 bytes: the case
-    /// lives in the reference's spare bits).
-    @usableFromInline enum Payload: Sendable {
-        case rect, shadow, group, shadowGroup
-        case gradient(GradientBox)
-        case mesh(MeshBox)
-        case image(ImageBox)
-    }
-
-    @usableFromInline final class GradientBox: Sendable {
-        @usableFromInline let fill: GradientFill
-        @usableFromInline init(_ fill: GradientFill) { self.fill = fill }
-    }
-
-    /// A mesh and its id (the color is the item's, the trim its `aux`); one per mesh, shared by
-    /// the items drawing it (the builder keeps it with its shape memo).
-    @usableFromInline final class MeshBox: Sendable {
-        @usableFromInline let id: MeshID
-        @usableFromInline let mesh: Mesh
-        @usableFromInline init(id: MeshID, mesh: Mesh) { self.id = id; self.mesh = mesh }
-    }
-
-    /// An image draw less its mode's colors (the item's): one per shape atlas entry and base,
-    /// shared by every shape drawing it.
-    @usableFromInline final class ImageBox: Sendable {
-        @usableFromInline let image: Image
-        @usableFromInline let geometry: ContentsGeometry
-        @usableFromInline let minification: ImageDraw.Filter
-        @usableFromInline let magnification: ImageDraw.Filter
-        /// 0 `.color`, 1 `.coverage`, 2 `.shape`.
-        @usableFromInline let mode: UInt8
-        /// A shape atlas entry's scale, its meshes' scale bucket and its slot (`ShapeAtlas.Entry`),
-        /// else 0, 0 and -1.
-        let atlasScale: Double
-        let atlasBucket: Int
-        let atlasSlot: Int
-        @usableFromInline init(image: Image, geometry: ContentsGeometry, minification: ImageDraw.Filter,
-                               magnification: ImageDraw.Filter, mode: UInt8, atlasScale: Double = 0, atlasBucket: Int = 0,
-                               atlasSlot: Int = -1) {
-            self.image = image; self.geometry = geometry
-            self.minification = minification; self.magnification = magnification; self.mode = mode
-            self.atlasScale = atlasScale; self.atlasBucket = atlasBucket; self.atlasSlot = atlasSlot
-        }
-        convenience init(_ draw: ImageDraw) {
-            let mode: UInt8 = switch draw.mode { case .color: 0; case .coverage: 1; case .shape: 2 }
-            self.init(image: draw.image, geometry: draw.geometry, minification: draw.minification,
-                      magnification: draw.magnification, mode: mode)
-        }
-    }
-
     /// Maps the layer's local bounds coordinates (points) to canvas device pixels, y down,
     /// origin at the top-left. `CATransform3D` convention: `[x y z 1] × transform`. It may
     /// hold perspective (`m34`); the divide by w happens on the GPU, after clipping, so
@@ -483,30 +406,5 @@ public struct DrawItem: Sendable {
         radii = Float4(Float(r.minXMinY), Float(r.maxXMinY), Float(r.minXMaxY), Float(r.maxXMaxY))
         clipIndex = Int32(clamping: clip)
         border = Float(borderWidth)
-    }
-
-    /// Sets the transform and opacity alone (a moved leaf in a patch).
-    @inline(__always)
-    mutating func place(_ m: Transform3D, opacity: Double) {
-        m11 = m.m11; m12 = m.m12; m14 = m.m14; m21 = m.m21; m22 = m.m22; m24 = m.m24; m41 = m.m41; m42 = m.m42; m44 = m.m44
-        self.opacity = opacity
-    }
-
-    /// Whether two items draw the same (their clips aside): every stored value equal, the
-    /// payloads the same reference or equal (an image by identity, geometry and filters — an
-    /// `Image`'s pixels never change —, a mesh by its id).
-    func drawsSame(as o: DrawItem) -> Bool {
-        guard m41 == o.m41, m42 == o.m42, m11 == o.m11, m12 == o.m12, m21 == o.m21, m22 == o.m22,
-              m14 == o.m14, m24 == o.m24, m44 == o.m44, opacity == o.opacity, aux == o.aux, rect == o.rect,
-              fill == o.fill, radii == o.radii, clipIndex == o.clipIndex, border == o.border else { return false }
-        switch (payload, o.payload) {
-        case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup): return true
-        case (.gradient(let f), .gradient(let g)): return f === g || f.fill == g.fill
-        case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
-        case (.image(let a), .image(let b)):
-            return a === b || (a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
-                               && a.magnification == b.magnification && a.mode == b.mode)
-        default: return false
-        }
     }
 }

@@ -105,4 +105,24 @@ extension DrawItem {
         default: return false
         }
     }
+
+    /// `kind.writeCase` read from the storage (no `Kind` is made).
+    @inlinable
+    package var writeCase: Kind.WriteCase {
+        switch payload {
+        case .rect: .rect
+        case .shadow: .shadow
+        case .gradient: .gradient
+        case .group, .shadowGroup: .group
+        case .image: .image
+        case .mesh: .mesh
+        }
+    }
+
+    /// `kind.shadowSigma` read from the storage.
+    @inlinable
+    package var shadowSigma: Double {
+        if case .shadow = payload { return aux.first }
+        return 0
+    }
 }

@@ -188,7 +188,7 @@ package struct RectInstance: Equatable {
         let clip = clipField(item.pointee.clip, clipCount: clipCount)
         // The case first, read in place (a switch binding payloads copies the whole kind,
         // retaining what it holds, for every item); each case then reads what it needs.
-        switch item.pointee.kind.writeCase {
+        switch item.pointee.writeCase {
         case .rect:
             guard span.count < span.capacity else { return .needsRoom(1) }
             let b = item.pointee.bounds.standardized
@@ -217,7 +217,7 @@ package struct RectInstance: Equatable {
             return .drawn(count: 1, variant: PipelineVariant(kind: .rect, clipped: clip != 0))
         case .shadow:
             guard span.count < span.capacity else { return .needsRoom(1) }
-            let sigmaValue = item.pointee.kind.shadowSigma
+            let sigmaValue = item.pointee.shadowSigma
             let b = item.pointee.bounds.standardized
             let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
             let color = mapPremultiplied(item.pointee.backgroundColor, opacity: opacity)

@@ -12,13 +12,27 @@ extension LayerTree {
         guard presentationChangedSlots != nil else { return false }
         if flags.count != count { flags = Array(repeating: false, count: count) }
         guard let plan = presentationPlan else { return true }
+        for slot in plan.animatedSlots where slot >= 0 && slot < count { flags[slot] = true }
+        // The general bindings, by layer.
         for g in plan.groups where g.index >= 0 && g.index < count {
-            var motion = true
             for j in g.start..<g.end where !Self.isMotion(plan.bindings[j].channel) {
-                motion = false
+                flags[g.index] = false
                 break
             }
-            flags[g.index] = motion
+        }
+        // The fast path's runs (PresentationPlan+Fast.swift: one channel each, records by node).
+        for run in plan.fastRuns where !Self.isMotion(run.channel) {
+            if case .four = run.lanes {
+                for r in run.start..<run.end {
+                    let node = Int(plan.fastVectors[r].node)
+                    if node >= 0 && node < count { flags[node] = false }
+                }
+            } else {
+                for r in run.start..<run.end {
+                    let node = Int(plan.fastScalars[r].node)
+                    if node >= 0 && node < count { flags[node] = false }
+                }
+            }
         }
         return true
     }

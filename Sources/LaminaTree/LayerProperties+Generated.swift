@@ -5,38 +5,63 @@ import LaminaGeometry
 
 /// The model values of one layer, with Core Animation's names and defaults (one field per
 /// row of `Properties.table`; `custom` holds the named custom numbers).
+///
+/// The commonly set fields are stored inline, in an order without padding (the render
+/// thread reads them in place for every layer); `transform` is boxed unless it is the
+/// identity (`TransformStorage`); the rarely set properties, custom numbers and path
+/// templates are in one copy-on-write box (`Rare`). Equality and hashing are by value.
 public struct LayerProperties: Hashable, Sendable {
-    // Geometry.
+    // Stored inline (declared in storage order, not the table's).
     public var bounds: Rect = .zero
     public var position: Point = .zero
-    public var zPosition: Double = 0
     public var anchorPoint: Point = Point(0.5, 0.5)
-    public var anchorPointZ: Double = 0
-    public var transform: Transform3D = .identity
+    public var opacity: Double = 1
+    public var cornerRadius: Double = 0
+    public var borderWidth: Double = 0
+    /// `transform`, boxed unless it is exactly the identity.
+    @usableFromInline var transformStorage = TransformStorage()
+    /// The rarely set properties (`Rare`), nil while all have their defaults.
+    @usableFromInline var rare = Rare.Storage()
+    public var backgroundColor: Color? = nil
+    public var isHidden: Bool = false
+    /// When false, not drawn (nor its sublayers) while its back faces the viewer.
+    public var isDoubleSided: Bool = true
+    public var masksToBounds: Bool = false
+    /// Which corners `cornerRadius` rounds.
+    public var maskedCorners: CornerMask = .all
+
+    // Stored apart.
+    // Geometry.
+    @inlinable public var zPosition: Double {
+        get { if let box = rare.box { return box.values.zPosition }; return 0 }
+        _modify { yield &rare.values.zPosition }
+    }
+    @inlinable public var anchorPointZ: Double {
+        get { if let box = rare.box { return box.values.anchorPointZ }; return 0 }
+        _modify { yield &rare.values.anchorPointZ }
+    }
+    @inlinable public var transform: Transform3D {
+        @inline(__always) get { transformStorage.value }
+        @inline(__always) set { transformStorage.value = newValue }
+        _modify { yield &transformStorage.value }
+    }
     @inlinable public var sublayerTransform: Transform3D {
         get { if let box = rare.box { return box.values.sublayerTransform }; return .identity }
         _modify { yield &rare.values.sublayerTransform }
     }
     // Appearance.
-    public var opacity: Double = 1
-    public var isHidden: Bool = false
-    /// When false, not drawn (nor its sublayers) while its back faces the viewer.
-    public var isDoubleSided: Bool = true
-    public var masksToBounds: Bool = false
-    public var cornerRadius: Double = 0
-    /// Which corners `cornerRadius` rounds.
-    public var maskedCorners: CornerMask = .all
-    public var borderWidth: Double = 0
     @inlinable public var borderColor: Color? {
         get { if let box = rare.box { return box.values.borderColor }; return .black }
         _modify { yield &rare.values.borderColor }
     }
-    public var backgroundColor: Color? = nil
     @inlinable public var shadowColor: Color? {
         get { if let box = rare.box { return box.values.shadowColor }; return .black }
         _modify { yield &rare.values.shadowColor }
     }
-    public var shadowOpacity: Double = 0
+    @inlinable public var shadowOpacity: Double {
+        get { if let box = rare.box { return box.values.shadowOpacity }; return 0 }
+        _modify { yield &rare.values.shadowOpacity }
+    }
     @inlinable public var shadowOffset: Size {
         get { if let box = rare.box { return box.values.shadowOffset }; return Size(0, -3) }
         _modify { yield &rare.values.shadowOffset }
@@ -190,25 +215,87 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.truncationMode }; return .none }
         _modify { yield &rare.values.truncationMode }
     }
-    /// Named custom numbers (`custom.NAME`).
-    public var custom: [String: [Double]] = [:]
+    /// Named custom numbers (`custom.NAME`), in `Rare` (they serve expressions and templates).
+    @inlinable public var custom: [String: [Double]] {
+        get { if let box = rare.box { return box.values.custom }; return [:] }
+        _modify { yield &rare.values.custom }
+    }
     /// Path templates of `path` and `shadowPath` (`{"template": …}`), compiled at commit;
-    /// the presentation tree's paths are their output (LayerTree+Programs.swift).
-    public var templates = LayerTemplates()
-    /// The rarely set properties (`Rare`), nil while all have their defaults.
-    @usableFromInline var rare = Rare.Storage()
+    /// the presentation tree's paths are their output (LayerTree+Programs.swift). In `Rare`,
+    /// with the paths.
+    @inlinable public var templates: LayerTemplates {
+        get { if let box = rare.box { return box.values.templates }; return LayerTemplates() }
+        _modify { yield &rare.values.templates }
+    }
 
     public init() {}
 
+    /// A `Transform3D` boxed unless it is exactly the identity (nil: the identity), so that
+    /// an untransformed layer does not carry 128 bytes. A uniquely referenced box is written
+    /// in place (the presentation patch writes a rotating layer's transform every frame
+    /// without allocating). Equality and hashing are by value.
+    @usableFromInline struct TransformStorage: Hashable, Sendable {
+        /// Changed only while uniquely referenced.
+        @usableFromInline final class Box: @unchecked Sendable {
+            @exclusivity(unchecked) @usableFromInline var value: Transform3D
+            @usableFromInline init(_ value: Transform3D) { self.value = value }
+        }
+        @usableFromInline var box: Box?
+
+        @usableFromInline init() {}
+
+        @inlinable var value: Transform3D {
+            @inline(__always) get { if let box { return box.value }; return TransformStorage.identity }
+            @inline(__always) set {
+                if isKnownUniquelyReferenced(&box) { box!.value = newValue; return }
+                box = TransformStorage.isExactlyIdentity(newValue) ? nil : Box(newValue)
+            }
+            _modify {
+                if !isKnownUniquelyReferenced(&box) { box = Box(box?.value ?? TransformStorage.identity) }
+                yield &box!.value
+            }
+        }
+
+        /// `Transform3D.identity` made in place (a read of the static is a call to its
+        /// accessor, and the draw-list builder reads every layer's transform).
+        @inlinable @inline(__always) static var identity: Transform3D {
+            Transform3D(m11: 1, m12: 0, m13: 0, m14: 0, m21: 0, m22: 1, m23: 0, m24: 0,
+                        m31: 0, m32: 0, m33: 1, m34: 0, m41: 0, m42: 0, m43: 0, m44: 1)
+        }
+
+        /// Whether `m` is the identity bit for bit (a -0 stays boxed, so reads give back what
+        /// was written).
+        @inlinable static func isExactlyIdentity(_ m: Transform3D) -> Bool {
+            let i = TransformStorage.identity
+            return m.m11.bitPattern == i.m11.bitPattern && m.m12.bitPattern == i.m12.bitPattern
+                && m.m13.bitPattern == i.m13.bitPattern && m.m14.bitPattern == i.m14.bitPattern
+                && m.m21.bitPattern == i.m21.bitPattern && m.m22.bitPattern == i.m22.bitPattern
+                && m.m23.bitPattern == i.m23.bitPattern && m.m24.bitPattern == i.m24.bitPattern
+                && m.m31.bitPattern == i.m31.bitPattern && m.m32.bitPattern == i.m32.bitPattern
+                && m.m33.bitPattern == i.m33.bitPattern && m.m34.bitPattern == i.m34.bitPattern
+                && m.m41.bitPattern == i.m41.bitPattern && m.m42.bitPattern == i.m42.bitPattern
+                && m.m43.bitPattern == i.m43.bitPattern && m.m44.bitPattern == i.m44.bitPattern
+        }
+
+        @usableFromInline static func == (a: TransformStorage, b: TransformStorage) -> Bool {
+            a.box === b.box || a.value == b.value
+        }
+
+        @usableFromInline func hash(into hasher: inout Hasher) { value.hash(into: &hasher) }
+    }
+
     /// The rarely set properties (the kind-specific ones, `sublayerTransform`, the shadow's
-    /// but shadowOpacity, borderColor), stored apart so that a plain layer does not carry
-    /// them: one box shared copy-on-write,
+    /// fields, borderColor, zPosition, anchorPointZ, custom numbers, path templates), stored apart so that
+    /// a plain layer does not carry them: one box shared copy-on-write,
     /// absent while every field has its default. Equality and hashing are by value (no box
     /// equals a box of defaults).
     @usableFromInline struct Rare: Hashable, Sendable {
+        @usableFromInline var zPosition: Double = 0
+        @usableFromInline var anchorPointZ: Double = 0
         @usableFromInline var sublayerTransform: Transform3D = .identity
         @usableFromInline var borderColor: Color? = .black
         @usableFromInline var shadowColor: Color? = .black
+        @usableFromInline var shadowOpacity: Double = 0
         @usableFromInline var shadowOffset: Size = Size(0, -3)
         @usableFromInline var shadowRadius: Double = 3
         @usableFromInline var shadowPath: Path? = nil
@@ -243,6 +330,8 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var alignmentMode: TextAlignmentMode = .natural
         @usableFromInline var isWrapped: Bool = false
         @usableFromInline var truncationMode: TextTruncationMode = .none
+        @usableFromInline var custom: [String: [Double]] = [:]
+        @usableFromInline var templates = LayerTemplates()
 
         @usableFromInline init() {}
 

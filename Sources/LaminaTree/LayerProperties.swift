@@ -49,8 +49,8 @@ extension LayerProperties {
         // products: the first only changes the fourth row, the second adds each row's w times
         // the position. The sums are the general products' in their order with the terms that
         // multiply by 0 left out (the same values; at most a zero's sign differs).
-        var m = transform
-        let t = transform
+        let t = transformStorage.value   // through the stored reference: no copy of `self`
+        var m = t
         m.m41 = -ax * t.m11 + -ay * t.m21 + -az * t.m31 + t.m41
         m.m42 = -ax * t.m12 + -ay * t.m22 + -az * t.m32 + t.m42
         m.m43 = -ax * t.m13 + -ay * t.m23 + -az * t.m33 + t.m43

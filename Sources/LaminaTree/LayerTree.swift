@@ -4,32 +4,88 @@ import LaminaGeometry
 
 /// One layer in a `LayerTree`.
 public struct LayerNode: Equatable, Sendable {
+    // Stored in an order without padding (the properties last: nothing is placed in their
+    // tail); each tree holds one node per layer.
     public var id: LayerID
+    public var sublayers: [LayerID] = []
+    /// The rarely non-empty per-layer lists (animations, ledger, expressions, fade): nil
+    /// while all are empty.
+    @usableFromInline var extras = Extras.Storage()
+    public var superlayer: LayerID?
     public var kind: LayerKind
+    /// Whether `contentsFade` is set, kept in the node (a byte of its padding): the draw-list
+    /// builder asks for every layer, and an animated layer's lists box is elsewhere in memory.
+    @usableFromInline var isFading = false
     /// Model values in the model tree; presentation values in a presentation tree.
     public var properties = LayerProperties()
-    public var superlayer: LayerID?
-    public var sublayers: [LayerID] = []
+
     /// The layer's animations in the order added (keys unique except the empty key).
-    public var animations: [LayerAnimation] = []
+    public var animations: [LayerAnimation] {
+        get { extras.box?.values.animations ?? [] }
+        _modify { yield &extras.values.animations }
+    }
     /// In the model tree (which keeps no animations): what the render thread's tree holds
     /// for this layer — each animation's key and when it leaves (+∞: never) — so that the
     /// per-layer animation limit is enforced where commits are validated.
-    public var animationLedger: [AnimationLedgerEntry] = []
-    /// Expression animations driving this layer's properties (LayerExpression.swift).
-    public var expressions: [LayerExpression] = []
-    /// In the render tree: the running cross-fade of `contents` (ContentsFade.swift), if any.
-    /// Held out of line (one word in the node, no allocation while none) so that the nodes
-    /// the builder walks stay as compact as before.
-    public var contentsFade: ContentsFade? {
-        get { fadeStorage.first }
-        set { fadeStorage = newValue.map { [$0] } ?? [] }
+    public var animationLedger: [AnimationLedgerEntry] {
+        get { extras.box?.values.animationLedger ?? [] }
+        _modify { yield &extras.values.animationLedger }
     }
-    @usableFromInline internal var fadeStorage: [ContentsFade] = []
-    /// Whether `contentsFade` is set (no copy of the fade).
-    @inlinable public var hasContentsFade: Bool { !fadeStorage.isEmpty }
+    /// Expression animations driving this layer's properties (LayerExpression.swift).
+    public var expressions: [LayerExpression] {
+        get { extras.box?.values.expressions ?? [] }
+        _modify { yield &extras.values.expressions }
+    }
+    /// In the render tree: the running cross-fade of `contents` (ContentsFade.swift), if any.
+    public var contentsFade: ContentsFade? {
+        get { isFading ? extras.box?.values.contentsFade : nil }
+        set { extras.values.contentsFade = newValue; isFading = newValue != nil }
+    }
+    /// Whether `contentsFade` is set (no copy of the node or the fade, no load from the box).
+    @inlinable @inline(__always) public var hasContentsFade: Bool { isFading }
 
     public init(id: LayerID, kind: LayerKind) { self.id = id; self.kind = kind }
+
+    /// The per-layer lists that are empty for most layers, held out of line in one box (one
+    /// word in the node, no allocation while all are empty): the node stays small, and the
+    /// draw-list builder walks compact nodes.
+    @usableFromInline struct Extras: Equatable, Sendable {
+        var animations: [LayerAnimation] = []
+        var animationLedger: [AnimationLedgerEntry] = []
+        var expressions: [LayerExpression] = []
+        @usableFromInline var contentsFade: ContentsFade?
+
+        var isEmpty: Bool {
+            animations.isEmpty && animationLedger.isEmpty && expressions.isEmpty && contentsFade == nil
+        }
+
+        /// Changed only while uniquely referenced.
+        @usableFromInline final class Box: @unchecked Sendable {
+            @exclusivity(unchecked) var values: Extras
+            init(_ values: Extras) { self.values = values }
+        }
+
+        @usableFromInline struct Storage: Equatable, Sendable {
+            @usableFromInline var box: Box?
+
+            init() {}
+
+            /// The lists; a change makes the box or copies a shared one, and drops it when
+            /// every list is empty again.
+            var values: Extras {
+                get { box?.values ?? Extras() }
+                _modify {
+                    if !isKnownUniquelyReferenced(&box) { box = Box(box?.values ?? Extras()) }
+                    yield &box!.values
+                    if box!.values.isEmpty { box = nil }
+                }
+            }
+
+            @usableFromInline static func == (a: Storage, b: Storage) -> Bool {
+                a.box === b.box || a.values == b.values
+            }
+        }
+    }
 }
 
 /// An animation as the model tree counts it: its key and the compositor time at which the

@@ -280,7 +280,7 @@ extension LayerTree {
         case .zPosition: p.zPosition = nodes.storage[i].properties.zPosition
         case .anchorPoint, .anchorPointX, .anchorPointY: p.anchorPoint = nodes.storage[i].properties.anchorPoint
         case .anchorPointZ: p.anchorPointZ = nodes.storage[i].properties.anchorPointZ
-        case .transform, .transformComponent: p.transform = nodes.storage[i].properties.transform
+        case .transform, .transformComponent: p.transformStorage.value = nodes.storage[i].properties.transformStorage.value
         case .sublayerTransform, .sublayerTransformComponent: p.sublayerTransform = nodes.storage[i].properties.sublayerTransform
         case .opacity: p.opacity = nodes.storage[i].properties.opacity
         case .cornerRadius: p.cornerRadius = nodes.storage[i].properties.cornerRadius

@@ -37,9 +37,14 @@ func runMemoryBench(_ arguments: [String]) {
         child.terminate(); child.waitUntilExit()
         benchFail("memory: \(message)")
     }
-    defer { child.terminate(); child.waitUntilExit() }
+    defer { child.terminate(); child.waitUntilExit(); unlink(socket + ".heap") }
 
     func rss() -> Int { (residentKiB(pid) ?? 0) * 1024 }
+    // The child's live heap (`heapInUse`), which it writes to `socket.heap` each second.
+    func heap() -> Int {
+        usleep(1_100_000)
+        return (try? String(contentsOfFile: socket + ".heap", encoding: .utf8)).flatMap { Int($0) } ?? 0
+    }
     var connection: Connection?
     for _ in 0..<200 where connection == nil {
         connection = try? Connection(socketPath: socket, name: "lamina-bench")
@@ -54,6 +59,7 @@ func runMemoryBench(_ arguments: [String]) {
         _ = try probe.presentationValue(forKeyPath: "opacity")
         usleep(500_000)
         let before = rss()
+        let heapBefore = heap()
         c.setDisableActions(true)
         for i in 0..<layers {
             let l = c.makeLayer()
@@ -71,11 +77,13 @@ func runMemoryBench(_ arguments: [String]) {
         let after = rss()
         if trim { usleep(1_500_000) }   // the child's next trim
         let trimmed = trim ? rss() : after
+        let heapAfter = heap()
         print("""
         {"bench": "memory", "layers": \(layers), "trimmed": \(trim), "hidden": \(hidden), "daemonRSSBeforeKiB": \(before / 1024), \
         "daemonRSSAfterKiB": \(after / 1024), \
         "bytesPerLayer": \(String(format: "%.1f", Double(trimmed - before) / Double(layers))), \
-        "note": "daemon child process, plain 8x8 layers with a background (\(hidden ? "hidden" : "drawn")), RSS after minus before over layers"}
+        "heapBytesPerLayer": \(String(format: "%.1f", Double(heapAfter - heapBefore) / Double(layers))), \
+        "note": "daemon child process, plain 8x8 layers with a background (\(hidden ? "hidden" : "drawn")), RSS after minus before over layers; heap: allocated chunks (mallinfo2), capacity included"}
         """)
     } catch {
         fail("\(error)")
@@ -100,13 +108,14 @@ func runDaemonChild(_ arguments: [String]) -> Never {
         sleep(1)
         // `--trim`: freed heap handed back each second (what stays is what the daemon keeps).
         if arguments.dropFirst().first == "--trim", let trim = mallocTrim { _ = trim(0) }
+        try? String(heapInUse()).write(toFile: socket + ".heap", atomically: true, encoding: .utf8)
     }
     daemon.stop()
     exit(0)
 }
 
 /// glibc's `malloc_trim` (not in the Glibc module), looked up once.
-private let mallocTrim: (@convention(c) (Int) -> Int32)? = {
+let mallocTrim: (@convention(c) (Int) -> Int32)? = {
     guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
     return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
 }()

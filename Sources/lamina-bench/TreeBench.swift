@@ -107,27 +107,46 @@ func runTreeBench(_ arguments: [String]) {
     let position = presentationCost(.basic(BasicAnimation(keyPath: "position", from: .point(.zero), to: .point(Point(100, 50)), timing: forever)))
     let rotation = presentationCost(.basic(BasicAnimation(keyPath: "transform.rotation.z", from: .double(0), to: .double(6.28), timing: forever)))
 
-    // Memory per plain layer: both trees the daemon keeps.
+    // Memory per plain layer: both trees the daemon keeps, as resident growth and as live heap
+    // bytes (glibc's mallinfo2: allocated chunks, no fragmentation), each tree's share apart.
     func residentBytes() -> Int {
+        if let trim = mallocTrim { _ = trim(0) }   // freed heap back first: what stays is live
         guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = s.split(separator: " ")
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
     }
     let m = 100_000
+    // The memory bench's layer: 8 × 8, a position, a background, hidden.
     var ops: [LaminaTree.Operation] = []
-    ops.reserveCapacity(m * 2)
-    for i in 1...m { ops += [.create(UInt32(i), .layer), .addSublayer(parent: 0, child: UInt32(i))] }
+    ops.reserveCapacity(m * 6)
+    for i in 1...m {
+        let id = UInt32(i)
+        ops += [.create(id, .layer), .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 8, 8))),
+                .set(id, keyPath: "position", value: .point(Point(Double(i % 160) * 8 + 4, Double(i / 160 % 90) * 8 + 4))),
+                .set(id, keyPath: "backgroundColor", value: .color(Color(Double(i % 7) / 7, 0.5, 1))),
+                .set(id, keyPath: "hidden", value: .bool(true)),
+                .addSublayer(parent: 0, child: id)]
+    }
     let commit = Commit(client: 1, content: .operations(ops))
+    ops = []
     var model = ModelTree()
     var render = LayerTree()
     render.apply(try! model.validate(Commit(client: 1, content: .connect)), at: 0)
     let before = residentBytes()
-    render.apply(try! model.validate(commit), at: 0)
+    let heap0 = heapInUse()
+    var packet: CommitPacket? = try! model.validate(commit)
+    let heapPacket = heapInUse()
+    render.apply(packet!, at: 0)
+    packet = nil
+    let heapRender = heapInUse()
     var presentation = LayerTree()
     render.updatePresentation(&presentation, at: 0)   // shares the render tree's storage until patched
     let after = residentBytes()
+    let heapAll = heapInUse()
     let perLayer = Double(after - before) / Double(m)
-    withExtendedLifetime((model, render, presentation, ops)) {}
+    withExtendedLifetime((model, render, presentation, commit)) {}   // the commit too: its release would count
+    let heap = (model: Double(heapPacket - heap0) / Double(m), render: Double(heapRender - heapPacket) / Double(m),
+                all: Double(heapAll - heap0) / Double(m))
 
     func f(_ v: Double) -> String { String(format: "%.1f", v) }
     print("""
@@ -136,7 +155,29 @@ func runTreeBench(_ arguments: [String]) {
      "presentationNsPerLayer": {"opacity": \(f(opacity)), "position": \(f(position)), "transform.rotation.z": \(f(rotation))},
      "opacityBreakdownNsPerLayer": {"nodeLookup": \(f(breakdown.lookup)), "animationEngine": \(f(breakdown.engine))},
      "presentationMsPerFrameFor10000": {"opacity": \(String(format: "%.3f", opacity * Double(n) / 1e6)), "position": \(String(format: "%.3f", position * Double(n) / 1e6))},
-     "bytesPerLayer": \(f(perLayer)), "bytesPerLayerNote": "resident growth of 100000 plain layers in the model and render trees",
+     "bytesPerLayer": \(f(perLayer)), "bytesPerLayerNote": "resident growth of 100000 plain layers (8x8, position, background, hidden) in the model and render trees",
+     "heapBytesPerLayer": {"modelTreeWithPacket": \(f(heap.model)), "renderTree": \(f(heap.render)), "all": \(f(heap.all))},
      "layerPropertiesSize": \(MemoryLayout<LayerProperties>.stride), "layerNodeSize": \(MemoryLayout<LayerNode>.stride)}
     """)
 }
+
+/// Bytes in allocated heap chunks (glibc's `mallinfo2`: `uordblks` + `hblkhd`), 0 where it
+/// cannot be called.
+func heapInUse() -> Int {
+    #if arch(x86_64)
+    // `struct mallinfo2` is ten size_t fields, returned in memory: on x86-64 (System V) the
+    // caller passes the result's address as the first argument, so the function can be
+    // called as one taking a pointer (the Glibc module does not export it).
+    guard let f = mallinfo2Function else { return 0 }
+    var fields = [Int](repeating: 0, count: 10)
+    fields.withUnsafeMutableBytes { _ = f($0.baseAddress!) }
+    return fields[7] + fields[4]   // uordblks + hblkhd
+    #else
+    return 0
+    #endif
+}
+
+private let mallinfo2Function: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?)? = {
+    guard let symbol = dlsym(nil, "mallinfo2") else { return nil }
+    return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
+}()

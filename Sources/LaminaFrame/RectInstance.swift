@@ -411,28 +411,9 @@ extension RectInstance {
 }
 
 extension DrawItem.Kind {
-    /// The cases `RectInstance.write` tells apart (`.group` for both group markers).
+    /// The cases `RectInstance.write` tells apart (`.group` for both group markers), read from
+    /// an item's storage without making its `Kind` (`DrawItem.writeCase`).
     @usableFromInline package enum WriteCase { case rect, shadow, gradient, group, image, mesh }
-
-    /// The case, read without copying the payload.
-    @inlinable
-    package var writeCase: WriteCase {
-        switch self {
-        case .rect: .rect
-        case .shadow: .shadow
-        case .gradient: .gradient
-        case .group, .shadowGroup: .group
-        case .image: .image
-        case .mesh: .mesh
-        }
-    }
-
-    /// A `.shadow`'s sigma (0 for the other cases).
-    @inlinable
-    package var shadowSigma: Double {
-        if case .shadow(let sigma) = self { return sigma }
-        return 0
-    }
 }
 
 /// Premultiplied color with `opacity` applied, as the shaders take it.

@@ -104,11 +104,17 @@ extension OffscreenRenderer {
         guard let arena = meshes.arena.buffer, slots[slotIndex].arenaBuffer != arena.raw else { return }
         slots[slotIndex].arenaBuffer = arena.raw
         slots[slotIndex].changes += 1
-        var info = VkDescriptorBufferInfo(buffer: arena.raw, offset: 0, range: wholeSize)
+        pointStorageSet(slots[slotIndex].arenaSet, at: arena.raw)
+    }
+
+    /// Points a storage-buffer descriptor set (binding 0) at the whole of `buffer`; the set
+    /// must not be in use by a frame still running.
+    private func pointStorageSet(_ set: VkDescriptorSet?, at buffer: VkBuffer?) {
+        var info = VkDescriptorBufferInfo(buffer: buffer, offset: 0, range: wholeSize)
         withUnsafePointer(to: &info) { infoPointer in
             var write = VkWriteDescriptorSet()
             write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-            write.dstSet = slots[slotIndex].arenaSet
+            write.dstSet = set
             write.dstBinding = 0
             write.descriptorCount = 1
             write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
@@ -130,17 +136,7 @@ extension OffscreenRenderer {
                                           usage: mapFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
             slots[slotIndex].clips = buffer
             slots[slotIndex].changes += 1
-            var info = VkDescriptorBufferInfo(buffer: buffer.raw, offset: 0, range: wholeSize)
-            withUnsafePointer(to: &info) { infoPointer in
-                var write = VkWriteDescriptorSet()
-                write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-                write.dstSet = slots[slotIndex].clipSet
-                write.dstBinding = 0
-                write.descriptorCount = 1
-                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-                write.pBufferInfo = infoPointer
-                vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
-            }
+            pointStorageSet(slots[slotIndex].clipSet, at: buffer.raw)
         }
         if !clips.isEmpty, let buffer = slots[slotIndex].clips {
             // SAFETY: the buffer holds at least `clips.count` records, and this slot's previous

@@ -10,6 +10,8 @@ import LaminaServer
 /// /proc/PID/status) over N. Everything the daemon keeps per layer counts: the model tree,
 /// the render tree, the presentation snapshots, the session's maps, the draw lists, the
 /// builder's records, the renderer's instance buffers (lavapipe's memory is the process's).
+/// Also the marginal figure: the growth from N/2 layers to N over N/2, without what the first
+/// drawn layers bring once (lavapipe compiles a shader variant on its first use).
 /// `--hidden`: the layers are hidden (not drawn): the trees and the server's share alone.
 /// `--trim`: the child hands freed heap back to the system each second (`malloc_trim`), so
 /// the figure is what the daemon keeps rather than what the commits' transient buffers left.
@@ -61,29 +63,41 @@ func runMemoryBench(_ arguments: [String]) {
         let before = rss()
         let heapBefore = heap()
         c.setDisableActions(true)
-        for i in 0..<layers {
-            let l = c.makeLayer()
-            l.bounds = Rect(0, 0, 8, 8)
-            l.position = Point(Double(i % 160) * 8 + 4, Double(i / 160 % 90) * 8 + 4)
-            l.backgroundColor = Color(Double(i % 7) / 7, 0.5, 1)
-            if hidden { l.isHidden = true }
-            c.root.addSublayer(l)
-            if i % 10_000 == 9_999 { try c.commit() }   // a transaction stages at most 100,000 requests
+        func add(_ range: Range<Int>) throws {
+            for i in range {
+                let l = c.makeLayer()
+                l.bounds = Rect(0, 0, 8, 8)
+                l.position = Point(Double(i % 160) * 8 + 4, Double(i / 160 % 90) * 8 + 4)
+                l.backgroundColor = Color(Double(i % 7) / 7, 0.5, 1)
+                if hidden { l.isHidden = true }
+                c.root.addSublayer(l)
+                if i % 10_000 == 9_999 { try c.commit() }   // a transaction stages at most 100,000 requests
+            }
+            try c.commit()
+            _ = try probe.presentationValue(forKeyPath: "opacity")   // answered by a snapshot with them
+            usleep(1_000_000)   // the frames after it drawn
+            _ = try c.ping()
+            if trim { usleep(1_500_000) }   // the child's next trim
         }
-        try c.commit()
-        _ = try probe.presentationValue(forKeyPath: "opacity")   // answered by a snapshot with them
-        usleep(1_000_000)   // the frames after it drawn
-        _ = try c.ping()
-        let after = rss()
-        if trim { usleep(1_500_000) }   // the child's next trim
-        let trimmed = trim ? rss() : after
+        // Half the layers, then the rest: the second half's growth is the cost of a layer
+        // without what the first drawn layers bring once (shader variants lavapipe compiles
+        // on first use, the renderer's first buffers).
+        let half = layers / 2
+        try add(0..<half)
+        let (middle, heapMiddle) = (rss(), heap())
+        try add(half..<layers)
+        let trimmed = rss()
         let heapAfter = heap()
+        let marginal = layers > half ? Double(trimmed - middle) / Double(layers - half) : 0
+        let heapMarginal = layers > half ? Double(heapAfter - heapMiddle) / Double(layers - half) : 0
         print("""
         {"bench": "memory", "layers": \(layers), "trimmed": \(trim), "hidden": \(hidden), "daemonRSSBeforeKiB": \(before / 1024), \
-        "daemonRSSAfterKiB": \(after / 1024), \
+        "daemonRSSAfterKiB": \(trimmed / 1024), \
         "bytesPerLayer": \(String(format: "%.1f", Double(trimmed - before) / Double(layers))), \
         "heapBytesPerLayer": \(String(format: "%.1f", Double(heapAfter - heapBefore) / Double(layers))), \
-        "note": "daemon child process, plain 8x8 layers with a background (\(hidden ? "hidden" : "drawn")), RSS after minus before over layers; heap: allocated chunks (mallinfo2), capacity included"}
+        "marginalBytesPerLayer": \(String(format: "%.1f", marginal)), \
+        "marginalHeapBytesPerLayer": \(String(format: "%.1f", heapMarginal)), \
+        "note": "daemon child process, plain 8x8 layers with a background (\(hidden ? "hidden" : "drawn")), RSS after minus before over layers; marginal: the second half's growth over its layers; heap: allocated chunks (mallinfo2), capacity included"}
         """)
     } catch {
         fail("\(error)")

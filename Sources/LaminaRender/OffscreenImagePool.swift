@@ -81,15 +81,38 @@ func allocateDescriptorSet(device: VulkanDevice, pool: VkDescriptorPool,
 /// Points binding 0 of `set` at `view` sampled by `sampler` (a combined image sampler in
 /// SHADER_READ_ONLY_OPTIMAL): offscreen group images and texture images alike.
 func writeImageDescriptor(device: VulkanDevice, set: VkDescriptorSet, sampler: VkSampler?, view: VkImageView?) {
-    var info = VkDescriptorImageInfo(sampler: sampler, imageView: view, imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL)
-    withUnsafePointer(to: &info) { infoPointer in
-        var write = VkWriteDescriptorSet()
-        write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-        write.dstSet = set
-        write.dstBinding = 0
-        write.descriptorCount = 1
-        write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
-        write.pImageInfo = infoPointer
-        vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+    writeDescriptor(device: device, set: set,
+                    image: VkDescriptorImageInfo(sampler: sampler, imageView: view,
+                                                 imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL))
+}
+
+/// Points binding 0 of `set` (a storage buffer) at the whole of `buffer`: the frame slots' clip
+/// and mesh-arena sets. The set must not be in use by a frame still running.
+func writeBufferDescriptor(device: VulkanDevice, set: VkDescriptorSet?, buffer: VkBuffer?) {
+    writeDescriptor(device: device, set: set,
+                    buffer: VkDescriptorBufferInfo(buffer: buffer, offset: 0, range: wholeSize))
+}
+
+/// One descriptor write to binding 0 of `set`: an image when `image` is given, else a buffer.
+private func writeDescriptor(device: VulkanDevice, set: VkDescriptorSet?, image: VkDescriptorImageInfo? = nil,
+                             buffer: VkDescriptorBufferInfo? = nil) {
+    var imageInfo = image ?? VkDescriptorImageInfo()
+    var bufferInfo = buffer ?? VkDescriptorBufferInfo()
+    withUnsafePointer(to: &imageInfo) { imagePointer in
+        withUnsafePointer(to: &bufferInfo) { bufferPointer in
+            var write = VkWriteDescriptorSet()
+            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
+            write.dstSet = set
+            write.dstBinding = 0
+            write.descriptorCount = 1
+            if image != nil {
+                write.descriptorType = VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER
+                write.pImageInfo = imagePointer
+            } else {
+                write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
+                write.pBufferInfo = bufferPointer
+            }
+            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
+        }
     }
 }

@@ -104,23 +104,7 @@ extension OffscreenRenderer {
         guard let arena = meshes.arena.buffer, slots[slotIndex].arenaBuffer != arena.raw else { return }
         slots[slotIndex].arenaBuffer = arena.raw
         slots[slotIndex].changes += 1
-        pointStorageSet(slots[slotIndex].arenaSet, at: arena.raw)
-    }
-
-    /// Points a storage-buffer descriptor set (binding 0) at the whole of `buffer`; the set
-    /// must not be in use by a frame still running.
-    private func pointStorageSet(_ set: VkDescriptorSet?, at buffer: VkBuffer?) {
-        var info = VkDescriptorBufferInfo(buffer: buffer, offset: 0, range: wholeSize)
-        withUnsafePointer(to: &info) { infoPointer in
-            var write = VkWriteDescriptorSet()
-            write.sType = VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET
-            write.dstSet = set
-            write.dstBinding = 0
-            write.descriptorCount = 1
-            write.descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER
-            write.pBufferInfo = infoPointer
-            vkUpdateDescriptorSets(device.raw, 1, &write, 0, nil)
-        }
+        writeBufferDescriptor(device: device, set: slots[slotIndex].arenaSet, buffer: arena.raw)
     }
 
     /// Writes the frame's clips into the slot's clip buffer (replacing it, sized to the need as
@@ -136,7 +120,7 @@ extension OffscreenRenderer {
                                           usage: mapFlags(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT))
             slots[slotIndex].clips = buffer
             slots[slotIndex].changes += 1
-            pointStorageSet(slots[slotIndex].clipSet, at: buffer.raw)
+            writeBufferDescriptor(device: device, set: slots[slotIndex].clipSet, buffer: buffer.raw)
         }
         if !clips.isEmpty, let buffer = slots[slotIndex].clips {
             // SAFETY: the buffer holds at least `clips.count` records, and this slot's previous

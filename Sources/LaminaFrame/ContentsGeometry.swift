@@ -33,22 +33,25 @@ public struct ContentsGeometry: Sendable, Equatable {
         }
     }
 
+    /// The cuts of an axis without a nine-slice: both center cuts on its edges.
+    @inlinable static func cuts(_ min: Double, _ max: Double) -> SIMD4<Double> { SIMD4(min, min, max, max) }
+
     /// Cuts of the frame (destination, points) and of the source (unit square), four per axis:
     /// min, the two `contentsCenter` cuts, max.
     @inlinable public var xCuts: SIMD4<Double> {
-        get { slices?.x ?? SIMD4(frame.minX, frame.minX, frame.maxX, frame.maxX) }
+        get { slices?.x ?? Self.cuts(frame.minX, frame.maxX) }
         set { setCuts(newValue, yCuts, uCuts, vCuts) }
     }
     @inlinable public var yCuts: SIMD4<Double> {
-        get { slices?.y ?? SIMD4(frame.minY, frame.minY, frame.maxY, frame.maxY) }
+        get { slices?.y ?? Self.cuts(frame.minY, frame.maxY) }
         set { setCuts(xCuts, newValue, uCuts, vCuts) }
     }
     @inlinable public var uCuts: SIMD4<Double> {
-        get { slices?.u ?? SIMD4(source.minX, source.minX, source.maxX, source.maxX) }
+        get { slices?.u ?? Self.cuts(source.minX, source.maxX) }
         set { setCuts(xCuts, yCuts, newValue, vCuts) }
     }
     @inlinable public var vCuts: SIMD4<Double> {
-        get { slices?.v ?? SIMD4(source.minY, source.minY, source.maxY, source.maxY) }
+        get { slices?.v ?? Self.cuts(source.minY, source.maxY) }
         set { setCuts(xCuts, yCuts, uCuts, newValue) }
     }
 

@@ -204,10 +204,14 @@ extension LayerTree {
                         // channels each get their own loop; the rest share one that
                         // switches on the run's channel (the same branch every time).
                         @inline(__always) func one(_ write: (Double, inout LayerProperties) -> Void) {
-                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t, write)
+                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, _ in
+                                write(v, &p)
+                            }
                         }
                         @inline(__always) func four(_ write: (Lanes4, inout LayerProperties) -> Void) {
-                            evaluateRun(vectors, shapes, run, nodes, sources, plan.slots, easings, at: t, write)
+                            evaluateRun(vectors, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, _ in
+                                write(v, &p)
+                            }
                         }
                         switch run.lanes {
                         case .one:
@@ -248,16 +252,6 @@ extension LayerTree {
             }
         }
         }
-    }
-
-    @inline(__always)
-    func evaluateRun<V: FastLanes>(_ records: UnsafeBufferPointer<PresentationPlan.Fast<V>>,
-                                   _ shapes: UnsafeBufferPointer<PresentationPlan.Shape>, _ run: PresentationPlan.Run,
-                                   _ nodes: UnsafeMutableBufferPointer<LayerNode>,
-                                   _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
-                                   _ easings: UnsafeBufferPointer<Easing>, at t: Double,
-                                   _ write: (V, inout LayerProperties) -> Void) {
-        evaluateRun(records, shapes, run, nodes, sources, slots, easings, at: t) { v, p, _ in write(v, &p) }
     }
 
     @inline(__always)

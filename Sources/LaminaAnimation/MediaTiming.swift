@@ -133,6 +133,12 @@ public struct PreparedTiming: Hashable, Sendable {
     /// speed > 0, duration > 0: `fraction(at:)` answers the active interval's common case
     /// (no wrap-around of the local time) without the general case's branches.
     @usableFromInline let forward: Bool
+    /// 1 / cycle, rounded: `fractions(_:_:at:timeOffset:)` finds ⌊local / cycle⌋ with it
+    /// where that provably gives the division's answer.
+    @usableFromInline let inverseCycle: Double
+    /// Above this the time within a cycle folds back: `duration` when autoreversing, else
+    /// +infinity (the same test as `autoreverses && within > duration`, without the flag).
+    @usableFromInline let reversesAbove: Double
 
     public init(_ m: MediaTiming) {
         beginTime = m.beginTime; duration = m.duration; speed = m.speed; absSpeed = abs(m.speed)
@@ -141,6 +147,11 @@ public struct PreparedTiming: Hashable, Sendable {
         autoreverses = m.autoreverses; fillMode = m.fillMode
         fillsBackwards = m.fillMode.fillsBackwards; fillsForwards = m.fillMode.fillsForwards
         forward = m.speed > 0 && m.duration > 0 && cycle > 0
+        // Only a normal reciprocal is within half an ulp of 1/cycle; +infinity turns the
+        // two-lane path to the scalar one.
+        let inverse = 1 / cycle
+        inverseCycle = inverse.isNormal ? inverse : .infinity
+        reversesAbove = m.autoreverses ? m.duration : .infinity
     }
 
     /// `x.rounded(.down)` without a call: the default x86-64 target has no rounding
@@ -233,6 +244,7 @@ public struct PreparedTiming: Hashable, Sendable {
         self.timeOffset = timeOffset; active = p.active; cycle = p.cycle
         autoreverses = p.autoreverses; fillMode = p.fillMode
         fillsBackwards = p.fillsBackwards; fillsForwards = p.fillsForwards; forward = p.forward
+        inverseCycle = p.inverseCycle; reversesAbove = p.reversesAbove
     }
 
     /// `fraction(at:)` as if `timeOffset` were the given one (for `withoutTimeOffset`'s

@@ -1,0 +1,51 @@
+// `PreparedTiming.fraction(at:timeOffset:)` for two bindings at once, for the render
+// thread's fast runs (10,000 animated layers are 30,000 fractions a frame). The scalar
+// common case costs two divisions: ⌊local / cycle⌋, and the time within the cycle over the
+// duration. Here the second is one two-lane division, and the first a multiplication by
+// the prepared reciprocal where that provably floors to the same integer:
+//
+// With c⁻ = fl(1/cycle) (normal, so |c⁻ − 1/cycle| ≤ 2⁻⁵³/cycle) and x = local / cycle
+// exactly, y = fl(local · c⁻) = x(1 + e₁)(1 + e₂) with |eᵢ| ≤ 2⁻⁵³, and the division's
+// fl(x) = x(1 + e₃); so |fl(x) − y| ≤ x(3·2⁻⁵³ + 2⁻¹⁰⁶) < y · 2⁻⁵⁰ = margin. When
+// n = ⌊y⌋ has y − n ≥ margin and (n + 1) − y > margin (both differences exact by
+// Sterbenz for n ≥ 1; for n = 0, fl(x) ≥ 0 anyway and 1 − y is exact from ½ up), fl(x)
+// lies in (n, n + 1) and ⌊fl(x)⌋ = n. Otherwise (y within about 2⁻⁵⁰ of an integer, or a
+// lane outside the common case) that lane is the scalar function's. Everything after
+// ⌊·⌋ is the scalar code's arithmetic lane by lane, so the answers are its bits
+// (`PreparedTimingLanesTests` checks them against it, near integers too).
+
+extension PreparedTiming {
+    /// `fraction(at:timeOffset:)` of `p` at lane 0's time and offset and of `q` at lane 1's,
+    /// with −1 for nil (no effect). Bit for bit the scalar function's answers.
+    @inlinable @inline(__always)
+    public static func fractions(_ p: PreparedTiming, _ q: PreparedTiming, at t: SIMD2<Double>,
+                                 timeOffset o: SIMD2<Double>) -> SIMD2<Double> {
+        if p.forward && q.forward {
+            let rel = t - SIMD2(p.beginTime, q.beginTime)
+            let a = rel * SIMD2(p.speed, q.speed)
+            let local = a + o
+            let active = SIMD2(p.active, q.active)
+            let y = local * SIMD2(p.inverseCycle, q.inverseCycle)
+            // ⌊y⌋ for 0 ≤ y < 2⁵¹: rounded to an integer (to nearest) by adding and taking
+            // away 2⁵², then down where that went up. Both steps are exact.
+            let big = SIMD2<Double>(repeating: 0x1p52)
+            var n = (y + big) - big
+            n.replace(with: n - 1, where: n .> y)
+            let margin = y * 0x1p-50
+            // The scalar common case (forward, 0 ≤ rel, rel·|speed| < active, 0 ≤ local <
+            // active; `a` is then finite), and the reciprocal's floor provably the division's.
+            let common = (rel .>= 0) .& (rel * SIMD2(p.absSpeed, q.absSpeed) .< active)
+                .& (local .>= 0) .& (local .< active) .& (y .< 0x1p51)
+                .& (y - n .>= margin) .& ((n + 1) - y .> margin)
+            if all(common) {
+                let cycle = SIMD2(p.cycle, q.cycle), duration = SIMD2(p.duration, q.duration)
+                var within = local - n * cycle
+                within.replace(with: 2 * duration - within, where: within .> SIMD2(p.reversesAbove, q.reversesAbove))
+                within.replace(with: 0, where: 0 .>= within)                // max(within, 0)
+                within.replace(with: duration, where: duration .< within)   // min(_, duration)
+                return within / duration
+            }
+        }
+        return SIMD2(p.fraction(at: t.x, timeOffset: o.x) ?? -1, q.fraction(at: t.y, timeOffset: o.y) ?? -1)
+    }
+}

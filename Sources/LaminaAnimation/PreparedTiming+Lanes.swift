@@ -16,16 +16,18 @@
 
 extension PreparedTiming {
     /// `fraction(at:timeOffset:)` of `p` at lane 0's time and offset and of `q` at lane 1's,
-    /// with −1 for nil (no effect). Bit for bit the scalar function's answers.
+    /// with −1 for nil (no effect). Bit for bit the scalar function's answers. Through
+    /// pointers: timings passed by value are copied to the stack for the scalar fallback's
+    /// calls, and the lanes then read them back (a store-forwarding stall per pair).
     @inlinable @inline(__always)
-    public static func fractions(_ p: PreparedTiming, _ q: PreparedTiming, at t: SIMD2<Double>,
-                                 timeOffset o: SIMD2<Double>) -> SIMD2<Double> {
-        if p.forward && q.forward {
-            let rel = t - SIMD2(p.beginTime, q.beginTime)
-            let a = rel * SIMD2(p.speed, q.speed)
+    public static func fractions(_ p: UnsafePointer<PreparedTiming>, _ q: UnsafePointer<PreparedTiming>,
+                                 at t: SIMD2<Double>, timeOffset o: SIMD2<Double>) -> SIMD2<Double> {
+        if p.pointee.forward && q.pointee.forward {
+            let rel = t - SIMD2(p.pointee.beginTime, q.pointee.beginTime)
+            let a = rel * SIMD2(p.pointee.speed, q.pointee.speed)
             let local = a + o
-            let active = SIMD2(p.active, q.active)
-            let y = local * SIMD2(p.inverseCycle, q.inverseCycle)
+            let active = SIMD2(p.pointee.active, q.pointee.active)
+            let y = local * SIMD2(p.pointee.inverseCycle, q.pointee.inverseCycle)
             // ⌊y⌋ for 0 ≤ y < 2⁵¹: rounded to an integer (to nearest) by adding and taking
             // away 2⁵², then down where that went up. Both steps are exact.
             let big = SIMD2<Double>(repeating: 0x1p52)
@@ -34,18 +36,18 @@ extension PreparedTiming {
             let margin = y * 0x1p-50
             // The scalar common case (forward, 0 ≤ rel, rel·|speed| < active, 0 ≤ local <
             // active; `a` is then finite), and the reciprocal's floor provably the division's.
-            let common = (rel .>= 0) .& (rel * SIMD2(p.absSpeed, q.absSpeed) .< active)
+            let common = (rel .>= 0) .& (rel * SIMD2(p.pointee.absSpeed, q.pointee.absSpeed) .< active)
                 .& (local .>= 0) .& (local .< active) .& (y .< 0x1p51)
                 .& (y - n .>= margin) .& ((n + 1) - y .> margin)
             if all(common) {
-                let cycle = SIMD2(p.cycle, q.cycle), duration = SIMD2(p.duration, q.duration)
+                let cycle = SIMD2(p.pointee.cycle, q.pointee.cycle), duration = SIMD2(p.pointee.duration, q.pointee.duration)
                 var within = local - n * cycle
-                within.replace(with: 2 * duration - within, where: within .> SIMD2(p.reversesAbove, q.reversesAbove))
+                within.replace(with: 2 * duration - within, where: within .> SIMD2(p.pointee.reversesAbove, q.pointee.reversesAbove))
                 within.replace(with: 0, where: 0 .>= within)                // max(within, 0)
                 within.replace(with: duration, where: duration .< within)   // min(_, duration)
                 return within / duration
             }
         }
-        return SIMD2(p.fraction(at: t.x, timeOffset: o.x) ?? -1, q.fraction(at: t.y, timeOffset: o.y) ?? -1)
+        return SIMD2(p.pointee.fraction(at: t.x, timeOffset: o.x) ?? -1, q.pointee.fraction(at: t.y, timeOffset: o.y) ?? -1)
     }
 }

@@ -44,6 +44,13 @@ extension PresentationPlan {
     struct Shape: Hashable, Sendable {
         var timing: PreparedTiming
         var cutoff: Double
+
+        /// `shape.pointee.timing` in place (`PreparedTiming.fractions` reads two timings
+        /// through pointers: passed by value, they were copied to the stack per pair).
+        @inline(__always)
+        static func timing(_ shape: UnsafePointer<Shape>) -> UnsafePointer<PreparedTiming> {
+            (UnsafeRawPointer(shape) + MemoryLayout<Shape>.offset(of: \.timing)!).assumingMemoryBound(to: PreparedTiming.self)
+        }
     }
 
     /// Consecutive fast bindings of one channel, in storage order of their layers.
@@ -157,13 +164,7 @@ struct Rotation2D: Sendable {
     @inline(__always)
     func transform(angle: Double) -> Transform3D {
         let (s, c) = SinCos.sinCos(angle)
-        return transform(sin: s, cos: c)
-    }
-
-    /// The matrix for an angle with this sine and cosine.
-    @inline(__always)
-    func transform(sin s: Double, cos c: Double) -> Transform3D {
-        Transform3D(m11: c * scale.x, m12: s * scale.x, m13: 0, m14: 0,
+        return Transform3D(m11: c * scale.x, m12: s * scale.x, m13: 0, m14: 0,
                            m21: -s * scale.y, m22: c * scale.y, m23: 0, m24: 0,
                            m31: 0, m32: 0, m33: scale.z, m34: 0,
                            m41: translation.x, m42: translation.y, m43: translation.z, m44: 1)
@@ -241,7 +242,9 @@ extension LayerTree {
                             // A z rotation of a model transform that is a 2D scale, z
                             // rotation and translation (`Rotation2D`).
                             plan.rotations.withUnsafeBufferPointer { rotations in
-                                evaluateRotations(scalars, shapes, run, nodes, sources, plan.slots, easings, rotations, at: t)
+                                evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                                    p.transform = rotations[Int(f.prepared)].transform(angle: v)
+                                }
                             }
                         case .transform(let tc):
                             // The first (only) transform writer: recomposed from the model
@@ -271,7 +274,7 @@ extension LayerTree {
             let f = records + k, g = records + k + 1
             let a = shapes + Int(f.pointee.shape), b = shapes + Int(g.pointee.shape)
             let local = SIMD2(repeating: t) - SIMD2(f.pointee.begin, g.pointee.begin)
-            var x = PreparedTiming.fractions(a.pointee.timing, b.pointee.timing, at: local,
+            var x = PreparedTiming.fractions(PresentationPlan.Shape.timing(a), PresentationPlan.Shape.timing(b), at: local,
                                              timeOffset: SIMD2(f.pointee.offset, g.pointee.offset))
             x.replace(with: -1, where: .!(local .< SIMD2(a.pointee.cutoff, b.pointee.cutoff)))
             fractions[k - range.lowerBound] = x.x
@@ -320,64 +323,6 @@ extension LayerTree {
                         resetStored(sources[Int(f.pointee.source)], n, into: &nodes[n].properties, slots)
                     }
                 }
-                start = end
-            }
-        }
-    }
-
-    /// `evaluateRun` for a `rotation2D` run, in three passes per chunk: fractions, angles,
-    /// then the sines and cosines two at a time (`SinCos.sinCos(_: SIMD2<Double>)`, the
-    /// scalar one's bits) and the matrices' writes.
-    @inline(__always)
-    func evaluateRotations(_ records: UnsafeBufferPointer<PresentationPlan.Fast<Double>>,
-                           _ shapes: UnsafeBufferPointer<PresentationPlan.Shape>, _ run: PresentationPlan.Run,
-                           _ nodes: UnsafeMutableBufferPointer<LayerNode>,
-                           _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
-                           _ easings: UnsafeBufferPointer<Easing>, _ rotations: UnsafeBufferPointer<Rotation2D>,
-                           at t: Double) {
-        let base = records.baseAddress!
-        let chunk = 64
-        withUnsafeTemporaryAllocation(of: Double.self, capacity: 2 * chunk) { buffer in
-            let fractions = buffer.baseAddress!, angles = fractions + chunk
-            var start = run.start
-            while start < run.end {
-                let end = min(start + chunk, run.end)
-                fastFractions(base, shapes.baseAddress!, start..<end, at: t, into: fractions)
-                for k in start..<end {
-                    let f = base + k
-                    let fraction = fractions[k - start]
-                    let e = Int(f.pointee.easing)
-                    let progress = e < 0 || fraction < 0 ? fraction : Easing.progress(in: easings, at: e, fraction)
-                    angles[k - start] = Double.lerp(f.pointee.from, f.pointee.delta, progress)
-                }
-                @inline(__always) func write(_ k: Int, _ s: Double, _ c: Double) {
-                    let f = base + k
-                    nodes[Int(f.pointee.node)].properties.transform = rotations[Int(f.pointee.prepared)].transform(sin: s, cos: c)
-                }
-                @inline(__always) func single(_ k: Int) {
-                    let fraction = fractions[k - start]
-                    if fraction >= 0 || fraction.isNaN {
-                        let (s, c) = SinCos.sinCos(angles[k - start])
-                        write(k, s, c)
-                    } else {
-                        let f = base + k
-                        resetStored(sources[Int(f.pointee.source)], Int(f.pointee.node), into: &nodes[Int(f.pointee.node)].properties, slots)
-                    }
-                }
-                var k = start
-                while k + 1 < end {
-                    let p = fractions[k - start], q = fractions[k + 1 - start]
-                    if (p >= 0 || p.isNaN) && (q >= 0 || q.isNaN) {
-                        let (s, c) = SinCos.sinCos(SIMD2(angles[k - start], angles[k + 1 - start]))
-                        write(k, s.x, c.x)
-                        write(k + 1, s.y, c.y)
-                    } else {
-                        single(k)
-                        single(k + 1)
-                    }
-                    k += 2
-                }
-                if k < end { single(k) }
                 start = end
             }
         }

@@ -59,14 +59,8 @@ enum SinCos {
             }
         }
         let y1 = (r - y0) - w
-        return quadrant(Int64(n), kernelSin(y0, y1), kernelCos(y0, y1))
-    }
-
-    /// (sin, cos) of the angle whose reduced part has sine `s` and cosine `c`, `n` quarter
-    /// turns away.
-    @inline(__always)
-    static func quadrant(_ n: Int64, _ s: Double, _ c: Double) -> (sin: Double, cos: Double) {
-        switch n & 3 {
+        let s = kernelSin(y0, y1), c = kernelCos(y0, y1)
+        switch Int64(n) & 3 {
         case 0: return (s, c)
         case 1: return (c, -s)
         case 2: return (-s, -c)
@@ -74,83 +68,25 @@ enum SinCos {
         }
     }
 
-    /// `sinCos` of two angles, lane by lane the same operations (so the same bits: the
-    /// kernels' polynomials, the usual ~40-cycle dependency chains, run two at a time). A
-    /// pair with an angle beyond π/4 whose first reduction round cancels (a second round
-    /// is needed: within ~2⁻¹⁶ of a multiple of π/2), beyond `limit`, or not finite, goes
-    /// to the scalar function.
-    @inline(__always)
-    static func sinCos(_ x: SIMD2<Double>) -> (sin: SIMD2<Double>, cos: SIMD2<Double>) {
-        @inline(__always) func scalar() -> (sin: SIMD2<Double>, cos: SIMD2<Double>) {
-            let a = sinCos(x.x), b = sinCos(x.y)
-            return (SIMD2(a.sin, b.sin), SIMD2(a.cos, b.cos))
-        }
-        let negative = x .< 0
-        let magnitude = x.replacing(with: -x, where: negative)   // −0 stays −0: only compared
-        guard all(magnitude .< SIMD2(repeating: limit)) else { return scalar() }   // NaN too
-        let small = magnitude .<= SIMD2(repeating: 0.785398163397448279)
-        // n = Int64(x · 2/π ± 0.5): to nearest by 1.5·2⁵², then toward zero (|h| < 2¹⁷).
-        let h = x * invpio2 + SIMD2(repeating: 0.5).replacing(with: -0.5, where: negative)
-        let magic = SIMD2<Double>(repeating: 0x1.8p52)
-        var n = (h + magic) - magic
-        n.replace(with: n - 1, where: (h .>= 0) .& (n .> h))
-        n.replace(with: n + 1, where: (h .< 0) .& (n .< h))
-        let r = x - n * pio2_1
-        let w = n * pio2_1t
-        let y0 = r - w
-        // The scalar's e − exponent(y0) > 16: |y0| below 2^(E − 16), 2^E being x's power of
-        // two (x is normal here: beyond π/4).
-        let bits = unsafeBitCast(x, to: SIMD2<UInt64>.self) & 0x7ff0_0000_0000_0000
-        let power = unsafeBitCast(bits, to: SIMD2<Double>.self)
-        let y0Magnitude = y0.replacing(with: -y0, where: y0 .< 0)
-        guard !any(.!small .& (y0Magnitude .< power * 0x1p-16)) else { return scalar() }
-        let y1 = (r - y0) - w
-        // The lanes within π/4 are not reduced: x and a zero tail.
-        let a = y0.replacing(with: x, where: small), b = y1.replacing(with: 0, where: small)
-        let s = kernelSin(a, b), c = kernelCos(a, b)
-        let first = quadrant(small[0] ? 0 : Int64(n.x), s.x, c.x)
-        let second = quadrant(small[1] ? 0 : Int64(n.y), s.y, c.y)
-        return (SIMD2(first.sin, second.sin), SIMD2(first.cos, second.cos))
-    }
-
     /// sin(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_sin`).
     @inline(__always)
-    static func kernelSin<T: SinCosLanes>(_ x: T, _ y: T) -> T {
-        let s1 = T(lanes: -1.66666666666666324348e-01), s2 = T(lanes: 8.33333333332248946124e-03)
-        let s3 = T(lanes: -1.98412698298579493134e-04), s4 = T(lanes: 2.75573137070700676789e-06)
-        let s5 = T(lanes: -2.50507602534068634195e-08), s6 = T(lanes: 1.58969099521155010221e-10)
+    static func kernelSin(_ x: Double, _ y: Double) -> Double {
+        let s1 = -1.66666666666666324348e-01, s2 = 8.33333333332248946124e-03, s3 = -1.98412698298579493134e-04
+        let s4 = 2.75573137070700676789e-06, s5 = -2.50507602534068634195e-08, s6 = 1.58969099521155010221e-10
         let z = x * x, v = z * x
         let r = s2 + z * (s3 + z * (s4 + z * (s5 + z * s6)))
-        return x - ((z * (T(lanes: 0.5) * y - v * r) - y) - v * s1)
+        return x - ((z * (0.5 * y - v * r) - y) - v * s1)
     }
 
     /// cos(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_cos`, FreeBSD's form).
     @inline(__always)
-    static func kernelCos<T: SinCosLanes>(_ x: T, _ y: T) -> T {
-        let c1 = T(lanes: 4.16666666666666019037e-02), c2 = T(lanes: -1.38888888888741095749e-03)
-        let c3 = T(lanes: 2.48015872894767294178e-05), c4 = T(lanes: -2.75573143513906633035e-07)
-        let c5 = T(lanes: 2.08757232129817482790e-09), c6 = T(lanes: -1.13596475577881948265e-11)
+    static func kernelCos(_ x: Double, _ y: Double) -> Double {
+        let c1 = 4.16666666666666019037e-02, c2 = -1.38888888888741095749e-03, c3 = 2.48015872894767294178e-05
+        let c4 = -2.75573143513906633035e-07, c5 = 2.08757232129817482790e-09, c6 = -1.13596475577881948265e-11
         let z = x * x
         let r = z * (c1 + z * (c2 + z * (c3 + z * (c4 + z * (c5 + z * c6)))))
-        let hz = T(lanes: 0.5) * z
-        let w = T(lanes: 1) - hz
-        return w + (((T(lanes: 1) - w) - hz) + (z * r - x * y))
+        let hz = 0.5 * z
+        let w = 1 - hz
+        return w + (((1 - w) - hz) + (z * r - x * y))
     }
-}
-
-/// What the kernels compute in: one angle (`Double`) or two (`SIMD2<Double>`, each lane the
-/// same operations in the same order, so the same bits).
-protocol SinCosLanes {
-    init(lanes: Double)
-    static func + (a: Self, b: Self) -> Self
-    static func - (a: Self, b: Self) -> Self
-    static func * (a: Self, b: Self) -> Self
-}
-
-extension Double: SinCosLanes {
-    @inline(__always) init(lanes: Double) { self = lanes }
-}
-
-extension SIMD2: SinCosLanes where Scalar == Double {
-    @inline(__always) init(lanes: Double) { self.init(repeating: lanes) }
 }

@@ -32,14 +32,15 @@ enum SinCos {
     /// (sin x, cos x).
     @inline(__always)
     static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
-        if abs(x) <= 0.785398163397448279 {   // π/4: no reduction
-            return (kernelSin(x, 0), kernelCos(x, 0))
-        }
-        guard abs(x) < limit else { return (Foundation.sin(x), Foundation.cos(x)) }
+        guard abs(x) < limit else { return (Foundation.sin(x), Foundation.cos(x)) }   // NaN too
         // n = x · 2/π rounded to nearest (ties to even: fdlibm rounds them away from zero,
         // and either is a valid reduction) by adding and taking away 1.5·2⁵², which is exact
         // for |x · 2/π| < 2⁵¹ and keeps the float→int→float round trip off the angle's chain.
-        let n = (x * invpio2 + 0x1.8p52) - 0x1.8p52
+        // Within π/4, n = 0, and the steps below leave x unreduced: r = x − 0 = x, w = 0,
+        // y0 = x, the exponents equal, y1 = (x − x) − 0 = +0 — fdlibm's kernel(x, 0) without
+        // a branch (which angles of layers turning out of phase would often mispredict).
+        let rounded = (x * invpio2 + 0x1.8p52) - 0x1.8p52
+        let n = abs(x) <= 0.785398163397448279 ? 0 : rounded   // π/4
         var r = x - n * pio2_1
         var w = n * pio2_1t
         var y0 = r - w
@@ -64,12 +65,14 @@ enum SinCos {
         }
         let y1 = (r - y0) - w
         let s = kernelSin(y0, y1), c = kernelCos(y0, y1)
-        switch Int64(n) & 3 {
-        case 0: return (s, c)
-        case 1: return (c, -s)
-        case 2: return (-s, -c)
-        default: return (-c, s)
-        }
+        // (s, c), (c, −s), (−s, −c), (−c, s) for n mod 4 = 0…3 without branches (layers turn
+        // out of phase, so a switch mispredicts often): swap for odd n; flip the sine's sign
+        // bit where bit 1 of n is set, the cosine's where bit 1 of n + 1 is (exactly `-`).
+        let q = Int64(n)
+        let odd = q & 1 != 0
+        let a = odd ? c : s, b = odd ? s : c
+        return (Double(bitPattern: a.bitPattern ^ (UInt64(truncatingIfNeeded: q & 2) << 62)),
+                Double(bitPattern: b.bitPattern ^ (UInt64(truncatingIfNeeded: (q + 1) & 2) << 62)))
     }
 
     /// sin(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_sin`).

@@ -4,7 +4,8 @@ import LaminaGeometry
 // The presentation plan's fast path: the bindings that are common on screen — one plain
 // basic animation (`PlainBasicCurve`) that is the only writer, on its layer, of the stored
 // property it writes — kept as plain records in contiguous arrays, one run per channel, and
-// evaluated in a tight loop: time → fraction (`PreparedTiming.fraction`) → eased progress
+// evaluated in a tight loop: time → fraction (`PreparedTiming.fractions`, two bindings at a
+// time, the scalar `fraction`'s bits) → eased progress
 // (`Easing.progress(in:at:_:)`, a table read for Béziers) → from + delta · progress → one
 // write. Being the only writer, such a binding needs no reset pass: a frame writes either
 // its value or, when it has no effect then, the model value. No reference counting, no

@@ -1,18 +1,22 @@
 // Per-instance inputs shared by the rect*.vert variants and mesh.vert. Mirrors `RectInstance` in
-// Sources/LaminaRender/RectInstance.swift (checked by RectInstanceLayoutTests): field i is the
-// vec4 at location i.
+// Sources/LaminaFrame/RectInstance.swift (checked by RectInstanceLayoutTests): field i is the
+// vec4 at location i. Locations 0–2 are the motion part (what the item's transform and opacity
+// alone decide), the rest the content part: colors come without the opacity and the cover
+// rect ungrown; `quad()` and `emit` apply them.
 
 // Local (bounds) coordinates → clip space, as three rows of coefficients applied to
-// (x, y, 1): clip.x, clip.y and clip.w. Device-pixel scaling, y-down, and the CATransform3D
-// row-vector convention are folded in on the CPU; perspective stays in w so the GPU divides.
+// (x, y, 1): clip.x, clip.y and clip.w (xyz). Device-pixel scaling, y-down, and the
+// CATransform3D row-vector convention are folded in on the CPU; perspective stays in w so the
+// GPU divides. The w lanes: the anti-aliasing margins in local units across the edges
+// x = const (inClipX.w) and y = const (inClipY.w), and the opacity (inClipW.w).
 layout(location = 0) in vec4 inClipX;
 layout(location = 1) in vec4 inClipY;
 layout(location = 2) in vec4 inClipW;
 layout(location = 3) in vec4 inBounds;         // local minX, minY, maxX, maxY
-layout(location = 4) in vec4 inQuad;           // local quad to rasterize (cover rect + AA margin)
-layout(location = 5) in vec4 inRadii;          // minXMinY, maxXMinY, minXMaxY, maxXMaxY
-layout(location = 6) in vec4 inFillColor;      // premultiplied (gradients: straight, stop a)
-layout(location = 7) in vec4 inBorderColor;    // premultiplied (gradients: straight, stop b)
+layout(location = 4) in vec4 inCover;          // local rect covered (the quad before its AA margins)
+layout(location = 5) in vec4 inRadii;          // minXMinY, maxXMinY, minXMaxY, maxXMaxY (images: sides grown)
+layout(location = 6) in vec4 inFillColor;      // premultiplied (gradients: straight, stop a), no opacity
+layout(location = 7) in vec4 inBorderColor;    // premultiplied (gradients: straight, stop b), no opacity
 layout(location = 8) in vec4 inParams;         // border width, kind, shadow sigma, innermost clip + 1
 layout(location = 9) in vec4 inGradientPoints; // start.xy, end.xy
 layout(location = 10) in vec4 inGradientRange; // location a, location b, draw t in [z, w)
@@ -20,12 +24,38 @@ layout(location = 11) in vec4 inGradientLocations; // up to four stops' location
 layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
 layout(location = 13) in vec4 inGradientColor3;
 
+// The local quad to rasterize: the cover rect grown by the margins on each side — by half of
+// them (and a little) for sharp rects, whose coverage is zero beyond half a pixel; not at all
+// for shape atlas pieces (KIND 7: the entry's outer texels are zero); on the sides inRadii
+// marks for image pieces (KIND 6: the frame's edges, so nine-slice pieces do not overlap).
+vec4 quad() {
+    vec4 margins = vec4(-inClipX.w, -inClipY.w, inClipX.w, inClipY.w);
+#if KIND == 6
+    return inCover + margins * inRadii;
+#elif KIND == 7
+    return inCover;
+#elif KIND == 8 || defined(SHARP)
+    return inCover + margins * (0.5 * 1.0001);
+#else
+    return inCover + margins;
+#endif
+}
+
+#if KIND == 8 || defined(SHARP)
+// The pixel distances to a sharp rect's four edges (inside positive: left, right, top, bottom),
+// affine in screen space: the local distances times the device pixels per local unit across
+// each pair of edges (the inverse margins).
+vec4 edges(vec2 local) {
+    return vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
+        / vec4(inClipX.w, inClipX.w, inClipY.w, inClipY.w);
+}
+#endif
+
 #if KIND == 8
 // Sharp rects (KIND 8, rectSharp[Clipped]): a rect without radii or border under an affine
 // transform. Its pixel distances to the four edges (inside positive: left, right, top,
-// bottom) are affine in screen space, so they are interpolated from the vertices: the local
-// distance times the device pixels per local unit across that pair of edges (inRadii.xy,
-// set by the CPU). Fill color; params for the clip only.
+// bottom) are affine in screen space, so they are interpolated from the vertices (`edges`).
+// Fill color; params for the clip only.
 layout(location = 3) flat out vec4 outFillColor;
 #ifdef CLIPPED
 layout(location = 5) flat out vec4 outParams;
@@ -35,9 +65,8 @@ layout(location = 9) noperspective out vec4 outEdges;
 void emit(vec2 local) {
     vec3 p = vec3(local, 1.0);
     gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
-    outEdges = vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
-        * inRadii.xxyy;
-    outFillColor = inFillColor;
+    outEdges = edges(local);
+    outFillColor = inFillColor * inClipW.w;
 #ifdef CLIPPED
     outParams = inParams;
 #endif
@@ -58,8 +87,8 @@ void emit(vec2 local) {
     gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
     vec4 piece = inGradientPoints, source = inGradientLocations;
     outAtlas = source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
-    outFillColor = inFillColor;
-    outBorderColor = inBorderColor;
+    outFillColor = inFillColor * inClipW.w;
+    outBorderColor = inBorderColor * inClipW.w;
 #ifdef CLIPPED
     outParams = inParams;
 #endif
@@ -99,7 +128,7 @@ layout(location = 7) flat out vec4 outGradientRange;
 #endif
 #ifdef SHARP
 // Gradients on sharp rects (rect*Sharp*.frag): the pixel distances to the four edges, as
-// KIND 8 computes them (inRadii: device pixels per local unit across each pair of edges).
+// KIND 8 computes them (`edges`).
 layout(location = 11) noperspective out vec4 outEdges;
 #endif
 
@@ -117,19 +146,26 @@ void emit(vec2 local) {
     outRadii = inRadii;
 #endif
 #endif
-#if KIND != 1 && KIND != 6
-    outBorderColor = inBorderColor;
+#if KIND == 2
+    // Gradient stops are straight: the opacity goes into their alpha.
+    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
+#elif KIND != 1 && KIND != 6
+    outBorderColor = inBorderColor * inClipW.w;
 #endif
 #if KIND >= 2
     outGradientPoints = inGradientPoints;
     outGradientLocations = inGradientLocations;
 #if KIND != 6
-    outGradientColor2 = inGradientColor2;
-    outGradientColor3 = inGradientColor3;
+    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
+    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
 #endif
 #endif
 #endif
-    outFillColor = inFillColor;
+#if KIND == 2
+    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
+#else
+    outFillColor = inFillColor * inClipW.w;
+#endif
 #if KIND <= 1 || KIND == 6 || defined(CLIPPED)
     outParams = inParams;
 #endif
@@ -137,8 +173,7 @@ void emit(vec2 local) {
     outGradientRange = inGradientRange;
 #endif
 #ifdef SHARP
-    outEdges = vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
-        * inRadii.xxyy;
+    outEdges = edges(local);
 #endif
 }
 #endif

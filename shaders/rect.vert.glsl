@@ -5,5 +5,6 @@
 void main() {
     // Triangle strip corners: 0 (min,min), 1 (max,min), 2 (min,max), 3 (max,max).
     vec2 corner = vec2(float(gl_VertexIndex & 1), float((gl_VertexIndex >> 1) & 1));
-    emit(mix(inQuad.xy, inQuad.zw, corner));
+    vec4 q = quad();
+    emit(mix(q.xy, q.zw, corner));
 }

@@ -42,6 +42,10 @@ public struct DrawList: Sendable {
         public var base: UInt64
         /// Item ranges rewritten with new values (the changed layers' visits), ascending.
         public var ranges: [Range<Int>]
+        /// The parts of `ranges` (ascending, disjoint) whose items differ from the base list's
+        /// in transform and opacity only (leaves that only moved or faded): their instances'
+        /// content part is as before (`RectInstance.writeMotion`). Empty when none are known.
+        public var motionRanges: [Range<Int>] = []
         /// Whether the list has group or blurred-shadow markers.
         public var hasMarkers: Bool
     }

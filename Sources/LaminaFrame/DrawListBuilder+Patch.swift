@@ -104,17 +104,27 @@ struct Retained {
     /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
     /// for damage; two buffers alternating with the lists.
     var changedRanges: [Range<Int>] = []
+    /// The parts of `changedRanges` that changed layers moved in place (`moveLeaf`: only
+    /// transforms and opacities differ), for the renderer; alternating as `changedRanges`.
+    var motionRanges: [Range<Int>] = []
     /// Leaf visits the last patch moved in place (`moveLeaf`; tests).
     var moved = 0
     var spareChangedRanges: [Range<Int>] = []
+    var spareMotionRanges: [Range<Int>] = []
 
-    /// Notes a changed visit's items (merged with the last range when adjacent).
-    mutating func noteChanged(_ range: Range<Int>) {
+    /// Notes a changed visit's items (merged with the last range when adjacent), and among
+    /// the motion ranges too when `motionOnly`.
+    mutating func noteChanged(_ range: Range<Int>, motionOnly: Bool = false) {
         guard !range.isEmpty else { return }
-        if let last = changedRanges.last, last.upperBound == range.lowerBound {
-            changedRanges[changedRanges.count - 1] = last.lowerBound..<range.upperBound
+        Self.append(range, to: &changedRanges)
+        if motionOnly { Self.append(range, to: &motionRanges) }
+    }
+
+    private static func append(_ range: Range<Int>, to ranges: inout [Range<Int>]) {
+        if let last = ranges.last, last.upperBound == range.lowerBound {
+            ranges[ranges.count - 1] = last.lowerBound..<range.upperBound
         } else {
-            changedRanges.append(range)
+            ranges.append(range)
         }
     }
 
@@ -263,6 +273,8 @@ struct Retained {
         }
         swap(&changedRanges, &spareChangedRanges)
         changedRanges.removeAll(keepingCapacity: true)
+        swap(&motionRanges, &spareMotionRanges)
+        motionRanges.removeAll(keepingCapacity: true)
         patching = true
         failed = false
         failure = nil
@@ -326,6 +338,7 @@ extension DrawListBuilder {
         spareClips = []
         retained.spareGeneration = 0
         retained.spareChangedRanges = []
+        retained.spareMotionRanges = []
     }
 
     /// Lets go of the retained list's records and per-slot marks (40 bytes and a few flags a
@@ -341,6 +354,8 @@ extension DrawListBuilder {
         retained.lastChanged = []
         retained.changedRanges = []
         retained.spareChangedRanges = []
+        retained.motionRanges = []
+        retained.spareMotionRanges = []
     }
 
     func retainedKey(_ tree: LayerTree) -> Retained.Key {
@@ -443,7 +458,8 @@ extension DrawListBuilder {
         list.shapeAtlas = shapeAtlas.endFrame()
         // The items outside the changed visits are the previous list's (those changed last
         // frame, when this buffer is the list before last, are changed ones now too).
-        list.patch = DrawList.Patch(base: base, ranges: retained.changedRanges, hasMarkers: retained.hasMarkers)
+        list.patch = DrawList.Patch(base: base, ranges: retained.changedRanges, motionRanges: retained.motionRanges,
+                                    hasMarkers: retained.hasMarkers)
         return list
     }
 
@@ -470,7 +486,8 @@ extension DrawListBuilder {
                 let changed = !forcing && retained.dirty[slot]
                 if changed { retained.forcing = true }
                 retained.records[c].drawnNow = false
-                if !moveLeaf(c, record, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity) {
+                let moved = moveLeaf(c, record, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity)
+                if !moved {
                     visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
                 }
                 retained.forcing = forcing
@@ -480,7 +497,7 @@ extension DrawListBuilder {
                 if retained.cursor != Int(record.itemEnd) || retained.clipCursor != Int(record.clipEnd) {
                     retained.fail(.counts); return
                 }
-                if changed { retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd)) }
+                if changed { retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd), motionOnly: moved) }
             } else {
                 retained.cursor = Int(record.itemEnd)
                 retained.clipCursor = Int(record.clipEnd)

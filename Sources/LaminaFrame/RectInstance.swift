@@ -5,22 +5,37 @@ import LaminaGeometry
 /// Mirrors the shader's vertex inputs: field `i` is the `vec4` at `location = i`, so the
 /// offset of field `i` is `16 × i` (checked against the SPIR-V by RectInstanceLayoutTests).
 /// Plain data: no Vulkan types.
+///
+/// Two parts. The **motion** part (the first 48 bytes: `clipX`, `clipY`, `clipW`) is all that
+/// depends on the item's transform and opacity: the clip-space coefficients, the quad's
+/// anti-aliasing margins and the opacity in their `w` lanes (`setMotion`). The **content** part
+/// (the rest) depends on neither: colors without opacity (the vertex shader applies it), the
+/// cover rect ungrown (the vertex shader grows it by the margins), so an item that only moved
+/// or faded gets only its motion part written again (`writeMotion`), provided it stays affine.
 package struct RectInstance: Equatable {
-    /// Coefficients of (x, y, 1) in local units giving clip-space x, y and w.
+    /// Coefficients of (x, y, 1) in local units giving clip-space x, y and w (`xyz`); `w`
+    /// lanes: the quad's anti-aliasing margins in local units across the edges x = const
+    /// (`clipX.w`) and y = const (`clipY.w`), and the opacity in 0…1 (`clipW.w`).
     package var clipX: SIMD4<Float>
     package var clipY: SIMD4<Float>
     package var clipW: SIMD4<Float>
     /// Local rect: minX, minY, maxX, maxY.
     package var bounds: SIMD4<Float>
-    /// Local quad rasterized: `bounds` grown by about a pixel on each side for anti-aliasing.
-    package var quad: SIMD4<Float>
+    /// Local rect covered (minX, minY, maxX, maxY), which the vertex shader grows into the quad
+    /// it rasterizes: by the margins (`clipX.w`, `clipY.w`) on each side (about a pixel) for
+    /// most kinds; by half of them (and a little) for the sharp kinds 8–11, whose coverage is
+    /// zero beyond half a pixel (about 5 % fewer pixels for a 48 × 32 layer); not at all for
+    /// shape atlas pieces (kind 7, whose outer texels are zero); for image pieces (kind 6) on
+    /// the sides `radii` marks.
+    package var cover: SIMD4<Float>
     /// Corner radii: minXMinY, maxXMinY, minXMaxY, maxXMaxY, clamped to half the smaller side.
-    /// Sharp rects (`Kind.sharp`, no radii): device pixels per local unit across the edges
-    /// x = const and y = const (x, y).
+    /// Sharp rects (kinds 8–11): zero (the vertex shader takes the device pixels per local unit
+    /// across the edges from the margins). Image pieces (kind 6): 1 on the sides of `cover`
+    /// that are the frame's edges (grown for anti-aliasing), 0 on the others.
     package var radii: SIMD4<Float>
-    /// Premultiplied fill color with opacity applied.
+    /// Premultiplied fill color, without the opacity.
     package var fillColor: SIMD4<Float>
-    /// Premultiplied border color with opacity applied.
+    /// Premultiplied border color, without the opacity.
     package var borderColor: SIMD4<Float>
     /// x: border width in local units; y: kind (`Kind`); z: shadow sigma (local units);
     /// w: innermost clip + 1 (an index into the frame's `ClipRecord` buffer; 0 = no clip).
@@ -31,7 +46,8 @@ package struct RectInstance: Equatable {
     /// Meshes: trim start and end along the path (x, y), z = 1 when trimming.
     package var gradientRange: SIMD4<Float> = .zero
     /// Gradients: the locations of up to four stops; their colors are `fillColor`,
-    /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, opacity in alpha).
+    /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, without the opacity, which
+    /// the vertex shader multiplies into their alpha).
     /// Images: `gradientPoints` is the piece's rect (local minX, minY, maxX, maxY) and this
     /// the part of the image it shows (u0, v0, u1, v1); `bounds` the whole contents' frame
     /// (its edges are anti-aliased); `params.z` 0 draws texels × `fillColor`, 1 texel.r as
@@ -48,11 +64,14 @@ package struct RectInstance: Equatable {
 
     /// Every field with its shader location, in order (the vertex attribute table).
     package static var fields: [(location: UInt32, keyPath: PartialKeyPath<RectInstance>)] { [
-        (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (4, \.quad),
+        (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (4, \.cover),
         (5, \.radii), (6, \.fillColor), (7, \.borderColor), (8, \.params),
         (9, \.gradientPoints), (10, \.gradientRange),
         (11, \.gradientLocations), (12, \.gradientColor2), (13, \.gradientColor3),
     ] }
+
+    /// The locations of the motion part (`setMotion`; the rest is the content part).
+    package static let motionLocations: Set<UInt32> = [0, 1, 2]
 
     /// Screen-space pixels the quad is grown by on each side. The coverage ramp reaches
     /// half a pixel outside an edge; one pixel leaves room for rounding.
@@ -61,15 +80,22 @@ package struct RectInstance: Equatable {
     /// An instance with every field zero (what a kind leaves unused).
     @inlinable
     package init() {
-        clipX = .zero; clipY = .zero; clipW = .zero; bounds = .zero; quad = .zero; radii = .zero
+        clipX = .zero; clipY = .zero; clipW = .zero; bounds = .zero; cover = .zero; radii = .zero
         fillColor = .zero; borderColor = .zero; params = .zero
     }
 
-    /// Sets the geometry part: `bounds` drawn through `transform` on a `width`×`height` target,
-    /// rasterizing `cover` grown by about a pixel. Returns false (changing nothing) when it draws
-    /// nothing: edge-on or entirely behind the eye. Other fields are left as they are.
+    /// Sets the motion part (`clipX`, `clipY`, `clipW`): drawn through `m` with `opacity` on a
+    /// `width`×`height` target, its quad growing `cover` by about a pixel. Returns false
+    /// (changing nothing) when it draws nothing: edge-on, entirely behind the eye, or an opacity
+    /// not above 0. Other fields are left as they are.
     @usableFromInline @inline(__always)
-    mutating func setGeometry(_ m: Transform3D, bounds b: Rect, cover c: Rect, width: Int, height: Int) -> Bool {
+    mutating func setMotion(_ m: Transform3D, cover c: Rect, opacity: Double, width: Int, height: Int) -> Bool {
+        if m.m14 == 0 && m.m24 == 0 {
+            guard let margins = Self.affineMargins(m11: m.m11, m12: m.m12, m21: m.m21, m22: m.m22, m44: m.m44)
+            else { return false }
+            return setMotion(m11: m.m11, m12: m.m12, m14: 0, m21: m.m21, m22: m.m22, m24: 0, m41: m.m41, m42: m.m42,
+                             m44: m.m44, margins: margins, opacity: opacity, width: width, height: height)
+        }
         // Local units per pixel across each pair of edges, at the corners (the extremes, as
         // w is affine in x and y). Across the edges x = const the perpendicular pixel
         // distance of a local step dx is dx·|det J| / |J·ey|, and symmetrically for y.
@@ -89,45 +115,79 @@ package struct RectInstance: Equatable {
             marginX = max(marginX, (eyX * eyX + eyY * eyY).squareRoot() / det)
             marginY = max(marginY, (exX * exX + exY * exY).squareRoot() / det)
         }
-        let affine = m.m14 == 0 && m.m24 == 0
-        if affine {
-            corner(c.minX, c.minY)  // affine: the same everywhere
-        } else {
-            corner(c.minX, c.minY); corner(c.maxX, c.minY); corner(c.minX, c.maxY); corner(c.maxX, c.maxY)
-        }
+        corner(c.minX, c.minY); corner(c.maxX, c.minY); corner(c.minX, c.maxY); corner(c.maxX, c.maxY)
         guard visible, marginX > 0, marginY > 0 else { return false }
-        marginX *= Self.antialiasMargin
-        marginY *= Self.antialiasMargin
-        if !affine {
-            // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
-            // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a
-            // pixel center and draw faintly rather than vanish.)
-            marginX = min(marginX, max(c.width, c.height))
-            marginY = min(marginY, max(c.width, c.height))
-        }
-        let w = Double(width), h = Double(height)
+        // Near the horizon the margin explodes; there a margin the size of the rect is plenty.
+        // (Affine margins are exact and stay uncapped, so sub-pixel rects still reach a
+        // pixel center and draw faintly rather than vanish.)
+        marginX = min(marginX * Self.antialiasMargin, max(c.width, c.height))
+        marginY = min(marginY * Self.antialiasMargin, max(c.width, c.height))
+        return setMotion(m11: m.m11, m12: m.m12, m14: m.m14, m21: m.m21, m22: m.m22, m24: m.m24, m41: m.m41, m42: m.m42,
+                         m44: m.m44, margins: SIMD2(Float(marginX), Float(marginY)), opacity: opacity, width: width,
+                         height: height)
+    }
+
+    /// The anti-aliasing margins (local units) of an affine transform (m14 = m24 = 0): the
+    /// same everywhere, so no corner loop; nil when edge-on or behind the eye.
+    @usableFromInline @inline(__always)
+    static func affineMargins(m11: Double, m12: Double, m21: Double, m22: Double, m44: Double) -> SIMD2<Float>? {
+        guard m44 > 1e-9 else { return nil }
+        let perW = 1 / m44
+        let exX = m11 * perW, exY = m12 * perW, eyX = m21 * perW, eyY = m22 * perW
+        let det = abs(exX * eyY - exY * eyX)
+        guard det > 1e-12 else { return nil }
+        let perDet = antialiasMargin / det
+        return SIMD2(Float((eyX * eyX + eyY * eyY).squareRoot() * perDet), Float((exX * exX + exY * exY).squareRoot() * perDet))
+    }
+
+    /// Stores the motion part from the plane entries of the transform, its margins and opacity.
+    @usableFromInline @inline(__always)
+    mutating func setMotion(m11: Double, m12: Double, m14: Double, m21: Double, m22: Double, m24: Double, m41: Double,
+                            m42: Double, m44: Double, margins: SIMD2<Float>, opacity: Double, width: Int,
+                            height: Int) -> Bool {
+        // Positive and finite-or-infinite in Float too (a NaN fails), and a visible opacity.
+        guard margins.x > 0, margins.y > 0, opacity > 0 else { return false }
+        let sx = 2 / Double(width), sy = 2 / Double(height)
         // [x y 0 1] × M = (X, Y, ·, W); pixel = (X/W, Y/W); clip = (2X/w − W, 2Y/h − W, 0, W).
-        clipX = SIMD4(Float(2 * m.m11 / w - m.m14), Float(2 * m.m21 / w - m.m24), Float(2 * m.m41 / w - m.m44), 0)
-        clipY = SIMD4(Float(2 * m.m12 / h - m.m14), Float(2 * m.m22 / h - m.m24), Float(2 * m.m42 / h - m.m44), 0)
-        clipW = SIMD4(Float(m.m14), Float(m.m24), Float(m.m44), 0)
-        bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
-        quad = SIMD4(Float(c.minX - marginX), Float(c.minY - marginY), Float(c.maxX + marginX), Float(c.maxY + marginY))
+        clipX = SIMD4(Float(m11 * sx - m14), Float(m21 * sx - m24), Float(m41 * sx - m44), margins.x)
+        clipY = SIMD4(Float(m12 * sy - m14), Float(m22 * sy - m24), Float(m42 * sy - m44), margins.y)
+        clipW = SIMD4(Float(m14), Float(m24), Float(m44), Float(min(opacity, 1)))
         return true
     }
 
-    /// Makes a rect without radii under an affine transform `m` sharp (kinds 8–11): `radii`
-    /// the device pixels per local unit across each pair of edges (the inverse of the quad's
-    /// margins from `setGeometry`, exact for an affine transform), the quad grown by half a
-    /// pixel only (the sharp coverage is zero beyond; about 5 % fewer pixels for a 48 × 32
-    /// layer). False (nothing changed) otherwise.
-    @usableFromInline @inline(__always)
-    mutating func sharpen(_ m: Transform3D) -> Bool {
-        let perPixel = (bounds - quad) / Float(Self.antialiasMargin)
-        guard radii == .zero, m.m14 == 0, m.m24 == 0, perPixel.x > 0, perPixel.y > 0 else { return false }
-        radii = SIMD4(1 / perPixel.x, 1 / perPixel.y, 0, 0)
-        let half = SIMD4<Float>(perPixel.x, perPixel.y, perPixel.x, perPixel.y) * 0.5 * 1.0001
-        quad = SIMD4(bounds.x - half.x, bounds.y - half.y, bounds.z + half.z, bounds.w + half.w)
+    /// Rewrites only the motion part of the `count` instances at `instances`, which hold `item`
+    /// as written before it moved or faded (its content part is unchanged: `DrawList.Patch`'s
+    /// motion ranges), when both that transform and `item`'s are affine (so a sharp rect stays
+    /// sharp) and it still draws. False (nothing written) otherwise: the caller writes the item
+    /// whole, which tells whether it draws as before.
+    @inlinable @inline(__always)
+    package static func writeMotion(_ item: UnsafePointer<DrawItem>, width: Int, height: Int,
+                                    to instances: UnsafeMutablePointer<RectInstance>, count: Int) -> Bool {
+        // Read in place (a copy of the item would retain its payload).
+        let m11 = item.pointee.m11, m12 = item.pointee.m12, m21 = item.pointee.m21, m22 = item.pointee.m22
+        let m44 = item.pointee.m44
+        guard item.pointee.m14 == 0, item.pointee.m24 == 0,
+              let margins = affineMargins(m11: m11, m12: m12, m21: m21, m22: m22, m44: m44) else { return false }
+        var motion = RectInstance()
+        guard motion.setMotion(m11: m11, m12: m12, m14: 0, m21: m21, m22: m22, m24: 0, m41: item.pointee.m41,
+                               m42: item.pointee.m42, m44: m44, margins: margins, opacity: item.pointee.opacity,
+                               width: width, height: height)
+        else { return false }
+        for k in 0..<count {
+            let instance = instances + k
+            instance.pointee.clipX = motion.clipX
+            instance.pointee.clipY = motion.clipY
+            instance.pointee.clipW = motion.clipW
+        }
         return true
+    }
+
+    /// Whether a rect without radii (kinds 0 and 2–4) is drawn sharp (kinds 8–11) under `m`:
+    /// when `m` is affine. Its pixel distances to the edges are then affine in screen space
+    /// (the vertex shader scales them by the inverse margins).
+    @usableFromInline @inline(__always)
+    static func isSharp(_ m: Transform3D, radii: SIMD4<Float>) -> Bool {
+        radii == .zero && m.m14 == 0 && m.m24 == 0
     }
 
     /// Radii clamped to half the smaller side of `b`.
@@ -196,15 +256,17 @@ package struct RectInstance: Equatable {
                   b.origin.x.isFinite, b.origin.y.isFinite, b.width.isFinite, b.height.isFinite
             else { return .nothing }
             let borderWidth = item.pointee.borderWidth.isFinite ? max(item.pointee.borderWidth, 0) : 0
-            let fill = mapPremultiplied(item.pointee.backgroundColor, opacity: opacity)
-            let border = borderWidth > 0 ? mapPremultiplied(item.pointee.borderColor, opacity: opacity) : .zero
+            let fill = premultiplied(item.pointee.backgroundColor)
+            let border = borderWidth > 0 ? premultiplied(item.pointee.borderColor) : .zero
             guard fill.w > 0 || border.w > 0 else { return .nothing }
             var instance = RectInstance()
-            guard instance.setGeometry(item.pointee.transform, bounds: b, cover: b, width: width, height: height)
-            else { return .nothing }
+            let m = item.pointee.transform
+            guard instance.setMotion(m, cover: b, opacity: opacity, width: width, height: height) else { return .nothing }
+            instance.bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
+            instance.cover = instance.bounds
             instance.radii = clampedRadii(item.pointee.cornerRadii, b)
             instance.fillColor = fill
-            if borderWidth == 0, instance.sharpen(item.pointee.transform) {
+            if borderWidth == 0, isSharp(m, radii: instance.radii) {
                 instance.params = SIMD4(0, Kind.sharp.rawValue, 0, clip)
                 (span.base + span.count).initialize(to: instance)
                 span.count += 1
@@ -220,12 +282,14 @@ package struct RectInstance: Equatable {
             let sigmaValue = item.pointee.shadowSigma
             let b = item.pointee.bounds.standardized
             let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
-            let color = mapPremultiplied(item.pointee.backgroundColor, opacity: opacity)
+            let color = premultiplied(item.pointee.backgroundColor)
             guard b.width > 0, b.height > 0, color.w > 0 else { return .nothing }
             let cover = Rect(b.minX - 3 * sigma, b.minY - 3 * sigma, b.width + 6 * sigma, b.height + 6 * sigma)
             var instance = RectInstance()
-            guard instance.setGeometry(item.pointee.transform, bounds: b, cover: cover, width: width, height: height)
+            guard instance.setMotion(item.pointee.transform, cover: cover, opacity: opacity, width: width, height: height)
             else { return .nothing }
+            instance.bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
+            instance.cover = SIMD4(Float(cover.minX), Float(cover.minY), Float(cover.maxX), Float(cover.maxY))
             instance.radii = clampedRadii(item.pointee.cornerRadii, b)
             instance.fillColor = color
             instance.params = SIMD4(0, Kind.shadow.rawValue, Float(sigma), clip)
@@ -244,11 +308,13 @@ package struct RectInstance: Equatable {
             guard span.count < span.capacity else { return .needsRoom(1) }
             guard case .mesh(let draw) = item.pointee.kind else { return .nothing }
             let mb = draw.mesh.bounds.standardized
-            let color = mapPremultiplied(draw.color, opacity: opacity)
+            let color = premultiplied(draw.color)
             guard !draw.mesh.isEmpty, color.w > 0 else { return .nothing }
             var instance = RectInstance()
-            guard instance.setGeometry(item.pointee.transform, bounds: mb, cover: mb, width: width, height: height)
+            guard instance.setMotion(item.pointee.transform, cover: mb, opacity: opacity, width: width, height: height)
             else { return .nothing }
+            instance.bounds = SIMD4(Float(mb.minX), Float(mb.minY), Float(mb.maxX), Float(mb.maxY))
+            instance.cover = instance.bounds
             instance.fillColor = color
             instance.params = SIMD4(0, Kind.mesh.rawValue, 0, clip)
             let total = Float(draw.mesh.totalLength)
@@ -272,13 +338,15 @@ package struct RectInstance: Equatable {
         guard span.capacity - span.count >= max(1, (n + 1) / 3) else { return .needsRoom(max(1, (n + 1) / 3)) }
         let b = item.pointee.bounds.standardized
         var base = RectInstance()
+        let m = item.pointee.transform
         guard b.width > 0, b.height > 0, n > 0,
-              base.setGeometry(item.pointee.transform, bounds: b, cover: b, width: width, height: height)
+              base.setMotion(m, cover: b, opacity: item.pointee.opacity, width: width, height: height)
         else { return .nothing }
-        let opacity = item.pointee.opacity
+        base.bounds = SIMD4(Float(b.minX), Float(b.minY), Float(b.maxX), Float(b.maxY))
+        base.cover = base.bounds
         base.radii = clampedRadii(item.pointee.cornerRadii, b)
         var kind: Kind = switch gradient.type { case .axial: .axial; case .radial: .radial; case .conic: .conic }
-        if base.sharpen(item.pointee.transform) {
+        if isSharp(m, radii: base.radii) {
             kind = switch gradient.type { case .axial: .axialSharp; case .radial: .radialSharp; case .conic: .conicSharp }
         }
         base.params = SIMD4(0, kind.rawValue, 0, clip)
@@ -290,8 +358,9 @@ package struct RectInstance: Equatable {
             if let given { return given[j].isFinite ? min(max(given[j], 0), 1) : 0 }
             return n == 1 ? 0 : Double(j) / Double(n - 1)
         }
+        /// Straight, without the opacity (the vertex shader multiplies it into the alpha).
         func straight(_ c: Color) -> SIMD4<Float> {
-            SIMD4(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha * opacity))
+            SIMD4(Float(c.red), Float(c.green), Float(c.blue), Float(c.alpha))
         }
         let far: Float = 1e9
         var count = 0
@@ -342,7 +411,8 @@ package struct RectInstance: Equatable {
 extension RectInstance {
     /// The `.image` case of `write`: one instance per piece of the contents (one, or up to nine
     /// for a nine-slice). Each rasterizes its piece, grown for anti-aliasing only on the sides
-    /// that are the frame's edges, so the pieces tile without overlapping seams.
+    /// that are the frame's edges (`radii` marks them), so the pieces tile without overlapping
+    /// seams.
     @inlinable
     package static func writeImage(_ item: UnsafePointer<DrawItem>, _ draw: ImageDraw, clip: Float,
                                    width: Int, height: Int, to span: inout Span) -> Written {
@@ -354,29 +424,29 @@ extension RectInstance {
         var second = SIMD4<Float>.zero
         switch draw.mode {
         case .color:
-            let o = Float(min(max(item.pointee.opacity, 0), 1))
-            color = SIMD4(o, o, o, o)
+            color = SIMD4(1, 1, 1, 1)  // × the opacity (the vertex shader)
             mode = 0
         case .coverage(let c):
-            color = mapPremultiplied(c, opacity: item.pointee.opacity)
+            color = premultiplied(c)
             mode = 1
         case .shape(let fill, let stroke):
-            color = mapPremultiplied(fill, opacity: item.pointee.opacity)
-            second = mapPremultiplied(stroke, opacity: item.pointee.opacity)
+            color = premultiplied(fill)
+            second = premultiplied(stroke)
             mode = 2
         }
         guard color.w > 0 || second.w > 0 else { return .nothing }
         var base = RectInstance()
-        // The frame's geometry once; each piece changes only its quad and rects.
-        guard base.setGeometry(item.pointee.transform, bounds: frame, cover: frame, width: width, height: height)
+        // The frame's motion once; each piece changes only its rects.
+        guard base.setMotion(item.pointee.transform, cover: frame, opacity: item.pointee.opacity, width: width,
+                             height: height)
         else { return .nothing }
-        let margin = SIMD4<Float>(Float(frame.minX), Float(frame.minY), Float(frame.maxX), Float(frame.maxY)) - base.quad
+        base.bounds = SIMD4(Float(frame.minX), Float(frame.minY), Float(frame.maxX), Float(frame.maxY))
         if mode == 2 {
             // A shape atlas entry: one piece, its quad the frame (the entry's outer texels are
             // zero, so the frame needs no anti-aliased edge).
-            let d = frame, s = g.source
-            base.quad = SIMD4(Float(d.minX), Float(d.minY), Float(d.maxX), Float(d.maxY))
-            base.gradientPoints = base.quad
+            let s = g.source
+            base.cover = base.bounds
+            base.gradientPoints = base.bounds
             base.gradientLocations = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
             base.fillColor = color
             base.borderColor = second
@@ -396,11 +466,12 @@ extension RectInstance {
                 let rect = SIMD4<Float>(Float(d.minX), Float(d.minY), Float(d.maxX), Float(d.maxY))
                 instance.gradientPoints = rect
                 instance.gradientLocations = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
+                instance.cover = rect
                 // Grown on the frame's edges only (the first and last cuts).
-                instance.quad = SIMD4(i == 0 || g.xCuts[i] == g.xCuts[0] ? rect.x - margin.x : rect.x,
-                                      j == 0 || g.yCuts[j] == g.yCuts[0] ? rect.y - margin.y : rect.y,
-                                      g.xCuts[i + 1] == g.xCuts[3] ? rect.z - margin.z : rect.z,
-                                      g.yCuts[j + 1] == g.yCuts[3] ? rect.w - margin.w : rect.w)
+                instance.radii = SIMD4(i == 0 || g.xCuts[i] == g.xCuts[0] ? 1 : 0,
+                                       j == 0 || g.yCuts[j] == g.yCuts[0] ? 1 : 0,
+                                       g.xCuts[i + 1] == g.xCuts[3] ? 1 : 0,
+                                       g.yCuts[j + 1] == g.yCuts[3] ? 1 : 0)
                 (span.base + span.count).initialize(to: instance)
                 span.count += 1
                 count += 1
@@ -416,10 +487,15 @@ extension DrawItem.Kind {
     @usableFromInline package enum WriteCase { case rect, shadow, gradient, group, image, mesh }
 }
 
-/// Premultiplied color with `opacity` applied, as the shaders take it.
+/// Premultiplied color with `opacity` applied (clamped to 0…1).
 @inlinable
 package func mapPremultiplied(_ color: Color, opacity: Double) -> SIMD4<Float> {
     let alpha = min(max(color.alpha * opacity, 0), 1)
     func channel(_ c: Double) -> Float { Float(min(max(c, 0), 1) * alpha) }
     return SIMD4(channel(color.red), channel(color.green), channel(color.blue), Float(alpha))
 }
+
+/// Premultiplied color, channels and alpha clamped to 0…1, as the instances keep it (the vertex
+/// shader multiplies in the opacity).
+@inlinable
+package func premultiplied(_ color: Color) -> SIMD4<Float> { mapPremultiplied(color, opacity: 1) }

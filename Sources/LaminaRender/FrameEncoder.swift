@@ -58,6 +58,9 @@ enum RecordedDraw: Equatable {
 /// patches since, `DrawList.patch`), only those items are written again, in place — provided
 /// each writes as many instances of the same variant (and image set, or mesh) as before, so
 /// the draws stay as they were; otherwise, and for any other list, every instance is written.
+/// Items that only moved or faded since (the patches' motion ranges) get only the motion part
+/// of their instances written (`RectInstance.writeMotion`) when their transform was and is
+/// affine (`itemAffine`); the others in those ranges are written whole, as above.
 struct FrameEncoder {
     /// This frame's draws; pass `i` of the plan issues `draws[passDraws[i]]`.
     private(set) var draws: [RecordedDraw] = []
@@ -68,6 +71,10 @@ struct FrameEncoder {
     /// Per item of a one-pass list in item order, its first instance (items + 1 entries, the
     /// last the instance count); empty for other lists.
     private var itemStarts: [UInt32] = []
+    /// Per item of a one-pass list: 1 when its instances were written under an affine
+    /// transform and it draws (its motion part alone may be written again), plus 2 when it is
+    /// an image or shape atlas piece (whose image set is checked); 0 otherwise.
+    private var itemAffine: [UInt8] = []
     /// What the ring holds, nil when unknown (nothing encoded, or the ring was replaced).
     private(set) var held: Held?
     /// Instances in the ring.
@@ -84,8 +91,10 @@ struct FrameEncoder {
     struct Outcome {
         /// Whether `draws` or `passDraws` differ from the previous encoding's.
         var drawsChanged: Bool
-        /// Instances written (all of them, or the patched items').
+        /// Instances written whole (all of them, or the patched items').
         var written: Int
+        /// Instances whose motion part alone was written.
+        var motionWritten = 0
         /// Whether only the changed items were written.
         var patched: Bool
     }
@@ -97,10 +106,13 @@ struct FrameEncoder {
     /// buffer holding what it had, when an item does not fit); `mesh` makes a mesh resident;
     /// `image` makes an image resident and gives the set that draws it with the item's filters,
     /// and the texture (nil: not drawn). `changed`: when the ring holds list `changed.since`,
-    /// the item ranges outside which `list`'s items equal that list's (ascending, disjoint);
-    /// only those are written when the ring's mapping of items to instances still holds.
+    /// the item ranges outside which `list`'s items equal that list's (`whole`: changed in any
+    /// way; `motion`: in transform and opacity only; each ascending and disjoint, and disjoint
+    /// from each other); only those are written when the ring's mapping of items to instances
+    /// still holds.
     /// Resident meshes and images the draws use are marked used in `frame` either way.
-    mutating func encode(_ list: DrawList, frame: UInt64, changed: (since: UInt64, ranges: [Range<Int>])?,
+    mutating func encode(_ list: DrawList, frame: UInt64,
+                         changed: (since: UInt64, whole: [Range<Int>], motion: [Range<Int>])?,
                          into span: inout RectInstance.Span,
                          grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                          mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
@@ -114,9 +126,9 @@ struct FrameEncoder {
         if let changed, let held, held.serial == changed.since, held.serial != 0,
            Held(serial: held.serial, width: key.width, height: key.height, clipCount: key.clipCount,
                 itemCount: key.itemCount) == held,
-           itemStarts.count == key.itemCount + 1, span.capacity >= instanceCount,
-           let written = try patch(list, ranges: changed.ranges, base: span.base, capacity: span.capacity,
-                                   mesh: mesh, image: image) {
+           itemStarts.count == key.itemCount + 1, itemAffine.count == key.itemCount, span.capacity >= instanceCount,
+           let written = try patch(list, whole: changed.whole, motion: changed.motion, base: span.base,
+                                   capacity: span.capacity, mesh: mesh, image: image) {
             for draw in draws {
                 switch draw {
                 case .mesh(let m, _, _): m.takeUnretainedValue().lastFrame = frame
@@ -126,7 +138,7 @@ struct FrameEncoder {
             }
             span.count = instanceCount
             self.held = key
-            return Outcome(drawsChanged: false, written: written, patched: true)
+            return Outcome(drawsChanged: false, written: written.whole, motionWritten: written.motion, patched: true)
         }
         swap(&draws, &previousDraws)
         swap(&passDraws, &previousPassDraws)
@@ -137,57 +149,111 @@ struct FrameEncoder {
                        patched: false)
     }
 
-    /// Writes the items of `ranges` again in place (`base`: the ring, `capacity` instances),
-    /// checking each against the draw that issues its instances. Returns the instances written,
-    /// or nil when an item no longer fits its place (then some instances may have been
-    /// written over: the caller writes them all).
-    private func patch(_ list: DrawList, ranges: [Range<Int>], base: UnsafeMutablePointer<RectInstance>, capacity: Int,
-                       mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
-                       image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
-        throws(RenderError) -> Int? {
+    /// Writes the items of `whole` again in place, and the motion part of those of `motion`
+    /// (`base`: the ring, `capacity` instances), checking each item written whole against the
+    /// draw that issues its instances. Returns the instances written whole and in motion only,
+    /// or nil when an item no longer fits its place (then some instances may have been written
+    /// over: the caller writes them all).
+    private mutating func patch(_ list: DrawList, whole: [Range<Int>], motion: [Range<Int>],
+                                base: UnsafeMutablePointer<RectInstance>, capacity: Int,
+                                mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
+                                image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+        throws(RenderError) -> (whole: Int, motion: Int)? {
         let clipCount = list.clips.count, width = list.width, height = list.height
-        var written = 0
-        var cursor = 0  // the draw of the last patched item (items ascend, and so do their draws)
-        return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> Int? in
-            for range in ranges {
-                guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
-                for k in range {
-                    let start = Int(itemStarts[k]), count = Int(itemStarts[k + 1]) - start
+        var written = 0, motionWritten = 0
+        // Locals (no exclusivity checks on properties in the loops).
+        var affine = self.itemAffine
+        self.itemAffine = []
+        defer { self.itemAffine = affine }
+        let starts = itemStarts
+        let draws = self.draws
+        return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> (whole: Int, motion: Int)? in
+            try affine.withUnsafeMutableBufferPointer { (affine) throws(RenderError) -> (whole: Int, motion: Int)? in
+                /// Item `k` written whole in place, its draw found from `cursor` (items ascend, and so
+                /// do their draws); false when it no longer fits its place.
+                func writeWhole(_ k: Int, _ cursor: inout Int) throws(RenderError) -> Bool {
+                    let start = Int(starts[k]), count = Int(starts[k + 1]) - start
                     let item = items.baseAddress! + k
                     var span = RectInstance.Span(base: base + start, capacity: capacity - start)
                     switch RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span) {
                     case .nothing:
-                        guard count == 0 else { return nil }
+                        guard count == 0 else { return false }
+                        affine[k] = 0
                     case .needsRoom:
-                        return nil
+                        return false
                     case .drawn(let n, let variant):
-                        guard n == count, let d = drawIndex(containing: start, from: cursor) else { return nil }
+                        guard n == count, let d = Self.drawIndex(draws, containing: start, from: cursor) else {
+                            return false
+                        }
                         cursor = d
                         switch (item.pointee.kind, draws[d]) {
                         case (.mesh(let meshDraw), .mesh(let drawn, let instance, let clipped)):
                             guard instance == start, clipped == variant.clipped,
-                                  try mesh(meshDraw) === drawn.takeUnretainedValue() else { return nil }
+                                  try mesh(meshDraw) === drawn.takeUnretainedValue() else { return false }
                         case (.image(let imageDraw), .image(_, _, let drawnVariant, let set, _)):
                             guard drawnVariant.same(variant), let (newSet, _) = try image(imageDraw), newSet == set
-                            else { return nil }
+                            else { return false }
                         case (.mesh, _), (.image, _):
-                            return nil
+                            return false
                         case (_, .rects(_, _, let drawnVariant)):
-                            guard drawnVariant.same(variant) else { return nil }
+                            guard drawnVariant.same(variant) else { return false }
                         default:
-                            return nil
+                            return false
                         }
+                        affine[k] = Self.affineFlags(item, variant)
                         written += n
                     }
+                    return true
                 }
+                var cursor = 0
+                for range in whole {
+                    guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
+                    for k in range {
+                        guard try writeWhole(k, &cursor) else { return nil }
+                    }
+                }
+                cursor = 0
+                for range in motion {
+                    guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
+                    for k in range {
+                        let flags = affine[k]
+                        let start = Int(starts[k]), count = Int(starts[k + 1]) - start
+                        let item = items.baseAddress! + k
+                        // Still affine and drawn: only the motion part (the content, and so the
+                        // variant, is as the ring holds it).
+                        guard flags != 0,
+                              RectInstance.writeMotion(item, width: width, height: height, to: base + start, count: count)
+                        else {
+                            guard try writeWhole(k, &cursor) else { return nil }
+                            continue
+                        }
+                        if flags & 2 != 0 {
+                            // An image piece: the set that draws it must be the same (the atlas kept).
+                            guard case .image(let imageDraw) = item.pointee.kind,
+                                  let d = Self.drawIndex(draws, containing: start, from: cursor),
+                                  case .image(_, _, _, let set, _) = draws[d],
+                                  let (newSet, _) = try image(imageDraw), newSet == set else { return nil }
+                            cursor = d
+                        }
+                        motionWritten += count
+                    }
+                }
+                return (written, motionWritten)
             }
-            return written
         }
+    }
+
+    /// `itemAffine`'s flags for an item written as `variant`.
+    @inline(__always)
+    private static func affineFlags(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant) -> UInt8 {
+        let m = item.pointee.transform
+        guard m.m14 == 0, m.m24 == 0 else { return 0 }
+        return variant.kind == .image || variant.kind == .shape ? 3 : 1
     }
 
     /// The draw whose instances include `instance`, at `from` or after it (draws of a one-pass
     /// list are in instance order).
-    private func drawIndex(containing instance: Int, from: Int) -> Int? {
+    private static func drawIndex(_ draws: [RecordedDraw], containing instance: Int, from: Int) -> Int? {
         var d = from
         while d < draws.count {
             let (first, count): (Int, Int) = switch draws[d] {
@@ -231,6 +297,7 @@ struct FrameEncoder {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
         itemStarts.removeAll(keepingCapacity: true)
+        itemAffine.removeAll(keepingCapacity: true)
         // Locals in the per-item loop (no exclusivity checks on properties).
         let clipCount = list.clips.count, width = list.width, height = list.height
         var draws = self.draws
@@ -242,10 +309,18 @@ struct FrameEncoder {
         self.itemStarts = []
         defer { self.itemStarts = starts }
         let inOrder = plan.passes.count == 1 && plan.steps.count == 1 && plan.steps[0] == .items(0..<list.items.count)
-        if inOrder { starts.append(contentsOf: repeatElement(0, count: list.items.count + 1)) }
-        // SAFETY: `starts` holds items + 1 entries when `inOrder` and is not otherwise touched
-        // until the loop is done (a pointer, not an append and its uniqueness check per item).
+        var affine = self.itemAffine
+        self.itemAffine = []
+        defer { self.itemAffine = affine }
+        if inOrder {
+            starts.append(contentsOf: repeatElement(0, count: list.items.count + 1))
+            affine.append(contentsOf: repeatElement(0, count: list.items.count))
+        }
+        // SAFETY: `starts` holds items + 1 entries and `affine` items when `inOrder`, and they are
+        // not otherwise touched until the loop is done (pointers, not appends and their
+        // uniqueness checks per item).
         let startsPointer = starts.withUnsafeMutableBufferPointer { $0.baseAddress }
+        let affinePointer = affine.withUnsafeMutableBufferPointer { $0.baseAddress }
         var run = Run()
         /// Writes `item`'s instances at the end of `span`, growing it when full.
         func write(_ item: UnsafePointer<DrawItem>) throws(RenderError) -> RectInstance.Written {
@@ -266,6 +341,7 @@ struct FrameEncoder {
                             if inOrder { startsPointer.unsafelyUnwrapped[k] = UInt32(truncatingIfNeeded: instance) }
                             // The variant tells the kind (no copy of the item's kind for the others).
                             guard case .drawn(let added, let variant) = try write(item) else { continue }
+                            if inOrder { affinePointer.unsafelyUnwrapped[k] = Self.affineFlags(item, variant) }
                             switch variant.kind {
                             case .mesh:
                                 guard case .mesh(let meshDraw) = item.pointee.kind else { continue }
@@ -274,7 +350,11 @@ struct FrameEncoder {
                                                    clipped: variant.clipped))
                             case .image, .shape:
                                 guard case .image(let imageDraw) = item.pointee.kind else { continue }
-                                guard let (set, texture) = try image(imageDraw) else { span.count = instance; continue }
+                                guard let (set, texture) = try image(imageDraw) else {
+                                    span.count = instance
+                                    if inOrder { affinePointer.unsafelyUnwrapped[k] = 0 }
+                                    continue
+                                }
                                 if run.count > 0, run.set == set, run.variant.same(variant), run.first + run.count == instance {
                                     run.count += added
                                 } else {

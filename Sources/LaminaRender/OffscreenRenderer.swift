@@ -85,6 +85,7 @@ public final class OffscreenRenderer {
     /// The patches of the lists seen lately (which items changed from list to list).
     private var history = PatchHistory(capacity: 2 * framesInFlight)
     private var changedScratch: [Range<Int>] = []
+    private var motionScratch: [Range<Int>] = []
     /// Bumped when the target is replaced (with the residencies' own `changes`:
     /// `resourceEpoch`; each slot counts its own buffers' changes).
     var bufferChanges: UInt64 = 0
@@ -93,9 +94,11 @@ public final class OffscreenRenderer {
     /// passes again (the draws and everything they refer to unchanged), for tests and stats.
     public private(set) var framesRecorded = 0
     public private(set) var framesReused = 0
-    /// Instances written so far, and frames that wrote only the changed items' instances
+    /// Instances written whole so far, and frames that wrote only the changed items' instances
     /// (patching the slot's ring), for tests and stats.
     public private(set) var instancesWritten = 0
+    /// Instances whose motion part alone was written so far (items that only moved or faded).
+    public private(set) var motionWritten = 0
     public private(set) var framesPatched = 0
     /// False: every frame writes every instance and records its passes (the reference path,
     /// for tests comparing the two).
@@ -290,9 +293,10 @@ public final class OffscreenRenderer {
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
-        var changed: (since: UInt64, ranges: [Range<Int>])? = nil
-        if reusesWork, let held = encoder.held, history.changed(since: held.serial, items: list.items.count, into: &changedScratch) {
-            changed = (held.serial, changedScratch)
+        var changed: (since: UInt64, whole: [Range<Int>], motion: [Range<Int>])? = nil
+        if reusesWork, let held = encoder.held,
+           history.changed(since: held.serial, items: list.items.count, whole: &changedScratch, motion: &motionScratch) {
+            changed = (held.serial, changedScratch, motionScratch)
         }
         let outcome = try encoder.encode(list, frame: frame, changed: changed, into: &span, grow: { (span, room) throws(RenderError) in
             try replaceInstanceBuffer(slot: slotIndex, capacity: (span.count + room) * 3 / 2, keeping: span)
@@ -304,8 +308,9 @@ public final class OffscreenRenderer {
         }, image: { (draw) throws(RenderError) in
             try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
-        changed = nil  // `changedScratch` unshared again (no copy when it is next refilled)
+        changed = nil  // the scratch buffers unshared again (no copy when they are next refilled)
         instancesWritten += outcome.written
+        motionWritten += outcome.motionWritten
         if outcome.patched { framesPatched += 1 }
         try images.reserve(plan.imageCount, width: width, height: height, device: device, pipeline: pipeline,
                            descriptorPool: descriptorPool)

@@ -99,6 +99,8 @@ final class VulkanPipeline {
         let c = variant.clipped
         // Gradients and meshes read params (location 8) only for the clip index.
         let gradient: Set<UInt32> = c ? Set(0...13) : Set(0...13).subtracting([8])
+        // Sharp ones take their pixels per unit from the margins, not radii (location 5).
+        let sharpGradient = gradient.subtracting([5])
         let gradientVertex = c ? Shaders.rectGradientClippedVert : Shaders.rectGradientVert
         let sharpGradientVertex = c ? Shaders.rectGradientSharpClippedVert : Shaders.rectGradientSharpVert
         switch variant.kind {
@@ -109,16 +111,18 @@ final class VulkanPipeline {
         case .axial: return (gradientVertex, c ? Shaders.rectAxialClippedFrag : Shaders.rectAxialFrag, gradient)
         case .radial: return (gradientVertex, c ? Shaders.rectRadialClippedFrag : Shaders.rectRadialFrag, gradient)
         case .conic: return (gradientVertex, c ? Shaders.rectConicClippedFrag : Shaders.rectConicFrag, gradient)
-        case .axialSharp: return (sharpGradientVertex, c ? Shaders.rectAxialSharpClippedFrag : Shaders.rectAxialSharpFrag, gradient)
+        case .axialSharp: return (sharpGradientVertex, c ? Shaders.rectAxialSharpClippedFrag : Shaders.rectAxialSharpFrag,
+                                  sharpGradient)
         case .radialSharp: return (sharpGradientVertex, c ? Shaders.rectRadialSharpClippedFrag : Shaders.rectRadialSharpFrag,
-                                   gradient)
-        case .conicSharp: return (sharpGradientVertex, c ? Shaders.rectConicSharpClippedFrag : Shaders.rectConicSharpFrag, gradient)
+                                   sharpGradient)
+        case .conicSharp: return (sharpGradientVertex, c ? Shaders.rectConicSharpClippedFrag : Shaders.rectConicSharpFrag,
+                                  sharpGradient)
         case .mesh: return c ? (Shaders.meshClippedVert, Shaders.meshClippedFrag, meshInstanceLocations)
                              : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
         case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
                               : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
         case .sharp: return (c ? Shaders.rectSharpClippedVert : Shaders.rectSharpVert,
-                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? Set(0...6).union([8]) : Set(0...6))
+                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? [0, 1, 2, 3, 4, 6, 8] : [0, 1, 2, 3, 4, 6])
         case .shape: return c ? (Shaders.rectShapeClippedVert, Shaders.rectShapeClippedFrag, shapeInstanceLocations)
                               : (Shaders.rectShapeVert, Shaders.rectShapeFrag, shapeInstanceLocations.subtracting([8]))
         }
@@ -371,16 +375,16 @@ final class VulkanPipeline {
         }
     }
 
-    /// The `RectInstance` fields meshClipped.vert reads (transform, color, params with the clip,
+    /// The `RectInstance` fields meshClipped.vert reads (motion, color, params with the clip,
     /// trim); mesh.vert reads them but params.
     static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8]
-    // (not 3–5, 7, 9–13: bounds, quad, radii, second color, gradient points, range and stops)
+    // (not 3–5, 7, 9–13: bounds, cover, radii, second color, gradient points, range and stops)
 
-    /// The `RectInstance` fields rectImage*.vert read (transform, frame, quad, color, params,
-    /// the piece's rect and its part of the image).
-    static let imageInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 4, 6, 8, 9, 11]
+    /// The `RectInstance` fields rectImage*.vert read (motion, frame, cover rect and the sides
+    /// grown, color, params, the piece's rect and its part of the image).
+    static let imageInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 4, 5, 6, 8, 9, 11]
 
-    /// The `RectInstance` fields rectShapeClipped.vert reads (transform, quad, fill and stroke
+    /// The `RectInstance` fields rectShapeClipped.vert reads (motion, cover rect, fill and stroke
     /// colors, params with the clip, the piece's rect and its part of the atlas); rectShape.vert
     /// reads them but params.
     static let shapeInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 7, 8, 9, 11]
@@ -388,7 +392,7 @@ final class VulkanPipeline {
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14
 
-    /// The `RectInstance` fields shadow.vert reads (transform, quad, color, params).
+    /// The `RectInstance` fields shadow.vert reads (motion, cover rect, color, params).
     static let blurInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 8]
 
     private static func createPipeline(

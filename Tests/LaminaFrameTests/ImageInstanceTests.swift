@@ -35,11 +35,14 @@ import LaminaImage
                 let instance = instances[j * 3 + i]
                 #expect(instance.gradientPoints == SIMD4(x[i], y[j], x[i + 1], y[j + 1]))
                 #expect(instance.gradientLocations == SIMD4(u[i], u[j], u[i + 1], u[j + 1]))
-                // Grown by 1 pixel where the piece is on the frame's edge, else exactly the piece.
-                #expect(instance.quad == SIMD4(x[i] - (i == 0 ? 1 : 0), y[j] - (j == 0 ? 1 : 0),
-                                               x[i + 1] + (i == 2 ? 1 : 0), y[j + 1] + (j == 2 ? 1 : 0)))
+                // Grown by 1 pixel where the piece is on the frame's edge, else exactly the piece:
+                // the piece, the sides to grow, and margins of 1 (the vertex shader grows it).
+                #expect(instance.cover == SIMD4(x[i], y[j], x[i + 1], y[j + 1]))
+                #expect(instance.radii == SIMD4(i == 0 ? 1 : 0, j == 0 ? 1 : 0, i == 2 ? 1 : 0, j == 2 ? 1 : 0))
+                #expect(instance.clipX.w == 1 && instance.clipY.w == 1)
                 #expect(instance.bounds == SIMD4(10, 20, 110, 70))  // the whole frame's edges are anti-aliased
-                #expect(instance.fillColor == SIMD4(repeating: 0.5))  // premultiplied texels × opacity
+                // Premultiplied texels × the opacity (which the vertex shader applies).
+                #expect(instance.fillColor == SIMD4(repeating: 1) && instance.clipW.w == 0.5)
                 #expect(instance.params == SIMD4(0, RectInstance.Kind.image.rawValue, 0, 1))
             }
         }
@@ -61,6 +64,6 @@ import LaminaImage
         draw.mode = .coverage(Color(1, 0.5, 0, 1))
         item.kind = .image(draw)
         let (instances, _) = Self.write(item)
-        #expect(instances.allSatisfy { $0.fillColor == SIMD4(0.5, 0.25, 0, 0.5) && $0.params.z == 1 })
+        #expect(instances.allSatisfy { $0.fillColor * $0.clipW.w == SIMD4(0.5, 0.25, 0, 0.5) && $0.params.z == 1 })
     }
 }

@@ -91,7 +91,9 @@ package struct RectInstance: Equatable {
     @usableFromInline @inline(__always)
     mutating func setMotion(_ m: Transform3D, cover c: Rect, opacity: Double, width: Int, height: Int) -> Bool {
         if m.m14 == 0 && m.m24 == 0 {
-            guard let margins = Self.affineMargins(m11: m.m11, m12: m.m12, m21: m.m21, m22: m.m22, m44: m.m44)
+            // (A cover rect not finite draws nothing, as w there is not a number.)
+            guard c.minX.isFinite, c.minY.isFinite,
+                  let margins = Self.affineMargins(m11: m.m11, m12: m.m12, m21: m.m21, m22: m.m22, m44: m.m44)
             else { return false }
             return setMotion(m11: m.m11, m12: m.m12, m14: 0, m21: m.m21, m22: m.m22, m24: 0, m41: m.m41, m42: m.m42,
                              m44: m.m44, margins: margins, opacity: opacity, width: width, height: height)

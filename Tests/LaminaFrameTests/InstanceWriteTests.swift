@@ -240,6 +240,14 @@ private enum Reference {
         instance.params.w = index >= 0 && index < clips.count ? Float(index + 1) : 0
     }
 
+    /// (Since session 5, a color's alpha above 1 counts as 1 before the opacity, which the vertex
+    /// shader now multiplies in; colors are straight with alpha in 0…1.)
+    static func mapPremultiplied(_ color: Color, opacity: Double) -> SIMD4<Float> {
+        var color = color
+        color.alpha = min(color.alpha, 1)
+        return LaminaFrame.mapPremultiplied(color, opacity: opacity)
+    }
+
     static func append(_ item: DrawItem, clips: [Clip], width: Int, height: Int, to out: inout [RectInstance]) -> Int {
         guard item.opacity > 0 else { return 0 }
         var item = item

@@ -96,7 +96,7 @@ package struct RectInstance: Equatable {
                   let margins = Self.affineMargins(m11: m.m11, m12: m.m12, m21: m.m21, m22: m.m22, m44: m.m44)
             else { return false }
             return setMotion(m11: m.m11, m12: m.m12, m14: 0, m21: m.m21, m22: m.m22, m24: 0, m41: m.m41, m42: m.m42,
-                             m44: m.m44, margins: margins, opacity: opacity, width: width, height: height)
+                             m44: m.m44, margins: margins, opacity: opacity, scale: Self.clipScale(width, height))
         }
         // Local units per pixel across each pair of edges, at the corners (the extremes, as
         // w is affine in x and y). Across the edges x = const the perpendicular pixel
@@ -125,35 +125,44 @@ package struct RectInstance: Equatable {
         marginX = min(marginX * Self.antialiasMargin, max(c.width, c.height))
         marginY = min(marginY * Self.antialiasMargin, max(c.width, c.height))
         return setMotion(m11: m.m11, m12: m.m12, m14: m.m14, m21: m.m21, m22: m.m22, m24: m.m24, m41: m.m41, m42: m.m42,
-                         m44: m.m44, margins: SIMD2(Float(marginX), Float(marginY)), opacity: opacity, width: width,
-                         height: height)
+                         m44: m.m44, margins: SIMD2(Float(marginX), Float(marginY)), opacity: opacity,
+                         scale: Self.clipScale(width, height))
     }
 
     /// The anti-aliasing margins (local units) of an affine transform (m14 = m24 = 0): the
-    /// same everywhere, so no corner loop; nil when edge-on or behind the eye.
+    /// same everywhere, so no corner loop; nil when edge-on or behind the eye. With W = m44,
+    /// the pixel Jacobian's columns are ex = (m11, m12)/W and ey = (m21, m22)/W, its determinant
+    /// D/W² with D = m11·m22 − m12·m21, so the margins |ey|/det and |ex|/det are
+    /// W·|(m21, m22)|/|D| and W·|(m11, m12)|/|D|: one division.
     @usableFromInline @inline(__always)
     static func affineMargins(m11: Double, m12: Double, m21: Double, m22: Double, m44: Double) -> SIMD2<Float>? {
-        guard m44 > 1e-9 else { return nil }
-        let perW = 1 / m44
-        let exX = m11 * perW, exY = m12 * perW, eyX = m21 * perW, eyY = m22 * perW
-        let det = abs(exX * eyY - exY * eyX)
-        guard det > 1e-12 else { return nil }
-        let perDet = antialiasMargin / det
-        return SIMD2(Float((eyX * eyX + eyY * eyY).squareRoot() * perDet), Float((exX * exX + exY * exY).squareRoot() * perDet))
+        let d = abs(m11 * m22 - m12 * m21)
+        guard m44 > 1e-9, d > 1e-12 * m44 * m44 else { return nil }  // (a NaN fails)
+        let perDet = antialiasMargin * m44 / d
+        let columns = SIMD2(m21, m11) * SIMD2(m21, m11) + SIMD2(m22, m12) * SIMD2(m22, m12)
+        return SIMD2<Float>(columns.squareRoot() * perDet)
     }
 
-    /// Stores the motion part from the plane entries of the transform, its margins and opacity.
+    /// (2 / width, 2 / height): device pixels to clip space, for `setMotion`.
+    @inlinable @inline(__always)
+    package static func clipScale(_ width: Int, _ height: Int) -> SIMD2<Double> { 2 / SIMD2(Double(width), Double(height)) }
+
+    /// Stores the motion part from the plane entries of the transform, its margins and opacity;
+    /// `scale`: `clipScale` of the target.
     @usableFromInline @inline(__always)
     mutating func setMotion(m11: Double, m12: Double, m14: Double, m21: Double, m22: Double, m24: Double, m41: Double,
-                            m42: Double, m44: Double, margins: SIMD2<Float>, opacity: Double, width: Int,
-                            height: Int) -> Bool {
+                            m42: Double, m44: Double, margins: SIMD2<Float>, opacity: Double,
+                            scale: SIMD2<Double>) -> Bool {
         // Positive and finite-or-infinite in Float too (a NaN fails), and a visible opacity.
         guard margins.x > 0, margins.y > 0, opacity > 0 else { return false }
-        let sx = 2 / Double(width), sy = 2 / Double(height)
         // [x y 0 1] × M = (X, Y, ·, W); pixel = (X/W, Y/W); clip = (2X/w − W, 2Y/h − W, 0, W).
-        clipX = SIMD4(Float(m11 * sx - m14), Float(m21 * sx - m24), Float(m41 * sx - m44), margins.x)
-        clipY = SIMD4(Float(m12 * sy - m14), Float(m22 * sy - m24), Float(m42 * sy - m44), margins.y)
-        clipW = SIMD4(Float(m14), Float(m24), Float(m44), Float(min(opacity, 1)))
+        let x = SIMD4(m11, m21, m41, 0) * scale.x - SIMD4(m14, m24, m44, 0)
+        let y = SIMD4(m12, m22, m42, 0) * scale.y - SIMD4(m14, m24, m44, 0)
+        clipX = SIMD4<Float>(x)
+        clipX.w = margins.x
+        clipY = SIMD4<Float>(y)
+        clipY.w = margins.y
+        clipW = SIMD4<Float>(SIMD4(m14, m24, m44, min(opacity, 1)))
         return true
     }
 
@@ -162,8 +171,10 @@ package struct RectInstance: Equatable {
     /// motion ranges), when both that transform and `item`'s are affine (so a sharp rect stays
     /// sharp) and it still draws. False (nothing written) otherwise: the caller writes the item
     /// whole, which tells whether it draws as before.
+    ///
+    /// - Parameter scale: `clipScale(width, height)` of the target (once per frame).
     @inlinable @inline(__always)
-    package static func writeMotion(_ item: UnsafePointer<DrawItem>, width: Int, height: Int,
+    package static func writeMotion(_ item: UnsafePointer<DrawItem>, scale: SIMD2<Double>,
                                     to instances: UnsafeMutablePointer<RectInstance>, count: Int) -> Bool {
         // Read in place (a copy of the item would retain its payload).
         let m11 = item.pointee.m11, m12 = item.pointee.m12, m21 = item.pointee.m21, m22 = item.pointee.m22
@@ -173,7 +184,7 @@ package struct RectInstance: Equatable {
         var motion = RectInstance()
         guard motion.setMotion(m11: m11, m12: m12, m14: 0, m21: m21, m22: m22, m24: 0, m41: item.pointee.m41,
                                m42: item.pointee.m42, m44: m44, margins: margins, opacity: item.pointee.opacity,
-                               width: width, height: height)
+                               scale: scale)
         else { return false }
         for k in 0..<count {
             let instance = instances + k

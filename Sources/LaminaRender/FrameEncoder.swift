@@ -75,6 +75,10 @@ struct FrameEncoder {
     /// transform and it draws (its motion part alone may be written again), plus 2 when it is
     /// an image or shape atlas piece (whose image set is checked); 0 otherwise.
     private var itemAffine: [UInt8] = []
+    /// The image residency's `changes` after this slot's draws were last made or checked
+    /// (`noteImageEpoch`): while it holds, an image item that only moved draws with the same
+    /// set, unchecked.
+    private var imageEpoch: UInt64?
     /// What the ring holds, nil when unknown (nothing encoded, or the ring was replaced).
     private(set) var held: Held?
     /// Instances in the ring.
@@ -102,6 +106,9 @@ struct FrameEncoder {
     /// Forgets what the ring holds (it was replaced or released).
     mutating func forgetHeld() { held = nil }
 
+    /// Notes the image residency's `changes` after an encoding (see `imageEpoch`).
+    mutating func noteImageEpoch(_ epoch: UInt64) { imageEpoch = epoch }
+
     /// Encodes `list`'s passes into `span` (grown by `grow`, which gives the span a larger
     /// buffer holding what it had, when an item does not fit); `mesh` makes a mesh resident;
     /// `image` makes an image resident and gives the set that draws it with the item's filters,
@@ -111,7 +118,7 @@ struct FrameEncoder {
     /// from each other); only those are written when the ring's mapping of items to instances
     /// still holds.
     /// Resident meshes and images the draws use are marked used in `frame` either way.
-    mutating func encode(_ list: DrawList, frame: UInt64,
+    mutating func encode(_ list: DrawList, frame: UInt64, imageEpoch: UInt64,
                          changed: (since: UInt64, whole: [Range<Int>], motion: [Range<Int>])?,
                          into span: inout RectInstance.Span,
                          grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
@@ -128,7 +135,8 @@ struct FrameEncoder {
                 itemCount: key.itemCount) == held,
            itemStarts.count == key.itemCount + 1, itemAffine.count == key.itemCount, span.capacity >= instanceCount,
            let written = try patch(list, whole: changed.whole, motion: changed.motion, base: span.base,
-                                   capacity: span.capacity, mesh: mesh, image: image) {
+                                   capacity: span.capacity, checkImages: imageEpoch != self.imageEpoch, mesh: mesh,
+                                   image: image) {
             for draw in draws {
                 switch draw {
                 case .mesh(let m, _, _): m.takeUnretainedValue().lastFrame = frame
@@ -151,15 +159,16 @@ struct FrameEncoder {
 
     /// Writes the items of `whole` again in place, and the motion part of those of `motion`
     /// (`base`: the ring, `capacity` instances), checking each item written whole against the
-    /// draw that issues its instances. Returns the instances written whole and in motion only,
+    /// draw that issues its instances (and with `checkImages` the image set of those moved). Returns the instances written whole and in motion only,
     /// or nil when an item no longer fits its place (then some instances may have been written
     /// over: the caller writes them all).
     private mutating func patch(_ list: DrawList, whole: [Range<Int>], motion: [Range<Int>],
-                                base: UnsafeMutablePointer<RectInstance>, capacity: Int,
+                                base: UnsafeMutablePointer<RectInstance>, capacity: Int, checkImages: Bool,
                                 mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
                                 image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
         throws(RenderError) -> (whole: Int, motion: Int)? {
         let clipCount = list.clips.count, width = list.width, height = list.height
+        let scale = RectInstance.clipScale(width, height)
         var written = 0, motionWritten = 0
         // Locals (no exclusivity checks on properties in the loops).
         var affine = self.itemAffine
@@ -222,12 +231,12 @@ struct FrameEncoder {
                         // Still affine and drawn: only the motion part (the content, and so the
                         // variant, is as the ring holds it).
                         guard flags != 0,
-                              RectInstance.writeMotion(item, width: width, height: height, to: base + start, count: count)
+                              RectInstance.writeMotion(item, scale: scale, to: base + start, count: count)
                         else {
                             guard try writeWhole(k, &cursor) else { return nil }
                             continue
                         }
-                        if flags & 2 != 0 {
+                        if flags & 2 != 0 && checkImages {
                             // An image piece: the set that draws it must be the same (the atlas kept).
                             guard case .image(let imageDraw) = item.pointee.kind,
                                   let d = Self.drawIndex(draws, containing: start, from: cursor),

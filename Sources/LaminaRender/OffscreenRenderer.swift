@@ -298,7 +298,8 @@ public final class OffscreenRenderer {
            history.changed(since: held.serial, items: list.items.count, whole: &changedScratch, motion: &motionScratch) {
             changed = (held.serial, changedScratch, motionScratch)
         }
-        let outcome = try encoder.encode(list, frame: frame, changed: changed, into: &span, grow: { (span, room) throws(RenderError) in
+        let outcome = try encoder.encode(list, frame: frame, imageEpoch: textures.changes, changed: changed, into: &span,
+                                         grow: { (span, room) throws(RenderError) in
             try replaceInstanceBuffer(slot: slotIndex, capacity: (span.count + room) * 3 / 2, keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
             span.base = ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride)
@@ -309,6 +310,7 @@ public final class OffscreenRenderer {
             try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
         changed = nil  // the scratch buffers unshared again (no copy when they are next refilled)
+        encoder.noteImageEpoch(textures.changes)
         instancesWritten += outcome.written
         motionWritten += outcome.motionWritten
         if outcome.patched { framesPatched += 1 }

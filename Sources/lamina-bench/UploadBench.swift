@@ -17,7 +17,8 @@ import LaminaTree
 /// Prints JSON: ms per frame of each CPU phase (wall, as `FrameTiming` reports it; the machine
 /// is shared) and of the render thread's CPU time in `render` (p50 and mean), the draw
 /// item count, and over the measured frames the renderer's counters: frames whose passes were
-/// recorded or reused, frames that patched their ring, instances written per frame.
+/// recorded or reused, frames that patched their ring, instances written whole per frame and
+/// instances whose motion part alone was written per frame.
 func runUploadBench(_ arguments: [String]) {
     let bench = SceneBench("upload", arguments, layers: 10_000, frames: 60,
                            accepting: ["--layers", "--frames", "--mix", "--target"])
@@ -32,7 +33,7 @@ func runUploadBench(_ arguments: [String]) {
         renderer = try OffscreenRenderer(width: target?.width ?? width, height: target?.height ?? height, validation: false)
     } catch { fail("\(error)") }
     let cpuNow = SceneBench.threadCPUTime
-    var counted = (recorded: 0, reused: 0, patched: 0, written: 0)
+    var counted = (recorded: 0, reused: 0, patched: 0, written: 0, motion: 0)
     var upload: [Double] = [], record: [Double] = [], submit: [Double] = [], cpu: [Double] = []
     var items = 0
     let warmup = 3
@@ -48,7 +49,8 @@ func runUploadBench(_ arguments: [String]) {
         do { timing = try renderer.render(list) } catch { fail("render: \(error)") }
         let t1 = cpuNow()
         if frame == warmup - 1 {
-            counted = (renderer.framesRecorded, renderer.framesReused, renderer.framesPatched, renderer.instancesWritten)
+            counted = (renderer.framesRecorded, renderer.framesReused, renderer.framesPatched, renderer.instancesWritten,
+                       renderer.motionWritten)
         }
         if frame >= warmup {
             upload.append(timing.upload); record.append(timing.record); submit.append(timing.submit)
@@ -64,6 +66,7 @@ func runUploadBench(_ arguments: [String]) {
     "frames_recorded": \(renderer.framesRecorded - counted.recorded), "frames_reused": \(renderer.framesReused - counted.reused), \
     "frames_patched": \(renderer.framesPatched - counted.patched), \
     "instances_written_per_frame": \((renderer.instancesWritten - counted.written) / frames), \
+    "motion_written_per_frame": \((renderer.motionWritten - counted.motion) / frames), \
     "ms_per_frame": {\(phase("upload", upload)), \(phase("record", record)), \(phase("submit", submit)), \
     \(phase("render_thread_cpu", cpu))}}
     """)

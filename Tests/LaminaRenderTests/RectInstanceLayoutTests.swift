@@ -17,6 +17,17 @@ struct RectInstanceLayoutTests {
         }
     }
 
+    /// The motion part (`setMotion`, `writeMotion`) is the first three vec4s, which every
+    /// variant's vertex shader (and the blur's) reads.
+    @Test func motionPartIsTheFirstFortyEightBytes() {
+        #expect(RectInstance.motionLocations == [0, 1, 2])
+        #expect(MemoryLayout<RectInstance>.offset(of: \RectInstance.clipW)! + 16 == 48)
+        for variant in PipelineVariant.all {
+            #expect(VulkanPipeline.shaders(variant).instanceLocations.isSuperset(of: RectInstance.motionLocations), "\(variant)")
+        }
+        #expect(VulkanPipeline.blurInstanceLocations.isSuperset(of: RectInstance.motionLocations))
+    }
+
     /// Each variant's vertex shader reads exactly the locations its pipeline feeds, every one
     /// a vec4 field; together the analytic variants read every field.
     @Test func variantShaderInputsMatchTheirAttributes() throws {

@@ -106,11 +106,10 @@ struct Retained {
     var changedRanges: [Range<Int>] = []
     /// The parts of `changedRanges` that changed layers moved in place (`moveLeaf`: only
     /// transforms and opacities differ), for the renderer; alternating as `changedRanges`.
-    var motionRanges: [Range<Int>] = []
+    var motionRanges: [Range<Int>] = [], spareMotionRanges: [Range<Int>] = []
     /// Leaf visits the last patch moved in place (`moveLeaf`; tests).
     var moved = 0
     var spareChangedRanges: [Range<Int>] = []
-    var spareMotionRanges: [Range<Int>] = []
 
     /// Notes a changed visit's items (merged with the last range when adjacent), and among
     /// the motion ranges too when `motionOnly`.

@@ -1,0 +1,74 @@
+import LaminaGeometry
+
+extension RectInstance {
+    /// The `.image` case of `write`: one instance per piece of the contents (one, or up to nine
+    /// for a nine-slice). Each rasterizes its piece, grown for anti-aliasing only on the sides
+    /// that are the frame's edges (`radii` marks them), so the pieces tile without overlapping
+    /// seams.
+    @inlinable
+    package static func writeImage(_ item: UnsafePointer<DrawItem>, _ draw: ImageDraw, clip: Float,
+                                   width: Int, height: Int, to span: inout Span) -> Written {
+        guard span.capacity - span.count >= 9 else { return .needsRoom(9) }
+        let g = draw.geometry
+        let frame = g.frame
+        let color: SIMD4<Float>
+        let mode: Float
+        var second = SIMD4<Float>.zero
+        switch draw.mode {
+        case .color:
+            color = SIMD4(1, 1, 1, 1)  // × the opacity (the vertex shader)
+            mode = 0
+        case .coverage(let c):
+            color = premultiplied(c)
+            mode = 1
+        case .shape(let fill, let stroke):
+            color = premultiplied(fill)
+            second = premultiplied(stroke)
+            mode = 2
+        }
+        guard color.w > 0 || second.w > 0 else { return .nothing }
+        var base = RectInstance()
+        // The frame's motion once; each piece changes only its rects.
+        guard base.setMotion(item.pointee.transform, cover: frame, opacity: item.pointee.opacity, width: width,
+                             height: height)
+        else { return .nothing }
+        base.bounds = SIMD4(Float(frame.minX), Float(frame.minY), Float(frame.maxX), Float(frame.maxY))
+        if mode == 2 {
+            // A shape atlas entry: one piece, its quad the frame (the entry's outer texels are
+            // zero, so the frame needs no anti-aliased edge).
+            let s = g.source
+            base.cover = base.bounds
+            base.gradientPoints = base.bounds
+            base.gradientLocations = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
+            base.fillColor = color
+            base.borderColor = second
+            base.params = SIMD4(0, Kind.shape.rawValue, mode, clip)
+            (span.base + span.count).initialize(to: base)
+            span.count += 1
+            return .drawn(count: 1, variant: PipelineVariant(kind: .shape, clipped: clip != 0))
+        }
+        base.fillColor = color
+        base.params = SIMD4(0, Kind.image.rawValue, mode, clip)
+        var count = 0
+        for j in 0..<3 {
+            for i in 0..<3 {
+                guard let piece = g.piece(i, j) else { continue }
+                let d = piece.destination, s = piece.source
+                var instance = base
+                let rect = SIMD4<Float>(Float(d.minX), Float(d.minY), Float(d.maxX), Float(d.maxY))
+                instance.gradientPoints = rect
+                instance.gradientLocations = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
+                instance.cover = rect
+                // Grown on the frame's edges only (the first and last cuts).
+                instance.radii = SIMD4(i == 0 || g.xCuts[i] == g.xCuts[0] ? 1 : 0,
+                                       j == 0 || g.yCuts[j] == g.yCuts[0] ? 1 : 0,
+                                       g.xCuts[i + 1] == g.xCuts[3] ? 1 : 0,
+                                       g.yCuts[j + 1] == g.yCuts[3] ? 1 : 0)
+                (span.base + span.count).initialize(to: instance)
+                span.count += 1
+                count += 1
+            }
+        }
+        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: .image, clipped: clip != 0)) : .nothing
+    }
+}

@@ -159,9 +159,10 @@ struct FrameEncoder {
 
     /// Writes the items of `whole` again in place, and the motion part of those of `motion`
     /// (`base`: the ring, `capacity` instances), checking each item written whole against the
-    /// draw that issues its instances (and with `checkImages` the image set of those moved). Returns the instances written whole and in motion only,
-    /// or nil when an item no longer fits its place (then some instances may have been written
-    /// over: the caller writes them all).
+    /// draw that issues its instances (and with `checkImages` the image set of those moved).
+    /// Returns the instances written whole and in motion only, or nil when an item no longer
+    /// fits its place (then some instances may have been written over: the caller writes them
+    /// all).
     private mutating func patch(_ list: DrawList, whole: [Range<Int>], motion: [Range<Int>],
                                 base: UnsafeMutablePointer<RectInstance>, capacity: Int, checkImages: Bool,
                                 mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,

@@ -16,8 +16,6 @@ public struct LayerProperties: Hashable, Sendable {
     public var position: Point = .zero
     public var anchorPoint: Point = Point(0.5, 0.5)
     public var opacity: Double = 1
-    public var cornerRadius: Double = 0
-    public var borderWidth: Double = 0
     /// `transform`, boxed unless it is exactly the identity.
     @usableFromInline var transformStorage = TransformStorage()
     /// The rarely set properties (`Rare`), nil while all have their defaults.
@@ -50,6 +48,14 @@ public struct LayerProperties: Hashable, Sendable {
         _modify { yield &rare.values.sublayerTransform }
     }
     // Appearance.
+    @inlinable public var cornerRadius: Double {
+        get { if let box = rare.box { return box.values.cornerRadius }; return 0 }
+        _modify { yield &rare.values.cornerRadius }
+    }
+    @inlinable public var borderWidth: Double {
+        get { if let box = rare.box { return box.values.borderWidth }; return 0 }
+        _modify { yield &rare.values.borderWidth }
+    }
     @inlinable public var borderColor: Color? {
         get { if let box = rare.box { return box.values.borderColor }; return .black }
         _modify { yield &rare.values.borderColor }
@@ -293,6 +299,8 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var zPosition: Double = 0
         @usableFromInline var anchorPointZ: Double = 0
         @usableFromInline var sublayerTransform: Transform3D = .identity
+        @usableFromInline var cornerRadius: Double = 0
+        @usableFromInline var borderWidth: Double = 0
         @usableFromInline var borderColor: Color? = .black
         @usableFromInline var shadowColor: Color? = .black
         @usableFromInline var shadowOpacity: Double = 0

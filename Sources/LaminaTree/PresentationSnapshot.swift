@@ -42,6 +42,8 @@ public final class PresentationSnapshot: @unchecked Sendable {
 /// It keeps the snapshot it made last and the one before; a frame reuses the older one when
 /// no reader holds it any more (patched in place: `LayerTree.updatePresentation`), and makes
 /// a new one otherwise. So the tuned in-place patch stays allocation-free in the steady state.
+/// The one before is kept only while it is of the render tree's model version: after a
+/// change of the model it is let go, so that it does not keep the old version's nodes.
 public struct SnapshotMaker {
     private var current: PresentationSnapshot?
     private var spare: PresentationSnapshot?
@@ -68,6 +70,12 @@ public struct SnapshotMaker {
         snapshot.frame = frames
         spare = current
         current = snapshot
+        // A spare made from an older model version holds that version's nodes: applying the
+        // packets copied the render tree's storage on write, so the spare keeps a copy of
+        // every layer that no frame will patch (the next frame would replace its tree with
+        // the render tree's anyway). Let it go: an idle daemon keeps the render tree's nodes
+        // once, shared with the current snapshot, rather than twice.
+        if let old = spare, old.tree.version != tree.version || old.tree.count != tree.count { spare = nil }
         return snapshot
     }
 }

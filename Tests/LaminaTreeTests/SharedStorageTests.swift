@@ -214,10 +214,41 @@ import TestSupport
     }
 
     @Test func aPlainLayerIsSmallInEachTree() {
-        // The inline fields without padding: 11 words of numbers, the transform's and the rare
-        // box's references, a 33-byte optional color, 4 one-byte fields.
-        #expect(MemoryLayout<LayerProperties>.size <= 11 * 8 + 2 * 8 + 33 + 4)
+        // The inline fields without padding: 9 words of numbers (bounds, position, anchorPoint,
+        // opacity), the transform's and the rare box's references, a 33-byte optional color,
+        // 4 one-byte fields.
+        #expect(MemoryLayout<LayerProperties>.size <= 9 * 8 + 2 * 8 + 33 + 4)
         // The id, two references, the superlayer (9 bytes), the kind, then the properties.
         #expect(MemoryLayout<LayerNode>.stride <= 40 + MemoryLayout<LayerProperties>.stride)
+    }
+    @Test func snapshotsKeepNoNodesOfAnOlderModelVersion() throws {
+        var t = LayerTree()
+        try t.apply(Commit(client: 1, content: .connect))
+        try t.apply(Commit(client: 1, content: .operations([.create(1, .layer), .addSublayer(parent: 0, child: 1)])))
+        func base(_ tree: LayerTree) -> UnsafeRawPointer? { tree.nodes.withUnsafeNodes { UnsafeRawPointer($0.baseAddress) } }
+        var maker = SnapshotMaker()
+        weak var second: PresentationSnapshot?
+        _ = maker.make(from: t, at: 0)
+        second = maker.make(from: t, at: 1)
+        // Nothing animates: the snapshots share the render tree's nodes, and the older one
+        // is kept for reuse while the model version stays.
+        #expect(second != nil && base(second!.tree) == base(t))
+        // A commit copies the render tree's nodes on write (the snapshots share them): the
+        // next frame's snapshot shares the new nodes, and the one before, which holds the
+        // old ones, is let go.
+        try t.apply(Commit(client: 1, content: .operations([
+            .setTransaction(TransactionSettings(disableActions: true)),
+            .set(1, keyPath: "opacity", value: .number(0.5)),
+        ])), at: 2)
+        weak var third: PresentationSnapshot?
+        third = maker.make(from: t, at: 2)
+        #expect(second == nil)
+        #expect(base(third!.tree) == base(t))
+        #expect(third!.tree[LayerID(client: 1, local: 1)]?.properties.opacity == 0.5)
+        // With the model unchanged again, two snapshots alternate as before (the maker holds
+        // the only reference to the one it reuses).
+        let fourth = maker.make(from: t, at: 3)
+        #expect(third != nil && fourth !== third)
+        #expect(maker.make(from: t, at: 4) === third)
     }
 }

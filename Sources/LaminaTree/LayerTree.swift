@@ -4,20 +4,36 @@ import LaminaGeometry
 
 /// One layer in a `LayerTree`.
 public struct LayerNode: Equatable, Sendable {
-    // Stored in an order without padding (the properties last: nothing is placed in their
-    // tail); each tree holds one node per layer.
+    // Stored in an order without padding; each tree holds one node per layer. The properties
+    // come first: Swift places the next fields in their tail padding (`LayerProperties` is
+    // 125 bytes, its stride 128), so the kind and the fade flag take no room of their own,
+    // and the superlayer is an 8-byte id (an optional would take 9, and a word with padding).
+    /// Model values in the model tree; presentation values in a presentation tree.
+    public var properties = LayerProperties()
+    public var kind: LayerKind
+    /// Whether `contentsFade` is set, kept in the node (a byte of the properties' padding):
+    /// the draw-list builder asks for every layer, and an animated layer's lists box is
+    /// elsewhere in memory.
+    @usableFromInline var isFading = false
     public var id: LayerID
     public var sublayers: [LayerID] = []
     /// The rarely non-empty per-layer lists (animations, ledger, expressions, fade): nil
     /// while all are empty.
     @usableFromInline var extras = Extras.Storage()
-    public var superlayer: LayerID?
-    public var kind: LayerKind
-    /// Whether `contentsFade` is set, kept in the node (a byte of its padding): the draw-list
-    /// builder asks for every layer, and an animated layer's lists box is elsewhere in memory.
-    @usableFromInline var isFading = false
-    /// Model values in the model tree; presentation values in a presentation tree.
-    public var properties = LayerProperties()
+    /// `superlayer`, `LayerNode.noSuperlayer` for none.
+    @usableFromInline var superlayerID = LayerNode.noSuperlayer
+
+    /// The stored `superlayerID` of a layer without a superlayer: a client id the server
+    /// never gives (clients are numbered from 1 up).
+    @usableFromInline static let noSuperlayer = LayerID(client: .max, local: .max)
+
+    public var superlayer: LayerID? {
+        @inlinable get { superlayerID == LayerNode.noSuperlayer ? nil : superlayerID }
+        set {
+            precondition(newValue != LayerNode.noSuperlayer, "no layer has the id \(LayerNode.noSuperlayer)")
+            superlayerID = newValue ?? LayerNode.noSuperlayer
+        }
+    }
 
     /// The layer's animations in the order added (keys unique except the empty key).
     public var animations: [LayerAnimation] {

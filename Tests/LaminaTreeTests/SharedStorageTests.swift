@@ -218,8 +218,16 @@ import TestSupport
         // opacity), the transform's and the rare box's references, a 33-byte optional color,
         // 4 one-byte fields.
         #expect(MemoryLayout<LayerProperties>.size <= 9 * 8 + 2 * 8 + 33 + 4)
-        // The id, two references, the superlayer (9 bytes), the kind, then the properties.
-        #expect(MemoryLayout<LayerNode>.stride <= 40 + MemoryLayout<LayerProperties>.stride)
+        // The properties, the kind and the fade flag in their tail padding (to 127 bytes), then
+        // (at 128) the id, two references and the superlayer's id: 160 bytes.
+        #expect(MemoryLayout<LayerProperties>.size + 2 <= 128)
+        #expect(MemoryLayout<LayerNode>.stride <= 128 + 8 + 2 * 8 + 8)
+        var node = LayerNode(id: LayerID(client: 1, local: 2), kind: .layer)
+        #expect(node.superlayer == nil)
+        node.superlayer = LayerID(client: 1, local: 0)
+        #expect(node.superlayer == LayerID(client: 1, local: 0))
+        node.superlayer = nil
+        #expect(node.superlayer == nil && node == LayerNode(id: LayerID(client: 1, local: 2), kind: .layer))
     }
     @Test func snapshotsKeepNoNodesOfAnOlderModelVersion() throws {
         var t = LayerTree()

@@ -18,58 +18,177 @@ import LaminaTree
 extension DrawListBuilder {
     /// Moves a leaf visit's items in place; false (the visit is then re-emitted, which
     /// overwrites whatever was written) when it is not that simple.
+    ///
+    /// What it reads is kept small (the walk is bound by memory traffic): the record's
+    /// `moveKind` says which items are rects and gradients, so their payloads are not read,
+    /// and a layer that animates neither zPosition nor anchorPointZ has those and its shadow
+    /// offset (in the rare-properties box, a pointer away) kept in `retained.statics`, read
+    /// from the box the first time only (the model's values: the same for the whole full
+    /// build, `version` being the same).
     mutating func moveLeaf(_ c: Int, _ record: Retained.Record, _ nodes: UnsafeBufferPointer<LayerNode>,
                            parentToPixels: Transform3D, parentOpacity: Double) -> Bool {
         let slot = Int(record.slot)
         guard record.drawn, Int(record.subtreeEnd) == c + 1, record.clipEnd == record.clipStart,
-              slot < retained.motion.count, !retained.dirty[slot] || retained.motion[slot] else { return false }
+              record.moveKind != .reemitted, slot < retained.motion.count else { return false }
+        let flags = retained.motion[slot]
+        guard !retained.dirty[slot] || flags.contains(.motionOnly) else { return false }
         let address = nodes.baseAddress! + slot
         var p: LayerProperties { _read { yield address.pointee.properties } }
         guard address.pointee.sublayers.isEmpty, !address.pointee.id.isClientRoot, !p.isHidden else { return false }
         // As `visit` computes them (the same operations, so the same values).
         let opacity = parentOpacity * min(max(p.opacity, 0), 1)
         guard opacity > 0 else { return false }
-        let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
+        let statics = leafStatics(slot, flags, address)
+        let a = p.transformToSuperlayer(anchorPointZ: statics.anchorPointZ, zPosition: statics.zPosition)
+        let toPixels = Self.withRow3(Self.placement(a, parentToPixels), a, parentToPixels)
         guard p.isDoubleSided || !Self.facesAway(toPixels) else { return false }
         let start = Int(record.itemStart), end = Int(record.itemEnd)
         guard end <= items.count else { return false }
-        var shapeScale = 0.0
-        var shadowToPixels: Transform3D?
         let atlas = shapeAtlas
         let ok = items.withUnsafeMutableBufferPointer { items -> Bool in
             let base = items.baseAddress!
-            for k in start..<end {
-                let item = base + k
-                // The payload's case is read in place (no copy of the item).
-                switch item.pointee.payload {
-                case .rect, .gradient:
-                    item.pointee.place(toPixels, opacity: opacity)
-                case .shadow:
-                    if shadowToPixels == nil {
-                        shadowToPixels = Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height)
-                            .concatenating(toPixels)
-                    }
-                    item.pointee.place(shadowToPixels!, opacity: opacity)
-                case .image(let box) where box.atlasSlot >= 0:
-                    // What `appendShape` and `ShapeAtlas.item` decide: the same meshes (bucket),
-                    // the same entry (scale), still a similarity.
-                    if shapeScale == 0 { shapeScale = Self.pixelScale(toPixels) }
-                    guard MeshCache.bucket(forScale: shapeScale) == box.atlasBucket,
-                          ShapeAtlas.sameScale(box.atlasScale, shapeScale),
-                          ShapeAtlas.isSimilarity(toPixels, scale: shapeScale) else { return false }
-                    atlas.touch(box.atlasSlot)
-                    item.pointee.place(toPixels, opacity: opacity)
-                default:
-                    return false
-                }
+            switch record.moveKind {
+            case .plain:
+                for k in start..<end { base[k].place(toPixels, opacity: opacity) }
+                return true
+            case .shadowFirst:
+                base[start].place(Self.shadowPlacement(statics.shadowOffset, toPixels), opacity: opacity)
+                for k in (start + 1)..<end { base[k].place(toPixels, opacity: opacity) }
+                return true
+            default:
+                var buckets = BucketMemo()
+                return Self.moveItems(base, start..<end, toPixels: toPixels, opacity: opacity,
+                                      shadowOffset: statics.shadowOffset, atlas: atlas, buckets: &buckets)
             }
-            return true
         }
         guard ok else { return false }
+        if record.moveKind == .unknown {
+            retained.records[c].moveKind = Self.moveKind(items, start..<end)
+            retained.records[c].doubleSided = p.isDoubleSided
+        }
         retained.markDrawn(c)
         retained.moved += 1
         retained.cursor = end
         retained.clipCursor = Int(record.clipEnd)
         return true
+    }
+
+    /// The layer's `LeafStatics`: kept ones when it animates neither zPosition nor anchorPointZ
+    /// (read and kept on first use), else its presentation values.
+    @inline(__always)
+    private mutating func leafStatics(_ slot: Int, _ flags: MotionSlotFlags,
+                                      _ address: UnsafePointer<LayerNode>) -> Retained.LeafStatics {
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        if flags.contains(.spare) { return retained.statics[slot] }
+        let statics = Retained.LeafStatics(anchorPointZ: p.anchorPointZ, zPosition: p.zPosition, shadowOffset: p.shadowOffset)
+        if !flags.contains(.depth) {
+            if retained.statics.count != retained.motion.count {
+                retained.statics = Array(repeating: Retained.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: .zero),
+                                         count: retained.motion.count)
+            }
+            retained.statics[slot] = statics
+            retained.motion[slot].formUnion(Self.keptFlags(statics))
+        }
+        return statics
+    }
+
+    /// The flags of a slot whose `statics` are kept: `.spare`, and `.spare2` when its
+    /// anchorPointZ and zPosition are both +0 (the defaults, bit for bit).
+    @inline(__always)
+    static func keptFlags(_ leaf: Retained.LeafStatics) -> MotionSlotFlags {
+        leaf.anchorPointZ.bitPattern == 0 && leaf.zPosition.bitPattern == 0 ? [.spare, .spare2] : .spare
+    }
+
+    /// `m` (`placement(a, b)`) with row 3's columns 1, 2 and 4 of `a.concatenating(b)`.
+    @inline(__always)
+    static func withRow3(_ m: Transform3D, _ a: Transform3D, _ b: Transform3D) -> Transform3D {
+        var m = m
+        m.m31 = a.m31 * b.m11 + a.m32 * b.m21 + a.m33 * b.m31 + a.m34 * b.m41
+        m.m32 = a.m31 * b.m12 + a.m32 * b.m22 + a.m33 * b.m32 + a.m34 * b.m42
+        m.m34 = a.m31 * b.m14 + a.m32 * b.m24 + a.m33 * b.m34 + a.m34 * b.m44
+        return m
+    }
+
+    /// An analytic shadow's transform (as `appendShadow` makes it), its columns 1, 2 and 4.
+    @inline(__always)
+    static func shadowPlacement(_ offset: Size, _ toPixels: Transform3D) -> Transform3D {
+        placement(Transform3D.translation(offset.width, offset.height), toPixels)
+    }
+
+    /// Columns 1, 2 and 4 of `a.concatenating(b)` in rows 1, 2 and 4 (the same operations in the
+    /// same order, so the same values; the rest is left 0): all that items, culling and the
+    /// shape atlas' checks read; an analytic shadow's placement needs row 3 too (`withRow3`).
+    /// Inlined, in registers (the general product was a call with both in memory).
+    @inline(__always)
+    static func placement(_ a: Transform3D, _ b: Transform3D) -> Transform3D {
+        Transform3D(
+            m11: a.m11 * b.m11 + a.m12 * b.m21 + a.m13 * b.m31 + a.m14 * b.m41,
+            m12: a.m11 * b.m12 + a.m12 * b.m22 + a.m13 * b.m32 + a.m14 * b.m42,
+            m13: 0,
+            m14: a.m11 * b.m14 + a.m12 * b.m24 + a.m13 * b.m34 + a.m14 * b.m44,
+            m21: a.m21 * b.m11 + a.m22 * b.m21 + a.m23 * b.m31 + a.m24 * b.m41,
+            m22: a.m21 * b.m12 + a.m22 * b.m22 + a.m23 * b.m32 + a.m24 * b.m42,
+            m23: 0,
+            m24: a.m21 * b.m14 + a.m22 * b.m24 + a.m23 * b.m34 + a.m24 * b.m44,
+            m31: 0, m32: 0, m33: 0, m34: 0,
+            m41: a.m41 * b.m11 + a.m42 * b.m21 + a.m43 * b.m31 + a.m44 * b.m41,
+            m42: a.m41 * b.m12 + a.m42 * b.m22 + a.m43 * b.m32 + a.m44 * b.m42,
+            m43: 0,
+            m44: a.m41 * b.m14 + a.m42 * b.m24 + a.m43 * b.m34 + a.m44 * b.m44)
+    }
+
+    /// The general case: each item's payload read in place (no copy of the item); false when
+    /// one is of a kind that does not simply follow the transform.
+    static func moveItems(_ base: UnsafeMutablePointer<DrawItem>, _ range: Range<Int>, toPixels: Transform3D,
+                                  opacity: Double, shadowOffset: Size, atlas: ShapeAtlas,
+                          buckets: inout BucketMemo) -> Bool {
+        var shapeScale = 0.0
+        var shadowToPixels: Transform3D?
+        for k in range {
+            let item = base + k
+            switch item.pointee.payload {
+            case .rect, .gradient:
+                item.pointee.place(toPixels, opacity: opacity)
+            case .shadow:
+                if shadowToPixels == nil { shadowToPixels = Self.shadowPlacement(shadowOffset, toPixels) }
+                item.pointee.place(shadowToPixels!, opacity: opacity)
+            case .image(let box) where box.atlasSlot >= 0:
+                // What `appendShape` and `ShapeAtlas.item` decide: the same meshes (bucket),
+                // the same entry (scale), still a similarity.
+                if shapeScale == 0 { shapeScale = Self.pixelScale(toPixels) }
+                guard buckets.bucket(forScale: shapeScale) == box.atlasBucket,
+                      ShapeAtlas.sameScale(box.atlasScale, shapeScale),
+                      ShapeAtlas.isSimilarity(toPixels, scale: shapeScale) else { return false }
+                atlas.touch(box.atlasSlot)
+                item.pointee.place(toPixels, opacity: opacity)
+            default:
+                return false
+            }
+        }
+        return true
+    }
+
+    /// `MeshCache.bucket(forScale:)` and the scale it was last computed for (moved shapes mostly
+    /// keep their scale: a logarithm each otherwise).
+    struct BucketMemo {
+        var scale = -1.0, bucket = 0
+        mutating func bucket(forScale scale: Double) -> Int {
+            if scale != self.scale { self.scale = scale; bucket = MeshCache.bucket(forScale: scale) }
+            return bucket
+        }
+    }
+
+    /// What a leaf's items are (see `Retained.MoveKind`), once they were moved in place.
+    private static func moveKind(_ items: [DrawItem], _ range: Range<Int>) -> Retained.MoveKind {
+        var shadowFirst = false, atlas = false
+        for k in range {
+            switch items[k].payload {
+            case .rect, .gradient: continue
+            case .shadow where k == range.lowerBound: shadowFirst = true
+            case .image(let box) where box.atlasSlot >= 0: atlas = true
+            default: return .mixed
+            }
+        }
+        return atlas ? (shadowFirst ? .mixed : .atlas) : shadowFirst ? .shadowFirst : .plain
     }
 }

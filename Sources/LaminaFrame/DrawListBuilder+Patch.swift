@@ -47,6 +47,11 @@ struct Retained {
         var drawn: Bool
         /// Patching: whether it passed the culling this time.
         var drawnNow: Bool
+        /// What `moveLeaf` knows of the visit's items (in the record's padding: still 40 bytes).
+        var moveKind: MoveKind = .unknown
+        /// The layer's `isDoubleSided`, noted with `moveKind` (the model's: a layer animating
+        /// it is not moved).
+        var doubleSided = false
     }
 
     /// What a list was built from: a patch needs the same.
@@ -92,68 +97,88 @@ struct Retained {
     var forcing = false
     var cursor = 0
     var clipCursor = 0
-    /// Per slot: changed this frame (or the last, for the older buffer).
+    /// Per slot: changed this frame (or the last, for the older buffer); only read by patches,
+    /// and left marked from one to the next (`dirtyMarks`: the slots marked).
     var dirty: [Bool] = []
+    var dirtyMarks: ([Int], [Int]) = ([], [])
     /// Per slot: changed, but only moved or faded (`LayerTree.markMotionOnlySlots`); its
-    /// items may be moved in place (DrawListBuilder+Motion.swift).
-    var motion: [Bool] = []
+    /// items may be moved in place (DrawListBuilder+Motion.swift). `.spare` marks the slots
+    /// whose `statics` are filled (for this full build), `.spare2` those of them whose kept
+    /// anchorPointZ and zPosition are both +0 (then only a shadow needs `statics`).
+    var motion: [MotionSlotFlags] = []
+    /// Per slot (filled on first use by `moveLeaf`): the model's `LeafStatics`.
+    var statics: [LeafStatics] = []
+    /// The leaf visits moved after the walk, and the batches of siblings replayed from the
+    /// last patch (DrawListBuilder+Moves.swift).
+    var moving = Moves()
+    /// Whether the plan animates some layer's zPosition (else siblings keep the recorded
+    /// order, which a patch then does not check) or anchorPointZ.
+    var depthAnimated = true
     /// The full build (`generation`) `motion` was marked for.
     var motionGeneration: UInt64 = 0
     /// Per record: a changed layer in it or under it.
     var flags: [Bool] = []
+    /// The full build and the changed slots `flags` were marked for.
+    var flagsGeneration: UInt64 = 0
+    var flagsChanged: [Int] = []
     /// The item ranges a patch rewrote with new values (the changed layers' visits, whole),
     /// for damage; two buffers alternating with the lists.
     var changedRanges: [Range<Int>] = []
-    /// The parts of `changedRanges` that changed layers moved in place (`moveLeaf`: only
-    /// transforms and opacities differ), for the renderer; alternating as `changedRanges`.
+    /// The parts of `changedRanges` that changed layers moved in place (`moveLeaf`, `runMoves`:
+    /// only transforms and opacities differ), for the renderer; alternating as `changedRanges`.
     var motionRanges: [Range<Int>] = [], spareMotionRanges: [Range<Int>] = []
-    /// Leaf visits the last patch moved in place (`moveLeaf`; tests).
+    /// Leaf visits the last patch moved in place (`moveLeaf`, `runMoves`; tests).
     var moved = 0
+    /// Visits `runMoves` re-emitted (a shape atlas entry that no longer fits), since the
+    /// builder was made (tests).
+    var reemittedAfterWalk = 0
     var spareChangedRanges: [Range<Int>] = []
+
+    /// The ranges being grown by adjacent changed visits (not yet in `changedRanges` and
+    /// `motionRanges`: `flushChanged` puts them there).
+    private var openStart = 0, openEnd = 0, openMotionStart = 0, openMotionEnd = 0
 
     /// Notes a changed visit's items (merged with the last range when adjacent), and among
     /// the motion ranges too when `motionOnly`.
+    @inline(__always)
     mutating func noteChanged(_ range: Range<Int>, motionOnly: Bool = false) {
         guard !range.isEmpty else { return }
-        Self.append(range, to: &changedRanges)
-        if motionOnly { Self.append(range, to: &motionRanges) }
+        if openStart < openEnd && openEnd == range.lowerBound {
+            openEnd = range.upperBound
+        } else {
+            if openStart < openEnd { changedRanges.append(openStart..<openEnd) }
+            openStart = range.lowerBound
+            openEnd = range.upperBound
+        }
+        guard motionOnly else { return }
+        if openMotionStart < openMotionEnd && openMotionEnd == range.lowerBound {
+            openMotionEnd = range.upperBound
+        } else {
+            if openMotionStart < openMotionEnd { motionRanges.append(openMotionStart..<openMotionEnd) }
+            openMotionStart = range.lowerBound
+            openMotionEnd = range.upperBound
+        }
     }
 
-    private static func append(_ range: Range<Int>, to ranges: inout [Range<Int>]) {
-        if let last = ranges.last, last.upperBound == range.lowerBound {
-            ranges[ranges.count - 1] = last.lowerBound..<range.upperBound
-        } else {
-            ranges.append(range)
-        }
+    /// Completes `changedRanges` (before it is read).
+    mutating func flushChanged() {
+        if openStart < openEnd { changedRanges.append(openStart..<openEnd) }
+        if openMotionStart < openMotionEnd { motionRanges.append(openMotionStart..<openMotionEnd) }
+        openStart = 0
+        openEnd = 0
+        openMotionStart = 0
+        openMotionEnd = 0
+    }
+
+    /// Forgets the motion ranges noted so far (a visit moved after the walk was re-emitted
+    /// instead: its items may differ in more than transform and opacity).
+    mutating func dropMotionRanges() {
+        flushChanged()
+        motionRanges.removeAll(keepingCapacity: true)
     }
 
     mutating func swapBuffers() { swap(&itemsGeneration, &spareGeneration) }
 
-    /// Why a patch gave up (the first reason of each failed patch is counted in `failures`).
-    enum Failure: Int, CaseIterable {
-        /// A visit made other counts of items or clips than recorded (a group, shadow or clip
-        /// appearing or going; a shape drawn from other meshes).
-        case counts
-        /// A layer passed the culling where it did not, or the reverse.
-        case culling
-        /// Siblings no longer in zPosition order.
-        case order
-        /// A shape needs a mesh it did not draw last frame (no tessellation in a patch).
-        case newMesh
-        /// A shape would be drawn from the shape atlas where it drew meshes (or the atlas
-        /// starts over): the next full build settles it, so no backoff follows.
-        case shapeAtlas
-        /// A text layer to draw.
-        case text
-        /// A contents cross-fade to draw.
-        case contentsFade
-        /// The blurred shadows' item cap reached.
-        case shadowCap
-        /// The tree's slots do not fit the records.
-        case slots
-        /// Items or clips past the recorded list's end.
-        case overflow
-    }
     /// Failed patches by their first reason (`Failure.rawValue`), since the builder was made.
     var failures = [Int](repeating: 0, count: Failure.allCases.count)
     private(set) var failure: Failure?
@@ -224,6 +249,7 @@ struct Retained {
 
     mutating func endFull(key: Key, items: [DrawItem], plan: FramePlan, atlas: TextAtlasState?, capped: Bool) {
         generation &+= 1
+        moving.invalidate()
         itemsGeneration = generation
         self.key = key
         self.plan = plan
@@ -244,15 +270,30 @@ struct Retained {
     /// Marks the changed slots and the records they flag; false (the patch failed) when the
     /// tree's slots do not fit, or a shape waiting for its atlas entry would not be redrawn.
     mutating func beginPatch(changed: [Int], older: Bool, count: Int) -> Bool {
-        if dirty.count != count { dirty = Array(repeating: false, count: count) }
-        for s in changed where s < count { dirty[s] = true }
-        if older { for s in lastChanged where s < count { dirty[s] = true } }
+        // The marks stay from one patch to the next while they are the same slots (the plan's).
+        let marks = (changed, older ? lastChanged : [])
+        if dirty.count != count || marks != dirtyMarks {
+            if dirty.count != count {
+                dirty = Array(repeating: false, count: count)
+            } else {
+                for s in dirtyMarks.0 where s < count { dirty[s] = false }
+                for s in dirtyMarks.1 where s < count { dirty[s] = false }
+            }
+            for s in changed where s < count { dirty[s] = true }
+            if older { for s in lastChanged where s < count { dirty[s] = true } }
+            dirtyMarks = marks
+        }
+        // The changed slots are the plan's animated ones, the same for every patch of a full
+        // build (same version, same plan: the same array): the flags are then too.
+        let sameFlags = flagsGeneration == generation && flags.count == records.count && changed == flagsChanged
+            && (!older || lastChanged == changed)
         if flags.count != records.count { flags = Array(repeating: false, count: records.count) }
         let n = records.count
         var ok = true, shapesKept = false
         records.withUnsafeBufferPointer { records in
             dirty.withUnsafeBufferPointer { dirty in
                 flags.withUnsafeMutableBufferPointer { flags in
+                    if sameFlags { ok = true } else {
                     for r in 0..<n { flags[r] = false }
                     var r = n - 1
                     while r >= 0 {
@@ -262,6 +303,7 @@ struct Retained {
                         if flags[r], records[r].parent >= 0 { flags[Int(records[r].parent)] = true }
                         r -= 1
                     }
+                    }
                     // A shape waiting for its atlas entry that the patch would keep as it was.
                     for r in pendingShapes where Int(r) < n && !flags[Int(r)] {
                         shapesKept = true
@@ -270,16 +312,27 @@ struct Retained {
                 }
             }
         }
+        if ok && !sameFlags {
+            flagsGeneration = generation
+            flagsChanged = changed
+        } else if !ok {
+            flagsGeneration = 0
+        }
         swap(&changedRanges, &spareChangedRanges)
         changedRanges.removeAll(keepingCapacity: true)
         swap(&motionRanges, &spareMotionRanges)
         motionRanges.removeAll(keepingCapacity: true)
+        openStart = 0
+        openEnd = 0
+        openMotionStart = 0
+        openMotionEnd = 0
         patching = true
         failed = false
         failure = nil
         if !ok { fail(.slots) } else if shapesKept { fail(.shapeAtlas) }
         forcing = false
         moved = 0
+        moving.begin()
         cursor = 0
         clipCursor = 0
         return ok && !shapesKept
@@ -287,15 +340,15 @@ struct Retained {
 
     /// Clears the marks; whether the patch succeeded (every item and clip rewritten in place).
     mutating func endPatch(changed: [Int], older: Bool, items: Int, clips: Int) -> Bool {
-        for s in changed where s < dirty.count { dirty[s] = false }
-        if older { for s in lastChanged where s < dirty.count { dirty[s] = false } }
         patching = false
+        flushChanged()
         let ok = !failed && cursor == items && clipCursor == clips
         if ok {
             itemsGeneration = generation
             lastChanged = changed
         } else {
             itemsGeneration = 0
+            moving.invalidate()
             let reason = failure ?? .counts
             failures[reason.rawValue] += 1
             // An atlas transition is settled by the full build that follows: no backoff, unless
@@ -308,55 +361,6 @@ struct Retained {
 }
 
 extension DrawListBuilder {
-    /// Whether builds patch the previous list when they can (true); false makes every build
-    /// a full one (tests' reference path, benchmarks' comparison).
-    public var patchesInPlace: Bool {
-        get { !retainedDisabled }
-        set { retainedDisabled = !newValue; if !newValue { retained.key = nil } }
-    }
-
-    /// Whether the last `build` patched the previous list (else it walked the whole tree).
-    public var lastBuildPatched: Bool { lastPatched }
-
-    /// Builds of the same model that were not patched, by reason (`Retained.Failure`'s case
-    /// names; `shapeAtlas` also counts builds not tried as patches while shapes wait for
-    /// atlas entries), since the builder was made; reasons that never happened are left out.
-    public var patchFailures: [String: Int] {
-        var out: [String: Int] = [:]
-        for reason in Retained.Failure.allCases where retained.failures[reason.rawValue] > 0 {
-            out["\(reason)"] = retained.failures[reason.rawValue]
-        }
-        return out
-    }
-
-    /// Lets go of the buffers of the list before last (the render thread calls it before it
-    /// sleeps: an idle scene then keeps one list's items, not two). The next build patches a
-    /// copy of the last list, or builds in full.
-    public mutating func releaseSpareBuffers() {
-        spareItems = []
-        spareClips = []
-        retained.spareGeneration = 0
-        retained.spareChangedRanges = []
-        retained.spareMotionRanges = []
-    }
-
-    /// Lets go of the retained list's records and per-slot marks (40 bytes and a few flags a
-    /// layer): the next build is a full one, which records anew.
-    public mutating func releaseRetainedRecords() {
-        retained.key = nil
-        retained.records = []
-        retained.flags = []
-        retained.dirty = []
-        retained.motion = []
-        retained.motionGeneration = 0
-        retained.pendingShapes = []
-        retained.lastChanged = []
-        retained.changedRanges = []
-        retained.spareChangedRanges = []
-        retained.motionRanges = []
-        retained.spareMotionRanges = []
-    }
-
     func retainedKey(_ tree: LayerTree) -> Retained.Key {
         Retained.Key(lineage: tree.lineage, version: tree.version, count: tree.count, widthPoints: widthPoints,
                      heightPoints: heightPoints, scale: scale, background: background, imagesVersion: imagesVersion)
@@ -431,6 +435,7 @@ extension DrawListBuilder {
         if retained.motionGeneration != retained.generation {
             retained.motion.removeAll(keepingCapacity: true)
             if !tree.markMotionOnlySlots(&retained.motion) { retained.motion.removeAll() }
+            retained.depthAnimated = retained.motion.isEmpty || retained.motion.contains { $0.contains(.depth) }
             retained.motionGeneration = retained.generation
         }
         if retained.beginPatch(changed: changed, older: older, count: tree.count) {
@@ -441,6 +446,7 @@ extension DrawListBuilder {
                 let toPixels = Transform3D.scale(scale, scale, 1)
                 patchChildren(0..<retained.records.count, tree.nodes, nodes, parentToPixels: toPixels, parentOpacity: 1,
                               clip: -1)
+                if !retained.failed { runMoves(store: tree.nodes, nodes) }
             }
         }
         guard retained.endPatch(changed: changed, older: older, items: items.count, clips: clips.count) else {
@@ -469,17 +475,52 @@ extension DrawListBuilder {
         var c = batch.lowerBound
         var previousZ = -Double.infinity
         var previousIndex: Int32 = -1
+        let depthAnimated = retained.depthAnimated
+        var context: Int16 = -1
+        // The batch as the last patch made it, when nothing in it can differ (DrawListBuilder+Moves.swift).
+        if !depthAnimated, !batch.isEmpty, replaySteadyBatch(batch, parentToPixels: parentToPixels,
+                                                             parentOpacity: parentOpacity, clip: clip) { return }
+        var steady = Retained.SteadyRecorder(batch: batch, moves: retained.moving.list.count,
+                                             ranges: retained.moving.ranges.count, forcing: retained.forcing)
         while c < batch.upperBound, !retained.failed {
             let record = retained.records[c]
             let slot = Int(record.slot)
-            let z = nodes[slot].properties.zPosition
-            let inOrder = !z.isNaN && (z > previousZ || (z == previousZ && record.childIndex > previousIndex))
-            guard inOrder, retained.cursor == Int(record.itemStart), retained.clipCursor == Int(record.clipStart) else {
-                retained.fail(inOrder ? .counts : .order); return
+            // With no zPosition animated, every zPosition is the model's, as in the full build.
+            if depthAnimated {
+                let z = nodes[slot].properties.zPosition
+                guard !z.isNaN && (z > previousZ || (z == previousZ && record.childIndex > previousIndex)) else {
+                    retained.fail(.order); return
+                }
+                previousZ = z
+                previousIndex = record.childIndex
             }
-            previousZ = z
-            previousIndex = record.childIndex
+            guard retained.cursor == Int(record.itemStart), retained.clipCursor == Int(record.clipStart) else {
+                retained.fail(.counts); return
+            }
             if retained.forcing || retained.flags[c] {
+                // (Past 32,767 batches with such visits, the rest are moved where they are.)
+                if canDefer(c, record), context >= 0 || retained.moving.contexts.count < Int(Int16.max) {
+                    // Moved after the walk (`runMoves`); a failure there fails the patch (for
+                    // such a visit it is a culling change).
+                    if context < 0 {
+                        context = Int16(retained.moving.contexts.count)
+                        retained.moving.contexts.append(Retained.MoveContext(parentToPixels: parentToPixels,
+                                                                             parentOpacity: parentOpacity, clip: clip))
+                    }
+                    retained.moving.list.append(Retained.Move(slot: record.slot, itemStart: record.itemStart,
+                                                              itemEnd: record.itemEnd, record: Int32(truncatingIfNeeded: c),
+                                                              context: context, kind: record.moveKind,
+                                                              doubleSided: record.doubleSided))
+                    retained.cursor = Int(record.itemEnd)
+                    retained.clipCursor = Int(record.clipEnd)
+                    if !retained.forcing && retained.dirty[slot] {
+                        retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd), motionOnly: true)
+                        steady.note(Int(record.itemStart)..<Int(record.itemEnd))
+                    }
+                    c = Int(record.subtreeEnd)
+                    continue
+                }
+                steady.isSteady = false
                 let forcing = retained.forcing
                 // A changed layer under no changed one: its whole visit has new values.
                 let changed = !forcing && retained.dirty[slot]
@@ -487,6 +528,7 @@ extension DrawListBuilder {
                 retained.records[c].drawnNow = false
                 let moved = moveLeaf(c, record, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity)
                 if !moved {
+                    retained.records[c].moveKind = .reemitted
                     visit(slot, c, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
                 }
                 retained.forcing = forcing
@@ -503,5 +545,6 @@ extension DrawListBuilder {
             }
             c = Int(record.subtreeEnd)
         }
+        if !depthAnimated && !retained.failed { steady.end(&retained.moving, cursor: retained.cursor, clipCursor: retained.clipCursor) }
     }
 }

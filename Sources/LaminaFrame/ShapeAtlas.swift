@@ -72,7 +72,9 @@ final class ShapeAtlas {
     private var fullThisFrame = false
     private var lastReset: UInt64 = 0
     /// The frame each entry (by `Entry.slot`) last drew.
-    private var lastUsed: [UInt64] = []
+    /// (Written by `touch` for every moved shape: no dynamic exclusivity check, the render
+    /// thread alone uses an atlas.)
+    @exclusivity(unchecked) private var lastUsed: [UInt64] = []
     /// Entries rasterized so far (tests, stats).
     private(set) var rasterized = 0
 

@@ -42,9 +42,20 @@ extension LayerProperties {
     /// coordinates (before the superlayer's `sublayerTransform`): the anchor point is moved to
     /// the origin, `transform` applied about it, and the anchor placed at `position`.
     @inlinable @inline(__always) public var transformToSuperlayer: Transform3D {
+        transformToSuperlayer(anchorPointZ: anchorPointZ, zPosition: zPosition)
+    }
+
+    /// Whether some rarely set property (zPosition, anchorPointZ, the shadow's fields, …) is not
+    /// its default: false means they all are, without following the pointer to their box.
+    @inlinable public var hasRareValues: Bool { rare.box != nil }
+
+    /// `transformToSuperlayer` with the layer's `anchorPointZ` and `zPosition` given (the
+    /// draw-list builder keeps them for layers that do not animate them: both live in the
+    /// rare-properties box, a pointer away).
+    @inlinable @inline(__always)
+    public func transformToSuperlayer(anchorPointZ az: Double, zPosition pz: Double) -> Transform3D {
         let ax = bounds.origin.x + anchorPoint.x * bounds.size.width
         let ay = bounds.origin.y + anchorPoint.y * bounds.size.height
-        let az = anchorPointZ
         // translation(-a) × transform × translation(position), without the two general 4×4
         // products: the first only changes the fourth row, the second adds each row's w times
         // the position. The sums are the general products' in their order with the terms that
@@ -55,7 +66,7 @@ extension LayerProperties {
         m.m42 = -ax * t.m12 + -ay * t.m22 + -az * t.m32 + t.m42
         m.m43 = -ax * t.m13 + -ay * t.m23 + -az * t.m33 + t.m43
         m.m44 = -ax * t.m14 + -ay * t.m24 + -az * t.m34 + t.m44
-        let px = position.x, py = position.y, pz = zPosition
+        let px = position.x, py = position.y
         m.m11 += m.m14 * px; m.m12 += m.m14 * py; m.m13 += m.m14 * pz
         m.m21 += m.m24 * px; m.m22 += m.m24 * py; m.m23 += m.m24 * pz
         m.m31 += m.m34 * px; m.m32 += m.m34 * py; m.m33 += m.m34 * pz

@@ -4,10 +4,12 @@ import LaminaGeometry
 import LaminaRender
 import LaminaTree
 
-/// `lamina-bench build [--layers N] [--frames F] [--mix KIND]`: the render thread's CPU work
-/// before the GPU, without a Vulkan device: `advance` + `updatePresentation` (the presentation
-/// phase) and `DrawListBuilder.build` (the build phase) for the `frames` scene (every layer's
-/// position, rotation and opacity animating), on frame times 1/120 s apart.
+/// `lamina-bench build [--layers N] [--frames F] [--mix KIND] [--drive animations|commits]`: the
+/// render thread's CPU work before the GPU, without a Vulkan device: `advance` +
+/// `updatePresentation` (the presentation phase) and `DrawListBuilder.build` (the build phase)
+/// for the `frames` scene (every layer's position, rotation and opacity animating), on frame
+/// times 1/120 s apart. `--drive commits` moves the layers by one commit a frame instead (as
+/// `frames` does; applying it is not measured): every build is then a full one.
 ///
 /// Thread CPU time (the dev machine is shared: wall time counts other processes' slices).
 /// Prints JSON: ms per frame per phase, p50 and mean, the draw item count and size, and how
@@ -15,7 +17,7 @@ import LaminaTree
 /// why the others did not (`patch_failures`, warm-up frames included). Quick enough to
 /// run under `valgrind --tool=callgrind` with a few frames.
 func runBuildBench(_ arguments: [String]) {
-    let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix"])
+    let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix", "--drive"])
     let (layers, frames, mix) = (bench.layers, bench.frames, bench.mix)
     var tree = bench.makeTree()
     var presentation = LayerTree()
@@ -26,6 +28,12 @@ func runBuildBench(_ arguments: [String]) {
     let warmup = 3
     for frame in 0..<(warmup + frames) {
         let time = Double(frame) / 120
+        if bench.drive == "commits" {
+            do {
+                try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(
+                    layers: layers, width: bench.width, height: bench.height, time: time))))
+            } catch { bench.fail("animate: \(error)") }
+        }
         let t0 = cpuNow()
         tree.advance(to: time)
         tree.updatePresentation(&presentation, at: time)
@@ -43,7 +51,7 @@ func runBuildBench(_ arguments: [String]) {
     let total = zip(zip(evaluate, build), tessellate).map { $0.0 + $0.1 + $1 }
     let failures = builder.patchFailures.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ")
     print("""
-    {"bench": "build", "layers": \(layers), "mix": "\(mix)", "frames": \(frames), "draw_items": \(items), \
+    {"bench": "build", "layers": \(layers), "mix": "\(mix)", "drive": "\(bench.drive)", "frames": \(frames), "draw_items": \(items), \
     "draw_item_bytes": \(MemoryLayout<DrawItem>.stride), "patched_frames": \(patched), "patch_failures": {\(failures)}, \
     "cpu_ms_per_frame": {\(SceneBench.phase("presentation", evaluate)), \(SceneBench.phase("build", build)), \
     \(SceneBench.phase("tessellate", tessellate)), \(SceneBench.phase("total", total))}}

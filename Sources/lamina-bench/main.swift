@@ -5,7 +5,7 @@
 //   lamina-bench tree                 commit apply and presentation cost, memory per layer
 //   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
 //   lamina-bench images [--layers N] [--size WxH] [--seconds S]   frames with plain layers, then image layers
-//   lamina-bench build [--layers N] [--frames F]   presentation + draw list CPU time, no GPU
+//   lamina-bench build [--layers N] [--frames F] [--mix KIND] [--drive D]   presentation + draw list CPU time, no GPU
 //   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
 //   lamina-bench templates [--frames F]   path templates: evaluation + tessellation, mesh cache hits
 //   lamina-bench text [--layers N] [--size WxH] [--seconds S]   shaping and layout rate, glyph atlas

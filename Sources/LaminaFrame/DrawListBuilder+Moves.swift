@@ -1,0 +1,280 @@
+import LaminaGeometry
+import LaminaTree
+
+/// The retained list's moves after the walk (issue 11 item 5): `patchChildren` puts aside the
+/// leaf visits whose items `moveLeaf` found to be of kinds that simply follow the transform
+/// (`Retained.MoveKind`) and `runMoves` moves them in one tight loop after the walk.
+///
+/// A batch of siblings whose visits were all put aside or skipped is replayed by the next
+/// patch of the same full build without looking at its records (`replaySteadyBatch`): with no
+/// zPosition animated (no order to check), the same changed slots (the plan's: so the same
+/// record flags) and no visit re-emitted since (`Moves.epoch`), the batch makes the same moves
+/// and notes the same changed ranges; only its superlayer's placement is new.
+extension Retained {
+    /// What moving a visit's items needs of its record (so the loop reads no record).
+    struct Move {
+        var slot: Int32, itemStart: Int32, itemEnd: Int32, record: Int32
+        var context: Int16
+        var kind: MoveKind, doubleSided: Bool
+    }
+    /// `clip`: the superlayer's clip for its sublayers (a visit re-emitted after the walk).
+    struct MoveContext { var parentToPixels: Transform3D; var parentOpacity: Double; var clip: Int }
+
+    /// A batch as the last patch made it: its moves and changed ranges (in the last patch's
+    /// `Moves.last` and `lastRanges`) and where the cursors were after it.
+    struct SteadyBatch {
+        var moves: Range<Int32>, ranges: Range<Int32>
+        var itemEnd: Int32, clipEnd: Int32
+        var forcing: Bool
+        var epoch: UInt64
+    }
+
+    /// The moves of this patch and the last, their batches' contexts, and the steady batches.
+    struct Moves {
+        var list: [Move] = []
+        var last: [Move] = []
+        var contexts: [MoveContext] = []
+        /// Per record: the entry in `steady` of the batch starting there, or -1.
+        var steadyIndex: [Int32] = []
+        var steady: [SteadyBatch] = []
+        /// The changed ranges each steady batch noted, this patch and the last.
+        var ranges: [Range<Int>] = []
+        var lastRanges: [Range<Int>] = []
+        /// Changed by each full build, failed patch and re-emission after the walk: older
+        /// steady batches are not replayed.
+        private(set) var epoch: UInt64 = 1
+        /// Batches replayed, since the builder was made (tests).
+        var replayed = 0
+
+        mutating func begin() {
+            swap(&list, &last)
+            list.removeAll(keepingCapacity: true)
+            contexts.removeAll(keepingCapacity: true)
+            swap(&ranges, &lastRanges)
+            ranges.removeAll(keepingCapacity: true)
+        }
+
+        mutating func invalidate() { epoch &+= 1 }
+    }
+
+    /// Notes what a batch does while `patchChildren` walks it (the changed ranges merged in two
+    /// fields, as `noteChanged` does), and keeps it as a steady batch at its end.
+    struct SteadyRecorder {
+        let batch: Range<Int>
+        let movesStart: Int, rangesStart: Int
+        let forcing: Bool
+        /// False once a visit of the batch was moved or re-emitted in the walk.
+        var isSteady = true
+        private var openStart = 0, openEnd = 0
+
+        init(batch: Range<Int>, moves: Int, ranges: Int, forcing: Bool) {
+            self.batch = batch
+            movesStart = moves
+            rangesStart = ranges
+            self.forcing = forcing
+        }
+
+        @inline(__always)
+        mutating func note(_ range: Range<Int>) {
+            if openStart < openEnd && openEnd == range.lowerBound {
+                openEnd = range.upperBound
+            } else {
+                if openStart < openEnd { pending.append(openStart..<openEnd) }
+                openStart = range.lowerBound
+                openEnd = range.upperBound
+            }
+        }
+        /// Ranges closed before the batch ended (rare: the batch's changed visits are not adjacent).
+        private var pending: [Range<Int>] = []
+
+        mutating func end(_ moving: inout Moves, cursor: Int, clipCursor: Int) {
+            guard isSteady, batch.lowerBound < moving.steadyIndex.count else { return }
+            moving.ranges.append(contentsOf: pending)
+            if openStart < openEnd { moving.ranges.append(openStart..<openEnd) }
+            let entry = SteadyBatch(moves: Int32(movesStart)..<Int32(moving.list.count),
+                                    ranges: Int32(rangesStart)..<Int32(moving.ranges.count),
+                                    itemEnd: Int32(truncatingIfNeeded: cursor), clipEnd: Int32(truncatingIfNeeded: clipCursor),
+                                    forcing: forcing, epoch: moving.epoch)
+            let index = Int(moving.steadyIndex[batch.lowerBound])
+            if index >= 0 && index < moving.steady.count {
+                moving.steady[index] = entry
+            } else {
+                moving.steadyIndex[batch.lowerBound] = Int32(moving.steady.count)
+                moving.steady.append(entry)
+            }
+        }
+    }
+}
+
+extension DrawListBuilder {
+    /// Replays `batch` from the last patch (see above); false when it is not steady.
+    mutating func replaySteadyBatch(_ batch: Range<Int>, parentToPixels: Transform3D, parentOpacity: Double,
+                                    clip: Int) -> Bool {
+        if retained.moving.steadyIndex.count != retained.records.count {
+            retained.moving.steadyIndex = Array(repeating: -1, count: retained.records.count)
+            retained.moving.steady.removeAll(keepingCapacity: true)
+            return false
+        }
+        let index = Int(retained.moving.steadyIndex[batch.lowerBound])
+        guard index >= 0 else { return false }
+        let entry = retained.moving.steady[index]
+        let first = retained.records[batch.lowerBound]
+        guard entry.epoch == retained.moving.epoch, entry.forcing == retained.forcing,
+              retained.cursor == Int(first.itemStart), retained.clipCursor == Int(first.clipStart),
+              Int(entry.moves.upperBound) <= retained.moving.last.count,
+              Int(entry.ranges.upperBound) <= retained.moving.lastRanges.count,
+              entry.moves.isEmpty || retained.moving.contexts.count < Int(Int16.max) else { return false }
+        let movesStart = retained.moving.list.count, rangesStart = retained.moving.ranges.count
+        if !entry.moves.isEmpty {
+            let context = Int16(retained.moving.contexts.count)
+            retained.moving.contexts.append(Retained.MoveContext(parentToPixels: parentToPixels,
+                                                                 parentOpacity: parentOpacity, clip: clip))
+            retained.moving.list.append(contentsOf: retained.moving.last[Int(entry.moves.lowerBound)..<Int(entry.moves.upperBound)])
+            retained.moving.list.withUnsafeMutableBufferPointer { list in
+                for k in movesStart..<list.count { list[k].context = context }
+            }
+        }
+        for k in Int(entry.ranges.lowerBound)..<Int(entry.ranges.upperBound) {
+            let range = retained.moving.lastRanges[k]
+            retained.noteChanged(range, motionOnly: true)
+            retained.moving.ranges.append(range)
+        }
+        retained.moving.steady[index] = Retained.SteadyBatch(
+            moves: Int32(movesStart)..<Int32(retained.moving.list.count),
+            ranges: Int32(rangesStart)..<Int32(retained.moving.ranges.count),
+            itemEnd: entry.itemEnd, clipEnd: entry.clipEnd, forcing: entry.forcing, epoch: entry.epoch)
+        retained.cursor = Int(entry.itemEnd)
+        retained.clipCursor = Int(entry.clipEnd)
+        retained.moving.replayed += 1
+        return true
+    }
+
+    /// Whether a visit can be moved after the walk (`runMoves`): a drawn leaf with no clip of its
+    /// own, unchanged or changed in motion only, whose items `moveLeaf` found to be rects and
+    /// gradients (after an analytic shadow), or shape atlas entries (not in a blurred shadow's
+    /// source: one that fails the atlas' checks is re-emitted after the loop, as `visit` would
+    /// in the walk).
+    @inline(__always)
+    func canDefer(_ c: Int, _ record: Retained.Record) -> Bool {
+        guard record.moveKind == .plain || record.moveKind == .shadowFirst
+                || (record.moveKind == .atlas && shadowSourceDepth == 0), record.drawn,
+              Int(record.subtreeEnd) == c + 1, record.clipEnd == record.clipStart else { return false }
+        let slot = Int(record.slot)
+        return slot < retained.motion.count && (!retained.dirty[slot] || retained.motion[slot].contains(.motionOnly))
+    }
+
+    /// Moves the visits `patchChildren` put aside, in one tight loop (no per-visit calls or
+    /// array checks): what `moveLeaf` does for them, with the same values. It reads no record
+    /// (`Retained.Move` has what it needs) and of the node only what placing it needs: a
+    /// deferred visit's layer was checked by `moveLeaf` to be a leaf, not hidden, and its
+    /// `isDoubleSided` noted — model values, the same for this full build. Its anchorPointZ,
+    /// zPosition and shadow offset are the defaults when it has no rare values, else kept
+    /// per slot (`leafStatics`). A visit that would now be culled fails the patch (a full
+    /// build follows, as when `visit` finds it culled); a shape whose atlas entry no longer
+    /// fits is re-emitted by `visit` at its place.
+    mutating func runMoves(store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>) {
+        guard !retained.moving.list.isEmpty else { return }
+        var failed = false
+        let count = retained.motion.count
+        if retained.statics.count != count {
+            retained.statics = Array(repeating: Retained.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: .zero),
+                                     count: count)
+        }
+        let itemCount = items.count
+        let defaults = Retained.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: LayerProperties().shadowOffset)
+        let atlas = shapeAtlas
+        var buckets = BucketMemo()
+        var reemits: [Int] = []   // moves whose shape atlas entry no longer fits (rare: no array made otherwise)
+        // The arrays are borrowed once (no other access happens in the loop).
+        retained.moving.list.withUnsafeBufferPointer { moves in
+        retained.moving.contexts.withUnsafeBufferPointer { contexts in
+        retained.motion.withUnsafeMutableBufferPointer { motion in
+        retained.statics.withUnsafeMutableBufferPointer { statics in
+        items.withUnsafeMutableBufferPointer { items in
+            let base = items.baseAddress!
+            // The superlayer's placement, loaded when the batch changes (moves come by batch).
+            var contextIndex = -1
+            var parentToPixels = Transform3D.identity, parentOpacity = 1.0
+            for (index, move) in moves.enumerated() {
+                let slot = Int(move.slot)
+                if Int(move.context) != contextIndex {
+                    contextIndex = Int(move.context)
+                    parentToPixels = contexts[contextIndex].parentToPixels
+                    parentOpacity = contexts[contextIndex].parentOpacity
+                }
+                let address = nodes.baseAddress! + slot
+                var p: LayerProperties { _read { yield address.pointee.properties } }
+                guard Int(move.itemEnd) <= itemCount else { failed = true; return }
+                let opacity = parentOpacity * min(max(p.opacity, 0), 1)
+                guard opacity > 0 else { failed = true; return }
+                var leaf = defaults
+                if p.hasRareValues {
+                    let flags = motion[slot]
+                    if flags.contains(.spare) {
+                        // Kept; +0 depth (most layers) needs them only for the shadow's offset.
+                        if !flags.contains(.spare2) || move.kind == .shadowFirst { leaf = statics[slot] }
+                    } else {
+                        leaf = Retained.LeafStatics(anchorPointZ: p.anchorPointZ, zPosition: p.zPosition,
+                                                    shadowOffset: p.shadowOffset)
+                        if !flags.contains(.depth) {
+                            statics[slot] = leaf
+                            motion[slot].formUnion(Self.keptFlags(leaf))
+                        }
+                    }
+                }
+                let a = p.transformToSuperlayer(anchorPointZ: leaf.anchorPointZ, zPosition: leaf.zPosition)
+                var toPixels = Self.placement(a, parentToPixels)
+                guard move.doubleSided || !Self.facesAway(toPixels) else { failed = true; return }
+                // The third row only where a shadow's placement needs it (or may: `moveItems`).
+                if move.kind != .plain { toPixels = Self.withRow3(toPixels, a, parentToPixels) }
+                if move.kind == .atlas {
+                    if !Self.moveItems(base, Int(move.itemStart)..<Int(move.itemEnd), toPixels: toPixels,
+                                       opacity: opacity, shadowOffset: leaf.shadowOffset, atlas: atlas,
+                                       buckets: &buckets) {
+                        reemits.append(index)
+                    }
+                    continue
+                }
+                var k = Int(move.itemStart)
+                if move.kind == .shadowFirst {
+                    base[k].place(Self.shadowPlacement(leaf.shadowOffset, toPixels), opacity: opacity)
+                    k += 1
+                }
+                while k < Int(move.itemEnd) {
+                    base[k].place(toPixels, opacity: opacity)
+                    k += 1
+                }
+            }
+        }
+        }
+        }
+        }
+        }
+        if failed { retained.fail(.culling); return }
+        retained.moved += retained.moving.list.count - reemits.count
+        if !reemits.isEmpty {
+            retained.moving.invalidate()  // (their batches are not replayed)
+            retained.dropMotionRanges()   // (noted as moved in the walk)
+        }
+        // As `patchChildren` re-emits a visit `moveLeaf` cannot move (its items and clips are
+        // written at its recorded place, which is all that depends on where the cursor is).
+        let (cursor, clipCursor) = (retained.cursor, retained.clipCursor)
+        for index in reemits where !retained.failed {
+            let move = retained.moving.list[index]
+            let c = Int(move.record)
+            let record = retained.records[c]
+            let context = retained.moving.contexts[Int(move.context)]
+            retained.records[c].moveKind = .reemitted
+            retained.records[c].drawnNow = false
+            retained.reemittedAfterWalk += 1
+            retained.cursor = Int(record.itemStart)
+            retained.clipCursor = Int(record.clipStart)
+            visit(Int(record.slot), c, store, nodes, parentToPixels: context.parentToPixels,
+                  parentOpacity: context.parentOpacity, clip: context.clip)
+            if retained.records[c].drawnNow != record.drawn { retained.fail(.culling) }
+            if retained.cursor != Int(record.itemEnd) || retained.clipCursor != Int(record.clipEnd) { retained.fail(.counts) }
+        }
+        retained.cursor = cursor
+        retained.clipCursor = clipCursor
+    }
+}

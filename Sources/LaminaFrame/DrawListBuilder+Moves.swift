@@ -74,22 +74,21 @@ extension Retained {
             self.forcing = forcing
         }
 
+        /// (A closed range goes to `ranges` at once: if a sublayer batch is walked in the middle,
+        /// this batch is not steady and its ranges there are not used.)
         @inline(__always)
-        mutating func note(_ range: Range<Int>) {
+        mutating func note(_ range: Range<Int>, _ ranges: inout [Range<Int>]) {
             if openStart < openEnd && openEnd == range.lowerBound {
                 openEnd = range.upperBound
             } else {
-                if openStart < openEnd { pending.append(openStart..<openEnd) }
+                if openStart < openEnd { ranges.append(openStart..<openEnd) }
                 openStart = range.lowerBound
                 openEnd = range.upperBound
             }
         }
-        /// Ranges closed before the batch ended (rare: the batch's changed visits are not adjacent).
-        private var pending: [Range<Int>] = []
 
         mutating func end(_ moving: inout Moves, cursor: Int, clipCursor: Int) {
             guard isSteady, batch.lowerBound < moving.steadyIndex.count else { return }
-            moving.ranges.append(contentsOf: pending)
             if openStart < openEnd { moving.ranges.append(openStart..<openEnd) }
             let entry = SteadyBatch(moves: Int32(movesStart)..<Int32(moving.list.count),
                                     ranges: Int32(rangesStart)..<Int32(moving.ranges.count),

@@ -515,7 +515,7 @@ extension DrawListBuilder {
                     retained.clipCursor = Int(record.clipEnd)
                     if !retained.forcing && retained.dirty[slot] {
                         retained.noteChanged(Int(record.itemStart)..<Int(record.itemEnd), motionOnly: true)
-                        steady.note(Int(record.itemStart)..<Int(record.itemEnd))
+                        steady.note(Int(record.itemStart)..<Int(record.itemEnd), &retained.moving.ranges)
                     }
                     c = Int(record.subtreeEnd)
                     continue

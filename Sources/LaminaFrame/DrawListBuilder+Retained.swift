@@ -1,7 +1,7 @@
 import LaminaGeometry
 import LaminaTree
 
-// The retained list's kinds and switches (DrawListBuilder+Patch.swift has the records and the walk).
+// The retained list's kinds, switches and emitting (DrawListBuilder+Patch.swift has the records and the walk).
 
 extension Retained {
     /// The kinds of a leaf visit's items, as far as moving them in place goes
@@ -110,5 +110,45 @@ extension DrawListBuilder {
         retained.spareChangedRanges = []
         retained.motionRanges = []
         retained.spareMotionRanges = []
+    }
+
+    // MARK: Emitting (appends in a full build, overwrites in place in a patch)
+
+    /// Where the next item goes.
+    var itemPosition: Int { retained.patching ? retained.cursor : items.count }
+    var clipPosition: Int { retained.patching ? retained.clipCursor : clips.count }
+
+    @inline(__always)
+    mutating func emit(_ item: consuming DrawItem) {
+        if retained.patching {
+            if retained.cursor < items.count { items[retained.cursor] = item } else { retained.fail(.overflow) }
+            retained.cursor += 1
+        } else {
+            items.append(item)
+        }
+    }
+
+    /// Sets a group marker's kind (its count once its items are made).
+    @inline(__always)
+    mutating func setKind(_ kind: DrawItem.Kind, at marker: Int) {
+        if marker < items.count { items[marker].kind = kind } else { retained.fail(.overflow) }
+    }
+
+    /// Takes back the items from `marker` on (an empty or capped blurred shadow).
+    mutating func unemit(to marker: Int) {
+        if retained.patching { retained.cursor = marker } else { items.removeSubrange(marker...) }
+    }
+
+    /// Appends (or rewrites) a clip; its index.
+    @inline(__always)
+    mutating func emitClip(_ clip: Clip) -> Int {
+        if retained.patching {
+            let index = retained.clipCursor
+            if index < clips.count { clips[index] = clip } else { retained.fail(.overflow) }
+            retained.clipCursor += 1
+            return index
+        }
+        clips.append(clip)
+        return clips.count - 1
     }
 }

@@ -65,7 +65,7 @@ extension Retained {
         let forcing: Bool
         /// False once a visit of the batch was moved or re-emitted in the walk.
         var isSteady = true
-        private var openStart = 0, openEnd = 0
+        private var open = OpenRange()
 
         init(batch: Range<Int>, moves: Int, ranges: Int, forcing: Bool) {
             self.batch = batch
@@ -78,18 +78,12 @@ extension Retained {
         /// this batch is not steady and its ranges there are not used.)
         @inline(__always)
         mutating func note(_ range: Range<Int>, _ ranges: inout [Range<Int>]) {
-            if openStart < openEnd && openEnd == range.lowerBound {
-                openEnd = range.upperBound
-            } else {
-                if openStart < openEnd { ranges.append(openStart..<openEnd) }
-                openStart = range.lowerBound
-                openEnd = range.upperBound
-            }
+            open.note(range, closingInto: &ranges)
         }
 
         mutating func end(_ moving: inout Moves, cursor: Int, clipCursor: Int) {
             guard isSteady, batch.lowerBound < moving.steadyIndex.count else { return }
-            if openStart < openEnd { moving.ranges.append(openStart..<openEnd) }
+            open.close(into: &moving.ranges)
             let entry = SteadyBatch(moves: Int32(movesStart)..<Int32(moving.list.count),
                                     ranges: Int32(rangesStart)..<Int32(moving.ranges.count),
                                     itemEnd: Int32(truncatingIfNeeded: cursor), clipEnd: Int32(truncatingIfNeeded: clipCursor),
@@ -275,5 +269,32 @@ extension DrawListBuilder {
         }
         retained.cursor = cursor
         retained.clipCursor = clipCursor
+    }
+}
+
+/// A range of items being grown by adjacent visits, in two fields rather than an array write
+/// per visit: a visit that does not continue it closes it into an array and opens its own.
+struct OpenRange {
+    private var start = 0, end = 0
+
+    /// Extends the open range by `range` when they touch; otherwise appends the open range
+    /// (if any) to `ranges` and opens `range`.
+    @inline(__always)
+    mutating func note(_ range: Range<Int>, closingInto ranges: inout [Range<Int>]) {
+        if start < end && end == range.lowerBound {
+            end = range.upperBound
+        } else {
+            if start < end { ranges.append(start..<end) }
+            start = range.lowerBound
+            end = range.upperBound
+        }
+    }
+
+    /// Appends the open range (if any) to `ranges` and empties it.
+    @inline(__always)
+    mutating func close(into ranges: inout [Range<Int>]) {
+        if start < end { ranges.append(start..<end) }
+        start = 0
+        end = 0
     }
 }

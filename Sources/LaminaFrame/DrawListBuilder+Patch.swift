@@ -136,38 +136,21 @@ struct Retained {
 
     /// The ranges being grown by adjacent changed visits (not yet in `changedRanges` and
     /// `motionRanges`: `flushChanged` puts them there).
-    private var openStart = 0, openEnd = 0, openMotionStart = 0, openMotionEnd = 0
+    private var openChanged = OpenRange(), openMotion = OpenRange()
 
     /// Notes a changed visit's items (merged with the last range when adjacent), and among
     /// the motion ranges too when `motionOnly`.
     @inline(__always)
     mutating func noteChanged(_ range: Range<Int>, motionOnly: Bool = false) {
         guard !range.isEmpty else { return }
-        if openStart < openEnd && openEnd == range.lowerBound {
-            openEnd = range.upperBound
-        } else {
-            if openStart < openEnd { changedRanges.append(openStart..<openEnd) }
-            openStart = range.lowerBound
-            openEnd = range.upperBound
-        }
-        guard motionOnly else { return }
-        if openMotionStart < openMotionEnd && openMotionEnd == range.lowerBound {
-            openMotionEnd = range.upperBound
-        } else {
-            if openMotionStart < openMotionEnd { motionRanges.append(openMotionStart..<openMotionEnd) }
-            openMotionStart = range.lowerBound
-            openMotionEnd = range.upperBound
-        }
+        openChanged.note(range, closingInto: &changedRanges)
+        if motionOnly { openMotion.note(range, closingInto: &motionRanges) }
     }
 
     /// Completes `changedRanges` (before it is read).
     mutating func flushChanged() {
-        if openStart < openEnd { changedRanges.append(openStart..<openEnd) }
-        if openMotionStart < openMotionEnd { motionRanges.append(openMotionStart..<openMotionEnd) }
-        openStart = 0
-        openEnd = 0
-        openMotionStart = 0
-        openMotionEnd = 0
+        openChanged.close(into: &changedRanges)
+        openMotion.close(into: &motionRanges)
     }
 
     /// Forgets the motion ranges noted so far (a visit moved after the walk was re-emitted
@@ -322,10 +305,8 @@ struct Retained {
         changedRanges.removeAll(keepingCapacity: true)
         swap(&motionRanges, &spareMotionRanges)
         motionRanges.removeAll(keepingCapacity: true)
-        openStart = 0
-        openEnd = 0
-        openMotionStart = 0
-        openMotionEnd = 0
+        openChanged = OpenRange()
+        openMotion = OpenRange()
         patching = true
         failed = false
         failure = nil

@@ -84,31 +84,47 @@ public enum CoverageMesh {
     /// The horizontal pieces of the boundary of `polygons` under `rule`: on each row y that
     /// holds a horizontal edge, the x intervals where inside just above differs from inside
     /// just below (from the sloped edges crossing the row).
+    ///
+    /// A sweep over the rows in ascending order with the sloped edges sorted by their lower
+    /// end: a row visits only the edges whose y range holds it (they join when the sweep
+    /// reaches their lower end and leave once it passes their upper end), so the cost is the
+    /// sorts plus the crossings, not rows × edges (a dashed stroke of thousands of dashes has
+    /// thousands of rows, each crossed by a handful of its edges).
     static func horizontalEdges(_ polygons: [[Point]], rule: FillRule, into out: inout [Edge]) {
         var rows: [Double] = []
+        // Sloped edges in their polygon's direction, with their y range.
+        var sloped: [(a: Point, b: Point, lo: Double, hi: Double)] = []
         for poly in polygons where poly.count >= 2 {
-            for i in poly.indices where poly[i].y == poly[(i + 1) % poly.count].y && poly[i].x != poly[(i + 1) % poly.count].x {
-                rows.append(poly[i].y)
+            for i in poly.indices {
+                let a = poly[i], b = poly[(i + 1) % poly.count]
+                if a.y == b.y {
+                    if a.x != b.x { rows.append(a.y) }
+                } else {
+                    sloped.append((a, b, min(a.y, b.y), max(a.y, b.y)))
+                }
             }
         }
         if rows.isEmpty { return }
         rows.sort()
+        sloped.sort { $0.lo < $1.lo }
+        var active: [Int] = []  // indices into `sloped` of the edges whose range may hold the row
+        var joined = 0          // `sloped[..<joined]` have joined (their lower end is at or below the row)
         var crossings: [(x: Double, above: Int32, below: Int32)] = []
         var previous = Double.nan
         for y in rows where y != previous {
             previous = y
+            while joined < sloped.count && sloped[joined].lo <= y { active.append(joined); joined += 1 }
+            // Rows ascend: an edge the sweep has passed never holds a later row.
+            active.removeAll { sloped[$0].hi < y }
             crossings.removeAll(keepingCapacity: true)
-            for poly in polygons where poly.count >= 2 {
-                for i in poly.indices {
-                    let a = poly[i], b = poly[(i + 1) % poly.count]
-                    if a.y == b.y { continue }
-                    let dir: Int32 = a.y < b.y ? 1 : -1
-                    let lo = min(a.y, b.y), hi = max(a.y, b.y)
-                    if y < lo || y > hi { continue }
-                    let x = a.y == y ? a.x : (b.y == y ? b.x : a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y))
-                    crossings.append((x, lo < y ? dir : 0, y < hi ? dir : 0))
-                }
+            for k in active {
+                let (a, b, lo, hi) = sloped[k]
+                let dir: Int32 = a.y < b.y ? 1 : -1
+                let x = a.y == y ? a.x : (b.y == y ? b.x : a.x + (y - a.y) * (b.x - a.x) / (b.y - a.y))
+                crossings.append((x, lo < y ? dir : 0, y < hi ? dir : 0))
             }
+            // (Crossings at one x are summed together below, so their order among themselves
+            // does not matter.)
             crossings.sort { $0.x < $1.x }
             var above: Int32 = 0, below: Int32 = 0
             var i = 0

@@ -46,20 +46,10 @@ extension DrawListBuilder {
         guard end <= items.count else { return false }
         let atlas = shapeAtlas
         let ok = items.withUnsafeMutableBufferPointer { items -> Bool in
-            let base = items.baseAddress!
-            switch record.moveKind {
-            case .plain:
-                for k in start..<end { base[k].place(toPixels, opacity: opacity) }
-                return true
-            case .shadowFirst:
-                base[start].place(Self.shadowPlacement(statics.shadowOffset, toPixels), opacity: opacity)
-                for k in (start + 1)..<end { base[k].place(toPixels, opacity: opacity) }
-                return true
-            default:
-                var buckets = BucketMemo()
-                return Self.moveItems(base, start..<end, toPixels: toPixels, opacity: opacity,
-                                      shadowOffset: statics.shadowOffset, atlas: atlas, buckets: &buckets)
-            }
+            var buckets = BucketMemo()
+            return Self.placeMoved(items.baseAddress!, start..<end, kind: record.moveKind, toPixels: toPixels,
+                                   opacity: opacity, shadowOffset: statics.shadowOffset, atlas: atlas,
+                                   buckets: &buckets)
         }
         guard ok else { return false }
         if record.moveKind == .unknown {
@@ -71,6 +61,32 @@ extension DrawListBuilder {
         retained.cursor = end
         retained.clipCursor = Int(record.clipEnd)
         return true
+    }
+
+    /// Writes a moved leaf's items (`range` of `base`) at `toPixels` with `opacity`, as its
+    /// record's `kind` tells: rects and gradients take them as they are, an analytic shadow
+    /// first is placed by its offset, and other kinds read each item (`moveItems`). False when
+    /// an item cannot be moved in place (a shape atlas entry that no longer fits).
+    @inline(__always)
+    static func placeMoved(_ base: UnsafeMutablePointer<DrawItem>, _ range: Range<Int>, kind: Retained.MoveKind,
+                           toPixels: Transform3D, opacity: Double, shadowOffset: Size, atlas: ShapeAtlas,
+                           buckets: inout BucketMemo) -> Bool {
+        switch kind {
+        case .plain, .shadowFirst:
+            var k = range.lowerBound
+            if kind == .shadowFirst, k < range.upperBound {
+                base[k].place(shadowPlacement(shadowOffset, toPixels), opacity: opacity)
+                k += 1
+            }
+            while k < range.upperBound {
+                base[k].place(toPixels, opacity: opacity)
+                k += 1
+            }
+            return true
+        default:
+            return moveItems(base, range, toPixels: toPixels, opacity: opacity, shadowOffset: shadowOffset,
+                             atlas: atlas, buckets: &buckets)
+        }
     }
 
     /// The layer's `LeafStatics`: kept ones when it animates neither zPosition nor anchorPointZ

@@ -220,22 +220,9 @@ extension DrawListBuilder {
                 guard move.doubleSided || !Self.facesAway(toPixels) else { failed = true; return }
                 // The third row only where a shadow's placement needs it (or may: `moveItems`).
                 if move.kind != .plain { toPixels = Self.withRow3(toPixels, a, parentToPixels) }
-                if move.kind == .atlas {
-                    if !Self.moveItems(base, Int(move.itemStart)..<Int(move.itemEnd), toPixels: toPixels,
-                                       opacity: opacity, shadowOffset: leaf.shadowOffset, atlas: atlas,
-                                       buckets: &buckets) {
-                        reemits.append(index)
-                    }
-                    continue
-                }
-                var k = Int(move.itemStart)
-                if move.kind == .shadowFirst {
-                    base[k].place(Self.shadowPlacement(leaf.shadowOffset, toPixels), opacity: opacity)
-                    k += 1
-                }
-                while k < Int(move.itemEnd) {
-                    base[k].place(toPixels, opacity: opacity)
-                    k += 1
+                if !Self.placeMoved(base, Int(move.itemStart)..<Int(move.itemEnd), kind: move.kind, toPixels: toPixels,
+                                    opacity: opacity, shadowOffset: leaf.shadowOffset, atlas: atlas, buckets: &buckets) {
+                    reemits.append(index)
                 }
             }
         }

@@ -99,6 +99,9 @@ func runMemoryBench(_ arguments: [String]) {
         "marginalHeapBytesPerLayer": \(String(format: "%.1f", heapMarginal)), \
         "note": "daemon child process, plain 8x8 layers with a background (\(hidden ? "hidden" : "drawn")), RSS after minus before over layers; marginal: the second half's growth over its layers; heap: allocated chunks (mallinfo2), capacity included"}
         """)
+        // LAMINA_BENCH_HOLD=1: keep the connection (and the daemon's state) until killed, for
+        // a heap profiler attached to the child (docs/performance.md, "Where the memory is").
+        if getenv("LAMINA_BENCH_HOLD") != nil { fflush(nil); withExtendedLifetime(c) { while true { pause() } } }
     } catch {
         fail("\(error)")
     }
@@ -123,6 +126,9 @@ func runDaemonChild(_ arguments: [String]) -> Never {
         // `--trim`: freed heap handed back each second (what stays is what the daemon keeps).
         if arguments.dropFirst().first == "--trim", let trim = mallocTrim { _ = trim(0) }
         try? String(heapInUse()).write(toFile: socket + ".heap", atomically: true, encoding: .utf8)
+        // LAMINA_BENCH_HOLD: `touch SOCKET.exit` ends the process as it stands (no teardown),
+        // so that a heap profiler reports what was live then.
+        if getenv("LAMINA_BENCH_HOLD") != nil, access(socket + ".exit", F_OK) == 0 { unlink(socket + ".exit"); exit(0) }
     }
     daemon.stop()
     exit(0)

@@ -60,8 +60,8 @@ public struct DrawListBuilder {
     var spareClips: [Clip] = []
     /// Serial of the last list made (`DrawList.serial`).
     public internal(set) var lastSerial: UInt64 = 0
-    /// Above 0 while drawing a layer as the source of its blurred shadow: the sublayers'
-    /// own shadows are left out of that source (each would draw its subtree again, so nested
+    /// How many blurred shadows' sources the walk is inside: from `maxShadowSourceNesting`
+    /// on, sublayers' shadows are left out (each would draw its subtree again, so nested
     /// shadowed layers would cost 2^depth items).
     var shadowSourceDepth = 0
     /// Items drawn this frame as shadow sources; past `maxShadowSourceItems` further blurred
@@ -73,6 +73,12 @@ public struct DrawListBuilder {
     var openGroups = 0
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
+    /// Blurred shadows' sources hold their sublayers' shadows (as Core Animation, whose shadow
+    /// is the blur of the layer's composited alpha, sublayers' shadows included) this many
+    /// sources deep: a layer's source holds its sublayers' shadows, and those shadows' own
+    /// sources hold none. Drawn without end, a chain of n nested shadowed layers would make 2^n
+    /// items; at this depth, about n³/6 (`maxShadowSourceItems` bounds the rest).
+    public static let maxShadowSourceNesting = 2
     /// Largest blur (σ in device pixels) of a blurred shadow: its cost grows with σ on every
     /// pixel, so a larger shadowRadius is drawn with this σ.
     public static let maxShadowSigma = 64.0
@@ -253,7 +259,7 @@ public struct DrawListBuilder {
     private mutating func visitLayer(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                      toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
         let (innerClip, borderLast) = appendOwnItems(slot, record, store, nodes, toPixels: toPixels, opacity: opacity,
-                                                     clip: clip, drawShadow: drawShadow && shadowSourceDepth == 0)
+                                                     clip: clip, drawShadow: drawShadow && shadowSourceDepth < Self.maxShadowSourceNesting)
         let address = nodes.baseAddress! + slot
         // The sublayers of a blurred shadow's source are the record's first batch of children.
         let batch = drawShadow ? retained.realChildren(of: record) : retained.sourceChildren(of: record)
@@ -454,8 +460,8 @@ public struct DrawListBuilder {
                 break
             }
         }
-        // The layer as drawn (its content and sublayers, without this shadow and the
-        // sublayers' shadows), offscreen.
+        // The layer as drawn (its content and sublayers, without this shadow; with the
+        // sublayers' shadows up to `maxShadowSourceNesting` sources deep), offscreen.
         guard shadowSourceItems < Self.maxShadowSourceItems, openGroups < Self.maxNestedGroups else { return }
         // Patching, the marker overwrites the item after this layer's when the source turns out
         // empty (then it is put back).

@@ -168,11 +168,14 @@ struct DrawListBuilderTests {
         #expect(builder.meshCache.misses == 1, "tessellated once")
     }
 
-    @Test func nestedShadowedLayersCostQuadraticallyNotExponentially() throws {
+    @Test func nestedShadowedLayersCostCubicallyNotExponentially() throws {
         // 40 nested star-shaped layers, each with a (blurred) shadow of its content. Drawn
         // as Core Animation does with every sublayer's shadow inside every shadow's source,
-        // the items would double per level (2^40). A shadow's source leaves the sublayers'
-        // shadows out: level k's source holds the fills of levels k…40.
+        // the items would double per level (2^40). A shadow's source holds its sublayers'
+        // shadows (`maxShadowSourceNesting` = 2), whose own sources hold no shadows: level
+        // k's source holds level k's fill and, for each level j > k, a group of the fills of
+        // levels j…n, its marker and level j's fill.
+        #expect(DrawListBuilder.maxShadowSourceNesting == 2)
         let n = 40
         var star = Path()
         star.addPolygon((0..<5).map { k in
@@ -189,11 +192,22 @@ struct DrawListBuilderTests {
         let t = try tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
+        // Items in level k's source: its fill, then per deeper level j a marker, the n − j + 1
+        // fills of its own source and its fill.
+        func source(_ k: Int) -> Int { 1 + (k < n ? (k + 1...n).map { 1 + (n - $0 + 1) + 1 }.reduce(0, +) : 0) }
+        // Walked in order: the groups at the top (depth 0), each followed by the nested ones of
+        // its source (depth 1, one per deeper level).
+        var expected: [Int] = []
+        for k in 1...n {
+            expected.append(source(k))
+            if k < n { for j in k + 1...n { expected.append(n - j + 1) } }
+        }
         var groups: [(sigma: Double, count: Int)] = []
         for item in list.items { if case .shadowGroup(_, let sigma, let count) = item.kind { groups.append((sigma, count)) } }
-        // One group per level, outside any other group: level k's holds the n − k + 1 fills.
-        #expect(groups.map(\.count) == (1...n).map { n - $0 + 1 })
-        #expect(list.items.count == n + groups.count + groups.map(\.count).reduce(0, +))
+        #expect(groups.map(\.count) == expected)
+        // At the top: per level a marker, its source and its fill.
+        #expect(list.items.count == (1...n).map { 2 + source($0) }.reduce(0, +))
+        #expect(list.items.count < 20_000)   // about n³/6
         // A shadowRadius of 1000 blurs with the largest σ drawn.
         #expect(groups.first?.sigma == DrawListBuilder.maxShadowSigma)
         #expect(groups.last?.sigma == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import Lamina
+import LaminaRender
 import LaminaServer
 
 /// `lamina-bench memory [--layers N]`: the daemon's resident memory per plain layer, as issue 11
@@ -124,7 +125,7 @@ func runDaemonChild(_ arguments: [String]) -> Never {
     while getppid() == parent {
         sleep(1)
         // `--trim`: freed heap handed back each second (what stays is what the daemon keeps).
-        if arguments.dropFirst().first == "--trim", let trim = mallocTrim { _ = trim(0) }
+        if arguments.dropFirst().first == "--trim" { HeapTrim.trim() }
         try? String(heapInUse()).write(toFile: socket + ".heap", atomically: true, encoding: .utf8)
         // LAMINA_BENCH_HOLD: `touch SOCKET.exit` ends the process as it stands (no teardown),
         // so that a heap profiler reports what was live then.
@@ -134,8 +135,3 @@ func runDaemonChild(_ arguments: [String]) -> Never {
     exit(0)
 }
 
-/// glibc's `malloc_trim` (not in the Glibc module), looked up once.
-let mallocTrim: (@convention(c) (Int) -> Int32)? = {
-    guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
-    return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
-}()

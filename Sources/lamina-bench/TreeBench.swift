@@ -1,6 +1,7 @@
 import Foundation
 import LaminaAnimation
 import LaminaGeometry
+import LaminaRender
 import LaminaTree
 
 /// `lamina-bench tree`: the layer tree's costs, as JSON.
@@ -110,7 +111,7 @@ func runTreeBench(_ arguments: [String]) {
     // Memory per plain layer: both trees the daemon keeps, as resident growth and as live heap
     // bytes (glibc's mallinfo2: allocated chunks, no fragmentation), each tree's share apart.
     func residentBytes() -> Int {
-        if let trim = mallocTrim { _ = trim(0) }   // freed heap back first: what stays is live
+        HeapTrim.trim()   // freed heap back first: what stays is live
         guard let s = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
         let fields = s.split(separator: " ")
         return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0

@@ -1,0 +1,24 @@
+import Foundation
+
+/// Hands the heap's free pages back to the system (glibc's `malloc_trim`, looked up at run
+/// time: it is not in the Glibc module, and other C libraries have none).
+///
+/// Memory a frame or a commit freed stays resident in malloc's arenas until something trims
+/// them: a commit of 50,000 layers frees its packets, the builder's and the renderer's spare
+/// buffers go when the render thread sleeps (`FrameDriver.willSleep`,
+/// `OffscreenRenderer.releaseIdleBuffers`), and without a trim the daemon would keep their
+/// pages (about 100 bytes a layer in `lamina-bench memory`). The render loop trims when it goes
+/// idle, at most once a second (`RenderLoop`).
+public enum HeapTrim {
+    private static let function: (@convention(c) (Int) -> Int32)? = {
+        guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int) -> Int32).self)
+    }()
+
+    /// Whether the C library can trim.
+    public static var isAvailable: Bool { function != nil }
+
+    /// Trims every arena now, keeping no pad. Returns whether any memory was handed back.
+    @discardableResult
+    public static func trim() -> Bool { (function?(0) ?? 0) != 0 }
+}

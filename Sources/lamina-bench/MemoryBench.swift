@@ -40,7 +40,7 @@ func runMemoryBench(_ arguments: [String]) {
         child.terminate(); child.waitUntilExit()
         benchFail("memory: \(message)")
     }
-    defer { child.terminate(); child.waitUntilExit(); unlink(socket + ".heap") }
+    defer { child.terminate(); child.waitUntilExit(); unlink(socket + ".heap"); unlink(socket) }
 
     func rss() -> Int { (residentKiB(pid) ?? 0) * 1024 }
     // The child's live heap (`heapInUse`), which it writes to `socket.heap` each second.

@@ -1,6 +1,8 @@
 // Per-instance inputs shared by the rect*.vert variants and mesh.vert. Mirrors `RectInstance` in
-// Sources/LaminaFrame/RectInstance.swift (checked by RectInstanceLayoutTests): field i is the
-// vec4 at location i. Locations 0–2 are the motion part (what the item's transform and opacity
+// Sources/LaminaFrame/RectInstance.swift (checked by RectInstanceLayoutTests): each field is
+// a vec4 at the location `RectInstance.fields` gives it; an instance in the ring is the prefix
+// of the struct its kind reads (`RectInstance.stride`), so a variant reads only locations
+// inside that prefix. Locations 0–2 are the motion part (what the item's transform and opacity
 // alone decide), the rest the content part: colors come without the opacity and the cover
 // rect ungrown; `quad()` and `emit` apply them.
 
@@ -28,14 +30,20 @@ layout(location = 13) in vec4 inGradientColor3;
 // them (and a little) for sharp rects, whose coverage is zero beyond half a pixel; not at all
 // for shape atlas pieces (KIND 7: the entry's outer texels are zero); on the sides inRadii
 // marks for image pieces (KIND 6: the frame's edges, so nine-slice pieces do not overlap).
+// Plain and sharp rects (KIND 0, 8) cover their bounds: they read inBounds (their instances'
+// stride ends before the cover rect).
 vec4 quad() {
     vec4 margins = vec4(-inClipX.w, -inClipY.w, inClipX.w, inClipY.w);
 #if KIND == 6
     return inCover + margins * inRadii;
 #elif KIND == 7
     return inCover;
-#elif KIND == 8 || defined(SHARP)
+#elif KIND == 8
+    return inBounds + margins * (0.5 * 1.0001);
+#elif defined(SHARP)
     return inCover + margins * (0.5 * 1.0001);
+#elif KIND == 0
+    return inBounds + margins;
 #else
     return inCover + margins;
 #endif

@@ -8,7 +8,7 @@ extension RectInstance {
     @inlinable
     package static func writeImage(_ item: UnsafePointer<DrawItem>, _ draw: ImageDraw, clip: Float,
                                    width: Int, height: Int, to span: inout Span) -> Written {
-        guard span.capacity - span.count >= 9 else { return .needsRoom(9) }
+        guard span.hasRoom(9, .image) else { return .needsRoom(9) }  // (shape pieces: the same stride)
         let g = draw.geometry
         let frame = g.frame
         let color: SIMD4<Float>
@@ -43,8 +43,7 @@ extension RectInstance {
             base.fillColor = color
             base.borderColor = second
             base.params = SIMD4(0, Kind.shape.rawValue, mode, clip)
-            (span.base + span.count).initialize(to: base)
-            span.count += 1
+            span.append(base, .shape)
             return .drawn(count: 1, variant: PipelineVariant(kind: .shape, clipped: clip != 0))
         }
         base.fillColor = color
@@ -64,8 +63,7 @@ extension RectInstance {
                                        j == 0 || g.yCuts[j] == g.yCuts[0] ? 1 : 0,
                                        g.xCuts[i + 1] == g.xCuts[3] ? 1 : 0,
                                        g.yCuts[j + 1] == g.yCuts[3] ? 1 : 0)
-                (span.base + span.count).initialize(to: instance)
-                span.count += 1
+                span.append(instance, .image)
                 count += 1
             }
         }

@@ -2,9 +2,17 @@ import LaminaGeometry
 
 /// Per-instance data of `shaders/rect.vert`: one per drawn `DrawItem`, uploaded each frame.
 ///
-/// Mirrors the shader's vertex inputs: field `i` is the `vec4` at `location = i`, so the
-/// offset of field `i` is `16 × i` (checked against the SPIR-V by RectInstanceLayoutTests).
-/// Plain data: no Vulkan types.
+/// Mirrors the shader's vertex inputs: each field is the `vec4` at the `location` `fields`
+/// gives it (checked against the SPIR-V by RectInstanceLayoutTests). Plain data: no Vulkan
+/// types.
+///
+/// **Strides.** The frame's instance ring stores each instance as the prefix of this struct
+/// that its kind's vertex shaders read (`stride(_:)`): the fields are ordered so that those of
+/// the commonest kinds come first — a sharp rect or a mesh 96 bytes (motion, bounds, color,
+/// params), a plain rect 128 (and radii, border color), a shadow 144 (and cover), an image or
+/// shape piece 176 (and the piece's rect and source), a gradient all 224. Every field has the
+/// same offset whatever the stride, so one attribute table serves every pipeline; each
+/// pipeline's binding takes its kind's stride (`Span.packed`).
 ///
 /// Two parts. The **motion** part (the first 48 bytes: `clipX`, `clipY`, `clipW`) is all that
 /// depends on the item's transform and opacity: the clip-space coefficients, the quad's
@@ -21,30 +29,28 @@ package struct RectInstance: Equatable {
     package var clipW: SIMD4<Float>
     /// Local rect: minX, minY, maxX, maxY.
     package var bounds: SIMD4<Float>
-    /// Local rect covered (minX, minY, maxX, maxY), which the vertex shader grows into the quad
-    /// it rasterizes: by the margins (`clipX.w`, `clipY.w`) on each side (about a pixel) for
-    /// most kinds; by half of them (and a little) for the sharp kinds 8–11, whose coverage is
-    /// zero beyond half a pixel (about 5 % fewer pixels for a 48 × 32 layer); not at all for
-    /// shape atlas pieces (kind 7, whose outer texels are zero); for image pieces (kind 6) on
-    /// the sides `radii` marks.
-    package var cover: SIMD4<Float>
+    /// Premultiplied fill color, without the opacity.
+    package var fillColor: SIMD4<Float>
+    /// x: border width in local units; y: kind (`Kind`); z: shadow sigma (local units);
+    /// w: innermost clip + 1 (an index into the frame's `ClipRecord` buffer; 0 = no clip).
+    package var params: SIMD4<Float>
     /// Corner radii: minXMinY, maxXMinY, minXMaxY, maxXMaxY, clamped to half the smaller side.
     /// Sharp rects (kinds 8–11): zero (the vertex shader takes the device pixels per local unit
     /// across the edges from the margins). Image pieces (kind 6): 1 on the sides of `cover`
     /// that are the frame's edges (grown for anti-aliasing), 0 on the others.
     package var radii: SIMD4<Float>
-    /// Premultiplied fill color, without the opacity.
-    package var fillColor: SIMD4<Float>
     /// Premultiplied border color, without the opacity.
     package var borderColor: SIMD4<Float>
-    /// x: border width in local units; y: kind (`Kind`); z: shadow sigma (local units);
-    /// w: innermost clip + 1 (an index into the frame's `ClipRecord` buffer; 0 = no clip).
-    package var params: SIMD4<Float>
+    /// Local rect covered (minX, minY, maxX, maxY), which the vertex shader grows into the quad
+    /// it rasterizes: by the margins (`clipX.w`, `clipY.w`) on each side (about a pixel) for
+    /// most kinds; by half of them (and a little) for the sharp kinds 8–11, whose coverage is
+    /// zero beyond half a pixel (about 5 % fewer pixels for a 48 × 32 layer); not at all for
+    /// shape atlas pieces (kind 7, whose outer texels are zero); for image pieces (kind 6) on
+    /// the sides `radii` marks. Plain and sharp rects (kinds 0, 8) cover their bounds: their
+    /// vertex shaders read `bounds` instead (so their stride ends before this).
+    package var cover: SIMD4<Float>
     /// Gradient geometry in local units: start.xy, end.xy.
     package var gradientPoints: SIMD4<Float> = .zero
-    /// Gradients: x = number of stops in this instance (1…4), t range drawn [z, w).
-    /// Meshes: trim start and end along the path (x, y), z = 1 when trimming.
-    package var gradientRange: SIMD4<Float> = .zero
     /// Gradients: the locations of up to four stops; their colors are `fillColor`,
     /// `borderColor`, `gradientColor2`, `gradientColor3` (straight, without the opacity, which
     /// the vertex shader multiplies into their alpha).
@@ -53,6 +59,10 @@ package struct RectInstance: Equatable {
     /// (its edges are anti-aliased); `params.z` 0 draws texels × `fillColor`, 1 texel.r as
     /// coverage × `fillColor`.
     package var gradientLocations: SIMD4<Float> = .zero
+    /// Gradients: x = number of stops in this instance (1…4), t range drawn [z, w).
+    /// Meshes: trim start and end along the path (x, y), z = 1 when trimming (not read by
+    /// mesh.vert, and beyond a mesh's stride: not stored in the ring).
+    package var gradientRange: SIMD4<Float> = .zero
     package var gradientColor2: SIMD4<Float> = .zero
     package var gradientColor3: SIMD4<Float> = .zero
 
@@ -62,13 +72,32 @@ package struct RectInstance: Equatable {
              axialSharp = 9, radialSharp = 10, conicSharp = 11
     }
 
-    /// Every field with its shader location, in order (the vertex attribute table).
+    /// Every field with its shader location, in memory order (the vertex attribute table).
     package static var fields: [(location: UInt32, keyPath: PartialKeyPath<RectInstance>)] { [
-        (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (4, \.cover),
-        (5, \.radii), (6, \.fillColor), (7, \.borderColor), (8, \.params),
-        (9, \.gradientPoints), (10, \.gradientRange),
-        (11, \.gradientLocations), (12, \.gradientColor2), (13, \.gradientColor3),
+        (0, \.clipX), (1, \.clipY), (2, \.clipW), (3, \.bounds), (6, \.fillColor), (8, \.params),
+        (5, \.radii), (7, \.borderColor), (4, \.cover),
+        (9, \.gradientPoints), (11, \.gradientLocations),
+        (10, \.gradientRange), (12, \.gradientColor2), (13, \.gradientColor3),
     ] }
+
+    /// Bytes an instance of `kind` takes in the frame's ring (`Span.packed`): the prefix of
+    /// the struct up to the last field its variants' vertex shaders read (RectInstanceLayoutTests
+    /// checks each against the SPIR-V). Sharp rects and meshes: motion, bounds, fill color,
+    /// params; plain rects: and radii, border color; shadows: and cover; image and shape
+    /// pieces: and the piece's rect and source; gradients: everything.
+    @inlinable @inline(__always)
+    package static func stride(_ kind: Kind) -> Int {
+        switch kind {
+        case .sharp, .mesh: 96
+        case .rect: 128
+        case .shadow: 144
+        case .image, .shape: 176
+        case .axial, .radial, .conic, .axialSharp, .radialSharp, .conicSharp: 224
+        }
+    }
+
+    /// The smallest `stride` (a lower bound of the bytes a list's drawn items take).
+    package static let minimumStride = 96
 
     /// The locations of the motion part (`setMotion`; the rest is the content part).
     package static let motionLocations: Set<UInt32> = [0, 1, 2]
@@ -166,16 +195,16 @@ package struct RectInstance: Equatable {
         return true
     }
 
-    /// Rewrites only the motion part of the `count` instances at `instances`, which hold `item`
-    /// as written before it moved or faded (its content part is unchanged: `DrawList.Patch`'s
-    /// motion ranges), when both that transform and `item`'s are affine (so a sharp rect stays
-    /// sharp) and it still draws. False (nothing written) otherwise: the caller writes the item
-    /// whole, which tells whether it draws as before.
+    /// Rewrites only the motion part of the `count` instances at `instances`, `stride` bytes
+    /// apart, which hold `item` as written before it moved or faded (its content part is
+    /// unchanged: `DrawList.Patch`'s motion ranges), when both that transform and `item`'s are
+    /// affine (so a sharp rect stays sharp) and it still draws. False (nothing written)
+    /// otherwise: the caller writes the item whole, which tells whether it draws as before.
     ///
     /// - Parameter scale: `clipScale(width, height)` of the target (once per frame).
     @inlinable @inline(__always)
     package static func writeMotion(_ item: UnsafePointer<DrawItem>, scale: SIMD2<Double>,
-                                    to instances: UnsafeMutablePointer<RectInstance>, count: Int) -> Bool {
+                                    to instances: UnsafeMutableRawPointer, count: Int, stride: Int) -> Bool {
         // Read in place (a copy of the item would retain its payload).
         let m11 = item.pointee.m11, m12 = item.pointee.m12, m21 = item.pointee.m21, m22 = item.pointee.m22
         let m44 = item.pointee.m44
@@ -186,11 +215,12 @@ package struct RectInstance: Equatable {
                                m42: item.pointee.m42, m44: m44, margins: margins, opacity: item.pointee.opacity,
                                scale: scale)
         else { return false }
+        // (Offsets 0, 16, 32 in every stride: the first three fields.)
         for k in 0..<count {
-            let instance = instances + k
-            instance.pointee.clipX = motion.clipX
-            instance.pointee.clipY = motion.clipY
-            instance.pointee.clipW = motion.clipW
+            let instance = instances + k * stride
+            instance.storeBytes(of: motion.clipX, toByteOffset: 0, as: SIMD4<Float>.self)
+            instance.storeBytes(of: motion.clipY, toByteOffset: 16, as: SIMD4<Float>.self)
+            instance.storeBytes(of: motion.clipW, toByteOffset: 32, as: SIMD4<Float>.self)
         }
         return true
     }
@@ -221,18 +251,62 @@ package struct RectInstance: Equatable {
         index >= 0 && index < clipCount ? Float(index + 1) : 0
     }
 
-    /// Where `write` puts instances: `count` of `capacity` written from `base` (the frame
-    /// slot's mapped ring buffer, or any memory with room).
+    /// Where `write` puts instances: `used` of `capacity` bytes written from `bytes` (the frame
+    /// slot's mapped ring buffer, or any memory with room). A `packed` span (the ring) stores
+    /// each instance as its kind's `stride` bytes; another the whole struct, so that it holds
+    /// `count` `RectInstance`s.
     package struct Span {
-        package var base: UnsafeMutablePointer<RectInstance>
+        package var bytes: UnsafeMutableRawPointer
         package var capacity: Int
-        package var count = 0
+        package var used = 0
+        package let packed: Bool
 
+        /// A span of whole instances: `count` of `capacity` written from `base`.
         @inlinable
         package init(base: UnsafeMutablePointer<RectInstance>, capacity: Int, count: Int = 0) {
-            self.base = base
+            bytes = UnsafeMutableRawPointer(base)
+            self.capacity = capacity * MemoryLayout<RectInstance>.stride
+            used = count * MemoryLayout<RectInstance>.stride
+            packed = false
+        }
+
+        /// A packed span: `used` of `capacity` bytes written from `bytes` (16-byte aligned).
+        @inlinable
+        package init(packed bytes: UnsafeMutableRawPointer, capacity: Int, used: Int = 0) {
+            self.bytes = bytes
             self.capacity = capacity
-            self.count = count
+            self.used = used
+            packed = true
+        }
+
+        /// Whole instances written (a span that is not `packed`).
+        @inlinable
+        package var count: Int { used / MemoryLayout<RectInstance>.stride }
+
+        /// The bytes an instance of `kind` takes here.
+        @inlinable @inline(__always)
+        package func stride(_ kind: Kind) -> Int { packed ? RectInstance.stride(kind) : MemoryLayout<RectInstance>.stride }
+
+        /// Whether `n` more instances of `kind` fit.
+        @inlinable @inline(__always)
+        package func hasRoom(_ n: Int, _ kind: Kind) -> Bool { capacity - used >= n * stride(kind) }
+
+        /// Stores `instance` (its first `stride(kind)` bytes) at the end; `hasRoom` was checked.
+        @inlinable @inline(__always)
+        package mutating func append(_ instance: RectInstance, _ kind: Kind) {
+            let at = bytes + used
+            // Constant sizes (inlined stores, no memcpy call) for the common strides.
+            withUnsafeBytes(of: instance) { source in
+                let from = source.baseAddress.unsafelyUnwrapped
+                switch stride(kind) {
+                case 96: at.copyMemory(from: from, byteCount: 96); used += 96
+                case 128: at.copyMemory(from: from, byteCount: 128); used += 128
+                default:
+                    let n = stride(kind)
+                    at.copyMemory(from: from, byteCount: n)
+                    used += n
+                }
+            }
         }
     }
 
@@ -263,7 +337,6 @@ package struct RectInstance: Equatable {
         // retaining what it holds, for every item); each case then reads what it needs.
         switch item.pointee.writeCase {
         case .rect:
-            guard span.count < span.capacity else { return .needsRoom(1) }
             let b = item.pointee.bounds.standardized
             guard b.width > 0, b.height > 0,
                   b.origin.x.isFinite, b.origin.y.isFinite, b.width.isFinite, b.height.isFinite
@@ -281,17 +354,17 @@ package struct RectInstance: Equatable {
             instance.fillColor = fill
             if borderWidth == 0, isSharp(m, radii: instance.radii) {
                 instance.params = SIMD4(0, Kind.sharp.rawValue, 0, clip)
-                (span.base + span.count).initialize(to: instance)
-                span.count += 1
+                guard span.hasRoom(1, .sharp) else { return .needsRoom(1) }
+                span.append(instance, .sharp)
                 return .drawn(count: 1, variant: PipelineVariant(kind: .sharp, clipped: clip != 0))
             }
             instance.borderColor = border
             instance.params = SIMD4(Float(borderWidth), Kind.rect.rawValue, 0, clip)
-            (span.base + span.count).initialize(to: instance)
-            span.count += 1
+            guard span.hasRoom(1, .rect) else { return .needsRoom(1) }
+            span.append(instance, .rect)
             return .drawn(count: 1, variant: PipelineVariant(kind: .rect, clipped: clip != 0))
         case .shadow:
-            guard span.count < span.capacity else { return .needsRoom(1) }
+            guard span.hasRoom(1, .shadow) else { return .needsRoom(1) }
             let sigmaValue = item.pointee.shadowSigma
             let b = item.pointee.bounds.standardized
             let sigma = sigmaValue.isFinite ? max(sigmaValue, 0) : 0
@@ -306,8 +379,7 @@ package struct RectInstance: Equatable {
             instance.radii = clampedRadii(item.pointee.cornerRadii, b)
             instance.fillColor = color
             instance.params = SIMD4(0, Kind.shadow.rawValue, Float(sigma), clip)
-            (span.base + span.count).initialize(to: instance)
-            span.count += 1
+            span.append(instance, .shadow)
             return .drawn(count: 1, variant: PipelineVariant(kind: .shadow, clipped: clip != 0))
         case .gradient:
             guard case .gradient(let gradient) = item.pointee.kind else { return .nothing }
@@ -318,7 +390,7 @@ package struct RectInstance: Equatable {
             guard case .image(let draw) = item.pointee.kind else { return .nothing }
             return writeImage(item, draw, clip: clip, width: width, height: height, to: &span)
         case .mesh:
-            guard span.count < span.capacity else { return .needsRoom(1) }
+            guard span.hasRoom(1, .mesh) else { return .needsRoom(1) }
             guard case .mesh(let draw) = item.pointee.kind else { return .nothing }
             let mb = draw.mesh.bounds.standardized
             let color = premultiplied(draw.color)
@@ -333,8 +405,7 @@ package struct RectInstance: Equatable {
             let total = Float(draw.mesh.totalLength)
             instance.gradientRange = SIMD4(Float(draw.trimStart) * total, Float(draw.trimEnd) * total,
                                            draw.trimStart > 0 || draw.trimEnd < 1 ? 1 : 0, 0)
-            (span.base + span.count).initialize(to: instance)
-            span.count += 1
+            span.append(instance, .mesh)
             return .drawn(count: 1, variant: PipelineVariant(kind: .mesh, clipped: clip != 0))
         }
     }
@@ -348,7 +419,7 @@ package struct RectInstance: Equatable {
         let colors = gradient.colors
         let n = colors.count
         // Chunks: [0, 3], [3, 6], …: one for n ≤ 4, else ⌈(n − 1) / 3⌉.
-        guard span.capacity - span.count >= max(1, (n + 1) / 3) else { return .needsRoom(max(1, (n + 1) / 3)) }
+        guard span.hasRoom(max(1, (n + 1) / 3), .axial) else { return .needsRoom(max(1, (n + 1) / 3)) }
         let b = item.pointee.bounds.standardized
         var base = RectInstance()
         let m = item.pointee.transform
@@ -410,8 +481,7 @@ package struct RectInstance: Equatable {
             let to: Float = last == n - 1 ? far : Float(lastLocation)
             instance.gradientRange = SIMD4(Float(last - first + 1), 0, from, to)
             if to > from {
-                (span.base + span.count).initialize(to: instance)
-                span.count += 1
+                span.append(instance, kind)
                 count += 1
             }
             first = last

@@ -12,7 +12,9 @@ extension PipelineVariant {
     }
 }
 
-/// One draw of a pass as the recorder issues it.
+/// One draw of a pass as the recorder issues it. Instances are where they start in the ring,
+/// in bytes (`first`, `instance`): the recorder binds the ring there, as each kind has its
+/// own stride (`RectInstance.stride`).
 enum RecordedDraw: Equatable {
     /// Consecutive instances of one variant (kind and clipping), one instanced draw.
     case rects(first: Int, count: Int, variant: PipelineVariant)
@@ -53,7 +55,8 @@ enum RecordedDraw: Equatable {
 ///
 /// It remembers what the ring holds (`Held`: the list's serial, size, clip and item counts)
 /// and, for a list whose items are all drawn in one pass in order (no groups or blurred
-/// shadows), where each item's instances start. When the next list of this slot differs from
+/// shadows), where each item's instances start (bytes: each instance takes its kind's
+/// `RectInstance.stride`, the ring being a packed `RectInstance.Span`). When the next list of this slot differs from
 /// the one it holds only within known item ranges (`encode(…changed:)`: the union of the
 /// patches since, `DrawList.patch`), only those items are written again, in place — provided
 /// each writes as many instances of the same variant (and image set, or mesh) as before, so
@@ -68,12 +71,13 @@ struct FrameEncoder {
     /// The previous encoding's draws (compared with the new ones; buffers kept).
     private var previousDraws: [RecordedDraw] = []
     private var previousPassDraws: [Range<Int>] = []
-    /// Per item of a one-pass list in item order, its first instance (items + 1 entries, the
-    /// last the instance count); empty for other lists.
+    /// Per item of a one-pass list in item order, the byte its instances start at (items + 1
+    /// entries, the last the bytes used); empty for other lists.
     private var itemStarts: [UInt32] = []
     /// Per item of a one-pass list: 1 when its instances were written under an affine
     /// transform and it draws (its motion part alone may be written again), plus 2 when it is
-    /// an image or shape atlas piece (whose image set is checked); 0 otherwise.
+    /// an image or shape atlas piece (whose image set is checked), plus its instances' stride
+    /// in vec4s times 4 (`affineFlags`); 0 otherwise.
     private var itemAffine: [UInt8] = []
     /// The image residency's `changes` after this slot's draws were last made or checked
     /// (`noteImageEpoch`): while it holds, an image item that only moved draws with the same
@@ -81,8 +85,8 @@ struct FrameEncoder {
     private var imageEpoch: UInt64?
     /// What the ring holds, nil when unknown (nothing encoded, or the ring was replaced).
     private(set) var held: Held?
-    /// Instances in the ring.
-    private(set) var instanceCount = 0
+    /// Bytes of instances in the ring.
+    private(set) var instanceBytes = 0
 
     /// The list whose instances the ring holds.
     struct Held: Equatable {
@@ -99,6 +103,8 @@ struct FrameEncoder {
         var written: Int
         /// Instances whose motion part alone was written.
         var motionWritten = 0
+        /// Bytes written into the ring: instances whole at their strides, 48 per motion part.
+        var bytesWritten = 0
         /// Whether only the changed items were written.
         var patched: Bool
     }
@@ -133,8 +139,9 @@ struct FrameEncoder {
         if let changed, let held, held.serial == changed.since, held.serial != 0,
            Held(serial: held.serial, width: key.width, height: key.height, clipCount: key.clipCount,
                 itemCount: key.itemCount) == held,
-           itemStarts.count == key.itemCount + 1, itemAffine.count == key.itemCount, span.capacity >= instanceCount,
-           let written = try patch(list, whole: changed.whole, motion: changed.motion, base: span.base,
+           itemStarts.count == key.itemCount + 1, itemAffine.count == key.itemCount, span.packed,
+           span.capacity >= instanceBytes,
+           let written = try patch(list, whole: changed.whole, motion: changed.motion, base: span.bytes,
                                    capacity: span.capacity, checkImages: imageEpoch != self.imageEpoch, mesh: mesh,
                                    image: image) {
             for draw in draws {
@@ -144,55 +151,57 @@ struct FrameEncoder {
                 default: break
                 }
             }
-            span.count = instanceCount
+            span.used = instanceBytes
             self.held = key
-            return Outcome(drawsChanged: false, written: written.whole, motionWritten: written.motion, patched: true)
+            return Outcome(drawsChanged: false, written: written.whole, motionWritten: written.motion,
+                           bytesWritten: written.bytes, patched: true)
         }
         swap(&draws, &previousDraws)
         swap(&passDraws, &previousPassDraws)
-        try encodeAll(list, into: &span, grow: grow, mesh: mesh, image: image)
-        instanceCount = span.count
+        let instances = try encodeAll(list, into: &span, grow: grow, mesh: mesh, image: image)
+        instanceBytes = span.used
         self.held = itemStarts.count == key.itemCount + 1 ? key : nil
-        return Outcome(drawsChanged: draws != previousDraws || passDraws != previousPassDraws, written: span.count,
-                       patched: false)
+        return Outcome(drawsChanged: draws != previousDraws || passDraws != previousPassDraws, written: instances,
+                       bytesWritten: span.used, patched: false)
     }
 
     /// Writes the items of `whole` again in place, and the motion part of those of `motion`
-    /// (`base`: the ring, `capacity` instances), checking each item written whole against the
+    /// (`base`: the ring, `capacity` bytes), checking each item written whole against the
     /// draw that issues its instances (and with `checkImages` the image set of those moved).
-    /// Returns the instances written whole and in motion only, or nil when an item no longer
-    /// fits its place (then some instances may have been written over: the caller writes them
-    /// all).
+    /// Returns the instances written whole and in motion only and the bytes written, or nil
+    /// when an item no longer fits its place (then some instances may have been written over:
+    /// the caller writes them all).
     private mutating func patch(_ list: DrawList, whole: [Range<Int>], motion: [Range<Int>],
-                                base: UnsafeMutablePointer<RectInstance>, capacity: Int, checkImages: Bool,
+                                base: UnsafeMutableRawPointer, capacity: Int, checkImages: Bool,
                                 mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
                                 image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
-        throws(RenderError) -> (whole: Int, motion: Int)? {
+        throws(RenderError) -> (whole: Int, motion: Int, bytes: Int)? {
         let clipCount = list.clips.count, width = list.width, height = list.height
         let scale = RectInstance.clipScale(width, height)
-        var written = 0, motionWritten = 0
+        var written = 0, motionWritten = 0, bytesWritten = 0
         // Locals (no exclusivity checks on properties in the loops).
         var affine = self.itemAffine
         self.itemAffine = []
         defer { self.itemAffine = affine }
         let starts = itemStarts
         let draws = self.draws
-        return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> (whole: Int, motion: Int)? in
-            try affine.withUnsafeMutableBufferPointer { (affine) throws(RenderError) -> (whole: Int, motion: Int)? in
+        return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> (whole: Int, motion: Int, bytes: Int)? in
+            try affine.withUnsafeMutableBufferPointer { (affine) throws(RenderError) -> (whole: Int, motion: Int, bytes: Int)? in
                 /// Item `k` written whole in place, its draw found from `cursor` (items ascend, and so
                 /// do their draws); false when it no longer fits its place.
                 func writeWhole(_ k: Int, _ cursor: inout Int) throws(RenderError) -> Bool {
-                    let start = Int(starts[k]), count = Int(starts[k + 1]) - start
+                    let start = Int(starts[k]), bytes = Int(starts[k + 1]) - start
                     let item = items.baseAddress! + k
-                    var span = RectInstance.Span(base: base + start, capacity: capacity - start)
+                    var span = RectInstance.Span(packed: base + start, capacity: capacity - start)
                     switch RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span) {
                     case .nothing:
-                        guard count == 0 else { return false }
+                        guard bytes == 0 else { return false }
                         affine[k] = 0
                     case .needsRoom:
                         return false
                     case .drawn(let n, let variant):
-                        guard n == count, let d = Self.drawIndex(draws, containing: start, from: cursor) else {
+                        // As many bytes, and (below) the same variant, so as many instances.
+                        guard span.used == bytes, let d = Self.drawIndex(draws, containing: start, from: cursor) else {
                             return false
                         }
                         cursor = d
@@ -212,6 +221,7 @@ struct FrameEncoder {
                         }
                         affine[k] = Self.affineFlags(item, variant)
                         written += n
+                        bytesWritten += bytes
                     }
                     return true
                 }
@@ -227,12 +237,13 @@ struct FrameEncoder {
                     guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
                     for k in range {
                         let flags = affine[k]
-                        let start = Int(starts[k]), count = Int(starts[k + 1]) - start
+                        let start = Int(starts[k]), bytes = Int(starts[k + 1]) - start
+                        let stride = Int(flags >> 2) * 16, count = stride > 0 ? bytes / stride : 0
                         let item = items.baseAddress! + k
                         // Still affine and drawn: only the motion part (the content, and so the
                         // variant, is as the ring holds it).
                         guard flags != 0,
-                              RectInstance.writeMotion(item, scale: scale, to: base + start, count: count)
+                              RectInstance.writeMotion(item, scale: scale, to: base + start, count: count, stride: stride)
                         else {
                             guard try writeWhole(k, &cursor) else { return nil }
                             continue
@@ -246,40 +257,47 @@ struct FrameEncoder {
                             cursor = d
                         }
                         motionWritten += count
+                        bytesWritten += count * Self.motionBytes
                     }
                 }
-                return (written, motionWritten)
+                return (written, motionWritten, bytesWritten)
             }
         }
     }
 
-    /// `itemAffine`'s flags for an item written as `variant`.
+    /// Bytes of an instance's motion part (its first three fields, in every stride).
+    static let motionBytes = 48
+
+    /// `itemAffine`'s flags for an item written as `variant`: 1, plus 2 for an image or shape
+    /// piece, plus the stride in vec4s (at most 14) times 4; 0 when not affine.
     @inline(__always)
     private static func affineFlags(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant) -> UInt8 {
         let m = item.pointee.transform
         guard m.m14 == 0, m.m24 == 0 else { return 0 }
-        return variant.kind == .image || variant.kind == .shape ? 3 : 1
+        let stride = UInt8(truncatingIfNeeded: RectInstance.stride(variant.kind) / 16) << 2
+        return (variant.kind == .image || variant.kind == .shape ? 3 : 1) | stride
     }
 
-    /// The draw whose instances include `instance`, at `from` or after it (draws of a one-pass
-    /// list are in instance order).
+    /// The draw whose instances include the one at byte `instance`, at `from` or after it
+    /// (draws of a one-pass list are in instance order).
     private static func drawIndex(_ draws: [RecordedDraw], containing instance: Int, from: Int) -> Int? {
         var d = from
         while d < draws.count {
-            let (first, count): (Int, Int) = switch draws[d] {
-            case .rects(let f, let c, _): (f, c)
-            case .image(let f, let c, _, _, _): (f, c)
-            case .mesh(_, let i, _): (i, 1)
+            let (first, bytes): (Int, Int) = switch draws[d] {
+            case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
+            case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
+            case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
             case .blur, .composite: (Int.max, 0)
             }
             if instance < first { return nil }
-            if instance < first + count { return d }
+            if instance < first + bytes { return d }
             d += 1
         }
         return nil
     }
 
-    /// Consecutive instances collected into one draw: rects, or with `set` an image's pieces.
+    /// Consecutive instances collected into one draw: rects, or with `set` an image's pieces
+    /// (`first` a byte offset).
     private struct Run {
         var first = 0, count = 0
         var variant = PipelineVariant(kind: .rect, clipped: false)
@@ -298,12 +316,13 @@ struct FrameEncoder {
         }
     }
 
-    /// Encodes every pass, writing every instance from the span's start.
+    /// Encodes every pass, writing every instance from the span's start. Returns the
+    /// instances written.
     private mutating func encodeAll(_ list: DrawList, into span: inout RectInstance.Span,
                                     grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                                     mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
                                     image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
-        throws(RenderError) {
+        throws(RenderError) -> Int {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
         itemStarts.removeAll(keepingCapacity: true)
@@ -332,6 +351,7 @@ struct FrameEncoder {
         let startsPointer = starts.withUnsafeMutableBufferPointer { $0.baseAddress }
         let affinePointer = affine.withUnsafeMutableBufferPointer { $0.baseAddress }
         var run = Run()
+        var instances = 0
         /// Writes `item`'s instances at the end of `span`, growing it when full.
         func write(_ item: UnsafePointer<DrawItem>) throws(RenderError) -> RectInstance.Written {
             let written = RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
@@ -347,10 +367,11 @@ struct FrameEncoder {
                     case .items(let range):
                         for k in range {
                             let item = items.baseAddress! + k
-                            let instance = span.count
+                            let instance = span.used
                             if inOrder { startsPointer.unsafelyUnwrapped[k] = UInt32(truncatingIfNeeded: instance) }
                             // The variant tells the kind (no copy of the item's kind for the others).
                             guard case .drawn(let added, let variant) = try write(item) else { continue }
+                            instances += added
                             if inOrder { affinePointer.unsafelyUnwrapped[k] = Self.affineFlags(item, variant) }
                             switch variant.kind {
                             case .mesh:
@@ -361,11 +382,13 @@ struct FrameEncoder {
                             case .image, .shape:
                                 guard case .image(let imageDraw) = item.pointee.kind else { continue }
                                 guard let (set, texture) = try image(imageDraw) else {
-                                    span.count = instance
+                                    span.used = instance
+                                    instances -= added
                                     if inOrder { affinePointer.unsafelyUnwrapped[k] = 0 }
                                     continue
                                 }
-                                if run.count > 0, run.set == set, run.variant.same(variant), run.first + run.count == instance {
+                                if run.count > 0, run.set == set, run.variant.same(variant),
+                                   run.first + run.count * RectInstance.stride(variant.kind) == instance {
                                     run.count += added
                                 } else {
                                     run.end(into: &draws)
@@ -396,8 +419,9 @@ struct FrameEncoder {
                         } else {
                             quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0))
                         }
-                        let instance = span.count
+                        let instance = span.used
                         guard case .drawn(1, _) = try write(&quadItem) else { continue }
+                        instances += 1
                         draws.append(.blur(source: source, instance: instance, vertical: vertical, sigma: Float(sigma),
                                            valid: valid, scissor: scissor))
                     }
@@ -405,6 +429,7 @@ struct FrameEncoder {
                 passDraws.append(first..<draws.count)
             }
         }
-        if inOrder { startsPointer?[list.items.count] = UInt32(truncatingIfNeeded: span.count) }
+        if inOrder { startsPointer?[list.items.count] = UInt32(truncatingIfNeeded: span.used) }
+        return instances
     }
 }

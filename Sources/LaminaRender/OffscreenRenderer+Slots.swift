@@ -8,7 +8,8 @@ struct FrameSlot {
     /// The window copy and end timestamp (`PassRecorder.recordTail`), recorded every frame.
     let tailBuffer: VkCommandBuffer
     let fence: VkFence
-    /// Instance ring buffer for this slot, sized to the need (`sizeInstanceRing`).
+    /// Instance ring buffer for this slot (instances packed at their kinds' strides), sized to
+    /// the need in bytes (`sizeInstanceRing`).
     var instances: VulkanBuffer?
     /// This frame's `ClipRecord`s (at least `minimumRecords`' room, so the descriptor is
     /// always valid), sized to the need as the ring. `clipSet` points at it.
@@ -36,6 +37,17 @@ struct FrameSlot {
     /// quarter more than `room(for:)`) that it is replaced by a smaller one.
     static func needsResize(capacity: Int, need: Int) -> Bool {
         capacity < need || capacity > room(for: need) + room(for: need) / 4
+    }
+
+    /// Bytes of the instance ring's unit: one vec4 (instance strides are multiples of it).
+    static let ringUnit = 16
+
+    /// The ring's bytes for `need` bytes of instances: `room(for:)` in vec4s.
+    static func ringRoom(for need: Int) -> Int { room(for: (need + ringUnit - 1) / ringUnit) * ringUnit }
+
+    /// `needsResize` of a ring of `capacity` bytes for `need` bytes, in vec4s.
+    static func ringNeedsResize(capacity: Int, need: Int) -> Bool {
+        needsResize(capacity: capacity / ringUnit, need: (need + ringUnit - 1) / ringUnit)
     }
 }
 
@@ -65,33 +77,32 @@ extension OffscreenRenderer {
         }
     }
 
-    /// Gives the slot a ring that holds `need` instances with modest room, replacing one that
-    /// is too small or far too large (`FrameSlot.needsResize`). Returns whether it was
-    /// replaced (its contents are then undefined).
+    /// Gives the slot a ring that holds `need` bytes of instances with modest room, replacing
+    /// one that is too small or far too large (`FrameSlot.ringNeedsResize`). Returns whether it
+    /// was replaced (its contents are then undefined).
     func sizeInstanceRing(slot slotIndex: Int, need: Int) throws(RenderError) -> Bool {
-        let stride = MemoryLayout<RectInstance>.stride
-        let capacity = (slots[slotIndex].instances?.size ?? 0) / stride
-        guard slots[slotIndex].instances == nil || FrameSlot.needsResize(capacity: capacity, need: need) else {
+        let capacity = slots[slotIndex].instances?.size ?? 0
+        guard slots[slotIndex].instances == nil || FrameSlot.ringNeedsResize(capacity: capacity, need: need) else {
             return false
         }
-        try replaceInstanceBuffer(slot: slotIndex, capacity: FrameSlot.room(for: need), keeping: nil)
+        try replaceInstanceBuffer(slot: slotIndex, capacity: FrameSlot.ringRoom(for: need), keeping: nil)
         return true
     }
 
-    /// Gives the slot a new instance ring buffer of `capacity` instances (at least
-    /// `FrameSlot.minimumRecords`), copying `keeping`'s instances (this frame's so far, written
-    /// into the old buffer) to its start. The old buffer is retired to this frame (destroyed
-    /// once it has finished).
+    /// Gives the slot a new instance ring buffer of `capacity` bytes (at least `FrameSlot.ringRoom(for: 0)`),
+    /// copying `keeping`'s instances (this frame's so far, written into the old buffer) to its
+    /// start. The old buffer is retired to this frame (destroyed once it has finished).
     func replaceInstanceBuffer(slot slotIndex: Int, capacity: Int, keeping: RectInstance.Span?) throws(RenderError) {
-        let stride = MemoryLayout<RectInstance>.stride
         let old = slots[slotIndex].instances
-        let bytes = max(capacity, FrameSlot.minimumRecords, keeping?.count ?? 0) * stride
+        // Whole vec4s (every stride is a multiple of 16).
+        let unit = FrameSlot.ringUnit
+        let bytes = (max(capacity, FrameSlot.ringRoom(for: 0), keeping?.used ?? 0) + unit - 1) / unit * unit
         let buffer = try VulkanBuffer(device: device, size: bytes, usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
-        if let keeping, keeping.count > 0 {
-            // SAFETY: both buffers hold `keeping.count` instances; no submitted frame reads either
+        if let keeping, keeping.used > 0 {
+            // SAFETY: both buffers hold `keeping.used` bytes; no submitted frame reads either
             // (this slot's previous frame has finished). Reading mapped memory back may be slow on
             // a GPU (write-combined), but this happens only when the ring grows.
-            buffer.mapped.copyMemory(from: UnsafeRawPointer(keeping.base), byteCount: keeping.count * stride)
+            buffer.mapped.copyMemory(from: UnsafeRawPointer(keeping.bytes), byteCount: keeping.used)
         }
         if let old { lifetimes.retire(.buffer(old), after: frameNumber) }
         slots[slotIndex].instances = buffer

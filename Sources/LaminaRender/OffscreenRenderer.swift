@@ -99,6 +99,9 @@ public final class OffscreenRenderer {
     public private(set) var instancesWritten = 0
     /// Instances whose motion part alone was written so far (items that only moved or faded).
     public private(set) var motionWritten = 0
+    /// Bytes written into the instance rings so far: instances whole at their kind's stride
+    /// (`RectInstance.stride`), 48 per motion part.
+    public private(set) var instanceBytesWritten = 0
     public private(set) var framesPatched = 0
     /// False: every frame writes every instance and records its passes (the reference path,
     /// for tests comparing the two).
@@ -282,13 +285,13 @@ public final class OffscreenRenderer {
         var encoder = FrameEncoder()
         swap(&encoder, &encoders[slotIndex])
         defer { swap(&encoder, &encoders[slotIndex]) }
-        if try sizeInstanceRing(slot: slotIndex, need: max(list.items.count, encoder.instanceCount)) {
+        // (Bytes: each drawn item takes at least the smallest stride.)
+        if try sizeInstanceRing(slot: slotIndex,
+                                need: max(list.items.count * RectInstance.minimumStride, encoder.instanceBytes)) {
             encoder.forgetHeld()
         }
         guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
-        let stride = MemoryLayout<RectInstance>.stride
-        var span = RectInstance.Span(base: ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride),
-                                     capacity: ring.size / stride)
+        var span = RectInstance.Span(packed: ring.mapped, capacity: ring.size)
         let device = device, meshes = meshes, lifetimes = lifetimes, textures = textures
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
@@ -300,10 +303,12 @@ public final class OffscreenRenderer {
         }
         let outcome = try encoder.encode(list, frame: frame, imageEpoch: textures.changes, changed: changed, into: &span,
                                          grow: { (span, room) throws(RenderError) in
-            try replaceInstanceBuffer(slot: slotIndex, capacity: (span.count + room) * 3 / 2, keeping: span)
+            // (`room` instances: at most the largest stride each.)
+            try replaceInstanceBuffer(slot: slotIndex, capacity: (span.used + room * MemoryLayout<RectInstance>.stride) * 3 / 2,
+                                      keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
-            span.base = ring.mapped.bindMemory(to: RectInstance.self, capacity: ring.size / stride)
-            span.capacity = ring.size / stride
+            span.bytes = ring.mapped
+            span.capacity = ring.size
         }, mesh: { (draw) throws(RenderError) in
             try meshes.resident(draw, frame: frame, device: device, lifetimes: lifetimes)
         }, image: { (draw) throws(RenderError) in
@@ -313,6 +318,7 @@ public final class OffscreenRenderer {
         encoder.noteImageEpoch(textures.changes)
         instancesWritten += outcome.written
         motionWritten += outcome.motionWritten
+        instanceBytesWritten += outcome.bytesWritten
         if outcome.patched { framesPatched += 1 }
         try images.reserve(plan.imageCount, width: width, height: height, device: device, pipeline: pipeline,
                            descriptorPool: descriptorPool)

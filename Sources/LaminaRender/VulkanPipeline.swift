@@ -104,8 +104,9 @@ final class VulkanPipeline {
         let gradientVertex = c ? Shaders.rectGradientClippedVert : Shaders.rectGradientVert
         let sharpGradientVertex = c ? Shaders.rectGradientSharpClippedVert : Shaders.rectGradientSharpVert
         switch variant.kind {
+        // Plain and sharp rects read their bounds for the cover rect (not location 4).
         case .rect: return (Shaders.rectPlainVert, c ? Shaders.rectPlainClippedFrag : Shaders.rectPlainFrag,
-                            Set(0...8))
+                            Set(0...8).subtracting([4]))
         case .shadow: return (Shaders.rectShadowVert, c ? Shaders.rectShadowClippedFrag : Shaders.rectShadowFrag,
                               Set(0...8).subtracting([7]))
         case .axial: return (gradientVertex, c ? Shaders.rectAxialClippedFrag : Shaders.rectAxialFrag, gradient)
@@ -122,7 +123,7 @@ final class VulkanPipeline {
         case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
                               : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
         case .sharp: return (c ? Shaders.rectSharpClippedVert : Shaders.rectSharpVert,
-                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? [0, 1, 2, 3, 4, 6, 8] : [0, 1, 2, 3, 4, 6])
+                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? [0, 1, 2, 3, 6, 8] : [0, 1, 2, 3, 6])
         case .shape: return c ? (Shaders.rectShapeClippedVert, Shaders.rectShapeClippedFrag, shapeInstanceLocations)
                               : (Shaders.rectShapeVert, Shaders.rectShapeFrag, shapeInstanceLocations.subtracting([8]))
         }
@@ -211,7 +212,8 @@ final class VulkanPipeline {
                 result = Self.createPipeline(kind, device: device, layout: sampled ? imageLayout : layout,
                                              renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),
-                                             instanceLocations: locations, pipeline: &pipeline)
+                                             instanceLocations: locations, instanceStride: Self.instanceStride(variant),
+                                             pipeline: &pipeline)
                 guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
                 variants.append(pipeline)
                 undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
@@ -219,12 +221,13 @@ final class VulkanPipeline {
             result = Self.createPipeline(.composite, device: device, layout: compositeLayout, renderPass: renderPass,
                                          vertex: try module(Shaders.compositeVert),
                                          fragment: try module(Shaders.compositeFrag), instanceLocations: [],
-                                         pipeline: &composite)
+                                         instanceStride: 0, pipeline: &composite)
             guard result == VK_SUCCESS, let composite else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
             undo.append { vkDestroyPipeline(device.raw, composite, nil) }
             result = Self.createPipeline(.rect, device: device, layout: blurLayout, renderPass: renderPass,
                                          vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.shadowFrag),
-                                         instanceLocations: Self.blurInstanceLocations, pipeline: &blur)
+                                         instanceLocations: Self.blurInstanceLocations,
+                                         instanceStride: RectInstance.stride(.sharp), pipeline: &blur)
             guard result == VK_SUCCESS, let blur else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
             undo.append { vkDestroyPipeline(device.raw, blur, nil) }
         } catch {
@@ -392,15 +395,21 @@ final class VulkanPipeline {
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14
 
-    /// The `RectInstance` fields shadow.vert reads (motion, cover rect, color, params).
-    static let blurInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 8]
+    /// The `RectInstance` fields shadow.vert reads (motion, bounds, color, params): those of a
+    /// sharp rect, which its quad's instance is.
+    static let blurInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 6, 8]
+
+    /// The instance binding's stride of a variant's pipeline: its kind's bytes in the ring.
+    static func instanceStride(_ variant: PipelineVariant) -> Int { RectInstance.stride(variant.kind) }
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
-        vertex: VkShaderModule, fragment: VkShaderModule, instanceLocations: Set<UInt32>,
+        vertex: VkShaderModule, fragment: VkShaderModule, instanceLocations: Set<UInt32>, instanceStride: Int,
         pipeline: inout VkPipeline?
     ) -> VkResult {
-        let instanceStride = UInt32(MemoryLayout<RectInstance>.stride)
+        // The kind's stride in the ring: every location read lies within it (the fields'
+        // offsets are the same in every stride); a draw binds the instances at its first one.
+        let instanceStride = UInt32(instanceStride)
         let bindings: [VkVertexInputBindingDescription]
         var attributes: [VkVertexInputAttributeDescription]
         if kind == .composite {

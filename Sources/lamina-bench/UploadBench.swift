@@ -34,6 +34,7 @@ func runUploadBench(_ arguments: [String]) {
     } catch { fail("\(error)") }
     let cpuNow = SceneBench.threadCPUTime
     var counted = (recorded: 0, reused: 0, patched: 0, written: 0, motion: 0)
+    var countedBytes = 0
     var upload: [Double] = [], record: [Double] = [], submit: [Double] = [], cpu: [Double] = []
     var items = 0
     let warmup = 3
@@ -51,6 +52,7 @@ func runUploadBench(_ arguments: [String]) {
         if frame == warmup - 1 {
             counted = (renderer.framesRecorded, renderer.framesReused, renderer.framesPatched, renderer.instancesWritten,
                        renderer.motionWritten)
+            countedBytes = renderer.instanceBytesWritten
         }
         if frame >= warmup {
             upload.append(timing.upload); record.append(timing.record); submit.append(timing.submit)
@@ -67,6 +69,7 @@ func runUploadBench(_ arguments: [String]) {
     "frames_patched": \(renderer.framesPatched - counted.patched), \
     "instances_written_per_frame": \((renderer.instancesWritten - counted.written) / frames), \
     "motion_written_per_frame": \((renderer.motionWritten - counted.motion) / frames), \
+    "instance_bytes_written_per_frame": \((renderer.instanceBytesWritten - countedBytes) / frames), \
     "ms_per_frame": {\(phase("upload", upload)), \(phase("record", record)), \(phase("submit", submit)), \
     \(phase("render_thread_cpu", cpu))}}
     """)

@@ -67,7 +67,7 @@ package struct RectInstance: Equatable {
     package var gradientColor3: SIMD4<Float> = .zero
 
     /// `params.y`: what the fragment shader draws.
-    package enum Kind: Float {
+    package enum Kind: Float, CaseIterable {
         case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7, sharp = 8,
              axialSharp = 9, radialSharp = 10, conicSharp = 11
     }

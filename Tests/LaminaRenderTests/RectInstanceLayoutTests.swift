@@ -8,13 +8,77 @@ import LaminaGeometry
 /// (SPIR-V) and the pipeline's attribute table.
 @Suite("RectInstance layout")
 struct RectInstanceLayoutTests {
+    /// Packed vec4s, in the order `fields` lists them, each location once.
     @Test func swiftLayoutIsPackedVec4s() {
         #expect(MemoryLayout<RectInstance>.size == 16 * RectInstance.fields.count)
         #expect(MemoryLayout<RectInstance>.stride == 16 * RectInstance.fields.count)
-        for field in RectInstance.fields {
-            #expect(MemoryLayout<RectInstance>.offset(of: field.keyPath) == 16 * Int(field.location),
+        for (index, field) in RectInstance.fields.enumerated() {
+            #expect(MemoryLayout<RectInstance>.offset(of: field.keyPath) == 16 * index,
                     "field at location \(field.location)")
         }
+        #expect(RectInstance.fields.map(\.location).sorted() == Array(0..<UInt32(RectInstance.fields.count)))
+    }
+
+    /// The byte offset of the field at `location`.
+    static func offset(_ location: UInt32) -> Int? {
+        RectInstance.fields.first { $0.location == location }.flatMap { MemoryLayout<RectInstance>.offset(of: $0.keyPath) }
+    }
+
+    /// Each kind's stride in the ring is exactly the prefix its variants' vertex shaders read
+    /// (from the SPIR-V): every input lies inside it, and the last vec4 of the prefix is read
+    /// (none wasted). The numbers the ring's design promises: sharp rects and meshes 96
+    /// bytes, plain rects 128, shadows 144, image and shape pieces 176, gradients 224.
+    @Test func eachKindsStrideIsThePrefixItsShadersRead() throws {
+        var end: [RectInstance.Kind: Int] = [:]
+        for variant in PipelineVariant.all {
+            var inputs = try SPIRV.locatedInputs(VulkanPipeline.shaders(variant).vertex)
+            if variant.kind == .mesh { inputs[VulkanPipeline.meshVertexLocation] = nil }
+            let stride = RectInstance.stride(variant.kind)
+            #expect(VulkanPipeline.instanceStride(variant) == stride)
+            #expect(stride % 16 == 0 && stride <= MemoryLayout<RectInstance>.stride)
+            for location in inputs.keys {
+                let offset = try #require(Self.offset(location), "location \(location)")
+                #expect(offset + 16 <= stride, "\(variant): location \(location) at \(offset) beyond the stride \(stride)")
+                end[variant.kind] = max(end[variant.kind] ?? 0, offset + 16)
+            }
+        }
+        for kind in RectInstance.Kind.allCases {
+            #expect(end[kind] == RectInstance.stride(kind), "\(kind)")
+        }
+        let promised: [RectInstance.Kind: Int] = [
+            .sharp: 96, .mesh: 96, .rect: 128, .shadow: 144, .image: 176, .shape: 176,
+            .axial: 224, .radial: 224, .conic: 224, .axialSharp: 224, .radialSharp: 224, .conicSharp: 224,
+        ]
+        for (kind, bytes) in promised { #expect(RectInstance.stride(kind) == bytes, "\(kind)") }
+        #expect(RectInstance.minimumStride == promised.values.min())
+        // The blur's quad is a sharp rect's instance: it reads inside that stride.
+        for location in try SPIRV.locatedInputs(Shaders.shadowVert).keys {
+            #expect(try #require(Self.offset(location)) + 16 <= RectInstance.stride(.sharp), "blur location \(location)")
+        }
+    }
+
+    /// A packed span stores the first `stride(kind)` bytes of each instance, one after the
+    /// other; a whole span the whole struct.
+    @Test func packedSpansStoreEachKindsPrefix() {
+        let bytes = 1024
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: bytes, alignment: 16)
+        defer { buffer.deallocate() }
+        buffer.initializeMemory(as: UInt8.self, repeating: 0xEE, count: bytes)
+        var span = RectInstance.Span(packed: buffer, capacity: 240)
+        var first = RectInstance(), second = RectInstance()
+        for k in 0..<14 {
+            first[keyPath: RectInstance.fields[k].keyPath as! WritableKeyPath<RectInstance, SIMD4<Float>>] = SIMD4(repeating: Float(k + 1))
+            second[keyPath: RectInstance.fields[k].keyPath as! WritableKeyPath<RectInstance, SIMD4<Float>>] = SIMD4(repeating: Float(k + 100))
+        }
+        #expect(span.hasRoom(2, .sharp) && span.hasRoom(1, .rect) && !span.hasRoom(2, .rect))
+        span.append(first, .sharp)
+        span.append(second, .rect)
+        #expect(span.used == 96 + 128)
+        #expect(!span.hasRoom(1, .sharp) && span.hasRoom(1, .mesh) == false)
+        let floats = buffer.assumingMemoryBound(to: Float.self)
+        for k in 0..<6 { #expect(floats[4 * k] == Float(k + 1), "first, vec4 \(k)") }
+        for k in 0..<8 { #expect(floats[24 + 4 * k] == Float(k + 100), "second, vec4 \(k)") }
+        #expect(buffer.load(fromByteOffset: 224, as: UInt8.self) == 0xEE)  // nothing past them
     }
 
     /// The motion part (`setMotion`, `writeMotion`) is the first three vec4s, which every
@@ -52,10 +116,12 @@ struct RectInstanceLayoutTests {
         #expect(MemoryLayout<LaminaGeometry.MeshVertex>.stride == 16)
     }
 
+    /// The attribute table: each location at its field's offset, the same in every stride.
     @Test func pipelineAttributesMatchFields() {
         let attributes = VulkanPipeline.rectAttributes()
         #expect(attributes.count == RectInstance.fields.count)
-        for (attribute, field) in zip(attributes, RectInstance.fields) {
+        for (index, (attribute, field)) in zip(attributes, RectInstance.fields).enumerated() {
+            #expect(Int(attribute.offset) == 16 * index)
             #expect(attribute.location == field.location)
             #expect(attribute.binding == 0)
             #expect(attribute.format == VK_FORMAT_R32G32B32A32_SFLOAT)

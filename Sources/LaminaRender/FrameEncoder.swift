@@ -115,8 +115,10 @@ struct FrameEncoder {
     /// Notes the image residency's `changes` after an encoding (see `imageEpoch`).
     mutating func noteImageEpoch(_ epoch: UInt64) { imageEpoch = epoch }
 
-    /// Encodes `list`'s passes into `span` (grown by `grow`, which gives the span a larger
-    /// buffer holding what it had, when an item does not fit); `mesh` makes a mesh resident;
+    /// Encodes `list`'s passes into `span` (grown by `grow`, which gives the span a buffer of at
+    /// least the bytes it is given holding what it had, when an item does not fit: those the
+    /// list's items will take at the rate of those written so far, or more when the item needs
+    /// them); `mesh` makes a mesh resident;
     /// `image` makes an image resident and gives the set that draws it with the item's filters,
     /// and the texture (nil: not drawn). `changed`: when the ring holds list `changed.since`,
     /// the item ranges outside which `list`'s items equal that list's (`whole`: changed in any
@@ -352,11 +354,16 @@ struct FrameEncoder {
         let affinePointer = affine.withUnsafeMutableBufferPointer { $0.baseAddress }
         var run = Run()
         var instances = 0
+        var visited = 0  // items visited so far (the growth's projection)
+        let itemCount = list.items.count
         /// Writes `item`'s instances at the end of `span`, growing it when full.
         func write(_ item: UnsafePointer<DrawItem>) throws(RenderError) -> RectInstance.Written {
             let written = RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
             guard case .needsRoom(let room) = written else { return written }
-            try grow(&span, room)
+            // (`room` instances: at most the largest stride each.) Projected, so that the next
+            // frame of the same list finds the ring neither too small nor far too large.
+            let atLeast = span.used + room * MemoryLayout<RectInstance>.stride
+            try grow(&span, max(atLeast, visited > 0 ? span.used / visited * itemCount : 0))
             return RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
         }
         try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
@@ -368,6 +375,7 @@ struct FrameEncoder {
                         for k in range {
                             let item = items.baseAddress! + k
                             let instance = span.used
+                            visited += 1
                             if inOrder { startsPointer.unsafelyUnwrapped[k] = UInt32(truncatingIfNeeded: instance) }
                             // The variant tells the kind (no copy of the item's kind for the others).
                             guard case .drawn(let added, let variant) = try write(item) else { continue }

@@ -302,10 +302,8 @@ public final class OffscreenRenderer {
             changed = (held.serial, changedScratch, motionScratch)
         }
         let outcome = try encoder.encode(list, frame: frame, imageEpoch: textures.changes, changed: changed, into: &span,
-                                         grow: { (span, room) throws(RenderError) in
-            // (`room` instances: at most the largest stride each.)
-            try replaceInstanceBuffer(slot: slotIndex, capacity: (span.used + room * MemoryLayout<RectInstance>.stride) * 3 / 2,
-                                      keeping: span)
+                                         grow: { (span, need) throws(RenderError) in
+            try replaceInstanceBuffer(slot: slotIndex, capacity: FrameSlot.ringRoom(for: need), keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
             span.bytes = ring.mapped
             span.capacity = ring.size

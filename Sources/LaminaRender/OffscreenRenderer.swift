@@ -104,8 +104,8 @@ public final class OffscreenRenderer {
     public private(set) var instanceBytesWritten = 0
     public private(set) var framesPatched = 0
     /// False: every frame writes every instance and records its passes (the reference path,
-    /// for tests comparing the two).
-    var reusesWork = true
+    /// for tests comparing the two, and `lamina-bench upload`'s `LAMINA_BENCH_FULL=1`).
+    public var reusesWork = true
 
     /// Opens a Vulkan device and creates the offscreen target, pipelines and frame slots.
     ///

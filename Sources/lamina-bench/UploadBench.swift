@@ -17,8 +17,11 @@ import LaminaTree
 /// Prints JSON: ms per frame of each CPU phase (wall, as `FrameTiming` reports it; the machine
 /// is shared) and of the render thread's CPU time in `render` (p50 and mean), the draw
 /// item count, and over the measured frames the renderer's counters: frames whose passes were
-/// recorded or reused, frames that patched their ring, instances written whole per frame and
-/// instances whose motion part alone was written per frame.
+/// recorded or reused, frames that patched their ring, instances written whole per frame,
+/// instances whose motion part alone was written per frame, and the bytes written into the
+/// ring per frame (whole instances at their kinds' strides, 48 per motion part).
+/// `LAMINA_BENCH_FULL=1`: every frame writes every instance whole and records its passes (the
+/// renderer's reference path), to time whole writes.
 func runUploadBench(_ arguments: [String]) {
     let bench = SceneBench("upload", arguments, layers: 10_000, frames: 60,
                            accepting: ["--layers", "--frames", "--mix", "--target"])
@@ -32,6 +35,8 @@ func runUploadBench(_ arguments: [String]) {
     do {
         renderer = try OffscreenRenderer(width: target?.width ?? width, height: target?.height ?? height, validation: false)
     } catch { fail("\(error)") }
+    // LAMINA_BENCH_FULL=1: every frame writes every instance whole and records (no reuse).
+    if ProcessInfo.processInfo.environment["LAMINA_BENCH_FULL"] == "1" { renderer.reusesWork = false }
     let cpuNow = SceneBench.threadCPUTime
     var counted = (recorded: 0, reused: 0, patched: 0, written: 0, motion: 0)
     var countedBytes = 0

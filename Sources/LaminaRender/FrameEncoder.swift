@@ -13,8 +13,9 @@ extension PipelineVariant {
 }
 
 /// One draw of a pass as the recorder issues it. Instances are where they start in the ring,
-/// in bytes (`first`, `instance`): the recorder binds the ring there, as each kind has its
-/// own stride (`RectInstance.stride`).
+/// in bytes (`first`, `instance`), each kind at its own stride (`RectInstance.stride`); a
+/// draw's first instance is aligned to its stride, so the recorder binds the ring once (at
+/// 0) and draws from instance `first / stride`.
 enum RecordedDraw: Equatable {
     /// Consecutive instances of one variant (kind and clipping), one instanced draw.
     case rects(first: Int, count: Int, variant: PipelineVariant)
@@ -56,7 +57,8 @@ enum RecordedDraw: Equatable {
 /// It remembers what the ring holds (`Held`: the list's serial, size, clip and item counts)
 /// and, for a list whose items are all drawn in one pass in order (no groups or blurred
 /// shadows), where each item's instances start (bytes: each instance takes its kind's
-/// `RectInstance.stride`, the ring being a packed `RectInstance.Span`). When the next list of this slot differs from
+/// `RectInstance.stride`, the ring being a packed `RectInstance.Span`; an item that begins a
+/// draw is moved up to a multiple of its stride, the gap its `lead`). When the next list of this slot differs from
 /// the one it holds only within known item ranges (`encode(…changed:)`: the union of the
 /// patches since, `DrawList.patch`), only those items are written again, in place — provided
 /// each writes as many instances of the same variant (and image set, or mesh) as before, so
@@ -74,11 +76,13 @@ struct FrameEncoder {
     /// Per item of a one-pass list in item order, the byte its instances start at (items + 1
     /// entries, the last the bytes used); empty for other lists.
     private var itemStarts: [UInt32] = []
-    /// Per item of a one-pass list: 1 when its instances were written under an affine
-    /// transform and it draws (its motion part alone may be written again), plus 2 when it is
-    /// an image or shape atlas piece (whose image set is checked), plus its instances' stride
-    /// in vec4s times 4 (`affineFlags`); 0 otherwise.
-    private var itemAffine: [UInt8] = []
+    /// Per item of a one-pass list (`itemInfo`): 1 when its instances were written under an
+    /// affine transform and it draws (its motion part alone may be written again), plus 2 when
+    /// it is an image or shape atlas piece (whose image set is checked), plus its instances'
+    /// stride in vec4s times 4, plus its lead in vec4s times 64 (the bytes from its entry in
+    /// `itemStarts` to its first instance: the padding that aligns a draw's first instance to
+    /// its stride); 0 when it draws nothing.
+    private var itemAffine: [UInt16] = []
     /// The image residency's `changes` after this slot's draws were last made or checked
     /// (`noteImageEpoch`): while it holds, an image item that only moved draws with the same
     /// set, unchecked.
@@ -160,11 +164,11 @@ struct FrameEncoder {
         }
         swap(&draws, &previousDraws)
         swap(&passDraws, &previousPassDraws)
-        let instances = try encodeAll(list, into: &span, grow: grow, mesh: mesh, image: image)
+        let written = try encodeAll(list, into: &span, grow: grow, mesh: mesh, image: image)
         instanceBytes = span.used
         self.held = itemStarts.count == key.itemCount + 1 ? key : nil
-        return Outcome(drawsChanged: draws != previousDraws || passDraws != previousPassDraws, written: instances,
-                       bytesWritten: span.used, patched: false)
+        return Outcome(drawsChanged: draws != previousDraws || passDraws != previousPassDraws,
+                       written: written.instances, bytesWritten: written.bytes, patched: false)
     }
 
     /// Writes the items of `whole` again in place, and the motion part of those of `motion`
@@ -192,7 +196,8 @@ struct FrameEncoder {
                 /// Item `k` written whole in place, its draw found from `cursor` (items ascend, and so
                 /// do their draws); false when it no longer fits its place.
                 func writeWhole(_ k: Int, _ cursor: inout Int) throws(RenderError) -> Bool {
-                    let start = Int(starts[k]), bytes = Int(starts[k + 1]) - start
+                    let lead = Self.lead(affine[k])
+                    let start = Int(starts[k]) + lead, bytes = Int(starts[k + 1]) - start
                     let item = items.baseAddress! + k
                     var span = RectInstance.Span(packed: base + start, capacity: capacity - start)
                     switch RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span) {
@@ -221,7 +226,7 @@ struct FrameEncoder {
                         default:
                             return false
                         }
-                        affine[k] = Self.affineFlags(item, variant)
+                        affine[k] = Self.itemInfo(item, variant, lead: lead)
                         written += n
                         bytesWritten += bytes
                     }
@@ -239,12 +244,12 @@ struct FrameEncoder {
                     guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
                     for k in range {
                         let flags = affine[k]
-                        let start = Int(starts[k]), bytes = Int(starts[k + 1]) - start
-                        let stride = Int(flags >> 2) * 16, count = stride > 0 ? bytes / stride : 0
+                        let start = Int(starts[k]) + Self.lead(flags), bytes = Int(starts[k + 1]) - start
+                        let stride = Int((flags >> 2) & 15) * 16, count = stride > 0 ? bytes / stride : 0
                         let item = items.baseAddress! + k
                         // Still affine and drawn: only the motion part (the content, and so the
                         // variant, is as the ring holds it).
-                        guard flags != 0,
+                        guard flags & 1 != 0,
                               RectInstance.writeMotion(item, scale: scale, to: base + start, count: count, stride: stride)
                         else {
                             guard try writeWhole(k, &cursor) else { return nil }
@@ -270,15 +275,21 @@ struct FrameEncoder {
     /// Bytes of an instance's motion part (its first three fields, in every stride).
     static let motionBytes = 48
 
-    /// `itemAffine`'s flags for an item written as `variant`: 1, plus 2 for an image or shape
-    /// piece, plus the stride in vec4s (at most 14) times 4; 0 when not affine.
+    /// `itemAffine`'s entry for an item written as `variant` `lead` bytes after its start: 1
+    /// when affine, plus 2 for an image or shape piece, plus the stride in vec4s (at most 14)
+    /// times 4, plus the lead in vec4s (less than 14) times 64.
     @inline(__always)
-    private static func affineFlags(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant) -> UInt8 {
+    private static func itemInfo(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant, lead: Int) -> UInt16 {
         let m = item.pointee.transform
-        guard m.m14 == 0, m.m24 == 0 else { return 0 }
-        let stride = UInt8(truncatingIfNeeded: RectInstance.stride(variant.kind) / 16) << 2
-        return (variant.kind == .image || variant.kind == .shape ? 3 : 1) | stride
+        let image: UInt16 = variant.kind == .image || variant.kind == .shape ? 2 : 0
+        let layout = UInt16(truncatingIfNeeded: RectInstance.stride(variant.kind) / 16) << 2
+            | UInt16(truncatingIfNeeded: lead / 16) << 6
+        return (m.m14 == 0 && m.m24 == 0 ? 1 | image : 0) | layout
     }
+
+    /// The lead (bytes) an `itemAffine` entry holds.
+    @inline(__always)
+    private static func lead(_ info: UInt16) -> Int { Int(info >> 6) * 16 }
 
     /// The draw whose instances include the one at byte `instance`, at `from` or after it
     /// (draws of a one-pass list are in instance order).
@@ -319,12 +330,12 @@ struct FrameEncoder {
     }
 
     /// Encodes every pass, writing every instance from the span's start. Returns the
-    /// instances written.
+    /// instances written and their bytes (without the leads that align draws).
     private mutating func encodeAll(_ list: DrawList, into span: inout RectInstance.Span,
                                     grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                                     mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
                                     image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
-        throws(RenderError) -> Int {
+        throws(RenderError) -> (instances: Int, bytes: Int) {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
         itemStarts.removeAll(keepingCapacity: true)
@@ -343,6 +354,7 @@ struct FrameEncoder {
         var affine = self.itemAffine
         self.itemAffine = []
         defer { self.itemAffine = affine }
+        var instanceBytes = 0
         if inOrder {
             starts.append(contentsOf: repeatElement(0, count: list.items.count + 1))
             affine.append(contentsOf: repeatElement(0, count: list.items.count))
@@ -366,6 +378,20 @@ struct FrameEncoder {
             try grow(&span, max(atLeast, visited > 0 ? span.used / visited * itemCount : 0))
             return RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span)
         }
+        /// Moves the `bytes` just written at `from` (the span's end) up to the next multiple of
+        /// `stride`: the first instance of a draw, which the recorder draws as instance
+        /// `first / stride` of the ring bound once. Returns where they are now.
+        func align(_ from: Int, _ bytes: Int, _ stride: Int) throws(RenderError) -> Int {
+            let to = (from + stride - 1) / stride * stride
+            guard to != from else { return from }
+            if to + bytes > span.capacity {
+                try grow(&span, max(to + bytes, span.used / max(visited, 1) * itemCount))
+            }
+            // (Overlapping when the lead is shorter than the bytes: a memmove.)
+            (span.bytes + to).copyMemory(from: span.bytes + from, byteCount: bytes)
+            span.used = to + bytes
+            return to
+        }
         try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
             for pass in plan.passes {
                 let first = draws.count
@@ -379,28 +405,28 @@ struct FrameEncoder {
                             if inOrder { startsPointer.unsafelyUnwrapped[k] = UInt32(truncatingIfNeeded: instance) }
                             // The variant tells the kind (no copy of the item's kind for the others).
                             guard case .drawn(let added, let variant) = try write(item) else { continue }
-                            instances += added
-                            if inOrder { affinePointer.unsafelyUnwrapped[k] = Self.affineFlags(item, variant) }
+                            let stride = RectInstance.stride(variant.kind), bytes = added * stride
+                            var at = instance  // where its instances end up (a new draw's aligned)
                             switch variant.kind {
                             case .mesh:
                                 guard case .mesh(let meshDraw) = item.pointee.kind else { continue }
                                 run.end(into: &draws)
-                                draws.append(.mesh(Unmanaged.passUnretained(try mesh(meshDraw)), instance: instance,
+                                at = try align(instance, bytes, stride)
+                                draws.append(.mesh(Unmanaged.passUnretained(try mesh(meshDraw)), instance: at,
                                                    clipped: variant.clipped))
                             case .image, .shape:
                                 guard case .image(let imageDraw) = item.pointee.kind else { continue }
                                 guard let (set, texture) = try image(imageDraw) else {
                                     span.used = instance
-                                    instances -= added
-                                    if inOrder { affinePointer.unsafelyUnwrapped[k] = 0 }
                                     continue
                                 }
                                 if run.count > 0, run.set == set, run.variant.same(variant),
-                                   run.first + run.count * RectInstance.stride(variant.kind) == instance {
+                                   run.first + run.count * stride == instance {
                                     run.count += added
                                 } else {
                                     run.end(into: &draws)
-                                    run = Run(first: instance, count: added, variant: variant, set: set,
+                                    at = try align(instance, bytes, stride)
+                                    run = Run(first: at, count: added, variant: variant, set: set,
                                               texture: .passUnretained(texture))
                                 }
                             default:
@@ -409,8 +435,14 @@ struct FrameEncoder {
                                     run.count += added
                                 } else {
                                     run.end(into: &draws)
-                                    run = Run(first: instance, count: added, variant: variant)
+                                    at = try align(instance, bytes, stride)
+                                    run = Run(first: at, count: added, variant: variant)
                                 }
+                            }
+                            instances += added
+                            instanceBytes += bytes
+                            if inOrder {
+                                affinePointer.unsafelyUnwrapped[k] = Self.itemInfo(item, variant, lead: at - instance)
                             }
                         }
                         run.end(into: &draws)
@@ -428,9 +460,17 @@ struct FrameEncoder {
                             quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0))
                         }
                         let instance = span.used
-                        guard case .drawn(1, _) = try write(&quadItem) else { continue }
+                        // (A quad at the identity without radii or border: a sharp rect, whose
+                        // stride the blur pipeline has.)
+                        guard case .drawn(1, let variant) = try write(&quadItem), variant.kind == .sharp else {
+                            span.used = instance
+                            continue
+                        }
+                        let stride = RectInstance.stride(.sharp)
+                        let at = try align(instance, stride, stride)
                         instances += 1
-                        draws.append(.blur(source: source, instance: instance, vertical: vertical, sigma: Float(sigma),
+                        instanceBytes += stride
+                        draws.append(.blur(source: source, instance: at, vertical: vertical, sigma: Float(sigma),
                                            valid: valid, scissor: scissor))
                     }
                 }
@@ -438,6 +478,6 @@ struct FrameEncoder {
             }
         }
         if inOrder { startsPointer?[list.items.count] = UInt32(truncatingIfNeeded: span.used) }
-        return instances
+        return (instances, instanceBytes)
     }
 }

@@ -129,25 +129,28 @@ struct PassRecorder {
             if bound != pipeline { vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline); bound = pipeline }
         }
         let instances = frame.instances
-        // Binding 0: the mesh arena (mesh vertices), bound once; binding 1: the instances, bound
-        // at each draw's first (a byte offset: each kind has its own stride), so every draw
-        // starts at instance 0.
-        var arenaBound = false
-        var instancesAt: Int? = nil
-        func bindVertexBuffers(at first: Int) {
-            guard let instances else { return }
-            if !arenaBound, let arena = frame.arena {
+        // Binding 0: the mesh arena (mesh vertices), binding 1: the instances; bound once. A
+        // draw's first instance is a byte offset aligned to its kind's stride (`RecordedDraw`),
+        // so it is instance `first / stride` of its pipeline's binding (a rebinding per draw
+        // at that offset doubled the recording of a mixed scene on lavapipe).
+        var vertexBuffersBound = false
+        func bindVertexBuffers() {
+            guard !vertexBuffersBound, let instances else { return }
+            var instanceBuffer: VkBuffer? = instances.raw
+            var offset: VkDeviceSize = 0
+            vkCmdBindVertexBuffers(cmd, 1, 1, &instanceBuffer, &offset)
+            if let arena = frame.arena {
                 var arenaBuffer: VkBuffer? = arena.raw
-                var offset: VkDeviceSize = 0
                 vkCmdBindVertexBuffers(cmd, 0, 1, &arenaBuffer, &offset)
                 vkCmdBindIndexBuffer(cmd, arena.raw, 0, VK_INDEX_TYPE_UINT32)
-                arenaBound = true
             }
-            guard instancesAt != first else { return }
-            var instanceBuffer: VkBuffer? = instances.raw
-            var offset = VkDeviceSize(first)
-            vkCmdBindVertexBuffers(cmd, 1, 1, &instanceBuffer, &offset)
-            instancesAt = first
+            vertexBuffersBound = true
+        }
+        /// The instance index of the one at byte `first` in a pipeline of `kind`'s stride.
+        func index(_ first: Int, _ kind: RectInstance.Kind) -> UInt32 {
+            let stride = RectInstance.stride(kind)
+            assert(first % stride == 0, "a draw's first instance is aligned to its stride")
+            return UInt32(first / stride)
         }
         // Set 0 of the rect/mesh layout; a composite binds its own (incompatible) set 0.
         var clipSetBound = false
@@ -171,11 +174,11 @@ struct PassRecorder {
                 guard instances != nil else { continue }
                 bind(pipeline.pipeline(variant))
                 if variant.clipped { bindClips() }
-                bindVertexBuffers(at: first)
-                vkCmdDraw(cmd, 4, UInt32(count), 0, 0)
+                bindVertexBuffers()
+                vkCmdDraw(cmd, 4, UInt32(count), 0, index(first, variant.kind))
             case .mesh(let mesh, let instance, let clipped):
                 guard instances != nil else { continue }
-                bindVertexBuffers(at: instance)
+                bindVertexBuffers()
                 bind(pipeline.pipeline(PipelineVariant(kind: .mesh, clipped: clipped)))
                 let mesh = mesh.takeUnretainedValue()
                 if clipped { bindClips() }
@@ -191,18 +194,19 @@ struct PassRecorder {
                     stencilReference = 1
                 }
                 vkCmdSetStencilReference(cmd, mapFlags(VK_STENCIL_FACE_FRONT_AND_BACK), stencilReference)
-                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset), 0)
+                vkCmdDrawIndexed(cmd, UInt32(mesh.indexCount), 1, UInt32(mesh.firstIndex), Int32(mesh.vertexOffset),
+                                 index(instance, .mesh))
             case .image(let first, let count, let variant, let set, _):
                 guard instances != nil else { continue }
                 bind(pipeline.pipeline(variant))
                 if variant.clipped { bindClips() }
-                bindVertexBuffers(at: first)
+                bindVertexBuffers()
                 var imageSet: VkDescriptorSet? = set
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.imageLayout, 1, 1, &imageSet, 0, nil)
                 // Set 1 is the image here but the mesh arena in the rect/mesh layout: a later
                 // mesh binds the arena again.
                 arenaSetBound = false
-                vkCmdDraw(cmd, 4, UInt32(count), 0, 0)
+                vkCmdDraw(cmd, 4, UInt32(count), 0, index(first, variant.kind))
             case .composite(let image, let opacity):
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = images.descriptorSet(image)
@@ -215,7 +219,7 @@ struct PassRecorder {
             case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea):
                 guard instances != nil, !blurArea.isEmpty else { continue }
                 bind(pipeline.blur)
-                bindVertexBuffers(at: instance)
+                bindVertexBuffers()
                 // Set 0 the clips, set 1 the source; `blurLayout` is not compatible with
                 // `layout` (push constants), so a later rect or mesh binds its set 0 again.
                 var sets: [VkDescriptorSet?] = [frame.clipSet, images.descriptorSet(source)]
@@ -230,7 +234,7 @@ struct PassRecorder {
                 guard !cut.isEmpty else { continue }
                 var blurScissor = cut.vk
                 vkCmdSetScissor(cmd, 0, 1, &blurScissor)
-                vkCmdDraw(cmd, 4, 1, 0, 0)
+                vkCmdDraw(cmd, 4, 1, 0, index(instance, .sharp))
                 vkCmdSetScissor(cmd, 0, 1, &scissor)
             }
         }

@@ -7,8 +7,8 @@ import TestSupport
 
 /// The instance ring packs each instance at its kind's stride (session 6): a plain sharp rect
 /// or a mesh takes six vec4s, a rect with a border or radii eight, a shadow nine, an image or
-/// shape piece eleven, a gradient segment fourteen; each draw binds the ring at its first
-/// byte. Scenes that interleave every kind (so runs of one kind start at all sorts of
+/// shape piece eleven, a gradient segment fourteen; each draw's first instance is aligned to
+/// its stride and drawn as instance `first / stride`. Scenes that interleave every kind (so runs of one kind start at all sorts of
 /// offsets) are drawn in cells that do not overlap and compared, byte for byte, with each item
 /// drawn alone (at the ring's start, where no offset or stride of an earlier run matters);
 /// then items change kind, and items move or change in patched frames. The bytes written are

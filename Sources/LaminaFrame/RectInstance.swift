@@ -295,16 +295,15 @@ package struct RectInstance: Equatable {
         @inlinable @inline(__always)
         package mutating func append(_ instance: RectInstance, _ kind: Kind) {
             let at = bytes + used
-            // Constant sizes (inlined stores, no memcpy call) for the common strides.
+            // Constant sizes (inlined stores, no memcpy call).
             withUnsafeBytes(of: instance) { source in
                 let from = source.baseAddress.unsafelyUnwrapped
                 switch stride(kind) {
                 case 96: at.copyMemory(from: from, byteCount: 96); used += 96
                 case 128: at.copyMemory(from: from, byteCount: 128); used += 128
-                default:
-                    let n = stride(kind)
-                    at.copyMemory(from: from, byteCount: n)
-                    used += n
+                case 144: at.copyMemory(from: from, byteCount: 144); used += 144
+                case 176: at.copyMemory(from: from, byteCount: 176); used += 176
+                default: at.copyMemory(from: from, byteCount: 224); used += 224
                 }
             }
         }

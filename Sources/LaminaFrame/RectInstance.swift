@@ -295,15 +295,23 @@ package struct RectInstance: Equatable {
         @inlinable @inline(__always)
         package mutating func append(_ instance: RectInstance, _ kind: Kind) {
             let at = bytes + used
-            // Constant sizes (inlined stores, no memcpy call).
+            // A constant number of vec4 stores per stride (a copyMemory is a memmove, which
+            // LLVM leaves a call above a few vectors).
             withUnsafeBytes(of: instance) { source in
                 let from = source.baseAddress.unsafelyUnwrapped
+                @inline(__always) func store(_ vectors: Int) {
+                    for i in 0..<vectors {
+                        at.storeBytes(of: from.load(fromByteOffset: 16 * i, as: SIMD4<Float>.self), toByteOffset: 16 * i,
+                                      as: SIMD4<Float>.self)
+                    }
+                    used += 16 * vectors
+                }
                 switch stride(kind) {
-                case 96: at.copyMemory(from: from, byteCount: 96); used += 96
-                case 128: at.copyMemory(from: from, byteCount: 128); used += 128
-                case 144: at.copyMemory(from: from, byteCount: 144); used += 144
-                case 176: at.copyMemory(from: from, byteCount: 176); used += 176
-                default: at.copyMemory(from: from, byteCount: 224); used += 224
+                case 96: store(6)
+                case 128: store(8)
+                case 144: store(9)
+                case 176: store(11)
+                default: store(14)
                 }
             }
         }

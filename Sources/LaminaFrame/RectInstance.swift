@@ -96,6 +96,20 @@ package struct RectInstance: Equatable {
         }
     }
 
+    /// `bytes / stride` for a `stride(_:)` value, with a constant divisor per stride (a
+    /// multiply rather than a division; 0 for a stride of 0).
+    @inlinable @inline(__always)
+    package static func instances(inBytes bytes: Int, stride: Int) -> Int {
+        switch stride {
+        case 96: bytes / 96
+        case 128: bytes / 128
+        case 144: bytes / 144
+        case 176: bytes / 176
+        case 224: bytes / 224
+        default: stride > 0 ? bytes / stride : 0
+        }
+    }
+
     /// The smallest `stride` (a lower bound of the bytes a list's drawn items take).
     package static let minimumStride = 96
 

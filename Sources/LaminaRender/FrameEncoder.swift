@@ -245,7 +245,7 @@ struct FrameEncoder {
                     for k in range {
                         let flags = affine[k]
                         let start = Int(starts[k]) + Self.lead(flags), bytes = Int(starts[k + 1]) - start
-                        let stride = Int((flags >> 2) & 15) * 16, count = stride > 0 ? bytes / stride : 0
+                        let stride = Int((flags >> 2) & 15) * 16, count = RectInstance.instances(inBytes: bytes, stride: stride)
                         let item = items.baseAddress! + k
                         // Still affine and drawn: only the motion part (the content, and so the
                         // variant, is as the ring holds it).
@@ -382,7 +382,7 @@ struct FrameEncoder {
         /// `stride`: the first instance of a draw, which the recorder draws as instance
         /// `first / stride` of the ring bound once. Returns where they are now.
         func align(_ from: Int, _ bytes: Int, _ stride: Int) throws(RenderError) -> Int {
-            let to = (from + stride - 1) / stride * stride
+            let to = RectInstance.instances(inBytes: from + stride - 1, stride: stride) * stride
             guard to != from else { return from }
             if to + bytes > span.capacity {
                 try grow(&span, max(to + bytes, span.used / max(visited, 1) * itemCount))

@@ -150,7 +150,7 @@ struct PassRecorder {
         func index(_ first: Int, _ kind: RectInstance.Kind) -> UInt32 {
             let stride = RectInstance.stride(kind)
             assert(first % stride == 0, "a draw's first instance is aligned to its stride")
-            return UInt32(first / stride)
+            return UInt32(RectInstance.instances(inBytes: first, stride: stride))
         }
         // Set 0 of the rect/mesh layout; a composite binds its own (incompatible) set 0.
         var clipSetBound = false

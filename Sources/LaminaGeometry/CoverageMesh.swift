@@ -360,10 +360,18 @@ extension FillTessellator {
     ///   - scale: device pixels per point on screen (the flattening tolerance, the tiles and
     ///     the margin depend on it; see `MeshCache.bucket`).
     ///   - tolerance: flattening tolerance in device pixels.
+    ///   - window: when given, the visible part of the local plane (every visible pixel's
+    ///     centre is in it): the mesh is exact there and holds nothing far outside it
+    ///     (`VisibleWindow`); nil meshes the whole shape.
     public static func coverageMesh(_ path: Path, rule: FillRule, scale: Double = 1,
-                                    tolerance: Double = CoverageMesh.tolerance) throws(TessellationError) -> Mesh {
+                                    tolerance: Double = CoverageMesh.tolerance, window: Rect? = nil) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
-        let polys = CoverageMesh.snappingRows(try Flattener.flatten(path, scale: s, tolerance: tolerance).map(\.points))
+        var flat = try Flattener.flatten(path, scale: s, tolerance: tolerance).map(\.points)
+        if let window {
+            let w = VisibleWindow.grown(window, by: VisibleWindow.margin / s)
+            flat = flat.map { VisibleWindow.clip($0, to: w) }.filter { !$0.isEmpty }
+        }
+        let polys = CoverageMesh.snappingRows(flat)
         var runs: [BoundaryRun]? = []
         _ = try triangulate(polys, rule: rule, boundary: &runs)
         return CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: rule), scale: s)
@@ -374,16 +382,19 @@ extension StrokeTessellator {
     /// The coverage mesh of a stroke (see `FillTessellator.coverageMesh`): the boundary of the
     /// union of its pieces at their true width (a hairline, width 0, is one device pixel wide),
     /// trimmed and dashed on the CPU. `totalLength` is the untrimmed centerline length.
+    /// `window` as for fills: only the pieces that can reach it are made (dashes found from
+    /// the pattern's period, not walked to), each cut to it.
     public static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double = 1,
-                                    tolerance: Double = CoverageMesh.tolerance) throws(TessellationError) -> Mesh {
-        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true)
+                                    tolerance: Double = CoverageMesh.tolerance, window: Rect? = nil) throws(TessellationError) -> Mesh {
+        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true, window: window)
     }
 
     /// `mergingQuads: false` unions the pieces' triangles as they are (tests compare the two).
     static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
-                             mergingQuads: Bool) throws(TessellationError) -> Mesh {
+                             mergingQuads: Bool, window: Rect? = nil) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
-        let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true)
+        let w = window.map { VisibleWindow.grown($0, by: VisibleWindow.margin / s) }
+        let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true, window: w)
         var polys: [[Point]] = []
         polys.reserveCapacity(b.interior.count / 3)
         let t = b.interior
@@ -407,6 +418,7 @@ extension StrokeTessellator {
             if cr > 0 { polys.append([a, p, c]) } else if cr < 0 { polys.append([a, c, p]) }
             i += 3
         }
+        if let w { polys = polys.map { VisibleWindow.clip($0, to: w) }.filter { !$0.isEmpty } }
         polys = CoverageMesh.snappingRows(polys)
         var runs: [FillTessellator.BoundaryRun]? = []
         _ = try FillTessellator.triangulate(polys, rule: .nonZero, boundary: &runs)

@@ -13,6 +13,14 @@ extension DrawListBuilder {
         return h * max(2.0.squareRoot(), miter)
     }
 
+    /// Whether the layer's plane projects to a line or a point (the 3×3 of `toPixels` that maps
+    /// it is singular): nothing it draws covers a pixel.
+    static func projectsToLine(_ m: Transform3D) -> Bool {
+        let det = m.m11 * (m.m22 * m.m44 - m.m24 * m.m42) - m.m12 * (m.m21 * m.m44 - m.m24 * m.m41)
+            + m.m14 * (m.m21 * m.m42 - m.m22 * m.m41)
+        return det == 0
+    }
+
     /// The part of the layer's plane that can be seen, in local units: the target (grown by
     /// `grow` device pixels) mapped back through `toPixels`, bounded, grown by half its size and
     /// snapped outward to a grid of its size (a power of two), so that a shape moving a little

@@ -524,6 +524,8 @@ public struct DrawListBuilder {
         var p: LayerProperties { _read { yield address.pointee.properties } }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
+        // Seen edge-on (the plane projects to a line): no pixel is covered.
+        if Self.projectsToLine(toPixels) { return }
         // A shape far larger than the target is meshed only where it can be seen.
         let window = Self.visibleWindow(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
                                         toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),
@@ -625,7 +627,6 @@ public struct DrawListBuilder {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        if getenv("STALL_PROBE") != nil { _ = "START scale \(scale) window \(String(describing: window)) style \(style) path \(path.elements)\n".withCString { write(2, $0, strlen($0)) } }
         let entry = try? meshCache.entry(for: path, style: style, scale: scale, window: window)
         clock_gettime(CLOCK_MONOTONIC, &ts)
         lastTessellateSeconds += Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start

@@ -36,6 +36,8 @@ public enum CoverageMesh {
     public static let tilePixels = 4.0
     /// Most tiles a mesh gets; larger shapes get larger tiles.
     public static let maxTiles = 1 << 16
+    /// Most edge records a mesh gets (about 64 MB while it is built); past it, larger tiles.
+    public static let maxRecords = 1 << 21
     /// Flattening tolerance of coverage meshes in device pixels (cairo's default): chords lie
     /// inside convex curves, so a coarser one would make curved shapes measurably lighter
     /// (0.25 px: a 25-point disc 0.6 % small).
@@ -155,6 +157,14 @@ public enum CoverageMesh {
         let width = maxX - minX + 2 * margin, height = maxY - minY + 2 * margin
         var tile = tilePixels * px
         while (width / tile).rounded(.up) * (height / tile).rounded(.up) > Double(maxTiles) { tile *= 2 }
+        // At most `maxRecords` edge records: an edge makes at most one per tile row and column
+        // it spans, plus one (thousands of edges each crossing a huge grid made gigabytes).
+        func records(_ tile: Double) -> Double {
+            var n = 0.0
+            for e in edges { n += ((max(e.x0, e.x1) - min(e.x0, e.x1)) / tile).rounded(.up) + ((e.y1 - e.y0) / tile).rounded(.up) + 3 }
+            return 2 * n
+        }
+        while records(tile) > Double(maxRecords) && (width > tile || height > tile) { tile *= 2 }
         let cols = max(1, Int((width / tile).rounded(.up))), rows = max(1, Int((height / tile).rounded(.up)))
         let ox = minX - margin, oy = minY - margin
         // Expanded tile (r, c): x from X(c) = ox + c·tile − margin, y from Y(r), both tile + 2·margin long.

@@ -544,7 +544,9 @@ public struct DrawListBuilder {
             let style = MeshKey.Style.stroke(stroke, trimmedInShader: false)
             if stroke.strokeEnd > stroke.strokeStart,
                let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke, window: window) {
-                strokePart = (box, strokeColor)
+                var color = strokeColor
+                color.alpha *= box.mesh.coverageScale   // dashes finer than a pixel drawn solid (LaminaGeometry)
+                strokePart = (box, color)
             }
         }
         // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas); not a

@@ -432,6 +432,8 @@ extension StrokeTessellator {
         polys = CoverageMesh.snappingRows(polys)
         var runs: [FillTessellator.BoundaryRun]? = []
         _ = try FillTessellator.triangulate(polys, rule: .nonZero, boundary: &runs)
-        return CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: .nonZero), scale: s, totalLength: b.totalLength)
+        var mesh = CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: .nonZero), scale: s, totalLength: b.totalLength)
+        mesh.coverageScale = b.coverageScale
+        return mesh
     }
 }

@@ -107,7 +107,7 @@ public enum StrokeTessellator {
                 cut = (a, e)
             }
             for r in visibleRuns(runs, window: window, halfWidth: b.halfWidth, scale: s, style: style,
-                                 pattern: style.normalizedDashes, trim: cut) { b.stroke(r) }
+                                 pattern: style.normalizedDashes, trim: cut, coverage: &b.coverageScale) { b.stroke(r) }
             return b
         }
         // Dashes (the pattern restarts at each subpath, as Core Graphics), then trimming.

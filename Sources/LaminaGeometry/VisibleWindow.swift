@@ -223,14 +223,36 @@ extension StrokeTessellator {
 
     /// The pieces of `runs` that can draw inside `window` (local units, already grown by the
     /// margin), dashed and trimmed as `build` does without a window; see README.md.
+    ///
+    /// Dashes finer than a quarter device pixel (period × scale ≤ 1/4) that would be more
+    /// than `maxDashes` in the window are drawn as the solid stroke with `coverage` set to the
+    /// pattern's duty cycle (each dash's on-length and caps over the period, at most 1): a
+    /// pixel spans four periods or more, so its exact coverage is within a period's share of
+    /// that. Coarser ones past the budget are not drawn (as without a window).
     static func visibleRuns(_ runs: [Run], window: Rect, halfWidth h: Double, scale: Double, style: StrokeStyle,
-                            pattern: [Double]?, trim: (Double, Double)?) -> [Run] {
+                            pattern dashes: [Double]?, trim: (Double, Double)?, coverage: inout Double) -> [Run] {
         let cap = style.lineCap == .butt ? 0 : h
         let miter = style.lineJoin == .miter && style.miterLimit.isFinite ? max(1, style.miterLimit) : 1
         let reach = Reach(body: h, cap: cap, join: h * miter)
         let far = reach.all * (1 + 1e-9) + 1 / scale
         var budget = maxDashes
         var out: [Run] = []
+        var pattern = dashes
+        if let p = dashes {
+            let period = p.reduce(0, +)
+            if period * scale <= 0.25 {
+                var count = 0.0
+                for run in runs {
+                    for (a, b) in dashRanges(opened(run), window: window, reach: reach) { count += (b - a) / period + 1 }
+                }
+                if count > Double(maxDashes) {
+                    var on = 0.0
+                    for k in stride(from: 0, to: p.count, by: 2) { on += p[k] + 2 * cap }
+                    coverage = min(1, on / period)
+                    pattern = nil
+                }
+            }
+        }
         for run in runs {
             let open = opened(run)
             guard let d0 = open.distances.first, let d1 = open.distances.last else { continue }

@@ -21,50 +21,97 @@ extension DrawListBuilder {
         return det == 0
     }
 
+    /// What a shape layer's plane shows of itself in the target.
+    enum Visible: Equatable {
+        /// Mesh the whole shape.
+        case whole
+        /// Mesh only the part in this window (local units).
+        case window(Rect)
+        /// Nothing in front of the eye lands in the target.
+        case nothing
+
+        var window: Rect? { if case .window(let r) = self { r } else { nil } }
+    }
+
+    /// Device pixels next to the plane's horizon left out of a window (the plane's far part
+    /// squeezed there is unbounded): a pixel loses at most √2 × this of its area.
+    static let horizonGap = 1.0 / 512
+
     /// The part of the layer's plane that can be seen, in local units: the target (grown by
-    /// `grow` device pixels) mapped back through `toPixels`, bounded, grown by half its size and
-    /// snapped outward to a grid of its size (a power of two), so that a shape moving a little
-    /// keeps its window and its mesh. Nil — the whole shape is meshed, as always — when the
-    /// shape (`bounds` grown by `reach`) lies within four window sizes of it anyway, or when
-    /// the target does not map back to a bounded region (the plane's horizon crosses it).
-    static func visibleWindow(_ bounds: Rect, reach: Double, toPixels m: Transform3D, width: Double, height: Double,
-                              grow: Double) -> Rect? {
-        guard width > 0, height > 0 else { return nil }
-        // Local (x, y, 1) → device (X, Y, W) is the 3×3 of rows 1, 2, 4 and columns 1, 2, 4.
-        let a = m.m11, b = m.m12, c = m.m14, d = m.m21, e = m.m22, f = m.m24, g = m.m41, h = m.m42, k = m.m44
+    /// `grow` device pixels) mapped back through `toPixels` — where the plane's horizon crosses
+    /// it, the part in front of the eye at least `horizonGap` from the horizon — grown by half
+    /// its size and snapped outward to a grid of its size (a power of two), so that a shape
+    /// moving a little keeps its window and its mesh. `.whole` — the whole shape is meshed, as
+    /// always — when the shape (`bounds` grown by `reach`) lies within four window sizes of it
+    /// anyway, or the map is not invertible in Double; `.nothing` when the shape lies wholly
+    /// outside it or the plane wholly behind the eye.
+    static func visibleRegion(_ bounds: Rect, reach: Double, toPixels m: Transform3D, width: Double, height: Double,
+                              grow: Double, footprint: Double = .infinity) -> Visible {
+        guard width > 0, height > 0 else { return .whole }
+        // Local (x, y, 1) → device (X, Y, W) is the 3×3 of rows 1, 2, 4 and columns 1, 2, 4,
+        // divided by its largest entry (the same projective map; no overflow).
+        var q = [m.m11, m.m12, m.m14, m.m21, m.m22, m.m24, m.m41, m.m42, m.m44]
+        let largest = q.map(abs).max() ?? 0
+        guard largest > 0, largest.isFinite else { return .whole }
+        q = q.map { $0 / largest }
+        let (a, b, c, d, e, f, g, h, k) = (q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8])
         let det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g)
-        guard det.isFinite, det != 0 else { return nil }
-        // The inverse (adjugate / det), applied to a device corner as a row vector.
+        guard det.isFinite, det != 0 else { return .whole }
+        // The inverse (adjugate / det), applied to a device point as a row vector: (x, y, w)
+        // with w of the sign of W (1/W up to the positive factor `largest`).
         let i11 = (e * k - f * h) / det, i12 = (c * h - b * k) / det, i13 = (b * f - c * e) / det
         let i21 = (f * g - d * k) / det, i22 = (a * k - c * g) / det, i23 = (c * d - a * f) / det
         let i31 = (d * h - e * g) / det, i32 = (b * g - a * h) / det, i33 = (a * e - b * d) / det
+        func wOf(_ p: Point) -> Double { p.x * i13 + p.y * i23 + i33 }
+        var target = [Point(-grow, -grow), Point(width + grow, -grow), Point(width + grow, height + grow), Point(-grow, height + grow)]
+        if target.contains(where: { !(wOf($0) > 0) }) {
+            // The horizon (w = 0) crosses the target: keep the part with w ≥ the value at
+            // `horizonGap` pixels from it (w is linear; its gradient's length converts).
+            let wMin = horizonGap * (i13 * i13 + i23 * i23).squareRoot()
+            guard wMin.isFinite else { return .whole }
+            if wMin == 0 { return .nothing }   // W constant, and not positive: all behind the eye
+            var kept: [Point] = []
+            for (n, p) in target.enumerated() {
+                let o = target[(n + 1) % target.count]
+                let wp = wOf(p) - wMin, wo = wOf(o) - wMin
+                if wp >= 0 { kept.append(p) }
+                if (wp >= 0) != (wo >= 0) { kept.append(p.lerp(to: o, wp / (wp - wo))) }
+            }
+            if kept.count < 3 { return .nothing }
+            target = kept
+        }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for (X, Y) in [(-grow, -grow), (width + grow, -grow), (width + grow, height + grow), (-grow, height + grow)] {
-            let x = X * i11 + Y * i21 + i31, y = X * i12 + Y * i22 + i32, w = X * i13 + Y * i23 + i33
-            // w = 1/W: in front of the eye (W > 0) at every corner, or the region is unbounded.
-            guard w > 0, w.isFinite else { return nil }
+        for p in target {
+            let x = p.x * i11 + p.y * i21 + i31, y = p.x * i12 + p.y * i22 + i32, w = wOf(p)
+            guard w > 0, w.isFinite else { return .whole }
             minX = min(minX, x / w); maxX = max(maxX, x / w); minY = min(minY, y / w); maxY = max(maxY, y / w)
         }
-        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return nil }
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return .whole }
         // At coordinates far beyond the window's size (a layer 1e30 points away), its extent
         // can be below the coordinates' resolution: a few ulps then.
         let ulps = 8 * max(abs(minX), abs(maxX), abs(minY), abs(maxY)).ulp
         let size = max(maxX - minX, maxY - minY, ulps)
-        guard size > 0, size.isFinite else { return nil }
+        guard size > 0, size.isFinite else { return .whole }
         let grid = exp2((log2(size)).rounded(.up))
-        guard grid.isFinite, grid > 0 else { return nil }
+        guard grid.isFinite, grid > 0 else { return .whole }
         var x0 = ((minX - grid / 2) / grid).rounded(.down) * grid, y0 = ((minY - grid / 2) / grid).rounded(.down) * grid
         var x1 = ((maxX + grid / 2) / grid).rounded(.up) * grid, y1 = ((maxY + grid / 2) / grid).rounded(.up) * grid
         if !(x1 > x0 && y1 > y0) {
             let pad = max(grid / 2, ulps)
             (x0, y0, x1, y1) = (minX - pad, minY - pad, maxX + pad, maxY + pad)
         }
-        guard x1 > x0, y1 > y0, (x1 - x0).isFinite, (y1 - y0).isFinite else { return nil }
+        guard x1 > x0, y1 > y0, (x1 - x0).isFinite, (y1 - y0).isFinite else { return .whole }
         let r = reach.isFinite ? max(0, reach) : .infinity
+        // Wholly outside the target mapped back, grown by a footprint (at most `footprint`
+        // local units across a visible pixel's centre): nothing to draw.
+        let fp = footprint.isFinite ? max(0, footprint) : .infinity
+        if bounds.maxX + r < minX - fp || bounds.minX - r > maxX + fp || bounds.maxY + r < minY - fp || bounds.minY - r > maxY + fp {
+            return .nothing
+        }
         let slack = 4 * grid
         if bounds.minX - r >= x0 - slack, bounds.maxX + r <= x1 + slack,
-           bounds.minY - r >= y0 - slack, bounds.maxY + r <= y1 + slack { return nil }
-        return Rect(x0, y0, x1 - x0, y1 - y0)
+           bounds.minY - r >= y0 - slack, bounds.maxY + r <= y1 + slack { return .whole }
+        return .window(Rect(x0, y0, x1 - x0, y1 - y0))
     }
 }
 

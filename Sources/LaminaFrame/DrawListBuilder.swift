@@ -527,9 +527,11 @@ public struct DrawListBuilder {
         // Seen edge-on (the plane projects to a line): no pixel is covered.
         if Self.projectsToLine(toPixels) { return }
         // A shape far larger than the target is meshed only where it can be seen.
-        let window = Self.visibleWindow(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
-                                        toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),
-                                        grow: shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0)
+        let visible = Self.visibleRegion(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
+                                         toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),
+                                         grow: shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0, footprint: 4 / pixelScale)
+        if visible == .nothing { return }
+        let window = visible.window
         var fillPart: (box: DrawItem.MeshBox, color: Color)? = nil, strokePart: (box: DrawItem.MeshBox, color: Color)? = nil
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)

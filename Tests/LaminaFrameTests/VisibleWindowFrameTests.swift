@@ -65,18 +65,50 @@ import LaminaTree
     @Test func windowHoldsTheTargetMappedBack() throws {
         let m = Transform3D.rotation(0.3).concatenating(.scale(3, 3)).concatenating(.translation(10, 20))
         let huge = Rect(-1e12, -1e12, 2e12, 2e12)
-        let w = try #require(DrawListBuilder.visibleWindow(huge, reach: 0, toPixels: m, width: 64, height: 48, grow: 0))
+        let w = try #require(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: m, width: 64, height: 48, grow: 0).window)
         let inverse = try #require(m.inverted)
         for (x, y) in [(0.0, 0.0), (64, 0), (64, 48), (0, 48)] {
             let p = inverse.apply(Point(x, y))
             #expect(w.containsClosed(p), "\(p) outside \(w)")
         }
-        #expect(DrawListBuilder.visibleWindow(Rect(0, 0, 30, 30), reach: 2, toPixels: m, width: 64, height: 48, grow: 0) == nil)
+        #expect(DrawListBuilder.visibleRegion(Rect(0, 0, 30, 30), reach: 2, toPixels: m, width: 64, height: 48, grow: 0) == .whole)
         // A huge stroke reach around a small path is huge too.
-        #expect(DrawListBuilder.visibleWindow(Rect(0, 0, 30, 30), reach: 1e20, toPixels: m, width: 64, height: 48, grow: 0) != nil)
-        // Perspective with the horizon across the target: unbounded, no window.
+        #expect(DrawListBuilder.visibleRegion(Rect(0, 0, 30, 30), reach: 1e20, toPixels: m, width: 64, height: 48, grow: 0).window != nil)
+        // Perspective with the horizon across the target: the part in front of the eye, up to
+        // 1/512 pixel from the horizon — bounded, and it holds every target point mapped back
+        // that lies farther from the horizon than that.
         let tilted = Transform3D.rotation(1.4, 1, 0, 0).concatenating(.perspective(50)).concatenating(.translation(32, 24))
-        #expect(DrawListBuilder.visibleWindow(huge, reach: 0, toPixels: tilted, width: 64, height: 48, grow: 0) == nil)
+        let far = try #require(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: tilted, width: 64, height: 48, grow: 0).window)
+        #expect(far.width.isFinite && far.height.isFinite)
+        let back = try #require(tilted.inverted)
+        var inFront = 0
+        for y in stride(from: 0.0, through: 48, by: 4) {
+            for x in stride(from: 0.0, through: 64, by: 4) {
+                // The plane point under (x, y): intersect the eye ray with z = 0 (two depths).
+                let p0 = back.apply(Vector4(x, y, 0, 1)), p1 = back.apply(Vector4(x, y, 1, 1))
+                let a = Point(p0.x / p0.w, p0.y / p0.w), az = p0.z / p0.w, bz = p1.z / p1.w
+                let b = Point(p1.x / p1.w, p1.y / p1.w)
+                guard az != bz else { continue }
+                let t = az / (az - bz)
+                let local = a.lerp(to: b, t)
+                // In front of the eye: W of the local point positive, and clear of the horizon.
+                let v = tilted.apply(Vector4(local.x, local.y, 0, 1))
+                guard v.w > 1e-3 else { continue }
+                inFront += 1
+                #expect(far.containsClosed(local), "\(local) outside \(far)")
+            }
+        }
+        #expect(inFront > 10)
+        // A shape far outside the target shows nothing.
+        #expect(DrawListBuilder.visibleRegion(Rect(1e9, 0, 10, 10), reach: 0, toPixels: m, width: 64, height: 48, grow: 0,
+                                              footprint: 4 / 3) == .nothing)
+        // Just outside, but within a footprint of a visible pixel: meshed.
+        let edge = m.inverted!.apply(Point(-0.5, 10))
+        #expect(DrawListBuilder.visibleRegion(Rect(edge.x - 1e12, edge.y, 1e12, 1), reach: 0, toPixels: m, width: 64, height: 48,
+                                              grow: 0, footprint: 4 / 3) != .nothing)
+        // A plane wholly behind the eye shows nothing.
+        let behind = Transform3D.translation(0, 0, 100).concatenating(.perspective(50))
+        #expect(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: behind, width: 64, height: 48, grow: 0) == .nothing)
         #expect(DrawListBuilder.projectsToLine(.scale(0, 1)))
         #expect(!DrawListBuilder.projectsToLine(m))
     }

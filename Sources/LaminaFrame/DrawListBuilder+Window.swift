@@ -13,14 +13,6 @@ extension DrawListBuilder {
         return h * max(2.0.squareRoot(), miter)
     }
 
-    /// Whether the layer's plane projects to a line or a point (the 3×3 of `toPixels` that maps
-    /// it is singular): nothing it draws covers a pixel.
-    static func projectsToLine(_ m: Transform3D) -> Bool {
-        let det = m.m11 * (m.m22 * m.m44 - m.m24 * m.m42) - m.m12 * (m.m21 * m.m44 - m.m24 * m.m41)
-            + m.m14 * (m.m21 * m.m42 - m.m22 * m.m41)
-        return det == 0
-    }
-
     /// What a shape layer's plane shows of itself in the target.
     enum Visible: Equatable {
         /// Mesh the whole shape.
@@ -48,6 +40,11 @@ extension DrawListBuilder {
     static func visibleRegion(_ bounds: Rect, reach: Double, toPixels m: Transform3D, width: Double, height: Double,
                               grow: Double, footprint: Double = .infinity) -> Visible {
         guard width > 0, height > 0 else { return .whole }
+        // Where no window bounds it, "nothing" only for a shape far larger than the target (as
+        // for a window; smaller ones are drawn as always, and the GPU clips them).
+        let r0 = reach.isFinite ? max(0, reach) : .infinity
+        let extent = (max(bounds.width, bounds.height) + 2 * r0) * 4 / max(footprint, .leastNormalMagnitude)
+        let nothing: Visible = extent > 16 * max(width, height) ? .nothing : .whole
         // Local (x, y, 1) → device (X, Y, W) is the 3×3 of rows 1, 2, 4 and columns 1, 2, 4,
         // divided by its largest entry (the same projective map; no overflow).
         var q = [m.m11, m.m12, m.m14, m.m21, m.m22, m.m24, m.m41, m.m42, m.m44]
@@ -56,7 +53,8 @@ extension DrawListBuilder {
         q = q.map { $0 / largest }
         let (a, b, c, d, e, f, g, h, k) = (q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8])
         let det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g)
-        guard det.isFinite, det != 0 else { return .whole }
+        guard det.isFinite else { return .whole }
+        if det == 0 { return nothing }   // seen edge-on: the plane projects to a line
         // The inverse (adjugate / det), applied to a device point as a row vector: (x, y, w)
         // with w of the sign of W (1/W up to the positive factor `largest`).
         let i11 = (e * k - f * h) / det, i12 = (c * h - b * k) / det, i13 = (b * f - c * e) / det
@@ -69,7 +67,7 @@ extension DrawListBuilder {
             // `horizonGap` pixels from it (w is linear; its gradient's length converts).
             let wMin = horizonGap * (i13 * i13 + i23 * i23).squareRoot()
             guard wMin.isFinite else { return .whole }
-            if wMin == 0 { return .nothing }   // W constant, and not positive: all behind the eye
+            if wMin == 0 { return nothing }   // W constant, and not positive: all behind the eye
             var kept: [Point] = []
             for (n, p) in target.enumerated() {
                 let o = target[(n + 1) % target.count]
@@ -77,7 +75,7 @@ extension DrawListBuilder {
                 if wp >= 0 { kept.append(p) }
                 if (wp >= 0) != (wo >= 0) { kept.append(p.lerp(to: o, wp / (wp - wo))) }
             }
-            if kept.count < 3 { return .nothing }
+            if kept.count < 3 { return nothing }
             target = kept
         }
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
@@ -101,12 +99,13 @@ extension DrawListBuilder {
             (x0, y0, x1, y1) = (minX - pad, minY - pad, maxX + pad, maxY + pad)
         }
         guard x1 > x0, y1 > y0, (x1 - x0).isFinite, (y1 - y0).isFinite else { return .whole }
-        let r = reach.isFinite ? max(0, reach) : .infinity
+        let r = r0
         // Wholly outside the target mapped back, grown by a footprint (at most `footprint`
-        // local units across a visible pixel's centre): nothing to draw.
+        // local units across a visible pixel's centre): nothing to draw
+        // (for a huge shape).
         let fp = footprint.isFinite ? max(0, footprint) : .infinity
         if bounds.maxX + r < minX - fp || bounds.minX - r > maxX + fp || bounds.maxY + r < minY - fp || bounds.minY - r > maxY + fp {
-            return .nothing
+            return nothing
         }
         let slack = 4 * grid
         if bounds.minX - r >= x0 - slack, bounds.maxX + r <= x1 + slack,

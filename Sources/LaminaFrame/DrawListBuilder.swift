@@ -524,8 +524,6 @@ public struct DrawListBuilder {
         var p: LayerProperties { _read { yield address.pointee.properties } }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
-        // Seen edge-on (the plane projects to a line): no pixel is covered.
-        if Self.projectsToLine(toPixels) { return }
         // A shape far larger than the target is meshed only where it can be seen.
         let visible = Self.visibleRegion(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
                                          toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),

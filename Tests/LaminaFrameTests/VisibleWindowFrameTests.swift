@@ -60,8 +60,8 @@ import LaminaTree
     }
 
     /// The window holds the target mapped back (rotated, scaled, with perspective); none for a
-    /// shape near the view or a plane whose horizon crosses the target; a plane seen edge-on
-    /// projects to a line.
+    /// shape near the view; bounded where the plane's horizon crosses the target; nothing of a
+    /// huge shape outside it, behind the eye or seen edge-on.
     @Test func windowHoldsTheTargetMappedBack() throws {
         let m = Transform3D.rotation(0.3).concatenating(.scale(3, 3)).concatenating(.translation(10, 20))
         let huge = Rect(-1e12, -1e12, 2e12, 2e12)
@@ -99,18 +99,25 @@ import LaminaTree
             }
         }
         #expect(inFront > 10)
-        // A shape far outside the target shows nothing.
-        #expect(DrawListBuilder.visibleRegion(Rect(1e9, 0, 10, 10), reach: 0, toPixels: m, width: 64, height: 48, grow: 0,
+        // A huge shape wholly outside the target shows nothing.
+        #expect(DrawListBuilder.visibleRegion(Rect(1e9, 0, 1e12, 1e12), reach: 0, toPixels: m, width: 64, height: 48, grow: 0,
                                               footprint: 4 / 3) == .nothing)
+        // A small one is drawn as always (the GPU clips it).
+        #expect(DrawListBuilder.visibleRegion(Rect(1e9, 0, 10, 10), reach: 0, toPixels: m, width: 64, height: 48, grow: 0,
+                                              footprint: 4 / 3) == .whole)
         // Just outside, but within a footprint of a visible pixel: meshed.
         let edge = m.inverted!.apply(Point(-0.5, 10))
         #expect(DrawListBuilder.visibleRegion(Rect(edge.x - 1e12, edge.y, 1e12, 1), reach: 0, toPixels: m, width: 64, height: 48,
                                               grow: 0, footprint: 4 / 3) != .nothing)
         // A plane wholly behind the eye shows nothing.
         let behind = Transform3D.translation(0, 0, 100).concatenating(.perspective(50))
-        #expect(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: behind, width: 64, height: 48, grow: 0) == .nothing)
-        #expect(DrawListBuilder.projectsToLine(.scale(0, 1)))
-        #expect(!DrawListBuilder.projectsToLine(m))
+        #expect(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: behind, width: 64, height: 48, grow: 0, footprint: 4) == .nothing)
+        // A small one is drawn as always (the GPU clips it).
+        #expect(DrawListBuilder.visibleRegion(Rect(0, 0, 30, 30), reach: 0, toPixels: behind, width: 64, height: 48, grow: 0,
+                                              footprint: 4) == .whole)
+        // Seen edge-on: nothing of a huge shape.
+        #expect(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: .scale(0, 1), width: 64, height: 48, grow: 0,
+                                              footprint: 4) == .nothing)
     }
 }
 

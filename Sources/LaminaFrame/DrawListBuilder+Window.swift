@@ -47,11 +47,11 @@ extension DrawListBuilder {
         let nothing: Visible = extent > 16 * max(width, height) ? .nothing : .whole
         // Local (x, y, 1) → device (X, Y, W) is the 3×3 of rows 1, 2, 4 and columns 1, 2, 4,
         // divided by its largest entry (the same projective map; no overflow).
-        var q = [m.m11, m.m12, m.m14, m.m21, m.m22, m.m24, m.m41, m.m42, m.m44]
-        let largest = q.map(abs).max() ?? 0
+        let largest = max(abs(m.m11), abs(m.m12), abs(m.m14), abs(m.m21), abs(m.m22), abs(m.m24),
+                          abs(m.m41), abs(m.m42), abs(m.m44))
         guard largest > 0, largest.isFinite else { return .whole }
-        q = q.map { $0 / largest }
-        let (a, b, c, d, e, f, g, h, k) = (q[0], q[1], q[2], q[3], q[4], q[5], q[6], q[7], q[8])
+        let a = m.m11 / largest, b = m.m12 / largest, c = m.m14 / largest, d = m.m21 / largest, e = m.m22 / largest
+        let f = m.m24 / largest, g = m.m41 / largest, h = m.m42 / largest, k = m.m44 / largest
         let det = a * (e * k - f * h) - b * (d * k - f * g) + c * (d * h - e * g)
         guard det.isFinite else { return .whole }
         if det == 0 { return nothing }   // seen edge-on: the plane projects to a line
@@ -61,8 +61,18 @@ extension DrawListBuilder {
         let i21 = (f * g - d * k) / det, i22 = (a * k - c * g) / det, i23 = (c * d - a * f) / det
         let i31 = (d * h - e * g) / det, i32 = (b * g - a * h) / det, i33 = (a * e - b * d) / det
         func wOf(_ p: Point) -> Double { p.x * i13 + p.y * i23 + i33 }
-        var target = [Point(-grow, -grow), Point(width + grow, -grow), Point(width + grow, height + grow), Point(-grow, height + grow)]
-        if target.contains(where: { !(wOf($0) > 0) }) {
+        let corners = (Point(-grow, -grow), Point(width + grow, -grow), Point(width + grow, height + grow), Point(-grow, height + grow))
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        var bounded = true
+        func add(_ p: Point) {
+            let x = p.x * i11 + p.y * i21 + i31, y = p.x * i12 + p.y * i22 + i32, w = wOf(p)
+            guard w > 0, w.isFinite else { bounded = false; return }
+            minX = min(minX, x / w); maxX = max(maxX, x / w); minY = min(minY, y / w); maxY = max(maxY, y / w)
+        }
+        if wOf(corners.0) > 0 && wOf(corners.1) > 0 && wOf(corners.2) > 0 && wOf(corners.3) > 0 {
+            add(corners.0); add(corners.1); add(corners.2); add(corners.3)
+        } else {
+            let target = [corners.0, corners.1, corners.2, corners.3]
             // The horizon (w = 0) crosses the target: keep the part with w ≥ the value at
             // `horizonGap` pixels from it (w is linear; its gradient's length converts).
             let wMin = horizonGap * (i13 * i13 + i23 * i23).squareRoot()
@@ -76,15 +86,9 @@ extension DrawListBuilder {
                 if (wp >= 0) != (wo >= 0) { kept.append(p.lerp(to: o, wp / (wp - wo))) }
             }
             if kept.count < 3 { return nothing }
-            target = kept
+            for p in kept { add(p) }
         }
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for p in target {
-            let x = p.x * i11 + p.y * i21 + i31, y = p.x * i12 + p.y * i22 + i32, w = wOf(p)
-            guard w > 0, w.isFinite else { return .whole }
-            minX = min(minX, x / w); maxX = max(maxX, x / w); minY = min(minY, y / w); maxY = max(maxY, y / w)
-        }
-        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return .whole }
+        guard bounded, minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return .whole }
         // At coordinates far beyond the window's size (a layer 1e30 points away), its extent
         // can be below the coordinates' resolution: a few ulps then.
         let ulps = 8 * max(abs(minX), abs(maxX), abs(minY), abs(maxY)).ulp

@@ -101,6 +101,8 @@ public struct DrawListBuilder {
         var path: Path
         var style: MeshKey.Style
         var bucket: Int
+        /// The visible window it was cut to (`visibleWindow`), nil when whole.
+        var window: Rect? = nil
         /// The mesh and its id, as the items hold them.
         var box: DrawItem.MeshBox
     }
@@ -522,10 +524,16 @@ public struct DrawListBuilder {
         var p: LayerProperties { _read { yield address.pointee.properties } }
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
+        // A shape far larger than the target is meshed only where it can be seen.
+        let visible = Self.visibleRegion(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
+                                         toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),
+                                         grow: shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0, footprint: 4 / pixelScale)
+        if visible == .nothing { return }
+        let window = visible.window
         var fillPart: (box: DrawItem.MeshBox, color: Color)? = nil, strokePart: (box: DrawItem.MeshBox, color: Color)? = nil
         if let fill = p.fillColor, fill.alpha > 0 {
             let style = MeshKey.Style.fill(p.fillRule)
-            if let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill) {
+            if let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .fill, window: window) {
                 fillPart = (box, fill)
             }
         }
@@ -535,12 +543,15 @@ public struct DrawListBuilder {
             // animated strokeStart/strokeEnd tessellates each new value).
             let style = MeshKey.Style.stroke(stroke, trimmedInShader: false)
             if stroke.strokeEnd > stroke.strokeStart,
-               let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke) {
-                strokePart = (box, strokeColor)
+               let box = shapeMesh(id, path, style, bucket: bucket, scale: pixelScale, part: .stroke, window: window) {
+                var color = strokeColor
+                color.alpha *= box.mesh.coverageScale   // dashes finer than a pixel drawn solid (LaminaGeometry)
+                strokePart = (box, color)
             }
         }
-        // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas).
-        if usesShapeAtlas {
+        // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas); not a
+        // mesh cut to the window (moved in place, it would show the cut).
+        if usesShapeAtlas && window == nil {
             switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
                                    stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
                                    scale: pixelScale, opacity: opacity, clip: clip, lookingUp: retained.patching) {
@@ -574,18 +585,19 @@ public struct DrawListBuilder {
     /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from
     /// the cache (tessellated on a miss).
     private mutating func shapeMesh(_ id: LayerID, _ path: Path, _ style: MeshKey.Style, bucket: Int, scale: Double,
-                                    part: MeshPart) -> DrawItem.MeshBox? {
+                                    part: MeshPart, window: Rect? = nil) -> DrawItem.MeshBox? {
         let memoKey = MemoKey(layer: id, part: part)
-        if let last = memo[memoKey], last.bucket == bucket, last.style == style, Self.sameStorage(last.path, path) {
+        if let last = memo[memoKey], last.bucket == bucket, last.style == style, last.window == window,
+           Self.sameStorage(last.path, path) {
             // Patching, the memo is the last full build's and stays as it is.
             if !retained.patching { nextMemo[memoKey] = last }
             return last.box
         }
         // A patch does not tessellate: a new path, style or scale bucket needs a full build.
         if retained.patching { retained.fail(.newMesh); return nil }
-        guard let (meshID, mesh) = tessellate(path, style, scale: scale) else { return nil }
+        guard let (meshID, mesh) = tessellate(path, style, scale: scale, window: window) else { return nil }
         let box = DrawItem.MeshBox(id: meshID, mesh: mesh)
-        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, box: box)
+        nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, window: window, box: box)
         return box
     }
 
@@ -613,11 +625,11 @@ public struct DrawListBuilder {
     }
 
     /// The cached mesh and its id, timing misses; nil when it is empty or tessellation fails.
-    private mutating func tessellate(_ path: Path, _ style: MeshKey.Style, scale: Double) -> (MeshID, Mesh)? {
+    private mutating func tessellate(_ path: Path, _ style: MeshKey.Style, scale: Double, window: Rect?) -> (MeshID, Mesh)? {
         var ts = timespec()
         clock_gettime(CLOCK_MONOTONIC, &ts)
         let start = Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9
-        let entry = try? meshCache.entry(for: path, style: style, scale: scale)
+        let entry = try? meshCache.entry(for: path, style: style, scale: scale, window: window)
         clock_gettime(CLOCK_MONOTONIC, &ts)
         lastTessellateSeconds += Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start
         guard let entry, !entry.mesh.isEmpty else { return nil }

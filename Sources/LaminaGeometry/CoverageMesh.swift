@@ -36,6 +36,8 @@ public enum CoverageMesh {
     public static let tilePixels = 4.0
     /// Most tiles a mesh gets; larger shapes get larger tiles.
     public static let maxTiles = 1 << 16
+    /// Most edge records a mesh gets (about 64 MB while it is built); past it, larger tiles.
+    public static let maxRecords = 1 << 21
     /// Flattening tolerance of coverage meshes in device pixels (cairo's default): chords lie
     /// inside convex curves, so a coarser one would make curved shapes measurably lighter
     /// (0.25 px: a 25-point disc 0.6 % small).
@@ -155,6 +157,14 @@ public enum CoverageMesh {
         let width = maxX - minX + 2 * margin, height = maxY - minY + 2 * margin
         var tile = tilePixels * px
         while (width / tile).rounded(.up) * (height / tile).rounded(.up) > Double(maxTiles) { tile *= 2 }
+        // At most `maxRecords` edge records: an edge makes at most one per tile row and column
+        // it spans, plus one (thousands of edges each crossing a huge grid made gigabytes).
+        func records(_ tile: Double) -> Double {
+            var n = 0.0
+            for e in edges { n += ((max(e.x0, e.x1) - min(e.x0, e.x1)) / tile).rounded(.up) + ((e.y1 - e.y0) / tile).rounded(.up) + 3 }
+            return 2 * n
+        }
+        while records(tile) > Double(maxRecords) && (width > tile || height > tile) { tile *= 2 }
         let cols = max(1, Int((width / tile).rounded(.up))), rows = max(1, Int((height / tile).rounded(.up)))
         let ox = minX - margin, oy = minY - margin
         // Expanded tile (r, c): x from X(c) = ox + c·tile − margin, y from Y(r), both tile + 2·margin long.
@@ -360,10 +370,18 @@ extension FillTessellator {
     ///   - scale: device pixels per point on screen (the flattening tolerance, the tiles and
     ///     the margin depend on it; see `MeshCache.bucket`).
     ///   - tolerance: flattening tolerance in device pixels.
+    ///   - window: when given, the visible part of the local plane (every visible pixel's
+    ///     centre is in it): the mesh is exact there and holds nothing far outside it
+    ///     (`VisibleWindow`); nil meshes the whole shape.
     public static func coverageMesh(_ path: Path, rule: FillRule, scale: Double = 1,
-                                    tolerance: Double = CoverageMesh.tolerance) throws(TessellationError) -> Mesh {
+                                    tolerance: Double = CoverageMesh.tolerance, window: Rect? = nil) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
-        let polys = CoverageMesh.snappingRows(try Flattener.flatten(path, scale: s, tolerance: tolerance).map(\.points))
+        var flat = try Flattener.flatten(path, scale: s, tolerance: tolerance).map(\.points)
+        if let window {
+            let w = VisibleWindow.grown(window, by: VisibleWindow.margin / s)
+            flat = flat.map { VisibleWindow.clip($0, to: w) }.filter { !$0.isEmpty }
+        }
+        let polys = CoverageMesh.snappingRows(flat)
         var runs: [BoundaryRun]? = []
         _ = try triangulate(polys, rule: rule, boundary: &runs)
         return CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: rule), scale: s)
@@ -374,16 +392,19 @@ extension StrokeTessellator {
     /// The coverage mesh of a stroke (see `FillTessellator.coverageMesh`): the boundary of the
     /// union of its pieces at their true width (a hairline, width 0, is one device pixel wide),
     /// trimmed and dashed on the CPU. `totalLength` is the untrimmed centerline length.
+    /// `window` as for fills: only the pieces that can reach it are made (dashes found from
+    /// the pattern's period, not walked to), each cut to it.
     public static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double = 1,
-                                    tolerance: Double = CoverageMesh.tolerance) throws(TessellationError) -> Mesh {
-        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true)
+                                    tolerance: Double = CoverageMesh.tolerance, window: Rect? = nil) throws(TessellationError) -> Mesh {
+        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true, window: window)
     }
 
     /// `mergingQuads: false` unions the pieces' triangles as they are (tests compare the two).
     static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
-                             mergingQuads: Bool) throws(TessellationError) -> Mesh {
+                             mergingQuads: Bool, window: Rect? = nil) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
-        let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true)
+        let w = window.map { VisibleWindow.grown($0, by: VisibleWindow.margin / s) }
+        let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true, window: w)
         var polys: [[Point]] = []
         polys.reserveCapacity(b.interior.count / 3)
         let t = b.interior
@@ -407,9 +428,12 @@ extension StrokeTessellator {
             if cr > 0 { polys.append([a, p, c]) } else if cr < 0 { polys.append([a, c, p]) }
             i += 3
         }
+        if let w { polys = polys.map { VisibleWindow.clip($0, to: w) }.filter { !$0.isEmpty } }
         polys = CoverageMesh.snappingRows(polys)
         var runs: [FillTessellator.BoundaryRun]? = []
         _ = try FillTessellator.triangulate(polys, rule: .nonZero, boundary: &runs)
-        return CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: .nonZero), scale: s, totalLength: b.totalLength)
+        var mesh = CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: .nonZero), scale: s, totalLength: b.totalLength)
+        mesh.coverageScale = b.coverageScale
+        return mesh
     }
 }

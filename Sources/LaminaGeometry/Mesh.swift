@@ -33,6 +33,10 @@ public struct Mesh: Hashable, Sendable {
     /// Stroke: total centerline length of the (untrimmed) path, the unit of `distance`
     /// (clip with `strokeStart * totalLength ≤ distance ≤ strokeEnd * totalLength`). Fill: 0.
     public var totalLength: Double
+    /// What the renderer multiplies the mesh's coverage by (its color's alpha): 1, or a dash
+    /// pattern's duty cycle where dashes finer than a quarter device pixel, too many to make,
+    /// are drawn as the solid stroke (`StrokeTessellator.visibleRuns`).
+    public var coverageScale = 1.0
 
     public init(vertices: [MeshVertex] = [], indices: [UInt32] = [], interiorIndexCount: Int = 0,
                 bounds: Rect = .zero, totalLength: Double = 0) {

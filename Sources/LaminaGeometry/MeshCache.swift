@@ -28,9 +28,12 @@ public struct MeshKey: Hashable, Sendable {
     public var style: Style
     public var scaleBucket: Int
     public var antialias: Bool
+    /// The visible window the mesh was cut to (`FillTessellator.coverageMesh`), or nil: whole.
+    public var window: Rect?
 
-    public init(path: Path, style: Style, scaleBucket: Int, antialias: Bool = true) {
+    public init(path: Path, style: Style, scaleBucket: Int, antialias: Bool = true, window: Rect? = nil) {
         self.path = path; self.style = style; self.scaleBucket = scaleBucket; self.antialias = antialias
+        self.window = window
     }
 }
 
@@ -109,24 +112,25 @@ public struct MeshCache {
 
     /// The mesh for a path and style at an on-screen scale: from the cache, or tessellated
     /// at the bucket's scale and stored.
+    /// With a `window` (local units), the mesh is cut to it (see `FillTessellator.coverageMesh`).
     public mutating func mesh(for path: Path, style: MeshKey.Style, scale: Double,
-                              antialias: Bool = true) throws(TessellationError) -> Mesh {
-        try entry(for: path, style: style, scale: scale, antialias: antialias).mesh
+                              antialias: Bool = true, window: Rect? = nil) throws(TessellationError) -> Mesh {
+        try entry(for: path, style: style, scale: scale, antialias: antialias, window: window).mesh
     }
 
-    /// `mesh(for:style:scale:antialias:)` with the mesh's id.
+    /// `mesh(for:style:scale:antialias:window:)` with the mesh's id.
     public mutating func entry(for path: Path, style: MeshKey.Style, scale: Double,
-                               antialias: Bool = true) throws(TessellationError) -> (id: MeshID, mesh: Mesh) {
+                               antialias: Bool = true, window: Rect? = nil) throws(TessellationError) -> (id: MeshID, mesh: Mesh) {
         let bucket = Self.bucket(forScale: scale)
-        let key = MeshKey(path: path, style: style, scaleBucket: bucket, antialias: antialias)
+        let key = MeshKey(path: path, style: style, scaleBucket: bucket, antialias: antialias, window: window)
         if let e = lookupEntry(key) { return e }
         let s = Self.scale(forBucket: bucket)
         let m: Mesh
         switch style {
         case .fill(let rule):
-            m = try FillTessellator.coverageMesh(path, rule: rule, scale: s)
+            m = try FillTessellator.coverageMesh(path, rule: rule, scale: s, window: window)
         case .stroke(let stroke, _):
-            m = try StrokeTessellator.coverageMesh(path, style: stroke, scale: s)
+            m = try StrokeTessellator.coverageMesh(path, style: stroke, scale: s, window: window)
         }
         return (insert(m, for: key), m)
     }

@@ -13,6 +13,8 @@ struct StrokeBuilder {
     var interior: [UInt32] = []
     var fringeIndices: [UInt32] = []
     var totalLength = 0.0
+    /// `Mesh.coverageScale` of the stroke's mesh.
+    var coverageScale = 1.0
 
     let halfWidth: Double      // of the outline
     let core: Double           // half width of the opaque core

@@ -72,7 +72,7 @@ public enum StrokeTessellator {
     }
 
     static func build(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
-                      antialias: Bool, trim: Bool) throws(TessellationError) -> StrokeBuilder {
+                      antialias: Bool, trim: Bool, window: Rect? = nil) throws(TessellationError) -> StrokeBuilder {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let tol = (tolerance.isFinite && tolerance > 0 ? tolerance : Flattener.defaultTolerance) / s
         let polylines = try Flattener.flatten(path, tolerance: tol)
@@ -97,6 +97,19 @@ public enum StrokeTessellator {
         let width = style.lineWidth.isFinite ? max(0, style.lineWidth) : 1
         var b = StrokeBuilder(width: width, scale: s, antialias: antialias, tolerance: tol, style: style)
         b.totalLength = total
+        if let window {
+            // Only the pieces that can draw inside the window (VisibleWindow.swift).
+            var cut: (Double, Double)? = nil
+            if trim && style.isTrimmed {
+                let a = max(0, min(1, style.strokeStart.isFinite ? style.strokeStart : 0)) * total
+                let e = max(0, min(1, style.strokeEnd.isFinite ? style.strokeEnd : 1)) * total
+                if e < a || (e == a && style.lineCap == .butt) { return b }
+                cut = (a, e)
+            }
+            for r in visibleRuns(runs, window: window, halfWidth: b.halfWidth, scale: s, style: style,
+                                 pattern: style.normalizedDashes, trim: cut, coverage: &b.coverageScale) { b.stroke(r) }
+            return b
+        }
         // Dashes (the pattern restarts at each subpath, as Core Graphics), then trimming.
         if let pattern = style.normalizedDashes {
             var budget = Self.maxDashes

@@ -21,4 +21,25 @@ public enum HeapTrim {
     /// Trims every arena now, keeping no pad. Returns whether any memory was handed back.
     @discardableResult
     public static func trim() -> Bool { (function?(0) ?? 0) != 0 }
+
+    /// Bytes in allocated heap chunks (glibc's `mallinfo2`: `uordblks` + `hblkhd`), every
+    /// arena's; 0 where it cannot be called.
+    public static func bytesInUse() -> Int {
+        #if arch(x86_64)
+        // `struct mallinfo2` is ten size_t fields, returned in memory: on x86-64 (System V) the
+        // caller passes the result's address as the first argument, so the function can be
+        // called as one taking a pointer (the Glibc module does not export it).
+        guard let f = mallinfo2 else { return 0 }
+        var fields = [Int](repeating: 0, count: 10)
+        fields.withUnsafeMutableBytes { _ = f($0.baseAddress!) }
+        return fields[7] + fields[4]   // uordblks + hblkhd
+        #else
+        return 0
+        #endif
+    }
+
+    private static let mallinfo2: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?)? = {
+        guard let symbol = dlsym(nil, "mallinfo2") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
+    }()
 }

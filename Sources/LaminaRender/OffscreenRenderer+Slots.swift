@@ -75,6 +75,16 @@ extension OffscreenRenderer {
             slots[index].changes += 1
             encoders[index] = FrameEncoder()
         }
+        try releaseDriverFrameMemory()
+    }
+
+    /// Makes a CPU driver free what it keeps of the last frames it drew (`DriverScratch`);
+    /// nothing on a GPU. Waits for the frames in flight first. Nothing drawn changes.
+    /// - Thread: render thread only.
+    func releaseDriverFrameMemory() throws(RenderError) {
+        guard let scratch else { return }
+        for index in slots.indices { try finish(slot: index, wait: true) }
+        try scratch.release(device: device, commands: commands)
     }
 
     /// Gives the slot a ring that holds `need` bytes of instances with modest room, replacing

@@ -42,7 +42,7 @@ public final class OffscreenRenderer {
     /// GPU seconds of the latest finished frame, and which frame, when timestamps work.
     public private(set) var latestGPUTime: (frame: UInt64, seconds: Double)?
 
-    private let stencilFormat: VkFormat
+    let stencilFormat: VkFormat
     /// Meshes uploaded so far, for tests and stats.
     public var meshUploads: Int { meshes.uploads }
     /// Meshes resident on the GPU.
@@ -63,8 +63,8 @@ public final class OffscreenRenderer {
 
     private let instance: VulkanInstance
     let device: VulkanDevice
-    private let pipeline: VulkanPipeline
-    private let commands: VulkanCommands
+    let pipeline: VulkanPipeline
+    let commands: VulkanCommands
     private let descriptorPool: VkDescriptorPool
     let lifetimes: LifetimeTracker
     let meshes = MeshResidency()
@@ -74,6 +74,8 @@ public final class OffscreenRenderer {
     /// The window the frames are also presented to (`init(…window:)`), if any.
     private let window: WindowTarget?
     private let readback: Readback
+    /// Frees a CPU driver's kept frame memory before the render thread sleeps; nil on a GPU.
+    let scratch: DriverScratch?
     private let recorder: PassRecorder
     var slots: [FrameSlot]
     /// Per frame slot: its encoding (what its ring holds, its draws).
@@ -194,7 +196,14 @@ public final class OffscreenRenderer {
             }
             self.slots = slots
             encoders = Array(repeating: FrameEncoder(), count: Self.framesInFlight)
-            readback = try Readback(device: device, commands: commands)
+            let readback = try Readback(device: device, commands: commands)
+            self.readback = readback
+            cleanup.append { readback.destroy(device, commands: commands) }
+            scratch = device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
+                ? try DriverScratch(device: device, commands: commands, pipeline: pipeline,
+                                    format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat)
+                : nil
+            if let scratch { cleanup.append { scratch.destroy(device, commands: commands) } }
             if let surface {
                 self.window = try WindowTarget(device: device, surface: surface, refreshRate: window?.refreshRate,
                                                fps: fps, slots: Self.framesInFlight)
@@ -218,6 +227,7 @@ public final class OffscreenRenderer {
             commands.destroyFence(slot.fence, device: device)
         }
         readback.destroy(device, commands: commands)
+        scratch?.destroy(device, commands: commands)
         window?.destroy(device: device, instance: instance)
         meshes.destroy(device)
         textures.destroy(device)

@@ -42,4 +42,18 @@ public enum HeapTrim {
         guard let symbol = dlsym(nil, "mallinfo2") else { return nil }
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
     }()
+
+    /// Sets glibc's trim threshold (`mallopt(M_TRIM_THRESHOLD, bytes)`): free memory at the
+    /// top of an arena beyond it goes back to the system when a free makes it so. Process-wide;
+    /// it also fixes the mmap threshold (no dynamic adjustment). Nothing where there is none.
+    public static func setTrimThreshold(_ bytes: Int) {
+        // mallopt is in <malloc.h>, which the Glibc module does not import: look it up.
+        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
+        _ = mallopt?(trimThreshold, Int32(clamping: bytes))
+    }
+
+    private static let mallopt: (@convention(c) (Int32, Int32) -> Int32)? = {
+        guard let symbol = dlsym(nil, "mallopt") else { return nil }
+        return unsafeBitCast(symbol, to: (@convention(c) (Int32, Int32) -> Int32).self)
+    }()
 }

@@ -84,6 +84,12 @@ extension OffscreenRenderer {
     func releaseDriverFrameMemory() throws(RenderError) {
         guard let scratch else { return }
         for index in slots.indices { try finish(slot: index, wait: true) }
+        // The driver frees on its own thread, into that thread's arena, where the freed
+        // blocks join the arena's top: glibc hands a top back only when it exceeds the trim
+        // threshold, which `keepFreedHeap` raised to 64 MiB (and `malloc_trim` leaves other
+        // arenas' tops alone). For the release only, glibc's default threshold.
+        HeapTrim.setTrimThreshold(128 << 10)
+        defer { HeapTrim.setTrimThreshold(Self.keptFreedHeap) }
         try scratch.release(device: device, commands: commands)
     }
 

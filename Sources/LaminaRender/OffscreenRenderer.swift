@@ -473,16 +473,11 @@ public final class OffscreenRenderer {
     /// heap (16 MiB is not enough) stops the churn. Process-wide, set once, only when the
     /// device is a CPU; it can go when llvmpipe pools its scene memory.
     private static func keepFreedHeap() {
-        #if canImport(Glibc)
-        // mallopt is in <malloc.h>, which the Glibc module does not import: look it up.
-        typealias Mallopt = @convention(c) (Int32, Int32) -> Int32
-        let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
-        guard let process = dlopen(nil, RTLD_NOW) else { return }
-        defer { dlclose(process) }
-        guard let symbol = dlsym(process, "mallopt") else { return }
-        _ = unsafeBitCast(symbol, to: Mallopt.self)(trimThreshold, 64 << 20)
-        #endif
+        HeapTrim.setTrimThreshold(keptFreedHeap)
     }
+
+    /// The trim threshold `keepFreedHeap` sets: 64 MiB.
+    static let keptFreedHeap = 64 << 20
 
     private func now() -> Double {
         var ts = timespec()

@@ -75,13 +75,14 @@ extension OffscreenRenderer {
             slots[index].changes += 1
             encoders[index] = FrameEncoder()
         }
-        try releaseDriverFrameMemory()
     }
 
     /// Makes a CPU driver free what it keeps of the last frames it drew (`DriverScratch`);
-    /// nothing on a GPU. Waits for the frames in flight first. Nothing drawn changes.
+    /// nothing on a GPU. Waits for the frames in flight first. Nothing drawn changes. The
+    /// render loop calls it once it has been idle a moment (`RenderLoop.idleReleaseDelay`):
+    /// the next frame allocates the driver's memory again.
     /// - Thread: render thread only.
-    func releaseDriverFrameMemory() throws(RenderError) {
+    public func releaseDriverFrameMemory() throws(RenderError) {
         guard let scratch else { return }
         for index in slots.indices { try finish(slot: index, wait: true) }
         // The driver frees on its own thread, into that thread's arena, where the freed

@@ -91,6 +91,9 @@ public final class RenderLoop: Sendable {
     /// When the render thread went to sleep with nothing to draw (uptime ns), nil while awake.
     private let idleSince = Mutex<UInt64?>(nil)              // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
+    /// How long the render thread sleeps before it lets go of the driver's frame memory and
+    /// trims the heap: a client committing more often than this keeps both.
+    static let idleReleaseDelay: DispatchTimeInterval = .milliseconds(250)
     private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
     private let waker = Mutex<Waker?>(nil)             // protected by its own lock
 
@@ -337,14 +340,19 @@ public final class RenderLoop: Sendable {
                 driver.willSleep()
                 // The idle frame slots' buffers go too (a failure here only keeps them).
                 try? renderer.releaseIdleBuffers()
-                // What this busy spell freed goes back to the system, not just to malloc (at most
+                // Still idle a moment later (a client committing now and then finds everything
+                // as it was): a CPU driver's memory for the last frames goes (0.25–0.4 ms), and
+                // what this busy spell freed goes back to the system, not just to malloc (at most
                 // once a second; 0.2–0.6 ms with 50,000 layers).
-                if since &- lastTrim > 1_000_000_000 {
-                    work.packets = []; work.images = []   // applied: their values are in the tree
-                    HeapTrim.trim()
-                    lastTrim = DispatchTime.now().uptimeNanoseconds
+                if wake.wait(timeout: .now() + Self.idleReleaseDelay) == .timedOut {
+                    try? renderer.releaseDriverFrameMemory()
+                    if since &- lastTrim > 1_000_000_000 {
+                        work.packets = []; work.images = []   // applied: their values are in the tree
+                        HeapTrim.trim()
+                        lastTrim = DispatchTime.now().uptimeNanoseconds
+                    }
+                    wake.wait()
                 }
-                wake.wait()
                 let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
                 idleSince.withLock { $0 = nil }
                 driver.recordIdle(slept)

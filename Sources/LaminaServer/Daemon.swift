@@ -197,7 +197,12 @@ private struct ServerLoop {
                 if c.outputOffset < c.output.count { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
-            let n = poll(&fds, nfds_t(fds.count), -1)
+            // An idle model shares the render side's nodes (ServerCore+Sharing): the poll wakes
+            // when that is due, and the model's own storage, let go, goes back to the system.
+            let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
+            if core.shareIdleNodes(at: now, with: daemon.renderLoop.snapshot) { HeapTrim.trim() }
+            let timeout = core.nodeSharingDue.map { Int32(min(max(($0 - now) * 1000, 0).rounded(.up), 60_000)) } ?? -1
+            let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno != EINTR { break }
             if fds[0].revents != 0 {
                 var sink = [UInt8](repeating: 0, count: 256)

@@ -40,7 +40,7 @@ public struct ServerCore {
     public let clock: CompositorClock
     /// The render side's latest statistics (the `getStats` reply).
     private let stats: @Sendable () -> FrameStats
-    public private(set) var model: ModelTree
+    public internal(set) var model: ModelTree
     /// The newest snapshot the render side published.
     public private(set) var snapshot: PresentationSnapshot?
 
@@ -76,6 +76,8 @@ public struct ServerCore {
     var imageSerial: UInt64 = 0
     /// Which layers hold the pointer and the keyboard (ServerCore+Input.swift).
     var inputRouting = InputRouting()
+    /// When the model's nodes are next offered to share the render side's (ServerCore+Sharing).
+    var nodeSharing = NodeSharing()
 
     public init(config: DaemonConfig, clock: CompositorClock, stats: @escaping @Sendable () -> FrameStats) {
         self.config = config

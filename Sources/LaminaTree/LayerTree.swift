@@ -17,7 +17,7 @@ public struct LayerNode: Equatable, Sendable {
     @usableFromInline var isFading = false
     public var id: LayerID
     public var sublayers: [LayerID] = []
-    /// The rarely non-empty per-layer lists (animations, ledger, expressions, fade): nil
+    /// The rarely non-empty per-layer lists (animations, expressions, fade): nil
     /// while all are empty.
     @usableFromInline var extras = Extras.Storage()
     /// `superlayer`, `LayerNode.noSuperlayer` for none.
@@ -40,13 +40,6 @@ public struct LayerNode: Equatable, Sendable {
         get { extras.box?.values.animations ?? [] }
         _modify { yield &extras.values.animations }
     }
-    /// In the model tree (which keeps no animations): what the render thread's tree holds
-    /// for this layer — each animation's key and when it leaves (+∞: never) — so that the
-    /// per-layer animation limit is enforced where commits are validated.
-    public var animationLedger: [AnimationLedgerEntry] {
-        get { extras.box?.values.animationLedger ?? [] }
-        _modify { yield &extras.values.animationLedger }
-    }
     /// Expression animations driving this layer's properties (LayerExpression.swift).
     public var expressions: [LayerExpression] {
         get { extras.box?.values.expressions ?? [] }
@@ -67,12 +60,11 @@ public struct LayerNode: Equatable, Sendable {
     /// draw-list builder walks compact nodes.
     @usableFromInline struct Extras: Equatable, Sendable {
         var animations: [LayerAnimation] = []
-        var animationLedger: [AnimationLedgerEntry] = []
         var expressions: [LayerExpression] = []
         @usableFromInline var contentsFade: ContentsFade?
 
         var isEmpty: Bool {
-            animations.isEmpty && animationLedger.isEmpty && expressions.isEmpty && contentsFade == nil
+            animations.isEmpty && expressions.isEmpty && contentsFade == nil
         }
 
         /// Changed only while uniquely referenced.
@@ -195,6 +187,11 @@ public struct LayerTree: Sendable {
 
     /// Number of layers, the root and client containers included.
     public var count: Int { nodes.count }
+
+    /// Whether this tree's presentation is its model as it stands: no animation (running or
+    /// held), cross-fade, path template or expression — so a presentation tree made from it
+    /// shares its nodes unchanged, and they hold exactly what the packets carried.
+    public var presentsModelValues: Bool { animatedLayers.isEmpty && fadingLayers.isEmpty && !programs.isActive }
 
     /// The layers a client owns (its container excluded), as the tree's own model counts them.
     public func layerCount(client: UInt32) -> Int { validator?.model.layerCount(client: client) ?? 0 }

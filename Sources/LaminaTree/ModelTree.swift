@@ -4,13 +4,15 @@ import LaminaGeometry
 
 /// The model tree: what clients committed (server thread). It owns structure, model values
 /// and limits (layers per client, nesting depth, animations per layer through each layer's
-/// `animationLedger`), and keeps no animations: it validates a `Commit` once, whole, and turns
-/// it into a `CommitPacket` that the render tree applies without checks.
+/// `animationLedger(of:)`), and keeps no animations: it validates a `Commit` once, whole, and
+/// turns it into a `CommitPacket` that the render tree applies without checks. Its nodes hold
+/// what the render tree's hold while nothing animates, so that an idle daemon can keep them
+/// once (`shareNodes(with:)`, ModelTree+Sharing.swift).
 ///
 /// Not thread-safe: the server thread owns it.
 public struct ModelTree: Sendable {
-    /// The layers, flat by slot (their `animations` stay empty; their ledgers count animations).
-    public private(set) var nodes: NodeStore
+    /// The layers, flat by slot (their `animations` stay empty; the ledgers are beside them).
+    public internal(set) var nodes: NodeStore
     /// Limit on the number of layers one client may own (config `maxLayersPerClient`).
     public var maxLayersPerClient: Int
     /// Limit on the animations one layer may hold (config).
@@ -21,9 +23,17 @@ public struct ModelTree: Sendable {
     public var maxDepth: Int
     /// Packets made so far (the last packet's `sequence`).
     public private(set) var sequence: UInt64 = 0
+    /// Commits validated so far, accepted or not (a rejected one may leave the nodes in
+    /// other slots and in storage of their own): it changes whenever `nodes` may have.
+    public private(set) var revision: UInt64 = 0
     /// Limits on path templates and expression animations (config).
     public var expressionLimits = ExpressionLimits.default
     private var layerCounts: [UInt32: Int] = [:]
+    /// Per layer that was given animations or expressions: what the render thread's tree
+    /// holds — each animation's key and when it leaves (+∞: never) — so that the per-layer
+    /// animation limit is enforced where commits are validated. Kept beside the nodes, not in
+    /// them: a node then holds what the render tree's node holds while nothing animates.
+    private var ledgers: [LayerID: [AnimationLedgerEntry]] = [:]
 
     public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024,
                 maxDepth: Int = LayerTree.defaultMaxDepth) {
@@ -42,11 +52,17 @@ public struct ModelTree: Sendable {
     /// The layers a client owns (its container excluded).
     public func layerCount(client: UInt32) -> Int { layerCounts[client] ?? 0 }
 
+    /// The animations the render tree holds for layer `id`, as far as the model knows: each
+    /// key and when it leaves (+∞: never). An entry whose time has passed is dropped when
+    /// the layer's animations next change.
+    public func animationLedger(of id: LayerID) -> [AnimationLedgerEntry] { ledgers[id] ?? [] }
+
     /// Validates a commit whole at compositor time `time` (the ledger's "now"), applies it to
     /// the model and returns its packet.
     /// - Throws: `CommitError` naming the first failing operation; the tree is then unchanged
     ///   (and `sequence` too).
     public mutating func validate(_ commit: Commit, at time: Double = 0) throws(CommitError) -> CommitPacket {
+        revision += 1
         let content: CommitPacket.Content
         switch commit.content {
         case .connect:
@@ -65,6 +81,9 @@ public struct ModelTree: Sendable {
             if nodes.contains(.root) { nodes[existing: .root].sublayers.removeAll { $0 == container } }
             nodes.removeAll { $0.id.client == commit.client }
             layerCounts[commit.client] = nil
+            if ledgers.keys.contains(where: { $0.client == commit.client }) {
+                ledgers = ledgers.filter { $0.key.client != commit.client }
+            }
             content = .disconnect
         case .operations(let ops):
             var v = Validation()
@@ -96,6 +115,7 @@ public struct ModelTree: Sendable {
         case restore(LayerNode)       // put the node back as it was
         case remove(LayerID)          // the node did not exist
         case count(UInt32, Int)       // restore a client's layer count
+        case ledger(LayerID, [AnimationLedgerEntry]?)   // restore a layer's ledger
     }
 
     /// The steps that undo a commit, in order. A node is saved once per commit (its state
@@ -140,6 +160,12 @@ public struct ModelTree: Sendable {
         v.changes.append(.properties(id, nodes[existing: id].properties))
     }
 
+    /// Sets a layer's ledger (none when empty), saving the old one for a rollback.
+    private mutating func setLedger(_ id: LayerID, _ ledger: [AnimationLedgerEntry], _ undo: inout UndoLog) {
+        undo.steps.append(.ledger(id, ledgers[id]))
+        ledgers[id] = ledger.isEmpty ? nil : ledger
+    }
+
     private mutating func save(_ id: LayerID, _ undo: inout UndoLog) {
         guard undo.saved.insert(id).inserted else { return }
         if let node = nodes[id] { undo.steps.append(.restore(node)) } else { undo.steps.append(.remove(id)) }
@@ -151,6 +177,7 @@ public struct ModelTree: Sendable {
             case .restore(let node): nodes[node.id] = node
             case .remove(let id): nodes[id] = nil
             case .count(let client, let n): layerCounts[client] = n
+            case .ledger(let id, let ledger): ledgers[id] = ledger
             }
         }
     }
@@ -201,6 +228,7 @@ public struct ModelTree: Sendable {
             }
             save(id, &v.undo)
             nodes[id] = nil
+            if ledgers[id] != nil { setLedger(id, [], &v.undo) }   // its animations go with it
             let n = layerCounts[client] ?? 0
             v.undo.steps.append(.count(client, n))
             layerCounts[client] = n - 1
@@ -294,7 +322,7 @@ public struct ModelTree: Sendable {
             try PropertyTable.check(compiled, key: key, of: nodes[existing: id].kind, index: index)
             // The ledger holds what the render tree still holds now (not yet removed on
             // completion), less the one this key replaces.
-            var ledger = nodes[existing: id].animationLedger
+            var ledger = animationLedger(of: id)
             ledger.removeAll { $0.removedAt <= time || (!key.isEmpty && $0.key == key) }
             guard ledger.count < maxAnimationsPerLayer else {
                 throw CommitError(code: .limitExceeded, index: index,
@@ -302,25 +330,31 @@ public struct ModelTree: Sendable {
             }
             ledger.append(AnimationLedgerEntry(key: key, removedAt: compiled.removedOnCompletion
                                                ? time + compiled.endTime : .infinity))
-            save(id, &v.undo)
-            nodes[existing: id].animationLedger = ledger
-            if !key.isEmpty { nodes[existing: id].expressions.removeAll { $0.key == key } }
+            setLedger(id, ledger, &v.undo)
+            if !key.isEmpty, nodes[existing: id].expressions.contains(where: { $0.key == key }) {
+                save(id, &v.undo)
+                nodes[existing: id].expressions.removeAll { $0.key == key }
+            }
             // `compile` resolved every key path (an unknown one fails it).
             v.changes.append(.addAnimation(id, key: key, compiled, slots: compiled.keyPaths.map { PropertySlot(keyPath: $0)! }))
 
         case .removeAnimation(let local, let key):
             let id = try existing(local, client: client, index: index)
             guard !key.isEmpty else { return }
-            save(id, &v.undo)
-            nodes[existing: id].animationLedger.removeAll { $0.key == key }
-            nodes[existing: id].expressions.removeAll { $0.key == key }
+            if ledgers[id] != nil { setLedger(id, animationLedger(of: id).filter { $0.key != key }, &v.undo) }
+            if nodes[existing: id].expressions.contains(where: { $0.key == key }) {
+                save(id, &v.undo)
+                nodes[existing: id].expressions.removeAll { $0.key == key }
+            }
             v.changes.append(.removeAnimation(id, key: key))
 
         case .removeAllAnimations(let local):
             let id = try existing(local, client: client, index: index)
-            save(id, &v.undo)
-            nodes[existing: id].animationLedger.removeAll()
-            nodes[existing: id].expressions.removeAll()
+            if ledgers[id] != nil { setLedger(id, [], &v.undo) }
+            if !nodes[existing: id].expressions.isEmpty {
+                save(id, &v.undo)
+                nodes[existing: id].expressions.removeAll()
+            }
             v.changes.append(.removeAllAnimations(id))
 
         case .addExpression(let local, let key, let expression):
@@ -330,15 +364,15 @@ public struct ModelTree: Sendable {
             let id = try existing(local, client: client, index: index)
             let resolved = try resolveExpression(expression, key: key, on: id, index: index)
             try checkExpressionOrder(adding: resolved, on: id, index: index)
-            var ledger = nodes[existing: id].animationLedger
+            var ledger = animationLedger(of: id)
             ledger.removeAll { $0.removedAt <= time || (!key.isEmpty && $0.key == key) }
             guard ledger.count < maxAnimationsPerLayer else {
                 throw CommitError(code: .limitExceeded, index: index,
                                   message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
             }
             ledger.append(AnimationLedgerEntry(key: key, removedAt: .infinity))
+            setLedger(id, ledger, &v.undo)
             save(id, &v.undo)
-            nodes[existing: id].animationLedger = ledger
             if !key.isEmpty { nodes[existing: id].expressions.removeAll { $0.key == key } }
             nodes[existing: id].expressions.append(resolved)
             v.changes.append(.addExpression(id, resolved))

@@ -161,6 +161,16 @@ public struct NodeStore: Sendable, Equatable {
     /// The nodes in slot order.
     public var nodes: [LayerNode] { storage }
 
+    /// Whether `other` is this store's very storage (the nodes and the slot table), shared
+    /// copy-on-write rather than equal by content: what the model and render trees of an
+    /// idle daemon hold once (ModelTree+Sharing.swift).
+    public func sharesStorage(with other: NodeStore) -> Bool {
+        func same<T>(_ a: [T], _ b: [T]) -> Bool {
+            a.withUnsafeBufferPointer { p in b.withUnsafeBufferPointer { q in p.baseAddress == q.baseAddress } }
+        }
+        return same(storage, other.storage) && same(table, other.table)
+    }
+
     /// Removes every node for which `remove` is true.
     mutating func removeAll(where remove: (LayerNode) -> Bool) {
         storage.removeAll(where: remove)
@@ -169,6 +179,7 @@ public struct NodeStore: Sendable, Equatable {
 
     public static func == (a: NodeStore, b: NodeStore) -> Bool {
         guard a.count == b.count else { return false }
+        if a.storage == b.storage { return true }   // the same slots (shared storage at once)
         for node in a.storage {
             guard let s = b.slot(of: node.id), b.storage[s] == node else { return false }
         }

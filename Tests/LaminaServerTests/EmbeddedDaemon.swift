@@ -134,6 +134,11 @@ final class EmbeddedDaemon {
         perform(core.input(input))
     }
 
+    /// The server's idle sharing of the model's nodes with the newest snapshot's
+    /// (`ServerCore.shareIdleNodes`), at `now` seconds of the host's clock, as `Daemon` calls it.
+    @discardableResult
+    func shareIdleNodes(at now: Double) -> Bool { core.shareIdleNodes(at: now, with: driver.snapshot) }
+
     /// The client hangs up.
     func hangUp(_ client: UInt32) {
         perform(core.disconnected(client))

@@ -94,7 +94,7 @@ import TestSupport
             // Explicit animations: the ones the ledger says the render tree still holds.
             for node in model.nodes.nodes {
                 let explicit = render[node.id]?.animations.filter { !$0.isImplicit }.map(\.key) ?? []
-                let counted = node.animationLedger.filter { $0.removedAt > time }.map(\.key)
+                let counted = model.animationLedger(of: node.id).filter { $0.removedAt > time }.map(\.key)
                 #expect(explicit == counted, "step \(step): animations of \(node.id)")
             }
         }

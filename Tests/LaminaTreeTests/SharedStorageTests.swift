@@ -144,9 +144,9 @@ import TestSupport
         // A node with a box of empty lists equals one without.
         var a = LayerNode(id: id, kind: .layer)
         let b = a
-        a.animationLedger.append(AnimationLedgerEntry(key: "x", removedAt: 1))
+        a.contentsFade = ContentsFade(from: "x", beginTime: 0, duration: 1, timingFunction: .linear)
         #expect(a != b)
-        a.animationLedger.removeAll()
+        a.contentsFade = nil
         #expect(a == b)
     }
 

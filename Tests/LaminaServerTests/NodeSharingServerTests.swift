@@ -47,7 +47,8 @@ import Testing
         #expect(d.core.nodeSharingDue == nil)
         #expect(!d.shareIdleNodes(at: 200))   // nothing more to do
         // A commit after sharing: the model and the render tree each copy; values as committed.
-        guard case .committed = d.commit([.setProperty(id: 5, keyPath: "opacity", value: .number(0.25))], from: c) else {
+        guard case .committed = d.commit([.setTransaction(TransactionSettings(disableActions: true)),
+                                          .setProperty(id: 5, keyPath: "opacity", value: .number(0.25))], from: c) else {
             Issue.record("commit"); return
         }
         #expect(!Self.isShared(d))

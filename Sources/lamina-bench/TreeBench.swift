@@ -13,8 +13,12 @@ import LaminaTree
 /// - `presentationNsPerLayer`: `updatePresentation` for 10,000 layers each running one
 ///   animation (opacity; position; transform.rotation.z), per layer per frame.
 /// - `bytesPerLayer`: resident memory growth of 100,000 plain layers in this process's model
-///   tree and render tree, per layer (the whole daemon's figure is `lamina-bench memory`).
+///   tree and render tree, per layer (the whole daemon's figure is `lamina-bench memory`);
+///   `sharedBytesPerLayer`: the same once the model shares the render tree's nodes, as an idle
+///   daemon's does (`ModelTree.shareNodes(with:)`).
+/// - `tree share`: sharing's own costs (ShareBench.swift).
 func runTreeBench(_ arguments: [String]) {
+    if arguments.first == "share" { return runShareBench(Array(arguments.dropFirst())) }
     let n = 10_000
     func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
     // Thread CPU time: the dev box is shared, wall time counts other processes' slices.
@@ -145,6 +149,8 @@ func runTreeBench(_ arguments: [String]) {
     let after = residentBytes()
     let heapAll = heapInUse()
     let perLayer = Double(after - before) / Double(m)
+    guard model.shareNodes(with: presentation) else { benchFail("tree: the model and render trees differ") }
+    let sharedPerLayer = Double(residentBytes() - before) / Double(m)
     withExtendedLifetime((model, render, presentation, commit)) {}   // the commit too: its release would count
     let heap = (model: Double(heapPacket - heap0) / Double(m), render: Double(heapRender - heapPacket) / Double(m),
                 all: Double(heapAll - heap0) / Double(m))
@@ -156,7 +162,7 @@ func runTreeBench(_ arguments: [String]) {
      "presentationNsPerLayer": {"opacity": \(f(opacity)), "position": \(f(position)), "transform.rotation.z": \(f(rotation))},
      "opacityBreakdownNsPerLayer": {"nodeLookup": \(f(breakdown.lookup)), "animationEngine": \(f(breakdown.engine))},
      "presentationMsPerFrameFor10000": {"opacity": \(String(format: "%.3f", opacity * Double(n) / 1e6)), "position": \(String(format: "%.3f", position * Double(n) / 1e6))},
-     "bytesPerLayer": \(f(perLayer)), "bytesPerLayerNote": "resident growth of 100000 plain layers (8x8, position, background, hidden) in the model and render trees",
+     "bytesPerLayer": \(f(perLayer)), "sharedBytesPerLayer": \(f(sharedPerLayer)), "bytesPerLayerNote": "resident growth of 100000 plain layers (8x8, position, background, hidden) in the model and render trees",
      "heapBytesPerLayer": {"modelTreeWithPacket": \(f(heap.model)), "renderTree": \(f(heap.render)), "all": \(f(heap.all))},
      "layerPropertiesSize": \(MemoryLayout<LayerProperties>.stride), "layerNodeSize": \(MemoryLayout<LayerNode>.stride)}
     """)

@@ -6,12 +6,14 @@ import LaminaTree
 /// Only after the model has stayed unchanged for `nodeSharingDelay` seconds: the first commit
 /// after sharing copies the model's nodes once (50,000 layers: about 8 MB), which must not
 /// happen for every commit of a stream. While the render side has not caught up or something
-/// animates, it is tried again every `nodeSharingRetry` seconds; a model whose nodes differ
-/// from the snapshot's is not tried again until it changes.
+/// animates, it is tried again after `nodeSharingRetry` seconds, then twice, four and eight
+/// times that (a looping animation wakes the server thread rarely); a model whose nodes
+/// differ from the snapshot's is not tried again until it changes.
 extension ServerCore {
     /// Seconds without a commit before the model's nodes are shared.
     public static let nodeSharingDelay = 0.5
-    /// Seconds between tries while the render side is busy.
+    /// Seconds before the first try again while the render side is busy (then doubled, up to
+    /// eight times).
     public static let nodeSharingRetry = 1.0
 
     /// The model's state as the sharing last saw it.
@@ -21,6 +23,8 @@ extension ServerCore {
         /// When to try next (seconds of the host's monotonic clock); nil: not until the
         /// model changes.
         var due: Double? = nil
+        /// Tries since the model last changed.
+        var tries = 0
     }
 
     /// When `shareIdleNodes` has something to do next (seconds of the clock it is given), or
@@ -41,7 +45,9 @@ extension ServerCore {
         }
         guard let due = nodeSharing.due, now >= due else { return false }
         guard let tree = snapshot?.tree, tree.sequence == model.sequence, tree.presentsModelValues else {
-            nodeSharing.due = now + Self.nodeSharingRetry   // the render side is busy: later
+            // The render side is busy: later.
+            nodeSharing.due = now + Self.nodeSharingRetry * Double(1 << min(nodeSharing.tries, 3))
+            nodeSharing.tries += 1
             return false
         }
         nodeSharing.due = nil

@@ -88,10 +88,14 @@ import Testing
         #expect(!d.shareIdleNodes(at: 1))
         #expect(!Self.isShared(d))
         #expect(d.core.nodeSharingDue == 1 + ServerCore.nodeSharingRetry)   // tried again later
+        #expect(!d.shareIdleNodes(at: 2))
+        #expect(d.core.nodeSharingDue == 2 + 2 * ServerCore.nodeSharingRetry)   // and less often
+        for t in 0..<6 { d.shareIdleNodes(at: 100 + 100 * Double(t)) }
+        #expect(d.core.nodeSharingDue == 600 + 8 * ServerCore.nodeSharingRetry)
         _ = d.commit([.removeAnimation(id: 3, key: "spin")], from: c)
         d.tick(2, interval: 1 / 60)
-        #expect(!d.shareIdleNodes(at: 3))
-        #expect(d.shareIdleNodes(at: 4))
+        #expect(!d.shareIdleNodes(at: 1003))
+        #expect(d.shareIdleNodes(at: 1004))
         #expect(Self.isShared(d))
         // The render side kept what it draws: the layer's model transform again.
         #expect(d.driver.tree[LayerID(client: c, local: 3)]!.animations.isEmpty)

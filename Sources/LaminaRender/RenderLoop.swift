@@ -248,7 +248,6 @@ public final class RenderLoop: Sendable {
         var overlay = ViewerOverlay()
         var hudCounts = HUDCounts()   // the published statistics the HUD's text shows
         var caughtUp = false          // the last frame drew packets that missed the one before
-        var lastTrim: UInt64 = 0      // when the heap was last trimmed going idle (uptime ns)
 
         while true {
             // Drain the inbox by swapping.
@@ -340,17 +339,14 @@ public final class RenderLoop: Sendable {
                 driver.willSleep()
                 // The idle frame slots' buffers go too (a failure here only keeps them).
                 try? renderer.releaseIdleBuffers()
-                // Still idle a moment later (a client committing now and then finds everything
-                // as it was): a CPU driver's memory for the last frames goes (0.25–0.4 ms), and
-                // what this busy spell freed goes back to the system, not just to malloc (at most
-                // once a second; 0.2–0.6 ms with 50,000 layers).
+                // Still idle a moment later (a client committing more often finds everything
+                // as it was): the applied packets and a CPU driver's memory for the last frames
+                // go (0.25–0.4 ms), and what this busy spell freed goes back to the system, not
+                // just to malloc (0.2–0.6 ms with 50,000 layers).
                 if wake.wait(timeout: .now() + Self.idleReleaseDelay) == .timedOut {
+                    work.packets = []; work.images = []   // applied: their values are in the tree
                     try? renderer.releaseDriverFrameMemory()
-                    if since &- lastTrim > 1_000_000_000 {
-                        work.packets = []; work.images = []   // applied: their values are in the tree
-                        HeapTrim.trim()
-                        lastTrim = DispatchTime.now().uptimeNanoseconds
-                    }
+                    HeapTrim.trim()
                     wake.wait()
                 }
                 let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9

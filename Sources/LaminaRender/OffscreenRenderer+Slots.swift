@@ -59,12 +59,15 @@ extension OffscreenRenderer {
 
     /// Lets go of what idle frame slots hold (the render thread is going to sleep): waits for
     /// the frames in flight, then frees the instance rings and clip buffers of every slot but
-    /// the one that drew last (the next frame makes what it needs again). Nothing drawn changes.
+    /// the one that drew last (the next frame makes what it needs again) — with `all`, that
+    /// one's too: the next frame then writes every instance, not only the changed ones (the
+    /// render loop does so once it has been idle a second: `RenderLoop.idleRingReleaseDelay`).
+    /// Nothing drawn changes.
     /// - Thread: render thread only.
-    public func releaseIdleBuffers() throws(RenderError) {
+    public func releaseIdleBuffers(all: Bool = false) throws(RenderError) {
         for index in slots.indices { try finish(slot: index, wait: true) }
         guard frameNumber > 0 else { return }
-        let last = Int((frameNumber - 1) % UInt64(Self.framesInFlight))
+        let last = all ? -1 : Int((frameNumber - 1) % UInt64(Self.framesInFlight))
         for index in slots.indices where index != last {
             // Its frame has finished: nothing reads the buffers.
             slots[index].instances?.destroy(device)

@@ -94,6 +94,9 @@ public final class RenderLoop: Sendable {
     /// How long the render thread sleeps before it lets go of the driver's frame memory and
     /// trims the heap: a client committing more often than this keeps both.
     static let idleReleaseDelay: DispatchTimeInterval = .milliseconds(250)
+    /// How long after that it also lets go of the last frame's instance ring (`releaseIdleBuffers(all:)`):
+    /// a client committing once a second or more often keeps it, and its frames patch it.
+    static let idleRingReleaseDelay: DispatchTimeInterval = .milliseconds(750)
     private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
     private let waker = Mutex<Waker?>(nil)             // protected by its own lock
 
@@ -343,11 +346,17 @@ public final class RenderLoop: Sendable {
                 // as it was): the applied packets and a CPU driver's memory for the last frames
                 // go (0.25–0.4 ms), and what this busy spell freed goes back to the system, not
                 // just to malloc (0.2–0.6 ms with 50,000 layers).
+                // Idle a second: the last frame's instance ring goes too (the next frame writes
+                // every instance again: about 0.12 µs an item, once per idle spell).
                 if wake.wait(timeout: .now() + Self.idleReleaseDelay) == .timedOut {
                     work.packets = []; work.images = []   // applied: their values are in the tree
                     try? renderer.releaseDriverFrameMemory()
                     HeapTrim.trim()
-                    wake.wait()
+                    if wake.wait(timeout: .now() + Self.idleRingReleaseDelay) == .timedOut {
+                        try? renderer.releaseIdleBuffers(all: true)
+                        HeapTrim.trim()
+                        wake.wait()
+                    }
                 }
                 let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
                 idleSince.withLock { $0 = nil }

@@ -70,4 +70,21 @@ struct DriverScratchTests {
         }
         #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
     }
+
+    /// Idle a second, the renderer lets go of every slot's ring, the last frame's too: nothing
+    /// is left in the slots, and the frames after it (which write their instances into new
+    /// rings) equal a fresh renderer's, pixel for pixel.
+    @Test func releasingEveryRingChangesNoPixel() throws {
+        let renderer = try makeRenderer(width: Self.size, height: Self.size)
+        let n = 3000
+        for frame in 0..<3 { try renderer.render(Self.list(n, shift: Double(frame))) }
+        try renderer.releaseIdleBuffers(all: true)
+        #expect(renderer.slotBufferBytes == 0)
+        for frame in 3..<6 {
+            try renderer.render(Self.list(n, shift: Double(frame)))
+            #expect(renderer.slotBufferBytes > 0)
+            #expect(try renderer.readPixels() == (try renderImage(Self.list(n, shift: Double(frame))).pixels))
+        }
+        #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
+    }
 }

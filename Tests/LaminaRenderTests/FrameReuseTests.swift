@@ -24,7 +24,9 @@ struct FrameReuseTests {
     /// Renders the driver's frames through a renderer that reuses work and one that does not
     /// (the reference), expecting equal pixels every frame; `step(frame)` gives the packets
     /// of the next frame.
-    static func compare(frames: Int, driver: inout FrameDriver, first: [CommitPacket],
+    /// Before each frame in `releasing`, the reusing renderer lets go as an idle render loop
+    /// does: every slot's ring and the driver's frame memory.
+    static func compare(frames: Int, driver: inout FrameDriver, first: [CommitPacket], releasing: Set<Int> = [],
                         step: (Int) throws -> [CommitPacket]) throws -> OffscreenRenderer {
         let reusing = try makeRenderer(width: size, height: size)
         let fresh = try makeRenderer(width: size, height: size)
@@ -32,6 +34,10 @@ struct FrameReuseTests {
         var pending = first
         for frame in 0..<frames {
             let f = driver.frame(applying: pending, at: Double(frame) * 0.07)
+            if releasing.contains(frame) {
+                try reusing.releaseIdleBuffers(all: true)
+                try reusing.releaseDriverFrameMemory()
+            }
             try reusing.render(f.drawList)
             try fresh.render(f.drawList)
             let a = try reusing.readPixels(), b = try fresh.readPixels()
@@ -121,7 +127,9 @@ struct FrameReuseTests {
                 timing: AnimationTiming(duration: 3)))))
         }
         first.append(try packet(animations))
-        let renderer = try Self.compare(frames: 30, driver: &driver, first: first) { frame in
+        // Seeds 3 and up: twice, everything a long idle spell lets go (rings, driver memory).
+        let renderer = try Self.compare(frames: 30, driver: &driver, first: first,
+                                        releasing: seed >= 3 ? [10, 21] : []) { frame in
             var ops: [LaminaTree.Operation] = []
             if frame == 8 { ops.append(.set(7, keyPath: "contents", value: .string("red"))) }
             if frame == 15 { ops.append(.set(9, keyPath: "contents", value: .string("green"))) }

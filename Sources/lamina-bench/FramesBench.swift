@@ -26,7 +26,8 @@ import LaminaTree
 /// (everything but waiting for the GPU) p50/p99, GPU wait and GPU time. The phases are wall
 /// times: on a machine with few cores lavapipe's rasterizer threads, busy with the frames
 /// before, share the cores with them. `render_thread_cpu_ms` is the render thread's own CPU
-/// time from evaluation to submission (p50/p99; waiting for the GPU sleeps, counting nothing).
+/// time from evaluation to submission (p50/p99; waiting for the GPU sleeps, counting nothing),
+/// and its p50 per part (`render_thread_cpu_ms_p50_parts`: evaluation, draw list, render).
 func runFramesBench(_ arguments: [String]) {
     let bench = SceneBench("frames", arguments, layers: 1000,
                            accepting: ["--layers", "--size", "--seconds", "--mix", "--drive"])
@@ -47,6 +48,7 @@ func runFramesBench(_ arguments: [String]) {
     var intervals: [Double] = []
     var gpuTimes: [Double] = []
     var threadCPU: [Double] = []  // the render thread's CPU time from evaluation to submission
+    var threadParts: [[Double]] = []  // of it: evaluation, draw list, render (upload, record, submit)
     let cpuNow = SceneBench.threadCPUTime
     let start = now()
     var previous = start
@@ -71,13 +73,16 @@ func runFramesBench(_ arguments: [String]) {
         let c1 = cpuNow()
         // Evaluate the presentation tree at the frame time, as the render thread does.
         tree.updatePresentation(&presentation, at: frameTime)
+        let ce = cpuNow()
         let list = builder.build(presentation)
         let t2 = now()
+        let cb = cpuNow()
         let timing: FrameTiming
         do { timing = try renderer.render(list) } catch { fail("render: \(error)") }
         let c2 = cpuNow()
         if frame >= warmup {
             threadCPU.append(c2 - c1)
+            threadParts.append([ce - c1, cb - ce, c2 - cb])
             phases.append([t1 - t0, t2 - t1 - builder.lastTessellateSeconds, builder.lastTessellateSeconds,
                            timing.upload, timing.record, timing.submit, timing.gpuWait])
             intervals.append(t0 - previous)
@@ -115,6 +120,8 @@ func runFramesBench(_ arguments: [String]) {
     "cpu_ms": {"p50": \(ms(percentile(cpu, 0.5))), "p99": \(ms(percentile(cpu, 0.99)))}, \
     "render_cpu_ms_without_apply": {"p50": \(ms(percentile(phases.map { $0[1..<6].reduce(0, +) }, 0.5)))}, \
     "render_thread_cpu_ms": {"p50": \(ms(percentile(threadCPU, 0.5))), "p99": \(ms(percentile(threadCPU, 0.99)))}, \
+    "render_thread_cpu_ms_p50_parts": {"evaluate": \(ms(percentile(threadParts.map { $0[0] }, 0.5))), \
+    "draw_list": \(ms(percentile(threadParts.map { $0[1] }, 0.5))), "render": \(ms(percentile(threadParts.map { $0[2] }, 0.5)))}, \
     "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu)}
     """)
 }

@@ -196,6 +196,18 @@ struct Lanes4: FastLanes {
     @inline(__always) var lanes: SIMD4<Double> { SIMD4(x, y, z, w) }
 }
 
+extension PresentationPlan {
+    /// How many records ahead `evaluateRun` prefetches a record's node (half as many for its
+    /// transform box, whose address the node holds): each frame follows the rasterizer's, so
+    /// nodes and boxes come from memory (~100 ns), and a record takes a few nanoseconds.
+    static let prefetchDistance = 32
+    /// Where a node holds its transform box's reference (`LayerProperties.TransformStorage`,
+    /// one stored reference, nil for the identity).
+    static let transformBoxOffset = MemoryLayout<LayerNode>.offset(of: \LayerNode.properties)!
+        + MemoryLayout<LayerProperties>.offset(of: \LayerProperties.transformStorage)!
+        + MemoryLayout<LayerProperties.TransformStorage>.offset(of: \LayerProperties.TransformStorage.box)!
+}
+
 extension LayerTree {
     /// Evaluates the plan's fast runs at compositor time `t` into the presentation nodes.
     @inline(__always)
@@ -243,7 +255,8 @@ extension LayerTree {
                             // A z rotation of a model transform that is a 2D scale, z
                             // rotation and translation (`Rotation2D`).
                             plan.rotations.withUnsafeBufferPointer { rotations in
-                                evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                                evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t,
+                                            writesTransform: true) { v, p, f in
                                     p.transform = rotations[Int(f.prepared)].transform(angle: v)
                                 }
                             }
@@ -251,7 +264,8 @@ extension LayerTree {
                             // The first (only) transform writer: recomposed from the model
                             // transform's prepared decomposition.
                             let base = prepared.baseAddress!
-                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, f in
+                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t,
+                                        writesTransform: true) { v, p, f in
                                 p.transform = tc.setting(v, in: (base + Int(f.prepared)).pointee)
                             }
                         }
@@ -299,8 +313,10 @@ extension LayerTree {
                                    _ nodes: UnsafeMutableBufferPointer<LayerNode>,
                                    _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
                                    _ easings: UnsafeBufferPointer<Easing>, at t: Double,
+                                   writesTransform: Bool = false,
                                    _ write: (V, inout LayerProperties, PresentationPlan.Fast<V>) -> Void) {
         let base = records.baseAddress!
+        let distance = PresentationPlan.prefetchDistance
         // In chunks, two passes each: the fractions, then progress, value and write. Each
         // pass's loop body is short and its iterations independent, so the processor
         // overlaps many of them (one pass of everything is a ~130-cycle dependency chain per
@@ -313,6 +329,14 @@ extension LayerTree {
                 let end = min(start + chunk, run.end)
                 fastFractions(base, shapes.baseAddress!, start..<end, at: t, into: fractions)
                 for k in start..<end {
+                    // The node (and transform box) of a later record: nodes and boxes come
+                    // from memory, a record's work is short (`prefetchDistance`).
+                    if k + distance < run.end {
+                        Self.prefetchWritten(nodes.baseAddress! + Int(base[k + distance].node))
+                    }
+                    if writesTransform && k + distance / 2 < run.end {
+                        Self.prefetchTransformBox(nodes.baseAddress! + Int(base[k + distance / 2].node))
+                    }
                     let f = base + k
                     let n = Int(f.pointee.node)
                     let fraction = fractions[k - start]
@@ -327,5 +351,25 @@ extension LayerTree {
                 start = end
             }
         }
+    }
+
+    /// Prefetches for writing the lines of `node` that the fast runs write: its inline
+    /// properties from `position` through the transform's reference (bytes 32..<80).
+    @inline(__always)
+    static func prefetchWritten(_ node: UnsafeMutablePointer<LayerNode>) {
+        let p = UnsafeRawPointer(node)
+        prefetchForWriting(p + 32)
+        prefetchForWriting(p + 79)
+    }
+
+    /// Prefetches for writing the transform box of `node` (when it has one): its reference
+    /// read raw (no retain), then the box's 16-byte header and 128-byte value.
+    @inline(__always)
+    static func prefetchTransformBox(_ node: UnsafeMutablePointer<LayerNode>) {
+        let bits = UnsafeRawPointer(node).load(fromByteOffset: PresentationPlan.transformBoxOffset, as: UInt.self)
+        guard let box = UnsafeRawPointer(bitPattern: bits) else { return }
+        prefetchForWriting(box)
+        prefetchForWriting(box + 72)
+        prefetchForWriting(box + 143)
     }
 }

@@ -119,6 +119,14 @@ extension DrawItem {
         }
     }
 
+    /// A shape atlas piece's entry — its slot, its meshes' scale bucket and its scale — read
+    /// in place (the item borrowed: no retain of its box); slot -1 for any other item.
+    @inline(__always)
+    var atlasEntry: (slot: Int, bucket: Int, scale: Double) {
+        if case .image(let box) = payload { return (box.atlasSlot, box.atlasBucket, box.atlasScale) }
+        return (-1, 0, 0)
+    }
+
     /// `kind.shadowSigma` read from the storage.
     @inlinable
     package var shadowSigma: Double {

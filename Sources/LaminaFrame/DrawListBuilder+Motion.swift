@@ -159,25 +159,29 @@ extension DrawListBuilder {
                                   opacity: Double, shadowOffset: Size, atlas: ShapeAtlas,
                           buckets: inout BucketMemo) -> Bool {
         var shapeScale = 0.0
-        var shadowToPixels: Transform3D?
+        // (Not an optional: a `Transform3D?` was copied in and out of memory per item.)
+        var shadowToPixels = toPixels, shadowPlaced = false
         for k in range {
             let item = base + k
-            switch item.pointee.payload {
+            // The case alone (binding the payload retained and released its box per item).
+            switch item.pointee.writeCase {
             case .rect, .gradient:
                 item.pointee.place(toPixels, opacity: opacity)
             case .shadow:
-                if shadowToPixels == nil { shadowToPixels = Self.shadowPlacement(shadowOffset, toPixels) }
-                item.pointee.place(shadowToPixels!, opacity: opacity)
-            case .image(let box) where box.atlasSlot >= 0:
+                if !shadowPlaced { shadowToPixels = Self.shadowPlacement(shadowOffset, toPixels); shadowPlaced = true }
+                item.pointee.place(shadowToPixels, opacity: opacity)
+            case .image:
                 // What `appendShape` and `ShapeAtlas.item` decide: the same meshes (bucket),
                 // the same entry (scale), still a similarity.
+                let entry = item.pointee.atlasEntry
+                guard entry.slot >= 0 else { return false }
                 if shapeScale == 0 { shapeScale = Self.pixelScale(toPixels) }
-                guard buckets.bucket(forScale: shapeScale) == box.atlasBucket,
-                      ShapeAtlas.sameScale(box.atlasScale, shapeScale),
+                guard buckets.bucket(forScale: shapeScale) == entry.bucket,
+                      ShapeAtlas.sameScale(entry.scale, shapeScale),
                       ShapeAtlas.isSimilarity(toPixels, scale: shapeScale) else { return false }
-                atlas.touch(box.atlasSlot)
+                atlas.touch(entry.slot)
                 item.pointee.place(toPixels, opacity: opacity)
-            default:
+            case .mesh, .group:
                 return false
             }
         }

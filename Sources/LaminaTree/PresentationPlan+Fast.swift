@@ -213,10 +213,16 @@ struct Lanes4: FastLanes {
 }
 
 extension PresentationPlan {
-    /// How many records ahead `evaluateRun` prefetches a record's node (half as many for its
-    /// transform box, whose address the node holds): each frame follows the rasterizer's, so
-    /// nodes and boxes come from memory (~100 ns), and a record takes a few nanoseconds.
-    static let prefetchDistance = 32
+    /// How many records ahead `evaluateRun` prefetches a record's transform box (its node's
+    /// line holding the box's address was prefetched by the chunk's fractions pass): each
+    /// frame follows the rasterizer's, so nodes and boxes come from memory (~100 ns), and a
+    /// record takes a few nanoseconds.
+    static let prefetchDistance = 16
+    /// Where a node holds the values the common runs write (prefetched for them).
+    static let positionOffset = MemoryLayout<LayerNode>.offset(of: \LayerNode.properties)!
+        + MemoryLayout<LayerProperties>.offset(of: \LayerProperties.position)!
+    static let opacityOffset = MemoryLayout<LayerNode>.offset(of: \LayerNode.properties)!
+        + MemoryLayout<LayerProperties>.offset(of: \LayerProperties.opacity)!
     /// Where a node holds its transform box's reference (`LayerProperties.TransformStorage`,
     /// one stored reference, nil for the identity).
     static let transformBoxOffset = MemoryLayout<LayerNode>.offset(of: \LayerNode.properties)!
@@ -239,20 +245,20 @@ extension LayerTree {
                         // The write is the run's (inlined into its loop): the common
                         // channels each get their own loop; the rest share one that
                         // switches on the run's channel (the same branch every time).
-                        @inline(__always) func one(_ write: (Double, inout LayerProperties) -> Void) {
-                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, _ in
+                        @inline(__always) func one(line: Int? = nil, _ write: (Double, inout LayerProperties) -> Void) {
+                            evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t, line: line) { v, p, _ in
                                 write(v, &p)
                             }
                         }
-                        @inline(__always) func four(_ write: (Lanes4, inout LayerProperties) -> Void) {
-                            evaluateRun(vectors, shapes, run, nodes, sources, plan.slots, easings, at: t) { v, p, _ in
+                        @inline(__always) func four(line: Int? = nil, _ write: (Lanes4, inout LayerProperties) -> Void) {
+                            evaluateRun(vectors, shapes, run, nodes, sources, plan.slots, easings, at: t, line: line) { v, p, _ in
                                 write(v, &p)
                             }
                         }
                         switch run.lanes {
                         case .one:
                             switch channel {
-                            case .opacity: one { v, p in p.opacity = v }
+                            case .opacity: one(line: PresentationPlan.opacityOffset) { v, p in p.opacity = v }
                             case .zPosition: one { v, p in p.zPosition = v }
                             case .cornerRadius: one { v, p in p.cornerRadius = v }
                             case .borderWidth: one { v, p in p.borderWidth = v }
@@ -262,7 +268,7 @@ extension LayerTree {
                             }
                         case .four:
                             switch channel {
-                            case .position: four { v, p in p.position = Point(v.x, v.y) }
+                            case .position: four(line: PresentationPlan.positionOffset) { v, p in p.position = Point(v.x, v.y) }
                             case .bounds: four { v, p in p.bounds = Rect(v.x, v.y, v.z, v.w) }
                             case .backgroundColor: four { v, p in p.backgroundColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w) }
                             default: four { v, p in Self.write(v.lanes, channel, to: &p) }
@@ -272,7 +278,7 @@ extension LayerTree {
                             // rotation and translation (`Rotation2D`).
                             plan.rotations.withUnsafeBufferPointer { rotations in
                                 evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t,
-                                            writesTransform: true) { v, p, f in
+                                            line: PresentationPlan.transformBoxOffset, writesTransform: true) { v, p, f in
                                     p.transform = rotations[Int(f.prepared)].transform(angle: v)
                                 }
                             }
@@ -281,7 +287,7 @@ extension LayerTree {
                             // transform's prepared decomposition.
                             let base = prepared.baseAddress!
                             evaluateRun(scalars, shapes, run, nodes, sources, plan.slots, easings, at: t,
-                                        writesTransform: true) { v, p, f in
+                                        line: PresentationPlan.transformBoxOffset, writesTransform: true) { v, p, f in
                                 p.transform = tc.setting(v, in: (base + Int(f.prepared)).pointee)
                             }
                         }
@@ -299,10 +305,17 @@ extension LayerTree {
     @inline(__always)
     func fastFractions<V>(_ records: UnsafePointer<PresentationPlan.Fast<V>>,
                           _ shapes: UnsafePointer<PresentationPlan.Shape>, _ range: Range<Int>, at t: Double,
-                          into fractions: UnsafeMutablePointer<Double>) {
+                          into fractions: UnsafeMutablePointer<Double>,
+                          prefetching nodes: UnsafeMutableRawPointer? = nil, line: Int = 0) {
         var k = range.lowerBound
         while k + 1 < range.upperBound {
             let f = records + k, g = records + k + 1
+            if let nodes {
+                // The line each record's write touches, for the pass after this one.
+                let stride = MemoryLayout<LayerNode>.stride
+                prefetchForWriting(nodes + Int(f.pointee.node) * stride + line)
+                prefetchForWriting(nodes + Int(g.pointee.node) * stride + line)
+            }
             let a = shapes + Int(f.pointee.shape), b = shapes + Int(g.pointee.shape)
             let local = SIMD2(repeating: t) - SIMD2(f.pointee.begin, g.pointee.begin)
             var x = PreparedTiming.fractions(PresentationPlan.Shape.timing(a), PresentationPlan.Shape.timing(b), at: local,
@@ -329,10 +342,14 @@ extension LayerTree {
                                    _ nodes: UnsafeMutableBufferPointer<LayerNode>,
                                    _ sources: UnsafeBufferPointer<PresentationPlan.Binding>, _ slots: [PropertySlot],
                                    _ easings: UnsafeBufferPointer<Easing>, at t: Double,
-                                   writesTransform: Bool = false,
+                                   line: Int? = nil, writesTransform: Bool = false,
                                    _ write: (V, inout LayerProperties, PresentationPlan.Fast<V>) -> Void) {
         let base = records.baseAddress!
         let distance = PresentationPlan.prefetchDistance
+        // The node line the write touches (`line`: its offset; nil: not prefetched) is
+        // prefetched by the fractions pass, a chunk ahead of the writes; a transform box
+        // (whose address is in that line) `distance` records ahead of its write.
+        let prefetched = line == nil ? nil : UnsafeMutableRawPointer(nodes.baseAddress!)
         // In chunks, two passes each: the fractions, then progress, value and write. Each
         // pass's loop body is short and its iterations independent, so the processor
         // overlaps many of them (one pass of everything is a ~130-cycle dependency chain per
@@ -343,15 +360,11 @@ extension LayerTree {
             var start = run.start
             while start < run.end {
                 let end = min(start + chunk, run.end)
-                fastFractions(base, shapes.baseAddress!, start..<end, at: t, into: fractions)
+                fastFractions(base, shapes.baseAddress!, start..<end, at: t, into: fractions,
+                              prefetching: prefetched, line: line ?? 0)
                 for k in start..<end {
-                    // The node (and transform box) of a later record: nodes and boxes come
-                    // from memory, a record's work is short (`prefetchDistance`).
-                    if k + distance < run.end {
-                        Self.prefetchWritten(nodes.baseAddress! + Int(base[k + distance].node))
-                    }
-                    if writesTransform && k + distance / 2 < run.end {
-                        Self.prefetchTransformBox(nodes.baseAddress! + Int(base[k + distance / 2].node))
+                    if writesTransform && k + distance < run.end {
+                        Self.prefetchTransformBox(nodes.baseAddress! + Int(base[k + distance].node))
                     }
                     let f = base + k
                     let n = Int(f.pointee.node)
@@ -367,15 +380,6 @@ extension LayerTree {
                 start = end
             }
         }
-    }
-
-    /// Prefetches for writing the lines of `node` that the fast runs write: its inline
-    /// properties from `position` through the transform's reference (bytes 32..<80).
-    @inline(__always)
-    static func prefetchWritten(_ node: UnsafeMutablePointer<LayerNode>) {
-        let p = UnsafeRawPointer(node)
-        prefetchForWriting(p + 32)
-        prefetchForWriting(p + 79)
     }
 
     /// Prefetches for writing the transform box of `node` (when it has one): its reference

@@ -40,8 +40,9 @@ struct DriverScratchTests {
         guard renderer.scratch != nil else { return }   // a GPU: nothing of the process's to free
         let n = 20_000
         var heap = 0, resident = 0
-        // Other suites allocate on other threads meanwhile: the best of three tries.
-        for attempt in 0..<3 {
+        // Other suites allocate meanwhile, and their renderers set the trim threshold back to
+        // 64 MiB as they start (`keepFreedHeap`, process-wide): the best of eight tries.
+        for attempt in 0..<8 where heap < 2 * n * 100 || resident < 2 * n * 100 {
             try renderer.render(Self.list(n, shift: Double(attempt)))
             try renderer.finish(frame: renderer.frameNumber)
             HeapTrim.trim()

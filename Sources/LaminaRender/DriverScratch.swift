@@ -108,11 +108,7 @@ final class DriverScratch {
                                   stencilFormat: stencilFormat, renderPass: pipeline.groupRenderPass, sampled: true)
         defer { big.destroy(device) }
         let cmd = commandBuffer
-        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
-        var begin = VkCommandBufferBeginInfo()
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
-        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        try beginRecording(cmd, oneTime: true)
         recordPass(cmd, framebuffer: big.framebuffer, side: Self.side, index: 0)
         for _ in 0..<Self.passes { recordPass(cmd, framebuffer: image.framebuffer, side: 1, index: 1) }
         try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))

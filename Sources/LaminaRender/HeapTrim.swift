@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Hands the heap's free pages back to the system (glibc's `malloc_trim`, looked up at run
 /// time: it is not in the Glibc module, and other C libraries have none).
@@ -43,10 +44,42 @@ public enum HeapTrim {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
     }()
 
-    /// Sets glibc's trim threshold (`mallopt(M_TRIM_THRESHOLD, bytes)`): free memory at the
-    /// top of an arena beyond it goes back to the system when a free makes it so. Process-wide;
-    /// it also fixes the mmap threshold (no dynamic adjustment). Nothing where there is none.
-    public static func setTrimThreshold(_ bytes: Int) {
+    /// The trim threshold as set here: what renderers asked to keep (the largest), and how
+    /// many releases run with the default now (they win while any runs).
+    private static let threshold = Mutex<(kept: Int?, releases: Int)>((nil, 0))
+
+    /// glibc's default trim threshold (128 KiB).
+    public static let defaultTrimThreshold = 128 << 10
+
+    /// Keeps up to `bytes` of freed memory at the top of each arena from now on (glibc's trim
+    /// threshold, `mallopt(M_TRIM_THRESHOLD)`, the largest asked for): free memory at an
+    /// arena's top beyond it goes back to the system when a free makes it so. Process-wide; it
+    /// also fixes the mmap threshold (no dynamic adjustment). Nothing where there is no mallopt.
+    public static func keepFreed(_ bytes: Int) {
+        threshold.withLock {
+            $0.kept = max($0.kept ?? 0, bytes)
+            if $0.releases == 0 { setTrimThreshold($0.kept!) }
+        }
+    }
+
+    /// Runs `body` with glibc's default trim threshold (a release whose frees should go back to
+    /// the system at once), then restores what `keepFreed` asked for. A renderer asking for
+    /// more meanwhile gets it when the last such release ends.
+    public static func withDefaultThreshold<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        threshold.withLock {
+            $0.releases += 1
+            setTrimThreshold(defaultTrimThreshold)
+        }
+        defer {
+            threshold.withLock {
+                $0.releases -= 1
+                if $0.releases == 0, let kept = $0.kept { setTrimThreshold(kept) }
+            }
+        }
+        return try body()
+    }
+
+    private static func setTrimThreshold(_ bytes: Int) {
         // mallopt is in <malloc.h>, which the Glibc module does not import: look it up.
         let trimThreshold: Int32 = -1  // M_TRIM_THRESHOLD
         _ = mallopt?(trimThreshold, Int32(clamping: bytes))

@@ -90,11 +90,11 @@ extension OffscreenRenderer {
         for index in slots.indices { try finish(slot: index, wait: true) }
         // The driver frees on its own thread, into that thread's arena, where the freed
         // blocks join the arena's top: glibc hands a top back only when it exceeds the trim
-        // threshold, which `keepFreedHeap` raised to 64 MiB (and `malloc_trim` leaves other
-        // arenas' tops alone). For the release only, glibc's default threshold.
-        HeapTrim.setTrimThreshold(128 << 10)
-        defer { HeapTrim.setTrimThreshold(Self.keptFreedHeap) }
-        try scratch.release(device: device, commands: commands)
+        // threshold, which the renderer raised (`keptFreedHeap`), and `malloc_trim` leaves
+        // other arenas' tops alone. For the release only, glibc's default threshold.
+        try HeapTrim.withDefaultThreshold { () throws(RenderError) in
+            try scratch.release(device: device, commands: commands)
+        }
     }
 
     /// Gives the slot a ring that holds `need` bytes of instances with modest room, replacing

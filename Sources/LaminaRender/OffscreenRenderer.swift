@@ -145,7 +145,7 @@ public final class OffscreenRenderer {
             let device = try VulkanDevice(instance: instance, extensions: window == nil ? [] : ["VK_KHR_swapchain"])
             cleanup.append { device.destroy() }
             self.device = device
-            if device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU { Self.keepFreedHeap() }
+            if device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU { HeapTrim.keepFreed(Self.keptFreedHeap) }
             let stencilFormat = try VulkanImage.stencilFormat(device: device)
             self.stencilFormat = stencilFormat
             let pipeline = try VulkanPipeline(device: device, format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat)
@@ -465,18 +465,15 @@ public final class OffscreenRenderer {
         lifetimes.finished(frame)
     }
 
-    /// Workaround for lavapipe (llvmpipe, Mesa 22–23): each frame it mallocs and frees tens of
-    /// megabytes (its binned scene data) at the top of the heap, and glibc's default trim
-    /// threshold hands that memory back to the kernel after every frame, so the next frame
-    /// page-faults it in again — 35 % of all CPU time with 2,000 meshes a frame, and about 40 %
-    /// of the GPU time of `lamina-bench frames --mix shape`. Keeping up to 64 MiB of freed
-    /// heap (16 MiB is not enough) stops the churn. Process-wide, set once, only when the
-    /// device is a CPU; it can go when llvmpipe pools its scene memory.
-    private static func keepFreedHeap() {
-        HeapTrim.setTrimThreshold(keptFreedHeap)
-    }
-
-    /// The trim threshold `keepFreedHeap` sets: 64 MiB.
+    /// The trim threshold kept on a CPU device (`HeapTrim.keepFreed`), a workaround for
+    /// lavapipe (llvmpipe, Mesa 22–23): each frame it mallocs and frees tens of megabytes (its
+    /// binned scene data) at the top of the heap, and glibc's default trim threshold hands that
+    /// memory back to the kernel after every frame, so the next frame page-faults it in again —
+    /// 35 % of all CPU time with 2,000 meshes a frame, and about 40 % of the GPU time of
+    /// `lamina-bench frames --mix shape`. Keeping up to 64 MiB of freed heap (16 MiB is not
+    /// enough) stops the churn. Process-wide, set when a renderer opens a CPU device (and back
+    /// after each idle release, `releaseDriverFrameMemory`); it can go when llvmpipe pools its
+    /// scene memory.
     static let keptFreedHeap = 64 << 20
 
     private func now() -> Double {

@@ -44,10 +44,7 @@ struct PassRecorder {
     func record(_ frame: Frame, plan: FramePlan, draws: [RecordedDraw], passDraws: [Range<Int>],
                 images: OffscreenImagePool) throws(RenderError) {
         let cmd = frame.commandBuffer
-        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
-        var begin = VkCommandBufferBeginInfo()
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        try beginRecording(cmd, oneTime: false)
         let query = UInt32(2 * frame.timestampSlot)
         if let queryPool = commands.queryPool {
             vkCmdResetQueryPool(cmd, queryPool, query, 2)
@@ -104,11 +101,7 @@ struct PassRecorder {
     /// frame (a few commands), so the passes' buffer does not depend on the swapchain image.
     func recordTail(_ cmd: VkCommandBuffer, timestampSlot: Int,
                     window: (target: WindowTarget, source: VulkanImage, frame: UInt64)?) throws(RenderError) {
-        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
-        var begin = VkCommandBufferBeginInfo()
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
-        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        try beginRecording(cmd, oneTime: true)
         if let window { window.target.recordCopy(from: window.source, frame: window.frame, cmd: cmd) }
         if let queryPool = commands.queryPool {
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, UInt32(2 * timestampSlot + 1))

@@ -35,11 +35,7 @@ final class Readback {
         }
         guard let buffer else { preconditionFailure("readback buffer exists") }
         let cmd = commandBuffer
-        try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
-        var begin = VkCommandBufferBeginInfo()
-        begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
-        begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT)
-        try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+        try beginRecording(cmd, oneTime: true)
         var region = VkBufferImageCopy()
         region.imageSubresource = VkImageSubresourceLayers(
             aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0, baseArrayLayer: 0, layerCount: 1)

@@ -78,3 +78,13 @@ func recordImageBarrier(_ cmd: VkCommandBuffer, image: VkImage, levels: Range<In
                                                  baseArrayLayer: 0, layerCount: 1)
     vkCmdPipelineBarrier(cmd, srcStage, dstStage, 0, 0, nil, 0, nil, 1, &b)
 }
+
+/// Resets `cmd` and begins recording it (`vkResetCommandBuffer`, `vkBeginCommandBuffer`):
+/// `oneTime`, to be submitted once (ONE_TIME_SUBMIT); else it may be submitted again.
+func beginRecording(_ cmd: VkCommandBuffer, oneTime: Bool) throws(RenderError) {
+    try vk("vkResetCommandBuffer", vkResetCommandBuffer(cmd, 0))
+    var begin = VkCommandBufferBeginInfo()
+    begin.sType = VK_STRUCTURE_TYPE_COMMAND_BUFFER_BEGIN_INFO
+    if oneTime { begin.flags = mapFlags(VK_COMMAND_BUFFER_USAGE_ONE_TIME_SUBMIT_BIT) }
+    try vk("vkBeginCommandBuffer", vkBeginCommandBuffer(cmd, &begin))
+}

@@ -126,7 +126,7 @@ func runDaemonChild(_ arguments: [String]) -> Never {
         sleep(1)
         // `--trim`: freed heap handed back each second (what stays is what the daemon keeps).
         if arguments.dropFirst().first == "--trim" { HeapTrim.trim() }
-        try? String(heapInUse()).write(toFile: socket + ".heap", atomically: true, encoding: .utf8)
+        try? String(HeapTrim.bytesInUse()).write(toFile: socket + ".heap", atomically: true, encoding: .utf8)
         // LAMINA_BENCH_HOLD: `touch SOCKET.exit` ends the process as it stands (no teardown),
         // so that a heap profiler reports what was live then.
         if getenv("LAMINA_BENCH_HOLD") != nil, access(socket + ".exit", F_OK) == 0 { unlink(socket + ".exit"); exit(0) }

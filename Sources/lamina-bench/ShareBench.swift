@@ -43,7 +43,7 @@ func runShareBench(_ arguments: [String]) {
         var render = LayerTree()
         render.apply(try! model.validate(Commit(client: 1, content: .connect)), at: 0)
         HeapTrim.trim()
-        let heap0 = heapInUse()
+        let heap0 = HeapTrim.bytesInUse()
         render.apply(try! model.validate(build), at: 0)
         // The published snapshot's tree shares the render tree's storage (nothing animates).
         var snapshot = LayerTree()
@@ -54,9 +54,9 @@ func runShareBench(_ arguments: [String]) {
             guard model.shareNodes(with: snapshot) else { benchFail("tree share: the trees differ") }
             share.append(ms(t0, now()))
             HeapTrim.trim()
-            heapShared.append(Double(heapInUse() - heap0) / Double(layers))
+            heapShared.append(Double(HeapTrim.bytesInUse() - heap0) / Double(layers))
         } else {
-            heapUnshared.append(Double(heapInUse() - heap0) / Double(layers))
+            heapUnshared.append(Double(HeapTrim.bytesInUse() - heap0) / Double(layers))
         }
         let commit = Commit(client: 1, content: .operations([
             .setTransaction(TransactionSettings(disableActions: true)),

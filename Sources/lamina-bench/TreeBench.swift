@@ -138,16 +138,16 @@ func runTreeBench(_ arguments: [String]) {
     var render = LayerTree()
     render.apply(try! model.validate(Commit(client: 1, content: .connect)), at: 0)
     let before = residentBytes()
-    let heap0 = heapInUse()
+    let heap0 = HeapTrim.bytesInUse()
     var packet: CommitPacket? = try! model.validate(commit)
-    let heapPacket = heapInUse()
+    let heapPacket = HeapTrim.bytesInUse()
     render.apply(packet!, at: 0)
     packet = nil
-    let heapRender = heapInUse()
+    let heapRender = HeapTrim.bytesInUse()
     var presentation = LayerTree()
     render.updatePresentation(&presentation, at: 0)   // shares the render tree's storage until patched
     let after = residentBytes()
-    let heapAll = heapInUse()
+    let heapAll = HeapTrim.bytesInUse()
     let perLayer = Double(after - before) / Double(m)
     guard model.shareNodes(with: presentation) else { benchFail("tree: the model and render trees differ") }
     let sharedPerLayer = Double(residentBytes() - before) / Double(m)
@@ -168,5 +168,3 @@ func runTreeBench(_ arguments: [String]) {
     """)
 }
 
-/// Bytes in allocated heap chunks (`HeapTrim.bytesInUse`).
-func heapInUse() -> Int { HeapTrim.bytesInUse() }

@@ -53,6 +53,16 @@ import TestSupport
     }
 
     /// The render tree's nodes agree with the model's: same ids, kinds, values and structure.
+    /// The model's ledger counts, at `time`, exactly the explicit animations the render tree
+    /// still holds, layer by layer, in order.
+    static func expectLedgerCounts(_ render: LayerTree, _ model: ModelTree, at time: Double, _ note: String) {
+        for node in model.nodes.nodes {
+            let explicit = render[node.id]?.animations.filter { !$0.isImplicit }.map(\.key) ?? []
+            let counted = model.animationLedger(of: node.id).filter { $0.removedAt > time }.map(\.key)
+            #expect(explicit == counted, "\(note): animations of \(node.id)")
+        }
+    }
+
     static func expectSameModel(_ render: LayerTree, _ model: ModelTree, _ note: String) {
         #expect(render.count == model.count, "\(note): layer count")
         for node in model.nodes.nodes {
@@ -91,12 +101,7 @@ import TestSupport
                 rejected += 1
             }
             Self.expectSameModel(render, model, "step \(step)")
-            // Explicit animations: the ones the ledger says the render tree still holds.
-            for node in model.nodes.nodes {
-                let explicit = render[node.id]?.animations.filter { !$0.isImplicit }.map(\.key) ?? []
-                let counted = model.animationLedger(of: node.id).filter { $0.removedAt > time }.map(\.key)
-                #expect(explicit == counted, "step \(step): animations of \(node.id)")
-            }
+            Self.expectLedgerCounts(render, model, at: time, "step \(step)")
         }
         // Both outcomes are exercised.
         #expect(accepted > 100 && rejected > 100, "accepted \(accepted), rejected \(rejected)")

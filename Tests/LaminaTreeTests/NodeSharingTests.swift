@@ -202,11 +202,7 @@ import TestSupport
                 }
             }
             CommitPacketTests.expectSameModel(render, model, "step \(step)")
-            for node in model.nodes.nodes {
-                let explicit = render[node.id]?.animations.filter { !$0.isImplicit }.map(\.key) ?? []
-                let counted = model.animationLedger(of: node.id).filter { $0.removedAt > time }.map(\.key)
-                #expect(explicit == counted, "step \(step): animations of \(node.id)")
-            }
+            CommitPacketTests.expectLedgerCounts(render, model, at: time, "step \(step)")
         }
         #expect(shared > 50 && refused > 50, "shared \(shared), refused \(refused)")
     }

@@ -21,7 +21,8 @@ public final class Daemon: Sendable {
 
     /// Replies produced off the server thread (captures), delivered by the server thread.
     fileprivate struct Mailbox {
-        var replies: [(client: UInt32, event: Event, requestID: UInt32)] = []
+        /// Finished captures: the core's tag and the reply (`captured` or an error).
+        var captured: [(tag: UInt64, event: Event)] = []
         var stop = false
         /// The viewer's input and Reduce Motion setting (ServerCore.input, setReduceMotion).
         var inputs: [ViewerInput] = []
@@ -112,9 +113,9 @@ public final class Daemon: Sendable {
         _ = write(wakePipe.write, &b, 1)
     }
 
-    /// Queues an event for a client; the server thread sends it. Any thread may call it.
-    func post(client: UInt32, event: Event, requestID: UInt32) {
-        mailbox.withLock { $0.replies.append((client, event, requestID)) }
+    /// Hands a finished capture to the server thread. Any thread may call it.
+    func post(capture tag: UInt64, _ event: Event) {
+        mailbox.withLock { $0.captured.append((tag, event)) }
         wake()
     }
 
@@ -147,7 +148,7 @@ public final class Daemon: Sendable {
     fileprivate func takeMail() -> Mailbox {
         mailbox.withLock { m in
             let taken = m
-            m.replies = []; m.inputs = []; m.reduceMotion = nil; m.display = nil
+            m.captured = []; m.inputs = []; m.reduceMotion = nil; m.display = nil
             return taken
         }
     }
@@ -169,12 +170,13 @@ private struct ServerLoop {
     let listenFD: Int32
     var connections: [UInt32: Connection] = [:]
     var core: ServerCore
-    /// Captures in flight: the render loop's tag → who asked.
-    var captures: [UInt64: (client: UInt32, requestID: UInt32)] = [:]
-    var nextCaptureTag: UInt64 = 1
+    /// Captures in flight: the core's tag → the request id that asked (for its error).
+    var captures: [UInt64: UInt32] = [:]
     /// A client that does not read is cut off when more than this much output waits for it
     /// (config `maxQueuedOutput`, 64 MiB by default).
     let maxOutput: Int
+    /// One read's bytes.
+    let readChunk = 64 * 1024
 
     init(daemon: Daemon, listenFD: Int32) {
         self.daemon = daemon
@@ -185,15 +187,20 @@ private struct ServerLoop {
     }
 
     mutating func run() {
-        var readBuffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var readBuffer = [UInt8](repeating: 0, count: readChunk)
         var inputs: [ViewerInput] = []
         while true {
             var fds = [pollfd(fd: daemon.wakeReadFD, events: Int16(POLLIN), revents: 0),
                        pollfd(fd: listenFD, events: Int16(POLLIN), revents: 0)]
             let ids = Array(connections.keys)
+            var backlog = false
             for id in ids {
                 let c = connections[id]!
-                var events = Int16(POLLIN)
+                // A client whose requests wait unhandled (its turns' budget ran out) is read
+                // again once they are down to one read's worth: it is served in turns, the
+                // others between them, and what waits for it stays bounded.
+                var events = core.pendingInputBytes(id) < readChunk ? Int16(POLLIN) : 0
+                if core.hasPendingInput(id) { backlog = true }
                 if c.outputOffset < c.output.count { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
@@ -201,7 +208,7 @@ private struct ServerLoop {
             // when that is due, and the model's own storage, let go, goes back to the system.
             let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
             if core.shareIdleNodes(at: now, with: daemon.renderLoop.snapshot) { HeapTrim.trim() }
-            let timeout = core.nodeSharingDue.map { Int32(min(max(($0 - now) * 1000, 0).rounded(.up), 60_000)) } ?? -1
+            let timeout = backlog ? 0 : core.nodeSharingDue.map { Int32(min(max(($0 - now) * 1000, 0).rounded(.up), 60_000)) } ?? -1
             let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno != EINTR { break }
             if fds[0].revents != 0 {
@@ -209,7 +216,7 @@ private struct ServerLoop {
                 while read(daemon.wakeReadFD, &sink, sink.count) > 0 {}
                 let mail = daemon.takeMail()
                 if mail.stop { break }
-                for reply in mail.replies { perform(core.deliver(reply.event, requestID: reply.requestID, to: reply.client)) }
+                for c in mail.captured { perform(core.captureFinished(tag: c.tag, c.event)) }
                 if let on = mail.reduceMotion { perform(core.setReduceMotion(on)) }
                 if let display = mail.display { perform(core.displayChanged(display)) }
                 inputs = mail.inputs   // routed below, against the newest snapshot
@@ -224,9 +231,13 @@ private struct ServerLoop {
             inputs = []
             for (i, id) in ids.enumerated() {
                 let revents = fds[i + 2].revents
-                guard revents != 0, connections[id] != nil else { continue }
+                guard connections[id] != nil else { continue }
                 if revents & Int16(POLLOUT) != 0 { flush(id) }
-                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 { readFrom(id, &readBuffer) }
+                if revents & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+                    readFrom(id, &readBuffer)
+                } else if core.hasPendingInput(id) {
+                    perform(core.resume(id, outputRoom: outputRoom(id), budget: .daemon))
+                }
             }
             for id in Array(connections.keys) where connections[id]!.closing && connections[id]!.outputOffset >= connections[id]!.output.count {
                 disconnect(id)
@@ -246,25 +257,22 @@ private struct ServerLoop {
         perform(core.deliver(out.events))
         let daemon = self.daemon
         for c in out.captures {
-            guard let who = captures.removeValue(forKey: c.tag) else { continue }
+            guard let requestID = captures.removeValue(forKey: c.tag) else { continue }
+            let tag = c.tag
             let result = c.result
             DispatchQueue.global().async {
                 switch result {
                 case .success(let frame):
                     do {
                         let png = try PNG.encode(RGBAImage(width: frame.width, height: frame.height, pixels: frame.rgba))
-                        daemon.post(client: who.client, event: .captured(time: frame.time, width: UInt32(frame.width),
-                                                                         height: UInt32(frame.height), png: png),
-                                    requestID: who.requestID)
+                        daemon.post(capture: tag, .captured(time: frame.time, width: UInt32(frame.width),
+                                                            height: UInt32(frame.height), png: png))
                     } catch {
-                        daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: "\(error)",
-                                                                        request: who.requestID),
-                                    requestID: who.requestID)
+                        daemon.post(capture: tag, .error(opcode: 0x30, code: .captureFailed, message: "\(error)", request: requestID))
                     }
                 case .failure(let error):
-                    daemon.post(client: who.client, event: .error(opcode: 0x30, code: .captureFailed, message: error.description,
-                                                                    request: who.requestID),
-                                requestID: who.requestID)
+                    daemon.post(capture: tag, .error(opcode: 0x30, code: .captureFailed, message: error.description,
+                                                     request: requestID))
                 }
             }
         }
@@ -315,7 +323,13 @@ private struct ServerLoop {
             return
         }
         guard n > 0 else { return }
-        perform(core.receive(buffer[0..<n], from: id))
+        perform(core.receive(buffer[0..<n], from: id, outputRoom: outputRoom(id), budget: .daemon))
+    }
+
+    /// How many more bytes may wait for the client before it is cut off.
+    func outputRoom(_ id: UInt32) -> Int {
+        guard let c = connections[id] else { return 0 }
+        return maxOutput - (c.output.count - c.outputOffset)
     }
 
     mutating func perform(_ effects: [ServerEffect]) {
@@ -324,10 +338,9 @@ private struct ServerLoop {
             case .write(let client, let bytes): send(bytes, to: client)
             case .close(let client): connections[client]?.closing = true
             case .submit(let packet): daemon.renderLoop.submit(packet)
-            case .capture(let client, let requestID, let time):
-                let tag = nextCaptureTag
-                nextCaptureTag += 1
-                captures[tag] = (client, requestID)
+            case .cutOff(let client): disconnect(client)
+            case .capture(_, let requestID, let time, let tag):
+                captures[tag] = requestID
                 daemon.renderLoop.capture(at: time, tag: tag)
             case .requestFrame: daemon.renderLoop.requestFrame()
             case .setImage(let name, let image): daemon.renderLoop.setImage(name, image)

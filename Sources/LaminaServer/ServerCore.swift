@@ -15,8 +15,12 @@ public enum ServerEffect: Sendable {
     case close(client: UInt32)
     /// Hand a validated packet to the render side.
     case submit(CommitPacket)
-    /// Render and read back the frame at `time` (nil: now), then `deliver` the result.
-    case capture(client: UInt32, requestID: UInt32, time: Double?)
+    /// Render and read back the frame at `time` (nil: now), then hand the result (`captured` or
+    /// an error) to `captureFinished(tag:_:)`.
+    case capture(client: UInt32, requestID: UInt32, time: Double?, tag: UInt64)
+    /// Close the client's connection now, dropping what waits for it (its unread output went
+    /// over `maxQueuedOutput`), then report `disconnected`.
+    case cutOff(client: UInt32)
     /// A query waits for a newer presentation snapshot (or the clock moved): the render side
     /// must make a frame and report its snapshot (`snapshotPublished`).
     case requestFrame
@@ -52,6 +56,13 @@ public struct ServerCore {
         /// Completion ids declared and not yet reported (`transactionCompleted`): one may not
         /// be declared again until it fires.
         var pendingCompletions: Set<UInt32> = []
+        /// Replies behind one that is not ready yet (a query waiting for a frame, a capture
+        /// being rendered), in request order: they go out when everything before them has.
+        var held: [HeldReply] = []
+        /// Bytes of the replies in `held`.
+        var heldBytes = 0
+        /// The last turn ended on its budget with requests left to handle (`resume`).
+        var budgetEnded = false
     }
     private var clients: [UInt32: Client] = [:]
     private var nextClientID: UInt32 = 1
@@ -67,9 +78,19 @@ public struct ServerCore {
     }
     /// Lays text out for `measureText` (the server thread's own engine, made at the first use).
     private let measurer = TextMeasurer()
-    private struct Parked { var client: UInt32; var requestID: UInt32; var query: Query; var sequence: UInt64; var time: Double }
-    /// Queries waiting for a newer snapshot, in arrival order.
-    private var parked: [Parked] = []
+    private struct Parked { var requestID: UInt32; var query: Query; var sequence: UInt64; var time: Double }
+    /// A reply in a client's `held` queue.
+    private enum HeldReply {
+        /// Built, waiting for the replies before it.
+        case bytes([UInt8])
+        /// A query waiting for a snapshot that covers it.
+        case query(Parked)
+        /// A capture the render side is making (`captureFinished`).
+        case capture(tag: UInt64)
+    }
+    /// Captures in flight: tag → who asked.
+    private var captures: [UInt64: (client: UInt32, requestID: UInt32)] = [:]
+    private var nextCaptureTag: UInt64 = 1
     /// Each client's images (ServerCore+Images).
     var imageTables: [UInt32: ClientImages] = [:]
     /// Uploads so far: the serial of each qualified image name.
@@ -92,7 +113,27 @@ public struct ServerCore {
     /// Connected clients.
     public var clientCount: Int { clients.count }
     /// Queries waiting for a newer snapshot.
-    public var parkedQueries: Int { parked.count }
+    public var parkedQueries: Int {
+        clients.values.reduce(0) { n, c in n + c.held.count { if case .query = $0 { true } else { false } } }
+    }
+    /// Whether the client has received requests the core has not handled yet (a turn's budget
+    /// ended first, `receive`): the host calls `resume` for it in its next turn.
+    public func hasPendingInput(_ id: UInt32) -> Bool { clients[id]?.budgetEnded ?? false }
+    /// Bytes the core received from the client and has not handled yet.
+    public func pendingInputBytes(_ id: UInt32) -> Int { clients[id]?.decoder.bufferedCount ?? 0 }
+
+    /// How much of a client's requests one `receive`/`resume` handles: it stops once its
+    /// replies reach `outputBytes` or it handled `messages` requests (what is left waits in the
+    /// client's decoder for the next turn), so one client's expensive requests never hold the
+    /// server thread for long. `.unlimited` handles everything received.
+    public struct TurnBudget: Sendable {
+        public var outputBytes: Int
+        public var messages: Int
+        public init(outputBytes: Int, messages: Int) { self.outputBytes = outputBytes; self.messages = messages }
+        public static let unlimited = TurnBudget(outputBytes: .max, messages: .max)
+        /// The daemon's: 256 KiB of replies or 4,096 requests per client per turn.
+        public static let daemon = TurnBudget(outputBytes: 256 << 10, messages: 4096)
+    }
     /// Whether a client is connected and said hello.
     func isConnected(_ id: UInt32) -> Bool { clients[id]?.session.state == .ready }
 
@@ -129,29 +170,64 @@ public struct ServerCore {
         return .accepted(id, effects)
     }
 
-    /// Bytes arrived from a client.
-    public mutating func receive<C: Collection>(_ bytes: C, from id: UInt32) -> [ServerEffect] where C.Element == UInt8 {
+    /// Bytes arrived from a client: handles its requests in order, within `budget`.
+    /// - Parameter outputRoom: how many more bytes of output the client may have waiting
+    ///   (`maxQueuedOutput` less what its host holds unwritten for it). Once the replies built
+    ///   (and held) go over it, no further request is handled: the client is cut off at once
+    ///   (`cutOff`), so a client that never reads costs at most one reply past its limit.
+    public mutating func receive<C: Collection>(_ bytes: C, from id: UInt32, outputRoom: Int = .max,
+                                                budget: TurnBudget = .unlimited) -> [ServerEffect] where C.Element == UInt8 {
+        clients[id]?.decoder.feed(bytes)
+        return resume(id, outputRoom: outputRoom, budget: budget)
+    }
+
+    /// Handles the client's requests received and not handled yet (see `receive`).
+    public mutating func resume(_ id: UInt32, outputRoom: Int = .max, budget: TurnBudget = .unlimited) -> [ServerEffect] {
         // Taken out of the table while it changes, so that its staged requests' buffer stays
         // uniquely referenced (a copy left in the table made every append copy them all).
         guard var client = clients.removeValue(forKey: id) else { return [] }
-        client.decoder.feed(bytes)
-        var actions: [SessionAction] = []
         let welcome = Event.welcome(major: Protocol.versionMajor, minor: Protocol.versionMinor, clientID: id,
                                     display: display, clock: clock.mode == .manual ? .manual : .realtime,
                                     time: clock.now, reduceMotion: reduceMotion)
-        while client.session.state != .closed, let input = client.decoder.nextRequest() {
-            actions += client.session.handle(input, welcome: welcome)
-        }
-        clients[id] = client
         var effects: [ServerEffect] = []
-        for action in actions { perform(action, client: id, &effects) }
+        var written = 0, handled = 0
+        let room = outputRoom == .max ? .max : outputRoom - client.heldBytes
+        func output(_ effects: [ServerEffect]) -> Int {
+            effects.reduce(0) { n, e in if case .write(let c, let b) = e, c == id { n + b.count } else { n } }
+        }
+        while client.session.state != .closed, let input = client.decoder.nextRequest() {
+            let actions = client.session.handle(input, welcome: welcome)
+            handled += 1
+            guard !actions.isEmpty else { continue }
+            clients[id] = client
+            let heldBefore = client.heldBytes
+            var step: [ServerEffect] = []
+            for action in actions { perform(action, client: id, &step) }
+            guard let updated = clients.removeValue(forKey: id) else { return effects + step }
+            client = updated
+            written += output(step) + max(0, client.heldBytes - heldBefore)
+            effects += step
+            if written > room {
+                // Over its output limit: cut off now, its other requests never handled.
+                clients[id] = client
+                return effects.filter { if case .write(let c, _) = $0, c == id { false } else { true } }
+                    + [.cutOff(client: id)]
+            }
+            if written >= budget.outputBytes || handled >= budget.messages {
+                client.budgetEnded = true
+                clients[id] = client
+                return effects
+            }
+        }
+        client.budgetEnded = false
+        clients[id] = client
         return effects
     }
 
     /// A client's connection is gone (hang-up, error, or closed after `close`): its layers go.
     public mutating func disconnected(_ id: UInt32) -> [ServerEffect] {
         guard clients.removeValue(forKey: id) != nil else { return [] }
-        parked.removeAll { $0.client == id }
+        captures = captures.filter { $0.value.client != id }
         guard let packet = try? model.validate(Commit(client: id, content: .disconnect), at: clock.now) else { return [] }
         return [.submit(packet)] + dropImages(of: id)
     }
@@ -160,19 +236,48 @@ public struct ServerCore {
     public mutating func snapshotPublished(_ snapshot: PresentationSnapshot) -> [ServerEffect] {
         if let old = self.snapshot, old.frame > snapshot.frame { return [] }
         self.snapshot = snapshot
-        guard !parked.isEmpty else { return [] }
         var effects: [ServerEffect] = []
-        var waiting: [Parked] = []
-        for p in parked {
-            if snapshot.covers(sequence: p.sequence, time: p.time) {
-                answer(p.query, from: snapshot, client: p.client, requestID: p.requestID, &effects)
-            } else {
-                waiting.append(p)
-            }
+        var waiting = false
+        for id in clients.keys.sorted() where !clients[id]!.held.isEmpty {
+            flushHeld(id, &effects)
+            if clients[id]!.held.contains(where: { if case .query = $0 { true } else { false } }) { waiting = true }
         }
-        parked = waiting
-        if !parked.isEmpty { effects.append(.requestFrame) }
+        if waiting { effects.append(.requestFrame) }
         return effects
+    }
+
+    /// A capture finished (`captured` or an error): it goes out in its turn among the client's
+    /// replies.
+    public mutating func captureFinished(tag: UInt64, _ event: Event) -> [ServerEffect] {
+        guard let (id, requestID) = captures.removeValue(forKey: tag), var client = clients[id],
+              let i = client.held.firstIndex(where: { if case .capture(tag) = $0 { true } else { false } }) else { return [] }
+        let bytes = MessageEncoder.encode(event, requestID: requestID)
+        client.held[i] = .bytes(bytes)
+        client.heldBytes += bytes.count
+        clients[id] = client
+        var effects: [ServerEffect] = []
+        flushHeld(id, &effects)
+        return effects
+    }
+
+    /// Sends the client's held replies from the front, up to the first one not ready.
+    private mutating func flushHeld(_ id: UInt32, _ effects: inout [ServerEffect]) {
+        guard var client = clients.removeValue(forKey: id) else { return }
+        var done = 0
+        loop: for reply in client.held {
+            switch reply {
+            case .bytes(let b):
+                effects.append(.write(client: id, bytes: b))
+                client.heldBytes -= b.count
+            case .query(let p):
+                guard let snapshot, snapshot.covers(sequence: p.sequence, time: p.time) else { break loop }
+                effects.append(.write(client: id, bytes: answer(p.query, from: snapshot, client: id, requestID: p.requestID)))
+            case .capture: break loop
+            }
+            done += 1
+        }
+        client.held.removeFirst(done)
+        clients[id] = client
     }
 
     /// Sends an event to a client (render-side events, capture results).
@@ -229,9 +334,7 @@ public struct ServerCore {
     // MARK: Requests
 
     private mutating func perform(_ action: SessionAction, client: UInt32, _ effects: inout [ServerEffect]) {
-        func send(_ event: Event, _ requestID: UInt32) {
-            effects.append(.write(client: client, bytes: MessageEncoder.encode(event, requestID: requestID)))
-        }
+        func send(_ event: Event, _ requestID: UInt32) { reply(MessageEncoder.encode(event, requestID: requestID), to: client, &effects) }
         switch action {
         case .send(let event, let requestID):
             send(event, requestID)
@@ -281,7 +384,11 @@ public struct ServerCore {
                             message: "capture at a given time needs the manual clock (--clock manual)", request: requestID), requestID)
                 return
             }
-            effects.append(.capture(client: client, requestID: requestID, time: time))
+            let tag = nextCaptureTag
+            nextCaptureTag += 1
+            captures[tag] = (client, requestID)
+            clients[client]?.held.append(.capture(tag: tag))
+            effects.append(.capture(client: client, requestID: requestID, time: time, tag: tag))
         case .advanceClock(let seconds, let requestID):
             guard clock.mode == .manual else {
                 send(.error(opcode: Request.advanceClock(seconds: 0).opcode, code: .clockNotManual,
@@ -299,15 +406,9 @@ public struct ServerCore {
         case .image(let request, let requestID):
             handleImage(request, client: client, requestID: requestID, &effects)
         case .measureText(let text, let font, let size, let width, let requestID):
-            // Needs no snapshot: answered now, or in turn behind this client's parked queries.
-            if parked.contains(where: { $0.client == client }) {
-                parked.append(Parked(client: client, requestID: requestID,
-                                     query: .measure(text, font: font, fontSize: size, width: width),
-                                     sequence: 0, time: -.infinity))
-            } else {
-                let size = measurer.measure(text, font: font, fontSize: size, width: width)
-                send(.textMeasured(width: size.width, height: size.height), requestID)
-            }
+            // Needs no snapshot: answered now (sent in turn behind this client's held replies).
+            let size = measurer.measure(text, font: font, fontSize: size, width: width)
+            send(.textMeasured(width: size.width, height: size.height), requestID)
         case .sendTree(let requestID):
             send(.tree(json: treeJSON()), requestID)
         case .sendStats(let requestID):
@@ -318,22 +419,30 @@ public struct ServerCore {
         }
     }
 
+    /// A reply to one of the client's requests: written now, or held behind its earlier
+    /// replies that are not ready yet (replies never overtake each other).
+    private mutating func reply(_ bytes: [UInt8], to client: UInt32, _ effects: inout [ServerEffect]) {
+        guard let c = clients[client], !c.held.isEmpty else {
+            effects.append(.write(client: client, bytes: bytes))
+            return
+        }
+        clients[client]!.held.append(.bytes(bytes))
+        clients[client]!.heldBytes += bytes.count
+    }
+
     /// Answers a query from the latest snapshot when it covers the client's commits and the
-    /// clock's time now; parks it otherwise.
+    /// clock's time now; holds it (and every later reply) otherwise.
     private mutating func query(_ q: Query, client: UInt32, requestID: UInt32, _ effects: inout [ServerEffect]) {
-        let needed = Parked(client: client, requestID: requestID, query: q,
-                            sequence: clients[client]?.sequence ?? 0, time: clock.now)
-        if parked.isEmpty, let snapshot, snapshot.covers(sequence: needed.sequence, time: needed.time) {
-            answer(q, from: snapshot, client: client, requestID: requestID, &effects)
+        let needed = Parked(requestID: requestID, query: q, sequence: clients[client]?.sequence ?? 0, time: clock.now)
+        if let snapshot, snapshot.covers(sequence: needed.sequence, time: needed.time) {
+            reply(answer(q, from: snapshot, client: client, requestID: requestID), to: client, &effects)
         } else {
-            // Behind an older parked query too: replies keep the order of the requests.
-            parked.append(needed)
+            clients[client]?.held.append(.query(needed))
             effects.append(.requestFrame)
         }
     }
 
-    private func answer(_ q: Query, from snapshot: PresentationSnapshot, client: UInt32, requestID: UInt32,
-                        _ effects: inout [ServerEffect]) {
+    private func answer(_ q: Query, from snapshot: PresentationSnapshot, client: UInt32, requestID: UInt32) -> [UInt8] {
         let event: Event
         switch q {
         case .presentation(let layer, let keyPath):
@@ -359,7 +468,7 @@ public struct ServerCore {
             let size = measurer.measure(text, font: font, fontSize: fontSize, width: width)
             event = .textMeasured(width: size.width, height: size.height)
         }
-        effects.append(.write(client: client, bytes: MessageEncoder.encode(event, requestID: requestID)))
+        return MessageEncoder.encode(event, requestID: requestID)
     }
 
     /// The error detail of a staged operation: its request's opcode, layer and key.

@@ -157,10 +157,12 @@ final class EmbeddedDaemon {
                     closed.insert(client)
                     perform(core.disconnected(client))
                 case .submit(let packet): queued.append(packet)
-                case .capture(let client, let requestID, _):
-                    receive(MessageEncoder.encode(Event.error(opcode: 0x30, code: .captureFailed,
-                                                              message: "the embedded daemon has no GPU", request: requestID),
-                                                  requestID: requestID), client)
+                case .capture(_, let requestID, _, let tag):
+                    perform(core.captureFinished(tag: tag, .error(opcode: 0x30, code: .captureFailed,
+                                                                  message: "the embedded daemon has no GPU", request: requestID)))
+                case .cutOff(let client):
+                    closed.insert(client)
+                    perform(core.disconnected(client))
                 case .requestFrame: frameWanted = true
                 case .setImage(let name, let image): driver.setImage(name, image)
                 }

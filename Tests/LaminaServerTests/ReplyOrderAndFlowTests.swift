@@ -1,0 +1,139 @@
+import Foundation
+import Lamina
+import LaminaAnimation
+import LaminaFrame
+import LaminaGeometry
+import LaminaServer
+import LaminaTree
+import LaminaWire
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// docs/protocol.md, "Order" and "Limits": replies to two requests never swap, whichever of
+/// them waits for a frame or a capture; a client's requests are handled in turns, and once the
+/// output waiting for it passes `maxQueuedOutput` no further reply is built for it: it is cut off
+/// at once.
+@Suite struct ReplyOrderAndFlowTests {
+    /// The request ids of the replies, in arrival order (events with id 0 left out).
+    static func replyIDs(_ events: [(event: Event, requestID: UInt32)]) -> [UInt32] {
+        events.map(\.requestID).filter { $0 != 0 }
+    }
+
+    static let queries: [Request] = [.ping(token: 7), .getStats, .getTree, .advanceClock(seconds: 0),
+                                     .measureText(text: StyledText("a"), font: "", fontSize: 12, width: nil),
+                                     .hitTest(x: 1, y: 1), .setReduceMotion(false)]
+
+    @Test(arguments: ["manual", "realtime"])
+    func repliesKeepRequestOrderBehindAQueryThatWaitsForAFrame(clock mode: String) {
+        let d = EmbeddedDaemon { $0.clock = mode }
+        let c = d.connect()!
+        // The commit's packet is not drawn yet when getPresentation arrives: it waits for the
+        // frame; everything after it waits behind it.
+        let ids = d.send([.createLayer(id: 1, kind: .layer), .setProperty(id: 1, keyPath: "opacity", value: .number(0.25)),
+                          .addSublayer(parent: 0, child: 1), .commit, .getPresentation(id: 1, keyPath: "opacity")]
+                         + Self.queries + [.commit, .ping(token: 8)], from: c)
+        let events = d.takeEvents(c)
+        #expect(Self.replyIDs(events) == Array(ids[3...]), "\(events)")
+        // The query saw the commit before it.
+        let presentation = events.first { $0.requestID == ids[4] }?.event
+        #expect(presentation == .presentation(value: .number(0.25)))
+    }
+
+    @Test func aCaptureHoldsTheRepliesBehindIt() {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        let ids = d.send([.capture(time: nil), .ping(token: 1), .getPresentation(id: 0, keyPath: "opacity"), .ping(token: 2)],
+                         from: c)
+        let events = d.takeEvents(c)
+        #expect(Self.replyIDs(events) == ids, "\(events)")
+    }
+
+    /// A client floods getTree and never reads: the core stops building its replies as soon as
+    /// they pass the room it has, and cuts it off; with the daemon's turn budget one call
+    /// builds at most one large reply, so the others are served between its turns.
+    @Test func aNonReaderGetsNoReplyBuiltPastItsLimit() throws {
+        var config = DaemonConfig()
+        config.clock = "manual"
+        let clock = CompositorClock(mode: .manual)
+        var core = ServerCore(config: config, clock: clock, stats: { FrameStats() })
+        guard case .accepted(let c, _) = core.connect() else { Issue.record("refused"); return }
+        _ = core.receive(MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0,
+                                                      clientName: "tree"), requestID: 1), from: c)
+        // 2,000 layers: a tree reply of about 250 kB.
+        var build: [UInt8] = []
+        for i in 1...2000 {
+            build += MessageEncoder.encode(.createLayer(id: UInt32(i), kind: .layer), requestID: 2)
+            build += MessageEncoder.encode(.addSublayer(parent: 0, child: UInt32(i)), requestID: 2)
+        }
+        build += MessageEncoder.encode(.commit, requestID: 3)
+        _ = core.receive(build, from: c)
+        let one = ServerCoreTests.writes(core.receive(MessageEncoder.encode(.getTree, requestID: 4), from: c), to: c)
+        guard case .tree(let json)? = one.first else { Issue.record("\(one)"); return }
+        let replySize = 12 + 4 + json.utf8.count
+        #expect(replySize > 200_000)
+
+        // Turns: 400 getTree requests under the daemon's budget: a turn ends once its replies
+        // reach 256 KiB.
+        var flood: [UInt8] = []
+        for i in 0..<400 { flood += MessageEncoder.encode(.getTree, requestID: UInt32(10 + i)) }
+        let budget = ServerCore.TurnBudget.daemon
+        var effects = core.receive(flood, from: c, outputRoom: .max, budget: budget)
+        let perTurn = ServerCoreTests.writes(effects, to: c).count
+        #expect(perTurn == (budget.outputBytes + replySize - 1) / replySize)
+        #expect(core.hasPendingInput(c))
+
+        // The room: 10 replies' worth. The core builds replies until they pass it — the one that
+        // passes it is the last built — and cuts the client off; the other requests are never
+        // handled.
+        let room = 10 * replySize - 1
+        var built = 0
+        var cut = false
+        for _ in 0..<400 where !cut {
+            effects = core.resume(c, outputRoom: room - built * replySize, budget: budget)
+            built += ServerCoreTests.writes(effects, to: c).count
+            cut = effects.contains { if case .cutOff(c) = $0 { true } else { false } }
+            if !cut { #expect(effects.allSatisfy { if case .write = $0 { true } else { false } }) }
+        }
+        #expect(cut)
+        // Cut off by the reply that passes the room (the call's replies are dropped with the
+        // connection): at most ten replies were built after the first turn's, and the other
+        // requests were never handled — they wait undecoded.
+        #expect(built <= 9)
+        let handled = 400 - core.pendingInputBytes(c) / 12
+        #expect(handled <= perTurn + 10)
+        #expect(handled >= perTurn + 9)
+    }
+
+    /// The same flood through a real socket beside a client that keeps pinging and committing:
+    /// the flooder is cut off, the other keeps being answered, in order.
+    @Test func aGetTreeFlooderIsCutOffAndTheOthersAreServed() throws {
+        let daemon = try DaemonRobustnessTests.makeDaemon(maxQueuedOutput: 4 << 20)
+        defer { daemon.stop() }
+        let good = try Connection(socketPath: daemon.socketPath, name: "good")
+        // The flooder's own tree: 3,000 layers (replies of about 400 kB).
+        let fd = try UnixSocket.connect(path: daemon.socketPath)
+        defer { close(fd) }
+        var build = DaemonRobustnessTests.hello("flooder")
+        for i in 1...3000 {
+            build += MessageEncoder.encode(.createLayer(id: UInt32(i), kind: .layer), requestID: 2)
+            build += MessageEncoder.encode(.addSublayer(parent: 0, child: UInt32(i)), requestID: 2)
+        }
+        build += MessageEncoder.encode(.commit, requestID: 3)
+        try UnixSocket.writeAll(fd, build)
+        let flood = (0..<2000).flatMap { MessageEncoder.encode(.getTree, requestID: UInt32(10 + $0)) }
+        // Written from another thread: its writes block once the daemon stops reading it.
+        let writer = Thread { _ = try? UnixSocket.writeAll(fd, flood) }
+        writer.start()
+        var n = try DaemonRobustnessTests.clients(good)
+        var pings = 0
+        for _ in 0..<500 where n != 1 {
+            _ = try good.ping()
+            pings += 1
+            n = try DaemonRobustnessTests.clients(good)
+        }
+        #expect(n == 1, "the flooder was not cut off")
+        #expect(try good.ping() >= 0)
+    }
+}

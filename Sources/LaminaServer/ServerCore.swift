@@ -491,22 +491,67 @@ public struct ServerCore {
     }
 
     /// The model tree as JSON (`getTree`): each layer's id, owner, kind, depth, frame, sublayers.
+    /// Written as bytes (a 10,000-layer tree is about 1.4 MB): one reply must cost the server
+    /// thread little, whoever asks for it how often.
     func treeJSON() -> String {
-        var entries: [String] = []
-        func esc(_ s: String) -> String { s.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") }
-        func num(_ v: Double) -> String { v == v.rounded() && abs(v) < 1e15 ? String(Int(v)) : String(v) }
+        var out: [UInt8] = []
+        out.reserveCapacity(model.count * 150 + 16)
+        func append(_ s: StaticString) { s.withUTF8Buffer { out.append(contentsOf: $0) } }
+        func append(_ v: UInt32) {
+            if v >= 10 { append(v / 10) }
+            out.append(UInt8(ascii: "0") &+ UInt8(v % 10))
+        }
+        func append(_ id: LayerID) { append(id.client); out.append(UInt8(ascii: ":")); append(id.local) }
+        func appendEscaped(_ s: String) {
+            for b in s.utf8 {
+                switch b {
+                case UInt8(ascii: "\\"), UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
+                case 0..<0x20:
+                    append("\\u00")
+                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                    out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
+                default: out.append(b)
+                }
+            }
+        }
+        func append(_ v: Double) {
+            if v == v.rounded() && abs(v) < 1e9 {
+                if v < 0 { out.append(UInt8(ascii: "-")) }
+                append(UInt32(abs(v)))
+            } else {
+                out.append(contentsOf: String(v).utf8)
+            }
+        }
+        var names: [UInt32: String] = [:]
+        append("{\"layers\": [")
+        var first = true
         model.visit { node, depth in
+            if !first { append(", ") }
+            first = false
             let f = node.properties.frame
-            let subs = node.sublayers.map { "\"\($0)\"" }.joined(separator: ", ")
             let owner = node.id.client
-            let name = owner == 0 ? "compositor" : esc(clients[owner]?.session.clientName ?? "")
-            entries.append("""
-            {"id": "\(node.id)", "owner": \(owner), "ownerName": "\(name)", "kind": "\(node.kind.name)", "depth": \(depth), \
-            "frame": [\(num(f.origin.x)), \(num(f.origin.y)), \(num(f.size.width)), \(num(f.size.height))], \
-            "sublayers": [\(subs)]}
-            """)
+            append("{\"id\": \""); append(node.id)
+            append("\", \"owner\": "); append(owner)
+            append(", \"ownerName\": \"")
+            if owner == 0 {
+                append("compositor")
+            } else {
+                if names[owner] == nil { names[owner] = clients[owner]?.session.clientName ?? "" }
+                appendEscaped(names[owner]!)
+            }
+            append("\", \"kind\": \""); out.append(contentsOf: node.kind.name.utf8)
+            append("\", \"depth\": "); append(UInt32(depth))
+            append(", \"frame\": ["); append(f.origin.x); append(", "); append(f.origin.y); append(", ")
+            append(f.size.width); append(", "); append(f.size.height)
+            append("], \"sublayers\": [")
+            for (i, child) in node.sublayers.enumerated() {
+                if i > 0 { append(", ") }
+                out.append(UInt8(ascii: "\"")); append(child); out.append(UInt8(ascii: "\""))
+            }
+            append("]}")
             return true
         }
-        return "{\"layers\": [" + entries.joined(separator: ", ") + "]}"
+        append("]}")
+        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -12,12 +12,13 @@
 //                                     rasterization and upload; frames with plain layers, then text layers
 //   lamina-bench damage [--layers N] [--size WxH] [--seconds S]   one small animated layer over N static ones
 //   lamina-bench protocol [--seconds S] [--layers N] [--batch B]   the socket and client library
+//   lamina-bench flood [--seconds S] [--layers N] [--rounds R]   a getTree flooder beside a good client
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|soak|memory [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -41,6 +42,7 @@ case "text":
     runFramesBench(rest + ["--mix", "text"])
 case "damage": runDamageBench(rest)
 case "protocol": runProtocolBench(rest)
+case "flood": runFloodBench(rest)
 case "soak": runSoakBench(rest)
 case "memory": runMemoryBench(rest)
 case "daemon-child": runDaemonChild(rest)   // memory's daemon

@@ -137,3 +137,27 @@ import Glibc
         #expect(try good.ping() >= 0)
     }
 }
+
+/// The `tree` reply, written as bytes: valid JSON with the document's schema, names escaped,
+/// numbers as the layers' frames.
+@Suite struct TreeReplyTests {
+    @Test func theTreeIsValidJSONWithTheLayersFrames() throws {
+        let d = EmbeddedDaemon()
+        let c = d.connect(name: "quote \" back \\ tab \t bell \u{7}")!
+        #expect(d.commit([.createLayer(id: 1, kind: .shape), .setProperty(id: 1, keyPath: "frame", value: .rect(Rect(-3, 2.5, 10, 1e12))),
+                          .addSublayer(parent: 0, child: 1), .createLayer(id: 2, kind: .layer), .addSublayer(parent: 1, child: 2)],
+                         from: c) == .committed(sequence: 1))
+        guard case .tree(let json) = d.request(.getTree, from: c) else { Issue.record("no tree"); return }
+        let object = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any]
+        let layers = try #require(object?["layers"] as? [[String: Any]])
+        // The compositor's root, the client's container, its layers 1 and 2, in painter's order.
+        #expect(layers.map { $0["id"] as? String } == ["0:0", "\(c):0", "\(c):1", "\(c):2"])
+        #expect(layers.map { ($0["depth"] as? NSNumber)?.intValue } == [0, 1, 2, 3])
+        #expect(layers[0]["ownerName"] as? String == "compositor")
+        #expect(layers[2]["ownerName"] as? String == "quote \" back \\ tab \t bell \u{7}")
+        #expect(layers[2]["kind"] as? String == "shape")
+        #expect((layers[2]["frame"] as? [NSNumber])?.map(\.doubleValue) == [-3, 2.5, 10, 1e12])
+        #expect(layers[2]["sublayers"] as? [String] == ["\(c):2"])
+        #expect((layers[1]["owner"] as? NSNumber)?.uint32Value == c)
+    }
+}

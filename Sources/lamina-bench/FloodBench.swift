@@ -1,0 +1,143 @@
+import Foundation
+import Lamina
+import LaminaServer
+import LaminaWire
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `lamina-bench flood [--seconds S] [--layers N] [--rounds R]`: what a client that floods
+/// `getTree` and never reads its replies costs a well-behaved client (docs/protocol.md,
+/// "Limits": such a client is cut off and never slows the others).
+///
+/// A daemon in this process (headless, realtime clock, 120 fps). The good client, 120 times a
+/// second, pings (round trip) and commits an explicit animation, timing the commit to its
+/// `animationStarted` event (sent by the frame that applies it). Phases of S seconds alternate,
+/// R rounds: without a flooder, then with one — a raw socket client that says hello
+/// and writes `getTree` requests without reading (the tree: N hidden layers of a third client,
+/// about 140 B each in the reply);
+/// each time it is cut off it connects again and goes on. Prints p50/p99 of both figures in
+/// each condition, the flooder's cut-offs, the daemon's frame p99, and a getTree round trip of a client that
+/// reads (what one reply costs the server thread, at most, between two of another's requests).
+func runFloodBench(_ arguments: [String]) {
+    var seconds = 3.0, layers = 10_000, rounds = 2
+    var args = arguments[...]
+    while let flag = args.popFirst() {
+        guard let v = args.popFirst(), let n = Double(v) else { benchFail("flood: \(flag) needs a number") }
+        switch flag {
+        case "--seconds": seconds = n
+        case "--layers": layers = Int(n)
+        case "--rounds": rounds = Int(n)
+        default: benchFail("flood: unknown option \(flag)")
+        }
+    }
+    var config = DaemonConfig()
+    config.socket = NSTemporaryDirectory() + "lamina-flood-\(getpid()).sock"
+    config.headless = true
+    config.width = 640; config.height = 480; config.fps = 120
+    config.clock = "realtime"
+    let daemon = Daemon(config: config)
+    do { try daemon.start() } catch { benchFail("flood: daemon: \(error)") }
+    defer { daemon.stop() }
+
+    let flooding = Atomic<Bool>(false)
+    let stop = Atomic<Bool>(false)
+    let cutOffs = Atomic<Int>(0)
+    let path = daemon.socketPath
+    // The flooder: hello, then getTree requests in 60 kB writes.
+    let hello = MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0,
+                                             clientName: "flooder"), requestID: 1)
+    let trees: [UInt8] = (0..<5000).flatMap { MessageEncoder.encode(.getTree, requestID: UInt32(10 + $0)) }
+    let flooder = Thread {
+        while !stop.load(ordering: .relaxed) {
+            guard flooding.load(ordering: .relaxed) else { usleep(10_000); continue }
+            guard let fd = try? UnixSocket.connect(path: path) else { usleep(10_000); continue }
+            // Blocking writes: they stop when the daemon stops reading and fail when it cuts
+            // the flooder off.
+            var ok = (try? UnixSocket.writeAll(fd, hello)) != nil
+            while ok && flooding.load(ordering: .relaxed) { ok = (try? UnixSocket.writeAll(fd, trees)) != nil }
+            if !ok { cutOffs.add(1, ordering: .relaxed) }
+            close(fd)
+        }
+    }
+    flooder.start()
+
+    do {
+        // The tree every getTree reply lists: N layers of a third client, under a hidden
+        // container (they cost the frames nothing).
+        let scene = try Connection(socketPath: daemon.socketPath, name: "scene")
+        let container = scene.makeLayer()
+        container.isHidden = true
+        scene.root.addSublayer(container)
+        for i in 0..<layers {
+            let l = scene.makeLayer()
+            l.frame = Rect(Double(i % 100), Double(i / 100), 4, 4)
+            container.addSublayer(l)
+        }
+        try scene.commit()
+        // What one tree reply costs: round trips of a client that reads it.
+        var treeTrips: [Double] = []
+        var treeBytes = 0
+        for _ in 0..<20 {
+            let s = benchNow()
+            treeBytes = try scene.treeJSON().utf8.count
+            treeTrips.append((benchNow() - s) * 1000)
+        }
+        let c = try Connection(socketPath: daemon.socketPath, name: "good")
+        let probe = c.makeLayer()
+        probe.bounds = Rect(0, 0, 8, 8)
+        c.root.addSublayer(probe)
+        try c.commit()
+        let started = DispatchSemaphore(value: 0)
+        let stamp = Mutex(0.0)
+        c.onAnimationEvent = { e in
+            if case .animationStarted = e { stamp.withLock { $0 = benchNow() }; started.signal() }
+        }
+        var timing = AnimationTiming()
+        timing.duration = 10
+        var pings: [Bool: [Double]] = [false: [], true: []]
+        var commits: [Bool: [Double]] = [false: [], true: []]
+        var frameP99: [Bool: [Double]] = [false: [], true: []]
+        for _ in 0..<rounds {
+            for flood in [false, true] {
+                flooding.store(flood, ordering: .relaxed)
+                if flood { usleep(200_000) }   // the flooder's tree is built and its flood under way
+                let t0 = benchNow()
+                var next = t0
+                while benchNow() - t0 < seconds {
+                    pings[flood]!.append(try c.ping() * 1000)
+                    probe.add(.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1), timing: timing)),
+                              forKey: "probe")
+                    let s = benchNow()
+                    try c.commit()
+                    guard started.wait(timeout: .now() + 5) == .success else { benchFail("flood: no animationStarted") }
+                    commits[flood]!.append((stamp.withLock { $0 } - s) * 1000)
+                    next += 1.0 / 120
+                    let wait = next - benchNow()
+                    if wait > 0 { usleep(UInt32(wait * 1e6)) } else { next = benchNow() }
+                }
+                let stats = (try? JSONSerialization.jsonObject(with: Data(c.statsJSON().utf8))) as? [String: Any] ?? [:]
+                if let p = (stats["p99ms"] as? NSNumber)?.doubleValue { frameP99[flood]!.append(p) }
+            }
+        }
+        flooding.store(false, ordering: .relaxed)
+        stop.store(true, ordering: .relaxed)
+        func figures(_ flood: Bool) -> [String: Any] {
+            ["pingMs": percentiles(pings[flood]!), "commitToFrameMs": percentiles(commits[flood]!),
+             "daemonFrameP99Ms": frameP99[flood]!]
+        }
+        let result: [String: Any] = [
+            "bench": "flood", "layers": layers, "seconds": seconds, "rounds": rounds,
+            "treeReplyBytes": treeBytes, "getTreeRoundTripMs": percentiles(treeTrips),
+            "withoutFlooder": figures(false), "withFlooder": figures(true),
+            "flooderCutOffs": cutOffs.load(ordering: .relaxed),
+            "frameIntervalMs": 1000 / config.fps,
+        ]
+        let data = try JSONSerialization.data(withJSONObject: result, options: [.sortedKeys, .prettyPrinted])
+        print(String(decoding: data, as: UTF8.self))
+        c.close()
+    } catch {
+        benchFail("flood: \(error)")
+    }
+}

@@ -51,7 +51,11 @@ extension LayerProperties {
         if keyPath == "frame" {
             // CALayer's frame setter: keeps the transform, sets bounds.size and position so the
             // untransformed frame is the given rect.
-            let s = try v.rect().standardized
+            // Its size follows bounds' rule (≥ 0): a negative one is refused, not normalised.
+            let s = try v.rect()
+            guard s.size.width >= 0, s.size.height >= 0 else {
+                throw .outOfRange(keyPath: keyPath, reason: "width and height must be ≥ 0")
+            }
             bounds.size = s.size
             position = Point(s.origin.x + anchorPoint.x * s.size.width, s.origin.y + anchorPoint.y * s.size.height)
             return

@@ -251,7 +251,9 @@ public struct ModelTree: Sendable {
                 v.checkedKeyPath = keyPath; v.checkedKind = kind
             }
             var actions = CommitPacket.ImplicitActions()
+            // The first set of a custom property animates from nothing: no implicit animation.
             var startsSomething = v.mayAnimate(id, keyPath: keyPath)
+                && !(keyPath.hasPrefix("custom.") && nodes[slot: slot].properties.custom[String(keyPath.dropFirst(7))] == nil)
             if startsSomething {
                 actions = CommitPacket.ImplicitActions(keyPath: keyPath)
                 startsSomething = actions.first != nil || keyPath == "contents"
@@ -315,7 +317,11 @@ public struct ModelTree: Sendable {
             let props = nodes[existing: id].properties
             let compiled: CompiledAnimation
             do {
-                compiled = try animation.compile { PropertySlot(keyPath: $0)?.kind(in: props) }
+                compiled = try animation.compile { keyPath in
+                    // An unset custom property has no value, so no type to animate.
+                    if keyPath.hasPrefix("custom."), props.custom[String(keyPath.dropFirst(7))] == nil { return nil }
+                    return PropertySlot(keyPath: keyPath)?.kind(in: props)
+                }
             } catch {
                 throw CommitError(code: .invalidAnimation, index: index, message: "animation '\(key)': \(error.description)")
             }

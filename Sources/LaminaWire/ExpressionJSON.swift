@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaTree
 
 /// The expression animation form of SCENE-FORMAT.md's ANIMATION:
@@ -27,6 +28,11 @@ public enum ExpressionJSON {
         if let l = f["layers"] {
             guard case .object(let members) = l else { throw SceneError(path: f.at("layers"), "must be an object of NAME: layer id") }
             for m in members {
+                // A name is read by the expression as an identifier: a letter or `_`, then
+                // letters, digits and `_` (ASCII).
+                guard Self.isName(m.key) else {
+                    throw SceneError(path: f.at("layers"), "'\(m.key)' is not a layer name (a letter or _, then letters, digits and _)")
+                }
                 let v = try SceneValues.number(m.value, f.at("layers") + "." + m.key)
                 guard v >= 1, v <= Double(UInt32.max), v.rounded() == v else {
                     throw SceneError(path: f.at("layers") + "." + m.key, "must be a layer id (an integer ≥ 1)")
@@ -35,6 +41,14 @@ public enum ExpressionJSON {
             }
         }
         return ExpressionAnimation(keyPath: keyPath, expression: try SceneValues.string(e, f.at("expression")), layers: layers)
+    }
+
+    /// Whether `name` can name a layer in `layers`: `[A-Za-z_][A-Za-z0-9_]*`.
+    public static func isName(_ name: String) -> Bool {
+        let u = Array(name.utf8)
+        func letter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c == 0x5F }
+        guard let first = u.first, letter(first) else { return false }
+        return u.allSatisfy { letter($0) || ($0 >= 0x30 && $0 <= 0x39) }
     }
 
     /// The animation as JSON (names in `layers` sorted, for a stable text).
@@ -59,6 +73,27 @@ extension AnimationJSON {
         if ExpressionJSON.isExpression(j) {
             return .addExpression(id, key: key, expression: try ExpressionJSON.decode(j, "animation"))
         }
-        return .addAnimation(id, key: key, animation: try decode(j, "animation"))
+        let animation = try decode(j, "animation")
+        try checkAlone(animation)
+        return .addAnimation(id, key: key, animation: animation)
+    }
+
+    /// Checks what can be checked of an animation without its layer, as the commit checks it
+    /// (`Animation.compile`, each key path's value kind as every layer has it): timing and
+    /// spring ranges, key times, values against their key paths. What needs the layer — its
+    /// kind having the property, a `custom.NAME` property's value (which decides the type an
+    /// animation of it must have) — is left to the commit. Any animation that reads a
+    /// `custom.NAME` key path is left to the commit whole once a check fails.
+    public static func checkAlone(_ animation: Animation) throws(SceneError) {
+        var readsCustom = false
+        do {
+            _ = try animation.compile { keyPath in
+                if keyPath.hasPrefix("custom.") { readsCustom = true; return nil }
+                return PropertySlot(keyPath: keyPath)?.kind(in: LayerProperties())
+            }
+        } catch {
+            if readsCustom { return }
+            throw SceneError(path: "animation", error.description)
+        }
     }
 }

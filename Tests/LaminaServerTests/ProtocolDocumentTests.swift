@@ -1,0 +1,137 @@
+import Foundation
+import LaminaAnimation
+import LaminaGeometry
+import LaminaServer
+import LaminaTree
+import LaminaWire
+import Testing
+
+/// docs/protocol.md read as a client author reads it: each case the daemon and the document
+/// once disagreed on, checked against the document's sentence (quoted above each test).
+@Suite struct ProtocolDocumentTests {
+    static func error(_ e: Event?) -> (code: ErrorCode, detail: ErrorDetail)? {
+        if case .error(_, let code, _, let d)? = e { return (code, d) }
+        return nil
+    }
+
+    /// A client with layer 1 (a plain layer, 10 × 10) committed.
+    static func client(_ d: EmbeddedDaemon) -> UInt32 {
+        let c = d.connect()!
+        #expect(d.commit([.createLayer(id: 1, kind: .layer), .setProperty(id: 1, keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
+                          .addSublayer(parent: 0, child: 1)], from: c) == .committed(sequence: 1))
+        return c
+    }
+
+    /// Sends `addAnimation` of `json` on layer 1 and returns the errors answered at once, then
+    /// the commit's reply.
+    static func animate(_ json: String, _ d: EmbeddedDaemon, _ c: UInt32, before: [Request] = [])
+        -> (atOnce: [ErrorCode], commit: Event) {
+        d.send(before + [.addAnimation(id: 1, key: "k", json: json)], from: c)
+        let atOnce = d.takeEvents(c).compactMap { error($0.event)?.code }
+        return (atOnce, d.request(.commit, from: c))
+    }
+
+    /// "`custom.NAME` … absent until set (reading or animating an unset one is
+    /// `invalidProperty` / `invalidAnimation`)", at commit: whether it is set is the layer's.
+    @Test func animatingAnUnsetCustomPropertyIsInvalidAnimationAtCommit() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        let basic = #"{"type": "basic", "keyPath": "custom.phase", "from": 0, "to": 1, "duration": 1}"#
+        let r = Self.animate(basic, d, c)
+        #expect(r.atOnce.isEmpty)
+        #expect(Self.error(r.commit)?.code == .invalidAnimation)
+        #expect(Self.error(r.commit)?.detail == ErrorDetail(request: Self.error(r.commit)?.detail.request ?? 0, opcode: 0x17,
+                                                             layer: 1, key: "k"))
+        #expect(Self.error(d.request(.getPresentation(id: 1, keyPath: "custom.phase"), from: c))?.code == .invalidProperty)
+        // Set first, in the same transaction: accepted.
+        let ok = Self.animate(basic, d, c, before: [.setProperty(id: 1, keyPath: "custom.phase", value: .number(0))])
+        #expect(ok.atOnce.isEmpty)
+        if case .committed = ok.commit {} else { Issue.record("\(ok.commit)") }
+        // The layer holds a number: a list animation of it fails at commit (its type is the layer's).
+        let list = Self.animate(#"{"type": "basic", "keyPath": "custom.phase", "from": [0, 1], "to": [1, 2]}"#, d, c)
+        #expect(list.atOnce.isEmpty && Self.error(list.commit)?.code == .invalidAnimation)
+    }
+
+    /// "The first set of a `custom.NAME` … makes no implicit animation (there is no earlier
+    /// value to animate from); later sets animate like any animatable property."
+    @Test func theFirstSetOfACustomPropertyDoesNotAnimate() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        #expect(d.commit([.setTransaction(TransactionSettings(duration: 1, timingFunction: .linear)),
+                          .setProperty(id: 1, keyPath: "custom.phase", value: .number(8))], from: c) == .committed(sequence: 2))
+        _ = d.clock.advance(by: 0.25)
+        #expect(d.request(.getPresentation(id: 1, keyPath: "custom.phase"), from: c) == .presentation(value: .number(8)))
+        // The second set animates from 8 to 16 over 1 s, linearly: 10 a quarter of the way.
+        #expect(d.commit([.setTransaction(TransactionSettings(duration: 1, timingFunction: .linear)),
+                          .setProperty(id: 1, keyPath: "custom.phase", value: .number(16))], from: c) == .committed(sequence: 3))
+        _ = d.clock.advance(by: 0.25)
+        guard case .presentation(.number(let v)) = d.request(.getPresentation(id: 1, keyPath: "custom.phase"), from: c) else {
+            Issue.record("no value"); return
+        }
+        #expect(abs(v - 10) < 1e-9)
+    }
+
+    /// "`frame` | rect (size ≥ 0)" — as `bounds`, a negative size is `invalidValue` at commit.
+    @Test func aFrameWithANegativeSizeIsRefusedAsBoundsIs() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        for keyPath in ["frame", "bounds"] {
+            for rect in [Rect(0, 0, 10, -1), Rect(0, 0, -1, 10)] {
+                let reply = d.commit([.setProperty(id: 1, keyPath: keyPath, value: .rect(rect))], from: c)
+                #expect(Self.error(reply)?.code == .invalidValue, "\(keyPath) \(rect)")
+                #expect(Self.error(reply)?.detail.key == keyPath)
+            }
+        }
+        // Nothing applied: bounds 10 × 10 about position (0, 0) and the anchor (0.5, 0.5).
+        #expect(d.request(.getPresentation(id: 1, keyPath: "frame"), from: c) == .presentation(value: .rect(Rect(-5, -5, 10, 10))))
+    }
+
+    /// "At once … a bad `addAnimation` JSON: anything the animation's JSON alone decides —
+    /// ranges, spring parameters, key times, key paths and the type of their values" — then
+    /// the commit is `transactionFailed`.
+    @Test(arguments: [
+        #"{"type": "spring", "keyPath": "opacity", "from": 0, "to": 1, "damping": 0}"#,
+        #"{"type": "keyframe", "keyPath": "opacity", "values": [0, 1, 0], "keyTimes": [0, 0.8, 0.5]}"#,
+        #"{"type": "basic", "keyPath": "opacity", "from": [0, 1], "to": 1}"#,
+        #"{"type": "basic", "keyPath": "noSuchProperty", "from": 0, "to": 1}"#,
+        #"{"type": "basic", "keyPath": "contents", "from": "a", "to": "b"}"#,
+        #"{"type": "basic", "keyPath": "opacity", "to": 1, "duration": -1}"#,
+        #"{"type": "group", "animations": [{"type": "basic", "keyPath": "position", "to": 1}]}"#,
+    ])
+    func whatTheJSONAloneDecidesFailsAtOnce(json: String) {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        let r = Self.animate(json, d, c)
+        #expect(r.atOnce == [.invalidAnimation])
+        #expect(Self.error(r.commit)?.code == .transactionFailed)
+    }
+
+    /// "At commit … what needs the layer: the layer's kind having the key path" —
+    /// `invalidAnimation` from the commit itself.
+    @Test func whatNeedsTheLayerFailsAtCommit() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        let r = Self.animate(#"{"type": "basic", "keyPath": "strokeEnd", "from": 0, "to": 1}"#, d, c)
+        #expect(r.atOnce.isEmpty)
+        #expect(Self.error(r.commit)?.code == .invalidAnimation)
+        let missing = d.send([.addAnimation(id: 9, key: "k", json: #"{"type": "basic", "keyPath": "opacity", "to": 1}"#)], from: c)
+        #expect(d.takeEvents(c).isEmpty)
+        let reply = d.request(.commit, from: c)
+        #expect(Self.error(reply)?.code == .unknownLayer && Self.error(reply)?.detail.request == missing[0])
+    }
+
+    /// "names are … a letter or `_`, then letters, digits and `_`" — any other name in
+    /// `layers` is `invalidAnimation` at once.
+    @Test(arguments: ["a-b", "a b", "", "1a", "é"])
+    func expressionLayerNamesAreIdentifiers(name: String) throws {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        let escaped = String(data: try JSONSerialization.data(withJSONObject: [name], options: []), encoding: .utf8)!.dropFirst().dropLast()
+        let bad = Self.animate(#"{"type": "expression", "keyPath": "opacity", "expression": "1", "layers": {\#(escaped): 1}}"#, d, c)
+        #expect(bad.atOnce == [.invalidAnimation], "\(name)")
+        #expect(Self.error(bad.commit)?.code == .transactionFailed)
+        let good = Self.animate(#"{"type": "expression", "keyPath": "opacity", "expression": "_a1.cornerRadius", "layers": {"_a1": 1}}"#, d, c)
+        #expect(good.atOnce.isEmpty)
+        if case .committed = good.commit {} else { Issue.record("\(good.commit)") }
+    }
+}

@@ -73,23 +73,11 @@ public enum DaemonOptions {
     }
 
     /// SIGINT and SIGTERM call `daemon.requestStop()` (the render thread releases the GPU,
-    /// the socket goes). Keep the returned sources alive as long as the daemon runs.
-    public static func stopOnSignals(_ daemon: Daemon, also: (@Sendable () -> Void)? = nil) -> [any DispatchSourceSignal] {
-        // A parent may have started us with them blocked (a test runner's thread): unblock
-        // them on this thread so that they are delivered at all.
-        var set = sigset_t()
-        sigemptyset(&set)
-        sigaddset(&set, SIGINT)
-        sigaddset(&set, SIGTERM)
-        pthread_sigmask(SIG_UNBLOCK, &set, nil)
-        signal(SIGINT, SIG_IGN)
-        signal(SIGTERM, SIG_IGN)
-        return [SIGINT, SIGTERM].map { sig -> any DispatchSourceSignal in
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { daemon.requestStop(); also?() }
-            source.resume()
-            return source
-        }
+    /// the socket goes) and then `also`. `TerminationSignals.install()` must have run first
+    /// (the first line of `main`); a signal that came before this call stops the daemon now.
+    public static func stopOnSignals(_ daemon: Daemon, also: (@Sendable () -> Void)? = nil) {
+        TerminationSignals.install()
+        TerminationSignals.onSignal { daemon.requestStop(); also?() }
     }
 
     /// The line a server prints once it serves (scripts wait for it).

@@ -44,6 +44,7 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     exit(code)
 }
 
+TerminationSignals.install()   // SIGINT and SIGTERM handled from here on
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }
 var config: DaemonConfig
@@ -76,8 +77,8 @@ do {
 if offscreen {
     // The comparison run: no window, no keys; the same daemon as laminad.
     let daemon = Daemon(config: config)
+    DaemonOptions.stopOnSignals(daemon)
     do { try daemon.start() } catch { fail("\(error)", code: 1) }
-    let signalSources = DaemonOptions.stopOnSignals(daemon)
     say(String(DaemonOptions.servingLine("lamina-viewer", daemon).dropFirst("lamina-viewer: ".count)) + " offscreen")
     if stressLayers > 0 {
         StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
@@ -90,7 +91,6 @@ if offscreen {
         }
     }
     daemon.waitUntilStopped()
-    _ = signalSources
     say("stopped")
     exit(0)
 }
@@ -113,7 +113,7 @@ do {
 var lastDrawable = window.current
 daemon.windowChanged(lastDrawable)
 // SIGINT/SIGTERM stop the daemon; the event loop below wakes and closes the window.
-let signalSources = DaemonOptions.stopOnSignals(daemon, also: { glfwPostEmptyEvent() })
+DaemonOptions.stopOnSignals(daemon, also: { glfwPostEmptyEvent() })
 let stopped = Atomic<Bool>(false)
 Thread.detachNewThread {
     daemon.waitUntilStopped()
@@ -142,6 +142,5 @@ while !stopped.load(ordering: .sequentiallyConsistent) {
         controls.quitRequested = true
     }
 }
-_ = signalSources
 window.close()
 say("stopped")

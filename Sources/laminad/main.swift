@@ -19,6 +19,9 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     exit(code)
 }
 
+// SIGINT and SIGTERM are handled from here on: one that comes while the daemon starts stops
+// it as soon as it serves (socket removed, status 0).
+TerminationSignals.install()
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }
 let config: DaemonConfig
@@ -34,13 +37,12 @@ guard config.headless else {
 }
 
 let daemon = Daemon(config: config)
+DaemonOptions.stopOnSignals(daemon)
 do {
     try daemon.start()
 } catch {
     fail("\(error)", code: 1)
 }
-let signalSources = DaemonOptions.stopOnSignals(daemon)
 printFlushed(DaemonOptions.servingLine("laminad", daemon))
 daemon.waitUntilStopped()
-_ = signalSources
 print("laminad: stopped")

@@ -185,7 +185,11 @@ public final class Connection {
     /// transactions are closed first.
     /// - Returns: the daemon's commit sequence number.
     /// - Throws: `LaminaError.requestFailed` when the daemon rejected it (then nothing of it
-    ///   applied; `failedRequest` names the staged request that failed).
+    ///   applied; `failedRequest` names the staged request that failed): with the code of
+    ///   what failed at commit (`unknownLayer`, `invalidValue`, `invalidAnimation`, …), or
+    ///   `transactionFailed` when a staged request had already failed when it arrived (that
+    ///   failure came first as a `ConnectionEvent.requestFailed`). docs/protocol.md, "Errors",
+    ///   says which check comes when.
     @discardableResult
     public func commit() throws -> UInt64 {
         closeAllTransactions()

@@ -36,13 +36,15 @@ public class Layer {
     }
 
     /// A typed accessor's setter: the value is of the property's type, so only a range
-    /// rule (a negative `cornerRadius`, …) can fail, which is the caller's mistake. The kind
+    /// rule (a negative `cornerRadius`, a `frame` of negative size, a non-finite number) can
+    /// fail. Such a value is staged all the same and answered as the protocol answers it: the
+    /// next commit throws `requestFailed` with `invalidValue` naming this set, nothing of that
+    /// transaction applies, and this layer's local values keep what they were. The kind
     /// check of `setValue` is left out: a kind's accessors exist only on its class
     /// (`ShapeLayer`, …), which `Layer.make` gives every layer of that kind.
     func set(_ value: PropertyValue, _ keyPath: String) {
-        do { try properties.setValue(value, forKeyPath: keyPath) } catch {
-            preconditionFailure("Layer.\(keyPath): \(error)")
-        }
+        var updated = properties
+        if (try? updated.setValue(value, forKeyPath: keyPath)) != nil { properties = updated }
         connection.stage(.setProperty(id: id, keyPath: keyPath, value: value))
     }
 
@@ -53,7 +55,12 @@ public class Layer {
     // MARK: Animations
 
     /// `CALayer.add(_:forKey:)`: adds an explicit animation, replacing the one with the same
-    /// key (an empty key adds an anonymous one). Checked in the daemon at commit.
+    /// key (an empty key adds an anonymous one). The daemon checks it as docs/protocol.md
+    /// says: what the animation alone decides (timing and spring ranges, key times, key paths
+    /// and their values' types) when the request arrives — a `ConnectionEvent.requestFailed`
+    /// with `invalidAnimation`, then the commit throws `transactionFailed` —, and what needs
+    /// the layer (its kind having the key path, a `custom.NAME` it has set) at commit, which
+    /// throws `invalidAnimation`. Either way nothing of the transaction applies.
     /// - Parameter delegate: told when it starts and stops (`CAAnimation.delegate`), once the
     ///   commit is accepted; with several anonymous animations in flight, in the order added.
     public func add(_ animation: Animation, forKey key: String, delegate: (any AnimationDelegate)? = nil) {

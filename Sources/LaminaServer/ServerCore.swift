@@ -35,7 +35,7 @@ public enum ServerEffect: Sendable {
 ///
 /// It owns the sessions and the model tree. Presentation queries and hit tests are answered
 /// from the newest snapshot the render side published (`snapshotPublished`): one that
-/// includes the asking client's commits so far and the clock's time when asked; until such
+/// includes every commit accepted so far (any client's) and the clock's time when asked; until such
 /// a snapshot arrives the query is parked, and the core asks for a frame.
 ///
 /// Not thread-safe: one thread (the server thread) owns it.
@@ -51,8 +51,6 @@ public struct ServerCore {
     private struct Client {
         var session: Session
         var decoder: FrameDecoder
-        /// The sequence of its newest packet (connect included): what its queries must see.
-        var sequence: UInt64 = 0
         /// Completion ids declared and not yet reported (`transactionCompleted`): one may not
         /// be declared again until it fires.
         var pendingCompletions: Set<UInt32> = []
@@ -163,7 +161,6 @@ public struct ServerCore {
         // The client's container joins the root now, so clients stack in connection order.
         var effects: [ServerEffect] = []
         if let packet = try? model.validate(Commit(client: id, content: .connect), at: clock.now) {
-            client.sequence = packet.sequence
             effects.append(.submit(packet))
         }
         clients[id] = client
@@ -367,7 +364,6 @@ public struct ServerCore {
             do {
                 let packet = try model.validate(commit, at: clock.now)
                 commitSequence += 1
-                clients[client]?.sequence = packet.sequence
                 clients[client]?.pendingCompletions = declared
                 effects.append(.submit(packet))
                 updateImageUsers(after: commit, &effects)
@@ -430,10 +426,12 @@ public struct ServerCore {
         clients[client]!.heldBytes += bytes.count
     }
 
-    /// Answers a query from the latest snapshot when it covers the client's commits and the
-    /// clock's time now; holds it (and every later reply) otherwise.
+    /// Answers a query from the latest snapshot when it covers every commit accepted so far
+    /// and the clock's time now; holds it (and every later reply) otherwise.
     private mutating func query(_ q: Query, client: UInt32, requestID: UInt32, _ effects: inout [ServerEffect]) {
-        let needed = Parked(requestID: requestID, query: q, sequence: clients[client]?.sequence ?? 0, time: clock.now)
+        // Every commit the daemon accepted before the query — any client's — and the clock's
+        // time now: a query never sees a tree older than what was committed before it.
+        let needed = Parked(requestID: requestID, query: q, sequence: model.sequence, time: clock.now)
         if let snapshot, snapshot.covers(sequence: needed.sequence, time: needed.time) {
             reply(answer(q, from: snapshot, client: client, requestID: requestID), to: client, &effects)
         } else {

@@ -161,3 +161,41 @@ import Glibc
         #expect((layers[1]["owner"] as? NSNumber)?.uint32Value == c)
     }
 }
+
+/// docs/protocol.md, "Presentation queries": a query is answered from a frame that includes
+/// every commit accepted before it, another client's too.
+@Suite struct QueryFreshnessTests {
+    @Test func aHitTestSeesAnotherClientsCommitAcceptedBeforeIt() {
+        var config = DaemonConfig()
+        config.clock = "manual"
+        let clock = CompositorClock(mode: .manual)
+        var core = ServerCore(config: config, clock: clock, stats: { FrameStats() })
+        var driver = FrameDriver(widthPoints: 100, heightPoints: 100, scale: 1, background: .black, targetFPS: 60)
+        var queued: [CommitPacket] = []
+        func hello(_ name: String) -> UInt32 {
+            guard case .accepted(let c, let effects) = core.connect() else { preconditionFailure() }
+            queued += ServerCoreTests.packets(effects)
+            _ = core.receive(MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0,
+                                                          clientName: name), requestID: 1), from: c)
+            return c
+        }
+        let a = hello("a"), b = hello("b")
+        // The render side draws both connects.
+        _ = core.snapshotPublished(driver.frame(applying: queued, at: clock.now).snapshot)
+        queued = []
+        // b commits a 10 × 10 layer at the origin: accepted, not drawn yet.
+        var staged: [UInt8] = []
+        for r: Request in [.createLayer(id: 1, kind: .layer), .setProperty(id: 1, keyPath: "frame", value: .rect(Rect(0, 0, 10, 10))),
+                           .addSublayer(parent: 0, child: 1), .commit] {
+            staged += MessageEncoder.encode(r, requestID: 2)
+        }
+        let committed = core.receive(staged, from: b)
+        queued = ServerCoreTests.packets(committed)
+        #expect(ServerCoreTests.writes(committed, to: b) == [.committed(sequence: 1)])
+        // a's hit test waits for the frame with b's commit — the snapshot it has is older.
+        let asked = core.receive(MessageEncoder.encode(.hitTest(x: 5, y: 5), requestID: 2), from: a)
+        #expect(ServerCoreTests.writes(asked, to: a).isEmpty && core.parkedQueries == 1)
+        let answered = core.snapshotPublished(driver.frame(applying: queued, at: clock.now).snapshot)
+        #expect(ServerCoreTests.writes(answered, to: a) == [.hitResult(.otherClient, layer: 0)])
+    }
+}

@@ -21,24 +21,11 @@ import Glibc
 /// each condition, the flooder's cut-offs, the daemon's frame p99, and a getTree round trip of a client that
 /// reads (what one reply costs the server thread, at most, between two of another's requests).
 func runFloodBench(_ arguments: [String]) {
-    var seconds = 3.0, layers = 10_000, rounds = 2
-    var args = arguments[...]
-    while let flag = args.popFirst() {
-        guard let v = args.popFirst(), let n = Double(v) else { benchFail("flood: \(flag) needs a number") }
-        switch flag {
-        case "--seconds": seconds = n
-        case "--layers": layers = Int(n)
-        case "--rounds": rounds = Int(n)
-        default: benchFail("flood: unknown option \(flag)")
-        }
-    }
-    var config = DaemonConfig()
-    config.socket = NSTemporaryDirectory() + "lamina-flood-\(getpid()).sock"
-    config.headless = true
-    config.width = 640; config.height = 480; config.fps = 120
-    config.clock = "realtime"
-    let daemon = Daemon(config: config)
-    do { try daemon.start() } catch { benchFail("flood: daemon: \(error)") }
+    let options = benchOptions("flood", arguments, numbers: ["--seconds", "--layers", "--rounds"])
+    let seconds = options.numbers["--seconds"] ?? 3, layers = Int(options.numbers["--layers"] ?? 10_000)
+    let rounds = Int(options.numbers["--rounds"] ?? 2)
+    let daemon = startBenchDaemon("flood", fps: 120)
+    let config = daemon.config
     defer { daemon.stop() }
 
     let flooding = Atomic<Bool>(false)
@@ -89,13 +76,7 @@ func runFloodBench(_ arguments: [String]) {
         probe.bounds = Rect(0, 0, 8, 8)
         c.root.addSublayer(probe)
         try c.commit()
-        let started = DispatchSemaphore(value: 0)
-        let stamp = Mutex(0.0)
-        c.onAnimationEvent = { e in
-            if case .animationStarted = e { stamp.withLock { $0 = benchNow() }; started.signal() }
-        }
-        var timing = AnimationTiming()
-        timing.duration = 10
+        let commitProbe = CommitToFrameProbe(c, layer: probe, bench: "flood")
         var pings: [Bool: [Double]] = [false: [], true: []]
         var commits: [Bool: [Double]] = [false: [], true: []]
         var frameP99: [Bool: [Double]] = [false: [], true: []]
@@ -107,12 +88,7 @@ func runFloodBench(_ arguments: [String]) {
                 var next = t0
                 while benchNow() - t0 < seconds {
                     pings[flood]!.append(try c.ping() * 1000)
-                    probe.add(.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1), timing: timing)),
-                              forKey: "probe")
-                    let s = benchNow()
-                    try c.commit()
-                    guard started.wait(timeout: .now() + 5) == .success else { benchFail("flood: no animationStarted") }
-                    commits[flood]!.append((stamp.withLock { $0 } - s) * 1000)
+                    commits[flood]!.append(try commitProbe.measure())
                     next += 1.0 / 120
                     let wait = next - benchNow()
                     if wait > 0 { usleep(UInt32(wait * 1e6)) } else { next = benchNow() }

@@ -19,27 +19,12 @@ import Synchronization
 ///   `stats` (the goal: p99 ≤ one frame interval + that frame's render time); at least 300
 ///   samples (about 5 s at a random phase each).
 func runProtocolBench(_ arguments: [String]) {
-    var seconds = 2.0, layers = 1000, batch = 50_000
-    var updatesOnly = false
-    var args = arguments[...]
-    while let flag = args.popFirst() {
-        if flag == "--updates-only" { updatesOnly = true; continue }   // for profiling
-        guard let v = args.popFirst(), let n = Double(v) else { benchFail("protocol: \(flag) needs a number") }
-        switch flag {
-        case "--seconds": seconds = n
-        case "--layers": layers = Int(n)
-        case "--batch": batch = Int(n)
-        default: benchFail("protocol: unknown option \(flag)")
-        }
-    }
-    var config = DaemonConfig()
-    config.socket = NSTemporaryDirectory() + "lamina-bench-\(getpid()).sock"
-    config.headless = true
-    config.width = 640; config.height = 480; config.fps = 60
-    config.clock = "realtime"
-    config.maxMessageSize = 1 << 20
-    let daemon = Daemon(config: config)
-    do { try daemon.start() } catch { benchFail("protocol: daemon: \(error)") }
+    let options = benchOptions("protocol", arguments, numbers: ["--seconds", "--layers", "--batch"], switches: ["--updates-only"])
+    let seconds = options.numbers["--seconds"] ?? 2, layers = Int(options.numbers["--layers"] ?? 1000)
+    let batch = Int(options.numbers["--batch"] ?? 50_000)
+    let updatesOnly = options.switches.contains("--updates-only")   // for profiling
+    let daemon = startBenchDaemon("protocol", fps: 60)
+    let config = daemon.config
     defer { daemon.stop() }
 
     do {
@@ -95,23 +80,12 @@ func runProtocolBench(_ arguments: [String]) {
         }
 
         // Commit to frame: the started event of an explicit animation added by each commit.
-        let started = DispatchSemaphore(value: 0)
-        let stamp = Mutex(0.0)
-        c.onAnimationEvent = { e in
-            if case .animationStarted = e { stamp.withLock { $0 = benchNow() }; started.signal() }
-        }
-        var timing = AnimationTiming()
-        timing.duration = 10
+        let probe = CommitToFrameProbe(c, layer: grid[1], bench: "protocol")
         var latencies: [Double] = []
         let t4 = benchNow()
         // At least 300 samples: a p99 of fewer is one or two of the slowest.
         while benchNow() - t4 < seconds || latencies.count < 300 {
-            grid[1].add(.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1), timing: timing)),
-                        forKey: "probe")
-            let s = benchNow()
-            try c.commit()
-            guard started.wait(timeout: .now() + 2) == .success else { benchFail("protocol: no animationStarted") }
-            latencies.append((stamp.withLock { $0 } - s) * 1000)
+            latencies.append(try probe.measure())
             // The next commit at a random phase of the frame.
             usleep(UInt32.random(in: 0...16_000))
         }
@@ -140,6 +114,68 @@ func percentiles(_ samples: [Double]) -> [String: Double] {
     let s = samples.sorted()
     func at(_ q: Double) -> Double { s.isEmpty ? 0 : (s[min(s.count - 1, Int(q * Double(s.count)))] * 1000).rounded() / 1000 }
     return ["p50": at(0.5), "p99": at(0.99), "n": Double(s.count)]
+}
+
+/// Commit to frame: each `measure` adds an explicit animation to `layer`, commits, and
+/// waits for its `animationStarted` event (sent by the frame that applies the commit) to reach
+/// the client's callback; returns the milliseconds from the commit's write.
+final class CommitToFrameProbe {
+    let connection: Connection
+    let layer: Layer
+    let bench: String
+    /// When the started event reached the callback, and its signal.
+    private final class Arrival: Sendable {
+        let started = DispatchSemaphore(value: 0)
+        let stamp = Mutex(0.0)
+    }
+    private let arrival = Arrival()
+    private var timing = AnimationTiming()
+
+    init(_ connection: Connection, layer: Layer, bench: String) {
+        self.connection = connection; self.layer = layer; self.bench = bench
+        timing.duration = 10
+        let arrival = self.arrival
+        connection.onAnimationEvent = { e in
+            if case .animationStarted = e { arrival.stamp.withLock { $0 = benchNow() }; arrival.started.signal() }
+        }
+    }
+
+    func measure() throws -> Double {
+        layer.add(.basic(BasicAnimation(keyPath: "opacity", from: .double(0), to: .double(1), timing: timing)), forKey: "probe")
+        let s = benchNow()
+        try connection.commit()
+        guard arrival.started.wait(timeout: .now() + 5) == .success else { benchFail("\(bench): no animationStarted") }
+        return (arrival.stamp.withLock { $0 } - s) * 1000
+    }
+}
+
+/// A bench's options: flags that take a number, and flags alone; anything else fails.
+func benchOptions(_ bench: String, _ arguments: [String], numbers: Set<String>, switches: Set<String> = [])
+    -> (numbers: [String: Double], switches: Set<String>) {
+    var values: [String: Double] = [:]
+    var on: Set<String> = []
+    var args = arguments[...]
+    while let flag = args.popFirst() {
+        if switches.contains(flag) { on.insert(flag); continue }
+        guard numbers.contains(flag) else { benchFail("\(bench): unknown option \(flag)") }
+        guard let v = args.popFirst(), let n = Double(v) else { benchFail("\(bench): \(flag) needs a number") }
+        values[flag] = n
+    }
+    return (values, on)
+}
+
+/// A headless daemon in this process for the socket benches: 640 × 480 at `fps`, realtime
+/// clock, 1 MiB messages, on a socket of its own.
+func startBenchDaemon(_ bench: String, fps: Double) -> Daemon {
+    var config = DaemonConfig()
+    config.socket = NSTemporaryDirectory() + "lamina-\(bench)-\(getpid()).sock"
+    config.headless = true
+    config.width = 640; config.height = 480; config.fps = fps
+    config.clock = "realtime"
+    config.maxMessageSize = 1 << 20
+    let daemon = Daemon(config: config)
+    do { try daemon.start() } catch { benchFail("\(bench): daemon: \(error)") }
+    return daemon
 }
 
 func benchNow() -> Double { Double(DispatchTime.now().uptimeNanoseconds) / 1e9 }

@@ -54,10 +54,7 @@ import Glibc
     /// they pass the room it has, and cuts it off; with the daemon's turn budget one call
     /// builds at most one large reply, so the others are served between its turns.
     @Test func aNonReaderGetsNoReplyBuiltPastItsLimit() throws {
-        var config = DaemonConfig()
-        config.clock = "manual"
-        let clock = CompositorClock(mode: .manual)
-        var core = ServerCore(config: config, clock: clock, stats: { FrameStats() })
+        var (core, _, _) = ServerCoreTests.makeCore()
         guard case .accepted(let c, _) = core.connect() else { Issue.record("refused"); return }
         _ = core.receive(MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0,
                                                       clientName: "tree"), requestID: 1), from: c)
@@ -166,11 +163,7 @@ import Glibc
 /// every commit accepted before it, another client's too.
 @Suite struct QueryFreshnessTests {
     @Test func aHitTestSeesAnotherClientsCommitAcceptedBeforeIt() {
-        var config = DaemonConfig()
-        config.clock = "manual"
-        let clock = CompositorClock(mode: .manual)
-        var core = ServerCore(config: config, clock: clock, stats: { FrameStats() })
-        var driver = FrameDriver(widthPoints: 100, heightPoints: 100, scale: 1, background: .black, targetFPS: 60)
+        var (core, driver, clock) = ServerCoreTests.makeCore()
         var queued: [CommitPacket] = []
         func hello(_ name: String) -> UInt32 {
             guard case .accepted(let c, let effects) = core.connect() else { preconditionFailure() }

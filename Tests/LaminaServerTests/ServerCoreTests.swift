@@ -21,12 +21,18 @@ import Testing
         effects.compactMap { if case .submit(let p) = $0 { p } else { nil } }
     }
 
-    @Test func aQueryIsParkedUntilTheFrameWithItsCommitIsPublished() {
+    /// A core on the manual clock with the default config, and a render side (100 × 100) to
+    /// play by hand.
+    static func makeCore() -> (core: ServerCore, driver: FrameDriver, clock: CompositorClock) {
         var config = DaemonConfig()
         config.clock = "manual"
         let clock = CompositorClock(mode: .manual)
-        var core = ServerCore(config: config, clock: clock, stats: { FrameStats() })
-        var driver = FrameDriver(widthPoints: 100, heightPoints: 100, scale: 1, background: .black, targetFPS: 60)
+        return (ServerCore(config: config, clock: clock, stats: { FrameStats() }),
+                FrameDriver(widthPoints: 100, heightPoints: 100, scale: 1, background: .black, targetFPS: 60), clock)
+    }
+
+    @Test func aQueryIsParkedUntilTheFrameWithItsCommitIsPublished() {
+        var (core, driver, clock) = Self.makeCore()
         guard case .accepted(let c, let connect) = core.connect() else { Issue.record("refused"); return }
         var queued = Self.packets(connect)
         func bytes(_ requests: [Request]) -> [UInt8] {

@@ -1,6 +1,6 @@
 """A small evaluator of Lamina's path templates (the `{"template": …}` form of `path`), for
-scripts/scene-cairo. Written from the language's description (../shared/SCENE-FORMAT.md,
-"Path templates and expressions"; Sources/LaminaExpression/README.md, "The language" and
+scripts/scene-cairo. Written from the language's description (docs/scene-format.md,
+"Path templates"; Sources/LaminaExpression/README.md, "The language" and
 "Evaluation never traps"), not from the Swift code: a tokenizer, a recursive-descent parser
 to tuples, and a tree walker.
 

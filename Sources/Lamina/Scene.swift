@@ -5,7 +5,7 @@ import LaminaGeometry
 import LaminaTree
 import LaminaWire
 
-/// A scene file (SCENE-FORMAT.md) loaded and validated: the canvas, the layers to build at
+/// A scene file (docs/scene-format.md) loaded and validated: the canvas, the layers to build at
 /// scene time 0, and the transactions to apply at later times, all as protocol operations.
 ///
 /// Every field is checked when loading; an unknown or ill-typed field throws a `SceneError`

@@ -62,7 +62,7 @@ public struct BasicAnimation: Hashable, Sendable {
 
     /// The implicit animation of a property change (CALayer's default action): from the
     /// presentation value to the new model value over `duration` with `timingFunction`
-    /// (the transaction's; DESIGN.md's defaults are 0.25 s and easeInEaseOut).
+    /// (the transaction's; docs/design.md's defaults are 0.25 s and easeInEaseOut).
     public static func implicit(keyPath: String, from presentation: AnimatableValue, to model: AnimatableValue,
                                 duration: Double = 0.25, timingFunction: TimingFunction = .easeInEaseOut) -> BasicAnimation {
         BasicAnimation(keyPath: keyPath, from: presentation, to: model,

@@ -73,7 +73,7 @@ public struct Spring: Hashable, Sendable {
     // MARK: Settling
 
     /// The duration Core Animation gives this spring (`durationForEpsilon(0.001)`), as
-    /// SCENE-FORMAT.md states it: for ζ < 1 the time when the envelope
+    /// docs/scene-format.md states it: for ζ < 1 the time when the envelope
     /// e^(−ζωt)·(1 + |(ζω − v)/(ω√(1−ζ²))|) falls to ε; for ζ ≥ 1 the first multiple of
     /// 0.1 s from which the motion stays within ε of the target.
     public var settlingDuration: Double { settlingDuration(epsilon: 0.001) }

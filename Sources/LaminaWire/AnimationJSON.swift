@@ -2,7 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 
-/// SCENE-FORMAT.md's ANIMATION form, decoded into an `Animation` description. Used by the
+/// docs/scene-format.md's ANIMATION form, decoded into an `Animation` description. Used by the
 /// scene loader and by the protocol's `addAnimation` request (whose body carries it as JSON).
 public enum AnimationJSON {
     static let timingFields: Set<String> = [

@@ -1,7 +1,7 @@
 import LaminaAnimation
 import LaminaTree
 
-/// The expression animation form of SCENE-FORMAT.md's ANIMATION:
+/// The expression animation form of docs/scene-format.md's ANIMATION:
 /// `{"type": "expression", "keyPath": K, "expression": "…", "layers": {"NAME": ID, …}}`.
 /// On the wire it travels as an `addAnimation` request's JSON like every other animation;
 /// `layers` names the client's layers the expression reads (`NAME.KEYPATH` → local id ID).

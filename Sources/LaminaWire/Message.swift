@@ -44,7 +44,7 @@ public enum Request: Hashable, Sendable {
     case removeFromSuperlayer(id: UInt32)
     /// Transaction settings for the layer requests that follow until the commit.
     case setTransaction(TransactionSettings)
-    /// An explicit animation, as SCENE-FORMAT.md's ANIMATION JSON.
+    /// An explicit animation, as docs/scene-format.md's ANIMATION JSON.
     case addAnimation(id: UInt32, key: String, json: String)
     case removeAnimation(id: UInt32, key: String)
     case removeAllAnimations(id: UInt32)

@@ -2,7 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 
-/// Decoders for the values of SCENE-FORMAT.md (`POINT`, `COLOR`, `TRANSFORM`, `PATH`,
+/// Decoders for the values of docs/scene-format.md (`POINT`, `COLOR`, `TRANSFORM`, `PATH`,
 /// `TIMING`, property values by key path). Every error names the JSON path of the field.
 public enum SceneValues {
     static func join(_ path: String, _ key: String) -> String { path.isEmpty ? key : path + "." + key }

@@ -3,7 +3,7 @@ import LaminaGeometry
 import Testing
 
 // Every expected value below is worked out by hand from CAKeyframeAnimation's rules
-// (SCENE-FORMAT.md and KeyframeAnimation's doc), for a 1 s animation with linear timing,
+// (docs/scene-format.md and KeyframeAnimation's doc), for a 1 s animation with linear timing,
 // so the overall fraction equals t.
 
 func keyframes(_ values: [AnimatableValue], keyTimes: [Double]? = nil, timingFunctions: [TimingFunction]? = nil,

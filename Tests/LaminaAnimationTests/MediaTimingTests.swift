@@ -1,7 +1,7 @@
 import LaminaAnimation
 import Testing
 
-// Expected values follow CAMediaTiming as SCENE-FORMAT.md and MediaTiming's doc state:
+// Expected values follow CAMediaTiming as docs/scene-format.md and MediaTiming's doc state:
 // active duration AD = max(repeatCount, 1)·D (×2 when autoreversing); local time
 // L = (t − beginTime)·speed + timeOffset; iteration i = ⌊L / cycle⌋, cycle = D (2D when
 // autoreversing), the second half of an autoreversing cycle played backward. The animation

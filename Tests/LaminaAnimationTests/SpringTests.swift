@@ -10,7 +10,7 @@ import Testing
 // position = 1 − y. These are evaluated here independently of the engine.
 
 @Test func settlingDurationMatchesCoreAnimation() {
-    // SCENE-FORMAT.md: m 1, k 100, c 10 → 1.4727 s (= ln(1000·(1 + 5/√75)) / 5).
+    // docs/scene-format.md: m 1, k 100, c 10 → 1.4727 s (= ln(1000·(1 + 5/√75)) / 5).
     let s = Spring(mass: 1, stiffness: 100, damping: 10)
     #expect(abs(s.settlingDuration - 1.4727) < 5e-5)
     #expect(abs(s.settlingDuration - log(1000 * (1 + 5 / 75.0.squareRoot())) / 5) < 1e-12)

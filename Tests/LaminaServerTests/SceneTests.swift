@@ -3,7 +3,7 @@ import Lamina
 import LaminaWire
 import Testing
 
-/// Scene files as SCENE-FORMAT.md specifies them: every feature loads and plays with the
+/// Scene files as docs/scene-format.md specifies them: every feature loads and plays with the
 /// values worked out by hand from CA's formulas; every kind of bad field is an error naming
 /// its JSON path.
 @Suite struct SceneTests {

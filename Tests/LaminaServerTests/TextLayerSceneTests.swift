@@ -5,7 +5,7 @@ import LaminaTree
 import Testing
 
 /// Text layers (`"type": "text"`) in scene files and through the client library: the fields
-/// of SCENE-FORMAT.md with CATextLayer's defaults, styled runs, the kind check, animation of
+/// of docs/scene-format.md with CATextLayer's defaults, styled runs, the kind check, animation of
 /// `fontSize` and `foregroundColor`.
 @Suite struct TextLayerSceneTests {
     func error(_ text: String) -> String? {

@@ -2,7 +2,7 @@ import LaminaGeometry
 import LaminaText
 import Testing
 
-/// Layout rules stated in SCENE-FORMAT.md and CATextLayer's documentation, checked against
+/// Layout rules stated in docs/scene-format.md and CATextLayer's documentation, checked against
 /// numbers derived from the font's tables (DejaVu Sans: 2048 units per em, hhea ascender
 /// 1901, descender 483).
 @Suite struct TextLayoutTests {

@@ -4,7 +4,7 @@ import LaminaTree
 import LaminaWire
 import Testing
 
-/// SCENE-FORMAT.md's ANIMATION and value forms, and their errors with JSON paths.
+/// docs/scene-format.md's ANIMATION and value forms, and their errors with JSON paths.
 @Suite struct AnimationJSONTests {
     func decode(_ text: String) throws -> Animation { try AnimationJSON.decode(text: text, path: "a") }
 

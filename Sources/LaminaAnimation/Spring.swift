@@ -42,10 +42,11 @@ public struct Spring: Hashable, Sendable {
     /// SwiftUI's bounce: 1 − ζ for ζ ≤ 1, 1/ζ − 1 above (the inverse of the mapping).
     public var bounce: Double { let z = dampingRatio; return z <= 1 ? 1 - z : 1 / z - 1 }
 
-    /// True when every parameter is finite, mass and stiffness > 0 and damping ≥ 0.
+    /// True when every parameter is finite, and mass, stiffness and damping > 0 (an undamped
+    /// spring never settles: as a timing function its settling duration would be infinite).
     public var isValid: Bool {
         mass.isFinite && stiffness.isFinite && damping.isFinite && initialVelocity.isFinite
-            && mass > 0 && stiffness > 0 && damping >= 0
+            && mass > 0 && stiffness > 0 && damping > 0
     }
 
     // MARK: Closed-form motion

@@ -66,7 +66,8 @@ public enum TimingFunction: Hashable, Sendable {
         case .spring(let s):
             if !(s.mass > 0) { return "mass must be > 0" }
             if !(s.stiffness > 0) { return "stiffness must be > 0" }
-            return s.isValid ? nil : "spring parameters must be finite and damping ≥ 0"
+            if !(s.damping > 0) { return "damping must be > 0 (an undamped spring never settles)" }
+            return s.isValid ? nil : "spring parameters must be finite"
         }
     }
 }

@@ -448,6 +448,10 @@ public struct ServerCore {
             if snapshot.tree[id] == nil {
                 event = .error(opcode: 0x34, code: .unknownLayer, message: "layer \(layer) does not exist",
                                request: requestID, layer: layer, key: keyPath)
+            } else if let problem = Self.kindLacks(keyPath, snapshot.tree[id]!.kind) {
+                // A property the layer's kind lacks (`fillColor` on a plain layer).
+                event = .error(opcode: 0x34, code: .invalidProperty, message: problem.description,
+                               request: requestID, layer: layer, key: keyPath)
             } else if var v = snapshot.value(of: id, keyPath: keyPath) {
                 if keyPath == "contents", case .string(let q) = v { v = .string(Self.clientImageName(q)) }
                 event = .presentation(value: v)
@@ -467,6 +471,12 @@ public struct ServerCore {
             event = .textMeasured(width: size.width, height: size.height)
         }
         return MessageEncoder.encode(event, requestID: requestID)
+    }
+
+    /// Why layers of `kind` cannot have `keyPath` (`fillColor` on a plain layer), or nil.
+    static func kindLacks(_ keyPath: String, _ kind: LayerKind) -> PropertyError? {
+        do { try PropertyTable.check(keyPath: keyPath, kind: kind) } catch { return error }
+        return nil
     }
 
     /// The error detail of a staged operation: its request's opcode, layer and key.

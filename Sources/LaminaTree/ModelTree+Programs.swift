@@ -42,7 +42,10 @@ extension ModelTree {
                                compiled: LayerExpression.Compiled(compiled))
     }
 
-    /// The slot of a number-valued key path the layer's kind has, or nil.
+    /// The slot of a number-valued key path the layer's kind has, or nil. A `custom.NAME` the
+    /// layer has not set counts as a number: an expression may drive it (it then exists in the
+    /// presentation only, so expressions can chain values through layers) and reads it as 0
+    /// while nothing drives it (docs/protocol.md, "Expression animations").
     static func numberSlot(_ keyPath: String, of node: LayerNode) -> PropertySlot? {
         guard let slot = PropertySlot(keyPath: keyPath), slot.kind(in: node.properties) == .double,
               (try? PropertyTable.check(keyPath: keyPath, kind: node.kind)) != nil else { return nil }

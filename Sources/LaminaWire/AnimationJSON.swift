@@ -82,28 +82,7 @@ public enum AnimationJSON {
             let from = try f["from"].map { v throws(SceneError) in try SceneValues.animatable(kind, v, f.at("from")) }
             let to = try f["to"].map { v throws(SceneError) in try SceneValues.animatable(kind, v, f.at("to")) }
             let by = try f["by"].map { v throws(SceneError) in try SceneValues.animatable(kind, v, f.at("by")) }
-            let velocity = try f["initialVelocity"].map { v throws(SceneError) in try SceneValues.number(v, f.at("initialVelocity")) } ?? 0
-            let spring: Spring
-            if f["perceptualDuration"] != nil || f["bounce"] != nil {
-                for k in ["mass", "stiffness", "damping"] where f[k] != nil {
-                    throw SceneError(path: f.at(k), "cannot be given with perceptualDuration/bounce")
-                }
-                let d = try f["perceptualDuration"].map { v throws(SceneError) in try SceneValues.number(v, f.at("perceptualDuration")) } ?? 0.5
-                guard d > 0 else { throw SceneError(path: f.at("perceptualDuration"), "must be > 0") }
-                let b = try f["bounce"].map { v throws(SceneError) in try SceneValues.number(v, f.at("bounce")) } ?? 0
-                guard b > -1, b < 1 else { throw SceneError(path: f.at("bounce"), "must be in −1…1 (exclusive)") }
-                spring = Spring(perceptualDuration: d, bounce: b, initialVelocity: velocity)
-            } else {
-                func positive(_ k: String, _ d: Double) throws(SceneError) -> Double {
-                    guard let v = f[k] else { return d }
-                    let x = try SceneValues.number(v, f.at(k))
-                    guard x > 0 else { throw SceneError(path: f.at(k), "must be > 0") }
-                    return x
-                }
-                let damping = try f["damping"].map { v throws(SceneError) in try SceneValues.nonNegative(v, f.at("damping")) } ?? 10
-                spring = Spring(mass: try positive("mass", 1), stiffness: try positive("stiffness", 100),
-                                damping: damping, initialVelocity: velocity)
-            }
+            let spring = try SceneValues.spring(f)
             return .spring(SpringAnimation(keyPath: keyPath, from: from, to: to, by: by, spring: spring, timing: timing))
         case "group":
             guard let a = f["animations"] else { throw SceneError(path: f.at("animations"), "is required") }

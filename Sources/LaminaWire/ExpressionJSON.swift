@@ -33,6 +33,8 @@ public enum ExpressionJSON {
                 guard Self.isName(m.key) else {
                     throw SceneError(path: f.at("layers"), "'\(m.key)' is not a layer name (a letter or _, then letters, digits and _)")
                 }
+                // `self.KEYPATH` always reads the animated layer.
+                guard m.key != "self" else { throw SceneError(path: f.at("layers"), "'self' is reserved (the animated layer)") }
                 let v = try SceneValues.number(m.value, f.at("layers") + "." + m.key)
                 guard v >= 1, v <= Double(UInt32.max), v.rounded() == v else {
                     throw SceneError(path: f.at("layers") + "." + m.key, "must be a layer id (an integer ≥ 1)")

@@ -538,7 +538,7 @@ extension TimingFunction {
             return .steps(Int(n), position)
         case 3:
             let s = Spring(mass: try r.f64(), stiffness: try r.f64(), damping: try r.f64(), initialVelocity: try r.f64())
-            guard s.mass > 0, s.stiffness > 0, s.isValid else { throw .malformed("spring needs mass > 0, stiffness > 0, damping ≥ 0") }
+            guard s.isValid else { throw .malformed("spring needs finite fields, mass > 0, stiffness > 0, damping > 0") }
             return .spring(s)
         case let t: throw .malformed("unknown timing function tag \(t)")
         }

@@ -9,6 +9,35 @@ public enum SceneValues {
     static func index(_ path: String, _ i: Int) -> String { "\(path)[\(i)]" }
 
     /// Reads an object's members, refusing unknown ones.
+    /// A spring's parameters from an object's fields (a SPRING timing function, the `spring`
+    /// animation kind): mass, stiffness, damping and initialVelocity (defaults 1, 100, 10, 0;
+    /// mass and stiffness > 0, damping > 0 — an undamped spring never settles), or
+    /// perceptualDuration and bounce (defaults 0.5, 0; d > 0, b in −1…1 exclusive, so damping
+    /// stays > 0), not both.
+    public static func spring(_ f: Fields) throws(SceneError) -> Spring {
+        func num(_ k: String, _ d: Double) throws(SceneError) -> Double {
+            try f[k].map { v throws(SceneError) in try number(v, f.at(k)) } ?? d
+        }
+        let velocity = try num("initialVelocity", 0)
+        if f["perceptualDuration"] != nil || f["bounce"] != nil {
+            for k in ["mass", "stiffness", "damping"] where f[k] != nil {
+                throw SceneError(path: f.at(k), "cannot be given with perceptualDuration/bounce")
+            }
+            let d = try num("perceptualDuration", 0.5)
+            guard d > 0 else { throw SceneError(path: f.at("perceptualDuration"), "must be > 0") }
+            let b = try num("bounce", 0)
+            guard b > -1, b < 1 else { throw SceneError(path: f.at("bounce"), "must be in −1…1 (exclusive)") }
+            return Spring(perceptualDuration: d, bounce: b, initialVelocity: velocity)
+        }
+        for (k, d) in [("mass", 1.0), ("stiffness", 100.0), ("damping", 10.0)] {
+            guard try num(k, d) > 0 else {
+                throw SceneError(path: f.at(k), k == "damping" ? "must be > 0 (an undamped spring never settles)" : "must be > 0")
+            }
+        }
+        return Spring(mass: try num("mass", 1), stiffness: try num("stiffness", 100), damping: try num("damping", 10),
+                      initialVelocity: velocity)
+    }
+
     public struct Fields {
         public let members: [JSON.Member]
         public let path: String
@@ -159,17 +188,7 @@ public enum SceneValues {
         case .object(let m) where m.first?.key == "spring":
             let f = try Fields(j, path, allowed: ["spring"])
             let sf = try Fields(f["spring"]!, f.at("spring"), allowed: ["mass", "stiffness", "damping", "initialVelocity", "perceptualDuration", "bounce"])
-            func num(_ k: String, _ d: Double) throws(SceneError) -> Double { try sf[k].map { v throws(SceneError) in try number(v, sf.at(k)) } ?? d }
-            let s: Spring
-            if sf["perceptualDuration"] != nil || sf["bounce"] != nil {
-                let d = try num("perceptualDuration", 0.5)
-                guard d > 0 else { throw SceneError(path: sf.at("perceptualDuration"), "must be > 0") }
-                s = Spring(perceptualDuration: d, bounce: try num("bounce", 0), initialVelocity: try num("initialVelocity", 0))
-            } else {
-                s = Spring(mass: try num("mass", 1), stiffness: try num("stiffness", 100), damping: try num("damping", 10),
-                           initialVelocity: try num("initialVelocity", 0))
-                guard s.mass > 0, s.stiffness > 0, s.damping >= 0 else { throw SceneError(path: sf.path, "needs mass > 0, stiffness > 0, damping ≥ 0") }
-            }
+            let s = try spring(sf)
             return .spring(s)
         case .object:
             let f = try Fields(j, path, allowed: ["steps", "position"])

@@ -97,6 +97,10 @@ import Testing
         #"{"type": "basic", "keyPath": "contents", "from": "a", "to": "b"}"#,
         #"{"type": "basic", "keyPath": "opacity", "to": 1, "duration": -1}"#,
         #"{"type": "group", "animations": [{"type": "basic", "keyPath": "position", "to": 1}]}"#,
+        #"{"type": "basic", "keyPath": "opacity", "to": 1, "timingFunction": {"spring": {"damping": 0}}}"#,
+        #"{"type": "basic", "keyPath": "opacity", "to": 1, "timingFunction": {"spring": {"bounce": 1}}}"#,
+        #"{"type": "basic", "keyPath": "opacity", "to": 1, "timingFunction": {"spring": {"mass": 2, "bounce": 0.2}}}"#,
+        #"{"type": "expression", "keyPath": "opacity", "expression": "1", "layers": {"self": 1}}"#,
     ])
     func whatTheJSONAloneDecidesFailsAtOnce(json: String) {
         let d = EmbeddedDaemon()
@@ -133,5 +137,40 @@ import Testing
         let good = Self.animate(#"{"type": "expression", "keyPath": "opacity", "expression": "_a1.cornerRadius", "layers": {"_a1": 1}}"#, d, c)
         #expect(good.atOnce.isEmpty)
         if case .committed = good.commit {} else { Issue.record("\(good.commit)") }
+    }
+
+    /// TIMING: "3 spring … damping > 0" — an undamped spring as a transaction's timing function
+    /// is `malformed` at once, and the transaction fails.
+    @Test func anUndampedSpringTimingIsMalformed() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        d.send([.setTransaction(TransactionSettings(duration: 1, timingFunction: .spring(Spring(mass: 1, stiffness: 100, damping: 0)))),
+                .setProperty(id: 1, keyPath: "opacity", value: .number(0))], from: c)
+        #expect(d.takeEvents(c).compactMap { Self.error($0.event)?.code } == [.malformed])
+        #expect(Self.error(d.request(.commit, from: c))?.code == .transactionFailed)
+    }
+
+    /// "`getPresentation` … a property the layer's kind lacks (`fillColor` on a plain layer) is
+    /// `invalidProperty`".
+    @Test func readingAPropertyTheKindLacksIsInvalidProperty() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        let reply = d.request(.getPresentation(id: 1, keyPath: "fillColor"), from: c)
+        #expect(Self.error(reply)?.code == .invalidProperty && Self.error(reply)?.detail.key == "fillColor")
+        #expect(d.request(.getPresentation(id: 1, keyPath: "position.x"), from: c) == .presentation(value: .number(0)))
+    }
+
+    /// "An expression may drive a `custom.NAME` the layer has not set … `getPresentation`
+    /// answers the expression's value …; an expression reads an unset `custom.NAME` as 0."
+    @Test func expressionsAndUnsetCustomProperties() {
+        let d = EmbeddedDaemon()
+        let c = Self.client(d)
+        let reads = Self.animate(#"{"type": "expression", "keyPath": "opacity", "expression": "self.custom.nope + 0.5"}"#, d, c)
+        #expect(reads.atOnce.isEmpty)
+        if case .committed = reads.commit {} else { Issue.record("\(reads.commit)") }
+        #expect(d.request(.getPresentation(id: 1, keyPath: "opacity"), from: c) == .presentation(value: .number(0.5)))
+        let drives = Self.animate(#"{"type": "expression", "keyPath": "custom.zz", "expression": "0.75"}"#, d, c)
+        if case .committed = drives.commit {} else { Issue.record("\(drives.commit)") }
+        #expect(d.request(.getPresentation(id: 1, keyPath: "custom.zz"), from: c) == .presentation(value: .number(0.75)))
     }
 }

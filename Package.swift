@@ -77,7 +77,10 @@ let package = Package(
                 exclude: ["README.md"]),
 
         // GPU and daemon.
-        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaText", "CVulkan"], exclude: ["README.md"]),
+        // Its SPIR-V is built from shaders/ at build time (glslc, run by the ShaderCompiler plugin).
+        .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaText", "CVulkan"], exclude: ["README.md"],
+                plugins: ["ShaderCompiler"]),
+        .plugin(name: "ShaderCompiler", capability: .buildTool()),
         .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
                                               "LaminaText"], exclude: ["README.md"]),
         .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaExpression"], exclude: ["README.md"]),

@@ -1,5 +1,13 @@
-// Fragment-side inputs and functions shared by the rect*.frag variants (rect.frag.glsl) and
-// mesh*.frag (see instance.vert.glsl). CLIPPED: the frame's clip buffer and the clip chain.
+// Fragment-side inputs and functions shared by rect.frag, piece.frag, sharp.frag, mesh.frag and
+// shadow.frag (see instance.vert.glsl). The specialization constants (set per pipeline from
+// shaders/variants.list; llvmpipe compiles each pipeline with them folded, so a pixel runs only
+// its own kind's code): KIND, the `RectInstance.Kind` drawn (a gradient's type for the sharp
+// ones); SHARP, gradients on sharp rects. CLIPPED, a define (a module of its own: it adds the
+// clip buffer, a descriptor set that unclipped draws do not bind, and reads the params): the
+// frame's clip buffer and the clip chain, which multiplies the color.
+
+layout(constant_id = 0) const int KIND = 0;
+layout(constant_id = 1) const bool SHARP = false;
 
 layout(location = 0) in vec2 inLocal;
 layout(location = 1) flat in vec4 inBounds;

@@ -1,10 +1,22 @@
-// Per-instance inputs shared by the rect*.vert variants and mesh.vert. Mirrors `RectInstance` in
+// Per-instance inputs and outputs shared by rect.vert and mesh.vert. Mirrors `RectInstance` in
 // Sources/LaminaFrame/RectInstance.swift (checked by RectInstanceLayoutTests): each field is
 // a vec4 at the location `RectInstance.fields` gives it; an instance in the ring is the prefix
-// of the struct its kind reads (`RectInstance.stride`), so a variant reads only locations
+// of the struct its kind reads (`RectInstance.stride`), so a module reads only locations
 // inside that prefix. Locations 0–2 are the motion part (what the item's transform and opacity
 // alone decide), the rest the content part: colors come without the opacity and the cover
 // rect ungrown; `quad()` and `emit` apply them.
+//
+// One vertex module per input set (shaders/variants.list: the `module` lines): VS_SHARP (kind 8,
+// 96 bytes), VS_MESH (kind 5, 96), VS_PLAIN (kind 0, 128), VS_SHADOW (kind 1, 144), VS_PIECE
+// (image and shape pieces, kinds 6 and 7, 176) and VS_GRADIENT (kinds 2–4 and 9–11, 224). The
+// list's `inputs=` defines IN<location> for each instance field the module reads, which is
+// also the pipeline's attribute table. Within a module the specialization constants pick the
+// kind's code (KIND: 6 or 7 in VS_PIECE; SHARP in VS_GRADIENT). CLIPPED (defined for the
+// clipped variants of the kinds whose fragment stage reads the params only for the clip
+// index: gradients, meshes, sharp rects) passes the params on.
+
+layout(constant_id = 0) const int KIND = 0;
+layout(constant_id = 1) const bool SHARP = false;
 
 // Local (bounds) coordinates → clip space, as three rows of coefficients applied to
 // (x, y, 1): clip.x, clip.y and clip.w (xyz). Device-pixel scaling, y-down, and the
@@ -14,174 +26,152 @@
 layout(location = 0) in vec4 inClipX;
 layout(location = 1) in vec4 inClipY;
 layout(location = 2) in vec4 inClipW;
+#ifdef IN3
 layout(location = 3) in vec4 inBounds;         // local minX, minY, maxX, maxY
+#endif
+#ifdef IN4
 layout(location = 4) in vec4 inCover;          // local rect covered (the quad before its AA margins)
+#endif
+#ifdef IN5
 layout(location = 5) in vec4 inRadii;          // minXMinY, maxXMinY, minXMaxY, maxXMaxY (images: sides grown)
+#endif
 layout(location = 6) in vec4 inFillColor;      // premultiplied (gradients: straight, stop a), no opacity
+#ifdef IN7
 layout(location = 7) in vec4 inBorderColor;    // premultiplied (gradients: straight, stop b), no opacity
+#endif
+#ifdef IN8
 layout(location = 8) in vec4 inParams;         // border width, kind, shadow sigma, innermost clip + 1
+#endif
+#ifdef IN9
 layout(location = 9) in vec4 inGradientPoints; // start.xy, end.xy
+#endif
+#ifdef IN10
 layout(location = 10) in vec4 inGradientRange; // location a, location b, draw t in [z, w)
+#endif
+#ifdef IN11
 layout(location = 11) in vec4 inGradientLocations; // up to four stops' locations
+#endif
+#ifdef IN12
 layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colors (straight)
+#endif
+#ifdef IN13
 layout(location = 13) in vec4 inGradientColor3;
+#endif
 
+// Each module writes exactly what its fragment module reads (shaders/variants.list pairs
+// them), so the pipeline interface has no unused parts.
+#if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT)
+layout(location = 0) out vec2 outLocal;         // shape pieces: the atlas position
+layout(location = 1) flat out vec4 outBounds;
+#endif
+#if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_GRADIENT)
+layout(location = 2) flat out vec4 outRadii;
+#endif
+layout(location = 3) flat out vec4 outFillColor;
+#if !defined(VS_SHARP) && !defined(VS_MESH)
+layout(location = 4) flat out vec4 outBorderColor;
+#endif
+#if defined(CLIPPED) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
+layout(location = 5) flat out vec4 outParams;   // the clip index (and the kind's own params)
+#endif
+#if defined(VS_PIECE) || defined(VS_GRADIENT)
+layout(location = 6) flat out vec4 outGradientPoints;    // pieces: the piece's rect
+layout(location = 8) flat out vec4 outGradientLocations; // pieces: the piece's part of the image
+#endif
+#ifdef VS_GRADIENT
+layout(location = 7) flat out vec4 outGradientRange;
+layout(location = 9) flat out vec4 outGradientColor2;
+layout(location = 10) flat out vec4 outGradientColor3;
+#endif
+#if defined(VS_SHARP) || defined(VS_GRADIENT)
+// Sharp rects (kind 8) and gradients on them (SHARP): the pixel distances to the four edges.
+layout(location = 11) noperspective out vec4 outEdges;
+#endif
+
+#ifndef VS_MESH
 // The local quad to rasterize: the cover rect grown by the margins on each side — by half of
 // them (and a little) for sharp rects, whose coverage is zero beyond half a pixel; not at all
 // for shape atlas pieces (KIND 7: the entry's outer texels are zero); on the sides inRadii
 // marks for image pieces (KIND 6: the frame's edges, so nine-slice pieces do not overlap).
-// Plain and sharp rects (KIND 0, 8) cover their bounds: they read inBounds (their instances'
-// stride ends before the cover rect).
+// Plain and sharp rects (VS_PLAIN, VS_SHARP) cover their bounds: they read inBounds (their
+// instances' stride ends before the cover rect).
 vec4 quad() {
     vec4 margins = vec4(-inClipX.w, -inClipY.w, inClipX.w, inClipY.w);
-#if KIND == 6
-    return inCover + margins * inRadii;
-#elif KIND == 7
+#if defined(VS_PIECE)
+    if (KIND == 6) return inCover + margins * inRadii;
     return inCover;
-#elif KIND == 8
+#elif defined(VS_SHARP)
     return inBounds + margins * (0.5 * 1.0001);
-#elif defined(SHARP)
-    return inCover + margins * (0.5 * 1.0001);
-#elif KIND == 0
+#elif defined(VS_GRADIENT)
+    if (SHARP) return inCover + margins * (0.5 * 1.0001);
+    return inCover + margins;
+#elif defined(VS_PLAIN)
     return inBounds + margins;
 #else
     return inCover + margins;
 #endif
 }
+#endif
 
-#if KIND == 8 || defined(SHARP)
+#if defined(VS_SHARP) || defined(VS_GRADIENT)
 // The pixel distances to a sharp rect's four edges (inside positive: left, right, top, bottom),
-// affine in screen space: the local distances times the device pixels per local unit across
-// each pair of edges (the inverse margins).
+// affine in screen space (so interpolated from the vertices): the local distances times the
+// device pixels per local unit across each pair of edges (the inverse margins).
 vec4 edges(vec2 local) {
     return vec4(local.x - inBounds.x, inBounds.z - local.x, local.y - inBounds.y, inBounds.w - local.y)
         / vec4(inClipX.w, inClipX.w, inClipY.w, inClipY.w);
 }
 #endif
 
-#if KIND == 8
-// Sharp rects (KIND 8, rectSharp[Clipped]): a rect without radii or border under an affine
-// transform. Its pixel distances to the four edges (inside positive: left, right, top,
-// bottom) are affine in screen space, so they are interpolated from the vertices (`edges`).
-// Fill color; params for the clip only.
-layout(location = 3) flat out vec4 outFillColor;
-#ifdef CLIPPED
-layout(location = 5) flat out vec4 outParams;
-#endif
-layout(location = 9) noperspective out vec4 outEdges;
-
-void emit(vec2 local) {
-    vec3 p = vec3(local, 1.0);
-    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
-    outEdges = edges(local);
-    outFillColor = inFillColor * inClipW.w;
-#ifdef CLIPPED
-    outParams = inParams;
-#endif
-}
-#elif KIND == 7
-// Shape atlas items (KIND 7, rectShape[Clipped]): the atlas position (texels' unit square) at
-// location 0 instead of the local one, linear in local units (the piece's rect, location 9,
-// onto its part of the atlas, location 11); fill and stroke colors; params for the clip only.
-layout(location = 0) out vec2 outAtlas;
-layout(location = 3) flat out vec4 outFillColor;
-layout(location = 4) flat out vec4 outBorderColor;
-#ifdef CLIPPED
-layout(location = 5) flat out vec4 outParams;
-#endif
-
-void emit(vec2 local) {
-    vec3 p = vec3(local, 1.0);
-    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
-    vec4 piece = inGradientPoints, source = inGradientLocations;
-    outAtlas = source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
-    outFillColor = inFillColor * inClipW.w;
-    outBorderColor = inBorderColor * inClipW.w;
-#ifdef CLIPPED
-    outParams = inParams;
-#endif
-}
-#else
-// Each variant's vertex shader writes exactly what its fragment shader reads, so the pipeline
-// interface has no unused parts: KIND is the `RectInstance.Kind` its pipeline draws (0 plain
-// rect, 1 shadow, 2 gradients: 2–4 read the same, 5 mesh.vert, which also defines MESH_SHADER:
-// meshes read no gradient range; 6 images);
-// CLIPPED as in the fragment shader (params carries the clip index).
-#ifndef MESH_SHADER
-layout(location = 0) out vec2 outLocal;
-#ifndef SHARP
-layout(location = 1) flat out vec4 outBounds;
-#if KIND != 6
-layout(location = 2) flat out vec4 outRadii;
-#endif
-#endif
-#if KIND != 1 && KIND != 6
-layout(location = 4) flat out vec4 outBorderColor;
-#endif
-#if KIND >= 2
-layout(location = 6) flat out vec4 outGradientPoints;    // images: the piece's rect
-layout(location = 8) flat out vec4 outGradientLocations; // images: the piece's part of the image
-#if KIND != 6
-layout(location = 9) flat out vec4 outGradientColor2;
-layout(location = 10) flat out vec4 outGradientColor3;
-#endif
-#endif
-#endif
-layout(location = 3) flat out vec4 outFillColor;
-#if KIND <= 1 || KIND == 6 || defined(CLIPPED)
-layout(location = 5) flat out vec4 outParams;  // gradients and meshes read it for the clip only
-#endif
-#if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
-layout(location = 7) flat out vec4 outGradientRange;
-#endif
-#ifdef SHARP
-// Gradients on sharp rects (rect*Sharp*.frag): the pixel distances to the four edges, as
-// KIND 8 computes them (`edges`).
-layout(location = 11) noperspective out vec4 outEdges;
-#endif
-
 // Writes gl_Position for a local point and passes the instance to the fragment shader.
 void emit(vec2 local) {
     vec3 p = vec3(local, 1.0);
-    float w = dot(inClipW.xyz, p);
     // z = 0 keeps every point with w > 0 inside the depth range and clips w <= 0 (behind the eye).
-    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, w);
-#ifndef MESH_SHADER
-    outLocal = local;
-#ifndef SHARP
-    outBounds = inBounds;
-#if KIND != 6
-    outRadii = inRadii;
-#endif
-#endif
-#if KIND == 2
-    // Gradient stops are straight: the opacity goes into their alpha.
-    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
-#elif KIND != 1 && KIND != 6
-    outBorderColor = inBorderColor * inClipW.w;
-#endif
-#if KIND >= 2
-    outGradientPoints = inGradientPoints;
-    outGradientLocations = inGradientLocations;
-#if KIND != 6
-    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
-    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
-#endif
-#endif
-#endif
-#if KIND == 2
-    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
-#else
-    outFillColor = inFillColor * inClipW.w;
-#endif
-#if KIND <= 1 || KIND == 6 || defined(CLIPPED)
+    gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
+#if defined(CLIPPED) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
     outParams = inParams;
 #endif
-#if KIND >= 2 && KIND != 6 && !defined(MESH_SHADER)
-    outGradientRange = inGradientRange;
-#endif
-#ifdef SHARP
+#if defined(VS_SHARP)
     outEdges = edges(local);
+    outFillColor = inFillColor * inClipW.w;
+#elif defined(VS_MESH)
+    outFillColor = inFillColor * inClipW.w;
+#elif defined(VS_PLAIN) || defined(VS_SHADOW)
+    outLocal = local;
+    outBounds = inBounds;
+    outRadii = inRadii;
+    outFillColor = inFillColor * inClipW.w;
+#ifdef VS_PLAIN
+    outBorderColor = inBorderColor * inClipW.w;
+#else
+    outBorderColor = vec4(0.0);  // a shadow has no border (rect.frag reads it for KIND 0 only)
+#endif
+#elif defined(VS_PIECE)
+    outFillColor = inFillColor * inClipW.w;
+    outBorderColor = inBorderColor * inClipW.w;
+    outBounds = inBounds;
+    outGradientPoints = inGradientPoints;
+    outGradientLocations = inGradientLocations;
+    if (KIND == 7) {
+        // Shape atlas pieces: the atlas position (texels' unit square), linear in local units
+        // (the piece's rect onto its part of the atlas).
+        vec4 piece = inGradientPoints, source = inGradientLocations;
+        outLocal = source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
+    } else {
+        outLocal = local;
+    }
+#elif defined(VS_GRADIENT)
+    outLocal = local;
+    outBounds = inBounds;
+    outRadii = inRadii;
+    // Gradient stops are straight: the opacity goes into their alpha.
+    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
+    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
+    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
+    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
+    outGradientPoints = inGradientPoints;
+    outGradientLocations = inGradientLocations;
+    outGradientRange = inGradientRange;
+    outEdges = SHARP ? edges(local) : vec4(0.0);
 #endif
 }
-#endif

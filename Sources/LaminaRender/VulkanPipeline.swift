@@ -16,8 +16,9 @@ final class VulkanPipeline {
     let layout: VkPipelineLayout
     /// Set 0 of `layout`: binding 0, the frame's `ClipRecord`s (storage buffer, fragment stage).
     let clipSetLayout: VkDescriptorSetLayout
-    /// By `PipelineVariant.index`: a lean shader per kind and clipping, so that no pixel pays
-    /// for another kind's code (llvmpipe runs every branch of a shader masked).
+    /// By `PipelineVariant.index`: a pipeline per kind and clipping, specialized so that no
+    /// pixel pays for another kind's code (llvmpipe runs every branch of a shader masked, but
+    /// compiles each pipeline with its specialization constants folded).
     private let variants: [VkPipeline]
     /// Group opacity: the pass that renders a group offscreen (same attachments, so the same
     /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
@@ -93,40 +94,14 @@ final class VulkanPipeline {
         return layout
     }
 
-    /// A variant's shaders and the `RectInstance` locations its vertex shader reads.
+    /// A variant's shaders and the `RectInstance` locations its vertex shader reads: its row
+    /// of the pipeline table (`shaders/variants.list`). One module serves the kinds that share
+    /// an interface; the specialization constants (`ShaderTable.specialization`) pick each
+    /// one's code.
     static func shaders(_ variant: PipelineVariant)
         -> (vertex: [UInt32], fragment: [UInt32], instanceLocations: Set<UInt32>) {
-        let c = variant.clipped
-        // Gradients and meshes read params (location 8) only for the clip index.
-        let gradient: Set<UInt32> = c ? Set(0...13) : Set(0...13).subtracting([8])
-        // Sharp ones take their pixels per unit from the margins, not radii (location 5).
-        let sharpGradient = gradient.subtracting([5])
-        let gradientVertex = c ? Shaders.rectGradientClippedVert : Shaders.rectGradientVert
-        let sharpGradientVertex = c ? Shaders.rectGradientSharpClippedVert : Shaders.rectGradientSharpVert
-        switch variant.kind {
-        // Plain and sharp rects read their bounds for the cover rect (not location 4).
-        case .rect: return (Shaders.rectPlainVert, c ? Shaders.rectPlainClippedFrag : Shaders.rectPlainFrag,
-                            Set(0...8).subtracting([4]))
-        case .shadow: return (Shaders.rectShadowVert, c ? Shaders.rectShadowClippedFrag : Shaders.rectShadowFrag,
-                              Set(0...8).subtracting([7]))
-        case .axial: return (gradientVertex, c ? Shaders.rectAxialClippedFrag : Shaders.rectAxialFrag, gradient)
-        case .radial: return (gradientVertex, c ? Shaders.rectRadialClippedFrag : Shaders.rectRadialFrag, gradient)
-        case .conic: return (gradientVertex, c ? Shaders.rectConicClippedFrag : Shaders.rectConicFrag, gradient)
-        case .axialSharp: return (sharpGradientVertex, c ? Shaders.rectAxialSharpClippedFrag : Shaders.rectAxialSharpFrag,
-                                  sharpGradient)
-        case .radialSharp: return (sharpGradientVertex, c ? Shaders.rectRadialSharpClippedFrag : Shaders.rectRadialSharpFrag,
-                                   sharpGradient)
-        case .conicSharp: return (sharpGradientVertex, c ? Shaders.rectConicSharpClippedFrag : Shaders.rectConicSharpFrag,
-                                  sharpGradient)
-        case .mesh: return c ? (Shaders.meshClippedVert, Shaders.meshClippedFrag, meshInstanceLocations)
-                             : (Shaders.meshVert, Shaders.meshFrag, meshInstanceLocations.subtracting([8]))
-        case .image: return c ? (Shaders.rectImageClippedVert, Shaders.rectImageClippedFrag, imageInstanceLocations)
-                              : (Shaders.rectImageVert, Shaders.rectImageFrag, imageInstanceLocations)
-        case .sharp: return (c ? Shaders.rectSharpClippedVert : Shaders.rectSharpVert,
-                             c ? Shaders.rectSharpClippedFrag : Shaders.rectSharpFrag, c ? [0, 1, 2, 3, 6, 8] : [0, 1, 2, 3, 6])
-        case .shape: return c ? (Shaders.rectShapeClippedVert, Shaders.rectShapeClippedFrag, shapeInstanceLocations)
-                              : (Shaders.rectShapeVert, Shaders.rectShapeFrag, shapeInstanceLocations.subtracting([8]))
-        }
+        let row = ShaderTable.row(variant)
+        return (row.vertex, row.fragment, row.instanceLocations)
     }
 
     init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat) throws(RenderError) {
@@ -212,6 +187,7 @@ final class VulkanPipeline {
                 result = Self.createPipeline(kind, device: device, layout: sampled ? imageLayout : layout,
                                              renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),
+                                             specialization: ShaderTable.specialization(variant),
                                              instanceLocations: locations, instanceStride: Self.instanceStride(variant),
                                              pipeline: &pipeline)
                 guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
@@ -378,19 +354,11 @@ final class VulkanPipeline {
         }
     }
 
-    /// The `RectInstance` fields meshClipped.vert reads (motion, color, params with the clip,
-    /// trim); mesh.vert reads them but params.
-    static let meshInstanceLocations: Set<UInt32> = [0, 1, 2, 6, 8]
-    // (not 3–5, 7, 9–13: bounds, cover, radii, second color, gradient points, range and stops)
-
-    /// The `RectInstance` fields rectImage*.vert read (motion, frame, cover rect and the sides
-    /// grown, color, params, the piece's rect and its part of the image).
-    static let imageInstanceLocations: Set<UInt32> = [0, 1, 2, 3, 4, 5, 6, 8, 9, 11]
-
-    /// The `RectInstance` fields rectShapeClipped.vert reads (motion, cover rect, fill and stroke
-    /// colors, params with the clip, the piece's rect and its part of the atlas); rectShape.vert
-    /// reads them but params.
-    static let shapeInstanceLocations: Set<UInt32> = [0, 1, 2, 4, 6, 7, 8, 9, 11]
+    /// The `RectInstance` fields the clipped mesh vertex module reads (motion, color, params
+    /// with the clip; the unclipped one all but params): its row's `instanceLocations`.
+    static var meshInstanceLocations: Set<UInt32> {
+        ShaderTable.row(PipelineVariant(kind: .mesh, clipped: true)).instanceLocations
+    }
 
     /// Location of the mesh vertex (`MeshVertex`: x, y, coverage, distance) in mesh.vert.
     static let meshVertexLocation: UInt32 = 14
@@ -404,8 +372,8 @@ final class VulkanPipeline {
 
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
-        vertex: VkShaderModule, fragment: VkShaderModule, instanceLocations: Set<UInt32>, instanceStride: Int,
-        pipeline: inout VkPipeline?
+        vertex: VkShaderModule, fragment: VkShaderModule, specialization: [UInt32] = [],
+        instanceLocations: Set<UInt32>, instanceStride: Int, pipeline: inout VkPipeline?
     ) -> VkResult {
         // The kind's stride in the ring: every location read lies within it (the fields'
         // offsets are the same in every stride); a draw binds the instances at its first one.
@@ -477,14 +445,25 @@ final class VulkanPipeline {
             ? [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR, VK_DYNAMIC_STATE_STENCIL_REFERENCE]
             : [VK_DYNAMIC_STATE_VIEWPORT, VK_DYNAMIC_STATE_SCISSOR]
 
+        // Specialization constant i (4 bytes each) at byte 4i of `specialization`, for both stages.
+        let mapEntries = specialization.indices.map {
+            VkSpecializationMapEntry(constantID: UInt32($0), offset: UInt32(4 * $0), size: 4)
+        }
         return "main".withCString { entry in
+        mapEntries.withUnsafeBufferPointer { mapPointer in
+        specialization.withUnsafeBytes { specializationData in
+            var specializationInfo = VkSpecializationInfo(
+                mapEntryCount: UInt32(mapEntries.count), pMapEntries: mapPointer.baseAddress,
+                dataSize: specializationData.count, pData: specializationData.baseAddress)
+            return withUnsafePointer(to: &specializationInfo) { specializationPointer in
+            let info = specialization.isEmpty ? nil : specializationPointer
             let stages: [VkPipelineShaderStageCreateInfo] = [
                 VkPipelineShaderStageCreateInfo(
                     sType: VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, pNext: nil, flags: 0,
-                    stage: VK_SHADER_STAGE_VERTEX_BIT, module: vertex, pName: entry, pSpecializationInfo: nil),
+                    stage: VK_SHADER_STAGE_VERTEX_BIT, module: vertex, pName: entry, pSpecializationInfo: info),
                 VkPipelineShaderStageCreateInfo(
                     sType: VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO, pNext: nil, flags: 0,
-                    stage: VK_SHADER_STAGE_FRAGMENT_BIT, module: fragment, pName: entry, pSpecializationInfo: nil),
+                    stage: VK_SHADER_STAGE_FRAGMENT_BIT, module: fragment, pName: entry, pSpecializationInfo: info),
             ]
             return stages.withUnsafeBufferPointer { stagesPointer in
             attributes.withUnsafeBufferPointer { attributesPointer in
@@ -531,6 +510,7 @@ final class VulkanPipeline {
                     return vkCreateGraphicsPipelines(device.raw, nil, 1, &info, nil, &pipeline)
                 }}}}}}}}
             }}}}}
-        }
+            }
+        }}}
     }
 }

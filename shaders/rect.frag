@@ -1,13 +1,17 @@
-// The body of every analytic variant, rect<Kind>[Clipped].frag: one pipeline per kind, so that
-// a pixel pays only for its own kind (llvmpipe runs every branch of a shader over its SIMD
-// block; see the README's "Performance on lavapipe"). KIND is the `RectInstance.Kind` drawn:
-// 0 rounded rect with border, 1 blurred rounded rect (shadow), 2/3/4 an axial/radial/conic
-// gradient (up to four stops per instance). CLIPPED: multiply by the item's clip chain.
-// Coverage from signed distances; output premultiplied, blended ONE, ONE_MINUS_SRC_ALPHA in
-// sRGB-encoded space.
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Rounded rects, shadows and gradients: two modules (shaders/variants.list), rectFrag (kinds 0
+// and 1) and, with GRADIENT defined, rectGradientFrag (kinds 2–4, and 9–11 with SHARP), whose
+// inputs differ. One pipeline per kind, specialized (KIND, SHARP, CLIPPED: common.frag.glsl),
+// so that a pixel pays only for its own kind (llvmpipe runs every branch of a shader over its
+// SIMD block, but compiles each pipeline with the constants folded; see the README's
+// "Performance on lavapipe"). KIND is the `RectInstance.Kind` drawn: 0 rounded rect with
+// border, 1 blurred rounded rect (shadow), 2/3/4 an axial/radial/conic gradient (up to four
+// stops per instance). CLIPPED: multiply by the item's clip chain. Coverage from signed
+// distances; output premultiplied, blended ONE, ONE_MINUS_SRC_ALPHA in sRGB-encoded space.
 #include "common.frag.glsl"
 
-#if KIND >= 2
+#ifdef GRADIENT
 layout(location = 8) flat in vec4 inGradientLocations;
 layout(location = 9) flat in vec4 inGradientColor2;
 layout(location = 10) flat in vec4 inGradientColor3;
@@ -15,9 +19,9 @@ layout(location = 10) flat in vec4 inGradientColor3;
 
 layout(location = 0) out vec4 outColor;
 
-#ifdef SHARP
-// Gradients on rects without radii under an affine transform (kinds 9–11): the coverage of
-// sharp.frag.glsl (KIND 8) from the interpolated pixel distances to the edges.
+#ifdef GRADIENT
+// Gradients on rects without radii under an affine transform (kinds 9–11, SHARP): the coverage
+// of sharp.frag (kind 8) from the interpolated pixel distances to the edges.
 layout(location = 11) noperspective in vec4 inEdges;
 
 float sharpCoverage() {
@@ -26,7 +30,7 @@ float sharpCoverage() {
 }
 #endif
 
-#if KIND >= 2
+#ifdef GRADIENT
 // The color at t of up to four stops (count n): linear between neighbours in sRGB-encoded,
 // straight-alpha space; the end colors extend.
 vec4 gradientColor(float t, int n) {
@@ -38,7 +42,7 @@ vec4 gradientColor(float t, int n) {
 }
 #endif
 
-#if KIND == 1
+#ifndef GRADIENT
 // erf approximation (Abramowitz–Stegun 7.1.27 form), max error about 5e-4.
 vec2 erf2(vec2 x) {
     vec2 s = sign(x), a = abs(x);
@@ -93,48 +97,51 @@ void main() {
     vec2 dx = dFdx(inLocal);
     vec2 dy = dFdy(inLocal);
     vec4 color;
-#if KIND == 1
-    float sigma = inParams.z;
-    float localPerPixel = max(length(dx), length(dy));
-    float a = sigma > 0.05 * localPerPixel
-        ? blurredRoundedRect(inLocal, inBounds, inRadii, sigma)
-        : coverage(inLocal, inBounds, inRadii, dx, dy);
-    color = inFillColor * clamp(a, 0.0, 1.0);
-#elif KIND >= 2
+#ifdef GRADIENT
     vec2 s = inGradientPoints.xy, e = inGradientPoints.zw;
     vec2 p = inLocal - s;
-#if KIND == 2
-    vec2 d = e - s;
-    float t = dot(p, d) / max(dot(d, d), 1e-12);
-#elif KIND == 3
-    float t = length(p / max(abs(e - s), vec2(1e-6)));
-#else
-    vec2 d = e - s;
-    // Angle from the direction towards `end`, clockwise on screen (y down).
-    float t = fract((atan(p.y, p.x) - atan(d.y, d.x)) / 6.28318531);
-#endif
+    float t;
+    if (KIND == 2) {
+        vec2 d = e - s;
+        t = dot(p, d) / max(dot(d, d), 1e-12);
+    } else if (KIND == 3) {
+        t = length(p / max(abs(e - s), vec2(1e-6)));
+    } else {
+        vec2 d = e - s;
+        // Angle from the direction towards `end`, clockwise on screen (y down).
+        t = fract((atan(p.y, p.x) - atan(d.y, d.x)) / 6.28318531);
+    }
     if (t < inGradientRange.z || t >= inGradientRange.w) discard;
     vec4 c = gradientColor(t, int(inGradientRange.x + 0.5));
-#ifdef SHARP
-    color = vec4(c.rgb * c.a, c.a) * sharpCoverage();
+    if (SHARP) {
+        color = vec4(c.rgb * c.a, c.a) * sharpCoverage();
+    } else {
+        color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
+    }
 #else
-    color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
-#endif
-#else
-    float borderWidth = inParams.x;
-    float outer = coverage(inLocal, inBounds, inRadii, dx, dy);
-    color = inFillColor * outer;
-    if (borderWidth > 0.0) {
-        vec4 innerRect = inBounds + vec4(borderWidth, borderWidth, -borderWidth, -borderWidth);
-        float inner = 0.0;
-        if (innerRect.z > innerRect.x && innerRect.w > innerRect.y) {
-            vec4 innerRadii = max(inRadii - borderWidth, vec4(0.0));
-            inner = coverage(inLocal, innerRect, innerRadii, dx, dy);
+    if (KIND == 1) {
+        float sigma = inParams.z;
+        float localPerPixel = max(length(dx), length(dy));
+        float a = sigma > 0.05 * localPerPixel
+            ? blurredRoundedRect(inLocal, inBounds, inRadii, sigma)
+            : coverage(inLocal, inBounds, inRadii, dx, dy);
+        color = inFillColor * clamp(a, 0.0, 1.0);
+    } else {
+        float borderWidth = inParams.x;
+        float outer = coverage(inLocal, inBounds, inRadii, dx, dy);
+        color = inFillColor * outer;
+        if (borderWidth > 0.0) {
+            vec4 innerRect = inBounds + vec4(borderWidth, borderWidth, -borderWidth, -borderWidth);
+            float inner = 0.0;
+            if (innerRect.z > innerRect.x && innerRect.w > innerRect.y) {
+                vec4 innerRadii = max(inRadii - borderWidth, vec4(0.0));
+                inner = coverage(inLocal, innerRect, innerRadii, dx, dy);
+            }
+            float ring = max(outer - inner, 0.0);
+            // The border is drawn over the background, as Core Animation does.
+            vec4 border = inBorderColor * ring;
+            color = border + color * (1.0 - border.a);
         }
-        float ring = max(outer - inner, 0.0);
-        // The border is drawn over the background, as Core Animation does.
-        vec4 border = inBorderColor * ring;
-        color = border + color * (1.0 - border.a);
     }
 #endif
     emitColor(color, outColor);

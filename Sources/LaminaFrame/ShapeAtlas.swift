@@ -6,7 +6,7 @@ import LaminaImage
 /// rasterized once into this RGBA8 atlas — red the fill's coverage, green the stroke's, each
 /// the coverage meshes' exact computation (`CoverageMesh.rasterize`) of a one-device-pixel
 /// box at the layer's scale, sampled every half pixel — and drawn from then on as one `.shape` image item (one
-/// textured quad in the fill and stroke colors, `rectShape.frag`) instead of two mesh items
+/// textured quad in the fill and stroke colors, `piece.frag`, the `shape` pipeline) instead of two mesh items
 /// whose fragment shader integrates the edges of every pixel. Colors, opacity, position and
 /// rotation may animate without touching the atlas; a new path, style or scale makes new
 /// meshes and so a new entry (after it has held for a frame; until then the meshes draw).

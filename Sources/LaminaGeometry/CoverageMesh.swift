@@ -283,7 +283,7 @@ public enum CoverageMesh {
 extension CoverageMesh {
     /// The fraction of the box of `width` × `height` centred at (`x`, `y`) (local units) that
     /// lies inside the region of a coverage `mesh`: the fragment shader's computation
-    /// (`shaders/mesh.frag.glsl`) on the CPU, in Double, for tests and tools. The box is
+    /// (`shaders/mesh.frag`) on the CPU, in Double, for tests and tools. The box is
     /// clamped to twice the mesh's margin, as in the shader.
     public static func coverage(of mesh: Mesh, x: Double, y: Double, width: Double, height: Double) -> Double {
         let v = mesh.vertices

@@ -37,7 +37,7 @@ public struct HUDCounts: Sendable, Equatable {
 
 /// The HUD's text, drawn as text layers are: LaminaText lays a line out (HarfBuzz, fontconfig),
 /// its glyphs go into a small atlas of the HUD's own, and each glyph quad is an `.image` item
-/// in A8 coverage mode (the `rectImage` pipeline's glyph path) over the atlas as an A8
+/// in A8 coverage mode (the `image` pipeline's glyph path) over the atlas as an A8
 /// `Image`. The atlas image is made again only when a glyph is added to the atlas (the HUD's
 /// few characters are all in it after its first frames), so the backend uploads it once per
 /// change and frees the old one when no item draws it. Render thread only.

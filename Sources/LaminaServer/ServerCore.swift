@@ -156,7 +156,7 @@ public struct ServerCore {
         let id = nextClientID
         // Never 0 (the root's) nor UInt32.max (the trees' "no superlayer", `LayerNode`).
         nextClientID = nextClientID >= UInt32.max - 1 ? 1 : nextClientID + 1
-        var client = Client(session: Session(clientID: id, maxPendingOperations: config.maxPendingOperations),
+        let client = Client(session: Session(clientID: id, maxPendingOperations: config.maxPendingOperations),
                             decoder: FrameDecoder(maxMessageSize: config.maxMessageSize))
         // The client's container joins the root now, so clients stack in connection order.
         var effects: [ServerEffect] = []

@@ -4,7 +4,7 @@ import Testing
 import LaminaGeometry
 @testable import LaminaRender
 
-/// `RectInstance` (Swift) against the vertex inputs of the `shaders/rect*.vert` variants
+/// `RectInstance` (Swift) against the vertex inputs of the `rect.vert` modules of `shaders/variants.list`
 /// (SPIR-V) and the pipeline's attribute table.
 @Suite("RectInstance layout")
 struct RectInstanceLayoutTests {

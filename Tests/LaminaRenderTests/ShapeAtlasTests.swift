@@ -119,7 +119,7 @@ struct ShapeAtlasTests {
         }
     }
 
-    /// Atlas items under a rotated rounded clip (`rectShapeClipped`) and as the source of a
+    /// Atlas items under a rotated rounded clip (the clipped `shape` pipeline) and as the source of a
     /// blurred shadow (an offscreen pass): within the pixel rule of the meshes' rendering.
     @Test func clippedAndShadowedMatchTheMeshes() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)

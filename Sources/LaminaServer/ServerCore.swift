@@ -61,6 +61,8 @@ public struct ServerCore {
         var heldBytes = 0
         /// The last turn ended on its budget with requests left to handle (`resume`).
         var budgetEnded = false
+        /// Its requests wait behind one whose answer waits for a frame or a capture.
+        var blocked = false
     }
     private var clients: [UInt32: Client] = [:]
     private var nextClientID: UInt32 = 1
@@ -85,6 +87,8 @@ public struct ServerCore {
         case query(Parked)
         /// A capture the render side is making (`captureFinished`).
         case capture(tag: UInt64)
+
+        var isWaiting: Bool { if case .bytes = self { false } else { true } }
     }
     /// Captures in flight: tag → who asked.
     private var captures: [UInt64: (client: UInt32, requestID: UInt32)] = [:]
@@ -114,9 +118,12 @@ public struct ServerCore {
     public var parkedQueries: Int {
         clients.values.reduce(0) { n, c in n + c.held.count { if case .query = $0 { true } else { false } } }
     }
-    /// Whether the client has received requests the core has not handled yet (a turn's budget
-    /// ended first, `receive`): the host calls `resume` for it in its next turn.
+    /// Whether the client has received requests the core has not handled yet and may handle
+    /// now (a turn's budget ended first, or the answer they waited behind was sent): the host
+    /// calls `resume` for it in its next turn.
     public func hasPendingInput(_ id: UInt32) -> Bool { clients[id]?.budgetEnded ?? false }
+    /// The clients with requests to handle now (`hasPendingInput`), in id order.
+    public var resumable: [UInt32] { clients.keys.filter { clients[$0]!.budgetEnded }.sorted() }
     /// Bytes the core received from the client and has not handled yet.
     public func pendingInputBytes(_ id: UInt32) -> Int { clients[id]?.decoder.bufferedCount ?? 0 }
 
@@ -192,7 +199,15 @@ public struct ServerCore {
         func output(_ effects: [ServerEffect]) -> Int {
             effects.reduce(0) { n, e in if case .write(let c, let b) = e, c == id { n + b.count } else { n } }
         }
-        while client.session.state != .closed, let input = client.decoder.nextRequest() {
+        while client.session.state != .closed {
+            // A request whose answer waits for a frame or a capture holds the client's later
+            // requests too, not only their replies: a pipelined `advanceClock` must not move the
+            // clock under a query sent before it. `flushHeld` lets them go on.
+            if client.held.contains(where: \.isWaiting) {
+                client.blocked = true
+                break
+            }
+            guard let input = client.decoder.nextRequest() else { break }
             let actions = client.session.handle(input, welcome: welcome)
             handled += 1
             guard !actions.isEmpty else { continue }
@@ -274,6 +289,11 @@ public struct ServerCore {
             done += 1
         }
         client.held.removeFirst(done)
+        if client.blocked && !client.held.contains(where: \.isWaiting) {
+            // The requests it held back are handled in the host's next turn.
+            client.blocked = false
+            client.budgetEnded = true
+        }
         clients[id] = client
     }
 

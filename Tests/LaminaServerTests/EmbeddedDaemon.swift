@@ -167,6 +167,9 @@ final class EmbeddedDaemon {
                 case .setImage(let name, let image): driver.setImage(name, image)
                 }
             }
+            // Requests held behind an answer that has come are handled now.
+            let resumed = core.resumable.flatMap { core.resume($0) }
+            if !resumed.isEmpty { pending = resumed; continue }
             guard !queued.isEmpty || frameWanted else { return }
             rounds += 1
             precondition(rounds < 100, "the embedded daemon does not settle")

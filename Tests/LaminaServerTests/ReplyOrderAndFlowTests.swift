@@ -41,6 +41,25 @@ import Glibc
         #expect(presentation == .presentation(value: .number(0.25)))
     }
 
+    /// A query is answered at the time it arrived even when the client pipelines an
+    /// `advanceClock` behind it: the client's later requests wait for its answer.
+    @Test func aPipelinedClockAdvanceDoesNotMoveAQuerySentBeforeIt() {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        #expect(d.commit([.createLayer(id: 1, kind: .layer), .addSublayer(parent: 0, child: 1)], from: c) == .committed(sequence: 1))
+        // Opacity 1 → 0, linear over 1 s, then three queries with advances between, in one write.
+        let ids = d.send([.setTransaction(TransactionSettings(duration: 1, timingFunction: .linear)),
+                          .setProperty(id: 1, keyPath: "opacity", value: .number(0)), .commit,
+                          .getPresentation(id: 1, keyPath: "opacity"), .advanceClock(seconds: 0.25),
+                          .getPresentation(id: 1, keyPath: "opacity"), .advanceClock(seconds: 0.3),
+                          .getPresentation(id: 1, keyPath: "opacity")], from: c)
+        let events = d.takeEvents(c)
+        #expect(Self.replyIDs(events) == Array(ids[2...]))
+        let values = events.compactMap { e -> Double? in if case .presentation(.number(let v)) = e.event { v } else { nil } }
+        #expect(values.count == 3)
+        for (v, expected) in zip(values, [1.0, 0.75, 0.45]) { #expect(abs(v - expected) < 1e-9, "\(values)") }
+    }
+
     @Test func aCaptureHoldsTheRepliesBehindIt() {
         let d = EmbeddedDaemon()
         let c = d.connect()!

@@ -519,67 +519,116 @@ public struct ServerCore {
     }
 
     /// The model tree as JSON (`getTree`): each layer's id, owner, kind, depth, frame, sublayers.
-    /// Written as bytes (a 10,000-layer tree is about 1.4 MB): one reply must cost the server
+    /// Written as bytes (a 10,000-layer tree is about 1.3 MB): one reply must cost the server
     /// thread little, whoever asks for it how often.
     func treeJSON() -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(model.count * 150 + 16)
-        func append(_ s: StaticString) { s.withUTF8Buffer { out.append(contentsOf: $0) } }
-        func append(_ v: UInt32) {
-            if v >= 10 { append(v / 10) }
-            out.append(UInt8(ascii: "0") &+ UInt8(v % 10))
-        }
-        func append(_ id: LayerID) { append(id.client); out.append(UInt8(ascii: ":")); append(id.local) }
-        func appendEscaped(_ s: String) {
-            for b in s.utf8 {
-                switch b {
-                case UInt8(ascii: "\\"), UInt8(ascii: "\""): out.append(UInt8(ascii: "\\")); out.append(b)
-                case 0..<0x20:
-                    append("\\u00")
-                    let hex: [UInt8] = Array("0123456789abcdef".utf8)
-                    out.append(hex[Int(b >> 4)]); out.append(hex[Int(b & 15)])
-                default: out.append(b)
-                }
-            }
-        }
-        func append(_ v: Double) {
-            if v == v.rounded() && abs(v) < 1e9 {
-                if v < 0 { out.append(UInt8(ascii: "-")) }
-                append(UInt32(abs(v)))
-            } else {
-                out.append(contentsOf: String(v).utf8)
-            }
-        }
+        var w = JSONBytes(capacity: model.count * 140 + 16)
         var names: [UInt32: String] = [:]
-        append("{\"layers\": [")
+        w.append("{\"layers\": [")
         var first = true
         model.visit { node, depth in
-            if !first { append(", ") }
+            if !first { w.append(", ") }
             first = false
             let f = node.properties.frame
             let owner = node.id.client
-            append("{\"id\": \""); append(node.id)
-            append("\", \"owner\": "); append(owner)
-            append(", \"ownerName\": \"")
+            w.append("{\"id\": \""); w.append(node.id)
+            w.append("\", \"owner\": "); w.append(owner)
+            w.append(", \"ownerName\": \"")
             if owner == 0 {
-                append("compositor")
+                w.append("compositor")
             } else {
                 if names[owner] == nil { names[owner] = clients[owner]?.session.clientName ?? "" }
-                appendEscaped(names[owner]!)
+                w.appendEscaped(names[owner]!)
             }
-            append("\", \"kind\": \""); out.append(contentsOf: node.kind.name.utf8)
-            append("\", \"depth\": "); append(UInt32(depth))
-            append(", \"frame\": ["); append(f.origin.x); append(", "); append(f.origin.y); append(", ")
-            append(f.size.width); append(", "); append(f.size.height)
-            append("], \"sublayers\": [")
-            for (i, child) in node.sublayers.enumerated() {
-                if i > 0 { append(", ") }
-                out.append(UInt8(ascii: "\"")); append(child); out.append(UInt8(ascii: "\""))
+            w.append("\", \"kind\": \""); w.appendEscaped(node.kind.name)
+            w.append("\", \"depth\": "); w.append(UInt32(depth))
+            w.append(", \"frame\": ["); w.append(f.origin.x); w.append(", "); w.append(f.origin.y); w.append(", ")
+            w.append(f.size.width); w.append(", "); w.append(f.size.height)
+            w.append("], \"sublayers\": [")
+            var firstChild = true
+            for child in node.sublayers {
+                if !firstChild { w.append(", ") }
+                firstChild = false
+                w.byte(0x22); w.append(child); w.byte(0x22)
             }
-            append("]}")
+            w.append("]}")
             return true
         }
-        append("]}")
-        return String(decoding: out, as: UTF8.self)
+        w.append("]}")
+        return w.string
+    }
+}
+
+/// JSON text as bytes, for the large replies (`treeJSON`): a growing buffer written through
+/// a pointer (no per-byte array bookkeeping), read once as a String.
+struct JSONBytes: ~Copyable {
+    private var base: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 64)
+        base = .allocate(capacity: self.capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    /// Room for `n` more bytes.
+    private mutating func reserve(_ n: Int) {
+        guard count + n > capacity else { return }
+        let grown = max(capacity * 2, count + n)
+        let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        new.update(from: base, count: count)
+        base.deallocate()
+        base = new
+        capacity = grown
+    }
+
+    var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+
+    mutating func byte(_ b: UInt8) {
+        reserve(1)
+        base[count] = b
+        count += 1
+    }
+    mutating func append(_ s: StaticString) {
+        let n = s.utf8CodeUnitCount
+        reserve(n)
+        (base + count).update(from: s.utf8Start, count: n)
+        count += n
+    }
+    mutating func append(_ v: UInt32) {
+        var digits = 1, n = v
+        while n >= 10 { n /= 10; digits += 1 }
+        reserve(digits)
+        var rest = v
+        for i in stride(from: count + digits - 1, through: count, by: -1) {
+            base[i] = 0x30 &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        count += digits
+    }
+    mutating func append(_ id: LayerID) { append(id.client); byte(0x3A); append(id.local) }
+    /// A number: whole ones as integers, others as Swift prints them (valid JSON: finite).
+    mutating func append(_ v: Double) {
+        if v == v.rounded() && abs(v) < 4e9 {
+            if v < 0 { byte(0x2D) }
+            append(UInt32(abs(v)))
+        } else {
+            for b in String(v).utf8 { byte(b) }
+        }
+    }
+    /// A string's contents, escaped (quotes, backslashes, control characters).
+    mutating func appendEscaped(_ s: String) {
+        let hex: StaticString = "0123456789abcdef"
+        for b in s.utf8 {
+            switch b {
+            case 0x5C, 0x22: byte(0x5C); byte(b)
+            case 0..<0x20:
+                append("\\u00")
+                byte(hex.utf8Start[Int(b >> 4)]); byte(hex.utf8Start[Int(b & 15)])
+            default: byte(b)
+            }
+        }
     }
 }

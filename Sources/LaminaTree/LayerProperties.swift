@@ -32,10 +32,11 @@ extension LayerProperties {
     /// the transformed bounds in the superlayer's coordinates).
     public var frame: Rect {
         let m = transformToSuperlayer
-        let corners = [Point(bounds.minX, bounds.minY), Point(bounds.maxX, bounds.minY),
-                       Point(bounds.minX, bounds.maxY), Point(bounds.maxX, bounds.maxY)].map { m.apply($0) }
-        let xs = corners.map(\.x), ys = corners.map(\.y)
-        return Rect(xs.min()!, ys.min()!, xs.max()! - xs.min()!, ys.max()! - ys.min()!)
+        let a = m.apply(Point(bounds.minX, bounds.minY)), b = m.apply(Point(bounds.maxX, bounds.minY))
+        let c = m.apply(Point(bounds.minX, bounds.maxY)), d = m.apply(Point(bounds.maxX, bounds.maxY))
+        let minX = min(min(a.x, b.x), min(c.x, d.x)), maxX = max(max(a.x, b.x), max(c.x, d.x))
+        let minY = min(min(a.y, b.y), min(c.y, d.y)), maxY = max(max(a.y, b.y), max(c.y, d.y))
+        return Rect(minX, minY, maxX - minX, maxY - minY)
     }
 
     /// The transform from this layer's bounds coordinates into its superlayer's bounds

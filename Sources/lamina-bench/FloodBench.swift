@@ -1,5 +1,7 @@
 import Foundation
 import Lamina
+import LaminaAnimation
+import LaminaFrame
 import LaminaServer
 import LaminaWire
 import Synchronization
@@ -71,6 +73,26 @@ func runFloodBench(_ arguments: [String]) {
             treeBytes = try scene.treeJSON().utf8.count
             treeTrips.append((benchNow() - s) * 1000)
         }
+        // What one tree reply costs the server thread alone: a ServerCore in this thread with
+        // the same tree, answering getTree (the reply built and encoded).
+        var core = ServerCore(config: daemon.config, clock: CompositorClock(mode: .manual), stats: { FrameStats() })
+        guard case .accepted(let coreClient, _) = core.connect() else { benchFail("flood: core refused") }
+        var coreScene = MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0,
+                                                     clientName: "scene"), requestID: 1)
+        coreScene += MessageEncoder.encode(.createLayer(id: 1, kind: .layer), requestID: 2)
+        coreScene += MessageEncoder.encode(.addSublayer(parent: 0, child: 1), requestID: 2)
+        for i in 2...layers + 1 {
+            coreScene += MessageEncoder.encode(.createLayer(id: UInt32(i), kind: .layer), requestID: 2)
+            coreScene += MessageEncoder.encode(.addSublayer(parent: 1, child: UInt32(i)), requestID: 2)
+        }
+        coreScene += MessageEncoder.encode(.commit, requestID: 3)
+        _ = core.receive(coreScene, from: coreClient)
+        var treeServer: [Double] = []
+        for _ in 0..<20 {
+            let s = benchNow()
+            _ = core.receive(MessageEncoder.encode(.getTree, requestID: 4), from: coreClient)
+            treeServer.append((benchNow() - s) * 1000)
+        }
         let c = try Connection(socketPath: daemon.socketPath, name: "good")
         let probe = c.makeLayer()
         probe.bounds = Rect(0, 0, 8, 8)
@@ -106,6 +128,7 @@ func runFloodBench(_ arguments: [String]) {
         let result: [String: Any] = [
             "bench": "flood", "layers": layers, "seconds": seconds, "rounds": rounds,
             "treeReplyBytes": treeBytes, "getTreeRoundTripMs": percentiles(treeTrips),
+            "getTreeServerMs": percentiles(treeServer),
             "withoutFlooder": figures(false), "withFlooder": figures(true),
             "flooderCutOffs": cutOffs.load(ordering: .relaxed),
             "frameIntervalMs": 1000 / config.fps,

@@ -523,7 +523,11 @@ public struct ServerCore {
     /// thread little, whoever asks for it how often.
     func treeJSON() -> String {
         var w = JSONBytes(capacity: model.count * 140 + 16)
-        var names: [UInt32: String] = [:]
+        // Each owner's name, escaped once; the last one looked up is kept at hand (a client's
+        // layers come together in the walk).
+        var names: [UInt32: [UInt8]] = [:]
+        var lastOwner = UInt32.max
+        var lastName: [UInt8] = []
         w.append("{\"layers\": [")
         var first = true
         model.visit { node, depth in
@@ -534,13 +538,17 @@ public struct ServerCore {
             w.append("{\"id\": \""); w.append(node.id)
             w.append("\", \"owner\": "); w.append(owner)
             w.append(", \"ownerName\": \"")
-            if owner == 0 {
-                w.append("compositor")
-            } else {
-                if names[owner] == nil { names[owner] = clients[owner]?.session.clientName ?? "" }
-                w.appendEscaped(names[owner]!)
+            if owner != lastOwner {
+                if names[owner] == nil {
+                    var escaped = JSONBytes(capacity: 32)
+                    if owner == 0 { escaped.append("compositor") } else { escaped.appendEscaped(clients[owner]?.session.clientName ?? "") }
+                    names[owner] = escaped.array
+                }
+                lastOwner = owner
+                lastName = names[owner]!
             }
-            w.append("\", \"kind\": \""); w.appendEscaped(node.kind.name)
+            w.append(lastName)
+            w.append("\", \"kind\": \""); w.append(node.kind.name)
             w.append("\", \"depth\": "); w.append(UInt32(depth))
             w.append(", \"frame\": ["); w.append(f.origin.x); w.append(", "); w.append(f.origin.y); w.append(", ")
             w.append(f.size.width); w.append(", "); w.append(f.size.height)
@@ -574,8 +582,12 @@ struct JSONBytes: ~Copyable {
     deinit { base.deallocate() }
 
     /// Room for `n` more bytes.
-    private mutating func reserve(_ n: Int) {
+    @inline(__always) private mutating func reserve(_ n: Int) {
         guard count + n > capacity else { return }
+        grow(n)
+    }
+
+    private mutating func grow(_ n: Int) {
         let grown = max(capacity * 2, count + n)
         let new = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
         new.update(from: base, count: count)
@@ -585,6 +597,24 @@ struct JSONBytes: ~Copyable {
     }
 
     var string: String { String(decoding: UnsafeBufferPointer(start: base, count: count), as: UTF8.self) }
+    var array: [UInt8] { Array(UnsafeBufferPointer(start: base, count: count)) }
+
+    mutating func append(_ b: [UInt8]) {
+        reserve(b.count)
+        b.withUnsafeBufferPointer { u in
+            if let p = u.baseAddress { (base + count).update(from: p, count: u.count) }
+        }
+        count += b.count
+    }
+    /// Text that needs no escaping (identifiers).
+    mutating func append(_ s: String) {
+        var s = s
+        s.withUTF8 { u in
+            reserve(u.count)
+            if let p = u.baseAddress { (base + count).update(from: p, count: u.count) }
+            count += u.count
+        }
+    }
 
     mutating func byte(_ b: UInt8) {
         reserve(1)

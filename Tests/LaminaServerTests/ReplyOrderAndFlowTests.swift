@@ -175,6 +175,11 @@ import Glibc
         #expect((layers[2]["frame"] as? [NSNumber])?.map(\.doubleValue) == [-3, 2.5, 10, 1e12])
         #expect(layers[2]["sublayers"] as? [String] == ["\(c):2"])
         #expect((layers[1]["owner"] as? NSNumber)?.uint32Value == c)
+        // A client with an empty name: its container's ownerName is "".
+        let e = d.connect(name: "")!
+        guard case .tree(let again) = d.request(.getTree, from: e) else { Issue.record("no tree"); return }
+        let all = try #require((try JSONSerialization.jsonObject(with: Data(again.utf8)) as? [String: Any])?["layers"] as? [[String: Any]])
+        #expect(all.last?["id"] as? String == "\(e):0" && all.last?["ownerName"] as? String == "")
     }
 }
 

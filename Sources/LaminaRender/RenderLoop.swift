@@ -53,6 +53,10 @@ public enum RenderLoopError: Error, Sendable, CustomStringConvertible {
 /// statistics, and an outbox of the tree's events and capture results — is swapped under
 /// locks (none held while rendering); it then calls the waker so that the server drains it.
 /// No closure of another thread runs on it. Any thread may call the public methods.
+///
+/// Each turn of the thread is drain, frame, present, sleep (`run`); when the next frame is
+/// due is `FramePacing`'s, what goes while idle is `IdlePolicy`'s, and the read-backs are
+/// `FrameCaptures`' — pure or small types of their own.
 public final class RenderLoop: Sendable {
     /// Wakes the thread that drains the outbox (the server's poll loop); called on the render
     /// thread after a frame that left something in the outbox or that someone asked for.

@@ -404,7 +404,7 @@ extension StrokeTessellator {
                              mergingQuads: Bool, window: Rect? = nil) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let w = window.map { VisibleWindow.grown($0, by: VisibleWindow.margin / s) }
-        let b = try build(path, style: style, scale: s, tolerance: tolerance, antialias: false, trim: true, window: w)
+        let b = try build(path, style: style, scale: s, tolerance: tolerance, trim: true, window: w)
         var polys: [[Point]] = []
         polys.reserveCapacity(b.interior.count / 3)
         let t = b.interior

@@ -10,11 +10,13 @@
 /// an open trapezoid ("span"); a span closes only when its left or right edge changes, so the
 /// output is O(events) triangles that never overlap and sum to the exact filled area (up to
 /// Double rounding). The same sweep reports the boundary runs (edge pieces with inside on
-/// exactly one side) with their outward side, from which the anti-aliasing fringe is built.
+/// exactly one side) with their outward side: the edges of the coverage mesh the renderer
+/// draws (`coverageMesh`, CoverageMesh.swift). The triangles serve tests and the benchmark's
+/// comparison of areas.
 ///
 /// Fast paths: one convex contour (rects, rounded rects, ellipses, convex polygons) is a fan
-/// (here); simple contour sets go through `MonotoneSweep`, small ones through
-/// `SmallFillSweep`; everything else through the general sweep, `FillSweep` (FillSweep.swift).
+/// (here); simple contour sets go through `MonotoneSweep`; everything else through the general
+/// sweep, `FillSweep` (FillSweep.swift).
 public enum FillTessellator {
     /// Interior triangles of `polygons` (each implicitly closed) under `rule`.
     /// - Throws: `TessellationError` for non-finite coordinates or more than 2³² vertices.
@@ -29,23 +31,6 @@ public enum FillTessellator {
                                    tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> TriangleList {
         let polys = try Flattener.flatten(path, scale: scale, tolerance: tolerance).map(\.points)
         return try triangulate(polys, rule: rule)
-    }
-
-    /// The mesh the renderer draws for a filled shape: interior triangles, then (when
-    /// `antialias`) a coverage fringe one device pixel wide outside the exact boundary.
-    ///
-    /// - Parameters:
-    ///   - scale: device pixels per point of the layer on screen (the mesh depends on it
-    ///     through the flattening tolerance and the fringe width; see `MeshCache.bucket`).
-    ///   - tolerance: flattening tolerance in device pixels.
-    public static func mesh(_ path: Path, rule: FillRule, scale: Double = 1,
-                            tolerance: Double = Flattener.defaultTolerance,
-                            antialias: Bool = true) throws(TessellationError) -> Mesh {
-        let s = scale.isFinite && scale > 0 ? scale : 1
-        let polys = try Flattener.flatten(path, scale: s, tolerance: tolerance).map(\.points)
-        var runs: [BoundaryRun]? = antialias ? [] : nil
-        let tri = try triangulate(polys, rule: rule, boundary: &runs)
-        return MeshBuilder.fillMesh(tri, runs: runs ?? [], fringe: 1 / s)
     }
 
     /// A piece of the filled region's boundary, with the unit normal pointing out of it.
@@ -82,8 +67,6 @@ public enum FillTessellator {
         var single = -1
         for (i, poly) in polygons.enumerated() where poly.count >= 3 { single = single == -1 ? i : -2 }
         if single >= 0, let fan = convexFan(polygons[single], boundary: &boundary) { return fan }
-        // Small inputs of any topology (see SmallFillSweep); it reports no boundary runs.
-        if boundary == nil && total <= SmallFillSweep.maxEdges, let small = smallFill(polygons, rule: rule) { return small }
         // Fast path: contours that provably neither cross nor touch (see MonotoneSweep).
         if let simple = monotoneFill(polygons, rule: rule, boundary: &boundary) { return simple }
         var sweep = FillSweep(rule: rule, collectBoundary: boundary != nil)

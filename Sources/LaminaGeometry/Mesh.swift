@@ -1,10 +1,8 @@
-/// One vertex of a tessellated shape, as the renderer consumes it.
-///
-/// Positions are in the layer's local coordinates, in points; the renderer applies the
-/// layer's transform. `coverage` is 1 inside the shape and falls to 0 at the outer edge of
-/// the anti-aliasing fringe; the fragment's alpha is multiplied by the interpolated value.
-/// `distance` is the arc length along the stroke's centerline (0 for fills), so that
-/// strokeStart/strokeEnd can clip in the fragment shader without re-tessellating.
+/// One 16-byte record of a shape's coverage mesh, as the renderer uploads it: a corner of the
+/// quad, the grid header, a tile or an edge (the layout is in CoverageMesh.swift; integers are
+/// stored as the bit patterns of the fields). The names are those of the quad's corners:
+/// a position in the layer's local coordinates, in points (the renderer applies the layer's
+/// transform), and two more lanes.
 public struct MeshVertex: Hashable, Sendable {
     public var x: Float
     public var y: Float
@@ -16,22 +14,19 @@ public struct MeshVertex: Hashable, Sendable {
     }
 }
 
-/// Indexed triangles ready for upload.
-///
-/// `indices[0 ..< interiorIndexCount]` are the interior triangles (coverage 1 everywhere);
-/// the rest are the anti-aliasing fringe. The renderer draws the whole index range in one
-/// draw call, in order, with the stencil "each pixel once" state (test EQUAL 0, pass op
-/// INCREMENT_AND_CLAMP, then clear the covered stencil), so that neither overlapping stroke
-/// pieces nor fringes blend twice. See `Sources/LaminaGeometry/README.md`.
+/// What the renderer draws for a shape: a coverage mesh (`FillTessellator.coverageMesh`,
+/// `StrokeTessellator.coverageMesh`) — `indices` are one quad over the shape as two triangles,
+/// `vertices` the quad's corners and the tiled boundary the fragment shader integrates. See
+/// `Sources/LaminaGeometry/README.md`.
 public struct Mesh: Hashable, Sendable {
     public var vertices: [MeshVertex]
     public var indices: [UInt32]
-    /// Number of leading indices that belong to interior triangles; the rest are fringe.
+    /// Leading indices that cover the shape: all six of a coverage mesh's (kept for the
+    /// callers that make meshes by hand).
     public var interiorIndexCount: Int
-    /// Bounds of every vertex, fringe included.
+    /// Bounds of the quad (the shape grown by the coverage margin).
     public var bounds: Rect
-    /// Stroke: total centerline length of the (untrimmed) path, the unit of `distance`
-    /// (clip with `strokeStart * totalLength ≤ distance ≤ strokeEnd * totalLength`). Fill: 0.
+    /// Stroke: total centerline length of the (untrimmed) path. Fill: 0.
     public var totalLength: Double
     /// What the renderer multiplies the mesh's coverage by (its color's alpha): 1, or a dash
     /// pattern's duty cycle where dashes finer than a quarter device pixel, too many to make,
@@ -52,15 +47,10 @@ public struct Mesh: Hashable, Sendable {
     public var byteCount: Int {
         vertices.count * MemoryLayout<MeshVertex>.stride + indices.count * MemoryLayout<UInt32>.stride
     }
-    /// The interior triangles alone, as a mesh without fringe.
-    public var interior: Mesh {
-        Mesh(vertices: vertices, indices: Array(indices[0 ..< interiorIndexCount]),
-             interiorIndexCount: interiorIndexCount, bounds: bounds, totalLength: totalLength)
-    }
 }
 
-/// Interior triangles in double precision: what the tessellators produce before they are
-/// packed into a `Mesh`. Used by exact-area tests and by the benchmark.
+/// Triangles in double precision (`FillTessellator.triangulate`): the fill sweeps' interior,
+/// for exact-area tests.
 public struct TriangleList: Hashable, Sendable {
     public var points: [Point]
     public var indices: [UInt32]

@@ -28,11 +28,6 @@ public struct StrokeStyle: Hashable, Sendable {
         self.strokeStart = strokeStart; self.strokeEnd = strokeEnd
     }
 
-    /// Whether strokeStart/strokeEnd can be applied by the shader's distance clip on an
-    /// untrimmed mesh: true with butt caps (a clip across the line is exactly a butt end).
-    /// Round and square caps at the trimmed ends need a trimmed tessellation.
-    public var canTrimInShader: Bool { lineCap == .butt }
-
     /// Whether any trimming applies.
     public var isTrimmed: Bool { strokeStart > 0 || strokeEnd < 1 }
 

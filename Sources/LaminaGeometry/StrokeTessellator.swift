@@ -2,66 +2,11 @@ import Foundation
 
 /// Strokes paths: line width, caps, joins with a miter limit, dashes, trimming, hairlines.
 ///
-/// The stroke is built from pieces — a quad per segment, a wedge per join, caps and dots —
-/// each vertex carrying its arc length along the centerline (`MeshVertex.distance`). Pieces
-/// overlap each other (at joins, and where a path crosses itself), so the renderer draws a
-/// stroke mesh with the stencil "each pixel once" state (see `Mesh`); interior triangles
-/// come first so the fringe never wins over interior coverage. For consumers that cannot do
-/// that, `overlapFreeTriangles` returns the union of the pieces (filled with nonZero), which
-/// is also what the exact-area tests measure.
+/// The stroke is built from pieces at their true width — a quad per segment, a wedge per join,
+/// caps and dots (`StrokeBuilder`) — dashed and trimmed on the CPU, and drawn as the coverage
+/// mesh of their union (`coverageMesh`, CoverageMesh.swift). Any thread may call it; it has
+/// no shared state.
 public enum StrokeTessellator {
-    /// The mesh the renderer draws for a stroke.
-    ///
-    /// - Parameters:
-    ///   - scale: device pixels per point on screen (sets the flattening tolerance, the fringe
-    ///     width, hairline width and thin-line coverage).
-    ///   - tolerance: flattening tolerance in device pixels.
-    ///   - antialias: add a coverage fringe one device pixel wide centred on the outline.
-    ///   - trimInShader: ignore strokeStart/strokeEnd and leave them to the shader's clip on
-    ///     `distance` (valid when `style.canTrimInShader`); the mesh then does not depend on them.
-    /// - Throws: `TessellationError` for non-finite coordinates.
-    /// Any thread may call it; it has no shared state.
-    public static func mesh(_ path: Path, style: StrokeStyle, scale: Double = 1,
-                            tolerance: Double = Flattener.defaultTolerance, antialias: Bool = true,
-                            trimInShader: Bool = false) throws(TessellationError) -> Mesh {
-        var b = try build(path, style: style, scale: scale, tolerance: tolerance, antialias: antialias,
-                          trim: !trimInShader)
-        return b.mesh()
-    }
-
-    /// Interior stroke triangles in double precision, without fringe (they may overlap).
-    public static func triangles(_ path: Path, style: StrokeStyle, scale: Double = 1,
-                                 tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> TriangleList {
-        let b = try build(path, style: style, scale: scale, tolerance: tolerance, antialias: false, trim: true)
-        return TriangleList(points: b.points, indices: b.interior)
-    }
-
-    /// The stroke's covered region as non-overlapping triangles: the union of the pieces,
-    /// filled with nonZero. No `distance` attribute: trimming changes the mesh.
-    public static func overlapFreeTriangles(_ path: Path, style: StrokeStyle, scale: Double = 1,
-                                            tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> TriangleList {
-        let t = try triangles(path, style: style, scale: scale, tolerance: tolerance)
-        var polys: [[Point]] = []
-        polys.reserveCapacity(t.triangleCount)
-        for i in 0 ..< t.triangleCount {
-            let (a, b, c) = t.triangle(i)
-            let cr = (b - a).cross(c - a)
-            if cr > 0 { polys.append([a, b, c]) } else if cr < 0 { polys.append([a, c, b]) }
-        }
-        return try FillTessellator.triangulate(polys, rule: .nonZero)
-    }
-
-    /// Total centerline length of `path` flattened at `scale`.
-    public static func length(of path: Path, scale: Double = 1, tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> Double {
-        var total = 0.0
-        for pl in try Flattener.flatten(path, scale: scale, tolerance: tolerance) {
-            let p = pl.points
-            for i in 1 ..< max(1, p.count) { total += p[i - 1].distance(to: p[i]) }
-            if pl.isClosed, p.count > 1 { total += p[p.count - 1].distance(to: p[0]) }
-        }
-        return total
-    }
-
     /// A run of the stroke: an open or closed polyline with global distances, or a dot.
     struct Run {
         var points: [Point]
@@ -72,7 +17,7 @@ public enum StrokeTessellator {
     }
 
     static func build(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
-                      antialias: Bool, trim: Bool, window: Rect? = nil) throws(TessellationError) -> StrokeBuilder {
+                      trim: Bool, window: Rect? = nil) throws(TessellationError) -> StrokeBuilder {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let tol = (tolerance.isFinite && tolerance > 0 ? tolerance : Flattener.defaultTolerance) / s
         let polylines = try Flattener.flatten(path, tolerance: tol)
@@ -95,7 +40,7 @@ public enum StrokeTessellator {
             runs.append(run)
         }
         let width = style.lineWidth.isFinite ? max(0, style.lineWidth) : 1
-        var b = StrokeBuilder(width: width, scale: s, antialias: antialias, tolerance: tol, style: style)
+        var b = StrokeBuilder(width: width, scale: s, tolerance: tol, style: style)
         b.totalLength = total
         if let window {
             // Only the pieces that can draw inside the window (VisibleWindow.swift).

@@ -1,4 +1,4 @@
-// Sorting vertices by (y, x) for the sweeps (`MonotoneSweep`, `SmallFillSweep`): a bucket
+// Sorting vertices by (y, x) for the sweeps (`MonotoneSweep`): a bucket
 // sort when y spreads evenly, else a natural merge sort of the contours' monotone runs.
 
 /// Writes into `order` the indices of `P[0 ..< n]` sorted by (y, x); false when two points

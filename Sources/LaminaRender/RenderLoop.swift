@@ -53,6 +53,10 @@ public enum RenderLoopError: Error, Sendable, CustomStringConvertible {
 /// statistics, and an outbox of the tree's events and capture results — is swapped under
 /// locks (none held while rendering); it then calls the waker so that the server drains it.
 /// No closure of another thread runs on it. Any thread may call the public methods.
+///
+/// Each turn of the thread is drain, frame, present, sleep (`run`); when the next frame is
+/// due is `FramePacing`'s, what goes while idle is `IdlePolicy`'s, and the read-backs are
+/// `FrameCaptures`' — pure or small types of their own.
 public final class RenderLoop: Sendable {
     /// Wakes the thread that drains the outbox (the server's poll loop); called on the render
     /// thread after a frame that left something in the outbox or that someone asked for.
@@ -75,7 +79,7 @@ public final class RenderLoop: Sendable {
         var packets: [CommitPacket] = []
         /// Image map changes (applied before the packets), in order.
         var images: [(name: String, image: Image?)] = []
-        var captures: [(time: Double?, tag: UInt64)] = []
+        var captures: [CaptureRequest] = []
         /// Someone waits for the next snapshot: wake them after the next frame.
         var notify = false
         var stop = false
@@ -91,12 +95,15 @@ public final class RenderLoop: Sendable {
     /// When the render thread went to sleep with nothing to draw (uptime ns), nil while awake.
     private let idleSince = Mutex<UInt64?>(nil)              // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
+    /// What the render thread lets go of while idle, and when (the memory ladder).
+    private let idlePolicy = IdlePolicy()
     /// How long the render thread sleeps before it lets go of the driver's frame memory and
-    /// trims the heap: a client committing more often than this keeps both.
-    static let idleReleaseDelay: DispatchTimeInterval = .milliseconds(250)
-    /// How long after that it also lets go of the last frame's instance ring (`releaseIdleBuffers(all:)`):
-    /// a client committing once a second or more often keeps it, and its frames patch it.
-    static let idleRingReleaseDelay: DispatchTimeInterval = .milliseconds(750)
+    /// trims the heap (seconds): a client committing more often than this keeps both.
+    static var idleReleaseDelay: Double { IdlePolicy.defaultReleaseDelay }
+    /// How long after that it also lets go of the last frame's instance ring
+    /// (`releaseIdleBuffers(all:)`): a client committing once a second or more often keeps it,
+    /// and its frames patch it.
+    static var idleRingReleaseDelay: Double { IdlePolicy.defaultRingReleaseDelay }
     private let thread = Mutex<JoinableThread?>(nil)   // set once by start, taken by stop
     private let waker = Mutex<Waker?>(nil)             // protected by its own lock
 
@@ -153,7 +160,7 @@ public final class RenderLoop: Sendable {
     public func capture(at time: Double?, tag: UInt64) {
         let accepted = inbox.withLock { inbox -> Bool in
             guard !inbox.stop else { return false }
-            inbox.captures.append((time, tag))
+            inbox.captures.append(CaptureRequest(time: time, tag: tag))
             return true
         }
         if accepted {
@@ -236,184 +243,208 @@ public final class RenderLoop: Sendable {
 
     // MARK: Render thread
 
-    private func run(_ renderer: OffscreenRenderer) {
-        // The render tree, its snapshots and the draw-list builder (render thread only). The
-        // model tree (server thread) has applied every limit already.
-        var driver = FrameDriver(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
-                                 scale: config.scale, background: config.background, targetFPS: config.fps)
-        driver.programStepsPerFrame = config.programStepsPerFrame
-        // FIFO at the configured rate paces by itself (presentation blocks); else the deadlines below.
-        let interval = config.fps > 0 && renderer.presentPacing?.renderThreadPaces != false ? 1 / config.fps : 0
-        let realtime = clock.mode == .realtime
-        var deadline = clock.realSeconds
-        var lastPublish = -1.0
-        var viewport = WindowViewport(config: config)
+    /// What the render thread keeps from one turn to the next (render thread only).
+    private struct RenderThreadState {
+        let renderer: OffscreenRenderer
+        /// The render tree, its snapshots and the draw-list builder. The model tree (server
+        /// thread) has applied every limit already.
+        var driver: FrameDriver
+        var viewport: WindowViewport
         var overlay = ViewerOverlay()
-        var hudCounts = HUDCounts()   // the published statistics the HUD's text shows
-        var caughtUp = false          // the last frame drew packets that missed the one before
+        /// The published statistics the HUD's text shows.
+        var hudCounts = HUDCounts()
+        /// When the statistics were last published (real seconds; -1: publish with the next frame).
+        var lastPublish = -1.0
+        let realtime: Bool
+    }
 
+    /// The render thread: drain, frame, present, sleep — until a stop is drained.
+    private func run(_ renderer: OffscreenRenderer) {
+        let realtime = clock.mode == .realtime
+        var state = RenderThreadState(
+            renderer: renderer,
+            driver: FrameDriver(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
+                                scale: config.scale, background: config.background, targetFPS: config.fps),
+            viewport: WindowViewport(config: config), realtime: realtime)
+        state.driver.programStepsPerFrame = config.programStepsPerFrame
+        var pacing = FramePacing(fps: config.fps, renderThreadPaces: renderer.presentPacing?.renderThreadPaces,
+                                 realtime: realtime, start: clock.realSeconds)
         while true {
-            // Drain the inbox by swapping.
-            var work = inbox.withLock { inbox -> Inbox in
-                let taken = inbox
-                inbox.packets = []; inbox.images = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
-                return taken
+            guard var work = drain() else { return }
+            var drew = false
+            if let made = frame(&state, applying: work) {
+                present(&state, made, captures: FrameCaptures(requests: work.captures),
+                        wakes: work.notify || !made.frame.events.isEmpty)
+                drew = true
             }
-            if work.stop {
-                if !work.captures.isEmpty {
-                    outbox.withLock { o in
-                        for c in work.captures { o.captures.append(CaptureResult(tag: c.tag, result: .failure(.stopped))) }
-                    }
-                    waker.withLock { $0 }?()
-                }
-                return
-            }
-            for change in work.images { driver.setImage(change.name, change.image) }
-            let pending = work.dirty || !work.packets.isEmpty || !work.captures.isEmpty
-            let shouldRender = driver.needsFrame(pending: pending)
-            if shouldRender {
-                // Compositor time for the frame (paused or slowed by the clock's rate), real
-                // time for statistics and pacing.
-                let frameStart = clock.now, realStart = clock.realSeconds
-                let t0 = DispatchTime.now().uptimeNanoseconds
-                if viewport.update() { driver.setViewport(widthPoints: viewport.points.0, heightPoints: viewport.points.1,
-                                                          scale: viewport.scale) }
-                // The wireframe shows shapes' meshes, not the quads of their atlas entries.
-                let wireframe = overlaySettings.withLock { $0.wireframe }
-                if driver.usesShapeAtlas == wireframe { driver.usesShapeAtlas = !wireframe }
-                let frame = driver.frame(applying: work.packets, at: frameStart)
-                // A frame's events are in the outbox before its snapshot is published, so a
-                // reader that took the snapshot and then drains the outbox has them all.
-                if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
-                latest.withLock { $0 = frame.snapshot }
-                var phases = frame.phases
-                var results: [CaptureResult] = []
-                // Whoever waits for this frame (its events, a query for its snapshot) is woken
-                // as soon as it is drawn, not after the bookkeeping and captures that follow.
-                var woken = false
-                do {
-                    // A minimized window: nothing is drawn (unless a capture needs the frame).
-                    if !viewport.minimized || !work.captures.isEmpty {
-                        let settings = overlaySettings.withLock { $0 }
-                        let list = settings.isEmpty ? frame.drawList
-                            : overlay.apply(settings, to: frame.drawList, scale: viewport.scale, fps: config.fps,
-                                            counts: settings.hud ? Self.counts(hudCounts, clients: clientCount.load(ordering: .relaxed)) : hudCounts)
-                        phases.merge(try renderer.render(list, present: !viewport.minimized))
-                    }
-                    phases.total = Double(DispatchTime.now().uptimeNanoseconds - t0) / 1e9
-                    if work.notify || !frame.events.isEmpty { waker.withLock { $0 }?(); woken = true }
-                    driver.record(start: realStart, phases: phases)
-                    overlay.record(phases)
-                    if realStart - lastPublish > 0.25 || !realtime {
-                        let summary = driver.stats(at: realStart)
-                        published.withLock { $0 = summary }
-                        hudCounts = HUDCounts(fps: summary.fps, frameMs: summary.p50ms, layers: summary.layers)
-                        if let pacing = renderer.presentPacing {
-                            let counts = PresentationCounts(pacing: pacing, presented: renderer.presentedFrames,
-                                                            unpresented: renderer.unpresentedFrames,
-                                                            swapchains: renderer.swapchainsMade)
-                            presented.withLock { $0 = counts }
-                        }
-                        lastPublish = realStart
-                    }
-                    for capture in work.captures {
-                        // The frame just rendered is read back as it is; another time renders its own.
-                        let other = capture.time.flatMap { $0 == frameStart ? nil : driver.drawList(at: $0) }
-                        // (drawn without presenting: the window keeps showing the frame's time)
-                        results.append(CaptureResult(tag: capture.tag, result: Self.capture(
-                            renderer: renderer, list: other, time: capture.time ?? frameStart,
-                            width: driver.builder.pixelWidth, height: driver.builder.pixelHeight)))
-                    }
-                } catch {
-                    for c in work.captures {
-                        results.append(CaptureResult(tag: c.tag, result: .failure(.render("render failed: \(error)"))))
-                    }
-                }
-                if !results.isEmpty { outbox.withLock { $0.captures += results } }
-                if !results.isEmpty || (!woken && (work.notify || !frame.events.isEmpty)) { waker.withLock { $0 }?() }
-            }
-            if !driver.isAnimating && !inbox.withLock({ $0.dirty || $0.stop || !$0.captures.isEmpty }) {
-                // Nothing changes with time and nothing is queued: sleep until woken (a
-                // packet, a capture, a frame request, a stop), then draw at once.
-                let summary = driver.stats(at: clock.now)
-                let since = DispatchTime.now().uptimeNanoseconds
-                published.withLock { $0 = summary; $0.idle = true }
-                idleSince.withLock { $0 = since }
-                driver.willSleep()
-                // The idle frame slots' buffers go too (a failure here only keeps them).
-                try? renderer.releaseIdleBuffers()
-                // Still idle a moment later (a client committing more often finds everything
-                // as it was): the applied packets and a CPU driver's memory for the last frames
-                // go (0.25–0.4 ms), and what this busy spell freed goes back to the system, not
-                // just to malloc (0.2–0.6 ms with 50,000 layers).
-                // Idle a second: the last frame's instance ring goes too (the next frame writes
-                // every instance again: about 0.12 µs an item, once per idle spell).
-                if wake.wait(timeout: .now() + Self.idleReleaseDelay) == .timedOut {
-                    work.packets = []; work.images = []   // applied: their values are in the tree
-                    try? renderer.releaseDriverFrameMemory()
-                    HeapTrim.trim()
-                    if wake.wait(timeout: .now() + Self.idleRingReleaseDelay) == .timedOut {
-                        try? renderer.releaseIdleBuffers(all: true)
-                        HeapTrim.trim()
-                        wake.wait()
-                    }
-                }
-                let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
-                idleSince.withLock { $0 = nil }
-                driver.recordIdle(slept)
-                caughtUp = false
-                published.withLock { $0.idle = false; $0.idleSeconds += slept }
-                deadline = clock.realSeconds
-                lastPublish = -1
-                continue
-            }
-            if realtime && (interval > 0 || viewport.minimized) {
-                let interval = interval > 0 ? interval : 1 / max(config.fps, 1)
-                // A packet that arrived while this frame was made (just after it drained the
-                // inbox) is drawn by one more frame at once, not a whole interval later. The
-                // schedule stays, and such a frame is not followed by another: at most one
-                // more frame per interval, and a commit waits at most an interval less the
-                // frame's time for its frame to start.
-                if shouldRender && !caughtUp && inbox.withLock({ !$0.packets.isEmpty }) {
-                    caughtUp = true
-                    continue
-                }
-                caughtUp = false
-                // Pace from the real clock's timestamps: the next deadline is one interval after
-                // the previous one; a frame that starts more than an interval late is dropped
-                // from the schedule and pacing restarts from now.
-                deadline += interval
-                let now = clock.realSeconds
-                if now > deadline + interval {
-                    driver.recordDropped(Int((now - deadline) / interval))
-                    deadline = now
-                }
-                // Commits that come now wait for the next frame's start; only a stop cuts the
-                // wait short.
-                let waitStart = DispatchTime.now().uptimeNanoseconds
-                while true {
-                    let wait = deadline - clock.realSeconds
-                    guard wait > 0 else { break }
-                    if wake.wait(timeout: .now() + wait) == .success, inbox.withLock({ $0.stop }) { break }
-                }
-                driver.recordPaced(Double(DispatchTime.now().uptimeNanoseconds - waitStart) / 1e9)
-            } else if !realtime {
-                wake.wait()
+            if mayIdle(state) {
+                sleepUntilWoken(&state, holding: &work)
+                pacing.restart(at: clock.realSeconds)
+            } else {
+                sleepUntilDue(&state, &pacing, drew: drew)
             }
         }
     }
 
-    /// Reads back a frame: the one just rendered when `list` is nil, else `list` rendered first.
-    private static func capture(renderer: OffscreenRenderer, list: DrawList?, time: Double,
-                                width: Int, height: Int) -> Result<CapturedFrame, RenderLoopError> {
+    /// Drain: takes everything queued since the last turn by swapping the inbox (under its
+    /// lock); nil once a stop is queued (its captures fail with `.stopped`).
+    private func drain() -> Inbox? {
+        let work = inbox.withLock { inbox -> Inbox in
+            let taken = inbox
+            inbox.packets = []; inbox.images = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
+            return taken
+        }
+        guard work.stop else { return work }
+        if !work.captures.isEmpty {
+            let failed = FrameCaptures(requests: work.captures).failed(.stopped)
+            outbox.withLock { $0.captures += failed }
+            wakeServer()
+        }
+        return nil
+    }
+
+    /// A frame made by `frame(_:applying:)`, with its times.
+    private struct MadeFrame {
+        var frame: FrameDriver.Frame
+        /// Compositor time of the frame (paused or slowed by the clock's rate).
+        var time: Double
+        /// Real time it started (statistics, pacing).
+        var realStart: Double
+        /// Uptime it started (ns), for its total time.
+        var t0: UInt64
+    }
+
+    /// Frame: applies the drained images, then — when a frame is needed (something queued or
+    /// animating, or no frame yet) — makes it: the window's size read, the packets applied at
+    /// the frame's compositor time, its events put in the outbox and then its snapshot
+    /// published (a reader that took the snapshot and then drains the outbox has them all).
+    /// Nil when no frame is needed.
+    private func frame(_ s: inout RenderThreadState, applying work: Inbox) -> MadeFrame? {
+        for change in work.images { s.driver.setImage(change.name, change.image) }
+        guard s.driver.needsFrame(pending: work.dirty || !work.packets.isEmpty || !work.captures.isEmpty) else {
+            return nil
+        }
+        let frameStart = clock.now, realStart = clock.realSeconds
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        if s.viewport.update() { s.driver.setViewport(widthPoints: s.viewport.points.0, heightPoints: s.viewport.points.1,
+                                                      scale: s.viewport.scale) }
+        // The wireframe shows shapes' meshes, not the quads of their atlas entries.
+        let wireframe = overlaySettings.withLock { $0.wireframe }
+        if s.driver.usesShapeAtlas == wireframe { s.driver.usesShapeAtlas = !wireframe }
+        let frame = s.driver.frame(applying: work.packets, at: frameStart)
+        if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
+        latest.withLock { $0 = frame.snapshot }
+        return MadeFrame(frame: frame, time: frameStart, realStart: realStart, t0: t0)
+    }
+
+    /// Present: draws the frame (with the viewer's overlays; nothing while the window is
+    /// minimized unless a capture needs the frame), wakes whoever waits for it (`wakes`: its
+    /// events, a query for its snapshot) as soon as it is drawn, then does the bookkeeping
+    /// (statistics) and the captures, and hands their results back.
+    private func present(_ s: inout RenderThreadState, _ made: MadeFrame, captures: FrameCaptures, wakes: Bool) {
+        let frame = made.frame
+        var phases = frame.phases
+        var results: [CaptureResult] = []
+        var woken = false
         do {
-            if let list { _ = try renderer.render(list, present: false) }
-            let pixels = try renderer.readPixels(alpha: .straight)
-            return .success(CapturedFrame(time: time, width: width, height: height, rgba: pixels))
+            if !s.viewport.minimized || !captures.isEmpty {
+                let settings = overlaySettings.withLock { $0 }
+                let list = settings.isEmpty ? frame.drawList
+                    : s.overlay.apply(settings, to: frame.drawList, scale: s.viewport.scale, fps: config.fps,
+                                      counts: settings.hud ? Self.counts(s.hudCounts, clients: clientCount.load(ordering: .relaxed)) : s.hudCounts)
+                phases.merge(try s.renderer.render(list, present: !s.viewport.minimized))
+            }
+            phases.total = Double(DispatchTime.now().uptimeNanoseconds - made.t0) / 1e9
+            if wakes { wakeServer(); woken = true }
+            s.driver.record(start: made.realStart, phases: phases)
+            s.overlay.record(phases)
+            publishStats(&s, at: made.realStart)
+            results = captures.read(after: made.time, driver: &s.driver, renderer: s.renderer)
         } catch {
-            return .failure(.render("capture failed: \(error)"))
+            results = captures.failed(.render("render failed: \(error)"))
+        }
+        if !results.isEmpty { outbox.withLock { $0.captures += results } }
+        if !results.isEmpty || (!woken && wakes) { wakeServer() }
+    }
+
+    /// Publishes the statistics (and the window's presentation counts) at most every 250 ms of
+    /// real time; every frame with a manual clock.
+    private func publishStats(_ s: inout RenderThreadState, at realStart: Double) {
+        guard realStart - s.lastPublish > 0.25 || !s.realtime else { return }
+        let summary = s.driver.stats(at: realStart)
+        published.withLock { $0 = summary }
+        s.hudCounts = HUDCounts(fps: summary.fps, frameMs: summary.p50ms, layers: summary.layers)
+        if let pacing = s.renderer.presentPacing {
+            let counts = PresentationCounts(pacing: pacing, presented: s.renderer.presentedFrames,
+                                            unpresented: s.renderer.unpresentedFrames,
+                                            swapchains: s.renderer.swapchainsMade)
+            presented.withLock { $0 = counts }
+        }
+        s.lastPublish = realStart
+    }
+
+    /// Whether the thread may sleep until woken: nothing changes with time and nothing is queued.
+    private func mayIdle(_ s: RenderThreadState) -> Bool {
+        !s.driver.isAnimating && !inbox.withLock({ $0.dirty || $0.stop || !$0.captures.isEmpty })
+    }
+
+    /// Sleep, idle: publishes the statistics as idle and sleeps until woken (a packet, a
+    /// capture, a frame request, a stop), letting go of memory down `idlePolicy`'s ladder while
+    /// no wake-up comes (`work`: the drained packets, dropped on its first rung). The frame
+    /// after it is drawn at once.
+    private func sleepUntilWoken(_ s: inout RenderThreadState, holding work: inout Inbox) {
+        let summary = s.driver.stats(at: clock.now)
+        let since = DispatchTime.now().uptimeNanoseconds
+        published.withLock { $0 = summary; $0.idle = true }
+        idleSince.withLock { $0 = since }
+        s.driver.willSleep()
+        release(idlePolicy.atSleep, s.renderer, &work)
+        var rungs = 0
+        while let rung = idlePolicy.rung(after: rungs) {
+            guard wake.wait(timeout: .now() + rung.delay) == .timedOut else { break }
+            release(rung.releases, s.renderer, &work)
+            rungs += 1
+        }
+        if idlePolicy.rung(after: rungs) == nil { wake.wait() }
+        let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
+        idleSince.withLock { $0 = nil }
+        s.driver.recordIdle(slept)
+        published.withLock { $0.idle = false; $0.idleSeconds += slept }
+        s.lastPublish = -1
+    }
+
+    /// Lets go of `releases` (a failure only keeps the memory).
+    private func release(_ releases: IdlePolicy.Release, _ renderer: OffscreenRenderer, _ work: inout Inbox) {
+        if releases.contains(.spareSlots) { try? renderer.releaseIdleBuffers() }
+        if releases.contains(.appliedPackets) { work.packets = []; work.images = [] }   // their values are in the tree
+        if releases.contains(.driverScratch) { try? renderer.releaseDriverFrameMemory() }
+        if releases.contains(.lastSlot) { try? renderer.releaseIdleBuffers(all: true) }
+        if releases.contains(.heapTrim) { HeapTrim.trim() }
+    }
+
+    /// Sleep, animating: until the next frame is due (`FramePacing`); commits that come
+    /// meanwhile wait for it, only a stop cuts the wait short. A catch-up frame, or FIFO
+    /// presentation pacing by itself, does not wait.
+    private func sleepUntilDue(_ s: inout RenderThreadState, _ pacing: inout FramePacing, drew: Bool) {
+        switch pacing.afterFrame(rendered: drew, minimized: s.viewport.minimized, now: clock.realSeconds,
+                                 packetsWaiting: inbox.withLock({ !$0.packets.isEmpty })) {
+        case .catchUp, .next:
+            return
+        case .waitForWake:
+            wake.wait()
+        case .wait(let deadline, let dropped):
+            if dropped > 0 { s.driver.recordDropped(dropped) }
+            let waitStart = DispatchTime.now().uptimeNanoseconds
+            while true {
+                let wait = deadline - clock.realSeconds
+                guard wait > 0 else { break }
+                if wake.wait(timeout: .now() + wait) == .success, inbox.withLock({ $0.stop }) { break }
+            }
+            s.driver.recordPaced(Double(DispatchTime.now().uptimeNanoseconds - waitStart) / 1e9)
         }
     }
+
+    private func wakeServer() { waker.withLock { $0 }?() }
 }
 
 extension FramePhases {

@@ -1,9 +1,13 @@
-// `lamina-bench tessellate`: fills through Lamina, GLU's tessellator and libtess2 on the same
-// inputs in the same process; strokes through Lamina. Prints JSON.
+// `lamina-bench tessellate`: what draws a shape today — its coverage mesh prepared from its
+// path (`FillTessellator.coverageMesh`: flattening at `CoverageMesh.tolerance`, the sweep's
+// boundary, the tiled edges) — against GLU's tessellator and libtess2 triangulating the same
+// inputs, in the same process; strokes' coverage meshes (no peer strokes). Prints JSON.
 //
-// Inputs are flattened once, outside the timed region, and every tessellator gets the same
-// polygons (libtess2 as Float, as its API requires). Lamina's interior triangles (no AA
-// fringe) are compared with the peers' triangles; each reports the area it produced.
+// Lamina starts from the path, so its time includes the flattening; the peers get the same
+// path flattened once outside the timed region (the same tolerance and scale: the polygons
+// coverageMesh sweeps), libtess2 as Float, as its API requires. Each side reports the area it
+// covers: the peers' triangles summed, Lamina's mesh rasterized once (one sample per device
+// pixel, outside the timed region).
 import CGLU
 import CTess2
 import Foundation
@@ -26,7 +30,7 @@ func runTessellateBench(_ arguments: [String]) {
                     switch side {
                     case "glu": sink &+= gluTriangulate(input.polygons, rule).count
                     case "libtess2": sink &+= tess2Triangulate(input.polygons, rule).count
-                    default: sink &+= (try? FillTessellator.triangulate(input.polygons, rule: rule))?.triangleCount ?? 0
+                    default: sink &+= laminaCoverageMesh(input, rule).vertices.count
                     }
                 }
             }
@@ -37,20 +41,22 @@ func runTessellateBench(_ arguments: [String]) {
     var fills: [[String: Any]] = []
     for input in tessFillInputs() where only == nil || input.name == only {
         for rule in input.rules {
-            var entry: [String: Any] = ["name": input.name, "rule": rule.rawValue,
+            var entry: [String: Any] = ["name": input.name, "rule": rule.rawValue, "scale": input.scale,
                                         "vertices": input.polygons.reduce(0) { $0 + $1.count }]
-            let lamina = tessTime(minSeconds) { (try? FillTessellator.triangulate(input.polygons, rule: rule))?.triangleCount ?? 0 }
-            let laminaArea = (try? FillTessellator.triangulate(input.polygons, rule: rule))?.area ?? .nan
+            let mesh = laminaCoverageMesh(input, rule)
+            let lamina = tessTime(minSeconds) { laminaCoverageMesh(input, rule).vertices.count }
             let peerSeconds = laminaOnly ? 0 : minSeconds
             let glu = tessTime(peerSeconds) { gluTriangulate(input.polygons, rule).count / 3 }
             let gluArea = trianglesArea(gluTriangulate(input.polygons, rule))
             let tess2 = tessTime(peerSeconds) { tess2Triangulate(input.polygons, rule).count / 3 }
             let tess2Area = trianglesArea(tess2Triangulate(input.polygons, rule))
-            func side(_ t: (perSecond: Double, triangles: Int), _ area: Double) -> [String: Any] {
-                ["paths_per_s": t.perSecond.rounded(), "triangles_per_s": (t.perSecond * Double(t.triangles)).rounded(),
-                 "triangles": t.triangles, "area": area]
+            func side(_ t: (perSecond: Double, count: Int), _ area: Double) -> [String: Any] {
+                ["paths_per_s": t.perSecond.rounded(), "triangles_per_s": (t.perSecond * Double(t.count)).rounded(),
+                 "triangles": t.count, "area": area]
             }
-            entry["lamina"] = side(lamina, laminaArea)
+            entry["lamina_coverage_mesh"] = ["paths_per_s": lamina.perSecond.rounded(),
+                                             "records": mesh.vertices.count, "bytes": mesh.byteCount,
+                                             "area": coverageArea(mesh, scale: input.scale)] as [String: Any]
             entry["glu"] = side(glu, gluArea)
             entry["libtess2"] = side(tess2, tess2Area)
             entry["lamina_vs_glu"] = (lamina.perSecond / glu.perSecond * 100).rounded() / 100
@@ -62,23 +68,57 @@ func runTessellateBench(_ arguments: [String]) {
     for input in tessStrokeInputs() where only == nil {
         let segments = input.segments
         let t = tessTime(minSeconds) {
-            (try? StrokeTessellator.mesh(input.path, style: input.style, scale: 2))?.triangleCount ?? 0
+            (try? StrokeTessellator.coverageMesh(input.path, style: input.style, scale: 2))?.vertices.count ?? 0
         }
         strokes.append(["name": input.name, "segments": segments,
                         "segments_per_s": (t.perSecond * Double(segments)).rounded(),
-                        "paths_per_s": t.perSecond.rounded(), "triangles": t.triangles])
+                        "paths_per_s": t.perSecond.rounded(), "records": t.count])
     }
     let report: [String: Any] = [
         "benchmark": "tessellate",
-        "note": "inputs flattened once outside the timed region; interior triangles only (no AA fringe); peers: GLU (libGLU, Double) and libtess2 (tulip 5.4, Float); strokes have no peer here",
+        "note": "lamina: the coverage mesh the renderer draws, prepared from the path (flattening included, tolerance \(CoverageMesh.tolerance) px); peers: GLU (libGLU, Double) and libtess2 (tulip 5.4, Float) triangulating the same path flattened once outside the timed region; areas: peers' triangles, lamina's mesh rasterized at one sample per device pixel; strokes: coverage meshes at scale 2, no peer",
         "fills": fills, "strokes": strokes,
     ]
     let data = try! JSONSerialization.data(withJSONObject: report, options: [.prettyPrinted, .sortedKeys])
     print(String(decoding: data, as: UTF8.self))
 }
 
-struct TessFillInput { var name: String; var polygons: [[Point]]; var rules: [FillRule] }
+/// A fill input: a path at a device scale, and the polygons the peers triangulate (the path
+/// flattened as `coverageMesh` flattens it).
+struct TessFillInput {
+    var name: String
+    var path: Path
+    var scale: Double
+    var rules: [FillRule]
+    var polygons: [[Point]]
+
+    init(name: String, path: Path, scale: Double, rules: [FillRule]) {
+        self.name = name; self.path = path; self.scale = scale; self.rules = rules
+        polygons = ((try? Flattener.flatten(path, scale: scale, tolerance: CoverageMesh.tolerance)) ?? []).map(\.points)
+    }
+}
+
 struct TessStrokeInput { var name: String; var path: Path; var style: StrokeStyle; var segments: Int }
+
+/// What the renderer draws for the fill: the coverage mesh prepared from the path.
+func laminaCoverageMesh(_ input: TessFillInput, _ rule: FillRule) -> Mesh {
+    (try? FillTessellator.coverageMesh(input.path, rule: rule, scale: input.scale)) ?? Mesh()
+}
+
+/// The area a coverage mesh covers (local units²): its coverage sampled once per device pixel
+/// over its bounds, by boxes of one device pixel.
+func coverageArea(_ mesh: Mesh, scale: Double) -> Double {
+    let step = 1 / scale
+    let b = mesh.bounds
+    let width = Int((b.size.width / step).rounded(.up)) + 1, height = Int((b.size.height / step).rounded(.up)) + 1
+    guard width > 0, height > 0, width * height < 1 << 26 else { return .nan }
+    var bytes = [UInt8](repeating: 0, count: width * height)
+    bytes.withUnsafeMutableBufferPointer { out in
+        CoverageMesh.rasterize(mesh, origin: Point(b.origin.x + step / 2, b.origin.y + step / 2), spacing: step, box: step,
+                               width: width, height: height, into: out.baseAddress!, rowStride: width, pixelStride: 1)
+    }
+    return Double(bytes.reduce(0) { $0 + Int($1) }) / 255 * step * step
+}
 
 func tessFillInputs() -> [TessFillInput] {
     var rng = BenchRandom(seed: 42)
@@ -86,11 +126,11 @@ func tessFillInputs() -> [TessFillInput] {
         let a = Double(k) * 2 * .pi / 1000, r = k % 2 == 0 ? 100.0 : 60.0
         return Point(r * cos(a), r * sin(a))
     }
-    let pentagram = [(0 ..< 5).map { k -> Point in
+    let pentagram = (0 ..< 5).map { k -> Point in
         let a = Double(k * 2) * 2 * .pi / 5 - .pi / 2
         return Point(100 * cos(a), 100 * sin(a))
-    }]
-    // Glyph-like rings: an "O" and an "8"-like pair of counters, from cubic ellipses, flattened at scale 4.
+    }
+    // Glyph-like rings: an "O" and an "8"-like pair of counters, from cubic ellipses, at scale 4.
     var glyph = Path()
     for i in 0 ..< 4 {
         let x = Double(i) * 60
@@ -98,20 +138,18 @@ func tessFillInputs() -> [TessFillInput] {
         glyph.addPath(Path.ellipse(in: Rect(x + 12, 10, 26, 22)).reversedForBench())
         glyph.addPath(Path.ellipse(in: Rect(x + 12, 38, 26, 22)).reversedForBench())
     }
-    let glyphPolys = ((try? glyph.flattened(scale: 4)) ?? []).map(\.points)
     // A random walk: 10,000 segments with local self-crossings.
     var walk: [Point] = [Point(0, 0)]
     for _ in 0 ..< 10_000 {
         let last = walk.last!
         walk.append(Point(last.x + rng.uniform(-10, 10), last.y + rng.uniform(-10, 10)))
     }
-    let roundRect = ((try? Path.roundedRect(Rect(0, 0, 300, 200), radius: 24).flattened(scale: 2)) ?? []).map(\.points)
     return [
-        TessFillInput(name: "star-1000", polygons: [star], rules: [.nonZero]),
-        TessFillInput(name: "pentagram", polygons: pentagram, rules: [.nonZero, .evenOdd]),
-        TessFillInput(name: "glyph-rings-cubic", polygons: glyphPolys, rules: [.nonZero, .evenOdd]),
-        TessFillInput(name: "random-polyline-10000", polygons: [walk], rules: [.nonZero, .evenOdd]),
-        TessFillInput(name: "rounded-rect", polygons: roundRect, rules: [.nonZero]),
+        TessFillInput(name: "star-1000", path: .polygon(star), scale: 1, rules: [.nonZero]),
+        TessFillInput(name: "pentagram", path: .polygon(pentagram), scale: 1, rules: [.nonZero, .evenOdd]),
+        TessFillInput(name: "glyph-rings-cubic", path: glyph, scale: 4, rules: [.nonZero, .evenOdd]),
+        TessFillInput(name: "random-polyline-10000", path: .polygon(walk), scale: 1, rules: [.nonZero, .evenOdd]),
+        TessFillInput(name: "rounded-rect", path: .roundedRect(Rect(0, 0, 300, 200), radius: 24), scale: 2, rules: [.nonZero]),
     ]
 }
 
@@ -136,13 +174,13 @@ func tessStrokeInputs() -> [TessStrokeInput] {
 extension Path {
     /// The polygon points in reverse order (a hole for nonZero). Only for closed, line/cubic paths.
     func reversedForBench() -> Path {
-        guard let pl = try? flattened(scale: 4).first else { return self }
+        guard let pl = try? flattened(scale: 4, tolerance: CoverageMesh.tolerance).first else { return self }
         return Path.polygon(pl.points.reversed())
     }
 }
 
 /// Runs `body` repeatedly for at least `seconds` (best of three batches) and returns the rate.
-func tessTime(_ seconds: Double, _ body: () -> Int) -> (perSecond: Double, triangles: Int) {
+func tessTime(_ seconds: Double, _ body: () -> Int) -> (perSecond: Double, count: Int) {
     var triangles = body()
     var best = 0.0
     for _ in 0 ..< 3 {

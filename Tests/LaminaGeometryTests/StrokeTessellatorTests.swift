@@ -73,8 +73,6 @@ import TestSupport
         let pieces = try StrokeTessellator.triangles(p, style: style, scale: 1)
         let area = pieces.area
         #expect(abs(area - Double(StrokeTessellator.maxDashes) * 0.02) < 1e-3, "\(area)")
-        let mesh = try StrokeTessellator.mesh(p, style: style, scale: 1)
-        #expect(mesh.vertices.count <= 32 * StrokeTessellator.maxDashes, "a dash with its fringe is 28 vertices")
     }
 
     @Test func trimming() throws {
@@ -85,25 +83,6 @@ import TestSupport
         let sq = Path.rect(Rect(0, 0, 10, 10))
         let half = try area(sq, StrokeStyle(lineWidth: 2, lineJoin: .miter, strokeEnd: 0.5))
         #expect(abs(half - 40) < 1e-9, "\(half)")
-        // Trim in the shader: the mesh carries distances 0…totalLength.
-        let m = try StrokeTessellator.mesh(p, style: StrokeStyle(lineWidth: 2, strokeEnd: 0.5), scale: 1, trimInShader: true)
-        #expect(m.totalLength == 100)
-        #expect(m.vertices.map(\.distance).max() == 100)
-        #expect(m.vertices.map(\.distance).min() == 0)
-    }
-
-    @Test func hairlineAndThinLines() throws {
-        let p = line(Point(0, 0), Point(10, 0))
-        let hair = try StrokeTessellator.mesh(p, style: StrokeStyle(lineWidth: 0), scale: 2)
-        #expect(!hair.isEmpty)
-        #expect(hair.vertices.map(\.coverage).max() == 1)
-        #expect(abs(hair.bounds.height - 1.0) < 1e-6)   // ±1 device pixel = ±0.5 pt at scale 2
-        let thin = try StrokeTessellator.mesh(p, style: StrokeStyle(lineWidth: 0.25), scale: 2)
-        #expect(abs(Double(thin.vertices.map(\.coverage).max()!) - 0.5) < 1e-6)
-        // Core half width sits half a device pixel inside the outline.
-        let wide = try StrokeTessellator.mesh(p, style: StrokeStyle(lineWidth: 4), scale: 1)
-        #expect(abs(wide.bounds.height - 5) < 1e-6)
-        #expect(wide.interiorIndexCount > 0 && wide.indices.count > wide.interiorIndexCount)
     }
 
     @Test(arguments: 0 ..< 25)
@@ -125,9 +104,10 @@ import TestSupport
                                 lineCap: LineCap.allCases[seed % 3], lineJoin: LineJoin.allCases[(seed / 3) % 3],
                                 dashPattern: seed % 4 == 1 ? [3, 0, 2] : [],
                                 strokeStart: seed % 5 == 2 ? 0.3 : 0, strokeEnd: seed % 5 == 2 ? 0.9 : 1)
-        let m = try StrokeTessellator.mesh(p, style: style, scale: 2)
+        let m = try StrokeTessellator.coverageMesh(p, style: style, scale: 2)
         #expect(m.indices.allSatisfy { Int($0) < m.vertices.count })
-        #expect(m.vertices.allSatisfy { $0.x.isFinite && $0.y.isFinite && $0.distance.isFinite })
+        // The quad's corners (the other records hold integers as bit patterns).
+        #expect(m.vertices.prefix(4).allSatisfy { $0.x.isFinite && $0.y.isFinite })
         let union = try StrokeTessellator.overlapFreeTriangles(p, style: style, scale: 2)
         let pieces = try StrokeTessellator.triangles(p, style: style, scale: 2)
         #expect(union.area <= pieces.area + 1e-6)
@@ -136,7 +116,32 @@ import TestSupport
     @Test func nonFiniteIsAnError() {
         var p = Path(); p.move(to: Point(0, 0)); p.addQuadCurve(to: Point(1, 1), control: Point(.nan, 0))
         #expect(throws: TessellationError.nonFiniteCoordinate(element: 1)) {
-            try StrokeTessellator.mesh(p, style: StrokeStyle())
+            try StrokeTessellator.coverageMesh(p, style: StrokeStyle())
         }
+    }
+}
+
+extension StrokeTessellator {
+    /// The stroke's pieces (what `coverageMesh` unions) as triangles in double precision; they
+    /// may overlap. A test oracle: the pieces' geometry is what draws.
+    static func triangles(_ path: Path, style: StrokeStyle, scale: Double = 1,
+                          tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> TriangleList {
+        let b = try build(path, style: style, scale: scale, tolerance: tolerance, trim: true)
+        return TriangleList(points: b.points, indices: b.interior)
+    }
+
+    /// The stroke's covered region as non-overlapping triangles: the union of the pieces,
+    /// filled with nonZero (the exact-area reference of the stroke tests).
+    static func overlapFreeTriangles(_ path: Path, style: StrokeStyle, scale: Double = 1,
+                                     tolerance: Double = Flattener.defaultTolerance) throws(TessellationError) -> TriangleList {
+        let t = try triangles(path, style: style, scale: scale, tolerance: tolerance)
+        var polys: [[Point]] = []
+        polys.reserveCapacity(t.triangleCount)
+        for i in 0 ..< t.triangleCount {
+            let (a, b, c) = t.triangle(i)
+            let cr = (b - a).cross(c - a)
+            if cr > 0 { polys.append([a, b, c]) } else if cr < 0 { polys.append([a, c, b]) }
+        }
+        return try FillTessellator.triangulate(polys, rule: .nonZero)
     }
 }

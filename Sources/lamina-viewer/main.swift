@@ -44,6 +44,10 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     exit(code)
 }
 
+// The process's allocator policy, set here and not in a library: a renderer on lavapipe may
+// keep its driver profile's freed heap (`DriverProfile.keptFreedHeap`).
+HeapTrim.adopt(.driverProfile)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }
 var config: DaemonConfig

@@ -2,6 +2,7 @@
 // flags override it (LaminaServer.DaemonOptions, shared with lamina-viewer). See README.md
 // and docs/protocol.md.
 import Foundation
+import LaminaRender
 import LaminaServer
 #if canImport(Glibc)
 import Glibc
@@ -18,6 +19,10 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     FileHandle.standardError.write(Data("laminad: \(message)\n".utf8))
     exit(code)
 }
+
+// The process's allocator policy, set here and not in a library: a renderer on lavapipe may
+// keep its driver profile's freed heap (`DriverProfile.keptFreedHeap`).
+HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }

@@ -58,7 +58,9 @@ public struct DriverProfile: Sendable, Equatable, CustomStringConvertible {
     /// cache, and the loops' addresses are indirect (the hardware prefetchers do not follow
     /// them). Evidence: the draw list's moves 0.43–0.50 → 0.28–0.31 ms in `lamina-bench
     /// frames --layers 10000`; the presentation's fast runs −0.02 to −0.04 ms
-    /// (docs/performance.md, "what changed"). Can go when the loops' data stays in cache
+    /// (docs/performance.md, "what changed"). Measured again with `CPrefetch` (release,
+    /// alternating, LAMINA_PREFETCH=0 for off): render-thread CPU p50 1.78 / 1.71 / 1.89 ms
+    /// with it, 2.00 / 1.98 / 1.96 ms without (evaluation 0.72–0.75 → 0.85–0.87). Can go when the loops' data stays in cache
     /// between frames. Off on a GPU, whose rasterization leaves the CPU's caches alone.
     public var prefetches: Bool
 

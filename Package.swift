@@ -59,11 +59,15 @@ let package = Package(
         // ICU (libicu-dev) behind a small C API: see Sources/CICU/include/lamina_icu.h for why.
         .target(name: "CICU", linkerSettings: [.linkedLibrary("icuuc"), .linkedLibrary("icudata")]),
 
+        // Software prefetch: a header of static inline functions around the compiler's
+        // builtin (no library), for LaminaTree's and LaminaFrame's per-frame loops.
+        .target(name: "CPrefetch"),
+
         // Pure modules.
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression"], exclude: ["README.md", "Properties.table"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression", "CPrefetch"], exclude: ["README.md", "Properties.table"]),
         .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         // Image decoding: a C shim over libpng, libjpeg-turbo and libwebp (libjpeg's longjmp

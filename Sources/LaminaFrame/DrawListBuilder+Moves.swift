@@ -196,9 +196,11 @@ extension DrawListBuilder {
             // The superlayer's placement, loaded when the batch changes (moves come by batch).
             var contextIndex = -1
             var parentToPixels = Transform3D.identity, parentOpacity = 1.0
+            // (Nothing prefetched while the builder does not prefetch: `prefetches`.)
+            let prefetchEnd = prefetches ? moves.count - Self.movePrefetchDistance : 0
             for (index, move) in moves.enumerated() {
                 let slot = Int(move.slot)
-                if index + Self.movePrefetchDistance < moves.count {
+                if index < prefetchEnd {
                     // What a later move reads and writes (see `movePrefetchDistance`).
                     let ahead = moves[index + Self.movePrefetchDistance]
                     let node = UnsafeRawPointer(nodes.baseAddress! + Int(ahead.slot))

@@ -115,6 +115,11 @@ public struct DrawListBuilder {
     public var usesShapeAtlas = true {
         didSet { if usesShapeAtlas != oldValue { retained.key = nil } }  // the next build is full
     }
+    /// Whether replaying moves prefetches the nodes and items of the moves ahead
+    /// (`runMoves`): on for a CPU driver, whose rasterizer leaves nothing of the last frame in
+    /// cache; the driver profile decides (LaminaRender's `DriverProfile.prefetches`, through
+    /// `FrameDriver.prefetches`). Changes nothing drawn.
+    public var prefetches = true
     /// Shared by copies of the builder (a class; tests give a reference build its own `copy()`).
     var shapeAtlas = ShapeAtlas()
 

@@ -14,10 +14,26 @@ public struct FrameDriver {
     public private(set) var tree = LayerTree()
     /// The draw-list builder (its mesh cache persists across frames).
     public private(set) var builder: DrawListBuilder
-    /// `DrawListBuilder.usesShapeAtlas` (the viewer's wireframe shows shapes' meshes).
+    /// Whether shapes are drawn from the shape atlas as asked (the viewer's wireframe asks not:
+    /// it shows shapes' meshes). The builder uses the atlas when it is asked for and the
+    /// device allows it (`allowsShapeAtlas`); this reads what was asked.
     public var usesShapeAtlas: Bool {
-        get { builder.usesShapeAtlas }
-        set { builder.usesShapeAtlas = newValue }
+        get { wantsShapeAtlas }
+        set { wantsShapeAtlas = newValue; builder.usesShapeAtlas = newValue && allowsShapeAtlas }
+    }
+    private var wantsShapeAtlas = true
+    /// Whether the device's driver profile lets shapes be drawn from the atlas
+    /// (LaminaRender's `DriverProfile.usesShapeAtlas`, set with `FrameDriver.adopt(_:)` when
+    /// the renderer opens its device); false: shapes are always drawn from their meshes.
+    public var allowsShapeAtlas = true {
+        didSet { builder.usesShapeAtlas = wantsShapeAtlas && allowsShapeAtlas }
+    }
+    /// Whether the frame's loops prefetch what they are about to touch (the tree's fast
+    /// evaluation, the builder's moves): LaminaRender's `DriverProfile.prefetches`, set with
+    /// `FrameDriver.adopt(_:)`. Changes nothing drawn.
+    public var prefetches: Bool {
+        get { builder.prefetches }
+        set { builder.prefetches = newValue; tree.prefetches = newValue }
     }
     private var snapshots = SnapshotMaker()
     private var collector = FrameStatsCollector()

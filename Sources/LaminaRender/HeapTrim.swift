@@ -9,7 +9,10 @@ import Synchronization
 /// buffers go when the render thread sleeps (`FrameDriver.willSleep`,
 /// `OffscreenRenderer.releaseIdleBuffers`), and without a trim the daemon would keep their
 /// pages (about 100 bytes a layer in `lamina-bench memory`). The render loop trims when it goes
-/// idle, at most once a second (`RenderLoop`).
+/// idle (`RenderLoop`).
+///
+/// The library trims and reads the heap; it sets no process-wide allocator policy. glibc's
+/// trim threshold changes only in a process whose executable adopted a `Policy` at startup.
 public enum HeapTrim {
     private static let function: (@convention(c) (Int) -> Int32)? = {
         guard let symbol = dlsym(nil, "malloc_trim") else { return nil }
@@ -44,36 +47,74 @@ public enum HeapTrim {
         return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutableRawPointer) -> UnsafeMutableRawPointer?).self)
     }()
 
-    /// The trim threshold as set here: what renderers asked to keep (the largest), and how
+    /// What this process lets renderers do with glibc's trim threshold, which is process-wide:
+    /// an executable adopts a policy at startup (`adopt`), a library never does. Until one is
+    /// adopted (libraries, tests), the threshold is never changed.
+    public enum Policy: Sendable, Equatable {
+        /// glibc's threshold (and its dynamic mmap threshold) as the C library sets them.
+        case processDefault
+        /// A renderer whose driver profile keeps freed heap (`DriverProfile.keptFreedHeap`:
+        /// lavapipe's per-frame scene memory) raises the threshold to that figure when it opens
+        /// its device; its idle releases run with the default (`withDefaultThreshold`).
+        case driverProfile
+    }
+
+    /// The policy, what renderers asked to keep (the largest, whatever the policy), and how
     /// many releases run with the default now (they win while any runs).
-    private static let threshold = Mutex<(kept: Int?, releases: Int)>((nil, 0))
+    private static let threshold = Mutex<(policy: Policy, asked: Int?, kept: Int?, releases: Int)>((.processDefault, nil, nil, 0))
 
     /// glibc's default trim threshold (128 KiB).
     public static let defaultTrimThreshold = 128 << 10
 
-    /// Keeps up to `bytes` of freed memory at the top of each arena from now on (glibc's trim
-    /// threshold, `mallopt(M_TRIM_THRESHOLD)`, the largest asked for): free memory at an
-    /// arena's top beyond it goes back to the system when a free makes it so. Process-wide; it
-    /// also fixes the mmap threshold (no dynamic adjustment). Nothing where there is no mallopt.
-    public static func keepFreed(_ bytes: Int) {
+    /// Sets the process's allocator policy. Call once at startup, from an executable
+    /// (`laminad`, `lamina-viewer`, `lamina-bench`), before any renderer opens; adopting
+    /// `.driverProfile` after a renderer asked applies what it asked.
+    /// - Thread: any.
+    public static func adopt(_ policy: Policy) {
         threshold.withLock {
-            $0.kept = max($0.kept ?? 0, bytes)
+            $0.policy = policy
+            if policy == .driverProfile, $0.kept == nil, let asked = $0.asked {
+                $0.kept = asked
+                if $0.releases == 0 { setTrimThreshold(asked) }
+            }
+        }
+    }
+
+    /// The free memory this process keeps at the top of each arena (glibc's trim threshold as
+    /// set here), nil while glibc's default stands (no policy adopted, or no renderer asked).
+    public static var keptFreedHeap: Int? { threshold.withLock { $0.kept } }
+
+    /// A renderer's driver profile asks to keep up to `bytes` of freed memory at the top of
+    /// each arena (glibc's trim threshold, `mallopt(M_TRIM_THRESHOLD)`, the largest asked
+    /// for): under `Policy.driverProfile`, free memory at an arena's top beyond it goes back to
+    /// the system when a free makes it so. Process-wide; it also fixes the mmap threshold (no
+    /// dynamic adjustment). Nothing under `.processDefault`, nor where there is no mallopt.
+    static func keepFreed(_ bytes: Int) {
+        threshold.withLock {
+            $0.asked = max($0.asked ?? 0, bytes)
+            guard $0.policy == .driverProfile else { return }
+            $0.kept = $0.asked
             if $0.releases == 0 { setTrimThreshold($0.kept!) }
         }
     }
 
     /// Runs `body` with glibc's default trim threshold (a release whose frees should go back to
-    /// the system at once), then restores what `keepFreed` asked for. A renderer asking for
-    /// more meanwhile gets it when the last such release ends.
+    /// the system at once), then restores what `keepFreed` set. A renderer asking for more
+    /// meanwhile gets it when the last such release ends. Where nothing was kept, only runs
+    /// `body` (the threshold is the default already, and stays untouched).
     public static func withDefaultThreshold<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        threshold.withLock {
-            $0.releases += 1
+        let changed = threshold.withLock { t -> Bool in
+            guard t.kept != nil else { return false }
+            t.releases += 1
             setTrimThreshold(defaultTrimThreshold)
+            return true
         }
         defer {
-            threshold.withLock {
-                $0.releases -= 1
-                if $0.releases == 0, let kept = $0.kept { setTrimThreshold(kept) }
+            if changed {
+                threshold.withLock {
+                    $0.releases -= 1
+                    if $0.releases == 0, let kept = $0.kept { setTrimThreshold(kept) }
+                }
             }
         }
         return try body()

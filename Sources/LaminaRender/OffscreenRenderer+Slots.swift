@@ -81,7 +81,7 @@ extension OffscreenRenderer {
     }
 
     /// Makes a CPU driver free what it keeps of the last frames it drew (`DriverScratch`);
-    /// nothing on a GPU. Waits for the frames in flight first. Nothing drawn changes. The
+    /// nothing unless the driver profile says so (`DriverProfile.releasesDriverScratch`). Waits for the frames in flight first. Nothing drawn changes. The
     /// render loop calls it once it has been idle a moment (`RenderLoop.idleReleaseDelay`):
     /// the next frame allocates the driver's memory again.
     /// - Thread: render thread only.
@@ -90,8 +90,9 @@ extension OffscreenRenderer {
         for index in slots.indices { try finish(slot: index, wait: true) }
         // The driver frees on its own thread, into that thread's arena, where the freed
         // blocks join the arena's top: glibc hands a top back only when it exceeds the trim
-        // threshold, which the renderer raised (`keptFreedHeap`), and `malloc_trim` leaves
-        // other arenas' tops alone. For the release only, glibc's default threshold.
+        // threshold, which the profile raised (`DriverProfile.keptFreedHeap`, where the process
+        // adopted that policy), and `malloc_trim` leaves other arenas' tops alone. For the
+        // release only, glibc's default threshold.
         try HeapTrim.withDefaultThreshold { () throws(RenderError) in
             try scratch.release(device: device, commands: commands)
         }

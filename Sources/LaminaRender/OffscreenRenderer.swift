@@ -35,6 +35,10 @@ public final class OffscreenRenderer {
     public var deviceName: String { device.name }
     /// Whether the device is a CPU implementation (lavapipe).
     public var isSoftwareDevice: Bool { device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU }
+    /// The driver-motivated switches for this device (`DriverProfile`): chosen from the device
+    /// when it opens, unless `init` was given one. The render loop reads the idle-policy
+    /// switches (`releasesIdleRings`) and hands the frame's to its `FrameDriver` (`adopt`).
+    public let driverProfile: DriverProfile
     /// Whether the queue writes timestamps, so `FrameTiming.gpu` will be filled in.
     public var hasGPUTimestamps: Bool { commands.queryPool != nil }
     /// Live Vulkan objects (debug builds; 0 in release builds).
@@ -74,7 +78,8 @@ public final class OffscreenRenderer {
     /// The window the frames are also presented to (`init(…window:)`), if any.
     private let window: WindowTarget?
     private let readback: Readback
-    /// Frees a CPU driver's kept frame memory before the render thread sleeps; nil on a GPU.
+    /// Frees a CPU driver's kept frame memory before the render thread sleeps; nil unless the
+    /// profile says so (`DriverProfile.releasesDriverScratch`).
     let scratch: DriverScratch?
     private let recorder: PassRecorder
     var slots: [FrameSlot]
@@ -117,11 +122,14 @@ public final class OffscreenRenderer {
     ///     environment.
     ///   - window: also present every frame to this window (`WindowTarget`): its surface is
     ///     made on this thread, the present mode chosen for `fps` and the display's rate.
+    ///   - profile: the driver profile; nil chooses it from the device
+    ///     (`DriverProfile.forDevice`), or from `LAMINA_DRIVER_PROFILE` (`cpuRasterizer` or
+    ///     `gpu`) in the environment, to try one profile on another device.
     /// - Throws: `RenderError.noDevice` (with a message naming `mesa-vulkan-drivers`) when
     ///   there is no Vulkan driver or device; other `RenderError`s when setup fails.
     /// - Thread: becomes the renderer's thread (render thread only).
     public init(width: Int, height: Int, validation: Bool? = nil, window: WindowSurface? = nil,
-                fps: Double = 120) throws(RenderError) {
+                fps: Double = 120, profile: DriverProfile? = nil) throws(RenderError) {
         precondition(width > 0 && height > 0, "OffscreenRenderer needs a positive size, got \(width)×\(height)")
         let validation = validation ?? (getenv("LAMINA_VALIDATION").map { String(cString: $0) == "1" } ?? false)
         self.width = width
@@ -145,7 +153,11 @@ public final class OffscreenRenderer {
             let device = try VulkanDevice(instance: instance, extensions: window == nil ? [] : ["VK_KHR_swapchain"])
             cleanup.append { device.destroy() }
             self.device = device
-            if device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU { HeapTrim.keepFreed(Self.keptFreedHeap) }
+            let profile = profile ?? DriverProfile.named(getenv("LAMINA_DRIVER_PROFILE").map { String(cString: $0) })
+                ?? DriverProfile.forDevice(device.properties.deviceType)
+            driverProfile = profile
+            // Applied only where the executable adopted `HeapTrim.Policy.driverProfile`.
+            if let bytes = profile.keptFreedHeap { HeapTrim.keepFreed(bytes) }
             let stencilFormat = try VulkanImage.stencilFormat(device: device)
             self.stencilFormat = stencilFormat
             let pipeline = try VulkanPipeline(device: device, format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat)
@@ -199,7 +211,7 @@ public final class OffscreenRenderer {
             let readback = try Readback(device: device, commands: commands)
             self.readback = readback
             cleanup.append { readback.destroy(device, commands: commands) }
-            scratch = device.properties.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU
+            scratch = profile.releasesDriverScratch
                 ? try DriverScratch(device: device, commands: commands, pipeline: pipeline,
                                     format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat)
                 : nil
@@ -464,17 +476,6 @@ public final class OffscreenRenderer {
         }
         lifetimes.finished(frame)
     }
-
-    /// The trim threshold kept on a CPU device (`HeapTrim.keepFreed`), a workaround for
-    /// lavapipe (llvmpipe, Mesa 22–23): each frame it mallocs and frees tens of megabytes (its
-    /// binned scene data) at the top of the heap, and glibc's default trim threshold hands that
-    /// memory back to the kernel after every frame, so the next frame page-faults it in again —
-    /// 35 % of all CPU time with 2,000 meshes a frame, and about 40 % of the GPU time of
-    /// `lamina-bench frames --mix shape`. Keeping up to 64 MiB of freed heap (16 MiB is not
-    /// enough) stops the churn. Process-wide, set when a renderer opens a CPU device (and back
-    /// after each idle release, `releaseDriverFrameMemory`); it can go when llvmpipe pools its
-    /// scene memory.
-    static let keptFreedHeap = 64 << 20
 
     private func now() -> Double {
         var ts = timespec()

@@ -159,6 +159,12 @@ public struct LayerTree: Sendable {
     /// The layers with path templates or expression animations, and the render thread's
     /// template outputs (LayerTree+Programs.swift).
     var programs = ProgramIndex()
+    /// Whether evaluating presentation trees from this tree prefetches the nodes and transform
+    /// boxes its fast runs write (`prefetch`, PresentationPlan+Fast.swift): on for a CPU
+    /// driver, whose rasterizer leaves nothing of the last frame in cache; the driver profile
+    /// decides (LaminaRender's `DriverProfile.prefetches`, through `FrameDriver.prefetches`).
+    /// Changes no value.
+    public var prefetches = true
     /// The model tree that validates `apply(_ commit:at:)` (a tree that takes commits);
     /// nil in a tree fed packets.
     private var validator: Validator?

@@ -349,7 +349,9 @@ extension LayerTree {
         // The node line the write touches (`line`: its offset; nil: not prefetched) is
         // prefetched by the fractions pass, a chunk ahead of the writes; a transform box
         // (whose address is in that line) `distance` records ahead of its write.
-        let prefetched = line == nil ? nil : UnsafeMutableRawPointer(nodes.baseAddress!)
+        // (Neither while the tree does not prefetch: `prefetches`.)
+        let prefetched = line == nil || !prefetches ? nil : UnsafeMutableRawPointer(nodes.baseAddress!)
+        let prefetchesBoxes = writesTransform && prefetches
         // In chunks, two passes each: the fractions, then progress, value and write. Each
         // pass's loop body is short and its iterations independent, so the processor
         // overlaps many of them (one pass of everything is a ~130-cycle dependency chain per
@@ -363,7 +365,7 @@ extension LayerTree {
                 fastFractions(base, shapes.baseAddress!, start..<end, at: t, into: fractions,
                               prefetching: prefetched, line: line ?? 0)
                 for k in start..<end {
-                    if writesTransform && k + distance < run.end {
+                    if prefetchesBoxes && k + distance < run.end {
                         Self.prefetchTransformBox(nodes.baseAddress! + Int(base[k + distance].node))
                     }
                     let f = base + k

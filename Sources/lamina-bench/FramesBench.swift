@@ -41,6 +41,9 @@ func runFramesBench(_ arguments: [String]) {
     var builder = bench.makeBuilder()
     // LAMINA_SHAPE_ATLAS=0: shapes always drawn from their meshes (to compare in one build).
     builder.usesShapeAtlas = ProcessInfo.processInfo.environment["LAMINA_SHAPE_ATLAS"] != "0"
+    // LAMINA_PREFETCH=0: the frame's loops prefetch nothing (`DriverProfile.prefetches` off).
+    builder.prefetches = ProcessInfo.processInfo.environment["LAMINA_PREFETCH"] != "0"
+    tree.prefetches = builder.prefetches
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
 

@@ -16,6 +16,12 @@
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
 import Foundation
+import LaminaRender
+
+// The process's allocator policy, as the daemon's (`laminad`): a renderer on lavapipe may keep
+// its driver profile's freed heap (`DriverProfile.keptFreedHeap`), in the benchmarks' renderers
+// and in `memory`'s daemon child alike.
+HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory [options]"

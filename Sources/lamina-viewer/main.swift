@@ -11,6 +11,8 @@ import Synchronization
 import Glibc
 #endif
 
+TerminationSignals.install()   // SIGINT and SIGTERM handled from here on
+
 let usage = """
 usage: lamina-viewer \(DaemonOptions.flags)
                [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen]
@@ -44,7 +46,10 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     exit(code)
 }
 
-TerminationSignals.install()   // SIGINT and SIGTERM handled from here on
+// The process's allocator policy, set here and not in a library: a renderer on lavapipe may
+// keep its driver profile's freed heap (`DriverProfile.keptFreedHeap`).
+HeapTrim.adopt(.driverProfile)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }
 var config: DaemonConfig

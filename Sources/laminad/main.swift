@@ -2,10 +2,15 @@
 // flags override it (LaminaServer.DaemonOptions, shared with lamina-viewer). See README.md
 // and docs/protocol.md.
 import Foundation
+import LaminaRender
 import LaminaServer
 #if canImport(Glibc)
 import Glibc
 #endif
+
+// SIGINT and SIGTERM are handled from here on: one that comes while the daemon starts stops
+// it as soon as it serves (socket removed, status 0).
+TerminationSignals.install()
 
 let usage = "usage: laminad \(DaemonOptions.flags)"
 
@@ -19,9 +24,10 @@ func fail(_ message: String, code: Int32 = 2) -> Never {
     exit(code)
 }
 
-// SIGINT and SIGTERM are handled from here on: one that comes while the daemon starts stops
-// it as soon as it serves (socket removed, status 0).
-TerminationSignals.install()
+// The process's allocator policy, set here and not in a library: a renderer on lavapipe may
+// keep its driver profile's freed heap (`DriverProfile.keptFreedHeap`).
+HeapTrim.adopt(.driverProfile)
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("-h") || arguments.contains("--help") { print(usage); exit(0) }
 let config: DaemonConfig

@@ -250,6 +250,9 @@ final class ViewerProcess: @unchecked Sendable {
 
     func stop() {
         if process.isRunning { process.terminate(); process.waitUntilExit() }
+        // The handler keeps the pipe's monitor, and through it the process, alive (a leak that
+        // AddressSanitizer reports at exit: scripts/sanitize address).
+        (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
         try? FileManager.default.removeItem(atPath: (socket as NSString).deletingLastPathComponent)
     }
 }

@@ -95,8 +95,6 @@ public final class RenderLoop: Sendable {
     /// When the render thread went to sleep with nothing to draw (uptime ns), nil while awake.
     private let idleSince = Mutex<UInt64?>(nil)              // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
-    /// What the render thread lets go of while idle, and when (the memory ladder).
-    private let idlePolicy = IdlePolicy()
     /// How long the render thread sleeps before it lets go of the driver's frame memory and
     /// trims the heap (seconds): a client committing more often than this keeps both.
     static var idleReleaseDelay: Double { IdlePolicy.defaultReleaseDelay }
@@ -256,6 +254,9 @@ public final class RenderLoop: Sendable {
         /// When the statistics were last published (real seconds; -1: publish with the next frame).
         var lastPublish = -1.0
         let realtime: Bool
+        /// What the render thread lets go of while idle, and when (the memory ladder), with the
+        /// rungs the device's driver profile asks for.
+        let idlePolicy: IdlePolicy
     }
 
     /// The render thread: drain, frame, present, sleep — until a stop is drained.
@@ -265,8 +266,11 @@ public final class RenderLoop: Sendable {
             renderer: renderer,
             driver: FrameDriver(widthPoints: config.widthPoints, heightPoints: config.heightPoints,
                                 scale: config.scale, background: config.background, targetFPS: config.fps),
-            viewport: WindowViewport(config: config), realtime: realtime)
+            viewport: WindowViewport(config: config), realtime: realtime,
+            idlePolicy: IdlePolicy(releasesDriverScratch: renderer.driverProfile.releasesDriverScratch,
+                                   releasesIdleRings: renderer.driverProfile.releasesIdleRings))
         state.driver.programStepsPerFrame = config.programStepsPerFrame
+        state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay
         var pacing = FramePacing(fps: config.fps, renderThreadPaces: renderer.presentPacing?.renderThreadPaces,
                                  realtime: realtime, start: clock.realSeconds)
         while true {
@@ -389,7 +393,7 @@ public final class RenderLoop: Sendable {
     }
 
     /// Sleep, idle: publishes the statistics as idle and sleeps until woken (a packet, a
-    /// capture, a frame request, a stop), letting go of memory down `idlePolicy`'s ladder while
+    /// capture, a frame request, a stop), letting go of memory down `s.idlePolicy`'s ladder while
     /// no wake-up comes (`work`: the drained packets, dropped on its first rung). The frame
     /// after it is drawn at once.
     private func sleepUntilWoken(_ s: inout RenderThreadState, holding work: inout Inbox) {
@@ -398,14 +402,14 @@ public final class RenderLoop: Sendable {
         published.withLock { $0 = summary; $0.idle = true }
         idleSince.withLock { $0 = since }
         s.driver.willSleep()
-        release(idlePolicy.atSleep, s.renderer, &work)
+        release(s.idlePolicy.atSleep, s.renderer, &work)
         var rungs = 0
-        while let rung = idlePolicy.rung(after: rungs) {
+        while let rung = s.idlePolicy.rung(after: rungs) {
             guard wake.wait(timeout: .now() + rung.delay) == .timedOut else { break }
             release(rung.releases, s.renderer, &work)
             rungs += 1
         }
-        if idlePolicy.rung(after: rungs) == nil { wake.wait() }
+        if s.idlePolicy.rung(after: rungs) == nil { wake.wait() }
         let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
         idleSince.withLock { $0 = nil }
         s.driver.recordIdle(slept)

@@ -159,9 +159,56 @@ public final class Daemon: Sendable {
 /// One connected client's socket (server thread only).
 private struct Connection {
     var fd: Int32
-    var output: [UInt8] = []
-    var outputOffset = 0
+    var output = OutputQueue()
     var closing = false
+}
+
+/// A client's bytes waiting to be written, as the messages came: a large reply is queued by
+/// reference, never copied into (or grown with) one buffer of everything that waits; small
+/// messages share a chunk of up to 64 KiB. What was written goes as the client reads.
+private struct OutputQueue {
+    private var chunks: [[UInt8]] = []
+    private var head = 0
+    /// Bytes of `chunks[head]` already written.
+    private var offset = 0
+    /// Bytes waiting.
+    private(set) var count = 0
+
+    mutating func append(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        if head < chunks.count, chunks[chunks.count - 1].count + bytes.count <= 1 << 16 {
+            chunks[chunks.count - 1] += bytes
+        } else {
+            chunks.append(bytes)
+        }
+        count += bytes.count
+    }
+
+    /// Writes until the socket would block; false on a write error (the peer is gone).
+    mutating func write(to fd: Int32) -> Bool {
+        defer {
+            if head == chunks.count {
+                chunks.removeAll(keepingCapacity: chunks.capacity <= 64)
+                head = 0
+            } else if head >= 64 && head * 2 >= chunks.count {
+                chunks.removeFirst(head)
+                head = 0
+            }
+        }
+        while head < chunks.count {
+            let n = UnixSocket.send(fd, chunks[head][offset...])
+            if n > 0 {
+                offset += n
+                count -= n
+                if offset == chunks[head].count { chunks[head] = []; head += 1; offset = 0 }
+                continue
+            }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { return true }
+            return false
+        }
+        return true
+    }
 }
 
 /// The server thread's loop: sockets around the `ServerCore` (server thread only).
@@ -201,7 +248,7 @@ private struct ServerLoop {
                 // others between them, and what waits for it stays bounded.
                 var events = core.pendingInputBytes(id) < readChunk ? Int16(POLLIN) : 0
                 if core.hasPendingInput(id) { backlog = true }
-                if c.outputOffset < c.output.count { events |= Int16(POLLOUT) }
+                if c.output.count > 0 { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }
             // An idle model shares the render side's nodes (ServerCore+Sharing): the poll wakes
@@ -239,7 +286,7 @@ private struct ServerLoop {
                     perform(core.resume(id, outputRoom: outputRoom(id), budget: .daemon))
                 }
             }
-            for id in Array(connections.keys) where connections[id]!.closing && connections[id]!.outputOffset >= connections[id]!.output.count {
+            for id in Array(connections.keys) where connections[id]!.closing && connections[id]!.output.count == 0 {
                 disconnect(id)
             }
             // Accepted after the hang-ups this poll saw: a client that closed and connected
@@ -329,7 +376,7 @@ private struct ServerLoop {
     /// How many more bytes may wait for the client before it is cut off.
     func outputRoom(_ id: UInt32) -> Int {
         guard let c = connections[id] else { return 0 }
-        return maxOutput - (c.output.count - c.outputOffset)
+        return maxOutput - c.output.count
     }
 
     mutating func perform(_ effects: [ServerEffect]) {
@@ -339,6 +386,11 @@ private struct ServerLoop {
             case .close(let client): connections[client]?.closing = true
             case .submit(let packet): daemon.renderLoop.submit(packet)
             case .cutOff(let client): disconnect(client)
+            case .build(_, let tag, let make):
+                // One at a time per client (its later requests wait for it): a flooder keeps at
+                // most one build in flight.
+                let daemon = self.daemon
+                DispatchQueue.global().async { daemon.post(capture: tag, make()) }
             case .capture(_, let requestID, let time, let tag):
                 captures[tag] = requestID
                 daemon.renderLoop.capture(at: time, tag: tag)
@@ -354,21 +406,12 @@ private struct ServerLoop {
     mutating func send(_ bytes: [UInt8], to client: UInt32) {
         guard var conn = connections[client] else { return }
         connections[client] = nil   // no copy of the queue while it is changed
-        if conn.outputOffset == conn.output.count {
-            conn.output.removeAll(keepingCapacity: conn.output.capacity <= 1 << 20)
-            conn.outputOffset = 0
-        } else if conn.outputOffset >= 1 << 16 && conn.outputOffset >= conn.output.count / 2 {
-            // A client that reads slowly but steadily: drop what was written, so the queue's
-            // memory follows what waits, not everything ever sent.
-            conn.output.removeFirst(conn.outputOffset)
-            conn.outputOffset = 0
-        }
-        if conn.output.count - conn.outputOffset + bytes.count > maxOutput {
+        if conn.output.count + bytes.count > maxOutput {
             connections[client] = conn
             disconnect(client)
             return
         }
-        conn.output += bytes
+        conn.output.append(bytes)
         connections[client] = conn
         flush(client)
     }
@@ -378,21 +421,21 @@ private struct ServerLoop {
     mutating func flush(_ id: UInt32) {
         guard var conn = connections[id] else { return }
         connections[id] = nil
-        while conn.outputOffset < conn.output.count {
-            let n = UnixSocket.send(conn.fd, conn.output[conn.outputOffset...])
-            if n > 0 { conn.outputOffset += n; continue }
-            if n < 0 && errno == EINTR { continue }
-            if n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK) { break }
-            connections[id] = conn
-            disconnect(id)
-            return
-        }
+        let ok = conn.output.write(to: conn.fd)
         connections[id] = conn
+        if !ok { disconnect(id) }
     }
 
     mutating func disconnect(_ id: UInt32) {
-        guard let conn = connections.removeValue(forKey: id) else { return }
+        guard var conn = connections.removeValue(forKey: id) else { return }
         close(conn.fd)
+        // What waited for it (up to maxQueuedOutput) is freed off the server thread: handing
+        // tens of MiB back to the system takes milliseconds.
+        if conn.output.count > 1 << 20 {
+            let dropped = conn.output
+            conn.output = OutputQueue()
+            DispatchQueue.global().async { withExtendedLifetime(dropped) {} }
+        }
         perform(core.disconnected(id))
     }
 }

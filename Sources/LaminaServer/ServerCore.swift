@@ -21,6 +21,10 @@ public enum ServerEffect: Sendable {
     /// Close the client's connection now, dropping what waits for it (its unread output went
     /// over `maxQueuedOutput`), then report `disconnected`.
     case cutOff(client: UInt32)
+    /// Make a large reply off the server thread (`make` reads a copy of the model, taken when
+    /// the request was handled), then hand it to `captureFinished(tag:_:)`: it goes out in its
+    /// turn among the client's replies, which wait for it as for a capture.
+    case build(client: UInt32, tag: UInt64, make: @Sendable () -> Event)
     /// A query waits for a newer presentation snapshot (or the clock moved): the render side
     /// must make a frame and report its snapshot (`snapshotPublished`).
     case requestFrame
@@ -426,7 +430,15 @@ public struct ServerCore {
             let size = measurer.measure(text, font: font, fontSize: size, width: width)
             send(.textMeasured(width: size.width, height: size.height), requestID)
         case .sendTree(let requestID):
-            send(.tree(json: treeJSON()), requestID)
+            // Built off the server thread from the model as it is now: a client asking for
+            // large trees (or flooding them) never holds the others' requests for its replies.
+            let tag = nextCaptureTag
+            nextCaptureTag += 1
+            captures[tag] = (client, requestID)
+            clients[client]?.held.append(.capture(tag: tag))
+            let model = self.model
+            let names = clients.mapValues { $0.session.clientName }
+            effects.append(.build(client: client, tag: tag, make: { .tree(json: Self.treeJSON(model, names: names)) }))
         case .sendStats(let requestID):
             var s = stats()
             s.layers = model.count
@@ -521,7 +533,7 @@ public struct ServerCore {
     /// The model tree as JSON (`getTree`): each layer's id, owner, kind, depth, frame, sublayers.
     /// Written as bytes (a 10,000-layer tree is about 1.3 MB): one reply must cost the server
     /// thread little, whoever asks for it how often.
-    func treeJSON() -> String {
+    static func treeJSON(_ model: ModelTree, names clientNames: [UInt32: String]) -> String {
         var w = JSONBytes(capacity: model.count * 140 + 16)
         // Each owner's name, escaped once; the last one looked up is kept at hand (a client's
         // layers come together in the walk).
@@ -541,7 +553,7 @@ public struct ServerCore {
             if owner != lastOwner {
                 if names[owner] == nil {
                     var escaped = JSONBytes(capacity: 32)
-                    if owner == 0 { escaped.append("compositor") } else { escaped.appendEscaped(clients[owner]?.session.clientName ?? "") }
+                    if owner == 0 { escaped.append("compositor") } else { escaped.appendEscaped(clientNames[owner] ?? "") }
                     names[owner] = escaped.array
                 }
                 lastOwner = owner

@@ -160,6 +160,8 @@ final class EmbeddedDaemon {
                 case .capture(_, let requestID, _, let tag):
                     perform(core.captureFinished(tag: tag, .error(opcode: 0x30, code: .captureFailed,
                                                                   message: "the embedded daemon has no GPU", request: requestID)))
+                case .build(_, let tag, let make):
+                    perform(core.captureFinished(tag: tag, make()))
                 case .cutOff(let client):
                     closed.insert(client)
                     perform(core.disconnected(client))

@@ -21,8 +21,8 @@ public final class Daemon: Sendable {
 
     /// Replies produced off the server thread (captures), delivered by the server thread.
     fileprivate struct Mailbox {
-        /// Finished captures: the core's tag and the reply (`captured` or an error).
-        var captured: [(tag: UInt64, event: Event)] = []
+        /// Finished captures and builds: the core's tag and the reply, or why it failed.
+        var captured: [(tag: UInt64, result: Result<Event, CaptureFailure>)] = []
         var stop = false
         /// The viewer's input and Reduce Motion setting (ServerCore.input, setReduceMotion).
         var inputs: [ViewerInput] = []
@@ -113,9 +113,12 @@ public final class Daemon: Sendable {
         _ = write(wakePipe.write, &b, 1)
     }
 
-    /// Hands a finished capture to the server thread. Any thread may call it.
-    func post(capture tag: UInt64, _ event: Event) {
-        mailbox.withLock { $0.captured.append((tag, event)) }
+    /// Why a capture failed (the core answers it `captureFailed` with this message).
+    fileprivate struct CaptureFailure: Error { var message: String }
+
+    /// Hands a finished capture or build to the server thread. Any thread may call it.
+    fileprivate func post(capture tag: UInt64, _ result: Result<Event, CaptureFailure>) {
+        mailbox.withLock { $0.captured.append((tag, result)) }
         wake()
     }
 
@@ -217,8 +220,6 @@ private struct ServerLoop {
     let listenFD: Int32
     var connections: [UInt32: Connection] = [:]
     var core: ServerCore
-    /// Captures in flight: the core's tag → the request id that asked (for its error).
-    var captures: [UInt64: UInt32] = [:]
     /// A client that does not read is cut off when more than this much output waits for it
     /// (config `maxQueuedOutput`, 64 MiB by default).
     let maxOutput: Int
@@ -263,7 +264,12 @@ private struct ServerLoop {
                 while read(daemon.wakeReadFD, &sink, sink.count) > 0 {}
                 let mail = daemon.takeMail()
                 if mail.stop { break }
-                for c in mail.captured { perform(core.captureFinished(tag: c.tag, c.event)) }
+                for c in mail.captured {
+                    switch c.result {
+                    case .success(let event): perform(core.captureFinished(tag: c.tag, event))
+                    case .failure(let failure): perform(core.captureFailed(tag: c.tag, failure.message))
+                    }
+                }
                 if let on = mail.reduceMotion { perform(core.setReduceMotion(on)) }
                 if let display = mail.display { perform(core.displayChanged(display)) }
                 inputs = mail.inputs   // routed below, against the newest snapshot
@@ -304,7 +310,6 @@ private struct ServerLoop {
         perform(core.deliver(out.events))
         let daemon = self.daemon
         for c in out.captures {
-            guard let requestID = captures.removeValue(forKey: c.tag) else { continue }
             let tag = c.tag
             let result = c.result
             DispatchQueue.global().async {
@@ -312,14 +317,13 @@ private struct ServerLoop {
                 case .success(let frame):
                     do {
                         let png = try PNG.encode(RGBAImage(width: frame.width, height: frame.height, pixels: frame.rgba))
-                        daemon.post(capture: tag, .captured(time: frame.time, width: UInt32(frame.width),
-                                                            height: UInt32(frame.height), png: png))
+                        daemon.post(capture: tag, .success(.captured(time: frame.time, width: UInt32(frame.width),
+                                                                     height: UInt32(frame.height), png: png)))
                     } catch {
-                        daemon.post(capture: tag, .error(opcode: 0x30, code: .captureFailed, message: "\(error)", request: requestID))
+                        daemon.post(capture: tag, .failure(Daemon.CaptureFailure(message: "\(error)")))
                     }
                 case .failure(let error):
-                    daemon.post(capture: tag, .error(opcode: 0x30, code: .captureFailed, message: error.description,
-                                                     request: requestID))
+                    daemon.post(capture: tag, .failure(Daemon.CaptureFailure(message: error.description)))
                 }
             }
         }
@@ -390,9 +394,8 @@ private struct ServerLoop {
                 // One at a time per client (its later requests wait for it): a flooder keeps at
                 // most one build in flight.
                 let daemon = self.daemon
-                DispatchQueue.global().async { daemon.post(capture: tag, make()) }
-            case .capture(_, let requestID, let time, let tag):
-                captures[tag] = requestID
+                DispatchQueue.global().async { daemon.post(capture: tag, .success(make())) }
+            case .capture(_, _, let time, let tag):
                 daemon.renderLoop.capture(at: time, tag: tag)
             case .requestFrame: daemon.renderLoop.requestFrame()
             case .setImage(let name, let image): daemon.renderLoop.setImage(name, image)

@@ -276,6 +276,13 @@ public struct ServerCore {
         return effects
     }
 
+    /// A capture failed: it is answered `captureFailed` (naming its request) in its turn.
+    public mutating func captureFailed(tag: UInt64, _ message: String) -> [ServerEffect] {
+        guard let requestID = captures[tag]?.requestID else { return [] }
+        return captureFinished(tag: tag, .error(opcode: Request.capture(time: nil).opcode, code: .captureFailed,
+                                                message: message, request: requestID))
+    }
+
     /// Sends the client's held replies from the front, up to the first one not ready.
     private mutating func flushHeld(_ id: UInt32, _ effects: inout [ServerEffect]) {
         guard var client = clients.removeValue(forKey: id) else { return }

@@ -157,9 +157,8 @@ final class EmbeddedDaemon {
                     closed.insert(client)
                     perform(core.disconnected(client))
                 case .submit(let packet): queued.append(packet)
-                case .capture(_, let requestID, _, let tag):
-                    perform(core.captureFinished(tag: tag, .error(opcode: 0x30, code: .captureFailed,
-                                                                  message: "the embedded daemon has no GPU", request: requestID)))
+                case .capture(_, _, _, let tag):
+                    perform(core.captureFailed(tag: tag, "the embedded daemon has no GPU"))
                 case .build(_, let tag, let make):
                     perform(core.captureFinished(tag: tag, make()))
                 case .cutOff(let client):

@@ -49,9 +49,9 @@ public struct DamageTracker {
         guard let old, old.width == new.width, old.height == new.height, old.clearColor == new.clearColor else {
             return whole
         }
-        if let patch = new.patch, patch.base == old.serial, old.serial != 0, !patch.hasMarkers,
+        if let delta = new.delta, delta.base == old.serial, old.serial != 0, !delta.hasMarkers,
            old.items.count == new.items.count, old.clips.count == new.clips.count {
-            return damage(old, new, only: patch.ranges, whole)
+            return damage(old, new, only: delta.rewritten, whole)
         }
         markChangedClips(old.clips, new.clips)
         var box = Box()
@@ -93,7 +93,7 @@ public struct DamageTracker {
         return box.pixels(within: whole)
     }
 
-    /// A list patched from `old` (`DrawList.patch`): only the items in `ranges` can differ, with
+    /// A list patched from `old` (`DrawList.delta`): only the items in `ranges` can differ, with
     /// no group open anywhere (no markers) and every clip chain outside them unchanged (a clip
     /// changes only with its layer, whose items and sublayers' are in the ranges). The same
     /// rectangle as the full comparison, for the work of the changed items.

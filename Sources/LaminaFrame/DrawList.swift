@@ -14,7 +14,7 @@ public struct DrawList: Sendable {
     /// Color the target is cleared to: sRGB-encoded, straight alpha.
     public var clearColor: Color
     /// Items in painter's order: the first is drawn first (furthest back).
-    public var items: [DrawItem] { didSet { replan(); patch = nil } }
+    public var items: [DrawItem] { didSet { replan(); delta = nil } }
     /// Clip shapes that items refer to by index (`DrawItem.clip`), each with its parent.
     public var clips: [Clip]
     /// The frame's passes (from the items' group markers), kept in step with `items`, `width`
@@ -31,24 +31,11 @@ public struct DrawList: Sendable {
     /// writes since that base: the backend copies in the writes it has not applied. Nil when
     /// no text is drawn.
     public var textAtlas: TextAtlasState? = nil
-    /// Set by a build that patched the builder's previous list in place (the retained list):
-    /// this list's items differ from those of list `Patch.base` only within `Patch.ranges`, so
-    /// damage compares those alone. Nil for a full build, and once `items` is changed by hand.
-    public internal(set) var patch: Patch? = nil
-
-    /// Where a patched list can differ from the list it was patched from.
-    public struct Patch: Sendable {
-        /// `serial` of the list it was patched from (the builder's previous list).
-        public var base: UInt64
-        /// Item ranges rewritten with new values (the changed layers' visits), ascending.
-        public var ranges: [Range<Int>]
-        /// The parts of `ranges` (ascending, disjoint) whose items differ from the base list's
-        /// in transform and opacity only (leaves that only moved or faded): their instances'
-        /// content part is as before (`RectInstance.writeMotion`). Empty when none are known.
-        public var motionRanges: [Range<Int>] = []
-        /// Whether the list has group or blurred-shadow markers.
-        public var hasMarkers: Bool
-    }
+    /// Set by a build that patched the builder's previous list (`DrawListPatcher`): where this
+    /// list can differ from list `delta.base`, so damage compares those items alone and the
+    /// renderer writes only their instances. Nil for a full build, and once `items` is changed
+    /// by hand.
+    public internal(set) var delta: FrameDelta? = nil
     /// The shape atlas that `.shape` image items draw (their image is `shapeAtlas.base`) and its
     /// writes since that base, as `textAtlas`. Nil when no shape drew from it.
     public var shapeAtlas: TextAtlasState? = nil

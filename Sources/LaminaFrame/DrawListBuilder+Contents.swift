@@ -36,7 +36,7 @@ extension DrawListBuilder {
     mutating func appendFadingContents(_ node: UnsafePointer<LayerNode>, _ fade: ContentsFade, toPixels: Transform3D,
                                        opacity: Double, clip: Int) {
         // A patch never draws a fade (the tree's changed slots are unknown while one runs).
-        if retained.patching { retained.fail(.contentsFade); return }
+        if forPatch { refuse(.contentsFade); return }
         let f = fade.progress(at: time)
         let new = node.pointee.properties.contents
         let oldOpacity = new == nil ? opacity * (1 - f) : opacity

@@ -13,7 +13,7 @@ extension DrawListBuilder {
         guard !p.string.runs.isEmpty, p.bounds.width != 0, p.bounds.height != 0 else { return }
         // A patch leaves the atlas and the layouts alone: a text layer that changed (or sits
         // under one) needs a full build.
-        if retained.patching { retained.fail(.text); return }
+        if forPatch { refuse(.text); return }
         if textDrawing == nil { textDrawing = TextDrawing() }
         let text = textDrawing!
         let layout = text.layout(node.pointee.id, node.pointee.properties)

@@ -87,11 +87,25 @@ public struct DrawListBuilder {
     var clips: [Clip] = []
     /// The frame's passes, made from the items at the end of `build`.
     var planner = FramePlanner()
-    /// The retained list: what the last full build visited, so that a later build of the same
-    /// model patches the changed layers' items in place (DrawListBuilder+Patch.swift).
-    var retained = Retained()
-    var retainedDisabled = false
-    var lastPatched = false
+    /// Each visit of the walk in painter's order (`VisitRecords`): a full build's go to the
+    /// patcher; a re-emission for a patch records into this scratch and is checked against them.
+    var records = VisitRecords()
+    /// Patches the last full build's list for later frames of the same model (DrawListPatcher.swift).
+    var patcher = DrawListPatcher()
+    /// A build for a patch (`DrawListPatcher` re-emitting a visit): it appends as every build
+    /// does, but changes nothing the last full build left for the frames patched from it — no
+    /// glyph, no new mesh, no shape atlas entry or candidate, no pending shape — and gives up
+    /// (`refusal`) where a full build would.
+    var forPatch = false
+    var refusal: DrawListPatcher.Failure?
+    /// Re-emitting a layer's own items alone (`reemitOwnItems`): a blurred shadow, whose source
+    /// is the subtree, sets `needsSubtree` instead of drawing.
+    var ownItemsOnly = false
+    var needsSubtree = false
+    /// Clips below `clipOffset` are `clipBase`'s, `clips` holds those from `clipOffset` on: a
+    /// patch re-emitting a visit whose clips start at `clipOffset` (0 and empty otherwise).
+    var clipBase: [Clip] = []
+    var clipOffset = 0
     /// The mesh each layer drew last frame for each of its paths (shape fill, stroke, the
     /// shadowPath's fill): when its path is the same storage (an unchanged property) and its
     /// style and scale bucket are equal, the mesh is reused without hashing the path for the
@@ -113,7 +127,7 @@ public struct DrawListBuilder {
     /// Shapes unchanged since the last frame drawn from a texture (`ShapeAtlas`); false: always
     /// their meshes (tests compare the two; `lamina-bench frames` with LAMINA_SHAPE_ATLAS=0).
     public var usesShapeAtlas = true {
-        didSet { if usesShapeAtlas != oldValue { retained.key = nil } }  // the next build is full
+        didSet { if usesShapeAtlas != oldValue { patcher.key = nil } }  // the next build is full
     }
     /// Whether replaying moves prefetches the nodes and items of the moves ahead
     /// (`runMoves`): on for a CPU driver, whose rasterizer leaves nothing of the last frame in
@@ -138,10 +152,17 @@ public struct DrawListBuilder {
     public mutating func build(_ tree: LayerTree) -> DrawList {
         swap(&items, &spareItems)
         swap(&clips, &spareClips)
-        retained.swapBuffers()
+        patcher.swapBuffers()
         lastTessellateSeconds = 0
-        if let list = patch(tree) { return list }
-        return fullBuild(tree)
+        // The patcher is moved out while it works on the builder (no copy of its arrays).
+        var patcher = DrawListPatcher.placeholder
+        swap(&patcher, &self.patcher)
+        defer { swap(&patcher, &self.patcher) }
+        if let list = patcher.patch(tree, &self) { return list }
+        let list = fullBuild(tree)
+        patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
+                      capped: shadowSourceItems > Self.maxShadowSourceItems)
+        return list
     }
 
     /// The list made by walking the whole tree (the reference path); records what it visited.
@@ -152,7 +173,11 @@ public struct DrawListBuilder {
         shadowSourceDepth = 0
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
-        retained.beginFull()
+        records.begin()
+        forPatch = false
+        ownItemsOnly = false
+        clipBase = []
+        clipOffset = 0
         nextMemo.removeAll(keepingCapacity: true)
         textDrawing?.beginFrame()
         shapeAtlas.beginFrame(lastSerial + 1)
@@ -172,8 +197,6 @@ public struct DrawListBuilder {
         list.serial = lastSerial
         list.textAtlas = atlas
         list.shapeAtlas = shapeAtlas.endFrame()
-        retained.endFull(key: retainedKey(tree), items: items, plan: plan, atlas: atlas,
-                         capped: shadowSourceItems > Self.maxShadowSourceItems)
         return list
     }
 
@@ -181,12 +204,7 @@ public struct DrawListBuilder {
     /// by the whole walk (this call's range is popped before it returns); sorting happens only
     /// when some sibling is out of order.
     private mutating func visitChildren(_ children: [LayerID], _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
-                                        parentToPixels: Transform3D, parentOpacity: Double, clip: Int,
-                                        batch: Range<Int> = 0..<0) {
-        if retained.patching {
-            patchChildren(batch, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
-            return
-        }
+                                        parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
         let start = order.count
         var needsSort = false
         var previous = -Double.infinity
@@ -208,15 +226,16 @@ public struct DrawListBuilder {
             for (k, e) in sorted.enumerated() { order[start + k] = e }
         }
         for k in start..<end {
-            let record = retained.open(slot: order[k].slot, childIndex: order[k].index, item: items.count, clip: clips.count)
+            let record = records.open(slot: order[k].slot, childIndex: order[k].index, item: items.count,
+                                      clip: clipOffset + clips.count)
             visit(order[k].slot, record, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
-            retained.close(record, item: items.count, clip: clips.count)
+            records.close(record, item: items.count, clip: clipOffset + clips.count)
         }
         order.removeSubrange(start...)
     }
 
-    /// Visits one layer (record `record` of the retained list: its item and clip ranges, and
-    /// whether it passed the culling, are recorded or, patching, checked).
+    /// Visits one layer (record `record`: its item and clip ranges, and whether it passed the
+    /// culling, are recorded).
     mutating func visit(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                         parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
         // The node, borrowed in place (a local computed variable yielding it borrowed: each
@@ -231,27 +250,26 @@ public struct DrawListBuilder {
         // A client's container is an identity layer that only groups its top-level layers.
         if id.isClientRoot {
             guard opacity > 0 else { return }
-            retained.markDrawn(record)
-            visitChildren(node.sublayers, store, nodes, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip,
-                          batch: retained.children(of: record))
+            records.markDrawn(record)
+            visitChildren(node.sublayers, store, nodes, parentToPixels: parentToPixels, parentOpacity: opacity, clip: clip)
             return
         }
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
-        retained.markDrawn(record)
+        records.markDrawn(record)
         // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
         // its items instead (overlapping sublayers then show through each other).
         if p.opacity < 1, !node.sublayers.isEmpty, openGroups < Self.maxNestedGroups {
-            let marker = itemPosition
-            emit(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: 0)))
+            let marker = items.count
+            emit(Self.groupMarker(opacity: opacity, count: 0))
             // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
             // property, so the node need not be copied with its opacity set to 1.
             openGroups += 1
             visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
             openGroups -= 1
-            setKind(.group(opacity: opacity, count: itemPosition - marker - 1), at: marker)
+            setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
             return
         }
         visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
@@ -263,17 +281,18 @@ public struct DrawListBuilder {
     /// This function recurses once per nesting level, so it keeps only a few small values on
     /// the stack; the layer's own items are made by non-inlined helpers that return before
     /// the recursion (an unoptimized build otherwise spends ~40 KB of stack a level).
-    private mutating func visitLayer(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    mutating func visitLayer(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                      toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
         let (innerClip, borderLast) = appendOwnItems(slot, record, store, nodes, toPixels: toPixels, opacity: opacity,
                                                      clip: clip, drawShadow: drawShadow && shadowSourceDepth < Self.maxShadowSourceNesting)
         let address = nodes.baseAddress! + slot
-        // The sublayers of a blurred shadow's source are the record's first batch of children.
-        let batch = drawShadow ? retained.realChildren(of: record) : retained.sourceChildren(of: record)
+        // The sublayers of a blurred shadow's source are the record's first batch of children;
+        // those visited for real start here.
+        if drawShadow { records.markRealChildren(record) }
         if !address.pointee.sublayers.isEmpty {
             visitChildren(address.pointee.sublayers, store, nodes,
                           parentToPixels: address.pointee.properties.sublayerSpace.concatenating(toPixels),
-                          parentOpacity: opacity, clip: innerClip, batch: batch)
+                          parentOpacity: opacity, clip: innerClip)
         }
         if borderLast { appendBorder(slot, nodes, toPixels: toPixels, opacity: opacity, clip: clip) }
     }
@@ -282,7 +301,7 @@ public struct DrawListBuilder {
     /// (not its border when that goes above content or sublayers). Returns the clip index
     /// for the content and sublayers, and whether the border is still to be drawn, last.
     @inline(never)
-    private mutating func appendOwnItems(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    mutating func appendOwnItems(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                          toPixels: Transform3D, opacity: Double, clip: Int,
                                          drawShadow: Bool) -> (innerClip: Int, borderLast: Bool) {
         // Borrowed in place, as in `visit`.
@@ -294,7 +313,7 @@ public struct DrawListBuilder {
         var innerClip = clip
         if p.masksToBounds {
             var newClip = Clip(transform: toPixels, rect: p.bounds, radii: radii, parent: clip)
-            newClip.parent = Self.firstCuttingAncestor(of: newClip, clips)
+            newClip.parent = firstCuttingAncestor(of: newClip)
             innerClip = emitClip(newClip)
         }
 
@@ -342,7 +361,7 @@ public struct DrawListBuilder {
 
     /// The border alone, drawn after the content and the sublayers.
     @inline(never)
-    private mutating func appendBorder(_ slot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
+    mutating func appendBorder(_ slot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
                                        opacity: Double, clip: Int) {
         let address = nodes.baseAddress! + slot
         var p: LayerProperties { _read { yield address.pointee.properties } }
@@ -357,20 +376,25 @@ public struct DrawListBuilder {
     /// mostly like that, and the fragment shader walks every clip of the chain on every pixel,
     /// so a deep chain of such clips would cost each pixel of its items as much as the chain is
     /// long. Affine clips only (perspective ones are kept).
-    static func firstCuttingAncestor(of clip: Clip, _ clips: [Clip]) -> Int {
+    func firstCuttingAncestor(of clip: Clip) -> Int {
         let m = clip.transform
         guard m.m14 == 0, m.m24 == 0, m.m44 == 1 else { return clip.parent }
         let r = clip.rect.standardized
         let corners = [Point(r.minX, r.minY), Point(r.maxX, r.minY), Point(r.minX, r.maxY), Point(r.maxX, r.maxY)]
             .map { Point($0.x * m.m11 + $0.y * m.m21 + m.m41, $0.x * m.m12 + $0.y * m.m22 + m.m42) }
         var ancestor = clip.parent
-        while ancestor >= 0, ancestor < clips.count {
-            let a = clips[ancestor]
+        while ancestor >= 0, let a = self.clip(at: ancestor) {
             guard let inside = Self.containsWithPixelMargin(a, corners) else { return ancestor }
             if !inside { return ancestor }
             ancestor = a.parent
         }
         return -1
+    }
+
+    /// Clip `index` of the list being made (`clipBase`'s below `clipOffset`).
+    func clip(at index: Int) -> Clip? {
+        if index >= clipOffset { return index - clipOffset < clips.count ? clips[index - clipOffset] : nil }
+        return index < clipBase.count ? clipBase[index] : nil
     }
 
     /// Whether device points all lie inside `clip`'s rect inset by its largest corner radius
@@ -420,9 +444,7 @@ public struct DrawListBuilder {
         let address = nodes.baseAddress! + slot
         var node: LayerNode { _read { yield address.pointee } }
         var p: LayerProperties { _read { yield address.pointee.properties } }
-        var color = shadowColor
-        color.alpha *= min(p.shadowOpacity, 1)
-        let sigma = p.shadowRadius.isFinite ? max(p.shadowRadius, 0) : 0
+        let (color, sigma, blurSigma) = Self.shadowStyle(address, shadowColor, toPixels: toPixels)
         let offsetToPixels = Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height).concatenating(toPixels)
         func analytic(_ rect: Rect, _ shapeRadii: CornerRadii, alpha: Double) {
             var c = color
@@ -431,8 +453,7 @@ public struct DrawListBuilder {
                                   cornerRadii: shapeRadii, kind: .shadow(sigma: sigma), clip: clip))
         }
         let pixelScale = Self.pixelScale(toPixels)
-        let blurSigma = min(sigma * pixelScale, Self.maxShadowSigma)
-        let marker = itemPosition
+        let marker = items.count
         if let path = p.shadowPath {
             if let (rect, shapeRadii) = Self.analyticShape(path) {
                 analytic(rect, shapeRadii, alpha: 1)
@@ -470,27 +491,49 @@ public struct DrawListBuilder {
         // The layer as drawn (its content and sublayers, without this shadow; with the
         // sublayers' shadows up to `maxShadowSourceNesting` sources deep), offscreen.
         guard shadowSourceItems < Self.maxShadowSourceItems, openGroups < Self.maxNestedGroups else { return }
-        // Patching, the marker overwrites the item after this layer's when the source turns out
-        // empty (then it is put back).
-        let displaced = retained.patching && marker < items.count ? items[marker] : nil
-        emit(DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
-                              kind: .shadowGroup(color: color, sigma: blurSigma, count: 0), clip: clip))
+        if ownItemsOnly { needsSubtree = true; return }
+        emit(Self.shadowGroupMarker(color: color, sigma: blurSigma, opacity: opacity, clip: clip, count: 0))
         shadowSourceDepth += 1
         openGroups += 1
         visitLayer(slot, record, store, nodes, toPixels: offsetToPixels, opacity: 1, clip: -1, drawShadow: false)
         openGroups -= 1
         shadowSourceDepth -= 1
-        let count = itemPosition - marker - 1
+        let count = items.count - marker - 1
         shadowSourceItems += count
         if count == 0 {
-            unemit(to: marker)
-            if let displaced { items[marker] = displaced }
+            items.removeSubrange(marker...)
         } else if shadowSourceItems > Self.maxShadowSourceItems {
-            unemit(to: marker)
-            if retained.patching { retained.fail(.shadowCap) }
+            items.removeSubrange(marker...)
+            if forPatch { refuse(.shadowCap) }
         } else {
             setKind(.shadowGroup(color: color, sigma: blurSigma, count: count), at: marker)
         }
+    }
+
+    /// A blurred shadow's marker: the next `count` items are its source.
+    static func shadowGroupMarker(color: Color, sigma: Double, opacity: Double, clip: Int, count: Int) -> DrawItem {
+        DrawItem(bounds: .zero, backgroundColor: .clear, opacity: opacity,
+                 kind: .shadowGroup(color: color, sigma: sigma, count: count), clip: clip)
+    }
+
+    /// The marker of the layer's blurred shadow as `appendShadow` makes it (nil when it draws no shadow).
+    static func shadowGroupMarker(_ address: UnsafePointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int,
+                                  count: Int) -> DrawItem? {
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        guard p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 else { return nil }
+        let (color, _, blurSigma) = shadowStyle(address, shadowColor, toPixels: toPixels)
+        return shadowGroupMarker(color: color, sigma: blurSigma, opacity: opacity, clip: clip, count: count)
+    }
+
+    /// A shadow's color (× shadowOpacity), σ in points and blur σ in device pixels.
+    @inline(__always)
+    static func shadowStyle(_ address: UnsafePointer<LayerNode>, _ shadowColor: Color, toPixels: Transform3D)
+        -> (color: Color, sigma: Double, blurSigma: Double) {
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        var color = shadowColor
+        color.alpha *= min(p.shadowOpacity, 1)
+        let sigma = p.shadowRadius.isFinite ? max(p.shadowRadius, 0) : 0
+        return (color, sigma, min(sigma * pixelScale(toPixels), maxShadowSigma))
     }
 
     /// The rounded rect that `path` is exactly — a rect, a rounded rect with one radius or a
@@ -559,16 +602,15 @@ public struct DrawListBuilder {
         if usesShapeAtlas && window == nil {
             switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
                                    stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
-                                   scale: pixelScale, opacity: opacity, clip: clip, lookingUp: retained.patching) {
+                                   scale: pixelScale, opacity: opacity, clip: clip, lookingUp: forPatch) {
             case .item(let item):
-                // Patching, where the last full build drew the meshes (the entry was made after
-                // this shape drew): a full build settles it (no backoff follows).
-                if retained.patching, !isAtlasItem(at: retained.cursor) { retained.fail(.shapeAtlas); return }
+                // (For a patch, where the last full build drew meshes instead, the patcher gives
+                // way: `DrawListPatcher.splice`.)
                 emit(item)
                 return
             case .meshes: break
-            case .meshesPending: retained.notePendingShape()
-            case .needsFullBuild: retained.fail(.shapeAtlas); return
+            case .meshesPending: if !forPatch { records.notePendingShape() }
+            case .needsFullBuild: refuse(.shapeAtlas); return
             }
         }
         if let f = fillPart {
@@ -581,12 +623,6 @@ public struct DrawListBuilder {
         }
     }
 
-    /// Whether the item at `index` draws a shape atlas entry.
-    private func isAtlasItem(at index: Int) -> Bool {
-        guard index < items.count, case .image(let box) = items[index].payload else { return false }
-        return box.atlasSlot >= 0
-    }
-
     /// The layer's mesh for `path` and `style`: last frame's when nothing changed, else from
     /// the cache (tessellated on a miss).
     private mutating func shapeMesh(_ id: LayerID, _ path: Path, _ style: MeshKey.Style, bucket: Int, scale: Double,
@@ -594,12 +630,12 @@ public struct DrawListBuilder {
         let memoKey = MemoKey(layer: id, part: part)
         if let last = memo[memoKey], last.bucket == bucket, last.style == style, last.window == window,
            Self.sameStorage(last.path, path) {
-            // Patching, the memo is the last full build's and stays as it is.
-            if !retained.patching { nextMemo[memoKey] = last }
+            // For a patch, the memo is the last full build's and stays as it is.
+            if !forPatch { nextMemo[memoKey] = last }
             return last.box
         }
         // A patch does not tessellate: a new path, style or scale bucket needs a full build.
-        if retained.patching { retained.fail(.newMesh); return nil }
+        if forPatch { refuse(.newMesh); return nil }
         guard let (meshID, mesh) = tessellate(path, style, scale: scale, window: window) else { return nil }
         let box = DrawItem.MeshBox(id: meshID, mesh: mesh)
         nextMemo[memoKey] = ShapeMemo(path: path, style: style, bucket: bucket, window: window, box: box)
@@ -639,5 +675,31 @@ public struct DrawListBuilder {
         lastTessellateSeconds += Double(ts.tv_sec) + Double(ts.tv_nsec) / 1e9 - start
         guard let entry, !entry.mesh.isEmpty else { return nil }
         return entry
+    }
+
+    // MARK: Emitting (every build appends)
+
+    @inline(__always)
+    mutating func emit(_ item: consuming DrawItem) { items.append(item) }
+
+    /// Sets a group marker's kind (its count once its items are made).
+    @inline(__always)
+    mutating func setKind(_ kind: DrawItem.Kind, at marker: Int) { items[marker].kind = kind }
+
+    /// Appends a clip; its index in the list.
+    @inline(__always)
+    mutating func emitClip(_ clip: Clip) -> Int {
+        clips.append(clip)
+        return clipOffset + clips.count - 1
+    }
+
+    /// A group opacity marker (`visit`): the next `count` items draw offscreen, composited with `opacity`.
+    static func groupMarker(opacity: Double, count: Int) -> DrawItem {
+        DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: count))
+    }
+
+    /// A build for a patch gives up (the first reason is kept).
+    mutating func refuse(_ reason: DrawListPatcher.Failure) {
+        if refusal == nil { refusal = reason }
     }
 }

@@ -60,7 +60,7 @@ enum RecordedDraw: Equatable {
 /// `RectInstance.stride`, the ring being a packed `RectInstance.Span`; an item that begins a
 /// draw is moved up to a multiple of its stride, the gap its `lead`). When the next list of this slot differs from
 /// the one it holds only within known item ranges (`encode(…changed:)`: the union of the
-/// patches since, `DrawList.patch`), only those items are written again, in place — provided
+/// deltas since, `DrawList.delta`), only those items are written again, in place — provided
 /// each writes as many instances of the same variant (and image set, or mesh) as before, so
 /// the draws stay as they were; otherwise, and for any other list, every instance is written.
 /// Items that only moved or faded since (the patches' motion ranges) get only the motion part

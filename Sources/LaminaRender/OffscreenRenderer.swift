@@ -90,7 +90,7 @@ public final class OffscreenRenderer {
     /// `DrawList.serial` of the list the target holds as drawn (0: unknown, redraw all).
     private var drawnSerial: UInt64 = 0
     /// The patches of the lists seen lately (which items changed from list to list).
-    private var history = PatchHistory(capacity: 2 * framesInFlight)
+    private var history = FrameDeltaHistory(capacity: 2 * framesInFlight)
     private var changedScratch: [Range<Int>] = []
     private var motionScratch: [Range<Int>] = []
     /// Bumped when the target is replaced (with the residencies' own `changes`:

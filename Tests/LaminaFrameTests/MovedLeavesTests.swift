@@ -63,7 +63,7 @@ import Testing
         try tree.apply(Commit(client: 1, content: .operations(scene() + extra)))
         try tree.apply(Commit(client: 1, content: .operations((1...48).flatMap { motion(UInt32($0)) })))
         var builder = DrawListBuilder(widthPoints: 260, heightPoints: 170, scale: 1.5, background: .black)
-        builder.retained.backoffAfterFailure = 0
+        builder.patcher.backoffAfterFailure = 0
         var snapshots = SnapshotMaker()
         var patched = 0, moved = 0
         for frame in 0..<frames {
@@ -72,7 +72,7 @@ import Testing
             let snapshot = snapshots.make(from: tree, at: t)
             let atlasBefore = builder.shapeAtlas.copy()
             let list = builder.build(snapshot.tree)
-            if builder.lastBuildPatched { patched += 1; moved += builder.retained.moved }
+            if builder.lastBuildPatched { patched += 1; moved += builder.patcher.moved }
             var reference = builder
             reference.shapeAtlas = atlasBefore
             reference.patchesInPlace = false
@@ -98,19 +98,19 @@ import Testing
              Self.animation(id, "fade", "opacity", .double(1), .double(0.3), duration: 0.7)]
         }
         #expect(patched >= 37, "\(patched) of 40 builds patched")
-        #expect(!builder.retained.depthAnimated)
+        #expect(!builder.patcher.depthAnimated)
         // 48 leaves, all moved (the container is re-emitted); none re-emitted since its full build.
         #expect(moved >= 48 * 37, "\(moved) leaf visits moved")
-        let leaves = builder.retained.records.indices.filter { Int(builder.retained.records[$0].subtreeEnd) == $0 + 1 }
-        let kinds = Set(leaves.map { builder.retained.records[$0].moveKind })
+        let leaves = builder.patcher.records.indices.filter { Int(builder.patcher.records[$0].subtreeEnd) == $0 + 1 }
+        let kinds = Set(leaves.map { builder.patcher.records[$0].moveKind })
         #expect(kinds.isSuperset(of: [.plain, .shadowFirst, .atlas]) && !kinds.contains(.reemitted), "\(kinds)")
-        #expect(builder.retained.moving.list.count >= 48, "\(builder.retained.moving.list.count) moved after the walk")
+        #expect(builder.patcher.moving.list.count >= 48, "\(builder.patcher.moving.list.count) moved after the walk")
         // Layer 40's sublayers (all leaves) replayed from the last patch from the third patch on;
         // not the container's batch (layer 40 in it is re-emitted in the walk).
-        #expect(builder.retained.moving.replayed >= 30, "\(builder.retained.moving.replayed) batches replayed")
+        #expect(builder.patcher.moving.replayed >= 30, "\(builder.patcher.moving.replayed) batches replayed")
         // The kept model values: the shadowed leaves' offsets, the anchorPointZ of layer 7.
-        let slot7 = builder.retained.records.first { $0.slot >= 0 && builder.retained.statics.count > Int($0.slot)
-            && builder.retained.statics[Int($0.slot)].anchorPointZ == -3 }
+        let slot7 = builder.patcher.records.first { $0.slot >= 0 && builder.patcher.statics.count > Int($0.slot)
+            && builder.patcher.statics[Int($0.slot)].anchorPointZ == -3 }
         #expect(slot7 != nil)
     }
 
@@ -129,7 +129,7 @@ import Testing
                 : [Self.animation(id, "move", "position.y", .double(20), .double(150), duration: 0.8)]
         }
         #expect(patched > 5, "\(patched) of 45 builds patched \(builder.patchFailures)")
-        #expect(builder.retained.reemittedAfterWalk > 0, "\(builder.patchFailures)")
+        #expect(builder.patcher.reemittedAfterWalk > 0, "\(builder.patchFailures)")
     }
 
     /// Layers that fade out to 0 or turn their back (one-sided, about y): the moved visits are
@@ -151,7 +151,7 @@ import Testing
             id == 9 ? [Self.animation(id, "z", "zPosition", .double(0), .double(4), duration: 0.6)]
                 : [Self.animation(id, "move", "position.x", .double(10), .double(90), duration: 1)]
         }
-        #expect(builder.retained.depthAnimated)
+        #expect(builder.patcher.depthAnimated)
         #expect((builder.patchFailures["order"] ?? 0) > 0, "\(builder.patchFailures)")
     }
 }

@@ -141,7 +141,7 @@ import TestSupport
         // visit keeps the items it had, a full build may draw the shape from the atlas).
         builder.usesShapeAtlas = atlas
         builder.images = ["img": image]
-        builder.retained.backoffAfterFailure = 0   // try every frame (the test wants many patches)
+        builder.patcher.backoffAfterFailure = 0   // try every frame (the test wants many patches)
         var snapshots = SnapshotMaker()
         var patched = 0, atlasItems = 0, moved = 0
         var previous: DrawList?
@@ -162,10 +162,10 @@ import TestSupport
             let list = builder.build(snapshot.tree)
             if builder.lastBuildPatched {
                 patched += 1
-                moved += builder.retained.moved
+                moved += builder.patcher.moved
                 atlasItems += list.items.filter { if case .image(let d) = $0.kind, d.mode != .color { true } else { false } }.count
             }
-            #expect((list.patch != nil) == builder.lastBuildPatched)
+            #expect((list.delta != nil) == builder.lastBuildPatched)
             if let previous { checkDamage(previous, list, "seed \(seed) frame \(frame)") }
             previous = list
             var reference = builder
@@ -197,7 +197,7 @@ import TestSupport
     static func checkDamage(_ previous: DrawList, _ list: DrawList, _ what: String) {
         var stripped = list
         stripped.items = list.items   // a list changed by hand has no patch ranges
-        #expect(stripped.patch == nil)
+        #expect(stripped.delta == nil)
         var fast = DamageTracker(), full = DamageTracker()
         #expect(fast.damage(from: previous, to: list) == full.damage(from: previous, to: stripped), "\(what): damage")
     }
@@ -255,7 +255,7 @@ import TestSupport
             let presentation = tree.presentation(at: Double(frame) / 10)
             if frame == 2 {
                 builder.releaseRetainedRecords()
-                #expect(builder.retained.records.isEmpty && builder.retained.dirty.isEmpty)
+                #expect(builder.patcher.records.isEmpty && builder.patcher.dirty.isEmpty)
             }
             let list = builder.build(presentation)
             patched.append(builder.lastBuildPatched)
@@ -340,11 +340,11 @@ import TestSupport
             // With the atlas, the first shape of each path gets its entry from the second
             // build on (the others already in the first, from the first one's candidate).
             #expect(builder.lastBuildPatched == (frame > 0) || (atlas && frame == 1), "frame \(frame)")
-            if builder.lastBuildPatched { #expect(builder.retained.moved > 0, "frame \(frame)") }
+            if builder.lastBuildPatched { #expect(builder.patcher.moved > 0, "frame \(frame)") }
             if let previous, builder.lastBuildPatched {
                 // Only the animated layers' visits (odd layers and their sublayers) are compared.
-                #expect(list.patch?.base == previous.serial)
-                #expect((list.patch?.ranges.reduce(0) { $0 + $1.count } ?? .max) < list.items.count)
+                #expect(list.delta?.base == previous.serial)
+                #expect((list.delta?.rewritten.reduce(0) { $0 + $1.count } ?? .max) < list.items.count)
                 Self.checkDamage(previous, list, "frame \(frame)")
             }
             previous = list

@@ -110,7 +110,7 @@ struct DriverProfileTests {
             let t = Double(frame) * 0.06
             try a.render(on.frame(applying: pending, at: t).drawList)
             try b.render(off.frame(applying: pending, at: t).drawList)
-            moved += on.builder.retained.moved
+            moved += on.builder.patcher.moved
             pending = []
             #expect(try a.readPixels() == (try b.readPixels()), "frame \(frame)")
         }

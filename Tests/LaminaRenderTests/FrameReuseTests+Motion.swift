@@ -25,9 +25,9 @@ extension FrameReuseTests {
         func add(base: UInt64?, whole: [Range<Int>] = [], motion: [Range<Int>] = []) {
             var list = DrawList(width: 48, height: 16, clearColor: .black, items: items)
             list.serial = UInt64(lists.count + 1)
-            list.patch = base.map {
-                DrawList.Patch(base: $0, ranges: (whole + motion).sorted { $0.lowerBound < $1.lowerBound },
-                               motionRanges: motion, hasMarkers: false)
+            list.delta = base.map {
+                FrameDelta(base: $0, rewritten: (whole + motion).sorted { $0.lowerBound < $1.lowerBound },
+                               motionOnly: motion, hasMarkers: false)
             }
             lists.append(list)
         }

@@ -199,7 +199,7 @@ struct FrameReuseTests {
                 DrawItem(bounds: Rect(Double(k) * 4 + 1, 2, 3, 8), backgroundColor: c)
             })
             list.serial = serial
-            list.patch = base.map { DrawList.Patch(base: $0, ranges: changed, hasMarkers: false) }
+            list.delta = base.map { FrameDelta(base: $0, rewritten: changed, hasMarkers: false) }
             return list
         }
         var lists = [list(serial: 1, base: nil, changed: [])]

@@ -185,7 +185,7 @@ struct PackedInstanceTests {
                                 clips: Self.clips)
             list.serial = serial
             let changed = (whole + moved).sorted().map { $0..<($0 + 1) }
-            list.patch = base.map { DrawList.Patch(base: $0, ranges: changed, motionRanges: moved.sorted().map { $0..<($0 + 1) },
+            list.delta = base.map { FrameDelta(base: $0, rewritten: changed, motionOnly: moved.sorted().map { $0..<($0 + 1) },
                                                    hasMarkers: false) }
             return list
         }

@@ -239,7 +239,7 @@ struct ShapeAtlasTests {
         try tree.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
             keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
         var builder = DrawListBuilder(widthPoints: 160, heightPoints: 84, scale: 1, background: Color(1, 1, 1))
-        builder.retained.backoffAfterFailure = 0
+        builder.patcher.backoffAfterFailure = 0
         var meshes = DrawListBuilder(widthPoints: 160, heightPoints: 84, scale: 1, background: Color(1, 1, 1))
         meshes.usesShapeAtlas = false
         var snapshots = SnapshotMaker()

@@ -15,23 +15,23 @@ import LaminaTree
 ///   mesh bucket the new transform keeps, under a similarity (what the atlas itself checks).
 /// Anything else — meshes (the atlas could take them now), contents (filters follow the
 /// scale), glyphs, groups, blurred shadows — is re-emitted by the normal walk.
-extension DrawListBuilder {
+extension DrawListPatcher {
     /// Moves a leaf visit's items in place; false (the visit is then re-emitted, which
     /// overwrites whatever was written) when it is not that simple.
     ///
     /// What it reads is kept small (the walk is bound by memory traffic): the record's
     /// `moveKind` says which items are rects and gradients, so their payloads are not read,
     /// and a layer that animates neither zPosition nor anchorPointZ has those and its shadow
-    /// offset (in the rare-properties box, a pointer away) kept in `retained.statics`, read
+    /// offset (in the rare-properties box, a pointer away) kept in `statics`, read
     /// from the box the first time only (the model's values: the same for the whole full
     /// build, `version` being the same).
-    mutating func moveLeaf(_ c: Int, _ record: Retained.Record, _ nodes: UnsafeBufferPointer<LayerNode>,
-                           parentToPixels: Transform3D, parentOpacity: Double) -> Bool {
+    mutating func moveLeaf(_ c: Int, _ record: VisitRecord, _ nodes: UnsafeBufferPointer<LayerNode>,
+                           _ builder: inout DrawListBuilder, parentToPixels: Transform3D, parentOpacity: Double) -> Bool {
         let slot = Int(record.slot)
         guard record.drawn, Int(record.subtreeEnd) == c + 1, record.clipEnd == record.clipStart,
-              record.moveKind != .reemitted, slot < retained.motion.count else { return false }
-        let flags = retained.motion[slot]
-        guard !retained.dirty[slot] || flags.contains(.motionOnly) else { return false }
+              record.moveKind != .reemitted, slot < motion.count else { return false }
+        let flags = motion[slot]
+        guard !dirty[slot] || flags.contains(.motionOnly) else { return false }
         let address = nodes.baseAddress! + slot
         var p: LayerProperties { _read { yield address.pointee.properties } }
         guard address.pointee.sublayers.isEmpty, !address.pointee.id.isClientRoot, !p.isHidden else { return false }
@@ -41,11 +41,11 @@ extension DrawListBuilder {
         let statics = leafStatics(slot, flags, address)
         let a = p.transformToSuperlayer(anchorPointZ: statics.anchorPointZ, zPosition: statics.zPosition)
         let toPixels = Self.withRow3(Self.placement(a, parentToPixels), a, parentToPixels)
-        guard p.isDoubleSided || !Self.facesAway(toPixels) else { return false }
+        guard p.isDoubleSided || !DrawListBuilder.facesAway(toPixels) else { return false }
         let start = Int(record.itemStart), end = Int(record.itemEnd)
-        guard end <= items.count else { return false }
-        let atlas = shapeAtlas
-        let ok = items.withUnsafeMutableBufferPointer { items -> Bool in
+        guard end <= builder.items.count else { return false }
+        let atlas = builder.shapeAtlas
+        let ok = builder.items.withUnsafeMutableBufferPointer { items -> Bool in
             var buckets = BucketMemo()
             return Self.placeMoved(items.baseAddress!, start..<end, kind: record.moveKind, toPixels: toPixels,
                                    opacity: opacity, shadowOffset: statics.shadowOffset, atlas: atlas,
@@ -53,13 +53,13 @@ extension DrawListBuilder {
         }
         guard ok else { return false }
         if record.moveKind == .unknown {
-            retained.records[c].moveKind = Self.moveKind(items, start..<end)
-            retained.records[c].doubleSided = p.isDoubleSided
+            records[c].moveKind = Self.moveKind(builder.items, start..<end)
+            records[c].doubleSided = p.isDoubleSided
         }
-        retained.markDrawn(c)
-        retained.moved += 1
-        retained.cursor = end
-        retained.clipCursor = Int(record.clipEnd)
+        records[c].drawnNow = true
+        moved += 1
+        cursor = end
+        clipCursor = Int(record.clipEnd)
         return true
     }
 
@@ -68,7 +68,7 @@ extension DrawListBuilder {
     /// first is placed by its offset, and other kinds read each item (`moveItems`). False when
     /// an item cannot be moved in place (a shape atlas entry that no longer fits).
     @inline(__always)
-    static func placeMoved(_ base: UnsafeMutablePointer<DrawItem>, _ range: Range<Int>, kind: Retained.MoveKind,
+    static func placeMoved(_ base: UnsafeMutablePointer<DrawItem>, _ range: Range<Int>, kind: DrawListPatcher.MoveKind,
                            toPixels: Transform3D, opacity: Double, shadowOffset: Size, atlas: ShapeAtlas,
                            buckets: inout BucketMemo) -> Bool {
         switch kind {
@@ -93,25 +93,24 @@ extension DrawListBuilder {
     /// (read and kept on first use), else its presentation values.
     @inline(__always)
     private mutating func leafStatics(_ slot: Int, _ flags: MotionSlotFlags,
-                                      _ address: UnsafePointer<LayerNode>) -> Retained.LeafStatics {
+                                      _ address: UnsafePointer<LayerNode>) -> DrawListPatcher.LeafStatics {
         var p: LayerProperties { _read { yield address.pointee.properties } }
-        if flags.contains(.spare) { return retained.statics[slot] }
-        let statics = Retained.LeafStatics(anchorPointZ: p.anchorPointZ, zPosition: p.zPosition, shadowOffset: p.shadowOffset)
+        if flags.contains(.spare) { return statics[slot] }
+        let leaf = LeafStatics(anchorPointZ: p.anchorPointZ, zPosition: p.zPosition, shadowOffset: p.shadowOffset)
         if !flags.contains(.depth) {
-            if retained.statics.count != retained.motion.count {
-                retained.statics = Array(repeating: Retained.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: .zero),
-                                         count: retained.motion.count)
+            if statics.count != motion.count {
+                statics = Array(repeating: LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: .zero), count: motion.count)
             }
-            retained.statics[slot] = statics
-            retained.motion[slot].formUnion(Self.keptFlags(statics))
+            statics[slot] = leaf
+            motion[slot].formUnion(Self.keptFlags(leaf))
         }
-        return statics
+        return leaf
     }
 
     /// The flags of a slot whose `statics` are kept: `.spare`, and `.spare2` when its
     /// anchorPointZ and zPosition are both +0 (the defaults, bit for bit).
     @inline(__always)
-    static func keptFlags(_ leaf: Retained.LeafStatics) -> MotionSlotFlags {
+    static func keptFlags(_ leaf: DrawListPatcher.LeafStatics) -> MotionSlotFlags {
         leaf.anchorPointZ.bitPattern == 0 && leaf.zPosition.bitPattern == 0 ? [.spare, .spare2] : .spare
     }
 
@@ -175,7 +174,7 @@ extension DrawListBuilder {
                 // the same entry (scale), still a similarity.
                 let entry = item.pointee.atlasEntry
                 guard entry.slot >= 0 else { return false }
-                if shapeScale == 0 { shapeScale = Self.pixelScale(toPixels) }
+                if shapeScale == 0 { shapeScale = DrawListBuilder.pixelScale(toPixels) }
                 guard buckets.bucket(forScale: shapeScale) == entry.bucket,
                       ShapeAtlas.sameScale(entry.scale, shapeScale),
                       ShapeAtlas.isSimilarity(toPixels, scale: shapeScale) else { return false }
@@ -198,8 +197,8 @@ extension DrawListBuilder {
         }
     }
 
-    /// What a leaf's items are (see `Retained.MoveKind`), once they were moved in place.
-    private static func moveKind(_ items: [DrawItem], _ range: Range<Int>) -> Retained.MoveKind {
+    /// What a leaf's items are (see `DrawListPatcher.MoveKind`), once they were moved in place.
+    private static func moveKind(_ items: [DrawItem], _ range: Range<Int>) -> DrawListPatcher.MoveKind {
         var shadowFirst = false, atlas = false
         for k in range {
             switch items[k].payload {

@@ -3,14 +3,14 @@ import LaminaTree
 
 /// The retained list's moves after the walk (issue 11 item 5): `patchChildren` puts aside the
 /// leaf visits whose items `moveLeaf` found to be of kinds that simply follow the transform
-/// (`Retained.MoveKind`) and `runMoves` moves them in one tight loop after the walk.
+/// (`DrawListPatcher.MoveKind`) and `runMoves` moves them in one tight loop after the walk.
 ///
 /// A batch of siblings whose visits were all put aside or skipped is replayed by the next
 /// patch of the same full build without looking at its records (`replaySteadyBatch`): with no
 /// zPosition animated (no order to check), the same changed slots (the plan's: so the same
 /// record flags) and no visit re-emitted since (`Moves.epoch`), the batch makes the same moves
 /// and notes the same changed ranges; only its superlayer's placement is new.
-extension Retained {
+extension DrawListPatcher {
     /// What moving a visit's items needs of its record (so the loop reads no record).
     struct Move {
         var slot: Int32, itemStart: Int32, itemEnd: Int32, record: Int32
@@ -99,46 +99,46 @@ extension Retained {
     }
 }
 
-extension DrawListBuilder {
+extension DrawListPatcher {
     /// Replays `batch` from the last patch (see above); false when it is not steady.
     mutating func replaySteadyBatch(_ batch: Range<Int>, parentToPixels: Transform3D, parentOpacity: Double,
                                     clip: Int) -> Bool {
-        if retained.moving.steadyIndex.count != retained.records.count {
-            retained.moving.steadyIndex = Array(repeating: -1, count: retained.records.count)
-            retained.moving.steady.removeAll(keepingCapacity: true)
+        if moving.steadyIndex.count != records.count {
+            moving.steadyIndex = Array(repeating: -1, count: records.count)
+            moving.steady.removeAll(keepingCapacity: true)
             return false
         }
-        let index = Int(retained.moving.steadyIndex[batch.lowerBound])
+        let index = Int(moving.steadyIndex[batch.lowerBound])
         guard index >= 0 else { return false }
-        let entry = retained.moving.steady[index]
-        let first = retained.records[batch.lowerBound]
-        guard entry.epoch == retained.moving.epoch, entry.forcing == retained.forcing,
-              retained.cursor == Int(first.itemStart), retained.clipCursor == Int(first.clipStart),
-              Int(entry.moves.upperBound) <= retained.moving.last.count,
-              Int(entry.ranges.upperBound) <= retained.moving.lastRanges.count,
-              entry.moves.isEmpty || retained.moving.contexts.count < Int(Int16.max) else { return false }
-        let movesStart = retained.moving.list.count, rangesStart = retained.moving.ranges.count
+        let entry = moving.steady[index]
+        let first = records[batch.lowerBound]
+        guard entry.epoch == moving.epoch, entry.forcing == forcing,
+              cursor == Int(first.itemStart), clipCursor == Int(first.clipStart),
+              Int(entry.moves.upperBound) <= moving.last.count,
+              Int(entry.ranges.upperBound) <= moving.lastRanges.count,
+              entry.moves.isEmpty || moving.contexts.count < Int(Int16.max) else { return false }
+        let movesStart = moving.list.count, rangesStart = moving.ranges.count
         if !entry.moves.isEmpty {
-            let context = Int16(retained.moving.contexts.count)
-            retained.moving.contexts.append(Retained.MoveContext(parentToPixels: parentToPixels,
+            let context = Int16(moving.contexts.count)
+            moving.contexts.append(DrawListPatcher.MoveContext(parentToPixels: parentToPixels,
                                                                  parentOpacity: parentOpacity, clip: clip))
-            retained.moving.list.append(contentsOf: retained.moving.last[Int(entry.moves.lowerBound)..<Int(entry.moves.upperBound)])
-            retained.moving.list.withUnsafeMutableBufferPointer { list in
+            moving.list.append(contentsOf: moving.last[Int(entry.moves.lowerBound)..<Int(entry.moves.upperBound)])
+            moving.list.withUnsafeMutableBufferPointer { list in
                 for k in movesStart..<list.count { list[k].context = context }
             }
         }
         for k in Int(entry.ranges.lowerBound)..<Int(entry.ranges.upperBound) {
-            let range = retained.moving.lastRanges[k]
-            retained.noteChanged(range, motionOnly: true)
-            retained.moving.ranges.append(range)
+            let range = moving.lastRanges[k]
+            noteChanged(range, motionOnly: true)
+            moving.ranges.append(range)
         }
-        retained.moving.steady[index] = Retained.SteadyBatch(
-            moves: Int32(movesStart)..<Int32(retained.moving.list.count),
-            ranges: Int32(rangesStart)..<Int32(retained.moving.ranges.count),
+        moving.steady[index] = DrawListPatcher.SteadyBatch(
+            moves: Int32(movesStart)..<Int32(moving.list.count),
+            ranges: Int32(rangesStart)..<Int32(moving.ranges.count),
             itemEnd: entry.itemEnd, clipEnd: entry.clipEnd, forcing: entry.forcing, epoch: entry.epoch)
-        retained.cursor = Int(entry.itemEnd)
-        retained.clipCursor = Int(entry.clipEnd)
-        retained.moving.replayed += 1
+        cursor = Int(entry.itemEnd)
+        clipCursor = Int(entry.clipEnd)
+        moving.replayed += 1
         return true
     }
 
@@ -148,17 +148,17 @@ extension DrawListBuilder {
     /// source: one that fails the atlas' checks is re-emitted after the loop, as `visit` would
     /// in the walk).
     @inline(__always)
-    func canDefer(_ c: Int, _ record: Retained.Record) -> Bool {
+    func canDefer(_ c: Int, _ record: VisitRecord) -> Bool {
         guard record.moveKind == .plain || record.moveKind == .shadowFirst
                 || (record.moveKind == .atlas && shadowSourceDepth == 0), record.drawn,
               Int(record.subtreeEnd) == c + 1, record.clipEnd == record.clipStart else { return false }
         let slot = Int(record.slot)
-        return slot < retained.motion.count && (!retained.dirty[slot] || retained.motion[slot].contains(.motionOnly))
+        return slot < motion.count && (!dirty[slot] || motion[slot].contains(.motionOnly))
     }
 
     /// Moves the visits `patchChildren` put aside, in one tight loop (no per-visit calls or
     /// array checks): what `moveLeaf` does for them, with the same values. It reads no record
-    /// (`Retained.Move` has what it needs) and of the node only what placing it needs: a
+    /// (`DrawListPatcher.Move` has what it needs) and of the node only what placing it needs: a
     /// deferred visit's layer was checked by `moveLeaf` to be a leaf, not hidden, and its
     /// `isDoubleSided` noted — model values, the same for this full build. Its anchorPointZ,
     /// zPosition and shadow offset are the defaults when it has no rare values, else kept
@@ -173,25 +173,25 @@ extension DrawListBuilder {
     /// (transform entries and opacity: its first 80 bytes).
     static let nodeReadBytes = 88, placedBytes = 80
 
-    mutating func runMoves(store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>) {
-        guard !retained.moving.list.isEmpty else { return }
+    mutating func runMoves(store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>, _ builder: inout DrawListBuilder) {
+        guard !moving.list.isEmpty else { return }
         var failed = false
-        let count = retained.motion.count
-        if retained.statics.count != count {
-            retained.statics = Array(repeating: Retained.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: .zero),
+        let count = motion.count
+        if statics.count != count {
+            statics = Array(repeating: DrawListPatcher.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: .zero),
                                      count: count)
         }
-        let itemCount = items.count
-        let defaults = Retained.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: LayerProperties().shadowOffset)
-        let atlas = shapeAtlas
+        let itemCount = builder.items.count
+        let defaults = DrawListPatcher.LeafStatics(anchorPointZ: 0, zPosition: 0, shadowOffset: LayerProperties().shadowOffset)
+        let atlas = builder.shapeAtlas, prefetches = builder.prefetches
         var buckets = BucketMemo()
         var reemits: [Int] = []   // moves whose shape atlas entry no longer fits (rare: no array made otherwise)
         // The arrays are borrowed once (no other access happens in the loop).
-        retained.moving.list.withUnsafeBufferPointer { moves in
-        retained.moving.contexts.withUnsafeBufferPointer { contexts in
-        retained.motion.withUnsafeMutableBufferPointer { motion in
-        retained.statics.withUnsafeMutableBufferPointer { statics in
-        items.withUnsafeMutableBufferPointer { items in
+        moving.list.withUnsafeBufferPointer { moves in
+        moving.contexts.withUnsafeBufferPointer { contexts in
+        motion.withUnsafeMutableBufferPointer { motion in
+        statics.withUnsafeMutableBufferPointer { statics in
+        builder.items.withUnsafeMutableBufferPointer { items in
             let base = items.baseAddress!
             // The superlayer's placement, loaded when the batch changes (moves come by batch).
             var contextIndex = -1
@@ -231,7 +231,7 @@ extension DrawListBuilder {
                         // Kept; +0 depth (most layers) needs them only for the shadow's offset.
                         if !flags.contains(.spare2) || move.kind == .shadowFirst { leaf = statics[slot] }
                     } else {
-                        leaf = Retained.LeafStatics(anchorPointZ: p.anchorPointZ, zPosition: p.zPosition,
+                        leaf = DrawListPatcher.LeafStatics(anchorPointZ: p.anchorPointZ, zPosition: p.zPosition,
                                                     shadowOffset: p.shadowOffset)
                         if !flags.contains(.depth) {
                             statics[slot] = leaf
@@ -241,7 +241,7 @@ extension DrawListBuilder {
                 }
                 let a = p.transformToSuperlayer(anchorPointZ: leaf.anchorPointZ, zPosition: leaf.zPosition)
                 var toPixels = Self.placement(a, parentToPixels)
-                guard move.doubleSided || !Self.facesAway(toPixels) else { failed = true; return }
+                guard move.doubleSided || !DrawListBuilder.facesAway(toPixels) else { failed = true; return }
                 // The third row only where a shadow's placement needs it (or may: `moveItems`).
                 if move.kind != .plain { toPixels = Self.withRow3(toPixels, a, parentToPixels) }
                 if !Self.placeMoved(base, Int(move.itemStart)..<Int(move.itemEnd), kind: move.kind, toPixels: toPixels,
@@ -254,32 +254,33 @@ extension DrawListBuilder {
         }
         }
         }
-        if failed { retained.fail(.culling); return }
-        retained.moved += retained.moving.list.count - reemits.count
+        if failed { fail(.culling); return }
+        moved += moving.list.count - reemits.count
         if !reemits.isEmpty {
-            retained.moving.invalidate()  // (their batches are not replayed)
-            retained.dropMotionRanges()   // (noted as moved in the walk)
+            moving.invalidate()  // (their batches are not replayed)
+            dropMotionRanges()   // (noted as moved in the walk)
         }
         // As `patchChildren` re-emits a visit `moveLeaf` cannot move (its items and clips are
         // written at its recorded place, which is all that depends on where the cursor is).
-        let (cursor, clipCursor) = (retained.cursor, retained.clipCursor)
-        for index in reemits where !retained.failed {
-            let move = retained.moving.list[index]
+        let (walkCursor, walkClipCursor) = (cursor, clipCursor)
+        for index in reemits where !failed {
+            let move = moving.list[index]
             let c = Int(move.record)
-            let record = retained.records[c]
-            let context = retained.moving.contexts[Int(move.context)]
-            retained.records[c].moveKind = .reemitted
-            retained.records[c].drawnNow = false
-            retained.reemittedAfterWalk += 1
-            retained.cursor = Int(record.itemStart)
-            retained.clipCursor = Int(record.clipStart)
-            visit(Int(record.slot), c, store, nodes, parentToPixels: context.parentToPixels,
-                  parentOpacity: context.parentOpacity, clip: context.clip)
-            if retained.records[c].drawnNow != record.drawn { retained.fail(.culling) }
-            if retained.cursor != Int(record.itemEnd) || retained.clipCursor != Int(record.clipEnd) { retained.fail(.counts) }
+            let record = records[c]
+            let context = moving.contexts[Int(move.context)]
+            records[c].moveKind = .reemitted
+            records[c].drawnNow = false
+            reemittedAfterWalk += 1
+            let forcing = self.forcing
+            self.forcing = true   // its own items are re-emitted
+            revisit(c, record, store, nodes, &builder, parentToPixels: context.parentToPixels,
+                    parentOpacity: context.parentOpacity, clip: context.clip)
+            self.forcing = forcing
+            if records[c].drawnNow != record.drawn { fail(.culling) }
+            if cursor != Int(record.itemEnd) || clipCursor != Int(record.clipEnd) { fail(.counts) }
         }
-        retained.cursor = cursor
-        retained.clipCursor = clipCursor
+        cursor = walkCursor
+        clipCursor = walkClipCursor
     }
 }
 

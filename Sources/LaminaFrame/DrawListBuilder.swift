@@ -491,7 +491,8 @@ public struct DrawListBuilder {
         // The layer as drawn (its content and sublayers, without this shadow; with the
         // sublayers' shadows up to `maxShadowSourceNesting` sources deep), offscreen.
         guard shadowSourceItems < Self.maxShadowSourceItems, openGroups < Self.maxNestedGroups else { return }
-        if ownItemsOnly { needsSubtree = true; return }
+        // (A leaf's source is its own items again: no visit to record.)
+        if ownItemsOnly && !node.sublayers.isEmpty { needsSubtree = true; return }
         emit(Self.shadowGroupMarker(color: color, sigma: blurSigma, opacity: opacity, clip: clip, count: 0))
         shadowSourceDepth += 1
         openGroups += 1

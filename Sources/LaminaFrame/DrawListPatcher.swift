@@ -126,6 +126,9 @@ struct DrawListPatcher {
     var motionRanges: [Range<Int>] = [], spareMotionRanges: [Range<Int>] = []
     /// Leaf visits the last patch moved in place (`moveLeaf`, `runMoves`; tests).
     var moved = 0
+    /// Visits the last patch descended (own items kept), re-emitted its own items of, and
+    /// re-emitted whole (tests, `lamina-bench build`).
+    var descended = 0, reemittedOwn = 0, reemittedWhole = 0
     /// Visits `runMoves` re-emitted (a shape atlas entry that no longer fits), since the
     /// builder was made (tests).
     var reemittedAfterWalk = 0
@@ -263,6 +266,9 @@ struct DrawListPatcher {
         if !ok { fail(.slots) } else if shapesKept { fail(.shapeAtlas) }
         forcing = false
         moved = 0
+        descended = 0
+        reemittedOwn = 0
+        reemittedWhole = 0
         moving.begin()
         cursor = 0
         clipCursor = 0
@@ -512,6 +518,7 @@ extension DrawListPatcher {
         if isGroup { openGroups += 1 }
         if !forcing {
             // Descended: its own items are the last list's.
+            descended += 1
             let innerClip = p.masksToBounds ? clipStart : clip
             if hasSource {
                 // The blurred shadow's source: the layer again at the shadow's offset, opacity 1, unclipped.
@@ -586,6 +593,7 @@ extension DrawListPatcher {
             return
         }
         guard clipCursor == clipEnd else { fail(.counts); return }
+        reemittedOwn += 1
     }
 
     /// The layer's own items re-emitted from `ownStart` (its clip at `clipStart`) and its border
@@ -607,8 +615,9 @@ extension DrawListPatcher {
                   Int(records[batch.lowerBound].clipStart) == childClips else { fail(.counts); return true }
             cursor = childrenStart
             clipCursor = childClips
-            let sublayerSpace = nodes[slot].properties.sublayerSpace
-            patchChildren(batch, store, nodes, &builder, parentToPixels: sublayerSpace.concatenating(toPixels),
+            let address = nodes.baseAddress! + slot
+            patchChildren(batch, store, nodes, &builder,
+                          parentToPixels: address.pointee.properties.sublayerSpace.concatenating(toPixels),
                           parentOpacity: opacity, clip: own.innerClip)
             guard !failed, cursor == childrenEnd else { fail(.counts); return true }
         } else {
@@ -627,18 +636,18 @@ extension DrawListPatcher {
                                     toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool)
         -> (innerClip: Int, before: Int, border: Bool, clips: Int)? {
         var made: (innerClip: Int, before: Int, border: Bool)?
-        let (items, clips) = withScratch(&builder, clipStart: clipStart) { builder in
+        withScratch(&builder, clipStart: clipStart) { builder in
             made = builder.reemitOwnItems(slot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
                                           drawShadow: drawShadow)
         }
-        guard let made, !failed else { return nil }
+        guard let made, !failed, !atlasTransition(at: ownStart, builder.items) else { return nil }
         // Before the sublayers' from `ownStart`, the border last.
         let before = made.before
         guard ownStart + before + (made.border ? 1 : 0) <= itemEnd else { fail(.counts); return nil }
-        splice(items, 0..<before, at: ownStart, &builder)
-        if made.border { splice(items, before..<(before + 1), at: itemEnd - 1, &builder) }
-        splice(clips, at: clipStart, &builder)
-        return failed ? nil : (made.innerClip, before, made.border, clips.count)
+        splice(0..<before, at: ownStart, &builder.items)
+        if made.border { splice(before..<(before + 1), at: itemEnd - 1, &builder.items) }
+        spliceClips(at: clipStart, &builder.clips)
+        return failed ? nil : (made.innerClip, before, made.border, scratchClips.count)
     }
 
     /// The whole visit re-emitted by the builder (as a full build makes it) and spliced in when
@@ -646,16 +655,15 @@ extension DrawListPatcher {
     private mutating func reemitVisit(_ c: Int, _ record: VisitRecord, _ store: NodeStore,
                                       _ nodes: UnsafeBufferPointer<LayerNode>, _ builder: inout DrawListBuilder,
                                       parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
-        let (items, clips) = withScratch(&builder, clipStart: Int(record.clipStart)) { builder in
+        withScratch(&builder, clipStart: Int(record.clipStart)) { builder in
             builder.reemitVisit(Int(record.slot), childIndex: Int(record.childIndex), store, nodes,
                                 parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
         }
-        if failed { return }
-        let made = builder.records.list
+        if failed || atlasTransition(at: Int(record.itemStart), builder.items) { return }
         let n = Int(record.subtreeEnd) - c, itemBase = Int32(truncatingIfNeeded: Int(record.itemStart))
-        guard made.count == n else { fail(.counts); return }
+        guard builder.records.list.count == n else { fail(.counts); return }
         for k in 0..<n {
-            let new = made[k], old = records[c + k], base = Int32(truncatingIfNeeded: c)
+            let new = builder.records.list[k], old = records[c + k], base = Int32(truncatingIfNeeded: c)
             guard new.slot == old.slot, new.childIndex == old.childIndex, new.drawn == old.drawn,
                   k == 0 || new.parent + base == old.parent, new.split + base == old.split,
                   new.subtreeEnd + base == old.subtreeEnd,
@@ -664,27 +672,25 @@ extension DrawListPatcher {
                 fail(k == 0 || new.drawn == old.drawn ? .counts : .culling); return
             }
         }
-        splice(items, 0..<items.count, at: Int(record.itemStart), &builder)
-        splice(clips, at: Int(record.clipStart), &builder)
+        splice(0..<scratchItems.count, at: Int(record.itemStart), &builder.items)
+        spliceClips(at: Int(record.clipStart), &builder.clips)
         for k in c..<(c + n) { records[k].moveKind = .reemitted }
-        records[c].drawnNow = made[0].drawn
+        reemittedWhole += 1
+        records[c].drawnNow = builder.records.list[0].drawn
         cursor = Int(record.itemEnd)
         clipCursor = Int(record.clipEnd)
     }
 
-    /// Runs `body` on the builder set up to re-emit for this patch: appending into scratch
-    /// buffers (returned), its clips numbered from `clipStart` with the list's clips below
-    /// that, at this point of the walk (groups open, shadow sources deep). A refusal fails the patch.
-    private mutating func withScratch(_ builder: inout DrawListBuilder, clipStart: Int,
-                                      _ body: (inout DrawListBuilder) -> Void) -> (items: [DrawItem], clips: [Clip]) {
-        var targetItems = scratchItems, targetClips = scratchClips
-        scratchItems = []
-        scratchClips = []
-        targetItems.removeAll(keepingCapacity: true)
-        targetClips.removeAll(keepingCapacity: true)
-        swap(&targetItems, &builder.items)
-        swap(&targetClips, &builder.clips)
-        builder.clipBase = targetClips
+    /// Runs `body` on the builder set up to re-emit for this patch: appending into the scratch
+    /// buffers (`scratchItems` and `scratchClips` hold what it made after), its clips numbered
+    /// from `clipStart` with the list's clips below that, at this point of the walk (groups
+    /// open, shadow sources deep). A refusal fails the patch.
+    private mutating func withScratch(_ builder: inout DrawListBuilder, clipStart: Int, _ body: (inout DrawListBuilder) -> Void) {
+        scratchItems.removeAll(keepingCapacity: true)
+        scratchClips.removeAll(keepingCapacity: true)
+        swap(&scratchItems, &builder.items)
+        swap(&scratchClips, &builder.clips)
+        builder.clipBase = scratchClips   // (the list's clips, shared while the builder reads them)
         builder.clipOffset = clipStart
         builder.forPatch = true
         builder.refusal = nil
@@ -696,40 +702,54 @@ extension DrawListPatcher {
         builder.forPatch = false
         builder.clipBase = []
         builder.clipOffset = 0
-        swap(&targetItems, &builder.items)
-        swap(&targetClips, &builder.clips)
-        return (targetItems, targetClips)
+        swap(&scratchItems, &builder.items)
+        swap(&scratchClips, &builder.clips)
     }
 
-    /// Writes `made[range]` over the list's items from `start`, giving way (the patch fails)
-    /// where it would put a shape atlas item where the last full build drew meshes (a full
-    /// build settles that, `ShapeAtlas`) or a group or shadow marker into a list that had none.
-    private mutating func splice(_ made: [DrawItem], _ range: Range<Int>, at start: Int, _ builder: inout DrawListBuilder) {
-        guard start >= 0, start + range.count <= builder.items.count else { fail(.overflow); return }
-        for k in range {
-            let target = start + k - range.lowerBound
-            if made[k].isAtlasItem, !builder.items[target].isAtlasItem { fail(.shapeAtlas); return }
-            if !hasMarkers, made[k].isGroupMarker || made[k].isShadowGroupMarker { fail(.counts); return }
-            builder.items[target] = made[k]
+    /// Whether the re-emitted items placed from `start` put a shape atlas item where the last
+    /// full build drew meshes (the entry was made after that shape drew): then the patch gives
+    /// way (`.shapeAtlas`: the full build that follows settles it, with no backoff). Checked
+    /// before the counts, which such a change alters too.
+    private mutating func atlasTransition(at start: Int, _ items: [DrawItem]) -> Bool {
+        for k in scratchItems.indices where scratchItems[k].isAtlasItem {
+            if start + k >= items.count || !items[start + k].isAtlasItem {
+                fail(.shapeAtlas)
+                return true
+            }
         }
-        scratchItems = made
+        return false
     }
 
-    private mutating func splice(_ made: [Clip], at start: Int, _ builder: inout DrawListBuilder) {
-        guard start >= 0, start + made.count <= builder.clips.count else { fail(.overflow); return }
-        for k in made.indices { builder.clips[start + k] = made[k] }
-        scratchClips = made
+    /// Writes the re-emitted items `range` over `items` from `start`, giving way (the patch
+    /// fails) where it would put a group or shadow marker into a list that had none.
+    private mutating func splice(_ range: Range<Int>, at start: Int, _ items: inout [DrawItem]) {
+        guard start >= 0, start + range.count <= items.count, range.upperBound <= scratchItems.count else {
+            fail(.overflow); return
+        }
+        if !hasMarkers {
+            for k in range where scratchItems[k].isGroupMarker || scratchItems[k].isShadowGroupMarker {
+                fail(.counts); return
+            }
+        }
+        scratchItems.withUnsafeBufferPointer { made in
+            items.withUnsafeMutableBufferPointer { items in
+                for k in range { items[start + k - range.lowerBound] = made[k] }
+            }
+        }
+    }
+
+    /// Writes the re-emitted clips over `clips` from `start`.
+    private mutating func spliceClips(at start: Int, _ clips: inout [Clip]) {
+        guard start >= 0, start + scratchClips.count <= clips.count else { fail(.overflow); return }
+        for k in scratchClips.indices { clips[start + k] = scratchClips[k] }
     }
 }
 
 extension DrawItem {
-    /// Whether it draws a shape atlas entry.
-    var isAtlasItem: Bool {
-        guard case .image(let box) = payload else { return false }
-        return box.atlasSlot >= 0
-    }
-    var isGroupMarker: Bool { if case .group = kind { true } else { false } }
-    var isShadowGroupMarker: Bool { if case .shadowGroup = kind { true } else { false } }
+    /// Whether it draws a shape atlas entry (read in place).
+    var isAtlasItem: Bool { atlasEntry.slot >= 0 }
+    var isGroupMarker: Bool { if case .group = payload { true } else { false } }
+    var isShadowGroupMarker: Bool { if case .shadowGroup = payload { true } else { false } }
 }
 extension DrawListPatcher {
     /// The kinds of a leaf visit's items, as far as moving them in place goes
@@ -791,6 +811,22 @@ extension DrawListBuilder {
     public var patchesInPlace: Bool {
         get { !patcher.disabled }
         set { patcher.disabled = !newValue; if !newValue { patcher.key = nil } }
+    }
+
+    /// How the last patch took the visits it did not skip (`DrawListPatcher`): leaves moved in
+    /// place, unchanged layers descended, changed layers whose own items were re-emitted, and
+    /// visits re-emitted whole. Zero after a full build.
+    public struct PatchWays: Sendable, Equatable {
+        public var moved = 0, descended = 0, reemittedOwn = 0, reemittedWhole = 0
+        public init(moved: Int = 0, descended: Int = 0, reemittedOwn: Int = 0, reemittedWhole: Int = 0) {
+            self.moved = moved; self.descended = descended; self.reemittedOwn = reemittedOwn
+            self.reemittedWhole = reemittedWhole
+        }
+    }
+    public var lastPatchWays: PatchWays {
+        guard patcher.lastPatched else { return PatchWays() }
+        return PatchWays(moved: patcher.moved, descended: patcher.descended, reemittedOwn: patcher.reemittedOwn,
+                         reemittedWhole: patcher.reemittedWhole)
     }
 
     /// Whether the last `build` patched the previous list (else it walked the whole tree).

@@ -25,13 +25,14 @@ func runBuildBench(_ arguments: [String]) {
     let cpuNow = SceneBench.threadCPUTime
     var evaluate: [Double] = [], build: [Double] = [], tessellate: [Double] = []
     var items = 0, patched = 0
+    var ways = DrawListBuilder.PatchWays()
     let warmup = 3
     for frame in 0..<(warmup + frames) {
         let time = Double(frame) / 120
         if bench.drive == "commits" {
             do {
                 try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(
-                    layers: layers, width: bench.width, height: bench.height, time: time))))
+                    layers: layers, width: bench.width, height: bench.height, time: time, mix: mix))))
             } catch { bench.fail("animate: \(error)") }
         }
         let t0 = cpuNow()
@@ -42,17 +43,25 @@ func runBuildBench(_ arguments: [String]) {
         let t2 = cpuNow()
         items = list.items.count
         if frame >= warmup {
-            if builder.lastBuildPatched { patched += 1 }
+            if builder.lastBuildPatched {
+                patched += 1
+                let w = builder.lastPatchWays
+                ways.moved += w.moved; ways.descended += w.descended
+                ways.reemittedOwn += w.reemittedOwn; ways.reemittedWhole += w.reemittedWhole
+            }
             evaluate.append(t1 - t0)
             build.append(t2 - t1 - builder.lastTessellateSeconds)
             tessellate.append(builder.lastTessellateSeconds)
         }
     }
     let total = zip(zip(evaluate, build), tessellate).map { $0.0 + $0.1 + $1 }
+    func perPatch(_ n: Int) -> String { String(format: "%.1f", Double(n) / Double(max(patched, 1))) }
     let failures = builder.patchFailures.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ")
     print("""
     {"bench": "build", "layers": \(layers), "mix": "\(mix)", "drive": "\(bench.drive)", "frames": \(frames), "draw_items": \(items), \
     "draw_item_bytes": \(MemoryLayout<DrawItem>.stride), "patched_frames": \(patched), "patch_failures": {\(failures)}, \
+    "visits_per_patch": {"moved": \(perPatch(ways.moved)), "descended": \(perPatch(ways.descended)), \
+    "reemitted_own": \(perPatch(ways.reemittedOwn)), "reemitted_whole": \(perPatch(ways.reemittedWhole))}, \
     "cpu_ms_per_frame": {\(SceneBench.phase("presentation", evaluate)), \(SceneBench.phase("build", build)), \
     \(SceneBench.phase("tessellate", tessellate)), \(SceneBench.phase("total", total))}}
     """)

@@ -69,7 +69,7 @@ func runFramesBench(_ arguments: [String]) {
         if drive == "commits" {
             do {
                 try tree.apply(Commit(client: 1, content: .operations(FramesScene.animate(layers: layers, width: width,
-                                                                                              height: height, time: frameTime))))
+                                                                                              height: height, time: frameTime, mix: mix))))
             } catch { fail("animate: \(error)") }
         }
         let t1 = now()
@@ -177,6 +177,7 @@ enum FramesScene {
     /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
     /// opacities animate text; rotation keeps the glyphs' size bucket).
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
+        if mix == "cards" { return cards(layers: layers, width: width, height: height) }
         var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
         for i in 0..<layers {
@@ -241,13 +242,56 @@ enum FramesScene {
         return ops
     }
 
+    /// "cards": every fifth layer a card (rounded, bordered, clipping: `masksToBounds`) holding
+    /// the next four as its sublayers (a rect, a gradient, a shape and a rounded rect, still);
+    /// only the cards animate (position and rotation), so each frame moves containers and their
+    /// contents follow (a scrolling list's or a dragged card's motion).
+    static func isAnimated(_ i: Int, mix: String) -> Bool { mix != "cards" || i % 5 == 0 }
+
+    static func cards(layers: Int, width: Int, height: Int) -> [LaminaTree.Operation] {
+        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        for i in 0..<layers {
+            let id = UInt32(i + 1), k = i % 5
+            let hue = Double(i % 12) / 12
+            let color = Color(0.5 + 0.5 * cos(2 * .pi * hue), 0.5 + 0.5 * cos(2 * .pi * (hue - 1.0 / 3)),
+                              0.5 + 0.5 * cos(2 * .pi * (hue - 2.0 / 3)))
+            if k == 0 {
+                ops += [.create(id, .layer), .addSublayer(parent: 0, child: id),
+                        .set(id, keyPath: "bounds", value: .rect(Rect(origin: .zero, size: layerSize))),
+                        .set(id, keyPath: "position", value: .point(basePosition(i, layers: layers, width: width, height: height))),
+                        .set(id, keyPath: "backgroundColor", value: .color(Color(0.97, 0.97, 0.98))),
+                        .set(id, keyPath: "cornerRadius", value: .number(6)),
+                        .set(id, keyPath: "masksToBounds", value: .bool(true)),
+                        .set(id, keyPath: "borderWidth", value: .number(1)),
+                        .set(id, keyPath: "borderColor", value: .color(Color(0.3, 0.3, 0.35)))]
+                continue
+            }
+            let kind: LayerKind = k == 2 ? .gradient : k == 3 ? .shape : .layer
+            let card = UInt32(i - k + 1)
+            ops += [.create(id, kind), .addSublayer(parent: card, child: id),
+                    .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 12))),
+                    .set(id, keyPath: "position", value: .point(Point(Double((k - 1) % 2) * 22 + 13, Double((k - 1) / 2) * 14 + 9)))]
+            switch k {
+            case 2:
+                ops.append(.set(id, keyPath: "colors", value: .colors([color, Color(1, 1, 1)])))
+            case 3:
+                ops += [.set(id, keyPath: "path", value: .path(.ellipse(in: Rect(1, 1, 18, 10)))),
+                        .set(id, keyPath: "fillColor", value: .color(color))]
+            default:
+                ops.append(.set(id, keyPath: "backgroundColor", value: .color(color)))
+                if k == 4 { ops.append(.set(id, keyPath: "cornerRadius", value: .number(4))) }
+            }
+        }
+        return ops
+    }
+
     /// Explicit animations that run on the render thread with no client taking part: each
     /// layer's position (autoreversing), rotation (turning) and opacity (autoreversing), all
     /// repeating forever, out of phase with each other.
-    static func animations(layers: Int, width: Int, height: Int) -> [LaminaTree.Operation] {
+    static func animations(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
         var ops: [LaminaTree.Operation] = []
         ops.reserveCapacity(3 * layers)
-        for i in 0..<layers {
+        for i in 0..<layers where isAnimated(i, mix: mix) {
             let id = UInt32(i + 1)
             let phase = Double(i) * 0.37
             let base = basePosition(i, layers: layers, width: width, height: height)
@@ -263,6 +307,8 @@ enum FramesScene {
             ops.append(.addAnimation(id, key: "spin", animation: .basic(BasicAnimation(
                 keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi),
                 timing: timing(2 + Double(i % 7) * 0.5, autoreverses: false)))))
+            // (Cards keep opacity 1: a translucent card is a group, and one reaching 1 is a new structure.)
+            if mix == "cards" { continue }
             ops.append(.addAnimation(id, key: "fade", animation: .basic(BasicAnimation(
                 keyPath: "opacity", from: .double(1), to: .double(0.4), timing: timing(1.2, autoreverses: true)))))
         }
@@ -270,11 +316,11 @@ enum FramesScene {
     }
 
     /// Each layer's position, rotation and opacity at `time`.
-    static func animate(layers: Int, width: Int, height: Int, time: Double) -> [LaminaTree.Operation] {
+    static func animate(layers: Int, width: Int, height: Int, time: Double, mix: String = "all") -> [LaminaTree.Operation] {
         // Values set directly, no implicit animations (the bench computes the motion itself).
         var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
         ops.reserveCapacity(3 * layers + 1)
-        for i in 0..<layers {
+        for i in 0..<layers where isAnimated(i, mix: mix) {
             let id = UInt32(i + 1)
             let phase = Double(i) * 0.37
             let base = basePosition(i, layers: layers, width: width, height: height)

@@ -16,7 +16,7 @@ struct SceneBench {
     var mix = "all"
     var drive = "animations"
 
-    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text"]
+    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text", "cards"]
 
     /// Parses `arguments` (`--flag value` pairs), accepting only `flags` among `--layers`,
     /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`; exits with status 2
@@ -68,7 +68,7 @@ struct SceneBench {
                 FramesScene.create(layers: layers, width: width, height: height, mix: mix))))
             if drive == "animations" {
                 try tree.apply(Commit(client: 1, content: .operations(
-                    FramesScene.animations(layers: layers, width: width, height: height))))
+                    FramesScene.animations(layers: layers, width: width, height: height, mix: mix))))
             }
         } catch { fail("scene: \(error)") }
         return tree

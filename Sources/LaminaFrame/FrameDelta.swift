@@ -36,6 +36,8 @@ package struct FrameDeltaHistory {
     private let capacity: Int
     /// Scratch for `changed` (its whole ranges before they are subtracted from the motion ones).
     private var scratch: [Range<Int>] = []
+    /// The ranges `delta` returns, kept between calls.
+    private var wholeScratch: [Range<Int>] = [], motionScratch: [Range<Int>] = []
 
     package init(capacity: Int) { self.capacity = capacity }
 
@@ -61,6 +63,18 @@ package struct FrameDeltaHistory {
         bases.append(base)
         ranges.append(reused)
         motionRanges.append(reusedMotion)
+    }
+
+    /// The delta of the newest list from list `serial` (its `base`), when `changed` finds one
+    /// (below): what the encoder of a ring holding list `serial` rewrites. It shares the
+    /// history's scratch buffers: let it go before the next call (no copy when they are refilled).
+    package mutating func delta(since serial: UInt64, items: Int) -> FrameDelta? {
+        var whole = wholeScratch, motion = motionScratch
+        wholeScratch = []
+        motionScratch = []
+        defer { wholeScratch = whole; motionScratch = motion }
+        guard changed(since: serial, items: items, whole: &whole, motion: &motion) else { return nil }
+        return FrameDelta(base: serial, rewritten: whole, motionOnly: motion, hasMarkers: false)
     }
 
     /// The item ranges outside which the newest list's `items` items equal those of list

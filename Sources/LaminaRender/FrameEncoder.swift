@@ -59,13 +59,13 @@ enum RecordedDraw: Equatable {
 /// shadows), where each item's instances start (bytes: each instance takes its kind's
 /// `RectInstance.stride`, the ring being a packed `RectInstance.Span`; an item that begins a
 /// draw is moved up to a multiple of its stride, the gap its `lead`). When the next list of this slot differs from
-/// the one it holds only within known item ranges (`encode(…changed:)`: the union of the
+/// the one it holds only within known item ranges (`encode(_:delta:…)`: the union of the
 /// deltas since, `DrawList.delta`), only those items are written again, in place — provided
 /// each writes as many instances of the same variant (and image set, or mesh) as before, so
 /// the draws stay as they were; otherwise, and for any other list, every instance is written.
 /// Items that only moved or faded since (the patches' motion ranges) get only the motion part
 /// of their instances written (`RectInstance.writeMotion`) when their transform was and is
-/// affine (`itemAffine`); the others in those ranges are written whole, as above.
+/// affine (`ItemLayout.isAffine`); the others in those ranges are written whole, as above.
 struct FrameEncoder {
     /// This frame's draws; pass `i` of the plan issues `draws[passDraws[i]]`.
     private(set) var draws: [RecordedDraw] = []
@@ -76,13 +76,8 @@ struct FrameEncoder {
     /// Per item of a one-pass list in item order, the byte its instances start at (items + 1
     /// entries, the last the bytes used); empty for other lists.
     private var itemStarts: [UInt32] = []
-    /// Per item of a one-pass list (`itemInfo`): 1 when its instances were written under an
-    /// affine transform and it draws (its motion part alone may be written again), plus 2 when
-    /// it is an image or shape atlas piece (whose image set is checked), plus its instances'
-    /// stride in vec4s times 4, plus its lead in vec4s times 64 (the bytes from its entry in
-    /// `itemStarts` to its first instance: the padding that aligns a draw's first instance to
-    /// its stride); 0 when it draws nothing.
-    private var itemAffine: [UInt16] = []
+    /// Per item of a one-pass list: how its instances lie in the ring (`ItemLayout`).
+    private var itemLayouts: [ItemLayout] = []
     /// The image residency's `changes` after this slot's draws were last made or checked
     /// (`noteImageEpoch`): while it holds, an image item that only moved draws with the same
     /// set, unchecked.
@@ -124,14 +119,12 @@ struct FrameEncoder {
     /// list's items will take at the rate of those written so far, or more when the item needs
     /// them); `mesh` makes a mesh resident;
     /// `image` makes an image resident and gives the set that draws it with the item's filters,
-    /// and the texture (nil: not drawn). `changed`: when the ring holds list `changed.since`,
-    /// the item ranges outside which `list`'s items equal that list's (`whole`: changed in any
-    /// way; `motion`: in transform and opacity only; each ascending and disjoint, and disjoint
-    /// from each other); only those are written when the ring's mapping of items to instances
-    /// still holds.
+    /// and the texture (nil: not drawn). `delta`: when the ring holds list `delta.base`, where
+    /// `list`'s items can differ from that list's (`rewritten`: in any way; `motionOnly`: in
+    /// transform and opacity only; each ascending and disjoint, and disjoint from each other);
+    /// only those are written when the ring's mapping of items to instances still holds.
     /// Resident meshes and images the draws use are marked used in `frame` either way.
-    mutating func encode(_ list: DrawList, frame: UInt64, imageEpoch: UInt64,
-                         changed: (since: UInt64, whole: [Range<Int>], motion: [Range<Int>])?,
+    mutating func encode(_ list: DrawList, delta: FrameDelta?, frame: UInt64, imageEpoch: UInt64,
                          into span: inout RectInstance.Span,
                          grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                          mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
@@ -142,12 +135,12 @@ struct FrameEncoder {
         // Unknown until this encoding succeeds (an error on the way leaves the ring mixed).
         let held = self.held
         self.held = nil
-        if let changed, let held, held.serial == changed.since, held.serial != 0,
+        if let delta, let held, held.serial == delta.base, held.serial != 0,
            Held(serial: held.serial, width: key.width, height: key.height, clipCount: key.clipCount,
                 itemCount: key.itemCount) == held,
-           itemStarts.count == key.itemCount + 1, itemAffine.count == key.itemCount, span.packed,
+           itemStarts.count == key.itemCount + 1, itemLayouts.count == key.itemCount, span.packed,
            span.capacity >= instanceBytes,
-           let written = try patch(list, whole: changed.whole, motion: changed.motion, base: span.bytes,
+           let written = try patch(list, whole: delta.rewritten, motion: delta.motionOnly, base: span.bytes,
                                    capacity: span.capacity, checkImages: imageEpoch != self.imageEpoch, mesh: mesh,
                                    image: image) {
             for draw in draws {
@@ -186,9 +179,9 @@ struct FrameEncoder {
         let scale = RectInstance.clipScale(width, height)
         var written = 0, motionWritten = 0, bytesWritten = 0
         // Locals (no exclusivity checks on properties in the loops).
-        var affine = self.itemAffine
-        self.itemAffine = []
-        defer { self.itemAffine = affine }
+        var affine = self.itemLayouts
+        self.itemLayouts = []
+        defer { self.itemLayouts = affine }
         let starts = itemStarts
         let draws = self.draws
         return try list.items.withUnsafeBufferPointer { (items) throws(RenderError) -> (whole: Int, motion: Int, bytes: Int)? in
@@ -196,14 +189,14 @@ struct FrameEncoder {
                 /// Item `k` written whole in place, its draw found from `cursor` (items ascend, and so
                 /// do their draws); false when it no longer fits its place.
                 func writeWhole(_ k: Int, _ cursor: inout Int) throws(RenderError) -> Bool {
-                    let lead = Self.lead(affine[k])
+                    let lead = affine[k].lead
                     let start = Int(starts[k]) + lead, bytes = Int(starts[k + 1]) - start
                     let item = items.baseAddress! + k
                     var span = RectInstance.Span(packed: base + start, capacity: capacity - start)
                     switch RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span) {
                     case .nothing:
                         guard bytes == 0 else { return false }
-                        affine[k] = 0
+                        affine[k] = .none
                     case .needsRoom:
                         return false
                     case .drawn(let n, let variant):
@@ -226,7 +219,7 @@ struct FrameEncoder {
                         default:
                             return false
                         }
-                        affine[k] = Self.itemInfo(item, variant, lead: lead)
+                        affine[k] = ItemLayout(item, variant, lead: lead)
                         written += n
                         bytesWritten += bytes
                     }
@@ -243,19 +236,19 @@ struct FrameEncoder {
                 for range in motion {
                     guard range.lowerBound >= 0, range.upperBound <= items.count else { return nil }
                     for k in range {
-                        let flags = affine[k]
-                        let start = Int(starts[k]) + Self.lead(flags), bytes = Int(starts[k + 1]) - start
-                        let stride = Int((flags >> 2) & 15) * 16, count = RectInstance.instances(inBytes: bytes, stride: stride)
+                        let layout = affine[k]
+                        let start = Int(starts[k]) + layout.lead, bytes = Int(starts[k + 1]) - start
+                        let stride = layout.stride, count = RectInstance.instances(inBytes: bytes, stride: stride)
                         let item = items.baseAddress! + k
                         // Still affine and drawn: only the motion part (the content, and so the
                         // variant, is as the ring holds it).
-                        guard flags & 1 != 0,
+                        guard layout.isAffine,
                               RectInstance.writeMotion(item, scale: scale, to: base + start, count: count, stride: stride)
                         else {
                             guard try writeWhole(k, &cursor) else { return nil }
                             continue
                         }
-                        if flags & 2 != 0 && checkImages {
+                        if layout.isImage && checkImages {
                             // An image piece: the set that draws it must be the same (the atlas kept).
                             guard case .image(let imageDraw) = item.pointee.kind,
                                   let d = Self.drawIndex(draws, containing: start, from: cursor),
@@ -274,22 +267,6 @@ struct FrameEncoder {
 
     /// Bytes of an instance's motion part (its first three fields, in every stride).
     static let motionBytes = 48
-
-    /// `itemAffine`'s entry for an item written as `variant` `lead` bytes after its start: 1
-    /// when affine, plus 2 for an image or shape piece, plus the stride in vec4s (at most 14)
-    /// times 4, plus the lead in vec4s (less than 14) times 64.
-    @inline(__always)
-    private static func itemInfo(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant, lead: Int) -> UInt16 {
-        let m = item.pointee.transform
-        let image: UInt16 = variant.kind == .image || variant.kind == .shape ? 2 : 0
-        let layout = UInt16(truncatingIfNeeded: RectInstance.stride(variant.kind) / 16) << 2
-            | UInt16(truncatingIfNeeded: lead / 16) << 6
-        return (m.m14 == 0 && m.m24 == 0 ? 1 | image : 0) | layout
-    }
-
-    /// The lead (bytes) an `itemAffine` entry holds.
-    @inline(__always)
-    private static func lead(_ info: UInt16) -> Int { Int(info >> 6) * 16 }
 
     /// The draw whose instances include the one at byte `instance`, at `from` or after it
     /// (draws of a one-pass list are in instance order).
@@ -339,7 +316,7 @@ struct FrameEncoder {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
         itemStarts.removeAll(keepingCapacity: true)
-        itemAffine.removeAll(keepingCapacity: true)
+        itemLayouts.removeAll(keepingCapacity: true)
         // Locals in the per-item loop (no exclusivity checks on properties).
         let clipCount = list.clips.count, width = list.width, height = list.height
         var draws = self.draws
@@ -351,13 +328,13 @@ struct FrameEncoder {
         self.itemStarts = []
         defer { self.itemStarts = starts }
         let inOrder = plan.passes.count == 1 && plan.steps.count == 1 && plan.steps[0] == .items(0..<list.items.count)
-        var affine = self.itemAffine
-        self.itemAffine = []
-        defer { self.itemAffine = affine }
+        var affine = self.itemLayouts
+        self.itemLayouts = []
+        defer { self.itemLayouts = affine }
         var instanceBytes = 0
         if inOrder {
             starts.append(contentsOf: repeatElement(0, count: list.items.count + 1))
-            affine.append(contentsOf: repeatElement(0, count: list.items.count))
+            affine.append(contentsOf: repeatElement(.none, count: list.items.count))
         }
         // SAFETY: `starts` holds items + 1 entries and `affine` items when `inOrder`, and they are
         // not otherwise touched until the loop is done (pointers, not appends and their
@@ -442,7 +419,7 @@ struct FrameEncoder {
                             instances += added
                             instanceBytes += bytes
                             if inOrder {
-                                affinePointer.unsafelyUnwrapped[k] = Self.itemInfo(item, variant, lead: at - instance)
+                                affinePointer.unsafelyUnwrapped[k] = ItemLayout(item, variant, lead: at - instance)
                             }
                         }
                         run.end(into: &draws)
@@ -480,4 +457,37 @@ struct FrameEncoder {
         if inOrder { startsPointer?[list.items.count] = UInt32(truncatingIfNeeded: span.used) }
         return (instances, instanceBytes)
     }
+}
+
+/// How one item's instances lie in a one-pass list's ring, and what a later frame may rewrite of
+/// them (2 bytes an item, kept per item by `FrameEncoder`).
+struct ItemLayout {
+    /// Bit 0: written under an affine transform and drawn (the motion part alone may be written
+    /// again); bit 1: an image or shape atlas piece (its image set is checked); bits 2–5: the
+    /// instances' stride in vec4s; bits 6–: the lead in vec4s.
+    private let bits: UInt16
+
+    /// An item that draws nothing.
+    static let none = ItemLayout(bits: 0)
+    private init(bits: UInt16) { self.bits = bits }
+
+    /// An item written as `variant`, its first instance `lead` bytes after its entry in
+    /// `itemStarts` (the padding that aligns a draw's first instance to its stride).
+    @inline(__always)
+    init(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant, lead: Int) {
+        let m = item.pointee.transform
+        let image: UInt16 = variant.kind == .image || variant.kind == .shape ? 2 : 0
+        let layout = UInt16(truncatingIfNeeded: RectInstance.stride(variant.kind) / 16) << 2
+            | UInt16(truncatingIfNeeded: lead / 16) << 6
+        bits = (m.m14 == 0 && m.m24 == 0 ? 1 | image : 0) | layout
+    }
+
+    /// Whether its instances were written under an affine transform and it draws.
+    var isAffine: Bool { bits & 1 != 0 }
+    /// Whether it is an image or shape atlas piece (drawn with an image set).
+    var isImage: Bool { bits & 2 != 0 }
+    /// Its instances' stride in bytes.
+    var stride: Int { Int((bits >> 2) & 15) * 16 }
+    /// Bytes from its entry in `itemStarts` to its first instance.
+    var lead: Int { Int(bits >> 6) * 16 }
 }

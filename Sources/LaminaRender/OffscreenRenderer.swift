@@ -91,8 +91,6 @@ public final class OffscreenRenderer {
     private var drawnSerial: UInt64 = 0
     /// The patches of the lists seen lately (which items changed from list to list).
     private var history = FrameDeltaHistory(capacity: 2 * framesInFlight)
-    private var changedScratch: [Range<Int>] = []
-    private var motionScratch: [Range<Int>] = []
     /// Bumped when the target is replaced (with the residencies' own `changes`:
     /// `resourceEpoch`; each slot counts its own buffers' changes).
     var bufferChanges: UInt64 = 0
@@ -318,12 +316,10 @@ public final class OffscreenRenderer {
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
-        var changed: (since: UInt64, whole: [Range<Int>], motion: [Range<Int>])? = nil
-        if reusesWork, let held = encoder.held,
-           history.changed(since: held.serial, items: list.items.count, whole: &changedScratch, motion: &motionScratch) {
-            changed = (held.serial, changedScratch, motionScratch)
-        }
-        let outcome = try encoder.encode(list, frame: frame, imageEpoch: textures.changes, changed: changed, into: &span,
+        // What changed since the list the ring holds (nil: write every item).
+        var delta: FrameDelta? = nil
+        if reusesWork, let held = encoder.held { delta = history.delta(since: held.serial, items: list.items.count) }
+        let outcome = try encoder.encode(list, delta: delta, frame: frame, imageEpoch: textures.changes, into: &span,
                                          grow: { (span, need) throws(RenderError) in
             try replaceInstanceBuffer(slot: slotIndex, capacity: FrameSlot.ringRoom(for: need), keeping: span)
             guard let ring = slots[slotIndex].instances else { preconditionFailure("the instance ring exists") }
@@ -334,7 +330,7 @@ public final class OffscreenRenderer {
         }, image: { (draw) throws(RenderError) in
             try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
-        changed = nil  // the scratch buffers unshared again (no copy when they are next refilled)
+        delta = nil  // the history's buffers unshared again (no copy when they are next refilled)
         encoder.noteImageEpoch(textures.changes)
         instancesWritten += outcome.written
         motionWritten += outcome.motionWritten

@@ -5,7 +5,7 @@
 the typed attributes of each layer class (mixins of ``layers.Layer`` and its subclasses)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, NamedTuple, Optional, Sequence, Tuple, Union
 
 from .values import (Color, ColorLike, CornerMask, Path, PathTemplate, Point, PointLike, Rect, RectLike, Size,
                      SizeLike, StyledText, TextRun, Transform3D, coerce_bool, coerce_color, coerce_colors,
@@ -30,6 +30,15 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
     'TextAlignmentMode': ('natural', 'left', 'right', 'center', 'justified'),
     'TextTruncationMode': ('none', 'start', 'middle', 'end'),
 }
+
+ContentsGravity = Literal['center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight', 'resize', 'resizeAspect', 'resizeAspectFill']
+ContentsFilter = Literal['linear', 'nearest', 'trilinear']
+FillRule = Literal['nonZero', 'evenOdd']
+LineCap = Literal['butt', 'round', 'square']
+LineJoin = Literal['miter', 'round', 'bevel']
+GradientType = Literal['axial', 'radial', 'conic']
+TextAlignmentMode = Literal['natural', 'left', 'right', 'center', 'justified']
+TextTruncationMode = Literal['none', 'start', 'middle', 'end']
 
 
 class PropertyInfo(NamedTuple):
@@ -397,12 +406,12 @@ class _LayerAttributes:
         self._set('contents', coerce_image(value))
 
     @property
-    def contents_gravity(self) -> str:
+    def contents_gravity(self) -> ContentsGravity:
         """``contentsGravity``: default 'resize' (does not animate). One of ``center``, ``top``, ``bottom``, ``left``, ``right``, ``topLeft``, ``topRight``, ``bottomLeft``, ``bottomRight``, ``resize``, ``resizeAspect``, ``resizeAspectFill``."""
         return self._get('contentsGravity')  # type: ignore[no-any-return]
 
     @contents_gravity.setter
-    def contents_gravity(self, value: str) -> None:
+    def contents_gravity(self, value: ContentsGravity) -> None:
         self._set('contentsGravity', coerce_string(value))
 
     @property
@@ -433,21 +442,21 @@ class _LayerAttributes:
         self._set('contentsScale', coerce_number(value))
 
     @property
-    def minification_filter(self) -> str:
+    def minification_filter(self) -> ContentsFilter:
         """``minificationFilter``: default 'linear' (does not animate). One of ``linear``, ``nearest``, ``trilinear``."""
         return self._get('minificationFilter')  # type: ignore[no-any-return]
 
     @minification_filter.setter
-    def minification_filter(self, value: str) -> None:
+    def minification_filter(self, value: ContentsFilter) -> None:
         self._set('minificationFilter', coerce_string(value))
 
     @property
-    def magnification_filter(self) -> str:
+    def magnification_filter(self) -> ContentsFilter:
         """``magnificationFilter``: default 'linear' (does not animate). One of ``linear``, ``nearest``, ``trilinear``."""
         return self._get('magnificationFilter')  # type: ignore[no-any-return]
 
     @magnification_filter.setter
-    def magnification_filter(self, value: str) -> None:
+    def magnification_filter(self, value: ContentsFilter) -> None:
         self._set('magnificationFilter', coerce_string(value))
 
 
@@ -481,12 +490,12 @@ class _ShapeLayerAttributes:
         self._set('fillColor', coerce_color(value))
 
     @property
-    def fill_rule(self) -> str:
+    def fill_rule(self) -> FillRule:
         """``fillRule``: default 'nonZero' (does not animate). One of ``nonZero``, ``evenOdd``."""
         return self._get('fillRule')  # type: ignore[no-any-return]
 
     @fill_rule.setter
-    def fill_rule(self, value: str) -> None:
+    def fill_rule(self, value: FillRule) -> None:
         self._set('fillRule', coerce_string(value))
 
     @property
@@ -508,21 +517,21 @@ class _ShapeLayerAttributes:
         self._set('lineWidth', coerce_number(value))
 
     @property
-    def line_cap(self) -> str:
+    def line_cap(self) -> LineCap:
         """``lineCap``: default 'butt' (does not animate). One of ``butt``, ``round``, ``square``."""
         return self._get('lineCap')  # type: ignore[no-any-return]
 
     @line_cap.setter
-    def line_cap(self, value: str) -> None:
+    def line_cap(self, value: LineCap) -> None:
         self._set('lineCap', coerce_string(value))
 
     @property
-    def line_join(self) -> str:
+    def line_join(self) -> LineJoin:
         """``lineJoin``: default 'miter' (does not animate). One of ``miter``, ``round``, ``bevel``."""
         return self._get('lineJoin')  # type: ignore[no-any-return]
 
     @line_join.setter
-    def line_join(self, value: str) -> None:
+    def line_join(self, value: LineJoin) -> None:
         self._set('lineJoin', coerce_string(value))
 
     @property
@@ -619,12 +628,12 @@ class _GradientLayerAttributes:
         self._set('endPoint', coerce_point(value))
 
     @property
-    def gradient_type(self) -> str:
+    def gradient_type(self) -> GradientType:
         """``gradientType``: default 'axial' (does not animate). One of ``axial``, ``radial``, ``conic``."""
         return self._get('gradientType')  # type: ignore[no-any-return]
 
     @gradient_type.setter
-    def gradient_type(self, value: str) -> None:
+    def gradient_type(self, value: GradientType) -> None:
         self._set('gradientType', coerce_string(value))
 
 
@@ -676,12 +685,12 @@ class _TextLayerAttributes:
         self._set('foregroundColor', coerce_color(value))
 
     @property
-    def alignment_mode(self) -> str:
+    def alignment_mode(self) -> TextAlignmentMode:
         """``alignmentMode``: default 'natural' (does not animate). One of ``natural``, ``left``, ``right``, ``center``, ``justified``."""
         return self._get('alignmentMode')  # type: ignore[no-any-return]
 
     @alignment_mode.setter
-    def alignment_mode(self, value: str) -> None:
+    def alignment_mode(self, value: TextAlignmentMode) -> None:
         self._set('alignmentMode', coerce_string(value))
 
     @property
@@ -694,10 +703,10 @@ class _TextLayerAttributes:
         self._set('isWrapped', coerce_bool(value))
 
     @property
-    def truncation_mode(self) -> str:
+    def truncation_mode(self) -> TextTruncationMode:
         """``truncationMode``: Where "…" replaces what does not fit. default 'none' (does not animate). One of ``none``, ``start``, ``middle``, ``end``."""
         return self._get('truncationMode')  # type: ignore[no-any-return]
 
     @truncation_mode.setter
-    def truncation_mode(self, value: str) -> None:
+    def truncation_mode(self, value: TextTruncationMode) -> None:
         self._set('truncationMode', coerce_string(value))

@@ -189,19 +189,19 @@ class Reader:
         return out
 
     def u8(self) -> int:
-        return self.take("B")[0]
+        return int(self.take("B")[0])
 
     def u16(self) -> int:
-        return self.take("H")[0]
+        return int(self.take("H")[0])
 
     def u32(self) -> int:
-        return self.take("I")[0]
+        return int(self.take("I")[0])
 
     def u64(self) -> int:
-        return self.take("Q")[0]
+        return int(self.take("Q")[0])
 
     def f64(self) -> float:
-        return self.take("d")[0]
+        return float(self.take("d")[0])
 
     def bool(self) -> bool:
         return self.u8() != 0

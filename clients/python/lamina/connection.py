@@ -236,7 +236,12 @@ class Connection:
         self.welcome_time = r.f64()
         self._reduce_motion = r.bool()
 
-        self._lock = threading.Lock()            # protects the state below and orders writes
+        # Two locks, always taken in this order: `_out_lock` protects the outgoing buffer, the
+        # transaction levels and the commit hooks, and orders writes to the socket; `_lock`
+        # protects what the reader thread shares (waiters, callbacks' tables, subscribers). The
+        # reader takes only `_lock`, so a write blocked on a full socket never stops it.
+        self._out_lock = threading.Lock()
+        self._lock = threading.Lock()
         self._ids = itertools.count(2)           # 1 is the hello's
         self._outgoing = bytearray()             # staged requests not yet written
         self._waiters: Dict[int, _Waiter] = {}
@@ -423,7 +428,7 @@ class Connection:
 
     def _stage(self, opcode: int, body: bytes) -> None:
         """Stages a request, preceded by the transaction settings when they changed."""
-        with self._lock:
+        with self._out_lock:
             if opcode != _wire.COMPLETION:
                 s = self._levels[-1].settings
                 if s != self._staged_settings:
@@ -449,7 +454,8 @@ class Connection:
 
     def _add_delegate(self, layer_id: int, key: str, on_start: Optional[Callable[[], None]],
                       on_stop: Optional[Callable[[bool], None]]) -> None:
-        self._hooks.delegates.append((layer_id, key, on_start, on_stop))
+        with self._out_lock:
+            self._hooks.delegates.append((layer_id, key, on_start, on_stop))
 
     # MARK: transactions (CATransaction)
 
@@ -476,22 +482,24 @@ class Connection:
 
     def begin(self) -> None:
         """``CATransaction.begin()``: opens a nested transaction inheriting the current settings."""
-        with self._lock:
+        with self._out_lock:
             self._levels.append(_Level(self._levels[-1].settings))
 
     def set_animation_duration(self, seconds: float) -> None:
         """``CATransaction.setAnimationDuration`` for the innermost transaction."""
-        with self._lock:
+        with self._out_lock:
             lv = self._levels[-1]
             lv.settings = lv.settings._replace(duration=max(0.0, float(seconds)))
 
     def set_animation_timing_function(self, timing: TimingLike) -> None:
-        with self._lock:
+        """``CATransaction.setAnimationTimingFunction`` for the innermost transaction."""
+        with self._out_lock:
             lv = self._levels[-1]
             lv.settings = lv.settings._replace(timing=timing_function(timing))
 
     def set_disable_actions(self, disabled: bool) -> None:
-        with self._lock:
+        """``CATransaction.setDisableActions`` for the innermost transaction."""
+        with self._out_lock:
             lv = self._levels[-1]
             lv.settings = lv.settings._replace(disable_actions=bool(disabled))
 
@@ -500,7 +508,7 @@ class Connection:
         animation started by changes made after this call in the innermost transaction has
         ended or been removed. Set again in the same transaction, it replaces the block set
         before. Never runs if the commit is refused. Returns the completion id."""
-        with self._lock:
+        with self._out_lock:
             lv = self._levels[-1]
             ids = list(lv.settings.completion_ids)
             if lv.completion_id is not None:
@@ -521,7 +529,7 @@ class Connection:
         return None
 
     def _close_level(self) -> bool:
-        with self._lock:
+        with self._out_lock:
             if len(self._levels) > 1:
                 level = self._levels.pop()
                 if level.completion_id is not None:
@@ -549,28 +557,31 @@ class Connection:
         return self._send_commit()
 
     def _send_commit(self) -> int:
-        with self._lock:
-            hooks, self._hooks = self._hooks, _Hooks()
-        _, body = self._round_trip(_wire.COMMIT, b"", _wire.COMMITTED, hooks)
+        _, body = self._round_trips([(_wire.COMMIT, b"")], _wire.COMMITTED, take_hooks=True)[0]
         return cast(int, struct.unpack("<Q", body)[0])
 
     # MARK: requests with replies
 
-    def _round_trip(self, opcode: int, body: bytes, expect: int, hooks: Optional[_Hooks] = None) -> Tuple[int, bytes]:
-        return self._round_trips([(opcode, body)], expect, hooks)[0]
+    def _round_trip(self, opcode: int, body: bytes, expect: int) -> Tuple[int, bytes]:
+        return self._round_trips([(opcode, body)], expect)[0]
 
     def _round_trips(self, requests: Sequence[Tuple[int, bytes]], expect: int,
-                     hooks: Optional[_Hooks] = None) -> List[Tuple[int, bytes]]:
-        """Writes the staged requests and ``requests`` in one write, then blocks for every reply."""
+                     take_hooks: bool = False) -> List[Tuple[int, bytes]]:
+        """Writes the staged requests and ``requests`` in one write, then blocks for every reply
+        (a commit's hooks, ``take_hooks``, come into force when it is accepted)."""
         waiters = []
-        with self._lock:
-            if self._closed:
-                raise Disconnected()
-            for opcode, body in requests:
-                w = _Waiter(hooks)
-                rid = self._append(opcode, body)
-                self._waiters[rid] = w
-                waiters.append(w)
+        with self._out_lock:
+            hooks = None
+            if take_hooks:
+                hooks, self._hooks = self._hooks, _Hooks()
+            with self._lock:
+                if self._closed:
+                    raise Disconnected()
+                for opcode, body in requests:
+                    w = _Waiter(hooks)
+                    rid = self._append(opcode, body)
+                    self._waiters[rid] = w
+                    waiters.append(w)
             data, self._outgoing = bytes(self._outgoing), bytearray()
             try:
                 self._sock.sendall(data)
@@ -589,7 +600,7 @@ class Connection:
 
     def flush(self) -> None:
         """Writes the staged requests now (they stay staged in the daemon until the commit)."""
-        with self._lock:
+        with self._out_lock:
             data, self._outgoing = bytes(self._outgoing), bytearray()
             if data:
                 try:

@@ -58,11 +58,11 @@ def _valid(info_type: str, non_negative: bool, v: Any) -> bool:
             return False
     if non_negative:
         if info_type == "number":
-            return v >= 0
+            return bool(v >= 0)
         if info_type == "size":
-            return v[0] >= 0 and v[1] >= 0
+            return bool(v[0] >= 0 and v[1] >= 0)
         if info_type == "rect":
-            return v[2] >= 0 and v[3] >= 0
+            return bool(v[2] >= 0 and v[3] >= 0)
         if info_type == "numbers":
             return all(x >= 0 for x in v)
     if info_type == "cornerMask":

@@ -374,7 +374,7 @@ def coerce_path(v: object) -> Union[Path, PathTemplate, None]:
     raise TypeError("expected a Path, a PathTemplate or None, got %r" % (v,))
 
 
-def coerce_corner_mask(v: object) -> CornerMask:
+def coerce_corner_mask(v: object) -> Union[CornerMask, int]:
     if isinstance(v, bool) or not isinstance(v, int):
         raise TypeError("expected a CornerMask, got %r" % (v,))
     return CornerMask(v) if 0 <= v <= 15 else v  # out of range: staged, refused at commit

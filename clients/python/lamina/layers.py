@@ -162,6 +162,9 @@ class Layer(_LayerAttributes):
             if vtype is None:
                 raise PropertyError("unknown key path %r" % key_path)
             v = _VALUE_COERCE[vtype](value)
+            if _finite(v):
+                # Recomposed here as the daemon recomposes it, so that the model reads back.
+                self._values[head] = self._get(head).with_component(rest, v)
             self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path)
                                     + _wire.value(vtype, v))
             return
@@ -180,8 +183,8 @@ class Layer(_LayerAttributes):
                                 + _wire.value(vtype, v))
 
     def value(self, key_path: str) -> Any:
-        """The model value at a key path as this client set it (``position.x``, ``custom.NAME``).
-        Transform components are read from the daemon: ``presentation_value``."""
+        """The model value at a key path as this client set it (``position.x``, ``custom.NAME``,
+        ``transform.rotation.z``: a transform's components read as the daemon reads them)."""
         if key_path == "frame":
             return self.frame
         if key_path.startswith("custom."):
@@ -191,9 +194,12 @@ class Layer(_LayerAttributes):
             return v[0] if len(v) == 1 else list(v)
         if key_path in PROPERTIES:
             return self._get(key_path)
+        head, _, rest = key_path.partition(".")
+        if head in PROPERTIES and PROPERTIES[head].type == "transform" and rest in _TRANSFORM_COMPONENTS:
+            return self._get(head).component(rest)
         sub = SUB_KEY_PATHS.get(key_path)
         if sub is None:
-            raise PropertyError("unknown key path %r (transform components: use presentation_value)" % key_path)
+            raise PropertyError("unknown key path %r" % key_path)
         prop, vtype, components, _ = sub
         whole = self._get(prop)
         parts = [whole[i] for i in components]

@@ -12,7 +12,7 @@ from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Point", "Size", "Rect", "Color", "Transform3D", "Path", "PathTemplate", "TextRun", "StyledText",
-    "CornerMask", "Display",
+    "CornerMask", "Display", "DecomposedTransform", "TRANSFORM_COMPONENTS",
 ]
 
 
@@ -156,6 +156,198 @@ class Transform3D(NamedTuple):
     @property
     def is_identity(self) -> bool:
         return tuple(self) == tuple(Transform3D())
+
+    def decomposed(self) -> Optional[DecomposedTransform]:
+        """The parts of the matrix, or None when it does not decompose (m44 = 0, or a singular
+        upper-left 3×3), as the daemon decomposes it."""
+        if self.m44 == 0 or not math.isfinite(self.m44):
+            return None
+        n = 1 / self.m44
+        m = [v * n for v in self]
+        pm = list(m)
+        pm[3] = pm[7] = pm[11] = 0.0
+        pm[15] = 1.0
+        det3 = (pm[0] * (pm[5] * pm[10] - pm[6] * pm[9]) - pm[1] * (pm[4] * pm[10] - pm[6] * pm[8])
+                + pm[2] * (pm[4] * pm[9] - pm[5] * pm[8]))
+        if not math.isfinite(det3) or abs(det3) <= 1e-12 or not all(math.isfinite(v) for v in m):
+            return None
+        perspective = (0.0, 0.0, 0.0, 1.0)
+        if m[3] != 0 or m[7] != 0 or m[11] != 0:
+            inv = _inverse4(pm)
+            if inv is None:
+                return None
+            rhs = (m[3], m[7], m[11], 1.0)
+            perspective = tuple(sum(inv[i * 4 + j] * rhs[j] for j in range(4)) for i in range(4))  # type: ignore[assignment]
+        translation = (m[12], m[13], m[14])
+
+        def length(v: List[float]) -> float:
+            return math.sqrt(sum(x * x for x in v))
+
+        def dot(a: List[float], b: List[float]) -> float:
+            return sum(x * y for x, y in zip(a, b))
+
+        row0, row1, row2 = m[0:3], m[4:7], m[8:11]
+        sx = length(row0)
+        row0 = [x / sx for x in row0]
+        kx = dot(row0, row1)
+        row1 = [b - a * kx for a, b in zip(row0, row1)]
+        sy = length(row1)
+        if sy <= 0:
+            return None
+        row1 = [x / sy for x in row1]
+        kx /= sy
+        ky = dot(row0, row2)
+        row2 = [b - a * ky for a, b in zip(row0, row2)]
+        kz = dot(row1, row2)
+        row2 = [b - a * kz for a, b in zip(row1, row2)]
+        sz = length(row2)
+        if sz <= 0:
+            return None
+        row2 = [x / sz for x in row2]
+        ky /= sz
+        kz /= sz
+        cross = [row1[1] * row2[2] - row1[2] * row2[1], row1[2] * row2[0] - row1[0] * row2[2],
+                 row1[0] * row2[1] - row1[1] * row2[0]]
+        if dot(row0, cross) < 0:
+            sx, sy, sz = -sx, -sy, -sz
+            row0, row1, row2 = [-x for x in row0], [-x for x in row1], [-x for x in row2]
+        c00, c11, c22 = row0[0], row1[1], row2[2]
+        c10, c01, c20, c02, c21, c12 = row0[1], row1[0], row0[2], row2[0], row1[2], row2[1]
+        trace = c00 + c11 + c22
+        if trace > 0:
+            s = math.sqrt(trace + 1) * 2
+            q = ((c21 - c12) / s, (c02 - c20) / s, (c10 - c01) / s, s / 4)
+        elif c00 > c11 and c00 > c22:
+            s = math.sqrt(1 + c00 - c11 - c22) * 2
+            q = (s / 4, (c01 + c10) / s, (c02 + c20) / s, (c21 - c12) / s)
+        elif c11 > c22:
+            s = math.sqrt(1 + c11 - c00 - c22) * 2
+            q = ((c01 + c10) / s, s / 4, (c12 + c21) / s, (c02 - c20) / s)
+        else:
+            s = math.sqrt(1 + c22 - c00 - c11) * 2
+            q = ((c02 + c20) / s, (c12 + c21) / s, s / 4, (c10 - c01) / s)
+        if q[3] < 0:
+            q = (-q[0], -q[1], -q[2], -q[3])
+        ql = math.sqrt(sum(c * c for c in q))
+        q = (q[0] / ql, q[1] / ql, q[2] / ql, q[3] / ql)
+        return DecomposedTransform((translation[0], translation[1], translation[2]), (sx, sy, sz), (kx, ky, kz),
+                                   perspective, q)
+
+    def component(self, name: str) -> Union[float, "Size"]:
+        """A transform sub-key-path's value (``rotation.z`` in radians, ``scale`` the mean of
+        the three, ``translation`` a ``Size``), as the daemon reads it."""
+        d = self.decomposed()
+        if name == "translation":
+            return Size(d.translation[0], d.translation[1]) if d else Size(0.0, 0.0)
+        if d is None:
+            d = DecomposedTransform(scale=(0.0, 0.0, 0.0))
+        if name.startswith("rotation"):
+            e = _euler_angles(_quaternion_rows(d.rotation))
+            return e[{"rotation.x": 0, "rotation.y": 1}.get(name, 2)]
+        if name == "scale":
+            return sum(d.scale) / 3
+        if name.startswith("scale."):
+            return d.scale["xyz".index(name[-1])]
+        if name.startswith("translation."):
+            return d.translation["xyz".index(name[-1])]
+        raise ValueError("unknown transform component %r" % name)
+
+    def with_component(self, name: str, value: Union[float, Tuple[float, float]]) -> "Transform3D":
+        """The matrix with one sub-key-path's value replaced (recomposed from its parts; a matrix
+        that does not decompose counts as the identity), as the daemon sets it."""
+        d = self.decomposed() or DecomposedTransform()
+        if name == "translation":
+            w, h = value  # type: ignore[misc]
+            return d._replace(translation=(float(w), float(h), d.translation[2])).recomposed()
+        v = float(value)  # type: ignore[arg-type]
+        if name.startswith("rotation"):
+            e = list(_euler_angles(_quaternion_rows(d.rotation)))
+            e[{"rotation.x": 0, "rotation.y": 1}.get(name, 2)] = v
+            return d.recomposed(_euler_rows(e[0], e[1], e[2]))
+        if name == "scale":
+            return d._replace(scale=(v, v, v)).recomposed()
+        if name.startswith("scale."):
+            sc = list(d.scale)
+            sc["xyz".index(name[-1])] = v
+            return d._replace(scale=(sc[0], sc[1], sc[2])).recomposed()
+        if name.startswith("translation."):
+            tr = list(d.translation)
+            tr["xyz".index(name[-1])] = v
+            return d._replace(translation=(tr[0], tr[1], tr[2])).recomposed()
+        raise ValueError("unknown transform component %r" % name)
+
+
+class DecomposedTransform(NamedTuple):
+    """A ``Transform3D``'s parts (CSS Transforms 2's "unmatrix", as the daemon decomposes):
+    a point is scaled, skewed, rotated (a unit quaternion x, y, z, w), translated, then
+    projected by ``perspective`` (the normalized matrix's fourth column)."""
+    translation: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+    scale: Tuple[float, float, float] = (1.0, 1.0, 1.0)
+    skew: Tuple[float, float, float] = (0.0, 0.0, 0.0)
+    perspective: Tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+    rotation: Tuple[float, float, float, float] = (0.0, 0.0, 0.0, 1.0)
+
+    def recomposed(self, rotation_rows: Optional[Tuple[Tuple[float, float, float], ...]] = None) -> "Transform3D":
+        """The matrix of these parts (the rotation's rows may be given instead of the quaternion)."""
+        r0, r1, r2 = rotation_rows if rotation_rows is not None else _quaternion_rows(self.rotation)
+        sx, sy, sz = self.scale
+        kx, ky, kz = self.skew
+        a0 = [c * sx for c in r0]
+        a1 = [(r1[i] + r0[i] * kx) * sy for i in range(3)]
+        a2 = [(r2[i] + r0[i] * ky + r1[i] * kz) * sz for i in range(3)]
+        p, t = self.perspective, self.translation
+
+        def dot3(a: Sequence[float]) -> float:
+            return a[0] * p[0] + a[1] * p[1] + a[2] * p[2]
+        return Transform3D(a0[0], a0[1], a0[2], dot3(a0), a1[0], a1[1], a1[2], dot3(a1),
+                           a2[0], a2[1], a2[2], dot3(a2), t[0], t[1], t[2], dot3(t) + p[3])
+
+
+def _quaternion_rows(q: Tuple[float, float, float, float]) -> Tuple[Tuple[float, float, float], ...]:
+    x, y, z, w = q
+    return ((1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w)),
+            (2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w)),
+            (2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y)))
+
+
+def _euler_rows(ex: float, ey: float, ez: float) -> Tuple[Tuple[float, float, float], ...]:
+    """Rows of Rx·Ry·Rz (row vectors)."""
+    sa, ca = math.sin(ex), math.cos(ex)
+    sb, cb = math.sin(ey), math.cos(ey)
+    sc, cc = math.sin(ez), math.cos(ez)
+    return ((cb * cc, cb * sc, -sb),
+            (sa * sb * cc - ca * sc, sa * sb * sc + ca * cc, sa * cb),
+            (ca * sb * cc + sa * sc, ca * sb * sc - sa * cc, ca * cb))
+
+
+def _euler_angles(rows: Tuple[Tuple[float, float, float], ...]) -> Tuple[float, float, float]:
+    """Euler angles (x, y, z) of a rotation M = Rx·Ry·Rz (row vectors)."""
+    sy = min(max(-rows[0][2], -1.0), 1.0)
+    b = math.asin(sy)
+    if abs(sy) < 0.9999999:
+        return math.atan2(rows[1][2], rows[2][2]), b, math.atan2(rows[0][1], rows[0][0])
+    return math.atan2(-rows[2][1], rows[1][1]), b, 0.0   # gimbal lock: the rest in x
+
+
+def _inverse4(m: Sequence[float]) -> Optional[List[float]]:
+    a = [list(m[i * 4:i * 4 + 4]) + [1.0 if i == j else 0.0 for j in range(4)] for i in range(4)]
+    for c in range(4):
+        pivot = max(range(c, 4), key=lambda r: abs(a[r][c]))
+        if abs(a[pivot][c]) < 1e-300:
+            return None
+        a[c], a[pivot] = a[pivot], a[c]
+        f = a[c][c]
+        a[c] = [x / f for x in a[c]]
+        for r in range(4):
+            if r != c and a[r][c] != 0:
+                g = a[r][c]
+                a[r] = [x - g * y for x, y in zip(a[r], a[c])]
+    return [a[i][4 + j] for i in range(4) for j in range(4)]
+
+
+#: Core Animation's transform sub-key-paths and what a value of each is.
+TRANSFORM_COMPONENTS = ("rotation.x", "rotation.y", "rotation.z", "rotation", "scale.x", "scale.y", "scale.z",
+                        "scale", "translation.x", "translation.y", "translation.z", "translation")
 
 
 class PathElement(NamedTuple):

@@ -150,6 +150,33 @@ class DaemonAgreementTests(DaemonTestCase):
         self.assertEqual(layer.presentation_value("position"), Point(5, 9))
         self.assertEqual(layer.presentation_value("transform").m11, 2.0)
 
+    def test_transform_components_match_the_daemons(self):
+        layer = self.conn.make_layer()
+        self.conn.root.add_sublayer(layer)
+        start = (Transform3D.perspective(500).concat(Transform3D.rotation(0.3, 1, 0, 0))
+                 .concat(Transform3D.rotation(0.4, 0, 1, 0)).concat(Transform3D.scale(1.5, 0.5, 2))
+                 .concat(Transform3D.translation(10, -20, 30)))
+        sets = [("transform.rotation.z", 0.7), ("transform.scale.y", 3.0), ("transform.translation", (4, 5)),
+                ("transform.rotation.x", -0.2), ("transform.scale", 2.0), ("transform.translation.z", -7.0),
+                ("sublayerTransform.rotation", 1.1)]
+        for path, value in sets:
+            with self.subTest(path=path):
+                with self.conn.transaction(disable_actions=True):
+                    layer.transform = start
+                    layer.sublayer_transform = start
+                    layer.set_value(path, value)
+                prop = path.split(".", 1)[0]
+                for got, want in zip(layer.value(prop), layer.presentation_value(prop)):
+                    self.assertAlmostEqual(got, want, delta=1e-9)
+                for component in lamina.values.TRANSFORM_COMPONENTS:
+                    key = prop + "." + component
+                    got, want = layer.value(key), layer.presentation_value(key)
+                    if isinstance(want, tuple):
+                        for g, w in zip(got, want):
+                            self.assertAlmostEqual(g, w, delta=1e-9, msg=key)
+                    else:
+                        self.assertAlmostEqual(got, want, delta=1e-9, msg=key)
+
 
 if __name__ == "__main__":
     unittest.main()

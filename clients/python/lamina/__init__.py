@@ -20,8 +20,8 @@ from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, Prot
 from .events import (AnimationStarted, AnimationStopped, DisplayChanged, ErrorEvent, Event, KeyEvent, PointerEvent,
                      ReduceMotionChanged, TransactionCompleted)
 from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
-from .values import (Color, CornerMask, Display, Path, PathTemplate, Point, Rect, Size, StyledText, TextRun,
-                     Transform3D)
+from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
+                     StyledText, TextRun, Transform3D)
 
 __version__ = "1.0.0"
 #: The protocol version this library speaks.
@@ -35,6 +35,6 @@ __all__ = [
     "LaminaError", "ConnectionFailed", "Disconnected", "ProtocolViolation", "RequestFailed", "ErrorCode",
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
     "ErrorEvent", "PointerEvent", "KeyEvent",
-    "Point", "Size", "Rect", "Color", "Transform3D", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
+    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 import os
 import queue
 import random
@@ -15,8 +14,7 @@ import threading
 import time as _time
 import traceback
 import weakref
-from typing import (Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Sequence, Tuple, Type, TypeVar,
-                    Union, cast)
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from . import _wire
 from ._properties import LAYER_KINDS
@@ -29,8 +27,6 @@ from .layers import LAYER_CLASSES, GradientLayer, Layer, ShapeLayer, TextLayer
 from .values import Display, Size, StyledText, TextRun
 
 __all__ = ["Connection", "connect", "default_socket_path", "Image", "HitTestResult", "Capture", "Transaction"]
-
-L = TypeVar("L", bound=Layer)
 
 
 def default_socket_path() -> str:

@@ -10,15 +10,14 @@ from __future__ import annotations
 
 import math
 import struct
-from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Sequence, Tuple, Union
+from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from . import _wire
 from ._properties import (PROPERTIES, SUB_KEY_PATHS, _GradientLayerAttributes, _LayerAttributes,
                           _ShapeLayerAttributes, _TextLayerAttributes)
 from .animation import Animation
 from .errors import LaminaError
-from .values import (Point, Rect, RectLike, Size, Transform3D, coerce_number, coerce_numbers, coerce_point,
-                     coerce_rect, coerce_size)
+from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, coerce_point, coerce_rect, coerce_size
 
 if TYPE_CHECKING:
     from .connection import Connection

@@ -42,6 +42,8 @@ class Daemon:
         self.socket = os.path.join(self.dir, socket_name)
         binary = laminad_path()
         if not os.path.exists(binary):
+            if os.environ.get("LAMINAD"):
+                raise RuntimeError("LAMINAD=%s does not exist" % binary)   # asked for: a failure
             raise unittest.SkipTest("no laminad at %s (build it, or set LAMINAD)" % binary)
         self.log = open(os.path.join(self.dir, "laminad.log"), "w+")
         self.process = subprocess.Popen(

@@ -129,9 +129,11 @@ class Transaction:
     change inside the block; ``sequence`` is the daemon's commit number once the outermost
     transaction committed."""
 
-    def __init__(self, connection: "Connection") -> None:
+    def __init__(self, connection: "Connection", duration: Optional[float] = None, timing: Optional[TimingLike] = None,
+                 disable_actions: Optional[bool] = None, completion: Optional[Callable[[], None]] = None) -> None:
         self.connection = connection
         self.sequence: Optional[int] = None
+        self._settings = (duration, timing, disable_actions, completion)
 
     def set_duration(self, seconds: float) -> None:
         self.connection.set_animation_duration(seconds)
@@ -146,6 +148,17 @@ class Transaction:
         return self.connection.set_completion_block(block)
 
     def __enter__(self) -> "Transaction":
+        c = self.connection
+        duration, timing, disable_actions, completion = self._settings
+        c.begin()
+        if duration is not None:
+            c.set_animation_duration(duration)
+        if timing is not None:
+            c.set_animation_timing_function(timing)
+        if disable_actions is not None:
+            c.set_disable_actions(disable_actions)
+        if completion is not None:
+            c.set_completion_block(completion)
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
@@ -465,16 +478,7 @@ class Connection:
         If the block raises, what it staged is committed all the same (as a CATransaction's
         changes are) and the block's exception propagates.
         """
-        self.begin()
-        if duration is not None:
-            self.set_animation_duration(duration)
-        if timing is not None:
-            self.set_animation_timing_function(timing)
-        if disable_actions is not None:
-            self.set_disable_actions(disable_actions)
-        if completion is not None:
-            self.set_completion_block(completion)
-        return Transaction(self)
+        return Transaction(self, duration, timing, disable_actions, completion)
 
     def begin(self) -> None:
         """``CATransaction.begin()``: opens a nested transaction inheriting the current settings."""

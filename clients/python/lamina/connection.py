@@ -312,10 +312,16 @@ class Connection:
                     return body
                 self._sock.close()
                 raise ProtocolViolation("expected welcome, got opcode 0x%02x" % opcode)
-            chunk = self._sock.recv(65536)
+            try:
+                chunk = self._sock.recv(65536)
+            except OSError as e:
+                chunk = b""
+                reason = ": %s" % (e.strerror or e)
+            else:
+                reason = ""
             if not chunk:
                 self._sock.close()
-                raise ConnectionFailed("laminad closed the connection during the handshake")
+                raise ConnectionFailed("laminad closed the connection during the handshake%s" % reason)
             self._buffer += chunk
 
     # MARK: lifecycle

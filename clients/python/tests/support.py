@@ -5,6 +5,7 @@ daemon runs headless with the manual clock, so that the tests move time themselv
 connects its own client (its layers are private to it) and closes it.
 """
 import atexit
+import json
 import math
 import os
 import shutil
@@ -37,9 +38,15 @@ def laminad_path():
 class Daemon:
     """A laminad process on a socket in a private temporary directory."""
 
-    def __init__(self, clock="manual", socket_name="laminad.sock"):
+    def __init__(self, clock="manual", socket_name="laminad.sock", config=None):
         self.dir = tempfile.mkdtemp(prefix="lamina-py-")
         self.socket = os.path.join(self.dir, socket_name)
+        extra = []
+        if config is not None:
+            path = os.path.join(self.dir, "laminad.json")
+            with open(path, "w") as f:
+                json.dump(config, f)
+            extra = ["--config", path]
         binary = laminad_path()
         if not os.path.exists(binary):
             if os.environ.get("LAMINAD"):
@@ -47,7 +54,7 @@ class Daemon:
             raise unittest.SkipTest("no laminad at %s (build it, or set LAMINAD)" % binary)
         self.log = open(os.path.join(self.dir, "laminad.log"), "w+")
         self.process = subprocess.Popen(
-            [binary, "--headless", "--socket", self.socket, "--clock", clock, "--size", "%dx%d" % CANVAS],
+            [binary, "--headless", "--socket", self.socket, "--clock", clock, "--size", "%dx%d" % CANVAS] + extra,
             cwd=REPO, stdout=self.log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 30
         while True:

@@ -19,6 +19,29 @@ class HandshakeTests(DaemonTestCase):
         names = [l["ownerName"] for l in self.conn.tree()["layers"]]
         self.assertIn("test_welcome", names)
 
+    def test_requests_from_many_threads(self):
+        layers = [self.square(x=10 + 20 * i, y=10, size=10) for i in range(8)]
+        for i, layer in enumerate(layers):
+            layer.opacity = (i + 1) / 10   # not 0: a transparent layer is not hit
+        self.conn.commit()
+        failures = []
+
+        def work(i):
+            try:
+                for _ in range(25):
+                    self.conn.ping()   # checks its token
+                    self.assertAlmostEqual(layers[i].presentation_value("opacity"), (i + 1) / 10)
+                    self.assertIs(self.conn.hit_test((10 + 20 * i, 10)).layer, layers[i])
+            except Exception as e:   # noqa: BLE001 (reported below)
+                failures.append(e)
+
+        threads = [threading.Thread(target=work, args=(i,)) for i in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(30)
+        self.assertEqual(failures, [])
+
 
 class LifecycleTests(unittest.TestCase):
     def test_refused_over_max_clients(self):

@@ -1,0 +1,40 @@
+"""Lamina's Python client: layers, transactions and animations over laminad's socket.
+
+    import lamina
+
+    with lamina.connect() as conn:
+        layer = conn.make_layer()
+        layer.bounds = (0, 0, 100, 100)
+        layer.position = (100, 100)
+        layer.background_color = "#ff3b30"
+        conn.root.add_sublayer(layer)
+        conn.commit()
+
+docs/python.md is the guide and the reference; docs/protocol.md the protocol.
+"""
+from ._properties import ENUMS, LAYER_KINDS, PROPERTIES, PropertyInfo
+from .animation import (Animation, AnimationGroup, BasicAnimation, ExpressionAnimation, Keyframe, KeyframeAnimation,
+                        KeyframesAnimation, Phase, PhaseAnimation, SpringAnimation, TimingFunction)
+from .connection import Capture, Connection, EventStream, HitTestResult, Image, Transaction, connect, default_socket_path
+from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, ProtocolViolation, RequestFailed
+from .events import (AnimationStarted, AnimationStopped, DisplayChanged, ErrorEvent, Event, KeyEvent, PointerEvent,
+                     ReduceMotionChanged, TransactionCompleted)
+from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
+from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
+                     StyledText, TextRun, Transform3D)
+
+__version__ = "1.0.0"
+#: The protocol version this library speaks.
+PROTOCOL_VERSION = (1, 0)
+
+__all__ = [
+    "connect", "default_socket_path", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "Presentation", "PropertyError",
+    "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
+    "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",
+    "LaminaError", "ConnectionFailed", "Disconnected", "ProtocolViolation", "RequestFailed", "ErrorCode",
+    "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
+    "ErrorEvent", "PointerEvent", "KeyEvent",
+    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
+    "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
+]

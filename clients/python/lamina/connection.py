@@ -1,0 +1,887 @@
+"""The connection to laminad: handshake, staging and commits, transactions, queries, images,
+text measurement, and events delivered on threads of the connection's own."""
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import queue
+import random
+import socket as _socket
+import struct
+import sys
+import threading
+import time as _time
+import traceback
+import weakref
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
+
+from . import _wire
+from ._properties import LAYER_KINDS
+from .animation import TimingFunction, TimingLike, timing_function
+from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolation, RequestFailed
+from .events import (AnimationStarted, AnimationStopped, DisplayChanged, ErrorEvent, Event, KeyEvent, PointerEvent,
+                     ReduceMotionChanged, TransactionCompleted)
+from .events import Disconnected as DisconnectedEvent
+from .layers import LAYER_CLASSES, GradientLayer, Layer, ShapeLayer, TextLayer
+from .values import Display, Size, StyledText, TextRun
+
+__all__ = ["Connection", "connect", "default_socket_path", "Image", "HitTestResult", "Capture", "Transaction"]
+
+
+def default_socket_path() -> str:
+    """``$XDG_RUNTIME_DIR/lamina-0``, or ``/tmp/lamina-<uid>/lamina-0`` when that variable is
+    unset or empty (the daemon's and the Swift client's default)."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    if runtime:
+        return os.path.join(runtime, "lamina-0")
+    return "/tmp/lamina-%d/lamina-0" % os.getuid()
+
+
+def connect(socket: Optional[str] = None, name: Optional[str] = None) -> "Connection":
+    """Connects to laminad and performs the handshake (blocking).
+
+    ``socket``: the daemon's socket path; None for ``default_socket_path()``. ``name`` is
+    shown by ``laminactl tree`` (default: the program's name). Raises ``ConnectionFailed``.
+    """
+    return Connection(socket, name)
+
+
+class HitTestResult(NamedTuple):
+    """``kind``: ``"none"`` (no layer there), ``"own"`` (this client's ``layer``) or ``"other"``
+    (another client's layer)."""
+    kind: str
+    layer_id: int
+    layer: Optional[Layer]
+
+
+class Capture(NamedTuple):
+    """A rendered frame: PNG bytes (8-bit RGBA), its size in pixels, its compositor time."""
+    png: bytes
+    width: int
+    height: int
+    time: float
+
+
+class Image:
+    """An image uploaded once under a name of this client's choosing; a layer shows it when its
+    ``contents`` is the image (or its name). ``release()`` frees the name."""
+
+    def __init__(self, connection: "Connection", name: str, width: int, height: int) -> None:
+        self.connection, self.name, self.width, self.height = connection, name, width, height
+        self.is_released = False
+
+    def release(self) -> None:
+        """Releases the name (layers showing the image keep it until their contents change)."""
+        if self.is_released:
+            return
+        self.connection._expect(_wire.IMAGE_RELEASED, _wire.RELEASE_IMAGE, _wire.string(self.name))
+        self.is_released = True
+
+    def __repr__(self) -> str:
+        return "<Image %r %dx%d>" % (self.name, self.width, self.height)
+
+
+class _Waiter:
+    __slots__ = ("done", "opcode", "body", "error", "hooks")
+
+    def __init__(self, hooks: Optional["_Hooks"] = None) -> None:
+        self.done = threading.Event()
+        self.opcode = 0
+        self.body = b""
+        self.error: Optional[LaminaError] = None
+        self.hooks = hooks
+
+    def wait(self) -> Tuple[int, bytes]:
+        self.done.wait()
+        if self.error is not None:
+            raise self.error
+        return self.opcode, self.body
+
+
+class _Hooks:
+    """What a commit brings into force when the daemon accepts it."""
+
+    def __init__(self) -> None:
+        self.completions: Dict[int, Callable[[], None]] = {}
+        self.delegates: List[Tuple[int, str, Optional[Callable[[], None]], Optional[Callable[[bool], None]]]] = []
+
+    def __bool__(self) -> bool:
+        return bool(self.completions or self.delegates)
+
+
+class _Settings(NamedTuple):
+    duration: float = 0.25
+    timing: TimingFunction = TimingFunction.named("easeInEaseOut")
+    disable_actions: bool = False
+    completion_ids: Tuple[int, ...] = ()
+
+
+class _Level:
+    __slots__ = ("settings", "completion_id")
+
+    def __init__(self, settings: _Settings, completion_id: Optional[int] = None) -> None:
+        self.settings, self.completion_id = settings, completion_id
+
+
+class Transaction:
+    """An open transaction (what ``with connection.transaction():`` gives): its settings may
+    change inside the block; ``sequence`` is the daemon's commit number once the outermost
+    transaction committed."""
+
+    def __init__(self, connection: "Connection", duration: Optional[float] = None, timing: Optional[TimingLike] = None,
+                 disable_actions: Optional[bool] = None, completion: Optional[Callable[[], None]] = None) -> None:
+        self.connection = connection
+        self.sequence: Optional[int] = None
+        self._settings = (duration, timing, disable_actions, completion)
+
+    def set_duration(self, seconds: float) -> None:
+        self.connection.set_animation_duration(seconds)
+
+    def set_timing(self, timing: TimingLike) -> None:
+        self.connection.set_animation_timing_function(timing)
+
+    def set_disable_actions(self, disabled: bool) -> None:
+        self.connection.set_disable_actions(disabled)
+
+    def set_completion(self, block: Callable[[], None]) -> int:
+        return self.connection.set_completion_block(block)
+
+    def __enter__(self) -> "Transaction":
+        c = self.connection
+        duration, timing, disable_actions, completion = self._settings
+        c.begin()
+        if duration is not None:
+            c.set_animation_duration(duration)
+        if timing is not None:
+            c.set_animation_timing_function(timing)
+        if disable_actions is not None:
+            c.set_disable_actions(disable_actions)
+        if completion is not None:
+            c.set_completion_block(completion)
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        try:
+            self.sequence = self.connection.commit_transaction()
+        except LaminaError:
+            if exc is None:
+                raise
+            # The body's exception is the one to see; the commit's failure is its context.
+
+
+class EventStream:
+    """The connection's events from the moment it was made, in order (``Connection.events()``):
+    iterate it (``for event in stream``), or ``get(timeout)``. It ends after ``Disconnected``
+    (or when closed: ``close()``, or leaving ``with``)."""
+
+    def __init__(self, connection: "Connection") -> None:
+        self._connection = connection
+        self._queue: "queue.Queue[Event]" = queue.Queue()
+        self._ended = False
+
+    def get(self, timeout: Optional[float] = None) -> Event:
+        """The next event; raises ``TimeoutError`` after ``timeout`` seconds without one, and
+        ``StopIteration`` once the stream has ended."""
+        if self._ended:
+            raise StopIteration
+        try:
+            e = self._queue.get(timeout=timeout)
+        except queue.Empty:
+            raise TimeoutError("no event in %s s" % timeout) from None
+        if isinstance(e, DisconnectedEvent):
+            self._ended = True
+        return e
+
+    def __iter__(self) -> "EventStream":
+        return self
+
+    def __next__(self) -> Event:
+        return self.get()
+
+    def close(self) -> None:
+        self._connection._unsubscribe(self)
+        self._ended = True
+
+    def __enter__(self) -> "EventStream":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+
+class Connection:
+    """A connection to laminad (``lamina.connect()``). Make layers, change them, then ``commit()``
+    (or use ``with connection.transaction(...):``): the daemon applies each commit whole or not at
+    all. ``with lamina.connect() as c:`` closes it at the end.
+
+    **Threads.** Stage changes (layer attributes, hierarchy, animations, transactions) from one
+    thread at a time; the blocking requests (``commit``, queries, images) may be called from any
+    thread, callbacks included. A reader thread reads the socket and wakes the waiting callers;
+    a delivery thread runs callbacks (``on_event``, ``on_animation_event``, ``on_display_change``,
+    ``on_reduce_motion_change``, ``on_pointer``, ``on_key``, ``on_error``, completion blocks and
+    animations' ``on_start``/``on_stop``) one at a time in the order the events came. Nothing
+    needs pumping. ``events()`` gives the same events as an iterator.
+    """
+
+    def __init__(self, socket: Optional[str] = None, name: Optional[str] = None) -> None:
+        path = socket or default_socket_path()
+        self.socket_path = path
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+        except OSError as e:
+            sock.close()
+            raise ConnectionFailed("cannot connect to laminad at %s: %s (is laminad running?)" % (path, e.strerror or e)) from None
+        self._sock = sock
+        self._buffer = bytearray()
+        client_name = name if name is not None else os.path.basename(sys.argv[0] or "") or "python"
+        welcome = self._handshake(client_name)
+        r = _wire.Reader(welcome)
+        major, minor, self.client_id = r.take("HHI")
+        self.version = (major, minor)
+        self._display = r.display()
+        self.is_manual_clock = r.u8() == 1
+        self.welcome_time = r.f64()
+        self._reduce_motion = r.bool()
+
+        # Two locks, always taken in this order: `_out_lock` protects the outgoing buffer, the
+        # transaction levels and the commit hooks, and orders writes to the socket; `_lock`
+        # protects what the reader thread shares (waiters, callbacks' tables, subscribers). The
+        # reader takes only `_lock`, so a write blocked on a full socket never stops it.
+        self._out_lock = threading.Lock()
+        self._lock = threading.Lock()
+        self._ids = itertools.count(2)           # 1 is the hello's
+        self._outgoing = bytearray()             # staged requests not yet written
+        self._waiters: Dict[int, _Waiter] = {}
+        self._completions: Dict[int, Callable[[], None]] = {}
+        self._delegates: Dict[Tuple[int, str], List[Tuple[Optional[Callable[[], None]], Optional[Callable[[bool], None]]]]] = {}
+        self._subscribers: List[EventStream] = []
+        self._pending_errors: List[RequestFailed] = []
+        self._closed = False
+        self._hooks = _Hooks()
+        self._next_layer_id = 1
+        self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
+        self._levels = [_Level(_Settings())]
+        self._staged_settings = _Settings()
+        self._next_completion_id = 1
+        self.root = Layer(self, 0)
+        self._layers[0] = self.root
+
+        self.on_event: Optional[Callable[[Event], None]] = None
+        self.on_animation_event: Optional[Callable[[Union[AnimationStarted, AnimationStopped]], None]] = None
+        self.on_display_change: Optional[Callable[[Display], None]] = None
+        self.on_reduce_motion_change: Optional[Callable[[bool], None]] = None
+        self.on_pointer: Optional[Callable[[PointerEvent], None]] = None
+        self.on_key: Optional[Callable[[KeyEvent], None]] = None
+        self.on_error: Optional[Callable[[RequestFailed], None]] = None
+        self._pointer_handlers: Dict[int, Callable[[PointerEvent], None]] = {}
+
+        self._jobs: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
+        self._ended = threading.Event()
+        self._delivery = threading.Thread(target=self._deliver, name="lamina-delivery", daemon=True)
+        self._reader = threading.Thread(target=self._read_loop, name="lamina-reader", daemon=True)
+        self._delivery.start()
+        self._reader.start()
+
+    # MARK: handshake
+
+    def _handshake(self, name: str) -> bytes:
+        hello = struct.pack("<IHH", _wire.MAGIC, *_wire.VERSION) + _wire.string(name)
+        try:
+            self._sock.sendall(_wire.frame(_wire.HELLO, 1, hello))
+        except OSError:
+            pass   # refused (maxClients): its error is read below
+        while True:
+            try:
+                messages = _wire.split_messages(self._buffer)
+            except ValueError as e:
+                self._sock.close()
+                raise ProtocolViolation(str(e)) from None
+            for opcode, rid, body in messages:
+                if opcode == _wire.ERROR:
+                    self._sock.close()
+                    err = RequestFailed.from_body(rid, body)
+                    if err.opcode == 0:
+                        raise ConnectionFailed("laminad refused the connection: %s" % err.message)
+                    raise err
+                if opcode == _wire.WELCOME:
+                    # Whatever came after the welcome stays in the buffer for the reader.
+                    rest = b"".join(_wire.frame(o, i, b) for o, i, b in messages[messages.index((opcode, rid, body)) + 1:])
+                    self._buffer[:0] = rest
+                    return body
+                self._sock.close()
+                raise ProtocolViolation("expected welcome, got opcode 0x%02x" % opcode)
+            try:
+                chunk = self._sock.recv(65536)
+            except OSError as e:
+                chunk = b""
+                reason = ": %s" % (e.strerror or e)
+            else:
+                reason = ""
+            if not chunk:
+                self._sock.close()
+                raise ConnectionFailed("laminad closed the connection during the handshake%s" % reason)
+            self._buffer += chunk
+
+    # MARK: lifecycle
+
+    def close(self) -> None:
+        """Closes the connection; the daemon removes this client's layers in its next frame.
+        Requests waiting for replies raise ``Disconnected``; event streams end."""
+        try:
+            self._sock.shutdown(_socket.SHUT_RDWR)
+        except OSError:
+            pass
+        if threading.current_thread() is not self._reader:
+            self._reader.join(5)
+
+    def __enter__(self) -> "Connection":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    @property
+    def is_closed(self) -> bool:
+        return self._ended.is_set()
+
+    def wait_until_closed(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until the connection ends (True) or ``timeout`` passes (False)."""
+        return self._ended.wait(timeout)
+
+    # MARK: display and Reduce Motion
+
+    @property
+    def display(self) -> Display:
+        """The display (canvas size in points, scale, refresh rate): from the welcome, then
+        ``displayChanged``."""
+        return self._display
+
+    @property
+    def canvas_size(self) -> Size:
+        d = self._display
+        return Size(float(d.width), float(d.height))
+
+    @property
+    def scale(self) -> float:
+        return self._display.scale
+
+    @property
+    def reduce_motion(self) -> bool:
+        """The daemon's Reduce Motion setting: when on, skip or shorten non-essential motion."""
+        return self._reduce_motion
+
+    @property
+    def pending_errors(self) -> List[RequestFailed]:
+        """Errors answering requests no one waited for (staged requests that failed when they
+        arrived), oldest first."""
+        with self._lock:
+            return list(self._pending_errors)
+
+    def events(self) -> EventStream:
+        """A new stream of this connection's events from now on (each stream gets every event)."""
+        s = EventStream(self)
+        with self._lock:
+            if self._closed:
+                s._queue.put(DisconnectedEvent())
+            else:
+                self._subscribers.append(s)
+        return s
+
+    def _unsubscribe(self, s: EventStream) -> None:
+        with self._lock:
+            if s in self._subscribers:
+                self._subscribers.remove(s)
+
+    def on_pointer_of(self, layer: Layer, handler: Optional[Callable[[PointerEvent], None]]) -> None:
+        """Calls ``handler`` for the pointer events of one layer (before ``on_pointer``); None removes it."""
+        with self._lock:
+            if handler is None:
+                self._pointer_handlers.pop(layer.id, None)
+            else:
+                self._pointer_handlers[layer.id] = handler
+
+    def drain_events(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until the callbacks of every event read so far have run (False on timeout).
+        Not from a callback."""
+        done = threading.Event()
+        self._jobs.put(done.set)
+        return done.wait(timeout)
+
+    # MARK: layers
+
+    def make_layer(self, kind: str = "layer") -> Layer:
+        """A new layer of ``kind`` (``layer``, ``shape``, ``gradient``, ``text``) owned by this
+        client; it exists in the daemon after the next commit."""
+        if kind not in LAYER_KINDS:
+            raise ValueError("unknown layer kind %r (one of %s)" % (kind, ", ".join(LAYER_KINDS)))
+        layer_id = self._next_layer_id
+        self._next_layer_id += 1
+        self._stage(_wire.CREATE_LAYER, struct.pack("<IB", layer_id, LAYER_KINDS[kind]))
+        layer = cast(Layer, LAYER_CLASSES[kind](self, layer_id))
+        self._layers[layer_id] = layer
+        return layer
+
+    def make_shape_layer(self) -> ShapeLayer:
+        return cast(ShapeLayer, self.make_layer("shape"))
+
+    def make_gradient_layer(self) -> GradientLayer:
+        return cast(GradientLayer, self.make_layer("gradient"))
+
+    def make_text_layer(self) -> TextLayer:
+        return cast(TextLayer, self.make_layer("text"))
+
+    def layer(self, layer_id: int) -> Optional[Layer]:
+        """This client's layer with ``layer_id`` while this program holds it (0: ``root``)."""
+        return self._layers.get(layer_id)
+
+    def _forget(self, layer: Layer) -> None:
+        self._layers.pop(layer.id, None)
+
+    # MARK: staging
+
+    def _stage(self, opcode: int, body: bytes) -> None:
+        """Stages a request, preceded by the transaction settings when they changed."""
+        with self._out_lock:
+            if opcode != _wire.COMPLETION:
+                s = self._levels[-1].settings
+                if s != self._staged_settings:
+                    self._staged_settings = s
+                    self._append(_wire.SET_TRANSACTION, self._settings_body(s))
+            self._append(opcode, body)
+
+    def _append(self, opcode: int, body: bytes) -> int:
+        rid = self._take_id()
+        self._outgoing += _wire.frame(opcode, rid, body)
+        return rid
+
+    def _take_id(self) -> int:
+        rid = next(self._ids) & 0xFFFFFFFF
+        while rid == 0:
+            rid = next(self._ids) & 0xFFFFFFFF
+        return rid
+
+    @staticmethod
+    def _settings_body(s: _Settings) -> bytes:
+        return (struct.pack("<d", s.duration) + _wire.timing(s.timing) + struct.pack("<B", 1 if s.disable_actions else 0)
+                + struct.pack("<I%dI" % len(s.completion_ids), len(s.completion_ids), *s.completion_ids))
+
+    def _add_delegate(self, layer_id: int, key: str, on_start: Optional[Callable[[], None]],
+                      on_stop: Optional[Callable[[bool], None]]) -> None:
+        with self._out_lock:
+            self._hooks.delegates.append((layer_id, key, on_start, on_stop))
+
+    # MARK: transactions (CATransaction)
+
+    def transaction(self, duration: Optional[float] = None, timing: Optional[TimingLike] = None,
+                    disable_actions: Optional[bool] = None,
+                    completion: Optional[Callable[[], None]] = None) -> Transaction:
+        """A nested transaction as a context manager: the changes made in the block get these
+        settings (implicit animations' ``duration``, ``timing`` function, ``disable_actions``),
+        and ``completion`` runs once every animation they started has ended. Leaving the
+        outermost one commits (blocking) and raises ``RequestFailed`` if the daemon refuses.
+        If the block raises, what it staged is committed all the same (as a CATransaction's
+        changes are) and the block's exception propagates.
+        """
+        return Transaction(self, duration, timing, disable_actions, completion)
+
+    def begin(self) -> None:
+        """``CATransaction.begin()``: opens a nested transaction inheriting the current settings."""
+        with self._out_lock:
+            self._levels.append(_Level(self._levels[-1].settings))
+
+    def set_animation_duration(self, seconds: float) -> None:
+        """``CATransaction.setAnimationDuration`` for the innermost transaction."""
+        with self._out_lock:
+            lv = self._levels[-1]
+            lv.settings = lv.settings._replace(duration=max(0.0, float(seconds)))
+
+    def set_animation_timing_function(self, timing: TimingLike) -> None:
+        """``CATransaction.setAnimationTimingFunction`` for the innermost transaction."""
+        with self._out_lock:
+            lv = self._levels[-1]
+            lv.settings = lv.settings._replace(timing=timing_function(timing))
+
+    def set_disable_actions(self, disabled: bool) -> None:
+        """``CATransaction.setDisableActions`` for the innermost transaction."""
+        with self._out_lock:
+            lv = self._levels[-1]
+            lv.settings = lv.settings._replace(disable_actions=bool(disabled))
+
+    def set_completion_block(self, block: Callable[[], None]) -> int:
+        """``CATransaction.setCompletionBlock``: ``block`` runs (on the delivery thread) once every
+        animation started by changes made after this call in the innermost transaction has
+        ended or been removed. Set again in the same transaction, it replaces the block set
+        before. Never runs if the commit is refused. Returns the completion id."""
+        with self._out_lock:
+            lv = self._levels[-1]
+            ids = list(lv.settings.completion_ids)
+            if lv.completion_id is not None:
+                ids = [i for i in ids if i != lv.completion_id]
+                self._hooks.completions.pop(lv.completion_id, None)
+            cid = self._next_completion_id
+            self._next_completion_id += 1
+            lv.completion_id = cid
+            lv.settings = lv.settings._replace(completion_ids=tuple(ids + [cid]))
+            self._hooks.completions[cid] = block
+            return cid
+
+    def commit_transaction(self) -> Optional[int]:
+        """``CATransaction.commit()``: closes the innermost transaction; the outermost one sends
+        the staged changes and blocks for the daemon's answer (its sequence number)."""
+        if self._close_level():
+            return self._send_commit()
+        return None
+
+    def _close_level(self) -> bool:
+        with self._out_lock:
+            if len(self._levels) > 1:
+                level = self._levels.pop()
+                if level.completion_id is not None:
+                    self._append(_wire.COMPLETION, struct.pack("<I", level.completion_id))
+                if len(self._levels) > 1:
+                    return False
+            if self._levels[0].completion_id is not None:
+                self._append(_wire.COMPLETION, struct.pack("<I", self._levels[0].completion_id))
+            self._levels[0] = _Level(_Settings())
+            self._staged_settings = _Settings()
+            return True
+
+    def commit(self) -> int:
+        """Sends every staged change as one transaction and blocks until the daemon's answer
+        (closing open transactions first). Returns the daemon's commit sequence number.
+
+        Raises ``RequestFailed`` when the daemon refused it (nothing of it applied): with the
+        code of the check that failed at commit (``INVALID_VALUE``, ``UNKNOWN_LAYER``, …) or
+        ``TRANSACTION_FAILED`` when a staged request had already failed when it arrived; its
+        ``failed_request``, ``layer`` and ``key`` name the staged request that failed.
+        """
+        while len(self._levels) > 1:
+            self._close_level()
+        self._close_level()
+        return self._send_commit()
+
+    def _send_commit(self) -> int:
+        _, body = self._round_trips([(_wire.COMMIT, b"")], _wire.COMMITTED, take_hooks=True)[0]
+        return cast(int, struct.unpack("<Q", body)[0])
+
+    # MARK: requests with replies
+
+    def _round_trip(self, opcode: int, body: bytes, expect: int) -> Tuple[int, bytes]:
+        return self._round_trips([(opcode, body)], expect)[0]
+
+    def _round_trips(self, requests: Sequence[Tuple[int, bytes]], expect: int,
+                     take_hooks: bool = False) -> List[Tuple[int, bytes]]:
+        """Writes the staged requests and ``requests`` in one write, then blocks for every reply
+        (a commit's hooks, ``take_hooks``, come into force when it is accepted)."""
+        waiters = []
+        with self._out_lock:
+            hooks = None
+            if take_hooks:
+                hooks, self._hooks = self._hooks, _Hooks()
+            with self._lock:
+                if self._closed:
+                    raise Disconnected()
+                for opcode, body in requests:
+                    w = _Waiter(hooks)
+                    rid = self._append(opcode, body)
+                    self._waiters[rid] = w
+                    waiters.append(w)
+            data, self._outgoing = bytes(self._outgoing), bytearray()
+            try:
+                self._sock.sendall(data)
+            except OSError:
+                pass   # the reader sees the end and fails the waiters
+        out = []
+        for w in waiters:
+            opcode, rbody = w.wait()
+            if opcode != expect:
+                raise ProtocolViolation("expected opcode 0x%02x, got 0x%02x" % (expect, opcode))
+            out.append((opcode, rbody))
+        return out
+
+    def _expect(self, expect: int, opcode: int, body: bytes) -> bytes:
+        return self._round_trip(opcode, body, expect)[1]
+
+    def flush(self) -> None:
+        """Writes the staged requests now (they stay staged in the daemon until the commit)."""
+        with self._out_lock:
+            data, self._outgoing = bytes(self._outgoing), bytearray()
+            if data:
+                try:
+                    self._sock.sendall(data)
+                except OSError:
+                    raise Disconnected() from None
+
+    def ping(self) -> float:
+        """A round trip to the daemon, in seconds."""
+        token = random.getrandbits(64)
+        start = _time.perf_counter()
+        body = self._expect(_wire.PONG, _wire.PING, struct.pack("<Q", token))
+        if struct.unpack("<Q", body)[0] != token:
+            raise ProtocolViolation("pong token mismatch")
+        return _time.perf_counter() - start
+
+    def presentation_value(self, layer: Union[Layer, int], key_path: str) -> Any:
+        """The presentation value of one of this client's layers at a key path (its model
+        value with the animations running now), from a frame that includes every commit
+        accepted before the query. Sub-key-paths answer their part (``position.x`` a float,
+        ``bounds.size`` a ``Size``, ``transform.rotation.z`` radians)."""
+        layer_id = layer.id if isinstance(layer, Layer) else int(layer)
+        return self._presentation_values(layer_id, [key_path])[0]
+
+    def _presentation_values(self, layer_id: int, key_paths: Sequence[str]) -> List[Any]:
+        replies = self._round_trips([(_wire.GET_PRESENTATION, struct.pack("<I", layer_id) + _wire.string(k))
+                                     for k in key_paths], _wire.PRESENTATION)
+        return [_wire.Reader(body).value() for _, body in replies]
+
+    def hit_test(self, point: Tuple[float, float]) -> HitTestResult:
+        """The topmost layer under a canvas point in the presentation tree."""
+        x, y = float(point[0]), float(point[1])
+        r = _wire.Reader(self._expect(_wire.HIT_RESULT, _wire.HIT_TEST, struct.pack("<dd", x, y)))
+        kind, layer_id = r.take("BI")
+        name = {0: "none", 1: "own", 2: "other"}.get(kind, "other")
+        return HitTestResult(name, layer_id, self._layers.get(layer_id) if kind == 1 else None)
+
+    def capture(self, at: Optional[float] = None) -> Capture:
+        """Renders a frame as PNG: the current one, or under the manual clock the one at ``at``."""
+        r = _wire.Reader(self._expect(_wire.CAPTURED, _wire.CAPTURE, struct.pack("<d", _wire.nan_or(at))))
+        t, w, h = r.take("dII")
+        return Capture(r.bytes(), w, h, t)
+
+    def advance_clock(self, seconds: float) -> float:
+        """Moves the manual clock forward (``clockNotManual`` under the realtime clock); returns
+        the new time. Events due at the new time come with the next frame: a query after this
+        waits for them."""
+        return cast(float, struct.unpack("<d", self._expect(_wire.CLOCK_ADVANCED, _wire.ADVANCE_CLOCK,
+                                                            struct.pack("<d", seconds)))[0])
+
+    def tree(self) -> Dict[str, Any]:
+        """The daemon's model tree (docs/protocol.md, ``tree`` schema), parsed."""
+        return cast(Dict[str, Any], json.loads(_wire.Reader(self._expect(_wire.TREE, _wire.GET_TREE, b"")).string()))
+
+    def stats(self) -> Dict[str, Any]:
+        """The render thread's statistics (``stats`` schema), parsed."""
+        return cast(Dict[str, Any], json.loads(_wire.Reader(self._expect(_wire.STATS, _wire.GET_STATS, b"")).string()))
+
+    def set_reduce_motion(self, on: bool) -> None:
+        """Sets the daemon's Reduce Motion setting (tools and tests); every other client is told."""
+        body = self._expect(_wire.REDUCE_MOTION_CHANGED, _wire.SET_REDUCE_MOTION, b"\x01" if on else b"\x00")
+        self._reduce_motion = body[:1] == b"\x01"
+
+    def measure_text(self, text: Union[str, StyledText, Sequence[TextRun]], font: str = "sans-serif",
+                     font_size: float = 36.0, width: Optional[float] = None) -> Size:
+        """The size ``text`` needs in points, laid out as a text layer with this ``font`` and
+        ``font_size`` lays it out: the widest line's width and the lines' height. With a
+        ``width`` lines wrap at it; with None each paragraph is one line."""
+        if isinstance(text, (list, tuple)) and not isinstance(text, StyledText):
+            text = StyledText(tuple(text))
+        body = (_wire.string(font) + struct.pack("<dd", font_size, _wire.nan_or(width))
+                + _wire.value("text", text))
+        w, h = _wire.Reader(self._expect(_wire.TEXT_MEASURED, _wire.MEASURE_TEXT, body)).take("dd")
+        return Size(w, h)
+
+    # MARK: images
+
+    def upload_image(self, data: bytes, name: str) -> Image:
+        """Uploads PNG, JPEG or WebP bytes (decoded by the daemon) under ``name``. Raises
+        ``RequestFailed`` naming the image in ``key``: ``INVALID_IMAGE``, ``DUPLICATE_IMAGE``,
+        ``LIMIT_EXCEEDED``, ``INVALID_VALUE`` (a bad name)."""
+        return self._upload(name, 0, 0, 0, data)
+
+    def upload_image_file(self, path: str, name: Optional[str] = None) -> Image:
+        """Uploads an image file under ``name`` (the file's name when None)."""
+        with open(path, "rb") as f:
+            data = f.read()
+        return self.upload_image(data, name if name is not None else os.path.basename(path))
+
+    def upload_image_rgba(self, pixels: bytes, width: int, height: int, name: str) -> Image:
+        """Uploads premultiplied RGBA8 pixels (sRGB-encoded, rows top first, width × height × 4 bytes)."""
+        return self._upload(name, 1, width, height, pixels)
+
+    def _upload(self, name: str, fmt: int, width: int, height: int, data: bytes) -> Image:
+        body = (_wire.string(name) + struct.pack("<BII", fmt, width, height) + struct.pack("<I", len(data))
+                + bytes(data))
+        r = _wire.Reader(self._expect(_wire.IMAGE_UPLOADED, _wire.UPLOAD_IMAGE, body))
+        got = r.string()
+        w, h = r.take("II")
+        return Image(self, got, w, h)
+
+    # MARK: the reader thread
+
+    def _read_loop(self) -> None:
+        try:
+            while True:
+                for opcode, rid, body in _wire.split_messages(self._buffer):
+                    self._handle(opcode, rid, body)
+                try:
+                    chunk = self._sock.recv(262144)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                self._buffer += chunk
+        except Exception:   # a daemon bug or a broken stream: end the connection, say why
+            traceback.print_exc()
+        finally:
+            self._finish()
+
+    def _finish(self) -> None:
+        with self._lock:
+            self._closed = True
+            waiters = list(self._waiters.values())
+            self._waiters.clear()
+            subscribers = list(self._subscribers)
+            self._subscribers.clear()
+        for w in waiters:
+            w.error = Disconnected()
+            w.done.set()
+        for s in subscribers:
+            s._queue.put(DisconnectedEvent())
+        on_event = self.on_event
+        if on_event is not None:
+            self._jobs.put(lambda: on_event(DisconnectedEvent()))
+        self._jobs.put(None)
+        try:
+            self._sock.close()
+        except OSError:
+            pass
+        self._ended.set()
+
+    def _handle(self, opcode: int, rid: int, body: bytes) -> None:
+        waiter = None
+        if rid != 0:
+            with self._lock:
+                waiter = self._waiters.pop(rid, None)
+        if waiter is not None:
+            if opcode == _wire.ERROR:
+                waiter.error = RequestFailed.from_body(rid, body)
+            else:
+                if opcode == _wire.COMMITTED and waiter.hooks:
+                    # In force before any later event is read: this commit's events come after.
+                    with self._lock:
+                        self._completions.update(waiter.hooks.completions)
+                        for layer_id, key, start, stop in waiter.hooks.delegates:
+                            self._delegates.setdefault((layer_id, key), []).append((start, stop))
+                if opcode == _wire.REDUCE_MOTION_CHANGED:
+                    self._reduce_motion = body[:1] == b"\x01"
+                    self._event(ReduceMotionChanged(self._reduce_motion), [])
+                waiter.opcode, waiter.body = opcode, body
+            waiter.done.set()
+            return
+        self._dispatch(opcode, rid, body)
+
+    def _dispatch(self, opcode: int, rid: int, body: bytes) -> None:
+        r = _wire.Reader(body)
+        jobs: List[Callable[[], None]] = []
+        if opcode == _wire.ANIMATION_STARTED or opcode == _wire.ANIMATION_STOPPED:
+            layer_id = r.u32()
+            key = r.string()
+            started = opcode == _wire.ANIMATION_STARTED
+            event: Event = AnimationStarted(layer_id, key) if started else AnimationStopped(layer_id, key, r.bool())
+            with self._lock:
+                entries = self._delegates.get((layer_id, key), [])
+                entry = entries[0] if entries else None
+                if not started and entries:
+                    entries.pop(0)
+                    if not entries:
+                        del self._delegates[(layer_id, key)]
+            if entry is not None:
+                start, stop = entry
+                if started and start is not None:
+                    jobs.append(start)
+                if not started and stop is not None:
+                    finished = cast(AnimationStopped, event).finished
+                    jobs.append(lambda: stop(finished))
+            handler = self.on_animation_event
+            if handler is not None:
+                jobs.append(lambda: handler(event))  # type: ignore[arg-type]
+        elif opcode == _wire.TRANSACTION_COMPLETED:
+            cid = r.u32()
+            event = TransactionCompleted(cid)
+            with self._lock:
+                block = self._completions.pop(cid, None)
+            if block is not None:
+                jobs.append(block)
+        elif opcode == _wire.DISPLAY_CHANGED:
+            self._display = r.display()
+            event = DisplayChanged(self._display)
+            display = self._display
+            dh = self.on_display_change
+            if dh is not None:
+                jobs.append(lambda: dh(display))
+        elif opcode == _wire.REDUCE_MOTION_CHANGED:
+            self._reduce_motion = r.bool()
+            event = ReduceMotionChanged(self._reduce_motion)
+        elif opcode == _wire.ERROR:
+            err = RequestFailed.from_body(rid, body)
+            with self._lock:
+                self._pending_errors.append(err)
+            event = ErrorEvent(err)
+            eh = self.on_error
+            if eh is not None:
+                jobs.append(lambda: eh(err))
+        elif _wire.POINTER_DOWN <= opcode <= _wire.SCROLL:
+            kind = {_wire.POINTER_DOWN: "down", _wire.POINTER_UP: "up", _wire.POINTER_MOVED: "moved",
+                    _wire.SCROLL: "scroll"}[opcode]
+            layer_id, x, y, cx, cy, button, mods, sx, sy, t = r.take("IddddBHddd")
+            pe = PointerEvent(kind, layer_id, x, y, cx, cy, button, mods, sx, sy, t)
+            event = pe
+            with self._lock:
+                per = self._pointer_handlers.get(layer_id)
+            if per is not None:
+                jobs.append(lambda: per(pe))
+            ph = self.on_pointer
+            if ph is not None:
+                jobs.append(lambda: ph(pe))
+        elif opcode in (_wire.KEY_DOWN, _wire.KEY_UP):
+            layer_id, key_code, mods, repeat, t = r.take("IIHBd")
+            ke = KeyEvent("down" if opcode == _wire.KEY_DOWN else "up", layer_id, key_code, mods, repeat != 0, t)
+            event = ke
+            kh = self.on_key
+            if kh is not None:
+                jobs.append(lambda: kh(ke))
+        else:
+            return   # an event this version does not know (a later minor version's): skipped
+        self._event(event, jobs)
+
+    def _event(self, event: Event, jobs: List[Callable[[], None]]) -> None:
+        if isinstance(event, ReduceMotionChanged):
+            rh = self.on_reduce_motion_change
+            if rh is not None:
+                on = event.on
+                jobs.append(lambda: rh(on))
+        general = self.on_event
+        if general is not None:
+            jobs.append(lambda: general(event))
+        for job in jobs:
+            self._jobs.put(job)
+        with self._lock:
+            subscribers = list(self._subscribers)
+        for s in subscribers:
+            s._queue.put(event)
+
+    # MARK: the delivery thread
+
+    def _deliver(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                # Run what is left (drain_events' markers), then end.
+                while True:
+                    try:
+                        rest = self._jobs.get_nowait()
+                    except queue.Empty:
+                        return
+                    if rest is not None:
+                        self._run(rest)
+            self._run(job)
+
+    @staticmethod
+    def _run(job: Callable[[], None]) -> None:
+        try:
+            job()
+        except Exception:   # a callback's exception must not stop the others
+            sys.stderr.write("lamina: an event callback raised:\n")
+            traceback.print_exc()

@@ -1,0 +1,182 @@
+"""The generated typed attributes: one per row of Properties.table on the right classes, with
+the daemon's defaults, and values that round-trip through the daemon."""
+import os
+import subprocess
+import sys
+import unittest
+
+from support import REPO, DaemonTestCase
+
+import lamina
+from lamina import PROPERTIES, Color, Path, Point, Rect, Size, Transform3D
+from lamina._properties import ENUMS, LAYER_KINDS, SUB_KEY_PATHS
+from lamina.layers import LAYER_CLASSES
+
+
+def table_rows():
+    """Properties.table read here, apart from the generator: (key path, layers) per row."""
+    with open(os.path.join(REPO, "scripts", "gen-properties"), encoding="utf-8") as f:
+        script = f.read()
+    table = script.split('TABLE = "', 1)[1].split('"', 1)[0]
+    rows = []
+    with open(os.path.join(REPO, table), encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if line and not line.startswith("#"):
+                cells = [c.strip() for c in line.split("|")]
+                rows.append((cells[0], cells[6]))
+    return rows
+
+
+SAMPLES = {
+    "number": 0.5, "point": Point(1.5, 2.5), "size": Size(3, 4), "rect": Rect(1, 2, 3, 4),
+    "transform": Transform3D.translation(5, 6, 7), "color": Color(0.25, 0.5, 0.75, 1.0),
+    "colors": [Color(1, 0, 0, 1), Color(0, 0, 1, 0.5)], "bool": None, "numbers": [4.0, 2.0],
+    "numbers?": [0.0, 1.0], "path": Path.rect((0, 0, 10, 10)), "cornerMask": 5, "string": "DejaVu Sans",
+    "text": "hello",
+}
+
+
+def normalized(info, v):
+    if info.type == "image" and v == "":
+        return None
+    if info.type == "numbers?" and v == []:
+        return None
+    if isinstance(v, tuple) and not hasattr(v, "_fields"):
+        return list(v)
+    return v
+
+
+class GeneratedAttributeTests(unittest.TestCase):
+    def test_every_row_is_an_attribute_of_the_right_classes(self):
+        rows = table_rows()
+        self.assertEqual([k for k, _ in rows], list(PROPERTIES))
+        self.assertEqual(set(LAYER_CLASSES), set(LAYER_KINDS))   # a class for every layer kind
+        for key, layers in rows:
+            info = PROPERTIES[key]
+            kinds = set(LAYER_KINDS) if layers == "all" else {k.strip() for k in layers.split(",")}
+            self.assertEqual(set(info.kinds), kinds, key)
+            for kind, cls in LAYER_CLASSES.items():
+                self.assertEqual(isinstance(getattr(cls, info.attribute, None), property), kind in kinds,
+                                 "%s.%s" % (cls.__name__, info.attribute))
+
+    def test_attributes_are_typed(self):
+        hints = lamina.Layer.opacity.fget.__annotations__
+        self.assertEqual(hints["return"], "float")
+        self.assertEqual(lamina.ShapeLayer.fill_color.fget.__annotations__["return"], "Optional[Color]")
+
+    def test_generated_files_are_in_sync(self):
+        r = subprocess.run([sys.executable, os.path.join(REPO, "scripts", "gen-properties"), "--check"],
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True)
+        self.assertEqual(r.returncode, 0, r.stderr)
+
+    def test_sub_key_paths(self):
+        self.assertEqual(SUB_KEY_PATHS["bounds.size.width"], ("bounds", "number", (2,), True))
+        self.assertEqual(SUB_KEY_PATHS["position.y"], ("position", "number", (1,), False))
+
+
+class DaemonAgreementTests(DaemonTestCase):
+    def layers(self):
+        out = []
+        for kind in LAYER_KINDS:
+            layer = self.conn.make_layer(kind)
+            self.conn.root.add_sublayer(layer)
+            out.append(layer)
+        return out
+
+    def test_defaults_are_the_daemons(self):
+        layers = self.layers()
+        self.conn.commit()
+        for layer in layers:
+            presented = layer.presentation()
+            for key, v in presented.values.items():
+                info = PROPERTIES[key]
+                self.assertEqual(normalized(info, getattr(layer, info.attribute)), normalized(info, v),
+                                 "%s %s" % (layer.kind, key))
+
+    def test_values_round_trip(self):
+        layers = self.layers()
+        self.conn.commit()
+        expected = {}
+        with self.conn.transaction(disable_actions=True):
+            for layer in layers:
+                for key, info in PROPERTIES.items():
+                    if layer.kind not in info.kinds or info.type == "image":
+                        continue
+                    if info.type == "enum":
+                        value = [c for c in ENUMS[info.enum] if c != info.default][-1]
+                    elif info.type == "bool":
+                        value = not info.default
+                    else:
+                        value = SAMPLES[info.type]
+                    setattr(layer, info.attribute, value)
+                    self.assertEqual(normalized(info, getattr(layer, info.attribute)), normalized(info, value), key)
+                    expected[(layer.id, key)] = value
+        for layer in layers:
+            presented = layer.presentation()
+            for key, v in presented.values.items():
+                if (layer.id, key) in expected:
+                    self.assertEqual(normalized(PROPERTIES[key], v), normalized(PROPERTIES[key], expected[(layer.id, key)]),
+                                     "%s %s" % (layer.kind, key))
+
+    def test_setters_accept_python_forms(self):
+        layer = self.conn.make_shape_layer()
+        layer.position = [3, 4]
+        layer.fill_color = "#ff8000"
+        layer.stroke_color = (0, 1, 0)
+        layer.line_dash_pattern = (2, 1)
+        layer.masked_corners = lamina.CornerMask.MIN_X_MIN_Y | lamina.CornerMask.MAX_X_MAX_Y
+        self.assertEqual(layer.position, Point(3, 4))
+        self.assertEqual(layer.fill_color, Color(1.0, 128 / 255, 0.0, 1.0))
+        self.assertEqual(layer.stroke_color, Color(0, 1, 0, 1))
+        self.assertEqual(layer.line_dash_pattern, [2.0, 1.0])
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        self.assertEqual(layer.presentation_value("maskedCorners"), 9.0)
+        self.assertEqual(layer.presentation_value("fillColor"), Color(1.0, 128 / 255, 0.0, 1.0))
+
+    def test_sub_key_path_sets_update_the_model(self):
+        layer = self.conn.make_layer()
+        layer.bounds = (0, 0, 10, 10)
+        layer.set_value("bounds.size.width", 30)
+        layer.set_value("position", (5, 6))
+        layer.set_value("position.y", 9)
+        layer.set_value("transform.scale", 2)
+        self.assertEqual(layer.bounds, Rect(0, 0, 30, 10))
+        self.assertEqual(layer.value("position.y"), 9.0)
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        self.assertEqual(layer.presentation_value("bounds"), Rect(0, 0, 30, 10))
+        self.assertEqual(layer.presentation_value("position"), Point(5, 9))
+        self.assertEqual(layer.presentation_value("transform").m11, 2.0)
+
+    def test_transform_components_match_the_daemons(self):
+        layer = self.conn.make_layer()
+        self.conn.root.add_sublayer(layer)
+        start = (Transform3D.perspective(500).concat(Transform3D.rotation(0.3, 1, 0, 0))
+                 .concat(Transform3D.rotation(0.4, 0, 1, 0)).concat(Transform3D.scale(1.5, 0.5, 2))
+                 .concat(Transform3D.translation(10, -20, 30)))
+        sets = [("transform.rotation.z", 0.7), ("transform.scale.y", 3.0), ("transform.translation", (4, 5)),
+                ("transform.rotation.x", -0.2), ("transform.scale", 2.0), ("transform.translation.z", -7.0),
+                ("sublayerTransform.rotation", 1.1)]
+        for path, value in sets:
+            with self.subTest(path=path):
+                with self.conn.transaction(disable_actions=True):
+                    layer.transform = start
+                    layer.sublayer_transform = start
+                    layer.set_value(path, value)
+                prop = path.split(".", 1)[0]
+                for got, want in zip(layer.value(prop), layer.presentation_value(prop)):
+                    self.assertAlmostEqual(got, want, delta=1e-9)
+                for component in lamina.values.TRANSFORM_COMPONENTS:
+                    key = prop + "." + component
+                    got, want = layer.value(key), layer.presentation_value(key)
+                    if isinstance(want, tuple):
+                        for g, w in zip(got, want):
+                            self.assertAlmostEqual(g, w, delta=1e-9, msg=key)
+                    else:
+                        self.assertAlmostEqual(got, want, delta=1e-9, msg=key)
+
+
+if __name__ == "__main__":
+    unittest.main()

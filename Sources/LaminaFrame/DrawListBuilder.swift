@@ -148,7 +148,7 @@ public struct DrawListBuilder {
 
     /// Builds the frame's draw list from `tree`: the previous list patched in place when
     /// `tree` holds the same model as the last full build and only animated values changed
-    /// (see DrawListBuilder+Patch.swift), else a full build. Both give the same list.
+    /// (`DrawListPatcher`), else a full build. Both give the same list.
     public mutating func build(_ tree: LayerTree) -> DrawList {
         swap(&items, &spareItems)
         swap(&clips, &spareClips)

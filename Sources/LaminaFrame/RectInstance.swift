@@ -211,7 +211,7 @@ package struct RectInstance: Equatable {
 
     /// Rewrites only the motion part of the `count` instances at `instances`, `stride` bytes
     /// apart, which hold `item` as written before it moved or faded (its content part is
-    /// unchanged: `DrawList.Patch`'s motion ranges), when both that transform and `item`'s are
+    /// unchanged: `FrameDelta.motionOnly`), when both that transform and `item`'s are
     /// affine (so a sharp rect stays sharp) and it still draws. False (nothing written)
     /// otherwise: the caller writes the item whole, which tells whether it draws as before.
     ///

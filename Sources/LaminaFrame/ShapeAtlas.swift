@@ -206,7 +206,7 @@ final class ShapeAtlas {
                               aux: DrawItem.Aux(DrawItem.Float4(stroke?.color ?? .clear)), payload: .image(e.box!), clip: clip))
     }
 
-    /// An entry drew this frame without a lookup (a patch moving its item: `DrawListBuilder+Motion.swift`).
+    /// An entry drew this frame without a lookup (a patch moving its item: `DrawListPatcher+Motion.swift`).
     func touch(_ slot: Int) {
         if slot >= 0, slot < lastUsed.count { lastUsed[slot] = frame }
     }

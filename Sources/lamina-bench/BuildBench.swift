@@ -16,6 +16,8 @@ import LaminaTree
 /// many measured frames patched the previous list (the retained list) rather than built it, and
 /// why the others did not (`patch_failures`, warm-up frames included). Quick enough to
 /// run under `valgrind --tool=callgrind` with a few frames.
+/// `LAMINA_PATCH=0` makes every build a full one (the draw-list patch off, to compare in one
+/// build); `visits_per_patch` says how the patches took the visits they did not skip.
 func runBuildBench(_ arguments: [String]) {
     let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix", "--drive"])
     let (layers, frames, mix) = (bench.layers, bench.frames, bench.mix)

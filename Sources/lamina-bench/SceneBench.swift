@@ -78,6 +78,8 @@ struct SceneBench {
         var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
                                       background: Color(0.95, 0.95, 0.97))
         builder.images = FramesScene.images
+        // LAMINA_PATCH=0: every build a full one (what the draw-list patch saves, in one build).
+        if ProcessInfo.processInfo.environment["LAMINA_PATCH"] == "0" { builder.patchesInPlace = false }
         return builder
     }
 

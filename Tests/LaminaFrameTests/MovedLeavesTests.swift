@@ -4,7 +4,7 @@ import LaminaTree
 import Testing
 @testable import LaminaFrame
 
-/// Leaves moved in place by a patch (DrawListBuilder+Motion.swift): `moveLeaf` during the walk,
+/// Leaves moved in place by a patch (DrawListPatcher+Motion.swift): `moveLeaf` during the walk,
 /// then `runMoves` after it for the visits whose item kinds it noted (rects, gradients, an
 /// analytic shadow, shape atlas entries), with the model's anchorPointZ, zPosition and shadow
 /// offset kept per slot. Every list must equal a full build of the same presentation tree

@@ -43,20 +43,7 @@ import Testing
             var reference = builder
             reference.patchesInPlace = false
             let expected = reference.build(snapshot.tree)
-            #expect(list.items.count == expected.items.count && list.clips.count == expected.clips.count
-                    && list.plan == expected.plan, "frame \(frame)")
-            guard list.items.count == expected.items.count, list.clips.count == expected.clips.count else { continue }
-            for k in list.items.indices where !RetainedListTests.same(list.items[k], expected.items[k], aAtlas: nil, bAtlas: nil) {
-                Issue.record("frame \(frame) (patched: \(builder.lastBuildPatched)): item \(k) differs")
-                break
-            }
-            for k in list.clips.indices {
-                let (a, b) = (list.clips[k], expected.clips[k])
-                if a.transform != b.transform || a.rect != b.rect || a.radii != b.radii || a.parent != b.parent {
-                    Issue.record("frame \(frame): clip \(k) differs")
-                    break
-                }
-            }
+            RetainedListTests.expectSame(list, expected, "frame \(frame) (patched: \(builder.lastBuildPatched))")
         }
         return ways
     }

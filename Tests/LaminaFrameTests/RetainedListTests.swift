@@ -173,24 +173,30 @@ import TestSupport
             reference.patchesInPlace = false
             let expected = reference.build(snapshot.tree)
             #expect(!reference.lastBuildPatched)
-            #expect(list.items.count == expected.items.count, "seed \(seed) frame \(frame): item count")
-            #expect(list.clips.count == expected.clips.count, "seed \(seed) frame \(frame): clip count")
-            if list.plan != expected.plan { Issue.record("seed \(seed) frame \(frame): the plans differ") }
-            guard list.items.count == expected.items.count, list.clips.count == expected.clips.count else { continue }
-            for k in list.items.indices where !same(list.items[k], expected.items[k], aAtlas: list.shapeAtlas?.base,
-                                                    bAtlas: expected.shapeAtlas?.base) {
-                Issue.record("seed \(seed) frame \(frame) (patched: \(builder.lastBuildPatched)): item \(k) differs: \(list.items[k].kind) \(list.items[k].transform.m41) vs \(expected.items[k].kind) \(expected.items[k].transform.m41)")
-                break
-            }
-            for k in list.clips.indices {
-                let (a, b) = (list.clips[k], expected.clips[k])
-                if a.transform != b.transform || a.rect != b.rect || a.radii != b.radii || a.parent != b.parent {
-                    Issue.record("seed \(seed) frame \(frame): clip \(k) differs")
-                    break
-                }
-            }
+            expectSame(list, expected, "seed \(seed) frame \(frame) (patched: \(builder.lastBuildPatched))")
         }
         return (patched, frames, atlasItems, moved)
+    }
+
+    /// Records an issue unless `list` equals `expected` (a full build of the same tree) item
+    /// for item (`same`, atlas items by entry), clip for clip and in its plan.
+    static func expectSame(_ list: DrawList, _ expected: DrawList, _ what: String) {
+        #expect(list.items.count == expected.items.count, "\(what): item count")
+        #expect(list.clips.count == expected.clips.count, "\(what): clip count")
+        if list.plan != expected.plan { Issue.record("\(what): the plans differ") }
+        guard list.items.count == expected.items.count, list.clips.count == expected.clips.count else { return }
+        for k in list.items.indices where !same(list.items[k], expected.items[k], aAtlas: list.shapeAtlas?.base,
+                                                bAtlas: expected.shapeAtlas?.base) {
+            Issue.record("\(what): item \(k) differs: \(list.items[k].kind) \(list.items[k].transform.m41) vs \(expected.items[k].kind) \(expected.items[k].transform.m41)")
+            break
+        }
+        for k in list.clips.indices {
+            let (a, b) = (list.clips[k], expected.clips[k])
+            if a.transform != b.transform || a.rect != b.rect || a.radii != b.radii || a.parent != b.parent {
+                Issue.record("\(what): clip \(k) differs")
+                break
+            }
+        }
     }
 
     /// The damage of a patched list from its changed ranges equals the full comparison's.

@@ -6,7 +6,7 @@ import LaminaTree
 import TestSupport
 @testable import LaminaRender
 
-/// Items that only moved or faded (`DrawList.Patch.motionRanges`) get only the motion part of
+/// Items that only moved or faded (`FrameDelta.motionOnly`) get only the motion part of
 /// their instances written (`RectInstance.writeMotion`) while their transform stays affine;
 /// otherwise they are written whole, and the frame in full when they no longer draw the same
 /// way. Frames equal, byte for byte, those with every instance written (`reusesWork` off).

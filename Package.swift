@@ -10,17 +10,20 @@
 //     │
 //   LaminaAnimation           (pure: clock, media timing, timing functions, springs, animations)
 //     ▲
-//   LaminaTree                (pure: layers, key paths, transactions, commits, trees)
-//     ▲                        ▲
-//   LaminaFrame              LaminaWire           (pure: protocol messages, encoding, framing)
-//   (pure: the frame as        ▲          ▲
-//    data: draw list and       │          │
-//    builder, instances,       │        Lamina (client library)
-//    timing, stats)            │
-//     ▲                        │
-//   LaminaRender               │              (only importer of CVulkan)
-//     ▲                        │
-//   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
+//   LaminaModel               (pure: the vocabulary clients and the wire share: layer ids and
+//     ▲          ▲             kinds, properties and their table, values, key paths, changes,
+//     │          │             commits, transaction settings and stack)
+//   LaminaTree   │            (pure, server side: model tree, packets, render tree, presentation
+//     ▲    ▲     │             plan and snapshots, node store, hit testing)
+//     │    │   LaminaWire     (pure: protocol messages, encoding, framing, scene-file JSON)
+//     │    │     ▲      ▲
+//   LaminaFrame  │    Lamina (client library: on LaminaWire and LaminaModel, never LaminaTree)
+//   (pure: the frame as data: draw list and builder, instances, timing, stats)
+//     ▲     │    │      ▲
+//   LaminaRender │      │     (only importer of CVulkan)
+//     ▲     │    │   LaminaSceneTree (a scene file evaluated on a render tree, no daemon:
+//     │     │    │                    laminactl's query/hit/render, tests)
+//   LaminaServer ┘           (sockets, sessions, config, daemon wiring; on LaminaWire, LaminaTree)
 //
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
@@ -67,8 +70,12 @@ let package = Package(
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression", "CPrefetch"], exclude: ["README.md", "Properties.table"]),
-        .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
+        .target(name: "LaminaModel", dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaExpression"],
+                exclude: ["README.md", "Properties.table"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaModel", "LaminaAnimation", "LaminaExpression", "CPrefetch"],
+                exclude: ["README.md"]),
+        .target(name: "LaminaWire", dependencies: ["LaminaModel", "LaminaGeometry", "LaminaAnimation", "LaminaExpression"],
+                exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         // Image decoding: a C shim over libpng, libjpeg-turbo and libwebp (libjpeg's longjmp
         // stays in C), and the Swift side (formats, limits, errors, contents geometry).
@@ -85,17 +92,19 @@ let package = Package(
         .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaText", "CVulkan"], exclude: ["README.md"],
                 plugins: ["ShaderCompiler"]),
         .plugin(name: "ShaderCompiler", capability: .buildTool()),
-        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaModel", "LaminaTree", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
                                               "LaminaText"], exclude: ["README.md"]),
-        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaExpression"], exclude: ["README.md"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaModel", "LaminaExpression"], exclude: ["README.md"]),
+        // A scene file (the client library's `Scene`) evaluated on a render tree without a daemon.
+        .target(name: "LaminaSceneTree", dependencies: ["Lamina", "LaminaTree"], exclude: ["README.md"]),
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-viewer", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaWire", "CGLFW"],
                           exclude: ["README.md"]),
-        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
+        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaSceneTree", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
         // The demo gallery's pages as operations (I/O-free: lamina-demo sends them, tests apply them).
-        .target(name: "LaminaGallery", dependencies: ["LaminaTree", "LaminaWire"], exclude: ["README.md"]),
+        .target(name: "LaminaGallery", dependencies: ["LaminaModel", "LaminaWire"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina", "LaminaGallery"], exclude: ["README.md"]),
         // The Swift example client (examples/swift), run by ExampleClientTests.
         .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift"),
@@ -113,7 +122,7 @@ let package = Package(
         .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "LaminaPNG", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
-        .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
+        .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "LaminaModel", "TestSupport"]),
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],
                     exclude: ["Images"]),   // test images, read from the source tree by #filePath
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),
@@ -121,7 +130,7 @@ let package = Package(
                     exclude: ["References"]),   // read from the source tree by #filePath
         .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",
-                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaGallery", "TestSupport"],
+                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaSceneTree", "LaminaGallery", "TestSupport"],
                     exclude: ["Scenes", "FuzzCorpus"]),   // scene files, references and fuzz inputs, read from the source tree
     ],
     swiftLanguageModes: [.v6]

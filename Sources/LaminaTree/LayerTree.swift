@@ -1,6 +1,7 @@
 import LaminaAnimation
 import Synchronization
 import LaminaGeometry
+import LaminaModel
 
 /// One layer in a `LayerTree`.
 public struct LayerNode: Equatable, Sendable {

@@ -5,6 +5,7 @@ import LaminaGeometry
 import LaminaImage
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench frames [--layers N] [--size WxH] [--seconds S] [--mix KIND] [--drive animations|commits]`:
 /// the render thread's work per
@@ -176,8 +177,8 @@ enum FramesScene {
     /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped);
     /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
     /// opacities animate text; rotation keeps the glyphs' size bucket).
-    static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+    static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
         for i in 0..<layers {
             let id = UInt32(i + 1)
@@ -244,8 +245,8 @@ enum FramesScene {
     /// Explicit animations that run on the render thread with no client taking part: each
     /// layer's position (autoreversing), rotation (turning) and opacity (autoreversing), all
     /// repeating forever, out of phase with each other.
-    static func animations(layers: Int, width: Int, height: Int) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = []
+    static func animations(layers: Int, width: Int, height: Int) -> [LayerChange] {
+        var ops: [LayerChange] = []
         ops.reserveCapacity(3 * layers)
         for i in 0..<layers {
             let id = UInt32(i + 1)
@@ -270,9 +271,9 @@ enum FramesScene {
     }
 
     /// Each layer's position, rotation and opacity at `time`.
-    static func animate(layers: Int, width: Int, height: Int, time: Double) -> [LaminaTree.Operation] {
+    static func animate(layers: Int, width: Int, height: Int, time: Double) -> [LayerChange] {
         // Values set directly, no implicit animations (the bench computes the motion itself).
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         ops.reserveCapacity(3 * layers + 1)
         for i in 0..<layers {
             let id = UInt32(i + 1)

@@ -3,6 +3,7 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// The frame driver with no GPU: packets in, snapshots, draw lists and events out.
 @Suite struct FrameDriverTests {

@@ -2,20 +2,21 @@ import Testing
 import LaminaGeometry
 import LaminaTree
 @testable import LaminaFrame
+import LaminaModel
 
 /// The frame's explicit passes: which images, areas, steps and dependencies a translucent
 /// group and a blurred shadow produce (no GPU).
 @Suite("Frame plan")
 struct FramePlanTests {
-    func tree(_ operations: [LaminaTree.Operation]) throws -> LayerTree {
+    func tree(_ operations: [LayerChange]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations(operations)))
         return t
     }
 
-    func layer(_ id: UInt32, parent: UInt32 = 0, frame: Rect, _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [
+    func layer(_ id: UInt32, parent: UInt32 = 0, frame: Rect, _ properties: [(String, PropertyValue)] = []) -> [LayerChange] {
+        var ops: [LayerChange] = [
             .create(id, .layer), .addSublayer(parent: parent, child: id),
             .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
             .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),

@@ -3,6 +3,7 @@ import LaminaGeometry
 import LaminaTree
 import Testing
 @testable import LaminaFrame
+import LaminaModel
 
 /// Leaves moved in place by a patch (DrawListBuilder+Motion.swift): `moveLeaf` during the walk,
 /// then `runMoves` after it for the visits whose item kinds it noted (rects, gradients, an

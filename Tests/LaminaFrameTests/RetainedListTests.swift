@@ -5,6 +5,7 @@ import LaminaTree
 import Testing
 import TestSupport
 @testable import LaminaFrame
+import LaminaModel
 
 /// The retained draw list (issue 11, item 5): a build that patches the previous list in place
 /// must give the list a full build of the same presentation tree gives, item for item — on

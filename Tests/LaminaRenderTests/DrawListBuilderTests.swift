@@ -7,13 +7,14 @@ import LaminaTree
 import TestSupport
 import LaminaPNG
 @testable import LaminaRender
+import LaminaModel
 
 /// The presentation tree → draw list → pixels: ordering, shadows, clips, gradient and shape
 /// layers, the mesh cache. Expected pixels are worked out by hand in each test.
 @Suite("Draw list builder")
 struct DrawListBuilderTests {
     /// A tree with client 1 connected and `operations` applied (layer ids are client-local).
-    func tree(_ operations: [LaminaTree.Operation]) throws -> LayerTree {
+    func tree(_ operations: [LayerChange]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations(operations)))
@@ -21,8 +22,8 @@ struct DrawListBuilderTests {
     }
 
     func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32 = 0, frame: Rect,
-               _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [
+               _ properties: [(String, PropertyValue)] = []) -> [LayerChange] {
+        var ops: [LayerChange] = [
             .create(id, kind), .addSublayer(parent: parent, child: id),
             .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
             .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),
@@ -182,7 +183,7 @@ struct DrawListBuilderTests {
             let a = -Double.pi / 2 + Double(k) * 4 * .pi / 5
             return Point(20 + 18 * cos(a), 20 + 18 * sin(a))
         })
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...n {
             ops += layer(UInt32(i), .shape, parent: UInt32(i - 1), frame: Rect(1, 1, 40, 40), [
                 ("path", .path(star)), ("fillColor", .color(Color(1, 0.5, 0))),
@@ -219,7 +220,7 @@ struct DrawListBuilderTests {
         // inside its superlayer with more than a pixel to spare beyond the 1-point corner
         // radius, so no clip needs its ancestors. An 11th layer pokes out of the 10th on the
         // left: its clip keeps the 10th's. The pixels are the clips' nonetheless.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...10 {
             let side = 64 - 6 * Double(i - 1)
             ops += layer(UInt32(i), parent: UInt32(i - 1),
@@ -253,7 +254,7 @@ struct DrawListBuilderTests {
         // multiplies into the items instead, so the frame renders (the renderer holds at most
         // OffscreenRenderer.maxGroups images) and the innermost square has the product of
         // the opacities.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...100 {
             ops += layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
                          [("opacity", .number(0.99))] + (i == 100 ? [("backgroundColor", .color(Color(0, 0, 0)))] : []))
@@ -316,7 +317,7 @@ struct DrawListBuilderTests {
     @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
         // Deleting layers moves others between storage slots; drawing order is the sublayer
         // order still (all at zPosition 0), each layer with its own color.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...8 {
             ops += layer(UInt32(i), frame: Rect(Double(i), 0, 10, 10), [("backgroundColor", .color(Color(Double(i) / 8, 0, 0)))])
         }
@@ -355,7 +356,7 @@ struct DrawListBuilderTests {
 
     typealias Radii = LaminaFrame.CornerRadii
 
-    func build(_ operations: [LaminaTree.Operation], scale: Double = 1) throws -> DrawList {
+    func build(_ operations: [LayerChange], scale: Double = 1) throws -> DrawList {
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: scale, background: Color(1, 1, 1))
         return builder.build(try tree(operations))
     }

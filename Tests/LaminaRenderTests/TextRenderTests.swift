@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 @testable import LaminaFrame
 @testable import LaminaRender
+import LaminaModel
 
 /// Text layers through the whole path (layer tree → builder → glyph atlas on the GPU →
 /// lavapipe) against Pango + cairo drawing the same text with the same font files, sizes and
@@ -211,7 +212,7 @@ struct TextRenderTests {
         let damaged = try makeRenderer(width: 160, height: 96)
         let whole = try makeRenderer(width: 160, height: 96)
         for frame in 0..<8 {
-            var changes: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true)),
+            var changes: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true)),
                                                    .set(3, keyPath: "position", value: .point(Point(10 + 18 * Double(frame), 82)))]
             if frame == 3 { changes.append(.set(2, keyPath: "foregroundColor", value: .color(Color(0.4, 0.7, 1)))) }
             if frame == 5 { changes.append(.set(2, keyPath: "string", value: .string("Changed: new glyphs ÆØ"))) }

@@ -5,6 +5,7 @@ import LaminaText
 import LaminaTree
 import Testing
 @testable import LaminaServer
+import LaminaModel
 
 /// `Connection.measureText` against a real daemon: the size the daemon sends back equals
 /// the size LaminaText's engine gives in this process for the same text and attributes (the

@@ -5,6 +5,7 @@ import LaminaServer
 import LaminaTree
 import Synchronization
 import Testing
+import LaminaModel
 
 /// The client library gets the protocol's answers at the protocol's moments
 /// (docs/protocol.md, "Errors"; the API documentation of `Layer.add(_:forKey:)`,

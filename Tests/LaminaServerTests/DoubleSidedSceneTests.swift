@@ -4,6 +4,7 @@ import LaminaPNG
 import LaminaRender
 import LaminaServer
 import Testing
+import LaminaSceneTree
 
 /// `doubleSided` in scene files and through the client library: a card turned by π about y
 /// shows its back mirrored, or nothing when it is single-sided.

@@ -6,6 +6,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// Images through the protocol (docs/protocol.md, Images) on the embedded daemon: upload,
 /// show, release, the per-client memory limit, bad bytes, two clients kept apart. Expected

@@ -3,6 +3,8 @@ import Lamina
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
+import LaminaSceneTree
 
 /// Text layers (`"type": "text"`) in scene files and through the client library: the fields
 /// of docs/scene-format.md with CATextLayer's defaults, styled runs, the kind check, animation of

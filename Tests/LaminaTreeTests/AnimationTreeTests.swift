@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// Core Animation's transaction and action semantics on the render thread's tree.
 /// Expected values come from the formulas: a basic animation's value is
@@ -21,7 +22,7 @@ import Testing
         return t
     }
 
-    func commit(_ t: inout LayerTree, at time: Double, _ ops: [Operation]) throws {
+    func commit(_ t: inout LayerTree, at time: Double, _ ops: [LayerChange]) throws {
         try t.apply(Commit(client: 1, content: .operations(ops)), at: time)
     }
 
@@ -137,7 +138,7 @@ import Testing
 
     @Test func completionsFireOnceInnerFirst() throws {
         var s = TransactionStack()
-        var ops: [Operation] = []
+        var ops: [LayerChange] = []
         s.begin()
         let outer = s.setCompletion()
         if let o = s.settingsChange() { ops.append(o) }

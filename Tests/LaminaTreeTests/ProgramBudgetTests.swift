@@ -4,13 +4,14 @@ import LaminaExpression
 import LaminaGeometry
 @testable import LaminaTree
 import Testing
+import LaminaModel
 
 /// The frame's step budget shared by all templates and expressions, presentation queries that
 /// see them, and the dependency check's reach and names.
 @Suite struct ProgramBudgetTests {
     func id(_ local: UInt32) -> LayerID { LayerID(client: 1, local: local) }
 
-    func tree(_ ops: [LaminaTree.Operation]) throws -> LayerTree {
+    func tree(_ ops: [LayerChange]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
@@ -18,7 +19,7 @@ import Testing
     }
 
     func expression(_ local: UInt32, _ keyPath: String, _ source: String, key: String = "e",
-                    layers: [String: UInt32] = [:]) -> LaminaTree.Operation {
+                    layers: [String: UInt32] = [:]) -> LayerChange {
         .addExpression(local, key: key, expression: ExpressionAnimation(keyPath: keyPath, expression: source, layers: layers))
     }
 
@@ -27,8 +28,8 @@ import Testing
     static let hostile = "for i in 0 ..< n * 1e12 { line(i, 1) }"
 
     /// `count` shape layers with the hostile template, each its own `custom.n`.
-    func hostileLayers(_ count: Int) -> [LaminaTree.Operation] {
-        (1 ... UInt32(count)).flatMap { l -> [LaminaTree.Operation] in
+    func hostileLayers(_ count: Int) -> [LayerChange] {
+        (1 ... UInt32(count)).flatMap { l -> [LayerChange] in
             [.create(l, .shape), .addSublayer(parent: 0, child: l),
              .set(l, keyPath: "custom.n", value: .number(1)),
              .set(l, keyPath: "path", value: .template(Self.hostile))]
@@ -172,7 +173,7 @@ import Testing
 
     @Test func aCycleAcrossALongChainIsFoundFromTheLayersItReaches() throws {
         // 1 ← 2 ← … ← 50 (each reads the next), plus 200 unrelated layers with expressions.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for l in UInt32(1) ... 250 { ops += [.create(l, .layer), .addSublayer(parent: 0, child: l)] }
         for l in UInt32(1) ..< 50 { ops.append(expression(l, "opacity", "n.opacity", layers: ["n": l + 1])) }
         for l in UInt32(51) ... 250 { ops.append(expression(l, "opacity", "t")) }

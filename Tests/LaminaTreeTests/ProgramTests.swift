@@ -5,6 +5,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// Path templates and expression animations through the trees: compiled where commits are
 /// validated, evaluated into the presentation tree after the ordinary animations.
@@ -34,14 +35,14 @@ import TestSupport
         }
     }
 
-    func tree(_ ops: [LaminaTree.Operation]) throws -> LayerTree {
+    func tree(_ ops: [LayerChange]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
         return t
     }
 
-    func polygonLayer(_ local: UInt32, sides: Double = 5) -> [LaminaTree.Operation] {
+    func polygonLayer(_ local: UInt32, sides: Double = 5) -> [LayerChange] {
         [.create(local, .shape), .addSublayer(parent: 0, child: local),
          .set(local, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 80))),
          .set(local, keyPath: "custom.sides", value: .number(sides)),
@@ -188,12 +189,12 @@ import TestSupport
     // MARK: Expressions
 
     func expression(_ local: UInt32, _ keyPath: String, _ source: String, key: String = "e",
-                    layers: [String: UInt32] = [:]) -> LaminaTree.Operation {
+                    layers: [String: UInt32] = [:]) -> LayerChange {
         .addExpression(local, key: key, expression: ExpressionAnimation(keyPath: keyPath, expression: source, layers: layers))
     }
 
-    func layers(_ locals: UInt32...) -> [LaminaTree.Operation] {
-        locals.flatMap { [.create($0, .layer), .addSublayer(parent: 0, child: $0)] as [LaminaTree.Operation] }
+    func layers(_ locals: UInt32...) -> [LayerChange] {
+        locals.flatMap { [.create($0, .layer), .addSublayer(parent: 0, child: $0)] as [LayerChange] }
     }
 
     @Test func anExpressionFollowsAnotherLayersPresentation() throws {
@@ -251,7 +252,7 @@ import TestSupport
 
     @Test func expressionErrorsNameTheLayerAndPosition() throws {
         var t = try tree(layers(1, 2))
-        let cases: [(LaminaTree.Operation, String)] = [
+        let cases: [(LayerChange, String)] = [
             (expression(1, "opacity", "ghost.opacity"), "layer 1 expression 'e': line 1, column 1 (offset 0): unknown layer 'ghost'"),
             (expression(1, "opacity", "1 + (2"), "layer 1 expression 'e': line 1"),
             (expression(1, "position", "1"), "position is not a number property"),

@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// The key paths, defaults, value types, animation and layer kinds of docs/protocol.md's
 /// property table, checked against what the generated code does. The expectations are
@@ -163,7 +164,7 @@ import Testing
         return t
     }
 
-    func rejection(_ t: inout LayerTree, _ ops: [Operation]) -> CommitError? {
+    func rejection(_ t: inout LayerTree, _ ops: [LayerChange]) -> CommitError? {
         do { try t.apply(Commit(client: 1, content: .operations(ops)), at: 0); return nil } catch { return error }
     }
 

@@ -4,6 +4,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+@testable import LaminaModel
 
 /// The trees' compact storage: a transform other than the identity is boxed, custom numbers
 /// and templates sit with the rare properties, a node's rarely non-empty lists in one optional

@@ -121,6 +121,7 @@ let package = Package(
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "LaminaPNG", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
+        .testTarget(name: "LaminaModelTests", dependencies: ["LaminaModel", "TestSupport"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "LaminaModel", "TestSupport"]),
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],

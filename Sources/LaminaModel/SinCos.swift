@@ -15,7 +15,7 @@ import Foundation
 // `SinCosTests` checks ≤ 1 ulp against them over 10⁶ angles and at multiples of π/2).
 // Angles beyond `limit` go to `sin` and `cos` (no layer turns 10⁵ radians a frame).
 
-package enum SinCos {
+@usableFromInline package enum SinCos {
     /// Beyond this |x| the reduction's three rounds are no longer enough; libm answers.
     @usableFromInline package static let limit = 1e5
 

@@ -87,13 +87,13 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
 
     /// What `number(of:)` and `setting(_:in:)` compute from a transform before the new value
     /// is known (the render thread keeps it for a model transform that does not change).
-    package struct Prepared: Sendable {
+    @usableFromInline package struct Prepared: Sendable {
         /// `number(of: t)`.
-        package var number: Double
+        @usableFromInline package var number: Double
         /// `t.decomposed() ?? .identity`.
-        package var decomposition: DecomposedTransform3D
+        @usableFromInline package var decomposition: DecomposedTransform3D
         /// The Euler angles of `decomposition.rotation` (rotation components only).
-        package var euler: Vector3
+        @usableFromInline package var euler: Vector3
 
         package init(_ c: TransformComponent, _ t: Transform3D, number: Bool = false) {
             decomposition = t.decomposed() ?? .identity
@@ -110,7 +110,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     /// decomposition, x and y angles 0, costs one sine and one cosine) and recomposes with
     /// it, instead of going through a quaternion: the same matrix up to rounding (a test
     /// compares it with `settingByQuaternion`).
-    @inline(__always)
+    @inlinable @inline(__always)
     package func setting(_ v: Double, in prepared: Prepared) -> Transform3D {
         switch self {
         case .rotationX, .rotationY, .rotationZ, .rotation:
@@ -127,7 +127,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     }
 
     /// `setting(_:in:)` for the scale and translation components.
-    package func settingComponent(_ v: Double, in prepared: Prepared) -> Transform3D {
+    @usableFromInline package func settingComponent(_ v: Double, in prepared: Prepared) -> Transform3D {
         var d = prepared.decomposition
         switch self {
         case .rotationX, .rotationY, .rotationZ, .rotation: return setting(v, in: prepared)
@@ -160,7 +160,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     /// Rows of Rx(e.x)·Ry(e.y)·Rz(e.z) (row vectors; `Transform3D.rotation`'s convention).
     /// A zero angle takes sin 0 and cos 1 without computing them (the same values); each
     /// other angle one `SinCos.sinCos` (within 1 ulp of libm's `sin` and `cos`).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func rotationMatrix(euler e: Vector3) -> (Vector3, Vector3, Vector3) {
         let (sc, cc) = SinCos.sinCos(e.z)
         if e.x == 0 && e.y == 0 {
@@ -175,7 +175,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
 
     /// `DecomposedTransform3D.recomposed()` with the rotation given as the rows of its
     /// matrix (the same arithmetic after the rotation).
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func recomposed(_ d: DecomposedTransform3D, rotation r: (Vector3, Vector3, Vector3)) -> Transform3D {
         let (r0, r1, r2) = r
         let a0 = r0 * d.scale.x

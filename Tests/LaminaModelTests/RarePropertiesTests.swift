@@ -1,7 +1,6 @@
 import LaminaGeometry
-import LaminaTree
-import Testing
 import LaminaModel
+import Testing
 
 /// The rarely set properties live in one copy-on-write box (`LayerProperties.Rare`,
 /// generated): values must behave as if every field were stored inline — defaults as in

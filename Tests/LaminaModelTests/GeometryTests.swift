@@ -1,8 +1,7 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import Testing
 import TestSupport
-import LaminaModel
 
 /// CALayer geometry. Expected values are worked out by hand from CALayer's definition:
 /// the anchor point (in unit coordinates of bounds) sits at `position` in the superlayer;

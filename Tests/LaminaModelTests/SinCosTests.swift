@@ -1,8 +1,7 @@
 import Foundation
-@testable import LaminaTree
+@testable import LaminaModel
 import Testing
 import TestSupport
-import LaminaModel
 
 /// `SinCos.sinCos` against libm's `sin` and `cos`: within 1 ulp of each (libm's are
 /// correctly rounded almost always, fdlibm's kernels within 1 ulp of the exact value), on

@@ -30,7 +30,7 @@ import LaminaModel
         var last = held
         for (i, t) in [0.5, 0.75, 1.5].enumerated() {
             let f = driver.frame(applying: [], at: t)
-            #expect(f.snapshot !== held)
+            #expect(f.snapshot.frame != held.frame)
             #expect(f.snapshot.time == t && f.snapshot.frame == UInt64(i + 2))
             #expect(f.snapshot.value(of: id, keyPath: "opacity") == .number(min(t, 1) == 1 ? 1 : t))
             #expect(held.time == 0.25 && held.frame == 1 && held.value(of: id, keyPath: "opacity") == .number(0.25))

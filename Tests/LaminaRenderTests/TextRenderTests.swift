@@ -81,7 +81,7 @@ struct TextRenderTests {
                                       background: c.background)
         let list = builder.build(t)
         #expect(list.textAtlas != nil)
-        #expect(list.items.contains { if case .image(let d) = $0.kind { d.image === list.textAtlas?.base } else { false } })
+        #expect(list.items.contains { if case .image(let d) = $0.kind { d.image.id == list.textAtlas?.base.id } else { false } })
         let image = try renderImage(list, alpha: .straight)
         try expectMatchesReference(image, c.png, Self.tolerance, name: "text-\(c.name)")
     }

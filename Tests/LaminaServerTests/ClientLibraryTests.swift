@@ -212,7 +212,11 @@ final class RecordingDelegate: AnimationDelegate {
         defer { daemon.stop() }
         let l = Self.square(c)
         try await c.commit()
-        #expect(try await c.root.hitTest(Point(10, 10)) === l)
+        let hit = try await c.root.hitTest(Point(10, 10))
+        #expect(hit?.id == l.id)
+        // The client's own layer object, not a copy: a value set on `l` reads back through it.
+        l.opacity = 0.5
+        #expect(hit?.opacity == 0.5)
         #expect(try await c.root.hitTest(Point(150, 150)) == nil)
         let other = try Connection(socketPath: daemon.socketPath, name: "other")
         let o = Self.square(other)

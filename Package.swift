@@ -116,6 +116,9 @@ let package = Package(
 
         // Tests.
         .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG", "Lamina"], path: "Tests/TestSupport"),
+        // A real laminad on a temporary socket for tests (the client library's and the daemon's).
+        .target(name: "DaemonTestSupport", dependencies: ["LaminaServer", "Lamina", "TestSupport"],
+                path: "Tests/DaemonTestSupport"),
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression", "TestSupport"]),
@@ -129,9 +132,15 @@ let package = Package(
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "LaminaImage", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
+        // The client library's own behaviour (scene files, template builder, typed layers, and
+        // against a real daemon: events, completions, errors, queries).
+        .testTarget(name: "LaminaTests",
+                    dependencies: ["Lamina", "LaminaModel", "LaminaTree", "LaminaSceneTree", "LaminaServer",
+                                   "DaemonTestSupport", "TestSupport"]),
         .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",
-                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaSceneTree", "LaminaGallery", "TestSupport"],
+                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaSceneTree", "LaminaGallery", "DaemonTestSupport",
+                                   "TestSupport"],
                     exclude: ["Scenes", "FuzzCorpus"]),   // scene files, references and fuzz inputs, read from the source tree
     ],
     swiftLanguageModes: [.v6]

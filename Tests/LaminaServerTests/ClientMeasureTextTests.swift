@@ -6,6 +6,7 @@ import LaminaTree
 import Testing
 @testable import LaminaServer
 import LaminaModel
+import DaemonTestSupport
 
 /// `Connection.measureText` against a real daemon: the size the daemon sends back equals
 /// the size LaminaText's engine gives in this process for the same text and attributes (the
@@ -28,7 +29,7 @@ import LaminaModel
     }
 
     @Test func blockingAndAsyncMatchTheEngineAndPango() async throws {
-        let (daemon, c) = try ClientLibraryTests.setUp()
+        let (daemon, c) = try TestDaemon.withClient()
         defer { c.close(); daemon.stop() }
         let engine = TextLayoutEngine()
         let cases: [(String, Double?)] = [("latin-kerning", nil), ("styled-runs", nil), ("wrap-natural", 260)]
@@ -44,7 +45,7 @@ import LaminaModel
     }
 
     @Test func theDefaultsAreATextLayers() throws {
-        let (daemon, c) = try ClientLibraryTests.setUp()
+        let (daemon, c) = try TestDaemon.withClient()
         defer { c.close(); daemon.stop() }
         // A plain string with the defaults (sans-serif, 36 pt, one line): one line of DejaVu
         // Sans, ascent + descent = (1901 + 483) / 2048 em, and as wide as the engine says.
@@ -54,7 +55,7 @@ import LaminaModel
     }
 
     @Test func aBadWidthIsAMalformedErrorNamingIt() throws {
-        let (daemon, c) = try ClientLibraryTests.setUp()
+        let (daemon, c) = try TestDaemon.withClient()
         defer { c.close(); daemon.stop() }
         do {
             _ = try c.measureText("x", fontSize: 12, width: -5)

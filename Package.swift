@@ -115,7 +115,9 @@ let package = Package(
                           exclude: ["README.md"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG", "Lamina"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport",
+                dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaModel", "LaminaTree", "LaminaFrame", "LaminaPNG", "Lamina"],
+                path: "Tests/TestSupport"),
         // A real laminad on a temporary socket for tests (the client library's and the daemon's).
         .target(name: "DaemonTestSupport", dependencies: ["LaminaServer", "Lamina", "TestSupport"],
                 path: "Tests/DaemonTestSupport"),

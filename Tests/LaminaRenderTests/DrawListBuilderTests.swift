@@ -13,25 +13,6 @@ import LaminaModel
 /// layers, the mesh cache. Expected pixels are worked out by hand in each test.
 @Suite("Draw list builder")
 struct DrawListBuilderTests {
-    /// A tree with client 1 connected and `operations` applied (layer ids are client-local).
-    func tree(_ operations: [LayerChange]) throws -> LayerTree {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations(operations)))
-        return t
-    }
-
-    func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32 = 0, frame: Rect,
-               _ properties: [(String, PropertyValue)] = []) -> [LayerChange] {
-        var ops: [LayerChange] = [
-            .create(id, kind), .addSublayer(parent: parent, child: id),
-            .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
-            .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),
-        ]
-        for (key, value) in properties { ops.append(.set(id, keyPath: key, value: value)) }
-        return ops
-    }
-
     func render(_ t: LayerTree, width: Double = 64, height: Double = 64) throws -> RGBAImage {
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         return try renderImage(builder.build(t), alpha: .straight)
@@ -40,10 +21,10 @@ struct DrawListBuilderTests {
     @Test func zPositionSortsSiblingsStably() throws {
         // Three overlapping squares added red, green, blue; green has zPosition −1, so it is
         // drawn first; red and blue (both 0) keep their order: blue on top of red.
-        let t = try tree(
-            layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
-            + layer(2, frame: Rect(16, 16, 32, 32), [("backgroundColor", .color(green)), ("zPosition", .number(-1))])
-            + layer(3, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + TestScene.layer(2, frame: Rect(16, 16, 32, 32), [("backgroundColor", .color(green)), ("zPosition", .number(-1))])
+            + TestScene.layer(3, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
         let image = try render(t)
         expectPixel(image, 20, 20, RGBA(255, 0, 0), "red over green")
         expectPixel(image, 30, 30, RGBA(0, 0, 255), "blue over red and green")
@@ -53,7 +34,7 @@ struct DrawListBuilderTests {
     @Test func shadowFromLayerProperties() throws {
         // A 20×20 black-shadowed white square at (20, 20), shadowOffset (0, 10), radius 0
         // (a hard shadow), opacity 1: the shadow shows below it, (20…40, 40…50).
-        let t = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+        let t = try TestScene.tree(TestScene.layer(1, frame: Rect(20, 20, 20, 20), [
             ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
             ("shadowOffset", .size(Size(0, 10))), ("shadowRadius", .number(0)),
         ]))
@@ -62,7 +43,7 @@ struct DrawListBuilderTests {
         expectPixel(image, 30, 45, RGBA(0, 0, 0), tolerance: 2, "its shadow")
         expectPixel(image, 30, 52, RGBA(255, 255, 255), tolerance: 2, "past the shadow")
         // A blurred shadow: at the offset shadow's edge the blur is half covered.
-        let soft = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+        let soft = try TestScene.tree(TestScene.layer(1, frame: Rect(20, 20, 20, 20), [
             ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
             ("shadowOffset", .size(Size(0, 10))), ("shadowRadius", .number(3)),
         ]))
@@ -73,7 +54,7 @@ struct DrawListBuilderTests {
     @Test func shadowPathCircleIsRound() throws {
         // shadowPath a circle of radius 10 at (10, 40) in a layer at (0, 0), offset (0, 0),
         // radius 0: inside the circle black, at the corner of its bounding box white.
-        let t = try tree(layer(1, frame: Rect(0, 0, 64, 64), [
+        let t = try TestScene.tree(TestScene.layer(1, frame: Rect(0, 0, 64, 64), [
             ("shadowOpacity", .number(1)), ("shadowOffset", .size(Size(0, 0))), ("shadowRadius", .number(0)),
             ("shadowPath", .path(.ellipse(in: Rect(0, 30, 20, 20)))),
         ]))
@@ -84,11 +65,11 @@ struct DrawListBuilderTests {
 
     @Test func masksToBoundsClipsSublayersAndHidesTheShadow() throws {
         // Parent (16, 16, 32, 32) masks; its child is 64×64 red from its origin.
-        let t = try tree(
-            layer(1, frame: Rect(16, 16, 32, 32), [("masksToBounds", .bool(true)), ("shadowOpacity", .number(1)),
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(16, 16, 32, 32), [("masksToBounds", .bool(true)), ("shadowOpacity", .number(1)),
                                                    ("backgroundColor", .color(Color(0, 0, 1))),
                                                    ("shadowOffset", .size(Size(0, 20))), ("shadowRadius", .number(0))])
-            + layer(2, parent: 1, frame: Rect(8, 8, 64, 64), [("backgroundColor", .color(red))]))
+            + TestScene.layer(2, parent: 1, frame: Rect(8, 8, 64, 64), [("backgroundColor", .color(red))]))
         let image = try render(t)
         expectPixel(image, 20, 20, RGBA(0, 0, 255), "parent background")
         expectPixel(image, 40, 40, RGBA(255, 0, 0), "child inside the clip")
@@ -98,7 +79,7 @@ struct DrawListBuilderTests {
 
     @Test func gradientLayer() throws {
         // Axial black → white from left to right over 64 points: pixel column x has t = (x + ½)/64.
-        let t = try tree(layer(1, .gradient, frame: Rect(0, 0, 64, 64), [
+        let t = try TestScene.tree(TestScene.layer(1, .gradient, frame: Rect(0, 0, 64, 64), [
             ("colors", .colors([Color(0, 0, 0), Color(1, 1, 1)])),
             ("startPoint", .point(Point(0, 0.5))), ("endPoint", .point(Point(1, 0.5))),
         ]))
@@ -112,7 +93,7 @@ struct DrawListBuilderTests {
         // (8…32) only: a coverage mesh is the trimmed stroke's outline, so the trim is a
         // second mesh; an unchanged frame tessellates and uploads nothing.
         var line = Path(); line.move(to: Point(8, 32)); line.addLine(to: Point(56, 32))
-        var t = try tree(layer(1, .shape, frame: Rect(0, 0, 64, 64), [
+        var t = try TestScene.tree(TestScene.layer(1, .shape, frame: Rect(0, 0, 64, 64), [
             ("path", .path(line)), ("fillColor", .color(nil)), ("strokeColor", .color(Color(0, 0, 1))),
             ("lineWidth", .number(8)),
         ]))
@@ -136,7 +117,7 @@ struct DrawListBuilderTests {
     @Test func rotatingShapeKeepsOneMeshBucket() throws {
         // A rotation's row norm is 1 only up to rounding; a scale of 1 + 1 ulp must not fall
         // into the next quarter-octave bucket (which made a spinning shape switch meshes).
-        var t = try tree(layer(1, .shape, frame: Rect(8, 8, 48, 48), [
+        var t = try TestScene.tree(TestScene.layer(1, .shape, frame: Rect(8, 8, 48, 48), [
             ("path", .path(.ellipse(in: Rect(0, 0, 48, 48)))), ("fillColor", .color(Color(1, 0, 0))),
         ]))
         var timing = AnimationTiming(duration: 6); timing.timingFunction = .linear
@@ -185,12 +166,12 @@ struct DrawListBuilderTests {
         })
         var ops: [LayerChange] = []
         for i in 1...n {
-            ops += layer(UInt32(i), .shape, parent: UInt32(i - 1), frame: Rect(1, 1, 40, 40), [
+            ops += TestScene.layer(UInt32(i), .shape, parent: UInt32(i - 1), frame: Rect(1, 1, 40, 40), [
                 ("path", .path(star)), ("fillColor", .color(Color(1, 0.5, 0))),
                 ("shadowOpacity", .number(0.5)), ("shadowRadius", .number(i == 1 ? 1000 : 2)),
             ])
         }
-        let t = try tree(ops)
+        let t = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
         // Items in level k's source: its fill, then per deeper level j a marker, the n − j + 1
@@ -223,16 +204,16 @@ struct DrawListBuilderTests {
         var ops: [LayerChange] = []
         for i in 1...10 {
             let side = 64 - 6 * Double(i - 1)
-            ops += layer(UInt32(i), parent: UInt32(i - 1),
+            ops += TestScene.layer(UInt32(i), parent: UInt32(i - 1),
                          frame: i == 1 ? Rect(0, 0, side, side) : Rect(3, 3, side, side), [
                 ("masksToBounds", .bool(true)), ("cornerRadius", .number(1)),
                 ("transform", .transform(.rotation(i == 1 ? 0 : 0.01))),
                 ("backgroundColor", .color(i % 2 == 0 ? Color(1, 0, 0) : Color(0, 0, 1))),
             ])
         }
-        ops += layer(11, parent: 10, frame: Rect(-10, 2, 20, 2), [("masksToBounds", .bool(true)),
+        ops += TestScene.layer(11, parent: 10, frame: Rect(-10, 2, 20, 2), [("masksToBounds", .bool(true)),
                                                                   ("backgroundColor", .color(Color(0, 1, 0)))])
-        let t = try tree(ops)
+        let t = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
         #expect(list.clips.count == 11)
@@ -256,11 +237,11 @@ struct DrawListBuilderTests {
         // the opacities.
         var ops: [LayerChange] = []
         for i in 1...100 {
-            ops += layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
+            ops += TestScene.layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
                          [("opacity", .number(0.99))] + (i == 100 ? [("backgroundColor", .color(Color(0, 0, 0)))] : []))
         }
-        ops += layer(101, parent: 100, frame: Rect(0, 0, 64, 64))   // so that layer 100 has a sublayer too
-        let t = try tree(ops)
+        ops += TestScene.layer(101, parent: 100, frame: Rect(0, 0, 64, 64))   // so that layer 100 has a sublayer too
+        let t = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
         var open: [Int] = [], deepest = 0
@@ -283,10 +264,10 @@ struct DrawListBuilderTests {
         star.addPolygon([Point(0, 0), Point(10, 0), Point(5, 8)])
         let shadow: [(String, PropertyValue)] = [("path", .path(star)), ("fillColor", .color(Color(1, 0, 0))),
                                                  ("shadowOpacity", .number(1)), ("shadowRadius", .number(2))]
-        var ops = layer(1, .shape, frame: Rect(1e30, -1e30, 10, 10), shadow)
-        ops += layer(2, .shape, frame: Rect(20, 20, 10, 10), shadow + [("transform", .transform(.scale(1e15, 1e15, 1)))])
-        ops += layer(3, frame: Rect(40, 40, 10, 10), [("backgroundColor", .color(Color(0, 0, 1)))])
-        let image = try render(try tree(ops))
+        var ops = TestScene.layer(1, .shape, frame: Rect(1e30, -1e30, 10, 10), shadow)
+        ops += TestScene.layer(2, .shape, frame: Rect(20, 20, 10, 10), shadow + [("transform", .transform(.scale(1e15, 1e15, 1)))])
+        ops += TestScene.layer(3, frame: Rect(40, 40, 10, 10), [("backgroundColor", .color(Color(0, 0, 1)))])
+        let image = try render(try TestScene.tree(ops))
         expectPixel(image, 45, 45, RGBA(0, 0, 255))
     }
 
@@ -296,7 +277,7 @@ struct DrawListBuilderTests {
         // cache lookup hashing the path each frame), whatever the rotation's rounding.
         var triangle = Path()
         triangle.addPolygon([Point(0, 0), Point(20, 0), Point(10, 16)])
-        var t = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+        var t = try TestScene.tree(TestScene.layer(1, frame: Rect(20, 20, 20, 20), [
             ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
             ("shadowPath", .path(triangle)),
         ]))
@@ -319,9 +300,9 @@ struct DrawListBuilderTests {
         // order still (all at zPosition 0), each layer with its own color.
         var ops: [LayerChange] = []
         for i in 1...8 {
-            ops += layer(UInt32(i), frame: Rect(Double(i), 0, 10, 10), [("backgroundColor", .color(Color(Double(i) / 8, 0, 0)))])
+            ops += TestScene.layer(UInt32(i), frame: Rect(Double(i), 0, 10, 10), [("backgroundColor", .color(Color(Double(i) / 8, 0, 0)))])
         }
-        var t = try tree(ops)
+        var t = try TestScene.tree(ops)
         try t.apply(Commit(client: 1, content: .operations([.delete(2), .delete(5)])))
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
@@ -334,20 +315,20 @@ struct DrawListBuilderTests {
         // is drawn offscreen, so where they overlap only blue shows, at 50 % over white —
         // (128, 128, 255) — not blue over a showing-through red. The parent's own gray
         // background is part of the group: 50 % of (0.5 gray) over white.
-        let t = try tree(
-            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5)), ("backgroundColor", .color(Color(0.5, 0.5, 0.5)))])
-            + layer(2, parent: 1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
-            + layer(3, parent: 1, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5)), ("backgroundColor", .color(Color(0.5, 0.5, 0.5)))])
+            + TestScene.layer(2, parent: 1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + TestScene.layer(3, parent: 1, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
         let image = try render(t)
         expectPixel(image, 30, 30, RGBA(128, 128, 255), tolerance: 1, "overlap: blue only, at 50 %")
         expectPixel(image, 12, 12, RGBA(255, 128, 128), tolerance: 1, "red alone, at 50 %")
         expectPixel(image, 60, 4, RGBA(191, 191, 191), tolerance: 1, "the parent's background, at 50 %")
         // Nested: a group inside a group (inner opacity 0.5 inside outer 0.5): 25 % red.
-        let nested = try tree(
-            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
-            + layer(2, parent: 1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
-            + layer(3, parent: 2, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
-            + layer(4, parent: 2, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(red))]))
+        let nested = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + TestScene.layer(2, parent: 1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + TestScene.layer(3, parent: 2, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + TestScene.layer(4, parent: 2, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(red))]))
         let nestedImage = try render(nested)
         expectPixel(nestedImage, 30, 30, RGBA(255, 191, 191), tolerance: 1, "overlap counted once: 25 % red")
     }
@@ -358,7 +339,7 @@ struct DrawListBuilderTests {
 
     func build(_ operations: [LayerChange], scale: Double = 1) throws -> DrawList {
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: scale, background: Color(1, 1, 1))
-        return builder.build(try tree(operations))
+        return builder.build(try TestScene.tree(operations))
     }
 
     /// The shadow's draw item: `.shadow` (analytic) or `.shadowGroup` and its content.
@@ -386,11 +367,11 @@ struct DrawListBuilderTests {
     @Test func analyticShadowWhereItIsExact() throws {
         let frame = Rect(8, 8, 20, 10)
         // An opaque rounded background: its rounded bounds, shadowOpacity × shadowColor's alpha.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(blue)), ("cornerRadius", .number(3)),
         ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: Radii(3), alpha: 0.5))
         // A 40 % background: the shadow's alpha × 0.4 (CA shadows the layer's alpha).
-        if case .analytic(_, _, let alpha) = shadowConstruct(try build(layer(1, frame: frame, [
+        if case .analytic(_, _, let alpha) = shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(Color(0, 0, 1, 0.4))),
         ] + Self.shadowed))) {
             // 0.5 × the background's alpha as the item keeps it: a Float (the GPU's precision).
@@ -399,11 +380,11 @@ struct DrawListBuilderTests {
             Issue.record("expected an analytic shadow")
         }
         // An opaque background with a translucent border: still one opaque rounded rect.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(blue)), ("borderWidth", .number(2)), ("borderColor", .color(Color(1, 0, 0, 0.5))),
         ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: .zero, alpha: 0.5))
         // A gradient of opaque colors: its square bounds (it is not clipped to the corners).
-        #expect(shadowConstruct(try build(layer(1, .gradient, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, .gradient, frame: frame, [
             ("colors", .colors([red, blue])), ("cornerRadius", .number(3)),
         ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: .zero, alpha: 0.5))
         // shadowPath a rect, a rounded rect (any radius) and a circle.
@@ -411,7 +392,7 @@ struct DrawListBuilderTests {
                               (Path.roundedRect(Rect(1, 2, 10, 6), radius: 2), Radii(2)),
                               (Path.ellipse(in: Rect(1, 2, 6, 6)), Radii(3))] {
             let b = DrawListBuilder.controlBounds(path)
-            #expect(shadowConstruct(try build(layer(1, frame: frame, [("shadowPath", .path(path))] + Self.shadowed)))
+            #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [("shadowPath", .path(path))] + Self.shadowed)))
                     == .analytic(bounds: b, radii: radii, alpha: 0.5))
         }
     }
@@ -419,38 +400,38 @@ struct DrawListBuilderTests {
     @Test func blurredShadowOtherwise() throws {
         let frame = Rect(8, 8, 20, 10)
         // A translucent background under a border: two alphas (a ring over the fill).
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(Color(0, 0, 1, 0.5))), ("borderWidth", .number(2)), ("borderColor", .color(red)),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A border alone: a ring.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("borderWidth", .number(2)), ("borderColor", .color(red)),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A gradient with a translucent color.
-        #expect(shadowConstruct(try build(layer(1, .gradient, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, .gradient, frame: frame, [
             ("colors", .colors([red, Color(0, 0, 1, 0.5)])),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A shape layer: its fill's alpha (the fill mesh).
-        let shape = try build(layer(1, .shape, frame: frame, [
+        let shape = try build(TestScene.layer(1, .shape, frame: frame, [
             ("path", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))), ("fillColor", .color(blue)),
         ] + Self.shadowed))
         #expect(shadowConstruct(shape) == .blurred(sigma: 4, count: 1))
         if case .mesh = shape.items[1].kind {} else { Issue.record("the shadow's content is the fill mesh") }
         // shadowPath a triangle: the Gaussian of its fill, one mesh, at the pixel scale (σ × 2).
-        let triangle = try build(layer(1, frame: frame, [
+        let triangle = try build(TestScene.layer(1, frame: frame, [
             ("shadowPath", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))),
         ] + Self.shadowed), scale: 2)
         #expect(shadowConstruct(triangle) == .blurred(sigma: 8, count: 1))
         // An ellipse that is not a circle.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("shadowPath", .path(.ellipse(in: Rect(0, 0, 20, 10)))),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A clear layer with sublayers: the subtree as drawn (the layer's background, both
         // sublayers), moved by the offset, unclipped by the group's own clip; then the layer.
         let subtree = try build(
-            layer(1, frame: frame, [("backgroundColor", .color(blue))] + Self.shadowed)
-            + layer(2, parent: 1, frame: Rect(0, 0, 4, 4), [("backgroundColor", .color(red))])
-            + layer(3, parent: 1, frame: Rect(4, 4, 4, 4), [("backgroundColor", .color(green))]))
+            TestScene.layer(1, frame: frame, [("backgroundColor", .color(blue))] + Self.shadowed)
+            + TestScene.layer(2, parent: 1, frame: Rect(0, 0, 4, 4), [("backgroundColor", .color(red))])
+            + TestScene.layer(3, parent: 1, frame: Rect(4, 4, 4, 4), [("backgroundColor", .color(green))]))
         #expect(shadowConstruct(subtree) == .blurred(sigma: 4, count: 3))
         #expect(subtree.items.count == 7)
         #expect(subtree.items[1].transform.m41 == 8 + 2 && subtree.items[1].transform.m42 == 8 + 3, "offset")
@@ -460,9 +441,9 @@ struct DrawListBuilderTests {
     @Test func noShadowWhenNothingCastsOne() throws {
         let frame = Rect(8, 8, 20, 10)
         // Nothing drawn: no shadow (and no empty group).
-        #expect(shadowConstruct(try build(layer(1, frame: frame, Self.shadowed))) == .none)
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, Self.shadowed))) == .none)
         // masksToBounds hides the layer's own shadow (CA: the shadow lies outside the bounds).
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("masksToBounds", .bool(true)), ("shadowPath", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))),
         ] + Self.shadowed))) == .none)
     }
@@ -471,9 +452,9 @@ struct DrawListBuilderTests {
         // A parent (0, 0, 32, 64) masks; its child (8, 8, 16, 16) is a triangle shape layer
         // with a hard shadow (radius 0) moved right by 24: the shadow shows inside the parent
         // (x < 32) and is clipped beyond it.
-        let t = try tree(
-            layer(1, frame: Rect(0, 0, 32, 64), [("masksToBounds", .bool(true))])
-            + layer(2, .shape, parent: 1, frame: Rect(8, 8, 16, 16), [
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(0, 0, 32, 64), [("masksToBounds", .bool(true))])
+            + TestScene.layer(2, .shape, parent: 1, frame: Rect(8, 8, 16, 16), [
                 ("path", .path(.polygon([Point(0, 0), Point(16, 0), Point(16, 16), Point(0, 16)]))),
                 ("fillColor", .color(blue)), ("shadowOpacity", .number(1)), ("shadowOffset", .size(Size(20, 0))),
                 ("shadowRadius", .number(0)),

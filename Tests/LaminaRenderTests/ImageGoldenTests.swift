@@ -24,12 +24,12 @@ struct ImageGoldenTests {
     }
 
     func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LayerChange] {
-        DrawListBuilderTests().layer(id, frame: frame, properties)
+        TestScene.layer(id, frame: frame, properties)
     }
 
     func compare(_ operations: [LayerChange], width: Double, height: Double, _ name: String,
                  images: [String: Image], sourceLocation: SourceLocation = #_sourceLocation) throws -> DrawList {
-        let tree = try DrawListBuilderTests().tree(operations)
+        let tree = try TestScene.tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         builder.images = images
         let list = builder.build(tree)

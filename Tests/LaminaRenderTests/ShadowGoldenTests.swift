@@ -23,12 +23,12 @@ struct ShadowGoldenTests {
 
     func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32 = 0, frame: Rect,
                _ properties: [(String, PropertyValue)] = []) -> [LayerChange] {
-        DrawListBuilderTests().layer(id, kind, parent: parent, frame: frame, properties)
+        TestScene.layer(id, kind, parent: parent, frame: frame, properties)
     }
 
     func compare(_ operations: [LayerChange], width: Double, height: Double, _ name: String,
                  _ tolerance: PixelTolerance, sourceLocation: SourceLocation = #_sourceLocation) throws -> DrawList {
-        let tree = try DrawListBuilderTests().tree(operations)
+        let tree = try TestScene.tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(tree)
         try VisualGoldenTests().compare(list, name, tolerance, sourceLocation: sourceLocation)

@@ -18,14 +18,14 @@ struct ShapeAtlasTests {
     static let red = VisualGoldenTests.red
 
     func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LayerChange] {
-        DrawListBuilderTests().layer(id, .shape, frame: frame, properties)
+        TestScene.layer(id, .shape, frame: frame, properties)
     }
 
     /// The list of the second frame of an unchanged tree (the first draws the meshes and
     /// makes the shapes candidates; the second rasterizes them and draws from the atlas).
     func secondFrame(_ operations: [LayerChange], width: Double, height: Double,
                      atlas: Bool = true) throws -> (DrawList, DrawList) {
-        let tree = try DrawListBuilderTests().tree(operations)
+        let tree = try TestScene.tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         builder.usesShapeAtlas = atlas
         builder.patchesInPlace = false  // full builds (a patch keeps an unchanged layer's items)
@@ -124,14 +124,14 @@ struct ShapeAtlasTests {
     /// blurred shadow (an offscreen pass): within the pixel rule of the meshes' rendering.
     @Test func clippedAndShadowedMatchTheMeshes() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        var ops = DrawListBuilderTests().layer(1, frame: Rect(20, 10, 150, 90), [
+        var ops = TestScene.layer(1, frame: Rect(20, 10, 150, 90), [
             ("masksToBounds", .bool(true)), ("cornerRadius", .number(18)), ("backgroundColor", .color(Color(0.9, 0.9, 0.8))),
         ])
         ops.append(.set(1, keyPath: "transform", value: .transform(.rotation(0.15))))
-        ops += DrawListBuilderTests().layer(2, .shape, parent: 1, frame: Rect(-10, 30, 64, 64), [
+        ops += TestScene.layer(2, .shape, parent: 1, frame: Rect(-10, 30, 64, 64), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)), ("lineWidth", .number(2)),
         ])
-        ops += DrawListBuilderTests().layer(3, .shape, parent: 1, frame: Rect(70, 5.5, 64, 64), [
+        ops += TestScene.layer(3, .shape, parent: 1, frame: Rect(70, 5.5, 64, 64), [
             ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.red)),
             ("shadowOpacity", .number(0.6)), ("shadowRadius", .number(3)), ("shadowOffset", .size(Size(2, 4))),
         ])
@@ -149,7 +149,7 @@ struct ShapeAtlasTests {
     /// for a frame, then a new entry; a perspective transform draws meshes.
     @Test func rasterizesOnlyWhatChanged() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        var tree = try DrawListBuilderTests().tree(layer(1, frame: Rect(0, 0, 64, 64), [
+        var tree = try TestScene.tree(layer(1, frame: Rect(0, 0, 64, 64), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)),
         ]))
         var builder = DrawListBuilder(widthPoints: 80, heightPoints: 80, scale: 1, background: Color(1, 1, 1))
@@ -206,7 +206,7 @@ struct ShapeAtlasTests {
                 ("path", .path(disc(k))), ("fillColor", .color(Self.blue)),
             ])
         }
-        var tree = try DrawListBuilderTests().tree(ops)
+        var tree = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 640, heightPoints: 480, scale: 1, background: Color(1, 1, 1))
         builder.patchesInPlace = false
         for _ in 0..<70 { _ = builder.build(tree) }
@@ -230,7 +230,7 @@ struct ShapeAtlasTests {
     /// of the last full build); the pixels stay within the rule of a meshes-only rendering.
     @Test func patchedFramesDrawFromTheAtlas() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        var tree = try DrawListBuilderTests().tree(layer(1, frame: Rect(10, 10, 64, 64), [
+        var tree = try TestScene.tree(layer(1, frame: Rect(10, 10, 64, 64), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)),
             ("lineWidth", .number(2)),
         ]) + layer(2, frame: Rect(84, 10, 64, 64), [

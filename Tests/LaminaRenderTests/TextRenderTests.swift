@@ -70,7 +70,7 @@ struct TextRenderTests {
     }
 
     func tree(_ c: Case, extra: [(String, PropertyValue)] = []) throws -> LayerTree {
-        try DrawListBuilderTests().tree(DrawListBuilderTests().layer(
+        try TestScene.tree(TestScene.layer(
             1, .text, frame: Rect(0, 0, c.bounds.width, c.bounds.height), c.properties + extra))
     }
 
@@ -164,7 +164,7 @@ struct TextRenderTests {
     /// own masksToBounds; with the layer's opacity; and its blurred shadow's source holds the
     /// glyphs (a text layer's shadow is that of its text's alpha).
     @Test func textItemsSitAsContents() throws {
-        let b = DrawListBuilderTests()
+        let b = TestScene.self
         func isText(_ item: DrawItem) -> Bool { if case .image(let d) = item.kind, case .coverage = d.mode { true } else { false } }
         let t = try b.tree(b.layer(1, .text, frame: Rect(10, 10, 120, 40), [
             ("string", .string("Hi")), ("fontSize", .number(24)), ("backgroundColor", .color(Color(0, 0, 1))),
@@ -202,7 +202,7 @@ struct TextRenderTests {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 160, heightPoints: 96, scale: 1, background: Color(0.1, 0.1, 0.15),
                                  targetFPS: 60)
-        let b = DrawListBuilderTests()
+        let b = TestScene.self
         let ops = b.layer(1, .text, frame: Rect(4, 4, 150, 30), [("string", .string("Static label")), ("fontSize", .number(20))])
             + b.layer(2, .text, frame: Rect(4, 36, 150, 30), [("string", .string("Changing")), ("fontSize", .number(18)),
                                                                 ("foregroundColor", .color(Color(1, 0.8, 0.3)))])

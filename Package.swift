@@ -129,6 +129,7 @@ let package = Package(
         .testTarget(name: "LaminaModelTests", dependencies: ["LaminaModel", "TestSupport"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "LaminaModel", "TestSupport"]),
+        .testTarget(name: "LaminaPNGTests", dependencies: ["LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],
                     exclude: ["Images"]),   // test images, read from the source tree by #filePath
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),

@@ -10,25 +10,31 @@
 //     │
 //   LaminaAnimation           (pure: clock, media timing, timing functions, springs, animations)
 //     ▲
-//   LaminaModel               (pure: the vocabulary clients and the wire share: layer ids and
-//     ▲          ▲             kinds, properties and their table, values, key paths, changes,
-//     │          │             commits, transaction settings and stack)
-//   LaminaTree   │            (pure, server side: model tree, packets, render tree, presentation
-//     ▲    ▲     │             plan and snapshots, node store, hit testing)
-//     │    │   LaminaWire     (pure: protocol messages, encoding, framing, scene-file JSON)
-//     │    │     ▲      ▲
-//   LaminaFrame  │    Lamina (client library: on LaminaWire and LaminaModel, never LaminaTree)
-//   (pure: the frame as data: draw list and builder, instances, timing, stats)
-//     ▲     │    │      ▲
-//   LaminaRender │      │     (only importer of CVulkan)
-//     ▲     │    │   LaminaSceneTree (a scene file evaluated on a render tree, no daemon:
-//     │     │    │                    laminactl's query/hit/render, tests)
-//   LaminaServer ┘           (sockets, sessions, config, daemon wiring; on LaminaWire, LaminaTree)
+//   LaminaModel               (pure: the vocabulary clients, the wire and the server share: layer
+//     ▲                        ids and kinds, properties and their table, values, key paths,
+//     │                        changes, commits, transaction settings and stack)
+//     ├─────────────────────────────┐
+//   LaminaTree                    LaminaWire   (pure: protocol messages, encoding, framing, scene-file JSON)
+//   (pure, server side: model       ▲    ▲
+//    tree, packets, render tree,    │    │
+//    presentation plan and          │  Lamina     (client library: on LaminaWire and LaminaModel,
+//    snapshots, node store,         │    ▲         never LaminaTree)
+//    hit testing)                   │    │
+//     ▲     ▲                       │  LaminaSceneTree (a scene file evaluated on the trees without
+//     │     └───────────────────────┼──┘               a daemon: laminactl's query/hit/render, tests)
+//   LaminaFrame                     │
+//   (pure: the frame as data: draw  │
+//    list and builder, instances,   │
+//    timing, stats)                 │
+//     ▲                             │
+//   LaminaRender                    │         (only importer of CVulkan)
+//     ▲                             │
+//   LaminaServer ───────────────────┘         (sockets, sessions, config, daemon wiring)
 //
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
 //   glyph items) and LaminaServer (measureText) use it.
-//   LaminaGallery (on LaminaTree, LaminaWire): the demo gallery's pages as operations.
+//   LaminaGallery (on LaminaModel, LaminaWire): the demo gallery's pages as changes.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.

@@ -10,22 +10,31 @@
 //     │
 //   LaminaAnimation           (pure: clock, media timing, timing functions, springs, animations)
 //     ▲
-//   LaminaTree                (pure: layers, key paths, transactions, commits, trees)
-//     ▲                        ▲
-//   LaminaFrame              LaminaWire           (pure: protocol messages, encoding, framing)
-//   (pure: the frame as        ▲          ▲
-//    data: draw list and       │          │
-//    builder, instances,       │        Lamina (client library)
-//    timing, stats)            │
-//     ▲                        │
-//   LaminaRender               │              (only importer of CVulkan)
-//     ▲                        │
-//   LaminaServer ──────────────┘              (sockets, sessions, config, daemon wiring)
+//   LaminaModel               (pure: the vocabulary clients, the wire and the server share: layer
+//     ▲                        ids and kinds, properties and their table, values, key paths,
+//     │                        changes, commits, transaction settings and stack)
+//     ├─────────────────────────────┐
+//   LaminaTree                    LaminaWire   (pure: protocol messages, encoding, framing, scene-file JSON)
+//   (pure, server side: model       ▲    ▲
+//    tree, packets, render tree,    │    │
+//    presentation plan and          │  Lamina     (client library: on LaminaWire and LaminaModel,
+//    snapshots, node store,         │    ▲         never LaminaTree)
+//    hit testing)                   │    │
+//     ▲     ▲                       │  LaminaSceneTree (a scene file evaluated on the trees without
+//     │     └───────────────────────┼──┘               a daemon: laminactl's query/hit/render, tests)
+//   LaminaFrame                     │
+//   (pure: the frame as data: draw  │
+//    list and builder, instances,   │
+//    timing, stats)                 │
+//     ▲                             │
+//   LaminaRender                    │         (only importer of CVulkan)
+//     ▲                             │
+//   LaminaServer ───────────────────┘         (sockets, sessions, config, daemon wiring)
 //
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
 //   glyph items) and LaminaServer (measureText) use it.
-//   LaminaGallery (on LaminaTree, LaminaWire): the demo gallery's pages as operations.
+//   LaminaGallery (on LaminaModel, LaminaWire): the demo gallery's pages as changes.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.
@@ -67,8 +76,12 @@ let package = Package(
         .target(name: "LaminaGeometry", exclude: ["README.md"]),
         .target(name: "LaminaAnimation", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaAnimation", "LaminaExpression", "CPrefetch"], exclude: ["README.md", "Properties.table"]),
-        .target(name: "LaminaWire", dependencies: ["LaminaTree"], exclude: ["README.md"]),
+        .target(name: "LaminaModel", dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaExpression"],
+                exclude: ["README.md", "Properties.table"]),
+        .target(name: "LaminaTree", dependencies: ["LaminaModel", "LaminaAnimation", "LaminaExpression", "CPrefetch"],
+                exclude: ["README.md"]),
+        .target(name: "LaminaWire", dependencies: ["LaminaModel", "LaminaGeometry", "LaminaAnimation", "LaminaExpression"],
+                exclude: ["README.md"]),
         .target(name: "LaminaPNG", dependencies: ["CPNG"], exclude: ["README.md"]),
         // Image decoding: a C shim over libpng, libjpeg-turbo and libwebp (libjpeg's longjmp
         // stays in C), and the Swift side (formats, limits, errors, contents geometry).
@@ -85,17 +98,19 @@ let package = Package(
         .target(name: "LaminaRender", dependencies: ["LaminaFrame", "LaminaTree", "LaminaText", "CVulkan"], exclude: ["README.md"],
                 plugins: ["ShaderCompiler"]),
         .plugin(name: "ShaderCompiler", capability: .buildTool()),
-        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
+        .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaModel", "LaminaTree", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
                                               "LaminaText"], exclude: ["README.md"]),
-        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaExpression"], exclude: ["README.md"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaModel", "LaminaExpression"], exclude: ["README.md"]),
+        // A scene file (the client library's `Scene`) evaluated on a render tree without a daemon.
+        .target(name: "LaminaSceneTree", dependencies: ["Lamina", "LaminaTree"], exclude: ["README.md"]),
 
         // Executables: thin mains.
         .executableTarget(name: "laminad", dependencies: ["LaminaServer"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-viewer", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaWire", "CGLFW"],
                           exclude: ["README.md"]),
-        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
+        .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaSceneTree", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
         // The demo gallery's pages as operations (I/O-free: lamina-demo sends them, tests apply them).
-        .target(name: "LaminaGallery", dependencies: ["LaminaTree", "LaminaWire"], exclude: ["README.md"]),
+        .target(name: "LaminaGallery", dependencies: ["LaminaModel", "LaminaWire"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina", "LaminaGallery"], exclude: ["README.md"]),
         // The Swift example client (examples/swift), run by ExampleClientTests.
         .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift"),
@@ -106,22 +121,35 @@ let package = Package(
                           exclude: ["README.md"]),
 
         // Tests.
-        .target(name: "TestSupport", dependencies: ["LaminaGeometry", "LaminaPNG", "Lamina"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport",
+                dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaModel", "LaminaTree", "LaminaFrame", "LaminaPNG", "Lamina"],
+                path: "Tests/TestSupport"),
+        // A real laminad on a temporary socket for tests (the client library's and the daemon's).
+        .target(name: "DaemonTestSupport", dependencies: ["LaminaServer", "Lamina", "TestSupport"],
+                path: "Tests/DaemonTestSupport"),
         .testTarget(name: "LaminaGeometryTests", dependencies: ["LaminaGeometry", "TestSupport"]),
         .testTarget(name: "LaminaAnimationTests", dependencies: ["LaminaAnimation", "TestSupport"]),
         .testTarget(name: "LaminaExpressionTests", dependencies: ["LaminaExpression", "TestSupport"]),
         .testTarget(name: "LaminaTextTests", dependencies: ["LaminaText", "LaminaPNG", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
+        .testTarget(name: "LaminaModelTests", dependencies: ["LaminaModel", "TestSupport"]),
         .testTarget(name: "LaminaTreeTests", dependencies: ["LaminaTree", "LaminaExpression", "TestSupport"]),
-        .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "TestSupport"]),
+        .testTarget(name: "LaminaWireTests", dependencies: ["LaminaWire", "LaminaModel", "TestSupport"]),
+        .testTarget(name: "LaminaPNGTests", dependencies: ["LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaImageTests", dependencies: ["LaminaImage", "TestSupport"],
                     exclude: ["Images"]),   // test images, read from the source tree by #filePath
         .testTarget(name: "LaminaFrameTests", dependencies: ["LaminaFrame", "LaminaImage", "TestSupport"]),
         .testTarget(name: "LaminaRenderTests", dependencies: ["LaminaFrame", "LaminaRender", "LaminaImage", "TestSupport"],
                     exclude: ["References"]),   // read from the source tree by #filePath
+        // The client library's own behaviour (scene files, template builder, typed layers, and
+        // against a real daemon: events, completions, errors, queries).
+        .testTarget(name: "LaminaTests",
+                    dependencies: ["Lamina", "LaminaModel", "LaminaTree", "LaminaSceneTree", "LaminaServer",
+                                   "DaemonTestSupport", "TestSupport"]),
         .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",
-                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaGallery", "TestSupport"],
+                    dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaSceneTree", "LaminaGallery", "DaemonTestSupport",
+                                   "TestSupport"],
                     exclude: ["Scenes", "FuzzCorpus"]),   // scene files, references and fuzz inputs, read from the source tree
     ],
     swiftLanguageModes: [.v6]

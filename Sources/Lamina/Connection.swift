@@ -1,6 +1,6 @@
 import Foundation
 @_exported import LaminaGeometry
-@_exported import LaminaTree
+@_exported import LaminaModel
 @_exported import LaminaAnimation
 @_exported import LaminaWire
 #if canImport(Glibc)
@@ -263,7 +263,7 @@ public final class Connection {
     // MARK: Staging
 
     /// Stages a layer operation as its request (with the transaction settings in force).
-    public func stageOperation(_ op: LaminaTree.Operation) {
+    public func stageOperation(_ op: LayerChange) {
         switch op {
         case .create(let id, let kind): stage(.createLayer(id: id, kind: kind))
         case .delete(let id): stage(.deleteLayer(id: id))

@@ -1,6 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import LaminaWire
 
 /// A layer owned by this client, with `CALayer`'s properties. Setting a property stages the

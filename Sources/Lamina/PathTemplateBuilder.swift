@@ -1,5 +1,5 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 
 /// A number in a path template or expression: Swift arithmetic on these writes the
 /// template language's source (`TemplateExpr.custom("sides") * 2` is `(sides * 2)`), so a

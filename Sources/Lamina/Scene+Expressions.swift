@@ -1,5 +1,5 @@
 import LaminaExpression
-import LaminaTree
+import LaminaModel
 import LaminaWire
 
 extension Scene.Builder {

@@ -1,5 +1,5 @@
 import Foundation
-import LaminaTree
+import LaminaModel
 import LaminaWire
 
 /// Plays a scene into a running daemon through a connection (`laminactl load`): uploads its

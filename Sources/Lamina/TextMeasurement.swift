@@ -1,5 +1,5 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import LaminaWire
 
 /// Text measurement (docs/protocol.md, "Text measurement"): the size a string needs, laid out

@@ -1,5 +1,5 @@
 import LaminaAnimation
-import LaminaTree
+import LaminaModel
 
 /// `CATransaction` for one connection: nested transactions that group changes, give them
 /// implicit-animation settings and a completion block. Changes made outside any explicit

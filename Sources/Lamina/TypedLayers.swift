@@ -1,4 +1,4 @@
-import LaminaTree
+import LaminaModel
 
 /// `CAShapeLayer`: a layer that draws `path`, filled and stroked. Its accessors (`path`,
 /// `fillColor`, `strokeEnd`, …) are generated from `Properties.table`.

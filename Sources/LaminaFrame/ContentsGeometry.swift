@@ -1,5 +1,6 @@
 import LaminaGeometry
 import LaminaTree
+import LaminaModel
 
 /// Where a layer's `contents` image goes, as Core Animation places it: the image's natural
 /// size is its pixels × `contentsRect`'s size ÷ `contentsScale` (points); `contentsGravity`

@@ -1,6 +1,7 @@
 import LaminaGeometry
 import LaminaImage
 import LaminaTree
+import LaminaModel
 
 extension DrawListBuilder {
     /// The layer's `contents` image (named in `images`), placed by its gravity, contentsRect,

@@ -1,5 +1,6 @@
 import LaminaGeometry
 import LaminaTree
+import LaminaModel
 
 extension DrawListBuilder {
     /// A text layer's glyphs (CATextLayer): its layout (cached while the string, font, size,

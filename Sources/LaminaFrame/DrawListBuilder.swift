@@ -7,6 +7,7 @@ import Glibc
 import LaminaGeometry
 import LaminaImage
 import LaminaTree
+import LaminaModel
 
 /// Turns a layer tree (the presentation tree at a frame time) into a `DrawList`.
 ///

@@ -1,5 +1,6 @@
 import LaminaGeometry
 import LaminaTree
+import LaminaModel
 
 /// The retained list's cheap case: a leaf layer (no sublayers, no clip of its own) that a
 /// patch must redraw only because it, or a layer above it, moved or faded — its own

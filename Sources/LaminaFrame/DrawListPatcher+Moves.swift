@@ -1,5 +1,6 @@
 import LaminaGeometry
 import LaminaTree
+import LaminaModel
 
 /// The retained list's moves after the walk (issue 11 item 5): `patchChildren` puts aside the
 /// leaf visits whose items `moveLeaf` found to be of kinds that simply follow the transform

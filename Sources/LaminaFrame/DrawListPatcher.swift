@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaModel
 import LaminaTree
 
 /// The one reuse contract of the draw list: a build of the same model as the last full build

@@ -2,6 +2,7 @@ import LaminaGeometry
 import LaminaImage
 import LaminaText
 import LaminaTree
+import LaminaModel
 
 /// The glyph atlas as a draw list carries it to a backend: `base`, an A8 `Image` of the
 /// atlas as it was when the base was taken (text items draw it), and the writes made since,

@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaModel
 import LaminaTree
 
 /// One layer visit of a build, in painter's order: what the walk made for it. A full build's

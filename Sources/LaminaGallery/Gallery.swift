@@ -1,6 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -53,8 +53,8 @@ public struct Gallery {
     // MARK: Events
 
     /// Shows a page (removing the one on screen).
-    public mutating func show(_ page: Page) -> [Operation] {
-        var ops: [Operation] = [.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true))]
+    public mutating func show(_ page: Page) -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true))]
         ops += pageLayers.reversed().map { .delete($0) }
         self.page = page
         expanded = false
@@ -67,7 +67,7 @@ public struct Gallery {
     }
 
     /// A key from the viewer: ←/→ switch pages, + / − change the stress page's count.
-    public mutating func key(_ code: UInt32) -> [Operation] {
+    public mutating func key(_ code: UInt32) -> [LayerChange] {
         let pages = Page.allCases.count
         switch code {
         case 262: return show(Page(rawValue: (page.rawValue + 1) % pages)!)           // right
@@ -83,14 +83,14 @@ public struct Gallery {
     }
 
     /// Reduce Motion changed: the page is built again with or without movement.
-    public mutating func setReduceMotion(_ on: Bool) -> [Operation] {
+    public mutating func setReduceMotion(_ on: Bool) -> [LayerChange] {
         guard on != reduceMotion else { return [] }
         reduceMotion = on
         return show(page)
     }
 
     /// A click (pointer down) on one of the gallery's layers.
-    public mutating func click(_ layer: UInt32) -> [Operation] {
+    public mutating func click(_ layer: UInt32) -> [LayerChange] {
         var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
         switch page {
         case .expandingCard:

@@ -1,13 +1,13 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 
 /// Collects the operations that build or change a page (ids assigned here, from `nextID`).
 /// With Reduce Motion on, `motion(_:)` replaces a movement by a 150 ms cross-fade: the layer
 /// shows its final state, fading in (`GalleryBuilder.fadeDuration`).
 public struct GalleryBuilder {
     public static let fadeDuration = 0.15
-    public private(set) var operations: [Operation] = []
+    public private(set) var operations: [LayerChange] = []
     public private(set) var created: [UInt32] = []
     public let canvas: Size
     public let reduceMotion: Bool
@@ -41,7 +41,7 @@ public struct GalleryBuilder {
         operations.append(.addAnimation(id, key: key, animation: animation))
     }
 
-    mutating func append(_ op: Operation) { operations.append(op) }
+    mutating func append(_ op: LayerChange) { operations.append(op) }
 
     /// A movement: added as is, or under Reduce Motion a cross-fade of the layer into its
     /// (final) model state.

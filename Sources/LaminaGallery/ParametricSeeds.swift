@@ -1,5 +1,5 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import LaminaWire
 
 /// The parametric seeds of `examples/parametric.json` (arc, trapezoid, wave, polygon, petal
@@ -16,7 +16,7 @@ enum ParametricSeeds {
     }
 
     /// The addAnimation operation an ANIMATION JSON stands for (nil if it does not decode).
-    static func animation(_ json: String, layer: UInt32, key: String) -> Operation? {
+    static func animation(_ json: String, layer: UInt32, key: String) -> LayerChange? {
         try? AnimationJSON.operation(layer: layer, key: key, text: json)
     }
 

@@ -5,6 +5,7 @@ import LaminaGeometry
 import LaminaImage
 import LaminaTree
 import Synchronization
+import LaminaModel
 
 /// Settings of the render thread.
 public struct RenderConfig: Sendable {

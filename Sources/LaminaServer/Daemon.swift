@@ -8,6 +8,7 @@ import LaminaWire
 import Synchronization
 #if canImport(Glibc)
 import Glibc
+import LaminaModel
 #endif
 
 /// The daemon's wiring: the socket server thread (sessions and the model tree) and the

@@ -1,6 +1,7 @@
 import LaminaImage
 import LaminaTree
 import LaminaWire
+import LaminaModel
 
 /// One client's images (docs/protocol.md, Images): the names it uploaded and has not released,
 /// and the images its layers show. Each upload gets a daemon-wide unique *qualified* name,

@@ -1,6 +1,7 @@
 import LaminaGeometry
 import LaminaTree
 import LaminaWire
+import LaminaModel
 
 /// Input from the viewer's window, in canvas points, before routing.
 public enum ViewerInput: Sendable, Equatable {

@@ -1,4 +1,5 @@
 import LaminaTree
+import LaminaModel
 
 extension ServerCore {
     /// The model tree as JSON (`getTree`): each layer's id, owner, kind, depth, frame, sublayers.

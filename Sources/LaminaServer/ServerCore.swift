@@ -5,6 +5,7 @@ import LaminaFrame
 import LaminaImage
 import LaminaTree
 import LaminaWire
+import LaminaModel
 
 /// What the server's host must do after the core handled an input.
 public enum ServerEffect: Sendable {
@@ -372,7 +373,7 @@ public struct ServerCore {
             commit.time = clock.now
             let (qualified, imageFailure) = qualifyContents(commit)
             commit = qualified
-            let operations: [LaminaTree.Operation]
+            let operations: [LayerChange]
             if case .operations(let ops) = commit.content { operations = ops } else { operations = [] }
             func reject(_ code: ErrorCode, index: Int, _ message: String) {
                 let failing = index < commit.requestIDs.count ? commit.requestIDs[index] : requestID
@@ -519,7 +520,7 @@ public struct ServerCore {
     }
 
     /// The error detail of a staged operation: its request's opcode, layer and key.
-    static func detail(of op: LaminaTree.Operation, request: UInt32) -> ErrorDetail {
+    static func detail(of op: LayerChange, request: UInt32) -> ErrorDetail {
         switch op {
         case .create(let id, _): ErrorDetail(request: request, opcode: 0x10, layer: id)
         case .delete(let id): ErrorDetail(request: request, opcode: 0x11, layer: id)

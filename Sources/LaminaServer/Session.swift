@@ -1,5 +1,6 @@
 import LaminaTree
 import LaminaWire
+import LaminaModel
 
 /// What the server must do after a session handled its input.
 public enum SessionAction: Sendable, Equatable {
@@ -31,7 +32,7 @@ public struct Session: Sendable {
     public let maxPendingOperations: Int
     public private(set) var state = State.awaitingHello
     public private(set) var clientName = ""
-    private var staged: [Operation] = []
+    private var staged: [LayerChange] = []
     private var stagedIDs: [UInt32] = []
     /// Requests the last transaction staged: the next one reserves room for as many at its
     /// first request (a client sending large batches does not regrow the arrays each time).

@@ -1,6 +1,7 @@
 import LaminaGeometry
 import LaminaText
 import LaminaTree
+import LaminaModel
 
 /// `measureText`'s answers: the size a string needs (LaminaText's `measure`: the widest
 /// line and the lines' height, wrapped at a width or one line per paragraph), laid out as the

@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaModel
 
 /// A commit as the model tree validated it: every key path resolved, every value checked,
 /// every animation compiled, every layer id qualified. Immutable; the render tree applies it

@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaModel
 
 /// A layer's `contents` cross-fading from the image it showed to the one it shows now: Core
 /// Animation's implicit transition for `contents`, made when `contents` changes in a

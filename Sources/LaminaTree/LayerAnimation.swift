@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaModel
 
 /// An animation attached to a layer: explicit (added under a key) or implicit (a property
 /// change's default action, keyed by the property's key path, as CALayer does).

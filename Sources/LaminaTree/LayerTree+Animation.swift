@@ -1,5 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
+import LaminaModel
 
 extension LayerTree {
     // MARK: Adding and removing (while applying a commit)

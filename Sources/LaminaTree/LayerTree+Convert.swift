@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaModel
 
 extension LayerTree {
     /// The transform from a layer's bounds coordinates to the canvas, composed as hit testing

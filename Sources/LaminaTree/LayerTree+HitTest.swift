@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaModel
 
 extension LayerTree {
     /// The topmost layer under a canvas point, as `CALayer.hitTest(_:)` on the root: the

@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaExpression
 import LaminaGeometry
 import Synchronization
+import LaminaModel
 
 // Path templates and expression animations on the render side (issue 15).
 //

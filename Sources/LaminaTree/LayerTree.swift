@@ -1,6 +1,7 @@
 import LaminaAnimation
 import Synchronization
 import LaminaGeometry
+import LaminaModel
 
 /// One layer in a `LayerTree`.
 public struct LayerNode: Equatable, Sendable {
@@ -111,8 +112,9 @@ public struct AnimationLedgerEntry: Equatable, Sendable {
 /// makes implicit animations, reports `TreeEvent`s (`takeEvents()`), and evaluates
 /// presentation trees (`updatePresentation(_:at:)`), which are `LayerTree`s too.
 ///
-/// Tools and tests that keep one tree apply `Commit`s directly (`apply(_ commit:at:)`): the
-/// tree then validates them against a model tree of its own, kept alongside.
+/// Tools and tests that keep one tree apply `Commit`s directly (`apply(_ commit:at:)`,
+/// LayerTree+Commits.swift): the tree then validates them against a model tree of its own,
+/// kept alongside — a role of its own, apart from the render thread's.
 ///
 /// The root layer (`LayerID.root`) holds one container per connected client, in connection
 /// order; each client's top-level layers hang under its container (`LayerID.clientRoot`).
@@ -166,8 +168,8 @@ public struct LayerTree: Sendable {
     /// Changes no value.
     public var prefetches = true
     /// The model tree that validates `apply(_ commit:at:)` (a tree that takes commits);
-    /// nil in a tree fed packets.
-    private var validator: Validator?
+    /// nil in a tree fed packets (LayerTree+Commits.swift).
+    var validator: Validator?
 
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
@@ -199,34 +201,6 @@ public struct LayerTree: Sendable {
     /// shares its nodes unchanged, and they hold exactly what the packets carried.
     public var presentsModelValues: Bool { animatedLayers.isEmpty && fadingLayers.isEmpty && !programs.isActive }
 
-    /// The layers a client owns (its container excluded), as the tree's own model counts them.
-    public func layerCount(client: UInt32) -> Int { validator?.model.layerCount(client: client) ?? 0 }
-
-    // MARK: Commits (one tree: tools and tests)
-
-    /// The model tree kept alongside a tree that takes commits, behind a reference so that
-    /// presentation copies share it (copied on write).
-    final class Validator: @unchecked Sendable {
-        // @unchecked: mutated only through a uniquely referenced box (`LayerTree.apply`).
-        var model: ModelTree
-        init(_ model: ModelTree) { self.model = model }
-    }
-
-    /// Validates a commit against this tree's own model tree, then applies its packet at
-    /// compositor time `time` (the time 0 of the animations it adds, and when implicit
-    /// animations start from the presentation value).
-    /// - Throws: `CommitError` naming the first failing operation; the tree is then unchanged.
-    public mutating func apply(_ commit: Commit, at time: Double = 0) throws(CommitError) {
-        guard var box = validator else {
-            preconditionFailure("a tree fed packets cannot validate commits itself")
-        }
-        validator = nil
-        if !isKnownUniquelyReferenced(&box) { box = Validator(box.model) }
-        defer { validator = box }
-        let packet = try box.model.validate(commit, at: time)
-        applyPacket(packet, at: time)
-    }
-
     // MARK: Packets (the render thread)
 
     /// Applies a validated packet at compositor time `time` (the time 0 of the animations it
@@ -237,7 +211,7 @@ public struct LayerTree: Sendable {
         applyPacket(packet, at: time)
     }
 
-    private mutating func applyPacket(_ packet: CommitPacket, at time: Double) {
+    mutating func applyPacket(_ packet: CommitPacket, at time: Double) {
         bumpVersion()
         sequence = max(sequence, packet.sequence)
         let client = packet.client

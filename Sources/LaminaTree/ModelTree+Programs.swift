@@ -1,4 +1,5 @@
 import LaminaExpression
+import LaminaModel
 
 /// Where commits are validated: expression animations compiled, resolved and ordered
 /// (path templates compile in `LayerProperties.setTemplate`).

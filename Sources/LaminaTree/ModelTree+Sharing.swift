@@ -1,3 +1,5 @@
+import LaminaModel
+
 /// The model tree's nodes shared with the render tree's (issue 11: an idle daemon keeps each
 /// layer's node once, not once per tree).
 ///

@@ -1,6 +1,7 @@
 import LaminaAnimation
 import LaminaExpression
 import LaminaGeometry
+import LaminaModel
 
 /// The model tree: what clients committed (server thread). It owns structure, model values
 /// and limits (layers per client, nesting depth, animations per layer through each layer's
@@ -192,7 +193,7 @@ public struct ModelTree: Sendable {
         return id
     }
 
-    private mutating func validate(_ op: Operation, client: UInt32, index: Int, time: Double,
+    private mutating func validate(_ op: LayerChange, client: UInt32, index: Int, time: Double,
                                    _ v: inout Validation) throws(CommitError) {
         switch op {
         case .create(let local, let kind):

@@ -1,3 +1,5 @@
+import LaminaModel
+
 /// A tree's layers stored flat: the nodes in one array addressed by slot, and the slot of
 /// each id.
 ///

@@ -1,5 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
+import LaminaModel
 
 // The presentation plan's fast path: the bindings that are common on screen — one plain
 // basic animation (`PlainBasicCurve`) that is the only writer, on its layer, of the stored

@@ -1,5 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
+import LaminaModel
 
 /// The render thread's flat list of what to evaluate per frame, built once per model version
 /// (kept in the presentation tree): per animated layer its node's storage index, and per

@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaModel
 
 /// The presentation tree of one frame, published for queries (presentation values, hit
 /// tests) on other threads: immutable once published.

@@ -1,6 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 
 extension AnimationJSON {
     /// The ANIMATION JSON of an animation description (what `addAnimation` sends);

@@ -1,6 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 
 /// docs/scene-format.md's ANIMATION form, decoded into an `Animation` description. Used by the
 /// scene loader and by the protocol's `addAnimation` request (whose body carries it as JSON).

@@ -1,5 +1,5 @@
 import LaminaAnimation
-import LaminaTree
+import LaminaModel
 
 /// The expression animation form of docs/scene-format.md's ANIMATION:
 /// `{"type": "expression", "keyPath": K, "expression": "…", "layers": {"NAME": ID, …}}`.
@@ -70,7 +70,7 @@ public enum ExpressionJSON {
 extension AnimationJSON {
     /// The layer operation an `addAnimation` request's JSON stands for: an explicit animation,
     /// or (`"type": "expression"`) an expression animation.
-    public static func operation(layer id: UInt32, key: String, text: String) throws(SceneError) -> Operation {
+    public static func operation(layer id: UInt32, key: String, text: String) throws(SceneError) -> LayerChange {
         let j = try JSON.parse(text)
         if ExpressionJSON.isExpression(j) {
             return .addExpression(id, key: key, expression: try ExpressionJSON.decode(j, "animation"))

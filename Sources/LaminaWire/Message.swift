@@ -3,7 +3,7 @@
 // document row (image bodies are in Message+Images.swift, input events in InputEvent.swift).
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -117,7 +117,7 @@ public enum Request: Hashable, Sendable {
     public static func isLayerOpcode(_ op: UInt16) -> Bool { (0x10...0x1F).contains(op) }
 
     /// The layer operation this request stages, if it is one.
-    public var operation: Operation? {
+    public var operation: LayerChange? {
         switch self {
         case .createLayer(let id, let kind): .create(id, kind)
         case .deleteLayer(let id): .delete(id)

@@ -1,6 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 
 /// Decoders for the values of docs/scene-format.md (`POINT`, `COLOR`, `TRANSFORM`, `PATH`,
 /// `TIMING`, property values by key path). Every error names the JSON path of the field.

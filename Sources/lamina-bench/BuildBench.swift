@@ -3,6 +3,7 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench build [--layers N] [--frames F] [--mix KIND] [--drive animations|commits]`: the
 /// render thread's CPU work before the GPU, without a Vulkan device: `advance` +

@@ -4,6 +4,7 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench damage [--layers N] [--size WxH] [--seconds S] [--mix KIND]`: one small
 /// animated layer (24 × 24 points, moving and turning) over N static layers of the `frames`

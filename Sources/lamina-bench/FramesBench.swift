@@ -5,6 +5,7 @@ import LaminaGeometry
 import LaminaImage
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench frames [--layers N] [--size WxH] [--seconds S] [--mix KIND] [--drive animations|commits]`:
 /// the render thread's work per
@@ -176,9 +177,9 @@ enum FramesScene {
     /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped);
     /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
     /// opacities animate text; rotation keeps the glyphs' size bucket).
-    static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
+    static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
         if mix == "cards" { return cards(layers: layers, width: width, height: height) }
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
         for i in 0..<layers {
             let id = UInt32(i + 1)
@@ -248,8 +249,8 @@ enum FramesScene {
     /// contents follow (a scrolling list's or a dragged card's motion).
     static func isAnimated(_ i: Int, mix: String) -> Bool { mix != "cards" || i % 5 == 0 }
 
-    static func cards(layers: Int, width: Int, height: Int) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+    static func cards(layers: Int, width: Int, height: Int) -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         for i in 0..<layers {
             let id = UInt32(i + 1), k = i % 5
             let hue = Double(i % 12) / 12
@@ -288,8 +289,8 @@ enum FramesScene {
     /// Explicit animations that run on the render thread with no client taking part: each
     /// layer's position (autoreversing), rotation (turning) and opacity (autoreversing), all
     /// repeating forever, out of phase with each other.
-    static func animations(layers: Int, width: Int, height: Int, mix: String = "all") -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = []
+    static func animations(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
+        var ops: [LayerChange] = []
         ops.reserveCapacity(3 * layers)
         for i in 0..<layers where isAnimated(i, mix: mix) {
             let id = UInt32(i + 1)
@@ -316,9 +317,9 @@ enum FramesScene {
     }
 
     /// Each layer's position, rotation and opacity at `time`.
-    static func animate(layers: Int, width: Int, height: Int, time: Double, mix: String = "all") -> [LaminaTree.Operation] {
+    static func animate(layers: Int, width: Int, height: Int, time: Double, mix: String = "all") -> [LayerChange] {
         // Values set directly, no implicit animations (the bench computes the motion itself).
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         ops.reserveCapacity(3 * layers + 1)
         for i in 0..<layers where isAnimated(i, mix: mix) {
             let id = UInt32(i + 1)

@@ -3,6 +3,7 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// What the scene benchmarks (`frames`, `build`, `upload`) share: their options, the
 /// `FramesScene` tree with its animations, and their clocks and statistics.

@@ -2,6 +2,7 @@ import Foundation
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench tree share [--layers N]`: what sharing an idle model's nodes with the render
 /// side's costs (ModelTree+Sharing.swift), with N (50,000) of the memory bench's plain layers:
@@ -25,7 +26,7 @@ func runShareBench(_ arguments: [String]) {
     func ms(_ a: UInt64, _ b: UInt64) -> Double { Double(b - a) / 1e6 }
     func median(_ v: [Double]) -> Double { v.sorted()[v.count / 2] }
 
-    var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+    var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
     for i in 1...layers {
         let id = UInt32(i)
         ops += [.create(id, .layer), .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 8, 8))),

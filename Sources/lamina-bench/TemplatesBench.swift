@@ -3,6 +3,7 @@ import LaminaAnimation
 import LaminaFrame
 import LaminaGeometry
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench templates [--frames F]`: path templates on the render thread, no GPU.
 ///
@@ -42,10 +43,10 @@ func runTemplatesBench(_ arguments: [String]) {
         .basic(BasicAnimation(keyPath: keyPath, from: .double(from), to: .double(to),
                               timing: AnimationTiming(duration: duration, repeatCount: .infinity, timeOffset: offset)))
     }
-    func makeTree(count: Int, size: Size, columns: Int, _ layer: (UInt32) -> [LaminaTree.Operation]) -> LayerTree {
+    func makeTree(count: Int, size: Size, columns: Int, _ layer: (UInt32) -> [LayerChange]) -> LayerTree {
         var tree = LayerTree()
         try! tree.apply(Commit(client: 1, content: .connect))
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 0 ..< count {
             let id = UInt32(i + 1)
             ops += [.create(id, .shape), .addSublayer(parent: 0, child: id),

@@ -3,6 +3,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
+import LaminaModel
 
 /// `lamina-bench tree`: the layer tree's costs, as JSON.
 ///
@@ -32,7 +33,7 @@ func runTreeBench(_ arguments: [String]) {
         var model = ModelTree()
         var t = LayerTree()
         t.apply(try! model.validate(Commit(client: 1, content: .connect)), at: 0)
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         ops.reserveCapacity(count * 4)
         for i in 1...count {
             let id = UInt32(i)
@@ -50,7 +51,7 @@ func runTreeBench(_ arguments: [String]) {
         var best = (model: Double.infinity, render: Double.infinity)
         for round in 0..<5 {
             var (model, t) = build(n)
-            let ops: [LaminaTree.Operation] = (1...n).map { .set(UInt32($0), keyPath: "opacity", value: .number(0.5 + Double(round) * 0.01)) }
+            let ops: [LayerChange] = (1...n).map { .set(UInt32($0), keyPath: "opacity", value: .number(0.5 + Double(round) * 0.01)) }
             let commit = Commit(client: 1, content: .operations(ops))
             let t0 = now()
             let packet = try! model.validate(commit, at: 1)
@@ -66,7 +67,7 @@ func runTreeBench(_ arguments: [String]) {
     // Presentation evaluation per animated layer.
     func presentationCost(_ animation: Animation) -> Double {
         var (model, t) = build(n)
-        let ops: [LaminaTree.Operation] = (1...n).map { .addAnimation(UInt32($0), key: "a", animation: animation) }
+        let ops: [LayerChange] = (1...n).map { .addAnimation(UInt32($0), key: "a", animation: animation) }
         t.apply(try! model.validate(Commit(client: 1, content: .operations(ops)), at: 0), at: 0)
         var p = LayerTree()
         t.updatePresentation(&p, at: 0)          // the first call copies the tree
@@ -122,7 +123,7 @@ func runTreeBench(_ arguments: [String]) {
     }
     let m = 100_000
     // The memory bench's layer: 8 × 8, a position, a background, hidden.
-    var ops: [LaminaTree.Operation] = []
+    var ops: [LayerChange] = []
     ops.reserveCapacity(m * 6)
     for i in 1...m {
         let id = UInt32(i)

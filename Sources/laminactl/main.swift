@@ -4,6 +4,7 @@ import Lamina
 import LaminaPNG
 import LaminaRender
 import LaminaWire
+import LaminaSceneTree
 
 let usage = """
 usage: laminactl ping [--socket PATH]

@@ -2,6 +2,7 @@ import Testing
 import LaminaFrame
 import LaminaGeometry
 import LaminaTree
+import LaminaModel
 
 /// Contents placement against values worked out by hand from Core Animation's rules (see
 /// `ContentsGeometry`): bounds (10, 20, 100, 50) and a 40 × 20 pixel image unless stated.

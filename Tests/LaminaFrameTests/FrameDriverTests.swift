@@ -3,6 +3,7 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// The frame driver with no GPU: packets in, snapshots, draw lists and events out.
 @Suite struct FrameDriverTests {
@@ -29,7 +30,7 @@ import Testing
         var last = held
         for (i, t) in [0.5, 0.75, 1.5].enumerated() {
             let f = driver.frame(applying: [], at: t)
-            #expect(f.snapshot !== held)
+            #expect(f.snapshot.frame != held.frame)
             #expect(f.snapshot.time == t && f.snapshot.frame == UInt64(i + 2))
             #expect(f.snapshot.value(of: id, keyPath: "opacity") == .number(min(t, 1) == 1 ? 1 : t))
             #expect(held.time == 0.25 && held.frame == 1 && held.value(of: id, keyPath: "opacity") == .number(0.25))

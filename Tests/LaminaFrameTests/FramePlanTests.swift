@@ -2,42 +2,22 @@ import Testing
 import LaminaGeometry
 import LaminaTree
 @testable import LaminaFrame
+import LaminaModel
+import TestSupport
 
 /// The frame's explicit passes: which images, areas, steps and dependencies a translucent
 /// group and a blurred shadow produce (no GPU).
 @Suite("Frame plan")
 struct FramePlanTests {
-    func tree(_ operations: [LaminaTree.Operation]) throws -> LayerTree {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations(operations)))
-        return t
-    }
-
-    func layer(_ id: UInt32, parent: UInt32 = 0, frame: Rect, _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [
-            .create(id, .layer), .addSublayer(parent: parent, child: id),
-            .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
-            .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),
-        ]
-        for (key, value) in properties { ops.append(.set(id, keyPath: key, value: value)) }
-        return ops
-    }
-
     let whole = PixelRect(minX: 0, minY: 0, maxX: 64, maxY: 64)
-
-    func build(_ t: LayerTree) -> DrawList {
-        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
-        return builder.build(t)
-    }
 
     @Test func translucentGroupIsAPassIntoAnImageCompositedByTheFramePass() throws {
         // Layer 1 (opacity 0.5) with a sublayer: a group. Items: [group marker, 1's background,
         // 2's background]; then layer 3, opaque, after it.
-        let list = build(try tree(
-            layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(Color(1, 0, 0))), ("opacity", .number(0.5))])
-            + layer(2, parent: 1, frame: Rect(4, 4, 8, 8), [("backgroundColor", .color(Color(0, 0, 1)))])
-            + layer(3, frame: Rect(40, 40, 8, 8), [("backgroundColor", .color(Color(0, 1, 0)))])))
+        let list = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(Color(1, 0, 0))), ("opacity", .number(0.5))])
+            + TestScene.layer(2, parent: 1, frame: Rect(4, 4, 8, 8), [("backgroundColor", .color(Color(0, 0, 1)))])
+            + TestScene.layer(3, frame: Rect(40, 40, 8, 8), [("backgroundColor", .color(Color(0, 1, 0)))])))
         #expect(list.items.count == 4)
         guard case .group(0.5, 2) = list.items[0].kind else { Issue.record("\(list.items[0].kind)"); return }
         let plan = list.plan
@@ -53,11 +33,11 @@ struct FramePlanTests {
     @Test func blurredShadowIsContentThenHorizontalBlurThenVerticalBlurInTheParent() throws {
         // Layer 1 at (20, 20, 10, 10) with a sublayer inside it casts a blurred shadow (σ = 2,
         // no offset): items [shadowGroup marker, 1, 2 (the source), 1, 2 (drawn)].
-        let list = build(try tree(
-            layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0))),
+        let list = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0))),
                                                   ("shadowOpacity", .number(1)), ("shadowRadius", .number(2)),
                                                   ("shadowOffset", .size(Size(0, 0)))])
-            + layer(2, parent: 1, frame: Rect(2, 2, 4, 4), [("backgroundColor", .color(Color(0, 0, 1)))])))
+            + TestScene.layer(2, parent: 1, frame: Rect(2, 2, 4, 4), [("backgroundColor", .color(Color(0, 0, 1)))])))
         #expect(list.items.count == 5)
         guard case .shadowGroup(_, 2, 2) = list.items[0].kind else { Issue.record("\(list.items[0].kind)"); return }
         // The source's device box is 20…30, plus the anti-aliasing fringe (1.5 px): 18.5…31.5,

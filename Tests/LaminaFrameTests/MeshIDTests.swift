@@ -2,6 +2,7 @@ import Testing
 import LaminaGeometry
 import LaminaTree
 @testable import LaminaFrame
+import LaminaModel
 
 /// Mesh ids: the identity a backend keeps GPU meshes by.
 @Suite("Mesh ids")

@@ -3,6 +3,7 @@ import LaminaGeometry
 import LaminaTree
 import Testing
 @testable import LaminaFrame
+import LaminaModel
 
 /// Leaves moved in place by a patch (DrawListPatcher+Motion.swift): `moveLeaf` during the walk,
 /// then `runMoves` after it for the visits whose item kinds it noted (rects, gradients, an
@@ -12,8 +13,8 @@ import Testing
 @Suite struct MovedLeavesTests {
     /// Leaves of every movable kind under client 1's container (some one-sided, some with a
     /// zPosition, an anchorPointZ, a shadow, a border), and a few under a moving superlayer.
-    static func scene() -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+    static func scene() -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         for i in 1...48 {
             let id = UInt32(i)
             let kind: LayerKind = i % 4 == 2 ? .shape : i % 4 == 3 ? .gradient : .layer
@@ -46,7 +47,7 @@ import Testing
     }
 
     static func animation(_ id: UInt32, _ key: String, _ keyPath: String, _ from: AnimatableValue,
-                          _ to: AnimatableValue, duration: Double) -> LaminaTree.Operation {
+                          _ to: AnimatableValue, duration: Double) -> LayerChange {
         var timing = AnimationTiming(duration: duration)
         timing.repeatCount = .infinity
         timing.autoreverses = true
@@ -56,8 +57,8 @@ import Testing
 
     /// Runs `frames` frames; checks each list against a full build; returns how many patched,
     /// how many leaf visits were moved, and the builder (its records) after the last frame.
-    static func run(_ extra: [LaminaTree.Operation], frames: Int,
-                    motion: (UInt32) -> [LaminaTree.Operation]) throws -> (patched: Int, moved: Int, builder: DrawListBuilder) {
+    static func run(_ extra: [LayerChange], frames: Int,
+                    motion: (UInt32) -> [LayerChange]) throws -> (patched: Int, moved: Int, builder: DrawListBuilder) {
         var tree = LayerTree()
         try tree.apply(Commit(client: 1, content: .connect))
         try tree.apply(Commit(client: 1, content: .operations(scene() + extra)))

@@ -1,5 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
+import LaminaModel
 import LaminaTree
 import Testing
 @testable import LaminaFrame
@@ -10,20 +11,20 @@ import Testing
 @Suite struct PatcherWaysTests {
     /// Layer `id` under `parent` with `bounds` at `position` and a background.
     static func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32, _ bounds: Rect, at position: Point,
-                      _ color: Color) -> [LaminaTree.Operation] {
+                      _ color: Color) -> [LayerChange] {
         [.create(id, kind), .addSublayer(parent: parent, child: id),
          .set(id, keyPath: "bounds", value: .rect(bounds)), .set(id, keyPath: "position", value: .point(position)),
          .set(id, keyPath: "backgroundColor", value: .color(color))]
     }
 
-    static func shadow(_ id: UInt32) -> [LaminaTree.Operation] {
+    static func shadow(_ id: UInt32) -> [LayerChange] {
         [.set(id, keyPath: "shadowOpacity", value: .number(0.6)), .set(id, keyPath: "shadowRadius", value: .number(4)),
          .set(id, keyPath: "shadowOffset", value: .size(Size(2, 3)))]
     }
 
     /// Runs `frames` frames of `scene` with `animations`; checks each list against a full build
     /// and returns the ways of every patch (nil for a full build).
-    static func run(_ scene: [LaminaTree.Operation], _ animations: [LaminaTree.Operation],
+    static func run(_ scene: [LayerChange], _ animations: [LayerChange],
                     frames: Int = 24) throws -> [DrawListBuilder.PatchWays?] {
         var tree = LayerTree()
         try tree.apply(Commit(client: 1, content: .connect))

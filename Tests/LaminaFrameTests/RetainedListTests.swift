@@ -5,6 +5,7 @@ import LaminaTree
 import Testing
 import TestSupport
 @testable import LaminaFrame
+import LaminaModel
 
 /// The retained draw list (issue 11, item 5): a build that patches the previous list in place
 /// must give the list a full build of the same presentation tree gives, item for item — on
@@ -17,10 +18,10 @@ import TestSupport
     static let image = Image(width: 4, height: 4, premultipliedPixels: (0..<64).map { UInt8(($0 * 37) % 256) })
 
     /// Random layers under client 1's container, and animations on some of them.
-    static func scene(_ rng: inout SeededRandom, layers: Int, text: Bool) -> (setup: [LaminaTree.Operation],
-                                                                               animations: [LaminaTree.Operation]) {
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
-        var animations: [LaminaTree.Operation] = []
+    static func scene(_ rng: inout SeededRandom, layers: Int, text: Bool) -> (setup: [LayerChange],
+                                                                               animations: [LayerChange]) {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var animations: [LayerChange] = []
         let paths: [Path] = [.ellipse(in: Rect(2, 2, 30, 20)), .roundedRect(Rect(0, 0, 28, 18), radius: 5),
                              { var p = Path(); p.addPolygon([Point(0, 0), Point(30, 4), Point(12, 24)]); return p }()]
         func color(_ alpha: Double) -> PropertyValue {
@@ -150,7 +151,7 @@ import TestSupport
             if commitEvery > 0, frame % commitEvery == commitEvery - 1 {
                 // A model change between frames: a property, or a layer moved to another parent.
                 let id = UInt32(1 + rng.below(layers))
-                let op: LaminaTree.Operation = rng.bool(0.5)
+                let op: LayerChange = rng.bool(0.5)
                     ? .set(id, keyPath: "backgroundColor", value: .color(Color(0, 0, rng.uniform(0, 1))))
                     : .addSublayer(parent: 0, child: id)
                 try tree.apply(Commit(client: 1, content: .operations([
@@ -243,7 +244,7 @@ import TestSupport
     @Test func releasedRecordsMakeTheNextBuildFull() throws {
         var tree = LayerTree()
         try tree.apply(Commit(client: 1, content: .connect))
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         for i in 1...20 {
             ops += [.create(UInt32(i), .layer), .addSublayer(parent: 0, child: UInt32(i)),
                     .set(UInt32(i), keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
@@ -309,7 +310,7 @@ import TestSupport
     func valueAnimationsPatchEveryFrame(atlas: Bool) throws {
         var tree = LayerTree()
         try tree.apply(Commit(client: 1, content: .connect))
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true))]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         for i in 1...50 {
             let id = UInt32(i)
             let parent: UInt32 = (i % 5 == 0 || i < 5) ? 0 : UInt32((i / 5) * 5)
@@ -323,7 +324,7 @@ import TestSupport
         try tree.apply(Commit(client: 1, content: .operations(ops)))
         var timing = AnimationTiming(duration: 1)
         timing.repeatCount = .infinity
-        var animations: [LaminaTree.Operation] = []
+        var animations: [LayerChange] = []
         for i in stride(from: 1, through: 50, by: 2) {
             animations.append(.addAnimation(UInt32(i), key: "move", animation: .basic(BasicAnimation(
                 keyPath: "position", from: .point(Point(0, 0)), to: .point(Point(80, 40)), timing: timing))))

@@ -2,6 +2,7 @@ import Testing
 import LaminaGeometry
 import LaminaTree
 @testable import LaminaFrame
+import LaminaModel
 
 /// Shapes far larger than the target are meshed only where they can be seen
 /// (`DrawListBuilder.visibleWindow`; LaminaGeometry's `VisibleWindow`).
@@ -10,7 +11,7 @@ import LaminaTree
     static func tree(_ path: Path, position: Point, stroke: [String: PropertyValue] = [:]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
-        var ops: [Operation] = [
+        var ops: [LayerChange] = [
             .create(1, .shape), .addSublayer(parent: 0, child: 1),
             .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
             .set(1, keyPath: "anchorPoint", value: .point(Point(0, 0))),

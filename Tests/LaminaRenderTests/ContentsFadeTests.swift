@@ -6,6 +6,7 @@ import LaminaTree
 import Testing
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// `contents` cross-fades (Core Animation's implicit transition for contents, issue 13): a
 /// change inside a transaction that does not disable actions fades from the old image to the
@@ -26,7 +27,7 @@ struct ContentsFadeTests {
         var driver = FrameDriver(widthPoints: 32, heightPoints: 32, scale: 1, background: .black, targetFPS: 60)
         driver.setImage("red", Self.red)
         driver.setImage("blue", Self.blue)
-        let ops: [LaminaTree.Operation] = [
+        let ops: [LayerChange] = [
             .create(1, .layer), .addSublayer(parent: 0, child: 1),
             .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 20))),
             .set(1, keyPath: "position", value: .point(Point(10, 10))),

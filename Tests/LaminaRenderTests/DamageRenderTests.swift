@@ -6,6 +6,7 @@ import LaminaGeometry
 import LaminaTree
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// Only the damaged region redrawn (issue 11, item 3): a frame sequence drawn with damage
 /// (each frame redraws its damage over the previous one) equals, byte for byte, the same
@@ -16,8 +17,8 @@ struct DamageRenderTests {
     static let size = 96
 
     /// A random scene as operations: `count` layers, some nested, of every kind and effect.
-    static func scene(_ r: inout SeededRandom, count: Int) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = []
+    static func scene(_ r: inout SeededRandom, count: Int) -> [LayerChange] {
+        var ops: [LayerChange] = []
         for id in UInt32(1)...UInt32(count) {
             let kind: LayerKind = [.layer, .layer, .shape, .gradient][r.below(4)]
             let parent: UInt32 = id > 3 && r.below(3) == 0 ? UInt32(r.int(1..<Int(id))) : 0
@@ -72,8 +73,8 @@ struct DamageRenderTests {
     }
 
     /// A few random animations and changes for the layers of a scene.
-    static func changes(_ r: inout SeededRandom, count: Int, at frame: Int) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: r.below(2) == 0))]
+    static func changes(_ r: inout SeededRandom, count: Int, at frame: Int) -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: r.below(2) == 0))]
         for _ in 0..<r.int(0..<3) {
             let id = UInt32(r.int(1..<(count + 1)))
             switch r.below(6) {
@@ -129,7 +130,7 @@ struct DamageRenderTests {
     @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)
-        let ops: [LaminaTree.Operation] = [
+        let ops: [LayerChange] = [
             .create(1, .layer), .addSublayer(parent: 0, child: 1),
             .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
             .set(1, keyPath: "position", value: .point(Point(20, 20))),

@@ -5,6 +5,7 @@ import TestSupport
 import LaminaPNG
 @testable import LaminaFrame
 @testable import LaminaRender
+import LaminaModel
 
 /// `doubleSided` (CALayer.isDoubleSided): a layer turned to show its back is drawn mirrored when
 /// true (the default) and not at all, with its sublayers, when false.

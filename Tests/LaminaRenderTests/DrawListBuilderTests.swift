@@ -7,30 +7,12 @@ import LaminaTree
 import TestSupport
 import LaminaPNG
 @testable import LaminaRender
+import LaminaModel
 
 /// The presentation tree → draw list → pixels: ordering, shadows, clips, gradient and shape
 /// layers, the mesh cache. Expected pixels are worked out by hand in each test.
 @Suite("Draw list builder")
 struct DrawListBuilderTests {
-    /// A tree with client 1 connected and `operations` applied (layer ids are client-local).
-    func tree(_ operations: [LaminaTree.Operation]) throws -> LayerTree {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations(operations)))
-        return t
-    }
-
-    func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32 = 0, frame: Rect,
-               _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [
-            .create(id, kind), .addSublayer(parent: parent, child: id),
-            .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, frame.width, frame.height))),
-            .set(id, keyPath: "position", value: .point(Point(frame.midX, frame.midY))),
-        ]
-        for (key, value) in properties { ops.append(.set(id, keyPath: key, value: value)) }
-        return ops
-    }
-
     func render(_ t: LayerTree, width: Double = 64, height: Double = 64) throws -> RGBAImage {
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         return try renderImage(builder.build(t), alpha: .straight)
@@ -39,10 +21,10 @@ struct DrawListBuilderTests {
     @Test func zPositionSortsSiblingsStably() throws {
         // Three overlapping squares added red, green, blue; green has zPosition −1, so it is
         // drawn first; red and blue (both 0) keep their order: blue on top of red.
-        let t = try tree(
-            layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
-            + layer(2, frame: Rect(16, 16, 32, 32), [("backgroundColor", .color(green)), ("zPosition", .number(-1))])
-            + layer(3, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + TestScene.layer(2, frame: Rect(16, 16, 32, 32), [("backgroundColor", .color(green)), ("zPosition", .number(-1))])
+            + TestScene.layer(3, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
         let image = try render(t)
         expectPixel(image, 20, 20, RGBA(255, 0, 0), "red over green")
         expectPixel(image, 30, 30, RGBA(0, 0, 255), "blue over red and green")
@@ -52,7 +34,7 @@ struct DrawListBuilderTests {
     @Test func shadowFromLayerProperties() throws {
         // A 20×20 black-shadowed white square at (20, 20), shadowOffset (0, 10), radius 0
         // (a hard shadow), opacity 1: the shadow shows below it, (20…40, 40…50).
-        let t = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+        let t = try TestScene.tree(TestScene.layer(1, frame: Rect(20, 20, 20, 20), [
             ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
             ("shadowOffset", .size(Size(0, 10))), ("shadowRadius", .number(0)),
         ]))
@@ -61,7 +43,7 @@ struct DrawListBuilderTests {
         expectPixel(image, 30, 45, RGBA(0, 0, 0), tolerance: 2, "its shadow")
         expectPixel(image, 30, 52, RGBA(255, 255, 255), tolerance: 2, "past the shadow")
         // A blurred shadow: at the offset shadow's edge the blur is half covered.
-        let soft = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
+        let soft = try TestScene.tree(TestScene.layer(1, frame: Rect(20, 20, 20, 20), [
             ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
             ("shadowOffset", .size(Size(0, 10))), ("shadowRadius", .number(3)),
         ]))
@@ -72,7 +54,7 @@ struct DrawListBuilderTests {
     @Test func shadowPathCircleIsRound() throws {
         // shadowPath a circle of radius 10 at (10, 40) in a layer at (0, 0), offset (0, 0),
         // radius 0: inside the circle black, at the corner of its bounding box white.
-        let t = try tree(layer(1, frame: Rect(0, 0, 64, 64), [
+        let t = try TestScene.tree(TestScene.layer(1, frame: Rect(0, 0, 64, 64), [
             ("shadowOpacity", .number(1)), ("shadowOffset", .size(Size(0, 0))), ("shadowRadius", .number(0)),
             ("shadowPath", .path(.ellipse(in: Rect(0, 30, 20, 20)))),
         ]))
@@ -83,11 +65,11 @@ struct DrawListBuilderTests {
 
     @Test func masksToBoundsClipsSublayersAndHidesTheShadow() throws {
         // Parent (16, 16, 32, 32) masks; its child is 64×64 red from its origin.
-        let t = try tree(
-            layer(1, frame: Rect(16, 16, 32, 32), [("masksToBounds", .bool(true)), ("shadowOpacity", .number(1)),
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(16, 16, 32, 32), [("masksToBounds", .bool(true)), ("shadowOpacity", .number(1)),
                                                    ("backgroundColor", .color(Color(0, 0, 1))),
                                                    ("shadowOffset", .size(Size(0, 20))), ("shadowRadius", .number(0))])
-            + layer(2, parent: 1, frame: Rect(8, 8, 64, 64), [("backgroundColor", .color(red))]))
+            + TestScene.layer(2, parent: 1, frame: Rect(8, 8, 64, 64), [("backgroundColor", .color(red))]))
         let image = try render(t)
         expectPixel(image, 20, 20, RGBA(0, 0, 255), "parent background")
         expectPixel(image, 40, 40, RGBA(255, 0, 0), "child inside the clip")
@@ -97,7 +79,7 @@ struct DrawListBuilderTests {
 
     @Test func gradientLayer() throws {
         // Axial black → white from left to right over 64 points: pixel column x has t = (x + ½)/64.
-        let t = try tree(layer(1, .gradient, frame: Rect(0, 0, 64, 64), [
+        let t = try TestScene.tree(TestScene.layer(1, .gradient, frame: Rect(0, 0, 64, 64), [
             ("colors", .colors([Color(0, 0, 0), Color(1, 1, 1)])),
             ("startPoint", .point(Point(0, 0.5))), ("endPoint", .point(Point(1, 0.5))),
         ]))
@@ -111,7 +93,7 @@ struct DrawListBuilderTests {
         // (8…32) only: a coverage mesh is the trimmed stroke's outline, so the trim is a
         // second mesh; an unchanged frame tessellates and uploads nothing.
         var line = Path(); line.move(to: Point(8, 32)); line.addLine(to: Point(56, 32))
-        var t = try tree(layer(1, .shape, frame: Rect(0, 0, 64, 64), [
+        var t = try TestScene.tree(TestScene.layer(1, .shape, frame: Rect(0, 0, 64, 64), [
             ("path", .path(line)), ("fillColor", .color(nil)), ("strokeColor", .color(Color(0, 0, 1))),
             ("lineWidth", .number(8)),
         ]))
@@ -132,106 +114,25 @@ struct DrawListBuilderTests {
         #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
     }
 
-    @Test func rotatingShapeKeepsOneMeshBucket() throws {
-        // A rotation's row norm is 1 only up to rounding; a scale of 1 + 1 ulp must not fall
-        // into the next quarter-octave bucket (which made a spinning shape switch meshes).
-        var t = try tree(layer(1, .shape, frame: Rect(8, 8, 48, 48), [
-            ("path", .path(.ellipse(in: Rect(0, 0, 48, 48)))), ("fillColor", .color(Color(1, 0, 0))),
-        ]))
-        var timing = AnimationTiming(duration: 6); timing.timingFunction = .linear
-        try t.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
-            keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
-        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
-        builder.usesShapeAtlas = false  // the meshes every frame (the atlas would draw the unchanged shape)
-        var presentation = LayerTree()
-        func buckets(_ tree: LayerTree) -> [Int] {
-            let list = builder.build(tree)
-            return list.items.compactMap { item -> Int? in
-                if case .mesh(let m) = item.kind { return builder.meshCache.key(for: m.id)?.scaleBucket } else { return nil }
-            }
-        }
-        for k in 0..<60 {
-            let time = Double(k) * 0.1
-            t.updatePresentation(&presentation, at: time)
-            #expect(buckets(presentation) == [0], "time \(time)")
-        }
-        // Whatever the presentation's rounding, a rotation whose row norm is 1 + 1 ulp (the
-        // case under test) stays in bucket 0.
-        var r = Transform3D.rotation(0.3)
-        r.m11 *= 1 + .ulpOfOne; r.m12 *= 1 + .ulpOfOne
-        #expect((r.m11 * r.m11 + r.m12 * r.m12).squareRoot() > 1)
-        try t.apply(Commit(client: 1, content: .operations([.setTransaction(TransactionSettings(disableActions: true)),
-                                                            .removeAnimation(1, key: "spin"),
-                                                            .set(1, keyPath: "transform", value: .transform(r))])))
-        t.updatePresentation(&presentation, at: 6)
-        #expect(buckets(presentation) == [0])
-        #expect(builder.meshCache.misses == 1, "tessellated once")
-    }
-
-    @Test func nestedShadowedLayersCostCubicallyNotExponentially() throws {
-        // 40 nested star-shaped layers, each with a (blurred) shadow of its content. Drawn
-        // as Core Animation does with every sublayer's shadow inside every shadow's source,
-        // the items would double per level (2^40). A shadow's source holds its sublayers'
-        // shadows (`maxShadowSourceNesting` = 2), whose own sources hold no shadows: level
-        // k's source holds level k's fill and, for each level j > k, a group of the fills of
-        // levels j…n, its marker and level j's fill.
-        #expect(DrawListBuilder.maxShadowSourceNesting == 2)
-        let n = 40
-        var star = Path()
-        star.addPolygon((0..<5).map { k in
-            let a = -Double.pi / 2 + Double(k) * 4 * .pi / 5
-            return Point(20 + 18 * cos(a), 20 + 18 * sin(a))
-        })
-        var ops: [LaminaTree.Operation] = []
-        for i in 1...n {
-            ops += layer(UInt32(i), .shape, parent: UInt32(i - 1), frame: Rect(1, 1, 40, 40), [
-                ("path", .path(star)), ("fillColor", .color(Color(1, 0.5, 0))),
-                ("shadowOpacity", .number(0.5)), ("shadowRadius", .number(i == 1 ? 1000 : 2)),
-            ])
-        }
-        let t = try tree(ops)
-        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
-        let list = builder.build(t)
-        // Items in level k's source: its fill, then per deeper level j a marker, the n − j + 1
-        // fills of its own source and its fill.
-        func source(_ k: Int) -> Int { 1 + (k < n ? (k + 1...n).map { 1 + (n - $0 + 1) + 1 }.reduce(0, +) : 0) }
-        // Walked in order: the groups at the top (depth 0), each followed by the nested ones of
-        // its source (depth 1, one per deeper level).
-        var expected: [Int] = []
-        for k in 1...n {
-            expected.append(source(k))
-            if k < n { for j in k + 1...n { expected.append(n - j + 1) } }
-        }
-        var groups: [(sigma: Double, count: Int)] = []
-        for item in list.items { if case .shadowGroup(_, let sigma, let count) = item.kind { groups.append((sigma, count)) } }
-        #expect(groups.map(\.count) == expected)
-        // At the top: per level a marker, its source and its fill.
-        #expect(list.items.count == (1...n).map { 2 + source($0) }.reduce(0, +))
-        #expect(list.items.count < 20_000)   // about n³/6
-        // A shadowRadius of 1000 blurs with the largest σ drawn.
-        #expect(groups.first?.sigma == DrawListBuilder.maxShadowSigma)
-        #expect(groups.last?.sigma == 2)
-    }
-
     @Test func clipsThatCannotCutAreSkippedInTheChain() throws {
         // 10 nested masksToBounds layers, each 3 points inside its superlayer on every side
         // and turned 0.01 rad (its corners move out by at most 0.01 × 32 points): each lies
         // inside its superlayer with more than a pixel to spare beyond the 1-point corner
         // radius, so no clip needs its ancestors. An 11th layer pokes out of the 10th on the
         // left: its clip keeps the 10th's. The pixels are the clips' nonetheless.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...10 {
             let side = 64 - 6 * Double(i - 1)
-            ops += layer(UInt32(i), parent: UInt32(i - 1),
+            ops += TestScene.layer(UInt32(i), parent: UInt32(i - 1),
                          frame: i == 1 ? Rect(0, 0, side, side) : Rect(3, 3, side, side), [
                 ("masksToBounds", .bool(true)), ("cornerRadius", .number(1)),
                 ("transform", .transform(.rotation(i == 1 ? 0 : 0.01))),
                 ("backgroundColor", .color(i % 2 == 0 ? Color(1, 0, 0) : Color(0, 0, 1))),
             ])
         }
-        ops += layer(11, parent: 10, frame: Rect(-10, 2, 20, 2), [("masksToBounds", .bool(true)),
+        ops += TestScene.layer(11, parent: 10, frame: Rect(-10, 2, 20, 2), [("masksToBounds", .bool(true)),
                                                                   ("backgroundColor", .color(Color(0, 1, 0)))])
-        let t = try tree(ops)
+        let t = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
         #expect(list.clips.count == 11)
@@ -253,13 +154,13 @@ struct DrawListBuilderTests {
         // multiplies into the items instead, so the frame renders (the renderer holds at most
         // OffscreenRenderer.maxGroups images) and the innermost square has the product of
         // the opacities.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...100 {
-            ops += layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
+            ops += TestScene.layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
                          [("opacity", .number(0.99))] + (i == 100 ? [("backgroundColor", .color(Color(0, 0, 0)))] : []))
         }
-        ops += layer(101, parent: 100, frame: Rect(0, 0, 64, 64))   // so that layer 100 has a sublayer too
-        let t = try tree(ops)
+        ops += TestScene.layer(101, parent: 100, frame: Rect(0, 0, 64, 64))   // so that layer 100 has a sublayer too
+        let t = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)
         var open: [Int] = [], deepest = 0
@@ -282,50 +183,11 @@ struct DrawListBuilderTests {
         star.addPolygon([Point(0, 0), Point(10, 0), Point(5, 8)])
         let shadow: [(String, PropertyValue)] = [("path", .path(star)), ("fillColor", .color(Color(1, 0, 0))),
                                                  ("shadowOpacity", .number(1)), ("shadowRadius", .number(2))]
-        var ops = layer(1, .shape, frame: Rect(1e30, -1e30, 10, 10), shadow)
-        ops += layer(2, .shape, frame: Rect(20, 20, 10, 10), shadow + [("transform", .transform(.scale(1e15, 1e15, 1)))])
-        ops += layer(3, frame: Rect(40, 40, 10, 10), [("backgroundColor", .color(Color(0, 0, 1)))])
-        let image = try render(try tree(ops))
+        var ops = TestScene.layer(1, .shape, frame: Rect(1e30, -1e30, 10, 10), shadow)
+        ops += TestScene.layer(2, .shape, frame: Rect(20, 20, 10, 10), shadow + [("transform", .transform(.scale(1e15, 1e15, 1)))])
+        ops += TestScene.layer(3, frame: Rect(40, 40, 10, 10), [("backgroundColor", .color(Color(0, 0, 1)))])
+        let image = try render(try TestScene.tree(ops))
         expectPixel(image, 45, 45, RGBA(0, 0, 255))
-    }
-
-    @Test func aSpinningLayersShadowPathMeshIsReusedWithoutCacheLookups() throws {
-        // A triangle shadowPath (blurred: not a rect, rounded rect or circle) on a layer that
-        // turns: tessellated once, and after that reused from the builder's per-layer memo (no
-        // cache lookup hashing the path each frame), whatever the rotation's rounding.
-        var triangle = Path()
-        triangle.addPolygon([Point(0, 0), Point(20, 0), Point(10, 16)])
-        var t = try tree(layer(1, frame: Rect(20, 20, 20, 20), [
-            ("backgroundColor", .color(Color(0, 0, 1))), ("shadowOpacity", .number(1)),
-            ("shadowPath", .path(triangle)),
-        ]))
-        var timing = AnimationTiming(duration: 6); timing.timingFunction = .linear
-        try t.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "spin", animation: .basic(BasicAnimation(
-            keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi), timing: timing)))])))
-        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
-        var presentation = LayerTree()
-        for k in 0..<60 {
-            t.updatePresentation(&presentation, at: Double(k) * 0.1)
-            let list = builder.build(presentation)
-            #expect(list.items.contains { if case .shadowGroup = $0.kind { true } else { false } })
-        }
-        #expect(builder.meshCache.misses == 1)
-        #expect(builder.meshCache.hits == 0, "later frames take the memo, not the cache")
-    }
-
-    @Test func siblingsDrawInOrderAfterDeletionsMoveSlots() throws {
-        // Deleting layers moves others between storage slots; drawing order is the sublayer
-        // order still (all at zPosition 0), each layer with its own color.
-        var ops: [LaminaTree.Operation] = []
-        for i in 1...8 {
-            ops += layer(UInt32(i), frame: Rect(Double(i), 0, 10, 10), [("backgroundColor", .color(Color(Double(i) / 8, 0, 0)))])
-        }
-        var t = try tree(ops)
-        try t.apply(Commit(client: 1, content: .operations([.delete(2), .delete(5)])))
-        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
-        let list = builder.build(t)
-        #expect(list.items.map(\.backgroundColor.red) == [1, 3, 4, 6, 7, 8].map { Double($0) / 8 })
-        #expect(list.items.map(\.transform.m41) == [1, 3, 4, 6, 7, 8].map { Double($0) })
     }
 
     @Test func groupOpacityCompositesTheSubtreeOnce() throws {
@@ -333,20 +195,20 @@ struct DrawListBuilderTests {
         // is drawn offscreen, so where they overlap only blue shows, at 50 % over white —
         // (128, 128, 255) — not blue over a showing-through red. The parent's own gray
         // background is part of the group: 50 % of (0.5 gray) over white.
-        let t = try tree(
-            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5)), ("backgroundColor", .color(Color(0.5, 0.5, 0.5)))])
-            + layer(2, parent: 1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
-            + layer(3, parent: 1, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5)), ("backgroundColor", .color(Color(0.5, 0.5, 0.5)))])
+            + TestScene.layer(2, parent: 1, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + TestScene.layer(3, parent: 1, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(blue))]))
         let image = try render(t)
         expectPixel(image, 30, 30, RGBA(128, 128, 255), tolerance: 1, "overlap: blue only, at 50 %")
         expectPixel(image, 12, 12, RGBA(255, 128, 128), tolerance: 1, "red alone, at 50 %")
         expectPixel(image, 60, 4, RGBA(191, 191, 191), tolerance: 1, "the parent's background, at 50 %")
         // Nested: a group inside a group (inner opacity 0.5 inside outer 0.5): 25 % red.
-        let nested = try tree(
-            layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
-            + layer(2, parent: 1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
-            + layer(3, parent: 2, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
-            + layer(4, parent: 2, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(red))]))
+        let nested = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + TestScene.layer(2, parent: 1, frame: Rect(0, 0, 64, 64), [("opacity", .number(0.5))])
+            + TestScene.layer(3, parent: 2, frame: Rect(8, 8, 32, 32), [("backgroundColor", .color(red))])
+            + TestScene.layer(4, parent: 2, frame: Rect(24, 24, 32, 32), [("backgroundColor", .color(red))]))
         let nestedImage = try render(nested)
         expectPixel(nestedImage, 30, 30, RGBA(255, 191, 191), tolerance: 1, "overlap counted once: 25 % red")
     }
@@ -355,9 +217,9 @@ struct DrawListBuilderTests {
 
     typealias Radii = LaminaFrame.CornerRadii
 
-    func build(_ operations: [LaminaTree.Operation], scale: Double = 1) throws -> DrawList {
+    func build(_ operations: [LayerChange], scale: Double = 1) throws -> DrawList {
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: scale, background: Color(1, 1, 1))
-        return builder.build(try tree(operations))
+        return builder.build(try TestScene.tree(operations))
     }
 
     /// The shadow's draw item: `.shadow` (analytic) or `.shadowGroup` and its content.
@@ -385,11 +247,11 @@ struct DrawListBuilderTests {
     @Test func analyticShadowWhereItIsExact() throws {
         let frame = Rect(8, 8, 20, 10)
         // An opaque rounded background: its rounded bounds, shadowOpacity × shadowColor's alpha.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(blue)), ("cornerRadius", .number(3)),
         ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: Radii(3), alpha: 0.5))
         // A 40 % background: the shadow's alpha × 0.4 (CA shadows the layer's alpha).
-        if case .analytic(_, _, let alpha) = shadowConstruct(try build(layer(1, frame: frame, [
+        if case .analytic(_, _, let alpha) = shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(Color(0, 0, 1, 0.4))),
         ] + Self.shadowed))) {
             // 0.5 × the background's alpha as the item keeps it: a Float (the GPU's precision).
@@ -398,11 +260,11 @@ struct DrawListBuilderTests {
             Issue.record("expected an analytic shadow")
         }
         // An opaque background with a translucent border: still one opaque rounded rect.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(blue)), ("borderWidth", .number(2)), ("borderColor", .color(Color(1, 0, 0, 0.5))),
         ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: .zero, alpha: 0.5))
         // A gradient of opaque colors: its square bounds (it is not clipped to the corners).
-        #expect(shadowConstruct(try build(layer(1, .gradient, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, .gradient, frame: frame, [
             ("colors", .colors([red, blue])), ("cornerRadius", .number(3)),
         ] + Self.shadowed))) == .analytic(bounds: Rect(0, 0, 20, 10), radii: .zero, alpha: 0.5))
         // shadowPath a rect, a rounded rect (any radius) and a circle.
@@ -410,7 +272,7 @@ struct DrawListBuilderTests {
                               (Path.roundedRect(Rect(1, 2, 10, 6), radius: 2), Radii(2)),
                               (Path.ellipse(in: Rect(1, 2, 6, 6)), Radii(3))] {
             let b = DrawListBuilder.controlBounds(path)
-            #expect(shadowConstruct(try build(layer(1, frame: frame, [("shadowPath", .path(path))] + Self.shadowed)))
+            #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [("shadowPath", .path(path))] + Self.shadowed)))
                     == .analytic(bounds: b, radii: radii, alpha: 0.5))
         }
     }
@@ -418,38 +280,38 @@ struct DrawListBuilderTests {
     @Test func blurredShadowOtherwise() throws {
         let frame = Rect(8, 8, 20, 10)
         // A translucent background under a border: two alphas (a ring over the fill).
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("backgroundColor", .color(Color(0, 0, 1, 0.5))), ("borderWidth", .number(2)), ("borderColor", .color(red)),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A border alone: a ring.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("borderWidth", .number(2)), ("borderColor", .color(red)),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A gradient with a translucent color.
-        #expect(shadowConstruct(try build(layer(1, .gradient, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, .gradient, frame: frame, [
             ("colors", .colors([red, Color(0, 0, 1, 0.5)])),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A shape layer: its fill's alpha (the fill mesh).
-        let shape = try build(layer(1, .shape, frame: frame, [
+        let shape = try build(TestScene.layer(1, .shape, frame: frame, [
             ("path", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))), ("fillColor", .color(blue)),
         ] + Self.shadowed))
         #expect(shadowConstruct(shape) == .blurred(sigma: 4, count: 1))
         if case .mesh = shape.items[1].kind {} else { Issue.record("the shadow's content is the fill mesh") }
         // shadowPath a triangle: the Gaussian of its fill, one mesh, at the pixel scale (σ × 2).
-        let triangle = try build(layer(1, frame: frame, [
+        let triangle = try build(TestScene.layer(1, frame: frame, [
             ("shadowPath", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))),
         ] + Self.shadowed), scale: 2)
         #expect(shadowConstruct(triangle) == .blurred(sigma: 8, count: 1))
         // An ellipse that is not a circle.
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("shadowPath", .path(.ellipse(in: Rect(0, 0, 20, 10)))),
         ] + Self.shadowed))) == .blurred(sigma: 4, count: 1))
         // A clear layer with sublayers: the subtree as drawn (the layer's background, both
         // sublayers), moved by the offset, unclipped by the group's own clip; then the layer.
         let subtree = try build(
-            layer(1, frame: frame, [("backgroundColor", .color(blue))] + Self.shadowed)
-            + layer(2, parent: 1, frame: Rect(0, 0, 4, 4), [("backgroundColor", .color(red))])
-            + layer(3, parent: 1, frame: Rect(4, 4, 4, 4), [("backgroundColor", .color(green))]))
+            TestScene.layer(1, frame: frame, [("backgroundColor", .color(blue))] + Self.shadowed)
+            + TestScene.layer(2, parent: 1, frame: Rect(0, 0, 4, 4), [("backgroundColor", .color(red))])
+            + TestScene.layer(3, parent: 1, frame: Rect(4, 4, 4, 4), [("backgroundColor", .color(green))]))
         #expect(shadowConstruct(subtree) == .blurred(sigma: 4, count: 3))
         #expect(subtree.items.count == 7)
         #expect(subtree.items[1].transform.m41 == 8 + 2 && subtree.items[1].transform.m42 == 8 + 3, "offset")
@@ -459,9 +321,9 @@ struct DrawListBuilderTests {
     @Test func noShadowWhenNothingCastsOne() throws {
         let frame = Rect(8, 8, 20, 10)
         // Nothing drawn: no shadow (and no empty group).
-        #expect(shadowConstruct(try build(layer(1, frame: frame, Self.shadowed))) == .none)
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, Self.shadowed))) == .none)
         // masksToBounds hides the layer's own shadow (CA: the shadow lies outside the bounds).
-        #expect(shadowConstruct(try build(layer(1, frame: frame, [
+        #expect(shadowConstruct(try build(TestScene.layer(1, frame: frame, [
             ("masksToBounds", .bool(true)), ("shadowPath", .path(.polygon([Point(0, 0), Point(20, 0), Point(10, 10)]))),
         ] + Self.shadowed))) == .none)
     }
@@ -470,9 +332,9 @@ struct DrawListBuilderTests {
         // A parent (0, 0, 32, 64) masks; its child (8, 8, 16, 16) is a triangle shape layer
         // with a hard shadow (radius 0) moved right by 24: the shadow shows inside the parent
         // (x < 32) and is clipped beyond it.
-        let t = try tree(
-            layer(1, frame: Rect(0, 0, 32, 64), [("masksToBounds", .bool(true))])
-            + layer(2, .shape, parent: 1, frame: Rect(8, 8, 16, 16), [
+        let t = try TestScene.tree(
+            TestScene.layer(1, frame: Rect(0, 0, 32, 64), [("masksToBounds", .bool(true))])
+            + TestScene.layer(2, .shape, parent: 1, frame: Rect(8, 8, 16, 16), [
                 ("path", .path(.polygon([Point(0, 0), Point(16, 0), Point(16, 16), Point(0, 16)]))),
                 ("fillColor", .color(blue)), ("shadowOpacity", .number(1)), ("shadowOffset", .size(Size(20, 0))),
                 ("shadowRadius", .number(0)),

@@ -6,6 +6,7 @@ import LaminaGeometry
 import LaminaTree
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// The driver profile (`DriverProfile`): chosen from the device, every switch changes how a
 /// frame is made and what memory is kept, never what is drawn.
@@ -82,7 +83,7 @@ struct DriverProfileTests {
             return d
         }
         var on = driver(prefetching: true), off = driver(prefetching: false)
-        var ops: [LaminaTree.Operation] = [.create(1000, .layer), .addSublayer(parent: 0, child: 1000),
+        var ops: [LayerChange] = [.create(1000, .layer), .addSublayer(parent: 0, child: 1000),
                                            .set(1000, keyPath: "bounds", value: .rect(Rect(0, 0, 64, 64))),
                                            .set(1000, keyPath: "position", value: .point(Point(32, 32)))]
         for id in UInt32(1)...UInt32(300) {

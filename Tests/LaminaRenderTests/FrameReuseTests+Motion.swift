@@ -5,6 +5,7 @@ import LaminaGeometry
 import LaminaTree
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// Items that only moved or faded (`FrameDelta.motionOnly`) get only the motion part of
 /// their instances written (`RectInstance.writeMotion`) while their transform stays affine;
@@ -74,11 +75,11 @@ extension FrameReuseTests {
         var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
                                  background: Color(0.2, 0.2, 0.25), targetFPS: 60)
         driver.tracksDamage = seed % 2 == 0
-        func packet(_ ops: [LaminaTree.Operation]) throws -> CommitPacket {
+        func packet(_ ops: [LayerChange]) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: .operations(ops)), at: 0)
         }
         let container: UInt32 = 100
-        var ops: [LaminaTree.Operation] = [
+        var ops: [LayerChange] = [
             .create(container, .layer), .addSublayer(parent: 0, child: container),
             .set(container, keyPath: "bounds", value: .rect(Rect(0, 0, 96, 96))),
             .set(container, keyPath: "position", value: .point(Point(48, 48))),

@@ -7,6 +7,7 @@ import LaminaImage
 import LaminaTree
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// Upload and record only what changed (issue 11, item 5): a frame slot submits its recorded
 /// passes again when the frame draws the same sequence, and writes only the instances of the
@@ -52,8 +53,8 @@ struct FrameReuseTests {
 
     /// A random scene with no groups or blurred shadows (whose lists are patched): `count`
     /// sibling layers — rects with radii, borders and analytic shadows, gradients, shapes.
-    static func flatScene(_ r: inout SeededRandom, count: Int) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = []
+    static func flatScene(_ r: inout SeededRandom, count: Int) -> [LayerChange] {
+        var ops: [LayerChange] = []
         for id in UInt32(1)...UInt32(count) {
             let kind: LayerKind = [.layer, .layer, .shape, .gradient][r.below(4)]
             ops += [.create(id, kind), .addSublayer(parent: 0, child: id)]
@@ -85,8 +86,8 @@ struct FrameReuseTests {
     }
 
     /// Changes that keep a flat scene flat: moves, colors, opacities and spins.
-    static func flatChanges(_ r: inout SeededRandom, count: Int) -> [LaminaTree.Operation] {
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: r.below(2) == 0))]
+    static func flatChanges(_ r: inout SeededRandom, count: Int) -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: r.below(2) == 0))]
         for _ in 0..<r.int(1..<3) {
             let id = UInt32(r.int(1..<(count + 1)))
             switch r.below(4) {
@@ -114,13 +115,13 @@ struct FrameReuseTests {
         driver.tracksDamage = damage
         driver.setImage("red", Self.solid(255, 0, 0))
         driver.setImage("green", Self.solid(0, 200, 0))
-        func packet(_ ops: [LaminaTree.Operation]) throws -> CommitPacket {
+        func packet(_ ops: [LayerChange]) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: .operations(ops)), at: 0)
         }
         var first = [try model.validate(Commit(client: 1, content: .connect), at: 0),
                      try packet(seed % 2 == 1 ? Self.flatScene(&r, count: count) : DamageRenderTests.scene(&r, count: count))]
         // Several layers animate all along, so that most frames are patches of the last.
-        var animations: [LaminaTree.Operation] = []
+        var animations: [LayerChange] = []
         for id in UInt32(1)...UInt32(6) {
             animations.append(.addAnimation(id, key: "slide", animation: .basic(BasicAnimation(
                 keyPath: "position.x", from: .double(r.double(0...40)), to: .double(r.double(50...90)),
@@ -130,7 +131,7 @@ struct FrameReuseTests {
         // Seeds 3 and up: twice, everything a long idle spell lets go (rings, driver memory).
         let renderer = try Self.compare(frames: 30, driver: &driver, first: first,
                                         releasing: seed >= 3 ? [10, 21] : []) { frame in
-            var ops: [LaminaTree.Operation] = []
+            var ops: [LayerChange] = []
             if frame == 8 { ops.append(.set(7, keyPath: "contents", value: .string("red"))) }
             if frame == 15 { ops.append(.set(9, keyPath: "contents", value: .string("green"))) }
             if frame % 7 == 6 {
@@ -145,7 +146,7 @@ struct FrameReuseTests {
 
     /// `count` 10 × 10 squares in a row, layer 1 sliding (the others still).
     static func row(_ model: inout ModelTree, count: Int) throws -> [CommitPacket] {
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for id in UInt32(1)...UInt32(count) {
             ops += [.create(id, .layer), .addSublayer(parent: 0, child: id),
                     .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),

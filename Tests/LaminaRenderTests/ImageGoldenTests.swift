@@ -6,6 +6,7 @@ import LaminaTree
 import Testing
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// Layer contents through the whole path (layer tree → builder → GPU) against cairo drawing
 /// the same source images with the same gravity, contentsRect, contentsCenter, scale and filter
@@ -22,13 +23,13 @@ struct ImageGoldenTests {
         try ImageDecoder.read(path: PixelComparator.referencePath(name))
     }
 
-    func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LaminaTree.Operation] {
-        DrawListBuilderTests().layer(id, frame: frame, properties)
+    func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LayerChange] {
+        TestScene.layer(id, frame: frame, properties)
     }
 
-    func compare(_ operations: [LaminaTree.Operation], width: Double, height: Double, _ name: String,
+    func compare(_ operations: [LayerChange], width: Double, height: Double, _ name: String,
                  images: [String: Image], sourceLocation: SourceLocation = #_sourceLocation) throws -> DrawList {
-        let tree = try DrawListBuilderTests().tree(operations)
+        let tree = try TestScene.tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         builder.images = images
         let list = builder.build(tree)
@@ -42,7 +43,7 @@ struct ImageGoldenTests {
     @Test func imageGravity() throws {
         let gravities: [ContentsGravity] = [.center, .top, .bottom, .left, .right, .topLeft, .topRight, .bottomLeft,
                                             .bottomRight, .resize, .resizeAspect, .resizeAspectFill]
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for (k, gravity) in gravities.enumerated() {
             var properties: [(String, PropertyValue)] = [
                 ("backgroundColor", .color(Self.gray)), ("contents", .string("grid")),

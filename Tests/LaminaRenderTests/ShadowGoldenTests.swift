@@ -6,6 +6,7 @@ import LaminaPNG
 import LaminaTree
 import TestSupport
 @testable import LaminaRender
+import LaminaModel
 
 /// Shadows as Core Animation draws them, through the whole path (layer tree → builder → GPU),
 /// against cairo references from `scripts/gen-references` (same scene names and descriptions):
@@ -21,13 +22,13 @@ struct ShadowGoldenTests {
     static let green = VisualGoldenTests.green
 
     func layer(_ id: UInt32, _ kind: LayerKind = .layer, parent: UInt32 = 0, frame: Rect,
-               _ properties: [(String, PropertyValue)] = []) -> [LaminaTree.Operation] {
-        DrawListBuilderTests().layer(id, kind, parent: parent, frame: frame, properties)
+               _ properties: [(String, PropertyValue)] = []) -> [LayerChange] {
+        TestScene.layer(id, kind, parent: parent, frame: frame, properties)
     }
 
-    func compare(_ operations: [LaminaTree.Operation], width: Double, height: Double, _ name: String,
+    func compare(_ operations: [LayerChange], width: Double, height: Double, _ name: String,
                  _ tolerance: PixelTolerance, sourceLocation: SourceLocation = #_sourceLocation) throws -> DrawList {
-        let tree = try DrawListBuilderTests().tree(operations)
+        let tree = try TestScene.tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(tree)
         try VisualGoldenTests().compare(list, name, tolerance, sourceLocation: sourceLocation)

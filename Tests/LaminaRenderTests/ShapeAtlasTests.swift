@@ -6,6 +6,7 @@ import Testing
 import TestSupport
 @testable import LaminaFrame
 @testable import LaminaRender
+import LaminaModel
 
 /// Shape layers drawn from the shape atlas (`ShapeAtlas`: fill and stroke coverage rasterized
 /// once, then one textured item per layer) against the same cairo references as the mesh
@@ -16,15 +17,15 @@ struct ShapeAtlasTests {
     static let blue = VisualGoldenTests.blue
     static let red = VisualGoldenTests.red
 
-    func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LaminaTree.Operation] {
-        DrawListBuilderTests().layer(id, .shape, frame: frame, properties)
+    func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LayerChange] {
+        TestScene.layer(id, .shape, frame: frame, properties)
     }
 
     /// The list of the second frame of an unchanged tree (the first draws the meshes and
     /// makes the shapes candidates; the second rasterizes them and draws from the atlas).
-    func secondFrame(_ operations: [LaminaTree.Operation], width: Double, height: Double,
+    func secondFrame(_ operations: [LayerChange], width: Double, height: Double,
                      atlas: Bool = true) throws -> (DrawList, DrawList) {
-        let tree = try DrawListBuilderTests().tree(operations)
+        let tree = try TestScene.tree(operations)
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
         builder.usesShapeAtlas = atlas
         builder.patchesInPlace = false  // full builds (a patch keeps an unchanged layer's items)
@@ -59,7 +60,7 @@ struct ShapeAtlasTests {
     /// VisualGoldenTests.shapeStroke's scene (joins × caps) as shape layers.
     @Test func strokesMatchCairo() throws {
         var line = Path(); line.addPolygon(VisualGoldenTests.zigzag, closed: false)
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for (i, (join, cap)) in [("miter", "butt"), ("round", "round"), ("bevel", "square")].enumerated() {
             ops += layer(UInt32(i + 1), frame: Rect(Double(64 * i), 0, 64, 56), [
                 ("path", .path(line)), ("fillColor", .color(nil)), ("strokeColor", .color(Self.blue)),
@@ -99,7 +100,7 @@ struct ShapeAtlasTests {
     @Test func rotatedIsWithinThePixelRule() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
         for angle in [0.0, 0.3, 0.785, 2.0] {
-            var ops: [LaminaTree.Operation] = []
+            var ops: [LayerChange] = []
             for k in 0..<4 {
                 let id = UInt32(k + 1)
                 ops += layer(id, frame: Rect(4.3 + Double(k) * 60, 7.6, 64, 64), [
@@ -123,14 +124,14 @@ struct ShapeAtlasTests {
     /// blurred shadow (an offscreen pass): within the pixel rule of the meshes' rendering.
     @Test func clippedAndShadowedMatchTheMeshes() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        var ops = DrawListBuilderTests().layer(1, frame: Rect(20, 10, 150, 90), [
+        var ops = TestScene.layer(1, frame: Rect(20, 10, 150, 90), [
             ("masksToBounds", .bool(true)), ("cornerRadius", .number(18)), ("backgroundColor", .color(Color(0.9, 0.9, 0.8))),
         ])
         ops.append(.set(1, keyPath: "transform", value: .transform(.rotation(0.15))))
-        ops += DrawListBuilderTests().layer(2, .shape, parent: 1, frame: Rect(-10, 30, 64, 64), [
+        ops += TestScene.layer(2, .shape, parent: 1, frame: Rect(-10, 30, 64, 64), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)), ("lineWidth", .number(2)),
         ])
-        ops += DrawListBuilderTests().layer(3, .shape, parent: 1, frame: Rect(70, 5.5, 64, 64), [
+        ops += TestScene.layer(3, .shape, parent: 1, frame: Rect(70, 5.5, 64, 64), [
             ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.red)),
             ("shadowOpacity", .number(0.6)), ("shadowRadius", .number(3)), ("shadowOffset", .size(Size(2, 4))),
         ])
@@ -148,12 +149,12 @@ struct ShapeAtlasTests {
     /// for a frame, then a new entry; a perspective transform draws meshes.
     @Test func rasterizesOnlyWhatChanged() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        var tree = try DrawListBuilderTests().tree(layer(1, frame: Rect(0, 0, 64, 64), [
+        var tree = try TestScene.tree(layer(1, frame: Rect(0, 0, 64, 64), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)),
         ]))
         var builder = DrawListBuilder(widthPoints: 80, heightPoints: 80, scale: 1, background: Color(1, 1, 1))
         builder.patchesInPlace = false
-        func frame(_ operations: [LaminaTree.Operation] = []) throws -> DrawList {
+        func frame(_ operations: [LayerChange] = []) throws -> DrawList {
             if !operations.isEmpty { try tree.apply(Commit(client: 1, content: .operations(operations))) }
             return builder.build(tree)
         }
@@ -199,13 +200,13 @@ struct ShapeAtlasTests {
     /// atlas starts over and the new shapes get entries.
     @Test func aFullAtlasKeepsItsLiveEntries() throws {
         func disc(_ k: Int) -> Path { .ellipse(in: Rect(2, 2, 28 + Double(k % 7), 28 + Double(k / 7) * 0.01)) }
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for k in 0..<300 {
             ops += layer(UInt32(k + 1), frame: Rect(Double(k % 20) * 30, Double(k / 20) * 30, 48, 48), [
                 ("path", .path(disc(k))), ("fillColor", .color(Self.blue)),
             ])
         }
-        var tree = try DrawListBuilderTests().tree(ops)
+        var tree = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 640, heightPoints: 480, scale: 1, background: Color(1, 1, 1))
         builder.patchesInPlace = false
         for _ in 0..<70 { _ = builder.build(tree) }
@@ -217,7 +218,7 @@ struct ShapeAtlasTests {
         for _ in 0..<70 { _ = builder.build(tree) }
         #expect(builder.shapeAtlas.rasterized == full, "no start-over while the entries draw")
         // All but ten layers get new paths: the old entries stop drawing, the atlas starts over.
-        var changes: [LaminaTree.Operation] = []
+        var changes: [LayerChange] = []
         for k in 10..<300 { changes.append(.set(UInt32(k + 1), keyPath: "path", value: .path(disc(k + 1000)))) }
         try tree.apply(Commit(client: 1, content: .operations(changes)))
         for _ in 0..<80 { _ = builder.build(tree) }
@@ -229,7 +230,7 @@ struct ShapeAtlasTests {
     /// of the last full build); the pixels stay within the rule of a meshes-only rendering.
     @Test func patchedFramesDrawFromTheAtlas() throws {
         var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        var tree = try DrawListBuilderTests().tree(layer(1, frame: Rect(10, 10, 64, 64), [
+        var tree = try TestScene.tree(layer(1, frame: Rect(10, 10, 64, 64), [
             ("path", .path(star)), ("fillColor", .color(Self.blue)), ("strokeColor", .color(Self.red)),
             ("lineWidth", .number(2)),
         ]) + layer(2, frame: Rect(84, 10, 64, 64), [

@@ -6,6 +6,7 @@ import LaminaTree
 import TestSupport
 import LaminaPNG
 @testable import LaminaRender
+import LaminaModel
 
 /// A path template through the whole path: commit → render tree → presentation (template
 /// run) → draw list (tessellated through the mesh cache) → pixels, against the same polygon
@@ -20,7 +21,7 @@ import LaminaPNG
     func render(_ path: PropertyValue, custom: [(String, Double)], at time: Double = 0) throws -> RGBAImage {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
-        var ops: [LaminaTree.Operation] = [
+        var ops: [LayerChange] = [
             .create(1, .shape), .addSublayer(parent: 0, child: 1),
             .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 56, 50))),
             .set(1, keyPath: "position", value: .point(Point(32, 32))),

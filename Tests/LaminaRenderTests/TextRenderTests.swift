@@ -7,6 +7,7 @@ import Testing
 import TestSupport
 @testable import LaminaFrame
 @testable import LaminaRender
+import LaminaModel
 
 /// Text layers through the whole path (layer tree → builder → glyph atlas on the GPU →
 /// lavapipe) against Pango + cairo drawing the same text with the same font files, sizes and
@@ -69,7 +70,7 @@ struct TextRenderTests {
     }
 
     func tree(_ c: Case, extra: [(String, PropertyValue)] = []) throws -> LayerTree {
-        try DrawListBuilderTests().tree(DrawListBuilderTests().layer(
+        try TestScene.tree(TestScene.layer(
             1, .text, frame: Rect(0, 0, c.bounds.width, c.bounds.height), c.properties + extra))
     }
 
@@ -80,7 +81,7 @@ struct TextRenderTests {
                                       background: c.background)
         let list = builder.build(t)
         #expect(list.textAtlas != nil)
-        #expect(list.items.contains { if case .image(let d) = $0.kind { d.image === list.textAtlas?.base } else { false } })
+        #expect(list.items.contains { if case .image(let d) = $0.kind { d.image.id == list.textAtlas?.base.id } else { false } })
         let image = try renderImage(list, alpha: .straight)
         try expectMatchesReference(image, c.png, Self.tolerance, name: "text-\(c.name)")
     }
@@ -163,7 +164,7 @@ struct TextRenderTests {
     /// own masksToBounds; with the layer's opacity; and its blurred shadow's source holds the
     /// glyphs (a text layer's shadow is that of its text's alpha).
     @Test func textItemsSitAsContents() throws {
-        let b = DrawListBuilderTests()
+        let b = TestScene.self
         func isText(_ item: DrawItem) -> Bool { if case .image(let d) = item.kind, case .coverage = d.mode { true } else { false } }
         let t = try b.tree(b.layer(1, .text, frame: Rect(10, 10, 120, 40), [
             ("string", .string("Hi")), ("fontSize", .number(24)), ("backgroundColor", .color(Color(0, 0, 1))),
@@ -201,7 +202,7 @@ struct TextRenderTests {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 160, heightPoints: 96, scale: 1, background: Color(0.1, 0.1, 0.15),
                                  targetFPS: 60)
-        let b = DrawListBuilderTests()
+        let b = TestScene.self
         let ops = b.layer(1, .text, frame: Rect(4, 4, 150, 30), [("string", .string("Static label")), ("fontSize", .number(20))])
             + b.layer(2, .text, frame: Rect(4, 36, 150, 30), [("string", .string("Changing")), ("fontSize", .number(18)),
                                                                 ("foregroundColor", .color(Color(1, 0.8, 0.3)))])
@@ -211,7 +212,7 @@ struct TextRenderTests {
         let damaged = try makeRenderer(width: 160, height: 96)
         let whole = try makeRenderer(width: 160, height: 96)
         for frame in 0..<8 {
-            var changes: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true)),
+            var changes: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true)),
                                                    .set(3, keyPath: "position", value: .point(Point(10 + 18 * Double(frame), 82)))]
             if frame == 3 { changes.append(.set(2, keyPath: "foregroundColor", value: .color(Color(0.4, 0.7, 1)))) }
             if frame == 5 { changes.append(.set(2, keyPath: "string", value: .string("Changed: new glyphs ÆØ"))) }

@@ -5,6 +5,8 @@ import LaminaText
 import LaminaTree
 import Testing
 @testable import LaminaServer
+import LaminaModel
+import DaemonTestSupport
 
 /// `Connection.measureText` against a real daemon: the size the daemon sends back equals
 /// the size LaminaText's engine gives in this process for the same text and attributes (the
@@ -27,7 +29,7 @@ import Testing
     }
 
     @Test func blockingAndAsyncMatchTheEngineAndPango() async throws {
-        let (daemon, c) = try ClientLibraryTests.setUp()
+        let (daemon, c) = try TestDaemon.withClient()
         defer { c.close(); daemon.stop() }
         let engine = TextLayoutEngine()
         let cases: [(String, Double?)] = [("latin-kerning", nil), ("styled-runs", nil), ("wrap-natural", 260)]
@@ -43,7 +45,7 @@ import Testing
     }
 
     @Test func theDefaultsAreATextLayers() throws {
-        let (daemon, c) = try ClientLibraryTests.setUp()
+        let (daemon, c) = try TestDaemon.withClient()
         defer { c.close(); daemon.stop() }
         // A plain string with the defaults (sans-serif, 36 pt, one line): one line of DejaVu
         // Sans, ascent + descent = (1901 + 483) / 2048 em, and as wide as the engine says.
@@ -53,7 +55,7 @@ import Testing
     }
 
     @Test func aBadWidthIsAMalformedErrorNamingIt() throws {
-        let (daemon, c) = try ClientLibraryTests.setUp()
+        let (daemon, c) = try TestDaemon.withClient()
         defer { c.close(); daemon.stop() }
         do {
             _ = try c.measureText("x", fontSize: 12, width: -5)

@@ -5,25 +5,13 @@ import LaminaServer
 import LaminaWire
 import Testing
 import TestSupport
+import DaemonTestSupport
 
 /// End to end: laminad on a temporary socket with the manual clock, driven through the
 /// client library, frames captured through Vulkan (lavapipe here) and read back as PNG.
 /// The protocol's logic is tested without sockets or a GPU in `EmbeddedDaemonTests`; these
 /// few cover what only the real thing has: pixels, sockets, threads' stacks.
 @Suite(.serialized) struct DaemonTests {
-    static func makeDaemon(size: (Int, Int) = (200, 200), maxDepth: Int = DaemonConfig().maxDepth) throws -> Daemon {
-        var config = DaemonConfig()
-        config.maxDepth = maxDepth
-        config.socket = NSTemporaryDirectory() + "lamina-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        config.width = size.0; config.height = size.1
-        config.clock = "manual"
-        config.background = .black
-        config.maxMessageSize = 4096
-        let daemon = Daemon(config: config)
-        try daemon.start()
-        return daemon
-    }
-
     static func capture(_ c: Connection) throws -> RGBAImage {
         try PNG.decode(c.capture(at: 0).png)
     }
@@ -38,7 +26,7 @@ import TestSupport
     static func buildScene(_ c: Connection) throws { try DaemonScene.build(c) }
 
     @Test func threeOverlappingLayersMatchHandComputedPixels() throws {
-        let daemon = try Self.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "test")
         try Self.buildScene(c)
@@ -64,7 +52,7 @@ import TestSupport
     /// docs/protocol.md's example, its bytes written to a raw socket: a red square over
     /// 0…100 on the black canvas.
     @Test func theDocumentsExampleDrawsItsRedSquare() throws {
-        let daemon = try Self.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let fd = try UnixSocket.connect(path: daemon.socketPath)
         defer { close(fd) }
@@ -86,7 +74,7 @@ import TestSupport
     }
 
     @Test func garbageFromAnotherClientChangesNothing() throws {
-        let daemon = try Self.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "good")
         try Self.buildScene(c)
@@ -130,7 +118,7 @@ import TestSupport
     /// End to end (sockets + lavapipe): a rejected commit leaves the rendered frame as it was.
     /// The embedded daemon's tests check the tree and hit tests; this one checks the pixels.
     @Test func commitsAreAllOrNothing() throws {
-        let daemon = try Self.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath)
         try Self.buildScene(c)
@@ -152,7 +140,7 @@ import TestSupport
     }
 
     @Test func aLiveSocketIsRefusedAndAStaleOneReplaced() throws {
-        let daemon = try Self.makeDaemon()
+        let daemon = try TestDaemon.make()
         var config = daemon.config
         #expect(throws: (any Error).self) { try Daemon(config: config).start() }
         daemon.stop()
@@ -176,7 +164,7 @@ import TestSupport
     /// one level more is refused with `limitExceeded` — the daemon stays up.
     @Test func theDeepestAllowedNestingDrawsAndOneMoreIsRefused() throws {
         let depth = DaemonConfig.maxDepthLimit
-        let daemon = try Self.makeDaemon(maxDepth: depth)
+        let daemon = try TestDaemon.make(maxDepth: depth)
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath)
         var parent: Layer? = nil

@@ -4,6 +4,8 @@ import LaminaPNG
 import LaminaRender
 import LaminaServer
 import Testing
+import LaminaSceneTree
+import DaemonTestSupport
 
 /// `doubleSided` in scene files and through the client library: a card turned by π about y
 /// shows its back mirrored, or nothing when it is single-sided.
@@ -32,7 +34,7 @@ import Testing
     }
 
     @Test func theClientLibrarySetsIt() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath)
         let card = c.makeLayer()

@@ -6,6 +6,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// The protocol end to end through the embedded daemon (ServerCore + FrameDriver, manual
 /// clock): no sockets, threads, sleeps or GPU. The socket + lavapipe versions of the pixel

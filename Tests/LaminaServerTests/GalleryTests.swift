@@ -6,6 +6,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// lamina-demo's gallery through the embedded daemon (manual clock): every page builds
 /// without error, and its presentation values at a few times are what the page says —
@@ -24,12 +25,12 @@ import Testing
             apply(gallery.show(page))
         }
         /// Commits the operations as lamina-demo's connection sends them.
-        func apply(_ ops: [LaminaTree.Operation]) {
+        func apply(_ ops: [LayerChange]) {
             guard !ops.isEmpty else { return }
             let reply = d.commit(ops.map(Self.request), from: client)
             guard case .committed = reply else { Issue.record("commit failed: \(reply)"); return }
         }
-        static func request(_ op: LaminaTree.Operation) -> Request {
+        static func request(_ op: LayerChange) -> Request {
             switch op {
             case .create(let id, let kind): .createLayer(id: id, kind: kind)
             case .delete(let id): .deleteLayer(id: id)

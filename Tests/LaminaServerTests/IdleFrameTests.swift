@@ -6,6 +6,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// Nothing drawn when nothing changed (issue 11, item 2): the embedded daemon runs a
 /// realtime-like clock (`tick`) and makes a frame only where the render loop would. Frames

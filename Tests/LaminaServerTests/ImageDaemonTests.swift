@@ -5,12 +5,13 @@ import LaminaServer
 import LaminaWire
 import Testing
 import TestSupport
+import DaemonTestSupport
 
 /// An uploaded image drawn by the real daemon (sockets, render thread, lavapipe), read back
 /// through `capture`.
 @Suite(.serialized) struct ImageDaemonTests {
     @Test func uploadedImageIsCaptured() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "images")
         // 2×2: red, green / blue, white; stretched (gravity resize) over 100×100 with nearest
@@ -49,7 +50,7 @@ extension ImageDaemonTests {
     /// `laminactl load`'s player uploads a scene's images, then its layers show them: the
     /// 8×6 grid at its natural size (gravity topLeft) reads back as the file's pixels.
     @Test func scenePlayerUploadsTheScenesImages() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "scene")
         let folder = ImageSceneTests.references

@@ -5,6 +5,7 @@ import LaminaRender
 import LaminaWire
 import Testing
 import TestSupport
+import LaminaSceneTree
 
 /// Scene files with images: the top level's `images` (paths relative to the scene file),
 /// `contents` naming an entry, the contents fields — rendered by the headless compositor as

@@ -4,6 +4,7 @@ import LaminaTree
 import LaminaWire
 import Testing
 @testable import LaminaServer
+import LaminaModel
 
 /// `measureText` (0x3C) through the embedded daemon: the size Pango gives the same text
 /// (`scripts/text-references`' cases in LaminaTextTests' References: its layout's logical

@@ -4,6 +4,7 @@ import LaminaPNG
 import LaminaServer
 import Testing
 import TestSupport
+import DaemonTestSupport
 
 /// The idle sharing of the model's nodes (ServerCore+Sharing.swift) in the real daemon: its
 /// server and render threads, the poll that wakes for it, the heap trim after it. What the
@@ -13,7 +14,7 @@ import TestSupport
     static func idle() { usleep(UInt32((ServerCore.nodeSharingDelay + 0.4) * 1_000_000)) }
 
     @Test func framesAndValuesAreTheSameAcrossIdleSharing() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "scene")
         try DaemonTests.buildScene(c)

@@ -6,6 +6,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// The server shares the model's node storage with the render side's once the daemon is idle
 /// (ServerCore+Sharing.swift), through the embedded daemon (ServerCore + FrameDriver, manual

@@ -4,6 +4,8 @@ import LaminaGeometry
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
+import LaminaSceneTree
 
 /// examples/parametric.json: each seed shape's presentation path at several parameter values
 /// against the shape computed here from the words; the shake expression; scene
@@ -17,7 +19,7 @@ import Testing
     func path(_ name: String, _ values: [String: Double]) throws -> (Path?, Rect) {
         var scene = try Scene(contentsOfFile: Self.file)
         let local = scene.names[name]!
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(disableActions: true)), .removeAllAnimations(local)]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true)), .removeAllAnimations(local)]
         for (k, v) in values.sorted(by: { $0.key < $1.key }) { ops.append(.set(local, keyPath: "custom." + k, value: .number(v))) }
         scene.transactions.append(Scene.TimedTransaction(at: 50, operations: ops))
         let p = try scene.tree(at: 100).presentation(at: 100)

@@ -5,6 +5,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// docs/protocol.md read as a client author reads it: each case the daemon and the document
 /// once disagreed on, checked against the document's sentence (quoted above each test).

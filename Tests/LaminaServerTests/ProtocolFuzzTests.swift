@@ -5,6 +5,7 @@ import LaminaTree
 import LaminaWire
 import Testing
 import TestSupport
+import LaminaModel
 
 /// Mutation fuzzing of everything a hostile client's bytes reach without a socket: the frame
 /// decoder, the session state machine and commits applied to a model tree. Valid message

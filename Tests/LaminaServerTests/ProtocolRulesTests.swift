@@ -5,6 +5,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// The rules of docs/protocol.md 1.0 that a client author relies on, through the embedded
 /// daemon: error details as fields, what fails at once and what at commit, limits (what

@@ -9,6 +9,7 @@ import LaminaWire
 import Testing
 #if canImport(Glibc)
 import Glibc
+import LaminaModel
 #endif
 
 /// docs/protocol.md, "Order" and "Limits": replies to two requests never swap, whichever of

@@ -5,6 +5,7 @@ import LaminaPNG
 import LaminaRender
 import Testing
 import TestSupport
+import LaminaSceneTree
 
 /// Scene files through the whole path a user's scene takes — `Scene` → layer tree →
 /// presentation → draw list → Vulkan (lavapipe) — as `laminactl render` does, against

@@ -5,6 +5,7 @@ import LaminaTree
 import LaminaWire
 import Testing
 import TestSupport
+import LaminaModel
 
 /// Mutation fuzzing of the daemon's real path for a client's bytes: `ServerCore` (decoder,
 /// session, staging, limits, parked queries) and `ModelTree` validation, with frames made by

@@ -3,6 +3,7 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
+import LaminaModel
 
 /// The protocol session state machine, driven with no I/O.
 @Suite struct SessionTests {

@@ -3,6 +3,9 @@ import Lamina
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
+import LaminaSceneTree
+import DaemonTestSupport
 
 /// Text layers (`"type": "text"`) in scene files and through the client library: the fields
 /// of docs/scene-format.md with CATextLayer's defaults, styled runs, the kind check, animation of
@@ -81,7 +84,7 @@ import Testing
     }
 
     @Test func theClientLibrarySendsStyledText() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath)
         let label = c.makeTextLayer()

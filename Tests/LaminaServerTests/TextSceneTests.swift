@@ -5,6 +5,7 @@ import LaminaPNG
 import LaminaRender
 import Testing
 import TestSupport
+import LaminaSceneTree
 
 /// Text layers in scene files, the path `laminactl render` takes (`Scene` → tree → builder →
 /// lavapipe), against Pango + cairo's rasters of the same text from `scripts/text-references`

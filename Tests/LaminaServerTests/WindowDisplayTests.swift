@@ -4,13 +4,14 @@ import LaminaRender
 import LaminaServer
 import LaminaWire
 import Testing
+import DaemonTestSupport
 
 /// `Daemon.windowChanged`: a window's drawable becomes the clients' display — pixels ÷
 /// (configured scale × content scale) points, rounded, at that scale and the configured rate —
 /// told to connected clients and in later welcomes; a minimized (0 × 0) drawable changes nothing.
 @Suite struct WindowDisplayTests {
     @Test func aWindowsDrawableBecomesTheDisplay() throws {
-        let daemon = try DaemonTests.makeDaemon(size: (200, 200))
+        let daemon = try TestDaemon.make(size: (200, 200))
         defer { daemon.stop() }
         let fps = daemon.config.fps
         #expect(daemon.config.scale == 1)

@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// Core Animation's transaction and action semantics on the render thread's tree.
 /// Expected values come from the formulas: a basic animation's value is
@@ -21,7 +22,7 @@ import Testing
         return t
     }
 
-    func commit(_ t: inout LayerTree, at time: Double, _ ops: [Operation]) throws {
+    func commit(_ t: inout LayerTree, at time: Double, _ ops: [LayerChange]) throws {
         try t.apply(Commit(client: 1, content: .operations(ops)), at: time)
     }
 
@@ -111,33 +112,9 @@ import Testing
         #expect(t.presentationValue(of: Self.box, keyPath: "position", at: 0.5) == .point(Point(25, 0)))
     }
 
-    @Test func nestedTransactionsInheritAndRestore() {
-        var s = TransactionStack()
-        s.begin()
-        s.setAnimationDuration(2)
-        s.setDisableActions(true)
-        s.begin()
-        #expect(s.current.duration == 2 && s.current.disableActions)      // inherited
-        s.setAnimationDuration(5)
-        s.setTimingFunction(.linear)
-        #expect(s.current.duration == 5)
-        #expect(s.commit() == [])                                         // inner: nothing to send
-        #expect(s.current.duration == 2 && s.current.timingFunction == .easeInEaseOut && s.current.disableActions)
-        #expect(s.commit() == [.sendCommit])                              // the outermost sends one packet
-        #expect(s.current == .default)
-    }
-
-    @Test func settingsAreStagedOnlyWhenTheyChange() {
-        var s = TransactionStack()
-        #expect(s.settingsChange() == nil)
-        s.begin(); s.setAnimationDuration(1)
-        #expect(s.settingsChange() == .setTransaction(TransactionSettings(duration: 1)))
-        #expect(s.settingsChange() == nil)
-    }
-
     @Test func completionsFireOnceInnerFirst() throws {
         var s = TransactionStack()
-        var ops: [Operation] = []
+        var ops: [LayerChange] = []
         s.begin()
         let outer = s.setCompletion()
         if let o = s.settingsChange() { ops.append(o) }

@@ -3,6 +3,7 @@ import LaminaGeometry
 import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// A commit is validated once, by the model tree, into a packet the render tree applies
 /// without checks. Random commits (seeded) go through both trees; after each the render tree
@@ -26,7 +27,7 @@ import TestSupport
         ("path", { _ in .path(Path.rect(Rect(0, 0, 10, 10))) }),
     ]
 
-    static func operation(_ rng: inout SeededRandom, layers: UInt32) -> Operation {
+    static func operation(_ rng: inout SeededRandom, layers: UInt32) -> LayerChange {
         // Mostly existing layers; now and then the client's root (0) or a missing one.
         let a = rng.below(12) == 0 ? 0 : UInt32(1 + rng.below(Int(layers))), b = UInt32(rng.below(Int(layers) + 1))
         switch rng.below(13) {

@@ -1,6 +1,7 @@
 import LaminaAnimation
 @testable import LaminaTree
 import Testing
+import LaminaModel
 
 /// The render tree's count of running animations per completion id holds only what can still
 /// fire: a completion id that animations carry but that is never declared (the client replaced

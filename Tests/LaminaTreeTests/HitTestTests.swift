@@ -1,6 +1,7 @@
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// Hit testing against the presentation tree. Expected hits are worked out from CALayer's
 /// geometry: a layer's local point is the canvas point mapped back through position, the
@@ -12,7 +13,7 @@ import Testing
     func tree(_ layers: [(parent: UInt32, kind: LayerKind, props: [(String, PropertyValue)])]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
-        var ops: [Operation] = []
+        var ops: [LayerChange] = []
         for (i, l) in layers.enumerated() {
             let n = UInt32(i + 1)
             ops.append(.create(n, l.kind))

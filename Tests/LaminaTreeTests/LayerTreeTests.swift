@@ -1,6 +1,7 @@
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 @Suite struct LayerTreeTests {
     func connected(_ clients: UInt32...) -> LayerTree {

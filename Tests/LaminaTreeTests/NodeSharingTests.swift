@@ -3,6 +3,7 @@ import LaminaGeometry
 import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// The model tree shares the render tree's node storage once nothing animates
 /// (ModelTree+Sharing.swift): equal content is a precondition, sharing is buffer identity, and
@@ -15,7 +16,7 @@ import TestSupport
         for (client, count) in [(UInt32(1), n), (2, m)] {
             render.apply(try! model.validate(Commit(client: client, content: .connect)), at: 0)
             guard count > 0 else { continue }
-            let ops: [Operation] = (1...count).flatMap { i -> [Operation] in
+            let ops: [LayerChange] = (1...count).flatMap { i -> [LayerChange] in
                 let id = UInt32(i)
                 return [.create(id, .layer), .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 8, 8))),
                         .set(id, keyPath: "position", value: .point(Point(Double(i), Double(client)))),

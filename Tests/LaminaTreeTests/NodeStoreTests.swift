@@ -2,6 +2,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// The flat node storage: ids map to dense slots, removal moves the last node into the hole,
 /// equality is by content. Expected values come from a plain dictionary kept alongside.
@@ -54,7 +55,7 @@ import TestSupport
         // Deleting layers moves others between slots; the tree must still find each by id.
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for i in 1...20 {
             ops += [.create(UInt32(i), .layer), .addSublayer(parent: 0, child: UInt32(i)),
                     .set(UInt32(i), keyPath: "opacity", value: .number(Double(i) / 20))]

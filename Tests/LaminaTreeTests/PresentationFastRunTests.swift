@@ -4,6 +4,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// The plan's fast runs (PresentationPlan+Fast.swift): plain basic bindings that are their
 /// layer's only writer of a stored property. Their values must be the general path's —
@@ -31,7 +32,7 @@ import TestSupport
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         let n: UInt32 = 80
-        var setup: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(duration: 0))]
+        var setup: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0))]
         for i in 1...n {
             let transform: Transform3D = i % 4 == 0 ? .identity : i % 4 == 1 ? .rotation(r.uniform(-3, 3))
                 : i % 4 == 2 ? Transform3D.scale(2, 0.5, 1).concatenating(.translation(3, 4, 0))
@@ -55,7 +56,7 @@ import TestSupport
             ("transform.scale.x", { .double($0.uniform(0.2, 3)) }),
             ("transform.translation.y", { .double($0.uniform(-9, 9)) }),
         ]
-        var animations: [LaminaTree.Operation] = []
+        var animations: [LayerChange] = []
         for i in 1...n {
             var used: Set<Int> = i % 5 == 0 ? [1] : []   // position: the two below
             for k in 0..<(1 + r.below(3)) {
@@ -148,7 +149,7 @@ import TestSupport
     @Test func framesPatchTheNodesInPlace() throws {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
-        var ops: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(duration: 0))]
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0))]
         for i: UInt32 in 1...20 {
             ops += [.create(i, .layer), .addSublayer(parent: 0, child: i),
                     .addAnimation(i, key: "fade", animation: .basic(BasicAnimation(

@@ -3,6 +3,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// `updatePresentation` patches the presentation tree in place from a flat plan of bindings
 /// (typed entry points); `presentationProperties(of:at:)` evaluates through the enum API from
@@ -102,7 +103,7 @@ import TestSupport
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         let n: UInt32 = 60
-        var setup: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(duration: 0))]
+        var setup: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0))]
         for i in 1...n {
             setup += [.create(i, i % 3 == 0 ? .shape : .layer), .addSublayer(parent: 0, child: i),
                       .set(i, keyPath: "transform", value: .transform(randomTransform(&r))),
@@ -127,7 +128,7 @@ import TestSupport
             ("transform.translation", { .size(Size(r.uniform(-9, 9), r.uniform(-9, 9))) }),
             ("sublayerTransform.rotation.z", { .double(r.uniform(-7, 7)) }),
         ]
-        var animations: [LaminaTree.Operation] = []
+        var animations: [LayerChange] = []
         for i in 1...n {
             for k in 0..<(1 + r.below(4)) {
                 let (keyPath, value) = keyPaths[r.below(keyPaths.count)]

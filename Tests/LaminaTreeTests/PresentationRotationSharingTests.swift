@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaGeometry
 @testable import LaminaTree
 import Testing
+import LaminaModel
 
 /// The fast path's z rotations (`Rotation2D`): layers whose model transform has unit scales
 /// and no translation share one record of constants; the others keep their own. Either way
@@ -11,7 +12,7 @@ import Testing
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         let n: UInt32 = 12
-        var setup: [LaminaTree.Operation] = [.setTransaction(TransactionSettings(duration: 0))]
+        var setup: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0))]
         for i in 1...n {
             // Identity (unit; animated as `transform.rotation.z` or as `transform.rotation`),
             // a scale and a translation (their own records).
@@ -24,7 +25,7 @@ import Testing
                       .set(i, keyPath: "transform", value: .transform(transform))]
         }
         try t.apply(Commit(client: 1, content: .operations(setup)), at: 0)
-        var animations: [LaminaTree.Operation] = []
+        var animations: [LayerChange] = []
         for i in 1...n {
             animations.append(.addAnimation(i, key: "spin", animation: .basic(BasicAnimation(
                 keyPath: i % 4 == 1 ? "transform.rotation" : "transform.rotation.z", from: .double(-Double(i)), to: .double(2 * Double(i)),

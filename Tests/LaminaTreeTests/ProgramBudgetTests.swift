@@ -4,21 +4,16 @@ import LaminaExpression
 import LaminaGeometry
 @testable import LaminaTree
 import Testing
+import LaminaModel
+import TestSupport
 
 /// The frame's step budget shared by all templates and expressions, presentation queries that
 /// see them, and the dependency check's reach and names.
 @Suite struct ProgramBudgetTests {
     func id(_ local: UInt32) -> LayerID { LayerID(client: 1, local: local) }
 
-    func tree(_ ops: [LaminaTree.Operation]) throws -> LayerTree {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
-        return t
-    }
-
     func expression(_ local: UInt32, _ keyPath: String, _ source: String, key: String = "e",
-                    layers: [String: UInt32] = [:]) -> LaminaTree.Operation {
+                    layers: [String: UInt32] = [:]) -> LayerChange {
         .addExpression(local, key: key, expression: ExpressionAnimation(keyPath: keyPath, expression: source, layers: layers))
     }
 
@@ -27,8 +22,8 @@ import Testing
     static let hostile = "for i in 0 ..< n * 1e12 { line(i, 1) }"
 
     /// `count` shape layers with the hostile template, each its own `custom.n`.
-    func hostileLayers(_ count: Int) -> [LaminaTree.Operation] {
-        (1 ... UInt32(count)).flatMap { l -> [LaminaTree.Operation] in
+    func hostileLayers(_ count: Int) -> [LayerChange] {
+        (1 ... UInt32(count)).flatMap { l -> [LayerChange] in
             [.create(l, .shape), .addSublayer(parent: 0, child: l),
              .set(l, keyPath: "custom.n", value: .number(1)),
              .set(l, keyPath: "path", value: .template(Self.hostile))]
@@ -44,7 +39,7 @@ import Testing
 
     @Test func manyHostileTemplatesStayWithinTheFrameBudget() throws {
         let layers = 100
-        let t = try tree(hostileLayers(layers))
+        let t = try TestScene.tree(hostileLayers(layers))
         let each = ExpressionLimits.default.maxLoopIterations   // iterations, and path elements, of a run
         let one = try Self.hostileRunCost()
         #expect(one >= each)   // at least a step per iteration
@@ -90,7 +85,7 @@ import Testing
     @Test func lateTemplatesReachBothAlternatingSnapshots() throws {
         // The render side patches two presentation trees in turn: each must end up with
         // every template's path, also those that ran a frame late.
-        let t = try tree(hostileLayers(4))
+        let t = try TestScene.tree(hostileLayers(4))
         t.programStepsPerFrame = try Self.hostileRunCost()   // one run per frame
         var maker = SnapshotMaker()
         var frame = 0
@@ -111,7 +106,7 @@ import Testing
     @Test func deferredTemplatesKeepTheirPreviousPath() throws {
         // Two layers whose `n` animates: with a budget for one run per frame, the second
         // keeps the path of its previous run while the first runs.
-        let t = try tree(hostileLayers(2) + [
+        let t = try TestScene.tree(hostileLayers(2) + [
             .addAnimation(1, key: "a", animation: .basic(BasicAnimation(keyPath: "custom.n", from: .double(1), to: .double(2),
                 timing: AnimationTiming(duration: 10, timingFunction: .linear, fillMode: .both, removedOnCompletion: false)))),
             .addAnimation(2, key: "a", animation: .basic(BasicAnimation(keyPath: "custom.n", from: .double(1), to: .double(2),
@@ -133,7 +128,7 @@ import Testing
     }
 
     @Test func expressionsBeyondTheBudgetKeepTheirLastValue() throws {
-        let t = try tree([.create(1, .layer), .addSublayer(parent: 0, child: 1),
+        let t = try TestScene.tree([.create(1, .layer), .addSublayer(parent: 0, child: 1),
                           .create(2, .layer), .addSublayer(parent: 0, child: 2),
                           expression(1, "position.x", "t * 10"), expression(2, "position.y", "t * 20")])
         var p = LayerTree()
@@ -153,7 +148,7 @@ import Testing
     }
 
     @Test func presentationQueriesSeeExpressionsAndTemplates() throws {
-        let t = try tree([.create(1, .layer), .addSublayer(parent: 0, child: 1),
+        let t = try TestScene.tree([.create(1, .layer), .addSublayer(parent: 0, child: 1),
                           .create(2, .shape), .addSublayer(parent: 0, child: 2),
                           .set(2, keyPath: "bounds", value: .rect(Rect(0, 0, 40, 20))),
                           .set(2, keyPath: "custom.w", value: .number(3)),
@@ -172,11 +167,11 @@ import Testing
 
     @Test func aCycleAcrossALongChainIsFoundFromTheLayersItReaches() throws {
         // 1 ← 2 ← … ← 50 (each reads the next), plus 200 unrelated layers with expressions.
-        var ops: [LaminaTree.Operation] = []
+        var ops: [LayerChange] = []
         for l in UInt32(1) ... 250 { ops += [.create(l, .layer), .addSublayer(parent: 0, child: l)] }
         for l in UInt32(1) ..< 50 { ops.append(expression(l, "opacity", "n.opacity", layers: ["n": l + 1])) }
         for l in UInt32(51) ... 250 { ops.append(expression(l, "opacity", "t")) }
-        var t = try tree(ops)
+        var t = try TestScene.tree(ops)
         // Closing the chain is a cycle through all 50.
         #expect {
             try t.apply(Commit(client: 1, content: .operations([expression(50, "opacity", "f.opacity", layers: ["f": 1])])))

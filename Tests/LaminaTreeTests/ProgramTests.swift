@@ -5,6 +5,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+import LaminaModel
 
 /// Path templates and expression animations through the trees: compiled where commits are
 /// validated, evaluated into the presentation tree after the ordinary animations.
@@ -34,14 +35,7 @@ import TestSupport
         }
     }
 
-    func tree(_ ops: [LaminaTree.Operation]) throws -> LayerTree {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations(ops)), at: 0)
-        return t
-    }
-
-    func polygonLayer(_ local: UInt32, sides: Double = 5) -> [LaminaTree.Operation] {
+    func polygonLayer(_ local: UInt32, sides: Double = 5) -> [LayerChange] {
         [.create(local, .shape), .addSublayer(parent: 0, child: local),
          .set(local, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 80))),
          .set(local, keyPath: "custom.sides", value: .number(sides)),
@@ -61,7 +55,7 @@ import TestSupport
     // MARK: Templates
 
     @Test func templateOutputIsThePresentationPath() throws {
-        let t = try tree(polygonLayer(1))
+        let t = try TestScene.tree(polygonLayer(1))
         let p = t.presentation(at: 0)
         Self.expectClose(p[id(1)]?.properties.path, Self.polygonPath(Rect(0, 0, 100, 80), sides: 5, scale: 0.9, rotation: 0.25))
         // The model keeps the template, not a path.
@@ -70,7 +64,7 @@ import TestSupport
     }
 
     @Test func animatedCustomPropertiesFeedTheTemplate() throws {
-        var t = try tree(polygonLayer(1))
+        var t = try TestScene.tree(polygonLayer(1))
         try t.apply(Commit(client: 1, content: .operations([
             .addAnimation(1, key: "morph", animation: linear("custom.sides", 3, 9, duration: 2)),
         ])), at: 0)
@@ -84,7 +78,7 @@ import TestSupport
     }
 
     @Test func implicitAnimationOfACustomPropertyFeedsTheTemplate() throws {
-        var t = try tree(polygonLayer(1))
+        var t = try TestScene.tree(polygonLayer(1))
         try t.apply(Commit(client: 1, content: .operations([
             .setTransaction(TransactionSettings(duration: 1, timingFunction: .linear)),
             .set(1, keyPath: "custom.rotation", value: .number(1.25)),
@@ -101,7 +95,7 @@ import TestSupport
         var ops = polygonLayer(1) + polygonLayer(2) + polygonLayer(3)
         ops += [.create(4, .shape), .addSublayer(parent: 0, child: 4),
                 .set(4, keyPath: "path", value: .template("move(0, 0); line(10, 0); line(0, 10); close()"))]
-        var t = try tree(ops)
+        var t = try TestScene.tree(ops)
         try t.apply(Commit(client: 1, content: .operations([
             .addAnimation(1, key: "morph", animation: linear("custom.sides", 3, 9)),
             .addAnimation(3, key: "fade", animation: linear("opacity", 1, 0)),
@@ -129,7 +123,7 @@ import TestSupport
     }
 
     @Test func templateErrorsNameTheLayerThePositionAndTheReason() throws {
-        var t = try tree([.create(7, .shape), .addSublayer(parent: 0, child: 7),
+        var t = try TestScene.tree([.create(7, .shape), .addSublayer(parent: 0, child: 7),
                           .set(7, keyPath: "custom.k", value: .number(1))])
         let cases: [(String, String)] = [
             ("move(0, 0)\nline(k, bar)", "layer 7 path: template line 2, column 9 (offset 19): unknown name 'bar'"),
@@ -158,7 +152,7 @@ import TestSupport
     }
 
     @Test func aPlainPathReplacesTheTemplate() throws {
-        var t = try tree(polygonLayer(1))
+        var t = try TestScene.tree(polygonLayer(1))
         let square = Path.rect(Rect(0, 0, 5, 5))
         try t.apply(Commit(client: 1, content: .operations([.set(1, keyPath: "path", value: .path(square))])))
         #expect(t[id(1)]?.properties.templates.path == nil)
@@ -169,7 +163,7 @@ import TestSupport
         // Loops whose bounds are inputs pass the compile-time check; at run time the
         // iteration budget ends them (10,000 by default, all loops together).
         let source = "for i in 0 ..< n * 1e12 { for j in 0 ..< n * 1e12 { line(i, j) } }"
-        var t = try tree([.create(1, .shape), .addSublayer(parent: 0, child: 1),
+        var t = try TestScene.tree([.create(1, .shape), .addSublayer(parent: 0, child: 1),
                           .set(1, keyPath: "custom.n", value: .number(1)),
                           .set(1, keyPath: "path", value: .template(source))])
         let start = Date()
@@ -188,16 +182,16 @@ import TestSupport
     // MARK: Expressions
 
     func expression(_ local: UInt32, _ keyPath: String, _ source: String, key: String = "e",
-                    layers: [String: UInt32] = [:]) -> LaminaTree.Operation {
+                    layers: [String: UInt32] = [:]) -> LayerChange {
         .addExpression(local, key: key, expression: ExpressionAnimation(keyPath: keyPath, expression: source, layers: layers))
     }
 
-    func layers(_ locals: UInt32...) -> [LaminaTree.Operation] {
-        locals.flatMap { [.create($0, .layer), .addSublayer(parent: 0, child: $0)] as [LaminaTree.Operation] }
+    func layers(_ locals: UInt32...) -> [LayerChange] {
+        locals.flatMap { [.create($0, .layer), .addSublayer(parent: 0, child: $0)] as [LayerChange] }
     }
 
     @Test func anExpressionFollowsAnotherLayersPresentation() throws {
-        var t = try tree(layers(1, 2))
+        var t = try TestScene.tree(layers(1, 2))
         try t.apply(Commit(client: 1, content: .operations([
             .addAnimation(1, key: "move", animation: linear("position.x", 0, 100)),
             expression(2, "position.x", "lead.position.x * 0.5 + 10", layers: ["lead": 1]),
@@ -215,7 +209,7 @@ import TestSupport
 
     @Test func expressionsRunInDependencyOrder() throws {
         // Added last-first: c reads b, b reads a, a reads t.
-        var t = try tree(layers(1, 2, 3))
+        var t = try TestScene.tree(layers(1, 2, 3))
         try t.apply(Commit(client: 1, content: .operations([
             expression(3, "custom.v", "b.custom.v + 1", layers: ["b": 2]),
             expression(2, "custom.v", "a.custom.v * 2", layers: ["a": 1]),
@@ -230,7 +224,7 @@ import TestSupport
     }
 
     @Test func cyclesAreRejectedAtCommitWithTheCycleNamed() throws {
-        var t = try tree(layers(1, 2))
+        var t = try TestScene.tree(layers(1, 2))
         try t.apply(Commit(client: 1, content: .operations([expression(1, "opacity", "b.opacity", layers: ["b": 2])])))
         #expect {
             try t.apply(Commit(client: 1, content: .operations([expression(2, "opacity", "1 - a.opacity", layers: ["a": 1])])))
@@ -250,8 +244,8 @@ import TestSupport
     }
 
     @Test func expressionErrorsNameTheLayerAndPosition() throws {
-        var t = try tree(layers(1, 2))
-        let cases: [(LaminaTree.Operation, String)] = [
+        var t = try TestScene.tree(layers(1, 2))
+        let cases: [(LayerChange, String)] = [
             (expression(1, "opacity", "ghost.opacity"), "layer 1 expression 'e': line 1, column 1 (offset 0): unknown layer 'ghost'"),
             (expression(1, "opacity", "1 + (2"), "layer 1 expression 'e': line 1"),
             (expression(1, "position", "1"), "position is not a number property"),
@@ -268,7 +262,7 @@ import TestSupport
     }
 
     @Test func aDeletedReferenceReadsNaNAndTheModelValueShows() throws {
-        var t = try tree(layers(1, 2))
+        var t = try TestScene.tree(layers(1, 2))
         try t.apply(Commit(client: 1, content: .operations([
             .setTransaction(TransactionSettings(disableActions: true)),
             .set(1, keyPath: "opacity", value: .number(0.3)),
@@ -281,7 +275,7 @@ import TestSupport
     }
 
     @Test func expressionsShareTheAnimationKeys() throws {
-        var t = try tree(layers(1))
+        var t = try TestScene.tree(layers(1))
         try t.apply(Commit(client: 1, content: .operations([expression(1, "opacity", "0.5", key: "k")])))
         #expect(t.presentation(at: 0)[id(1)]?.properties.opacity == 0.5)
         try t.apply(Commit(client: 1, content: .operations([.addAnimation(1, key: "k", animation: linear("opacity", 0, 0))])))
@@ -295,7 +289,7 @@ import TestSupport
 
     @Test func theShakeSettles() throws {
         let shake = "sin(self.custom.progress * 6 * pi) * self.custom.intensity * (1 - self.custom.progress)"
-        var t = try tree(layers(1) + [.set(1, keyPath: "custom.progress", value: .number(0)),
+        var t = try TestScene.tree(layers(1) + [.set(1, keyPath: "custom.progress", value: .number(0)),
                                       .set(1, keyPath: "custom.intensity", value: .number(40)),
                                       expression(1, "transform.translation.x", shake, key: "shake")])
         for progress in [0.0, 0.1, 0.37, 0.5, 1.0] {

@@ -4,6 +4,7 @@ import LaminaGeometry
 @testable import LaminaTree
 import Testing
 import TestSupport
+@testable import LaminaModel
 
 /// The trees' compact storage: a transform other than the identity is boxed, custom numbers
 /// and templates sit with the rare properties, a node's rarely non-empty lists in one optional
@@ -60,10 +61,10 @@ import TestSupport
         a.opacity = 0.25
         a.transform = rotation(1)
         var b = a                        // shares the transform's box
-        #expect(a.transformStorage.box === b.transformStorage.box)
+        #expect(!isKnownUniquelyReferenced(&a.transformStorage.box))
         b.opacity = 0.75
-        b.transform.m11 = 2              // copies it
-        #expect(a.transformStorage.box !== b.transformStorage.box)
+        b.transform.m11 = 2              // copies it: each holds its own again
+        #expect(isKnownUniquelyReferenced(&a.transformStorage.box) && isKnownUniquelyReferenced(&b.transformStorage.box))
         #expect(a.opacity == 0.25 && b.opacity == 0.75)
         #expect(a.transform == rotation(1))
         #expect(b.transform.m11 == 2)
@@ -112,8 +113,9 @@ import TestSupport
         for frame in 2...5 {
             let time = Double(frame) / 10
             t.updatePresentation(&p, at: time)
-            // The same box, alive and written in place (no allocation per frame).
-            #expect(transformBox != nil && p[id]!.properties.transformStorage.box === transformBox)
+            // The first frame's box, alive and written in place (no allocation per frame): it
+            // holds this frame's transform.
+            #expect(transformBox != nil && transformBox?.value == p[id]!.properties.transform)
             #expect(p[id]!.properties == t.presentationProperties(of: id, at: time))
         }
         #expect(t[id]!.properties.transform == .identity)
@@ -233,14 +235,13 @@ import TestSupport
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations([.create(1, .layer), .addSublayer(parent: 0, child: 1)])))
-        func base(_ tree: LayerTree) -> UnsafeRawPointer? { tree.nodes.withUnsafeNodes { UnsafeRawPointer($0.baseAddress) } }
         var maker = SnapshotMaker()
         weak var second: PresentationSnapshot?
         _ = maker.make(from: t, at: 0)
         second = maker.make(from: t, at: 1)
         // Nothing animates: the snapshots share the render tree's nodes, and the older one
         // is kept for reuse while the model version stays.
-        #expect(second != nil && base(second!.tree) == base(t))
+        #expect(second != nil && second!.tree.nodes.sharesStorage(with: t.nodes))
         // A commit copies the render tree's nodes on write (the snapshots share them): the
         // next frame's snapshot shares the new nodes, and the one before, which holds the
         // old ones, is let go.
@@ -251,12 +252,14 @@ import TestSupport
         weak var third: PresentationSnapshot?
         third = maker.make(from: t, at: 2)
         #expect(second == nil)
-        #expect(base(third!.tree) == base(t))
+        #expect(third!.tree.nodes.sharesStorage(with: t.nodes))
         #expect(third!.tree[LayerID(client: 1, local: 1)]?.properties.opacity == 0.5)
         // With the model unchanged again, two snapshots alternate as before (the maker holds
         // the only reference to the one it reuses).
         let fourth = maker.make(from: t, at: 3)
-        #expect(third != nil && fourth !== third)
-        #expect(maker.make(from: t, at: 4) === third)
+        #expect(third?.time == 2 && fourth.time == 3)                  // a new one; the older kept as it was
+        let fifth = maker.make(from: t, at: 4)
+        #expect(third?.time == 4 && third?.frame == fifth.frame)       // the older one, patched in place
+        #expect(fourth.time == 3)
     }
 }

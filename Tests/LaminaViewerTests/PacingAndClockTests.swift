@@ -2,6 +2,7 @@ import LaminaAnimation
 import LaminaRender
 import Synchronization
 import Testing
+import TestSupport
 
 /// The present-mode rule (LaminaRender README, "Window target") and the clock's rate, which
 /// the viewer's Space and S keys set. Pure: no window, no GPU.
@@ -22,10 +23,9 @@ struct PacingAndClockTests {
     /// A realtime clock on a fake monotonic source: time runs at the rate, stays continuous
     /// at each change, and `realSeconds` ignores the rate.
     @Test func clockRatePausesAndSlowsCompositorTimeContinuously() {
-        final class Source: Sendable { let ns = Mutex<UInt64>(1_000_000_000) }
-        let source = Source()
-        let clock = CompositorClock(nanoseconds: { source.ns.withLock { $0 } })
-        func advance(_ seconds: Double) { source.ns.withLock { $0 += UInt64(seconds * 1e9) } }
+        let manual = ManualClock()
+        let clock = manual.clock
+        func advance(_ seconds: Double) { manual.advance(seconds) }
         #expect(clock.now == 0 && clock.rate == 1)
         advance(2)
         #expect(clock.now == 2)

@@ -1,6 +1,6 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import LaminaWire
 import Testing
 import TestSupport

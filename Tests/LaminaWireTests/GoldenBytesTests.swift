@@ -1,7 +1,7 @@
 import Foundation
 import LaminaAnimation
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import LaminaWire
 import Testing
 

@@ -1,5 +1,5 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 @testable import LaminaWire
 import Testing
 

@@ -1,4 +1,4 @@
-import LaminaTree
+import LaminaModel
 import LaminaWire
 import Testing
 

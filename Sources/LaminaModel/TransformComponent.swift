@@ -19,7 +19,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     public var isSize: Bool { self == .translation }
 
     /// Euler angles (x, y, z) of a rotation matrix M = Rx·Ry·Rz (row vectors).
-    static func eulerAngles(_ r: Transform3D) -> Vector3 {
+    package static func eulerAngles(_ r: Transform3D) -> Vector3 {
         let sy = min(max(-r.m13, -1), 1)
         let b = asin(sy)
         if abs(sy) < 0.999_999_9 {
@@ -29,7 +29,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
         return Vector3(atan2(-r.m32, r.m22), b, 0)
     }
 
-    static func rotation(euler e: Vector3) -> Quaternion {
+    package static func rotation(euler e: Vector3) -> Quaternion {
         let q = Transform3D.rotation(e.x, 1, 0, 0)
             .concatenating(.rotation(e.y, 0, 1, 0))
             .concatenating(.rotation(e.z, 0, 0, 1))
@@ -37,7 +37,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     }
 
     /// The unit quaternion of a row-vector rotation matrix (inverse of `Quaternion.rotationMatrix`).
-    static func quaternion(fromRotationMatrix m: Transform3D) -> Quaternion {
+    package static func quaternion(fromRotationMatrix m: Transform3D) -> Quaternion {
         let trace = m.m11 + m.m22 + m.m33
         if trace > 0 {
             let s = (trace + 1).squareRoot() * 2
@@ -87,15 +87,15 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
 
     /// What `number(of:)` and `setting(_:in:)` compute from a transform before the new value
     /// is known (the render thread keeps it for a model transform that does not change).
-    struct Prepared: Sendable {
+    @usableFromInline package struct Prepared: Sendable {
         /// `number(of: t)`.
-        var number: Double
+        @usableFromInline package var number: Double
         /// `t.decomposed() ?? .identity`.
-        var decomposition: DecomposedTransform3D
+        @usableFromInline package var decomposition: DecomposedTransform3D
         /// The Euler angles of `decomposition.rotation` (rotation components only).
-        var euler: Vector3
+        @usableFromInline package var euler: Vector3
 
-        init(_ c: TransformComponent, _ t: Transform3D, number: Bool = false) {
+        package init(_ c: TransformComponent, _ t: Transform3D, number: Bool = false) {
             decomposition = t.decomposed() ?? .identity
             switch c {
             case .rotationX, .rotationY, .rotationZ, .rotation: euler = TransformComponent.eulerAngles(decomposition.rotation.rotationMatrix)
@@ -110,8 +110,8 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     /// decomposition, x and y angles 0, costs one sine and one cosine) and recomposes with
     /// it, instead of going through a quaternion: the same matrix up to rounding (a test
     /// compares it with `settingByQuaternion`).
-    @inline(__always)
-    func setting(_ v: Double, in prepared: Prepared) -> Transform3D {
+    @inlinable @inline(__always)
+    package func setting(_ v: Double, in prepared: Prepared) -> Transform3D {
         switch self {
         case .rotationX, .rotationY, .rotationZ, .rotation:
             // Reads the prepared decomposition in place (no copy of its ~170 bytes).
@@ -127,7 +127,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     }
 
     /// `setting(_:in:)` for the scale and translation components.
-    func settingComponent(_ v: Double, in prepared: Prepared) -> Transform3D {
+    @usableFromInline package func settingComponent(_ v: Double, in prepared: Prepared) -> Transform3D {
         var d = prepared.decomposition
         switch self {
         case .rotationX, .rotationY, .rotationZ, .rotation: return setting(v, in: prepared)
@@ -144,7 +144,7 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
 
     /// The previous `setting(_:in:)` for rotations (Euler angles → matrix → quaternion →
     /// recomposition), kept as the reference the direct form is tested against.
-    func settingByQuaternion(_ v: Double, in prepared: Prepared) -> Transform3D {
+    package func settingByQuaternion(_ v: Double, in prepared: Prepared) -> Transform3D {
         var d = prepared.decomposition
         var e = prepared.euler
         switch self {
@@ -160,8 +160,8 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
     /// Rows of Rx(e.x)·Ry(e.y)·Rz(e.z) (row vectors; `Transform3D.rotation`'s convention).
     /// A zero angle takes sin 0 and cos 1 without computing them (the same values); each
     /// other angle one `SinCos.sinCos` (within 1 ulp of libm's `sin` and `cos`).
-    @inline(__always)
-    static func rotationMatrix(euler e: Vector3) -> (Vector3, Vector3, Vector3) {
+    @inlinable @inline(__always)
+    package static func rotationMatrix(euler e: Vector3) -> (Vector3, Vector3, Vector3) {
         let (sc, cc) = SinCos.sinCos(e.z)
         if e.x == 0 && e.y == 0 {
             return (Vector3(cc, sc, 0), Vector3(-sc, cc, 0), Vector3(0, 0, 1))
@@ -175,8 +175,8 @@ public enum TransformComponent: String, Hashable, Sendable, CaseIterable {
 
     /// `DecomposedTransform3D.recomposed()` with the rotation given as the rows of its
     /// matrix (the same arithmetic after the rotation).
-    @inline(__always)
-    static func recomposed(_ d: DecomposedTransform3D, rotation r: (Vector3, Vector3, Vector3)) -> Transform3D {
+    @inlinable @inline(__always)
+    package static func recomposed(_ d: DecomposedTransform3D, rotation r: (Vector3, Vector3, Vector3)) -> Transform3D {
         let (r0, r1, r2) = r
         let a0 = r0 * d.scale.x
         let a1 = (r1 + r0 * d.skew.x) * d.scale.y

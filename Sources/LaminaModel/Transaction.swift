@@ -32,12 +32,12 @@ public struct TransactionSettings: Hashable, Sendable {
 /// Level 0 is the implicit transaction. `begin()` pushes a level that inherits its parent's
 /// settings; setters change the innermost level; `commit()` pops it, restoring the parent's
 /// settings. Changes are tagged with `settingsChange()` before they are staged. A completion
-/// is declared (`Operation.completion`) when its transaction commits, after its changes; the
+/// is declared (`LayerChange.completion`) when its transaction commits, after its changes; the
 /// outermost explicit commit asks for the packet to be sent.
 public struct TransactionStack: Sendable {
     public enum Action: Hashable, Sendable {
         /// Stage this operation (a completion declaration).
-        case stage(Operation)
+        case stage(LayerChange)
         /// Send the staged operations as one commit packet.
         case sendCommit
     }
@@ -91,7 +91,7 @@ public struct TransactionStack: Sendable {
 
     /// The settings operation to stage before the next change, when they differ from the
     /// last ones staged.
-    public mutating func settingsChange() -> Operation? {
+    public mutating func settingsChange() -> LayerChange? {
         guard settingsMayDiffer else { return nil }
         defer { settingsMayDiffer = false }
         let s = current

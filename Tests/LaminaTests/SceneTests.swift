@@ -2,6 +2,7 @@ import Foundation
 import Lamina
 import LaminaWire
 import Testing
+import LaminaSceneTree
 
 /// Scene files as docs/scene-format.md specifies them: every feature loads and plays with the
 /// values worked out by hand from CA's formulas; every kind of bad field is an error naming

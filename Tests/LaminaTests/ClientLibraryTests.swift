@@ -3,24 +3,11 @@ import Lamina
 import LaminaServer
 import Synchronization
 import Testing
+import DaemonTestSupport
 
 /// A global actor for checking that callbacks formed on an actor run on it.
 @globalActor actor CallbackActor {
     static let shared = CallbackActor()
-}
-
-/// What callbacks saw, from whatever thread they ran on.
-final class Recorder: Sendable {
-    private let items = Mutex<[String]>([])
-    func add(_ s: String) { items.withLock { $0.append(s) } }
-    var all: [String] { items.withLock { $0 } }
-
-    /// Waits (without pumping anything) until `count` items came, or `seconds` passed.
-    func wait(for count: Int, seconds: Double = 5) -> [String] {
-        let deadline = Date().addingTimeInterval(seconds)
-        while all.count < count && Date() < deadline { usleep(2000) }
-        return all
-    }
 }
 
 /// An animation delegate recording its calls.
@@ -38,11 +25,7 @@ final class RecordingDelegate: AnimationDelegate {
 /// Expected values come from docs/protocol.md and Core Animation's timing (linear 0 → 1 over
 /// 1 s is 0.5 at 0.5 s).
 @Suite(.serialized) struct ClientLibraryTests {
-    static func setUp() throws -> (Daemon, Connection) {
-        let daemon = try DaemonTests.makeDaemon()
-        let c = try Connection(socketPath: daemon.socketPath, name: "client-tests")
-        return (daemon, c)
-    }
+    static func setUp() throws -> (Daemon, Connection) { try TestDaemon.withClient() }
 
     static func square(_ c: Connection) -> Layer {
         let l = c.makeLayer()
@@ -212,7 +195,11 @@ final class RecordingDelegate: AnimationDelegate {
         defer { daemon.stop() }
         let l = Self.square(c)
         try await c.commit()
-        #expect(try await c.root.hitTest(Point(10, 10)) === l)
+        let hit = try await c.root.hitTest(Point(10, 10))
+        #expect(hit?.id == l.id)
+        // The client's own layer object, not a copy: a value set on `l` reads back through it.
+        l.opacity = 0.5
+        #expect(hit?.opacity == 0.5)
         #expect(try await c.root.hitTest(Point(150, 150)) == nil)
         let other = try Connection(socketPath: daemon.socketPath, name: "other")
         let o = Self.square(other)

@@ -75,7 +75,7 @@ extension LayerProperties {
     }
 
     /// Removes the template of `keyPath` (a plain value was set there).
-    mutating func clearTemplate(forKeyPath keyPath: String) {
+    package mutating func clearTemplate(forKeyPath keyPath: String) {
         guard !templates.isEmpty else { return }
         if keyPath == "path" { templates.path = nil } else if keyPath == "shadowPath" { templates.shadowPath = nil }
     }
@@ -83,7 +83,7 @@ extension LayerProperties {
     /// A custom property as a template or expression reads it: its number, the first of a
     /// list (NaN for an empty list), 0 when the layer has none.
     @inline(__always)
-    func customNumber(_ name: String) -> Double {
+    package func customNumber(_ name: String) -> Double {
         guard let v = custom[name] else { return 0 }
         return v.first ?? .nan
     }

@@ -1,5 +1,5 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import Testing
 
 /// The rarely set properties live in one copy-on-write box (`LayerProperties.Rare`,

@@ -3,12 +3,13 @@ import Lamina
 import LaminaServer
 import LaminaWire
 import Testing
+import DaemonTestSupport
 
 /// The client library's typed layers (generated accessors) and the kind check, through a real
 /// daemon; and the kind check in scene files.
 @Suite(.serialized) struct TypedLayerTests {
     @Test func shapeAndGradientAccessorsStageTheirProperties() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath)
         let shape = c.makeShapeLayer()
@@ -48,7 +49,7 @@ import Testing
     }
 
     @Test func theDaemonRejectsAnotherKindsProperty() throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath)
         let plain = c.makeLayer()

@@ -15,23 +15,23 @@ import Foundation
 // `SinCosTests` checks ≤ 1 ulp against them over 10⁶ angles and at multiples of π/2).
 // Angles beyond `limit` go to `sin` and `cos` (no layer turns 10⁵ radians a frame).
 
-enum SinCos {
+@usableFromInline package enum SinCos {
     /// Beyond this |x| the reduction's three rounds are no longer enough; libm answers.
-    static let limit = 1e5
+    @usableFromInline package static let limit = 1e5
 
     // π/2 in parts: pio2_1 has 33 significant bits (n · pio2_1 is exact for n < 2²⁰), the
     // tails the rest (fdlibm's values).
-    static let invpio2 = 6.36619772367581382433e-01
-    static let pio2_1 = 1.57079632673412561417e+00
-    static let pio2_1t = 6.07710050650619224932e-11
-    static let pio2_2 = 6.07710050630396597660e-11
-    static let pio2_2t = 2.02226624879595063154e-21
-    static let pio2_3 = 2.02226624871116645580e-21
-    static let pio2_3t = 8.47842766036889956997e-32
+    @usableFromInline package static let invpio2 = 6.36619772367581382433e-01
+    @usableFromInline package static let pio2_1 = 1.57079632673412561417e+00
+    @usableFromInline package static let pio2_1t = 6.07710050650619224932e-11
+    @usableFromInline package static let pio2_2 = 6.07710050630396597660e-11
+    @usableFromInline package static let pio2_2t = 2.02226624879595063154e-21
+    @usableFromInline package static let pio2_3 = 2.02226624871116645580e-21
+    @usableFromInline package static let pio2_3t = 8.47842766036889956997e-32
 
     /// (sin x, cos x).
-    @inline(__always)
-    static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
+    @inlinable @inline(__always)
+    package static func sinCos(_ x: Double) -> (sin: Double, cos: Double) {
         guard abs(x) < limit else { return (Foundation.sin(x), Foundation.cos(x)) }   // NaN too
         // n = x · 2/π rounded to nearest (ties to even: fdlibm rounds them away from zero,
         // and either is a valid reduction) by adding and taking away 1.5·2⁵², which is exact
@@ -76,8 +76,8 @@ enum SinCos {
     }
 
     /// sin(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_sin`).
-    @inline(__always)
-    static func kernelSin(_ x: Double, _ y: Double) -> Double {
+    @inlinable @inline(__always)
+    package static func kernelSin(_ x: Double, _ y: Double) -> Double {
         let s1 = -1.66666666666666324348e-01, s2 = 8.33333333332248946124e-03, s3 = -1.98412698298579493134e-04
         let s4 = 2.75573137070700676789e-06, s5 = -2.50507602534068634195e-08, s6 = 1.58969099521155010221e-10
         let z = x * x, v = z * x, z2 = z * z
@@ -87,8 +87,8 @@ enum SinCos {
     }
 
     /// cos(x + y) for |x| ≤ π/4, y the tail of x (fdlibm `__kernel_cos`, FreeBSD's form).
-    @inline(__always)
-    static func kernelCos(_ x: Double, _ y: Double) -> Double {
+    @inlinable @inline(__always)
+    package static func kernelCos(_ x: Double, _ y: Double) -> Double {
         let c1 = 4.16666666666666019037e-02, c2 = -1.38888888888741095749e-03, c3 = 2.48015872894767294178e-05
         let c4 = -2.75573143513906633035e-07, c5 = 2.08757232129817482790e-09, c6 = -1.13596475577881948265e-11
         let z = x * x, z2 = z * z

@@ -10,12 +10,18 @@ public struct LayerID: Hashable, Comparable, Sendable, CustomStringConvertible {
 
     @inlinable public init(client: UInt32, local: UInt32) { self.client = client; self.local = local }
 
+    // Written out (as the synthesized ones: both fields, in declaration order) so that they
+    // inline across the module boundary: the trees and the draw-list builder compare and
+    // hash ids in their per-frame loops.
+    @inlinable public static func == (a: LayerID, b: LayerID) -> Bool { a.client == b.client && a.local == b.local }
+    @inlinable public func hash(into hasher: inout Hasher) { hasher.combine(client); hasher.combine(local) }
+
     /// The root layer of the whole canvas.
     public static let root = LayerID(client: 0, local: 0)
     /// The container of one client's top-level layers (local id 0 of that client).
     public static func clientRoot(_ client: UInt32) -> LayerID { LayerID(client: client, local: 0) }
 
-    public var isClientRoot: Bool { local == 0 }
+    @inlinable public var isClientRoot: Bool { local == 0 }
     public static func < (a: LayerID, b: LayerID) -> Bool { (a.client, a.local) < (b.client, b.local) }
     public var description: String { "\(client):\(local)" }
 }

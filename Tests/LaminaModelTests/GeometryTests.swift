@@ -1,5 +1,5 @@
 import LaminaGeometry
-import LaminaTree
+import LaminaModel
 import Testing
 import TestSupport
 

@@ -5,6 +5,8 @@ import LaminaServer
 import LaminaTree
 import Synchronization
 import Testing
+import LaminaModel
+import DaemonTestSupport
 
 /// The client library gets the protocol's answers at the protocol's moments
 /// (docs/protocol.md, "Errors"; the API documentation of `Layer.add(_:forKey:)`,
@@ -31,7 +33,7 @@ import Testing
     }
 
     @Test func theClientGetsTheDocumentsAnswers() async throws {
-        let daemon = try DaemonTests.makeDaemon()
+        let daemon = try TestDaemon.make()
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "answers")
         let l = c.makeLayer()

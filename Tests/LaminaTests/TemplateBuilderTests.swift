@@ -3,6 +3,7 @@ import Lamina
 import LaminaGeometry
 import LaminaTree
 import Testing
+import LaminaModel
 
 /// The client library's template builder: a shape written like SwiftUI's `path(in:)` becomes
 /// template source that the compositor evaluates to the same path.

@@ -4,7 +4,7 @@ import LaminaGeometry
 
 /// One change inside a commit. Layer ids are the client's own (local) ids; local id 0 names
 /// the client's root container.
-public enum Operation: Hashable, Sendable {
+public enum LayerChange: Hashable, Sendable {
     case create(UInt32, LayerKind)
     case delete(UInt32)
     case set(UInt32, keyPath: String, value: PropertyValue)
@@ -22,7 +22,7 @@ public enum Operation: Hashable, Sendable {
     /// Removes the layer's animation with `key` (nothing when there is none, as CA).
     case removeAnimation(UInt32, key: String)
     case removeAllAnimations(UInt32)
-    /// Adds an expression animation under `key` (LayerExpression.swift), replacing the
+    /// Adds an expression animation under `key` (ExpressionAnimation.swift), replacing the
     /// layer's animation or expression with that key; removed as animations are.
     case addExpression(UInt32, key: String, expression: ExpressionAnimation)
     /// Declares a transaction completion: `transactionCompleted(id)` fires once every animation
@@ -53,7 +53,7 @@ public enum Operation: Hashable, Sendable {
 public struct Commit: Hashable, Sendable {
     public enum Content: Hashable, Sendable {
         /// A client's operations, in order.
-        case operations([Operation])
+        case operations([LayerChange])
         /// The client is connected: create its root container under the root layer.
         case connect
         /// The client disconnected: its layers are removed, nothing else is affected.

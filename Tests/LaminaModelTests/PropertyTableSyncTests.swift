@@ -1,8 +1,8 @@
 import Foundation
 import Testing
 
-/// The generated per-property files (`*+Generated.swift` in LaminaTree and Lamina) must be what
-/// `scripts/gen-properties` writes from `Sources/LaminaTree/Properties.table` today.
+/// The generated per-property files (`*+Generated.swift` in LaminaModel, LaminaTree and Lamina) must be what
+/// `scripts/gen-properties` writes from `Sources/LaminaModel/Properties.table` today.
 @Suite("Generated property code")
 struct PropertyTableSyncTests {
     static let repository = URL(fileURLWithPath: #filePath)

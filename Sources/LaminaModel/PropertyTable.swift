@@ -96,7 +96,7 @@ public enum PropertyTable {
 
     /// `check(keyPath:kind:)` for a commit's `set` operation at `index`.
     /// - Throws: `CommitError` `invalidProperty`.
-    static func check(_ keyPath: String, of kind: LayerKind, index: Int) throws(CommitError) {
+    package static func check(_ keyPath: String, of kind: LayerKind, index: Int) throws(CommitError) {
         do { try check(keyPath: keyPath, kind: kind) } catch {
             throw CommitError(code: .invalidProperty, index: index, message: error.description)
         }
@@ -104,7 +104,7 @@ public enum PropertyTable {
 
     /// `check(keyPath:kind:)` for every key path an animation (`key`) drives.
     /// - Throws: `CommitError` `invalidAnimation`.
-    static func check(_ animation: CompiledAnimation, key: String, of kind: LayerKind, index: Int) throws(CommitError) {
+    package static func check(_ animation: CompiledAnimation, key: String, of kind: LayerKind, index: Int) throws(CommitError) {
         for k in animation.keyPaths {
             do { try check(keyPath: k, kind: kind) } catch {
                 throw CommitError(code: .invalidAnimation, index: index, message: "animation '\(key)': \(error.description)")

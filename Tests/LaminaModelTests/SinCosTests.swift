@@ -1,5 +1,5 @@
 import Foundation
-@testable import LaminaTree
+@testable import LaminaModel
 import Testing
 import TestSupport
 

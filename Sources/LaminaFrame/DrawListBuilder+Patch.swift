@@ -1,6 +1,5 @@
 import LaminaGeometry
 import LaminaTree
-import LaminaModel
 
 /// The retained draw list (issue 11, item 5): a build of the same model as the last full
 /// build — same tree (`LayerTree.lineage`), same `version`, so the same structure and model

@@ -1,6 +1,5 @@
 import LaminaGeometry
 import LaminaTree
-import LaminaModel
 
 // The retained list's kinds, switches and emitting (DrawListBuilder+Patch.swift has the records and the walk).
 

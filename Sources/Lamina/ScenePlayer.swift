@@ -1,5 +1,4 @@
 import Foundation
-import LaminaModel
 import LaminaWire
 
 /// Plays a scene into a running daemon through a connection (`laminactl load`): uploads its

@@ -1,5 +1,4 @@
 import LaminaAnimation
-import LaminaModel
 
 /// `CATransaction` for one connection: nested transactions that group changes, give them
 /// implicit-animation settings and a completion block. Changes made outside any explicit

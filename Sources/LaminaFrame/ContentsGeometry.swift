@@ -1,5 +1,4 @@
 import LaminaGeometry
-import LaminaTree
 import LaminaModel
 
 /// Where a layer's `contents` image goes, as Core Animation places it: the image's natural

@@ -1,7 +1,6 @@
 import LaminaGeometry
 import LaminaImage
 import LaminaTree
-import LaminaModel
 
 /// The render loop's per-frame logic with no thread and no GPU: applies the queued commit
 /// packets, evaluates the presentation tree at the frame's time, publishes it as an immutable

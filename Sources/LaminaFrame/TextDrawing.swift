@@ -1,7 +1,6 @@
 import LaminaGeometry
 import LaminaImage
 import LaminaText
-import LaminaTree
 import LaminaModel
 
 /// The glyph atlas as a draw list carries it to a backend: `base`, an A8 `Image` of the

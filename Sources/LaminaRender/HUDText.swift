@@ -2,8 +2,6 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaImage
 import LaminaText
-import LaminaTree
-import LaminaModel
 
 /// What the HUD's text says: the frame rate and frame time, and the layer and client counts
 /// (from `FrameStats` and the daemon's connections).

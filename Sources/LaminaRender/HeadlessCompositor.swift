@@ -3,7 +3,6 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaImage
 import LaminaTree
-import LaminaModel
 
 /// A compositor without a daemon or threads, for `laminactl render` and tests: it renders a
 /// presentation tree into an offscreen image on the calling thread through the same draw

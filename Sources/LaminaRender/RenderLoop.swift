@@ -5,7 +5,6 @@ import LaminaGeometry
 import LaminaImage
 import LaminaTree
 import Synchronization
-import LaminaModel
 
 /// Settings of the render thread.
 public struct RenderConfig: Sendable {

@@ -3,12 +3,10 @@ import LaminaAnimation
 import LaminaGeometry
 import LaminaPNG
 import LaminaRender
-import LaminaTree
 import LaminaWire
 import Synchronization
 #if canImport(Glibc)
 import Glibc
-import LaminaModel
 #endif
 
 /// The daemon's wiring: the socket server thread (sessions and the model tree) and the

@@ -3,7 +3,6 @@ import LaminaTree
 import LaminaExpression
 import LaminaGeometry
 import LaminaWire
-import LaminaModel
 
 /// The daemon's settings: `config/laminad.json` holds every default; flags override it.
 public struct DaemonConfig: Sendable, Equatable {

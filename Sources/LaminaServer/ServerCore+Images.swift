@@ -1,5 +1,4 @@
 import LaminaImage
-import LaminaTree
 import LaminaWire
 import LaminaModel
 

@@ -1,5 +1,4 @@
 import LaminaGeometry
-import LaminaTree
 import LaminaWire
 import LaminaModel
 

@@ -1,5 +1,4 @@
 import LaminaTree
-import LaminaModel
 
 /// An idle daemon keeps each layer's node once: the model tree (this thread's) shares the
 /// node storage of the render side's newest snapshot (`ModelTree.shareNodes(with:)`).

@@ -1,4 +1,3 @@
-import LaminaTree
 import LaminaWire
 import LaminaModel
 

@@ -1,6 +1,5 @@
 import LaminaGeometry
 import LaminaText
-import LaminaTree
 import LaminaModel
 
 /// `measureText`'s answers: the size a string needs (LaminaText's `measure`: the widest

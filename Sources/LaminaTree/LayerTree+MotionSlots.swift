@@ -1,4 +1,3 @@
-import LaminaModel
 
 // Added by the draw-list work (issue 11 item 5): what the retained draw list needs to know of
 // the presentation plan beyond `presentationChangedSlots`.

@@ -1,4 +1,3 @@
-import LaminaModel
 
 /// The model tree's nodes shared with the render tree's (issue 11: an idle daemon keeps each
 /// layer's node once, not once per tree).

@@ -1,5 +1,4 @@
 import CPrefetch
-import LaminaModel
 
 // Software prefetch (`CPrefetch`: the compiler's `__builtin_prefetch`, x86's `prefetcht0` /
 // `prefetchw`), for the render thread's per-frame loops whose data comes from memory rather

@@ -1,6 +1,5 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaModel
 
 extension AnimationJSON {
     /// The ANIMATION JSON of an animation description (what `addAnimation` sends);

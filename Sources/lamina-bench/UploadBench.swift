@@ -3,7 +3,6 @@ import LaminaFrame
 import LaminaGeometry
 import LaminaRender
 import LaminaTree
-import LaminaModel
 
 /// `lamina-bench upload [--layers N] [--frames F] [--mix KIND] [--target WxH]`: the renderer's
 /// CPU work per frame — `OffscreenRenderer.render` (upload, record, submit) — for the `frames`

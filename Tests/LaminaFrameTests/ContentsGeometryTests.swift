@@ -1,7 +1,6 @@
 import Testing
 import LaminaFrame
 import LaminaGeometry
-import LaminaTree
 import LaminaModel
 
 /// Contents placement against values worked out by hand from Core Animation's rules (see

@@ -1,8 +1,6 @@
 import Testing
 import LaminaGeometry
-import LaminaTree
 @testable import LaminaFrame
-import LaminaModel
 import TestSupport
 
 /// The frame's explicit passes: which images, areas, steps and dependencies a translucent

@@ -2,7 +2,6 @@ import Foundation
 import LaminaFrame
 import LaminaGeometry
 import LaminaImage
-import LaminaTree
 import Testing
 import TestSupport
 @testable import LaminaRender

@@ -3,7 +3,6 @@ import LaminaFrame
 import Testing
 import LaminaGeometry
 import LaminaPNG
-import LaminaTree
 import TestSupport
 @testable import LaminaRender
 import LaminaModel

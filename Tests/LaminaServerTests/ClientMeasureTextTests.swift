@@ -2,7 +2,6 @@ import Foundation
 import Lamina
 import LaminaGeometry
 import LaminaText
-import LaminaTree
 import Testing
 @testable import LaminaServer
 import LaminaModel

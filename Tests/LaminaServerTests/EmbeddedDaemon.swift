@@ -3,7 +3,6 @@ import LaminaFrame
 import LaminaServer
 import LaminaTree
 import LaminaWire
-import LaminaModel
 
 /// The whole daemon on the test's thread with no sockets, threads, sleeps or GPU: the
 /// server's `ServerCore` and the render loop's `FrameDriver`, wired as `Daemon` and

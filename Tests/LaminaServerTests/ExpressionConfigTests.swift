@@ -2,10 +2,8 @@ import Foundation
 import LaminaExpression
 import LaminaGeometry
 @testable import LaminaServer
-import LaminaTree
 import LaminaWire
 import Testing
-import LaminaModel
 
 /// The expression limits and the frame's step budget come from the daemon's config: the
 /// server checks commits with them and the render side spends no more per frame.

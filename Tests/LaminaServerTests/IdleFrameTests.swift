@@ -3,7 +3,6 @@ import LaminaAnimation
 import LaminaFrame
 import LaminaGeometry
 import LaminaServer
-import LaminaTree
 import LaminaWire
 import Testing
 import LaminaModel

@@ -3,7 +3,6 @@ import LaminaGeometry
 import LaminaImage
 import LaminaPNG
 import LaminaServer
-import LaminaTree
 import LaminaWire
 import Testing
 import LaminaModel

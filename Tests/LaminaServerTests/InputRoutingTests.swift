@@ -1,9 +1,7 @@
 import LaminaGeometry
 import LaminaServer
-import LaminaTree
 import LaminaWire
 import Testing
-import LaminaModel
 
 /// The viewer's input through the embedded daemon: pointer events go to the owner of the
 /// layer under the pointer with the point in that layer's coordinates, never to another

@@ -1,6 +1,5 @@
 import Foundation
 import LaminaGeometry
-import LaminaTree
 import LaminaWire
 import Testing
 @testable import LaminaServer

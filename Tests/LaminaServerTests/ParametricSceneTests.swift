@@ -1,7 +1,6 @@
 import Foundation
 @testable import Lamina
 import LaminaGeometry
-import LaminaTree
 import LaminaWire
 import Testing
 import LaminaModel

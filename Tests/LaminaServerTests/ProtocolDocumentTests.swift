@@ -2,7 +2,6 @@ import Foundation
 import LaminaAnimation
 import LaminaGeometry
 import LaminaServer
-import LaminaTree
 import LaminaWire
 import Testing
 import LaminaModel

@@ -5,7 +5,6 @@ import LaminaServer
 import LaminaTree
 import LaminaWire
 import Testing
-import LaminaModel
 
 /// ServerCore alone, the render side played by hand: a query waits for the snapshot that
 /// includes the asking client's commit and the clock's time, and is answered when it comes.

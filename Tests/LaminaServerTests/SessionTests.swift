@@ -1,6 +1,5 @@
 import Foundation
 import LaminaServer
-import LaminaTree
 import LaminaWire
 import Testing
 import LaminaModel

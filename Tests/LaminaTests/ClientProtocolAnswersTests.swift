@@ -2,7 +2,6 @@ import Foundation
 import Lamina
 import LaminaAnimation
 import LaminaServer
-import LaminaTree
 import Synchronization
 import Testing
 import LaminaModel

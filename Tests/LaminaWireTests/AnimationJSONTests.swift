@@ -1,6 +1,5 @@
 import LaminaAnimation
 import LaminaGeometry
-import LaminaModel
 import LaminaWire
 import Testing
 

@@ -1,7 +1,6 @@
 import Foundation
 import Lamina
 import LaminaGeometry
-import LaminaTree
 import Testing
 import LaminaModel
 import LaminaSceneTree

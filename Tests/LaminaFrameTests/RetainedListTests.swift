@@ -116,8 +116,9 @@ import LaminaModel
             return m.id == n.id && m.color == n.color && m.trimStart == n.trimStart && m.trimEnd == n.trimEnd
                 && m.mesh.bounds == n.mesh.bounds
         case (.image(let x), .image(let y)):
-            let sameImage = x.image === y.image
-                || (x.mode != .color && aAtlas != nil && x.image === aAtlas && y.image === bAtlas)
+            // By id (each image has its own: `Image.id`); an atlas piece by its atlas' base.
+            let sameImage = x.image.id == y.image.id
+                || (x.mode != .color && aAtlas != nil && x.image.id == aAtlas?.id && y.image.id == bAtlas?.id)
             return sameImage && x.geometry == y.geometry && x.minification == y.minification
                 && x.magnification == y.magnification && x.mode == y.mode
         case (.group(let o, let c), .group(let p, let d)): return o == p && c == d

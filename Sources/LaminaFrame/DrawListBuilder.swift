@@ -312,11 +312,7 @@ public struct DrawListBuilder {
         let radii = Self.radii(p.cornerRadius, p.maskedCorners)
         // This layer's clip for its content and sublayers.
         var innerClip = clip
-        if p.masksToBounds {
-            var newClip = Clip(transform: toPixels, rect: p.bounds, radii: radii, parent: clip)
-            newClip.parent = firstCuttingAncestor(of: newClip)
-            innerClip = emitClip(newClip)
-        }
+        if p.masksToBounds { innerClip = emitClip(ownClip(p.bounds, radii, toPixels: toPixels, parent: clip)) }
 
         // Shadow (hidden by the layer's own masksToBounds, as in Core Animation).
         if drawShadow, p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
@@ -369,6 +365,15 @@ public struct DrawListBuilder {
         emit(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
                               cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
                               clip: clip))
+    }
+
+    /// A masksToBounds layer's clip for its content and sublayers: its bounds with its corner
+    /// radii, under the nearest ancestor clip that can cut it.
+    @inline(__always)
+    func ownClip(_ bounds: Rect, _ radii: CornerRadii, toPixels: Transform3D, parent: Int) -> Clip {
+        var newClip = Clip(transform: toPixels, rect: bounds, radii: radii, parent: parent)
+        newClip.parent = firstCuttingAncestor(of: newClip)
+        return newClip
     }
 
     /// The nearest ancestor of `clip` (from its `parent`) that can cut anything inside it, or
@@ -425,7 +430,7 @@ public struct DrawListBuilder {
 
     /// cornerRadius on the corners named by maskedCorners. (It takes the two fields: a
     /// `borrowing LayerProperties` parameter was still given a copy of the whole properties.)
-    private static func radii(_ r: Double, _ m: CornerMask) -> CornerRadii {
+    static func radii(_ r: Double, _ m: CornerMask) -> CornerRadii {
         return CornerRadii(minXMinY: m.contains(.minXMinY) ? r : 0, maxXMinY: m.contains(.maxXMinY) ? r : 0,
                            minXMaxY: m.contains(.minXMaxY) ? r : 0, maxXMaxY: m.contains(.maxXMaxY) ? r : 0)
     }

@@ -130,6 +130,8 @@ struct DrawListPatcher {
     /// Visits the last patch descended (own items kept), re-emitted its own items of, and
     /// re-emitted whole (tests, `lamina-bench build`).
     var descended = 0, reemittedOwn = 0, reemittedWhole = 0
+    /// Layers with sublayers whose own items the last patch moved in place (tests, `lamina-bench build`).
+    var movedOwn = 0
     /// Visits `runMoves` re-emitted (a shape atlas entry that no longer fits), since the
     /// builder was made (tests).
     var reemittedAfterWalk = 0
@@ -268,6 +270,7 @@ struct DrawListPatcher {
         forcing = false
         moved = 0
         descended = 0
+        movedOwn = 0
         reemittedOwn = 0
         reemittedWhole = 0
         moving.begin()
@@ -545,9 +548,17 @@ extension DrawListPatcher {
             if !failed { cursor = itemEnd; clipCursor = clipEnd }
             return
         }
+        let slot = Int(record.slot)
+        // Moved: only its placement or opacity changed (or its superlayer's), and its own items
+        // follow the transform as a moved leaf's do.
+        if !hasSource, slot < motion.count, !dirty[slot] || motion[slot].contains(.motionOnly),
+           moveOwnItems(c, record, address, nodes, store, &builder, toPixels: toPixels, opacity: opacity,
+                        layerOpacity: layerOpacity, isGroup: isGroup, clip: clip) {
+            return
+        }
+        if failed { return }
         // Re-emitted: its own values (or its placement) changed.
         records[c].moveKind = .reemitted
-        let slot = Int(record.slot)
         if isGroup {
             builder.items[itemStart] = DrawListBuilder.groupMarker(opacity: opacity, count: itemEnd - itemStart - 1)
         }
@@ -595,6 +606,64 @@ extension DrawListPatcher {
         }
         guard clipCursor == clipEnd else { fail(.counts); return }
         reemittedOwn += 1
+    }
+
+    /// A changed layer with sublayers whose own values are the model's (it only moved or faded,
+    /// or its superlayer did): its own items placed in place (`moveItems`: rects, gradients, an
+    /// analytic shadow, shape atlas entries), its group marker's opacity and its clip made
+    /// anew, its sublayers' batch walked between them. False, with nothing the re-emission
+    /// would not rewrite touched, when an item does not simply follow the transform.
+    private mutating func moveOwnItems(_ c: Int, _ record: VisitRecord, _ address: UnsafePointer<LayerNode>,
+                                       _ nodes: UnsafeBufferPointer<LayerNode>, _ store: NodeStore,
+                                       _ builder: inout DrawListBuilder, toPixels: Transform3D, opacity: Double,
+                                       layerOpacity: Double, isGroup: Bool, clip: Int) -> Bool {
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        let itemStart = Int(record.itemStart), itemEnd = Int(record.itemEnd)
+        let clipStart = Int(record.clipStart), clipEnd = Int(record.clipEnd), subtreeEnd = Int(record.subtreeEnd)
+        let ownStart = itemStart + (isGroup ? 1 : 0)
+        let childrenStart = subtreeEnd > c + 1 ? Int(records[c + 1].itemStart) : itemEnd
+        let ownClips = p.masksToBounds ? 1 : 0
+        guard ownStart <= childrenStart, childrenStart <= itemEnd, clipStart + ownClips <= clipEnd,
+              subtreeEnd == c + 1 || Int(records[c + 1].clipStart) == clipStart + ownClips,
+              place(ownStart..<childrenStart, &builder, toPixels: toPixels, opacity: layerOpacity,
+                    shadowOffset: p.shadowOffset) else { return false }
+        if isGroup {
+            builder.items[itemStart] = DrawListBuilder.groupMarker(opacity: opacity, count: itemEnd - itemStart - 1)
+        }
+        var innerClip = clip
+        if ownClips == 1 {
+            builder.clips[clipStart] = builder.ownClip(p.bounds, DrawListBuilder.radii(p.cornerRadius, p.maskedCorners),
+                                                       toPixels: toPixels, parent: clip)
+            innerClip = clipStart
+        }
+        cursor = childrenStart
+        clipCursor = clipStart + ownClips
+        if subtreeEnd > c + 1 {
+            patchChildren((c + 1)..<subtreeEnd, store, nodes, &builder,
+                          parentToPixels: p.sublayerSpace.concatenating(toPixels), parentOpacity: layerOpacity,
+                          clip: innerClip)
+            if failed { return true }
+        }
+        // Its border, after its sublayers' items.
+        guard clipCursor == clipEnd, cursor <= itemEnd,
+              place(cursor..<itemEnd, &builder, toPixels: toPixels, opacity: layerOpacity, shadowOffset: p.shadowOffset)
+        else { fail(.counts); return true }
+        cursor = itemEnd
+        movedOwn += 1
+        return true
+    }
+
+    /// Places `range`'s items (a layer's own) at `toPixels` with `opacity` (`moveItems`).
+    private func place(_ range: Range<Int>, _ builder: inout DrawListBuilder, toPixels: Transform3D, opacity: Double,
+                       shadowOffset: Size) -> Bool {
+        guard !range.isEmpty else { return true }
+        guard range.upperBound <= builder.items.count else { return false }
+        let atlas = builder.shapeAtlas
+        return builder.items.withUnsafeMutableBufferPointer { items in
+            var buckets = BucketMemo()
+            return Self.moveItems(items.baseAddress!, range, toPixels: toPixels, opacity: opacity, shadowOffset: shadowOffset,
+                                  atlas: atlas, buckets: &buckets)
+        }
     }
 
     /// The layer's own items re-emitted from `ownStart` (its clip at `clipStart`) and its border
@@ -826,7 +895,7 @@ extension DrawListBuilder {
     }
     public var lastPatchWays: PatchWays {
         guard patcher.lastPatched else { return PatchWays() }
-        return PatchWays(moved: patcher.moved, descended: patcher.descended, reemittedOwn: patcher.reemittedOwn,
+        return PatchWays(moved: patcher.moved + patcher.movedOwn, descended: patcher.descended, reemittedOwn: patcher.reemittedOwn,
                          reemittedWhole: patcher.reemittedWhole)
     }
 

@@ -80,6 +80,25 @@ import Testing
                 "\(ways)")
     }
 
+    /// The same card clipping (masksToBounds, rounded) and translucent (a group), with no
+    /// shadow: its own items are moved too (placed, its clip and group marker made anew), nothing
+    /// is re-emitted.
+    @Test func aMovingClippingCardIsMovedWhole() throws {
+        var scene = Self.layer(1, parent: 0, Rect(0, 0, 80, 50), at: Point(90, 70), Color(0.95, 0.95, 0.97))
+            + [.set(1, keyPath: "borderWidth", value: .number(1)), .set(1, keyPath: "cornerRadius", value: .number(8)),
+               .set(1, keyPath: "borderColor", value: .color(Color(0.2, 0.2, 0.2))),
+               .set(1, keyPath: "masksToBounds", value: .bool(true)), .set(1, keyPath: "opacity", value: .number(0.8))]
+        for k: UInt32 in 2...5 {
+            scene += Self.layer(k, parent: 1, Rect(0, 0, 20, 12), at: Point(Double(k) * 15, 25), Color(0.1 * Double(k), 0.5, 0.3))
+        }
+        let ways = try Self.run(scene, [
+            MovedLeavesTests.animation(1, "move", "position.x", .double(60), .double(120), duration: 0.6),
+            MovedLeavesTests.animation(1, "turn", "transform.rotation.z", .double(0), .double(0.4), duration: 0.7),
+            MovedLeavesTests.animation(1, "fade", "opacity", .double(0.8), .double(0.5), duration: 0.5)])
+        #expect(ways.dropFirst().allSatisfy { $0 != nil })
+        #expect(ways.dropFirst().allSatisfy { $0?.moved == 5 && $0?.reemittedOwn == 0 && $0?.descended == 0 }, "\(ways)")
+    }
+
     /// A masksToBounds card whose sublayer changes color: the card is descended (its clip and
     /// items stay), the sublayer re-emitted; the same under a blurred shadow (descended through
     /// both the shadow's source and the card, the sublayer re-emitted in each).

@@ -78,6 +78,10 @@ import Glibc
             let fd = try UnixSocket.connect(path: daemon.socketPath)
             // Its hello and pings keep the server thread reading this socket when it closes.
             try UnixSocket.writeAll(fd, Self.hello("cycling") + Self.pings(round % 7 * 40))
+            // Shut down, then closed: a process another test spawns at this moment holds a copy
+            // of every descriptor until its exec closes them (CLOEXEC), and a bare close would
+            // leave the connection open that long — the daemon rightly counting it.
+            shutdown(fd, Int32(SHUT_RDWR))
             close(fd)
             let next = try UnixSocket.connect(path: daemon.socketPath)
             try UnixSocket.writeAll(next, Self.hello("next"))
@@ -93,6 +97,7 @@ import Glibc
             #expect(got == header.count, "round \(round): connection closed")
             let opcode = Int(header[4]) | Int(header[5]) << 8
             #expect(opcode == 0x81, "round \(round): answered with opcode \(opcode), not welcome")
+            shutdown(next, Int32(SHUT_RDWR))
             close(next)
             if got != header.count || opcode != 0x81 { break }
         }

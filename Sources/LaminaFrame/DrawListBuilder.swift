@@ -160,14 +160,15 @@ public struct DrawListBuilder {
         swap(&patcher, &self.patcher)
         defer { swap(&patcher, &self.patcher) }
         if let list = patcher.patch(tree, &self) { return list }
-        let list = fullBuild(tree)
+        let list = fullBuild(tree, visits: patcher.records.count)
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
                       capped: shadowSourceItems > Self.maxShadowSourceItems)
         return list
     }
 
     /// The list made by walking the whole tree (the reference path); records what it visited.
-    mutating func fullBuild(_ tree: LayerTree) -> DrawList {
+    /// `visits`: about how many the last full build recorded (their buffer is sized once).
+    mutating func fullBuild(_ tree: LayerTree, visits: Int = 0) -> DrawList {
         items.removeAll(keepingCapacity: true)
         shadowSourceItems = 0
         openGroups = 0
@@ -175,6 +176,7 @@ public struct DrawListBuilder {
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         records.begin()
+        records.list.reserveCapacity(visits)
         forPatch = false
         ownItemsOnly = false
         clipBase = []

@@ -182,12 +182,13 @@ struct DrawListPatcher {
     init() {}
     private init(failures: [Int]) { self.failures = failures }
 
-    /// Takes the records of the full build just made (`records` gets the old ones' buffer, as
-    /// scratch for the builder's next recording).
+    /// Takes the records of the full build just made (the old ones are let go: the builder's
+    /// records are only a re-emission's scratch until the next full build).
     mutating func adopt(_ made: inout VisitRecords, key: Key, items: [DrawItem], plan: FramePlan,
                         atlas: TextAtlasState?, capped: Bool) {
         swap(&records, &made.list)
         swap(&pendingShapes, &made.pendingShapes)
+        made.list = []
         generation &+= 1
         moving.invalidate()
         itemsGeneration = generation
@@ -574,5 +575,9 @@ extension DrawListBuilder {
         patcher.spareChangedRanges = []
         patcher.motionRanges = []
         patcher.spareMotionRanges = []
+        // The scratch a re-emission used (its subtree's items and clips) and the records'.
+        patcher.scratchItems = []
+        patcher.scratchClips = []
+        records = VisitRecords()
     }
 }

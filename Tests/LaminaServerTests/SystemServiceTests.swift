@@ -183,7 +183,7 @@ import Glibc
         for (json, message) in [(#"{"fps": 0}"#, "\(bad): fps: must be in (0, 1000]"),
                                 (#"{"size": "big"}"#, "\(bad): size: must be \"WxH\""),
                                 (#"{"maxClients": true}"#, "\(bad): maxClients: must be a number"),
-                                (#"{"colour": "#fff"}"#, "\(bad): unknown setting 'colour'"),
+                                (##"{"colour": "#fff"}"##, "\(bad): unknown setting 'colour'"),
                                 ("[1, 2]", "\(bad): not a JSON object")] {
             try json.write(toFile: bad, atomically: true, encoding: .utf8)
             let child = try Self.spawn([Self.laminad, "--check-config", bad])

@@ -143,6 +143,29 @@ import Glibc
         #expect(lstat(path, &st) == 0 && (st.st_mode & S_IFMT) == S_IFSOCK, "laminad unlinked systemd's socket")
     }
 
+    @Test func socketsPassedToAnotherProcessAreLeftAlone() throws {
+        try Self.requireBuilt()
+        let passed = NSTemporaryDirectory() + "lamina-passed-\(getpid()).sock"
+        let own = NSTemporaryDirectory() + "lamina-own-\(getpid()).sock"
+        unlink(passed); unlink(own)
+        defer { unlink(passed); unlink(own) }
+        let listener = Self.moveHigh(try UnixSocket.listen(path: passed))
+        defer { close(listener) }
+        // LISTEN_PID names another process (pid 1): not for laminad, which binds --socket.
+        let child = try Self.spawn(["/bin/sh", "-c", "LISTEN_PID=1 LISTEN_FDS=1 exec \"$0\" \"$@\"", Self.laminad,
+                                    "--headless", "--size", "32x32", "--clock", "manual", "--socket", own],
+                                   listener: listener)
+        defer { child.remove() }
+        let deadline = Date().addingTimeInterval(30)
+        while Date() < deadline && !child.output().contains("serving") { usleep(10_000) }
+        #expect(child.output().contains("laminad: serving \(own) "), "\(child.output()) \(child.errors())")
+        if let c = try? Connection(socketPath: own, name: "own") { #expect((try? c.ping()) != nil); c.close() }
+        else { Issue.record("no connection on laminad's own socket") }
+        kill(child.pid, SIGTERM)
+        #expect(child.wait() == 0)
+        #expect(!FileManager.default.fileExists(atPath: own), "laminad's own socket is removed at exit")
+    }
+
     @Test func aDescriptorThatIsNotAListeningUnixSocketIsRefused() throws {
         try Self.requireBuilt()
         // A stream socket that does not listen (one end of a pair).
@@ -226,5 +249,13 @@ import Glibc
         defer { check.remove() }
         #expect(check.wait() == 0)
         #expect(check.output() == "\(config): ok\n")
+        // Installing again keeps a config the user changed.
+        try Data("{\"fps\": 60}\n".utf8).write(to: URL(fileURLWithPath: config))
+        let again = try Self.spawn([Self.repo.appendingPathComponent("scripts/install").path, "--no-build",
+                                    "--bin-dir", Self.binDir.path, "--prefix", prefix, "--destdir", stage])
+        defer { again.remove() }
+        #expect(again.wait(seconds: 60) == 0, "\(again.errors())")
+        #expect(again.output().contains("install: kept \(config)"))
+        #expect(try String(contentsOfFile: config, encoding: .utf8) == "{\"fps\": 60}\n")
     }
 }

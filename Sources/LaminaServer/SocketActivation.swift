@@ -40,7 +40,9 @@ public enum SocketActivation {
             throw SocketError("socket activation: LISTEN_FDS is not a count: '\(fdsText)'")
         }
         guard count >= 1 else { return nil }
-        for extra in (firstFD + 1)..<(firstFD + count) { _ = fcntl(extra, F_SETFD, FD_CLOEXEC) }
+        // The others (there is no descriptor past the table's size, however large the count).
+        let end = Int32(min(Int(firstFD) + Int(count), Int(getdtablesize())))
+        if end > firstFD + 1 { for extra in (firstFD + 1)..<end { _ = fcntl(extra, F_SETFD, FD_CLOEXEC) } }
         let path = try listeningPath(firstFD)
         _ = fcntl(firstFD, F_SETFD, FD_CLOEXEC)
         UnixSocket.setNonBlocking(firstFD)

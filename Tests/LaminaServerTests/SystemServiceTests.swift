@@ -98,17 +98,20 @@ import Glibc
                      "\(laminad) is not built: swift build --build-tests builds it")
     }
 
-    @Test func laminadServesTheListeningSocketSystemdPassesAndLeavesItsFile() throws {
+    /// `fds`: `LISTEN_FDS` (only descriptor 3 is passed: laminad serves the first socket
+    /// and marks the others, present or not, close-on-exec; Int32.max must not overflow).
+    @Test(arguments: [1, 2, Int(Int32.max)])
+    func laminadServesTheListeningSocketSystemdPassesAndLeavesItsFile(fds: Int) throws {
         try Self.requireBuilt()
-        let path = NSTemporaryDirectory() + "lamina-activated-\(getpid()).sock"
-        let unused = NSTemporaryDirectory() + "lamina-activated-\(getpid())-unused.sock"
+        let path = NSTemporaryDirectory() + "lamina-activated-\(getpid())-\(fds).sock"
+        let unused = NSTemporaryDirectory() + "lamina-activated-\(getpid())-\(fds)-unused.sock"
         unlink(path); unlink(unused)
         defer { unlink(path); unlink(unused) }
         // What systemd does for lamina.socket: bind and listen, then hand the socket over.
         let listener = Self.moveHigh(try UnixSocket.listen(path: path))
         // --socket names another path: the activated socket wins (and that path is never made).
         let child = try Self.activated(["--headless", "--size", "32x32", "--clock", "manual", "--socket", unused],
-                                       listener: listener)
+                                       listener: listener, fds: fds)
         defer { child.remove() }
         close(listener)   // laminad holds the only copy now
         var serving = false
@@ -191,6 +194,16 @@ import Glibc
         defer { notStream.remove() }
         #expect(notStream.wait() == 1)
         #expect(notStream.errors().contains("descriptor 3 is not a stream socket"), "\(notStream.errors())")
+        // Malformed variables.
+        let badCount = try Self.spawn(["/bin/sh", "-c", "LISTEN_PID=$$ LISTEN_FDS=two exec \"$0\" --headless", Self.laminad],
+                                      listener: datagram)
+        defer { badCount.remove() }
+        #expect(badCount.wait() == 1)
+        #expect(badCount.errors().contains("LISTEN_FDS is not a count: 'two'"), "\(badCount.errors())")
+        let noCount = try Self.spawn(["/bin/sh", "-c", "LISTEN_PID=$$ exec \"$0\" --headless", Self.laminad], listener: datagram)
+        defer { noCount.remove() }
+        #expect(noCount.wait() == 1)
+        #expect(noCount.errors().contains("LISTEN_PID is set but LISTEN_FDS is not"), "\(noCount.errors())")
     }
 
     @Test func checkConfigAcceptsTheShippedConfigAndNamesTheBadField() throws {

@@ -24,7 +24,7 @@ import Glibc
         func output() -> String { (try? String(contentsOfFile: stdout, encoding: .utf8)) ?? "" }
         func errors() -> String { (try? String(contentsOfFile: stderr, encoding: .utf8)) ?? "" }
         /// The exit status, or nil when killed by a signal or still running after `seconds`.
-        func wait(seconds: Double = 20) -> Int32? {
+        func wait(seconds: Double = 60) -> Int32? {
             var status: Int32 = 0
             let deadline = Date().addingTimeInterval(seconds)
             while waitpid(pid, &status, WNOHANG) != pid {
@@ -115,7 +115,7 @@ import Glibc
         defer { child.remove() }
         close(listener)   // laminad holds the only copy now
         var serving = false
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline {
             if child.output().contains("serving") { serving = true; break }
             var status: Int32 = 0
@@ -159,7 +159,7 @@ import Glibc
                                     "--headless", "--size", "32x32", "--clock", "manual", "--socket", own],
                                    listener: listener)
         defer { child.remove() }
-        let deadline = Date().addingTimeInterval(30)
+        let deadline = Date().addingTimeInterval(60)
         while Date() < deadline && !child.output().contains("serving") { usleep(10_000) }
         #expect(child.output().contains("laminad: serving \(own) "), "\(child.output()) \(child.errors())")
         if let c = try? Connection(socketPath: own, name: "own") { #expect((try? c.ping()) != nil); c.close() }

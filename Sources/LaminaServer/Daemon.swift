@@ -15,6 +15,9 @@ import Glibc
 public final class Daemon: Sendable {
     public let config: DaemonConfig
     public let socketPath: String
+    /// The listening socket systemd passed (`SocketActivation.take()`), served instead of
+    /// binding `config.socket`; nil when the daemon binds its own.
+    public let activated: SocketActivation.Listener?
     public let clock: CompositorClock
     public let renderLoop: RenderLoop
 
@@ -35,10 +38,15 @@ public final class Daemon: Sendable {
     private let serverThread = Mutex<JoinableThread?>(nil)   // set once by start, taken by the first waiter
     private let stopped = DispatchSemaphore(value: 0)
 
-    /// - Parameter window: present the frames to this window too (`lamina-viewer`).
-    public init(config: DaemonConfig, window: WindowSurface? = nil) {
+    /// - Parameters:
+    ///   - window: present the frames to this window too (`lamina-viewer`).
+    ///   - activated: serve this already-listening socket (socket activation) instead of
+    ///     binding `config.socket`; its path is `socketPath`, and the daemon never unlinks it
+    ///     (systemd owns it).
+    public init(config: DaemonConfig, window: WindowSurface? = nil, activated: SocketActivation.Listener? = nil) {
         self.config = config
-        socketPath = config.socket ?? SocketPath.default
+        self.activated = activated
+        socketPath = activated?.path ?? config.socket ?? SocketPath.default
         clock = CompositorClock(mode: config.clock == "manual" ? .manual : .realtime)
         var rc = RenderConfig()
         rc.widthPoints = Double(config.width); rc.heightPoints = Double(config.height)
@@ -63,11 +71,13 @@ public final class Daemon: Sendable {
         // MSG_NOSIGNAL, and SIGPIPE is ignored for any other write (a failed write closes
         // only that client).
         signal(SIGPIPE, SIG_IGN)
-        let fd = try UnixSocket.listen(path: socketPath)
+        let fd = try activated?.fd ?? UnixSocket.listen(path: socketPath)
+        let ownsPath = activated == nil   // systemd's socket file stays (it owns it)
         do {
             try renderLoop.start()
         } catch {
-            close(fd); unlink(socketPath)
+            close(fd)
+            if ownsPath { unlink(socketPath) }
             throw error
         }
         listenFD.withLock { $0 = fd }
@@ -78,7 +88,7 @@ public final class Daemon: Sendable {
             var server = ServerLoop(daemon: self, listenFD: fd)
             server.run()
             close(fd)
-            unlink(socketPath)
+            if ownsPath { unlink(socketPath) }
             renderLoop.stop()
             stopped.signal()
         }

@@ -132,41 +132,8 @@ extension DaemonRobustnessTests {
         return Outcome(exitStatus: (status >> 8) & 0xff, signal: nil, socketLeft: left, seconds: seconds, handling: handling)
     }
 
-    /// Starts a program as a shell would: no signal blocked, SIGINT and SIGTERM at their
-    /// default action (a test runner's thread may block them, and a child started from it
-    /// would inherit that and hide the moments before the daemon handles them), output to
-    /// /dev/null, no other descriptor of this process.
-    static func spawn(_ argv: [String]) throws -> pid_t {
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        // Nothing else of this process: the other suites' descriptors (in-process daemons'
-        // accepted sockets, pipes), inherited, would stay open in the child after their tests
-        // close them. Every descriptor above 2 is marked close-on-exec first.
-        if let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
-            for name in open { if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
-        }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, environ)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
-        return pid
-    }
+    /// Starts a program as a shell would (`spawnLikeAShell`), its output to /dev/null.
+    static func spawn(_ argv: [String]) throws -> pid_t { try spawnLikeAShell(argv) }
 
     @Test func sigtermAtAHundredRandomMomentsExitsZeroAndRemovesTheSocket() throws {
         try #require(FileManager.default.isExecutableFile(atPath: Self.laminad.path),

@@ -36,47 +36,13 @@ import Glibc
         func remove() { unlink(stdout); unlink(stderr) }
     }
 
-    /// Starts `argv` as a shell would (no signal blocked, SIGINT/SIGTERM at their default),
-    /// output to temporary files, with `listener` (when given) as descriptor 3 and no other
-    /// descriptor of this process.
+    /// Starts `argv` as a shell would (`spawnLikeAShell`), output to temporary files, with
+    /// `listener` (when given) as descriptor 3 and no other descriptor of this process.
     static func spawn(_ argv: [String], listener: Int32? = nil) throws -> Child {
         let tag = "\(NSTemporaryDirectory())lamina-service-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        let child = Child(pid: 0, stdout: tag + ".out", stderr: tag + ".err")
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var none = sigset_t()
-        sigemptyset(&none)
-        posix_spawnattr_setsigmask(&attributes, &none)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 1, child.stdout, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, child.stderr, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        // Every descriptor above 2 close-on-exec; dup2 onto 3 clears the flag on the copy
-        // (the listener is never 3 itself here: callers pass a copy above 50).
-        if let open = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") {
-            for name in open { if let fd = Int32(name), fd > 2 { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) } }
-        }
-        if let listener { posix_spawn_file_actions_adddup2(&actions, listener, SocketActivation.firstFD) }
-        var cArgs = argv.map { strdup($0) } + [nil]
-        defer { for a in cArgs { free(a) } }
-        // Without any LISTEN_* of this process's own environment.
-        var env = ProcessInfo.processInfo.environment.filter { !$0.key.hasPrefix("LISTEN_") }.map { strdup("\($0.key)=\($0.value)") } + [nil]
-        defer { for e in env { free(e) } }
-        var pid: pid_t = 0
-        let rc = posix_spawn(&pid, argv[0], &actions, &attributes, &cArgs, &env)
-        guard rc == 0 else { throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EINVAL) }
-        var started = child
-        started.pid = pid
-        return started
+        var child = Child(pid: 0, stdout: tag + ".out", stderr: tag + ".err")
+        child.pid = try spawnLikeAShell(argv, stdout: child.stdout, stderr: child.stderr, listener: listener)
+        return child
     }
 
     /// systemd sets `LISTEN_PID` in the child it forks; posix_spawn cannot know that pid

@@ -19,6 +19,9 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
     case requestFailed(request: String, code: ErrorCode, message: String, failed: ErrorDetail)
     /// The daemon sent something this library cannot read as the reply expected.
     case protocolViolation(String)
+    /// A local file the call was given could not be read (`uploadImage(contentsOfFile:)`):
+    /// its path and the system's reason. Nothing was sent.
+    case fileUnreadable(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -26,6 +29,7 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
         case .disconnected: "the daemon closed the connection"
         case .requestFailed(let r, let code, let m, _): "\(r) failed (\(code)): \(m)"
         case .protocolViolation(let m): "protocol violation: \(m)"
+        case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
         }
     }
 

@@ -40,9 +40,16 @@ extension Connection {
     }
 
     /// Uploads an image file's bytes under `name` (the file's name when nil).
+    /// - Throws: `LaminaError.fileUnreadable` naming the file and why (missing, a directory,
+    ///   no permission) before anything is sent; else as `uploadImage(_:name:)`.
     public func uploadImage(contentsOfFile path: String, name: String? = nil) throws -> Image {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw LaminaError.connectionFailed("cannot read image file \(path)")
+        let data: Data
+        do {
+            data = try Data(contentsOf: URL(fileURLWithPath: path))
+        } catch {
+            let reason = access(path, F_OK) != 0 ? "no such file"
+                : access(path, R_OK) != 0 ? "permission denied" : "not a readable file"
+            throw LaminaError.fileUnreadable(path: path, reason: reason)
         }
         return try uploadImage([UInt8](data), name: name ?? (path as NSString).lastPathComponent)
     }

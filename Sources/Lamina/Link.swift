@@ -15,8 +15,9 @@ public typealias CompletionBlock = @isolated(any) @Sendable () -> Void
 
 /// An event from the daemon that is not the reply to a request.
 ///
-/// Minor versions add events (the viewer's input events, opcodes 0x90…0x9F, will be cases
-/// here): switch over it with a `default`.
+/// Minor versions add events: switch over it with a `default`. (The viewer's input events,
+/// opcodes 0x90…0x9F, come to `Connection.onPointer`, `onKey` and the layers' handlers,
+/// `Connection+Input.swift`.)
 public enum ConnectionEvent: Sendable, Equatable {
     /// An explicit animation of this client started (the frame that applied its commit).
     case animationStarted(layer: UInt32, key: String)

@@ -11,7 +11,14 @@ public final class GradientLayer: Layer {}
 /// `CATextLayer`: a layer that draws `string` (plain or styled runs) in its bounds. Its
 /// accessors (`string`, `font`, `fontSize`, `foregroundColor`, …) are generated from
 /// `Properties.table`.
-public final class TextLayer: Layer {}
+public final class TextLayer: Layer {
+    /// `string` as plain text: setting it sets one run in the layer's own font, size and
+    /// color (`layer.text = title`, no `StyledText` to build); reading it joins the runs' text.
+    public var text: String {
+        get { string.runs.map(\.text).joined() }
+        set { string = StyledText(newValue) }
+    }
+}
 
 extension Layer {
     /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer` or a `Layer`.

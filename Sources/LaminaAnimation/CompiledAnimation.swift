@@ -19,7 +19,8 @@ public struct CompiledAnimation: Sendable {
     /// animation when `removedOnCompletion` and reports it stopped.
     public let endTime: Double
     public let removedOnCompletion: Bool
-    /// False when the client marked the animation non-essential (Reduce Motion may replace it).
+    /// False when the client marked the animation non-essential (decorative: a client skips or
+    /// shortens it under Reduce Motion; the daemon plays it as any other).
     public let isEssential: Bool
 
     /// The animations of the tree (groups included), parents before children.

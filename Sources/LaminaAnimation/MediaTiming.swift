@@ -44,7 +44,9 @@ public struct AnimationTiming: Hashable, Sendable {
     public var additive: Bool = false
     /// Each repeat starts where the previous one ended.
     public var cumulative: Bool = false
-    /// False: Reduce Motion may replace the animation with a short cross-fade.
+    /// False: decorative motion, which a client should skip or shorten while Reduce Motion is
+    /// on (`Connection.reduceMotion`). The daemon plays it as it plays any animation: it does
+    /// not replace it under Reduce Motion itself.
     public var essential: Bool = true
 
     public init(beginTime: Double = 0, duration: Double? = nil, timingFunction: TimingFunction = .linear,

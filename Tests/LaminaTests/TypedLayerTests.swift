@@ -48,6 +48,37 @@ import DaemonTestSupport
         }
     }
 
+    /// A text layer takes a plain `String` (`text`): one run in the layer's own style, read
+    /// back as the same string, committed and reported by the daemon as that string.
+    @Test func aTextLayerTakesAPlainString() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let label = c.makeTextLayer()
+        let title = ["Status", "board"].joined(separator: " ")   // a variable, not a literal
+        label.text = title
+        #expect(label.string == StyledText("Status board"))
+        #expect(label.string.runs.count == 1 && label.string.runs[0].font == nil)
+        #expect(label.text == "Status board")
+        c.root.addSublayer(label)
+        try c.commit()
+        let value = try label.presentationValue(forKeyPath: "string")
+        // One run with no style of its own goes on the wire as a plain string (VALUE tag 8).
+        #expect(value == .string("Status board"), "\(value)")
+    }
+
+    /// A missing image file is said to be one, naming it, before anything is sent.
+    @Test func aMissingImageFileIsNamed() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let path = "/nonexistent-\(getpid())/photo.png"
+        #expect(throws: LaminaError.fileUnreadable(path: path, reason: "no such file")) {
+            _ = try c.uploadImage(contentsOfFile: path)
+        }
+        #expect(try c.ping() >= 0)   // the connection is as it was
+    }
+
     @Test func theDaemonRejectsAnotherKindsProperty() throws {
         let daemon = try TestDaemon.make()
         defer { daemon.stop() }

@@ -119,4 +119,13 @@ extension Connection {
         try Transaction.perform(on: self, duration: duration, timingFunction: timingFunction,
                                 disableActions: disableActions, completion: completion, body)
     }
+
+    /// `transaction`, suspending instead of blocking (chosen in an `async` context: `try await
+    /// c.transaction(duration: 0.5) { … }`).
+    nonisolated(nonsending) public func transaction(duration: Double? = nil, timingFunction: TimingFunction? = nil,
+                                                    disableActions: Bool? = nil, completion: CompletionBlock? = nil,
+                                                    _ body: () throws -> Void) async throws {
+        try await Transaction.perform(on: self, duration: duration, timingFunction: timingFunction,
+                                      disableActions: disableActions, completion: completion, body)
+    }
 }

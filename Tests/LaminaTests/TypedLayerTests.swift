@@ -67,6 +67,21 @@ import DaemonTestSupport
         #expect(value == .string("Status board"), "\(value)")
     }
 
+    /// `Connection.transaction` has an async form: awaited, the transaction is committed when
+    /// it returns (the daemon answers a presentation query with the committed value).
+    @Test func anAwaitedTransactionIsCommitted() async throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let layer = c.makeLayer()
+        try await c.transaction(disableActions: true) {
+            layer.frame = Rect(10, 20, 30, 40)
+            c.root.addSublayer(layer)
+        }
+        let value = try await layer.presentationValue(forKeyPath: "bounds")
+        #expect(value == .rect(Rect(0, 0, 30, 40)))
+    }
+
     /// A missing image file is said to be one, naming it, before anything is sent.
     @Test func aMissingImageFileIsNamed() throws {
         let daemon = try TestDaemon.make()

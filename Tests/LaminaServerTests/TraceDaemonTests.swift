@@ -1,5 +1,6 @@
 import Foundation
 import Lamina
+import LaminaFrame
 import LaminaServer
 import LaminaWire
 import Testing
@@ -86,6 +87,29 @@ import DaemonTestSupport
         }
         #expect(started)
         _ = try b.stopTrace()
+    }
+
+    /// The viewer's T key drives the render loop's recorder directly (`RenderLoop.startTrace` /
+    /// `stopTrace`): while it records, a client's `startTrace` is refused.
+    @Test func theRenderLoopsRecorderAsTheViewerUsesIt() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        #expect(daemon.renderLoop.startTrace(frameCapacity: 100))
+        #expect(!daemon.renderLoop.startTrace())
+        #expect(daemon.renderLoop.isTracing)
+        let c = try Connection(socketPath: daemon.socketPath, name: "animator")
+        #expect(throws: LaminaError.self) { try c.startTrace() }
+        try Self.animate(c, frames: 3)
+        let trace = try #require(daemon.renderLoop.stopTrace())
+        #expect(!daemon.renderLoop.isTracing)
+        #expect(daemon.renderLoop.stopTrace() == nil)
+        #expect(trace.frames.count >= 3)
+        #expect(trace.commits.contains { $0.client == c.clientID && $0.kind == "commit" })
+        #expect(trace.frameCapacity == 100)
+        _ = try Self.events(trace.chromeJSON())
+        // Free again: the client may record.
+        #expect(try c.startTrace() == 10_000)
+        _ = try c.stopTrace()
     }
 
     @Test func badInputIsMalformed() throws {

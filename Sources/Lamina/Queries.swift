@@ -124,6 +124,25 @@ extension Connection {
         return json
     }
 
+    /// Starts recording a frame trace (docs/protocol.md, Frame traces) of at most `maxFrames`
+    /// frames (0: the most, 10,000); returns the cap. One recording at a time, daemon-wide.
+    @discardableResult
+    public func startTrace(maxFrames: Int = 0) throws -> Int {
+        guard (0...Int(Request.maxTraceFrames)).contains(maxFrames) else {
+            throw LaminaError.protocolViolation("maxFrames must be in 0…\(Request.maxTraceFrames)")
+        }
+        guard case .traceStarted(let n) = try ask(.startTrace(maxFrames: UInt32(maxFrames))) else {
+            throw LaminaError.protocolViolation("expected traceStarted")
+        }
+        return Int(n)
+    }
+
+    /// Stops this client's trace recording and returns it as Chrome trace-event JSON.
+    public func stopTrace() throws -> String {
+        guard case .trace(let json) = try ask(.stopTrace) else { throw LaminaError.protocolViolation("expected trace") }
+        return json
+    }
+
     /// Sets the daemon's Reduce Motion setting (tools and tests); every other client is told.
     public func setReduceMotion(_ on: Bool) throws {
         guard case .reduceMotionChanged = try ask(.setReduceMotion(on)) else {

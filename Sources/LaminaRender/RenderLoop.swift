@@ -225,6 +225,44 @@ public final class RenderLoop: Sendable {
     public var presentation: PresentationCounts? { presented.withLock { $0 } }
     private let presented = Mutex<PresentationCounts?>(nil)   // protected by its own lock
 
+    /// Whether a trace is recording: the render thread's one check per frame when it is not.
+    private let tracing = Atomic<Bool>(false)
+    private let trace = Mutex<FrameTrace?>(nil)   // protected by its own lock
+
+    /// Starts recording a trace of at most `frameCapacity` frames (its arrays are reserved
+    /// here, not on the render thread). False, and nothing changes, when one is recording.
+    public func startTrace(frameCapacity: Int = FrameTrace.defaultFrameCapacity) -> Bool {
+        let fresh = FrameTrace(frameCapacity: frameCapacity, started: clock.realSeconds)
+        let started = trace.withLock { t -> Bool in
+            guard t == nil else { return false }
+            t = fresh
+            return true
+        }
+        if started { tracing.store(true, ordering: .releasing) }
+        return started
+    }
+
+    /// Whether a trace is recording.
+    public var isTracing: Bool { tracing.load(ordering: .acquiring) }
+
+    /// Stops the recording and returns it; nil when none was recording.
+    public func stopTrace() -> FrameTrace? {
+        tracing.store(false, ordering: .releasing)
+        let now = clock.realSeconds
+        return trace.withLock { t -> FrameTrace? in
+            guard var taken = t else { return nil }
+            t = nil
+            taken.stopped = now
+            return taken
+        }
+    }
+
+    /// Runs `body` on the recording, when one is recording (render thread).
+    private func traced(_ body: (inout FrameTrace) -> Void) {
+        guard tracing.load(ordering: .relaxed) else { return }
+        trace.withLock { t in if t != nil { body(&t!) } }
+    }
+
     /// Stops the render thread and waits for it to release the GPU.
     public func stop() {
         let wasRunning = inbox.withLock { inbox -> Bool in
@@ -336,6 +374,7 @@ public final class RenderLoop: Sendable {
         let wireframe = overlaySettings.withLock { $0.wireframe }
         if s.driver.usesShapeAtlas == wireframe { s.driver.usesShapeAtlas = !wireframe }
         let frame = s.driver.frame(applying: work.packets, at: frameStart)
+        if !work.packets.isEmpty { traced { $0.record(packets: work.packets, at: realStart) } }
         if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
         latest.withLock { $0 = frame.snapshot }
         return MadeFrame(frame: frame, time: frameStart, realStart: realStart, t0: t0)
@@ -361,6 +400,7 @@ public final class RenderLoop: Sendable {
             phases.total = Double(DispatchTime.now().uptimeNanoseconds - made.t0) / 1e9
             if wakes { wakeServer(); woken = true }
             s.driver.record(start: made.realStart, phases: phases)
+            traced { $0.record(FrameTrace.Frame(start: made.realStart, phases: phases, items: frame.drawList.items.count)) }
             s.overlay.record(phases)
             publishStats(&s, at: made.realStart)
             results = captures.read(after: made.time, driver: &s.driver, renderer: s.renderer)
@@ -398,7 +438,7 @@ public final class RenderLoop: Sendable {
     /// after it is drawn at once.
     private func sleepUntilWoken(_ s: inout RenderThreadState, holding work: inout Inbox) {
         let summary = s.driver.stats(at: clock.now)
-        let since = DispatchTime.now().uptimeNanoseconds
+        let since = DispatchTime.now().uptimeNanoseconds, sleptAt = clock.realSeconds
         published.withLock { $0 = summary; $0.idle = true }
         idleSince.withLock { $0 = since }
         s.driver.willSleep()
@@ -413,6 +453,7 @@ public final class RenderLoop: Sendable {
         let slept = Double(DispatchTime.now().uptimeNanoseconds - since) / 1e9
         idleSince.withLock { $0 = nil }
         s.driver.recordIdle(slept)
+        traced { $0.record(idle: FrameTrace.Idle(start: sleptAt, end: sleptAt + slept)) }
         published.withLock { $0.idle = false; $0.idleSeconds += slept }
         s.lastPublish = -1
     }

@@ -240,7 +240,9 @@ private struct ServerLoop {
         self.listenFD = listenFD
         maxOutput = daemon.config.maxQueuedOutput
         let renderLoop = daemon.renderLoop
-        core = ServerCore(config: daemon.config, clock: daemon.clock, stats: { renderLoop.stats })
+        core = ServerCore(config: daemon.config, clock: daemon.clock, stats: { renderLoop.stats },
+                          trace: TraceControl(start: { renderLoop.startTrace(frameCapacity: $0) },
+                                              stop: { renderLoop.stopTrace() }))
     }
 
     mutating func run() {

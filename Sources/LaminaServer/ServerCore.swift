@@ -34,6 +34,19 @@ public enum ServerEffect: Sendable {
     case setImage(name: String, image: Image?)
 }
 
+/// The render side's trace recorder, as the core drives it (`startTrace` / `stopTrace`).
+public struct TraceControl: Sendable {
+    /// Starts a recording of at most this many frames; false when one is recording already.
+    public var start: @Sendable (Int) -> Bool
+    /// Stops the recording and returns it (nil: none was recording).
+    public var stop: @Sendable () -> FrameTrace?
+    public init(start: @escaping @Sendable (Int) -> Bool, stop: @escaping @Sendable () -> FrameTrace?) {
+        self.start = start; self.stop = stop
+    }
+    /// No render side to record (`startTrace` is refused).
+    public static let unavailable = TraceControl(start: { _ in false }, stop: { nil })
+}
+
 /// The daemon's server logic with no I/O: connections and bytes in, effects out (bytes to
 /// write, closes, packets, captures, frame requests). `Daemon`'s socket loop drives it on the
 /// server thread; tests drive it directly (the embedded daemon) with a manual clock.
@@ -49,6 +62,9 @@ public struct ServerCore {
     public let clock: CompositorClock
     /// The render side's latest statistics (the `getStats` reply).
     private let stats: @Sendable () -> FrameStats
+    /// The render side's trace recorder, and the client whose recording runs (one at a time).
+    private let tracer: TraceControl
+    private var traceOwner: UInt32?
     public internal(set) var model: ModelTree
     /// The newest snapshot the render side published.
     public private(set) var snapshot: PresentationSnapshot?
@@ -107,7 +123,9 @@ public struct ServerCore {
     /// When the model's nodes are next offered to share the render side's (ServerCore+Sharing).
     var nodeSharing = NodeSharing()
 
-    public init(config: DaemonConfig, clock: CompositorClock, stats: @escaping @Sendable () -> FrameStats) {
+    public init(config: DaemonConfig, clock: CompositorClock, stats: @escaping @Sendable () -> FrameStats,
+                trace: TraceControl = .unavailable) {
+        self.tracer = trace
         self.config = config
         self.clock = clock
         self.stats = stats
@@ -245,6 +263,7 @@ public struct ServerCore {
     public mutating func disconnected(_ id: UInt32) -> [ServerEffect] {
         guard clients.removeValue(forKey: id) != nil else { return [] }
         captures = captures.filter { $0.value.client != id }
+        if traceOwner == id { traceOwner = nil; _ = tracer.stop() }   // its recording is dropped
         guard let packet = try? model.validate(Commit(client: id, content: .disconnect), at: clock.now) else { return [] }
         return [.submit(packet)] + dropImages(of: id)
     }
@@ -447,6 +466,35 @@ public struct ServerCore {
             let model = self.model
             let names = clients.mapValues { $0.session.clientName }
             effects.append(.build(client: client, tag: tag, make: { .tree(json: Self.treeJSON(model, names: names)) }))
+        case .startTrace(let maxFrames, let requestID):
+            let opcode = Request.startTrace(maxFrames: 0).opcode
+            if let owner = traceOwner {
+                send(.error(opcode: opcode, code: .limitExceeded,
+                            message: owner == client ? "this client is recording a trace already; stopTrace ends it"
+                                : "client \(owner) is recording a trace; one recording at a time", request: requestID), requestID)
+            } else if !tracer.start(maxFrames) {
+                send(.error(opcode: opcode, code: .limitExceeded,
+                            message: "this daemon cannot record a trace now (no render thread, or a recording runs)",
+                            request: requestID), requestID)
+            } else {
+                traceOwner = client
+                send(.traceStarted(maxFrames: UInt32(maxFrames)), requestID)
+            }
+        case .stopTrace(let requestID):
+            guard traceOwner == client, let trace = tracer.stop() else {
+                send(.error(opcode: Request.stopTrace.opcode, code: .limitExceeded,
+                            message: traceOwner == nil ? "no trace is recording; startTrace starts one"
+                                : "client \(traceOwner!) is recording the trace; only it can stop it", request: requestID), requestID)
+                if traceOwner == client { traceOwner = nil }
+                return
+            }
+            traceOwner = nil
+            // The JSON (megabytes for a long recording) is written off the server thread, as `tree`.
+            let tag = nextCaptureTag
+            nextCaptureTag += 1
+            captures[tag] = (client, requestID)
+            clients[client]?.held.append(.capture(tag: tag))
+            effects.append(.build(client: client, tag: tag, make: { .trace(json: trace.chromeJSON()) }))
         case .sendStats(let requestID):
             var s = stats()
             s.layers = model.count

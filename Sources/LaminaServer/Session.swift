@@ -16,6 +16,9 @@ public enum SessionAction: Sendable, Equatable {
     /// `uploadImage` / `releaseImage` (ServerCore+Images).
     case image(Request, requestID: UInt32)
     case measureText(StyledText, font: String, fontSize: Double, width: Double?, requestID: UInt32)
+    /// `startTrace` (maxFrames: 1…`Request.maxTraceFrames`) / `stopTrace`.
+    case startTrace(maxFrames: Int, requestID: UInt32)
+    case stopTrace(requestID: UInt32)
     /// Close the connection after sending what is queued.
     case close(reason: String)
 }
@@ -159,6 +162,9 @@ public struct Session: Sendable {
         case .uploadImage, .releaseImage: return [.image(request, requestID: requestID)]
         case .measureText(let text, let font, let size, let width):
             return [.measureText(text, font: font, fontSize: size, width: width, requestID: requestID)]
+        case .startTrace(let n):
+            return [.startTrace(maxFrames: n == 0 ? Int(Request.maxTraceFrames) : Int(n), requestID: requestID)]
+        case .stopTrace: return [.stopTrace(requestID: requestID)]
         default:
             return [.send(.error(opcode: request.opcode, code: .internalError, message: "unhandled request", request: requestID),
                           requestID: requestID)]

@@ -69,6 +69,14 @@ public enum Request: Hashable, Sendable {
     /// The size `text` needs in `font` at `fontSize` (a text layer's attributes), wrapped at
     /// `width` (nil: one line per paragraph). Answered by `textMeasured`.
     case measureText(text: StyledText, font: String, fontSize: Double, width: Double?)
+    /// Starts recording a frame trace of at most `maxFrames` frames (0: the most,
+    /// `Request.maxTraceFrames`). Answered by `traceStarted`.
+    case startTrace(maxFrames: UInt32)
+    /// Stops this client's trace recording. Answered by `trace`.
+    case stopTrace
+
+    /// The most frames one trace keeps (`startTrace`).
+    public static let maxTraceFrames: UInt32 = 10_000
 
     public var opcode: UInt16 {
         switch self {
@@ -96,6 +104,8 @@ public enum Request: Hashable, Sendable {
         case .uploadImage: 0x38
         case .releaseImage: 0x39
         case .measureText: 0x3C
+        case .startTrace: 0x3A
+        case .stopTrace: 0x3B
         }
     }
 
@@ -109,6 +119,7 @@ public enum Request: Hashable, Sendable {
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
         case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
         case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"; case 0x3C: "measureText"
+        case 0x3A: "startTrace"; case 0x3B: "stopTrace"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -157,7 +168,8 @@ public enum Request: Hashable, Sendable {
         case .measureText(let text, let font, let size, let width):
             w.string(font); w.f64(size); w.f64(width ?? .nan)
             (text.isPlain ? PropertyValue.string(text.string) : .text(text)).encode(&w)
-        case .commit, .getTree, .getStats: break
+        case .commit, .getTree, .getStats, .stopTrace: break
+        case .startTrace(let n): w.u32(n)
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
         case .uploadImage, .releaseImage: encodeImageBody(&w)
@@ -232,6 +244,11 @@ public enum Request: Hashable, Sendable {
             request = .advanceClock(seconds: s)
         case 0x32: request = .getTree
         case 0x33: request = .getStats
+        case 0x3A:
+            let n = try r.u32("maxFrames")
+            guard n <= Request.maxTraceFrames else { throw .malformed("startTrace maxFrames must be ≤ \(Request.maxTraceFrames) (0: that many)") }
+            request = .startTrace(maxFrames: n)
+        case 0x3B: request = .stopTrace
         case 0x38, 0x39: request = try decodeImageBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
@@ -271,6 +288,10 @@ public enum Event: Hashable, Sendable {
     case imageReleased(name: String)
     /// Answers `measureText`: the widest line's width and the lines' height, in points.
     case textMeasured(width: Double, height: Double)
+    /// Answers `startTrace`: the most frames the trace keeps.
+    case traceStarted(maxFrames: UInt32)
+    /// Answers `stopTrace`: the recording as Chrome trace-event JSON.
+    case trace(json: String)
     /// A pointer or key event for one of the client's layers (0x90…0x95, request id 0).
     case input(InputEvent)
 
@@ -303,6 +324,8 @@ public enum Event: Hashable, Sendable {
         case .imageUploaded: 0xA1
         case .imageReleased: 0xA2
         case .textMeasured: 0xAC
+        case .traceStarted: 0xA3
+        case .trace: 0xA4
         case .input(let e): e.opcode
         }
     }
@@ -320,7 +343,8 @@ public enum Event: Hashable, Sendable {
         case .captured(let time, let width, let height, let png):
             w.f64(time); w.u32(width); w.u32(height); w.blob(png)
         case .clockAdvanced(let t): w.f64(t)
-        case .tree(let j), .stats(let j): w.string(j)
+        case .tree(let j), .stats(let j), .trace(let j): w.string(j)
+        case .traceStarted(let n): w.u32(n)
         case .presentation(let v): v.encode(&w)
         case .hitResult(let h, let layer): w.u8(h.rawValue); w.u32(layer)
         case .animationStarted(let layer, let key): w.u32(layer); w.string(key)
@@ -374,6 +398,8 @@ public enum Event: Hashable, Sendable {
         case 0xA1: event = .imageUploaded(name: try r.string("image name"), width: try r.u32("width"), height: try r.u32("height"))
         case 0xA2: event = .imageReleased(name: try r.string("image name"))
         case 0xAC: event = .textMeasured(width: try r.f64("width"), height: try r.f64("height"))
+        case 0xA3: event = .traceStarted(maxFrames: try r.u32("maxFrames"))
+        case 0xA4: event = .trace(json: try r.string("json"))
         case 0x90...0x95: event = .input(try InputEvent.decodeBody(opcode: opcode, &r))
         default: throw .unknownOpcode(opcode)
         }

@@ -1,6 +1,7 @@
 import CGLFW
 import Foundation
 import Lamina
+import LaminaFrame
 import LaminaRender
 import LaminaServer
 import LaminaWire
@@ -20,6 +21,8 @@ final class ViewerControls {
     var overlay = OverlaySettings()
     var quitRequested = false
     private var captureCount = 0
+    /// Whether the T key's trace recording runs.
+    private var tracing = false
 
     /// The instance the C key callback reaches (GLFW callbacks carry no context here).
     nonisolated(unsafe) static var current: ViewerControls?
@@ -55,7 +58,7 @@ final class ViewerControls {
 
     /// The keys the viewer keeps for itself; every other key goes to the clients.
     static let viewerKeys: Set<Int32> = [GLFW_KEY_SPACE, GLFW_KEY_S, GLFW_KEY_R, GLFW_KEY_H, GLFW_KEY_W, GLFW_KEY_D,
-                                         GLFW_KEY_C, GLFW_KEY_Q, GLFW_KEY_ESCAPE]
+                                         GLFW_KEY_C, GLFW_KEY_T, GLFW_KEY_Q, GLFW_KEY_ESCAPE]
 
     /// A key for the clients: routed by the server (focus, the layer under the pointer, the
     /// frontmost client).
@@ -105,12 +108,46 @@ final class ViewerControls {
         case GLFW_KEY_C:
             captureCount += 1
             capture(to: "\(capturesDirectory)/viewer-\(captureCount).png")
+        case GLFW_KEY_T:
+            toggleTrace()
         case GLFW_KEY_Q, GLFW_KEY_ESCAPE:
             quitRequested = true
             say("quitting")
         default:
             break
         }
+    }
+
+    /// T: starts a trace recording on the render thread, or stops the viewer's and writes it
+    /// (Chrome trace-event JSON, docs/protocol.md "Frame traces") as
+    /// `<captures>/lamina-trace-<unix time>.json`, off the main thread.
+    private func toggleTrace() {
+        if !tracing {
+            guard daemon.renderLoop.startTrace() else {
+                say("trace not started: a client is recording one (startTrace)")
+                return
+            }
+            tracing = true
+            say("trace recording (T again stops it and writes it)")
+            return
+        }
+        tracing = false
+        guard let trace = daemon.renderLoop.stopTrace() else { say("trace: nothing recorded"); return }
+        let path = "\(capturesDirectory)/lamina-trace-\(Int(Date().timeIntervalSince1970)).json"
+        let directory = capturesDirectory
+        Thread.detachNewThread {
+            do {
+                try Self.write(trace, to: path, directory: directory)
+                say("trace written: \(path) (\(trace.frames.count) frames over \(String(format: "%.2f", trace.span)) s)")
+            } catch {
+                say("trace failed: \(error)")
+            }
+        }
+    }
+
+    static func write(_ trace: FrameTrace, to path: String, directory: String) throws {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        try Data(trace.chromeJSON().utf8).write(to: URL(fileURLWithPath: path))
     }
 
     /// Captures the current frame through the socket, as any client would, off the main

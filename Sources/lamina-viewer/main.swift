@@ -19,7 +19,7 @@ usage: lamina-viewer \(DaemonOptions.flags)
 
 The compositor in a window: the same server as laminad (same config, flags and socket).
 --headless is accepted and ignored (the viewer always has a window).
---captures DIR     where C writes PNGs (default: captures)
+--captures DIR     where C writes PNGs and T traces (default: captures)
 --measure SECONDS  after SECONDS, print the presentation figures as JSON and quit
 --stress N         a built-in client puts N animated layers on the screen (for --measure)
 --offscreen        no window: the same server drawing offscreen only, as laminad does
@@ -33,6 +33,8 @@ Keys:
   W      tessellated meshes as wireframe
   D      tint the region each frame redrew (its damage)
   C      capture the window's frame to a PNG
+  T      frame trace: start recording / stop and write <captures>/lamina-trace-<time>.json
+         (Chrome trace-event JSON: open it in ui.perfetto.dev or chrome://tracing)
   Q      quit (as does closing the window, SIGINT or SIGTERM)
 Every other key, and the pointer, goes to the clients as input events (docs/protocol.md).
 """

@@ -12,6 +12,7 @@ usage: laminactl ping [--socket PATH]
        laminactl stats [--socket PATH]
        laminactl capture FILE.png [--at SECONDS] [--socket PATH]
        laminactl advance SECONDS [--socket PATH]
+       laminactl trace --seconds S [--frames N] OUT.json [--socket PATH]
        laminactl render SCENE --at T [--at T …] --out FILE.png|DIR [--size WxH] [--scale S]
        laminactl render SCENE --fps F --duration D --out DIR [--size WxH] [--scale S]
        laminactl query SCENE --at T NAME.KEYPATH …
@@ -33,6 +34,8 @@ var scaleOverride: Double? = nil
 var fps: Double? = nil
 var duration: Double? = nil
 var hit: Point? = nil
+var seconds: Double? = nil
+var maxFrames = 0
 var positional: [String] = []
 
 @MainActor func value(_ flag: String) -> String {
@@ -60,6 +63,11 @@ while !args.isEmpty {
     case "--scale": scaleOverride = positiveNumber(a)
     case "--fps": fps = positiveNumber(a)
     case "--duration": duration = positiveNumber(a, allowZero: true)
+    case "--seconds": seconds = positiveNumber(a)
+    case "--frames":
+        let s = value(a)
+        guard let n = Int(s), (1...10_000).contains(n) else { fail("--frames needs a count in 1…10000 (got \(s))", code: 2) }
+        maxFrames = n
     case "--hit":
         let s = value(a).split(separator: ",").compactMap { Double($0) }
         guard s.count == 2, s.allSatisfy(\.isFinite) else { fail("--hit needs X,Y", code: 2) }
@@ -156,6 +164,18 @@ do {
         let shot = try connection.capture(at: times.last)
         try Data(shot.png).write(to: URL(fileURLWithPath: positional[1]))
         print("wrote \(positional[1]) (\(shot.width)x\(shot.height), t = \(shot.time) s)")
+    case "trace":
+        guard positional.count == 2 else { fail("trace needs an output OUT.json\n\(usage)", code: 2) }
+        guard let seconds else { fail("trace needs --seconds S\n\(usage)", code: 2) }
+        let cap = try connection.startTrace(maxFrames: maxFrames)
+        usleep(UInt32(min(seconds, 3600) * 1e6))
+        let json = try connection.stopTrace()
+        try Data(json.utf8).write(to: URL(fileURLWithPath: positional[1]))
+        let other = ((try? JSONSerialization.jsonObject(with: Data(json.utf8))) as? [String: Any])?["otherData"] as? [String: Any]
+        let frames = other?["frames"] as? Int ?? 0, commits = other?["commits"] as? Int ?? 0
+        let span = other?["spanSeconds"] as? Double ?? 0, dropped = other?["droppedFrames"] as? Int ?? 0
+        print("wrote \(positional[1]): \(frames) frames, \(commits) commits over \(String(format: "%.3f", span)) s"
+              + (dropped > 0 ? " (\(dropped) frames past the cap of \(cap) not kept)" : ""))
     case "advance":
         guard positional.count == 2, let s = Double(positional[1]), s.isFinite, s >= 0 else {
             fail("advance needs SECONDS ≥ 0", code: 2)

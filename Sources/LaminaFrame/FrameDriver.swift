@@ -119,6 +119,7 @@ public struct FrameDriver {
         releaseDeferredImages()
         let snapshot = snapshots.make(from: tree, at: t)
         let events = tree.takeEvents()
+        let tList = clock.now
         builder.time = t
         var list = builder.build(snapshot.tree)
         if tracksDamage, let previous {
@@ -131,6 +132,8 @@ public struct FrameDriver {
         // The builder times its mesh-cache misses; they are their own phase.
         phases.tessellate = builder.lastTessellateSeconds
         phases.evaluate = max(Self.seconds(t2 - t1) - phases.tessellate, 0)
+        phases.drawList = min(max(Self.seconds(t2 - tList) - phases.tessellate, 0), phases.evaluate)
+        phases.patched = builder.lastBuildPatched
         return Frame(snapshot: snapshot, drawList: list, events: events, phases: phases)
     }
 

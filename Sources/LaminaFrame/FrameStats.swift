@@ -11,6 +11,10 @@ public struct FramePhases: Sendable, Hashable {
     public var total = 0.0
     /// The share of the target the frame redrew (its damage; 1: all of it).
     public var damaged = 1.0
+    /// The part of `evaluate` that made the draw list (its patch or full build, and its
+    /// damage), and whether it was a patch (`DrawListBuilder.lastBuildPatched`).
+    public var drawList = 0.0
+    public var patched = false
     public init() {}
 
     public static let names = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]

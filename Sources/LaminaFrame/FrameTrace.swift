@@ -90,7 +90,8 @@ public struct FrameTrace: Sendable {
 
     /// The recording in the Chrome trace-event format (`{"traceEvents": […], "displayTimeUnit":
     /// "ms"}`), which Perfetto's UI and `chrome://tracing` open: on the render thread's track a
-    /// complete event ("X") per frame with its phases nested in it in order, idle spells, and
+    /// complete event ("X") per frame with its phases nested in it in order (the draw list's
+    /// `patch` or `build` nested at the end of `evaluate`), idle spells, and
     /// instant events for commits; the GPU time, where known, on its own track; counters
     /// ("C") for the damaged share and the items. Times are microseconds from the start.
     public func chromeJSON(pid: Int = 1) -> String {
@@ -121,6 +122,11 @@ public struct FrameTrace: Sendable {
                 for (name, seconds) in zip(Self.phaseNames, p.values) {
                     let dur = max(0, seconds) * 1e6
                     add(#"{"name":"\#(name)","cat":"phase","ph":"X","pid":\#(pid),"tid":\#(Self.renderTID),"ts":\#(Self.num(at)),"dur":\#(Self.num(dur))}"#)
+                    if name == "evaluate", p.drawList > 0 {
+                        // Its last part, nested: the draw list's patch or full build.
+                        let list = min(p.drawList * 1e6, dur)
+                        add(#"{"name":"\#(p.patched ? "patch" : "build")","cat":"phase","ph":"X","pid":\#(pid),"tid":\#(Self.renderTID),"ts":\#(Self.num(at + dur - list)),"dur":\#(Self.num(list)),"args":{"patched":\#(p.patched)}}"#)
+                    }
                     at += dur
                 }
                 if let gpu = p.gpu {

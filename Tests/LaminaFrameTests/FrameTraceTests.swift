@@ -22,7 +22,10 @@ import Testing
                                         content: .changes([.delete(LayerID(client: 7, local: 1)),
                                                            .delete(LayerID(client: 7, local: 2))]))], at: 10.001)
         t.record(FrameTrace.Frame(start: 10.001, phases: phases([0.1, 0.2, 0, 0.05, 0.3, 0.1], gpu: 0.0004), items: 12))
-        t.record(FrameTrace.Frame(start: 10.009, phases: phases([0, 0.2, 0.01, 0, 0.3, 0.1]), items: 12))
+        var patched = phases([0, 0.2, 0.01, 0, 0.3, 0.1])
+        patched.drawList = 0.00005
+        patched.patched = true
+        t.record(FrameTrace.Frame(start: 10.009, phases: patched, items: 12))
         t.record(idle: FrameTrace.Idle(start: 10.010, end: 10.5))
         t.record(FrameTrace.Frame(start: 10.5, phases: phases([0.1, 0.2, 0, 0, 0.3, 0.1], damaged: 1), items: 13))
         t.stopped = 10.6
@@ -57,6 +60,18 @@ import Testing
         // Metadata names the process and the threads.
         let names = events.filter { $0["ph"] as? String == "M" }.compactMap { ($0["args"] as? [String: Any])?["name"] as? String }
         #expect(names.contains("laminad") && names.contains("render thread"))
+    }
+
+    /// The draw list's part of `evaluate` is nested at its end, named by what it was.
+    @Test func aPatchIsNestedAtTheEndOfEvaluate() throws {
+        let events = try Self.events(Self.sample().chromeJSON())
+        let patch = try #require(events.first { $0["name"] as? String == "patch" })
+        let evaluate = try #require(events.first { $0["name"] as? String == "evaluate"
+            && abs(($0["ts"] as! Double) + ($0["dur"] as! Double) - (patch["ts"] as! Double) - (patch["dur"] as! Double)) < 0.01 })
+        #expect(abs((patch["dur"] as! Double) - 50) < 0.01)   // 0.05 ms
+        #expect((patch["ts"] as! Double) >= (evaluate["ts"] as! Double))
+        #expect((patch["args"] as? [String: Any])?["patched"] as? Bool == true)
+        #expect(!events.contains { $0["name"] as? String == "build" })   // the others made none
     }
 
     @Test func framesCarryTheirPhasesInOrder() throws {

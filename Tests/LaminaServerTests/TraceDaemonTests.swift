@@ -45,6 +45,8 @@ import DaemonTestSupport
         for name in ["apply", "evaluate", "record", "submit"] {
             #expect(events.contains { $0["name"] as? String == name && $0["cat"] as? String == "phase" }, "\(name)")
         }
+        // Each frame says how its draw list was made: the first in full, later ones patched.
+        #expect(events.contains { $0["name"] as? String == "build" && $0["cat"] as? String == "phase" })
         let commits = events.filter { $0["cat"] as? String == "commit" && $0["name"] as? String == "commit" }
         #expect(commits.count >= 2)
         #expect(commits.allSatisfy { ($0["args"] as? [String: Any])?["client"] as? Int == Int(c.clientID) })

@@ -665,6 +665,18 @@ class Connection:
         """The render thread's statistics (``stats`` schema), parsed."""
         return cast(Dict[str, Any], json.loads(_wire.Reader(self._expect(_wire.STATS, _wire.GET_STATS, b"")).string()))
 
+    def start_trace(self, max_frames: int = 0) -> int:
+        """Starts recording a frame trace (docs/protocol.md, "Frame traces"): at most
+        ``max_frames`` frames (0: the daemon's cap, 10,000); returns the cap in force. One
+        recording runs per daemon: another client's start is ``limitExceeded``."""
+        body = self._expect(_wire.TRACE_STARTED, _wire.START_TRACE, struct.pack("<I", max_frames))
+        return cast(int, struct.unpack("<I", body)[0])
+
+    def stop_trace(self) -> str:
+        """Stops this client's recording and returns it as Chrome trace-event JSON, which
+        Perfetto's UI and ``chrome://tracing`` open (write it to a ``.json`` file)."""
+        return _wire.Reader(self._expect(_wire.TRACE, _wire.STOP_TRACE, b"")).string()
+
     def set_reduce_motion(self, on: bool) -> None:
         """Sets the daemon's Reduce Motion setting (tools and tests); every other client is told."""
         body = self._expect(_wire.REDUCE_MOTION_CHANGED, _wire.SET_REDUCE_MOTION, b"\x01" if on else b"\x00")

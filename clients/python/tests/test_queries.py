@@ -191,6 +191,30 @@ class ImageTests(DaemonTestCase):
         self.assertEqual((cm.exception.code, cm.exception.key), (ErrorCode.INVALID_IMAGE, "junk"))
 
 
+class TraceTests(DaemonTestCase):
+    def test_a_trace_holds_frames_phases_and_this_clients_commits(self):
+        import json
+        self.assertEqual(self.conn.start_trace(), 10_000)
+        layer = self.square(x=60, y=70, size=40)
+        self.conn.commit()
+        for _ in range(3):
+            with self.conn.transaction(duration=0.1):
+                layer.opacity = 0.5 if layer.opacity == 1 else 1.0
+            self.conn.advance_clock(0.05)
+            layer.presentation_value("opacity")          # waits for a frame with every commit
+        trace = json.loads(self.conn.stop_trace())
+        events = trace["traceEvents"]
+        self.assertTrue(any(e["name"] == "frame" and e["ph"] == "X" for e in events))
+        for phase in ("apply", "evaluate", "record", "submit"):
+            self.assertTrue(any(e["name"] == phase and e.get("cat") == "phase" for e in events), phase)
+        commits = [e for e in events if e.get("cat") == "commit" and e["name"] == "commit"]
+        self.assertGreaterEqual(len(commits), 4)
+        self.assertTrue(all(e["args"]["client"] == self.conn.client_id for e in commits))
+        self.assertTrue(all(e["dur"] >= 0 for e in events if e["ph"] == "X"))
+        with self.assertRaises(RequestFailed):          # nothing is recording now
+            self.conn.stop_trace()
+
+
 class TextMeasurementTests(DaemonTestCase):
     def test_lines_and_wrapping(self):
         one = self.conn.measure_text("Lamina", font_size=20)

@@ -326,7 +326,7 @@ extension DrawListPatcher {
             fail(.overflow); return
         }
         if !hasMarkers {
-            for k in range where scratchItems[k].isGroupMarker || scratchItems[k].isShadowGroupMarker {
+            for k in range where scratchItems[k].isMarker {
                 fail(.counts); return
             }
         }
@@ -348,7 +348,8 @@ extension DrawItem {
     /// Whether it draws a shape atlas entry (read in place).
     var isAtlasItem: Bool { atlasEntry.slot >= 0 }
     var isGroupMarker: Bool { if case .group = payload { true } else { false } }
-    var isShadowGroupMarker: Bool { if case .shadowGroup = payload { true } else { false } }
+    /// A group or blurred-shadow marker (read from the storage: no `Kind` is made).
+    var isMarker: Bool { writeCase == .group }
 }
 
 extension DrawListBuilder {

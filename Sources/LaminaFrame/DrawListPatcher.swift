@@ -197,12 +197,7 @@ struct DrawListPatcher {
         self.atlas = atlas
         self.capped = capped
         lastChanged.removeAll(keepingCapacity: true)
-        hasMarkers = items.contains { item in
-            switch item.kind {
-            case .group, .shadowGroup: true
-            default: false
-            }
-        }
+        hasMarkers = items.contains { $0.isMarker }
         if records.count > Int(Int32.max) / 2 || items.count > Int(Int32.max) / 2 { self.key = nil }
     }
 

@@ -84,7 +84,7 @@ package struct FrameDeltaHistory {
     /// when found and together they cost at most three quarters of writing every item (a
     /// motion-only item a quarter of a whole one; more are written as fast in full, and a
     /// patch that fails costs twice). False otherwise (then every item is written).
-    package mutating func changed(since serial: UInt64, items: Int, whole: inout [Range<Int>],
+    private mutating func changed(since serial: UInt64, items: Int, whole: inout [Range<Int>],
                                   motion: inout [Range<Int>]) -> Bool {
         whole.removeAll(keepingCapacity: true)
         motion.removeAll(keepingCapacity: true)

@@ -17,6 +17,8 @@ public struct FramePhases: Sendable, Hashable {
     public var patched = false
     public init() {}
 
+    /// The phases in the order the render thread runs them (`values`' order), as the stats,
+    /// traces and benchmarks name them.
     public static let names = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]
     public var values: [Double] { [apply, evaluate, tessellate, upload, record, submit] }
 }

@@ -85,8 +85,6 @@ public struct FrameTrace: Sendable {
 
     /// Track (tid) numbers of the trace's threads.
     public static let renderTID = 1, serverTID = 2, gpuTID = 3
-    /// The phases in the order the render thread runs them, with their trace names.
-    public static let phaseNames = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]
 
     /// The recording in the Chrome trace-event format (`{"traceEvents": […], "displayTimeUnit":
     /// "ms"}`), which Perfetto's UI and `chrome://tracing` open: on the render thread's track a
@@ -119,7 +117,7 @@ public struct FrameTrace: Sendable {
                 let p = f.phases
                 add(#"{"name":"frame","cat":"frame","ph":"X","pid":\#(pid),"tid":\#(Self.renderTID),"ts":\#(Self.num(ts)),"dur":\#(Self.num(max(0, p.total) * 1e6)),"args":{"items":\#(f.items),"damaged":\#(Self.num(p.damaged)),"gpuMs":\#(p.gpu.map { Self.num($0 * 1000) } ?? "null")}}"#)
                 var at = ts
-                for (name, seconds) in zip(Self.phaseNames, p.values) {
+                for (name, seconds) in zip(FramePhases.names, p.values) {
                     let dur = max(0, seconds) * 1e6
                     add(#"{"name":"\#(name)","cat":"phase","ph":"X","pid":\#(pid),"tid":\#(Self.renderTID),"ts":\#(Self.num(at)),"dur":\#(Self.num(dur))}"#)
                     if name == "evaluate", p.drawList > 0 {

@@ -106,7 +106,7 @@ func runFramesBench(_ arguments: [String]) {
         let sorted = values.sorted()
         return sorted[min(sorted.count - 1, Int((p * Double(sorted.count - 1)).rounded()))]
     }
-    let names = ["apply", "evaluate", "tessellate", "upload", "record", "submit"]
+    let names = FramePhases.names
     var phaseMeans: [String] = []
     for (k, name) in names.enumerated() {
         let mean = phases.map { $0[k] }.reduce(0, +) / Double(max(measured, 1))

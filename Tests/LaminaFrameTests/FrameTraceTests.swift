@@ -78,7 +78,7 @@ import Testing
         let events = try Self.events(Self.sample().chromeJSON())
         let complete = events.filter { $0["ph"] as? String == "X" }
         #expect(complete.filter { $0["name"] as? String == "frame" }.count == 3)
-        for name in FrameTrace.phaseNames {
+        for name in FramePhases.names {
             #expect(complete.filter { $0["name"] as? String == name }.count == 3, "\(name)")
         }
         #expect(complete.filter { $0["name"] as? String == "gpu" }.count == 1)

@@ -1,18 +1,13 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The generated per-property files (`*+Generated.swift` in LaminaModel, LaminaTree and Lamina) must be what
 /// `scripts/gen-properties` writes from `Sources/LaminaModel/Properties.table` today.
 @Suite("Generated property code")
 struct PropertyTableSyncTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
-    static var python3Path: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").map { "\($0)/python3" }
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static let repository = repositoryRoot
+    static var python3Path: String? { executableInPath("python3") }
 
     @Test(.enabled(if: python3Path != nil, "python3 is not installed: cannot check the generated property code"))
     func generatedFilesAreInSync() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import LaminaFrame
 import Testing
+import TestSupport
 @testable import LaminaRender
 
 /// The shaders LaminaRender is built with: the SPIR-V compiled in (by the ShaderCompiler plugin
@@ -10,15 +11,9 @@ import Testing
 /// Without glslc these tests fail (the build needs it too; scripts/bootstrap installs it).
 @Suite("Shaders")
 struct ShaderSyncTests {
-    static let repository = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
+    static let repository = repositoryRoot
     /// glslc in PATH, else /usr/bin/glslc (where the plugin looks too).
-    static var glslcPath: String? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        return (path.split(separator: ":").map { "\($0)/glslc" } + ["/usr/bin/glslc"])
-            .first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static var glslcPath: String? { executableInPath("glslc", fallbacks: ["/usr/bin/glslc"]) }
 
     @Test func glslcIsInstalled() {
         #expect(Self.glslcPath != nil, "glslc is not installed: run scripts/bootstrap (apt install glslc)")

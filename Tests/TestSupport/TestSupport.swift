@@ -6,5 +6,6 @@
 // - TestScene.swift: trees built from changes (client 1 connected), a layer at a frame, a
 //   tree's draw list (no GPU);
 // - ManualClock.swift: a compositor clock on a fake monotonic source the test moves;
+// - Repository.swift: the repository's root folder, and an executable found in PATH;
 // - DaemonScene.swift: the daemon tests' scene built through the client library.
 // A real daemon for tests (`TestDaemon`, `Recorder`) is in Tests/DaemonTestSupport.

@@ -134,26 +134,12 @@ def styled_text(t: StyledText) -> bytes:
 
 def guess_value(v: Any) -> bytes:
     """A VALUE for ``set_value`` with a value of no declared type: by its Python type."""
-    if isinstance(v, bool):
-        return value("bool", v)
-    if isinstance(v, (int, float)):
-        return value("number", v)
-    if isinstance(v, str):
-        return value("string", v)
-    if isinstance(v, Point):
-        return value("point", v)
-    if isinstance(v, Size):
-        return value("size", v)
-    if isinstance(v, Rect):
-        return value("rect", v)
-    if isinstance(v, Color):
-        return value("color", v)
-    if isinstance(v, Transform3D):
-        return value("transform", v)
-    if isinstance(v, (Path, PathTemplate)):
-        return value("path", v)
-    if isinstance(v, StyledText):
-        return value("text", v)
+    # In order: a bool is an int too.
+    for types, kind in ((bool, "bool"), ((int, float), "number"), (str, "string"), (Point, "point"),
+                        (Size, "size"), (Rect, "rect"), (Color, "color"), (Transform3D, "transform"),
+                        ((Path, PathTemplate), "path"), (StyledText, "text")):
+        if isinstance(v, types):
+            return value(kind, v)
     if isinstance(v, (list, tuple)) and all(isinstance(x, (int, float)) and not isinstance(x, bool) for x in v):
         return value("numbers", [float(x) for x in v])
     raise TypeError("cannot tell the VALUE type of %r" % (v,))

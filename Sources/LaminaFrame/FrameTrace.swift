@@ -16,16 +16,21 @@ public struct FrameTrace: Sendable {
             self.start = start; self.phases = phases; self.items = items
         }
     }
-    /// One commit applied by a frame: the client, its sequence and its number of changes.
+    /// One commit applied by a frame: the client, its sequence, its size (changes to the layer
+    /// tree, and bytes on the wire).
     public struct Commit: Sendable, Hashable {
         public var time: Double
         public var client: UInt32
         public var sequence: UInt64
+        /// Changes the model tree resolved the commit into (`CommitPacket.Change`s).
         public var changes: Int
+        /// The transaction's requests and commit on the wire, headers included (0: not from a client).
+        public var bytes: Int
         /// "commit", "connect" or "disconnect".
         public var kind: String
-        public init(time: Double, client: UInt32, sequence: UInt64, changes: Int, kind: String) {
-            self.time = time; self.client = client; self.sequence = sequence; self.changes = changes; self.kind = kind
+        public init(time: Double, client: UInt32, sequence: UInt64, changes: Int, bytes: Int = 0, kind: String) {
+            self.time = time; self.client = client; self.sequence = sequence; self.changes = changes
+            self.bytes = bytes; self.kind = kind
         }
     }
     /// A spell the render thread slept with nothing to draw.
@@ -70,12 +75,18 @@ public struct FrameTrace: Sendable {
             case .disconnect: (changes, kind) = (0, "disconnect")
             case .changes(let c): (changes, kind) = (c.count, "commit")
             }
-            commits.append(Commit(time: time, client: p.client, sequence: p.sequence, changes: changes, kind: kind))
+            commits.append(Commit(time: time, client: p.client, sequence: p.sequence, changes: changes,
+                                  bytes: p.wireBytes, kind: kind))
         }
     }
 
+    /// Records an idle spell, the part of it inside the recording: a spell that began before
+    /// `started` (the thread was asleep when the recording began) counts from `started`, one
+    /// still going on at `stopped` up to `stopped`; a spell wholly outside is not kept.
     public mutating func record(idle: Idle) {
-        if idles.count < frameCapacity { idles.append(idle) }
+        let start = max(idle.start, started), end = min(idle.end, stopped ?? idle.end)
+        guard end > start else { return }
+        if idles.count < frameCapacity { idles.append(Idle(start: start, end: end)) }
     }
 
     /// The real-time span the recording covers (seconds).
@@ -137,7 +148,7 @@ public struct FrameTrace: Sendable {
             }
         }
         for c in commits {
-            add(#"{"name":"\#(c.kind)","cat":"commit","ph":"i","s":"t","pid":\#(pid),"tid":\#(Self.serverTID),"ts":\#(Self.num(us(c.time))),"args":{"client":\#(c.client),"sequence":\#(c.sequence),"changes":\#(c.changes)}}"#)
+            add(#"{"name":"\#(c.kind)","cat":"commit","ph":"i","s":"t","pid":\#(pid),"tid":\#(Self.serverTID),"ts":\#(Self.num(us(c.time))),"args":{"client":\#(c.client),"sequence":\#(c.sequence),"changes":\#(c.changes),"bytes":\#(c.bytes)}}"#)
         }
         out += "\n]}\n"
         return out

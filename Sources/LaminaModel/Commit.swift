@@ -67,9 +67,12 @@ public struct Commit: Hashable, Sendable {
     /// Compositor time of the commit (CA: an animation's time 0 is its commit's time); nil:
     /// the time of the frame that applies it.
     public var time: Double? = nil
+    /// Bytes the transaction took on the wire: its staged requests' messages and the commit's,
+    /// headers included (0 for a commit not made from messages). For frame traces.
+    public var wireBytes = 0
 
-    public init(client: UInt32, content: Content, requestIDs: [UInt32] = []) {
-        self.client = client; self.content = content; self.requestIDs = requestIDs
+    public init(client: UInt32, content: Content, requestIDs: [UInt32] = [], wireBytes: Int = 0) {
+        self.client = client; self.content = content; self.requestIDs = requestIDs; self.wireBytes = wireBytes
     }
 }
 

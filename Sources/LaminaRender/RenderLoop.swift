@@ -93,7 +93,9 @@ public final class RenderLoop: Sendable {
     private let published = Mutex(FrameStats())             // protected by its own lock
     private let latest = Mutex<PresentationSnapshot?>(nil)   // protected by its own lock
     /// When the render thread went to sleep with nothing to draw (uptime ns), nil while awake.
-    private let idleSince = Mutex<UInt64?>(nil)              // protected by its own lock
+    /// When the render thread went to sleep (uptime nanoseconds, and the clock's real seconds),
+    /// while it sleeps.
+    private let idleSince = Mutex<(nanos: UInt64, real: Double)?>(nil)   // protected by its own lock
     private let wake = DispatchSemaphore(value: 0)
     /// How long the render thread sleeps before it lets go of the driver's frame memory and
     /// trims the heap (seconds): a client committing more often than this keeps both.
@@ -199,7 +201,7 @@ public final class RenderLoop: Sendable {
         var s = published.withLock { $0 }
         if let since = idleSince.withLock({ $0 }) {
             let now = DispatchTime.now().uptimeNanoseconds
-            s.idleSeconds += Double(now &- since) / 1e9
+            s.idleSeconds += Double(now &- since.nanos) / 1e9
         }
         return s
     }
@@ -245,14 +247,18 @@ public final class RenderLoop: Sendable {
     /// Whether a trace is recording.
     public var isTracing: Bool { tracing.load(ordering: .acquiring) }
 
-    /// Stops the recording and returns it; nil when none was recording.
+    /// Stops the recording and returns it; nil when none was recording. While the render thread
+    /// sleeps, the spell it is sleeping ends the recording (up to now): it would otherwise be
+    /// recorded only when the thread wakes, after the recording is gone.
     public func stopTrace() -> FrameTrace? {
         tracing.store(false, ordering: .releasing)
         let now = clock.realSeconds
+        let asleepSince = idleSince.withLock { $0?.real }
         return trace.withLock { t -> FrameTrace? in
             guard var taken = t else { return nil }
             t = nil
             taken.stopped = now
+            if let since = asleepSince { taken.record(idle: FrameTrace.Idle(start: since, end: now)) }
             return taken
         }
     }
@@ -440,7 +446,7 @@ public final class RenderLoop: Sendable {
         let summary = s.driver.stats(at: clock.now)
         let since = DispatchTime.now().uptimeNanoseconds, sleptAt = clock.realSeconds
         published.withLock { $0 = summary; $0.idle = true }
-        idleSince.withLock { $0 = since }
+        idleSince.withLock { $0 = (since, sleptAt) }
         s.driver.willSleep()
         release(s.idlePolicy.atSleep, s.renderer, &work)
         var rungs = 0

@@ -231,7 +231,7 @@ public struct ServerCore {
                 break
             }
             guard let input = client.decoder.nextRequest() else { break }
-            let actions = client.session.handle(input, welcome: welcome)
+            let actions = client.session.handle(input, welcome: welcome, bytes: client.decoder.lastFrameLength)
             handled += 1
             guard !actions.isEmpty else { continue }
             clients[id] = client

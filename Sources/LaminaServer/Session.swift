@@ -36,6 +36,8 @@ public struct Session: Sendable {
     public private(set) var clientName = ""
     private var staged: [LayerChange] = []
     private var stagedIDs: [UInt32] = []
+    /// Bytes of the staged requests' messages (for the commit's `wireBytes`).
+    private var stagedBytes = 0
     /// Requests the last transaction staged: the next one reserves room for as many at its
     /// first request (a client sending large batches does not regrow the arrays each time).
     private var lastStagedCount = 0
@@ -51,8 +53,10 @@ public struct Session: Sendable {
     public var stagedCount: Int { staged.count }
 
     /// Handles one decoded message or decoding failure.
-    /// - Parameter welcome: the `welcome` event to answer a valid hello with.
-    public mutating func handle(_ input: DecodeResult<Request>, welcome: Event) -> [SessionAction] {
+    /// - Parameters:
+    ///   - welcome: the `welcome` event to answer a valid hello with.
+    ///   - bytes: the message's size on the wire, header included (`FrameDecoder.lastFrameLength`).
+    public mutating func handle(_ input: DecodeResult<Request>, welcome: Event, bytes: Int = 0) -> [SessionAction] {
         guard state != .closed else { return [] }
         switch input {
         case .failure(let error, let opcode, let requestID):
@@ -91,7 +95,7 @@ public struct Session: Sendable {
                 return fail(.malformed, "request id 0 is reserved for events; the request was ignored",
                             detail: ErrorDetail(request: 0, opcode: request.opcode, layer: layer, key: key), opcode: request.opcode)
             }
-            return handleReady(request, requestID: requestID)
+            return handleReady(request, requestID: requestID, bytes: bytes)
         }
     }
 
@@ -108,7 +112,7 @@ public struct Session: Sendable {
         return [.send(.error(opcode: opcode, code: code, message: message, detail: detail), requestID: detail.request)]
     }
 
-    private mutating func handleReady(_ request: Request, requestID: UInt32) -> [SessionAction] {
+    private mutating func handleReady(_ request: Request, requestID: UInt32, bytes: Int) -> [SessionAction] {
         var operation = request.operation
         var detail: ErrorDetail {
             let (layer, key) = request.subject
@@ -134,6 +138,7 @@ public struct Session: Sendable {
             }
             staged.append(op)
             stagedIDs.append(requestID)
+            stagedBytes += bytes
             return []
         }
         switch request {
@@ -143,14 +148,15 @@ public struct Session: Sendable {
         case .ping(let token):
             return [.send(.pong(token: token), requestID: requestID)]
         case .commit:
-            defer { lastStagedCount = staged.count; staged = []; stagedIDs = []; failedRequest = nil }
+            defer { lastStagedCount = staged.count; staged = []; stagedIDs = []; stagedBytes = 0; failedRequest = nil }
             if let failed = failedRequest {
                 return [.send(.error(opcode: request.opcode, code: .transactionFailed,
                                      message: "commit rejected, nothing applied: request \(failed.detail.request) (\(Request.name(ofOpcode: failed.detail.opcode))) failed: \(failed.message)",
                                      detail: failed.detail),
                               requestID: requestID)]
             }
-            return [.commit(Commit(client: clientID, content: .operations(staged), requestIDs: stagedIDs),
+            return [.commit(Commit(client: clientID, content: .operations(staged), requestIDs: stagedIDs,
+                                   wireBytes: stagedBytes + bytes),
                             requestID: requestID)]
         case .capture(let time): return [.capture(time: time, requestID: requestID)]
         case .advanceClock(let s): return [.advanceClock(seconds: s, requestID: requestID)]

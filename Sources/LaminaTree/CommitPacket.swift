@@ -77,7 +77,11 @@ public struct CommitPacket: Sendable {
     public let time: Double?
     public let content: Content
 
-    public init(client: UInt32, sequence: UInt64, time: Double?, content: Content) {
+    /// The commit's size on the wire (`Commit.wireBytes`), for frame traces.
+    public var wireBytes = 0
+
+    public init(client: UInt32, sequence: UInt64, time: Double?, content: Content, wireBytes: Int = 0) {
         self.client = client; self.sequence = sequence; self.time = time; self.content = content
+        self.wireBytes = wireBytes
     }
 }

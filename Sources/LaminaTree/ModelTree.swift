@@ -102,7 +102,8 @@ public struct ModelTree: Sendable {
             content = .changes(v.changes)
         }
         sequence += 1
-        return CommitPacket(client: commit.client, sequence: sequence, time: commit.time, content: content)
+        return CommitPacket(client: commit.client, sequence: sequence, time: commit.time, content: content,
+                            wireBytes: commit.wireBytes)
     }
 
     /// Visits layers depth first in painter's order (see `NodeStore.visit`).

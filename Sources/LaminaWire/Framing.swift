@@ -58,6 +58,9 @@ public struct FrameDecoder: Sendable {
     /// Bytes still to discard from an oversized message.
     private var skipping = 0
     public private(set) var isBroken = false
+    /// Bytes of the last message `nextFrame` returned, its header included (0 before the first,
+    /// and for a skipped oversized one).
+    public private(set) var lastFrameLength = 0
 
     public init(maxMessageSize: Int = Protocol.defaultMaxMessageSize) { self.maxMessageSize = maxMessageSize }
 
@@ -90,6 +93,7 @@ public struct FrameDecoder: Sendable {
                             opcode: opcode, requestID: requestID)
         }
         if length > maxMessageSize {
+            lastFrameLength = 0
             let have = min(available, length)
             start += have
             skipping = length - have
@@ -100,6 +104,7 @@ public struct FrameDecoder: Sendable {
         // The body shares the buffer (no copy): decoded before the next `feed`, it leaves the
         // buffer uniquely referenced again; a caller that keeps it only costs one copy then.
         let body = buffer[start + Protocol.headerSize..<start + length]
+        lastFrameLength = length
         start += length
         if start == buffer.count { buffer = []; start = 0 }
         return .frame(Frame(opcode: opcode, flags: flags, requestID: requestID, body: body))

@@ -20,7 +20,8 @@ import Testing
         t.record(packets: [CommitPacket(client: 7, sequence: 1, time: nil, content: .connect),
                            CommitPacket(client: 7, sequence: 2, time: nil,
                                         content: .changes([.delete(LayerID(client: 7, local: 1)),
-                                                           .delete(LayerID(client: 7, local: 2))]))], at: 10.001)
+                                                           .delete(LayerID(client: 7, local: 2))]),
+                                        wireBytes: 68)], at: 10.001)
         t.record(FrameTrace.Frame(start: 10.001, phases: phases([0.1, 0.2, 0, 0.05, 0.3, 0.1], gpu: 0.0004), items: 12))
         var patched = phases([0, 0.2, 0.01, 0, 0.3, 0.1])
         patched.drawList = 0.00005
@@ -103,6 +104,7 @@ import Testing
         let args = try #require(commit["args"] as? [String: Any])
         #expect(args["client"] as? Int == 7)
         #expect(args["changes"] as? Int == 2)
+        #expect(args["bytes"] as? Int == 68)
         #expect(commit["ph"] as? String == "i")
     }
 
@@ -114,6 +116,23 @@ import Testing
         #expect(t.frames.capacity >= 2)
         let events = try Self.events(t.chromeJSON())
         #expect(events.filter { $0["name"] as? String == "frame" }.count == 2)
+    }
+
+    /// Idle spells are kept as far as they lie inside the recording: a spell begun before the
+    /// start counts from it, one running past the stop ends there, one wholly outside goes.
+    @Test func idleSpellsAreClippedToTheRecording() throws {
+        var t = FrameTrace(frameCapacity: 10, started: 5)
+        t.record(idle: FrameTrace.Idle(start: 3, end: 5.25))
+        t.record(idle: FrameTrace.Idle(start: 1, end: 4))
+        t.record(idle: FrameTrace.Idle(start: 5.5, end: 5.75))
+        t.stopped = 6
+        t.record(idle: FrameTrace.Idle(start: 5.875, end: 9))
+        t.record(idle: FrameTrace.Idle(start: 6.5, end: 7))
+        #expect(t.idles == [FrameTrace.Idle(start: 5, end: 5.25), FrameTrace.Idle(start: 5.5, end: 5.75),
+                            FrameTrace.Idle(start: 5.875, end: 6)])
+        let idle = try Self.events(t.chromeJSON()).filter { $0["name"] as? String == "idle" }
+        #expect(idle.map { $0["ts"] as? Double } == [0, 500_000, 875_000])
+        #expect(idle.map { $0["dur"] as? Double } == [250_000, 250_000, 125_000])
     }
 
     @Test func emptyTraceIsValid() throws {

@@ -69,4 +69,26 @@ import Testing
         effects = core.receive(bytes([.getPresentation(id: 1, keyPath: "opacity")]), from: c)
         #expect(Self.writes(effects, to: c) == [.presentation(value: .number(0.25))])
     }
+
+    /// A commit's packet carries the transaction's size on the wire (frame traces show it): its
+    /// staged requests' messages and the commit's, headers included — not a query sent between
+    /// them, and the next transaction counts afresh.
+    @Test func aPacketCarriesItsTransactionsBytes() {
+        var (core, _, _) = Self.makeCore()
+        guard case .accepted(let c, _) = core.connect() else { Issue.record("refused"); return }
+        _ = core.receive(MessageEncoder.encode(.hello(magic: Protocol.magic, major: Protocol.versionMajor, minor: 0,
+                                                      clientName: "sized"), requestID: 1), from: c)
+        let create = MessageEncoder.encode(.createLayer(id: 1, kind: .layer), requestID: 2)
+        let set = MessageEncoder.encode(.setProperty(id: 1, keyPath: "opacity", value: .number(0.5)), requestID: 3)
+        let ping = MessageEncoder.encode(.ping(token: 9), requestID: 4)
+        let commit = MessageEncoder.encode(.commit, requestID: 5)
+        // 12-byte headers; the bodies as docs/protocol.md lays them out.
+        #expect(create.count == 12 + 4 + 1)
+        #expect(commit.count == 12)
+        let first = Self.packets(core.receive(create + set + ping + commit, from: c))
+        #expect(first.map(\.wireBytes) == [create.count + set.count + commit.count])
+        let again = MessageEncoder.encode(.setProperty(id: 1, keyPath: "opacity", value: .number(1)), requestID: 6)
+        let second = Self.packets(core.receive(again + MessageEncoder.encode(.commit, requestID: 7), from: c))
+        #expect(second.map(\.wireBytes) == [again.count + 12])
+    }
 }

@@ -28,7 +28,9 @@ import DaemonTestSupport
         try c.commit()
         for _ in 0..<frames {
             try c.advanceClock(by: 1.0 / 60)
-            _ = try c.statsJSON()
+            // A presentation query waits for the frame at the clock's new time: one frame each
+            // (a stats query would not wait, and two advances could share a frame).
+            _ = try l.presentationValue(forKeyPath: "opacity")
         }
         _ = try c.capture()   // waits for a frame that covers everything
     }
@@ -50,6 +52,8 @@ import DaemonTestSupport
         let commits = events.filter { $0["cat"] as? String == "commit" && $0["name"] as? String == "commit" }
         #expect(commits.count >= 2)
         #expect(commits.allSatisfy { ($0["args"] as? [String: Any])?["client"] as? Int == Int(c.clientID) })
+        // Each transaction sent at least its commit's 12-byte header.
+        #expect(commits.allSatisfy { (($0["args"] as? [String: Any])?["bytes"] as? Int ?? 0) >= 12 })
         for e in events where e["ph"] as? String == "X" {
             #expect((e["dur"] as? Double ?? -1) >= 0)
         }
@@ -112,6 +116,32 @@ import DaemonTestSupport
         // Free again: the client may record.
         #expect(try c.startTrace() == 10_000)
         _ = try c.stopTrace()
+    }
+
+    /// A daemon with nothing to draw sleeps; a recording made while it sleeps holds that spell,
+    /// from the recording's start to its stop (the thread never woke to record it itself).
+    @Test func aRecordingOfAnIdleDaemonIsOneIdleSpell() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "still")
+        _ = try c.capture()
+        var asleep = false
+        for _ in 0..<500 where !asleep {
+            asleep = daemon.renderLoop.stats.idle
+            if !asleep { usleep(10_000) }
+        }
+        try #require(asleep, "the render thread never slept")
+        #expect(daemon.renderLoop.startTrace())
+        // The manual clock is the recording's time too: moved by hand, it wakes nobody.
+        _ = daemon.renderLoop.clock.advance(by: 0.25)
+        let trace = try #require(daemon.renderLoop.stopTrace())
+        let stopped = try #require(trace.stopped)
+        #expect(trace.frames.isEmpty)
+        #expect(trace.idles == [FrameTrace.Idle(start: trace.started, end: stopped)])
+        #expect(stopped - trace.started == 0.25)
+        let idle = try Self.events(trace.chromeJSON()).filter { $0["name"] as? String == "idle" }
+        #expect(idle.count == 1)
+        #expect(idle.first?["ts"] as? Double == 0)
     }
 
     @Test func badInputIsMalformed() throws {

@@ -242,7 +242,8 @@ private struct ServerLoop {
         let renderLoop = daemon.renderLoop
         core = ServerCore(config: daemon.config, clock: daemon.clock, stats: { renderLoop.stats },
                           trace: TraceControl(start: { renderLoop.startTrace(frameCapacity: $0) },
-                                              stop: { renderLoop.stopTrace() }))
+                                              stop: { renderLoop.stopTrace() },
+                                              isRecording: { renderLoop.isTracing }))
     }
 
     mutating func run() {

@@ -40,11 +40,16 @@ public struct TraceControl: Sendable {
     public var start: @Sendable (Int) -> Bool
     /// Stops the recording and returns it (nil: none was recording).
     public var stop: @Sendable () -> FrameTrace?
-    public init(start: @escaping @Sendable (Int) -> Bool, stop: @escaping @Sendable () -> FrameTrace?) {
-        self.start = start; self.stop = stop
+    /// Whether a recording runs, whoever started it (a client, or the viewer's T key).
+    public var isRecording: @Sendable () -> Bool
+    public init(start: @escaping @Sendable (Int) -> Bool, stop: @escaping @Sendable () -> FrameTrace?,
+                isRecording: @escaping @Sendable () -> Bool) {
+        self.start = start; self.stop = stop; self.isRecording = isRecording
     }
     /// No render side to record (`startTrace` is refused).
-    public static let unavailable = TraceControl(start: { _ in false }, stop: { nil })
+    public static let unavailable = TraceControl(start: { _ in false }, stop: { nil }, isRecording: { false })
+    /// Why a client cannot start or stop a recording that no client owns.
+    static let heldByWindow = "the viewer's window is recording a trace (its T key starts and stops it); one recording at a time"
 }
 
 /// The daemon's server logic with no I/O: connections and bytes in, effects out (bytes to
@@ -474,7 +479,8 @@ public struct ServerCore {
                                 : "client \(owner) is recording a trace; one recording at a time", request: requestID), requestID)
             } else if !tracer.start(maxFrames) {
                 send(.error(opcode: opcode, code: .limitExceeded,
-                            message: "this daemon cannot record a trace now (no render thread, or a recording runs)",
+                            message: tracer.isRecording() ? TraceControl.heldByWindow
+                                : "this daemon has no render thread to record a trace of",
                             request: requestID), requestID)
             } else {
                 traceOwner = client
@@ -483,8 +489,9 @@ public struct ServerCore {
         case .stopTrace(let requestID):
             guard traceOwner == client, let trace = tracer.stop() else {
                 send(.error(opcode: Request.stopTrace.opcode, code: .limitExceeded,
-                            message: traceOwner == nil ? "no trace is recording; startTrace starts one"
-                                : "client \(traceOwner!) is recording the trace; only it can stop it", request: requestID), requestID)
+                            message: traceOwner != nil ? "client \(traceOwner!) is recording the trace; only it can stop it"
+                                : tracer.isRecording() ? TraceControl.heldByWindow
+                                : "no trace is recording; startTrace starts one", request: requestID), requestID)
                 if traceOwner == client { traceOwner = nil }
                 return
             }

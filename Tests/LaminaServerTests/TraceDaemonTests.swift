@@ -104,7 +104,16 @@ import DaemonTestSupport
         #expect(!daemon.renderLoop.startTrace())
         #expect(daemon.renderLoop.isTracing)
         let c = try Connection(socketPath: daemon.socketPath, name: "animator")
-        #expect(throws: LaminaError.self) { try c.startTrace() }
+        // Both refusals say who records: the window, not a client and not "nothing".
+        for attempt in [{ _ = try c.startTrace() }, { _ = try c.stopTrace() }] as [() throws -> Void] {
+            do {
+                try attempt()
+                Issue.record("the viewer's recording should refuse a client")
+            } catch LaminaError.requestFailed(_, let code, let message, _) {
+                #expect(code == .limitExceeded)
+                #expect(message.contains("viewer's window is recording"), "\(message)")
+            }
+        }
         try Self.animate(c, frames: 3)
         let trace = try #require(daemon.renderLoop.stopTrace())
         #expect(!daemon.renderLoop.isTracing)

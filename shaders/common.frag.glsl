@@ -19,19 +19,20 @@ layout(location = 6) flat in vec4 inGradientPoints;
 layout(location = 7) flat in vec4 inGradientRange;
 
 #ifdef CLIPPED
-// The frame's clips (ClipRecord in Sources/LaminaRender/ClipRecord.swift; element i is
-// DrawList.clips[i]): pixel → clip-local homography rows (h0.w = parent index + 1, 0 = none),
-// the clip rect and its radii.
-struct ClipData {
-    vec4 h0;
-    vec4 h1;
-    vec4 h2;
-    vec4 rect;
-    vec4 radii;
-};
-layout(std430, set = 0, binding = 0) readonly buffer Clips {
-    ClipData clips[];
-};
+#include "clips.glsl"
+#ifdef CLIP_VARYINGS
+// The item's innermost clip (clips[params.w − 1]), read once per vertex by the vertex stage and
+// passed on flat: a pixel reads the clip buffer only for that clip's ancestors. (llvmpipe
+// turns a buffer read at a per-pixel index into a loop over the lanes: reading the innermost
+// clip per pixel made an image layer clipped by its bounds cost ~6× one without the clip.)
+// Locations 10 and 12–15, free in every module that defines CLIP_VARYINGS (not the gradients':
+// theirs use 7–11, and five more would pass the 16 that every Vulkan device has).
+layout(location = 10) flat in vec4 inClipH0;
+layout(location = 12) flat in vec4 inClipH1;
+layout(location = 13) flat in vec4 inClipH2;
+layout(location = 14) flat in vec4 inClipRect;
+layout(location = 15) flat in vec4 inClipRadii;
+#endif
 #endif
 
 // Signed distance from p to a rounded rect (negative inside) and its gradient `normal`
@@ -81,8 +82,13 @@ float clipCoverage(ClipData clip) {
 // Product of the coverage by the item's innermost clip (inParams.w − 1) and all its
 // ancestors. Parents come before their children (the CPU checks), so the walk ends.
 float clipsCoverage() {
+#ifdef CLIP_VARYINGS
+    float c = clipCoverage(ClipData(inClipH0, inClipH1, inClipH2, inClipRect, inClipRadii));
+    int index = int(inClipH0.w + 0.5) - 1;
+#else
     float c = 1.0;
     int index = int(inParams.w + 0.5) - 1;
+#endif
     while (index >= 0 && c > 0.0) {
         ClipData clip = clips[index];
         c *= clipCoverage(clip);

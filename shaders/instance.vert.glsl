@@ -13,7 +13,9 @@
 // also the pipeline's attribute table. Within a module the specialization constants pick the
 // kind's code (KIND: 6 or 7 in VS_PIECE; SHARP in VS_GRADIENT). CLIPPED (defined for the
 // clipped variants of the kinds whose fragment stage reads the params only for the clip
-// index: gradients, meshes, sharp rects) passes the params on.
+// index: gradients, meshes, sharp rects) passes the params on. CLIP_VARYINGS (every clipped
+// module but the gradients') reads the item's innermost clip from the clip buffer instead and
+// passes it on flat (common.frag.glsl says why): meshes and sharp rects then pass no params.
 
 layout(constant_id = 0) const int KIND = 0;
 layout(constant_id = 1) const bool SHARP = false;
@@ -58,6 +60,15 @@ layout(location = 12) in vec4 inGradientColor2;    // third and fourth stop colo
 layout(location = 13) in vec4 inGradientColor3;
 #endif
 
+#ifdef CLIP_VARYINGS
+#include "clips.glsl"
+layout(location = 10) flat out vec4 outClipH0;
+layout(location = 12) flat out vec4 outClipH1;
+layout(location = 13) flat out vec4 outClipH2;
+layout(location = 14) flat out vec4 outClipRect;
+layout(location = 15) flat out vec4 outClipRadii;
+#endif
+
 // Each module writes exactly what its fragment module reads (shaders/variants.list pairs
 // them), so the pipeline interface has no unused parts.
 #if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT)
@@ -71,7 +82,7 @@ layout(location = 3) flat out vec4 outFillColor;
 #if !defined(VS_SHARP) && !defined(VS_MESH)
 layout(location = 4) flat out vec4 outBorderColor;
 #endif
-#if defined(CLIPPED) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
+#if (defined(CLIPPED) && !defined(CLIP_VARYINGS)) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
 layout(location = 5) flat out vec4 outParams;   // the clip index (and the kind's own params)
 #endif
 #if defined(VS_PIECE) || defined(VS_GRADIENT)
@@ -128,8 +139,16 @@ void emit(vec2 local) {
     vec3 p = vec3(local, 1.0);
     // z = 0 keeps every point with w > 0 inside the depth range and clips w <= 0 (behind the eye).
     gl_Position = vec4(dot(inClipX.xyz, p), dot(inClipY.xyz, p), 0.0, dot(inClipW.xyz, p));
-#if defined(CLIPPED) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
+#if (defined(CLIPPED) && !defined(CLIP_VARYINGS)) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
     outParams = inParams;
+#endif
+#ifdef CLIP_VARYINGS
+    ClipData clip = clips[int(inParams.w + 0.5) - 1];
+    outClipH0 = clip.h0;
+    outClipH1 = clip.h1;
+    outClipH2 = clip.h2;
+    outClipRect = clip.rect;
+    outClipRadii = clip.radii;
 #endif
 #if defined(VS_SHARP)
     outEdges = edges(local);

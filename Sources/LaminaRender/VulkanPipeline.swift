@@ -50,14 +50,16 @@ final class VulkanPipeline {
     /// Which pipeline `createPipeline` builds.
     private enum Kind { case rect, mesh, composite }
 
-    /// A descriptor set layout of one descriptor of `type` at binding 0, for the fragment stage.
-    private static func makeSetLayout(_ device: VulkanDevice, _ type: VkDescriptorType) throws(RenderError)
+    /// A descriptor set layout of one descriptor of `type` at binding 0, for `stages` (the
+    /// fragment stage; the clip buffer's, the vertex stage too: CLIP_VARYINGS in the shaders).
+    private static func makeSetLayout(_ device: VulkanDevice, _ type: VkDescriptorType,
+                                      stages: UInt32 = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)) throws(RenderError)
         -> VkDescriptorSetLayout {
         var binding = VkDescriptorSetLayoutBinding()
         binding.binding = 0
         binding.descriptorType = type
         binding.descriptorCount = 1
-        binding.stageFlags = mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT)
+        binding.stageFlags = stages
         var setLayout: VkDescriptorSetLayout?
         let result = withUnsafePointer(to: &binding) { bindingPointer in
             var info = VkDescriptorSetLayoutCreateInfo()
@@ -150,7 +152,8 @@ final class VulkanPipeline {
         // Items arrive as instance attributes; the one descriptor is the frame's clip buffer,
         // which items index (any nesting depth without growing the instance).
         let clipSetLayout: VkDescriptorSetLayout
-        do { clipSetLayout = try Self.makeSetLayout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER) } catch { throw fail(error) }
+        do { clipSetLayout = try Self.makeSetLayout(device, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER,
+                                                    stages: mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT, VK_SHADER_STAGE_VERTEX_BIT)) } catch { throw fail(error) }
         undo.append { vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil) }
         let layout: VkPipelineLayout
         // Set 1: the mesh arena (the same layout: one fragment-stage storage buffer).

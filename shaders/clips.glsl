@@ -1,0 +1,15 @@
+// The frame's clip buffer (ClipRecord in Sources/LaminaFrame/ClipRecord.swift; element i is
+// DrawList.clips[i]), set 0 of the clipped pipelines: pixel → clip-local homography rows (h0.w =
+// parent index + 1, 0 = none), the clip rect and its radii. Read by the fragment stage to walk
+// a clip's ancestors, and, with CLIP_VARYINGS, by the vertex stage for the item's innermost
+// clip (passed on flat: see common.frag.glsl).
+struct ClipData {
+    vec4 h0;
+    vec4 h1;
+    vec4 h2;
+    vec4 rect;
+    vec4 radii;
+};
+layout(std430, set = 0, binding = 0) readonly buffer Clips {
+    ClipData clips[];
+};

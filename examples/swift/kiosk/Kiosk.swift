@@ -101,18 +101,23 @@ final class StatusBoard {
         backdrop.addSublayer(ring)
         names[ring.id] = "ring"
 
-        // The badge: a text layer whose string changes every second.
+        // The badge: a pill with a text layer whose string changes every second (text is
+        // drawn from the top of its bounds: the label sits 4 points down in the pill).
+        let pill = c.makeLayer()
+        pill.bounds = Rect(0, 0, 64, 28)
+        pill.position = Point(420, 220)
+        pill.backgroundColor = Color(0.85, 0.2, 0.25)
+        pill.cornerRadius = 14
         badge = c.makeTextLayer()
-        badge.bounds = Rect(0, 0, 64, 28)
-        badge.position = Point(420, 220)
-        badge.backgroundColor = Color(0.85, 0.2, 0.25)
-        badge.cornerRadius = 14
+        badge.frame = Rect(0, 4, 64, 22)
         badge.foregroundColor = Color(1, 1, 1)
         badge.fontSize = 16
         badge.alignmentMode = .center
         badge.text = "0"            // a plain String (`string` takes StyledText)
-        backdrop.addSublayer(badge)
-        names[badge.id] = "badge"
+        pill.addSublayer(badge)
+        backdrop.addSublayer(pill)
+        names[pill.id] = "badge"
+        names[badge.id] = "badge.text"
 
         // A click on the background bubbles to the root container.
         c.root.onPointer { @MainActor [weak self] event in
@@ -182,9 +187,13 @@ final class StatusBoard {
         let card = cards[i]
         let height = card.expanded ? Self.expandedHeight : Self.cardSize.height
         Task { @MainActor in
-            try await connection.transaction(duration: 0.3, timingFunction: .easeInEaseOut) {
-                card.layer.bounds = Rect(0, 0, Self.cardSize.width, height)
-                card.layer.zPosition = card.expanded ? 1 : 0
+            do {
+                try await connection.transaction(duration: 0.3, timingFunction: .easeInEaseOut) {
+                    card.layer.bounds = Rect(0, 0, Self.cardSize.width, height)
+                    card.layer.zPosition = card.expanded ? 1 : 0
+                }
+            } catch {
+                FileHandle.standardError.write(Data("lamina-kiosk: \(name): \(error)\n".utf8))
             }
         }
     }

@@ -5,9 +5,10 @@
 // At top level Swift chooses the *blocking* `commit()` even after `await` (each top-level
 // statement counts as synchronous when the compiler picks an overload; the `await` only draws
 // "no 'async' operations occur within 'await' expression"). The library cannot change that
-// choice, so it says so: the blocking call prints one line on standard error naming the
-// request and the remedy. Inside an async function (`publish` below) the same line gets the
-// suspending form, silently. The tests run this and check both.
+// choice, so it says so: a blocking call that blocks the main actor in async code prints one
+// line on standard error per request, naming it and the remedy. Inside an async function
+// (`publish` below) the same `try await` gets the suspending form, silently; a callback's
+// blocking call (its only choice) is not reported. The tests run this and check all three.
 import Lamina
 
 let socket = CommandLine.arguments.dropFirst().first
@@ -18,12 +19,26 @@ square.position = Point(30, 30)
 square.backgroundColor = Color(0, 0.6, 1)
 connection.root.addSublayer(square)
 try await connection.commit()              // blocking here (and said so on stderr)
+square.cornerRadius = 8
+try await connection.commit()              // blocking again (said once per request)
+_ = try await connection.ping()            // blocking: said for `ping`
 
 @MainActor
 func publish(_ layer: Layer, opacity: Double) async throws {
-    layer.opacity = opacity
-    try await layer.connection.commit()    // suspending: an async function's context
-    _ = try await layer.connection.currentTime()
+    let c = layer.connection
+    // In an async function `try await` gets the suspending forms: nothing is said.
+    _ = try await c.currentTime()
+    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        Task { @MainActor in
+            try await c.transaction(duration: 0, completion: { @MainActor in
+                // A synchronous callback on the main actor has only the blocking forms: not said.
+                _ = try? connection.currentTime()
+                done.resume()
+            }) {
+                layer.opacity = opacity
+            }
+        }
+    }
 }
 try await publish(square, opacity: 0.5)
 print("committed")

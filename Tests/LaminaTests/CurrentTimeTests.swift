@@ -3,6 +3,7 @@ import Foundation
 import LaminaServer
 import Testing
 import DaemonTestSupport
+import TestSupport
 
 /// `Connection.currentTime()` (the `getTime` request) against real daemons: the manual clock's
 /// value as `advanceClock` reports it, the realtime clock against the wall clock, and an
@@ -99,6 +100,47 @@ import DaemonTestSupport
         defer { daemon.stop() }
         c.layer(withID: 0)!.backgroundColor = Color(1, 0, 0)
         #expect(throws: LaminaError.self) { try c.commit() }
+    }
+}
+
+/// What compiles against the client library: the root container has no properties, so setting
+/// one is a compile-time error naming the remedy (swiftc type-checks snippets against the
+/// modules this build made).
+@Suite(.serialized) struct RootLayerCompileTests {
+    /// The build's module folder: beside the test bundle, else the package's .build/debug.
+    static func modules() -> String? {
+        [URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("Modules"),
+         repositoryRoot.appendingPathComponent(".build/debug/Modules")]
+            .map(\.path).first { FileManager.default.fileExists(atPath: $0 + "/Lamina.swiftmodule") }
+    }
+
+    /// swiftc's status and diagnostics for `source` importing Lamina.
+    static func typecheck(_ source: String) throws -> (status: Int32, output: String)? {
+        guard let swiftc = executableInPath("swiftc"), let modules = modules() else { return nil }
+        let file = NSTemporaryDirectory() + "lamina-typecheck-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).swift"
+        try ("import Lamina\n" + source).write(toFile: file, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: swiftc)
+        p.arguments = ["-typecheck", "-swift-version", "6", "-I", modules, file]
+        let out = Pipe()
+        p.standardOutput = out; p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return (p.terminationStatus, text)
+    }
+
+    @Test func aPropertyOfTheRootDoesNotCompileItsSublayersDo() throws {
+        guard let ok = try Self.typecheck("func f(_ c: Connection) { c.root.addSublayer(c.makeLayer()) }"),
+              let colour = try Self.typecheck("func f(_ c: Connection) { c.root.backgroundColor = Color(1, 0, 0) }"),
+              let opacity = try Self.typecheck("func f(_ c: Connection) { c.root.opacity = 0.5 }") else {
+            Issue.record("no swiftc in PATH or no built Lamina module"); return
+        }
+        #expect(ok.status == 0, "\(ok.output)")
+        #expect(colour.status != 0)
+        #expect(colour.output.contains("'backgroundColor' is unavailable: the root container takes no properties"))
+        #expect(opacity.status != 0 && opacity.output.contains("has no member 'opacity'"))
     }
 }
 

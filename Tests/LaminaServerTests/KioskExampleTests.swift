@@ -21,7 +21,7 @@ import Testing
 
         let process = Process()
         process.executableURL = exe
-        process.arguments = ["--socket", daemon.socketPath, "--seconds", "3"]
+        process.arguments = ["--socket", daemon.socketPath, "--seconds", "6"]   // room for a loaded machine
         let out = Pipe(), err = Pipe()
         process.standardOutput = out; process.standardError = err
         try process.run()

@@ -81,10 +81,9 @@ extension ServerCore {
     /// `point` (seen edge-on) is left out.
     static func pointerPath(from target: LayerID, at point: Point, in tree: LayerTree) -> [PointerHop] {
         var hops: [PointerHop] = []
-        var next: LayerID? = target
-        while let id = next, id.client == target.client, hops.count < InputEvent.maxPointerHops {
-            if let local = tree.convertFromCanvas(point, to: id) { hops.append(PointerHop(layer: id.local, location: local)) }
-            next = id.isClientRoot ? nil : tree[id]?.superlayer
+        for (id, local) in tree.convertFromCanvasAlongSuperlayers(point, of: target) {
+            guard id.client == target.client, hops.count < InputEvent.maxPointerHops else { break }
+            if let local { hops.append(PointerHop(layer: id.local, location: local)) }
         }
         return hops
     }

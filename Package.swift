@@ -113,7 +113,12 @@ let package = Package(
         .target(name: "LaminaGallery", dependencies: ["LaminaModel", "LaminaWire"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina", "LaminaGallery"], exclude: ["README.md"]),
         // The Swift example client (examples/swift), run by ExampleClientTests.
-        .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift"),
+        .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift",
+                          exclude: ["kiosk", "toplevel"]),
+        // The status board a newcomer writes from docs/swift-client.md (examples/swift/kiosk),
+        // run by KioskExampleTests; and what top-level code meets (TopLevelExampleTests).
+        .executableTarget(name: "lamina-kiosk", dependencies: ["Lamina"], path: "examples/swift/kiosk"),
+        .executableTarget(name: "lamina-toplevel", dependencies: ["Lamina"], path: "examples/swift/toplevel"),
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
                                          "LaminaFrame", "LaminaRender", "LaminaImage", "LaminaText", "CGLU", "CTess2",

@@ -78,8 +78,9 @@ public final class Connection {
     private var registry: [UInt32: WeakLayer] = [:]
     private struct WeakLayer { weak var layer: Layer? }
 
-    /// The container of this client's top-level layers (local id 0).
-    public private(set) lazy var root = Layer(connection: self, id: 0, kind: .layer)
+    /// The container of this client's top-level layers (local id 0): sublayers only, no
+    /// properties (`RootLayer`).
+    public private(set) lazy var root = RootLayer(connection: self)
 
     /// Connects and performs the handshake (blocking).
     /// - Parameters:
@@ -176,7 +177,7 @@ public final class Connection {
 
     /// This client's layer with `id`, while it is alive here (0: `root`).
     public func layer(withID id: UInt32) -> Layer? {
-        id == 0 ? root : registry[id]?.layer
+        id == 0 ? root.layer : registry[id]?.layer
     }
 
     /// Reserves layer ids up to `id` (for callers that assign ids themselves, like scenes).

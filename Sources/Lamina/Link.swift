@@ -151,7 +151,9 @@ final class Link: Sendable {
         // The delivery context: one task running callbacks in event order, on its own
         // queue's thread (not the shared cooperative pool, which callers blocked in the
         // blocking forms could otherwise starve).
-        Task.detached(executorPreference: DeliveryExecutor()) { for await job in stream { await job() } }
+        Task.detached(executorPreference: DeliveryExecutor()) {
+            await BlockingCheck.$inCallback.withValue(true) { for await job in stream { await job() } }
+        }
     }
 
     deinit { Glibc.close(fd) }
@@ -195,6 +197,7 @@ final class Link: Sendable {
 
     /// Sends `prefix` (staged requests) and `request`, then blocks until its reply.
     func roundTrip(_ prefix: [UInt8], _ request: Request, hooks: CommitHooks? = nil) throws(LaminaError) -> Event {
+        BlockingCheck.willBlock(request)
         let box = SyncBox()
         post(prefix, request, waiter: .sync(box), hooks: hooks)
         box.semaphore.wait()

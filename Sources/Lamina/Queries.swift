@@ -107,6 +107,24 @@ extension Connection {
         return t
     }
 
+    /// The compositor's clock now, in seconds (`CACurrentMediaTime()` for the daemon's
+    /// timeline): the time a commit sent now is given — its animations' time 0, the base of
+    /// their `beginTime` — and the clock `PointerEvent.time`, `welcomeTime` and captures use.
+    /// Under the manual clock it moves only by `advanceClock`. Staged changes are sent first
+    /// (they stay staged).
+    public func currentTime() throws -> Double {
+        try Self.time(ask(.getTime))
+    }
+
+    nonisolated(nonsending) public func currentTime() async throws -> Double {
+        try Self.time(await ask(.getTime))
+    }
+
+    private static func time(_ e: Event) throws(LaminaError) -> Double {
+        guard case .time(let t) = e else { throw LaminaError.protocolViolation("expected time, got \(e)") }
+        return t
+    }
+
     /// The daemon's model tree as JSON (docs/protocol.md, `tree` schema).
     public func treeJSON() throws -> String {
         guard case .tree(let json) = try ask(.getTree) else { throw LaminaError.protocolViolation("expected tree") }

@@ -49,3 +49,42 @@ extension Connection {
         makeLayer(.text) as! TextLayer
     }
 }
+
+/// The client's root container (layer 0, `Connection.root`): the daemon makes it when the
+/// client connects, at the canvas origin, and stacks it with the other clients' containers.
+/// It holds this client's top-level layers and takes no properties — the daemon refuses any
+/// (docs/protocol.md "Layers and the root container") —, so it offers only what it accepts:
+/// sublayers, hit testing and a pointer handler. For a background, add a layer the size of
+/// the canvas (`connection.canvasSize`) as its first sublayer.
+public final class RootLayer {
+    /// The container as a `Layer`: the `superlayer` of the top-level layers.
+    let layer: Layer
+
+    init(connection: Connection) { layer = Layer(connection: connection, id: 0, kind: .layer) }
+
+    public var connection: Connection { layer.connection }
+    /// 0.
+    public var id: UInt32 { layer.id }
+    /// The top-level layers, in order (the last draws on top).
+    public var sublayers: [Layer] { layer.sublayers }
+
+    /// Appends `layer` to the top-level layers (moving it from its current superlayer).
+    public func addSublayer(_ sublayer: Layer) { layer.addSublayer(sublayer) }
+
+    /// Inserts `layer` at `index` among the top-level layers (clamped to the count).
+    public func insertSublayer(_ sublayer: Layer, at index: Int) { layer.insertSublayer(sublayer, at: index) }
+
+    /// This client's topmost layer under a canvas point, or nil (`Layer.hitTest`).
+    nonisolated(nonsending) public func hitTest(_ point: Point) async throws -> Layer? {
+        try await layer.hitTest(point)
+    }
+
+    /// Handles the pointer events of every layer of this client that no handler nearer the
+    /// hit layer returned `.handled` for (`Layer.onPointer`; the container is the last layer
+    /// an event bubbles through).
+    public func onPointer(_ handler: PointerHandler?) { layer.onPointer(handler) }
+
+    /// The container has no background: the daemon refuses properties on it.
+    @available(*, unavailable, message: "the root container takes no properties (the daemon refuses them at commit): add a layer of the canvas's size as its first sublayer and colour that")
+    public var backgroundColor: Color? { get { nil } set {} }
+}

@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaTree
 import LaminaWire
 import LaminaModel
 
@@ -58,7 +59,9 @@ extension ServerCore {
             guard let target, let local = tree.convertFromCanvas(point, to: target) else { return [] }
             let event = PointerEvent(phase: phase, layer: target.local, location: local, canvasLocation: point,
                                      button: button, modifiers: modifiers, scrollDelta: scroll, time: now)
-            return deliver(.input(.pointer(event)), requestID: 0, to: target.client)
+            let path = Self.pointerPath(from: target, at: point, in: tree)
+            return deliver(.input(.pointerPath(path)), requestID: 0, to: target.client)
+                + deliver(.input(.pointer(event)), requestID: 0, to: target.client)
         case .key(let code, let isDown, let isRepeat, let modifiers, let pointer):
             var target = exists(inputRouting.focus)
             if target == nil, let pointer { target = exists(snapshot.hitTest(pointer)) }
@@ -68,5 +71,20 @@ extension ServerCore {
                                  isRepeat: isRepeat, time: now)
             return deliver(.input(.key(event)), requestID: 0, to: target.client)
         }
+    }
+
+    /// The layers a pointer event for `target` bubbles through, innermost first: `target`,
+    /// then each superlayer up to its client's container (layer 0) — or to the topmost one of
+    /// a detached branch —, each with `point` in its coordinates, from the tree the event was
+    /// routed against (the tree as it is at the hit: a layer moved by a commit since bubbles
+    /// through its new superlayers). A superlayer whose plane no point of which lands on
+    /// `point` (seen edge-on) is left out.
+    static func pointerPath(from target: LayerID, at point: Point, in tree: LayerTree) -> [PointerHop] {
+        var hops: [PointerHop] = []
+        for (id, local) in tree.convertFromCanvasAlongSuperlayers(point, of: target) {
+            guard id.client == target.client, hops.count < InputEvent.maxPointerHops else { break }
+            if let local { hops.append(PointerHop(layer: id.local, location: local)) }
+        }
+        return hops
     }
 }

@@ -502,6 +502,8 @@ public struct ServerCore {
             captures[tag] = (client, requestID)
             clients[client]?.held.append(.capture(tag: tag))
             effects.append(.build(client: client, tag: tag, make: { .trace(json: trace.chromeJSON()) }))
+        case .sendTime(let requestID):
+            send(.time(clock.now), requestID)
         case .sendStats(let requestID):
             var s = stats()
             s.layers = model.count

@@ -10,6 +10,8 @@ public enum SessionAction: Sendable, Equatable {
     case advanceClock(seconds: Double, requestID: UInt32)
     case sendTree(requestID: UInt32)
     case sendStats(requestID: UInt32)
+    /// `getTime`: the clock's value now.
+    case sendTime(requestID: UInt32)
     case presentation(layer: UInt32, keyPath: String, requestID: UInt32)
     case hitTest(x: Double, y: Double, requestID: UInt32)
     case setReduceMotion(Bool, requestID: UInt32)
@@ -162,6 +164,7 @@ public struct Session: Sendable {
         case .advanceClock(let s): return [.advanceClock(seconds: s, requestID: requestID)]
         case .getTree: return [.sendTree(requestID: requestID)]
         case .getStats: return [.sendStats(requestID: requestID)]
+        case .getTime: return [.sendTime(requestID: requestID)]
         case .getPresentation(let id, let keyPath): return [.presentation(layer: id, keyPath: keyPath, requestID: requestID)]
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]

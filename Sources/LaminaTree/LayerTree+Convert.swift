@@ -24,4 +24,27 @@ extension LayerTree {
         guard let m = transformToCanvas(of: id) else { return nil }
         return id.isClientRoot ? point : Self.unproject(point, m)
     }
+
+    /// `convertFromCanvas(point, to:)` for `id` and each of its superlayers, innermost first, up
+    /// to the compositor's root, in one walk from the root down (O(depth), where asking each
+    /// layer alone would compose its chain again: O(depth²)). The same values, composed in the
+    /// same order. Empty for an unknown layer.
+    public func convertFromCanvasAlongSuperlayers(_ point: Point, of id: LayerID) -> [(id: LayerID, point: Point?)] {
+        var chain: [LayerID] = []
+        var next: LayerID? = id
+        while let cur = next, let node = nodes[cur] {
+            chain.append(cur)
+            next = node.superlayer
+        }
+        var result = [(id: LayerID, point: Point?)](repeating: (id, nil), count: chain.count)
+        var parentBase = Transform3D.identity
+        for i in chain.indices.reversed() {
+            let cur = chain[i]
+            let properties = nodes[cur]!.properties
+            let toCanvas = cur.isClientRoot ? parentBase : properties.transformToSuperlayer.concatenating(parentBase)
+            result[i] = (cur, cur.isClientRoot ? point : Self.unproject(point, toCanvas))
+            parentBase = cur.isClientRoot ? toCanvas : properties.sublayerSpace.concatenating(toCanvas)
+        }
+        return result
+    }
 }

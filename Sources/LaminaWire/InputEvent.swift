@@ -1,17 +1,27 @@
 import LaminaGeometry
 
-/// A pointer or keyboard event the daemon sends to a client (opcodes 0x90…0x95, request
+/// A pointer or keyboard event the daemon sends to a client (opcodes 0x90…0x96, request
 /// id 0; docs/protocol.md "Input events"). The viewer's window produces them; the server
 /// hit-tests pointers against the presentation tree and routes them (LaminaServer's
 /// `ServerCore.input(_:)`).
 public enum InputEvent: Hashable, Sendable {
     case pointer(PointerEvent)
     case key(KeyEvent)
+    /// `pointerPath` (0x96): the layers the pointer event sent right after it bubbles
+    /// through, innermost first — its layer, then each superlayer up to the client's container
+    /// (layer 0) — each with the point in its own coordinates, as the presentation tree had
+    /// them when the event was routed.
+    case pointerPath([PointerHop])
+
+    /// The most hops a `pointerPath` may carry when decoded (a bound for the decoder; the
+    /// depth limit, at most 2048, keeps a real path far below it).
+    public static let maxPointerHops = 1 << 16
 
     public var opcode: UInt16 {
         switch self {
         case .pointer(let p): 0x90 + UInt16(p.phase.rawValue)
         case .key(let k): k.isDown ? 0x94 : 0x95
+        case .pointerPath: 0x96
         }
     }
 
@@ -22,6 +32,9 @@ public enum InputEvent: Hashable, Sendable {
             w.u8(p.button); w.u16(p.modifiers); w.point(p.scrollDelta); w.f64(p.time)
         case .key(let k):
             w.u32(k.layer); w.u32(k.key); w.u16(k.modifiers); w.u8(k.isRepeat ? 1 : 0); w.f64(k.time)
+        case .pointerPath(let hops):
+            w.u32(UInt32(hops.count))
+            for h in hops { w.u32(h.layer); w.point(h.location) }
         }
     }
 
@@ -44,6 +57,18 @@ public enum InputEvent: Hashable, Sendable {
             let time = try r.f64("time")
             return .key(KeyEvent(isDown: opcode == 0x94, layer: layer, key: key, modifiers: modifiers,
                                  isRepeat: rep == 1, time: time))
+        case 0x96:
+            let n = Int(try r.u32("hop count"))
+            guard n >= 1, n <= maxPointerHops else { throw .malformed("a pointer path has 1…\(maxPointerHops) hops (got \(n))") }
+            guard n <= r.remaining / 20 else { throw .truncated("\(n) hops, \(r.remaining) bytes left") }
+            var hops: [PointerHop] = []
+            hops.reserveCapacity(n)
+            for _ in 0..<n {
+                let layer = try r.u32("layer"), location = try r.point("location")
+                guard location.x.isFinite, location.y.isFinite else { throw .malformed("pointer path points must be finite") }
+                hops.append(PointerHop(layer: layer, location: location))
+            }
+            return .pointerPath(hops)
         default: throw .unknownOpcode(opcode)
         }
     }
@@ -53,12 +78,19 @@ public enum InputEvent: Hashable, Sendable {
 /// captured the pointer at its down), `location` the point in that layer's bounds
 /// coordinates (as `CALayer.convert(_:from: nil)`; the layer's transforms undone as hit
 /// testing does), `canvasLocation` the point on the canvas in points.
+///
+/// As the client library delivers it while the event bubbles (`Layer.onPointer`), `layer` and
+/// `location` are the handler's own layer and the point in its coordinates, and `target` the
+/// layer the event was routed to (the hit layer); on the wire `target` is `layer`.
 public struct PointerEvent: Hashable, Sendable {
     /// The phase; the opcode is 0x90 + its raw value.
     public enum Phase: UInt8, Sendable { case down = 0, up = 1, moved = 2, scroll = 3 }
     public var phase: Phase
     public var layer: UInt32
     public var location: Point
+    /// The layer the event was routed to (`DOM`'s `event.target`): `layer` itself, except
+    /// while the client library bubbles the event through `layer`'s superlayers.
+    public var target: UInt32
     public var canvasLocation: Point
     /// The button of a down or up: 0 primary (left), 1 secondary (right), 2 middle.
     public var button: UInt8
@@ -70,8 +102,9 @@ public struct PointerEvent: Hashable, Sendable {
     public var time: Double
 
     public init(phase: Phase, layer: UInt32, location: Point, canvasLocation: Point, button: UInt8 = 0,
-                modifiers: UInt16 = 0, scrollDelta: Point = Point(0, 0), time: Double = 0) {
+                modifiers: UInt16 = 0, scrollDelta: Point = Point(0, 0), time: Double = 0, target: UInt32? = nil) {
         self.phase = phase; self.layer = layer; self.location = location; self.canvasLocation = canvasLocation
+        self.target = target ?? layer
         self.button = button; self.modifiers = modifiers; self.scrollDelta = scrollDelta; self.time = time
     }
 }
@@ -119,4 +152,12 @@ public enum Modifiers {
     public static let control: UInt16 = 2
     public static let alt: UInt16 = 4
     public static let superKey: UInt16 = 8
+}
+
+/// One layer a pointer event bubbles through (`InputEvent.pointerPath`): the layer and the
+/// event's point in its bounds coordinates.
+public struct PointerHop: Hashable, Sendable {
+    public var layer: UInt32
+    public var location: Point
+    public init(layer: UInt32, location: Point) { self.layer = layer; self.location = location }
 }

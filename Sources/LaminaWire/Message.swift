@@ -74,6 +74,8 @@ public enum Request: Hashable, Sendable {
     case startTrace(maxFrames: UInt32)
     /// Stops this client's trace recording. Answered by `trace`.
     case stopTrace
+    /// The compositor's clock now (the time a commit sent now would get). Answered by `time`.
+    case getTime
 
     /// The most frames one trace keeps (`startTrace`).
     public static let maxTraceFrames: UInt32 = 10_000
@@ -106,6 +108,7 @@ public enum Request: Hashable, Sendable {
         case .measureText: 0x3C
         case .startTrace: 0x3A
         case .stopTrace: 0x3B
+        case .getTime: 0x3D
         }
     }
 
@@ -119,7 +122,7 @@ public enum Request: Hashable, Sendable {
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
         case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
         case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"; case 0x3C: "measureText"
-        case 0x3A: "startTrace"; case 0x3B: "stopTrace"
+        case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -168,7 +171,7 @@ public enum Request: Hashable, Sendable {
         case .measureText(let text, let font, let size, let width):
             w.string(font); w.f64(size); w.f64(width ?? .nan)
             (text.isPlain ? PropertyValue.string(text.string) : .text(text)).encode(&w)
-        case .commit, .getTree, .getStats, .stopTrace: break
+        case .commit, .getTree, .getStats, .stopTrace, .getTime: break
         case .startTrace(let n): w.u32(n)
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
@@ -249,6 +252,7 @@ public enum Request: Hashable, Sendable {
             guard n <= Request.maxTraceFrames else { throw .malformed("startTrace maxFrames must be ≤ \(Request.maxTraceFrames) (0: that many)") }
             request = .startTrace(maxFrames: n)
         case 0x3B: request = .stopTrace
+        case 0x3D: request = .getTime
         case 0x38, 0x39: request = try decodeImageBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
@@ -292,7 +296,10 @@ public enum Event: Hashable, Sendable {
     case traceStarted(maxFrames: UInt32)
     /// Answers `stopTrace`: the recording as Chrome trace-event JSON.
     case trace(json: String)
-    /// A pointer or key event for one of the client's layers (0x90…0x95, request id 0).
+    /// Answers `getTime`: the compositor's clock, in seconds.
+    case time(Double)
+    /// A pointer or key event for one of the client's layers, or a pointer event's path
+    /// (0x90…0x96, request id 0).
     case input(InputEvent)
 
     /// An error event for request `request` (opcode `opcode`) that failed itself.
@@ -326,6 +333,7 @@ public enum Event: Hashable, Sendable {
         case .textMeasured: 0xAC
         case .traceStarted: 0xA3
         case .trace: 0xA4
+        case .time: 0xAD
         case .input(let e): e.opcode
         }
     }
@@ -342,7 +350,7 @@ public enum Event: Hashable, Sendable {
         case .committed(let s): w.u64(s)
         case .captured(let time, let width, let height, let png):
             w.f64(time); w.u32(width); w.u32(height); w.blob(png)
-        case .clockAdvanced(let t): w.f64(t)
+        case .clockAdvanced(let t), .time(let t): w.f64(t)
         case .tree(let j), .stats(let j), .trace(let j): w.string(j)
         case .traceStarted(let n): w.u32(n)
         case .presentation(let v): v.encode(&w)
@@ -400,7 +408,8 @@ public enum Event: Hashable, Sendable {
         case 0xAC: event = .textMeasured(width: try r.f64("width"), height: try r.f64("height"))
         case 0xA3: event = .traceStarted(maxFrames: try r.u32("maxFrames"))
         case 0xA4: event = .trace(json: try r.string("json"))
-        case 0x90...0x95: event = .input(try InputEvent.decodeBody(opcode: opcode, &r))
+        case 0xAD: event = .time(try r.f64("time"))
+        case 0x90...0x96: event = .input(try InputEvent.decodeBody(opcode: opcode, &r))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

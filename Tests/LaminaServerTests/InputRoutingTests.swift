@@ -124,6 +124,27 @@ import Testing
         #expect(keys(a).map(\.layer) == [1])
     }
 
+    /// Each pointer event comes right after its path: the hit layer and its superlayers up to
+    /// the container, each with the point in its coordinates (the scene's notes: canvas
+    /// (64, 76) is a2's (12, 13), a1's (54, 56) — a1 sits at (10, 20) —, the container's
+    /// (64, 76)). A captured layer's moves carry its path too, wherever the pointer is.
+    @Test func aPointerEventsPathNamesItsLayerAndItsSuperlayers() {
+        let (d, a, _) = Self.scene()
+        d.inject(.pointer(.down, at: Point(64, 76)))
+        #expect(Self.inputs(d, a) == [
+            .pointerPath([PointerHop(layer: 2, location: Point(12, 13)), PointerHop(layer: 1, location: Point(54, 56)),
+                          PointerHop(layer: 0, location: Point(64, 76))]),
+            .pointer(PointerEvent(phase: .down, layer: 2, location: Point(12, 13), canvasLocation: Point(64, 76), time: 0)),
+        ])
+        // Captured by a2: a move to (20, 30), outside it, is a2's (−10, −10) and a1's (10, 10).
+        d.inject(.pointer(.moved, at: Point(20, 30)))
+        let moved = Self.inputs(d, a)
+        #expect(moved.first == .pointerPath([PointerHop(layer: 2, location: Point(-10, -10)),
+                                             PointerHop(layer: 1, location: Point(10, 10)),
+                                             PointerHop(layer: 0, location: Point(20, 30))]))
+        #expect(moved.count == 2)
+    }
+
     @Test func inputEventsRoundTripOnTheWire() {
         let events: [InputEvent] = [
             .pointer(PointerEvent(phase: .down, layer: 7, location: Point(1.5, -2), canvasLocation: Point(3, 4), button: 2,
@@ -131,6 +152,7 @@ import Testing
             .pointer(PointerEvent(phase: .scroll, layer: 1, location: Point(0, 0), canvasLocation: Point(9, 9),
                                   scrollDelta: Point(-40, 80), time: 1)),
             .key(KeyEvent(isDown: false, layer: 3, key: KeyCode.letter("a"), modifiers: Modifiers.alt, isRepeat: true, time: 2)),
+            .pointerPath([PointerHop(layer: 2, location: Point(12, 13)), PointerHop(layer: 0, location: Point(64, 76))]),
         ]
         for e in events {
             let bytes = MessageEncoder.encode(Event.input(e), requestID: 0)
@@ -139,6 +161,9 @@ import Testing
             switch e {
             case .pointer(let p): #expect(opcode == 0x90 + UInt16(p.phase.rawValue))
             case .key(let k): #expect(opcode == (k.isDown ? 0x94 : 0x95))
+            case .pointerPath(let hops):
+                // 0x96: u32 count, then (u32 layer, f64 x, f64 y) per hop.
+                #expect(opcode == 0x96 && bytes.count == 12 + 4 + 20 * hops.count)
             }
             var decoder = FrameDecoder()
             decoder.feed(bytes)

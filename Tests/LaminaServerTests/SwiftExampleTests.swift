@@ -6,15 +6,16 @@ import Testing
 /// real daemon with the manual clock; what it prints is checked against values computed
 /// from its own words and the document.
 @Suite(.serialized) struct SwiftExampleTests {
-    /// The built executable: beside the test bundle, else in the package's .build/debug.
-    static func executable() -> URL? {
+    /// A built executable (`lamina-example`, `lamina-kiosk`, …): beside the test bundle, else in
+    /// the package's .build/debug.
+    static func executable(_ name: String = "lamina-example") -> URL? {
         let candidates = [
             URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
             Bundle.main.bundleURL,
             Bundle.main.bundleURL.deletingLastPathComponent(),
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../.build/debug").standardized,
         ]
-        return candidates.map { $0.appendingPathComponent("lamina-example") }
+        return candidates.map { $0.appendingPathComponent(name) }
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 

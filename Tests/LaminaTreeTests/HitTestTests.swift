@@ -49,6 +49,31 @@ import LaminaModel
         #expect(t.hitTest(Point(171, 200)) == nil)
     }
 
+    /// A pointer event's path (`convertFromCanvasAlongSuperlayers`): each layer up the chain
+    /// with the point as `convertFromCanvas` gives it alone, bit for bit, and by hand for the
+    /// affine part: 1 at (50, 60) anchor (0, 0) with sublayerTransform ×2 (about its anchor);
+    /// 2 in it at (10, 10) anchor (0, 0), so 2's (u, v) is 1's (2·(10 + u), 2·(10 + v)), and
+    /// canvas (70, 90), 1's (20, 30), is 2's (0, 5); 3 in 2, rotated about y under perspective
+    /// (its point from `convertFromCanvas`).
+    @Test func aPathConvertsThePointForEveryLayerUpTheChain() throws {
+        var tilt = Transform3D.rotation(.pi / 5, 0, 1, 0)
+        tilt = tilt.concatenating(.perspective(400))
+        let t = try tree([
+            (0, .layer, [("bounds", .rect(Rect(0, 0, 100, 100))), ("anchorPoint", .point(Point(0, 0))),
+                         ("position", .point(Point(50, 60))), ("sublayerTransform", .transform(.scale(2, 2)))]),
+            (1, .layer, [("bounds", .rect(Rect(0, 0, 40, 40))), ("anchorPoint", .point(Point(0, 0))),
+                         ("position", .point(Point(10, 10)))]),
+            (2, .layer, [("bounds", .rect(Rect(0, 0, 20, 20))), ("position", .point(Point(10, 10))),
+                         ("transform", .transform(tilt))]),
+        ])
+        let p = Point(70, 90)
+        let path = t.convertFromCanvasAlongSuperlayers(p, of: Self.id(3))
+        #expect(path.map(\.id) == [Self.id(3), Self.id(2), Self.id(1), LayerID(client: 1, local: 0), .root])
+        for hop in path { #expect(hop.point == t.convertFromCanvas(p, to: hop.id)) }
+        #expect(path[1].point == Point(0, 5) && path[2].point == Point(20, 30) && path[3].point == p)
+        #expect(t.convertFromCanvasAlongSuperlayers(p, of: Self.id(99)).isEmpty)
+    }
+
     @Test func sublayersAreFlattenedIntoTheirSuperlayersPlane() throws {
         // The parent of perspectiveRotatedLayer; a 20×20 child centred at the parent's local
         // (90, 50) and raised by zPosition 100. Core Animation flattens it into the parent's

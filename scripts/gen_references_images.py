@@ -1,6 +1,7 @@
 """The image part of scripts/gen-references (see its docstring): source images by formula,
 the decoder tests' PNG / WebP / JPEG files, and the image-contents scenes drawn by cairo.
 Imported by scripts/gen-references; standard library and python3-cairo only."""
+import math
 import os
 import struct
 import subprocess
@@ -190,4 +191,34 @@ def image_nine_slice(out, save):
     save(surface, "image-nine-slice")
 
 
-IMAGE_SCENES = [image_gravity, image_rect_filter, image_nine_slice]
+def image_cropped(out, save):
+    # Contents cut by a square masksToBounds (no corner radius), under rotations. Gray
+    # background per layer. A (8, 12, 48, 32) rotated 20° about its centre: the 8 × 6 grid
+    # resizeAspectFill (48 × 36, 2 points over the top and the bottom). B (68, 12, 40, 40)
+    # rotated -15°: the 12 × 12 frame, contentsCenter (0.25, 0.25, 0.5, 0.5), contentsScale 0.25,
+    # topLeft (48 × 48 with 12-point corners: the right and bottom corners cut at 40). C (116, 4,
+    # 40, 52), unrotated: the grid's contentsRect (0.25, 0, 0.5, 1), contentsScale 0.1,
+    # bottomRight (40 × 60: 8 points over the top); nearest.
+    from importlib import import_module
+    refs = import_module("__main__")
+    grid = source(out, save, "image-source-grid", 8, 6, grid_pixel)
+    frame = source(out, save, "image-source-frame", 12, 12, frame_pixel)
+    surface, cr = refs.canvas(160, 64)
+    layers = [((8, 12, 48, 32), 20, grid, dict(gravity="resizeAspectFill")),
+              ((68, 12, 40, 40), -15, frame, dict(gravity="topLeft", center=(0.25, 0.25, 0.5, 0.5), scale=0.25)),
+              ((116, 4, 40, 52), 0, grid, dict(gravity="bottomRight", rect=(0.25, 0, 0.5, 1), scale=0.1,
+                                               nearest=True))]
+    for (x, y, w, h), degrees, image, options in layers:
+        cr.save()
+        cr.translate(x + w / 2, y + h / 2)
+        cr.rotate(math.radians(degrees))
+        cr.translate(-w / 2, -h / 2)
+        cr.set_source_rgb(*GRAY)
+        cr.rectangle(0, 0, w, h)
+        cr.fill()
+        draw_contents(cr, image, (0, 0, w, h), clip=lambda c, w=w, h=h: c.rectangle(0, 0, w, h), **options)
+        cr.restore()
+    save(surface, "image-cropped")
+
+
+IMAGE_SCENES = [image_gravity, image_rect_filter, image_nine_slice, image_cropped]

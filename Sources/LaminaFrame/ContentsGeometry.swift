@@ -147,6 +147,41 @@ public struct ContentsGeometry: Sendable, Equatable {
         }
     }
 
+    /// The geometry cut to `rect` (points, the layer's bounds space): each axis' cuts clamped into
+    /// the rect, and the source cuts moved with them along their piece's linear map, so every
+    /// piece shows the same image at the points it keeps. A layer whose `masksToBounds` has no
+    /// corner radius draws its contents cut to its bounds this way rather than through its clip
+    /// (`DrawListBuilder.appendOwnItems`). Nil when nothing is left.
+    public func cropped(to rect: Rect) -> ContentsGeometry? {
+        let r = rect.standardized
+        guard let (x, u) = Self.crop(xCuts, uCuts, r.minX, r.maxX),
+              let (y, v) = Self.crop(yCuts, vCuts, r.minY, r.maxY) else { return nil }
+        var out = self
+        out.frame = Rect(x[0], y[0], x[3] - x[0], y[3] - y[0])
+        out.source = Rect(u[0], v[0], u[3] - u[0], v[3] - v[0])
+        out.setCuts(x, y, u, v)
+        return out
+    }
+
+    /// One axis of `cropped(to:)`: cuts `x` (destination) and `u` (source) within [lo, hi].
+    static func crop(_ x: SIMD4<Double>, _ u: SIMD4<Double>, _ lo: Double, _ hi: Double)
+        -> (SIMD4<Double>, SIMD4<Double>)? {
+        let a = max(lo, x[0]), b = min(hi, x[3])
+        guard b > a else { return nil }
+        // The source position shown at destination p: along the piece that holds p.
+        func source(at p: Double) -> Double {
+            for k in 0..<3 where x[k + 1] > x[k] && p >= x[k] && p <= x[k + 1] {
+                return u[k] + (p - x[k]) / (x[k + 1] - x[k]) * (u[k + 1] - u[k])
+            }
+            return p <= x[0] ? u[0] : u[3]
+        }
+        var cx = x, cu = u
+        for i in 0..<4 {
+            if x[i] < a { cx[i] = a; cu[i] = source(at: a) } else if x[i] > b { cx[i] = b; cu[i] = source(at: b) }
+        }
+        return (cx, cu)
+    }
+
     /// The pieces with some area, row by row (top first), left to right: one for the default
     /// `contentsCenter`, up to nine for a nine-slice.
     public var pieces: [Piece] {

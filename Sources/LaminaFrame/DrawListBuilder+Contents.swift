@@ -9,15 +9,21 @@ extension DrawListBuilder {
     /// masksToBounds included); nil when it names no image or draws nothing.
     /// `name`: the image drawn (the layer's `contents`, or the old image of a cross-fade).
     @inline(never)
+    /// - Parameter crop: where the contents are cut (the layer's bounds, for a `masksToBounds`
+    ///   without corner radius: `ContentsGeometry.cropped(to:)`), or nil.
     func contentsItem(_ node: UnsafePointer<LayerNode>, name: String?, toPixels: Transform3D, opacity: Double,
-                      clip: Int) -> DrawItem? {
+                      clip: Int, crop: Rect? = nil) -> DrawItem? {
         // Borrowed in place, as in `visit`.
         var p: LayerProperties { _read { yield node.pointee.properties } }
         guard let name, let image = images[name],
-              let geometry = ContentsGeometry(bounds: p.bounds, imageWidth: image.width, imageHeight: image.height,
+              var geometry = ContentsGeometry(bounds: p.bounds, imageWidth: image.width, imageHeight: image.height,
                                               gravity: p.contentsGravity, contentsRect: p.contentsRect,
                                               contentsCenter: p.contentsCenter, contentsScale: p.contentsScale)
         else { return nil }
+        if let crop {
+            guard let cut = geometry.cropped(to: crop) else { return nil }
+            geometry = cut
+        }
         func filter(_ f: ContentsFilter) -> ImageDraw.Filter {
             switch f { case .linear: .linear; case .nearest: .nearest; case .trilinear: .trilinear }
         }
@@ -35,16 +41,16 @@ extension DrawListBuilder {
     /// no image; were there one, the old image would fade out (opacity × (1 − f)).
     @inline(never)
     mutating func appendFadingContents(_ node: UnsafePointer<LayerNode>, _ fade: ContentsFade, toPixels: Transform3D,
-                                       opacity: Double, clip: Int) {
+                                       opacity: Double, clip: Int, crop: Rect?) {
         // A patch never draws a fade (the tree's changed slots are unknown while one runs).
         if forPatch { refuse(.contentsFade); return }
         let f = fade.progress(at: time)
         let new = node.pointee.properties.contents
         let oldOpacity = new == nil ? opacity * (1 - f) : opacity
-        if let item = contentsItem(node, name: fade.from, toPixels: toPixels, opacity: oldOpacity, clip: clip) {
+        if let item = contentsItem(node, name: fade.from, toPixels: toPixels, opacity: oldOpacity, clip: clip, crop: crop) {
             emit(item)
         }
-        if let item = contentsItem(node, name: new, toPixels: toPixels, opacity: opacity * f, clip: clip) {
+        if let item = contentsItem(node, name: new, toPixels: toPixels, opacity: opacity * f, clip: clip, crop: crop) {
             emit(item)
         }
     }

@@ -335,10 +335,17 @@ public struct DrawListBuilder {
                                   cornerRadii: radii, borderWidth: borderLast ? 0 : p.borderWidth,
                                   borderColor: borderLast ? .clear : border, clip: clip))
         }
+        // Contents under the layer's own square clip are cut to its bounds instead: the cut
+        // pieces' anti-aliased edges are the clip's, and their pixels pay for no clip (about
+        // a third of a clipped image layer's GPU time on llvmpipe, docs/performance.md).
+        let cropsContents = p.masksToBounds && radii == .zero
+        let contentsClip = cropsContents ? clip : innerClip
+        let crop = cropsContents ? p.bounds : nil
         if hasContentsFade, let fade = address.pointee.contentsFade {
-            appendFadingContents(address, fade, toPixels: toPixels, opacity: opacity, clip: innerClip)
+            appendFadingContents(address, fade, toPixels: toPixels, opacity: opacity, clip: contentsClip, crop: crop)
         } else if p.contents != nil,
-                  let item = contentsItem(address, name: p.contents, toPixels: toPixels, opacity: opacity, clip: innerClip) {
+                  let item = contentsItem(address, name: p.contents, toPixels: toPixels, opacity: opacity,
+                                          clip: contentsClip, crop: crop) {
             emit(item)
         }
         if node.kind == .gradient, !p.colors.isEmpty {

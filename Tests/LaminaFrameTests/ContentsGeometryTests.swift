@@ -96,4 +96,45 @@ import LaminaModel
         #expect(Self.geometry(.center, rect: Rect(0, 0, 0, 1)) == nil)
         #expect(Self.geometry(.center, rect: Rect(.nan, 0, 1, 1)) == nil)
     }
+
+    /// Cut to a rect (a square `masksToBounds`): a 40 × 20 image aspect-filled into (0, 0, 60, 40)
+    /// is 80 × 40 at x = -10; cut to the bounds it keeps x 0…60, which shows u (0 + 10)/80 =
+    /// 0.125 to 70/80 = 0.875 of the image.
+    @Test func croppedAspectFill() throws {
+        let g = try #require(Self.geometry(.resizeAspectFill, bounds: Rect(0, 0, 60, 40)))
+        #expect(g.frame == Rect(-10, 0, 80, 40))
+        let cut = try #require(g.cropped(to: Rect(0, 0, 60, 40)))
+        #expect(cut.frame == Rect(0, 0, 60, 40))
+        #expect(cut.source == Rect(0.125, 0, 0.75, 1))
+        #expect(cut.pieces == [ContentsGeometry.Piece(destination: Rect(0, 0, 60, 40), source: Rect(0.125, 0, 0.75, 1))])
+        // A rect holding the whole frame leaves it as it was; one beside it leaves nothing.
+        #expect(g.cropped(to: Rect(-20, -5, 200, 100)) == g)
+        #expect(g.cropped(to: Rect(70, 0, 10, 40)) == nil)
+        #expect(g.cropped(to: Rect(0, 40, 60, 10)) == nil)
+    }
+
+    /// A nine-slice cut through its pieces: the 12 × 12 image, contentsCenter (0.25, 0.25, 0.5,
+    /// 0.5), contentsScale 0.25, topLeft in (0, 0, 40, 40): 48 × 48 with 12-point corners, cuts
+    /// 0, 12, 36, 48 showing u 0, 0.25, 0.75, 1. Cut at 40, the last corner keeps 36…40, a
+    /// third of its 12 points: u 0.75 + 0.25/3. Cut to (20, 0, 40, 40), the middle piece (12…36
+    /// for u 0.25…0.75) starts at u 0.25 + 8/24 × 0.5; the first corner is gone.
+    @Test func croppedNineSlice() throws {
+        let g = try #require(Self.geometry(.topLeft, width: 12, height: 12, center: Rect(0.25, 0.25, 0.5, 0.5),
+                                           scale: 0.25, bounds: Rect(0, 0, 40, 40)))
+        #expect(g.xCuts == SIMD4(0, 12, 36, 48))
+        let cut = try #require(g.cropped(to: Rect(0, 0, 40, 40)))
+        #expect(cut.xCuts == SIMD4(0, 12, 36, 40))
+        #expect(cut.yCuts == SIMD4(0, 12, 36, 40))
+        let lastCorner: Double = 0.75 + 0.25 / 3
+        #expect(abs(cut.uCuts[3] - lastCorner) < 1e-12)
+        #expect(cut.uCuts[0] == 0 && cut.uCuts[1] == 0.25 && cut.uCuts[2] == 0.75)
+        #expect(cut.frame == Rect(0, 0, 40, 40))
+        #expect(cut.pieces.count == 9)
+        let left = try #require(g.cropped(to: Rect(20, 0, 40, 40)))
+        #expect(left.xCuts == SIMD4(20, 20, 36, 48), "the rect reaches to 60: the right edge stays")
+        let expected: Double = 0.25 + 8.0 / 24 * 0.5
+        #expect(abs(left.uCuts[0] - expected) < 1e-12)
+        #expect(left.uCuts[0] == left.uCuts[1])
+        #expect(left.pieces.count == 6, "the first column has no width left")
+    }
 }

@@ -81,4 +81,36 @@ struct ImageGoldenTests {
         ])
         _ = try compare(ops, width: 120, height: 64, "image-nine-slice", images: ["frame": try Self.source("image-source-frame")])
     }
+
+    /// Contents cut by a square masksToBounds, rotated (`image_cropped` in
+    /// scripts/gen_references_images.py): A (8, 12, 48, 32) rotated 20°, the grid aspect-filled;
+    /// B (68, 12, 40, 40) rotated -15°, the frame as a nine-slice (center (0.25, 0.25, 0.5, 0.5),
+    /// contentsScale 0.25, topLeft: 48 × 48, its right and bottom corners cut); C (116, 4, 40, 52),
+    /// the grid's contentsRect (0.25, 0, 0.5, 1) at contentsScale 0.1, bottomRight (40 × 60),
+    /// nearest. The contents are cut to the bounds (`ContentsGeometry.cropped(to:)`) and draw
+    /// with no clip; the layers' clips stay for sublayers.
+    @Test func imageCropped() throws {
+        func rotated(_ degrees: Double) -> (String, PropertyValue) {
+            ("transform", .transform(.rotation(degrees * .pi / 180)))
+        }
+        let gray: (String, PropertyValue) = ("backgroundColor", .color(Self.gray))
+        let clips: (String, PropertyValue) = ("masksToBounds", .bool(true))
+        let ops = layer(1, frame: Rect(8, 12, 48, 32), [
+            gray, clips, rotated(20), ("contents", .string("grid")), ("contentsGravity", .string("resizeAspectFill")),
+        ]) + layer(2, frame: Rect(68, 12, 40, 40), [
+            gray, clips, rotated(-15), ("contents", .string("frame")), ("contentsGravity", .string("topLeft")),
+            ("contentsCenter", .rect(Rect(0.25, 0.25, 0.5, 0.5))), ("contentsScale", .number(0.25)),
+        ]) + layer(3, frame: Rect(116, 4, 40, 52), [
+            gray, clips, ("contents", .string("grid")), ("contentsGravity", .string("bottomRight")),
+            ("contentsRect", .rect(Rect(0.25, 0, 0.5, 1))), ("contentsScale", .number(0.1)),
+            ("magnificationFilter", .string("nearest")),
+        ])
+        let list = try compare(ops, width: 160, height: 64, "image-cropped",
+                               images: ["grid": try Self.source("image-source-grid"),
+                                        "frame": try Self.source("image-source-frame")])
+        let images = list.items.filter { if case .image = $0.kind { true } else { false } }
+        #expect(images.count == 3)
+        #expect(images.allSatisfy { $0.clip < 0 }, "cut contents draw without a clip")
+        #expect(list.clips.count == 3)
+    }
 }

@@ -82,7 +82,8 @@ public final class Connection {
     /// them when the commit is accepted, and a commit after a reconnection sends them all
     /// again (some may have been written, by a query, to the daemon that went away).
     private var staged: [Request] = []
-    /// The link's generation when staged requests were last written before the commit.
+    /// The link's generation when staged requests of the open transaction were first written
+    /// before its commit (nil: none were).
     private var writtenInGeneration: Int?
     /// Completion blocks and animation delegates of the transaction being built.
     private var hooks = Link.CommitHooks()
@@ -269,7 +270,9 @@ public final class Connection {
 
     /// The staged requests not yet written (they stay staged in the daemon until the commit).
     func takeStaged() -> [UInt8] {
-        if link.isJournaling && !outgoing.isEmpty { writtenInGeneration = link.generation.load(ordering: .relaxed) }
+        if link.isJournaling && !outgoing.isEmpty && writtenInGeneration == nil {
+            writtenInGeneration = link.generation.load(ordering: .relaxed)
+        }
         defer { outgoing = [] }
         return outgoing
     }

@@ -47,6 +47,19 @@ import Glibc
         deinit { kill() }
     }
 
+    /// Whether the process reached the stopped state within 5 s (a signal is delivered when
+    /// the kernel gets to it).
+    static func waitUntilStopped(_ pid: pid_t) -> Bool {
+        for _ in 0..<2500 {
+            if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+               let state = stat.split(separator: ")").last?.split(separator: " ").first, state == "T" || state == "t" {
+                return true
+            }
+            usleep(2000)
+        }
+        return false
+    }
+
     static func socketPath(_ name: String) -> String {
         let path = NSTemporaryDirectory() + "lamina-reconnect-\(getpid())-\(name)-\(UInt32.random(in: 0...UInt32.max)).sock"
         unlink(path)
@@ -203,7 +216,7 @@ import Glibc
         let stream = c.events
         _ = try Self.build(c, delegate: Delegate(seen), completion: { seen.add("completion") })
         try c.advanceClock(by: 1.5)
-        _ = try c.ping()
+        _ = try c.hitTest(Point(1, 1))                   // answered from a frame after the commit's
         c.drainEventsBlocking()
         #expect(seen.all == ["start slide"])
         a!.kill()
@@ -292,6 +305,7 @@ import Glibc
         defer { c.close() }
         let seen = Self.record(c)
         Glibc.kill(a.pid, SIGSTOP)                       // the ping waits for a reply that never comes
+        try #require(Self.waitUntilStopped(a.pid))
         let result = Recorder()
         let waiting = c.pingFromAnotherThread(result)
         usleep(200_000)

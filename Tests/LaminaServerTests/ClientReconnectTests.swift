@@ -22,10 +22,10 @@ import Glibc
         let socket: String
         private var reaped = false
 
-        init(socket: String) throws {
+        init(socket: String, clock: String = "manual") throws {
             self.socket = socket
             pid = try spawnLikeAShell([DaemonRobustnessTests.laminad.path, "--headless", "--socket", socket, "--size", "160x120",
-                                       "--clock", "manual"])
+                                       "--clock", clock])
             // Ready once a client can connect (the socket file of a killed daemon may still be there).
             for _ in 0..<3000 {
                 if (try? Connection(socketPath: socket, name: "probe").close()) != nil { return }
@@ -104,6 +104,13 @@ import Glibc
         doomed.frame = Rect(100, 10, 50, 50)
         doomed.backgroundColor = Color(0, 1, 0)
         back.addSublayer(doomed)
+        // An image released while a layer shows it: the layer keeps it.
+        let stamp = try c.uploadImage(premultipliedRGBA: [UInt8](repeating: 200, count: 8 * 8 * 4), width: 8, height: 8,
+                                      name: "stamp")
+        let stamped = c.makeLayer()
+        stamped.frame = Rect(120, 80, 24, 24)
+        stamped.setContents(stamp)
+        back.addSublayer(stamped)
         var slide = AnimationTiming()
         slide.duration = 2
         var fade = AnimationTiming()
@@ -116,6 +123,7 @@ import Glibc
         moving.add(.basic(BasicAnimation(keyPath: "position.x", from: .double(20), to: .double(140), timing: slide)),
                    forKey: "slide", delegate: delegate)
         try c.commit()
+        try stamp.release()
         doomed.delete()
         try c.commit()
         return Scene(back: back, moving: moving, doomed: doomed)
@@ -195,6 +203,9 @@ import Glibc
         #expect(throws: LaminaError.self) { try c.presentationValue(ofLayer: scene.doomed.id, forKeyPath: "opacity") }
         #expect(try c.presentationValue(ofLayer: scene.moving.id, forKeyPath: "position.y") == .number(90))
         #expect(try c.presentationValue(ofLayer: scene.moving.id, forKeyPath: "position.x") == .number(20 + 120 * 0.5 / 2))
+        // The released image was released in B too: its name is free again; the kept one is not.
+        #expect(throws: Never.self) { try c.uploadImage(premultipliedRGBA: [0, 0, 0, 0], width: 1, height: 1, name: "stamp") }
+        #expect(throws: LaminaError.self) { try c.uploadImage(premultipliedRGBA: [0, 0, 0, 0], width: 1, height: 1, name: "checker") }
         withExtendedLifetime(b) {}
         withExtendedLifetime(cDaemon) {}
     }
@@ -252,6 +263,65 @@ import Glibc
         done.wait()
         // (The replayed animations' second `animationStarted` is not delivered.)
         #expect(events.all == ["start ", "start slide", "lost", "reconnected", "stop slide true", "disconnected"])
+        withExtendedLifetime(b) {}
+    }
+
+    @Test func aTransactionWrittenBeforeTheRestartIsWrittenAgain() throws {
+        let path = Self.socketPath("rewrite")
+        var a: Process? = try Process(socket: path)
+        let c = try Connection(socketPath: path, name: "rewrite", reconnect: Self.quick)
+        defer { c.close() }
+        let seen = Self.record(c)
+        let l = c.makeLayer()
+        c.root.addSublayer(l)
+        l.opacity = 0.25
+        _ = try c.ping()                                 // writes the staged requests to A (staged there)
+        a!.kill()
+        a = nil
+        let b = try Process(socket: path)
+        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        l.bounds = Rect(0, 0, 10, 10)
+        try c.commit()
+        #expect(try c.presentationValue(ofLayer: l.id, forKeyPath: "opacity") == .number(0.25))
+        #expect(try c.presentationValue(ofLayer: l.id, forKeyPath: "bounds.size.width") == .number(10))
+        withExtendedLifetime(b) {}
+    }
+
+    /// Under the realtime clock the timeline is this process's monotonic clock: after a restart
+    /// an animation is where the time since its commit puts it (the time the daemon was away
+    /// included), not back at its start.
+    @Test func underTheRealtimeClockAnimationsGoOnByThisProcesssClock() throws {
+        let path = Self.socketPath("realtime")
+        var a: Process? = try Process(socket: path, clock: "realtime")
+        let c = try Connection(socketPath: path, name: "realtime", reconnect: Self.quick)
+        defer { c.close() }
+        let seen = Self.record(c)
+        let l = c.makeLayer()
+        c.root.addSublayer(l)
+        var timing = AnimationTiming()
+        timing.duration = 100
+        l.add(.basic(BasicAnimation(keyPath: "position.x", from: .double(0), to: .double(1000), timing: timing)), forKey: "x")
+        let beforeCommit = Date()
+        try c.commit()
+        let afterCommit = Date()
+        usleep(300_000)
+        a!.kill()
+        a = nil
+        usleep(300_000)
+        let b = try Process(socket: path, clock: "realtime")
+        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        let beforeQuery = Date()
+        guard case .number(let x) = try c.presentationValue(ofLayer: l.id, forKeyPath: "position.x") else {
+            Issue.record("not a number")
+            return
+        }
+        let afterQuery = Date()
+        // 10 points a second: x / 10 seconds since the commit, within the query's span (a frame
+        // interval and some slack either side).
+        let low = beforeQuery.timeIntervalSince(afterCommit) - 0.05
+        let high = afterQuery.timeIntervalSince(beforeCommit) + 0.05
+        #expect(x / 10 >= low && x / 10 <= high, "\(x / 10) s, expected \(low)…\(high)")
+        #expect(low > 0.55)                             // far from a restart from zero
         withExtendedLifetime(b) {}
     }
 

@@ -92,11 +92,18 @@ def build(conn, on_start=None, on_stop=None, completion=None):
     removed.frame = (250, 20, 100, 100)
     removed.background_color = (0, 1, 0, 1)
     back.add_sublayer(removed)
+    # An image released while a layer shows it: the layer keeps it.
+    stamp = conn.upload_image_rgba(bytes([200]) * (8 * 8 * 4), 8, 8, "stamp")
+    stamped = conn.make_layer()
+    stamped.frame = (240, 160, 48, 48)
+    stamped.contents = stamp
+    back.add_sublayer(stamped)
     pic.add(KeyframeAnimation("opacity", [1.0, 0.25], duration=0.7, autoreverses=True, repeat_count=float("inf")))
     if completion is not None:
         conn.set_completion_block(completion)   # waits for the slide (added after it)
     moving.add(BasicAnimation("position.x", 40.0, 360.0, duration=2.0), "slide", on_start=on_start, on_stop=on_stop)
     conn.commit()
+    stamp.release()
     removed.delete()
     conn.commit()
     return back, moving, removed
@@ -167,6 +174,39 @@ class ReconnectTests(unittest.TestCase):
         self.assertEqual(cm.exception.code, lamina.ErrorCode.UNKNOWN_LAYER)
         self.assertEqual(conn.presentation_value(moving, "position.y"), 200.0)
         self.assertEqual(conn.presentation_value(moving, "position.x"), 40.0 + 320.0 * 0.5 / 2.0)
+        # The released image was released in B too: its name is free again; the kept one is not.
+        conn.upload_image_rgba(bytes(4), 1, 1, "stamp")
+        with self.assertRaises(lamina.RequestFailed) as cm:
+            conn.upload_image_rgba(bytes(4), 1, 1, "checker")
+        self.assertEqual(cm.exception.code, lamina.ErrorCode.DUPLICATE_IMAGE)
+
+    def test_under_the_realtime_clock_animations_go_on_by_this_processs_clock(self):
+        """The timeline is this process's monotonic clock: after a restart an animation is where
+        the time since its commit puts it (the time the daemon was away included)."""
+        a = Daemon(clock="realtime", socket_path=self.path)
+        self.addCleanup(a.stop)
+        conn = lamina.connect(self.path, "realtime", reconnect=QUICK)
+        self.addCleanup(conn.close)
+        seen = Recorder(conn)
+        layer = conn.make_layer()
+        conn.root.add_sublayer(layer)
+        layer.add(BasicAnimation("position.x", 0.0, 1000.0, duration=100.0), "x")
+        before_commit = time.monotonic()
+        conn.commit()
+        after_commit = time.monotonic()
+        time.sleep(0.3)
+        a.kill()
+        time.sleep(0.3)
+        b = Daemon(clock="realtime", socket_path=self.path)
+        self.addCleanup(b.stop)
+        self.assertEqual(seen.wait(2, 15), ["ConnectionLost", "Reconnected"])
+        before_query = time.monotonic()
+        x = conn.presentation_value(layer, "position.x")
+        after_query = time.monotonic()
+        # 10 points a second: x / 10 seconds since the commit, within the query's span.
+        low, high = before_query - after_commit - 0.05, after_query - before_commit + 0.05
+        self.assertTrue(low <= x / 10 <= high, (x / 10, low, high))
+        self.assertGreater(low, 0.55)               # far from a restart from zero
 
     def test_callbacks_continue_on_the_replayed_animation(self):
         a = self.daemon()

@@ -368,22 +368,46 @@ import Glibc
         withExtendedLifetime(b) {}
     }
 
-    @Test func aRequestWaitingWhenTheDaemonDiesFailsWithDisconnected() throws {
+    @Test func aCommitWaitingWhenTheDaemonDiesFailsWithDisconnectedAndIsStagedAgain() throws {
         let path = Self.socketPath("pending")
-        let a = try Process(socket: path)
+        var a: Process? = try Process(socket: path)
         let c = try Connection(socketPath: path, name: "pending", reconnect: Self.quick)
         defer { c.close() }
         let seen = Self.record(c)
-        Glibc.kill(a.pid, SIGSTOP)                       // the ping waits for a reply that never comes
-        try #require(Self.waitUntilStopped(a.pid))
+        let l = c.makeLayer()
+        c.root.addSublayer(l)
+        l.opacity = 0.25
+        Glibc.kill(a!.pid, SIGSTOP)                      // the commit waits for a reply that never comes
+        try #require(Self.waitUntilStopped(a!.pid))
         let result = Recorder()
-        let waiting = c.pingFromAnotherThread(result)
+        let waiting = c.commitFromAnotherThread(result)
         usleep(200_000)
         #expect(result.all.isEmpty)
-        a.kill()
+        a!.kill()
+        a = nil
         #expect(waiting.wait(timeout: .now() + 5) == .success)
         #expect(result.all == ["\(LaminaError.disconnected)"])
         #expect(seen.wait(for: 1) == ["lost"])
+        // Nothing committed is lost: the commit's changes were staged again, and go to B.
+        let b = try Process(socket: path)
+        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        try c.commit()
+        #expect(try c.presentationValue(ofLayer: l.id, forKeyPath: "opacity") == .number(0.25))
+        withExtendedLifetime(b) {}
+    }
+
+    @Test func closeWhileReconnectingEndsTheConnectionAtOnce() throws {
+        let path = Self.socketPath("close")
+        let a = try Process(socket: path)
+        let c = try Connection(socketPath: path, name: "close", reconnect: .standard)
+        let seen = Self.record(c)
+        a.kill()
+        #expect(seen.wait(for: 1) == ["lost"])
+        let start = Date()
+        c.close()
+        #expect(seen.wait(for: 2) == ["lost", "disconnected"])
+        #expect(Date().timeIntervalSince(start) < 1)
+        #expect(throws: LaminaError.disconnected) { try c.ping() }
     }
 }
 
@@ -396,13 +420,13 @@ extension Connection {
         done.wait()
     }
 
-    /// Pings on a thread of its own; the semaphore is signalled once `result` has "pong" or
-    /// the error.
-    func pingFromAnotherThread(_ result: Recorder) -> DispatchSemaphore {
+    /// Commits on a thread of its own (the test's thread waits meanwhile, touching nothing of
+    /// the connection); the semaphore is signalled once `result` has "committed" or the error.
+    func commitFromAnotherThread(_ result: Recorder) -> DispatchSemaphore {
         let done = DispatchSemaphore(value: 0)
         nonisolated(unsafe) let c = self
         Thread {
-            do { _ = try c.ping(); result.add("pong") } catch { result.add("\(error)") }
+            do { try c.commit(); result.add("committed") } catch { result.add("\(error)") }
             done.signal()
         }.start()
         return done

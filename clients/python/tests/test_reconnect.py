@@ -299,15 +299,18 @@ class ReconnectTests(unittest.TestCase):
         time.sleep(0.2)
         self.assertEqual(seen.wait(1), ["Disconnected"])
 
-    def test_a_request_waiting_when_the_daemon_dies_raises_disconnected(self):
+    def test_a_commit_waiting_when_the_daemon_dies_raises_disconnected_and_is_staged_again(self):
         a = self.daemon()
         conn = lamina.connect(self.path, "pending", reconnect=QUICK)
         self.addCleanup(conn.close)
         seen = Recorder(conn)
-        os.kill(a.process.pid, 19)                   # SIGSTOP: the ping's reply never comes
+        layer = conn.make_layer()
+        conn.root.add_sublayer(layer)
+        layer.opacity = 0.25
+        os.kill(a.process.pid, 19)                   # SIGSTOP: the commit's reply never comes
         stopped(a.process.pid)
         result = []
-        t = threading.Thread(target=lambda: result.append(outcome(conn.ping)))
+        t = threading.Thread(target=lambda: result.append(outcome(conn.commit)))
         t.start()
         time.sleep(0.2)
         self.assertEqual(result, [])
@@ -315,7 +318,25 @@ class ReconnectTests(unittest.TestCase):
         t.join(5)
         self.assertEqual(result, ["Disconnected"])
         self.assertEqual(seen.wait(1), ["ConnectionLost"])
+        # Nothing committed is lost: the commit's changes were staged again, and go to B.
+        self.daemon()
+        self.assertEqual(seen.wait(2, 15), ["ConnectionLost", "Reconnected"])
+        conn.commit()
+        self.assertEqual(conn.presentation_value(layer, "opacity"), 0.25)
 
+    def test_close_while_reconnecting_ends_the_connection_at_once(self):
+        a = self.daemon()
+        conn = lamina.connect(self.path, "close", reconnect=True)
+        self.assertEqual(conn.reconnect, lamina.Reconnect())
+        seen = Recorder(conn)
+        a.kill()
+        self.assertEqual(seen.wait(1), ["ConnectionLost"])
+        start = time.monotonic()
+        conn.close()
+        self.assertEqual(seen.wait(2), ["ConnectionLost", "Disconnected"])
+        self.assertLess(time.monotonic() - start, 1)
+        with self.assertRaises(lamina.Disconnected):
+            conn.ping()
 
 if __name__ == "__main__":
     unittest.main()

@@ -22,10 +22,17 @@ import Glibc
         let socket: String
         private var reaped = false
 
-        init(socket: String, clock: String = "manual") throws {
+        /// - Parameter config: the daemon's config file's JSON (`config/laminad.json`'s keys).
+        init(socket: String, clock: String = "manual", config: String? = nil) throws {
             self.socket = socket
-            pid = try spawnLikeAShell([DaemonRobustnessTests.laminad.path, "--headless", "--socket", socket, "--size", "160x120",
-                                       "--clock", clock])
+            var argv = [DaemonRobustnessTests.laminad.path, "--headless", "--socket", socket, "--size", "160x120",
+                        "--clock", clock]
+            if let config {
+                let path = socket + ".json"
+                try config.write(toFile: path, atomically: true, encoding: .utf8)
+                argv += ["--config", path]
+            }
+            pid = try spawnLikeAShell(argv)
             // Ready once a client can connect (the socket file of a killed daemon may still be there).
             for _ in 0..<3000 {
                 if (try? Connection(socketPath: socket, name: "probe").close()) != nil { return }
@@ -322,6 +329,23 @@ import Glibc
         let high = afterQuery.timeIntervalSince(beforeCommit) + 0.05
         #expect(x / 10 >= low && x / 10 <= high, "\(x / 10) s, expected \(low)…\(high)")
         #expect(low > 0.55)                             // far from a restart from zero
+        withExtendedLifetime(b) {}
+    }
+
+    @Test func aDaemonThatRefusesTheReplayEndsTheConnection() throws {
+        let path = Self.socketPath("refused")
+        var a: Process? = try Process(socket: path)
+        let c = try Connection(socketPath: path, name: "refused", reconnect: Self.quick)
+        defer { c.close() }
+        let seen = Self.record(c)
+        for _ in 0..<3 { c.root.addSublayer(c.makeLayer()) }
+        try c.commit()
+        a!.kill()
+        a = nil
+        let b = try Process(socket: path, config: #"{"maxLayersPerClient": 2}"#)
+        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "disconnected"])
+        #expect(c.pendingErrors.map(\.code) == [.limitExceeded])
+        #expect(throws: LaminaError.disconnected) { try c.ping() }
         withExtendedLifetime(b) {}
     }
 

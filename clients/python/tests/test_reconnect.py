@@ -276,6 +276,22 @@ class ReconnectTests(unittest.TestCase):
         with self.assertRaises(lamina.Disconnected):
             conn.ping()
 
+    def test_a_daemon_that_refuses_the_replay_ends_the_connection(self):
+        a = self.daemon()
+        conn = lamina.connect(self.path, "refused", reconnect=QUICK)
+        self.addCleanup(conn.close)
+        seen = Recorder(conn)
+        for _ in range(3):
+            conn.root.add_sublayer(conn.make_layer())
+        conn.commit()
+        a.kill()
+        b = Daemon(socket_path=self.path, config={"maxLayersPerClient": 2})
+        self.addCleanup(b.stop)
+        self.assertEqual(seen.wait(2, 15), ["ConnectionLost", "Disconnected"])
+        self.assertEqual([e.code for e in conn.pending_errors], [lamina.ErrorCode.LIMIT_EXCEEDED])
+        with self.assertRaises(lamina.Disconnected):
+            conn.ping()
+
     def test_backoff_doubles_to_its_cap(self):
         self.assertEqual(lamina.Reconnect().delays(8), [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0])
         self.assertEqual(lamina.Reconnect(0.3, 1.0).delays(4), [0.3, 0.6, 1.0, 1.0])

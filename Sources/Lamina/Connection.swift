@@ -66,6 +66,10 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
 /// `onDisplayChange`, `onReduceMotionChange`, completion blocks, animation delegates), which
 /// run on the actor they were formed on, or else on the connection's serial delivery
 /// context, in the order the events came; and to every `events` stream.
+///
+/// **A daemon restart** ends a connection, unless it was made with a `ReconnectPolicy`
+/// (`reconnect: .standard`): then it keeps what it committed, reconnects when a daemon is back
+/// on the socket and replays its model (`Reconnection.swift`, the library's README).
 public final class Connection {
     let link: Link
     /// This client's id in the daemon (a new one after a reconnection).

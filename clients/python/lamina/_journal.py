@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import struct
 import time
-from typing import Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
 
 from . import _wire
 
@@ -252,8 +252,8 @@ class Journal:
 
     # MARK: replaying
 
-    def replay(self, now: float, pending: Set[int], settings_body) -> Tuple[List[Tuple[int, bytes]], List[Tuple[int, bytes]],
-                                                                            List[Tuple[int, bytes]]]:
+    def replay(self, now: float, pending: Set[int], settings_body: Callable[[Tuple[int, ...]], bytes]
+               ) -> Tuple[List[Tuple[int, bytes]], List[Tuple[int, bytes]], List[Tuple[int, bytes]]]:
         """The requests that rebuild the model in a new daemon: uploads (before), the staged
         requests of one transaction (then ``commit``), releases (after). Animations continue
         where they are at ``now``: their ``beginTime`` moves back by the time since their

@@ -305,10 +305,16 @@ public final class Connection {
     private func restage(_ h: Link.CommitHooks?, _ error: LaminaError) {
         guard link.isJournaling, error == .disconnected || error == .reconnecting,
               case .commit(let requests, _)? = h?.journal else { return }
+        // What was staged since assumed the default settings (a commit resets them).
+        var again = requests
+        if requests.contains(where: { if case .setTransaction = $0 { true } else { false } }) {
+            again.append(.setTransaction(TransactionSettings()))
+        }
+        again += staged
         var bytes: [UInt8] = []
-        for r in requests + staged { MessageEncoder.append(r, requestID: link.takeRequestID(), to: &bytes) }
+        for r in again { MessageEncoder.append(r, requestID: link.takeRequestID(), to: &bytes) }
         outgoing = bytes
-        staged = requests + staged
+        staged = again
         writtenInGeneration = nil
         var merged = h!
         merged.journal = nil

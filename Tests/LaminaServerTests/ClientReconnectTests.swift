@@ -294,6 +294,36 @@ import Glibc
         withExtendedLifetime(b) {}
     }
 
+    @Test func changesStagedAfterAFailedCommitKeepTheirOwnSettings() throws {
+        let path = Self.socketPath("settings")
+        var a: Process? = try Process(socket: path)
+        let c = try Connection(socketPath: path, name: "settings", reconnect: Self.quick)
+        defer { c.close() }
+        let seen = Self.record(c)
+        let l = c.makeLayer()
+        l.bounds = Rect(0, 0, 10, 10)
+        c.root.addSublayer(l)
+        try c.commit()
+        a!.kill()
+        a = nil
+        #expect(seen.wait(for: 1) == ["lost"])
+        c.setDisableActions(true)
+        l.position = Point(50, 50)                       // no implicit animation
+        #expect(throws: LaminaError.reconnecting) { try c.commit() }
+        l.opacity = 0                                    // the default settings: 0.25 s easeInEaseOut
+        let b = try Process(socket: path)
+        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        try c.commit()
+        try c.advanceClock(by: 0.125)                    // halfway: easeInEaseOut is symmetric
+        guard case .number(let opacity) = try c.presentationValue(ofLayer: l.id, forKeyPath: "opacity") else {
+            Issue.record("not a number")
+            return
+        }
+        #expect(abs(opacity - 0.5) < 1e-9)
+        #expect(try c.presentationValue(ofLayer: l.id, forKeyPath: "position") == .point(Point(50, 50)))
+        withExtendedLifetime(b) {}
+    }
+
     /// Under the realtime clock the timeline is this process's monotonic clock: after a restart
     /// an animation is where the time since its commit puts it (the time the daemon was away
     /// included), not back at its start.

@@ -623,7 +623,10 @@ class Connection:
         """A commit that no daemon answered (it went away): its requests and hooks are staged
         again, before what was staged since; the next commit sends them."""
         with self._out_lock:
-            self._staged_ops = ops + self._staged_ops
+            # What was staged since assumed the default settings (a commit resets them).
+            bridge = [(_wire.SET_TRANSACTION, self._settings_body(_Settings()), ())] \
+                if any(o == _wire.SET_TRANSACTION for o, _, _ in ops) else []
+            self._staged_ops = ops + bridge + self._staged_ops
             self._outgoing = bytearray(b"".join(_wire.frame(o, self._take_id(), b) for o, b, _ in self._staged_ops))
             self._written_generation = None
             hooks.journal = None

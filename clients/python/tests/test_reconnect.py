@@ -180,6 +180,29 @@ class ReconnectTests(unittest.TestCase):
             conn.upload_image_rgba(bytes(4), 1, 1, "checker")
         self.assertEqual(cm.exception.code, lamina.ErrorCode.DUPLICATE_IMAGE)
 
+    def test_changes_staged_after_a_failed_commit_keep_their_own_settings(self):
+        a = self.daemon()
+        conn = lamina.connect(self.path, "settings", reconnect=QUICK)
+        self.addCleanup(conn.close)
+        seen = Recorder(conn)
+        layer = conn.make_layer()
+        layer.bounds = (0, 0, 10, 10)
+        conn.root.add_sublayer(layer)
+        conn.commit()
+        a.kill()
+        self.assertEqual(seen.wait(1), ["ConnectionLost"])
+        conn.set_disable_actions(True)
+        layer.position = (50, 50)                    # no implicit animation
+        with self.assertRaises(lamina.Reconnecting):
+            conn.commit()
+        layer.opacity = 0.0                          # the default settings: 0.25 s easeInEaseOut
+        self.daemon()
+        self.assertEqual(seen.wait(2, 15), ["ConnectionLost", "Reconnected"])
+        conn.commit()
+        conn.advance_clock(0.125)                    # halfway: easeInEaseOut is symmetric
+        self.assertAlmostEqual(conn.presentation_value(layer, "opacity"), 0.5, places=9)
+        self.assertEqual(tuple(conn.presentation_value(layer, "position")), (50.0, 50.0))
+
     def test_under_the_realtime_clock_animations_go_on_by_this_processs_clock(self):
         """The timeline is this process's monotonic clock: after a restart an animation is where
         the time since its commit puts it (the time the daemon was away included)."""

@@ -419,7 +419,7 @@ final class Link: Sendable {
             }
             let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             if let limit = policy.giveUpAfter, elapsed >= limit { return nil }
-            delay = min(delay * 2, policy.maxDelay)
+            delay = policy.nextDelay(after: delay)
         }
     }
 

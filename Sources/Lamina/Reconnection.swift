@@ -16,7 +16,8 @@
 public struct ReconnectPolicy: Sendable, Equatable {
     /// Whether the connection reconnects (and keeps its model to replay).
     public var isEnabled: Bool
-    /// Seconds before the first try (and the first wait between tries).
+    /// Seconds before the first try (and the first wait between tries); at least 1 ms (the
+    /// waits double from it: 0 would try without pause for ever).
     public var initialDelay: Double
     /// The longest wait between tries (the wait doubles up to it).
     public var maxDelay: Double
@@ -25,7 +26,7 @@ public struct ReconnectPolicy: Sendable, Equatable {
 
     public init(isEnabled: Bool = true, initialDelay: Double = 0.05, maxDelay: Double = 2, giveUpAfter: Double? = nil) {
         self.isEnabled = isEnabled
-        self.initialDelay = max(0, initialDelay)
+        self.initialDelay = max(0.001, initialDelay)
         self.maxDelay = max(self.initialDelay, maxDelay)
         self.giveUpAfter = giveUpAfter
     }
@@ -41,10 +42,13 @@ public struct ReconnectPolicy: Sendable, Equatable {
         var d = initialDelay
         for _ in 0..<max(0, count) {
             out.append(d)
-            d = min(d * 2, maxDelay)
+            d = nextDelay(after: d)
         }
         return out
     }
+
+    /// The wait after a failed try that followed a wait of `delay`.
+    func nextDelay(after delay: Double) -> Double { min(delay * 2, maxDelay) }
 }
 
 extension Connection {

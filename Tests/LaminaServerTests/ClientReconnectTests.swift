@@ -398,6 +398,7 @@ import Glibc
     @Test func backoffDoublesFromItsFirstDelayToItsCap() {
         #expect(ReconnectPolicy.standard.delays(8) == [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2, 2])
         #expect(ReconnectPolicy(initialDelay: 0.3, maxDelay: 1).delays(4) == [0.3, 0.6, 1, 1])
+        #expect(ReconnectPolicy(initialDelay: 0).delays(3) == [0.001, 0.002, 0.004])   // never a busy loop
         #expect(ReconnectPolicy.standard.giveUpAfter == nil)
         #expect(!ReconnectPolicy.disabled.isEnabled)
     }

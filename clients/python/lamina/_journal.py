@@ -26,18 +26,27 @@ class Reconnect(NamedTuple):
     (``lamina.connect(..., reconnect=Reconnect())`` or ``reconnect=True``): it waits
     ``initial_delay`` seconds, tries the socket, and doubles the wait after each failed try up
     to ``max_delay``, until a daemon welcomes it or ``give_up_after`` seconds have passed since
-    the loss (None: it tries for ever)."""
+    the loss (None: it tries for ever). The first wait is at least 1 ms (the waits double from
+    it: 0 would try without pause for ever)."""
     initial_delay: float = 0.05
     max_delay: float = 2.0
     give_up_after: Optional[float] = None
 
     def delays(self, count: int) -> List[float]:
         """The waits before the first ``count`` tries."""
-        out, d = [], max(0.0, self.initial_delay)
+        out, d = [], self.first_delay
         for _ in range(max(0, count)):
             out.append(d)
-            d = min(d * 2, max(self.max_delay, self.initial_delay))
+            d = self.next_delay(d)
         return out
+
+    @property
+    def first_delay(self) -> float:
+        return max(0.001, self.initial_delay)
+
+    def next_delay(self, delay: float) -> float:
+        """The wait after a failed try that followed a wait of ``delay``."""
+        return min(delay * 2, max(self.max_delay, self.first_delay))
 
 
 class ReplayClock:

@@ -861,7 +861,7 @@ class Connection:
             w.done.set()
         self._announce(ConnectionLost())
         start = _time.monotonic()
-        delay = max(0.0, policy.initial_delay)
+        delay = policy.first_delay
         while True:
             if self._wake.wait(delay):
                 return False   # close()
@@ -876,7 +876,7 @@ class Connection:
                 return False
             if policy.give_up_after is not None and _time.monotonic() - start >= policy.give_up_after:
                 return False
-            delay = min(delay * 2, max(policy.max_delay, policy.initial_delay))
+            delay = policy.next_delay(delay)
 
     def _attempt_replay(self) -> Union[bool, RequestFailed]:
         """Connects, says hello, and replays the journal in one transaction (images uploaded

@@ -318,6 +318,7 @@ class ReconnectTests(unittest.TestCase):
     def test_backoff_doubles_to_its_cap(self):
         self.assertEqual(lamina.Reconnect().delays(8), [0.05, 0.1, 0.2, 0.4, 0.8, 1.6, 2.0, 2.0])
         self.assertEqual(lamina.Reconnect(0.3, 1.0).delays(4), [0.3, 0.6, 1.0, 1.0])
+        self.assertEqual(lamina.Reconnect(0).delays(3), [0.001, 0.002, 0.004])   # never a busy loop
         self.assertIsNone(lamina.Reconnect().give_up_after)
 
     def test_without_reconnection_the_daemons_end_is_the_connections_end(self):

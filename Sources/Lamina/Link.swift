@@ -168,6 +168,9 @@ final class Link: Sendable {
         var isReconnecting = false
         /// `close()` was called: no reconnection.
         var closeRequested = false
+        /// A descriptor of the socket a reconnection is trying, its own (a `dup`, closed only
+        /// under the lock): `shutdown()` ends that socket too.
+        var candidate: Int32?
         /// `animationStarted` events to swallow: replayed animations had started before.
         var replayedStarts: [AnimationKey: Int] = [:]
 
@@ -249,7 +252,10 @@ final class Link: Sendable {
     /// Ends the connection: the reader sees the end and fails what is waited for (a
     /// reconnection in progress stops).
     func shutdown() {
-        state.withLock { $0.closeRequested = true }
+        state.withLock { s in
+            s.closeRequested = true
+            if let c = s.candidate { _ = Glibc.shutdown(c, Int32(SHUT_RDWR)) }
+        }
         wake.signal()
         _ = Glibc.shutdown(socket.load(ordering: .relaxed), Int32(SHUT_RDWR))
     }
@@ -438,6 +444,25 @@ final class Link: Sendable {
         var decoder: FrameDecoder
         do {
             fd = try Handshake.connect(path: socketPath)
+        } catch {
+            return .failure(.unreachable)
+        }
+        // Until it is in use or given up, `close()` shuts it down (a daemon that accepts and
+        // never answers must not hold the reader).
+        let watched = dup(fd)
+        let closing: Bool = state.withLock { s in
+            if s.closeRequested { return true }
+            if watched >= 0 { s.candidate = watched }
+            return false
+        }
+        defer {
+            state.withLock { s in
+                s.candidate = nil
+                if watched >= 0 { Glibc.close(watched) }
+            }
+        }
+        if closing { Glibc.close(fd); return .failure(.unreachable) }
+        do {
             (welcome, decoder) = try Handshake.hello(fd: fd, name: clientName)
         } catch {
             return .failure(.unreachable)

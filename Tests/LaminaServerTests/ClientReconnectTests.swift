@@ -451,6 +451,38 @@ import Glibc
         withExtendedLifetime(b) {}
     }
 
+    /// A socket on the path that accepts (the kernel's backlog) and never answers: a daemon
+    /// hung before its welcome.
+    static func silentListener(at path: String) throws -> Int32 {
+        unlink(path)
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_un()
+        addr.sun_family = sa_family_t(AF_UNIX)
+        withUnsafeMutableBytes(of: &addr.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+        let bound = withUnsafePointer(to: &addr) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+        }
+        guard fd >= 0, bound == 0, listen(fd, 8) == 0 else { throw LaminaError.connectionFailed("cannot listen on \(path)") }
+        return fd
+    }
+
+    @Test func closeWhileADaemonHangsBeforeItsWelcomeEndsTheConnectionAtOnce() throws {
+        let path = Self.socketPath("hung")
+        let a = try Process(socket: path)
+        let c = try Connection(socketPath: path, name: "hung", reconnect: Self.quick)
+        let seen = Self.record(c)
+        a.kill()
+        #expect(seen.wait(for: 1) == ["lost"])
+        let listener = try Self.silentListener(at: path)
+        defer { Glibc.close(listener); unlink(path) }
+        usleep(500_000)                                  // the client is waiting for a welcome now
+        #expect(seen.all == ["lost"])
+        let start = Date()
+        c.close()
+        #expect(seen.wait(for: 2) == ["lost", "disconnected"])
+        #expect(Date().timeIntervalSince(start) < 1)
+    }
+
     @Test func closeWhileReconnectingEndsTheConnectionAtOnce() throws {
         let path = Self.socketPath("close")
         let a = try Process(socket: path)

@@ -251,6 +251,7 @@ class Connection:
         self._close_requested = False
         self._wake = threading.Event()           # set by close(): ends a reconnection's wait
         self._replayed_starts: Dict[Tuple[int, str], int] = {}
+        self._candidate: Optional[_socket.socket] = None   # the socket a reconnection tries
         self.on_connection_change: Optional[Callable[[Event], None]] = None
 
         # Two locks, always taken in this order: `_out_lock` protects the outgoing buffer, the
@@ -295,9 +296,10 @@ class Connection:
     # MARK: handshake
 
     @staticmethod
-    def _open(path: str, name: str) -> Tuple[_socket.socket, bytearray, bytes]:
-        """Connects and says hello: the socket, what came after the welcome, the welcome's body."""
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    def _open(path: str, name: str, sock: Optional[_socket.socket] = None) -> Tuple[_socket.socket, bytearray, bytes]:
+        """Connects (``sock``, or a new socket) and says hello: the socket, what came after the
+        welcome, the welcome's body."""
+        sock = sock or _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.connect(path)
         except OSError as e:
@@ -362,7 +364,13 @@ class Connection:
         in progress stops)."""
         with self._lock:
             self._close_requested = True
+            candidate = self._candidate
         self._wake.set()
+        if candidate is not None:   # a daemon that accepted and never answers must not hold the reader
+            try:
+                candidate.shutdown(_socket.SHUT_RDWR)
+            except OSError:
+                pass
         try:
             self._sock.shutdown(_socket.SHUT_RDWR)
         except OSError:
@@ -881,8 +889,21 @@ class Connection:
     def _attempt_replay(self) -> Union[bool, RequestFailed]:
         """Connects, says hello, and replays the journal in one transaction (images uploaded
         first, released ones released after), reading the replies on this thread."""
+        candidate = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        with self._lock:
+            if self._close_requested:
+                candidate.close()
+                return False
+            self._candidate = candidate
         try:
-            sock, buffer, welcome = self._open(self.socket_path, self._client_name)
+            return self._replay_on(candidate)
+        finally:
+            with self._lock:
+                self._candidate = None
+
+    def _replay_on(self, candidate: _socket.socket) -> Union[bool, RequestFailed]:
+        try:
+            sock, buffer, welcome = self._open(self.socket_path, self._client_name, candidate)
         except LaminaError:
             return False
         r = _wire.Reader(welcome)

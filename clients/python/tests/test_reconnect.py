@@ -8,6 +8,7 @@ own ``advance_clock`` replies, so the times are exact.
 """
 import os
 import shutil
+import socket
 import tempfile
 import threading
 import time
@@ -363,6 +364,26 @@ class ReconnectTests(unittest.TestCase):
         self.assertEqual(seen.wait(2, 15), ["ConnectionLost", "Reconnected"])
         conn.commit()
         self.assertEqual(conn.presentation_value(layer, "opacity"), 0.25)
+
+    def test_close_while_a_daemon_hangs_before_its_welcome_ends_the_connection_at_once(self):
+        a = self.daemon()
+        conn = lamina.connect(self.path, "hung", reconnect=QUICK)
+        seen = Recorder(conn)
+        a.kill()
+        self.assertEqual(seen.wait(1), ["ConnectionLost"])
+        # A socket that accepts (the kernel's backlog) and never answers: a daemon hung before
+        # its welcome.
+        os.unlink(self.path)
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.addCleanup(listener.close)
+        listener.bind(self.path)
+        listener.listen(8)
+        time.sleep(0.5)                              # the connection is waiting for a welcome now
+        self.assertEqual(seen.wait(1), ["ConnectionLost"])
+        start = time.monotonic()
+        conn.close()
+        self.assertEqual(seen.wait(2), ["ConnectionLost", "Disconnected"])
+        self.assertLess(time.monotonic() - start, 1)
 
     def test_close_while_reconnecting_ends_the_connection_at_once(self):
         a = self.daemon()

@@ -11,8 +11,13 @@ import Glibc
 public enum LaminaError: Error, CustomStringConvertible, Equatable {
     /// The daemon could not be reached (or refused the connection: `maxClients`).
     case connectionFailed(String)
-    /// The daemon closed the connection (or `close()` was called).
+    /// The daemon closed the connection (or `close()` was called); on a connection that
+    /// reconnects, a request waiting for its reply when the daemon went away.
     case disconnected
+    /// The daemon went away and the connection is reconnecting (`ReconnectPolicy`): nothing
+    /// was sent. A commit's staged changes stay staged: commit again after
+    /// `ConnectionEvent.reconnected`.
+    case reconnecting
     /// The daemon answered a request with an error event. `request` names the request
     /// answered; `failed` is the request that failed, as fields (for a rejected commit, the
     /// staged request: its id, opcode, layer and key path or animation key).
@@ -27,6 +32,7 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
         switch self {
         case .connectionFailed(let m): m
         case .disconnected: "the daemon closed the connection"
+        case .reconnecting: "the daemon went away; reconnecting (nothing was sent)"
         case .requestFailed(let r, let code, let m, _): "\(r) failed (\(code)): \(m)"
         case .protocolViolation(let m): "protocol violation: \(m)"
         case .fileUnreadable(let path, let reason): "cannot read \(path): \(reason)"
@@ -60,18 +66,29 @@ public enum LaminaError: Error, CustomStringConvertible, Equatable {
 /// `onDisplayChange`, `onReduceMotionChange`, completion blocks, animation delegates), which
 /// run on the actor they were formed on, or else on the connection's serial delivery
 /// context, in the order the events came; and to every `events` stream.
+///
+/// **A daemon restart** ends a connection, unless it was made with a `ReconnectPolicy`
+/// (`reconnect: .standard`): then it keeps what it committed, reconnects when a daemon is back
+/// on the socket and replays its model (`Reconnection.swift`, the library's README).
 public final class Connection {
     let link: Link
-    /// This client's id in the daemon.
-    public let clientID: UInt32
+    /// This client's id in the daemon (a new one after a reconnection).
+    public var clientID: UInt32 { link.state.withLock { $0.session.clientID } }
     /// The daemon runs the manual clock (`advanceClock`, captures at a time).
-    public let isManualClock: Bool
-    /// The daemon's clock when it welcomed this client.
-    public let welcomeTime: Double
+    public var isManualClock: Bool { link.state.withLock { $0.session.isManualClock } }
+    /// The daemon's clock when it welcomed this client (the last reconnection's daemon's).
+    public var welcomeTime: Double { link.state.withLock { $0.session.welcomeTime } }
 
     /// CATransaction's nesting and settings for this connection.
     var transactions = TransactionStack()
     private var outgoing: [UInt8] = []
+    /// The open transaction's requests, kept while reconnection is on: the journal records
+    /// them when the commit is accepted, and a commit after a reconnection sends them all
+    /// again (some may have been written, by a query, to the daemon that went away).
+    private var staged: [Request] = []
+    /// The link's generation when staged requests of the open transaction were first written
+    /// before its commit (nil: none were).
+    private var writtenInGeneration: Int?
     /// Completion blocks and animation delegates of the transaction being built.
     private var hooks = Link.CommitHooks()
     private var nextLayerID: UInt32 = 1
@@ -87,7 +104,10 @@ public final class Connection {
     ///   - socketPath: the daemon's socket; nil for `$XDG_RUNTIME_DIR/lamina-0` (or
     ///     `/tmp/lamina-<uid>/lamina-0` when that variable is unset).
     ///   - name: shown by `laminactl tree`.
-    public init(socketPath: String? = nil, name: String = ProcessInfo.processInfo.processName) throws {
+    ///   - reconnect: whether the connection survives the daemon's restart (off by default;
+    ///     `ReconnectPolicy`).
+    public init(socketPath: String? = nil, name: String = ProcessInfo.processInfo.processName,
+                reconnect: ReconnectPolicy = .disabled) throws {
         let path = socketPath ?? Connection.defaultSocketPath
         let fd = try Handshake.connect(path: path)
         let (welcome, decoder) = try Handshake.hello(fd: fd, name: name)
@@ -95,11 +115,9 @@ public final class Connection {
             Glibc.close(fd)
             throw LaminaError.protocolViolation("expected welcome, got \(welcome)")
         }
-        link = Link(fd: fd)
+        link = Link(fd: fd, session: Link.Session(clientID: id, isManualClock: clock == .manual, welcomeTime: time),
+                    socketPath: path, clientName: name, policy: reconnect)
         link.state.withLock { $0.display = display; $0.reduceMotion = reduceMotion }
-        clientID = id
-        isManualClock = clock == .manual
-        welcomeTime = time
         link.startReader(decoder: decoder)
     }
 
@@ -198,14 +216,14 @@ public final class Connection {
     @discardableResult
     public func commit() throws -> UInt64 {
         closeAllTransactions()
-        return try committed(link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
+        return try sendCommit()
     }
 
     /// `commit()`, suspending instead of blocking.
     @discardableResult
     nonisolated(nonsending) public func commit() async throws -> UInt64 {
         closeAllTransactions()
-        return try committed(await link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
+        return try await sendCommit()
     }
 
     private func closeAllTransactions() {
@@ -233,17 +251,77 @@ public final class Connection {
         return send
     }
 
-    func sendCommit() throws(LaminaError) {
-        _ = try committed(link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
+    @discardableResult
+    func sendCommit() throws(LaminaError) -> UInt64 {
+        let (bytes, hooks) = takeCommit()
+        do {
+            return try committed(link.roundTrip(bytes, .commit, hooks: hooks))
+        } catch {
+            restage(hooks, error)
+            throw error
+        }
     }
 
-    nonisolated(nonsending) func sendCommit() async throws(LaminaError) {
-        _ = try committed(await link.roundTrip(takeStaged(), .commit, hooks: takeHooks()))
+    @discardableResult
+    nonisolated(nonsending) func sendCommit() async throws(LaminaError) -> UInt64 {
+        let (bytes, hooks) = takeCommit()
+        do {
+            return try committed(await link.roundTrip(bytes, .commit, hooks: hooks))
+        } catch {
+            restage(hooks, error)
+            throw error
+        }
     }
 
+    /// The staged requests not yet written (they stay staged in the daemon until the commit).
     func takeStaged() -> [UInt8] {
+        if link.isJournaling && !outgoing.isEmpty && writtenInGeneration == nil {
+            writtenInGeneration = link.generation.load(ordering: .relaxed)
+        }
         defer { outgoing = [] }
         return outgoing
+    }
+
+    /// The commit's bytes and hooks. With reconnection on, the hooks carry the transaction's
+    /// requests for the journal; if some were written to a daemon that has gone since, every
+    /// request of the transaction is written again.
+    private func takeCommit() -> ([UInt8], Link.CommitHooks?) {
+        guard link.isJournaling else { return (takeStaged(), takeHooks()) }
+        var h = takeHooks() ?? Link.CommitHooks()
+        h.journal = .commit(staged, time: link.state.withLock { $0.clock.now })
+        var bytes = outgoing
+        if let g = writtenInGeneration, g != link.generation.load(ordering: .relaxed) {
+            bytes = []
+            for r in staged { MessageEncoder.append(r, requestID: link.takeRequestID(), to: &bytes) }
+        }
+        outgoing = []
+        staged = []
+        writtenInGeneration = nil
+        return (bytes, h)
+    }
+
+    /// A commit that did not reach a daemon that answered (it went away): with reconnection
+    /// on, its requests and hooks are staged again — nothing committed is lost; the next
+    /// commit, after `reconnected`, sends them.
+    private func restage(_ h: Link.CommitHooks?, _ error: LaminaError) {
+        guard link.isJournaling, error == .disconnected || error == .reconnecting,
+              case .commit(let requests, _)? = h?.journal else { return }
+        // What was staged since assumed the default settings (a commit resets them).
+        var again = requests
+        if requests.contains(where: { if case .setTransaction = $0 { true } else { false } }) {
+            again.append(.setTransaction(TransactionSettings()))
+        }
+        again += staged
+        var bytes: [UInt8] = []
+        for r in again { MessageEncoder.append(r, requestID: link.takeRequestID(), to: &bytes) }
+        outgoing = bytes
+        staged = again
+        writtenInGeneration = nil
+        var merged = h!
+        merged.journal = nil
+        merged.completions.merge(hooks.completions) { old, _ in old }
+        merged.delegates += hooks.delegates
+        hooks = merged
     }
 
     private func takeHooks() -> Link.CommitHooks? {
@@ -295,12 +373,24 @@ public final class Connection {
 
     private func stageRaw(_ request: Request) {
         MessageEncoder.append(request, requestID: link.takeRequestID(), to: &outgoing)
+        if link.isJournaling { staged.append(request) }
     }
 
     /// Sends staged requests and `request`, then blocks until its reply (the library's other
-    /// requests: images).
+    /// requests: images). With reconnection on, an image uploaded or released is recorded
+    /// for the replay once the daemon accepts it.
     func roundTrip(_ request: Request) throws(LaminaError) -> Event {
-        try link.roundTrip(takeStaged(), request)
+        var hooks: Link.CommitHooks?
+        if link.isJournaling {
+            switch request {
+            case .uploadImage(let name, let format, let width, let height, let data):
+                hooks = Link.CommitHooks(journal: .upload(ModelJournal.ImageRecord(name: name, format: format, width: width,
+                                                                                   height: height, data: data)))
+            case .releaseImage(let name): hooks = Link.CommitHooks(journal: .release(name))
+            default: break
+            }
+        }
+        return try link.roundTrip(takeStaged(), request, hooks: hooks)
     }
 
     /// Sends raw bytes (for tests of the daemon's robustness).

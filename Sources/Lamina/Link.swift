@@ -30,7 +30,15 @@ public enum ConnectionEvent: Sendable, Equatable {
     /// An error answering a request no one waited for (a staged request that failed at once;
     /// its transaction's commit then fails with `transactionFailed`).
     case requestFailed(RequestError)
-    /// The daemon closed the connection (or `close()` was called). The last event.
+    /// The daemon went away (its socket closed); the connection is reconnecting
+    /// (`ReconnectPolicy`). Requests fail with `LaminaError.reconnecting` until `reconnected`.
+    case connectionLost
+    /// A daemon on the same socket welcomed the client again and accepted the replay of its
+    /// committed model (layers, images, running animations, completions): this client's id in
+    /// that daemon.
+    case reconnected(clientID: UInt32)
+    /// The connection is over: the daemon closed it (with reconnection off, or after
+    /// reconnecting gave up), or `close()` was called. The last event.
     case disconnected
 }
 
@@ -109,11 +117,28 @@ final class Link: Sendable {
         var result: Result<Event, LaminaError>?
     }
 
-    /// What a commit brings into force when the daemon accepts it.
+    /// What a commit brings into force when the daemon accepts it (and, on a connection that
+    /// reconnects, what the journal records when its reply comes).
     struct CommitHooks: Sendable {
         var completions: [UInt32: CompletionBlock] = [:]
         var delegates: [(layer: UInt32, key: String, delegate: any AnimationDelegate)] = []
-        var isEmpty: Bool { completions.isEmpty && delegates.isEmpty }
+        var journal: JournalEntry?
+        var isEmpty: Bool { completions.isEmpty && delegates.isEmpty && journal == nil }
+    }
+
+    /// What an accepted request changes in the `ModelJournal`.
+    enum JournalEntry: Sendable {
+        /// A commit's staged requests and the journal's time when it was sent.
+        case commit([Request], time: Double)
+        case upload(ModelJournal.ImageRecord)
+        case release(String)
+    }
+
+    /// What the welcome of the daemon now serving the client said.
+    struct Session: Sendable {
+        var clientID: UInt32
+        var isManualClock: Bool
+        var welcomeTime: Double
     }
 
     struct AnimationKey: Hashable { let layer: UInt32; let key: String }
@@ -133,18 +158,53 @@ final class Link: Sendable {
         /// `onPointer`, `onKey` (Connection+Input.swift).
         var input = InputHandlers()
         var isClosed = false
+        var session: Session
+        /// `onConnectionChange`.
+        var onConnectionChange: EventCallback<ConnectionEvent>?
+        /// The committed model, kept while reconnection is on (nil: off).
+        var journal: ModelJournal?
+        var clock: ReplayClock
+        /// Between `connectionLost` and `reconnected` (or the end).
+        var isReconnecting = false
+        /// `close()` was called: no reconnection.
+        var closeRequested = false
+        /// A descriptor of the socket a reconnection is trying, its own (a `dup`, closed only
+        /// under the lock): `shutdown()` ends that socket too.
+        var candidate: Int32?
+        /// `animationStarted` events to swallow: replayed animations had started before.
+        var replayedStarts: [AnimationKey: Int] = [:]
+
+        /// Why a request cannot be sent now, if it cannot.
+        var refusal: LaminaError? { isClosed ? .disconnected : isReconnecting ? .reconnecting : nil }
     }
 
-    let fd: Int32
-    let state = Mutex(State())
+    /// The socket now in use (replaced when reconnecting; written under `writeLock`).
+    private let socket: Atomic<Int32>
+    let state: Mutex<State>
     /// Left when the reader ends (the connection is over).
     let ended = DispatchGroup()
     private let writeLock = Mutex(())
     private let nextID = Atomic<UInt32>(2)   // 1 is the hello's
+    /// How many times the connection reconnected (staged requests written before a
+    /// reconnection are written again at the commit: `Connection.takeStaged`).
+    let generation = Atomic<Int>(0)
     private let jobs: AsyncStream<@Sendable () async -> Void>.Continuation
+    let policy: ReconnectPolicy
+    private let socketPath: String
+    private let clientName: String
+    /// Signalled by `shutdown()`: ends a reconnection's wait at once.
+    private let wake = DispatchSemaphore(value: 0)
 
-    init(fd: Int32) {
-        self.fd = fd
+    /// Whether requests are journaled (reconnection is on).
+    var isJournaling: Bool { policy.isEnabled }
+
+    init(fd: Int32, session: Session, socketPath: String, clientName: String, policy: ReconnectPolicy) {
+        socket = Atomic(fd)
+        self.policy = policy
+        self.socketPath = socketPath
+        self.clientName = clientName
+        state = Mutex(State(session: session, journal: policy.isEnabled ? ModelJournal() : nil,
+                            clock: ReplayClock(manual: session.isManualClock, daemonTime: session.welcomeTime)))
         ended.enter()
         let (stream, jobs) = AsyncStream.makeStream(of: (@Sendable () async -> Void).self)
         self.jobs = jobs
@@ -156,7 +216,7 @@ final class Link: Sendable {
         }
     }
 
-    deinit { Glibc.close(fd) }
+    deinit { Glibc.close(socket.load(ordering: .relaxed)) }
 
     /// Starts the reader thread (after the handshake's reply was read synchronously).
     func startReader(decoder: FrameDecoder) {
@@ -176,6 +236,7 @@ final class Link: Sendable {
 
     func write(_ bytes: [UInt8]) throws(LaminaError) {
         let ok: Bool = writeLock.withLock { _ in
+            let fd = socket.load(ordering: .relaxed)
             var offset = 0
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
@@ -190,8 +251,16 @@ final class Link: Sendable {
         if !ok { throw .disconnected }
     }
 
-    /// Ends the connection: the reader sees the end and fails what is waited for.
-    func shutdown() { _ = Glibc.shutdown(fd, Int32(SHUT_RDWR)) }
+    /// Ends the connection: the reader sees the end and fails what is waited for (a
+    /// reconnection in progress stops).
+    func shutdown() {
+        state.withLock { s in
+            s.closeRequested = true
+            if let c = s.candidate { _ = Glibc.shutdown(c, Int32(SHUT_RDWR)) }
+        }
+        wake.signal()
+        _ = Glibc.shutdown(socket.load(ordering: .relaxed), Int32(SHUT_RDWR))
+    }
 
     // MARK: Round trips
 
@@ -224,11 +293,12 @@ final class Link: Sendable {
                 ids.append(id)
                 bytes += MessageEncoder.encode(r, requestID: id)
             }
-            let closed = state.withLock { s in
-                if !s.isClosed { for (i, id) in ids.enumerated() { s.waiters[id] = (.part(collector, i), nil) } }
-                return s.isClosed
+            let refusal: LaminaError? = state.withLock { s in
+                if let r = s.refusal { return r }
+                for (i, id) in ids.enumerated() { s.waiters[id] = (.part(collector, i), nil) }
+                return nil
             }
-            if closed { for i in ids.indices { collector.set(i, .failure(.disconnected)) }; return }
+            if let refusal { for i in ids.indices { collector.set(i, .failure(refusal)) }; return }
             do { try write(bytes) } catch {
                 let ws = state.withLock { s in ids.compactMap { s.waiters.removeValue(forKey: $0)?.0 } }
                 for w in ws { w.resume(.failure(.disconnected)) }
@@ -239,11 +309,12 @@ final class Link: Sendable {
     /// Registers the waiter, then writes; a failed write (or a closed link) resumes it.
     private func post(_ prefix: [UInt8], _ request: Request, waiter: Waiter, hooks: CommitHooks?) {
         let id = takeRequestID()
-        let closed = state.withLock { s in
-            if !s.isClosed { s.waiters[id] = (waiter, hooks) }
-            return s.isClosed
+        let refusal: LaminaError? = state.withLock { s in
+            if let r = s.refusal { return r }
+            s.waiters[id] = (waiter, hooks)
+            return nil
         }
-        if closed { waiter.resume(.failure(.disconnected)); return }
+        if let refusal { waiter.resume(.failure(refusal)); return }
         do { try write(prefix + MessageEncoder.encode(request, requestID: id)) } catch {
             let w = state.withLock { $0.waiters.removeValue(forKey: id) }
             w?.0.resume(.failure(error))
@@ -276,31 +347,195 @@ final class Link: Sendable {
 
     private func readLoop(decoder start: FrameDecoder) {
         var decoder = start
-        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        var fd = socket.load(ordering: .relaxed)
         while true {
-            while let result = decoder.nextEvent() { handle(result) }
-            if decoder.isBroken { break }
-            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { break }
-            decoder.feed(buffer[0..<n])
+            read(fd, &decoder)
+            guard let (newFD, newDecoder) = reconnect() else { break }
+            fd = newFD
+            decoder = newDecoder
         }
         finish()
     }
 
+    /// Reads and handles messages until the socket ends.
+    private func read(_ fd: Int32, _ decoder: inout FrameDecoder) {
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            while let result = decoder.nextEvent() { handle(result) }
+            if decoder.isBroken { return }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return }
+            decoder.feed(buffer[0..<n])
+        }
+    }
+
     private func finish() {
-        let (waiters, subscribers) = state.withLock { s in
+        let (waiters, subscribers, general) = state.withLock { s in
             s.isClosed = true
+            s.isReconnecting = false
             let w = s.waiters.values.map(\.0)
             s.waiters = [:]
             let subs = Array(s.subscribers.values)
             s.subscribers = [:]
-            return (w, subs)
+            return (w, subs, s.onConnectionChange)
         }
         for w in waiters { w.resume(.failure(.disconnected)) }
+        if let general { jobs.yield { await general(.disconnected) } }
         for c in subscribers { c.yield(.disconnected); c.finish() }
         jobs.finish()
         ended.leave()
+    }
+
+    /// Delivers a connection event (`connectionLost`, `reconnected`) to `onConnectionChange`
+    /// and every stream.
+    private func announce(_ event: ConnectionEvent) {
+        let (general, subscribers) = state.withLock { s in (s.onConnectionChange, Array(s.subscribers.values)) }
+        if let general { jobs.yield { await general(event) } }
+        for c in subscribers { c.yield(event) }
+    }
+
+    // MARK: Reconnecting
+
+    /// After the socket ended: when reconnection is on and `close()` was not called, fails
+    /// what is waited for, announces `connectionLost`, and tries the socket again with the
+    /// policy's backoff until a daemon welcomes the client and accepts the replay (the new
+    /// socket and what its decoder holds), or the policy gives up (nil).
+    private func reconnect() -> (Int32, FrameDecoder)? {
+        let lost: [Waiter]? = state.withLock { s in
+            guard s.journal != nil, !s.closeRequested else { return nil }
+            s.isReconnecting = true
+            let w = s.waiters.values.map(\.0)
+            s.waiters = [:]
+            return w
+        }
+        guard let lost else { return nil }
+        for w in lost { w.resume(.failure(.disconnected)) }
+        announce(.connectionLost)
+        let start = DispatchTime.now().uptimeNanoseconds
+        var delay = policy.initialDelay
+        while true {
+            if wake.wait(timeout: .now() + delay) == .success { return nil }   // close()
+            if state.withLock({ $0.closeRequested }) { return nil }
+            switch attemptReplay() {
+            case .success(let connection): return connection
+            case .failure(.rejected(let error)):
+                // The new daemon refused the model (a lower limit, say): the connection ends.
+                state.withLock { $0.pendingErrors.append(error) }
+                for c in state.withLock({ Array($0.subscribers.values) }) { c.yield(.requestFailed(error)) }
+                return nil
+            case .failure(.unreachable): break
+            }
+            let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            if let limit = policy.giveUpAfter, elapsed >= limit { return nil }
+            delay = policy.nextDelay(after: delay)
+        }
+    }
+
+    enum ReplayFailure: Error {
+        /// No daemon answered (or it closed the socket): try again later.
+        case unreachable
+        /// A daemon answered the replay with an error.
+        case rejected(RequestError)
+    }
+
+    /// Connects, says hello, and replays the journal in one transaction (images uploaded
+    /// first, released ones released after it), reading the replies on this thread.
+    private func attemptReplay() -> Result<(Int32, FrameDecoder), ReplayFailure> {
+        let fd: Int32
+        let welcome: Event
+        var decoder: FrameDecoder
+        do {
+            fd = try Handshake.connect(path: socketPath)
+        } catch {
+            return .failure(.unreachable)
+        }
+        // Until it is in use or given up, `close()` shuts it down (a daemon that accepts and
+        // never answers must not hold the reader).
+        let watched = dup(fd)
+        let closing: Bool = state.withLock { s in
+            if s.closeRequested { return true }
+            if watched >= 0 { s.candidate = watched }
+            return false
+        }
+        defer {
+            state.withLock { s in
+                s.candidate = nil
+                if watched >= 0 { Glibc.close(watched) }
+            }
+        }
+        if closing { Glibc.close(fd); return .failure(.unreachable) }
+        do {
+            (welcome, decoder) = try Handshake.hello(fd: fd, name: clientName)
+        } catch {
+            return .failure(.unreachable)
+        }
+        guard case .welcome(_, _, let id, let display, let clock, let time, let reduceMotion) = welcome else {
+            Glibc.close(fd)
+            return .failure(.unreachable)
+        }
+        let session = Session(clientID: id, isManualClock: clock == .manual, welcomeTime: time)
+        // The replay is made at the journal's now (its timeline goes on where it was).
+        let (uploads, staged, releases) = state.withLock { s in
+            s.clock.rebase(manual: session.isManualClock, daemonTime: session.welcomeTime)
+            let replay = s.journal!.replay(now: s.clock.now, pending: Set(s.completions.keys))
+            s.replayedStarts = [:]
+            for k in s.journal!.animationKeys { s.replayedStarts[AnimationKey(layer: k.layer, key: k.key), default: 0] += 1 }
+            return replay
+        }
+        var bytes: [UInt8] = []
+        var asked: [UInt32] = []
+        for r in uploads { asked.append(takeRequestID()); MessageEncoder.append(r, requestID: asked.last!, to: &bytes) }
+        for r in staged { MessageEncoder.append(r, requestID: takeRequestID(), to: &bytes) }
+        asked.append(takeRequestID())
+        MessageEncoder.append(.commit, requestID: asked.last!, to: &bytes)
+        for r in releases { asked.append(takeRequestID()); MessageEncoder.append(r, requestID: asked.last!, to: &bytes) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { Glibc.close(fd); return .failure(.unreachable) }
+            offset += n
+        }
+        // Read until every reply came; events between them are handled as usual.
+        var waiting = Set(asked)
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while !waiting.isEmpty {
+            if let result = decoder.nextEvent() {
+                switch result {
+                case .message(let event, let rid) where waiting.contains(rid):
+                    waiting.remove(rid)
+                    if case .error(let opcode, let code, let message, let detail) = event {
+                        Glibc.close(fd)
+                        return .failure(.rejected(RequestError(requestID: rid, opcode: opcode, code: code,
+                                                               message: message, failed: detail)))
+                    }
+                default: handle(result)
+                }
+                continue
+            }
+            if decoder.isBroken { Glibc.close(fd); return .failure(.unreachable) }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress!, $0.count, 0) }
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { Glibc.close(fd); return .failure(.unreachable) }
+            decoder.feed(buffer[0..<n])
+        }
+        // In use from here: requests go to the new daemon.
+        let old = socket.load(ordering: .relaxed)
+        let closed: Bool = state.withLock { s in
+            guard !s.closeRequested else { return true }
+            writeLock.withLock { _ in socket.store(fd, ordering: .relaxed) }
+            generation.wrappingAdd(1, ordering: .relaxed)
+            s.session = session
+            s.display = display
+            s.reduceMotion = reduceMotion
+            s.isReconnecting = false
+            return false
+        }
+        if closed { Glibc.close(fd); return .failure(.unreachable) }
+        Glibc.close(old)
+        announce(.reconnected(clientID: id))
+        return .success((fd, decoder))
     }
 
     private func handle(_ result: DecodeResult<Event>) {
@@ -328,14 +563,23 @@ final class Link: Sendable {
         case .error(let opcode, let code, let message, let detail):
             waiter.resume(.failure(.requestFailed(request: Request.name(ofOpcode: opcode), code: code,
                                                   message: message, failed: detail)))
-        case .committed:
+        case .committed, .imageUploaded, .imageReleased:
             if let hooks, !hooks.isEmpty {
                 // In force before any later event is read: this commit's events come after.
                 state.withLock { s in
                     s.completions.merge(hooks.completions) { _, new in new }
                     for d in hooks.delegates { s.delegates[AnimationKey(layer: d.layer, key: d.key), default: []].append(d.delegate) }
+                    switch hooks.journal {
+                    case .commit(let requests, let time)?: s.journal?.apply(requests, time: time)
+                    case .upload(let image)?: s.journal?.uploaded(image)
+                    case .release(let name)?: s.journal?.released(name)
+                    case nil: break
+                    }
                 }
             }
+            waiter.resume(.success(event))
+        case .clockAdvanced(let time):
+            state.withLock { $0.clock.clockAdvanced(to: time) }
             waiter.resume(.success(event))
         case .reduceMotionChanged(let on):
             let handler = state.withLock { s in s.reduceMotion = on; return s.onReduceMotionChange }
@@ -358,13 +602,22 @@ final class Link: Sendable {
             if let block = state.withLock({ $0.completions.removeValue(forKey: id) }) { job = { await block() } }
             out = .transactionCompleted(id: id)
         case .animationStarted(let layer, let key):
-            if let d = state.withLock({ $0.delegates[AnimationKey(layer: layer, key: key)]?.first }) {
-                job = { await d.animationDidStart(layer: layer, key: key) }
+            let (replayed, d): (Bool, (any AnimationDelegate)?) = state.withLock { s in
+                let k = AnimationKey(layer: layer, key: key)
+                // A replayed animation had started before the daemon went away: not again.
+                if let n = s.replayedStarts[k] {
+                    s.replayedStarts[k] = n > 1 ? n - 1 : nil
+                    return (true, nil)
+                }
+                return (false, s.delegates[k]?.first)
             }
+            if replayed { return }
+            if let d { job = { await d.animationDidStart(layer: layer, key: key) } }
             out = .animationStarted(layer: layer, key: key)
         case .animationStopped(let layer, let key, let finished):
             let d: (any AnimationDelegate)? = state.withLock { s in
                 let k = AnimationKey(layer: layer, key: key)
+                if finished { s.journal?.animationFinished(layer: layer, key: key) }
                 guard var list = s.delegates[k], !list.isEmpty else { return nil }
                 let first = list.removeFirst()
                 s.delegates[k] = list.isEmpty ? nil : list

@@ -15,7 +15,9 @@ import DaemonTestSupport
         return try #require(object?["traceEvents"] as? [[String: Any]])
     }
 
-    /// Commits a layer with a running animation and makes `frames` frames by advancing the clock.
+    /// Commits a layer with a running animation and makes `frames` frames by advancing the clock
+    /// (each advance followed by a query, answered from a frame at the new time: without it,
+    /// advances made while the render thread is busy — a loaded machine — share one frame).
     static func animate(_ c: Connection, frames: Int) throws {
         let l = c.makeLayer()
         l.frame = Rect(10, 10, 50, 50)
@@ -28,8 +30,6 @@ import DaemonTestSupport
         try c.commit()
         for _ in 0..<frames {
             try c.advanceClock(by: 1.0 / 60)
-            // A presentation query waits for the frame at the clock's new time: one frame each
-            // (a stats query would not wait, and two advances could share a frame).
             _ = try l.presentationValue(forKeyPath: "opacity")
         }
         _ = try c.capture()   // waits for a frame that covers everything

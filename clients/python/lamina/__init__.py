@@ -15,10 +15,11 @@ docs/python.md is the guide and the reference; docs/protocol.md the protocol.
 from ._properties import ENUMS, LAYER_KINDS, PROPERTIES, PropertyInfo
 from .animation import (Animation, AnimationGroup, BasicAnimation, ExpressionAnimation, Keyframe, KeyframeAnimation,
                         KeyframesAnimation, Phase, PhaseAnimation, SpringAnimation, TimingFunction)
+from ._journal import Reconnect
 from .connection import Capture, Connection, EventStream, HitTestResult, Image, Transaction, connect, default_socket_path
-from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, ProtocolViolation, RequestFailed
-from .events import (AnimationStarted, AnimationStopped, DisplayChanged, ErrorEvent, Event, KeyEvent, PointerEvent,
-                     ReduceMotionChanged, TransactionCompleted)
+from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
+from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
+                     PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
@@ -28,13 +29,13 @@ __version__ = "1.0.0"
 PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
-    "connect", "default_socket_path", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
+    "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
     "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",
-    "LaminaError", "ConnectionFailed", "Disconnected", "ProtocolViolation", "RequestFailed", "ErrorCode",
+    "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
-    "ErrorEvent", "PointerEvent", "KeyEvent",
+    "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected",
     "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

@@ -17,11 +17,12 @@ import weakref
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from . import _wire
+from ._journal import Journal, Reconnect, ReplayClock
 from ._properties import LAYER_KINDS
 from .animation import TimingFunction, TimingLike, timing_function
-from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolation, RequestFailed
-from .events import (AnimationStarted, AnimationStopped, DisplayChanged, ErrorEvent, Event, KeyEvent, PointerEvent,
-                     ReduceMotionChanged, TransactionCompleted)
+from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
+from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
+                     PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .events import Disconnected as DisconnectedEvent
 from .layers import LAYER_CLASSES, GradientLayer, Layer, ShapeLayer, TextLayer
 from .values import Display, Size, StyledText, TextRun
@@ -38,13 +39,16 @@ def default_socket_path() -> str:
     return "/tmp/lamina-%d/lamina-0" % os.getuid()
 
 
-def connect(socket: Optional[str] = None, name: Optional[str] = None) -> "Connection":
+def connect(socket: Optional[str] = None, name: Optional[str] = None,
+            reconnect: Union[None, bool, Reconnect] = None) -> "Connection":
     """Connects to laminad and performs the handshake (blocking).
 
     ``socket``: the daemon's socket path; None for ``default_socket_path()``. ``name`` is
-    shown by ``laminactl tree`` (default: the program's name). Raises ``ConnectionFailed``.
+    shown by ``laminactl tree`` (default: the program's name). ``reconnect``: survive the
+    daemon's restart (``True`` or a ``Reconnect``; off by default: docs/python.md, "Surviving
+    a daemon restart"). Raises ``ConnectionFailed``.
     """
-    return Connection(socket, name)
+    return Connection(socket, name, reconnect)
 
 
 class HitTestResult(NamedTuple):
@@ -75,7 +79,8 @@ class Image:
         """Releases the name (layers showing the image keep it until their contents change)."""
         if self.is_released:
             return
-        self.connection._expect(_wire.IMAGE_RELEASED, _wire.RELEASE_IMAGE, _wire.string(self.name))
+        hooks = _Hooks(journal=("release", self.name)) if self.connection._journal is not None else None
+        self.connection._round_trips([(_wire.RELEASE_IMAGE, _wire.string(self.name))], _wire.IMAGE_RELEASED, hooks=hooks)
         self.is_released = True
 
     def __repr__(self) -> str:
@@ -100,14 +105,17 @@ class _Waiter:
 
 
 class _Hooks:
-    """What a commit brings into force when the daemon accepts it."""
+    """What a commit brings into force when the daemon accepts it (and, on a connection that
+    reconnects, what the journal records when the reply comes: ``("commit", ops, time)``,
+    ``("upload", name, format, width, height, data)`` or ``("release", name)``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, journal: Optional[Tuple[Any, ...]] = None) -> None:
         self.completions: Dict[int, Callable[[], None]] = {}
         self.delegates: List[Tuple[int, str, Optional[Callable[[], None]], Optional[Callable[[bool], None]]]] = []
+        self.journal = journal
 
     def __bool__(self) -> bool:
-        return bool(self.completions or self.delegates)
+        return bool(self.completions or self.delegates or self.journal)
 
 
 class _Settings(NamedTuple):
@@ -224,26 +232,27 @@ class Connection:
     needs pumping. ``events()`` gives the same events as an iterator.
     """
 
-    def __init__(self, socket: Optional[str] = None, name: Optional[str] = None) -> None:
+    def __init__(self, socket: Optional[str] = None, name: Optional[str] = None,
+                 reconnect: Union[None, bool, Reconnect] = None) -> None:
         path = socket or default_socket_path()
         self.socket_path = path
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
-        try:
-            sock.connect(path)
-        except OSError as e:
-            sock.close()
-            raise ConnectionFailed("cannot connect to laminad at %s: %s (is laminad running?)" % (path, e.strerror or e)) from None
-        self._sock = sock
-        self._buffer = bytearray()
-        client_name = name if name is not None else os.path.basename(sys.argv[0] or "") or "python"
-        welcome = self._handshake(client_name)
-        r = _wire.Reader(welcome)
-        major, minor, self.client_id = r.take("HHI")
-        self.version = (major, minor)
-        self._display = r.display()
-        self.is_manual_clock = r.u8() == 1
-        self.welcome_time = r.f64()
-        self._reduce_motion = r.bool()
+        self._client_name = name if name is not None else os.path.basename(sys.argv[0] or "") or "python"
+        self._sock, self._buffer, welcome = self._open(path, self._client_name)
+        self._welcomed(welcome)
+        #: The reconnection policy (None: the connection ends with the daemon).
+        self.reconnect: Optional[Reconnect] = (Reconnect() if reconnect is True else reconnect or None)
+        # Kept while reconnection is on (docs/python.md, "Surviving a daemon restart").
+        self._journal: Optional[Journal] = Journal() if self.reconnect is not None else None
+        self._clock = ReplayClock(self.is_manual_clock, self.welcome_time)
+        self._staged_ops: List[Tuple[int, bytes, Tuple[int, ...]]] = []   # the open transaction's, for the journal
+        self._written_generation: Optional[int] = None
+        self._generation = 0                     # reconnections so far
+        self._reconnecting = False
+        self._close_requested = False
+        self._wake = threading.Event()           # set by close(): ends a reconnection's wait
+        self._replayed_starts: Dict[Tuple[int, str], int] = {}
+        self._candidate: Optional[_socket.socket] = None   # the socket a reconnection tries
+        self.on_connection_change: Optional[Callable[[Event], None]] = None
 
         # Two locks, always taken in this order: `_out_lock` protects the outgoing buffer, the
         # transaction levels and the commit hooks, and orders writes to the socket; `_lock`
@@ -286,21 +295,44 @@ class Connection:
 
     # MARK: handshake
 
-    def _handshake(self, name: str) -> bytes:
+    @staticmethod
+    def _open(path: str, name: str, sock: Optional[_socket.socket] = None) -> Tuple[_socket.socket, bytearray, bytes]:
+        """Connects (``sock``, or a new socket) and says hello: the socket, what came after the
+        welcome, the welcome's body."""
+        sock = sock or _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        try:
+            sock.connect(path)
+        except OSError as e:
+            sock.close()
+            raise ConnectionFailed("cannot connect to laminad at %s: %s (is laminad running?)" % (path, e.strerror or e)) from None
+        buffer = bytearray()
+        return sock, buffer, Connection._handshake(sock, buffer, name)
+
+    def _welcomed(self, welcome: bytes) -> None:
+        r = _wire.Reader(welcome)
+        major, minor, self.client_id = r.take("HHI")
+        self.version = (major, minor)
+        self._display = r.display()
+        self.is_manual_clock = r.u8() == 1
+        self.welcome_time = r.f64()
+        self._reduce_motion = r.bool()
+
+    @staticmethod
+    def _handshake(sock: _socket.socket, buffer: bytearray, name: str) -> bytes:
         hello = struct.pack("<IHH", _wire.MAGIC, *_wire.VERSION) + _wire.string(name)
         try:
-            self._sock.sendall(_wire.frame(_wire.HELLO, 1, hello))
+            sock.sendall(_wire.frame(_wire.HELLO, 1, hello))
         except OSError:
             pass   # refused (maxClients): its error is read below
         while True:
             try:
-                messages = _wire.split_messages(self._buffer)
+                messages = _wire.split_messages(buffer)
             except ValueError as e:
-                self._sock.close()
+                sock.close()
                 raise ProtocolViolation(str(e)) from None
             for opcode, rid, body in messages:
                 if opcode == _wire.ERROR:
-                    self._sock.close()
+                    sock.close()
                     err = RequestFailed.from_body(rid, body)
                     if err.opcode == 0:
                         raise ConnectionFailed("laminad refused the connection: %s" % err.message)
@@ -308,27 +340,37 @@ class Connection:
                 if opcode == _wire.WELCOME:
                     # Whatever came after the welcome stays in the buffer for the reader.
                     rest = b"".join(_wire.frame(o, i, b) for o, i, b in messages[messages.index((opcode, rid, body)) + 1:])
-                    self._buffer[:0] = rest
+                    buffer[:0] = rest
                     return body
-                self._sock.close()
+                sock.close()
                 raise ProtocolViolation("expected welcome, got opcode 0x%02x" % opcode)
             try:
-                chunk = self._sock.recv(65536)
+                chunk = sock.recv(65536)
             except OSError as e:
                 chunk = b""
                 reason = ": %s" % (e.strerror or e)
             else:
                 reason = ""
             if not chunk:
-                self._sock.close()
+                sock.close()
                 raise ConnectionFailed("laminad closed the connection during the handshake%s" % reason)
-            self._buffer += chunk
+            buffer += chunk
 
     # MARK: lifecycle
 
     def close(self) -> None:
         """Closes the connection; the daemon removes this client's layers in its next frame.
-        Requests waiting for replies raise ``Disconnected``; event streams end."""
+        Requests waiting for replies raise ``Disconnected``; event streams end (a reconnection
+        in progress stops)."""
+        with self._lock:
+            self._close_requested = True
+            candidate = self._candidate
+        self._wake.set()
+        if candidate is not None:   # a daemon that accepted and never answers must not hold the reader
+            try:
+                candidate.shutdown(_socket.SHUT_RDWR)
+            except OSError:
+                pass
         try:
             self._sock.shutdown(_socket.SHUT_RDWR)
         except OSError:
@@ -454,6 +496,8 @@ class Connection:
     def _append(self, opcode: int, body: bytes) -> int:
         rid = self._take_id()
         self._outgoing += _wire.frame(opcode, rid, body)
+        if self._journal is not None and _wire.is_staged(opcode):
+            self._staged_ops.append((opcode, body, self._staged_settings.completion_ids))
         return rid
 
     def _take_id(self) -> int:
@@ -563,8 +607,41 @@ class Connection:
         return self._send_commit()
 
     def _send_commit(self) -> int:
-        _, body = self._round_trips([(_wire.COMMIT, b"")], _wire.COMMITTED, take_hooks=True)[0]
+        if self._journal is None:
+            _, body = self._round_trips([(_wire.COMMIT, b"")], _wire.COMMITTED, take_hooks=True)[0]
+            return cast(int, struct.unpack("<Q", body)[0])
+        with self._out_lock:
+            # The journal records the transaction's requests once the daemon accepts it; if
+            # some were written to a daemon that has gone since, all are written again.
+            ops, self._staged_ops = self._staged_ops, []
+            hooks, self._hooks = self._hooks, _Hooks()
+            with self._lock:
+                hooks.journal = ("commit", ops, self._clock.now())
+            if self._written_generation is not None and self._written_generation != self._generation:
+                self._outgoing = bytearray(b"".join(_wire.frame(o, self._take_id(), b) for o, b, _ in ops))
+            self._written_generation = None
+        try:
+            _, body = self._round_trips([(_wire.COMMIT, b"")], _wire.COMMITTED, hooks=hooks)[0]
+        except (Disconnected, Reconnecting):
+            self._restage(ops, hooks)
+            raise
         return cast(int, struct.unpack("<Q", body)[0])
+
+    def _restage(self, ops: List[Tuple[int, bytes, Tuple[int, ...]]], hooks: _Hooks) -> None:
+        """A commit that no daemon answered (it went away): its requests and hooks are staged
+        again, before what was staged since; the next commit sends them."""
+        with self._out_lock:
+            # What was staged since assumed the default settings (a commit resets them).
+            bridge = [(_wire.SET_TRANSACTION, self._settings_body(_Settings()), ())] \
+                if any(o == _wire.SET_TRANSACTION for o, _, _ in ops) else []
+            self._staged_ops = ops + bridge + self._staged_ops
+            self._outgoing = bytearray(b"".join(_wire.frame(o, self._take_id(), b) for o, b, _ in self._staged_ops))
+            self._written_generation = None
+            hooks.journal = None
+            for cid, block in self._hooks.completions.items():
+                hooks.completions.setdefault(cid, block)
+            hooks.delegates += self._hooks.delegates
+            self._hooks = hooks
 
     # MARK: requests with replies
 
@@ -572,22 +649,24 @@ class Connection:
         return self._round_trips([(opcode, body)], expect)[0]
 
     def _round_trips(self, requests: Sequence[Tuple[int, bytes]], expect: int,
-                     take_hooks: bool = False) -> List[Tuple[int, bytes]]:
+                     take_hooks: bool = False, hooks: Optional[_Hooks] = None) -> List[Tuple[int, bytes]]:
         """Writes the staged requests and ``requests`` in one write, then blocks for every reply
-        (a commit's hooks, ``take_hooks``, come into force when it is accepted)."""
+        (a commit's hooks, ``take_hooks``, or ``hooks``, come into force when it is accepted)."""
         waiters = []
         with self._out_lock:
-            hooks = None
             if take_hooks:
                 hooks, self._hooks = self._hooks, _Hooks()
             with self._lock:
                 if self._closed:
                     raise Disconnected()
+                if self._reconnecting:
+                    raise Reconnecting()
                 for opcode, body in requests:
                     w = _Waiter(hooks)
                     rid = self._append(opcode, body)
                     self._waiters[rid] = w
                     waiters.append(w)
+            self._note_written()
             data, self._outgoing = bytes(self._outgoing), bytearray()
             try:
                 self._sock.sendall(data)
@@ -607,12 +686,22 @@ class Connection:
     def flush(self) -> None:
         """Writes the staged requests now (they stay staged in the daemon until the commit)."""
         with self._out_lock:
+            with self._lock:
+                if self._reconnecting:
+                    raise Reconnecting()
+            self._note_written()
             data, self._outgoing = bytes(self._outgoing), bytearray()
             if data:
                 try:
                     self._sock.sendall(data)
                 except OSError:
                     raise Disconnected() from None
+
+    def _note_written(self) -> None:
+        """Staged requests are about to be written (under ``_out_lock``): a commit after a
+        reconnection writes its transaction again."""
+        if self._journal is not None and self._staged_ops and self._written_generation is None:
+            self._written_generation = self._generation
 
     def ping(self) -> float:
         """A round trip to the daemon, in seconds."""
@@ -713,9 +802,11 @@ class Connection:
         return self._upload(name, 1, width, height, pixels)
 
     def _upload(self, name: str, fmt: int, width: int, height: int, data: bytes) -> Image:
+        data = bytes(data)
         body = (_wire.string(name) + struct.pack("<BII", fmt, width, height) + struct.pack("<I", len(data))
-                + bytes(data))
-        r = _wire.Reader(self._expect(_wire.IMAGE_UPLOADED, _wire.UPLOAD_IMAGE, body))
+                + data)
+        hooks = _Hooks(journal=("upload", name, fmt, width, height, data)) if self._journal is not None else None
+        r = _wire.Reader(self._round_trips([(_wire.UPLOAD_IMAGE, body)], _wire.IMAGE_UPLOADED, hooks=hooks)[0][1])
         got = r.string()
         w, h = r.take("II")
         return Image(self, got, w, h)
@@ -725,23 +816,169 @@ class Connection:
     def _read_loop(self) -> None:
         try:
             while True:
-                for opcode, rid, body in _wire.split_messages(self._buffer):
-                    self._handle(opcode, rid, body)
-                try:
-                    chunk = self._sock.recv(262144)
-                except OSError:
+                self._read()
+                if not self._reconnect():
                     break
-                if not chunk:
-                    break
-                self._buffer += chunk
         except Exception:   # a daemon bug or a broken stream: end the connection, say why
             traceback.print_exc()
         finally:
             self._finish()
 
+    def _read(self) -> None:
+        """Reads and handles messages until the socket ends."""
+        while True:
+            for opcode, rid, body in _wire.split_messages(self._buffer):
+                self._handle(opcode, rid, body)
+            try:
+                chunk = self._sock.recv(262144)
+            except OSError:
+                return
+            if not chunk:
+                return
+            self._buffer += chunk
+
+    # MARK: reconnecting
+
+    @property
+    def is_reconnecting(self) -> bool:
+        """Whether the daemon went away and the connection is reconnecting (between
+        ``ConnectionLost`` and ``Reconnected``)."""
+        return self._reconnecting
+
+    def _announce(self, event: Event) -> None:
+        jobs: List[Callable[[], None]] = []
+        ch = self.on_connection_change
+        if ch is not None:
+            jobs.append(lambda: ch(event))
+        self._event(event, jobs)
+
+    def _reconnect(self) -> bool:
+        """After the socket ended: with reconnection on and ``close()`` not called, fails what
+        is waited for, announces ``ConnectionLost`` and tries the socket with the policy's
+        backoff until a daemon welcomes the client and accepts the replay (True), or the
+        policy gives up (False)."""
+        policy = self.reconnect
+        with self._lock:
+            if policy is None or self._close_requested:
+                return False
+            self._reconnecting = True
+            waiters = list(self._waiters.values())
+            self._waiters.clear()
+        for w in waiters:
+            w.error = Disconnected()
+            w.done.set()
+        self._announce(ConnectionLost())
+        start = _time.monotonic()
+        delay = policy.first_delay
+        while True:
+            if self._wake.wait(delay):
+                return False   # close()
+            outcome = self._attempt_replay()
+            if outcome is True:
+                return True
+            if isinstance(outcome, RequestFailed):
+                # The new daemon refused the model (a lower limit, say): the connection ends.
+                with self._lock:
+                    self._pending_errors.append(outcome)
+                self._event(ErrorEvent(outcome), [])
+                return False
+            if policy.give_up_after is not None and _time.monotonic() - start >= policy.give_up_after:
+                return False
+            delay = policy.next_delay(delay)
+
+    def _attempt_replay(self) -> Union[bool, RequestFailed]:
+        """Connects, says hello, and replays the journal in one transaction (images uploaded
+        first, released ones released after), reading the replies on this thread."""
+        candidate = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        with self._lock:
+            if self._close_requested:
+                candidate.close()
+                return False
+            self._candidate = candidate
+        try:
+            return self._replay_on(candidate)
+        finally:
+            with self._lock:
+                self._candidate = None
+
+    def _replay_on(self, candidate: _socket.socket) -> Union[bool, RequestFailed]:
+        try:
+            sock, buffer, welcome = self._open(self.socket_path, self._client_name, candidate)
+        except LaminaError:
+            return False
+        r = _wire.Reader(welcome)
+        _, _, client_id = r.take("HHI")
+        display = r.display()
+        manual = r.u8() == 1
+        welcome_time = r.f64()
+        reduce_motion = r.bool()
+        with self._lock:
+            journal = cast(Journal, self._journal)
+            self._clock.rebase(manual, welcome_time)
+            uploads, staged, releases = journal.replay(
+                self._clock.now(), set(self._completions),
+                lambda ids: self._settings_body(_Settings(duration=0.0, disable_actions=True, completion_ids=ids)))
+            self._replayed_starts = {}
+            for k in journal.animation_keys():
+                self._replayed_starts[k] = self._replayed_starts.get(k, 0) + 1
+        asked = set()
+        out = []
+        for opcode, body in uploads:
+            rid = self._take_id()
+            asked.add(rid)
+            out.append(_wire.frame(opcode, rid, body))
+        out += [_wire.frame(opcode, self._take_id(), body) for opcode, body in staged]
+        rid = self._take_id()
+        asked.add(rid)
+        out.append(_wire.frame(_wire.COMMIT, rid, b""))
+        for opcode, body in releases:
+            rid = self._take_id()
+            asked.add(rid)
+            out.append(_wire.frame(opcode, rid, body))
+        try:
+            sock.sendall(b"".join(out))
+            # Read until every reply came; events between them are handled as usual.
+            while asked:
+                for opcode, rid, body in _wire.split_messages(buffer):
+                    if rid in asked:
+                        asked.discard(rid)
+                        if opcode == _wire.ERROR:
+                            sock.close()
+                            return RequestFailed.from_body(rid, body)
+                    else:
+                        self._handle(opcode, rid, body)
+                if not asked:
+                    break
+                chunk = sock.recv(262144)
+                if not chunk:
+                    sock.close()
+                    return False
+                buffer += chunk
+        except (OSError, ValueError):
+            sock.close()
+            return False
+        # In use from here: requests go to the new daemon.
+        with self._out_lock:
+            with self._lock:
+                if self._close_requested:
+                    sock.close()
+                    return False
+                old, self._sock, self._buffer = self._sock, sock, buffer
+                self._generation += 1
+                self.client_id, self._display, self.is_manual_clock = client_id, display, manual
+                self.welcome_time, self._reduce_motion = welcome_time, reduce_motion
+                self._reconnecting = False
+        try:
+            old.close()
+        except OSError:
+            pass
+        self._announce(Reconnected(client_id))
+        return True
+
     def _finish(self) -> None:
         with self._lock:
             self._closed = True
+            self._reconnecting = False
             waiters = list(self._waiters.values())
             self._waiters.clear()
             subscribers = list(self._subscribers)
@@ -754,6 +991,9 @@ class Connection:
         on_event = self.on_event
         if on_event is not None:
             self._jobs.put(lambda: on_event(DisconnectedEvent()))
+        on_change = self.on_connection_change
+        if on_change is not None:
+            self._jobs.put(lambda: on_change(DisconnectedEvent()))
         self._jobs.put(None)
         try:
             self._sock.close()
@@ -770,12 +1010,16 @@ class Connection:
             if opcode == _wire.ERROR:
                 waiter.error = RequestFailed.from_body(rid, body)
             else:
-                if opcode == _wire.COMMITTED and waiter.hooks:
+                if opcode in (_wire.COMMITTED, _wire.IMAGE_UPLOADED, _wire.IMAGE_RELEASED) and waiter.hooks:
                     # In force before any later event is read: this commit's events come after.
                     with self._lock:
                         self._completions.update(waiter.hooks.completions)
                         for layer_id, key, start, stop in waiter.hooks.delegates:
                             self._delegates.setdefault((layer_id, key), []).append((start, stop))
+                        self._record(waiter.hooks.journal)
+                if opcode == _wire.CLOCK_ADVANCED and len(body) == 8:
+                    with self._lock:
+                        self._clock.clock_advanced(struct.unpack("<d", body)[0])
                 if opcode == _wire.REDUCE_MOTION_CHANGED:
                     self._reduce_motion = body[:1] == b"\x01"
                     self._event(ReduceMotionChanged(self._reduce_motion), [])
@@ -783,6 +1027,18 @@ class Connection:
             waiter.done.set()
             return
         self._dispatch(opcode, rid, body)
+
+    def _record(self, entry: Optional[Tuple[Any, ...]]) -> None:
+        """Applies a hook's journal entry (under ``_lock``)."""
+        journal = self._journal
+        if journal is None or entry is None:
+            return
+        if entry[0] == "commit":
+            journal.apply(entry[1], entry[2])
+        elif entry[0] == "upload":
+            journal.uploaded(*entry[1:])
+        elif entry[0] == "release":
+            journal.released(entry[1])
 
     def _dispatch(self, opcode: int, rid: int, body: bytes) -> None:
         r = _wire.Reader(body)
@@ -793,6 +1049,14 @@ class Connection:
             started = opcode == _wire.ANIMATION_STARTED
             event: Event = AnimationStarted(layer_id, key) if started else AnimationStopped(layer_id, key, r.bool())
             with self._lock:
+                if started and (layer_id, key) in self._replayed_starts:
+                    # A replayed animation had started before the daemon went away: not again.
+                    n = self._replayed_starts.pop((layer_id, key))
+                    if n > 1:
+                        self._replayed_starts[(layer_id, key)] = n - 1
+                    return
+                if not started and self._journal is not None and cast(AnimationStopped, event).finished:
+                    self._journal.animation_finished(layer_id, key)
                 entries = self._delegates.get((layer_id, key), [])
                 entry = entries[0] if entries else None
                 if not started and entries:

@@ -53,6 +53,14 @@ class Disconnected(LaminaError):
         super().__init__(message)
 
 
+class Reconnecting(LaminaError):
+    """The daemon went away and the connection is reconnecting (``lamina.Reconnect``): nothing
+    was sent. A commit's staged changes stay staged: commit again after ``Reconnected``."""
+
+    def __init__(self, message: str = "the daemon went away; reconnecting (nothing was sent)") -> None:
+        super().__init__(message)
+
+
 class ProtocolViolation(LaminaError):
     """The daemon sent something this library cannot read as the reply expected."""
 

@@ -8,7 +8,7 @@ from .values import Display
 
 __all__ = [
     "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
-    "ErrorEvent", "PointerEvent", "KeyEvent", "Disconnected", "Event",
+    "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "Disconnected", "Event",
     "SHIFT", "CONTROL", "ALT", "SUPER",
 ]
 
@@ -79,9 +79,21 @@ class KeyEvent(NamedTuple):
     time: float
 
 
+class ConnectionLost(NamedTuple):
+    """The daemon went away; the connection is reconnecting (``lamina.Reconnect``). Requests
+    raise ``Reconnecting`` until ``Reconnected``."""
+
+
+class Reconnected(NamedTuple):
+    """A daemon on the same socket welcomed the client again and accepted the replay of its
+    committed model; ``client_id`` is its id in that daemon."""
+    client_id: int
+
+
 class Disconnected(NamedTuple):
-    """The connection ended (the last event)."""
+    """The connection ended (the last event): the daemon closed it (without reconnection, or
+    after reconnecting gave up), or ``close()`` was called."""
 
 
 Event = Union[AnimationStarted, AnimationStopped, TransactionCompleted, DisplayChanged, ReduceMotionChanged,
-              ErrorEvent, PointerEvent, KeyEvent, Disconnected]
+              ErrorEvent, PointerEvent, KeyEvent, ConnectionLost, Reconnected, Disconnected]

@@ -38,9 +38,10 @@ def laminad_path():
 class Daemon:
     """A laminad process on a socket in a private temporary directory."""
 
-    def __init__(self, clock="manual", socket_name="laminad.sock", config=None):
+    def __init__(self, clock="manual", socket_name="laminad.sock", config=None, socket_path=None):
         self.dir = tempfile.mkdtemp(prefix="lamina-py-")
-        self.socket = os.path.join(self.dir, socket_name)
+        # ``socket_path``: a path of the caller's (one a killed daemon left, say).
+        self.socket = socket_path or os.path.join(self.dir, socket_name)
         extra = []
         if config is not None:
             path = os.path.join(self.dir, "laminad.json")
@@ -74,6 +75,12 @@ class Daemon:
                 self.stop()
                 raise RuntimeError("laminad did not start within 30 s")
             time.sleep(0.02)
+
+    def kill(self):
+        """SIGKILL: no goodbye to its clients; its socket file stays behind."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
 
     def stop(self):
         if self.process.poll() is None:
@@ -208,6 +215,22 @@ def png_pixels(data):
         rows.append(bytes(line))
         prev = line
     return width, height, rows
+
+
+def pixel_difference(a, b, threshold=64):
+    """Two captures' PNG bytes compared pixel by pixel: (mean absolute channel error in 0…255
+    units, percentage of pixels with a channel off by more than ``threshold``). The pixel rule
+    against another rendering: mean ≤ 1 and ≤ 0.5 % off by more than 64."""
+    wa, ha, ra = png_pixels(a)
+    wb, hb, rb = png_pixels(b)
+    assert (wa, ha) == (wb, hb), "sizes differ: %dx%d and %dx%d" % (wa, ha, wb, hb)
+    total, off = 0, 0
+    for row_a, row_b in zip(ra, rb):
+        for x in range(0, len(row_a), 4):
+            d = [abs(row_a[x + c] - row_b[x + c]) for c in range(4)]
+            total += sum(d)
+            off += max(d) > threshold
+    return total / (4.0 * wa * ha), 100.0 * off / (wa * ha)
 
 
 def png_file(width, height, rgba):

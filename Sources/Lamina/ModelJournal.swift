@@ -1,0 +1,270 @@
+import Dispatch
+import LaminaGeometry
+import LaminaModel
+import LaminaWire
+
+/// What a connection that reconnects keeps of what it committed, to replay it into a new
+/// daemon (`ReconnectPolicy`): its layers (kind, hierarchy, committed properties), the
+/// explicit animations still running with the time their commit began, the images it
+/// uploaded (their bytes) and the completion ids they count for. Updated only when the daemon
+/// accepts something — a commit's requests when `committed` comes, an upload when
+/// `imageUploaded` comes, a release when `imageReleased` comes — and when an animation
+/// finishes (`animationStopped` finished), on the reader thread. Nothing per frame.
+///
+/// Properties are kept as the key paths set, in order, each dropping the earlier sets it
+/// overwrites (`position` drops `position.x`); a `frame` is kept as the `bounds.size` and
+/// `position` it sets (CALayer's setter reads `anchorPoint`, so replaying it after a later
+/// `anchorPoint` would differ). So a replay sets exactly the model the daemon had.
+struct ModelJournal: Sendable {
+    struct AnimationRecord: Sendable {
+        let key: String
+        /// The `addAnimation` JSON, parsed (nil when it did not parse as an object: replayed
+        /// as sent, its timing not shifted).
+        let json: [JSON.Member]?
+        let text: String
+        /// The journal's timeline (`ReplayClock`) when its commit was sent.
+        let time: Double
+        /// The completion ids it counts for (those in force when it was staged).
+        let completions: [UInt32]
+        let removedOnCompletion: Bool
+        let isExpression: Bool
+    }
+
+    struct LayerRecord: Sendable {
+        let kind: LayerKind
+        var properties: [(keyPath: String, value: PropertyValue)] = []
+        var anchorPoint = Point(0.5, 0.5)
+        var parent: UInt32?
+        var sublayers: [UInt32] = []
+        var animations: [AnimationRecord] = []
+        /// Anonymous animations that finished while several were kept: which one is not known,
+        /// so they are dropped together once as many finished as are kept.
+        var finishedAnonymous = 0
+    }
+
+    struct ImageRecord: Sendable {
+        let name: String
+        let format: ImageUploadFormat
+        let width: UInt32
+        let height: UInt32
+        let data: [UInt8]
+        var released = false
+    }
+
+    /// Layer records by id; 0 is the root container (its sublayers only).
+    private(set) var layers: [UInt32: LayerRecord] = [0: LayerRecord(kind: .layer)]
+    /// Images in upload order.
+    private(set) var images: [ImageRecord] = []
+
+    // MARK: Recording
+
+    /// Applies an accepted commit's requests, in the order staged.
+    mutating func apply(_ requests: [Request], time: Double) {
+        var completionsInForce: [UInt32] = []   // each commit starts with the default settings
+        for r in requests {
+            switch r {
+            case .createLayer(let id, let kind): if id != 0 { layers[id] = LayerRecord(kind: kind) }
+            case .deleteLayer(let id): delete(id)
+            case .setProperty(let id, let keyPath, let value): set(id, keyPath, value)
+            case .addSublayer(let p, let c): insert(c, into: p, at: nil)
+            case .insertSublayer(let p, let c, let i): insert(c, into: p, at: Int(i))
+            case .removeFromSuperlayer(let id): detach(id)
+            case .setTransaction(let s): completionsInForce = s.completionIDs
+            case .addAnimation(let id, let key, let json): addAnimation(id, key, json, time, completionsInForce)
+            case .removeAnimation(let id, let key): layers[id]?.animations.removeAll { $0.key == key }
+            case .removeAllAnimations(let id): layers[id]?.animations.removeAll()
+            default: break
+            }
+        }
+        dropUnshownReleasedImages()
+    }
+
+    private mutating func set(_ id: UInt32, _ keyPath: String, _ value: PropertyValue) {
+        guard id != 0, var l = layers[id] else { return }
+        if keyPath == "frame", case .rect(let f) = value {
+            l.record("bounds.size", .size(f.size))
+            l.record("position", .point(Point(f.origin.x + l.anchorPoint.x * f.size.width,
+                                              f.origin.y + l.anchorPoint.y * f.size.height)))
+        } else {
+            switch (keyPath, value) {
+            case ("anchorPoint", .point(let p)): l.anchorPoint = p
+            case ("anchorPoint.x", .number(let x)): l.anchorPoint.x = x
+            case ("anchorPoint.y", .number(let y)): l.anchorPoint.y = y
+            default: break
+            }
+            l.record(keyPath, value)
+        }
+        layers[id] = l
+    }
+
+    private mutating func delete(_ id: UInt32) {
+        guard id != 0, let l = layers[id] else { return }
+        detach(id)
+        for c in l.sublayers { layers[c]?.parent = nil }
+        layers[id] = nil
+    }
+
+    private mutating func detach(_ id: UInt32) {
+        guard let p = layers[id]?.parent else { return }
+        layers[p]?.sublayers.removeAll { $0 == id }
+        layers[id]?.parent = nil
+    }
+
+    private mutating func insert(_ child: UInt32, into parent: UInt32, at index: Int?) {
+        guard child != 0, layers[child] != nil, layers[parent] != nil else { return }
+        detach(child)
+        let n = layers[parent]!.sublayers.count
+        layers[parent]!.sublayers.insert(child, at: min(max(index ?? n, 0), n))
+        layers[child]!.parent = parent
+    }
+
+    private mutating func addAnimation(_ id: UInt32, _ key: String, _ text: String, _ time: Double, _ completions: [UInt32]) {
+        guard id != 0, layers[id] != nil else { return }
+        var members: [JSON.Member]?
+        if case .object(let m)? = try? JSON.parse(text) { members = m }
+        let isExpression = members.map { ExpressionJSON.isExpression(.object($0)) } ?? false
+        var removed = true
+        if let m = members?.first(where: { $0.key == "removedOnCompletion" }), case .bool(let b) = m.value { removed = b }
+        if !key.isEmpty { layers[id]!.animations.removeAll { $0.key == key } }
+        layers[id]!.animations.append(AnimationRecord(key: key, json: members, text: text, time: time, completions: completions,
+                                                      removedOnCompletion: removed, isExpression: isExpression))
+    }
+
+    /// An explicit animation finished (`animationStopped` with finished): one removed on
+    /// completion is no longer kept.
+    mutating func animationFinished(layer: UInt32, key: String) {
+        guard var l = layers[layer] else { return }
+        if key.isEmpty {
+            let anonymous = l.animations.filter { $0.key.isEmpty && $0.removedOnCompletion }.count
+            l.finishedAnonymous += 1
+            if l.finishedAnonymous >= anonymous {
+                l.animations.removeAll { $0.key.isEmpty && $0.removedOnCompletion }
+                l.finishedAnonymous = 0
+            }
+        } else if let i = l.animations.firstIndex(where: { $0.key == key }), l.animations[i].removedOnCompletion {
+            l.animations.remove(at: i)
+        }
+        layers[layer] = l
+    }
+
+    mutating func uploaded(_ r: ImageRecord) {
+        images.removeAll { $0.name == r.name }
+        images.append(r)
+    }
+
+    /// A released image is kept while a layer shows it (the daemon keeps it too).
+    mutating func released(_ name: String) {
+        if let i = images.firstIndex(where: { $0.name == name }) { images[i].released = true }
+        dropUnshownReleasedImages()
+    }
+
+    private mutating func dropUnshownReleasedImages() {
+        guard images.contains(where: \.released) else { return }
+        var shown = Set<String>()
+        for l in layers.values {
+            for p in l.properties where p.keyPath == "contents" { if case .string(let s) = p.value { shown.insert(s) } }
+        }
+        images.removeAll { $0.released && !shown.contains($0.name) }
+    }
+
+    /// The explicit animations kept (layer, key), in the order a replay adds them.
+    var animationKeys: [(layer: UInt32, key: String)] {
+        layers.keys.sorted().flatMap { id in layers[id]!.animations.map { (id, $0.key) } }
+    }
+
+    // MARK: Replaying
+
+    /// The requests that rebuild the model in a new daemon: the images to upload first, the
+    /// staged requests of one transaction (then `commit`), and the releases to send after it.
+    /// Animations continue where they are at `now` (the journal's timeline): their
+    /// `beginTime` is moved back by the time elapsed since their commit.
+    /// - Parameter pending: completion ids whose blocks have not run: declared again, each
+    ///   counting the replayed animations it counted before.
+    func replay(now: Double, pending: Set<UInt32>) -> (uploads: [Request], staged: [Request], releases: [Request]) {
+        let uploads = images.map { Request.uploadImage(name: $0.name, format: $0.format, width: $0.width, height: $0.height, data: $0.data) }
+        let releases = images.filter(\.released).map { Request.releaseImage(name: $0.name) }
+        var staged: [Request] = []
+        let ids = layers.keys.sorted().filter { $0 != 0 }
+        var settings = TransactionSettings(duration: 0, disableActions: true)
+        staged.append(.setTransaction(settings))
+        for id in ids { staged.append(.createLayer(id: id, kind: layers[id]!.kind)) }
+        for id in ids {
+            for p in layers[id]!.properties { staged.append(.setProperty(id: id, keyPath: p.keyPath, value: p.value)) }
+        }
+        for id in [0] + ids {
+            for c in layers[id]!.sublayers { staged.append(.addSublayer(parent: id, child: c)) }
+        }
+        for id in ids {
+            for a in layers[id]!.animations {
+                let counted = a.completions.filter(pending.contains)
+                if counted != settings.completionIDs {
+                    settings.completionIDs = counted
+                    staged.append(.setTransaction(settings))
+                }
+                staged.append(.addAnimation(id: id, key: a.key, json: Self.shifted(a, by: now - a.time)))
+            }
+        }
+        for c in pending.sorted() { staged.append(.completion(id: c)) }
+        return (uploads, staged, releases)
+    }
+
+    /// The animation's JSON with `beginTime` moved `elapsed` seconds back, so that in a commit
+    /// made now it is where it would be had it never stopped (expressions have no timing).
+    static func shifted(_ a: AnimationRecord, by elapsed: Double) -> String {
+        guard var m = a.json, !a.isExpression, elapsed != 0 else { return a.text }
+        var begin = 0.0
+        if let i = m.firstIndex(where: { $0.key == "beginTime" }) {
+            if case .number(let b) = m[i].value { begin = b }
+            m.remove(at: i)
+        }
+        m.append(JSON.Member(key: "beginTime", value: .number(begin - elapsed)))
+        return JSON.object(m).text
+    }
+}
+
+extension ModelJournal.LayerRecord {
+    /// Keeps a set, dropping the earlier sets of the same key path and of key paths under it.
+    mutating func record(_ keyPath: String, _ value: PropertyValue) {
+        let prefix = keyPath + "."
+        properties.removeAll { $0.keyPath == keyPath || $0.keyPath.hasPrefix(prefix) }
+        properties.append((keyPath, value))
+    }
+}
+
+/// The journal's timeline, in seconds: animations' commit times and "now" for a replay. Under
+/// a realtime daemon it follows this process's monotonic clock (the daemon's follows its own;
+/// the two advance alike); under the manual clock it moves only as far as this client's own
+/// `advanceClock` replies say the daemon's clock moved (other clients' advances are not
+/// seen). A reconnection carries it on from where it was, whatever the new daemon's clock
+/// reads.
+struct ReplayClock: Sendable {
+    private var manual: Bool
+    private var base: Double = 0
+    private var baseUptime: UInt64
+    private var daemonTime: Double
+
+    init(manual: Bool, daemonTime: Double) {
+        self.manual = manual
+        self.daemonTime = daemonTime
+        baseUptime = DispatchTime.now().uptimeNanoseconds
+    }
+
+    var now: Double {
+        manual ? base : base + Double(DispatchTime.now().uptimeNanoseconds - baseUptime) / 1e9
+    }
+
+    /// The daemon's manual clock moved to `time` (an `advanceClock` reply).
+    mutating func clockAdvanced(to time: Double) {
+        guard manual else { return }
+        base += max(0, time - daemonTime)
+        daemonTime = time
+    }
+
+    /// A new daemon welcomed the client: the timeline goes on from now, at that daemon's pace.
+    mutating func rebase(manual: Bool, daemonTime: Double) {
+        base = now
+        baseUptime = DispatchTime.now().uptimeNanoseconds
+        self.manual = manual
+        self.daemonTime = daemonTime
+    }
+}

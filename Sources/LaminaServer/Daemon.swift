@@ -310,6 +310,7 @@ private struct ServerLoop {
             // again is not counted twice towards maxClients.
             if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
             daemon.renderLoop.setClientCount(core.clientCount)   // the viewer HUD's text
+            if daemon.renderLoop.wantsClientNames { daemon.renderLoop.setClientNames(core.clientNames) }   // its inspector's labels
         }
         for id in Array(connections.keys) { disconnect(id) }
     }

@@ -1,0 +1,40 @@
+import Foundation
+import Lamina
+import LaminaPNG
+import LaminaRender
+import LaminaServer
+import Synchronization
+import Testing
+import TestSupport
+import DaemonTestSupport
+
+/// The viewer's overlays are the compositor's own: with the inspector (a layer hovered and
+/// pinned), the blended-layers view and the HUD on, a client's capture — of the frame's time
+/// or of another — has the bytes of the same capture with them off, and no client hears of
+/// the inspector's pointer.
+@Suite(.serialized) struct OverlayCaptureTests {
+    @Test func capturesNeverIncludeTheOverlays() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "overlay-test")
+        defer { c.close() }
+        try DaemonScene.build(c)
+        final class Heard: Sendable { let count = Mutex(0) }
+        let heard = Heard()
+        c.onPointer = { _ in heard.count.withLock { $0 += 1 } }
+        let plain = try PNG.decode(c.capture().png)
+        let plainLater = try PNG.decode(c.capture(at: 5).png)
+        let hit = try #require(daemon.renderLoop.snapshot?.hitTest(Point(100, 30)), "layer A is under (100, 30)")
+        daemon.renderLoop.setOverlay(OverlaySettings(hud: true, inspector: true, blendedLayers: true))
+        daemon.renderLoop.setInspectorPointer(Point(100, 30))
+        daemon.renderLoop.setInspectorPinned(hit)
+        for _ in 0..<3 {
+            #expect(try PNG.decode(c.capture().png).pixels == plain.pixels, "a capture of the frame's time")
+        }
+        #expect(try PNG.decode(c.capture(at: 5).png).pixels == plainLater.pixels, "a capture of another time")
+        daemon.renderLoop.setOverlay(OverlaySettings())
+        #expect(try PNG.decode(c.capture().png).pixels == plain.pixels)
+        usleep(100_000)
+        #expect(heard.count.withLock { $0 } == 0)
+    }
+}

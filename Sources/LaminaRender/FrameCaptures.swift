@@ -34,11 +34,18 @@ struct FrameCaptures {
         var frameList = frameList
         return requests.map { capture in
             // The frame just rendered is read back as it is; another time renders its own.
-            let other = capture.time.flatMap { $0 == frameTime ? nil : driver.drawList(at: $0) } ?? frameList
-            if capture.time == nil || capture.time == frameTime { frameList = nil }   // drawn once: the target holds it now
-            return RenderLoop.CaptureResult(tag: capture.tag, result: Self.read(
-                renderer: renderer, list: other, time: capture.time ?? frameTime,
-                width: driver.builder.pixelWidth, height: driver.builder.pixelHeight))
+            var other = capture.time.flatMap { $0 == frameTime ? nil : driver.drawList(at: $0) }
+            let withoutOverlays = other == nil && frameList != nil
+            if withoutOverlays {
+                // The frame without the overlays, drawn once (the target holds it from then on).
+                other = frameList
+                frameList = nil
+            }
+            let result = Self.read(renderer: renderer, list: other, time: capture.time ?? frameTime,
+                                   width: driver.builder.pixelWidth, height: driver.builder.pixelHeight)
+            // Not presented: the window keeps the overlays, so the next frame draws (and presents) whole.
+            if withoutOverlays { renderer.forgetDrawnList() }
+            return RenderLoop.CaptureResult(tag: capture.tag, result: result)
         }
     }
 

@@ -155,3 +155,24 @@ extension ViewerOverlay {
         return items
     }
 }
+
+/// The viewer's overlays for a caller that makes its own frames (`lamina-bench frames` with
+/// `LAMINA_BENCH_OVERLAYS`): the list to draw for `settings` over a frame's list, the
+/// inspector's reports made from the frame's trees as the render loop makes them.
+public struct FrameOverlays {
+    private var overlay = ViewerOverlay()
+    public init() {}
+
+    /// `list` with the overlays of `settings`; the inspector hit-tests `pointer` (canvas
+    /// points) in `presentation` and reports `pinned` with `render`'s animations at `time`.
+    public mutating func apply(_ settings: OverlaySettings, to list: DrawList, presentation: LayerTree, render: LayerTree?,
+                               at time: Double, scale: Double, pointer: Point?, pinned: LayerID?,
+                               names: [UInt32: String] = [:]) -> DrawList {
+        guard !settings.isEmpty else { return list }
+        let inspection = settings.inspector
+            ? InspectorFrame(tree: presentation, render: render, at: time, scale: scale, pointer: pointer, pinned: pinned,
+                             names: names)
+            : nil
+        return overlay.apply(settings, to: list, scale: scale, fps: 120, inspection: inspection)
+    }
+}

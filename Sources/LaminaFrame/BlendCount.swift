@@ -65,9 +65,13 @@ public struct BlendCount: Sendable, Equatable {
     /// by) in the palette's colours, one pixel per device pixel.
     public func image() -> Image {
         var pixels = [UInt8](repeating: 255, count: width * height * 4)
-        for i in 0..<counts.count {
-            let c = Self.color(forCount: Int(counts[i]))
-            pixels[4 * i] = c.r; pixels[4 * i + 1] = c.g; pixels[4 * i + 2] = c.b
+        let last = Self.palette.count - 1
+        let table = Self.palette.map { UInt32($0.r) | UInt32($0.g) << 8 | UInt32($0.b) << 16 | 0xFF00_0000 }
+        pixels.withUnsafeMutableBytes { raw in
+            let out = raw.bindMemory(to: UInt32.self)
+            counts.withUnsafeBufferPointer { c in
+                for i in 0..<c.count { out[i] = UInt32(littleEndian: table[min(Int(c[i]), last)]) }
+            }
         }
         return Image(width: max(width, 1), height: max(height, 1), premultipliedPixels: pixels.isEmpty ? [0, 0, 0, 255] : pixels)
     }
@@ -166,6 +170,19 @@ private struct Counter {
             guard left <= right else { continue }
             let x0 = max(0, Int((left - 0.5).rounded(.up))), x1 = min(width - 1, Int((right - 0.5).rounded(.down)))
             guard x0 <= x1 else { continue }
+            if open.isEmpty && clip < 0 {
+                // The common case, per pixel only the stamp and the count (no checks per access).
+                let row = y * width
+                stamp.withUnsafeMutableBufferPointer { st in
+                    counts.withUnsafeMutableBufferPointer { c in
+                        for p in (row + x0)...(row + x1) where st[p] != item {
+                            st[p] = item
+                            c[p] &+= 1
+                        }
+                    }
+                }
+                continue
+            }
             for x in x0...x1 {
                 let p = y * width + x
                 guard stamp[p] != item else { continue }

@@ -239,7 +239,12 @@ public final class RenderLoop: Sendable {
     /// The clients' names (from `hello`) the inspector's labels show; the server thread sets
     /// them while `wantsClientNames`.
     public func setClientNames(_ names: [UInt32: String]) {
-        inspectorInput.withLock { if $0.names != names { $0.names = names } }
+        let changed = inspectorInput.withLock { i -> Bool in
+            guard i.names != names else { return false }
+            i.names = names
+            return true
+        }
+        if changed && overlaySettings.withLock({ $0.inspector }) { requestFrame() }   // the label says the new name
     }
 
     /// Whether the inspector is on, so the server thread keeps the client names current (an

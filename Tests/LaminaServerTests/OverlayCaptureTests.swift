@@ -38,3 +38,17 @@ import DaemonTestSupport
         #expect(heard.count.withLock { $0 } == 0)
     }
 }
+
+/// The names the inspector's labels show: each connected client's `hello` name, by client id.
+@Suite struct ClientNamesTests {
+    @Test func clientNamesAreTheHelloNamesOfTheConnectedClients() throws {
+        let d = EmbeddedDaemon()
+        let a = try #require(d.connect(name: "alpha"))
+        let b = try #require(d.connect(name: ""))
+        #expect(d.core.clientNames == [a: "alpha", b: ""])
+        let c = try #require(d.connect(name: "gamma", hello: false))
+        #expect(d.core.clientNames[c] == "", "no hello yet: no name")
+        d.hangUp(a)
+        #expect(d.core.clientNames[a] == nil && d.core.clientNames[b] == "")
+    }
+}

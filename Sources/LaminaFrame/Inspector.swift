@@ -10,8 +10,8 @@ public struct InspectorReport: Sendable, Equatable {
     public var layer: LayerID
     /// The layer's kind and id, e.g. "shape 1:3" (layers have no `name` property).
     public var title: String
-    /// Its owning client: "client 1 “name”" with the name the client gave in `hello`, or
-    /// "client 1" when it gave none.
+    /// Its owning client: "client 1" and the client's description (`Inspector.describe`: the
+    /// name it gave in `hello`, its process), e.g. "client 1 “demo” python3 pid 4242".
     public var owner: String
     /// The on-screen quad of the layer's bounds in device pixels — the corners (minX, minY),
     /// (maxX, minY), (maxX, maxY), (minX, maxY) through the layer's full transform to the
@@ -28,18 +28,25 @@ public struct InspectorReport: Sendable, Equatable {
 
 /// Builds `InspectorReport`s from a frame's presentation tree (pure; any thread).
 public enum Inspector {
+    /// A client as the label describes it after "client N": its `hello` name quoted (none when
+    /// empty), then its process ("python3 pid 4242") when known.
+    public static func describe(name: String, process: String?) -> String {
+        [name.isEmpty ? nil : "“" + name + "”", process].compactMap { $0 }.joined(separator: " ")
+    }
+
     /// The properties every report lists, in this order.
     public static let alwaysListed = ["position", "bounds", "anchorPoint", "zPosition", "transform", "opacity"]
 
     /// The report of layer `id` of the presentation tree `tree` (nil when it is not there, or
     /// is a client's container). Its running animations come from `render` (the render tree,
-    /// which holds them) evaluated at compositor time `time`; `names` are the clients' names.
+    /// which holds them) evaluated at compositor time `time`; `names` describe the clients
+    /// (`describe(name:process:)`).
     public static func report(_ id: LayerID, in tree: LayerTree, render: LayerTree? = nil, at time: Double,
                               scale: Double, names: [UInt32: String] = [:], details: Bool) -> InspectorReport? {
         guard !id.isClientRoot, let node = tree[id] else { return nil }
         let name = names[id.client] ?? ""
         var report = InspectorReport(layer: id, title: "\(node.kind.name) \(id)",
-                                     owner: name.isEmpty ? "client \(id.client)" : "client \(id.client) “\(name)”",
+                                     owner: name.isEmpty ? "client \(id.client)" : "client \(id.client) " + name,
                                      quad: nil, properties: [], animations: [])
         if let m = canvasTransform(of: id, in: tree) {
             let device = m.concatenating(.scale(scale, scale, 1))

@@ -236,8 +236,9 @@ public final class RenderLoop: Sendable {
         if overlaySettings.withLock({ $0.inspector }) { requestFrame() }
     }
 
-    /// The clients' names (from `hello`) the inspector's labels show; the server thread sets
-    /// them while `wantsClientNames`.
+    /// What the inspector's labels say of each client after "client N"
+    /// (`Inspector.describe`: its `hello` name, its process); the server thread sets them while
+    /// `wantsClientNames`.
     public func setClientNames(_ names: [UInt32: String]) {
         let changed = inspectorInput.withLock { i -> Bool in
             guard i.names != names else { return false }

@@ -31,7 +31,7 @@ import TestSupport
             return Point((-v + 20 + 60) * 2, (u + 15 + 40) * 2)
         }
         let report = try #require(Inspector.report(TestScene.id(2), in: presentation, render: render, at: 0.5, scale: 2,
-                                                   names: [1: "demo"], details: true))
+                                                   names: [1: Inspector.describe(name: "demo", process: nil)], details: true))
         let quad = try #require(report.quad)
         let expected = [corner(0, 0), corner(20, 0), corner(20, 10), corner(0, 10)]
         #expect(expected == [Point(170, 90), Point(170, 130), Point(150, 130), Point(150, 90)])
@@ -44,7 +44,7 @@ import TestSupport
         let render = try Self.tree()
         let presentation = render.presentation(at: 0.5)
         let report = try #require(Inspector.report(TestScene.id(2), in: presentation, render: render, at: 0.5, scale: 1,
-                                                   names: [1: "demo"], details: true))
+                                                   names: [1: Inspector.describe(name: "demo", process: nil)], details: true))
         #expect(report.title == "layer 1:2")
         #expect(report.owner == "client 1 “demo”")
         #expect(Inspector.report(TestScene.id(2), in: presentation, at: 0.5, scale: 1, details: false)?.owner == "client 1")
@@ -61,6 +61,13 @@ import TestSupport
         // A client's container and an unknown layer have no report.
         #expect(Inspector.report(LayerID.clientRoot(1), in: presentation, at: 0.5, scale: 1, details: true) == nil)
         #expect(Inspector.report(TestScene.id(9), in: presentation, at: 0.5, scale: 1, details: true) == nil)
+    }
+
+    @Test func clientsAreDescribedByTheirHelloNameAndProcess() {
+        #expect(Inspector.describe(name: "demo", process: "python3 pid 42") == "“demo” python3 pid 42")
+        #expect(Inspector.describe(name: "", process: "python3 pid 42") == "python3 pid 42")
+        #expect(Inspector.describe(name: "demo", process: nil) == "“demo”")
+        #expect(Inspector.describe(name: "", process: nil) == "")
     }
 
     @Test func numbersAndValuesAsThePanelShowsThem() {

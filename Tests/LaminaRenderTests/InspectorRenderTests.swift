@@ -64,7 +64,7 @@ import TestSupport
         let plainList = TestScene.list(tree, width: 400, height: 320, background: .black)
         // The pointer on A (hovered, magenta); B pinned (orange).
         let frame = InspectorFrame(tree: tree, render: tree, at: 0, scale: 1, pointer: Point(70, 220),
-                                   pinned: TestScene.id(2), names: [1: "demo"])
+                                   pinned: TestScene.id(2), names: [1: Inspector.describe(name: "demo", process: nil)])
         #expect(frame.hovered?.layer == TestScene.id(1) && frame.pinned?.layer == TestScene.id(2))
         var overlay = ViewerOverlay()
         let list = overlay.apply(OverlaySettings(inspector: true), to: plainList, scale: 1, fps: 60, inspection: frame)

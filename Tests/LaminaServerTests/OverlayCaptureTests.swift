@@ -7,6 +7,9 @@ import Synchronization
 import Testing
 import TestSupport
 import DaemonTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The viewer's overlays are the compositor's own: with the inspector (a layer hovered and
 /// pinned), the blended-layers view and the HUD on, a client's capture — of the frame's time
@@ -50,5 +53,18 @@ import DaemonTestSupport
         #expect(d.core.clientNames[c] == "", "no hello yet: no name")
         d.hangUp(a)
         #expect(d.core.clientNames[a] == nil && d.core.clientNames[b] == "")
+    }
+}
+
+/// The process the inspector's label names: the peer's pid from `SO_PEERCRED` and its name
+/// from /proc, here this test process at both ends of a socket pair.
+@Suite struct PeerProcessTests {
+    @Test func thePeerProcessIsThisProcess() throws {
+        var fds: [Int32] = [0, 0]
+        #expect(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0)
+        defer { close(fds[0]); close(fds[1]) }
+        let comm = try String(contentsOfFile: "/proc/self/comm", encoding: .utf8).trimmingCharacters(in: .newlines)
+        #expect(UnixSocket.peerProcess(fds[0]) == "\(comm) pid \(getpid())")
+        #expect(UnixSocket.peerProcess(-1) == nil)
     }
 }

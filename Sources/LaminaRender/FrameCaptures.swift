@@ -26,14 +26,26 @@ struct FrameCaptures {
     var isEmpty: Bool { requests.isEmpty }
 
     /// Reads back every request after the frame at `frameTime` was drawn, in order.
+    /// `frameList` is the frame's own list when the target holds something else (the frame
+    /// with the viewer's overlays): a capture of the frame's time draws it first, so captures
+    /// never include the overlays.
     func read(after frameTime: Double, driver: inout FrameDriver,
-                       renderer: OffscreenRenderer) -> [RenderLoop.CaptureResult] {
-        requests.map { capture in
+                       renderer: OffscreenRenderer, frameList: DrawList? = nil) -> [RenderLoop.CaptureResult] {
+        var frameList = frameList
+        return requests.map { capture in
             // The frame just rendered is read back as it is; another time renders its own.
-            let other = capture.time.flatMap { $0 == frameTime ? nil : driver.drawList(at: $0) }
-            return RenderLoop.CaptureResult(tag: capture.tag, result: Self.read(
-                renderer: renderer, list: other, time: capture.time ?? frameTime,
-                width: driver.builder.pixelWidth, height: driver.builder.pixelHeight))
+            var other = capture.time.flatMap { $0 == frameTime ? nil : driver.drawList(at: $0) }
+            let withoutOverlays = other == nil && frameList != nil
+            if withoutOverlays {
+                // The frame without the overlays, drawn once (the target holds it from then on).
+                other = frameList
+                frameList = nil
+            }
+            let result = Self.read(renderer: renderer, list: other, time: capture.time ?? frameTime,
+                                   width: driver.builder.pixelWidth, height: driver.builder.pixelHeight)
+            // Not presented: the window keeps the overlays, so the next frame draws (and presents) whole.
+            if withoutOverlays { renderer.forgetDrawnList() }
+            return RenderLoop.CaptureResult(tag: capture.tag, result: result)
         }
     }
 

@@ -22,16 +22,7 @@ public struct HUDCounts: Sendable, Equatable {
     }
 
     /// `value` with `digits` decimals (no Foundation formatting on the render thread).
-    static func fixed(_ value: Double, _ digits: Int) -> String {
-        guard value.isFinite else { return "–" }
-        var p = 1.0
-        for _ in 0..<digits { p *= 10 }
-        let n = Int((abs(value) * p).rounded())
-        let whole = n / Int(p), frac = n % Int(p)
-        var f = String(frac)
-        while f.count < digits { f = "0" + f }
-        return (value < 0 && n > 0 ? "-" : "") + String(whole) + (digits > 0 ? "." + f : "")
-    }
+    static func fixed(_ value: Double, _ digits: Int) -> String { Inspector.fixed(value, digits) }
 }
 
 /// The HUD's text, drawn as text layers are: LaminaText lays a line out (HarfBuzz, fontconfig),

@@ -89,6 +89,10 @@ public final class OffscreenRenderer {
     var frameNumber: UInt64 = 0
     /// `DrawList.serial` of the list the target holds as drawn (0: unknown, redraw all).
     private var drawnSerial: UInt64 = 0
+    /// Makes the next frame draw (and present) in full, whatever its damage: the window shows
+    /// something other than what the target holds (a capture drew the frame without the
+    /// viewer's overlays into it, without presenting).
+    func forgetDrawnList() { drawnSerial = 0 }
     /// The patches of the lists seen lately (which items changed from list to list).
     private var history = FrameDeltaHistory(capacity: 2 * framesInFlight)
     /// Bumped when the target is replaced (with the residencies' own `changes`:

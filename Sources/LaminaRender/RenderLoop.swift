@@ -1,5 +1,6 @@
 import Foundation
 import LaminaAnimation
+import LaminaModel
 import LaminaFrame
 import LaminaGeometry
 import LaminaImage
@@ -215,9 +216,53 @@ public final class RenderLoop: Sendable {
     /// Turns the viewer's overlays on or off from the next frame (any thread).
     public func setOverlay(_ settings: OverlaySettings) {
         overlaySettings.withLock { $0 = settings }
+        inspecting.store(settings.inspector, ordering: .relaxed)
         requestFrame()
     }
     private let overlaySettings = Mutex(OverlaySettings())   // protected by its own lock
+
+    /// The inspector's pointer: the canvas point (points) whose topmost layer it outlines,
+    /// hit-tested against each frame's presentation tree; nil outlines none (any thread).
+    public func setInspectorPointer(_ point: Point?) {
+        let changed = inspectorInput.withLock { i -> Bool in
+            defer { i.pointer = point }
+            return i.pointer != point
+        }
+        if changed && overlaySettings.withLock({ $0.inspector }) { requestFrame() }
+    }
+
+    /// Pins a layer in the inspector (its outline and its panel of presentation values and
+    /// running animations, updated every frame), or unpins with nil (any thread).
+    public func setInspectorPinned(_ layer: LayerID?) {
+        inspectorInput.withLock { $0.pinned = layer }
+        if overlaySettings.withLock({ $0.inspector }) { requestFrame() }
+    }
+
+    /// What the inspector's labels say of each client after "client N"
+    /// (`Inspector.describe`: its `hello` name, its process); the server thread sets them while
+    /// `wantsClientNames`.
+    public func setClientNames(_ names: [UInt32: String]) {
+        let changed = inspectorInput.withLock { i -> Bool in
+            guard i.names != names else { return false }
+            i.names = names
+            return true
+        }
+        if changed && overlaySettings.withLock({ $0.inspector }) { requestFrame() }   // the label says the new name
+    }
+
+    /// Whether the inspector is on, so the server thread keeps the client names current (an
+    /// atomic read: nothing else while it is off).
+    public var wantsClientNames: Bool { inspecting.load(ordering: .relaxed) }
+
+    /// What the inspector reads (any thread writes it; the render thread reads it per frame
+    /// while the inspector is on).
+    private struct InspectorInput {
+        var pointer: Point?
+        var pinned: LayerID?
+        var names: [UInt32: String] = [:]
+    }
+    private let inspectorInput = Mutex(InspectorInput())   // protected by its own lock
+    private let inspecting = Atomic<Bool>(false)
 
     /// The number of connected clients, for the HUD's text (the server thread sets it).
     public func setClientCount(_ n: Int) { clientCount.store(n, ordering: .relaxed) }
@@ -395,13 +440,28 @@ public final class RenderLoop: Sendable {
         var phases = frame.phases
         var results: [CaptureResult] = []
         var woken = false
+        /// Whether the target holds the frame with the viewer's overlays (captures then draw
+        /// the frame's own list again: clients never see the overlays).
+        var overlaid = false
         do {
             if !s.viewport.minimized || !captures.isEmpty {
                 let settings = overlaySettings.withLock { $0 }
-                let list = settings.isEmpty ? frame.drawList
-                    : s.overlay.apply(settings, to: frame.drawList, scale: s.viewport.scale, fps: config.fps,
-                                      counts: settings.hud ? Self.counts(s.hudCounts, clients: clientCount.load(ordering: .relaxed)) : s.hudCounts)
-                phases.merge(try s.renderer.render(list, present: !s.viewport.minimized))
+                if settings.isEmpty {
+                    phases.merge(try s.renderer.render(frame.drawList, present: !s.viewport.minimized))
+                } else {
+                    var inspection: InspectorFrame? = nil
+                    if settings.inspector {
+                        let input = inspectorInput.withLock { $0 }
+                        inspection = InspectorFrame(tree: frame.snapshot.tree, render: s.driver.tree, at: made.time,
+                                                    scale: s.driver.builder.scale, pointer: input.pointer,
+                                                    pinned: input.pinned, names: input.names)
+                    }
+                    let list = s.overlay.apply(settings, to: frame.drawList, scale: s.viewport.scale, fps: config.fps,
+                                               counts: settings.hud ? Self.counts(s.hudCounts, clients: clientCount.load(ordering: .relaxed)) : s.hudCounts,
+                                               inspection: inspection)
+                    phases.merge(try s.renderer.render(list, present: !s.viewport.minimized))
+                    overlaid = true
+                }
             }
             phases.total = Double(DispatchTime.now().uptimeNanoseconds - made.t0) / 1e9
             if wakes { wakeServer(); woken = true }
@@ -409,7 +469,8 @@ public final class RenderLoop: Sendable {
             traced { $0.record(FrameTrace.Frame(start: made.realStart, phases: phases, items: frame.drawList.items.count)) }
             s.overlay.record(phases)
             publishStats(&s, at: made.realStart)
-            results = captures.read(after: made.time, driver: &s.driver, renderer: s.renderer)
+            results = captures.read(after: made.time, driver: &s.driver, renderer: s.renderer,
+                                    frameList: overlaid ? frame.drawList : nil)
         } catch {
             results = captures.failed(.render("render failed: \(error)"))
         }

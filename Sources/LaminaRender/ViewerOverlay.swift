@@ -1,6 +1,7 @@
 import Foundation
 import LaminaFrame
 import LaminaGeometry
+import LaminaImage
 
 /// What the viewer draws over (or instead of) the frame's own items; all off by default.
 public struct OverlaySettings: Sendable, Equatable {
@@ -12,15 +13,26 @@ public struct OverlaySettings: Sendable, Equatable {
     /// A tint over the region each frame redrew, changing hue every frame. The region is the
     /// whole frame until damage tracking exists (every frame redraws everything today).
     public var tintRedraws = false
-    public init(hud: Bool = false, wireframe: Bool = false, tintRedraws: Bool = false) {
+    /// The inspector: the layer under the pointer (`RenderLoop.setInspectorPointer`) outlined
+    /// on screen with its name and owning client; the pinned layer (`setInspectorPinned`)
+    /// outlined with a panel of its presentation values and running animations.
+    public var inspector = false
+    /// The blended-layers view: each pixel coloured by how many layers were blended into it
+    /// (`BlendCount`: the count, the palette), with a legend; it replaces the frame's look.
+    public var blendedLayers = false
+    public init(hud: Bool = false, wireframe: Bool = false, tintRedraws: Bool = false, inspector: Bool = false,
+                blendedLayers: Bool = false) {
         self.hud = hud; self.wireframe = wireframe; self.tintRedraws = tintRedraws
+        self.inspector = inspector; self.blendedLayers = blendedLayers
     }
-    public var isEmpty: Bool { !hud && !wireframe && !tintRedraws }
+    public var isEmpty: Bool { !hud && !wireframe && !tintRedraws && !inspector && !blendedLayers }
 }
 
 /// Turns a frame's draw list into the list the viewer shows, made of ordinary draw items (no
 /// pipeline of its own): the HUD's text (glyph coverage items, `HUDText`) and bars, the wireframe's edges as 1-pixel rects, the redraw
-/// tint as one translucent rect. It works on a copy of the list, so it costs a copy of the
+/// tint as one translucent rect, the inspector's outlines, label and panel and the
+/// blended-layers view's image and legend (InspectorOverlay.swift). Clients never see these
+/// items: a capture reads back the frame's own list (`FrameCaptures`). It works on a copy of the list, so it costs a copy of the
 /// items per frame while it is on and nothing while every setting is off.
 /// Render thread only.
 struct ViewerOverlay {
@@ -30,8 +42,10 @@ struct ViewerOverlay {
     private var latest = FramePhases()
     private var frameCount = 0
     static let historyLength = 120
-    /// The HUD's text (its layout engine and glyph atlas), made when the HUD is first drawn.
-    private var text: HUDText?
+    /// The overlays' text (its layout engine and glyph atlas), made when text is first drawn.
+    var text: HUDText?
+    /// The blended-layers view's last counts and their image (reused while no count changes).
+    var blendCache: (counts: BlendCount, image: Image)?
 
     /// Records one frame's phases (the graph and the bars show them).
     mutating func record(_ phases: FramePhases) {
@@ -42,15 +56,19 @@ struct ViewerOverlay {
     }
 
     /// The list to draw: `list` with the overlays of `settings` (the pixel `scale` sizes the HUD).
-    /// `counts` is what the HUD's text says.
+    /// `counts` is what the HUD's text says; `inspection` what the inspector shows.
     mutating func apply(_ settings: OverlaySettings, to list: DrawList, scale: Double, fps: Double,
-                        counts: HUDCounts = HUDCounts()) -> DrawList {
+                        counts: HUDCounts = HUDCounts(), inspection: InspectorFrame? = nil) -> DrawList {
         var out = list
         // A frame with an overlay is drawn whole, and the frame after it too (serial 0: the
         // target then holds no list a damage could be relative to), so no overlay pixel stays.
         out.damage = nil
         out.serial = 0
         if settings.wireframe { out.items = Self.wireframe(list.items) }
+        if settings.blendedLayers { out.items = blendItems(list, scale: scale) }
+        if settings.inspector, let inspection {
+            out.items += inspectorItems(inspection, width: list.width, height: list.height, scale: scale)
+        }
         if settings.tintRedraws {
             // The region this frame's damage would redraw (the whole frame without one).
             let hues = [Color(1, 0, 0.4), Color(0, 0.7, 1), Color(1, 0.8, 0), Color(0.3, 1, 0.3)]
@@ -159,13 +177,9 @@ struct ViewerOverlay {
                 guard edges.insert(key).inserted else { continue }
                 let p = item.transform.apply(Point(Double(vertices[Int(a)].x), Double(vertices[Int(a)].y)))
                 let q = item.transform.apply(Point(Double(vertices[Int(b)].x), Double(vertices[Int(b)].y)))
-                let d = q - p
-                let length = d.length
-                guard length > 0, p.isFinite, q.isFinite else { continue }
-                // A rect (0, -½) … (length, ½) turned onto the edge.
-                let place = Transform3D.rotation(atan2(d.y, d.x)).concatenating(.translation(p.x, p.y))
-                out.append(DrawItem(transform: place, bounds: Rect(0, -0.5, length, 1),
-                                    backgroundColor: Color(1, 1, 1), opacity: item.opacity, clip: item.clip))
+                if let edge = segment(p, q, width: 1, color: Color(1, 1, 1), opacity: item.opacity, clip: item.clip) {
+                    out.append(edge)
+                }
             }
         }
     }

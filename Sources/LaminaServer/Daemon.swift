@@ -1,4 +1,5 @@
 import Foundation
+import LaminaFrame
 import LaminaAnimation
 import LaminaGeometry
 import LaminaPNG
@@ -171,6 +172,8 @@ public final class Daemon: Sendable {
 /// One connected client's socket (server thread only).
 private struct Connection {
     var fd: Int32
+    /// The client's process ("NAME pid N", `UnixSocket.peerProcess`), for the inspector's labels.
+    var process: String? = nil
     var output = OutputQueue()
     var closing = false
 }
@@ -311,6 +314,11 @@ private struct ServerLoop {
             // again is not counted twice towards maxClients.
             if fds[1].revents & Int16(POLLIN) != 0 { acceptClients() }
             daemon.renderLoop.setClientCount(core.clientCount)   // the viewer HUD's text
+            if daemon.renderLoop.wantsClientNames {   // the inspector's labels: hello name and process
+                var names = core.clientNames
+                for (id, name) in names { names[id] = Inspector.describe(name: name, process: connections[id]?.process) }
+                daemon.renderLoop.setClientNames(names)
+            }
         }
         for id in Array(connections.keys) { disconnect(id) }
     }
@@ -357,7 +365,7 @@ private struct ServerLoop {
                 _ = UnixSocket.send(fd, bytes[...])
                 close(fd)
             case .accepted(let id, let effects):
-                connections[id] = Connection(fd: fd)
+                connections[id] = Connection(fd: fd, process: UnixSocket.peerProcess(fd))
                 perform(effects)
             }
         }

@@ -142,6 +142,8 @@ public struct ServerCore {
 
     /// Connected clients.
     public var clientCount: Int { clients.count }
+    /// Each connected client's name (from its `hello`; empty when it gave none).
+    public var clientNames: [UInt32: String] { clients.mapValues { $0.session.clientName } }
     /// Queries waiting for a newer snapshot.
     public var parkedQueries: Int {
         clients.values.reduce(0) { n, c in n + c.held.count { if case .query = $0 { true } else { false } } }
@@ -469,7 +471,7 @@ public struct ServerCore {
             captures[tag] = (client, requestID)
             clients[client]?.held.append(.capture(tag: tag))
             let model = self.model
-            let names = clients.mapValues { $0.session.clientName }
+            let names = clientNames
             effects.append(.build(client: client, tag: tag, make: { .tree(json: Self.treeJSON(model, names: names)) }))
         case .startTrace(let maxFrames, let requestID):
             let opcode = Request.startTrace(maxFrames: 0).opcode

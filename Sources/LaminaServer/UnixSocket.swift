@@ -92,12 +92,23 @@ public enum UnixSocket {
     /// `SO_PEERCRED` on Linux (asm-generic/socket.h).
     private static let peerCredentialsOption: Int32 = 17
 
-    /// The uid of the process at the other end (`SO_PEERCRED`), or nil.
-    public static func peerUID(_ fd: Int32) -> uid_t? {
+    private static func peerCredentials(_ fd: Int32) -> PeerCredentials? {
         var cred = PeerCredentials()
         var len = socklen_t(MemoryLayout<PeerCredentials>.size)
         guard getsockopt(fd, SOL_SOCKET, peerCredentialsOption, &cred, &len) == 0 else { return nil }
-        return cred.uid
+        return cred
+    }
+
+    /// The uid of the process at the other end (`SO_PEERCRED`), or nil.
+    public static func peerUID(_ fd: Int32) -> uid_t? { peerCredentials(fd)?.uid }
+
+    /// The process at the other end as "NAME pid N" (`SO_PEERCRED`'s pid, `/proc/PID/comm`'s
+    /// name; "pid N" alone when the name cannot be read), or nil.
+    public static func peerProcess(_ fd: Int32) -> String? {
+        guard let pid = peerCredentials(fd)?.pid, pid > 0 else { return nil }
+        let comm = (try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8))?
+            .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
+        return comm.isEmpty ? "pid \(pid)" : "\(comm) pid \(pid)"
     }
 
     /// Accepts one pending connection as a non-blocking, close-on-exec descriptor, or nil.

@@ -51,8 +51,8 @@ extension LayerTree {
     }
 
     /// The point of a layer's z = 0 plane that `m` maps onto the canvas point (x, y), or nil
-    /// when there is none in front of the eye.
-    static func unproject(_ q: Point, _ m: Transform3D) -> Point? {
+    /// when there is none in front of the eye (hit testing; the blended-layers view's clips).
+    public static func unproject(_ q: Point, _ m: Transform3D) -> Point? {
         if m.m14 == 0 && m.m24 == 0 && m.m44 == 1 {
             // Affine in x and y.
             let det = m.m11 * m.m22 - m.m12 * m.m21

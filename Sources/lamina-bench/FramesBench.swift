@@ -22,6 +22,9 @@ import LaminaModel
 /// rendered.
 ///
 /// `LAMINA_SHAPE_ATLAS=0` draws shapes from their meshes every frame (no shape atlas).
+/// `LAMINA_BENCH_OVERLAYS=inspector|blended|all` draws the viewer's inspector (the pointer at
+/// the canvas centre, the layer there pinned: outline, label and panel each frame), its
+/// blended-layers view, or both over every frame, as the render loop does while they are on.
 ///
 /// Prints JSON: fps, frame-interval p50/p99 in ms, mean CPU ms per phase, CPU ms per frame
 /// (everything but waiting for the GPU) p50/p99, GPU wait and GPU time. The phases are wall
@@ -47,6 +50,17 @@ func runFramesBench(_ arguments: [String]) {
     tree.prefetches = builder.prefetches
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
+    let overlayName = ProcessInfo.processInfo.environment["LAMINA_BENCH_OVERLAYS"] ?? "none"
+    let overlaySettings: OverlaySettings
+    switch overlayName {
+    case "none": overlaySettings = OverlaySettings()
+    case "inspector": overlaySettings = OverlaySettings(inspector: true)
+    case "blended": overlaySettings = OverlaySettings(blendedLayers: true)
+    case "all": overlaySettings = OverlaySettings(inspector: true, blendedLayers: true)
+    default: fail("LAMINA_BENCH_OVERLAYS=inspector|blended|all")
+    }
+    var overlays = FrameOverlays()
+    let centre = Point(Double(width) / 2, Double(height) / 2)
 
     var phases: [[Double]] = []   // apply, evaluate, tessellate, upload, record, submit, gpuWait
     var intervals: [Double] = []
@@ -78,7 +92,11 @@ func runFramesBench(_ arguments: [String]) {
         // Evaluate the presentation tree at the frame time, as the render thread does.
         tree.updatePresentation(&presentation, at: frameTime)
         let ce = cpuNow()
-        let list = builder.build(presentation)
+        var list = builder.build(presentation)
+        if !overlaySettings.isEmpty {
+            list = overlays.apply(overlaySettings, to: list, presentation: presentation, render: tree, at: frameTime, scale: 1,
+                                  pointer: centre, pinned: presentation.hitTest(centre))
+        }
         let t2 = now()
         let cb = cpuNow()
         let timing: FrameTiming
@@ -117,7 +135,7 @@ func runFramesBench(_ arguments: [String]) {
     let gpu = gpuTimes.isEmpty ? "null" : "\(ms(percentile(gpuTimes, 0.5)))"
     print("""
     {"layers": \(layers), "size": "\(width)x\(height)", "seconds": \(ms(elapsed) / 1000), "frames": \(measured), \
-    "device": "\(renderer.deviceName)", "mix": "\(mix)", "drive": "\(drive)", "draw_items": \(builder.build(presentation).items.count), \
+    "device": "\(renderer.deviceName)", "mix": "\(mix)", "drive": "\(drive)", "overlays": "\(overlayName)", "draw_items": \(builder.build(presentation).items.count), \
     "fps": \((Double(measured) / max(measuredSeconds, 1e-9) * 10).rounded() / 10), \
     "frame_ms": {"p50": \(ms(percentile(intervals, 0.5))), "p99": \(ms(percentile(intervals, 0.99)))}, \
     "cpu_ms_per_phase_mean": {\(phaseMeans.joined(separator: ", "))}, \

@@ -23,6 +23,8 @@ final class ViewerControls {
     private var captureCount = 0
     /// Whether the T key's trace recording runs.
     private var tracing = false
+    /// The layer the inspector has pinned (a click in inspect mode), if any.
+    private(set) var pinned: LayerID?
 
     /// The instance the C key callback reaches (GLFW callbacks carry no context here).
     nonisolated(unsafe) static var current: ViewerControls?
@@ -43,22 +45,31 @@ final class ViewerControls {
                 controls.forwardKey(key, action: action, mods: mods)
             }
         }
+        // In inspect mode (I) the pointer goes to the inspector, not to the clients.
         glfwSetMouseButtonCallback(window.raw) { _, button, action, mods in
             guard let controls = ViewerControls.current, button >= 0, button <= 2 else { return }
+            if controls.overlay.inspector {
+                if button == 0 && action == GLFW_PRESS { controls.inspectorClick() }
+                return
+            }
             controls.forwardPointer(action == GLFW_PRESS ? .down : .up, button: UInt8(button), mods: mods)
         }
         glfwSetCursorPosCallback(window.raw) { _, _, _ in
-            ViewerControls.current?.forwardPointer(.moved, button: 0, mods: 0)
+            guard let controls = ViewerControls.current else { return }
+            if controls.overlay.inspector { controls.inspectorPointer(); return }
+            controls.forwardPointer(.moved, button: 0, mods: 0)
         }
         glfwSetScrollCallback(window.raw) { _, dx, dy in
+            guard let controls = ViewerControls.current, !controls.overlay.inspector else { return }
             // GLFW's offsets are in lines, y up; the protocol's in points, y down (a line: 40 points).
-            ViewerControls.current?.forwardPointer(.scroll, button: 0, mods: 0, scroll: Point(dx * 40, -dy * 40))
+            controls.forwardPointer(.scroll, button: 0, mods: 0, scroll: Point(dx * 40, -dy * 40))
         }
     }
 
     /// The keys the viewer keeps for itself; every other key goes to the clients.
     static let viewerKeys: Set<Int32> = [GLFW_KEY_SPACE, GLFW_KEY_S, GLFW_KEY_R, GLFW_KEY_H, GLFW_KEY_W, GLFW_KEY_D,
-                                         GLFW_KEY_C, GLFW_KEY_T, GLFW_KEY_Q, GLFW_KEY_ESCAPE]
+                                         GLFW_KEY_C, GLFW_KEY_T, GLFW_KEY_I, GLFW_KEY_O, GLFW_KEY_Q,
+                                         GLFW_KEY_ESCAPE]
 
     /// A key for the clients: routed by the server (focus, the layer under the pointer, the
     /// frontmost client).
@@ -110,11 +121,51 @@ final class ViewerControls {
             capture(to: "\(capturesDirectory)/viewer-\(captureCount).png")
         case GLFW_KEY_T:
             toggleTrace()
+        case GLFW_KEY_I:
+            overlay.inspector.toggle()
+            daemon.renderLoop.setOverlay(overlay)
+            if overlay.inspector {
+                inspectorPointer()
+                say("inspector on (the pointer goes to the inspector: click pins a layer, Escape unpins)")
+            } else {
+                pinned = nil
+                daemon.renderLoop.setInspectorPinned(nil)
+                daemon.renderLoop.setInspectorPointer(nil)
+                say("inspector off")
+            }
+        case GLFW_KEY_O:
+            overlay.blendedLayers.toggle()
+            daemon.renderLoop.setOverlay(overlay)
+            say("blended layers \(overlay.blendedLayers ? "on" : "off")")
+        case GLFW_KEY_ESCAPE where overlay.inspector && pinned != nil:
+            pin(nil)
         case GLFW_KEY_Q, GLFW_KEY_ESCAPE:
             quitRequested = true
             say("quitting")
         default:
             break
+        }
+    }
+
+    /// Inspect mode: the inspector outlines the layer under the cursor.
+    func inspectorPointer() {
+        daemon.renderLoop.setInspectorPointer(window?.cursorPoint(scale: daemon.config.scale))
+    }
+
+    /// Inspect mode's click: pins the topmost layer under the cursor in the newest presentation
+    /// snapshot, or unpins when there is none.
+    func inspectorClick() {
+        guard let point = window?.cursorPoint(scale: daemon.config.scale) else { return }
+        pin(daemon.renderLoop.snapshot?.hitTest(point))
+    }
+
+    private func pin(_ layer: LayerID?) {
+        pinned = layer
+        daemon.renderLoop.setInspectorPinned(layer)
+        if let layer, let kind = daemon.renderLoop.snapshot?.tree[layer]?.kind {
+            say("inspector pinned \(kind.name) \(layer)")
+        } else {
+            say("inspector unpinned")
         }
     }
 

@@ -35,8 +35,16 @@ Keys:
   C      capture the window's frame to a PNG
   T      frame trace: start recording / stop and write <captures>/lamina-trace-<time>.json
          (Chrome trace-event JSON: open it in ui.perfetto.dev or chrome://tracing)
-  Q      quit (as does closing the window, SIGINT or SIGTERM)
+  I      inspector: the layer under the pointer outlined, with its kind, id and client;
+         a click pins it (a panel of its presentation values and running animations, live),
+         a click on empty space or Escape unpins. While it is on, the pointer goes to the
+         inspector, not to the clients.
+  O      blended layers: each pixel coloured by how many layers were blended into it
+         (0 black, 1 green, 2 yellow, 3 orange, 4 or more red), with a legend
+  Q      quit (as does Escape, unless it unpins; closing the window, SIGINT or SIGTERM)
 Every other key, and the pointer, goes to the clients as input events (docs/protocol.md).
+The overlays (H, W, D, I, O) are drawn by the compositor for the window only: clients'
+captures never include them.
 """
 
 func say(_ line: String) {

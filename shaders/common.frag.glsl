@@ -14,7 +14,12 @@ layout(location = 1) flat in vec4 inBounds;
 layout(location = 2) flat in vec4 inRadii;
 layout(location = 3) flat in vec4 inFillColor;
 layout(location = 4) flat in vec4 inBorderColor;
+#ifndef CLIP_H0_LOCATION
+#define CLIP_H0_LOCATION 10
+#endif
+#if !(defined(CLIP_VARYINGS) && CLIP_H0_LOCATION == 5)
 layout(location = 5) flat in vec4 inParams;
+#endif
 layout(location = 6) flat in vec4 inGradientPoints;
 layout(location = 7) flat in vec4 inGradientRange;
 
@@ -25,9 +30,11 @@ layout(location = 7) flat in vec4 inGradientRange;
 // passed on flat: a pixel reads the clip buffer only for that clip's ancestors. (llvmpipe
 // turns a buffer read at a per-pixel index into a loop over the lanes: reading the innermost
 // clip per pixel made an image layer clipped by its bounds cost ~6× one without the clip.)
-// Locations 10 and 12–15, free in every module that defines CLIP_VARYINGS (not the gradients':
-// theirs use 7–11, and five more would pass the 16 that every Vulkan device has).
-layout(location = 10) flat in vec4 inClipH0;
+// Locations 10 (CLIP_H0_LOCATION) and 12–15: free in every module but the gradients', which
+// use 6–11 and read the params only for the clip index, so their clipped modules put the
+// first row at 5, in the params' place (CLIP_H0_LOCATION=5: no params then), and stay within
+// the 16 locations every Vulkan device has.
+layout(location = CLIP_H0_LOCATION) flat in vec4 inClipH0;
 layout(location = 12) flat in vec4 inClipH1;
 layout(location = 13) flat in vec4 inClipH2;
 layout(location = 14) flat in vec4 inClipRect;

@@ -14,8 +14,8 @@
 // kind's code (KIND: 6 or 7 in VS_PIECE; SHARP in VS_GRADIENT). CLIPPED (defined for the
 // clipped variants of the kinds whose fragment stage reads the params only for the clip
 // index: gradients, meshes, sharp rects) passes the params on. CLIP_VARYINGS (every clipped
-// module but the gradients') reads the item's innermost clip from the clip buffer instead and
-// passes it on flat (common.frag.glsl says why): meshes and sharp rects then pass no params.
+// module) reads the item's innermost clip from the clip buffer instead and passes it on flat
+// (common.frag.glsl says why and where): meshes, sharp rects and gradients then pass no params.
 
 layout(constant_id = 0) const int KIND = 0;
 layout(constant_id = 1) const bool SHARP = false;
@@ -62,7 +62,10 @@ layout(location = 13) in vec4 inGradientColor3;
 
 #ifdef CLIP_VARYINGS
 #include "clips.glsl"
-layout(location = 10) flat out vec4 outClipH0;
+#ifndef CLIP_H0_LOCATION
+#define CLIP_H0_LOCATION 10
+#endif
+layout(location = CLIP_H0_LOCATION) flat out vec4 outClipH0;
 layout(location = 12) flat out vec4 outClipH1;
 layout(location = 13) flat out vec4 outClipH2;
 layout(location = 14) flat out vec4 outClipRect;

@@ -207,6 +207,30 @@ struct VisualGoldenTests {
         ], clips: clips), "clip-nested", Self.shapes)
     }
 
+    /// Gradients clipped (their clipped pipelines take the innermost clip from the vertex
+    /// stage, in the params' place: CLIP_VARYINGS, CLIP_H0_LOCATION=5): a clip rotated 20°
+    /// about (32, 26), bounds (0, 0, 48, 40), radius 10, holding an axial gradient (-8, -8, 64,
+    /// 56) from (-8, -8) to (56, 48), and in a second clip (6, 6, 36, 28) radius 6 a radial
+    /// gradient (0, 0, 48, 40) centered at (24, 20) whose t = 1 ellipse has half-axes 20 × 14.
+    /// The project's rule for independent references.
+    @Test func clipGradient() throws {
+        let t = Transform3D.translation(-24, -20).concatenating(.rotation(20 * .pi / 180))
+            .concatenating(.translation(32, 26))
+        let clips = [
+            Clip(transform: t, rect: Rect(0, 0, 48, 40), radii: CornerRadii(10)),
+            Clip(transform: t, rect: Rect(6, 6, 36, 28), radii: CornerRadii(6), parent: 0),
+        ]
+        let list = DrawList(width: 64, height: 52, clearColor: Color(1, 1, 1), items: [
+            DrawItem(transform: t, bounds: Rect(-8, -8, 64, 56), backgroundColor: .clear,
+                     kind: .gradient(GradientFill(type: .axial, start: Point(-8, -8), end: Point(56, 48),
+                                                  colors: Self.stops, locations: Self.locations)), clip: 0),
+            DrawItem(transform: t, bounds: Rect(0, 0, 48, 40), backgroundColor: .clear,
+                     kind: .gradient(GradientFill(type: .radial, start: Point(24, 20), end: Point(44, 34),
+                                                  colors: Self.stops, locations: Self.locations)), clip: 1),
+        ], clips: clips)
+        try compare(list, "clip-gradient", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
     /// Four nested rotated, rounded clips, each cutting a different side (the scene is
     /// `ClipTests.deepScene`). Tolerance as clipNested.
     @Test func clipDeep() throws {

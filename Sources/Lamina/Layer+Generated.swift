@@ -5,6 +5,11 @@ import LaminaGeometry
 import LaminaModel
 
 extension Layer {
+    /// `name`: A name for people and tools (the viewer's inspector, getTree); the daemon does not address layers by it. "" for none.
+    public var name: String {
+        get { properties.name }
+        set { set(.string(newValue), "name") }
+    }
     /// `bounds`.
     public var bounds: Rect {
         get { properties.bounds }

@@ -143,8 +143,13 @@ public struct Scene: Sendable {
                 case "name":
                     let name = try SceneValues.string(m.value, fp)
                     guard !name.isEmpty, !name.contains(".") else { throw SceneError(path: fp, "must be non-empty and contain no dots") }
+                    guard name.utf8.count <= PropertyTable.shortStringLimit else {
+                        throw SceneError(path: fp, "must be at most \(PropertyTable.shortStringLimit) bytes of UTF-8")
+                    }
                     guard names[name] == nil else { throw SceneError(path: fp, "the name \"\(name)\" is already used") }
                     names[name] = id
+                    // The scene name is the layer's `name` property too (CALayer.name).
+                    try set(&props, id, "name", .string(name), fp)
                 case "custom":
                     guard case .object(let cm) = m.value else { throw SceneError(path: fp, "must be an object of named numbers") }
                     for c in cm {
@@ -248,6 +253,9 @@ public struct Scene: Sendable {
                         guard let dot = s.key.firstIndex(of: ".") else { throw SceneError(path: sp, "must be NAME.KEYPATH") }
                         let id = try layerID(String(s.key[..<dot]), sp)
                         let keyPath = String(s.key[s.key.index(after: dot)...])
+                        guard keyPath != "name" else {
+                            throw SceneError(path: sp, "a layer's name is its scene name, set in the layer (not by a transaction)")
+                        }
                         try checkKind(keyPath, id, sp, pathNamesKeyPath: true)
                         let v = try SceneValues.property(keyPath, s.value, sp)
                         var props = properties[id]!

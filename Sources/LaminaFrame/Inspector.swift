@@ -8,7 +8,8 @@ import LaminaTree
 /// tests can read what the panel says without reading pixels.
 public struct InspectorReport: Sendable, Equatable {
     public var layer: LayerID
-    /// The layer's kind and id, e.g. "shape 1:3" (layers have no `name` property).
+    /// The layer's `name` quoted when it has one (its first line, at most 40 characters), then
+    /// its kind and id: "“knob” shape 1:3", or "shape 1:3" for a layer without a name.
     public var title: String
     /// Its owning client: "client 1" and the client's description (`Inspector.describe`: the
     /// name it gave in `hello`, its process), e.g. "client 1 “demo” python3 pid 4242".
@@ -45,7 +46,7 @@ public enum Inspector {
                               scale: Double, names: [UInt32: String] = [:], details: Bool) -> InspectorReport? {
         guard !id.isClientRoot, let node = tree[id] else { return nil }
         let name = names[id.client] ?? ""
-        var report = InspectorReport(layer: id, title: "\(node.kind.name) \(id)",
+        var report = InspectorReport(layer: id, title: title(node),
                                      owner: name.isEmpty ? "client \(id.client)" : "client \(id.client) " + name,
                                      quad: nil, properties: [], animations: [])
         if let m = canvasTransform(of: id, in: tree) {
@@ -65,6 +66,12 @@ public enum Inspector {
         report.properties = propertyLines(node)
         report.animations = (render?[id]?.animations ?? node.animations).filter { !$0.hasEnded }.map { line($0, at: time) }
         return report
+    }
+
+    /// A layer's title: its name quoted when it has one, then its kind and id.
+    public static func title(_ node: LayerNode) -> String {
+        let name = node.properties.name
+        return (name.isEmpty ? "" : quoted(name) + " ") + "\(node.kind.name) \(node.id)"
     }
 
     /// The map from layer `id`'s bounds coordinates to canvas points, as hit testing composes

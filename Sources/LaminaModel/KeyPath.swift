@@ -154,6 +154,14 @@ struct PropertyInput {
         if case .string(let v) = value { return v }
         throw wrong("string")
     }
+    /// A string of at most `PropertyTable.shortStringLimit` bytes of UTF-8 (the table's
+    /// `short` rule: `name`).
+    func shortString() throws(PropertyError) -> String {
+        let s = try string()
+        let limit = PropertyTable.shortStringLimit
+        guard s.utf8.count <= limit else { throw range("must be at most \(limit) bytes of UTF-8 (got \(s.utf8.count))") }
+        return s
+    }
     /// Plain text (a string) or styled runs; run sizes ≥ 0.
     func text() throws(PropertyError) -> StyledText {
         switch value {

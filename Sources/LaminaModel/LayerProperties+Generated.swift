@@ -29,6 +29,12 @@ public struct LayerProperties: Hashable, Sendable {
     public var maskedCorners: CornerMask = .all
 
     // Stored apart.
+    // Identity (CALayer.name).
+    /// A name for people and tools (the viewer's inspector, getTree); the daemon does not address layers by it. "" for none.
+    @inlinable public var name: String {
+        get { if let box = rare.box { return box.values.name }; return "" }
+        _modify { yield &rare.values.name }
+    }
     // Geometry.
     @inlinable public var zPosition: Double {
         get { if let box = rare.box { return box.values.zPosition }; return 0 }
@@ -296,6 +302,7 @@ public struct LayerProperties: Hashable, Sendable {
     /// absent while every field has its default. Equality and hashing are by value (no box
     /// equals a box of defaults).
     @usableFromInline struct Rare: Hashable, Sendable {
+        @usableFromInline var name: String = ""
         @usableFromInline var zPosition: Double = 0
         @usableFromInline var anchorPointZ: Double = 0
         @usableFromInline var sublayerTransform: Transform3D = .identity
@@ -378,6 +385,7 @@ extension LayerProperties {
     /// The model value at a key path of the table (sub-key-paths included), or nil.
     func tableValue(forKeyPath keyPath: String) -> PropertyValue? {
         switch keyPath {
+        case "name": return .string(name)
         case "bounds": return .rect(bounds)
         case "bounds.origin": return .point(bounds.origin)
         case "bounds.origin.x": return .number(bounds.origin.x)
@@ -469,6 +477,7 @@ extension LayerProperties {
     /// range; false when the key path is not the table's. On error nothing changes.
     mutating func setTableValue(_ v: PropertyInput) throws(PropertyError) -> Bool {
         switch v.keyPath {
+        case "name": name = try v.shortString()
         case "bounds": bounds = try v.rectWithNonNegativeSize()
         case "bounds.origin": bounds.origin = try v.point()
         case "bounds.origin.x": bounds.origin.x = try v.number()
@@ -567,6 +576,7 @@ extension LayerProperties {
 extension PropertyTable {
     /// Every row of `Properties.table`, in its order.
     public static let rows: [Row] = [
+        Row(keyPath: "name", type: .string, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "bounds", type: .rect, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "position", type: .point, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "zPosition", type: .number, layers: .all, animates: true, implicitAction: true),

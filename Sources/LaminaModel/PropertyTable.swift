@@ -46,6 +46,10 @@ public enum PropertyType: Hashable, Sendable {
 /// trees' kind check read it; the per-property code is generated from the same table
 /// (`scripts/gen-properties`).
 public enum PropertyTable {
+    /// The most bytes of UTF-8 a string of the table's `short` rule (`name`) may have
+    /// (scripts/gen-properties' SHORT_BYTES, which writes it into docs/protocol.md).
+    public static let shortStringLimit = 256
+
     /// One row of the table.
     public struct Row: Sendable {
         /// Core Animation's key path.

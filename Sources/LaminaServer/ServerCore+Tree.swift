@@ -2,7 +2,8 @@ import LaminaTree
 import LaminaModel
 
 extension ServerCore {
-    /// The model tree as JSON (`getTree`): each layer's id, owner, kind, depth, frame, sublayers.
+    /// The model tree as JSON (`getTree`): each layer's id, owner, kind, name (when it has one),
+    /// depth, frame, sublayers.
     /// Written as bytes (a 10,000-layer tree is about 1.3 MB): one reply must cost the server
     /// thread little, whoever asks for it how often.
     static func treeJSON(_ model: ModelTree, names clientNames: [UInt32: String]) -> String {
@@ -33,6 +34,8 @@ extension ServerCore {
             }
             w.append(lastName)
             w.append("\", \"kind\": \""); w.append(node.kind.name)
+            let name = node.properties.name
+            if !name.isEmpty { w.append("\", \"name\": \""); w.appendEscaped(name) }
             w.append("\", \"depth\": "); w.append(UInt32(depth))
             w.append(", \"frame\": ["); w.append(f.origin.x); w.append(", "); w.append(f.origin.y); w.append(", ")
             w.append(f.size.width); w.append(", "); w.append(f.size.height)

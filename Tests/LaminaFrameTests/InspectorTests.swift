@@ -63,6 +63,23 @@ import TestSupport
         #expect(Inspector.report(TestScene.id(9), in: presentation, at: 0.5, scale: 1, details: true) == nil)
     }
 
+    @Test func aNamedLayersTitleShowsItsNameBeforeItsKindAndID() throws {
+        // CALayer.name: quoted, its first line cut at 40 characters, then the kind and id.
+        let long = String(repeating: "n", count: 41)
+        var changes = TestScene.layer(1, frame: Rect(0, 0, 10, 10), [("name", .string("knob"))])
+        changes += TestScene.layer(2, frame: Rect(0, 0, 10, 10), [("name", .string(long))])
+        changes += TestScene.layer(3, frame: Rect(0, 0, 10, 10), [("name", .string("two\nlines"))])
+        changes += TestScene.layer(4, frame: Rect(0, 0, 10, 10))
+        let tree = try TestScene.tree(changes).presentation(at: 0)
+        func title(_ local: UInt32) -> String? {
+            Inspector.report(TestScene.id(local), in: tree, at: 0, scale: 1, details: false)?.title
+        }
+        #expect(title(1) == "“knob” layer 1:1")
+        #expect(title(2) == "“" + String(repeating: "n", count: 40) + "…” layer 1:2")
+        #expect(title(3) == "“two”… layer 1:3")
+        #expect(title(4) == "layer 1:4")
+    }
+
     @Test func clientsAreDescribedByTheirHelloNameAndProcess() {
         #expect(Inspector.describe(name: "demo", process: "python3 pid 42") == "“demo” python3 pid 42")
         #expect(Inspector.describe(name: "", process: "python3 pid 42") == "python3 pid 42")

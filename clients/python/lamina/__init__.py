@@ -18,8 +18,8 @@ from .animation import (Animation, AnimationGroup, BasicAnimation, ExpressionAni
 from ._journal import Reconnect
 from .connection import Capture, Connection, EventStream, HitTestResult, Image, Transaction, connect, default_socket_path
 from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
-from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
-                     PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
+from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent,
+                     Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
@@ -35,7 +35,7 @@ __all__ = [
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",
     "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
-    "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected",
+    "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "HANDLED", "IGNORED",
     "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

@@ -52,10 +52,14 @@ class PropertyInfo(NamedTuple):
     animates: str
     kinds: Tuple[str, ...]
     doc: str
+    #: The most bytes of UTF-8 a string may have (the table's ``short`` rule), or None.
+    max_bytes: Optional[int] = None
 
 
 #: Every property, by key path, in the table's order.
 PROPERTIES: Dict[str, PropertyInfo] = {
+    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         'A name for people and tools (the viewer\'s inspector, getTree); the daemon does not address layers by it. "" for none.', max_bytes=256),
     'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text'),
                          ''),
     'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text'),
@@ -206,6 +210,15 @@ class _LayerAttributes:
 
     def _set(self, key_path: str, value: Any) -> None:
         raise NotImplementedError
+
+    @property
+    def name(self) -> str:
+        """``name``: A name for people and tools (the viewer's inspector, getTree); the daemon does not address layers by it. "" for none. default '' (does not animate)."""
+        return self._get('name')  # type: ignore[no-any-return]
+
+    @name.setter
+    def name(self, value: str) -> None:
+        self._set('name', coerce_string(value))
 
     @property
     def bounds(self) -> Rect:

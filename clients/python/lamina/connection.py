@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 import queue
 import random
@@ -178,6 +179,42 @@ class Transaction:
             # The body's exception is the one to see; the commit's failure is its context.
 
 
+#: A layer's pointer handler (``Layer.on_pointer``): returns ``lamina.HANDLED`` (True) to stop
+#: the event, anything else to let it bubble on.
+PointerHandler = Callable[[PointerEvent], Any]
+
+
+def _pointer_path(r: _wire.Reader) -> Optional[List[Tuple[int, float, float]]]:
+    """A ``pointerPath`` body's hops, (layer, x, y) innermost first; None when it is malformed
+    (no hops, too many, short, or a point not finite: the event after it reaches its own layer)."""
+    try:
+        n = r.u32()
+        if not 1 <= n <= _wire.MAX_POINTER_HOPS or n * 20 > len(r.body) - r.at:
+            return None
+        hops = [cast(Tuple[int, float, float], r.take("Idd")) for _ in range(n)]
+    except ValueError:
+        return None
+    if not all(math.isfinite(x) and math.isfinite(y) for _, x, y in hops):
+        return None
+    return hops
+
+
+def _bubble(chain: List[Tuple[PointerHandler, PointerEvent]], general: Optional[Callable[[PointerEvent], None]],
+            event: PointerEvent) -> None:
+    """One pointer event's delivery: the layers' handlers innermost first until one returns
+    ``HANDLED`` (True), then ``general`` (``on_pointer``) with the event as routed. A handler
+    that raises is reported as other callbacks are, and the event goes on."""
+    for handler, e in chain:
+        try:
+            if handler(e) is True:
+                return
+        except Exception:
+            sys.stderr.write("lamina: a pointer handler raised:\n")
+            traceback.print_exc()
+    if general is not None:
+        general(event)
+
+
 class EventStream:
     """The connection's events from the moment it was made, in order (``Connection.events()``):
     iterate it (``for event in stream``), or ``get(timeout)``. It ends after ``Disconnected``
@@ -284,7 +321,10 @@ class Connection:
         self.on_pointer: Optional[Callable[[PointerEvent], None]] = None
         self.on_key: Optional[Callable[[KeyEvent], None]] = None
         self.on_error: Optional[Callable[[RequestFailed], None]] = None
-        self._pointer_handlers: Dict[int, Callable[[PointerEvent], None]] = {}
+        self._pointer_handlers: Dict[int, PointerHandler] = {}
+        # The path the daemon sent for the pointer event that comes next (``pointerPath``):
+        # (layer, x, y) per hop, innermost first. Only the reader thread touches it.
+        self._pending_path: Optional[List[Tuple[int, float, float]]] = None
 
         self._jobs: "queue.Queue[Optional[Callable[[], None]]]" = queue.Queue()
         self._ended = threading.Event()
@@ -436,8 +476,13 @@ class Connection:
             if s in self._subscribers:
                 self._subscribers.remove(s)
 
-    def on_pointer_of(self, layer: Layer, handler: Optional[Callable[[PointerEvent], None]]) -> None:
-        """Calls ``handler`` for the pointer events of one layer (before ``on_pointer``); None removes it."""
+    def on_pointer_of(self, layer: Layer, handler: Optional[PointerHandler]) -> None:
+        """Handles the pointer events that hit ``layer`` **or any of its sublayers**: they
+        bubble from the hit layer's handler outward to the client's root container's, then to
+        ``on_pointer``. Each handler gets the event with ``layer`` its own layer, ``x``, ``y``
+        the point in its own coordinates and ``target`` the hit layer; returning ``HANDLED``
+        (True) stops the event there, anything else (None) passes it on. One handler per
+        layer; None removes it. ``layer.on_pointer = handler`` is the same."""
         with self._lock:
             if handler is None:
                 self._pointer_handlers.pop(layer.id, None)
@@ -1098,19 +1143,27 @@ class Connection:
             eh = self.on_error
             if eh is not None:
                 jobs.append(lambda: eh(err))
+        elif opcode == _wire.POINTER_PATH:
+            self._pending_path = _pointer_path(r)
+            return   # not an event of its own: kept for the pointer event after it
         elif _wire.POINTER_DOWN <= opcode <= _wire.SCROLL:
             kind = {_wire.POINTER_DOWN: "down", _wire.POINTER_UP: "up", _wire.POINTER_MOVED: "moved",
                     _wire.SCROLL: "scroll"}[opcode]
             layer_id, x, y, cx, cy, button, mods, sx, sy, t = r.take("IddddBHddd")
-            pe = PointerEvent(kind, layer_id, x, y, cx, cy, button, mods, sx, sy, t)
+            pe = PointerEvent(kind, layer_id, x, y, cx, cy, button, mods, sx, sy, t, layer_id)
             event = pe
+            # The daemon sends the path right before its event; without one (an older daemon,
+            # or a path for another layer) the event reaches its own layer only.
+            path = self._pending_path
+            self._pending_path = None
+            if not path or path[0][0] != layer_id:
+                path = [(layer_id, x, y)]
             with self._lock:
-                per = self._pointer_handlers.get(layer_id)
-            if per is not None:
-                jobs.append(lambda: per(pe))
+                chain = [(self._pointer_handlers[hop], pe._replace(layer=hop, x=hx, y=hy))
+                         for hop, hx, hy in path if hop in self._pointer_handlers]
             ph = self.on_pointer
-            if ph is not None:
-                jobs.append(lambda: ph(pe))
+            if chain or ph is not None:
+                jobs.append(lambda: _bubble(chain, ph, pe))
         elif opcode in (_wire.KEY_DOWN, _wire.KEY_UP):
             layer_id, key_code, mods, repeat, t = r.take("IIHBd")
             ke = KeyEvent("down" if opcode == _wire.KEY_DOWN else "up", layer_id, key_code, mods, repeat != 0, t)

@@ -9,11 +9,15 @@ from .values import Display
 __all__ = [
     "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
     "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "Disconnected", "Event",
-    "SHIFT", "CONTROL", "ALT", "SUPER",
+    "SHIFT", "CONTROL", "ALT", "SUPER", "HANDLED", "IGNORED",
 ]
 
 #: Modifier bits of ``PointerEvent.modifiers`` and ``KeyEvent.modifiers``.
 SHIFT, CONTROL, ALT, SUPER = 1, 2, 4, 8
+
+#: What a layer's pointer handler returns (``Layer.on_pointer``): ``HANDLED`` (True) stops the
+#: event there; ``IGNORED`` (False), None or any other false value lets it bubble on.
+HANDLED, IGNORED = True, False
 
 
 class AnimationStarted(NamedTuple):
@@ -53,7 +57,12 @@ class PointerEvent(NamedTuple):
 
     ``kind``: ``down``, ``up``, ``moved`` or ``scroll``; ``x``, ``y``: the point in the layer's
     bounds coordinates; ``canvas_x``, ``canvas_y``: in canvas points; ``button``: 0 primary, 1
-    secondary, 2 middle; ``scroll_x``, ``scroll_y``: points (scroll only); ``time``: compositor time.
+    secondary, 2 middle; ``scroll_x``, ``scroll_y``: points (scroll only); ``time``: compositor time;
+    ``target``: the layer the event was routed to (the hit layer, DOM's ``event.target``).
+
+    A layer's handler (``Layer.on_pointer``) gets the event as it bubbles: ``layer`` is the
+    handler's own layer and ``x``, ``y`` the point in its coordinates; ``target`` stays the hit
+    layer. ``Connection.on_pointer`` and event streams get it as routed (``layer == target``).
     """
     kind: str
     layer: int
@@ -66,6 +75,7 @@ class PointerEvent(NamedTuple):
     scroll_x: float
     scroll_y: float
     time: float
+    target: int = 0
 
 
 class KeyEvent(NamedTuple):

@@ -20,7 +20,7 @@ from .errors import LaminaError
 from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, coerce_point, coerce_rect, coerce_size
 
 if TYPE_CHECKING:
-    from .connection import Connection
+    from .connection import Connection, PointerHandler
 
 __all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "Presentation", "PropertyError", "LAYER_CLASSES"]
 
@@ -69,6 +69,11 @@ def _valid(info_type: str, non_negative: bool, v: Any) -> bool:
     return True
 
 
+def _short_enough(max_bytes: Optional[int], v: Any) -> bool:
+    """The daemon's ``short`` rule (``name``): at most ``max_bytes`` bytes of UTF-8."""
+    return max_bytes is None or len(v.encode("utf-8")) <= max_bytes
+
+
 class Layer(_LayerAttributes):
     """``CALayer``: a plain layer (kind ``layer``). Make one with ``connection.make_layer()``.
 
@@ -106,6 +111,19 @@ class Layer(_LayerAttributes):
     def __repr__(self) -> str:
         return "<%s %d>" % (type(self).__name__, self._id)
 
+    @property
+    def on_pointer(self) -> Optional["PointerHandler"]:
+        """The handler of the pointer events that hit this layer or its sublayers (they
+        bubble: ``Connection.on_pointer_of``), or None. It gets the event in this layer's
+        coordinates (``layer`` this layer, ``target`` the hit layer) and returns
+        ``lamina.HANDLED`` (True) to stop it, anything else to let the superlayer's handler
+        have it."""
+        return self._connection._pointer_handlers.get(self._id)
+
+    @on_pointer.setter
+    def on_pointer(self, handler: Optional["PointerHandler"]) -> None:
+        self._connection.on_pointer_of(self, handler)
+
     # MARK: properties
 
     def _get(self, key_path: str) -> Any:
@@ -120,7 +138,7 @@ class Layer(_LayerAttributes):
         (a negative ``corner_radius``) is staged all the same and refused at commit
         (``invalidValue`` naming this set); the local model keeps what it had."""
         info = PROPERTIES[key_path]
-        if _valid(info.type, info.non_negative, value):
+        if _valid(info.type, info.non_negative, value) and _short_enough(info.max_bytes, value):
             self._values[key_path] = value
         self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path)
                                 + _wire.value(info.type, value))

@@ -128,6 +128,7 @@ class InputDecodingTests(unittest.TestCase):
         c._lock = threading.Lock()
         c._subscribers = []
         c._pointer_handlers = {}
+        c._pending_path = None
         c._jobs = queue.Queue()
         c._delegates, c._completions, c._pending_errors = {}, {}, []
         c.on_event = c.on_pointer = c.on_key = c.on_display_change = c.on_animation_event = None
@@ -144,7 +145,7 @@ class InputDecodingTests(unittest.TestCase):
         c._dispatch(0xA5, 0, b"future")   # unknown: skipped
         while not c._jobs.empty():
             c._jobs.get()()
-        self.assertEqual(got[0], lamina.PointerEvent("down", 7, 1.5, 2.5, 10, 20, 1, 3, 0, 0, 4.25))
+        self.assertEqual(got[0], lamina.PointerEvent("down", 7, 1.5, 2.5, 10, 20, 1, 3, 0, 0, 4.25, 7))
         self.assertEqual(got[1], lamina.KeyEvent("up", 0, 65, 8, True, 5.5))
         self.assertEqual(got[2], lamina.Display(800, 600, 2.0, 60.0))
         self.assertEqual(c.display, lamina.Display(800, 600, 2.0, 60.0))
@@ -153,6 +154,60 @@ class InputDecodingTests(unittest.TestCase):
         self.assertEqual(stream.get(0), lamina.DisplayChanged(got[2]))
         with self.assertRaises(TimeoutError):
             stream.get(0.01)
+
+    def test_a_pointer_path_bubbles_the_event_after_it(self):
+        """Decoded from bytes: a ``pointerPath`` (0x96) then its event; the handlers along the
+        path, innermost first, each with its hop's point; a malformed path or one for another
+        layer leaves the event to its own layer. (Against a real daemon with injected input:
+        Tests/LaminaTests/PythonPointerBubblingTests.swift runs bubbling_driver.py.)"""
+        import queue
+        import struct
+
+        from lamina import _wire
+        from lamina.connection import Connection
+        c = Connection.__new__(Connection)
+        c._lock = threading.Lock()
+        c._subscribers = []
+        c._pointer_handlers = {}
+        c._pending_path = None
+        c._jobs = queue.Queue()
+        c.on_event = c.on_pointer = None
+        seen = []
+
+        def handler(name, result=None):
+            return lambda e: (seen.append((name, e.layer, e.target, e.x, e.y)), result)[1]
+
+        c._pointer_handlers = {7: handler("seven"), 3: handler("three"), 0: handler("root")}
+        c.on_pointer = lambda e: seen.append(("general", e.layer, e.target, e.x, e.y))
+
+        def deliver(path_body, layer=7):
+            del seen[:]
+            if path_body is not None:
+                c._dispatch(_wire.POINTER_PATH, 0, path_body)
+            c._dispatch(_wire.POINTER_DOWN, 0, struct.pack("<IddddBHddd", layer, 1.5, 2.5, 10, 20, 0, 0, 0, 0, 1.0))
+            while not c._jobs.empty():
+                c._jobs.get()()
+            return list(seen)
+
+        def path(*hops):
+            return struct.pack("<I", len(hops)) + b"".join(struct.pack("<Idd", *h) for h in hops)
+
+        full = path((7, 1.5, 2.5), (5, 3.0, 4.0), (3, 6.0, 8.0), (0, 12.0, 16.0))
+        self.assertEqual(deliver(full), [("seven", 7, 7, 1.5, 2.5), ("three", 3, 7, 6.0, 8.0),
+                                         ("root", 0, 7, 12.0, 16.0), ("general", 7, 7, 1.5, 2.5)])
+        c._pointer_handlers[3] = handler("three", lamina.HANDLED)
+        self.assertEqual(deliver(full), [("seven", 7, 7, 1.5, 2.5), ("three", 3, 7, 6.0, 8.0)])
+        c._pointer_handlers[3] = handler("three", 1)   # truthy but not HANDLED: goes on
+        self.assertEqual(len(deliver(full)), 4)
+        own = [("seven", 7, 7, 1.5, 2.5), ("general", 7, 7, 1.5, 2.5)]
+        self.assertEqual(deliver(None), own)                                  # no path: its own layer
+        self.assertEqual(deliver(path((9, 0.0, 0.0), (0, 1.0, 1.0))), own)   # another layer's path
+        self.assertEqual(deliver(struct.pack("<I", 0)), own)                 # no hops
+        self.assertEqual(deliver(path((7, 1.5, 2.5), (0, float("nan"), 1.0))), own)
+        self.assertEqual(deliver(struct.pack("<I", 3) + struct.pack("<Idd", 7, 1.5, 2.5)), own)   # short
+        # The path is used once: the next event without one reaches its own layer only.
+        deliver(full)
+        self.assertEqual(deliver(None), own)
 
 
 if __name__ == "__main__":

@@ -119,6 +119,31 @@ class DaemonAgreementTests(DaemonTestCase):
                     self.assertEqual(normalized(PROPERTIES[key], v), normalized(PROPERTIES[key], expected[(layer.id, key)]),
                                      "%s %s" % (layer.kind, key))
 
+    def test_a_name_of_at_most_256_bytes_is_listed_by_the_tree(self):
+        """``name`` (CALayer.name): "" by default; at most 256 bytes of UTF-8, counted as bytes
+        (128 × "é" is 256 bytes, 86 × "€" is 258 in 86 characters); ``tree()`` lists it."""
+        from lamina import ErrorCode, RequestFailed
+        longest, too_long = "é" * 128, "€" * 86
+        self.assertEqual((len(longest.encode()), len(too_long.encode()), len(too_long)), (256, 258, 86))
+        named, plain = self.square(), self.square()
+        self.assertEqual(named.name, "")
+        named.name = longest
+        self.conn.commit()
+        self.assertEqual(named.presentation_value("name"), longest)
+
+        def entry(layer):
+            ids = ["%d:%d" % (self.conn.client_id, layer.id)]
+            return [e for e in self.conn.tree()["layers"] if e["id"] in ids][0]
+        self.assertEqual(entry(named)["name"], longest)
+        self.assertNotIn("name", entry(plain))
+        named.name = too_long
+        with self.assertRaises(RequestFailed) as cm:
+            self.conn.commit()
+        self.assertEqual((cm.exception.code, cm.exception.key), (ErrorCode.INVALID_VALUE, "name"))
+        self.assertEqual(named.name, longest)   # the local model keeps what the daemon has
+        with self.assertRaises(TypeError):
+            named.name = 5
+
     def test_setters_accept_python_forms(self):
         layer = self.conn.make_shape_layer()
         layer.position = [3, 4]

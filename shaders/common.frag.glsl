@@ -24,6 +24,7 @@ layout(location = 6) flat in vec4 inGradientPoints;
 layout(location = 7) flat in vec4 inGradientRange;
 
 #ifdef CLIPPED
+#define CLIP_VARYING in
 #include "clips.glsl"
 #ifdef CLIP_VARYINGS
 // The item's innermost clip (clips[params.w − 1]), read once per vertex by the vertex stage and
@@ -33,12 +34,7 @@ layout(location = 7) flat in vec4 inGradientRange;
 // Locations 10 (CLIP_H0_LOCATION) and 12–15: free in every module but the gradients', which
 // use 6–11 and read the params only for the clip index, so their clipped modules put the
 // first row at 5, in the params' place (CLIP_H0_LOCATION=5: no params then), and stay within
-// the 16 locations every Vulkan device has.
-layout(location = CLIP_H0_LOCATION) flat in vec4 inClipH0;
-layout(location = 12) flat in vec4 inClipH1;
-layout(location = 13) flat in vec4 inClipH2;
-layout(location = 14) flat in vec4 inClipRect;
-layout(location = 15) flat in vec4 inClipRadii;
+// the 16 locations every Vulkan device has. (Declared in clips.glsl: clipH0 … clipRadii.)
 #endif
 #endif
 
@@ -90,8 +86,8 @@ float clipCoverage(ClipData clip) {
 // ancestors. Parents come before their children (the CPU checks), so the walk ends.
 float clipsCoverage() {
 #ifdef CLIP_VARYINGS
-    float c = clipCoverage(ClipData(inClipH0, inClipH1, inClipH2, inClipRect, inClipRadii));
-    int index = int(inClipH0.w + 0.5) - 1;
+    float c = clipCoverage(ClipData(clipH0, clipH1, clipH2, clipRect, clipRadii));
+    int index = int(clipH0.w + 0.5) - 1;
 #else
     float c = 1.0;
     int index = int(inParams.w + 0.5) - 1;

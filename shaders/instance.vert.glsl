@@ -61,15 +61,8 @@ layout(location = 13) in vec4 inGradientColor3;
 #endif
 
 #ifdef CLIP_VARYINGS
+#define CLIP_VARYING out
 #include "clips.glsl"
-#ifndef CLIP_H0_LOCATION
-#define CLIP_H0_LOCATION 10
-#endif
-layout(location = CLIP_H0_LOCATION) flat out vec4 outClipH0;
-layout(location = 12) flat out vec4 outClipH1;
-layout(location = 13) flat out vec4 outClipH2;
-layout(location = 14) flat out vec4 outClipRect;
-layout(location = 15) flat out vec4 outClipRadii;
 #endif
 
 // Each module writes exactly what its fragment module reads (shaders/variants.list pairs
@@ -147,11 +140,11 @@ void emit(vec2 local) {
 #endif
 #ifdef CLIP_VARYINGS
     ClipData clip = clips[int(inParams.w + 0.5) - 1];
-    outClipH0 = clip.h0;
-    outClipH1 = clip.h1;
-    outClipH2 = clip.h2;
-    outClipRect = clip.rect;
-    outClipRadii = clip.radii;
+    clipH0 = clip.h0;
+    clipH1 = clip.h1;
+    clipH2 = clip.h2;
+    clipRect = clip.rect;
+    clipRadii = clip.radii;
 #endif
 #if defined(VS_SHARP)
     outEdges = edges(local);

@@ -11,12 +11,7 @@ import Testing
 @Suite(.serialized) struct KioskExampleTests {
     @Test func aClickOnACardsTitleExpandsTheCard() throws {
         guard let exe = SwiftExampleTests.executable("lamina-kiosk") else { Issue.record("lamina-kiosk was not built"); return }
-        var config = DaemonConfig()
-        config.socket = NSTemporaryDirectory() + "lamina-kiosk-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        config.width = 480; config.height = 280
-        config.clock = "manual"
-        let daemon = Daemon(config: config)
-        try daemon.start()
+        let daemon = try SwiftExampleTests.daemon("kiosk", width: 480, height: 280)
         defer { daemon.stop() }
 
         let process = Process()
@@ -107,23 +102,9 @@ import Testing
 @Suite(.serialized) struct TopLevelExampleTests {
     @Test func topLevelBlockingIsReportedOnce() throws {
         guard let exe = SwiftExampleTests.executable("lamina-toplevel") else { Issue.record("lamina-toplevel was not built"); return }
-        var config = DaemonConfig()
-        config.socket = NSTemporaryDirectory() + "lamina-toplevel-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        config.width = 64; config.height = 64
-        config.clock = "manual"
-        let daemon = Daemon(config: config)
-        try daemon.start()
+        let daemon = try SwiftExampleTests.daemon("toplevel", width: 64, height: 64)
         defer { daemon.stop() }
-        let process = Process()
-        process.executableURL = exe
-        process.arguments = [daemon.socketPath]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out; process.standardError = err
-        try process.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(errors)")
+        let (text, errors) = try SwiftExampleTests.run(exe, [daemon.socketPath])
         #expect(text == "committed\n")
         // If a later Swift gives top-level code the async overload, this line goes away: then
         // the docs' "Top-level code" section and this test are to be revised.

@@ -19,26 +19,39 @@ import Testing
             .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 
-    @Test func theSwiftExampleDrawsAnimatesAndHearsItsEvents() throws {
-        guard let exe = Self.executable() else { Issue.record("lamina-example was not built"); return }
+    /// A started headless daemon for an example: the manual clock, `width × height`, a fresh
+    /// socket path named after `label`.
+    static func daemon(_ label: String, width: Int, height: Int) throws -> Daemon {
         var config = DaemonConfig()
-        config.socket = NSTemporaryDirectory() + "lamina-swift-example-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
-        config.width = 320; config.height = 240
+        config.socket = NSTemporaryDirectory() + "lamina-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
+        config.width = width; config.height = height
         config.clock = "manual"
         let daemon = Daemon(config: config)
         try daemon.start()
-        defer { daemon.stop() }
+        return daemon
+    }
 
+    /// Runs `exe` with `arguments` to its end: what it wrote to standard output and error.
+    static func run(_ exe: URL, _ arguments: [String],
+                    sourceLocation: SourceLocation = #_sourceLocation) throws -> (text: String, errors: String) {
         let process = Process()
         process.executableURL = exe
-        process.arguments = [daemon.socketPath]
+        process.arguments = arguments
         let out = Pipe(), err = Pipe()
         process.standardOutput = out; process.standardError = err
         try process.run()
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         let errors = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(errors)")
+        #expect(process.terminationStatus == 0, "\(errors)", sourceLocation: sourceLocation)
+        return (text, errors)
+    }
+
+    @Test func theSwiftExampleDrawsAnimatesAndHearsItsEvents() throws {
+        guard let exe = Self.executable() else { Issue.record("lamina-example was not built"); return }
+        let daemon = try Self.daemon("swift-example", width: 320, height: 240)
+        defer { daemon.stop() }
+        let (text, errors) = try Self.run(exe, [daemon.socketPath])
         guard let o = try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any] else {
             Issue.record("no JSON from the example: \(text) \(errors)"); return
         }

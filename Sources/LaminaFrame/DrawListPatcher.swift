@@ -457,8 +457,8 @@ extension DrawListPatcher {
         case plain
         /// An analytic shadow (first, as a visit draws it), then rects and gradients.
         case shadowFirst
-        /// Shape atlas entries (with rects and gradients): each item's payload is read and an
-        /// entry checked every time (`moveItems`).
+        /// Shape atlas entries or text glyph runs (with rects and gradients): each item's payload
+        /// is read and an entry's or a run's scale checked every time (`moveItems`).
         case atlas
         /// Other kinds: not moved in place.
         case mixed

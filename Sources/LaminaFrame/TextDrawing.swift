@@ -138,55 +138,57 @@ final class TextDrawing {
         return layout
     }
 
-    /// Appends one coverage item per glyph quad of `layout` at `scale` device pixels per
-    /// point, clipped to `bounds` (a text layer's backing store is its bounds), tinted by each
-    /// glyph's color (`color` for the layer's own runs; nil draws those not at all).
+    /// Appends one item for the glyph quads of `layout` at `scale` device pixels per point
+    /// (`GlyphRun`: the encoder writes one instance per quad), clipped to `bounds` (a text
+    /// layer's backing store is its bounds), each quad tinted by its glyph's color (`color` for
+    /// the layer's own runs; nil draws those not at all). Nothing when no glyph draws.
     func appendItems(_ layout: TextLayout, scale: Double, bounds: Rect, color: Color?, toPixels: Transform3D,
                      opacity: Double, clip: Int, to items: inout [DrawItem]) {
-        guard !layout.glyphs.isEmpty else { return }
+        guard let run = run(layout, scale: scale, bounds: bounds, color: color) else { return }
+        // Glyphs found now are drawn from the state at the end of this build; when that has a
+        // new base (the atlas grew), the builder points the item at it (`retarget`).
+        let image = buildBase!
+        guard let geometry = ContentsGeometry(bounds: run.frame, imageWidth: image.width, imageHeight: image.height,
+                                              gravity: .resize, contentsRect: Rect(0, 0, 1, 1),
+                                              contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return }
+        items.append(DrawItem(transform: toPixels, bounds: run.frame, backgroundColor: .clear, opacity: opacity,
+                              kind: .image(ImageDraw(image: image, geometry: geometry, mode: .glyphs(run))), clip: clip))
+    }
+
+    /// The glyph run of `layout` at `scale` (see `appendItems`), its glyphs looked up (and
+    /// rasterized when new) in the atlas; nil when no glyph draws.
+    func run(_ layout: TextLayout, scale: Double, bounds: Rect, color: Color?) -> GlyphRun? {
+        guard !layout.glyphs.isEmpty else { return nil }
         if state == nil { takeBase() }  // the first base, so that items can name it
         if buildBase == nil { buildBase = state!.base }
         didDraw = true
         // Positions are relative to the bounds' origin; the layer's bounds may start elsewhere.
         let origin = bounds.standardized.origin
         let local = Rect(0, 0, bounds.standardized.size.width, bounds.standardized.size.height)
-        let atlasWidth = atlas.width, atlasHeight = atlas.height
-        // Glyphs found now are drawn from the state at the end of this build; when that has a
-        // new base (the atlas grew), the builder points the items at it (`retarget`).
-        let image = buildBase!
+        var quads: [GlyphRun.Quad] = []
+        quads.reserveCapacity(layout.glyphs.count)
         layout.forEachQuad(scale: scale, atlas: atlas, clip: local) { q in
             var c = q.color
             if c == Self.layerColor {
                 guard let color else { return }
                 c = color
             }
-            guard c.alpha > 0 else { return }
-            let source = Rect(Double(q.atlas.x) / Double(atlasWidth), Double(q.atlas.y) / Double(atlasHeight),
-                              Double(q.atlas.width) / Double(atlasWidth), Double(q.atlas.height) / Double(atlasHeight))
+            guard c.alpha > 0, q.atlas.width > 0, q.atlas.height > 0, q.rect.size.width > 0, q.rect.size.height > 0,
+                  q.rect.origin.isFinite, q.rect.size.width.isFinite, q.rect.size.height.isFinite else { return }
             let rect = Rect(q.rect.origin.x + origin.x, q.rect.origin.y + origin.y, q.rect.size.width, q.rect.size.height)
-            guard let geometry = ContentsGeometry(bounds: rect, imageWidth: atlasWidth, imageHeight: atlasHeight,
-                                                  gravity: .resize, contentsRect: source,
-                                                  contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return }
-            items.append(DrawItem(transform: toPixels, bounds: rect, backgroundColor: .clear, opacity: opacity,
-                                  kind: .image(ImageDraw(image: image, geometry: geometry, mode: .coverage(c))),
-                                  clip: clip))
+            quads.append(GlyphRun.Quad(rect: rect, atlasX: q.atlas.x, atlasY: q.atlas.y, atlasWidth: q.atlas.width,
+                                       atlasHeight: q.atlas.height, color: c))
         }
+        return quads.isEmpty ? nil : GlyphRun(quads: quads, scale: scale)
     }
 
     /// Points the text items of `items` that name `old` (this build's first base) at `base`,
-    /// the base at its end (the atlas grew or a new base was taken during the build).
+    /// the base at its end (the atlas grew or a new base was taken during the build). A run's
+    /// atlas rectangles are in pixels (a grown atlas keeps its width and adds rows below), so
+    /// only the image changes.
     static func retarget(_ items: inout [DrawItem], from old: Image, to base: Image) {
-        // Source rects are in the atlas' unit square; a grown atlas keeps its width and
-        // doubles its height, so v scales by the old height over the new.
-        let ratio = Double(old.height) / Double(base.height)
         for k in items.indices {
-            guard case .image(var draw) = items[k].kind, draw.image === old else { continue }
-            if ratio != 1 {
-                let s = draw.geometry.source
-                let v = draw.geometry.vCuts * ratio   // before the source moves (its edges are the cuts)
-                draw.geometry.source = Rect(s.origin.x, s.origin.y * ratio, s.size.width, s.size.height * ratio)
-                draw.geometry.vCuts = v
-            }
+            guard case .image(var draw) = items[k].kind, draw.image === old, case .glyphs = draw.mode else { continue }
             draw.image = base
             items[k].kind = .image(draw)
         }

@@ -191,7 +191,7 @@ struct TextRenderTests {
         }
         #expect(sigma == 3 && count == 1)
         #expect(list2.items.dropFirst().allSatisfy(isText) && list2.items.count == 3)
-        #expect(list2.items.suffix(2).allSatisfy { $0.opacity == 0.5 })
+        #expect(list2.items.last?.opacity == 0.5)
         for item in list2.items {
             guard let r = run(item) else { continue }
             #expect(r.quads.count == 2 && r.quads.allSatisfy { $0.color == Color(1, 1, 0) })
@@ -243,7 +243,8 @@ struct TextRenderTests {
                     #expect(Int(got.atlasWidth) == want.atlas.width && Int(got.atlasHeight) == want.atlas.height)
                     #expect(got.color == want.color)
                 }
-                #expect(Set(r.quads.map(\.color)) == [red, ink, green])
+                // (Clipped, the third run is past the bounds.)
+                #expect(Set(r.quads.map(\.color)) == (clipped ? [red, ink] : [red, ink, green]))
             }
         }
     }

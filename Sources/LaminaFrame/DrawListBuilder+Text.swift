@@ -9,7 +9,7 @@ extension DrawListBuilder {
     /// the layer's `foregroundColor` for runs without their own), at the layer's device scale
     /// (the atlas rasterizes at that size: crisp as the scale animates), clipped to the bounds
     /// (a text layer's backing store) and by `clip`. A patch moves the item while that scale
-    /// stays (`DrawListPatcher.moveItems`).
+    /// stays (`GlyphRun.layoutScale`, `DrawListPatcher.moveItems`).
     @inline(never)
     mutating func appendText(_ node: UnsafePointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
         var p: LayerProperties { node.pointee.properties }
@@ -20,7 +20,7 @@ extension DrawListBuilder {
         if textDrawing == nil { textDrawing = TextDrawing() }
         let text = textDrawing!
         let layout = text.layout(node.pointee.id, node.pointee.properties)
-        text.appendItems(layout, scale: Self.pixelScale(toPixels), bounds: p.bounds, color: p.foregroundColor,
+        text.appendItems(layout, scale: GlyphRun.layoutScale(Self.pixelScale(toPixels)), bounds: p.bounds, color: p.foregroundColor,
                          toPixels: toPixels, opacity: opacity, clip: clip, to: &items)
     }
 

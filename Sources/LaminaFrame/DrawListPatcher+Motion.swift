@@ -176,7 +176,7 @@ extension DrawListPatcher {
                 let glyphScale = item.pointee.glyphScale
                 if glyphScale != 0 {
                     if shapeScale == 0 { shapeScale = DrawListBuilder.pixelScale(toPixels) }
-                    guard glyphScale == shapeScale else { return false }
+                    guard glyphScale == GlyphRun.layoutScale(shapeScale) else { return false }
                     item.pointee.place(toPixels, opacity: opacity)
                     continue
                 }

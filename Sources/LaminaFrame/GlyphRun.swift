@@ -49,6 +49,15 @@ public final class GlyphRun: Sendable, Equatable {
         frame = quads.isEmpty ? Rect(0, 0, 0, 0) : Rect(minX, minY, maxX - minX, maxY - minY)
     }
 
+    /// The scale a text layer is laid out at for a device scale `pixelScale`
+    /// (`DrawListBuilder.pixelScale` of its transform): rounded to a multiple of 2⁻²⁴, so that
+    /// the last-bit noise of a rotation (√(cos² + sin²) is not exactly 1) does not make a
+    /// turning layer's scale look new every frame — a patch moves its run while this stays.
+    /// (A change under 10⁻⁷ of the scale moves no glyph by a visible amount.)
+    static func layoutScale(_ pixelScale: Double) -> Double {
+        (pixelScale * 16_777_216).rounded() / 16_777_216
+    }
+
     public static func == (a: GlyphRun, b: GlyphRun) -> Bool {
         a === b || (a.scale == b.scale && a.quads == b.quads)
     }

@@ -20,7 +20,7 @@ extension DrawListBuilder {
         if textDrawing == nil { textDrawing = TextDrawing() }
         let text = textDrawing!
         let layout = text.layout(node.pointee.id, node.pointee.properties)
-        text.appendItems(layout, scale: GlyphRun.layoutScale(Self.pixelScale(toPixels)), bounds: p.bounds, color: p.foregroundColor,
+        text.appendItems(node.pointee.id, layout, scale: GlyphRun.layoutScale(Self.pixelScale(toPixels)), bounds: p.bounds, color: p.foregroundColor,
                          toPixels: toPixels, opacity: opacity, clip: clip, to: &items)
     }
 

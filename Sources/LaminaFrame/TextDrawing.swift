@@ -49,7 +49,24 @@ final class TextDrawing {
     struct Entry {
         var key: Key
         var layout: TextLayout
+        /// The layer's last glyph run, what it was made for, and the atlas rows its glyphs lie
+        /// in (nil until drawn): reused while those stay (`appendItems`).
+        var run: GlyphRun? = nil
+        var runKey: RunKey? = nil
+        var rows: [Int32] = []
     }
+    /// What a layer's glyph run depends on besides its layout: its layout scale, its bounds'
+    /// origin, its color, and the atlas' evicted shelves (while none is evicted, every glyph
+    /// keeps its rectangle; a grown atlas keeps them too).
+    struct RunKey: Equatable {
+        var scale: Double
+        var origin: Point
+        var color: Color?
+        var evictions: Int
+    }
+    /// Runs reused (no glyph looked up) and made, since the start.
+    private(set) var runsReused = 0
+    private(set) var runsMade = 0
     /// Layouts of the layers drawn last frame and this one (the builder's memo pattern:
     /// a layer not drawn for a frame is forgotten).
     private var layouts: [LayerID: Entry] = [:]
@@ -138,13 +155,39 @@ final class TextDrawing {
         return layout
     }
 
-    /// Appends one item for the glyph quads of `layout` at `scale` device pixels per point
-    /// (`GlyphRun`: the encoder writes one instance per quad), clipped to `bounds` (a text
-    /// layer's backing store is its bounds), each quad tinted by its glyph's color (`color` for
-    /// the layer's own runs; nil draws those not at all). Nothing when no glyph draws.
-    func appendItems(_ layout: TextLayout, scale: Double, bounds: Rect, color: Color?, toPixels: Transform3D,
-                     opacity: Double, clip: Int, to items: inout [DrawItem]) {
-        guard let run = run(layout, scale: scale, bounds: bounds, color: color) else { return }
+    /// Appends one item for the glyph quads of layer `id`'s `layout` (its entry from `layout`
+    /// this build) at `scale` device pixels per point (`GlyphRun`: the encoder writes one
+    /// instance per quad), clipped to `bounds` (a text layer's backing store is its bounds),
+    /// each quad tinted by its glyph's color (`color` for the layer's own runs; nil draws
+    /// those not at all). Nothing when no glyph draws. The layer's last run is reused while
+    /// its `RunKey` holds (its glyphs' shelves marked in use, as looking them up would), so a
+    /// full build costs O(1) per unchanged text layer, not O(glyphs).
+    func appendItems(_ id: LayerID, _ layout: TextLayout, scale: Double, bounds: Rect, color: Color?,
+                     toPixels: Transform3D, opacity: Double, clip: Int, to items: inout [DrawItem]) {
+        guard !layout.glyphs.isEmpty else { return }
+        beginDrawing()
+        let runKey = RunKey(scale: scale, origin: bounds.standardized.origin, color: color,
+                            evictions: atlas.stats.evictedShelves)
+        let run: GlyphRun
+        if let entry = nextLayouts[id], entry.runKey == runKey, let kept = entry.run {
+            atlas.touch(rows: entry.rows)
+            run = kept
+            runsReused += 1
+        } else {
+            let missing = atlas.stats.missing
+            guard let made = self.run(layout, scale: scale, bounds: bounds, color: color) else { return }
+            run = made
+            runsMade += 1
+            // Kept unless a glyph found no room (it may next time) or a shelf was evicted for
+            // one of its glyphs (the key's evictions are from before).
+            if atlas.stats.missing == missing, atlas.stats.evictedShelves == runKey.evictions,
+               var entry = nextLayouts[id] {   // (the entry `layout` just gave)
+                entry.run = made
+                entry.runKey = runKey
+                entry.rows = Array(Set(made.quads.map(\.atlasY))).sorted()
+                nextLayouts[id] = entry
+            }
+        }
         // Glyphs found now are drawn from the state at the end of this build; when that has a
         // new base (the atlas grew), the builder points the item at it (`retarget`).
         let image = buildBase!
@@ -155,13 +198,18 @@ final class TextDrawing {
                               kind: .image(ImageDraw(image: image, geometry: geometry, mode: .glyphs(run))), clip: clip))
     }
 
+    /// Notes that this build draws text: the first base taken if none was, the build's base set.
+    private func beginDrawing() {
+        if state == nil { takeBase() }  // the first base, so that items can name it
+        if buildBase == nil { buildBase = state!.base }
+        didDraw = true
+    }
+
     /// The glyph run of `layout` at `scale` (see `appendItems`), its glyphs looked up (and
     /// rasterized when new) in the atlas; nil when no glyph draws.
     func run(_ layout: TextLayout, scale: Double, bounds: Rect, color: Color?) -> GlyphRun? {
         guard !layout.glyphs.isEmpty else { return nil }
-        if state == nil { takeBase() }  // the first base, so that items can name it
-        if buildBase == nil { buildBase = state!.base }
-        didDraw = true
+        beginDrawing()
         // Positions are relative to the bounds' origin; the layer's bounds may start elsewhere.
         let origin = bounds.standardized.origin
         let local = Rect(0, 0, bounds.standardized.size.width, bounds.standardized.size.height)

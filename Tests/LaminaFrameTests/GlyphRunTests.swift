@@ -1,6 +1,9 @@
 import Testing
 import LaminaGeometry
 import LaminaImage
+import LaminaModel
+import LaminaTree
+import TestSupport
 @testable import LaminaFrame
 
 /// A text layer's glyphs as one item (`GlyphRun`, issue 30 item 3): the encoder writes, per
@@ -111,5 +114,40 @@ import LaminaImage
         #expect(counts[30, 15] == 0)   // between the glyphs, inside the run's frame
         #expect(counts[42, 15] == 1)   // third
         #expect(counts[5, 5] == 0)
+    }
+
+    /// Full builds of an unchanged text layer reuse its run (the same object: no glyph looked
+    /// up), also when it moves; a new color or a new scale make a new run, the one a fresh
+    /// builder makes.
+    @Test func fullBuildsReuseAnUnchangedLayersRun() throws {
+        func tree(color: Color, x: Double, scale: Double) throws -> LayerTree {
+            let b = TestScene.self
+            return try b.tree(b.layer(1, .text, frame: Rect(x, 10, 150, 30), [
+                ("string", .string("Kept glyphs")), ("fontSize", .number(16)), ("foregroundColor", .color(color)),
+                ("transform", .transform(.scale(scale, scale))),
+            ]))
+        }
+        func run(_ list: DrawList) -> GlyphRun? {
+            for item in list.items { if case .image(let d) = item.kind, case .glyphs(let r) = d.mode { return r } }
+            return nil
+        }
+        var builder = DrawListBuilder(widthPoints: 300, heightPoints: 100, scale: 1, background: .white)
+        builder.patchesInPlace = false
+        let first = try #require(run(builder.build(try tree(color: Color(0, 0, 0), x: 10, scale: 1))))
+        let again = try #require(run(builder.build(try tree(color: Color(0, 0, 0), x: 10, scale: 1))))
+        #expect(again === first)
+        #expect(builder.textDrawing?.runsReused == 1)
+        let moved = try #require(run(builder.build(try tree(color: Color(0, 0, 0), x: 60, scale: 1))))
+        #expect(moved === first, "a new position is the transform's: the run stays")
+        for (color, scale) in [(Color(1, 0, 0), 1.0), (Color(1, 0, 0), 1.5)] {
+            let changed = try #require(run(builder.build(try tree(color: color, x: 10, scale: scale))))
+            #expect(changed !== first)
+            let fresh = try #require(run(TestScene.list(try tree(color: color, x: 10, scale: scale), width: 300,
+                                                         height: 100)))
+            // (Atlas places differ between the two atlases; rects, sizes and colors do not.)
+            #expect(changed.quads.map(\.rect) == fresh.quads.map(\.rect) && changed.scale == fresh.scale)
+            #expect(changed.quads.map { [$0.atlasWidth, $0.atlasHeight] } == fresh.quads.map { [$0.atlasWidth, $0.atlasHeight] })
+            #expect(changed.quads.allSatisfy { $0.color == color } && changed.scale == scale)
+        }
     }
 }

@@ -29,7 +29,8 @@ import LaminaTree
 /// zPosition order; so every item lands where a full build puts it, and the skipped items are
 /// what a full build would make of their unchanged inputs. Anything else — a group opacity or
 /// a shadow or a clip appearing or going, a culling change, a zPosition reorder, a shape's new
-/// scale bucket (no tessellation in a patch), a text layer or a contents cross-fade to draw,
+/// scale bucket (no tessellation in a patch), a text layer to draw anew (one that only moved
+/// at the same layout scale is moved), a contents cross-fade to draw,
 /// other images, size or scale — makes the patch fail (`Failure`, counted by reason) and the
 /// frame a full build, which records anew.
 ///

@@ -13,8 +13,10 @@ import LaminaTree
 /// - a shadow (`.shadow(sigma:)`): its bounds grown by 3σ on every side;
 /// - a mesh: the union of its triangles (the coverage fringe included) — once per item even
 ///   where triangles overlap;
-/// - an image (contents, a text glyph, a shape-atlas entry): the union of its pieces'
-///   destination rects;
+/// - an image (contents, a shape-atlas entry): the union of its pieces' destination rects;
+/// - a text layer's glyphs (one item, a `GlyphRun`): the union of its glyph quads — the layer
+///   counts once where any of its glyphs covers the pixel, even where two glyphs' quads
+///   overlap (as the layer's own backing store would in Core Animation);
 /// - a group (`.group`, group opacity): its items count as above, and the group's composite
 ///   counts once more wherever any of its items counts; a group of opacity 0 draws nothing and
 ///   counts nothing;
@@ -240,6 +242,7 @@ enum Footprint {
             }
             return out
         case .image(let draw):
+            if case .glyphs(let run) = draw.mode { return run.quads.map { quad($0.rect) } }
             return draw.geometry.pieces.map { quad($0.destination) }
         case .group, .shadowGroup:
             return []

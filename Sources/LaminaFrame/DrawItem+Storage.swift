@@ -60,24 +60,34 @@ extension DrawItem {
         @usableFromInline let geometry: ContentsGeometry
         @usableFromInline let minification: ImageDraw.Filter
         @usableFromInline let magnification: ImageDraw.Filter
-        /// 0 `.color`, 1 `.coverage`, 2 `.shape`.
+        /// 0 `.color`, 1 `.coverage`, 2 `.shape`, 3 `.glyphs` (the run in `glyphs`).
         @usableFromInline let mode: UInt8
+        /// A text layer's glyphs (mode 3), else nil.
+        @usableFromInline let glyphs: GlyphRun?
         /// A shape atlas entry's scale, its meshes' scale bucket and its slot (`ShapeAtlas.Entry`),
         /// else 0, 0 and -1.
         let atlasScale: Double
         let atlasBucket: Int
         let atlasSlot: Int
         @usableFromInline init(image: Image, geometry: ContentsGeometry, minification: ImageDraw.Filter,
-                               magnification: ImageDraw.Filter, mode: UInt8, atlasScale: Double = 0, atlasBucket: Int = 0,
-                               atlasSlot: Int = -1) {
+                               magnification: ImageDraw.Filter, mode: UInt8, glyphs: GlyphRun? = nil, atlasScale: Double = 0,
+                               atlasBucket: Int = 0, atlasSlot: Int = -1) {
             self.image = image; self.geometry = geometry
             self.minification = minification; self.magnification = magnification; self.mode = mode
+            self.glyphs = glyphs
             self.atlasScale = atlasScale; self.atlasBucket = atlasBucket; self.atlasSlot = atlasSlot
         }
         convenience init(_ draw: ImageDraw) {
-            let mode: UInt8 = switch draw.mode { case .color: 0; case .coverage: 1; case .shape: 2 }
+            var glyphs: GlyphRun? = nil
+            let mode: UInt8
+            switch draw.mode {
+            case .color: mode = 0
+            case .coverage: mode = 1
+            case .shape: mode = 2
+            case .glyphs(let run): mode = 3; glyphs = run
+            }
             self.init(image: draw.image, geometry: draw.geometry, minification: draw.minification,
-                      magnification: draw.magnification, mode: mode)
+                      magnification: draw.magnification, mode: mode, glyphs: glyphs)
         }
     }
 
@@ -101,7 +111,7 @@ extension DrawItem {
         case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
         case (.image(let a), .image(let b)):
             return a === b || (a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
-                               && a.magnification == b.magnification && a.mode == b.mode)
+                               && a.magnification == b.magnification && a.mode == b.mode && a.glyphs == b.glyphs)
         default: return false
         }
     }
@@ -125,6 +135,13 @@ extension DrawItem {
     var atlasEntry: (slot: Int, bucket: Int, scale: Double) {
         if case .image(let box) = payload { return (box.atlasSlot, box.atlasBucket, box.atlasScale) }
         return (-1, 0, 0)
+    }
+
+    /// A glyph run's layout scale (`GlyphRun.scale`) read in place; 0 for any other item.
+    @inline(__always)
+    var glyphScale: Double {
+        if case .image(let box) = payload, let run = box.glyphs { return run.scale }
+        return 0
     }
 
     /// `kind.shadowSigma` read from the storage.

@@ -133,13 +133,16 @@ public struct MeshDraw: Sendable {
 /// image's first channel as coverage × `color` (straight, sRGB-encoded; an A8 atlas, e.g.
 /// glyphs); `.shape(fill:stroke:)` draws a shape atlas entry (`ShapeAtlas`: first channel the
 /// fill's coverage, second the stroke's) in the two colors, the stroke over the fill (one
-/// piece, sampled at level 0). The GPU keeps one copy of an image per `Image.id`, shared by
-/// every item showing it.
+/// piece, sampled at level 0); `.glyphs(run)` draws a text layer's glyphs from the glyph atlas
+/// (`GlyphRun`: one quad per glyph, each its atlas rectangle's coverage × its own color; the
+/// geometry is the run's frame, one piece, which the quads replace). The GPU keeps one copy of
+/// an image per `Image.id`, shared by every item showing it.
 public struct ImageDraw: Sendable {
     public enum Mode: Sendable, Equatable {
         case color
         case coverage(Color)
         case shape(fill: Color, stroke: Color)
+        case glyphs(GlyphRun)
     }
 
     public var image: Image
@@ -323,6 +326,7 @@ public struct DrawItem: Sendable {
                 case .color: aux = Aux(0, 0)
                 case .coverage(let c): fill = Float4(c); aux = Aux(0, 0)
                 case .shape(let f, let stroke): fill = Float4(f); aux = Aux(Float4(stroke))
+                case .glyphs: fill = .zero; aux = Aux(0, 0)
                 }
             }
         }
@@ -332,6 +336,7 @@ public struct DrawItem: Sendable {
         let mode: ImageDraw.Mode = switch i.mode {
         case 0: .color
         case 1: .coverage(fill.color)
+        case 3: .glyphs(i.glyphs!)
         default: .shape(fill: fill.color, stroke: aux.float4.color)
         }
         return ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,

@@ -4,10 +4,12 @@ import LaminaModel
 
 extension DrawListBuilder {
     /// A text layer's glyphs (CATextLayer): its layout (cached while the string, font, size,
-    /// bounds' size, alignment, wrapping and truncation stay the same), each glyph a coverage
-    /// item of the shared atlas × its color (the layer's `foregroundColor` for runs without
-    /// their own), at the layer's device scale (the atlas rasterizes at that size: crisp as
-    /// the scale animates), clipped to the bounds (a text layer's backing store) and by `clip`.
+    /// bounds' size, alignment, wrapping and truncation stay the same) as one item, a
+    /// `GlyphRun` of the shared atlas (one quad per glyph, each glyph's coverage × its color:
+    /// the layer's `foregroundColor` for runs without their own), at the layer's device scale
+    /// (the atlas rasterizes at that size: crisp as the scale animates), clipped to the bounds
+    /// (a text layer's backing store) and by `clip`. A patch moves the item while that scale
+    /// stays (`GlyphRun.layoutScale`, `DrawListPatcher.moveItems`).
     @inline(never)
     mutating func appendText(_ node: UnsafePointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
         var p: LayerProperties { node.pointee.properties }
@@ -18,7 +20,7 @@ extension DrawListBuilder {
         if textDrawing == nil { textDrawing = TextDrawing() }
         let text = textDrawing!
         let layout = text.layout(node.pointee.id, node.pointee.properties)
-        text.appendItems(layout, scale: Self.pixelScale(toPixels), bounds: p.bounds, color: p.foregroundColor,
+        text.appendItems(node.pointee.id, layout, scale: GlyphRun.layoutScale(Self.pixelScale(toPixels)), bounds: p.bounds, color: p.foregroundColor,
                          toPixels: toPixels, opacity: opacity, clip: clip, to: &items)
     }
 

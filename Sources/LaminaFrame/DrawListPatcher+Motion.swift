@@ -171,6 +171,15 @@ extension DrawListPatcher {
                 if !shadowPlaced { shadowToPixels = Self.shadowPlacement(shadowOffset, toPixels); shadowPlaced = true }
                 item.pointee.place(shadowToPixels, opacity: opacity)
             case .image:
+                // A text layer's glyph run: its layout scale (size buckets, pixel snapping) the
+                // same, exactly — then a full build would make the same quads.
+                let glyphScale = item.pointee.glyphScale
+                if glyphScale != 0 {
+                    if shapeScale == 0 { shapeScale = DrawListBuilder.pixelScale(toPixels) }
+                    guard glyphScale == GlyphRun.layoutScale(shapeScale) else { return false }
+                    item.pointee.place(toPixels, opacity: opacity)
+                    continue
+                }
                 // What `appendShape` and `ShapeAtlas.item` decide: the same meshes (bucket),
                 // the same entry (scale), still a similarity.
                 let entry = item.pointee.atlasEntry
@@ -205,7 +214,7 @@ extension DrawListPatcher {
             switch items[k].payload {
             case .rect, .gradient: continue
             case .shadow where k == range.lowerBound: shadowFirst = true
-            case .image(let box) where box.atlasSlot >= 0: atlas = true
+            case .image(let box) where box.atlasSlot >= 0 || box.glyphs != nil: atlas = true
             default: return .mixed
             }
         }

@@ -29,7 +29,8 @@ import LaminaTree
 /// zPosition order; so every item lands where a full build puts it, and the skipped items are
 /// what a full build would make of their unchanged inputs. Anything else — a group opacity or
 /// a shadow or a clip appearing or going, a culling change, a zPosition reorder, a shape's new
-/// scale bucket (no tessellation in a patch), a text layer or a contents cross-fade to draw,
+/// scale bucket (no tessellation in a patch), a text layer to draw anew (one that only moved
+/// at the same layout scale is moved), a contents cross-fade to draw,
 /// other images, size or scale — makes the patch fail (`Failure`, counted by reason) and the
 /// frame a full build, which records anew.
 ///
@@ -457,8 +458,8 @@ extension DrawListPatcher {
         case plain
         /// An analytic shadow (first, as a visit draws it), then rects and gradients.
         case shadowFirst
-        /// Shape atlas entries (with rects and gradients): each item's payload is read and an
-        /// entry checked every time (`moveItems`).
+        /// Shape atlas entries or text glyph runs (with rects and gradients): each item's payload
+        /// is read and an entry's or a run's scale checked every time (`moveItems`).
         case atlas
         /// Other kinds: not moved in place.
         case mixed

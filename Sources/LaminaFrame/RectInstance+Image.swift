@@ -8,6 +8,10 @@ extension RectInstance {
     @inlinable
     package static func writeImage(_ item: UnsafePointer<DrawItem>, _ draw: ImageDraw, clip: Float,
                                    width: Int, height: Int, to span: inout Span) -> Written {
+        if case .glyphs(let run) = draw.mode {
+            return writeGlyphs(item, run, atlasWidth: draw.image.width, atlasHeight: draw.image.height, clip: clip,
+                               width: width, height: height, to: &span)
+        }
         guard span.hasRoom(9, .image) else { return .needsRoom(9) }  // (shape pieces: the same stride)
         let g = draw.geometry
         let frame = g.frame
@@ -25,6 +29,8 @@ extension RectInstance {
             color = premultiplied(fill)
             second = premultiplied(stroke)
             mode = 2
+        case .glyphs:
+            return .nothing  // (above)
         }
         guard color.w > 0 || second.w > 0 else { return .nothing }
         var base = RectInstance()
@@ -66,6 +72,50 @@ extension RectInstance {
                 span.append(instance, .image)
                 count += 1
             }
+        }
+        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: .image, clipped: clip != 0)) : .nothing
+    }
+}
+
+extension RectInstance {
+    /// A glyph run's instances (`ImageDraw.Mode.glyphs`): one coverage image piece per quad —
+    /// the instance a one-piece coverage image of the quad's rect and atlas rectangle in the
+    /// quad's color would write (its quad grown on every side), so a run draws the pixels its
+    /// glyphs drawn one item each did. Under an affine transform the motion part is the same
+    /// for every quad (made once); under perspective each quad's margins are its own, and a
+    /// quad behind the eye is left out. One variant, so one instanced draw.
+    @inlinable
+    package static func writeGlyphs(_ item: UnsafePointer<DrawItem>, _ run: GlyphRun, atlasWidth: Int, atlasHeight: Int,
+                                    clip: Float, width: Int, height: Int, to span: inout Span) -> Written {
+        let quads = run.quads
+        guard !quads.isEmpty else { return .nothing }
+        guard span.hasRoom(quads.count, .image) else { return .needsRoom(quads.count) }
+        let m = item.pointee.transform, opacity = item.pointee.opacity
+        let affine = m.m14 == 0 && m.m24 == 0
+        var base = RectInstance()
+        // (Affine: the margins do not depend on the rect; the frame checks finiteness for all.)
+        if affine {
+            guard base.setMotion(m, cover: run.frame, opacity: opacity, width: width, height: height) else {
+                return .nothing
+            }
+        }
+        base.params = SIMD4(0, Kind.image.rawValue, 1, clip)
+        base.radii = SIMD4(1, 1, 1, 1)  // one piece: every side is the frame's edge
+        var count = 0
+        for q in quads {
+            let r = q.rect
+            var instance = base
+            if !affine {
+                guard instance.setMotion(m, cover: r, opacity: opacity, width: width, height: height) else { continue }
+            }
+            let rect = SIMD4<Float>(Float(r.minX), Float(r.minY), Float(r.maxX), Float(r.maxY))
+            instance.bounds = rect
+            instance.cover = rect
+            instance.gradientPoints = rect
+            instance.gradientLocations = GlyphRun.source(q, width: atlasWidth, height: atlasHeight)
+            instance.fillColor = premultiplied(q.color)
+            span.append(instance, .image)
+            count += 1
         }
         return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: .image, clipped: clip != 0)) : .nothing
     }

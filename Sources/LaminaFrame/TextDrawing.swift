@@ -49,7 +49,24 @@ final class TextDrawing {
     struct Entry {
         var key: Key
         var layout: TextLayout
+        /// The layer's last glyph run, what it was made for, and the atlas rows its glyphs lie
+        /// in (nil until drawn): reused while those stay (`appendItems`).
+        var run: GlyphRun? = nil
+        var runKey: RunKey? = nil
+        var rows: [Int32] = []
     }
+    /// What a layer's glyph run depends on besides its layout: its layout scale, its bounds'
+    /// origin, its color, and the atlas' evicted shelves (while none is evicted, every glyph
+    /// keeps its rectangle; a grown atlas keeps them too).
+    struct RunKey: Equatable {
+        var scale: Double
+        var origin: Point
+        var color: Color?
+        var evictions: Int
+    }
+    /// Runs reused (no glyph looked up) and made, since the start.
+    private(set) var runsReused = 0
+    private(set) var runsMade = 0
     /// Layouts of the layers drawn last frame and this one (the builder's memo pattern:
     /// a layer not drawn for a frame is forgotten).
     private var layouts: [LayerID: Entry] = [:]
@@ -138,55 +155,88 @@ final class TextDrawing {
         return layout
     }
 
-    /// Appends one coverage item per glyph quad of `layout` at `scale` device pixels per
-    /// point, clipped to `bounds` (a text layer's backing store is its bounds), tinted by each
-    /// glyph's color (`color` for the layer's own runs; nil draws those not at all).
-    func appendItems(_ layout: TextLayout, scale: Double, bounds: Rect, color: Color?, toPixels: Transform3D,
-                     opacity: Double, clip: Int, to items: inout [DrawItem]) {
+    /// Appends one item for the glyph quads of layer `id`'s `layout` (its entry from `layout`
+    /// this build) at `scale` device pixels per point (`GlyphRun`: the encoder writes one
+    /// instance per quad), clipped to `bounds` (a text layer's backing store is its bounds),
+    /// each quad tinted by its glyph's color (`color` for the layer's own runs; nil draws
+    /// those not at all). Nothing when no glyph draws. The layer's last run is reused while
+    /// its `RunKey` holds (its glyphs' shelves marked in use, as looking them up would), so a
+    /// full build costs O(1) per unchanged text layer, not O(glyphs).
+    func appendItems(_ id: LayerID, _ layout: TextLayout, scale: Double, bounds: Rect, color: Color?,
+                     toPixels: Transform3D, opacity: Double, clip: Int, to items: inout [DrawItem]) {
         guard !layout.glyphs.isEmpty else { return }
+        beginDrawing()
+        let runKey = RunKey(scale: scale, origin: bounds.standardized.origin, color: color,
+                            evictions: atlas.stats.evictedShelves)
+        let run: GlyphRun
+        if let entry = nextLayouts[id], entry.runKey == runKey, let kept = entry.run {
+            atlas.touch(rows: entry.rows)
+            run = kept
+            runsReused += 1
+        } else {
+            let missing = atlas.stats.missing
+            guard let made = self.run(layout, scale: scale, bounds: bounds, color: color) else { return }
+            run = made
+            runsMade += 1
+            // Kept unless a glyph found no room (it may next time) or a shelf was evicted for
+            // one of its glyphs (the key's evictions are from before).
+            if atlas.stats.missing == missing, atlas.stats.evictedShelves == runKey.evictions,
+               var entry = nextLayouts[id] {   // (the entry `layout` just gave)
+                entry.run = made
+                entry.runKey = runKey
+                entry.rows = Array(Set(made.quads.map(\.atlasY))).sorted()
+                nextLayouts[id] = entry
+            }
+        }
+        // Glyphs found now are drawn from the state at the end of this build; when that has a
+        // new base (the atlas grew), the builder points the item at it (`retarget`).
+        let image = buildBase!
+        guard let geometry = ContentsGeometry(bounds: run.frame, imageWidth: image.width, imageHeight: image.height,
+                                              gravity: .resize, contentsRect: Rect(0, 0, 1, 1),
+                                              contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return }
+        items.append(DrawItem(transform: toPixels, bounds: run.frame, backgroundColor: .clear, opacity: opacity,
+                              kind: .image(ImageDraw(image: image, geometry: geometry, mode: .glyphs(run))), clip: clip))
+    }
+
+    /// Notes that this build draws text: the first base taken if none was, the build's base set.
+    private func beginDrawing() {
         if state == nil { takeBase() }  // the first base, so that items can name it
         if buildBase == nil { buildBase = state!.base }
         didDraw = true
+    }
+
+    /// The glyph run of `layout` at `scale` (see `appendItems`), its glyphs looked up (and
+    /// rasterized when new) in the atlas; nil when no glyph draws.
+    func run(_ layout: TextLayout, scale: Double, bounds: Rect, color: Color?) -> GlyphRun? {
+        guard !layout.glyphs.isEmpty else { return nil }
+        beginDrawing()
         // Positions are relative to the bounds' origin; the layer's bounds may start elsewhere.
         let origin = bounds.standardized.origin
         let local = Rect(0, 0, bounds.standardized.size.width, bounds.standardized.size.height)
-        let atlasWidth = atlas.width, atlasHeight = atlas.height
-        // Glyphs found now are drawn from the state at the end of this build; when that has a
-        // new base (the atlas grew), the builder points the items at it (`retarget`).
-        let image = buildBase!
+        var quads: [GlyphRun.Quad] = []
+        quads.reserveCapacity(layout.glyphs.count)
         layout.forEachQuad(scale: scale, atlas: atlas, clip: local) { q in
             var c = q.color
             if c == Self.layerColor {
                 guard let color else { return }
                 c = color
             }
-            guard c.alpha > 0 else { return }
-            let source = Rect(Double(q.atlas.x) / Double(atlasWidth), Double(q.atlas.y) / Double(atlasHeight),
-                              Double(q.atlas.width) / Double(atlasWidth), Double(q.atlas.height) / Double(atlasHeight))
+            guard c.alpha > 0, q.atlas.width > 0, q.atlas.height > 0, q.rect.size.width > 0, q.rect.size.height > 0,
+                  q.rect.origin.isFinite, q.rect.size.width.isFinite, q.rect.size.height.isFinite else { return }
             let rect = Rect(q.rect.origin.x + origin.x, q.rect.origin.y + origin.y, q.rect.size.width, q.rect.size.height)
-            guard let geometry = ContentsGeometry(bounds: rect, imageWidth: atlasWidth, imageHeight: atlasHeight,
-                                                  gravity: .resize, contentsRect: source,
-                                                  contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return }
-            items.append(DrawItem(transform: toPixels, bounds: rect, backgroundColor: .clear, opacity: opacity,
-                                  kind: .image(ImageDraw(image: image, geometry: geometry, mode: .coverage(c))),
-                                  clip: clip))
+            quads.append(GlyphRun.Quad(rect: rect, atlasX: q.atlas.x, atlasY: q.atlas.y, atlasWidth: q.atlas.width,
+                                       atlasHeight: q.atlas.height, color: c))
         }
+        return quads.isEmpty ? nil : GlyphRun(quads: quads, scale: scale)
     }
 
     /// Points the text items of `items` that name `old` (this build's first base) at `base`,
-    /// the base at its end (the atlas grew or a new base was taken during the build).
+    /// the base at its end (the atlas grew or a new base was taken during the build). A run's
+    /// atlas rectangles are in pixels (a grown atlas keeps its width and adds rows below), so
+    /// only the image changes.
     static func retarget(_ items: inout [DrawItem], from old: Image, to base: Image) {
-        // Source rects are in the atlas' unit square; a grown atlas keeps its width and
-        // doubles its height, so v scales by the old height over the new.
-        let ratio = Double(old.height) / Double(base.height)
         for k in items.indices {
-            guard case .image(var draw) = items[k].kind, draw.image === old else { continue }
-            if ratio != 1 {
-                let s = draw.geometry.source
-                let v = draw.geometry.vCuts * ratio   // before the source moves (its edges are the cuts)
-                draw.geometry.source = Rect(s.origin.x, s.origin.y * ratio, s.size.width, s.size.height * ratio)
-                draw.geometry.vCuts = v
-            }
+            guard case .image(var draw) = items[k].kind, draw.image === old, case .glyphs = draw.mode else { continue }
             draw.image = base
             items[k].kind = .image(draw)
         }

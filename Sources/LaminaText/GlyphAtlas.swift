@@ -88,6 +88,21 @@ public final class GlyphAtlas {
     /// Starts a frame: glyphs looked up from now on are in use until the next call.
     public func beginFrame() { frame += 1 }
 
+    /// Marks the shelves holding atlas rows `rows` as in use this frame, as looking their
+    /// glyphs up would (a caller that kept glyphs' rectangles from an earlier frame, with no
+    /// shelf evicted since: `stats.evictedShelves` unchanged). Shelves lie in rows in order.
+    public func touch(rows: [Int32]) {
+        for row in rows {
+            // The last shelf starting at or above the row.
+            var lo = 0, hi = shelves.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if shelves[mid].y <= Int(row) { lo = mid + 1 } else { hi = mid }
+            }
+            if lo > 0 { shelves[lo - 1].lastUsed = frame }
+        }
+    }
+
     /// The rectangles written since the last call (to upload), and forgets them.
     public func takeDirtyRects() -> [AtlasRect] {
         defer { dirty.removeAll(keepingCapacity: true) }

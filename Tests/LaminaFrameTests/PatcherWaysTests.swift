@@ -61,6 +61,36 @@ import Testing
         #expect(ways.dropFirst().allSatisfy { $0?.descended == 1 && $0?.reemittedOwn == 1 })
     }
 
+    /// A text layer moving (one item, its glyph run) is moved in place while its layout scale
+    /// stays the same (its glyph sizes and pixel snapping): every frame after the first
+    /// patches, moving one visit, re-emitting none; clipped (masksToBounds) and fading, or
+    /// turning, the same. Growing, it is rebuilt (a full build lays it out at the new scale),
+    /// and every list still equals a full build.
+    @Test func aMovingTextLayerIsMovedInPlace() throws {
+        for clipped in [false, true] {
+            let scene = Self.layer(1, .text, parent: 0, Rect(0, 0, 120, 40), at: Point(80, 40), Color(0.9, 0.9, 0.8))
+                + [.set(1, keyPath: "string", value: .string("Moving words")), .set(1, keyPath: "fontSize", value: .number(14)),
+                   .set(1, keyPath: "masksToBounds", value: .bool(clipped))]
+            let ways = try Self.run(scene, [
+                MovedLeavesTests.animation(1, "move", "position.x", .double(60), .double(140), duration: 0.6),
+                MovedLeavesTests.animation(1, "fade", "opacity", .double(1), .double(0.5), duration: 0.5)])
+            #expect(ways.dropFirst().allSatisfy { $0 != nil }, "\(ways.map { $0 != nil })")
+            #expect(ways.dropFirst().allSatisfy { $0?.moved == 1 && $0?.reemittedOwn == 0 }, "\(ways)")
+        }
+        // Turning: the device scale of a rotation (√(cos² + sin²) × 2, noisy in its last bits)
+        // rounds to the same layout scale (`GlyphRun.layoutScale`), so it is moved too.
+        let turning = Self.layer(1, .text, parent: 0, Rect(0, 0, 120, 40), at: Point(80, 40), Color(0.9, 0.9, 0.8))
+            + [.set(1, keyPath: "string", value: .string("Turning")), .set(1, keyPath: "fontSize", value: .number(14))]
+        let turns = try Self.run(turning, [MovedLeavesTests.animation(1, "turn", "transform.rotation.z", .double(0),
+                                                                      .double(0.8), duration: 0.6)])
+        #expect(turns.dropFirst().allSatisfy { $0?.moved == 1 && $0?.reemittedOwn == 0 }, "\(turns)")
+        let scene = Self.layer(1, .text, parent: 0, Rect(0, 0, 120, 40), at: Point(80, 40), Color(0.9, 0.9, 0.8))
+            + [.set(1, keyPath: "string", value: .string("Growing")), .set(1, keyPath: "fontSize", value: .number(14))]
+        let ways = try Self.run(scene, [MovedLeavesTests.animation(1, "grow", "transform.scale", .double(1), .double(1.5),
+                                                                   duration: 0.6)], frames: 12)
+        #expect(ways.dropFirst().contains { $0 == nil }, "a new scale is a full build")
+    }
+
     /// A clipping card with a blurred shadow moving and turning: its own items (the shadow's
     /// marker, the card again as the shadow's source, its background and border) are re-emitted,
     /// its still sublayers — in the source and for real — moved in place.

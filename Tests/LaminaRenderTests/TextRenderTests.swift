@@ -2,6 +2,7 @@ import Foundation
 import LaminaAnimation
 import LaminaGeometry
 import LaminaPNG
+import LaminaText
 import LaminaTree
 import Testing
 import TestSupport
@@ -160,12 +161,14 @@ struct TextRenderTests {
     }
 
     /// Where text goes among a layer's items (CATextLayer draws its text as the layer's
-    /// contents): above the background, below the sublayers and the border; in the clip of its
-    /// own masksToBounds; with the layer's opacity; and its blurred shadow's source holds the
-    /// glyphs (a text layer's shadow is that of its text's alpha).
+    /// contents): one item for its glyphs (a `GlyphRun`), above the background, below the
+    /// sublayers and the border; in the clip of its own masksToBounds; with the layer's opacity;
+    /// and its blurred shadow's source holds the glyphs (a text layer's shadow is that of its
+    /// text's alpha).
     @Test func textItemsSitAsContents() throws {
         let b = TestScene.self
-        func isText(_ item: DrawItem) -> Bool { if case .image(let d) = item.kind, case .coverage = d.mode { true } else { false } }
+        func run(_ item: DrawItem) -> GlyphRun? { if case .image(let d) = item.kind, case .glyphs(let r) = d.mode { r } else { nil } }
+        func isText(_ item: DrawItem) -> Bool { run(item) != nil }
         let t = try b.tree(b.layer(1, .text, frame: Rect(10, 10, 120, 40), [
             ("string", .string("Hi")), ("fontSize", .number(24)), ("backgroundColor", .color(Color(0, 0, 1))),
             ("borderWidth", .number(2)), ("borderColor", .color(Color(1, 0, 0))), ("masksToBounds", .bool(true)),
@@ -173,7 +176,8 @@ struct TextRenderTests {
         var builder = DrawListBuilder(widthPoints: 160, heightPoints: 80, scale: 1, background: .white)
         let list = builder.build(t)
         let kinds = list.items.map { isText($0) ? "text" : $0.borderWidth > 0 ? "border" : "rect" }
-        #expect(kinds == ["rect", "text", "text", "rect", "border"])
+        #expect(kinds == ["rect", "text", "rect", "border"])
+        #expect(list.items.compactMap(run).map(\.quads.count) == [2], "two glyphs, one item")
         #expect(list.items.filter(isText).allSatisfy { $0.clip == 0 && $0.opacity == 1 }, "in its own clip")
 
         let shadowed = try b.tree(b.layer(1, .text, frame: Rect(10, 10, 120, 40), [
@@ -185,12 +189,63 @@ struct TextRenderTests {
             Issue.record("the first item is the blurred shadow: \(list2.items.map(\.kind))")
             return
         }
-        #expect(sigma == 3 && count == 2)
-        #expect(list2.items.dropFirst().allSatisfy(isText) && list2.items.count == 5)
-        #expect(list2.items.suffix(2).allSatisfy { $0.opacity == 0.5 })
-        for item in list2.items where isText(item) {
-            guard case .image(let d) = item.kind, case .coverage(let c) = d.mode else { continue }
-            #expect(c == Color(1, 1, 0))
+        #expect(sigma == 3 && count == 1)
+        #expect(list2.items.dropFirst().allSatisfy(isText) && list2.items.count == 3)
+        #expect(list2.items.last?.opacity == 0.5)
+        for item in list2.items {
+            guard let r = run(item) else { continue }
+            #expect(r.quads.count == 2 && r.quads.allSatisfy { $0.color == Color(1, 1, 0) })
+        }
+    }
+
+    /// A text layer's draw list has one item whose quads are its layout's, computed here
+    /// apart from the builder: the same string laid out by a `TextLayoutEngine` of its own and
+    /// its quads taken from an atlas of its own at the device scale, clipped to the bounds —
+    /// the same count (one per glyph: ten letters, no space), rects (moved by the bounds'
+    /// origin) and sizes in atlas pixels, and each run's color. With runs of their own colors,
+    /// a layer color left unset, and glyphs past the bounds cut off, the same.
+    @Test func aTextLayersGlyphsAreOneItemOfItsLayoutsQuads() throws {
+        let b = TestScene.self
+        let red = Color(1, 0, 0), green = Color(0, 0.6, 0, 0.8), ink = Color(0.1, 0.2, 0.3)
+        for scale in [1.0, 2.0] {
+            for clipped in [false, true] {
+                let width = clipped ? 60.0 : 200.0
+                let styled = StyledText(runs: [StyledText.Run("Hello", foregroundColor: red),
+                                               StyledText.Run("World", fontSize: 22, foregroundColor: nil),
+                                               StyledText.Run("Kerning", foregroundColor: green)])
+                let t = try b.tree(b.layer(1, frame: Rect(0, 0, 240, 80))
+                    + [.set(1, keyPath: "bounds", value: .rect(Rect(-7, 3, 240, 80)))]
+                    + b.layer(2, .text, parent: 1, frame: Rect(5, 6, width, 40), [
+                        ("string", .text(styled)), ("font", .string("sans-serif")), ("fontSize", .number(18)),
+                        ("foregroundColor", .color(ink)),
+                    ]) + [.set(2, keyPath: "bounds", value: .rect(Rect(4, -2, width, 40)))])
+                let list = b.list(t, width: 260, height: 100, scale: scale)
+                let runs = list.items.compactMap { item -> GlyphRun? in
+                    if case .image(let d) = item.kind, case .glyphs(let r) = d.mode { r } else { nil }
+                }
+                try #require(runs.count == 1, "one item for the layer's text")
+                let r = runs[0]
+
+                let engine = TextLayoutEngine()
+                let atlas = GlyphAtlas(fonts: engine.fonts)
+                let text = AttributedText(runs: [TextRun("Hello", foregroundColor: red), TextRun("World", fontSize: 22),
+                                                 TextRun("Kerning", foregroundColor: green)])
+                let layout = engine.layout(text, style: TextStyle(font: "sans-serif", fontSize: 18, foregroundColor: ink),
+                                           bounds: Size(width, 40))
+                #expect(layout.glyphs.count == 17)
+                let quads = layout.quads(scale: scale, atlas: atlas, clip: Rect(0, 0, width, 40))
+                #expect(clipped ? quads.count < 17 && quads.count > 3 : quads.count == 17)
+                #expect(r.quads.count == quads.count, "scale \(scale), clipped \(clipped)")
+                #expect(r.scale == scale)
+                for (got, want) in zip(r.quads, quads) {
+                    #expect(got.rect == Rect(want.rect.origin.x + 4, want.rect.origin.y - 2, want.rect.size.width,
+                                             want.rect.size.height))
+                    #expect(Int(got.atlasWidth) == want.atlas.width && Int(got.atlasHeight) == want.atlas.height)
+                    #expect(got.color == want.color)
+                }
+                // (Clipped, the third run is past the bounds.)
+                #expect(Set(r.quads.map(\.color)) == (clipped ? [red, ink] : [red, ink, green]))
+            }
         }
     }
 

@@ -72,6 +72,31 @@ import Testing
         #expect(atlas.glyph(key(1)) != nil)                // next frame, it can
     }
 
+    /// `touch(rows:)` marks the shelf holding a row in use this frame, as looking its glyphs
+    /// up does (a text layer's kept glyph run): the same setting as above, but H's shelf
+    /// touched by a row inside it (not its first) instead of looked up — and then E's shelf,
+    /// touched by its first row, is spared while H's (untouched) goes.
+    @Test func touchingARowKeepsItsShelfAsALookupDoes() throws {
+        let g = glyphs("HEF", size: 40)
+        func key(_ i: Int) -> GlyphKey { GlyphKey(font: g[i].font, glyph: g[i].glyph, pixelsPerEm: 40) }
+        for touchE in [false, true] {
+            let atlas = GlyphAtlas(fonts: engine.fonts, width: 30, height: 80, maxHeight: 80)
+            atlas.beginFrame()
+            let h = try #require(atlas.glyph(key(0)))
+            atlas.beginFrame()
+            let e = try #require(atlas.glyph(key(1)))
+            atlas.beginFrame()
+            // H's shelf is the older: untouched, it would go.
+            atlas.touch(rows: touchE ? [Int32(e.rect.y)] : [Int32(h.rect.y + 3)])
+            let f = try #require(atlas.glyph(key(2)))
+            #expect(f.rect.y == (touchE ? h.rect.y : e.rect.y))
+            #expect(atlas.stats.evictedShelves == 1)
+            let rasterized = atlas.stats.rasterized
+            if touchE { #expect(atlas.glyph(key(1)) == e) } else { #expect(atlas.glyph(key(0)) == h) }
+            #expect(atlas.stats.rasterized == rasterized, "the touched shelf's glyph is still there")
+        }
+    }
+
     @Test func theAtlasGrowsWhenEveryShelfIsInUse() throws {
         let letters = glyphs("ABCDEFGH", size: 40)
         let atlas = GlyphAtlas(fonts: engine.fonts, width: 64, height: 64, maxHeight: 256)

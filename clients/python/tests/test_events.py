@@ -8,6 +8,21 @@ import lamina
 from lamina import AnimationStarted, AnimationStopped, BasicAnimation, TransactionCompleted
 
 
+
+def _bare_connection():
+    """A Connection with no socket and no reader: the state its event dispatch uses, for
+    feeding it decoded events by hand."""
+    import queue
+
+    from lamina.connection import Connection
+    c = Connection.__new__(Connection)
+    c._lock = threading.Lock()
+    c._subscribers = []
+    c._pointer_handlers = {}
+    c._pending_path = None
+    c._jobs = queue.Queue()
+    return c
+
 class EventTests(DaemonTestCase):
     def test_animation_events_and_completion_in_order(self):
         layer = self.square()
@@ -122,14 +137,7 @@ class InputDecodingTests(unittest.TestCase):
         import struct
 
         from lamina import _wire
-        from lamina.connection import Connection
-        c = Connection.__new__(Connection)
-        import queue
-        c._lock = threading.Lock()
-        c._subscribers = []
-        c._pointer_handlers = {}
-        c._pending_path = None
-        c._jobs = queue.Queue()
+        c = _bare_connection()
         c._delegates, c._completions, c._pending_errors = {}, {}, []
         c.on_event = c.on_pointer = c.on_key = c.on_display_change = c.on_animation_event = None
         c.on_reduce_motion_change = c.on_error = None
@@ -160,17 +168,10 @@ class InputDecodingTests(unittest.TestCase):
         path, innermost first, each with its hop's point; a malformed path or one for another
         layer leaves the event to its own layer. (Against a real daemon with injected input:
         Tests/LaminaTests/PythonPointerBubblingTests.swift runs bubbling_driver.py.)"""
-        import queue
         import struct
 
         from lamina import _wire
-        from lamina.connection import Connection
-        c = Connection.__new__(Connection)
-        c._lock = threading.Lock()
-        c._subscribers = []
-        c._pointer_handlers = {}
-        c._pending_path = None
-        c._jobs = queue.Queue()
+        c = _bare_connection()
         c.on_event = c.on_pointer = None
         seen = []
 

@@ -80,21 +80,10 @@ struct ModelJournal: Sendable {
     }
 
     private mutating func set(_ id: UInt32, _ keyPath: String, _ value: PropertyValue) {
-        guard id != 0, var l = layers[id] else { return }
-        if keyPath == "frame", case .rect(let f) = value {
-            l.record("bounds.size", .size(f.size))
-            l.record("position", .point(Point(f.origin.x + l.anchorPoint.x * f.size.width,
-                                              f.origin.y + l.anchorPoint.y * f.size.height)))
-        } else {
-            switch (keyPath, value) {
-            case ("anchorPoint", .point(let p)): l.anchorPoint = p
-            case ("anchorPoint.x", .number(let x)): l.anchorPoint.x = x
-            case ("anchorPoint.y", .number(let y)): l.anchorPoint.y = y
-            default: break
-            }
-            l.record(keyPath, value)
-        }
-        layers[id] = l
+        guard id != 0 else { return }
+        // Changed in place (the dictionary's storage yields the record): a copy taken out and
+        // written back would copy its property list on every set.
+        layers[id]?.set(keyPath, value)
     }
 
     private mutating func delete(_ id: UInt32) {
@@ -224,9 +213,37 @@ struct ModelJournal: Sendable {
 
 extension ModelJournal.LayerRecord {
     /// Keeps a set, dropping the earlier sets of the same key path and of key paths under it.
+    /// Records one committed set (`frame` as the `bounds.size` and `position` it sets).
+    mutating func set(_ keyPath: String, _ value: PropertyValue) {
+        if keyPath == "frame", case .rect(let f) = value {
+            record("bounds.size", .size(f.size))
+            record("position", .point(Point(f.origin.x + anchorPoint.x * f.size.width,
+                                            f.origin.y + anchorPoint.y * f.size.height)))
+            return
+        }
+        switch (keyPath, value) {
+        case ("anchorPoint", .point(let p)): anchorPoint = p
+        case ("anchorPoint.x", .number(let x)): anchorPoint.x = x
+        case ("anchorPoint.y", .number(let y)): anchorPoint.y = y
+        default: break
+        }
+        record(keyPath, value)
+    }
+
     mutating func record(_ keyPath: String, _ value: PropertyValue) {
-        let prefix = keyPath + "."
-        properties.removeAll { $0.keyPath == keyPath || $0.keyPath.hasPrefix(prefix) }
+        // The same key path set again last (a property updated commit after commit): its value
+        // replaced where it is, the order unchanged.
+        if let last = properties.indices.last, properties[last].keyPath == keyPath {
+            properties[last].value = value
+            return
+        }
+        let path = keyPath.utf8
+        properties.removeAll { recorded in
+            let k = recorded.keyPath.utf8
+            guard k.count >= path.count, k.starts(with: path) else { return false }
+            // The key path itself, or one below it (`position.x` under `position`).
+            return k.count == path.count || k[k.index(k.startIndex, offsetBy: path.count)] == UInt8(ascii: ".")
+        }
         properties.append((keyPath, value))
     }
 }

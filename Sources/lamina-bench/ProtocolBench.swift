@@ -3,7 +3,7 @@ import Lamina
 import LaminaServer
 import Synchronization
 
-/// `lamina-bench protocol [--seconds S] [--layers N] [--batch B] [--updates-only]`: the protocol through a
+/// `lamina-bench protocol [--seconds S] [--layers N] [--batch B] [--updates-only] [--reconnect]`: the protocol through a
 /// real Unix socket and the client library, against a daemon in this process (headless,
 /// realtime clock, 60 fps, lavapipe without a GPU).
 ///
@@ -18,8 +18,11 @@ import Synchronization
 ///   client's callback, p50/p99; with the daemon's frame interval and frame time p99 from
 ///   `stats` (the goal: p99 ≤ one frame interval + that frame's render time); at least 300
 ///   samples (about 5 s at a random phase each).
+///
+/// `--reconnect`: the connection keeps what it commits to survive a daemon restart
+/// (`reconnect: .standard`, its `ModelJournal`), to measure what that bookkeeping costs.
 func runProtocolBench(_ arguments: [String]) {
-    let options = benchOptions("protocol", arguments, numbers: ["--seconds", "--layers", "--batch"], switches: ["--updates-only"])
+    let options = benchOptions("protocol", arguments, numbers: ["--seconds", "--layers", "--batch"], switches: ["--updates-only", "--reconnect"])
     let seconds = options.numbers["--seconds"] ?? 2, layers = Int(options.numbers["--layers"] ?? 1000)
     let batch = Int(options.numbers["--batch"] ?? 50_000)
     let updatesOnly = options.switches.contains("--updates-only")   // for profiling
@@ -28,7 +31,9 @@ func runProtocolBench(_ arguments: [String]) {
     defer { daemon.stop() }
 
     do {
-        let c = try Connection(socketPath: daemon.socketPath, name: "lamina-bench")
+        let reconnect = options.switches.contains("--reconnect")
+        let c = try Connection(socketPath: daemon.socketPath, name: "lamina-bench",
+                               reconnect: reconnect ? .standard : .disabled)
         var grid: [Layer] = []
         for i in 0..<layers {
             let l = c.makeLayer()
@@ -55,7 +60,10 @@ func runProtocolBench(_ arguments: [String]) {
             k += 1
         }
         let updatesPerSecond = Double(updates) / (benchNow() - t0)
-        if updatesOnly { print("{\"updatesPerSecond\": \(updatesPerSecond.rounded())}"); return }
+        if updatesOnly {
+            print("{\"updatesPerSecond\": \(updatesPerSecond.rounded()), \"reconnect\": \(reconnect)}")
+            return
+        }
 
         // Small commits.
         var small = 0
@@ -92,7 +100,7 @@ func runProtocolBench(_ arguments: [String]) {
         let stats = (try? JSONSerialization.jsonObject(with: Data(c.statsJSON().utf8))) as? [String: Any] ?? [:]
         let result: [String: Any] = [
             "bench": "protocol",
-            "layers": layers, "batch": batch,
+            "layers": layers, "batch": batch, "reconnect": reconnect,
             "updatesPerSecond": updatesPerSecond.rounded(),
             "smallCommitsPerSecond": smallPerSecond.rounded(),
             "pingMs": percentiles(pings), "presentationMs": percentiles(queries),

@@ -147,6 +147,23 @@ import Glibc
     }
 
     /// Events seen through `onConnectionChange`.
+    /// Daemon A on a fresh socket named after `label`, and a connection to it that reconnects
+    /// quickly (`quick`), its connection events recorded.
+    static func start(_ label: String) throws -> (path: String, a: Process, c: Connection, seen: Recorder) {
+        let path = socketPath(label)
+        let a = try Process(socket: path)
+        let c = try Connection(socketPath: path, name: label, reconnect: quick)
+        return (path, a, c, record(c))
+    }
+
+    /// Daemon B on `path`, once the connection has reconnected to it (after losing A).
+    static func restart(on path: String, _ seen: Recorder,
+                        sourceLocation: SourceLocation = #_sourceLocation) throws -> Process {
+        let b = try Process(socket: path)
+        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"], sourceLocation: sourceLocation)
+        return b
+    }
+
     static func record(_ c: Connection) -> Recorder {
         let seen = Recorder()
         c.onConnectionChange = { e in
@@ -181,8 +198,7 @@ import Glibc
         // Several tries fail before B exists (20, 40, 80, 160 ms …): the client keeps trying.
         usleep(400_000)
         #expect(seen.all == ["lost"])
-        let b = try Process(socket: path)
-        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        let b = try Self.restart(on: path, seen)
         #expect(!c.isReconnecting)
         try c.commit()                                   // the change made while away
 
@@ -274,19 +290,16 @@ import Glibc
     }
 
     @Test func aTransactionWrittenBeforeTheRestartIsWrittenAgain() throws {
-        let path = Self.socketPath("rewrite")
-        var a: Process? = try Process(socket: path)
-        let c = try Connection(socketPath: path, name: "rewrite", reconnect: Self.quick)
+        let (path, started, c, seen) = try Self.start("rewrite")
+        var a: Process? = started
         defer { c.close() }
-        let seen = Self.record(c)
         let l = c.makeLayer()
         c.root.addSublayer(l)
         l.opacity = 0.25
         _ = try c.ping()                                 // writes the staged requests to A (staged there)
         a!.kill()
         a = nil
-        let b = try Process(socket: path)
-        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        let b = try Self.restart(on: path, seen)
         l.bounds = Rect(0, 0, 10, 10)
         try c.commit()
         #expect(try c.presentationValue(ofLayer: l.id, forKeyPath: "opacity") == .number(0.25))
@@ -295,11 +308,9 @@ import Glibc
     }
 
     @Test func changesStagedAfterAFailedCommitKeepTheirOwnSettings() throws {
-        let path = Self.socketPath("settings")
-        var a: Process? = try Process(socket: path)
-        let c = try Connection(socketPath: path, name: "settings", reconnect: Self.quick)
+        let (path, started, c, seen) = try Self.start("settings")
+        var a: Process? = started
         defer { c.close() }
-        let seen = Self.record(c)
         let l = c.makeLayer()
         l.bounds = Rect(0, 0, 10, 10)
         c.root.addSublayer(l)
@@ -311,8 +322,7 @@ import Glibc
         l.position = Point(50, 50)                       // no implicit animation
         #expect(throws: LaminaError.reconnecting) { try c.commit() }
         l.opacity = 0                                    // the default settings: 0.25 s easeInEaseOut
-        let b = try Process(socket: path)
-        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        let b = try Self.restart(on: path, seen)
         try c.commit()
         try c.advanceClock(by: 0.125)                    // halfway: easeInEaseOut is symmetric
         guard case .number(let opacity) = try c.presentationValue(ofLayer: l.id, forKeyPath: "opacity") else {
@@ -363,11 +373,9 @@ import Glibc
     }
 
     @Test func aDaemonThatRefusesTheReplayEndsTheConnection() throws {
-        let path = Self.socketPath("refused")
-        var a: Process? = try Process(socket: path)
-        let c = try Connection(socketPath: path, name: "refused", reconnect: Self.quick)
+        let (path, started, c, seen) = try Self.start("refused")
+        var a: Process? = started
         defer { c.close() }
-        let seen = Self.record(c)
         for _ in 0..<3 { c.root.addSublayer(c.makeLayer()) }
         try c.commit()
         a!.kill()
@@ -424,11 +432,9 @@ import Glibc
     }
 
     @Test func aCommitWaitingWhenTheDaemonDiesFailsWithDisconnectedAndIsStagedAgain() throws {
-        let path = Self.socketPath("pending")
-        var a: Process? = try Process(socket: path)
-        let c = try Connection(socketPath: path, name: "pending", reconnect: Self.quick)
+        let (path, started, c, seen) = try Self.start("pending")
+        var a: Process? = started
         defer { c.close() }
-        let seen = Self.record(c)
         let l = c.makeLayer()
         c.root.addSublayer(l)
         l.opacity = 0.25
@@ -444,8 +450,7 @@ import Glibc
         #expect(result.all == ["\(LaminaError.disconnected)"])
         #expect(seen.wait(for: 1) == ["lost"])
         // Nothing committed is lost: the commit's changes were staged again, and go to B.
-        let b = try Process(socket: path)
-        #expect(seen.wait(for: 2, seconds: 10) == ["lost", "reconnected"])
+        let b = try Self.restart(on: path, seen)
         try c.commit()
         #expect(try c.presentationValue(ofLayer: l.id, forKeyPath: "opacity") == .number(0.25))
         withExtendedLifetime(b) {}

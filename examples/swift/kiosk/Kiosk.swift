@@ -146,19 +146,18 @@ final class StatusBoard {
         card.cornerRadius = 10
         card.masksToBounds = true                  // the expanded part appears as it grows
 
-        let title = c.makeTextLayer()
-        title.frame = Rect(12, 10, 116, 22)
-        title.text = name
-        title.fontSize = 15
-        title.foregroundColor = Color(0.75, 0.78, 0.85)
-        card.addSublayer(title)
-
-        let number = c.makeTextLayer()
-        number.frame = Rect(12, 40, 116, 30)
-        number.text = value
-        number.fontSize = 22
-        number.foregroundColor = Color(1, 1, 1)
-        card.addSublayer(number)
+        // A line of text on the card.
+        func label(_ frame: Rect, _ text: String, size: Double, _ color: Color) -> TextLayer {
+            let l = c.makeTextLayer()
+            l.frame = frame
+            l.text = text
+            l.fontSize = size
+            l.foregroundColor = color
+            card.addSublayer(l)
+            return l
+        }
+        let title = label(Rect(12, 10, 116, 22), name, size: 15, Color(0.75, 0.78, 0.85))
+        let number = label(Rect(12, 40, 116, 30), value, size: 22, Color(1, 1, 1))
 
         let icon = c.makeLayer()
         icon.frame = Rect(110, 12, 18, 18)

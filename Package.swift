@@ -100,7 +100,9 @@ let package = Package(
         .plugin(name: "ShaderCompiler", capability: .buildTool()),
         .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaModel", "LaminaTree", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
                                               "LaminaText"], exclude: ["README.md"]),
-        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaModel", "LaminaExpression"], exclude: ["README.md"]),
+        // Lottie (Bodymovin) JSON mapped onto scene-file JSON: layers and keyframe animations.
+        .target(name: "LaminaLottie", dependencies: ["LaminaWire"], exclude: ["README.md"]),
+        .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaModel", "LaminaExpression", "LaminaLottie"], exclude: ["README.md"]),
         // A scene file (the client library's `Scene`) evaluated on a render tree without a daemon.
         .target(name: "LaminaSceneTree", dependencies: ["Lamina", "LaminaTree"], exclude: ["README.md"]),
 

@@ -1,0 +1,466 @@
+import Foundation
+import LaminaWire
+
+/// Lottie (Bodymovin) JSON mapped onto Lamina's own layers and compositor animations, once:
+/// the result is scene-file JSON (docs/scene-format.md) that `Scene` reads, with every
+/// animation a keyframe animation the render thread plays (no per-frame work anywhere else).
+///
+/// Scene time 0 is the file's frame `ip`; the whole animation is one group animation per
+/// layer lasting (op − ip) / fr seconds, repeated forever unless `loops` is false (then it
+/// holds its last frame). A part of the file Lamina cannot map yet is left out with a
+/// warning naming its JSON path; a malformed file is a `SceneError` naming the field.
+public struct LottieImport: Sendable {
+    /// The scene JSON (`Scene(json:)`'s input).
+    public var scene: JSON
+    /// The parts left out (`layers[2].masksProperties: masks not mapped yet, left out`).
+    public var warnings: [String]
+    /// Embedded images (data URIs), by the name `contents` shows them under.
+    public var imageData: [String: [UInt8]]
+
+    /// Limits that keep a hostile file from exhausting memory or time.
+    public struct Limits: Sendable {
+        public var maxLayers = 20_000
+        public var maxPrecompDepth = 16
+        public var maxParentDepth = 64
+        /// Keyframe values emitted in all (sampled ones included).
+        public var maxValues = 2_000_000
+        /// Samples of one property that cannot map keyframe to keyframe.
+        public var maxSamplesPerProperty = 1_000
+        public init() {}
+    }
+
+    /// Whether a parsed JSON document is a Lottie file: its top level has "v", "fr", "ip",
+    /// "op", "w", "h" and "layers".
+    public static func isLottie(_ json: JSON) -> Bool {
+        guard case .object(let m) = json else { return false }
+        let keys = Set(m.map(\.key))
+        return ["v", "fr", "ip", "op", "w", "h", "layers"].allSatisfy(keys.contains)
+    }
+
+    public init(json root: JSON, loops: Bool = true, limits: Limits = Limits()) throws(SceneError) {
+        var m = Mapper(limits: limits, loops: loops)
+        scene = try m.run(Node(root, ""))
+        warnings = m.warnings.list
+        imageData = m.imageData
+    }
+}
+
+/// A scene layer being built.
+final class Out {
+    var name: String?
+    var type = "layer"
+    var props: [(String, JSON)] = []
+    var anims: [JSON] = []
+    var sublayers: [Out] = []
+    init(_ type: String = "layer") { self.type = type }
+}
+
+/// Local frames of a composition → frames of the root composition: root = scale · local + offset.
+struct TimeMap {
+    var scale = 1.0, offset = 0.0
+    func root(_ f: Double) -> Double { scale * f + offset }
+}
+
+struct Mapper {
+    let limits: LottieImport.Limits
+    let loops: Bool
+    let warnings = Warnings()
+    var imageData: [String: [UInt8]] = [:]
+    var imageFiles: [String: String] = [:]
+    var assets: [String: Node] = [:]
+    var fonts: [String: String] = [:]
+    var fr = 30.0, ip = 0.0, op = 0.0
+    var duration: Double { (op - ip) / fr }
+    var layerCount = 0
+    var valueCount = 0
+    var usedNames: Set<String> = []
+
+    init(limits: LottieImport.Limits, loops: Bool) { self.limits = limits; self.loops = loops }
+
+    mutating func run(_ root: Node) throws(SceneError) -> JSON {
+        _ = try root.object()
+        fr = try root.required("fr").number()
+        guard fr > 0, fr <= 1000 else { throw SceneError(path: "fr", "must be in 0…1000 (exclusive of 0)") }
+        ip = try root.required("ip").number()
+        op = try root.required("op").number()
+        guard op > ip else { throw SceneError(path: "op", "must be after ip") }
+        guard duration <= 86_400 else { throw SceneError(path: "op", "the animation must last at most a day") }
+        let w = try root.required("w").number(), h = try root.required("h").number()
+        guard w > 0, h > 0, w <= 16384, h <= 16384 else { throw SceneError(path: "w", "w and h must be in 1…16384") }
+        if root["ddd"]?.bool() == true { warnings.add("ddd", "3D layers") }
+        if let list = root["assets"] {
+            for a in try list.array() {
+                _ = try a.object()
+                guard let idNode = a["id"] else { throw SceneError(path: a.at("id"), "is required") }
+                let id: String
+                if case .number(let v) = idNode.json { id = JSON.format(v) } else { id = try idNode.string() }
+                guard assets[id] == nil else { throw SceneError(path: idNode.path, "the asset id \"\(id)\" is used twice") }
+                assets[id] = a
+            }
+        }
+        if let list = root["fonts"]?["list"] {
+            for f in try list.array() {
+                guard let name = try f["fName"]?.string(), let family = try f["fFamily"]?.string() else { continue }
+                let style = (try f["fStyle"]?.string() ?? "").lowercased()
+                var pattern = family
+                if style.contains("bold") { pattern += ":bold" }
+                if style.contains("italic") { pattern += ":italic" }
+                fonts[name] = pattern
+            }
+        }
+        if root["markers"] != nil, case .array(let mk) = root["markers"]!.json, !mk.isEmpty { warnings.add("markers", "markers", "are not used (playback control is not mapped yet)") }
+        if let list = root["chars"], case .array(let c) = list.json, !c.isEmpty { warnings.add("chars", "glyph shapes", "not mapped (text uses fonts)") }
+        let layers = try composition(try root.required("layers").array(), TimeMap(), depth: 0, compPath: "layers")
+        var top: [(String, JSON)] = [("size", nums([w, h])), ("background", nums([0, 0, 0, 0]))]
+        var images: [JSON.Member] = []
+        for (k, v) in imageFiles.sorted(by: { $0.key < $1.key }) { images.append(JSON.Member(key: k, value: .string(v))) }
+        if !images.isEmpty { top.append(("images", .object(images))) }
+        top.append(("layers", .array(layers.map(emit))))
+        return obj(top)
+    }
+
+    // MARK: Layers
+
+    /// A composition's layers bottom to top (Lottie lists them top first).
+    mutating func composition(_ layers: [Node], _ tm: TimeMap, depth: Int, compPath: String) throws(SceneError) -> [Out] {
+        guard depth <= limits.maxPrecompDepth else {
+            throw SceneError(path: compPath, "precomps nest deeper than \(limits.maxPrecompDepth) (or an asset contains itself)")
+        }
+        var byIndex: [Int: Node] = [:]
+        for l in layers {
+            _ = try l.object()
+            if let i = l["ind"] {
+                let v = try i.number()
+                guard abs(v) < 1e9 else { throw SceneError(path: i.path, "must be an integer index") }
+                byIndex[Int(v)] = l
+            }
+        }
+        var out: [Out] = []
+        for l in layers.reversed() {
+            if let o = try layer(l, tm, byIndex, depth: depth) { out.append(o) }
+        }
+        return out
+    }
+
+    /// The parent chain of a layer: its parent, grandparent, … (a cycle is an error).
+    func parents(_ l: Node, _ byIndex: [Int: Node]) throws(SceneError) -> [Node] {
+        var chain: [Node] = []
+        var seen: Set<Int> = []
+        if let i = l["ind"] { seen.insert(Int(try i.number())) }
+        var current = l
+        while let p = current["parent"] {
+            let pi = Int(try p.number())
+            guard !seen.contains(pi) else {
+                throw SceneError(path: p.path, "parenting cycle (layer ind \(pi) is its own ancestor)")
+            }
+            seen.insert(pi)
+            guard let parent = byIndex[pi] else {
+                warnings.add(p.path, "parent", "names no layer's ind; ignored")
+                break
+            }
+            chain.append(parent)
+            guard chain.count <= limits.maxParentDepth else {
+                throw SceneError(path: p.path, "parent chain longer than \(limits.maxParentDepth)")
+            }
+            current = parent
+        }
+        return chain
+    }
+
+    mutating func layer(_ l: Node, _ tm: TimeMap, _ byIndex: [Int: Node], depth: Int) throws(SceneError) -> Out? {
+        let ty = Int(try l.required("ty").number())
+        if l["hd"]?.bool() == true { return nil }
+        // A track matte's source is not drawn itself.
+        if l["td"]?.bool() == true { warnings.add(l.at("td"), "track matte source"); return nil }
+        if let tt = l["tt"], try tt.number() != 0 { warnings.add(tt.path, "track matte") }
+        if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty { warnings.add(mp.path, "masks") }
+        if let ef = l["ef"], case .array(let a) = ef.json, !a.isEmpty { warnings.add(ef.path, "effects") }
+        if let bm = l["bm"], try bm.number() != 0 { warnings.add(bm.path, "blend mode") }
+        if l["tm"] != nil { warnings.add(l.at("tm"), "time remapping") }
+        if l["ddd"]?.bool() == true { warnings.add(l.at("ddd"), "3D layer", "drawn flat (3D is not mapped yet)") }
+        let st = try l.number("st", default: 0)
+        var sr = try l.number("sr", default: 1)
+        if sr <= 0 { warnings.add(l.at("sr"), "time stretch ≤ 0", "not supported; 1 used"); sr = 1 }
+        // The layer's own properties run in comp time − st.
+        let own = TimeMap(scale: tm.scale, offset: tm.root(st))
+        let inner: Out, outer: Out
+        (outer, inner) = try transformLayers(l.required("ks"), own, opacity: true, owner: l)
+        outer.name = uniqueName(try l["nm"]?.string() ?? "")
+        switch ty {
+        case 0:
+            let refId: String
+            let r = try l.required("refId")
+            if case .number(let v) = r.json { refId = JSON.format(v) } else { refId = try r.string() }
+            guard let asset = assets[refId] else { throw SceneError(path: r.path, "no asset has the id \"\(refId)\"") }
+            guard let sub = asset["layers"] else { throw SceneError(path: asset.path, "is not a precomposition (no layers)") }
+            let w = try l.number("w", default: try asset.number("w", default: 0))
+            let h = try l.number("h", default: try asset.number("h", default: 0))
+            let clip = try newLayer()
+            clip.props = [("frame", nums([0, 0, max(w, 0), max(h, 0)])), ("masksToBounds", .bool(w > 0 && h > 0))]
+            let contentTime = TimeMap(scale: tm.scale * sr, offset: tm.root(st))
+            clip.sublayers = try composition(try sub.array(), contentTime, depth: depth + 1, compPath: sub.path)
+            inner.sublayers.append(clip)
+        case 1:
+            let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
+            let solid = try newLayer()
+            solid.props = [("frame", nums([0, 0, try l.number("sw", default: 0), try l.number("sh", default: 0)])),
+                           ("backgroundColor", colorJSON(c, alpha: 1))]
+            inner.sublayers.append(solid)
+        case 2:
+            let r = try l.required("refId")
+            let id = try r.string()
+            guard let asset = assets[id] else { throw SceneError(path: r.path, "no asset has the id \"\(id)\"") }
+            if let name = try image(asset) {
+                let img = try newLayer()
+                img.props = [("frame", nums([0, 0, try asset.number("w", default: 0), try asset.number("h", default: 0)])),
+                             ("contents", .string(name))]
+                inner.sublayers.append(img)
+            }
+        case 3: break
+        case 4:
+            inner.sublayers += try shapeItems(try l.required("shapes").array(), own, baseName: outer.name ?? "shape")
+        case 5:
+            if let t = try text(l) { inner.sublayers.append(t) }
+        default:
+            warnings.add(l.at("ty"), "layer type \(ty)")
+            return nil
+        }
+        // Parents lend their transforms only (not opacity or visibility).
+        var top = outer
+        let vis = try visibility(l, tm)
+        if let vis { vis.sublayers = [top]; top = vis }
+        for p in try parents(l, byIndex) {
+            let pst = try p.number("st", default: 0)
+            let (po, pi) = try transformLayers(p.required("ks"), TimeMap(scale: tm.scale, offset: tm.root(pst)), opacity: false, owner: p)
+            pi.sublayers = [top]
+            top = po
+        }
+        return top
+    }
+
+    /// A wrapper whose opacity shows the layer from its in point to its out point (nil when
+    /// it is shown the whole animation).
+    mutating func visibility(_ l: Node, _ tm: TimeMap) throws(SceneError) -> Out? {
+        let lip = try l.number("ip", default: -Double.infinity), lop = try l.number("op", default: .infinity)
+        let a = (lip.isFinite ? tm.root(lip) : -Double.infinity), b = (lop.isFinite ? tm.root(lop) : .infinity)
+        if a <= ip && b >= op { return nil }
+        let v = try newLayer()
+        let d = duration
+        let ka = min(max((a - ip) / fr / d, 0), 1), kb = min(max((b - ip) / fr / d, ka), 1)
+        v.props = [("opacity", num(ka <= 0 && kb > 0 ? 1 : 0))]
+        v.anims.append(obj([("type", .string("keyframe")), ("keyPath", .string("opacity")),
+                            ("calculationMode", .string("discrete")), ("values", nums([0, 1, 0])),
+                            ("keyTimes", nums([0, ka, kb, 1])), ("duration", num(d))]))
+        valueCount += 3
+        return v
+    }
+
+    mutating func newLayer(_ type: String = "layer") throws(SceneError) -> Out {
+        layerCount += 1
+        guard layerCount <= limits.maxLayers else {
+            throw SceneError(path: "layers", "the animation maps to more than \(limits.maxLayers) layers")
+        }
+        return Out(type)
+    }
+
+    func uniqueNameCandidate(_ raw: String) -> String {
+        var s = String(raw.map { $0 == "." ? "_" : $0 })
+        while s.utf8.count > 200 { s.removeLast() }
+        return s
+    }
+
+    mutating func uniqueName(_ raw: String) -> String? {
+        let base = uniqueNameCandidate(raw)
+        guard !base.isEmpty else { return nil }
+        var name = base, i = 2
+        while usedNames.contains(name) { name = "\(base)#\(i)"; i += 1 }
+        usedNames.insert(name)
+        return name
+    }
+
+    // MARK: Transforms
+
+    /// The layers for a transform (`ks`, or a group's `tr`): the outer one has position,
+    /// rotation (and opacity); content goes into the inner one, whose bounds origin is the
+    /// anchor. One layer without skew; with skew, a layer between them carries it.
+    mutating func transformLayers(_ ks: Node, _ tm: TimeMap, opacity: Bool, owner: Node) throws(SceneError) -> (Out, Out) {
+        _ = try ks.object()
+        let outer = try newLayer()
+        let a = try ks["a"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0, 0])
+        let s = try ks["s"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1, 1])
+        let r = try (ks["r"] ?? ks["rz"]).map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: .pi / 180) } ?? Prop(constant: [0])
+        for k in ["rx", "ry", "or"] where ks[k] != nil { warnings.add(ks.at(k), "3D rotation") }
+        let sk = try ks["sk"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])
+        let sa = try ks["sa"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])
+        let hasSkew = !sk.isStatic || sk.first.first != 0
+        let inner = hasSkew ? try newLayer() : outer
+        // Position: one point, or x and y split.
+        if let p = ks["p"] {
+            if p["s"]?.bool() == true {
+                try animate(outer, "position.x", Signal(Prop(numbers: p.required("x"), warnings)), tm) { num($0[0]) }
+                try animate(outer, "position.y", Signal(Prop(numbers: p.required("y"), warnings)), tm) { num($0[0]) }
+            } else {
+                let pp = try Prop(numbers: p, warnings)
+                guard pp.first.count >= 2 else { throw SceneError(path: p.path, "must be a point [x, y]") }
+                let sig = Signal(pp)
+                if case .sampled = sig.keys, pp.keys.allSatisfy({ $0.to == nil && $0.ti == nil }) {
+                    // Easing differs per dimension: x and y as their own animations.
+                    try animate(outer, "position.x", Signal(pp.component(0)), tm) { num($0[0]) }
+                    try animate(outer, "position.y", Signal(pp.component(1)), tm) { num($0[0]) }
+                } else {
+                    try animate(outer, "position", sig, tm) { nums([$0[0], $0.count > 1 ? $0[1] : 0]) }
+                }
+            }
+        }
+        // Anchor: the inner layer's bounds origin (a zero-size bounds at the anchor).
+        let asig = Signal(a)
+        inner.props.append(("bounds", nums([a.first.first ?? 0, a.first.count > 1 ? a.first[1] : 0, 0, 0])))
+        if !asig.isStatic {
+            try animate(inner, "bounds.origin", asig, tm, setModel: false) { nums([$0[0], $0.count > 1 ? $0[1] : 0]) }
+        }
+        // Scale and rotation as transform components (the model transform has the static ones).
+        let s0 = s.first, r0 = r.first.first ?? 0
+        let sx = s0.first ?? 1, sy = s0.count > 1 ? s0[1] : sx
+        let scaleLayer = inner
+        let rotated = outer
+        if hasSkew {
+            rotated.props.append(("transform", .array([obj([("rotate", num(r.isStatic ? r0 : 0))])])))
+            scaleLayer.props.append(("transform", .array([obj([("scale", nums(s.isStatic ? [sx, sy, 1] : [1, 1, 1]))])])))
+            let mid = try newLayer()
+            let skSig = Signal.combine([Signal(sk), Signal(sa)], affine: false) { v in
+                Affine.skew(v[0].first ?? 0, axis: v[1].first ?? 0).json.numbers
+            }
+            mid.props.append(("transform", Affine.skew(sk.first.first ?? 0, axis: sa.first.first ?? 0).json))
+            if !skSig.isStatic { try animate(mid, "transform", skSig, tm, setModel: false) { nums($0) } }
+            mid.sublayers = [inner]
+            outer.sublayers = [mid]
+        } else {
+            outer.props.append(("transform", .array([obj([("rotate", num(r.isStatic ? r0 : 0))]),
+                                                     obj([("scale", nums(s.isStatic ? [sx, sy, 1] : [1, 1, 1]))])])))
+        }
+        if !r.isStatic { try animate(rotated, "transform.rotation.z", Signal(r), tm, setModel: false) { num($0[0]) } }
+        if !s.isStatic {
+            try animate(scaleLayer, "transform.scale.x", Signal(s.component(0)), tm, setModel: false) { num($0[0]) }
+            try animate(scaleLayer, "transform.scale.y", Signal(s.first.count > 1 ? s.component(1) : s.component(0)), tm, setModel: false) { num($0[0]) }
+        }
+        if opacity, let o = ks["o"] {
+            try animate(outer, "opacity", Signal(Prop(numbers: o, warnings, mult: 0.01)), tm) { num(min(max($0[0], 0), 1)) }
+        }
+        return (outer, inner)
+    }
+
+    // MARK: Animations
+
+    /// Sets a property's value (at scene time 0) and, when the signal changes, adds its
+    /// keyframe animation in root seconds: keyframe to keyframe when exact, else sampled.
+    mutating func animate(_ layer: Out, _ keyPath: String, _ sig: Signal, _ tm: TimeMap, setModel: Bool = true,
+                          _ value: ([Double]) -> JSON) throws(SceneError) {
+        let startLocal = (ip - tm.offset) / tm.scale
+        if setModel { layer.props.append((keyPath, value(sig.eval(startLocal)))) }
+        var frames: [Double], easings: [Easing]
+        switch sig.keys {
+        case .constant: return
+        case .exact(let t, let e): frames = t; easings = e
+        case .sampled(let lo, let hi):
+            let n = max(1, min(limits.maxSamplesPerProperty, Int((hi - lo).rounded(.up))))
+            frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
+            easings = Array(repeating: .linear, count: n)
+        }
+        let secs = frames.map { (tm.root($0) - ip) / fr }
+        let begin = secs.first!, span = secs.last! - begin
+        valueCount += frames.count
+        guard valueCount <= limits.maxValues else {
+            throw SceneError(path: "layers", "the animation maps to more than \(limits.maxValues) keyframe values")
+        }
+        guard span > 0 else {
+            if !setModel { layer.props.append((keyPath, value(sig.eval(frames.last!)))) }
+            return
+        }
+        var members: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string(keyPath)),
+                                         ("values", .array(frames.map { value(sig.eval($0)) })),
+                                         ("keyTimes", nums(secs.map { min(max(($0 - begin) / span, 0), 1) }))]
+        if !easings.allSatisfy({ $0 == .linear }) { members.append(("timingFunctions", .array(easings.map(\.json)))) }
+        members += [("beginTime", num(begin)), ("duration", num(span)), ("fillMode", .string("both"))]
+        layer.anims.append(obj(members))
+    }
+
+    /// The scene JSON of a built layer: its animations in one group that lasts the whole
+    /// animation and loops (or holds at the end).
+    func emit(_ o: Out) -> JSON {
+        var m: [(String, JSON)] = []
+        if let n = o.name { m.append(("name", .string(n))) }
+        if o.type != "layer" { m.append(("type", .string(o.type))) }
+        m += o.props
+        if !o.anims.isEmpty {
+            var g: [(String, JSON)] = [("type", .string("group")), ("duration", num(duration)), ("animations", .array(o.anims))]
+            if loops { g.append(("repeatCount", .string("infinity"))) }
+            else { g += [("fillMode", .string("forwards")), ("removedOnCompletion", .bool(false))] }
+            m.append(("animations", obj([("lottie", obj(g))])))
+        }
+        if !o.sublayers.isEmpty { m.append(("sublayers", .array(o.sublayers.map(emit)))) }
+        return obj(m)
+    }
+
+    // MARK: Images and text
+
+    /// An image asset's name for `contents` (nil, with a warning, when it cannot be shown).
+    mutating func image(_ asset: Node) throws(SceneError) -> String? {
+        let id = try asset.required("id").string()
+        let p = try asset["p"]?.string() ?? ""
+        if p.hasPrefix("data:") {
+            guard let comma = p.firstIndex(of: ","), p[..<comma].hasSuffix(";base64"),
+                  let data = Data(base64Encoded: String(p[p.index(after: comma)...]), options: .ignoreUnknownCharacters) else {
+                throw SceneError(path: asset.at("p"), "must be a base64 data URI")
+            }
+            imageData[id] = [UInt8](data)
+            return id
+        }
+        guard !p.isEmpty else { warnings.add(asset.at("p"), "image without data"); return nil }
+        imageFiles[id] = (try asset["u"]?.string() ?? "") + p
+        return id
+    }
+
+    /// A text layer's first document: its text, size, fill colour and justification.
+    mutating func text(_ l: Node) throws(SceneError) -> Out? {
+        guard let t = l["t"], let d = t["d"], let k = d["k"] else { throw SceneError(path: l.at("t.d.k"), "is required") }
+        let docs = try k.array()
+        guard let first = docs.first else { return nil }
+        if docs.count > 1 { warnings.add(k.path, "text keyframes", "not mapped yet (the first text is shown)") }
+        if let a = t["a"], case .array(let list) = a.json, !list.isEmpty { warnings.add(a.path, "text animators") }
+        if let p = t["p"], case .object(let m) = p.json, !m.isEmpty { warnings.add(p.path, "text on a path") }
+        let s = try first.required("s")
+        let string = (try s["t"]?.string() ?? "").replacingOccurrences(of: "\r", with: "\n").replacingOccurrences(of: "\u{3}", with: "\n")
+        let size = try s.number("s", default: 12)
+        guard size >= 0, size <= 10_000 else { throw SceneError(path: s.at("s"), "must be in 0…10000") }
+        let fc = try s["fc"]?.numbers() ?? [0, 0, 0]
+        let j = Int(try s.number("j", default: 0))
+        let out = try newLayer("text")
+        let lines = Double(string.split(separator: "\n", omittingEmptySubsequences: false).count)
+        let lh = try s.number("lh", default: size * 1.2)
+        let align = j == 1 ? "right" : j == 2 ? "center" : "left"
+        var frame: [Double]
+        if let sz = try s["sz"]?.numbers(), sz.count >= 2 {
+            let ps = try s["ps"]?.numbers() ?? [0, 0]
+            frame = [ps.first ?? 0, ps.count > 1 ? ps[1] : 0, sz[0], sz[1]]
+            out.props.append(("isWrapped", .bool(true)))
+        } else {
+            // Point text: the first baseline at y = 0, starting (or centred, or ending) at x = 0.
+            // The baseline sits the font's ascent below the top: about 0.93 em (DejaVu Sans).
+            let width = 8192.0, height = max(lh, size * 1.2) * lines + size
+            let x = align == "left" ? 0 : align == "right" ? -width : -width / 2
+            frame = [x, -size * 0.928, width, height]
+        }
+        out.props += [("frame", nums(frame)), ("string", .string(string)), ("fontSize", num(size)),
+                      ("foregroundColor", colorJSON(fc, alpha: 1)), ("alignmentMode", .string(align))]
+        if let f = try s["f"]?.string(), let pattern = fonts[f] { out.props.append(("font", .string(pattern))) }
+        return out
+    }
+}
+
+extension JSON {
+    var isEmptyObject: Bool { if case .object(let m) = self { return m.isEmpty }; return false }
+    var numbers: [Double] {
+        if case .array(let a) = self { return a.compactMap { if case .number(let v) = $0 { return v }; return nil } }
+        return []
+    }
+}

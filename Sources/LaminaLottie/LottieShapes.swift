@@ -1,0 +1,250 @@
+import LaminaWire
+
+/// A path of a shape group: its value over frames (flat, `BezPath`), the matrix of the
+/// groups between it and the style that draws it, and the trim applied to it.
+struct PathSource {
+    var signal: Signal
+    var matrix = Affine.identity
+    var trim: Trim? = nil
+    /// A rectangle rebuilt with rounded corners (`rd`).
+    var rounded: ((Signal) -> Signal)? = nil
+    /// The JSON path of a group whose animated transform is frozen when an outer style draws it.
+    var frozenGroup: String? = nil
+}
+
+struct Trim {
+    var s: Signal, e: Signal, o: Signal
+    var individually: Bool
+    var path: String
+}
+
+extension Mapper {
+    static let maxShapeDepth = 64
+
+    /// A shape layer's items as scene layers, bottom to top.
+    mutating func shapeItems(_ items: [Node], _ tm: TimeMap, baseName: String) throws(SceneError) -> [Out] {
+        try shapeGroup(items, tm, baseName, depth: 0).nodes.reversed()
+    }
+
+    /// A group's items front to back (Lottie lists the frontmost first), and its paths for the
+    /// styles of enclosing groups.
+    mutating func shapeGroup(_ items: [Node], _ tm: TimeMap, _ baseName: String, depth: Int) throws(SceneError)
+        -> (nodes: [Out], paths: [PathSource]) {
+        guard depth <= Mapper.maxShapeDepth else {
+            throw SceneError(path: items.first?.path ?? "shapes", "shape groups nest deeper than \(Mapper.maxShapeDepth)")
+        }
+        var nodes: [Out] = []
+        var paths: [PathSource] = []
+        for item in items {
+            _ = try item.object()
+            if item["hd"]?.bool() == true { continue }
+            let ty = try item.required("ty").string()
+            let reversed = try item.number("d", default: 1) == 3
+            switch ty {
+            case "sh":
+                let prop = try Prop(item.required("ks"), warnings) { v throws(SceneError) in try BezPath.read(v) }
+                paths.append(PathSource(signal: Signal(prop)))
+            case "rc":
+                let p = Signal(try Prop(numbers: item.required("p"), warnings))
+                let s = Signal(try Prop(numbers: item.required("s"), warnings))
+                let r = Signal(try item["r"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0]))
+                let sig = Signal.combine([p, s, r]) { v in BezPath.rect(v[0], v[1], v[2].first ?? 0, reversed: reversed) }
+                let rounded: (Signal) -> Signal = { rd in
+                    Signal.combine([p, s, r, rd]) { v in BezPath.rect(v[0], v[1], max(v[2].first ?? 0, v[3].first ?? 0), reversed: reversed) }
+                }
+                paths.append(PathSource(signal: sig, rounded: rounded))
+            case "el":
+                let p = Signal(try Prop(numbers: item.required("p"), warnings))
+                let s = Signal(try Prop(numbers: item.required("s"), warnings))
+                paths.append(PathSource(signal: Signal.combine([p, s]) { v in BezPath.ellipse(v[0], v[1], reversed: reversed) }))
+            case "sr":
+                let polygon = try item.number("sy", default: 1) == 2
+                func prop(_ k: String, _ d: Double) throws(SceneError) -> Signal {
+                    Signal(try item[k].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [d]))
+                }
+                let inputs = [try prop("p", 0), try prop("pt", 5), try prop("r", 0), try prop("or", 0), try prop("ir", 0)]
+                for k in ["os", "is"] {
+                    if let n = item[k], try Prop(numbers: n, warnings).keys.contains(where: { ($0.v.first ?? 0) != 0 }) {
+                        warnings.add(n.path, "polystar roundness")
+                    }
+                }
+                guard (inputs[1].eval(0).first ?? 0) <= 1000 else { throw SceneError(path: item.at("pt"), "at most 1000 points") }
+                paths.append(PathSource(signal: Signal.combine(inputs, affine: false) { v in
+                    BezPath.star(v[0], points: v[1].first ?? 0, rotation: v[2].first ?? 0, outer: v[3].first ?? 0,
+                                 inner: v[4].first ?? 0, polygon: polygon, reversed: reversed)
+                }))
+            case "gr":
+                let its = try item["it"]?.array() ?? []
+                let trNode = its.last(where: { (try? $0["ty"]?.string()) == "tr" })
+                let content = its.filter { (try? $0["ty"]?.string()) != "tr" }
+                let outer: Out, inner: Out
+                var matrix = Affine.identity
+                var animated = false
+                if let trNode {
+                    (outer, inner) = try transformLayers(trNode, tm, opacity: true, owner: item)
+                    (matrix, animated) = try staticMatrix(trNode)
+                } else {
+                    outer = try newLayer(); inner = outer
+                }
+                let sub = try shapeGroup(content, tm, baseName, depth: depth + 1)
+                inner.sublayers = sub.nodes.reversed()
+                nodes.append(outer)
+                for var p in sub.paths {
+                    p.matrix = p.matrix.then(matrix)
+                    if animated, p.frozenGroup == nil { p.frozenGroup = trNode?.path }
+                    paths.append(p)
+                }
+            case "fl", "st", "gf", "gs":
+                nodes += try styleLayers(item, ty, paths, tm, baseName)
+            case "tm":
+                let trim = Trim(s: Signal(try item["s"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])),
+                                e: Signal(try item["e"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [100])),
+                                o: Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])),
+                                individually: try item.number("m", default: 1) == 2, path: item.path)
+                for i in paths.indices {
+                    if paths[i].trim != nil { warnings.add(item.path, "a second trim of the same path") }
+                    paths[i].trim = trim
+                }
+            case "rd":
+                let rd = Signal(try Prop(numbers: item.required("r"), warnings))
+                for i in paths.indices {
+                    if let f = paths[i].rounded { paths[i].signal = f(rd); paths[i].rounded = nil }
+                    else { warnings.add(item.path, "rounded corners on a path that is not a rectangle") }
+                }
+            case "tr": continue
+            case "rp": warnings.add(item.path, "repeater")
+            case "mm": warnings.add(item.path, "merge paths")
+            case "op": warnings.add(item.path, "offset path")
+            case "pb": warnings.add(item.path, "pucker/bloat")
+            case "zz": warnings.add(item.path, "zig-zag")
+            case "tw": warnings.add(item.path, "twist")
+            default: warnings.add(item.path, "shape item \"\(ty)\"")
+            }
+        }
+        return (nodes, paths)
+    }
+
+    /// A group transform's matrix at the start (and whether it animates).
+    func staticMatrix(_ tr: Node) throws(SceneError) -> (Affine, Bool) {
+        func prop(_ k: String, _ d: [Double], _ mult: Double = 1) throws(SceneError) -> Prop {
+            try tr[k].map { n throws(SceneError) in try Prop(numbers: n, Warnings(), mult: mult) } ?? Prop(constant: d)
+        }
+        let a = try prop("a", [0, 0]), p = try prop("p", [0, 0]), s = try prop("s", [100, 100], 0.01)
+        let r = try prop("r", [0], .pi / 180), sk = try prop("sk", [0]), sa = try prop("sa", [0])
+        let animated = [a, p, s, r, sk, sa].contains { !$0.isStatic }
+        func v(_ x: Prop, _ i: Int, _ d: Double) -> Double { i < x.first.count ? x.first[i] : d }
+        let m = Affine.translate(-v(a, 0, 0), -v(a, 1, 0))
+            .then(.scale(v(s, 0, 1), v(s, 1, v(s, 0, 1))))
+            .then(.skew(v(sk, 0, 0), axis: v(sa, 0, 0)))
+            .then(.rotate(v(r, 0, 0)))
+            .then(.translate(v(p, 0, 0), v(p, 1, 0)))
+        return (m, animated)
+    }
+
+    /// The shape layers of a fill, stroke or gradient over the paths before it in its group.
+    mutating func styleLayers(_ item: Node, _ ty: String, _ paths: [PathSource], _ tm: TimeMap,
+                              _ baseName: String) throws(SceneError) -> [Out] {
+        guard !paths.isEmpty else { return [] }
+        for p in paths { if let g = p.frozenGroup { warnings.add(g, "animated group transform under an outer fill or stroke", "not mapped yet (its first frame is used)") } }
+        let stroke = ty == "st" || ty == "gs"
+        let opacity = Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1]))
+        var color: Signal
+        if ty == "gf" || ty == "gs" {
+            warnings.add(item.path, ty == "gf" ? "gradient fill" : "gradient stroke", "not mapped yet (drawn in the mean colour of its stops)")
+            let g = try item.required("g")
+            let count = Int(try g.number("p", default: 0))
+            guard count >= 0, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 0…1000") }
+            let stops = Signal(try Prop(numbers: g.required("k"), warnings))
+            color = Signal.combine([stops]) { v in
+                let s = v[0]
+                var sum = [0.0, 0.0, 0.0]
+                let n = min(count, s.count / 4)
+                guard n > 0 else { return [0, 0, 0] }
+                for i in 0..<n { for c in 0..<3 { sum[c] += s[4 * i + 1 + c] } }
+                return sum.map { $0 / Double(n) }
+            }
+        } else {
+            color = Signal(try Prop(numbers: item.required("c"), warnings))
+        }
+        let rgba = Signal.combine([color, opacity]) { v in
+            let c = v[0]
+            let a = (c.count > 3 ? c[3] : 1) * (v[1].first ?? 1)
+            return [c.count > 0 ? c[0] : 0, c.count > 1 ? c[1] : 0, c.count > 2 ? c[2] : 0, a]
+        }
+        // A simultaneous trim cuts each path on its own: one layer per path.
+        var sets: [[PathSource]] = [paths]
+        if stroke, let t = paths.first?.trim, !t.individually, paths.count > 1 { sets = paths.map { [$0] } }
+        if !stroke, paths.contains(where: { $0.trim != nil }) { warnings.add(item.path, "trim paths on a fill") }
+        var out: [Out] = []
+        let styleName = try item["nm"]?.string() ?? ty
+        for set in sets {
+            let layer = try newLayer("shape")
+            layer.name = uniqueName(baseName + "/" + styleName)
+            let sources = set.map { p in Signal.combine([p.signal]) { v in BezPath.transform(v[0], p.matrix) } }
+            let path = Signal.combine(sources) { v in v.flatMap { $0 } }
+            try animate(layer, "path", path, tm) { v in
+                let d = BezPath.svg(v)
+                return d.isEmpty ? .null : .string(d)
+            }
+            if stroke {
+                layer.props.append(("fillColor", .null))
+                try animate(layer, "strokeColor", rgba, tm) { colorJSON($0, alpha: $0[3]) }
+                let w = Signal(try item["w"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [1]))
+                try animate(layer, "lineWidth", w, tm) { num(max($0.first ?? 0, 0)) }
+                let lc = Int(try item.number("lc", default: 2)), lj = Int(try item.number("lj", default: 2))
+                layer.props.append(("lineCap", .string(lc == 2 ? "round" : lc == 3 ? "square" : "butt")))
+                layer.props.append(("lineJoin", .string(lj == 2 ? "round" : lj == 3 ? "bevel" : "miter")))
+                let ml = try item.number("ml", default: 4)
+                layer.props.append(("miterLimit", num(max(ml, 0))))
+                if let d = item["d"] { try dashes(layer, d) }
+                if let t = set.first?.trim { try trim(layer, t, tm) }
+            } else {
+                layer.props.append(("strokeColor", .null))
+                try animate(layer, "fillColor", rgba, tm) { colorJSON($0, alpha: $0[3]) }
+                let r = try item.number("r", default: 1)
+                layer.props.append(("fillRule", .string(r == 2 ? "evenOdd" : "nonZero")))
+            }
+            out.append(layer)
+        }
+        return out
+    }
+
+    /// A stroke's dash pattern (`d`: dashes `d`, gaps `g`, the offset `o`).
+    mutating func dashes(_ layer: Out, _ d: Node) throws(SceneError) {
+        var pattern: [Double] = [], phase = 0.0
+        for e in try d.array() {
+            let n = try e["n"]?.string() ?? ""
+            let p = try Prop(numbers: e.required("v"), warnings)
+            if !p.isStatic { warnings.add(e.path, "animated dash", "not mapped yet (its first value is used)") }
+            let v = max(p.first.first ?? 0, 0)
+            if n == "o" { phase = v } else { pattern.append(v) }
+        }
+        guard pattern.count <= 64 else { throw SceneError(path: d.path, "at most 64 dashes and gaps") }
+        if pattern.count % 2 == 1 { pattern += pattern }
+        if pattern.contains(where: { $0 > 0 }) {
+            layer.props.append(("lineDashPattern", nums(pattern)))
+            layer.props.append(("lineDashPhase", num(phase)))
+        }
+    }
+
+    /// Trim paths as strokeStart and strokeEnd: start and end in percent, the offset in
+    /// degrees (a whole turn is the path's length).
+    mutating func trim(_ layer: Out, _ t: Trim, _ tm: TimeMap) throws(SceneError) {
+        let range = Signal.combine([t.s, t.e, t.o]) { v in
+            let a = (v[0].first ?? 0) / 100, b = (v[1].first ?? 100) / 100, o = (v[2].first ?? 0) / 360
+            var lo = min(max(min(a, b), 0), 1), hi = min(max(max(a, b), 0), 1)
+            let shift = o - o.rounded(.down)
+            lo += shift; hi += shift
+            if lo >= 1 { lo -= 1; hi -= 1 }
+            return [lo, min(hi, 1)]
+        }
+        // A range that crosses the path's start would need two strokes.
+        let startEval = range.eval(0)
+        _ = startEval
+        if let o = t.o.eval(0).first, o.truncatingRemainder(dividingBy: 360) != 0 || !t.o.isStatic {
+            warnings.add(t.path + ".o", "trim offset past the path's start", "not mapped yet (cut at the start)")
+        }
+        try animate(layer, "strokeStart", Signal.combine([range]) { [$0[0][0]] }, tm) { num($0[0]) }
+        try animate(layer, "strokeEnd", Signal.combine([range]) { [$0[0][1]] }, tm) { num($0[0]) }
+    }
+}

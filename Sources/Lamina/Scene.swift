@@ -2,6 +2,7 @@ import Foundation
 import LaminaAnimation
 import LaminaExpression
 import LaminaGeometry
+import LaminaLottie
 import LaminaModel
 import LaminaWire
 
@@ -28,6 +29,13 @@ public struct Scene: Sendable {
     /// WebP), relative to the scene file's folder as written there, resolved against it when
     /// the scene was loaded from a file.
     public var images: [String: String]
+    /// Images carried in the file itself (a Lottie file's data URIs): name → PNG/JPEG bytes.
+    public var imageData: [String: [UInt8]] = [:]
+    /// The parts of a Lottie file left out (one line per feature per JSON path); empty for
+    /// scene files.
+    public var warnings: [String] = []
+    /// Whether the file was a Lottie file (mapped by LaminaLottie).
+    public var isLottie = false
 
     public struct TimedTransaction: Sendable, Hashable {
         /// Scene time in seconds.
@@ -36,20 +44,34 @@ public struct Scene: Sendable {
         public var operations: [LayerChange]
     }
 
-    /// Loads a scene file.
-    public init(contentsOfFile path: String) throws {
+    /// Loads a scene file, or a Lottie file (which loops unless `lottieLoops` is false).
+    public init(contentsOfFile path: String, lottieLoops: Bool = true) throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw SceneError(path: "", "cannot read \(path): \(error.localizedDescription)")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder)
+        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder, lottieLoops: lottieLoops)
     }
 
     /// Parses and validates scene JSON text; `images` paths are resolved against `folder`
     /// (the scene file's; nil leaves them as written).
-    public init(json text: String, folder: String? = nil) throws(SceneError) {
-        let root = try JSON.parse(text)
+    /// A Lottie file (top-level "v", "fr", "ip", "op", "w", "h", "layers") is mapped onto
+    /// layers and keyframe animations first (LaminaLottie); it loops unless `lottieLoops` is false.
+    public init(json text: String, folder: String? = nil, lottieLoops: Bool = true) throws(SceneError) {
+        var root = try JSON.parse(text)
+        var lottie: LottieImport? = nil
+        if LottieImport.isLottie(root) {
+            let l = try LottieImport(json: root, loops: lottieLoops)
+            root = l.scene
+            lottie = l
+        }
+        try self.init(root: root, folder: folder, imageData: lottie?.imageData ?? [:])
+        if let lottie { warnings = lottie.warnings; isLottie = true }
+    }
+
+    init(root: JSON, folder: String?, imageData: [String: [UInt8]]) throws(SceneError) {
+        self.imageData = imageData
         let f = try SceneValues.Fields(root, "", allowed: ["size", "scale", "background", "images", "layers", "transactions"])
         size = Size(800, 600)
         if let v = f["size"] {
@@ -82,7 +104,7 @@ public struct Scene: Sendable {
                 images[e.key] = folder.map { file.hasPrefix("/") ? file : $0 + "/" + file } ?? file
             }
         }
-        builder.imageNames = Set(images.keys)
+        builder.imageNames = Set(images.keys).union(imageData.keys)
         if let v = f["layers"] {
             guard case .array(let layers) = v else { throw SceneError(path: "layers", "must be a list of layers") }
             builder.deferExpressions = true

@@ -21,6 +21,9 @@ public final class ScenePlayer {
         for (name, path) in scene.images.sorted(by: { $0.key < $1.key }) {
             _ = try connection.uploadImage(contentsOfFile: path, name: name)
         }
+        for (name, bytes) in scene.imageData.sorted(by: { $0.key < $1.key }) {
+            _ = try connection.uploadImage(bytes, name: name)
+        }
         for op in scene.initialOperations { connection.stageOperation(op) }
         try connection.commit()
         log("built \(scene.layerNames.count) named layers")

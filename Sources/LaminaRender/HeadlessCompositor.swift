@@ -26,9 +26,14 @@ public final class HeadlessCompositor {
     }
 
     /// Decodes a scene's `images` (name → file); the error names the image and its file.
-    public static func loadImages(_ files: [String: String], limits: ImageLimits = .standard) throws(ImageError)
-        -> [String: Image] {
+    public static func loadImages(_ files: [String: String], data: [String: [UInt8]] = [:],
+                                  limits: ImageLimits = .standard) throws(ImageError) -> [String: Image] {
         var images: [String: Image] = [:]
+        for (name, bytes) in data.sorted(by: { $0.key < $1.key }) {
+            do { images[name] = try ImageDecoder.decode(bytes, limits: limits) } catch {
+                throw ImageError(error.kind, "image \"\(name)\": \(error.message)")
+            }
+        }
         for (name, path) in files.sorted(by: { $0.key < $1.key }) {
             do { images[name] = try ImageDecoder.read(path: path, limits: limits) } catch {
                 throw ImageError(error.kind, "image \"\(name)\": \(error.message)")

@@ -13,11 +13,12 @@ usage: laminactl ping [--socket PATH]
        laminactl capture FILE.png [--at SECONDS] [--socket PATH]
        laminactl advance SECONDS [--socket PATH]
        laminactl trace --seconds S [--frames N] OUT.json [--socket PATH]
-       laminactl render SCENE --at T [--at T …] --out FILE.png|DIR [--size WxH] [--scale S]
-       laminactl render SCENE --fps F --duration D --out DIR [--size WxH] [--scale S]
-       laminactl query SCENE --at T NAME.KEYPATH …
-       laminactl query SCENE --at T --hit X,Y
-       laminactl load SCENE [--socket PATH]
+       laminactl render SCENE --at T [--at T …] --out FILE.png|DIR [--size WxH] [--scale S] [--once]
+       laminactl render SCENE --fps F --duration D --out DIR [--size WxH] [--scale S] [--once]
+       laminactl query SCENE --at T NAME.KEYPATH … [--once]
+       laminactl query SCENE --at T --hit X,Y [--once]
+       laminactl load SCENE [--socket PATH] [--once]
+SCENE is a scene file or a Lottie (Bodymovin) JSON file; a Lottie file loops unless --once.
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -36,6 +37,7 @@ var duration: Double? = nil
 var hit: Point? = nil
 var seconds: Double? = nil
 var maxFrames = 0
+var once = false
 var positional: [String] = []
 
 @MainActor func value(_ flag: String) -> String {
@@ -64,6 +66,7 @@ while !args.isEmpty {
     case "--fps": fps = positiveNumber(a)
     case "--duration": duration = positiveNumber(a, allowZero: true)
     case "--seconds": seconds = positiveNumber(a)
+    case "--once": once = true
     case "--frames":
         let s = value(a)
         guard let n = Int(s), (1...10_000).contains(n) else { fail("--frames needs a count in 1…10000 (got \(s))", code: 2) }
@@ -80,7 +83,11 @@ guard let command = positional.first else { fail("no command\n\(usage)", code: 2
 
 @MainActor func loadScene() -> Scene {
     guard positional.count >= 2 else { fail("\(command) needs a SCENE file\n\(usage)", code: 2) }
-    do { return try Scene(contentsOfFile: positional[1]) } catch { fail("\(positional[1]): \(error)") }
+    let scene: Scene
+    do { scene = try Scene(contentsOfFile: positional[1], lottieLoops: !once) } catch { fail("\(positional[1]): \(error)") }
+    // The parts of a Lottie file left out.
+    for w in scene.warnings { FileHandle.standardError.write(Data("laminactl: warning: \(w)\n".utf8)) }
+    return scene
 }
 
 func writePNG(_ pixels: [UInt8], _ width: Int, _ height: Int, to path: String) throws {
@@ -113,7 +120,7 @@ func writePNG(_ pixels: [UInt8], _ width: Int, _ height: Int, to path: String) t
     }
     let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
                                             scale: scene.scale, background: scene.background)
-    do { compositor.images = try HeadlessCompositor.loadImages(scene.images) } catch { fail("\(positional[1]): \(error)") }
+    do { compositor.images = try HeadlessCompositor.loadImages(scene.images, data: scene.imageData) } catch { fail("\(positional[1]): \(error)") }
     for f in frames {
         let presentation = try scene.tree(at: f.time).presentation(at: f.time)
         try writePNG(try compositor.render(presentation), compositor.pixelWidth, compositor.pixelHeight, to: f.path)

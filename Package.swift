@@ -151,7 +151,7 @@ let package = Package(
         // The client library's own behaviour (scene files, template builder, typed layers, and
         // against a real daemon: events, completions, errors, queries).
         .testTarget(name: "LaminaTests",
-                    dependencies: ["Lamina", "LaminaModel", "LaminaTree", "LaminaSceneTree", "LaminaServer",
+                    dependencies: ["Lamina", "LaminaModel", "LaminaTree", "LaminaSceneTree", "LaminaServer", "LaminaLottie",
                                    "DaemonTestSupport", "TestSupport"]),
         .testTarget(name: "LaminaViewerTests", dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaPNG", "TestSupport"]),
         .testTarget(name: "LaminaServerTests",

@@ -1,0 +1,266 @@
+import Foundation
+import Lamina
+import LaminaLottie
+import LaminaSceneTree
+import LaminaWire
+import Testing
+
+/// Lottie files (docs/scene-format.md, "Lottie files"): small hand-written files whose
+/// presentation values at given times are worked out here from Lottie's definitions
+/// (frames, percent, degrees, cubic-bezier easing solved independently), and hostile files
+/// that must be errors naming the JSON path, or warnings, never crashes.
+@Suite struct LottieTests {
+    /// A file of 200×200 at 30 fps, frames 0…60 (2 s).
+    static func file(_ layers: String, assets: String = "[]", ip: Double = 0, op: Double = 60) -> String {
+        #"{"v":"5.7.4","fr":30,"ip":\#(ip),"op":\#(op),"w":200,"h":200,"assets":\#(assets),"layers":[\#(layers)]}"#
+    }
+    /// A transform with the given members (missing ones Lottie's defaults).
+    static func ks(_ members: String = "") -> String { #"{"o":{"a":0,"k":100}\#(members.isEmpty ? "" : ","+members)}"# }
+    static let square = #"{"ty":"rc","p":{"a":0,"k":[0,0]},"s":{"a":0,"k":[20,20]},"r":{"a":0,"k":0}}"#
+    static let redFill = #"{"ty":"fl","nm":"F","c":{"a":0,"k":[1,0,0,1]},"o":{"a":0,"k":100},"r":1}"#
+    static func shapeLayer(_ name: String, ind: Int, ks: String, shapes: String = "\(square),\(redFill)", extra: String = "") -> String {
+        #"{"ty":4,"nm":"\#(name)","ind":\#(ind),"ks":\#(ks),"shapes":[\#(shapes)],"ip":0,"op":60,"st":0\#(extra)}"#
+    }
+
+    func values(_ scene: Scene, _ arg: String, at t: Double) throws -> [Double] {
+        guard case .object(let m) = try scene.query([arg], at: t) else { return [] }
+        switch m[0].value {
+        case .number(let v): return [v]
+        case .array(let a): return a.map { if case .number(let v) = $0 { return v }; return .nan }
+        default: return []
+        }
+    }
+    func number(_ scene: Scene, _ arg: String, at t: Double) throws -> Double { try values(scene, arg, at: t).first ?? .nan }
+
+    func error(_ text: String) -> String? {
+        do { _ = try Scene(json: text); return nil } catch { return error.description }
+    }
+
+    /// CSS cubic-bezier y at x, by Newton's method on x(t) (independent of the importer's bisection).
+    static func cubicBezier(_ x1: Double, _ y1: Double, _ x2: Double, _ y2: Double, _ x: Double) -> Double {
+        func b(_ p1: Double, _ p2: Double, _ t: Double) -> Double { 3 * (1 - t) * (1 - t) * t * p1 + 3 * (1 - t) * t * t * p2 + t * t * t }
+        func db(_ p1: Double, _ p2: Double, _ t: Double) -> Double {
+            3 * (1 - t) * (1 - t) * p1 + 6 * (1 - t) * t * (p2 - p1) + 3 * t * t * (1 - p2)
+        }
+        var t = x
+        for _ in 0..<50 { t -= (b(x1, x2, t) - x) / db(x1, x2, t) }
+        return b(y1, y2, t)
+    }
+
+    func close(_ a: Double, _ b: Double, _ tol: Double = 1e-3) -> Bool { abs(a - b) <= tol }
+
+    @Test func recognisedAndSized() throws {
+        let s = try Scene(json: Self.file(Self.shapeLayer("Box", ind: 1, ks: Self.ks())))
+        #expect(s.isLottie && s.size.width == 200 && s.size.height == 200 && s.warnings.isEmpty)
+        #expect(s.names["Box"] != nil && s.names["Box/F"] != nil)
+        // A scene file is not a Lottie file.
+        #expect(try !Scene(json: #"{"size": [10, 10]}"#).isLottie)
+    }
+
+    @Test func bezierEasedPositionScaleRotationOpacity() throws {
+        // Position 50→150 over frames 0…30 eased (0.42, 0, 0.58, 1); scale 0→100 % over 0…20
+        // eased (0.2, 0, 0.8, 1); rotation 0→360° linear over 0…60; opacity 0→100 % held until 30.
+        let ks = Self.ks(#"""
+        "p":{"a":1,"k":[{"t":0,"s":[50,100,0],"o":{"x":0.42,"y":0},"i":{"x":0.58,"y":1}},{"t":30,"s":[150,100,0]}]},
+        "s":{"a":1,"k":[{"t":0,"s":[0,0,100],"o":{"x":[0.2,0.2,0.2],"y":[0,0,0]},"i":{"x":[0.8,0.8,0.8],"y":[1,1,1]}},{"t":20,"s":[100,100,100]}]},
+        "r":{"a":1,"k":[{"t":0,"s":[0]},{"t":60,"s":[360]}]}
+        """#).replacingOccurrences(of: #""o":{"a":0,"k":100}"#, with: #""o":{"a":1,"k":[{"t":0,"s":[0],"h":1},{"t":30,"s":[100]}]}"#)
+        let s = try Scene(json: Self.file(Self.shapeLayer("Box", ind: 1, ks: ks)))
+        for frame in [3.0, 7.5, 15, 22, 29] {
+            let t = frame / 30
+            let x = 50 + 100 * Self.cubicBezier(0.42, 0, 0.58, 1, frame / 30)
+            #expect(close(try number(s, "Box.position.x", at: t), x), "position at frame \(frame)")
+            let sc = frame >= 20 ? 1 : Self.cubicBezier(0.2, 0, 0.8, 1, frame / 20)
+            #expect(close(try number(s, "Box.transform.scale.x", at: t), sc), "scale at frame \(frame)")
+            #expect(close(try number(s, "Box.transform.rotation.z", at: t), 2 * .pi * frame / 60), "rotation at \(frame)")
+            #expect(try number(s, "Box.opacity", at: t) == (frame < 30 ? 0 : 1), "held opacity at \(frame)")
+        }
+        #expect(close(try number(s, "Box.position.x", at: 1.5), 150))
+        // It loops: 2 s + 0.25 s shows frame 7.5 again.
+        #expect(close(try number(s, "Box.position.x", at: 2.25), try number(s, "Box.position.x", at: 0.25)))
+        // Played once, it holds the last frame.
+        let once = try Scene(json: Self.file(Self.shapeLayer("Box", ind: 1, ks: ks)), lottieLoops: false)
+        #expect(close(try number(once, "Box.position.x", at: 2.25), 150))
+        #expect(close(try number(once, "Box.transform.rotation.z", at: 2.25), 2 * .pi, 1e-2))
+    }
+
+    @Test func perDimensionEasingAndSplitPosition() throws {
+        // x eased (1, 0, 1, 1) and y linear in one keyframe: split into position.x and .y.
+        let ks1 = Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,0],"o":{"x":[1,0],"y":[0,0]},"i":{"x":[1,1],"y":[1,1]}},{"t":60,"s":[100,100]}]}"#)
+        // Split position (s: true) with x and y keyframed separately.
+        let ks2 = Self.ks(#""p":{"s":true,"x":{"a":1,"k":[{"t":0,"s":[10]},{"t":30,"s":[40]}]},"y":{"a":0,"k":70}}"#)
+        let s = try Scene(json: Self.file(Self.shapeLayer("A", ind: 1, ks: ks1) + "," + Self.shapeLayer("B", ind: 2, ks: ks2)))
+        let u = 0.4
+        #expect(close(try number(s, "A.position.x", at: u * 2), 100 * Self.cubicBezier(1, 0, 1, 1, u)))
+        #expect(close(try number(s, "A.position.y", at: u * 2), 100 * u))
+        #expect(close(try number(s, "B.position.x", at: 0.5), 25))
+        #expect(close(try number(s, "B.position.y", at: 0.5), 70))
+    }
+
+    @Test func spatialTangentsFollowTheCurve() throws {
+        // From (0,100) to (200,100) with tangents bulging up by 100: at half the time (linear
+        // easing) the layer is at the middle of the curve's length, x = 100 by symmetry, and y
+        // on the cubic at t = 0.5: 100 − 0.75·100.
+        let ks = Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,100],"to":[0,-100],"ti":[0,-100]},{"t":60,"s":[200,100]}]}"#)
+        let s = try Scene(json: Self.file(Self.shapeLayer("P", ind: 1, ks: ks)))
+        let p = try values(s, "P.position", at: 1)
+        #expect(close(p[0], 100, 0.5))
+        #expect(close(p[1], 25, 0.5))
+    }
+
+    @Test func parentingInheritsTransformOnly() throws {
+        // A null at (100, 50) turned 90° with opacity 0; its child square at (20, 0) in the
+        // null's space: on the canvas at (100, 70) and drawn (a parent's opacity is not inherited).
+        let null = #"{"ty":3,"nm":"N","ind":1,"ks":{"o":{"a":0,"k":0},"p":{"a":0,"k":[100,50]},"r":{"a":0,"k":90}},"ip":0,"op":60,"st":0}"#
+        let child = Self.shapeLayer("C", ind: 2, ks: Self.ks(#""p":{"a":0,"k":[20,0]}"#), extra: #","parent":1"#)
+        let s = try Scene(json: Self.file(child + "," + null))
+        #expect(try s.hitTest(.init(100, 70), at: 0.1) == "C/F")
+        #expect(try s.hitTest(.init(120, 50), at: 0.1) == nil)
+        // A cycle is an error naming the field.
+        let a = Self.shapeLayer("A", ind: 1, ks: Self.ks(), extra: #","parent":2"#)
+        let b = Self.shapeLayer("B", ind: 2, ks: Self.ks(), extra: #","parent":1"#)
+        #expect(error(Self.file(a + "," + b))?.hasPrefix("layers[1].parent: parenting cycle") == true)
+    }
+
+    @Test func inOutPointsAndAnchor() throws {
+        // Shown from frame 15 to 45; anchor (10, 10) puts the square's centre at p − a.
+        let l = #"{"ty":4,"nm":"V","ind":1,"ks":{"p":{"a":0,"k":[100,100]},"a":{"a":0,"k":[10,10]}},"shapes":[\#(Self.square),\#(Self.redFill)],"ip":15,"op":45,"st":0}"#
+        let s = try Scene(json: Self.file(l))
+        #expect(try s.hitTest(.init(90, 90), at: 0.25) == nil)
+        #expect(try s.hitTest(.init(90, 90), at: 0.75) == "V/F")
+        #expect(try s.hitTest(.init(90, 90), at: 1.6) == nil)
+        #expect(try s.hitTest(.init(100, 100), at: 0.75) == nil)
+        #expect(try s.hitTest(.init(90, 90), at: 2.75) == "V/F")  // looped
+    }
+
+    @Test func precompStartTimeAndStretch() throws {
+        // The asset moves x 0→60 over its frames 0…30; the precomp layer starts at frame 10
+        // and is stretched 2×: at root frame 10 + 2·f the inner frame is f.
+        let inner = Self.shapeLayer("In", ind: 1, ks: Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,0]},{"t":30,"s":[60,0]}]}"#))
+        let assets = #"[{"id":"comp1","w":200,"h":200,"layers":[\#(inner)]}]"#
+        let pre = #"{"ty":0,"nm":"Pre","ind":1,"refId":"comp1","w":200,"h":200,"ks":{},"ip":0,"op":60,"st":10,"sr":2}"#
+        let s = try Scene(json: Self.file(pre, assets: assets))
+        for rootFrame in [10.0, 20, 40, 55] {
+            let f = min(max((rootFrame - 10) / 2, 0), 30)
+            #expect(close(try number(s, "In.position.x", at: rootFrame / 30), 2 * f), "root frame \(rootFrame)")
+        }
+        // An asset that contains itself is an error, not a hang.
+        let selfRef = #"[{"id":"c","layers":[{"ty":0,"refId":"c","ks":{},"ip":0,"op":60}]}]"#
+        #expect(error(Self.file(#"{"ty":0,"refId":"c","ks":{},"ip":0,"op":60}"#, assets: selfRef))?.contains("precomps nest deeper") == true)
+    }
+
+    @Test func shapesFillsStrokesTrimAndMorph() throws {
+        // Stroke over an ellipse, trimmed 0→100 % over frames 0…30 (linear); fill over a path
+        // morphing between two triangles.
+        let tri0 = #"{"c":true,"v":[[0,0],[10,0],[0,10]],"i":[[0,0],[0,0],[0,0]],"o":[[0,0],[0,0],[0,0]]}"#
+        let tri1 = #"{"c":true,"v":[[0,0],[30,0],[0,30]],"i":[[0,0],[0,0],[0,0]],"o":[[0,0],[0,0],[0,0]]}"#
+        let shapes = #"""
+        {"ty":"gr","nm":"G1","it":[
+          {"ty":"el","p":{"a":0,"k":[50,50]},"s":{"a":0,"k":[40,20]}},
+          {"ty":"tm","s":{"a":0,"k":0},"e":{"a":1,"k":[{"t":0,"s":[0]},{"t":30,"s":[100]}]},"o":{"a":0,"k":0},"m":1},
+          {"ty":"st","nm":"S","c":{"a":0,"k":[0,0,1,1]},"o":{"a":0,"k":50},"w":{"a":0,"k":4},"lc":2,"lj":3,"ml":4,
+           "d":[{"n":"d","v":{"a":0,"k":6}},{"n":"g","v":{"a":0,"k":3}},{"n":"o","v":{"a":0,"k":1}}]},
+          {"ty":"tr","p":{"a":0,"k":[0,0]},"a":{"a":0,"k":[0,0]},"s":{"a":0,"k":[100,100]},"r":{"a":0,"k":0},"o":{"a":0,"k":100}}]},
+        {"ty":"sh","ks":{"a":1,"k":[{"t":0,"s":[\#(tri0)]},{"t":60,"s":[\#(tri1)]}]}},
+        {"ty":"fl","nm":"M","c":{"a":0,"k":[0,1,0,1]},"o":{"a":0,"k":100},"r":2}
+        """#
+        let s = try Scene(json: Self.file(Self.shapeLayer("L", ind: 1, ks: Self.ks(), shapes: shapes)))
+        #expect(close(try number(s, "L/S.strokeEnd", at: 0.5), 0.5))
+        #expect(try values(s, "L/S.strokeColor", at: 0) == [0, 0, 1, 0.5])
+        #expect(try number(s, "L/S.lineWidth", at: 0) == 4)
+        #expect(try values(s, "L/S.lineDashPattern", at: 0) == [6, 3])
+        guard case .object(let m) = try s.query(["L/M.path", "L/S.lineJoin", "L/M.fillRule"], at: 1) else { Issue.record(); return }
+        // Halfway: vertices at (0,0), (20,0), (0,20).
+        #expect(m[0].value == .string("M0 0 C0 0 20 0 20 0 C20 0 0 20 0 20 C0 20 0 0 0 0 Z"))
+        #expect(m[1].value == .string("bevel") && m[2].value == .string("evenOdd"))
+        // The ellipse: from the top, clockwise, radii 20 and 10 about (50, 50).
+        guard case .object(let e) = try s.query(["L/S.path"], at: 0), case .string(let d) = e[0].value else { Issue.record(); return }
+        #expect(d.hasPrefix("M50 40 C61.038 40 70 44.481 70 50"))
+    }
+
+    @Test func drawOrderFollowsLottie() throws {
+        // Two layers at the same place: the first in the file is on top; within a group, the
+        // first fill listed is on top.
+        let top = Self.shapeLayer("Top", ind: 1, ks: Self.ks(#""p":{"a":0,"k":[100,100]}"#))
+        let bottom = Self.shapeLayer("Bottom", ind: 2, ks: Self.ks(#""p":{"a":0,"k":[100,100]}"#))
+        #expect(try Scene(json: Self.file(top + "," + bottom)).hitTest(.init(100, 100), at: 0) == "Top/F")
+        let fills = "\(Self.square),{\"ty\":\"fl\",\"nm\":\"A\",\"c\":{\"a\":0,\"k\":[0,0,1,1]}},\(Self.redFill)"
+        let s = try Scene(json: Self.file(Self.shapeLayer("L", ind: 1, ks: Self.ks(#""p":{"a":0,"k":[50,50]}"#), shapes: fills)))
+        #expect(try s.hitTest(.init(50, 50), at: 0) == "L/A")
+    }
+
+    @Test func solidImageAndText() throws {
+        // A 1×1 PNG as a data URI.
+        let png = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg=="
+        let assets = #"[{"id":"img","w":40,"h":30,"e":1,"u":"","p":"data:image/png;base64,\#(png)"}]"#
+        let solid = ##"{"ty":1,"nm":"Solid","ind":1,"ks":{"p":{"a":0,"k":[10,10]},"a":{"a":0,"k":[0,0]}},"sc":"#ff8000","sw":50,"sh":40,"ip":0,"op":60,"st":0}"##
+        let image = #"{"ty":2,"nm":"Img","ind":2,"refId":"img","ks":{"p":{"a":0,"k":[100,100]},"a":{"a":0,"k":[0,0]}},"ip":0,"op":60,"st":0}"#
+        let text = #"{"ty":5,"nm":"Txt","ind":3,"ks":{},"t":{"d":{"k":[{"s":{"t":"Hi","s":24,"fc":[0,1,0],"f":"x","j":2},"t":0}]},"a":[]},"ip":0,"op":60,"st":0}"#
+        let s = try Scene(json: Self.file([solid, image, text].joined(separator: ","), assets: assets))
+        #expect(s.imageData["img"]?.count == 70)
+        #expect(try s.hitTest(.init(30, 30), at: 0) != nil)
+        #expect(s.warnings.isEmpty, "\(s.warnings)")
+        #expect(error(Self.file(image, assets: #"[{"id":"img","p":"data:image/png;base64"}]"#)) == "assets[0].p: must be a base64 data URI")
+    }
+
+    @Test func unsupportedFeaturesWarnAndStillPlay() throws {
+        let extra = #","masksProperties":[{"mode":"a"}],"tt":1,"bm":3,"ef":[{"ty":5}],"tm":{"a":0,"k":0}"#
+        let shapes = "\(Self.square),{\"ty\":\"rp\",\"c\":{\"a\":0,\"k\":3}},{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)"
+        let ks = #"{"p":{"a":0,"k":[50,50],"x":"wiggle(1,2)"}}"#
+        let s = try Scene(json: Self.file(Self.shapeLayer("W", ind: 1, ks: ks, shapes: shapes, extra: extra)))
+        let expected = ["layers[0].tt: track matte", "layers[0].masksProperties: masks", "layers[0].ef: effects",
+                        "layers[0].bm: blend mode", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression",
+                        "layers[0].shapes[1]: repeater", "layers[0].shapes[2]: merge paths"]
+        for e in expected { #expect(s.warnings.contains { $0.hasPrefix(e) }, "\(e) in \(s.warnings)") }
+        #expect(try s.hitTest(.init(50, 50), at: 0) == "W/F")
+    }
+
+    @Test func malformedFilesNameTheField() throws {
+        #expect(error(Self.file(#"{"ty":4,"ks":{},"shapes":[{"ty":"rc","p":{"a":0,"k":[0,0]}}]}"#)) == "layers[0].shapes[0].s: is required")
+        #expect(error(Self.file(#"{"ty":"4","ks":{}}"#)) == "layers[0].ty: must be a number (got a string)")
+        #expect(error(Self.file(#"{"ty":4,"ks":{"p":{"a":1,"k":[{"t":5,"s":[0,0]},{"t":2,"s":[1,1]}]}},"shapes":[]}"#))
+                == "layers[0].ks.p.k[1].t: keyframe times must not decrease")
+        #expect(error(Self.file(#"{"ty":0,"refId":"nope","ks":{}}"#)) == "layers[0].refId: no asset has the id \"nope\"")
+        #expect(error(#"{"v":"5","fr":0,"ip":0,"op":10,"w":10,"h":10,"layers":[]}"#)?.hasPrefix("fr:") == true)
+        #expect(error(#"{"v":"5","fr":30,"ip":0,"op":10,"w":10,"h":10,"layers":{}}"#) == "layers: must be a list (got an object)")
+    }
+
+    @Test func limitsHold() throws {
+        // More layers than the limit allows is an error, not an exhausted daemon.
+        var limits = LottieImport.Limits()
+        limits.maxLayers = 50
+        let many = (1...40).map { Self.shapeLayer("L\($0)", ind: $0, ks: Self.ks()) }.joined(separator: ",")
+        #expect(throws: SceneError.self) { try LottieImport(json: try JSON.parse(Self.file(many)), limits: limits) }
+        // A deep parent chain is bounded.
+        let chain = (1...100).map { Self.shapeLayer("C\($0)", ind: $0, ks: Self.ks(), extra: $0 < 100 ? ",\"parent\":\($0 + 1)" : "") }
+        #expect(error(Self.file(chain.joined(separator: ",")))?.contains("parent chain longer than 64") == true)
+        // A property that cannot map keyframe to keyframe is sampled at most 1000 times.
+        let long = Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,0],"to":[5,5],"ti":[5,5]},{"t":1000000,"s":[9,9]}]}"#)
+        let imp = try LottieImport(json: try JSON.parse(Self.file(Self.shapeLayer("S", ind: 1, ks: long))))
+        #expect(imp.scene.text.count < 100_000)
+    }
+
+    @Test func truncatedAndMutatedFilesNeverCrash() throws {
+        let text = Self.file(Self.shapeLayer("A", ind: 1, ks: Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,0],"o":{"x":0.5,"y":0},"i":{"x":0.5,"y":1}},{"t":30,"s":[9,9]}]}"#))
+                             + "," + #"{"ty":0,"nm":"P","refId":"c","ks":{},"ip":0,"op":60}"#,
+                             assets: #"[{"id":"c","w":10,"h":10,"layers":[{"ty":3,"ind":1,"ks":{"r":{"a":0,"k":45}}}]}]"#)
+        let bytes = Array(text.utf8)
+        var loaded = 0, failed = 0
+        for cut in stride(from: 0, to: bytes.count, by: 3) {
+            do { _ = try Scene(json: String(decoding: bytes[..<cut], as: UTF8.self)); loaded += 1 } catch { failed += 1 }
+        }
+        // Mutations: each digit, bracket or quote replaced by something else.
+        var rng = SystemRandomNumberGenerator()
+        let replacements: [UInt8] = Array("0-9e\"[]{},:tn".utf8)
+        for _ in 0..<600 {
+            var m = bytes
+            for _ in 0..<3 { m[Int.random(in: 0..<m.count, using: &rng)] = replacements.randomElement(using: &rng)! }
+            do {
+                let s = try Scene(json: String(decoding: m, as: UTF8.self))
+                _ = try? s.query(["A.position"], at: 0.5)
+                loaded += 1
+            } catch { failed += 1 }
+        }
+        #expect(loaded + failed == (bytes.count + 2) / 3 + 600 && failed > 0)
+    }
+}

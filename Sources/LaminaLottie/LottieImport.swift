@@ -196,6 +196,7 @@ struct Mapper {
             let w = try l.number("w", default: try asset.number("w", default: 0))
             let h = try l.number("h", default: try asset.number("h", default: 0))
             let clip = try newLayer()
+            clip.name = outer.name.flatMap { uniqueName($0 + "/precomp") }
             clip.props = [("frame", nums([0, 0, max(w, 0), max(h, 0)])), ("masksToBounds", .bool(w > 0 && h > 0))]
             let contentTime = TimeMap(scale: tm.scale * sr, offset: tm.root(st))
             clip.sublayers = try composition(try sub.array(), contentTime, depth: depth + 1, compPath: sub.path)
@@ -203,6 +204,7 @@ struct Mapper {
         case 1:
             let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
             let solid = try newLayer()
+            solid.name = outer.name.flatMap { uniqueName($0 + "/solid") }
             solid.props = [("frame", nums([0, 0, try l.number("sw", default: 0), try l.number("sh", default: 0)])),
                            ("backgroundColor", colorJSON(c, alpha: 1))]
             inner.sublayers.append(solid)
@@ -212,6 +214,7 @@ struct Mapper {
             guard let asset = assets[id] else { throw SceneError(path: r.path, "no asset has the id \"\(id)\"") }
             if let name = try image(asset) {
                 let img = try newLayer()
+                img.name = outer.name.flatMap { uniqueName($0 + "/image") }
                 img.props = [("frame", nums([0, 0, try asset.number("w", default: 0), try asset.number("h", default: 0)])),
                              ("contents", .string(name))]
                 inner.sublayers.append(img)
@@ -220,7 +223,10 @@ struct Mapper {
         case 4:
             inner.sublayers += try shapeItems(try l.required("shapes").array(), own, baseName: outer.name ?? "shape")
         case 5:
-            if let t = try text(l) { inner.sublayers.append(t) }
+            if let t = try text(l) {
+                t.name = outer.name.flatMap { uniqueName($0 + "/text") }
+                inner.sublayers.append(t)
+            }
         default:
             warnings.add(l.at("ty"), "layer type \(ty)")
             return nil
@@ -297,6 +303,10 @@ struct Mapper {
         // Position: one point, or x and y split.
         if let p = ks["p"] {
             if p["s"]?.bool() == true {
+                let start = (ip - tm.offset) / tm.scale
+                let x0 = try Prop(numbers: p.required("x"), warnings).value(at: start).first ?? 0
+                let y0 = try Prop(numbers: p.required("y"), warnings).value(at: start).first ?? 0
+                outer.props.append(("position", nums([x0, y0])))
                 try animate(outer, "position.x", Signal(Prop(numbers: p.required("x"), warnings)), tm) { num($0[0]) }
                 try animate(outer, "position.y", Signal(Prop(numbers: p.required("y"), warnings)), tm) { num($0[0]) }
             } else {
@@ -305,6 +315,8 @@ struct Mapper {
                 let sig = Signal(pp)
                 if case .sampled = sig.keys, pp.keys.allSatisfy({ $0.to == nil && $0.ti == nil }) {
                     // Easing differs per dimension: x and y as their own animations.
+                    let p0 = sig.eval((ip - tm.offset) / tm.scale)
+                    outer.props.append(("position", nums([p0[0], p0[1]])))
                     try animate(outer, "position.x", Signal(pp.component(0)), tm) { num($0[0]) }
                     try animate(outer, "position.y", Signal(pp.component(1)), tm) { num($0[0]) }
                 } else {
@@ -356,7 +368,7 @@ struct Mapper {
     mutating func animate(_ layer: Out, _ keyPath: String, _ sig: Signal, _ tm: TimeMap, setModel: Bool = true,
                           _ value: ([Double]) -> JSON) throws(SceneError) {
         let startLocal = (ip - tm.offset) / tm.scale
-        if setModel { layer.props.append((keyPath, value(sig.eval(startLocal)))) }
+        if setModel, !keyPath.contains(".") { layer.props.append((keyPath, value(sig.eval(startLocal)))) }
         var frames: [Double], easings: [Easing]
         switch sig.keys {
         case .constant: return

@@ -139,7 +139,7 @@ struct Prop {
         let span = b.t - a.t
         let u = span > 0 ? (f - a.t) / span : 1
         if a.v.count != b.v.count { return u >= 1 ? b.v : a.v }
-        if let to = a.to, let ti = b.ti, a.v.count >= 2, to.count >= 2, ti.count >= 2,
+        if let to = a.to, let ti = a.ti, a.v.count >= 2, to.count >= 2, ti.count >= 2,
            to.contains(where: { $0 != 0 }) || ti.contains(where: { $0 != 0 }) {
             let p = a.ease.first?.progress(u) ?? u
             return Prop.spatial(a.v, to, ti, b.v, p)
@@ -186,7 +186,7 @@ struct Prop {
         for (i, k) in keys.enumerated() where i + 1 < keys.count {
             if Set(k.ease.map { "\($0)" }).count > 1 { return false }
             if let to = k.to, to.contains(where: { $0 != 0 }) { return false }
-            if let ti = keys[i + 1].ti, ti.contains(where: { $0 != 0 }) { return false }
+            if let ti = k.ti, ti.contains(where: { $0 != 0 }) { return false }
             if k.v.count != keys[i + 1].v.count { return false }
         }
         return true

@@ -39,7 +39,10 @@ extension Mapper {
             _ = try item.object()
             if item["hd"]?.bool() == true { continue }
             let ty = try item.required("ty").string()
-            let reversed = try item.number("d", default: 1) == 3
+            // Direction 3 draws rectangles, ellipses and stars the other way round (`d` of a
+            // stroke is its dashes).
+            let direction = ["rc", "el", "sr"].contains(ty) ? try item.number("d", default: 1) : 1
+            let reversed = direction == 3
             switch ty {
             case "sh":
                 let prop = try Prop(item.required("ks"), warnings) { v throws(SceneError) in try BezPath.read(v) }

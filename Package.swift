@@ -157,7 +157,7 @@ let package = Package(
         .testTarget(name: "LaminaServerTests",
                     dependencies: ["LaminaServer", "LaminaRender", "Lamina", "LaminaSceneTree", "LaminaGallery", "DaemonTestSupport",
                                    "TestSupport"],
-                    exclude: ["Scenes", "FuzzCorpus"]),   // scene files, references and fuzz inputs, read from the source tree
+                    exclude: ["Scenes", "FuzzCorpus", "Lottie"]),   // scene files, references, fuzz inputs and Lottie files, read from the source tree
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,33 @@
+import Foundation
+import Lamina
+import LaminaPNG
+import LaminaRender
+import Testing
+import TestSupport
+import LaminaSceneTree
+
+/// A Lottie file through the whole path `laminactl render FILE.json --at T` takes — LaminaLottie
+/// → `Scene` → layer tree → presentation → Vulkan (lavapipe) — against cairo drawing the same
+/// frames by hand (`scripts/gen-references`, `lottie_frames`: the file's description there,
+/// Bézier easing and trim worked out independently). The file is `Lottie/pixel.json`: a solid,
+/// a square moving with Bézier easing while it turns, and a ring stroked with an animated
+/// trim end. Rule: the project's independent rule, mean ≤ 1/255 and ≤ 0.5 % of pixels off by
+/// more than 64/255.
+@Suite("Lottie frames against cairo")
+struct LottieGoldenTests {
+    static let here = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+    static let references = here.deletingLastPathComponent().appendingPathComponent("LaminaRenderTests/References").path
+    static let tolerance = PixelTolerance.independent(mean: 1, percent: 0.5, threshold: 64)
+
+    @Test(arguments: [("lottie-frame-7.5", 7.5), ("lottie-frame-30", 30.0), ("lottie-frame-45", 45.0)])
+    func frame(_ name: String, _ frame: Double) throws {
+        let scene = try Scene(contentsOfFile: Self.here.appendingPathComponent("Lottie/pixel.json").path)
+        #expect(scene.isLottie && scene.warnings.isEmpty)
+        let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
+                                                scale: scene.scale, background: scene.background)
+        let t = frame / 30
+        let pixels = try compositor.render(try scene.tree(at: t).presentation(at: t))
+        let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
+        try expectMatchesReference(image, "\(Self.references)/\(name).png", Self.tolerance, name: name)
+    }
+}

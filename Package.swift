@@ -124,7 +124,7 @@ let package = Package(
         .executableTarget(name: "lamina-bench",
                           dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaTree",
                                          "LaminaFrame", "LaminaRender", "LaminaImage", "LaminaText", "CGLU", "CTess2",
-                                         "Lamina", "LaminaServer"],   // protocol, soak
+                                         "Lamina", "LaminaServer", "LaminaLottie"],   // protocol, soak; lottie
                           exclude: ["README.md"]),
 
         // Tests.

@@ -20,6 +20,8 @@ public struct Scene: Sendable {
     public var names: [String: UInt32]
     /// Every layer's local id → name (nil for unnamed layers).
     public var layerNames: [UInt32: String]
+    /// How many layers the scene builds (named or not): they have the local ids 1 … layerCount.
+    public var layerCount = 0
     /// The operations that build the scene (one commit at scene time 0): create, set
     /// properties, attach, add the layers' animations.
     public var initialOperations: [LayerChange]
@@ -113,6 +115,7 @@ public struct Scene: Sendable {
             try builder.addDeferredExpressions()
         }
         names = builder.names
+        layerCount = Int(builder.nextID) - 1
         layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
         initialOperations = builder.operations
         var txs: [TimedTransaction] = []

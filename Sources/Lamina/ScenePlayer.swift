@@ -16,7 +16,7 @@ public final class ScenePlayer {
     /// Builds the scene, then applies its transactions at their times (blocking until the
     /// last one). `log` receives a line per commit.
     public func loadAndPlay(log: (String) -> Void = { _ in }) throws {
-        connection.reserveLayerIDs(through: UInt32(scene.names.count + scene.layerNames.count + 1024))
+        connection.reserveLayerIDs(through: UInt32(scene.layerCount + 1024))
         // The scene's images are uploaded under their names first (docs/protocol.md, Images).
         for (name, path) in scene.images.sorted(by: { $0.key < $1.key }) {
             _ = try connection.uploadImage(contentsOfFile: path, name: name)
@@ -26,7 +26,7 @@ public final class ScenePlayer {
         }
         for op in scene.initialOperations { connection.stageOperation(op) }
         try connection.commit()
-        log("built \(scene.layerNames.count) named layers")
+        log("built \(scene.layerCount) layers (\(scene.layerNames.count) named)")
         let start = Date()
         for tx in scene.transactions {
             let wait = tx.at - Date().timeIntervalSince(start)

@@ -24,7 +24,7 @@ import LaminaRender
 HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -52,6 +52,7 @@ case "flood": runFloodBench(rest)
 case "soak": runSoakBench(rest)
 case "memory": runMemoryBench(rest)
 case "trace": runTraceBench(rest)
+case "lottie": runLottieBench(rest)
 case "daemon-child": runDaemonChild(rest)   // memory's daemon
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)

@@ -123,6 +123,27 @@ import Testing
         #expect(error(Self.file(a + "," + b))?.contains(".parent: parenting cycle") == true)
     }
 
+    @Test func skewAndGroupTransforms() throws {
+        // Skew 30° along the x axis (sa 0): lottie-web's skewFromAxis(−sk, 0) maps a local point
+        // (x, y) to (x − tan 30°·y, y). The 20×20 square at (100, 100): the local corner region
+        // (−8, 8) lands at (100 − 8 − 4.62, 108), outside the unskewed square.
+        let ks = Self.ks(#""p":{"a":0,"k":[100,100]},"sk":{"a":0,"k":30},"sa":{"a":0,"k":0}"#)
+        let s = try Scene(json: Self.file(Self.shapeLayer("K", ind: 1, ks: ks)))
+        let t = tan(30 * Double.pi / 180)
+        #expect(try s.hitTest(.init(100 - 8 - 8 * t, 108), at: 0) == "K/F")
+        // (91, 92) is inside the unskewed square but local x = −9 − 8·tan 30° < −10 skewed.
+        #expect(try s.hitTest(.init(91, 92), at: 0) == nil)
+        #expect(try s.hitTest(.init(100 + 8 + 8 * t, 92), at: 0) == "K/F")
+        // A group transform: the group's square scaled 200 % and moved by (50, 0) about the
+        // group anchor (10, 0): local (x, y) → 2·(x − 10) + 50.
+        let group = #"{"ty":"gr","it":[\#(Self.square),\#(Self.redFill),{"ty":"tr","p":{"a":0,"k":[50,0]},"a":{"a":0,"k":[10,0]},"s":{"a":0,"k":[200,200]},"r":{"a":0,"k":0},"o":{"a":0,"k":50}}]}"#
+        let g = try Scene(json: Self.file(Self.shapeLayer("G", ind: 1, ks: Self.ks(#""p":{"a":0,"k":[0,100]}"#), shapes: group)))
+        // So the square covers x 10…50, y 80…120 of the canvas.
+        #expect(try g.hitTest(.init(11.5, 100), at: 0) == "G/F")
+        #expect(try g.hitTest(.init(50 + 2 * (9 - 10), 118), at: 0) == "G/F")
+        #expect(try g.hitTest(.init(50 + 2 * (11 - 10), 100), at: 0) == nil)
+    }
+
     @Test func inOutPointsAndAnchor() throws {
         // Shown from frame 15 to 45; anchor (10, 10) puts the square's centre at p − a.
         let l = #"{"ty":4,"nm":"V","ind":1,"ks":{"p":{"a":0,"k":[100,100]},"a":{"a":0,"k":[10,10]}},"shapes":[\#(Self.square),\#(Self.redFill)],"ip":15,"op":45,"st":0}"#

@@ -35,6 +35,7 @@
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
 //   glyph items) and LaminaServer (measureText) use it.
 //   LaminaGallery (on LaminaModel, LaminaWire): the demo gallery's pages as changes.
+//   LaminaLottie (on LaminaWire): Lottie files mapped onto scene-file JSON; Lamina's Scene uses it.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.

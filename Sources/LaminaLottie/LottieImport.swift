@@ -22,8 +22,9 @@ public struct LottieImport: Sendable {
         public var maxLayers = 20_000
         public var maxPrecompDepth = 16
         public var maxParentDepth = 64
-        /// Keyframe values emitted in all (sampled ones included).
-        public var maxValues = 2_000_000
+        /// Numbers in all the keyframe values emitted (sampled ones included; a path counts
+        /// 6 per vertex).
+        public var maxValues = 4_000_000
         /// Samples of one property that cannot map keyframe to keyframe.
         public var maxSamplesPerProperty = 1_000
         public init() {}
@@ -205,7 +206,7 @@ struct Mapper {
             let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
             let solid = try newLayer()
             solid.name = outer.name.flatMap { uniqueName($0 + "/solid") }
-            solid.props = [("frame", nums([0, 0, try l.number("sw", default: 0), try l.number("sh", default: 0)])),
+            solid.props = [("frame", nums([0, 0, max(try l.number("sw", default: 0), 0), max(try l.number("sh", default: 0), 0)])),
                            ("backgroundColor", colorJSON(c, alpha: 1))]
             inner.sublayers.append(solid)
         case 2:
@@ -215,7 +216,7 @@ struct Mapper {
             if let name = try image(asset) {
                 let img = try newLayer()
                 img.name = outer.name.flatMap { uniqueName($0 + "/image") }
-                img.props = [("frame", nums([0, 0, try asset.number("w", default: 0), try asset.number("h", default: 0)])),
+                img.props = [("frame", nums([0, 0, max(try asset.number("w", default: 0), 0), max(try asset.number("h", default: 0), 0)])),
                              ("contents", .string(name))]
                 inner.sublayers.append(img)
             }
@@ -380,9 +381,10 @@ struct Mapper {
         }
         let secs = frames.map { (tm.root($0) - ip) / fr }
         let begin = secs.first!, span = secs.last! - begin
-        valueCount += frames.count
+        // Counted in numbers before any value is made (a path is 6 per vertex).
+        valueCount += frames.count * max(sig.eval(frames[0]).count, 1)
         guard valueCount <= limits.maxValues else {
-            throw SceneError(path: "layers", "the animation maps to more than \(limits.maxValues) keyframe values")
+            throw SceneError(path: "layers", "the animation maps to more than \(limits.maxValues) keyframe numbers")
         }
         guard span > 0 else {
             if !setModel { layer.props.append((keyPath, value(sig.eval(frames.last!)))) }
@@ -453,7 +455,7 @@ struct Mapper {
         var frame: [Double]
         if let sz = try s["sz"]?.numbers(), sz.count >= 2 {
             let ps = try s["ps"]?.numbers() ?? [0, 0]
-            frame = [ps.first ?? 0, ps.count > 1 ? ps[1] : 0, sz[0], sz[1]]
+            frame = [ps.first ?? 0, ps.count > 1 ? ps[1] : 0, max(sz[0], 0), max(sz[1], 0)]
             out.props.append(("isWrapped", .bool(true)))
         } else {
             // Point text: the first baseline at y = 0, starting (or centred, or ending) at x = 0.

@@ -7,8 +7,8 @@ import LaminaWire
 /// (JSON text → value), map (LaminaLottie: Lottie → scene JSON) and scene (`Scene(json:)`
 /// in all: parse, map, and the scene reader's checks into layer operations) — for each file
 /// given, and for a synthetic file of 200 shape layers × 20 shapes (each a group with a
-/// rectangle or an ellipse, a fill or a trimmed stroke, and its own transform; every layer's
-/// position, rotation and scale keyframed with Bézier easing). Thread CPU time, best of N
+/// rectangle or an ellipse, a fill or (every third) a stroke whose trim end is keyframed, and
+/// its own transform; every layer's position, rotation and scale keyframed with Bézier easing). Thread CPU time, best of N
 /// runs (default 5; the dev box is shared). Prints JSON: per file its bytes, the layers and
 /// keyframe animations it maps to, warnings, and milliseconds.
 func runLottieBench(_ arguments: [String]) {
@@ -83,7 +83,7 @@ func syntheticLottie(layers: Int, shapes: Int) -> String {
                 ? #"{"ty":"rc","p":{"a":0,"k":[\#(s * 3),0]},"s":{"a":0,"k":[20,12]},"r":{"a":0,"k":3}}"#
                 : #"{"ty":"el","p":{"a":0,"k":[0,\#(s * 3)]},"s":{"a":0,"k":[14,14]}}"#
             let style = s % 3 == 0
-                ? #"{"ty":"st","c":{"a":0,"k":[0.2,0.4,0.9,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":2},"lc":2,"lj":2},{"ty":"tm","s":{"a":0,"k":0},"e":\#(eased("[0]", "[100]")),"o":{"a":0,"k":0},"m":1}"#
+                ? #"{"ty":"tm","s":{"a":0,"k":0},"e":\#(eased("[0]", "[100]")),"o":{"a":0,"k":0},"m":1},{"ty":"st","c":{"a":0,"k":[0.2,0.4,0.9,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":2},"lc":2,"lj":2}"#
                 : #"{"ty":"fl","c":{"a":0,"k":[0.9,0.3,0.2,1]},"o":{"a":0,"k":80},"r":1}"#
             let tr = #"{"ty":"tr","p":{"a":0,"k":[\#(s),\#(s)]},"a":{"a":0,"k":[0,0]},"s":{"a":0,"k":[100,100]},"r":{"a":0,"k":\#(s * 5)},"o":{"a":0,"k":100}}"#
             items.append(#"{"ty":"gr","it":[\#(path),\#(style),\#(tr)]}"#)

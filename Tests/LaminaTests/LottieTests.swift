@@ -261,6 +261,14 @@ import Testing
         // A deep parent chain is bounded.
         let chain = (1...100).map { Self.shapeLayer("C\($0)", ind: $0, ks: Self.ks(), extra: $0 < 100 ? ",\"parent\":\($0 + 1)" : "") }
         #expect(error(Self.file(chain.joined(separator: ",")))?.contains("parent chain longer than 64") == true)
+        // Two big morphing paths keyed at different frames would be sampled 1000 times each
+        // 6 × 40,000 numbers: an error before any sample is made.
+        let pts = (0..<20_000).map { "[\($0),0]" }.joined(separator: ",")
+        let zeros = Array(repeating: "[0,0]", count: 20_000).joined(separator: ",")
+        let big = #"{"c":false,"v":[\#(pts)],"i":[\#(zeros)],"o":[\#(zeros)]}"#
+        let morph = { (end: Int) in #"{"ty":"sh","ks":{"a":1,"k":[{"t":0,"s":[\#(big)]},{"t":\#(end),"s":[\#(big)]}]}}"# }
+        let heavy = Self.shapeLayer("H", ind: 1, ks: Self.ks(), shapes: morph(1000) + "," + morph(999) + "," + Self.redFill)
+        #expect(error(Self.file(heavy))?.contains("more than 4000000 keyframe numbers") == true)
         // A property that cannot map keyframe to keyframe is sampled at most 1000 times.
         let long = Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,0],"to":[5,5],"ti":[5,5]},{"t":1000000,"s":[9,9]}]}"#)
         let imp = try LottieImport(json: try JSON.parse(Self.file(Self.shapeLayer("S", ind: 1, ks: long))))

@@ -72,3 +72,32 @@ extension ImageDaemonTests {
         DaemonTests.expectPixel(img, 30, 40, (0, 0, 0))  // the layer's bounds beyond the image
     }
 }
+
+extension ImageDaemonTests {
+    /// A Lottie file's embedded image (a data URI) reaches the daemon through `laminactl load`'s
+    /// player: uploaded under its asset id and shown by the image layer — the 2×2 PNG stretched
+    /// over the asset's 100×100 at the layer's position (50, 50), anchor (0, 0).
+    @Test func lottieEmbeddedImageIsUploadedAndShown() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "lottie")
+        let px: [UInt8] = [255, 0, 0, 255, 0, 255, 0, 255, 0, 0, 255, 255, 255, 255, 255, 255]
+        let png = try PNG.encode(RGBAImage(width: 2, height: 2, pixels: px))
+        let uri = "data:image/png;base64," + Data(png).base64EncodedString()
+        let scene = try Scene(json: #"""
+            {"v":"5.7.4","fr":30,"ip":0,"op":60,"w":200,"h":200,
+             "assets":[{"id":"quads","w":100,"h":100,"e":1,"u":"","p":"\#(uri)"}],
+             "layers":[{"ty":2,"nm":"Img","ind":1,"refId":"quads","ks":{"p":{"a":0,"k":[50,50]},"a":{"a":0,"k":[0,0]}},
+                        "ip":0,"op":60,"st":0}]}
+            """#)
+        #expect(scene.imageData["quads"] == png)
+        try ScenePlayer(scene: scene, connection: c).loadAndPlay()
+        let img = try DaemonTests.capture(c)
+        DaemonTests.expectPixel(img, 10, 10, (0, 0, 0))
+        // Linear magnification (Lottie has no filter setting): near each texel's centre the
+        // colour is within a few levels of the texel's.
+        for (x, y, rgb) in [(75, 75, (255, 0, 0)), (125, 75, (0, 255, 0)), (75, 125, (0, 0, 255)), (125, 125, (255, 255, 255))] {
+            expectPixel(img, x, y, RGBA(rgb.0, rgb.1, rgb.2), tolerance: 8, alphaTolerance: 0)
+        }
+    }
+}

@@ -10,7 +10,12 @@ struct PathSource {
     var rounded: ((Signal) -> Signal)? = nil
     /// The JSON path of a group whose animated transform is frozen when an outer style draws it.
     var frozenGroup: String? = nil
+    /// A static rectangle (or circle: a rounded square) as a box centre, size and corner
+    /// radius, in the path's coordinates: what a gradient layer can fill without a mask.
+    var box: Box? = nil
 }
+
+struct Box { var cx, cy, w, h, radius: Double }
 
 struct Trim {
     var s: Signal, e: Signal, o: Signal
@@ -55,11 +60,24 @@ extension Mapper {
                 let rounded: (Signal) -> Signal = { rd in
                     Signal.combine([p, s, r, rd]) { v in BezPath.rect(v[0], v[1], max(v[2].first ?? 0, v[3].first ?? 0), reversed: reversed) }
                 }
-                paths.append(PathSource(signal: sig, rounded: rounded))
+                var box: Box? = nil
+                if p.isStatic, s.isStatic, r.isStatic {
+                    let pv = p.eval(0), sv = s.eval(0)
+                    let w = abs(sv.first ?? 0), h = abs(sv.count > 1 ? sv[1] : w)
+                    box = Box(cx: pv.first ?? 0, cy: pv.count > 1 ? pv[1] : 0, w: w, h: h,
+                              radius: max(0, min(r.eval(0).first ?? 0, min(w, h) / 2)))
+                }
+                paths.append(PathSource(signal: sig, rounded: rounded, box: box))
             case "el":
                 let p = Signal(try Prop(numbers: item.required("p"), warnings))
                 let s = Signal(try Prop(numbers: item.required("s"), warnings))
-                paths.append(PathSource(signal: Signal.combine([p, s]) { v in BezPath.ellipse(v[0], v[1], reversed: reversed) }))
+                var box: Box? = nil
+                if p.isStatic, s.isStatic {
+                    let pv = p.eval(0), sv = s.eval(0)
+                    let w = abs(sv.first ?? 0), h = abs(sv.count > 1 ? sv[1] : w)
+                    if w == h { box = Box(cx: pv.first ?? 0, cy: pv.count > 1 ? pv[1] : 0, w: w, h: h, radius: w / 2) }
+                }
+                paths.append(PathSource(signal: Signal.combine([p, s]) { v in BezPath.ellipse(v[0], v[1], reversed: reversed) }, box: box))
             case "sr":
                 let polygon = try item.number("sy", default: 1) == 2
                 func prop(_ k: String, _ d: Double) throws(SceneError) -> Signal {
@@ -111,6 +129,10 @@ extension Mapper {
             case "rd":
                 let rd = Signal(try Prop(numbers: item.required("r"), warnings))
                 for i in paths.indices {
+                    if let b = paths[i].box {
+                        if rd.isStatic { paths[i].box?.radius = max(b.radius, min(rd.eval(0).first ?? 0, min(b.w, b.h) / 2)) }
+                        else { paths[i].box = nil }
+                    }
                     if let f = paths[i].rounded { paths[i].signal = f(rd); paths[i].rounded = nil }
                     else { warnings.add(item.path, "rounded corners on a path that is not a rectangle") }
                 }
@@ -151,9 +173,11 @@ extension Mapper {
         for p in paths { if let g = p.frozenGroup { warnings.add(g, "animated group transform under an outer fill or stroke", "not mapped yet (its first frame is used)") } }
         let stroke = ty == "st" || ty == "gs"
         let opacity = Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1]))
+        if ty == "gf", paths.count == 1, let layer = try gradientLayer(item, paths[0], opacity, tm, baseName) { return [layer] }
         var color: Signal
         if ty == "gf" || ty == "gs" {
-            warnings.add(item.path, ty == "gf" ? "gradient fill" : "gradient stroke", "not mapped yet (drawn in the mean colour of its stops)")
+            warnings.add(item.path, ty == "gf" ? "gradient fill on a path other than one rectangle or circle" : "gradient stroke",
+                         "not mapped yet (drawn in the mean colour of its stops)")
             let g = try item.required("g")
             let count = Int(try g.number("p", default: 0))
             guard count >= 0, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 0…1000") }
@@ -210,6 +234,68 @@ extension Mapper {
             out.append(layer)
         }
         return out
+    }
+
+    /// A gradient fill of one static rectangle or circle as a gradient layer: its frame the
+    /// box (rounded by cornerRadius, clipped by masksToBounds), its colour stops with the
+    /// alpha stops interpolated at them, start and end points (`s`, `e`) in unit coordinates of
+    /// the box; radial as a circle of radius |e − s| about s. Nil when the box's group
+    /// transforms are not axis-aligned (then the mean colour is used).
+    mutating func gradientLayer(_ item: Node, _ source: PathSource, _ opacity: Signal, _ tm: TimeMap,
+                                _ baseName: String) throws(SceneError) -> Out? {
+        guard let b = source.box, source.frozenGroup == nil else { return nil }
+        let m = source.matrix
+        guard m.b == 0, m.c == 0, b.radius == 0 || abs(m.a) == abs(m.d) else { return nil }
+        let g = try item.required("g")
+        let count = Int(try g.number("p", default: 0))
+        guard count >= 1, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 1…1000") }
+        let stopsProp = try Prop(numbers: g.required("k"), warnings)
+        let sProp = try Prop(numbers: item.required("s"), warnings), eProp = try Prop(numbers: item.required("e"), warnings)
+        for (prop, k) in [(stopsProp, "g"), (sProp, "s"), (eProp, "e")] where !prop.isStatic {
+            warnings.add(item.at(k), "animated gradient", "not mapped yet (its first value is used)")
+        }
+        if let h = item["h"], try Prop(numbers: h, warnings).first.first ?? 0 != 0 { warnings.add(h.path, "radial highlight") }
+        let stops = stopsProp.first
+        guard stops.count >= 4 * count else { throw SceneError(path: g.at("k"), "needs 4 numbers per colour stop (\(count))") }
+        let alphas = stride(from: 4 * count, to: stops.count - 1, by: 2).map { (stops[$0], stops[$0 + 1]) }
+        func alpha(at x: Double) -> Double {
+            guard let first = alphas.first else { return 1 }
+            if x <= first.0 { return first.1 }
+            for i in 1..<alphas.count where x <= alphas[i].0 {
+                let (x0, a0) = alphas[i - 1], (x1, a1) = alphas[i]
+                return x1 > x0 ? a0 + (a1 - a0) * (x - x0) / (x1 - x0) : a1
+            }
+            return alphas.last!.1
+        }
+        var colors: [JSON] = [], locations: [Double] = []
+        for i in 0..<count {
+            let pos = min(max(stops[4 * i], 0), 1)
+            colors.append(colorJSON([stops[4 * i + 1], stops[4 * i + 2], stops[4 * i + 3]], alpha: alpha(at: pos)))
+            locations.append(locations.last.map { max($0, pos) } ?? pos)
+        }
+        // The box and the points through the (axis-aligned) group transforms.
+        let (x0, y0) = m.apply(b.cx - b.w / 2, b.cy - b.h / 2), (x1, y1) = m.apply(b.cx + b.w / 2, b.cy + b.h / 2)
+        let frame = [min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)]
+        guard frame[2] > 0, frame[3] > 0 else { return nil }
+        let sv = sProp.first, ev = eProp.first
+        let (sx, sy) = m.apply(sv.first ?? 0, sv.count > 1 ? sv[1] : 0), (ex, ey) = m.apply(ev.first ?? 0, ev.count > 1 ? ev[1] : 0)
+        let start = [(sx - frame[0]) / frame[2], (sy - frame[1]) / frame[3]]
+        let radial = try item.number("t", default: 1) == 2
+        let end: [Double]
+        if radial {
+            let r = ((ex - sx) * (ex - sx) + (ey - sy) * (ey - sy)).squareRoot()
+            end = [start[0] + r / frame[2], start[1] + r / frame[3]]
+        } else {
+            end = [(ex - frame[0]) / frame[2], (ey - frame[1]) / frame[3]]
+        }
+        let layer = try newLayer("gradient")
+        layer.name = uniqueName(baseName + "/" + (try item["nm"]?.string() ?? "gf"))
+        layer.props = [("frame", nums(frame)), ("colors", .array(colors)), ("locations", nums(locations)),
+                       ("startPoint", nums(start)), ("endPoint", nums(end)),
+                       ("gradientType", .string(radial ? "radial" : "axial"))]
+        if b.radius > 0 { layer.props += [("cornerRadius", num(b.radius * abs(m.a))), ("masksToBounds", .bool(true))] }
+        try animate(layer, "opacity", opacity, tm) { num(min(max($0.first ?? 1, 0), 1)) }
+        return layer
     }
 
     /// A stroke's dash pattern (`d`: dashes `d`, gaps `g`, the offset `o`).

@@ -10,8 +10,8 @@ import LaminaSceneTree
 /// → `Scene` → layer tree → presentation → Vulkan (lavapipe) — against cairo drawing the same
 /// frames by hand (`scripts/gen-references`, `lottie_frames`: the file's description there,
 /// Bézier easing and trim worked out independently). The file is `Lottie/pixel.json`: a solid,
-/// a square moving with Bézier easing while it turns, and a ring stroked with an animated
-/// trim end. Rule: the project's independent rule, mean ≤ 1/255 and ≤ 0.5 % of pixels off by
+/// a square moving with Bézier easing while it turns, a ring stroked with an animated trim
+/// end, a rounded bar with a linear gradient and a circle with a radial one. Rule: the project's independent rule, mean ≤ 1/255 and ≤ 0.5 % of pixels off by
 /// more than 64/255.
 @Suite("Lottie frames against cairo")
 struct LottieGoldenTests {

@@ -202,6 +202,43 @@ import Testing
         #expect(d.hasPrefix("M50 40 C61.038 40 70 44.481 70 50"))
     }
 
+    @Test func gradientFillsOfRectanglesAndCircles() throws {
+        // A linear gradient over the rect centred (50, 40), 80×20, from x 10 to x 90 (so the
+        // start is 0 − 0.5·… : (10 − 10)/80 = 0 … (90 − 10)/80 = 1), two stops with alpha stops
+        // 1 → 0.5 (interpolated at the colour stops 0 and 1); radial about a circle's centre.
+        let grad = #"""
+        {"ty":"rc","p":{"a":0,"k":[50,40]},"s":{"a":0,"k":[80,20]},"r":{"a":0,"k":4}},
+        {"ty":"gf","nm":"G","o":{"a":0,"k":50},"t":1,"s":{"a":0,"k":[10,40]},"e":{"a":0,"k":[90,40]},
+         "g":{"p":2,"k":{"a":0,"k":[0,1,0,0,1,0,0,1,0,1,1,0.5]}}}
+        """#
+        let s = try Scene(json: Self.file(Self.shapeLayer("L", ind: 1, ks: Self.ks(), shapes: grad)))
+        #expect(s.warnings.isEmpty, "\(s.warnings)")
+        #expect(try values(s, "L/G.bounds", at: 0) == [0, 0, 80, 20])
+        #expect(try values(s, "L/G.position", at: 0) == [50, 40])
+        #expect(try values(s, "L/G.startPoint", at: 0) == [0, 0.5])
+        #expect(try values(s, "L/G.endPoint", at: 0) == [1, 0.5])
+        #expect(try values(s, "L/G.locations", at: 0) == [0, 1])
+        #expect(try values(s, "L/G.cornerRadius", at: 0) == [4])
+        #expect(try number(s, "L/G.opacity", at: 0) == 0.5)
+        guard case .object(let m) = try s.query(["L/G.colors"], at: 0) else { Issue.record(); return }
+        #expect(m[0].value == .array([.array([1, 0, 0, 1].map { .number($0) }), .array([0, 0, 1, 0.5].map { .number($0) })]))
+        // Radial: the circle of radius 10 about (30, 30); the gradient's radius 5 → endPoint
+        // 0.5 + 5/20 along x and y.
+        let radial = #"""
+        {"ty":"el","p":{"a":0,"k":[30,30]},"s":{"a":0,"k":[20,20]}},
+        {"ty":"gf","nm":"R","t":2,"s":{"a":0,"k":[30,30]},"e":{"a":0,"k":[34,33]},"g":{"p":2,"k":{"a":0,"k":[0,1,1,1,1,0,0,0]}}}
+        """#
+        let r = try Scene(json: Self.file(Self.shapeLayer("C", ind: 1, ks: Self.ks(), shapes: radial)))
+        #expect(try values(r, "C/R.endPoint", at: 0) == [0.75, 0.75])
+        #expect(try values(r, "C/R.cornerRadius", at: 0) == [10])
+        // Over a free path: the mean colour, with a warning.
+        let path = #"{"ty":"sh","ks":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[0,9]]}}}"#
+        let f = try Scene(json: Self.file(Self.shapeLayer("P", ind: 1, ks: Self.ks(),
+                                                          shapes: path + "," + radial.split(separator: "\n")[1])))
+        #expect(f.warnings.contains { $0.contains("gradient fill on a path other than one rectangle or circle") })
+        #expect(try values(f, "P/R.fillColor", at: 0) == [0.5, 0.5, 0.5, 1])
+    }
+
     @Test func drawOrderFollowsLottie() throws {
         // Two layers at the same place: the first in the file is on top; within a group, the
         // first fill listed is on top.

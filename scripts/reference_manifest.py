@@ -2,15 +2,16 @@
 each reference PNG. Tests/TestSupport/ReferenceManifest.swift reads it; the test comparator
 lets LAMINA_REGENERATE_REFERENCES=1 rewrite only the references whose maker is `lamina`
 (Lamina's own output). The independent renderers (scripts/gen-references,
-scripts/scene-cairo) record their own rows here each time they write a reference.
+scripts/scene-cairo, scripts/lottie-rlottie) record their own rows here each time they write a reference.
 """
 import os
 
 NAME = "manifest.txt"
 HEADER = """\
 # Who drew each reference PNG in this folder: one line per file, "NAME.png MAKER".
-# MAKER scripts/gen-references or scripts/scene-cairo: an independent renderer (cairo). Only
-#   that script writes the file and its line; rerun it to refresh them.
+# MAKER scripts/gen-references or scripts/scene-cairo: an independent renderer (cairo), or
+#   scripts/lottie-rlottie (rlottie). Only that script writes the file and its line; rerun it
+#   to refresh them.
 # MAKER lamina: Lamina's own output, looked at by a person before it was committed.
 #   LAMINA_REGENERATE_REFERENCES=1 rewrites these files and refuses every other one.
 """

@@ -11,7 +11,9 @@ import LaminaSceneTree
 /// frames by hand (`scripts/gen-references`, `lottie_frames`: the file's description there,
 /// Bézier easing and trim worked out independently). The file is `Lottie/pixel.json`: a solid,
 /// a square moving with Bézier easing while it turns, a ring stroked with an animated trim
-/// end, a rounded bar with a linear gradient and a circle with a radial one. Rule: the project's independent rule, mean ≤ 1/255 and ≤ 0.5 % of pixels off by
+/// end, a rounded bar with a linear gradient and a circle with a radial one. The same file is
+/// also compared with rlottie's frames (`scripts/lottie-rlottie`, Debian's librlottie 0.1
+/// through ctypes) under the same rule. Rule: the project's independent rule, mean ≤ 1/255 and ≤ 0.5 % of pixels off by
 /// more than 64/255.
 @Suite("Lottie frames against cairo")
 struct LottieGoldenTests {
@@ -19,7 +21,9 @@ struct LottieGoldenTests {
     static let references = here.deletingLastPathComponent().appendingPathComponent("LaminaRenderTests/References").path
     static let tolerance = PixelTolerance.independent(mean: 1, percent: 0.5, threshold: 64)
 
-    @Test(arguments: [("lottie-frame-7.5", 7.5), ("lottie-frame-30", 30.0), ("lottie-frame-45", 45.0)])
+    @Test(arguments: [("lottie-frame-7.5", 7.5), ("lottie-frame-30", 30.0), ("lottie-frame-45", 45.0),
+                      // rlottie (Debian's 0.1, `scripts/lottie-rlottie`) rendering the same file at whole frames.
+                      ("lottie-rlottie-frame-8", 8.0), ("lottie-rlottie-frame-30", 30.0), ("lottie-rlottie-frame-45", 45.0)])
     func frame(_ name: String, _ frame: Double) throws {
         let scene = try Scene(contentsOfFile: Self.here.appendingPathComponent("Lottie/pixel.json").path)
         #expect(scene.isLottie && scene.warnings.isEmpty)

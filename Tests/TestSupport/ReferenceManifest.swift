@@ -5,7 +5,7 @@ import Foundation
 ///
 /// - `lamina` (``selfMade``): Lamina's own output, looked at before it was committed; the only
 ///   references that `LAMINA_REGENERATE_REFERENCES=1` may rewrite.
-/// - `scripts/gen-references`, `scripts/scene-cairo`: an independent renderer (cairo). Only
+/// - `scripts/gen-references`, `scripts/scene-cairo`: an independent renderer (cairo); `scripts/lottie-rlottie`: rlottie. Only
 ///   that script writes the file and its line (scripts/reference_manifest.py).
 public struct ReferenceManifest: Sendable {
     /// The maker of references that are Lamina's own output.

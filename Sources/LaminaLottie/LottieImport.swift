@@ -63,6 +63,8 @@ struct TimeMap {
 }
 
 struct Mapper {
+    /// Frame numbers (keyframe times, start times, ip) stay within this, so time arithmetic stays finite.
+    static let maxFrame = 1e9
     let limits: LottieImport.Limits
     let loops: Bool
     let warnings = Warnings()
@@ -84,6 +86,7 @@ struct Mapper {
         guard fr > 0, fr <= 1000 else { throw SceneError(path: "fr", "must be in 0…1000 (exclusive of 0)") }
         ip = try root.required("ip").number()
         op = try root.required("op").number()
+        guard abs(ip) <= Mapper.maxFrame else { throw SceneError(path: "ip", "must be within ±\(Int(Mapper.maxFrame)) frames") }
         guard op > ip else { throw SceneError(path: "op", "must be after ip") }
         guard duration <= 86_400 else { throw SceneError(path: "op", "the animation must last at most a day") }
         let w = try root.required("w").number(), h = try root.required("h").number()
@@ -133,7 +136,7 @@ struct Mapper {
             if let i = l["ind"] {
                 let v = try i.number()
                 guard abs(v) < 1e9 else { throw SceneError(path: i.path, "must be an integer index") }
-                byIndex[Int(v)] = l
+                byIndex[v.clampedInt] = l
             }
         }
         var out: [Out] = []
@@ -147,10 +150,10 @@ struct Mapper {
     func parents(_ l: Node, _ byIndex: [Int: Node]) throws(SceneError) -> [Node] {
         var chain: [Node] = []
         var seen: Set<Int> = []
-        if let i = l["ind"] { seen.insert(Int(try i.number())) }
+        if let i = l["ind"] { seen.insert(try i.number().clampedInt) }
         var current = l
         while let p = current["parent"] {
-            let pi = Int(try p.number())
+            let pi = try p.number().clampedInt
             guard !seen.contains(pi) else {
                 throw SceneError(path: p.path, "parenting cycle (layer ind \(pi) is its own ancestor)")
             }
@@ -169,7 +172,7 @@ struct Mapper {
     }
 
     mutating func layer(_ l: Node, _ tm: TimeMap, _ byIndex: [Int: Node], depth: Int) throws(SceneError) -> Out? {
-        let ty = Int(try l.required("ty").number())
+        let ty = (try l.required("ty").number().clampedInt)
         if l["hd"]?.bool() == true { return nil }
         // A track matte's source is not drawn itself.
         if l["td"]?.bool() == true { warnings.add(l.at("td"), "track matte source"); return nil }
@@ -180,8 +183,10 @@ struct Mapper {
         if l["tm"] != nil { warnings.add(l.at("tm"), "time remapping") }
         if l["ddd"]?.bool() == true { warnings.add(l.at("ddd"), "3D layer", "drawn flat (3D is not mapped yet)") }
         let st = try l.number("st", default: 0)
+        guard abs(st) <= Mapper.maxFrame else { throw SceneError(path: l.at("st"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
         var sr = try l.number("sr", default: 1)
         if sr <= 0 { warnings.add(l.at("sr"), "time stretch ≤ 0", "not supported; 1 used"); sr = 1 }
+        guard sr <= 1000 else { throw SceneError(path: l.at("sr"), "must be at most 1000") }
         // The layer's own properties run in comp time − st.
         let own = TimeMap(scale: tm.scale, offset: tm.root(st))
         let inner: Out, outer: Out
@@ -375,7 +380,7 @@ struct Mapper {
         case .constant: return
         case .exact(let t, let e): frames = t; easings = e
         case .sampled(let lo, let hi):
-            let n = max(1, min(limits.maxSamplesPerProperty, Int((hi - lo).rounded(.up))))
+            let n = max(1, min(limits.maxSamplesPerProperty, (hi - lo).rounded(.up).clampedInt))
             frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
             easings = Array(repeating: .linear, count: n)
         }
@@ -447,7 +452,7 @@ struct Mapper {
         let size = try s.number("s", default: 12)
         guard size >= 0, size <= 10_000 else { throw SceneError(path: s.at("s"), "must be in 0…10000") }
         let fc = try s["fc"]?.numbers() ?? [0, 0, 0]
-        let j = Int(try s.number("j", default: 0))
+        let j = (try s.number("j", default: 0).clampedInt)
         let out = try newLayer("text")
         let lines = Double(string.split(separator: "\n", omittingEmptySubsequences: false).count)
         let lh = try s.number("lh", default: size * 1.2)

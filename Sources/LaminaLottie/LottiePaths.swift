@@ -36,7 +36,7 @@ enum BezPath {
         var k = 0
         func fmt(_ x: Double) -> String { JSON.format((x * 1000).rounded() / 1000) }
         while k + 2 <= f.count {
-            let closed = f[k] != 0, n = Int(f[k + 1])
+            let closed = f[k] != 0, n = max(f[k + 1].clampedInt, 0)
             let base = k + 2
             k = base + 6 * n
             guard n > 0, k <= f.count else { break }
@@ -60,7 +60,7 @@ enum BezPath {
         var out = f
         var k = 0
         while k + 2 <= out.count {
-            let n = Int(out[k + 1]), base = k + 2
+            let n = max(out[k + 1].clampedInt, 0), base = k + 2
             k = base + 6 * n
             guard k <= out.count else { break }
             for j in 0..<n {
@@ -107,7 +107,7 @@ enum BezPath {
     /// corners, the first at the top turned by `rotation` degrees; roundness is left out.
     static func star(_ p: [Double], points: Double, rotation: Double, outer: Double, inner: Double,
                      polygon: Bool, reversed: Bool) -> [Double] {
-        let n = max(0, min(Int(points.rounded(.down)), 1000))
+        let n = max(0, min(points.rounded(.down).clampedInt, 1000))
         guard n > 0 else { return [] }
         let count = polygon ? n : 2 * n
         let step = 2 * Double.pi / Double(count)

@@ -87,6 +87,7 @@ struct Prop {
         for kf in list {
             _ = try kf.object()
             let t = try kf.required("t").number()
+            guard abs(t) <= Mapper.maxFrame else { throw SceneError(path: kf.at("t"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
             if let last = out.last, t < last.t { throw SceneError(path: kf.at("t"), "keyframe times must not decrease") }
             var v: [Double]
             if let s = kf["s"] { v = try value(s) }

@@ -179,7 +179,7 @@ extension Mapper {
             warnings.add(item.path, ty == "gf" ? "gradient fill on a path other than one rectangle or circle" : "gradient stroke",
                          "not mapped yet (drawn in the mean colour of its stops)")
             let g = try item.required("g")
-            let count = Int(try g.number("p", default: 0))
+            let count = (try g.number("p", default: 0).clampedInt)
             guard count >= 0, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 0…1000") }
             let stops = Signal(try Prop(numbers: g.required("k"), warnings))
             color = Signal.combine([stops]) { v in
@@ -218,7 +218,7 @@ extension Mapper {
                 try animate(layer, "strokeColor", rgba, tm) { colorJSON($0, alpha: $0[3]) }
                 let w = Signal(try item["w"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [1]))
                 try animate(layer, "lineWidth", w, tm) { num(max($0.first ?? 0, 0)) }
-                let lc = Int(try item.number("lc", default: 2)), lj = Int(try item.number("lj", default: 2))
+                let lc = (try item.number("lc", default: 2).clampedInt), lj = (try item.number("lj", default: 2).clampedInt)
                 layer.props.append(("lineCap", .string(lc == 2 ? "round" : lc == 3 ? "square" : "butt")))
                 layer.props.append(("lineJoin", .string(lj == 2 ? "round" : lj == 3 ? "bevel" : "miter")))
                 let ml = try item.number("ml", default: 4)
@@ -247,7 +247,7 @@ extension Mapper {
         let m = source.matrix
         guard m.b == 0, m.c == 0, b.radius == 0 || abs(m.a) == abs(m.d) else { return nil }
         let g = try item.required("g")
-        let count = Int(try g.number("p", default: 0))
+        let count = (try g.number("p", default: 0).clampedInt)
         guard count >= 1, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 1…1000") }
         let stopsProp = try Prop(numbers: g.required("k"), warnings)
         let sProp = try Prop(numbers: item.required("s"), warnings), eProp = try Prop(numbers: item.required("e"), warnings)

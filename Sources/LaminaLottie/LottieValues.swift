@@ -94,3 +94,9 @@ final class Warnings {
         if seen.insert(line).inserted { list.append(line) }
     }
 }
+
+extension Double {
+    /// The integer toward zero, clamped to ±10⁹ (NaN is 0): Lottie's integers (types,
+    /// indices, counts, enums) from any number without trapping.
+    var clampedInt: Int { isNaN ? 0 : Int(Swift.max(Swift.min(self, 1e9), -1e9)) }
+}

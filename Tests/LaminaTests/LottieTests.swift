@@ -312,6 +312,26 @@ import Testing
         #expect(imp.scene.text.count < 100_000)
     }
 
+    @Test func hugeNumbersAreErrorsOrClampedNeverTraps() throws {
+        let huge = "1e300"
+        let cases = [
+            #"{"ty":\#(huge),"ks":{}}"#,
+            Self.shapeLayer("A", ind: 1, ks: Self.ks(), extra: ",\"parent\":\(huge)"),
+            Self.shapeLayer("A", ind: 1, ks: Self.ks(), shapes: #"{"ty":"sr","sy":1,"pt":{"a":1,"k":[{"t":0,"s":[3]},{"t":9,"s":[\#(huge)]}]},"or":{"a":0,"k":9},"ir":{"a":0,"k":4}},\#(Self.redFill)"#),
+            Self.shapeLayer("A", ind: 1, ks: Self.ks(), shapes: #"\#(Self.square),{"ty":"st","c":{"a":0,"k":[0,0,0,1]},"w":{"a":0,"k":1},"lc":\#(huge),"lj":-\#(huge)}"#),
+            Self.shapeLayer("A", ind: 1, ks: Self.ks(), shapes: #"\#(Self.square),{"ty":"gf","s":{"a":0,"k":[0,0]},"e":{"a":0,"k":[1,0]},"g":{"p":\#(huge),"k":{"a":0,"k":[0,1,1,1]}}}"#),
+            Self.shapeLayer("A", ind: 1, ks: Self.ks(#""p":{"a":1,"k":[{"t":-\#(huge),"s":[0,0],"to":[1,1],"ti":[1,1]},{"t":\#(huge),"s":[1,1]}]}"#)),
+            Self.shapeLayer("A", ind: 1, ks: Self.ks(), extra: ",\"st\":\(huge)"),
+            #"{"ty":5,"ks":{},"t":{"d":{"k":[{"s":{"t":"x","s":12,"j":\#(huge)},"t":0}]}}}"#,
+        ]
+        for c in cases {
+            // Loads or fails with an error naming a field; either way no trap.
+            if let e = error(Self.file(c)) { #expect(e.contains(":"), "\(e)") }
+        }
+        #expect(error(Self.file(cases[1])) == nil)   // a parent no layer has: a warning
+        #expect(error(Self.file(cases[5]))?.hasPrefix("layers[0].ks.p.k[0].t: must be within") == true)
+    }
+
     @Test func truncatedAndMutatedFilesNeverCrash() throws {
         let text = Self.file(Self.shapeLayer("A", ind: 1, ks: Self.ks(#""p":{"a":1,"k":[{"t":0,"s":[0,0],"o":{"x":0.5,"y":0},"i":{"x":0.5,"y":1}},{"t":30,"s":[9,9]}]}"#))
                              + "," + #"{"ty":0,"nm":"P","refId":"c","ks":{},"ip":0,"op":60}"#,

@@ -224,7 +224,19 @@ extension Mapper {
                 let ml = try item.number("ml", default: 4)
                 layer.props.append(("miterLimit", num(max(ml, 0))))
                 if let d = item["d"] { try dashes(layer, d) }
-                if let t = set.first?.trim { try trim(layer, t, tm) }
+                if let t = set.first?.trim {
+                    try trim(layer, t, tm, part: 0)
+                    // An offset moves the range past the path's start: the part beyond it is a
+                    // second stroke from the start.
+                    if !t.o.isStatic || (t.o.eval(0).first ?? 0).truncatingRemainder(dividingBy: 360) != 0 {
+                        let wrap = try newLayer("shape")
+                        wrap.name = layer.name.flatMap { uniqueName($0 + "/wrap") }
+                        wrap.props = layer.props.filter { $0.0 != "name" }
+                        wrap.anims = layer.anims
+                        try trim(wrap, t, tm, part: 1)
+                        out.append(wrap)
+                    }
+                }
             } else {
                 layer.props.append(("strokeColor", .null))
                 try animate(layer, "fillColor", rgba, tm) { colorJSON($0, alpha: $0[3]) }
@@ -317,21 +329,19 @@ extension Mapper {
     }
 
     /// Trim paths as strokeStart and strokeEnd: start and end in percent, the offset in
-    /// degrees (a whole turn is the path's length).
-    mutating func trim(_ layer: Out, _ t: Trim, _ tm: TimeMap) throws(SceneError) {
-        let range = Signal.combine([t.s, t.e, t.o]) { v in
+    /// degrees (a whole turn is the path's length). The range moved by the offset is
+    /// [lo, hi] with lo in 0…1 and hi up to 2: part 0 strokes [lo, min(hi, 1)], part 1 the
+    /// rest from the path's start, [0, max(hi − 1, 0)].
+    mutating func trim(_ layer: Out, _ t: Trim, _ tm: TimeMap, part: Int) throws(SceneError) {
+        let offset = !t.o.isStatic || (t.o.eval(0).first ?? 0) != 0
+        // Without an offset the range is affine in start and end (keyed alike: exact keyframes).
+        let range = Signal.combine([t.s, t.e, t.o], affine: !offset) { v in
             let a = (v[0].first ?? 0) / 100, b = (v[1].first ?? 100) / 100, o = (v[2].first ?? 0) / 360
             var lo = min(max(min(a, b), 0), 1), hi = min(max(max(a, b), 0), 1)
             let shift = o - o.rounded(.down)
             lo += shift; hi += shift
             if lo >= 1 { lo -= 1; hi -= 1 }
-            return [lo, min(hi, 1)]
-        }
-        // A range that crosses the path's start would need two strokes.
-        let startEval = range.eval(0)
-        _ = startEval
-        if let o = t.o.eval(0).first, o.truncatingRemainder(dividingBy: 360) != 0 || !t.o.isStatic {
-            warnings.add(t.path + ".o", "trim offset past the path's start", "not mapped yet (cut at the start)")
+            return part == 0 ? [lo, min(hi, 1)] : [0, max(hi - 1, 0)]
         }
         try animate(layer, "strokeStart", Signal.combine([range]) { [$0[0][0]] }, tm) { num($0[0]) }
         try animate(layer, "strokeEnd", Signal.combine([range]) { [$0[0][1]] }, tm) { num($0[0]) }

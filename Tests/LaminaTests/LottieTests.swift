@@ -239,6 +239,24 @@ import Testing
         #expect(try values(f, "P/R.fillColor", at: 0) == [0.5, 0.5, 0.5, 1])
     }
 
+    @Test func trimOffsetPastThePathStartIsASecondStroke() throws {
+        // Trim 10 %…30 % with the offset turning 0 → 360° over frames 0…60 (linear): at frame
+        // f the range is moved by f/60; past 1 it continues from the path's start.
+        let shapes = #"""
+        {"ty":"el","p":{"a":0,"k":[0,0]},"s":{"a":0,"k":[120,120]}},
+        {"ty":"tm","s":{"a":0,"k":10},"e":{"a":0,"k":30},"o":{"a":1,"k":[{"t":0,"s":[0],"o":{"x":[0],"y":[0]},"i":{"x":[1],"y":[1]}},{"t":60,"s":[360]}]},"m":1},
+        {"ty":"st","nm":"S","c":{"a":0,"k":[0,0,1,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":20},"lc":2,"lj":2}
+        """#
+        let s = try Scene(json: Self.file(Self.shapeLayer("T", ind: 1, ks: Self.ks(), shapes: shapes)))
+        for (frame, a, b, c) in [(6.0, 0.2, 0.4, 0.0), (51, 0.95, 1, 0.15), (45, 0.85, 1, 0.05)] {
+            let t = frame / 30
+            let main = [try number(s, "T/S.strokeStart", at: t), try number(s, "T/S.strokeEnd", at: t)]
+            let wrap = [try number(s, "T/S/wrap.strokeStart", at: t), try number(s, "T/S/wrap.strokeEnd", at: t)]
+            #expect(close(main[0], a) && close(main[1], b), "frame \(frame): \(main)")
+            #expect(close(wrap[0], 0) && close(wrap[1], c), "frame \(frame): \(wrap)")
+        }
+    }
+
     @Test func drawOrderFollowsLottie() throws {
         // Two layers at the same place: the first in the file is on top; within a group, the
         // first fill listed is on top.

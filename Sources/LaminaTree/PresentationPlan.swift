@@ -15,6 +15,11 @@ struct PresentationPlan: Sendable {
         var index: NodeIndex
         var start: Int
         var end: Int
+        /// The layer's local time is `scale · t + shift` (layer time; `LayerTime`). A layer
+        /// whose time runs at compositor speed has scale 1 and shift 0 here: its offset is in
+        /// its bindings' begin times.
+        var scale: Double = 1
+        var shift: Double = 0
     }
 
     /// A compiled animation behind a reference, so that a frame reaches it through an
@@ -90,6 +95,10 @@ struct PresentationPlan: Sendable {
         for index in indices {
             let start = bindings.count
             var transformWritten = false
+            // Layer time: at speed 1 the local time's offset goes into each begin (fast path
+            // kept); any other speed evaluates the layer's group at its own time.
+            let time = tree.layerTime(of: tree.nodes.storage[index].id)
+            let offset = time.scale == 1 ? time.shift : 0
             layer.removeAll(keepingCapacity: true)
             layerSlots.removeAll(keepingCapacity: true)
             for a in tree.nodes.storage[index].animations {
@@ -101,7 +110,7 @@ struct PresentationPlan: Sendable {
                     var s = -1
                     if case .generic = channel { s = slots.count; slots.append(slot) }
                     var b = Binding(animation: k, keyPath: i, channel: channel, slot: s,
-                                    beginTime: a.beginTime, endTime: a.compiled.endTime,
+                                    beginTime: a.beginTime - offset, endTime: a.compiled.endTime,
                                     removedOnCompletion: a.compiled.removedOnCompletion)
                     var transformFirst = false
                     switch channel {
@@ -133,13 +142,16 @@ struct PresentationPlan: Sendable {
                 }
             }
             for (i, b) in layer.enumerated() {
-                if Self.isFast(b, at: i, among: layerSlots) {
+                if time.scale == 1 && Self.isFast(b, at: i, among: layerSlots) {
                     addFast(b, slot: layerSlots[i], index: index, pending: &pending, order: &order, shapeIndex: &shapeIndex)
                 } else {
                     bindings.append(b)
                 }
             }
-            if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
+            if bindings.count > start {
+                groups.append(Group(index: index, start: start, end: bindings.count,
+                                    scale: time.scale == 1 ? 1 : time.scale, shift: time.scale == 1 ? 0 : time.shift))
+            }
             if !layer.isEmpty { animatedSlots.append(index) }
         }
         finishFast(pending, order: order)
@@ -172,6 +184,7 @@ extension LayerTree {
                   _ plain: UnsafeBufferPointer<PresentationPlan.Plain>, _ easings: UnsafeBufferPointer<Easing>,
                   at t: Double) {
         for j in g.start..<g.end { resetStored(bindings[j], g.index, into: &p, slots) }
+        let t = g.scale == 1 ? t : g.scale * t + g.shift
         for j in g.start..<g.end {
             let b = bindings[j]
             let local = t - b.beginTime

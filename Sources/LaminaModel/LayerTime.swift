@@ -16,6 +16,10 @@ public struct LayerTime: Equatable, Sendable {
     /// The local time at compositor time `t`.
     @inlinable public func local(_ t: Double) -> Double { scale == 1 ? t + shift : scale * t + shift }
 
+    /// The compositor time at which the local time is `local` (not finite when the time is
+    /// frozen: scale 0).
+    @inlinable public func compositorTime(_ local: Double) -> Double { (local - shift) / scale }
+
     /// This map (a superlayer's) followed by a layer's own `speed`, `timeOffset` and
     /// `beginTime`. A map that overflows (nested speeds past the doubles' range) freezes at 0.
     @inlinable public func then(speed: Double, timeOffset: Double, beginTime: Double) -> LayerTime {

@@ -338,9 +338,12 @@ public struct ModelTree: Sendable {
             }
             // Its end in the layer's local time as the model stands (a later change of a
             // timing moves the render tree's removal; the ledger keeps this estimate).
-            let layerTime = nodes.layerTime(of: id)
-            ledger.append(AnimationLedgerEntry(key: key, removedAt: compiled.removedOnCompletion
-                ? layerTime.time(reaching: layerTime.local(time) + compiled.endTime, now: time) : .infinity))
+            var removedAt = Double.infinity
+            if compiled.removedOnCompletion {
+                let layerTime = nodes.layerTime(of: id)
+                removedAt = layerTime.time(reaching: layerTime.local(time) + compiled.endTime, now: time)
+            }
+            ledger.append(AnimationLedgerEntry(key: key, removedAt: removedAt))
             setLedger(id, ledger, &v.undo)
             if !key.isEmpty, nodes[existing: id].expressions.contains(where: { $0.key == key }) {
                 save(id, &v.undo)

@@ -40,24 +40,25 @@ extension LayerTree {
     /// At the end of a packet, with timed layers or a timing changed: the animations the
     /// packet added begin at their layer's local time at the packet's time (CA: an animation
     /// added in a transaction begins at the layer's `convertTime(CACurrentMediaTime(), from:
-    /// nil)` as the transaction commits), and the next end is found again by the next
-    /// `advance` (a changed speed moves every end under it).
+    /// nil)` as the transaction commits). A changed timing moves every end under it: the
+    /// next `advance` then looks at every animation; otherwise the new animations' ends in
+    /// compositor time join `nextEndTime`.
     mutating func settleLayerTime(_ context: ApplyContext) {
-        if !timedLayers.isEmpty {
-            var seen: Set<LayerID> = []
-            for id in context.animated where seen.insert(id).inserted {
-                guard let slot = nodes.slot(of: id) else { continue }
-                let time = nodes.layerTime(of: id)
-                guard !time.isIdentity,
-                      nodes.storage[slot].animations.contains(where: { $0.stamp == context.stamp }) else { continue }
-                let local = time.local(context.time)
-                nodes[mutableSlot: slot].animations = nodes.storage[slot].animations.map { a in
-                    var a = a
-                    if a.stamp == context.stamp { a.beginTime = local }
-                    return a
-                }
+        if context.timeChanged { nextEndTime = -.infinity }
+        guard !timedLayers.isEmpty else { return }
+        var seen: Set<LayerID> = []
+        for id in context.animated where seen.insert(id).inserted {
+            guard let slot = nodes.slot(of: id) else { continue }
+            let time = nodes.layerTime(of: id)
+            guard !time.isIdentity,
+                  nodes.storage[slot].animations.contains(where: { $0.stamp == context.stamp }) else { continue }
+            let local = time.local(context.time)
+            var animations = nodes.storage[slot].animations
+            for k in animations.indices where animations[k].stamp == context.stamp {
+                animations[k].beginTime = local
+                nextEndTime = min(nextEndTime, time.time(reaching: animations[k].localEndTime, now: context.time))
             }
+            nodes[mutableSlot: slot].animations = animations
         }
-        if context.timeChanged || (!timedLayers.isEmpty && !context.animated.isEmpty) { nextEndTime = -.infinity }
     }
 }

@@ -222,6 +222,32 @@ import Testing
         #expect(close(x(t, 1, at: 1.5), 25))
     }
 
+    @Test func speedsPastTheDoublesRangeFreezeAtZeroAndNegativeSpeedsRunBackwards() throws {
+        var t = try chain([1, 2, 3])
+        // 1e200 × 1e200 overflows: the map freezes at local time 0 (documented in LayerTime).
+        try commit(&t, at: 0, [.set(1, keyPath: "speed", value: Self.number(1e200)),
+                               .set(2, keyPath: "speed", value: Self.number(1e200))])
+        #expect(t.layerTime(of: Self.id(2)) == LayerTime(scale: 0, shift: 0))
+        try commit(&t, at: 1, [.addAnimation(2, key: "m", animation: Self.move(100, over: 1))])
+        #expect(x(t, 2, at: 5) == 0)
+        t.advance(to: 5)
+        #expect(t[Self.id(2)]?.animations.count == 1)
+        // Speed −1 with timeOffset 10 on layer 3 alone: local 10 − t. An animation with its
+        // own beginTime −4 added at t = 0 begins at local 6 and is 4 − t seconds in at t.
+        var u = try chain([1])
+        try commit(&u, at: 0, [.set(1, keyPath: "speed", value: Self.number(-1)),
+                               .set(1, keyPath: "timeOffset", value: Self.number(10))])
+        var timing = AnimationTiming(duration: 4)
+        timing.beginTime = -4
+        try commit(&u, at: 0.5, [.addAnimation(1, key: "m", animation: .basic(BasicAnimation(
+            keyPath: "position.x", from: .double(0), to: .double(100), timing: timing)))])
+        // Added at 0.5: begins at local 9.5 − 4 = 5.5; at t it is (10 − t) − 5.5 = 4.5 − t in.
+        #expect(close(x(u, 1, at: 1.5), 75))
+        #expect(close(x(u, 1, at: 3.5), 25))
+        u.advance(to: 3.5)
+        #expect(u[Self.id(1)]?.animations.count == 1, "time running backwards never reaches the end")
+    }
+
     @Test func defaultTimingLeavesTheMapTheIdentity() throws {
         var t = try chain([1, 2])
         #expect(t.layerTime(of: Self.id(2)).isIdentity)

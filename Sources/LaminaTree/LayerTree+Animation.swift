@@ -237,6 +237,7 @@ extension LayerTree {
             }
         }
         nextEndTime = min(next, advanceFades(to: t))
+        recountFrozenAnimations()
         fireCompletions()
     }
 }

@@ -61,4 +61,14 @@ extension LayerTree {
             nodes[mutableSlot: slot].animations = animations
         }
     }
+
+    /// Counts `frozenAnimations` again (after a packet, or an `advance` that looked at every
+    /// animation): nothing to count, without a walk, unless some layer has speed 0.
+    mutating func recountFrozenAnimations() {
+        frozenAnimations = 0
+        guard !timedLayers.isEmpty, timedLayers.contains(where: { nodes[$0]?.properties.speed == 0 }) else { return }
+        for id in animatedLayers where nodes.layerTime(of: id).scale == 0 {
+            for a in nodes[existing: id].animations where !a.hasEnded { frozenAnimations += 1 }
+        }
+    }
 }

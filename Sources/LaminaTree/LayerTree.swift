@@ -144,6 +144,12 @@ public struct LayerTree: Sendable {
     /// there is one, the presentation tree changes with time and every frame must be made;
     /// with none, a frame changes only when a packet arrives.
     public internal(set) var runningAnimations = 0
+    /// Of `runningAnimations`, those whose layer's local time stands still (speed 0 on it or
+    /// above): they do not change the presentation with time (LayerTree+Time.swift).
+    public internal(set) var frozenAnimations = 0
+    /// Whether some running animation changes the presentation as time passes: one that is
+    /// not frozen by layer time.
+    public var hasMovingAnimations: Bool { runningAnimations > frozenAnimations }
     /// Layers whose `speed`, `timeOffset` or `beginTime` is not the default: while there is
     /// none, every layer's local time is compositor time (LayerTree+Time.swift).
     public internal(set) var timedLayers: Set<LayerID> = []
@@ -232,6 +238,7 @@ public struct LayerTree: Sendable {
             for change in changes { apply(change, client: client, context: &context) }
             finishCommit(client: client, context)
         }
+        recountFrozenAnimations()
     }
 
     /// Per-packet state while applying.

@@ -248,6 +248,34 @@ import Testing
         #expect(u[Self.id(1)]?.animations.count == 1, "time running backwards never reaches the end")
     }
 
+    /// At a speed other than 1 the presentation plan reads a layer's bindings in compositor
+    /// time (plain basic ones through scaled timings, on the fast path; the others by
+    /// multiplying their time back): speed 2, added at 0, so each is 2t seconds in at t.
+    @Test func aFastLayerMixesPlainAndGeneralBindings() throws {
+        var t = try chain([1])
+        try commit(&t, at: 0, [.set(1, keyPath: "speed", value: Self.number(2))])
+        let linear = AnimationTiming(duration: 2)
+        try commit(&t, at: 0, [
+            // Keyframes 0 → 100 → 0 over 2 s (linear): 100 at 1 s, 50 at 0.5 s and 1.5 s.
+            .addAnimation(1, key: "k", animation: .keyframe(KeyframeAnimation(
+                keyPath: "position.x", values: [.double(0), .double(100), .double(0)], timing: linear))),
+            // Plain basic opacity 0 → 1 over 1 s: 2t.
+            .addAnimation(1, key: "o", animation: .basic(BasicAnimation(
+                keyPath: "opacity", from: .double(0), to: .double(1), timing: AnimationTiming(duration: 1)))),
+            // A transform component by keyframes (the first writer of transform): 0 → 1 rad over 1 s.
+            .addAnimation(1, key: "r", animation: .keyframe(KeyframeAnimation(
+                keyPath: "transform.rotation.z", values: [.double(0), .double(1)], timing: AnimationTiming(duration: 1)))),
+        ])
+        for (time, px, o) in [(0.25, 50.0, 0.5), (0.5, 100, 1), (0.75, 50, 1)] {
+            let p = t.presentation(at: time)[Self.id(1)]!.properties
+            #expect(close(p.position.x, px))
+            #expect(close(x(t, 1, at: time), px))
+            if time < 0.5 { #expect(close(p.opacity, o)) } else { #expect(p.opacity == 1) }   // removed: the model value
+            guard case .number(let r)? = p.value(forKeyPath: "transform.rotation.z") else { Issue.record("no rotation"); continue }
+            #expect(close(r, min(2 * time, 1) < 1 ? 2 * time : 0))   // removed at 1 s: the model's 0
+        }
+    }
+
     @Test func defaultTimingLeavesTheMapTheIdentity() throws {
         var t = try chain([1, 2])
         #expect(t.layerTime(of: Self.id(2)).isIdentity)

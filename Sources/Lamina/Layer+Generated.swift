@@ -150,6 +150,21 @@ extension Layer {
         get { properties.magnificationFilter }
         set { set(.string(newValue.rawValue), "magnificationFilter") }
     }
+    /// `speed`: How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'.
+    public var speed: Double {
+        get { properties.speed }
+        set { set(.number(newValue), "speed") }
+    }
+    /// `timeOffset`: Added to the layer's local time (with speed 0: the time its animations show).
+    public var timeOffset: Double {
+        get { properties.timeOffset }
+        set { set(.number(newValue), "timeOffset") }
+    }
+    /// `beginTime`: Subtracted from the superlayer's local time before speed applies.
+    public var beginTime: Double {
+        get { properties.beginTime }
+        set { set(.number(newValue), "beginTime") }
+    }
 }
 
 extension ShapeLayer {

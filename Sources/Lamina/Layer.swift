@@ -52,6 +52,26 @@ public class Layer {
     /// sets bounds.size and position.
     public var frame: Rect { get { properties.frame } set { set(.rect(newValue), "frame") } }
 
+    // MARK: Layer time
+
+    /// The map from compositor time to this layer's local time (its animations' time), from
+    /// the `speed`, `timeOffset` and `beginTime` this client set on it and its superlayers.
+    public var layerTime: LayerTime { (superlayer?.layerTime ?? .identity).then(properties) }
+
+    /// `CALayer.convertTime(_:from:)`: time `t` of `layer`'s local time (compositor time, as
+    /// `Connection.currentTime()` answers it, for nil) in this layer's local time. From a
+    /// layer whose time is frozen (speed 0 on it or above) there is no way back: not finite.
+    public func convertTime(_ t: Double, from layer: Layer?) -> Double {
+        layerTime.local(layer?.layerTime.compositorTime(t) ?? t)
+    }
+
+    /// `CALayer.convertTime(_:to:)`: time `t` of this layer's local time in `layer`'s
+    /// (compositor time for nil).
+    public func convertTime(_ t: Double, to layer: Layer?) -> Double {
+        let c = layerTime.compositorTime(t)
+        return layer?.layerTime.local(c) ?? c
+    }
+
     // MARK: Animations
 
     /// `CALayer.add(_:forKey:)`: adds an explicit animation, replacing the one with the same

@@ -240,6 +240,25 @@ public struct PreparedTiming: Hashable, Sendable {
     /// share (the render thread keeps one per such group and each binding's offset).
     public var withoutTimeOffset: PreparedTiming { PreparedTiming(self, timeOffset: 0) }
 
+    /// This timing read on a clock `scale` times slower than the one it was made for
+    /// (`scale` > 0): `timeScaled(scale).fraction(at: y)` is `fraction(at: scale · y)` up to
+    /// rounding — its begin divided by `scale`, its speed multiplied by it. A layer whose
+    /// local time runs at `scale` × compositor time (layer time) evaluates its animations in
+    /// compositor time through it.
+    public func timeScaled(_ scale: Double) -> PreparedTiming {
+        precondition(scale > 0 && scale.isFinite, "a time scale is finite and > 0")
+        return PreparedTiming(self, beginTime: beginTime / scale, speed: speed * scale)
+    }
+
+    private init(_ p: PreparedTiming, beginTime: Double, speed: Double) {
+        self.beginTime = beginTime; duration = p.duration; self.speed = speed; absSpeed = abs(speed)
+        timeOffset = p.timeOffset; active = p.active; cycle = p.cycle
+        autoreverses = p.autoreverses; fillMode = p.fillMode
+        fillsBackwards = p.fillsBackwards; fillsForwards = p.fillsForwards
+        forward = speed > 0 && p.duration > 0 && p.cycle > 0
+        inverseCycle = p.inverseCycle; reversesAbove = p.reversesAbove
+    }
+
     /// `p` with another time offset (nothing else derives from it).
     init(_ p: PreparedTiming, timeOffset: Double) {
         beginTime = p.beginTime; duration = p.duration; speed = p.speed; absSpeed = p.absSpeed

@@ -170,10 +170,10 @@ public struct FrameDriver {
     /// Counts seconds the render thread waited for a frame's deadline while animating.
     public mutating func recordPaced(_ seconds: Double) { collector.paced += max(seconds, 0) }
 
-    /// Whether the presentation tree changes with time on its own (a running animation), so
-    /// that the next frame must be made even with nothing queued. Expression animations count:
-    /// they may read the time.
-    public var isAnimating: Bool { tree.runningAnimations > 0 || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms }
+    /// Whether the presentation tree changes with time on its own (a running animation not
+    /// frozen by layer time), so that the next frame must be made even with nothing queued.
+    /// Expression animations count: they may read the time.
+    public var isAnimating: Bool { tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
     /// frame request), something animates, or no frame was made yet. When false the render

@@ -64,7 +64,8 @@ public enum Inspector {
         }
         guard details else { return report }
         report.properties = propertyLines(node)
-        report.animations = (render?[id]?.animations ?? node.animations).filter { !$0.hasEnded }.map { line($0, at: time) }
+        let local = (render ?? tree).layerTime(of: id).local(time)
+        report.animations = (render?[id]?.animations ?? node.animations).filter { !$0.hasEnded }.map { line($0, at: local) }
         return report
     }
 
@@ -115,7 +116,7 @@ public enum Inspector {
         return lines
     }
 
-    /// One animation's line at compositor time `time`.
+    /// One animation's line at its layer's local time `time`.
     static func line(_ a: LayerAnimation, at time: Double) -> String {
         let local = time - a.beginTime
         let state = a.compiled.state(at: local)

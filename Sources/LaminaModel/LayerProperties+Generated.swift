@@ -227,6 +227,22 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.truncationMode }; return .none }
         _modify { yield &rare.values.truncationMode }
     }
+    // Layer time (CALayer's CAMediaTiming).
+    /// How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'.
+    @inlinable public var speed: Double {
+        get { if let box = rare.box { return box.values.speed }; return 1 }
+        _modify { yield &rare.values.speed }
+    }
+    /// Added to the layer's local time (with speed 0: the time its animations show).
+    @inlinable public var timeOffset: Double {
+        get { if let box = rare.box { return box.values.timeOffset }; return 0 }
+        _modify { yield &rare.values.timeOffset }
+    }
+    /// Subtracted from the superlayer's local time before speed applies.
+    @inlinable public var beginTime: Double {
+        get { if let box = rare.box { return box.values.beginTime }; return 0 }
+        _modify { yield &rare.values.beginTime }
+    }
     /// Named custom numbers (`custom.NAME`), in `Rare` (they serve expressions and templates).
     @inlinable public var custom: [String: [Double]] {
         get { if let box = rare.box { return box.values.custom }; return [:] }
@@ -345,6 +361,9 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var alignmentMode: TextAlignmentMode = .natural
         @usableFromInline var isWrapped: Bool = false
         @usableFromInline var truncationMode: TextTruncationMode = .none
+        @usableFromInline var speed: Double = 1
+        @usableFromInline var timeOffset: Double = 0
+        @usableFromInline var beginTime: Double = 0
         @usableFromInline var custom: [String: [Double]] = [:]
         @usableFromInline var templates = LayerTemplates()
 
@@ -466,6 +485,9 @@ extension LayerProperties {
         case "alignmentMode": return .string(alignmentMode.rawValue)
         case "isWrapped": return .bool(isWrapped)
         case "truncationMode": return .string(truncationMode.rawValue)
+        case "speed": return .number(speed)
+        case "timeOffset": return .number(timeOffset)
+        case "beginTime": return .number(beginTime)
         default:
             if let c = TransformComponent(keyPath, under: "transform.") { return c.value(of: transform) }
             if let c = TransformComponent(keyPath, under: "sublayerTransform.") { return c.value(of: sublayerTransform) }
@@ -558,6 +580,9 @@ extension LayerProperties {
         case "alignmentMode": alignmentMode = try v.named(TextAlignmentMode.self)
         case "isWrapped": isWrapped = try v.bool()
         case "truncationMode": truncationMode = try v.named(TextTruncationMode.self)
+        case "speed": speed = try v.number()
+        case "timeOffset": timeOffset = try v.number()
+        case "beginTime": beginTime = try v.number()
         default:
             if let c = TransformComponent(v.keyPath, under: "transform.") {
                 transform = try v.setting(c, in: transform)
@@ -629,6 +654,9 @@ extension PropertyTable {
         Row(keyPath: "alignmentMode", type: .name(TextAlignmentMode.allCases.map(\.rawValue)), layers: [.text], animates: false, implicitAction: false),
         Row(keyPath: "isWrapped", type: .bool, layers: [.text], animates: false, implicitAction: false),
         Row(keyPath: "truncationMode", type: .name(TextTruncationMode.allCases.map(\.rawValue)), layers: [.text], animates: false, implicitAction: false),
+        Row(keyPath: "speed", type: .number, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "timeOffset", type: .number, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "beginTime", type: .number, layers: .all, animates: false, implicitAction: false),
     ]
 
     /// Sub-key-paths of the rows (derived from their types): (key path, its row's key path, type).

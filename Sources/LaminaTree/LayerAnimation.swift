@@ -8,16 +8,20 @@ public struct LayerAnimation: Sendable, Equatable {
     public var compiled: CompiledAnimation
     /// The slot of each of `compiled.keyPaths`.
     public var slots: [PropertySlot]
-    /// Compositor time at which it was added (its time 0).
+    /// Its time 0 in its layer's local time (`LayerTree.layerTime(of:)`; compositor time for
+    /// a layer under default timing): the layer's local time when it was added.
     public var beginTime: Double
     public var isImplicit: Bool
     /// Completions waiting for this animation.
     public var completionIDs: [UInt32]
     /// Set once it has ended (reported, counted against its completions).
     public var hasEnded = false
+    /// The commit that added it (`LayerTree.ApplyContext.stamp`): while that commit applies,
+    /// `beginTime` is compositor time, turned into local time at its end.
+    var stamp: UInt64 = 0
 
-    /// Compositor time of its end (+∞ when it never ends).
-    public var absoluteEndTime: Double { beginTime + compiled.endTime }
+    /// Its end in its layer's local time (+∞ when it never ends).
+    public var localEndTime: Double { beginTime + compiled.endTime }
 
     public static func == (a: LayerAnimation, b: LayerAnimation) -> Bool {
         a.key == b.key && a.slots == b.slots && a.beginTime == b.beginTime && a.isImplicit == b.isImplicit

@@ -6,7 +6,12 @@ extension LayerTree {
     // MARK: Adding and removing (while applying a commit)
 
     /// Adds an animation to a layer, replacing the one with the same non-empty key.
-    mutating func insert(_ animation: LayerAnimation, into id: LayerID) {
+    /// Its `beginTime` is the compositor time of the commit; `finishCommit` makes it the
+    /// layer's local time then.
+    mutating func insert(_ animation: LayerAnimation, into id: LayerID, context: inout ApplyContext) {
+        var animation = animation
+        animation.stamp = context.stamp
+        context.animated.append(id)
         if !animation.key.isEmpty {
             removeAnimations(of: id) { $0.key == animation.key }
         }
@@ -15,7 +20,7 @@ extension LayerTree {
         runningAnimations += 1
         bumpVersion()
         for c in animation.completionIDs { completionCounts[CompletionKey(client: id.client, id: c), default: 0] += 1 }
-        nextEndTime = min(nextEndTime, animation.absoluteEndTime)
+        nextEndTime = min(nextEndTime, animation.localEndTime)
         if !animation.isImplicit { events.append(.animationStarted(id, key: animation.key)) }
     }
 
@@ -63,6 +68,7 @@ extension LayerTree {
     }
 
     mutating func finishCommit(client: UInt32, _ context: ApplyContext) {
+        if !timedLayers.isEmpty || context.timeChanged { settleLayerTime(context) }
         for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
         fireCompletions()
     }
@@ -73,7 +79,7 @@ extension LayerTree {
     /// disabled, the duration is 0, or the layer was created in this commit. Made here, on
     /// the render thread, because it starts from the presentation value at the commit time.
     mutating func addImplicitAnimation(_ id: LayerID, slot: PropertySlot, before: LayerProperties,
-                                       context: ApplyContext) {
+                                       context: inout ApplyContext) {
         let s = context.settings
         guard s.runsActions, !context.created.contains(id),
               let key = slot.implicitKeyPath else { return }
@@ -83,7 +89,17 @@ extension LayerTree {
         guard old != new else { return }
         // From the presentation value now (the old model value with running animations).
         var presented = before
-        Self.applyAnimations(nodes[existing: id].animations, to: &presented, at: context.time, only: slot)
+        let animations = nodes[existing: id].animations
+        if !animations.isEmpty && timedLayers.isEmpty {
+            Self.applyAnimations(animations, to: &presented, at: context.time, only: slot)
+        } else if !animations.isEmpty {
+            // Those added earlier in this commit count from the commit's compositor time.
+            let local = layerTime(of: id).local(context.time)
+            for var a in animations {
+                if a.stamp == context.stamp { a.beginTime = local }
+                Self.applyAnimations([a], to: &presented, at: local, only: slot)
+            }
+        }
         let from = presented.animatableValue(at: slot)
         let animation = Animation.basic(BasicAnimation(
             keyPath: key, from: from, timing: AnimationTiming(duration: s.duration, timingFunction: s.timingFunction)))
@@ -92,12 +108,12 @@ extension LayerTree {
         let kind = slot.kind(in: after)
         guard let compiled = try? animation.compile(kindOf: { _ in kind }) else { return }
         insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
-                              isImplicit: true, completionIDs: s.completionIDs), into: id)
+                              isImplicit: true, completionIDs: s.completionIDs), into: id, context: &context)
     }
 
     // MARK: Evaluation
 
-    /// Applies animations to `p` at compositor time `t`, in the order added, each reading what
+    /// Applies animations to `p` at their layer's local time `t`, in the order added, each reading what
     /// the previous produced. Animations that have ended and are removed on completion have
     /// no effect (the tree removes them at the next frame). `only`: just that slot.
     static func applyAnimations(_ animations: [LayerAnimation], to p: inout LayerProperties, at t: Double,
@@ -130,7 +146,7 @@ extension LayerTree {
         if programs.isActive { return presentation(at: t)[id]?.properties }
         guard let node = nodes[id] else { return nil }
         var p = node.properties
-        if !node.animations.isEmpty { Self.applyAnimations(node.animations, to: &p, at: t) }
+        if !node.animations.isEmpty { Self.applyAnimations(node.animations, to: &p, at: layerTime(of: id).local(t)) }
         return p
     }
 
@@ -198,11 +214,12 @@ extension LayerTree {
         guard t >= nextEndTime else { return }
         var next = Double.infinity
         for id in animatedLayers.sorted() {
+            let time = layerTime(of: id), local = time.local(t)
             let animations = nodes[existing: id].animations
             var changed = false
             var kept: [LayerAnimation] = []
             for var a in animations {
-                if !a.hasEnded && t >= a.absoluteEndTime {
+                if !a.hasEnded && local >= a.localEndTime {
                     a.hasEnded = true
                     runningAnimations -= 1
                     changed = true
@@ -210,7 +227,7 @@ extension LayerTree {
                     release(a, client: id.client)
                     if a.compiled.removedOnCompletion { continue }
                 }
-                if !a.hasEnded { next = min(next, a.absoluteEndTime) }
+                if !a.hasEnded { next = min(next, time.time(reaching: a.localEndTime, now: t)) }
                 kept.append(a)
             }
             if changed {
@@ -220,6 +237,7 @@ extension LayerTree {
             }
         }
         nextEndTime = min(next, advanceFades(to: t))
+        recountFrozenAnimations()
         fireCompletions()
     }
 }

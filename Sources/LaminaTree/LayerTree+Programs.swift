@@ -137,6 +137,8 @@ struct ProgramPlan: Sendable {
         var slot: PropertySlot
         var compiled: LayerExpression.Compiled
         var references: Range<Int>
+        /// Its layer's local time (`t` reads it).
+        var time: LayerTime
         /// On a non-finite result, put the model value back (no animation of the layer
         /// writes the slot each frame).
         var resetOnNaN: Bool
@@ -176,7 +178,8 @@ struct ProgramPlan: Sendable {
                 a.slots.contains { $0 == e.slot || LayerTree.overlaps($0, e.slot) }
             }
             expressions.append(Expression(index: index, slot: e.slot, compiled: e.compiled,
-                                          references: start ..< references.count, resetOnNaN: !animated))
+                                          references: start ..< references.count, time: tree.layerTime(of: id),
+                                          resetOnNaN: !animated))
         }
         // Templates, in storage order.
         var wanted: [(TemplateCache.Key, LayerTemplate)] = []
@@ -240,7 +243,7 @@ extension LayerTree {
                         s.values[k] = r.index < 0 ? .nan : nodes[r.index].properties.number(at: r.slot)
                         k += 1
                     }
-                    let v = e.compiled.expression.evaluate(time: t, values: s.values)
+                    let v = e.compiled.expression.evaluate(time: e.time.local(t), values: s.values)
                     if v.isFinite {
                         nodes[e.index].properties.setNumber(v, at: e.slot)
                         if outputs { s.expressionValues[i] = v }

@@ -144,6 +144,15 @@ public struct LayerTree: Sendable {
     /// there is one, the presentation tree changes with time and every frame must be made;
     /// with none, a frame changes only when a packet arrives.
     public internal(set) var runningAnimations = 0
+    /// Of `runningAnimations`, those whose layer's local time stands still (speed 0 on it or
+    /// above): they do not change the presentation with time (LayerTree+Time.swift).
+    public internal(set) var frozenAnimations = 0
+    /// Whether some running animation changes the presentation as time passes: one that is
+    /// not frozen by layer time.
+    public var hasMovingAnimations: Bool { runningAnimations > frozenAnimations }
+    /// Layers whose `speed`, `timeOffset` or `beginTime` is not the default: while there is
+    /// none, every layer's local time is compositor time (LayerTree+Time.swift).
+    public internal(set) var timedLayers: Set<LayerID> = []
     /// Layers whose `contents` is cross-fading (`LayerNode.contentsFade`): while there is
     /// one, every frame must be made too.
     public internal(set) var fadingLayers: Set<LayerID> = []
@@ -225,15 +234,22 @@ public struct LayerTree: Sendable {
         case .disconnect:
             removeClient(client)
         case .changes(let changes):
-            var context = ApplyContext(time: time)
+            var context = ApplyContext(time: time, stamp: version)
             for change in changes { apply(change, client: client, context: &context) }
             finishCommit(client: client, context)
         }
+        recountFrozenAnimations()
     }
 
     /// Per-packet state while applying.
     struct ApplyContext {
         var time: Double
+        /// Unique to this packet (the tree's version as it began): marks the animations it adds.
+        var stamp: UInt64
+        /// Layers that got animations (their begin times become local at the end).
+        var animated: [LayerID] = []
+        /// Whether some layer's local time changed (a timing or, with timed layers, the hierarchy).
+        var timeChanged = false
         var settings = TransactionSettings.default
         var created: Set<LayerID> = []
         var declared: [UInt32] = []
@@ -246,6 +262,7 @@ public struct LayerTree: Sendable {
             context.created.insert(id)
         case .delete(let id):
             detach(id)
+            if !timedLayers.isEmpty { context.timeChanged = true; timedLayers.remove(id) }
             for child in nodes[existing: id].sublayers { nodes[existing: child].superlayer = nil }
             removeAnimations(of: id, where: { _ in true })
             fadingLayers.remove(id)
@@ -255,26 +272,36 @@ public struct LayerTree: Sendable {
             let before = nodes[existing: id].properties
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
+            if (before.hasRareValues || properties.hasRareValues) && noteTiming(id, before: before, after: properties) {
+                context.timeChanged = true
+            }
             if before.contents != properties.contents { addContentsFade(id, from: before.contents, context: context) }
             if let slot = actions.first {
-                addImplicitAnimation(id, slot: slot, before: before, context: context)
-                if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: context) }
+                addImplicitAnimation(id, slot: slot, before: before, context: &context)
+                if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: &context) }
             }
         case .properties(let id, let properties):
+            if properties.hasRareValues || !timedLayers.isEmpty {
+                let before = nodes[existing: id].properties
+                if noteTiming(id, before: before, after: properties) { context.timeChanged = true }
+            }
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
         case .insert(let child, let parent, let index):
             detach(child)
             nodes[existing: parent].sublayers.insert(child, at: index)
             nodes[existing: child].superlayer = parent
+            if !timedLayers.isEmpty { context.timeChanged = true }
         case .detach(let id):
             detach(id)
+            if !timedLayers.isEmpty { context.timeChanged = true }
         case .transaction(let settings):
             context.settings = settings
         case .addAnimation(let id, let key, let compiled, let slots):
             if !key.isEmpty { removeExpressions(of: id) { $0.key == key } }
             insert(LayerAnimation(key: key, compiled: compiled, slots: slots, beginTime: context.time,
-                                  isImplicit: false, completionIDs: context.settings.completionIDs), into: id)
+                                  isImplicit: false, completionIDs: context.settings.completionIDs), into: id,
+                   context: &context)
         case .removeAnimation(let id, let key):
             removeAnimations(of: id) { $0.key == key }
             removeExpressions(of: id) { $0.key == key }
@@ -300,6 +327,7 @@ public struct LayerTree: Sendable {
         nodes.removeAll { $0.id.client == client }
         animatedLayers = animatedLayers.filter { $0.client != client }
         fadingLayers = fadingLayers.filter { $0.client != client }
+        timedLayers = timedLayers.filter { $0.client != client }
         programs.removeClient(client)
         runningAnimations = 0
         for id in animatedLayers {

@@ -336,8 +336,14 @@ public struct ModelTree: Sendable {
                 throw CommitError(code: .limitExceeded, index: index,
                                   message: "a layer may hold at most \(maxAnimationsPerLayer) animations")
             }
-            ledger.append(AnimationLedgerEntry(key: key, removedAt: compiled.removedOnCompletion
-                                               ? time + compiled.endTime : .infinity))
+            // Its end in the layer's local time as the model stands (a later change of a
+            // timing moves the render tree's removal; the ledger keeps this estimate).
+            var removedAt = Double.infinity
+            if compiled.removedOnCompletion {
+                let layerTime = nodes.layerTime(of: id)
+                removedAt = layerTime.time(reaching: layerTime.local(time) + compiled.endTime, now: time)
+            }
+            ledger.append(AnimationLedgerEntry(key: key, removedAt: removedAt))
             setLedger(id, ledger, &v.undo)
             if !key.isEmpty, nodes[existing: id].expressions.contains(where: { $0.key == key }) {
                 save(id, &v.undo)

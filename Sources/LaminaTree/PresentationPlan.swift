@@ -15,6 +15,13 @@ struct PresentationPlan: Sendable {
         var index: NodeIndex
         var start: Int
         var end: Int
+        /// Layer time (`LayerTime`): a layer whose local time runs forward has its bindings'
+        /// begins and ends in compositor time, and `rescale` its speed — what turns a general
+        /// binding's time since its begin back into local seconds (1 for most layers). A layer
+        /// whose time stands still or runs backwards is evaluated at `scale · t + shift`.
+        var rescale: Double = 1
+        var scale: Double = 1
+        var shift: Double = 0
     }
 
     /// A compiled animation behind a reference, so that a frame reaches it through an
@@ -90,9 +97,18 @@ struct PresentationPlan: Sendable {
         for index in indices {
             let start = bindings.count
             var transformWritten = false
+            // Layer time (`scale · t + shift`): at any positive speed the bindings are read in
+            // compositor time — begins moved by the shift and, like ends, divided by the
+            // scale; plain ones' timings through `timeScaled`, the others' local time
+            // multiplied back (`Group.rescale`) — so the fast path is kept. At speed 0 or
+            // below the layer's group is evaluated at its own time (`Group.scale`, `shift`).
+            let time = tree.layerTime(of: tree.nodes.storage[index].id)
+            let animations = tree.nodes.storage[index].animations
+            let scale = time.scale > 0 ? time.scale : 1
+            let offset = time.scale > 0 ? time.shift : 0
             layer.removeAll(keepingCapacity: true)
             layerSlots.removeAll(keepingCapacity: true)
-            for a in tree.nodes.storage[index].animations {
+            for a in animations {
                 let box = Box(a.compiled)
                 compiled.append(box)
                 let k = Unmanaged.passUnretained(box)
@@ -101,7 +117,7 @@ struct PresentationPlan: Sendable {
                     var s = -1
                     if case .generic = channel { s = slots.count; slots.append(slot) }
                     var b = Binding(animation: k, keyPath: i, channel: channel, slot: s,
-                                    beginTime: a.beginTime, endTime: a.compiled.endTime,
+                                    beginTime: (a.beginTime - offset) / scale, endTime: a.compiled.endTime / scale,
                                     removedOnCompletion: a.compiled.removedOnCompletion)
                     var transformFirst = false
                     switch channel {
@@ -126,20 +142,25 @@ struct PresentationPlan: Sendable {
                             }
                         }
                         b.plain = plain.count
-                        plain.append(Plain(timing: curve.timing, from: curve.from, to: curve.to, easing: e))
+                        plain.append(Plain(timing: scale == 1 ? curve.timing : curve.timing.timeScaled(scale),
+                                           from: curve.from, to: curve.to, easing: e))
                     }
                     layer.append(b)
                     layerSlots.append(slot)
                 }
             }
             for (i, b) in layer.enumerated() {
-                if Self.isFast(b, at: i, among: layerSlots) {
+                if time.scale > 0 && Self.isFast(b, at: i, among: layerSlots) {
                     addFast(b, slot: layerSlots[i], index: index, pending: &pending, order: &order, shapeIndex: &shapeIndex)
                 } else {
                     bindings.append(b)
                 }
             }
-            if bindings.count > start { groups.append(Group(index: index, start: start, end: bindings.count)) }
+            if bindings.count > start {
+                groups.append(time.scale > 0
+                    ? Group(index: index, start: start, end: bindings.count, rescale: scale)
+                    : Group(index: index, start: start, end: bindings.count, scale: time.scale, shift: time.shift))
+            }
             if !layer.isEmpty { animatedSlots.append(index) }
         }
         finishFast(pending, order: order)
@@ -172,6 +193,7 @@ extension LayerTree {
                   _ plain: UnsafeBufferPointer<PresentationPlan.Plain>, _ easings: UnsafeBufferPointer<Easing>,
                   at t: Double) {
         for j in g.start..<g.end { resetStored(bindings[j], g.index, into: &p, slots) }
+        let t = g.scale == 1 ? t : g.scale * t + g.shift
         for j in g.start..<g.end {
             let b = bindings[j]
             let local = t - b.beginTime
@@ -191,17 +213,19 @@ extension LayerTree {
                 }
                 continue
             }
+            // The compiled animation reads its layer's local seconds (× 1 for most layers: exact).
+            let own = local * g.rescale
             if b.prepared >= 0, case .transformComponent(let tc) = b.channel {
                 // The first writer of `transform`: it holds the model value (reset above).
                 let base = prepared.baseAddress! + b.prepared
                 if let v = b.animation._withUnsafeGuaranteedRef({
-                    $0.animation.doubleValue(forKeyPathAt: b.keyPath, at: local, underlying: base.pointee.number)
+                    $0.animation.doubleValue(forKeyPathAt: b.keyPath, at: own, underlying: base.pointee.number)
                 }) {
                     p.transform = tc.setting(v, in: base.pointee)
                 }
                 continue
             }
-            b.animation._withUnsafeGuaranteedRef { Self.apply(b, $0, at: local, to: &p, slots) }
+            b.animation._withUnsafeGuaranteedRef { Self.apply(b, $0, at: own, to: &p, slots) }
         }
     }
 }

@@ -5,7 +5,8 @@ import LaminaRender
 import LaminaTree
 import LaminaModel
 
-/// `lamina-bench build [--layers N] [--frames F] [--mix KIND] [--drive animations|commits]`: the
+/// `lamina-bench build [--layers N] [--frames F] [--mix KIND] [--drive animations|commits]
+/// [--speed S] [--time-offset O]`: the
 /// render thread's CPU work before the GPU, without a Vulkan device: `advance` +
 /// `updatePresentation` (the presentation phase) and `DrawListBuilder.build` (the build phase)
 /// for the `frames` scene (every layer's position, rotation and opacity animating), on frame
@@ -20,7 +21,8 @@ import LaminaModel
 /// `LAMINA_PATCH=0` makes every build a full one (the draw-list patch off, to compare in one
 /// build); `visits_per_patch` says how the patches took the visits they did not skip.
 func runBuildBench(_ arguments: [String]) {
-    let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix", "--drive"])
+    let bench = SceneBench("build", arguments, layers: 10_000, frames: 120, accepting: ["--layers", "--frames", "--mix", "--drive",
+                                                                                                 "--speed", "--time-offset"])
     let (layers, frames, mix) = (bench.layers, bench.frames, bench.mix)
     var tree = bench.makeTree()
     var presentation = LayerTree()
@@ -61,7 +63,7 @@ func runBuildBench(_ arguments: [String]) {
     func perPatch(_ n: Int) -> String { String(format: "%.1f", Double(n) / Double(max(patched, 1))) }
     let failures = builder.patchFailures.sorted { $0.key < $1.key }.map { "\"\($0.key)\": \($0.value)" }.joined(separator: ", ")
     print("""
-    {"bench": "build", "layers": \(layers), "mix": "\(mix)", "drive": "\(bench.drive)", "frames": \(frames), "draw_items": \(items), \
+    {"bench": "build", "layers": \(layers), "mix": "\(mix)", "drive": "\(bench.drive)", "speed": \(bench.speed), "time_offset": \(bench.timeOffset), "frames": \(frames), "draw_items": \(items), \
     "draw_item_bytes": \(MemoryLayout<DrawItem>.stride), "patched_frames": \(patched), "patch_failures": {\(failures)}, \
     "visits_per_patch": {"moved": \(perPatch(ways.moved)), "descended": \(perPatch(ways.descended)), \
     "reemitted_own": \(perPatch(ways.reemittedOwn)), "reemitted_whole": \(perPatch(ways.reemittedWhole))}, \

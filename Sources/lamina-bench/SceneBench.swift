@@ -16,11 +16,17 @@ struct SceneBench {
     var target: (width: Int, height: Int)?
     var mix = "all"
     var drive = "animations"
+    /// `--speed`, `--time-offset`: layer time on every top-level layer (1 and 0: none), set
+    /// before the animations are added (a speed other than 1 takes the presentation plan's
+    /// groups instead of its fast runs; an offset alone keeps them).
+    var speed = 1.0
+    var timeOffset = 0.0
 
     static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text", "cards"]
 
     /// Parses `arguments` (`--flag value` pairs), accepting only `flags` among `--layers`,
-    /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`; exits with status 2
+    /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`, `--speed`,
+    /// `--time-offset`; exits with status 2
     /// and a message naming the problem otherwise.
     init(_ command: String, _ arguments: [String], layers: Int, frames: Int = 60, accepting flags: Set<String>) {
         self.command = command
@@ -49,6 +55,8 @@ struct SceneBench {
             case "--drive":
                 guard value == "animations" || value == "commits" else { fail("--drive animations|commits") }
                 drive = value
+            case "--speed": guard let s = Double(value), s.isFinite else { fail("--speed S, finite") }; speed = s
+            case "--time-offset": guard let s = Double(value), s.isFinite else { fail("--time-offset S, finite") }; timeOffset = s
             default: fail("unknown option \(flag)")
             }
             i += 2
@@ -67,6 +75,14 @@ struct SceneBench {
             try tree.apply(Commit(client: 1, content: .connect))
             try tree.apply(Commit(client: 1, content: .operations(
                 FramesScene.create(layers: layers, width: width, height: height, mix: mix))))
+            if speed != 1 || timeOffset != 0, let top = tree[.clientRoot(1)]?.sublayers {
+                var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
+                for id in top {
+                    ops.append(.set(id.local, keyPath: "speed", value: .number(speed)))
+                    ops.append(.set(id.local, keyPath: "timeOffset", value: .number(timeOffset)))
+                }
+                try tree.apply(Commit(client: 1, content: .operations(ops)))
+            }
             if drive == "animations" {
                 try tree.apply(Commit(client: 1, content: .operations(
                     FramesScene.animations(layers: layers, width: width, height: height, mix: mix))))

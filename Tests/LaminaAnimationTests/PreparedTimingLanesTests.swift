@@ -83,4 +83,31 @@ import TestSupport
         let later = PreparedTiming(MediaTiming(beginTime: 5, duration: 1))
         #expect(lanes(later, p, SIMD2(4, 0), SIMD2(0, 0.75)) == SIMD2(-1, 0.5))
     }
+
+    /// `timeScaled(s)` (layer time: a layer running at s × compositor time reads its
+    /// animations in compositor time): `timeScaled(s).fraction(at: y)` is `fraction(at: s·y)`
+    /// up to rounding, on random timings away from the edges of iterations and of the active
+    /// interval (where rounding may pick the other side), and exactly by hand: duration 2,
+    /// beginTime 0.5, at scale 4 and y = 0.375, s·y = 1.5 is 1 s in: ½.
+    @Test func aTimeScaledTimingReadsTheFasterClock() {
+        let hand = PreparedTiming(MediaTiming(beginTime: 0.5, duration: 2)).timeScaled(4)
+        #expect(hand.fraction(at: 0.375) == 0.5)
+        #expect(hand.fraction(at: 0.1) == nil)          // s·y = 0.4: before its begin (fill removed)
+        var r = SeededRandom(seed: 0x5CA1ED)
+        var checked = 0
+        for _ in 0..<50_000 {
+            let p = randomTiming(&r)
+            let scale = [2, 0.5, 3, 0.25, r.uniform(0.05, 20)][r.below(5)]
+            let y = r.uniform(-1, 20)
+            let q = p.timeScaled(scale)
+            let want = p.fraction(at: scale * y), got = q.fraction(at: y)
+            // Near an edge (a fraction within 1e-6 of 0 or 1, or one side nil) rounding may
+            // decide differently: those are not compared.
+            guard let w = want, let g = got, min(w, 1 - w) > 1e-6, min(g, 1 - g) > 1e-6 else { continue }
+            checked += 1
+            #expect(abs(w - g) < 1e-9, "scale \(scale), y \(y): \(g) vs \(w)")
+            if abs(w - g) >= 1e-9 { return }
+        }
+        #expect(checked > 10_000)
+    }
 }

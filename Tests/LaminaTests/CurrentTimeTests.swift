@@ -72,6 +72,47 @@ import TestSupport
         #expect(try x(at: now + 1.25) == 150)
         #expect(try x(at: now + 1.75) == 100)   // ended and removed: the model value
     }
+
+    /// Layer time through the client: Apple's QA1673 pauses a layer tree with `timeOffset =
+    /// convertTime(CACurrentMediaTime(), from: nil)`, `speed = 0`, and resumes it with `speed =
+    /// 1`, `timeOffset = 0`, `beginTime = 0`, then `beginTime = convertTime(now, from: nil) −
+    /// paused`. Linear 0 → 100 over 2 s added at `now`: 50 at now + 1, held there while paused
+    /// (4 s), then 75 half a second after the resume, with no jump.
+    @Test func theQA1673RecipePausesAndResumesWithoutAJump() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        let parent = c.makeLayer(), l = c.makeLayer()
+        parent.bounds = Rect(0, 0, 10, 10); l.bounds = Rect(0, 0, 10, 10)
+        parent.addSublayer(l)
+        c.root.addSublayer(parent)
+        try c.commit()
+        var timing = AnimationTiming()
+        timing.duration = 2
+        l.add(.basic(BasicAnimation(keyPath: "position.x", from: .double(0), to: .double(100), timing: timing)), forKey: "m")
+        try c.commit()
+        func x() throws -> Double {
+            guard case .number(let v) = try l.presentationValue(forKeyPath: "position.x") else { return .nan }
+            return v
+        }
+        try c.advanceClock(by: 1)
+        let paused = parent.convertTime(try c.currentTime(), from: nil)
+        parent.speed = 0
+        parent.timeOffset = paused
+        try c.commit()
+        #expect(abs(try x() - 50) < 1e-9)
+        try c.advanceClock(by: 4)
+        #expect(abs(try x() - 50) < 1e-9)
+        parent.speed = 1; parent.timeOffset = 0; parent.beginTime = 0
+        parent.beginTime = parent.convertTime(try c.currentTime(), from: nil) - paused
+        try c.commit()
+        #expect(abs(try x() - 50) < 1e-9)
+        try c.advanceClock(by: 0.5)
+        #expect(abs(try x() - 75) < 1e-9)
+        // The map the client keeps: local = t − beginTime (speed 1, no offset), and back.
+        let now = try c.currentTime()
+        #expect(l.convertTime(now, from: nil) == now - parent.beginTime)
+        #expect(parent.convertTime(l.convertTime(now, from: nil), to: nil) == now)
+    }
 }
 
 /// The root container (`Connection.root`): a `RootLayer` offering only what the daemon

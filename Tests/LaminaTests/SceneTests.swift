@@ -19,6 +19,24 @@ import LaminaSceneTree
         return v
     }
 
+    @Test func layerTimeNestsAndTransactionsScrubIt() throws {
+        // p: beginTime 0.5, speed 2 → 2t − 1; dot: speed 0.5, timeOffset 1 → (2t − 1)/2 + 1 = t + 0.5.
+        // dot's animation (0 → 100 in 4 s, linear) is added at scene time 0: it begins at local 0.5.
+        // At 2 the TX freezes p at local 3: dot's local is 3/2 + 1 = 2.5 from then on.
+        let s = try load(#"""
+        {"layers": [
+          {"name": "p", "bounds": [0, 0, 10, 10], "speed": 2, "beginTime": 0.5,
+           "sublayers": [{"name": "dot", "bounds": [0, 0, 10, 10], "speed": 0.5, "timeOffset": 1,
+             "animations": {"m": {"type": "basic", "keyPath": "position.x", "from": 0, "to": 100, "duration": 4}}}]}],
+         "transactions": [{"at": 2, "set": {"p.speed": 0, "p.timeOffset": 3}}]}
+        """#)
+        #expect(abs(try number(s, "dot.position.x", at: 1) - 25) < 1e-9)     // local 1.5: 1 s in
+        #expect(abs(try number(s, "dot.position.x", at: 1.5) - 37.5) < 1e-9)  // local 2: 1.5 s in
+        #expect(abs(try number(s, "dot.position.x", at: 3) - 50) < 1e-9)     // frozen at local 2.5: 2 s in
+        #expect(abs(try number(s, "dot.position.x", at: 30) - 50) < 1e-9)
+        #expect(try number(s, "p.speed", at: 3) == 0)
+    }
+
     @Test func topLevelDefaults() throws {
         let s = try load("{}")
         #expect(s.size == Size(800, 600) && s.scale == 1 && s.background == .black)

@@ -164,6 +164,12 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Wrap lines at the bounds' width."),
     'truncationMode': PropertyInfo('truncationMode', 'truncation_mode', 'enum', 'TextTruncationMode', 'none', False, 'no', ('text',),
                          'Where "…" replaces what does not fit.'),
+    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'."),
+    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "Added to the layer's local time (with speed 0: the time its animations show)."),
+    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "Subtracted from the superlayer's local time before speed applies."),
 }
 
 #: Sub-key-paths: key path → (property, type, indices of its components in the property's
@@ -471,6 +477,33 @@ class _LayerAttributes:
     @magnification_filter.setter
     def magnification_filter(self, value: ContentsFilter) -> None:
         self._set('magnificationFilter', coerce_string(value))
+
+    @property
+    def speed(self) -> float:
+        """``speed``: How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'. default 1.0 (does not animate)."""
+        return self._get('speed')  # type: ignore[no-any-return]
+
+    @speed.setter
+    def speed(self, value: float) -> None:
+        self._set('speed', coerce_number(value))
+
+    @property
+    def time_offset(self) -> float:
+        """``timeOffset``: Added to the layer's local time (with speed 0: the time its animations show). default 0.0 (does not animate)."""
+        return self._get('timeOffset')  # type: ignore[no-any-return]
+
+    @time_offset.setter
+    def time_offset(self, value: float) -> None:
+        self._set('timeOffset', coerce_number(value))
+
+    @property
+    def begin_time(self) -> float:
+        """``beginTime``: Subtracted from the superlayer's local time before speed applies. default 0.0 (does not animate)."""
+        return self._get('beginTime')  # type: ignore[no-any-return]
+
+    @begin_time.setter
+    def begin_time(self, value: float) -> None:
+        self._set('beginTime', coerce_number(value))
 
 
 class _ShapeLayerAttributes:

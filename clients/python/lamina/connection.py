@@ -791,6 +791,13 @@ class Connection:
         return cast(float, struct.unpack("<d", self._expect(_wire.CLOCK_ADVANCED, _wire.ADVANCE_CLOCK,
                                                             struct.pack("<d", seconds)))[0])
 
+    def current_time(self) -> float:
+        """The compositor's clock now, in seconds (``getTime``; ``CACurrentMediaTime()`` for the
+        daemon's timeline): the time a commit sent now is given, the base of its animations'
+        ``begin_time``; ``Layer.convert_time`` turns it into a layer's local time. Under the
+        manual clock it moves only by ``advance_clock``."""
+        return cast(float, struct.unpack("<d", self._expect(_wire.TIME, _wire.GET_TIME, b""))[0])
+
     def tree(self) -> Dict[str, Any]:
         """The daemon's model tree (docs/protocol.md, ``tree`` schema), parsed."""
         return cast(Dict[str, Any], json.loads(_wire.Reader(self._expect(_wire.TREE, _wire.GET_TREE, b"")).string()))

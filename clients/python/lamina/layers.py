@@ -247,6 +247,43 @@ class Layer(_LayerAttributes):
         self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string("frame")
                                 + _wire.value("rect", r))
 
+    # MARK: layer time
+
+    def _layer_time(self) -> Tuple[float, float]:
+        """(scale, shift): this layer's local time is ``scale * t + shift`` at compositor time
+        ``t``, from the ``speed``, ``time_offset`` and ``begin_time`` set on it and its
+        superlayers (each maps its superlayer's local time s to
+        ``(s - begin_time) * speed + time_offset``)."""
+        scale, shift = self._superlayer._layer_time() if self._superlayer is not None else (1.0, 0.0)
+        speed, offset, begin = self.speed, self.time_offset, self.begin_time
+        if speed == 1 and offset == 0 and begin == 0:
+            return scale, shift
+        scale, shift = scale * speed, (shift - begin) * speed + offset
+        if not (math.isfinite(scale) and math.isfinite(shift)):
+            return 0.0, 0.0
+        return scale, shift
+
+    def convert_time(self, t: float, from_layer: Optional["Layer"] = None) -> float:
+        """``CALayer.convertTime(_:from:)``: time ``t`` of ``from_layer``'s local time
+        (compositor time, as ``Connection.current_time()`` answers it, for None) in this
+        layer's local time. From a layer whose time is frozen (speed 0 on it or above) there
+        is no way back: the answer is not finite."""
+        if from_layer is not None:
+            s, o = from_layer._layer_time()
+            t = (t - o) / s if s != 0 else math.nan
+        scale, shift = self._layer_time()
+        return scale * t + shift
+
+    def convert_time_to(self, t: float, to_layer: Optional["Layer"] = None) -> float:
+        """``CALayer.convertTime(_:to:)``: time ``t`` of this layer's local time in
+        ``to_layer``'s (compositor time for None)."""
+        scale, shift = self._layer_time()
+        c = (t - shift) / scale if scale != 0 else math.nan
+        if to_layer is None:
+            return c
+        s, o = to_layer._layer_time()
+        return s * c + o
+
     # MARK: hierarchy
 
     def add_sublayer(self, layer: "Layer") -> None:

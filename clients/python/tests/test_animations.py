@@ -191,3 +191,62 @@ class ExplicitAnimationTests(DaemonTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class LayerTimeTests(DaemonTestCase):
+    """speed, time_offset and begin_time (CAMediaTiming on layers): a layer's local time is
+    (superlayer's local time - begin_time) * speed + time_offset; values worked out by hand."""
+
+    def setUp(self):
+        super().setUp()
+        self.parent = self.square(x=0, y=0, size=10)
+        self.layer = self.conn.make_layer()
+        self.layer.bounds = (0, 0, 10, 10)
+        self.parent.add_sublayer(self.layer)
+        self.conn.commit()
+
+    def test_convert_time_composes_the_superlayers(self):
+        self.parent.begin_time = 0.5
+        self.parent.speed = 2
+        self.layer.speed = 0.5
+        self.layer.time_offset = 1
+        self.assertAlmostEqual(self.layer.convert_time(2.0), 2.5)                 # ((2 - .5)*2)*.5 + 1
+        self.assertAlmostEqual(self.layer.convert_time(3.0, self.parent), 2.5)    # 3 * .5 + 1
+        self.assertAlmostEqual(self.layer.convert_time_to(2.5), 2.0)
+        self.assertAlmostEqual(self.layer.convert_time_to(2.5, self.parent), 3.0)
+
+    def test_qa1673_pause_and_resume(self):
+        """Apple's Technical Q&A QA1673: pause with time_offset = convert_time(now), speed 0;
+        resume with speed 1, time_offset 0, begin_time 0, then begin_time = convert_time(now) -
+        paused."""
+        self.layer.add(BasicAnimation("position.x", from_value=0, to_value=100, duration=2.0,
+                                      timing_function="linear"), key="m")
+        self.conn.commit()
+        self.conn.advance_clock(1.0)
+        paused = self.parent.convert_time(self.conn.current_time())
+        self.parent.speed = 0
+        self.parent.time_offset = paused
+        self.conn.commit()
+        self.assertAlmostEqual(self.layer.presentation_value("position.x"), 50.0, places=6)
+        self.conn.advance_clock(5.0)
+        self.assertAlmostEqual(self.layer.presentation_value("position.x"), 50.0, places=6)
+        paused = self.parent.time_offset
+        self.parent.speed = 1
+        self.parent.time_offset = 0
+        self.parent.begin_time = 0
+        self.parent.begin_time = self.parent.convert_time(self.conn.current_time()) - paused
+        self.conn.commit()
+        self.assertAlmostEqual(self.layer.presentation_value("position.x"), 50.0, places=6)
+        self.conn.advance_clock(0.5)
+        self.assertAlmostEqual(self.layer.presentation_value("position.x"), 75.0, places=6)
+
+    def test_speed_two_finishes_in_half_the_time(self):
+        self.parent.speed = 2
+        self.conn.commit()
+        self.layer.add(BasicAnimation("position.x", from_value=0, to_value=100, duration=2.0,
+                                      timing_function="linear"), key="m")
+        self.conn.commit()
+        self.conn.advance_clock(0.5)
+        self.assertAlmostEqual(self.layer.presentation_value("position.x"), 50.0, places=6)
+        self.conn.advance_clock(0.6)
+        self.assertEqual(self.layer.presentation_value("position.x"), 0.0)   # removed: the model value

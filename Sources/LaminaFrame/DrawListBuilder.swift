@@ -18,9 +18,10 @@ import LaminaModel
 /// their sublayers draw nothing. Siblings draw in order of `zPosition`, a stable sort (equal
 /// zPositions keep their order), as Core Animation does.
 ///
-/// A translucent layer with sublayers is a group (Core Animation's allowsGroupOpacity): it and
-/// its sublayers draw offscreen at full opacity and the result is composited with its opacity
-/// (`DrawItem.Kind.group`), so overlapping sublayers do not show through each other.
+/// A translucent layer with sublayers is a group (Core Animation's allowsGroupOpacity, true by
+/// default): it and its sublayers draw offscreen at full opacity and the result is composited
+/// with its opacity (`DrawItem.Kind.group`), so overlapping sublayers do not show through each
+/// other. With `allowsGroupOpacity` false its opacity multiplies into each sublayer apart.
 ///
 /// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
 /// then stroke), its sublayers, then its border ("composited above the receiver's contents
@@ -264,7 +265,7 @@ public struct DrawListBuilder {
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
         // its items instead (overlapping sublayers then show through each other).
-        if p.opacity < 1, !node.sublayers.isEmpty, openGroups < Self.maxNestedGroups {
+        if Self.isOpacityGroup(p, hasSublayers: !node.sublayers.isEmpty, openGroups: openGroups) {
             let marker = items.count
             emit(Self.groupMarker(opacity: opacity, count: 0))
             // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
@@ -707,6 +708,15 @@ public struct DrawListBuilder {
     mutating func emitClip(_ clip: Clip) -> Int {
         clips.append(clip)
         return clipOffset + clips.count - 1
+    }
+
+    /// Whether a layer is drawn as a group opacity group (`visit`; the patcher asks the same):
+    /// translucent, with sublayers, `allowsGroupOpacity` (CA's default) and fewer than
+    /// `maxNestedGroups` groups open around it. Otherwise its opacity multiplies into its
+    /// items and each sublayer's apart.
+    @inline(__always)
+    static func isOpacityGroup(_ p: borrowing LayerProperties, hasSublayers: Bool, openGroups: Int) -> Bool {
+        p.opacity < 1 && hasSublayers && openGroups < maxNestedGroups && p.allowsGroupOpacity
     }
 
     /// A group opacity marker (`visit`): the next `count` items draw offscreen, composited with `opacity`.

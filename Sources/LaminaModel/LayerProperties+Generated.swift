@@ -86,6 +86,12 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.shadowPath }; return nil }
         _modify { yield &rare.values.shadowPath }
     }
+    // Compositing (CALayer's group effects).
+    /// When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
+    @inlinable public var allowsGroupOpacity: Bool {
+        get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
+        _modify { yield &rare.values.allowsGroupOpacity }
+    }
     // Image contents (CALayer.contents).
     /// The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     @inlinable public var contents: String? {
@@ -314,6 +320,7 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var shadowOffset: Size = Size(0, -3)
         @usableFromInline var shadowRadius: Double = 3
         @usableFromInline var shadowPath: Path? = nil
+        @usableFromInline var allowsGroupOpacity: Bool = true
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
         @usableFromInline var contentsRect: Rect = Rect(0, 0, 1, 1)
@@ -419,6 +426,7 @@ extension LayerProperties {
         case "shadowOffset.height": return .number(shadowOffset.height)
         case "shadowRadius": return .number(shadowRadius)
         case "shadowPath": return .path(shadowPath)
+        case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
         case "contents": return .string(contents ?? "")
         case "contentsGravity": return .string(contentsGravity.rawValue)
         case "contentsRect": return .rect(contentsRect)
@@ -511,6 +519,7 @@ extension LayerProperties {
         case "shadowOffset.height": shadowOffset.height = try v.number()
         case "shadowRadius": shadowRadius = try v.nonNegativeNumber()
         case "shadowPath": shadowPath = try v.path()
+        case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
         case "contents": contents = try v.imageName()
         case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
         case "contentsRect": contentsRect = try v.rect()
@@ -598,6 +607,7 @@ extension PropertyTable {
         Row(keyPath: "shadowOffset", type: .size, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowRadius", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowPath", type: .path, layers: .all, animates: true, implicitAction: false),
+        Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsRect", type: .rect, layers: .all, animates: true, implicitAction: true),

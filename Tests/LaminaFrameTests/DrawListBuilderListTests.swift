@@ -48,6 +48,32 @@ struct DrawListBuilderListTests {
         #expect(builder.meshCache.misses == 1, "tessellated once")
     }
 
+    /// allowsGroupOpacity: true (the default) makes a translucent layer with sublayers one
+    /// group marker whose items draw at opacity 1; false makes no marker, every item (the
+    /// layer's own and each sublayer's) at the layer's opacity times its own.
+    @Test func allowsGroupOpacityChoosesGroupOrPerItemOpacity() throws {
+        func items(allowing: Bool?) throws -> [DrawItem] {
+            var changes = TestScene.layer(1, frame: Rect(4, 4, 40, 40), [
+                ("opacity", .number(0.5)), ("backgroundColor", .color(Color(0, 1, 0)))])
+            if let allowing { changes.append(.set(1, keyPath: "allowsGroupOpacity", value: .bool(allowing))) }
+            changes += TestScene.layer(2, parent: 1, frame: Rect(0, 0, 20, 20), [
+                ("backgroundColor", .color(Color(1, 0, 0))), ("opacity", .number(0.8))])
+            changes += TestScene.layer(3, parent: 1, frame: Rect(10, 10, 20, 20), [("backgroundColor", .color(Color(0, 0, 1)))])
+            return TestScene.list(try TestScene.tree(changes)).items
+        }
+        for allowing in [nil, true] as [Bool?] {
+            let list = try items(allowing: allowing)
+            #expect(list.count == 4)
+            guard case .group(let opacity, let count)? = list.first?.kind else { Issue.record("no group marker"); continue }
+            #expect(opacity == 0.5 && count == 3)
+            #expect(list.dropFirst().map(\.opacity) == [1, 0.8, 1])
+        }
+        let flat = try items(allowing: false)
+        #expect(flat.count == 3)
+        #expect(!flat.contains { if case .group = $0.kind { true } else { false } })
+        #expect(flat.map(\.opacity) == [0.5, 0.5 * 0.8, 0.5])
+    }
+
     @Test func nestedShadowedLayersCostCubicallyNotExponentially() throws {
         // 40 nested star-shaped layers, each with a (blurred) shadow of its content. Drawn
         // as Core Animation does with every sublayer's shadow inside every shadow's source,

@@ -61,6 +61,11 @@ struct SceneGoldenTests {
     /// siblings blend with each other.
     @Test func groupOpacity() throws { try check("group-opacity") }
 
+    /// allowsGroupOpacity false: the layer's background, border and each sublayer drawn at its
+    /// opacity apart (overlaps show through), a group nested in such a layer composited at the
+    /// product of the opacities, and allowsGroupOpacity true as the default's group.
+    @Test func groupOpacityOff() throws { try check("group-opacity-off") }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

@@ -102,6 +102,8 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          ''),
     'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text'),
                          ''),
+    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
     'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text'),
@@ -408,6 +410,15 @@ class _LayerAttributes:
     @shadow_path.setter
     def shadow_path(self, value: Union[Path, PathTemplate, None]) -> None:
         self._set('shadowPath', coerce_path(value))
+
+    @property
+    def allows_group_opacity(self) -> bool:
+        """``allowsGroupOpacity``: When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other). default True (does not animate)."""
+        return self._get('allowsGroupOpacity')  # type: ignore[no-any-return]
+
+    @allows_group_opacity.setter
+    def allows_group_opacity(self, value: bool) -> None:
+        self._set('allowsGroupOpacity', coerce_bool(value))
 
     @property
     def contents(self) -> Optional[str]:

@@ -73,6 +73,14 @@ public struct DrawListBuilder {
     /// an offscreen image while its items draw (the renderer has `OffscreenRenderer.maxGroups`).
     public static let maxNestedGroups = 32
     var openGroups = 0
+    /// Masks drawn inside masks, at most (`visitMasked`): a mask's subtree may hold a masked
+    /// layer whose mask is drawn too, this many levels deep; deeper masks are left out (the
+    /// layer is drawn unmasked), so the walk's recursion stays bounded.
+    public static let maxMaskNesting = 4
+    var maskDepth = 0
+    /// Whether the last full build met a layer with a mask: its list is not patched (a mask's
+    /// visits lie outside the tree the patcher walks), every frame is a full build.
+    var sawMask = false
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Blurred shadows' sources hold their sublayers' shadows (as Core Animation, whose shadow
@@ -163,7 +171,7 @@ public struct DrawListBuilder {
         if let list = patcher.patch(tree, &self) { return list }
         let list = fullBuild(tree, visits: patcher.records.count)
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawMask)
         return list
     }
 
@@ -174,6 +182,8 @@ public struct DrawListBuilder {
         shadowSourceItems = 0
         openGroups = 0
         shadowSourceDepth = 0
+        maskDepth = 0
+        sawMask = false
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         records.begin()
@@ -261,6 +271,14 @@ public struct DrawListBuilder {
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         records.markDrawn(record)
+        if p.mask != 0 {
+            sawMask = true
+            if let maskSlot = store.slot(of: LayerID(client: id.client, local: p.mask)),
+               openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
+                visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+                return
+            }
+        }
         // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
@@ -277,6 +295,32 @@ public struct DrawListBuilder {
             return
         }
         visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+    }
+
+    /// A layer with a mask (CALayer.mask): a group (composited at `opacity`) of the layer —
+    /// its shadow, own items and sublayers, at full opacity — whose last items are the mask
+    /// (`.mask`): the mask layer visited in the masked layer's own space (as a sublayer is,
+    /// without the sublayerTransform), at full opacity and unclipped. The renderer multiplies
+    /// the group by the mask's composited alpha. The mask's visit is recorded as a child of
+    /// the masked layer's (lists with masks are not patched: `sawMask`).
+    @inline(never)
+    mutating func visitMasked(_ slot: Int, _ record: Int, _ maskSlot: Int, _ store: NodeStore,
+                              _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
+        let marker = items.count
+        emit(Self.groupMarker(opacity: opacity, count: 0))
+        openGroups += 1
+        visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+        let maskMarker = items.count
+        emit(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 0)))
+        openGroups += 1
+        maskDepth += 1
+        let maskRecord = records.open(slot: maskSlot, childIndex: 0, item: items.count, clip: clipOffset + clips.count)
+        visit(maskSlot, maskRecord, store, nodes, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
+        records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
+        maskDepth -= 1
+        openGroups -= 2
+        setKind(.mask(count: items.count - maskMarker - 1), at: maskMarker)
+        setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
     }
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);

@@ -45,6 +45,9 @@ public enum PassStep: Sendable, Hashable {
     case items(Range<Int>)
     /// Offscreen image `image` drawn over the pass with `opacity` (a group's content).
     case composite(image: Int, opacity: Double)
+    /// What the pass drew so far multiplied by offscreen image `image`'s alpha (a mask's
+    /// composited content: destination-in over the whole pass area).
+    case mask(image: Int)
     /// One direction of a blurred shadow's separable Gaussian: image `source`'s alpha blurred
     /// by `sigma` device pixels along x (along y when `vertical`), reads clamped to `valid` (the
     /// part of `source` its pass cleared), drawn over `valid` scissored to `scissor`. The
@@ -71,7 +74,8 @@ public struct FramePlan: Sendable, Hashable {
 /// `FramePlan`. Keeps its buffers between frames (render thread: one per builder).
 ///
 /// A group with opacity > 0 and items becomes a pass into an image of its own, composited
-/// over its parent's pass. A blurred shadow becomes three steps: its items drawn into an
+/// over its parent's pass. A mask becomes a pass into an image of its own, and a `.mask` step
+/// of its group's pass after the content (an empty mask clears the content). A blurred shadow becomes three steps: its items drawn into an
 /// image over their device bounding box grown by ⌈3σ⌉ + 1 (clamped to the target), the
 /// horizontal blur of that into a second image, and the vertical blur drawn in the parent's
 /// pass; a shadow that draws nothing (no items, an empty box, zero opacity or alpha) is left
@@ -183,6 +187,17 @@ public struct FramePlanner {
                                               valid: grown, scissor: grown.intersection(area)))
                 dependencyStack[depth].append(plan.passes.count - 1)
                 reads.append(blurred)
+            case .mask(let count):
+                closeRun(at: k)
+                let end = min(k + 1 + max(count, 0), range.upperBound)
+                let image = allocateImage()
+                let pass = collect(items, (k + 1)..<end, target: .image(image), area: whole, whole: whole,
+                                   depth: depth + 1)
+                stepStack[depth].append(.mask(image: image))
+                dependencyStack[depth].append(pass)
+                reads.append(image)
+                k = end
+                run = k
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
             }
@@ -227,7 +242,7 @@ public struct FramePlanner {
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
             case .mesh(let draw): local = draw.mesh.bounds.standardized
             case .image(let draw): local = draw.geometry.frame
-            case .group: continue  // its items follow
+            case .group, .mask: continue  // its items follow
             case .shadowGroup(_, let sigma, let count):
                 let end = min(k + max(count, 0), range.upperBound)
                 if let inner = deviceBounds(items, k..<end, width: width, height: height) {

@@ -87,6 +87,11 @@ public struct LayerProperties: Hashable, Sendable {
         _modify { yield &rare.values.shadowPath }
     }
     // Compositing (CALayer's group effects).
+    /// The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer.
+    @inlinable public var mask: UInt32 {
+        get { if let box = rare.box { return box.values.mask }; return 0 }
+        _modify { yield &rare.values.mask }
+    }
     /// When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
     @inlinable public var allowsGroupOpacity: Bool {
         get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
@@ -320,6 +325,7 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var shadowOffset: Size = Size(0, -3)
         @usableFromInline var shadowRadius: Double = 3
         @usableFromInline var shadowPath: Path? = nil
+        @usableFromInline var mask: UInt32 = 0
         @usableFromInline var allowsGroupOpacity: Bool = true
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
@@ -426,6 +432,7 @@ extension LayerProperties {
         case "shadowOffset.height": return .number(shadowOffset.height)
         case "shadowRadius": return .number(shadowRadius)
         case "shadowPath": return .path(shadowPath)
+        case "mask": return .number(Double(mask))
         case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
         case "contents": return .string(contents ?? "")
         case "contentsGravity": return .string(contentsGravity.rawValue)
@@ -519,6 +526,7 @@ extension LayerProperties {
         case "shadowOffset.height": shadowOffset.height = try v.number()
         case "shadowRadius": shadowRadius = try v.nonNegativeNumber()
         case "shadowPath": shadowPath = try v.path()
+        case "mask": mask = try v.layerID()
         case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
         case "contents": contents = try v.imageName()
         case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
@@ -607,6 +615,7 @@ extension PropertyTable {
         Row(keyPath: "shadowOffset", type: .size, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowRadius", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowPath", type: .path, layers: .all, animates: true, implicitAction: false),
+        Row(keyPath: "mask", type: .layer, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),

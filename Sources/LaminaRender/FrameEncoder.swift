@@ -30,6 +30,8 @@ enum RecordedDraw: Equatable {
     case image(first: Int, count: Int, variant: PipelineVariant, set: VkDescriptorSet, texture: Unmanaged<TextureImage>)
     /// Offscreen image `image` over the pass with `opacity`.
     case composite(image: Int, opacity: Float)
+    /// The pass so far multiplied by offscreen image `image`'s alpha (a mask).
+    case mask(image: Int)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
     /// `source`'s alpha along x (or y when `vertical`) within `valid` (the part of `source` its
     /// pass cleared), scissored to `scissor`.
@@ -42,6 +44,7 @@ enum RecordedDraw: Equatable {
         case let (.image(f1, c1, v1, s1, t1), .image(f2, c2, v2, s2, t2)):
             f1 == f2 && c1 == c2 && v1.same(v2) && s1 == s2 && t1.toOpaque() == t2.toOpaque()
         case let (.composite(i1, o1), .composite(i2, o2)): i1 == i2 && o1 == o2
+        case let (.mask(i1), .mask(i2)): i1 == i2
         case let (.blur(s1, i1, v1, g1, a1, b1), .blur(s2, i2, v2, g2, a2, b2)):
             s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2
         default: false
@@ -277,7 +280,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite: (Int.max, 0)
+            case .blur, .composite, .mask: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -425,6 +428,8 @@ struct FrameEncoder {
                         run.end(into: &draws)
                     case .composite(let image, let opacity):
                         draws.append(.composite(image: image, opacity: Float(opacity)))
+                    case .mask(let image):
+                        draws.append(.mask(image: image))
                     case .blur(let source, let marker, let vertical, let sigma, let valid, let scissor):
                         let quad = Rect(Double(valid.minX), Double(valid.minY),
                                         Double(valid.maxX - valid.minX), Double(valid.maxY - valid.minY))

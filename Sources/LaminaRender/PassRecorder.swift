@@ -209,6 +209,14 @@ struct PassRecorder {
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .mask(let image):
+                // Destination-in over the whole pass (where the mask is clear, the content goes).
+                bind(pipeline.mask)
+                var set: VkDescriptorSet? = images.descriptorSet(image)
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
+                vkCmdDraw(cmd, 3, 1, 0, 0)
             case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea):
                 guard instances != nil, !blurArea.isEmpty else { continue }
                 bind(pipeline.blur)

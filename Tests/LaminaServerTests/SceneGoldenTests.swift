@@ -66,6 +66,11 @@ struct SceneGoldenTests {
     /// product of the opacities, and allowsGroupOpacity true as the default's group.
     @Test func groupOpacityOff() throws { try check("group-opacity-off") }
 
+    /// CALayer.mask: a shape layer's fill as the mask of a layer with a sublayer; a mask with
+    /// a translucent background and an opaque sublayer, rotated, on a translucent layer with a
+    /// rounded masksToBounds; a mask that has its own mask (nested).
+    @Test func masks() throws { try check("masks") }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

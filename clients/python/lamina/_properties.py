@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING, Any, Dict, List, Literal, NamedTuple, Optional
 
 from .values import (Color, ColorLike, CornerMask, Path, PathTemplate, Point, PointLike, Rect, RectLike, Size,
                      SizeLike, StyledText, TextRun, Transform3D, coerce_bool, coerce_color, coerce_colors,
-                     coerce_corner_mask, coerce_image, coerce_number, coerce_numbers, coerce_optional_numbers,
+                     coerce_corner_mask, coerce_image, coerce_layer, coerce_number, coerce_numbers, coerce_optional_numbers,
                      coerce_path, coerce_point, coerce_rect, coerce_size, coerce_string, coerce_text,
                      coerce_transform)
 
 if TYPE_CHECKING:
     from .connection import Image
+    from .layers import Layer
 
 #: Layer kinds and their wire numbers (LayerKind).
 LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3}
@@ -102,6 +103,8 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          ''),
     'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text'),
                          ''),
+    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
     'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
@@ -410,6 +413,15 @@ class _LayerAttributes:
     @shadow_path.setter
     def shadow_path(self, value: Union[Path, PathTemplate, None]) -> None:
         self._set('shadowPath', coerce_path(value))
+
+    @property
+    def mask(self) -> Optional["Layer"]:
+        """``mask``: The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer. default None (does not animate)."""
+        return self._get('mask')  # type: ignore[no-any-return]
+
+    @mask.setter
+    def mask(self, value: Optional["Layer"]) -> None:
+        self._set('mask', coerce_layer(value))
 
     @property
     def allows_group_opacity(self) -> bool:

@@ -164,6 +164,9 @@ public struct Scene: Sendable {
                     guard case .array(let subs) = m.value else { throw SceneError(path: fp, "must be a list of layers") }
                     sublayers = subs
                 case "animations": animations = m.value
+                case "compositingFilter" where m.value == .null:
+                    // null: normal (source-over), as CALayer's nil compositingFilter.
+                    try set(&props, id, m.key, .string(BlendMode.normalBlendMode.rawValue), fp)
                 case "mask":
                     // An inline LAYER (created here, with no superlayer) or null.
                     if case .null = m.value { try set(&props, id, "mask", .number(0), fp); continue }

@@ -78,9 +78,10 @@ public struct DrawListBuilder {
     /// layer is drawn unmasked), so the walk's recursion stays bounded.
     public static let maxMaskNesting = 4
     var maskDepth = 0
-    /// Whether the last full build met a layer with a mask: its list is not patched (a mask's
-    /// visits lie outside the tree the patcher walks), every frame is a full build.
-    var sawMask = false
+    /// Whether the last full build met a layer with a mask or a compositingFilter: its list is
+    /// not patched (a mask's visits lie outside the tree the patcher walks; a blend group's
+    /// marker is none the patcher knows), every frame is a full build.
+    var sawEffects = false
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Blurred shadows' sources hold their sublayers' shadows (as Core Animation, whose shadow
@@ -171,7 +172,7 @@ public struct DrawListBuilder {
         if let list = patcher.patch(tree, &self) { return list }
         let list = fullBuild(tree, visits: patcher.records.count)
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawMask)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects)
         return list
     }
 
@@ -183,7 +184,7 @@ public struct DrawListBuilder {
         openGroups = 0
         shadowSourceDepth = 0
         maskDepth = 0
-        sawMask = false
+        sawEffects = false
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         records.begin()
@@ -271,10 +272,26 @@ public struct DrawListBuilder {
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         records.markDrawn(record)
-        if p.mask != 0 {
-            sawMask = true
-            if let maskSlot = store.slot(of: LayerID(client: id.client, local: p.mask)),
-               openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
+        let mode = p.compositingFilter
+        if p.mask != 0 || mode != .normalBlendMode {
+            sawEffects = true
+            let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
+            if mode != .normalBlendMode, openGroups < Self.maxNestedGroups {
+                // A blend group (CALayer.compositingFilter): the layer (masked or not) at full
+                // opacity, blended as one image with its opacity over what lies beneath.
+                let marker = items.count
+                emit(Self.groupMarker(opacity: opacity, count: 0))
+                openGroups += 1
+                if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
+                    visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+                } else {
+                    visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+                }
+                openGroups -= 1
+                setKind(.blend(mode: mode, opacity: opacity, count: items.count - marker - 1), at: marker)
+                return
+            }
+            if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
                 visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
                 return
             }
@@ -302,7 +319,7 @@ public struct DrawListBuilder {
     /// (`.mask`): the mask layer visited in the masked layer's own space (as a sublayer is,
     /// without the sublayerTransform), at full opacity and unclipped. The renderer multiplies
     /// the group by the mask's composited alpha. The mask's visit is recorded as a child of
-    /// the masked layer's (lists with masks are not patched: `sawMask`).
+    /// the masked layer's (lists with masks are not patched: `sawEffects`).
     @inline(never)
     mutating func visitMasked(_ slot: Int, _ record: Int, _ maskSlot: Int, _ store: NodeStore,
                               _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {

@@ -1,3 +1,4 @@
+import LaminaModel
 import LaminaGeometry
 
 /// A rectangle of whole device pixels, `min` inclusive, `max` exclusive.
@@ -37,6 +38,9 @@ public struct FramePass: Sendable, Hashable {
     /// `FramePlan.dependencies[dependencies]`: indices of the passes whose images this pass
     /// samples (all before it in `FramePlan.passes`).
     public var dependencies: Range<Int>
+    /// Cleared to the frame's clear color instead of transparent (an image that holds a
+    /// frame pass's content so far: the backdrop of a blend in the frame pass).
+    public var clearsToFrameColor = false
 }
 
 /// One step of a pass, in painter's order.
@@ -48,6 +52,10 @@ public enum PassStep: Sendable, Hashable {
     /// What the pass drew so far multiplied by offscreen image `image`'s alpha (a mask's
     /// composited content: destination-in over the whole pass area).
     case mask(image: Int)
+    /// Offscreen image `source` (a blend group's content) times `opacity`, blended with `mode`
+    /// over offscreen image `backdrop` (what the pass drew before it), written over the whole
+    /// pass area in place of what is there (no blending).
+    case blend(source: Int, backdrop: Int, mode: BlendMode, opacity: Double)
     /// One direction of a blurred shadow's separable Gaussian: image `source`'s alpha blurred
     /// by `sigma` device pixels along x (along y when `vertical`), reads clamped to `valid` (the
     /// part of `source` its pass cleared), drawn over `valid` scissored to `scissor`. The
@@ -198,6 +206,37 @@ public struct FramePlanner {
                 reads.append(image)
                 k = end
                 run = k
+            case .blend(let mode, let opacity, let count):
+                closeRun(at: k)
+                let start = k + 1
+                let end = min(start + max(count, 0), range.upperBound)
+                k = end
+                run = k
+                guard opacity > 0, end > start else { continue }
+                // The pass so far (its backdrop) goes into an image of its own, this pass
+                // starting over with the blend of the group's image over it.
+                let backdrop = allocateImage()
+                let steps = plan.steps.count
+                plan.steps.append(contentsOf: stepStack[depth])
+                let dependencies = plan.dependencies.count
+                plan.dependencies.append(contentsOf: dependencyStack[depth])
+                var backdropPass = FramePass(target: .image(backdrop), area: area, steps: steps..<plan.steps.count,
+                                             dependencies: dependencies..<plan.dependencies.count)
+                backdropPass.clearsToFrameColor = target == .frame
+                plan.passes.append(backdropPass)
+                freeImages.append(contentsOf: reads)
+                reads.removeAll()
+                stepStack[depth].removeAll(keepingCapacity: true)
+                dependencyStack[depth].removeAll(keepingCapacity: true)
+                let backdropIndex = plan.passes.count - 1
+                let source = allocateImage()
+                let sourcePass = collect(items, start..<end, target: .image(source), area: whole, whole: whole,
+                                         depth: depth + 1)
+                stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
+                dependencyStack[depth].append(backdropIndex)
+                dependencyStack[depth].append(sourcePass)
+                reads.append(backdrop)
+                reads.append(source)
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
             }
@@ -242,7 +281,7 @@ public struct FramePlanner {
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
             case .mesh(let draw): local = draw.mesh.bounds.standardized
             case .image(let draw): local = draw.geometry.frame
-            case .group, .mask: continue  // its items follow
+            case .group, .mask, .blend: continue  // its items follow
             case .shadowGroup(_, let sigma, let count):
                 let end = min(k + max(count, 0), range.upperBound)
                 if let inner = deviceBounds(items, k..<end, width: width, height: height) {

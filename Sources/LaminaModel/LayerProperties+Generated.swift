@@ -92,6 +92,11 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.mask }; return 0 }
         _modify { yield &rare.values.mask }
     }
+    /// How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode).
+    @inlinable public var compositingFilter: BlendMode {
+        get { if let box = rare.box { return box.values.compositingFilter }; return .normalBlendMode }
+        _modify { yield &rare.values.compositingFilter }
+    }
     /// When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
     @inlinable public var allowsGroupOpacity: Bool {
         get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
@@ -326,6 +331,7 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var shadowRadius: Double = 3
         @usableFromInline var shadowPath: Path? = nil
         @usableFromInline var mask: UInt32 = 0
+        @usableFromInline var compositingFilter: BlendMode = .normalBlendMode
         @usableFromInline var allowsGroupOpacity: Bool = true
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
@@ -433,6 +439,7 @@ extension LayerProperties {
         case "shadowRadius": return .number(shadowRadius)
         case "shadowPath": return .path(shadowPath)
         case "mask": return .number(Double(mask))
+        case "compositingFilter": return .string(compositingFilter.rawValue)
         case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
         case "contents": return .string(contents ?? "")
         case "contentsGravity": return .string(contentsGravity.rawValue)
@@ -527,6 +534,7 @@ extension LayerProperties {
         case "shadowRadius": shadowRadius = try v.nonNegativeNumber()
         case "shadowPath": shadowPath = try v.path()
         case "mask": mask = try v.layerID()
+        case "compositingFilter": compositingFilter = try v.named(BlendMode.self)
         case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
         case "contents": contents = try v.imageName()
         case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
@@ -616,6 +624,7 @@ extension PropertyTable {
         Row(keyPath: "shadowRadius", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowPath", type: .path, layers: .all, animates: true, implicitAction: false),
         Row(keyPath: "mask", type: .layer, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "compositingFilter", type: .name(BlendMode.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),

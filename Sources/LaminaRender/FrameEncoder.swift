@@ -32,6 +32,9 @@ enum RecordedDraw: Equatable {
     case composite(image: Int, opacity: Float)
     /// The pass so far multiplied by offscreen image `image`'s alpha (a mask).
     case mask(image: Int)
+    /// Offscreen image `source` × `opacity` blended by `mode` (`BlendMode.index`) over image
+    /// `backdrop`, replacing the pass's pixels.
+    case blend(source: Int, backdrop: Int, mode: UInt32, opacity: Float)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
     /// `source`'s alpha along x (or y when `vertical`) within `valid` (the part of `source` its
     /// pass cleared), scissored to `scissor`.
@@ -45,6 +48,7 @@ enum RecordedDraw: Equatable {
             f1 == f2 && c1 == c2 && v1.same(v2) && s1 == s2 && t1.toOpaque() == t2.toOpaque()
         case let (.composite(i1, o1), .composite(i2, o2)): i1 == i2 && o1 == o2
         case let (.mask(i1), .mask(i2)): i1 == i2
+        case let (.blend(s1, b1, m1, o1), .blend(s2, b2, m2, o2)): s1 == s2 && b1 == b2 && m1 == m2 && o1 == o2
         case let (.blur(s1, i1, v1, g1, a1, b1), .blur(s2, i2, v2, g2, a2, b2)):
             s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2
         default: false
@@ -280,7 +284,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite, .mask: (Int.max, 0)
+            case .blur, .composite, .mask, .blend: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -430,6 +434,9 @@ struct FrameEncoder {
                         draws.append(.composite(image: image, opacity: Float(opacity)))
                     case .mask(let image):
                         draws.append(.mask(image: image))
+                    case .blend(let source, let backdrop, let mode, let opacity):
+                        draws.append(.blend(source: source, backdrop: backdrop, mode: UInt32(mode.index),
+                                            opacity: Float(opacity)))
                     case .blur(let source, let marker, let vertical, let sigma, let valid, let scissor):
                         let quad = Rect(Double(valid.minX), Double(valid.minY),
                                         Double(valid.maxX - valid.minX), Double(valid.maxY - valid.minY))

@@ -72,7 +72,7 @@ struct PassRecorder {
                     renderPass = pipeline.renderPass
                 }
             case .image(let image):
-                clears = [mapClearColor(.clear), clearStencil]
+                clears = [mapClearColor(pass.clearsToFrameColor ? frame.clearColor : .clear), clearStencil]
                 framebuffer = images.framebuffer(image)
                 renderPass = pipeline.groupRenderPass
             }
@@ -208,6 +208,16 @@ struct PassRecorder {
                 arenaSetBound = false
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
+                vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .blend(let source, let backdrop, let mode, let opacity):
+                // The blend of the group over its backdrop, written in place of the pass's pixels.
+                bind(pipeline.blend)
+                var sets: [VkDescriptorSet?] = [images.descriptorSet(source), images.descriptorSet(backdrop)]
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.blendLayout, 0, 2, &sets, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
+                var constants = SIMD4<Float>(opacity, Float(mode), 0, 0)
+                vkCmdPushConstants(cmd, pipeline.blendLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
             case .mask(let image):
                 // Destination-in over the whole pass (where the mask is clear, the content goes).

@@ -127,8 +127,9 @@ struct DamageRenderTests {
         #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
     }
 
-    /// Masks (CALayer.mask): random scenes where four layers have masks (a shape, a rounded
-    /// translucent rect with a sublayer, a mask with its own mask) that move, turn and fade
+    /// Masks (CALayer.mask) and blend groups (compositingFilter): random scenes where four
+    /// layers have masks (a shape, a rounded translucent rect with a sublayer, a mask with its
+    /// own mask) that move, turn and fade, and three layers blend (multiply, hue, plusDarker),
     /// while the masked layers and the rest change too; damage-limited frames equal full ones.
     @Test(arguments: [UInt64(5), 6, 7])
     func maskedScenesDamageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
@@ -158,6 +159,10 @@ struct DamageRenderTests {
                 .set(106, keyPath: "position", value: .point(Point(6, 6))),
                 .set(106, keyPath: "backgroundColor", value: .color(Color(0, 0, 0, 1))),
                 .set(104, keyPath: "mask", value: .number(105))]
+        // Blend groups (compositingFilter) on three layers, one of every kind of formula.
+        for mode in [BlendMode.multiplyBlendMode, .hueBlendMode, .plusDarker] {
+            ops.append(.set(UInt32(r.int(1..<(count + 1))), keyPath: "compositingFilter", value: .string(mode.rawValue)))
+        }
         let masked = [UInt32(1), 2, 3, 4].map { _ in UInt32(r.int(1..<(count + 1))) }
         for (k, id) in Set(masked).sorted().enumerated() { ops.append(.set(id, keyPath: "mask", value: .number(Double(101 + k)))) }
         var pending = [try packet(.connect), try packet(.operations(ops))]

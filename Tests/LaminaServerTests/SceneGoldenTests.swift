@@ -71,6 +71,14 @@ struct SceneGoldenTests {
     /// rounded masksToBounds; a mask that has its own mask (nested).
     @Test func masks() throws { try check("masks") }
 
+    /// compositingFilter: every mode (normal, the 15 W3C blend modes, plusLighter, plusDarker)
+    /// on a group of overlapping opaque and translucent sublayers over a gradient with a
+    /// translucent band, some at opacity 0.8; a blend inside a translucent superlayer (its
+    /// backdrop is the superlayer's own content); a translucent layer blended over the clear
+    /// color. The reference paints each group with cairo's operator of the same formula
+    /// (OPERATOR_ADD for plusLighter) and computes plusDarker per pixel.
+    @Test func blendModes() throws { try check("blend-modes") }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

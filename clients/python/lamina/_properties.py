@@ -22,6 +22,7 @@ LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3}
 
 #: The values each string-valued enumeration allows.
 ENUMS: Dict[str, Tuple[str, ...]] = {
+    'BlendMode': ('normalBlendMode', 'multiplyBlendMode', 'screenBlendMode', 'overlayBlendMode', 'darkenBlendMode', 'lightenBlendMode', 'colorDodgeBlendMode', 'colorBurnBlendMode', 'softLightBlendMode', 'hardLightBlendMode', 'differenceBlendMode', 'exclusionBlendMode', 'hueBlendMode', 'saturationBlendMode', 'colorBlendMode', 'luminosityBlendMode', 'plusLighter', 'plusDarker'),
     'ContentsGravity': ('center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight', 'resize', 'resizeAspect', 'resizeAspectFill'),
     'ContentsFilter': ('linear', 'nearest', 'trilinear'),
     'FillRule': ('nonZero', 'evenOdd'),
@@ -32,6 +33,7 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
     'TextTruncationMode': ('none', 'start', 'middle', 'end'),
 }
 
+BlendMode = Literal['normalBlendMode', 'multiplyBlendMode', 'screenBlendMode', 'overlayBlendMode', 'darkenBlendMode', 'lightenBlendMode', 'colorDodgeBlendMode', 'colorBurnBlendMode', 'softLightBlendMode', 'hardLightBlendMode', 'differenceBlendMode', 'exclusionBlendMode', 'hueBlendMode', 'saturationBlendMode', 'colorBlendMode', 'luminosityBlendMode', 'plusLighter', 'plusDarker']
 ContentsGravity = Literal['center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight', 'resize', 'resizeAspect', 'resizeAspectFill']
 ContentsFilter = Literal['linear', 'nearest', 'trilinear']
 FillRule = Literal['nonZero', 'evenOdd']
@@ -105,6 +107,8 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          ''),
     'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
                          "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
+    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
     'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
@@ -422,6 +426,15 @@ class _LayerAttributes:
     @mask.setter
     def mask(self, value: Optional["Layer"]) -> None:
         self._set('mask', coerce_layer(value))
+
+    @property
+    def compositing_filter(self) -> BlendMode:
+        """``compositingFilter``: How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode). default 'normalBlendMode' (does not animate). One of ``normalBlendMode``, ``multiplyBlendMode``, ``screenBlendMode``, ``overlayBlendMode``, ``darkenBlendMode``, ``lightenBlendMode``, ``colorDodgeBlendMode``, ``colorBurnBlendMode``, ``softLightBlendMode``, ``hardLightBlendMode``, ``differenceBlendMode``, ``exclusionBlendMode``, ``hueBlendMode``, ``saturationBlendMode``, ``colorBlendMode``, ``luminosityBlendMode``, ``plusLighter``, ``plusDarker``."""
+        return self._get('compositingFilter')  # type: ignore[no-any-return]
+
+    @compositing_filter.setter
+    def compositing_filter(self, value: BlendMode) -> None:
+        self._set('compositingFilter', coerce_string(value))
 
     @property
     def allows_group_opacity(self) -> bool:

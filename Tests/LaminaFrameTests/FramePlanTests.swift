@@ -84,6 +84,52 @@ struct FramePlanTests {
         #expect(list.plan.passes.map { Array(list.plan.dependencies[$0.dependencies]) } == [[], [0], [], [1, 2]])
     }
 
+    @Test func aBlendMovesThePassSoFarIntoItsBackdrop() {
+        // Items 0, then a translucent group (1: marker, 2), then a blend (3: marker, 4) and item 5.
+        // The frame pass's steps before the blend (item 0, the group's composite) go into a
+        // backdrop image cleared to the frame's color; the frame pass starts again with the
+        // blend of the blend group's image over it, then item 5.
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        let list = DrawList(width: 8, height: 8, items: [
+            r,                                                                                          // 0
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 1)),     // 1
+            r,                                                                                          // 2
+            DrawItem(bounds: .zero, backgroundColor: .clear,
+                     kind: .blend(mode: .multiplyBlendMode, opacity: 0.75, count: 1)),                  // 3
+            r,                                                                                          // 4
+            r,                                                                                          // 5
+        ])
+        let plan = list.plan
+        #expect(plan.passes.map(\.target) == [.image(0), .image(1), .image(0), .frame])
+        #expect(plan.passes.map(\.clearsToFrameColor) == [false, true, false, false])
+        #expect(plan.steps == [
+            .items(2..<3),                                                     // the translucent group
+            .items(0..<1), .composite(image: 0, opacity: 0.5),                  // the backdrop so far
+            .items(4..<5),                                                     // the blend group
+            .blend(source: 0, backdrop: 1, mode: .multiplyBlendMode, opacity: 0.75), .items(5..<6),  // frame
+        ])
+        #expect(plan.passes.map { Array(plan.dependencies[$0.dependencies]) } == [[], [0], [], [1, 2]])
+        // Inside a group, the backdrop is cleared transparent; an empty blend group draws nothing.
+        var nested = list
+        nested.items.insert(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 1, count: 5)), at: 1)
+        #expect(nested.plan.passes.filter(\.clearsToFrameColor).isEmpty)
+        var empty = list
+        empty.items[3].kind = .blend(mode: .screenBlendMode, opacity: 0, count: 1)
+        #expect(!empty.plan.steps.contains { if case .blend = $0 { true } else { false } })
+    }
+
+    @Test func aMaskMultipliesItsGroupsPass() {
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        let list = DrawList(width: 8, height: 8, items: [
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 4)),  // 0
+            r, r,                                                                                    // 1, 2
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 1)),                 // 3
+            r,                                                                                       // 4
+        ])
+        #expect(list.plan.passes.map(\.target) == [.image(1), .image(0), .frame])
+        #expect(list.plan.steps == [.items(4..<5), .items(1..<3), .mask(image: 1), .composite(image: 0, opacity: 0.5)])
+    }
+
     @Test func thePlanFollowsTheItems() {
         var list = DrawList(width: 8, height: 8, items: [DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))])
         #expect(list.plan.passes.count == 1 && list.plan.steps == [.items(0..<1)])

@@ -56,6 +56,9 @@ public enum PassStep: Sendable, Hashable {
     /// over offscreen image `backdrop` (what the pass drew before it), written over the whole
     /// pass area in place of what is there (no blending).
     case blend(source: Int, backdrop: Int, mode: BlendMode, opacity: Double)
+    /// Offscreen image `image` written in place of the pass's pixels (the pass so far, moved
+    /// into an image to free the images it held: `FramePlanner.maxLiveImages`).
+    case copy(image: Int)
     /// One direction of a blurred shadow's separable Gaussian: image `source`'s alpha blurred
     /// by `sigma` device pixels along x (along y when `vertical`), reads clamped to `valid` (the
     /// part of `source` its pass cleared), drawn over `valid` scissored to `scissor`. The
@@ -95,6 +98,12 @@ public struct FramePlanner {
     private var stepStack: [[PassStep]] = []
     private var dependencyStack: [[Int]] = []
     private var freeImages: [Int] = []
+    /// Images live at once beyond which a pass that holds several (sibling groups, masks,
+    /// shadows: each image held until the pass that samples it is complete) is cut before its
+    /// next group: its steps so far go into one image, and the pass starts again with a
+    /// `.copy` of it, so it holds one. Keeps a frame within the renderer's images
+    /// (`OffscreenRenderer.maxGroups`, 128) for any number of sibling groups.
+    public static let maxLiveImages = 64
 
     public init() {}
 
@@ -137,8 +146,33 @@ public struct FramePlanner {
         func closeRun(at end: Int) {
             if end > run { stepStack[depth].append(.items(run..<end)) }
         }
+        /// Moves the pass so far into an image of its own (cleared as the pass is) and starts
+        /// the pass again with a copy of it; returns that image.
+        func moveSoFar() -> Int {
+            let image = allocateImage()
+            let steps = plan.steps.count
+            plan.steps.append(contentsOf: stepStack[depth])
+            let dependencies = plan.dependencies.count
+            plan.dependencies.append(contentsOf: dependencyStack[depth])
+            var pass = FramePass(target: .image(image), area: area, steps: steps..<plan.steps.count,
+                                 dependencies: dependencies..<plan.dependencies.count)
+            pass.clearsToFrameColor = target == .frame
+            plan.passes.append(pass)
+            freeImages.append(contentsOf: reads)
+            reads.removeAll()
+            stepStack[depth].removeAll(keepingCapacity: true)
+            dependencyStack[depth].removeAll(keepingCapacity: true)
+            dependencyStack[depth].append(plan.passes.count - 1)
+            reads.append(image)
+            return image
+        }
         while k < range.upperBound {
             let item = items.baseAddress! + k
+            if item.pointee.isMarker, reads.count >= 2, plan.imageCount - freeImages.count >= Self.maxLiveImages {
+                closeRun(at: k)
+                run = k
+                stepStack[depth].append(.copy(image: moveSoFar()))
+            }
             switch item.pointee.kind {
             case .group(let opacity, let count):
                 closeRun(at: k)
@@ -215,27 +249,12 @@ public struct FramePlanner {
                 guard opacity > 0, end > start else { continue }
                 // The pass so far (its backdrop) goes into an image of its own, this pass
                 // starting over with the blend of the group's image over it.
-                let backdrop = allocateImage()
-                let steps = plan.steps.count
-                plan.steps.append(contentsOf: stepStack[depth])
-                let dependencies = plan.dependencies.count
-                plan.dependencies.append(contentsOf: dependencyStack[depth])
-                var backdropPass = FramePass(target: .image(backdrop), area: area, steps: steps..<plan.steps.count,
-                                             dependencies: dependencies..<plan.dependencies.count)
-                backdropPass.clearsToFrameColor = target == .frame
-                plan.passes.append(backdropPass)
-                freeImages.append(contentsOf: reads)
-                reads.removeAll()
-                stepStack[depth].removeAll(keepingCapacity: true)
-                dependencyStack[depth].removeAll(keepingCapacity: true)
-                let backdropIndex = plan.passes.count - 1
+                let backdrop = moveSoFar()
                 let source = allocateImage()
                 let sourcePass = collect(items, start..<end, target: .image(source), area: whole, whole: whole,
                                          depth: depth + 1)
                 stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
-                dependencyStack[depth].append(backdropIndex)
                 dependencyStack[depth].append(sourcePass)
-                reads.append(backdrop)
                 reads.append(source)
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1

@@ -434,6 +434,9 @@ struct FrameEncoder {
                         draws.append(.composite(image: image, opacity: Float(opacity)))
                     case .mask(let image):
                         draws.append(.mask(image: image))
+                    case .copy(let image):
+                        // The blend step with nothing blended: the image itself, replacing.
+                        draws.append(.blend(source: image, backdrop: image, mode: 0, opacity: 0))
                     case .blend(let source, let backdrop, let mode, let opacity):
                         draws.append(.blend(source: source, backdrop: backdrop, mode: UInt32(mode.index),
                                             opacity: Float(opacity)))

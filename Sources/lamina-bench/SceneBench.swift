@@ -17,7 +17,7 @@ struct SceneBench {
     var mix = "all"
     var drive = "animations"
 
-    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text", "cards"]
+    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text", "cards", "mask"]
 
     /// Parses `arguments` (`--flag value` pairs), accepting only `flags` among `--layers`,
     /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`; exits with status 2

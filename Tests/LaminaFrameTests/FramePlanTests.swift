@@ -130,6 +130,36 @@ struct FramePlanTests {
         #expect(list.plan.steps == [.items(4..<5), .items(1..<3), .mask(image: 1), .composite(image: 0, opacity: 0.5)])
     }
 
+    @Test func manySiblingGroupsStayWithinTheImages() {
+        // 300 sibling groups in the frame pass (each image held until the frame pass samples
+        // it) and 300 in a group: the passes are cut at `maxLiveImages`, their steps so far
+        // copied back from an image, so the frame never needs more than the renderer has.
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        var items: [DrawItem] = []
+        for _ in 0..<300 {
+            items += [DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 1)), r]
+        }
+        items = [DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.9, count: items.count))] + items + items
+        let plan = DrawList(width: 8, height: 8, items: items).plan
+        #expect(plan.imageCount <= FramePlanner.maxLiveImages + 2)
+        let copies = plan.steps.filter { if case .copy = $0 { true } else { false } }.count
+        #expect(copies >= 2 * (300 / FramePlanner.maxLiveImages) - 1)
+        // Every composite samples an image drawn by an earlier pass of the plan that no pass
+        // wrote again in between (the images handed out are free).
+        var written: [Int: Int] = [:]   // image → pass that last drew it
+        for (index, pass) in plan.passes.enumerated() {
+            for step in plan.steps[pass.steps] {
+                let read: Int? = switch step {
+                case .composite(let image, _), .copy(let image), .mask(let image): image
+                default: nil
+                }
+                if let read { #expect(written[read] != nil && written[read]! < index) }
+            }
+            if case .image(let image) = pass.target { written[image] = index }
+        }
+        #expect(plan.passes.last?.target == .frame)
+    }
+
     @Test func thePlanFollowsTheItems() {
         var list = DrawList(width: 8, height: 8, items: [DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))])
         #expect(list.plan.passes.count == 1 && list.plan.steps == [.items(0..<1)])

@@ -177,9 +177,12 @@ public struct FramePlanner {
             case .group(let opacity, let count):
                 closeRun(at: k)
                 let end = min(k + 1 + max(count, 0), range.upperBound)
-                if opacity > 0, end > k + 1 {
+                // Its pass clears and draws only its items' device box (its mask's included): the
+                // recorder scissors the composite to the box of the pass that drew the image.
+                if opacity > 0, end > k + 1,
+                   let box = Self.box(items, (k + 1)..<end, whole: whole, margin: 1)?.intersection(area), !box.isEmpty {
                     let image = allocateImage()
-                    let pass = collect(items, (k + 1)..<end, target: .image(image), area: whole, whole: whole,
+                    let pass = collect(items, (k + 1)..<end, target: .image(image), area: box, whole: whole,
                                        depth: depth + 1)
                     stepStack[depth].append(.composite(image: image, opacity: min(opacity, 1)))
                     dependencyStack[depth].append(pass)
@@ -233,7 +236,8 @@ public struct FramePlanner {
                 closeRun(at: k)
                 let end = min(k + 1 + max(count, 0), range.upperBound)
                 let image = allocateImage()
-                let pass = collect(items, (k + 1)..<end, target: .image(image), area: whole, whole: whole,
+                // Over its group's whole area: where the mask draws nothing, the group is cleared.
+                let pass = collect(items, (k + 1)..<end, target: .image(image), area: area, whole: whole,
                                    depth: depth + 1)
                 stepStack[depth].append(.mask(image: image))
                 dependencyStack[depth].append(pass)
@@ -269,6 +273,18 @@ public struct FramePlanner {
                                      dependencies: dependencies..<plan.dependencies.count))
         freeImages.append(contentsOf: reads)
         return plan.passes.count - 1
+    }
+
+    /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
+    /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when
+    /// they touch nothing.
+    static func box(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, whole: PixelRect,
+                    margin: Int) -> PixelRect? {
+        guard let b = deviceBounds(items, range, width: whole.maxX, height: whole.maxY) else { return nil }
+        let limit = max(whole.maxX, whole.maxY) + 2 * margin + 4
+        return PixelRect(minX: pixel(b.minX, .down, within: limit) - margin, minY: pixel(b.minY, .down, within: limit) - margin,
+                         maxX: pixel(b.maxX, .up, within: limit) + margin, maxY: pixel(b.maxY, .up, within: limit) + margin)
+            .intersection(whole)
     }
 
     /// A box edge as a whole pixel, rounded `down` (low edges) or `up` (high edges) and

@@ -200,7 +200,13 @@ struct PassRecorder {
                 // mesh binds the arena again.
                 arenaSetBound = false
                 vkCmdDraw(cmd, 4, UInt32(count), 0, index(first, variant.kind))
-            case .composite(let image, let opacity):
+            case .composite(let image, let opacity, let imageArea):
+                // Only where the image's pass drew (the rest of the image is stale).
+                let cut = imageArea.intersection(area)
+                guard !cut.isEmpty else { continue }
+                var compositeScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &compositeScissor)
+                defer { vkCmdSetScissor(cmd, 0, 1, &scissor) }
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = images.descriptorSet(image)
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)

@@ -20,8 +20,11 @@ struct FramePlanTests {
         guard case .group(0.5, 2) = list.items[0].kind else { Issue.record("\(list.items[0].kind)"); return }
         let plan = list.plan
         #expect(plan.imageCount == 1)
+        // The group's pass covers its items' device box (8…40, the anti-aliasing margin of 1.5
+        // and a pixel more, rounded out), not the whole target.
         #expect(plan.passes == [
-            FramePass(target: .image(0), area: whole, steps: 0..<1, dependencies: 0..<0),
+            FramePass(target: .image(0), area: PixelRect(minX: 5, minY: 5, maxX: 43, maxY: 43), steps: 0..<1,
+                      dependencies: 0..<0),
             FramePass(target: .frame, area: whole, steps: 1..<3, dependencies: 0..<1),
         ])
         #expect(plan.steps == [.items(1..<3), .composite(image: 0, opacity: 0.5), .items(3..<4)])
@@ -74,7 +77,10 @@ struct FramePlanTests {
         let all = PixelRect(minX: 0, minY: 0, maxX: 8, maxY: 8)
         #expect(list.plan.imageCount == 2)
         #expect(list.plan.passes.map(\.target) == [.image(1), .image(0), .image(1), .frame])
-        #expect(list.plan.passes.allSatisfy { $0.area == all })
+        // Each group's pass covers its items' box (0…4, grown by 2.5 and rounded out, cut to the
+        // target); the frame's, all of it.
+        let box = PixelRect(minX: 0, minY: 0, maxX: 7, maxY: 7)
+        #expect(list.plan.passes.map(\.area) == [box, box, box, all])
         #expect(list.plan.steps == [
             .items(2..<3),                                          // nested group
             .composite(image: 1, opacity: 0.25), .items(3..<4),    // first group

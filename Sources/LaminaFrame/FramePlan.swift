@@ -30,7 +30,8 @@ public struct FramePass: Sendable, Hashable {
     }
 
     public var target: Target
-    /// Cleared and drawn (render area and scissor): the whole target, or a blurred shadow's
+    /// Cleared and drawn (render area and scissor): the whole target, a group's items' device
+    /// box (the composite reads only that), a mask's group's area, or a blurred shadow's
     /// box on it.
     public var area: PixelRect
     /// `FramePlan.steps[steps]`, in order.

@@ -115,6 +115,16 @@ extension Layer {
         get { properties.shadowPath }
         set { set(.path(newValue), "shadowPath") }
     }
+    /// `compositingFilter`: How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode).
+    public var compositingFilter: BlendMode {
+        get { properties.compositingFilter }
+        set { set(.string(newValue.rawValue), "compositingFilter") }
+    }
+    /// `allowsGroupOpacity`: When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
+    public var allowsGroupOpacity: Bool {
+        get { properties.allowsGroupOpacity }
+        set { set(.bool(newValue), "allowsGroupOpacity") }
+    }
     /// `contents`: The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     public var contents: String? {
         get { properties.contents }

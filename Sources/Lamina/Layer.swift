@@ -48,6 +48,20 @@ public class Layer {
         connection.stage(.setProperty(id: id, keyPath: keyPath, value: value))
     }
 
+    /// `CALayer.mask`: a layer of this connection whose composited alpha multiplies this layer
+    /// and its sublayers (nil: none). It lies in this layer's coordinate space and is drawn
+    /// only as the mask: it must have no superlayer and mask no other layer, and must not
+    /// contain this layer (the daemon refuses the commit otherwise, `invalidHierarchy`). It
+    /// animates like any layer. Sent as the mask's id (`mask`, 0 for none).
+    public var mask: Layer? {
+        get { properties.mask == 0 ? nil : connection.layer(withID: properties.mask) }
+        set {
+            precondition(newValue.map { $0.connection === connection && $0 !== self } ?? true,
+                         "a mask is another layer of the same connection")
+            set(.number(Double(newValue?.id ?? 0)), "mask")
+        }
+    }
+
     /// `CALayer.frame`: derived from bounds, position, anchorPoint and transform; setting it
     /// sets bounds.size and position.
     public var frame: Rect { get { properties.frame } set { set(.rect(newValue), "frame") } }

@@ -143,7 +143,9 @@ public struct Scene: Sendable {
         var imageNames: Set<String> = []
 
 
-        mutating func layer(_ j: JSON, _ path: String, parent: UInt32) throws(SceneError) {
+        /// Stages layer `j` and its sublayers (and its mask) under `parent`; nil: no superlayer
+        /// (a mask).
+        mutating func layer(_ j: JSON, _ path: String, parent: UInt32?) throws(SceneError) {
             guard case .object(let members) = j else { throw SceneError(path: path, "must be an object (got \(j.typeName))") }
             var kind = LayerKind.layer
             if let t = members.first(where: { $0.key == "type" }) {
@@ -187,6 +189,15 @@ public struct Scene: Sendable {
                     guard case .array(let subs) = m.value else { throw SceneError(path: fp, "must be a list of layers") }
                     sublayers = subs
                 case "animations": animations = m.value
+                case "compositingFilter" where m.value == .null:
+                    // null: normal (source-over), as CALayer's nil compositingFilter.
+                    try set(&props, id, m.key, .string(BlendMode.normalBlendMode.rawValue), fp)
+                case "mask":
+                    // An inline LAYER (created here, with no superlayer) or null.
+                    if case .null = m.value { try set(&props, id, "mask", .number(0), fp); continue }
+                    let mask = nextID
+                    try layer(m.value, fp, parent: nil)
+                    try set(&props, id, "mask", .number(Double(mask)), fp)
                 default:
                     // A field is a property of the table (not a sub-key-path) or `frame`.
                     let row = PropertyTable.row(m.key)
@@ -199,7 +210,7 @@ public struct Scene: Sendable {
                 }
             }
             properties[id] = props
-            operations.append(.addSublayer(parent: parent, child: id))
+            if let parent { operations.append(.addSublayer(parent: parent, child: id)) }
             if let animations { try addAnimations(animations, path + ".animations", id) }
             for (i, s) in sublayers.enumerated() { try layer(s, "\(path).sublayers[\(i)]", parent: id) }
         }

@@ -22,7 +22,10 @@ import LaminaTree
 ///   counts nothing;
 /// - a blurred shadow of content (`.shadowGroup`): one layer over its items' device bounding
 ///   box grown by ⌈3σ⌉ + 1 (the box the frame plan blurs), clipped by its clip; its items are
-///   drawn offscreen only and do not count.
+///   drawn offscreen only and do not count;
+/// - a blend group (`.blend`): as a group (its blend step counts once where its items do);
+/// - a mask (`.mask`): its items are drawn offscreen only and do not count (nor does the step
+///   that multiplies its group by it).
 /// The clear colour counts nothing: a pixel no item touches counts 0. Colours and opacities do
 /// not matter (an item drawn at opacity 0 is still blended).
 public struct BlendCount: Sendable, Equatable {
@@ -103,7 +106,7 @@ private struct Counter {
             while let last = open.last, last.end <= i { open.removeLast() }
             let item = items[i]
             switch item.kind {
-            case .group(let opacity, let inner):
+            case .group(let opacity, let inner), .blend(_, let opacity, let inner):
                 if opacity > 0 && inner > 0 {
                     open.append((Int32(i), i + 1 + inner))
                     if groupStamps.count < open.count {
@@ -113,6 +116,10 @@ private struct Counter {
                 } else {
                     i += 1 + max(inner, 0)
                 }
+                continue
+            case .mask(let inner):
+                // Drawn offscreen; not counted (its destination-in step is left out too).
+                i += 1 + max(inner, 0)
                 continue
             case .shadowGroup(_, let sigma, let inner):
                 let end = min(items.count, i + 1 + max(inner, 0))
@@ -244,7 +251,7 @@ enum Footprint {
         case .image(let draw):
             if case .glyphs(let run) = draw.mode { return run.quads.map { quad($0.rect) } }
             return draw.geometry.pieces.map { quad($0.destination) }
-        case .group, .shadowGroup:
+        case .group, .shadowGroup, .mask, .blend:
             return []
         }
     }

@@ -171,7 +171,8 @@ public struct DamageTracker {
                      _ open: [OpenGroup], _ whole: PixelRect, into box: inout Box) {
         let span: Int
         switch items[i].kind {
-        case .group(_, let count), .shadowGroup(_, _, let count): span = max(count, 0)
+        case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count):
+            span = max(count, 0)
         default: span = 0
         }
         let end = min(i + 1 + span, items.count)
@@ -182,7 +183,7 @@ public struct DamageTracker {
         }
         // Its innermost clip (the chain only narrows it further); a group's composite has none.
         var isGroup = false
-        if case .group = items[i].kind { isGroup = true }
+        switch items[i].kind { case .group, .mask, .blend: isGroup = true; default: break }
         let clip = items[i].clip
         if !isGroup, clip >= 0, clip < list.clips.count, let c = Self.clipBounds(list.clips[clip], whole) {
             b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
@@ -226,7 +227,8 @@ public struct DamageTracker {
 
     private static func open(_ items: UnsafeBufferPointer<DrawItem>, _ i: Int, _ open: inout [OpenGroup]) {
         switch items[i].kind {
-        case .group(_, let count): open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: 0))
+        case .group(_, let count), .mask(let count), .blend(_, _, let count):
+            open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: 0))
         case .shadowGroup(_, let sigma, let count):
             open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: blurGrow(sigma)))
         default: break
@@ -242,7 +244,7 @@ public struct DamageTracker {
     private static func openAcross(_ items: UnsafeBufferPointer<DrawItem>, _ index: Int) -> Bool {
         for i in 0..<min(index, items.count) {
             switch items[i].kind {
-            case .group(_, let count), .shadowGroup(_, _, let count):
+            case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count):
                 if i + 1 + max(count, 0) > index { return true }
             default: break
             }

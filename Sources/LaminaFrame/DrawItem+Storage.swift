@@ -34,7 +34,7 @@ extension DrawItem {
     /// The kind, with what only some kinds use behind a shared reference (8 bytes: the case
     /// lives in the reference's spare bits).
     @usableFromInline enum Payload: Sendable {
-        case rect, shadow, group, shadowGroup
+        case rect, shadow, group, shadowGroup, mask, blend
         case gradient(GradientBox)
         case mesh(MeshBox)
         case image(ImageBox)
@@ -106,7 +106,8 @@ extension DrawItem {
               m14 == o.m14, m24 == o.m24, m44 == o.m44, opacity == o.opacity, aux == o.aux, rect == o.rect,
               fill == o.fill, radii == o.radii, clipIndex == o.clipIndex, border == o.border else { return false }
         switch (payload, o.payload) {
-        case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup): return true
+        case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup), (.mask, .mask),
+             (.blend, .blend): return true
         case (.gradient(let f), .gradient(let g)): return f === g || f.fill == g.fill
         case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
         case (.image(let a), .image(let b)):
@@ -123,7 +124,7 @@ extension DrawItem {
         case .rect: .rect
         case .shadow: .shadow
         case .gradient: .gradient
-        case .group, .shadowGroup: .group
+        case .group, .shadowGroup, .mask, .blend: .group
         case .image: .image
         case .mesh: .mesh
         }

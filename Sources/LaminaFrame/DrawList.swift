@@ -1,3 +1,4 @@
+import LaminaModel
 import LaminaGeometry
 import LaminaImage
 
@@ -301,6 +302,8 @@ public struct DrawItem: Sendable {
             case .rect: return .rect
             case .shadow: return .shadow(sigma: aux.first)
             case .group: return .group(opacity: aux.first, count: aux.count)
+            case .mask: return .mask(count: aux.count)
+            case .blend: return .blend(mode: BlendMode(index: Int(fill.x)), opacity: aux.first, count: aux.count)
             case .shadowGroup: return .shadowGroup(color: fill.color, sigma: aux.first, count: aux.count)
             case .gradient(let g): return .gradient(g.fill)
             case .mesh(let m): return .mesh(MeshDraw(id: m.id, mesh: m.mesh, color: fill.color, trimStart: aux.first,
@@ -315,6 +318,9 @@ public struct DrawItem: Sendable {
             case .rect: payload = .rect; aux = Aux(Float4(borderColor))
             case .shadow(let sigma): payload = .shadow; aux = Aux(sigma, 0)
             case .group(let opacity, let count): payload = .group; aux = Aux(opacity, count: count)
+            case .mask(let count): payload = .mask; aux = Aux(0, count: count)
+            case .blend(let mode, let opacity, let count):
+                payload = .blend; aux = Aux(opacity, count: count); fill = Float4(Float(mode.index), 0, 0, 0)
             case .shadowGroup(let color, let sigma, let count):
                 payload = .shadowGroup; fill = Float4(color); aux = Aux(sigma, count: count)
             case .gradient(let g): payload = .gradient(GradientBox(g)); aux = Aux(0, 0)
@@ -370,6 +376,15 @@ public struct DrawItem: Sendable {
         /// blurred alpha × this item's `opacity`, clipped by this item's `clip`. The items
         /// inside are not drawn otherwise; their clips should not include this item's.
         case shadowGroup(color: Color, sigma: Double, count: Int)
+        /// A mask (CALayer.mask): the next `count` items (nested groups included) are drawn
+        /// offscreen, and what the enclosing `.group` drew before this item is multiplied by
+        /// their composited alpha. It is the last thing in its group (a masked layer is a
+        /// group whose last items are its mask). Only `kind`'s values matter on this item.
+        case mask(count: Int)
+        /// A blend group (CALayer.compositingFilter): the next `count` items are drawn
+        /// offscreen (at full opacity), and the result, times `opacity`, is blended with
+        /// `mode` over what the enclosing pass drew before this item (its backdrop).
+        case blend(mode: BlendMode, opacity: Double, count: Int)
     }
 
     public init(

@@ -18,9 +18,10 @@ import LaminaModel
 /// their sublayers draw nothing. Siblings draw in order of `zPosition`, a stable sort (equal
 /// zPositions keep their order), as Core Animation does.
 ///
-/// A translucent layer with sublayers is a group (Core Animation's allowsGroupOpacity): it and
-/// its sublayers draw offscreen at full opacity and the result is composited with its opacity
-/// (`DrawItem.Kind.group`), so overlapping sublayers do not show through each other.
+/// A translucent layer with sublayers is a group (Core Animation's allowsGroupOpacity, true by
+/// default): it and its sublayers draw offscreen at full opacity and the result is composited
+/// with its opacity (`DrawItem.Kind.group`), so overlapping sublayers do not show through each
+/// other. With `allowsGroupOpacity` false its opacity multiplies into each sublayer apart.
 ///
 /// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
 /// then stroke), its sublayers, then its border ("composited above the receiver's contents
@@ -72,6 +73,15 @@ public struct DrawListBuilder {
     /// an offscreen image while its items draw (the renderer has `OffscreenRenderer.maxGroups`).
     public static let maxNestedGroups = 32
     var openGroups = 0
+    /// Masks drawn inside masks, at most (`visitMasked`): a mask's subtree may hold a masked
+    /// layer whose mask is drawn too, this many levels deep; deeper masks are left out (the
+    /// layer is drawn unmasked), so the walk's recursion stays bounded.
+    public static let maxMaskNesting = 4
+    var maskDepth = 0
+    /// Whether the last full build met a layer with a mask or a compositingFilter: its list is
+    /// not patched (a mask's visits lie outside the tree the patcher walks; a blend group's
+    /// marker is none the patcher knows), every frame is a full build.
+    var sawEffects = false
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Blurred shadows' sources hold their sublayers' shadows (as Core Animation, whose shadow
@@ -162,7 +172,7 @@ public struct DrawListBuilder {
         if let list = patcher.patch(tree, &self) { return list }
         let list = fullBuild(tree, visits: patcher.records.count)
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects)
         return list
     }
 
@@ -173,6 +183,8 @@ public struct DrawListBuilder {
         shadowSourceItems = 0
         openGroups = 0
         shadowSourceDepth = 0
+        maskDepth = 0
+        sawEffects = false
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         records.begin()
@@ -260,11 +272,35 @@ public struct DrawListBuilder {
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         records.markDrawn(record)
+        let mode = p.compositingFilter
+        if p.mask != 0 || mode != .normalBlendMode {
+            sawEffects = true
+            let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
+            if mode != .normalBlendMode, openGroups < Self.maxNestedGroups {
+                // A blend group (CALayer.compositingFilter): the layer (masked or not) at full
+                // opacity, blended as one image with its opacity over what lies beneath.
+                let marker = items.count
+                emit(Self.groupMarker(opacity: opacity, count: 0))
+                openGroups += 1
+                if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
+                    visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+                } else {
+                    visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+                }
+                openGroups -= 1
+                setKind(.blend(mode: mode, opacity: opacity, count: items.count - marker - 1), at: marker)
+                return
+            }
+            if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
+                visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+                return
+            }
+        }
         // Group opacity (CALayer.allowsGroupOpacity): a translucent layer with sublayers is
         // drawn offscreen with its sublayers at full opacity, then composited with its opacity.
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
         // its items instead (overlapping sublayers then show through each other).
-        if p.opacity < 1, !node.sublayers.isEmpty, openGroups < Self.maxNestedGroups {
+        if Self.isOpacityGroup(p, hasSublayers: !node.sublayers.isEmpty, openGroups: openGroups) {
             let marker = items.count
             emit(Self.groupMarker(opacity: opacity, count: 0))
             // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
@@ -276,6 +312,32 @@ public struct DrawListBuilder {
             return
         }
         visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+    }
+
+    /// A layer with a mask (CALayer.mask): a group (composited at `opacity`) of the layer —
+    /// its shadow, own items and sublayers, at full opacity — whose last items are the mask
+    /// (`.mask`): the mask layer visited in the masked layer's own space (as a sublayer is,
+    /// without the sublayerTransform), at full opacity and unclipped. The renderer multiplies
+    /// the group by the mask's composited alpha. The mask's visit is recorded as a child of
+    /// the masked layer's (lists with masks are not patched: `sawEffects`).
+    @inline(never)
+    mutating func visitMasked(_ slot: Int, _ record: Int, _ maskSlot: Int, _ store: NodeStore,
+                              _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
+        let marker = items.count
+        emit(Self.groupMarker(opacity: opacity, count: 0))
+        openGroups += 1
+        visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+        let maskMarker = items.count
+        emit(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 0)))
+        openGroups += 1
+        maskDepth += 1
+        let maskRecord = records.open(slot: maskSlot, childIndex: 0, item: items.count, clip: clipOffset + clips.count)
+        visit(maskSlot, maskRecord, store, nodes, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
+        records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
+        maskDepth -= 1
+        openGroups -= 2
+        setKind(.mask(count: items.count - maskMarker - 1), at: maskMarker)
+        setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
     }
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);
@@ -707,6 +769,15 @@ public struct DrawListBuilder {
     mutating func emitClip(_ clip: Clip) -> Int {
         clips.append(clip)
         return clipOffset + clips.count - 1
+    }
+
+    /// Whether a layer is drawn as a group opacity group (`visit`; the patcher asks the same):
+    /// translucent, with sublayers, `allowsGroupOpacity` (CA's default) and fewer than
+    /// `maxNestedGroups` groups open around it. Otherwise its opacity multiplies into its
+    /// items and each sublayer's apart.
+    @inline(__always)
+    static func isOpacityGroup(_ p: borrowing LayerProperties, hasSublayers: Bool, openGroups: Int) -> Bool {
+        p.opacity < 1 && hasSublayers && openGroups < maxNestedGroups && p.allowsGroupOpacity
     }
 
     /// A group opacity marker (`visit`): the next `count` items draw offscreen, composited with `opacity`.

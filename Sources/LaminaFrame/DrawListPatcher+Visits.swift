@@ -39,7 +39,7 @@ extension DrawListPatcher {
         records[c].drawnNow = true
         guard record.drawn else { return }
         let hasSublayers = !address.pointee.sublayers.isEmpty
-        let isGroup = p.opacity < 1 && hasSublayers && openGroups < DrawListBuilder.maxNestedGroups
+        let isGroup = DrawListBuilder.isOpacityGroup(p, hasSublayers: hasSublayers, openGroups: openGroups)
         let layerOpacity = isGroup ? 1 : opacity
         let hasSource = split > c + 1
         // Group-ness is structure: as the full build drew it, or the patch fails.

@@ -1,3 +1,4 @@
+import LaminaModel
 import LaminaGeometry
 
 /// A rectangle of whole device pixels, `min` inclusive, `max` exclusive.
@@ -29,7 +30,8 @@ public struct FramePass: Sendable, Hashable {
     }
 
     public var target: Target
-    /// Cleared and drawn (render area and scissor): the whole target, or a blurred shadow's
+    /// Cleared and drawn (render area and scissor): the whole target, a group's items' device
+    /// box (the composite reads only that), a mask's group's area, or a blurred shadow's
     /// box on it.
     public var area: PixelRect
     /// `FramePlan.steps[steps]`, in order.
@@ -37,6 +39,9 @@ public struct FramePass: Sendable, Hashable {
     /// `FramePlan.dependencies[dependencies]`: indices of the passes whose images this pass
     /// samples (all before it in `FramePlan.passes`).
     public var dependencies: Range<Int>
+    /// Cleared to the frame's clear color instead of transparent (an image that holds a
+    /// frame pass's content so far: the backdrop of a blend in the frame pass).
+    public var clearsToFrameColor = false
 }
 
 /// One step of a pass, in painter's order.
@@ -45,6 +50,16 @@ public enum PassStep: Sendable, Hashable {
     case items(Range<Int>)
     /// Offscreen image `image` drawn over the pass with `opacity` (a group's content).
     case composite(image: Int, opacity: Double)
+    /// What the pass drew so far multiplied by offscreen image `image`'s alpha (a mask's
+    /// composited content: destination-in over the whole pass area).
+    case mask(image: Int)
+    /// Offscreen image `source` (a blend group's content) times `opacity`, blended with `mode`
+    /// over offscreen image `backdrop` (what the pass drew before it), written over the whole
+    /// pass area in place of what is there (no blending).
+    case blend(source: Int, backdrop: Int, mode: BlendMode, opacity: Double)
+    /// Offscreen image `image` written in place of the pass's pixels (the pass so far, moved
+    /// into an image to free the images it held: `FramePlanner.maxLiveImages`).
+    case copy(image: Int)
     /// One direction of a blurred shadow's separable Gaussian: image `source`'s alpha blurred
     /// by `sigma` device pixels along x (along y when `vertical`), reads clamped to `valid` (the
     /// part of `source` its pass cleared), drawn over `valid` scissored to `scissor`. The
@@ -71,7 +86,8 @@ public struct FramePlan: Sendable, Hashable {
 /// `FramePlan`. Keeps its buffers between frames (render thread: one per builder).
 ///
 /// A group with opacity > 0 and items becomes a pass into an image of its own, composited
-/// over its parent's pass. A blurred shadow becomes three steps: its items drawn into an
+/// over its parent's pass. A mask becomes a pass into an image of its own, and a `.mask` step
+/// of its group's pass after the content (an empty mask clears the content). A blurred shadow becomes three steps: its items drawn into an
 /// image over their device bounding box grown by ⌈3σ⌉ + 1 (clamped to the target), the
 /// horizontal blur of that into a second image, and the vertical blur drawn in the parent's
 /// pass; a shadow that draws nothing (no items, an empty box, zero opacity or alpha) is left
@@ -83,6 +99,12 @@ public struct FramePlanner {
     private var stepStack: [[PassStep]] = []
     private var dependencyStack: [[Int]] = []
     private var freeImages: [Int] = []
+    /// Images live at once beyond which a pass that holds several (sibling groups, masks,
+    /// shadows: each image held until the pass that samples it is complete) is cut before its
+    /// next group: its steps so far go into one image, and the pass starts again with a
+    /// `.copy` of it, so it holds one. Keeps a frame within the renderer's images
+    /// (`OffscreenRenderer.maxGroups`, 128) for any number of sibling groups.
+    public static let maxLiveImages = 64
 
     public init() {}
 
@@ -125,15 +147,43 @@ public struct FramePlanner {
         func closeRun(at end: Int) {
             if end > run { stepStack[depth].append(.items(run..<end)) }
         }
+        /// Moves the pass so far into an image of its own (cleared as the pass is) and starts
+        /// the pass again with a copy of it; returns that image.
+        func moveSoFar() -> Int {
+            let image = allocateImage()
+            let steps = plan.steps.count
+            plan.steps.append(contentsOf: stepStack[depth])
+            let dependencies = plan.dependencies.count
+            plan.dependencies.append(contentsOf: dependencyStack[depth])
+            var pass = FramePass(target: .image(image), area: area, steps: steps..<plan.steps.count,
+                                 dependencies: dependencies..<plan.dependencies.count)
+            pass.clearsToFrameColor = target == .frame
+            plan.passes.append(pass)
+            freeImages.append(contentsOf: reads)
+            reads.removeAll()
+            stepStack[depth].removeAll(keepingCapacity: true)
+            dependencyStack[depth].removeAll(keepingCapacity: true)
+            dependencyStack[depth].append(plan.passes.count - 1)
+            reads.append(image)
+            return image
+        }
         while k < range.upperBound {
             let item = items.baseAddress! + k
+            if item.pointee.isMarker, reads.count >= 2, plan.imageCount - freeImages.count >= Self.maxLiveImages {
+                closeRun(at: k)
+                run = k
+                stepStack[depth].append(.copy(image: moveSoFar()))
+            }
             switch item.pointee.kind {
             case .group(let opacity, let count):
                 closeRun(at: k)
                 let end = min(k + 1 + max(count, 0), range.upperBound)
-                if opacity > 0, end > k + 1 {
+                // Its pass clears and draws only its items' device box (its mask's included): the
+                // recorder scissors the composite to the box of the pass that drew the image.
+                if opacity > 0, end > k + 1,
+                   let box = Self.box(items, (k + 1)..<end, whole: whole, margin: 1)?.intersection(area), !box.isEmpty {
                     let image = allocateImage()
-                    let pass = collect(items, (k + 1)..<end, target: .image(image), area: whole, whole: whole,
+                    let pass = collect(items, (k + 1)..<end, target: .image(image), area: box, whole: whole,
                                        depth: depth + 1)
                     stepStack[depth].append(.composite(image: image, opacity: min(opacity, 1)))
                     dependencyStack[depth].append(pass)
@@ -183,6 +233,34 @@ public struct FramePlanner {
                                               valid: grown, scissor: grown.intersection(area)))
                 dependencyStack[depth].append(plan.passes.count - 1)
                 reads.append(blurred)
+            case .mask(let count):
+                closeRun(at: k)
+                let end = min(k + 1 + max(count, 0), range.upperBound)
+                let image = allocateImage()
+                // Over its group's whole area: where the mask draws nothing, the group is cleared.
+                let pass = collect(items, (k + 1)..<end, target: .image(image), area: area, whole: whole,
+                                   depth: depth + 1)
+                stepStack[depth].append(.mask(image: image))
+                dependencyStack[depth].append(pass)
+                reads.append(image)
+                k = end
+                run = k
+            case .blend(let mode, let opacity, let count):
+                closeRun(at: k)
+                let start = k + 1
+                let end = min(start + max(count, 0), range.upperBound)
+                k = end
+                run = k
+                guard opacity > 0, end > start else { continue }
+                // The pass so far (its backdrop) goes into an image of its own, this pass
+                // starting over with the blend of the group's image over it.
+                let backdrop = moveSoFar()
+                let source = allocateImage()
+                let sourcePass = collect(items, start..<end, target: .image(source), area: whole, whole: whole,
+                                         depth: depth + 1)
+                stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
+                dependencyStack[depth].append(sourcePass)
+                reads.append(source)
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
             }
@@ -196,6 +274,18 @@ public struct FramePlanner {
                                      dependencies: dependencies..<plan.dependencies.count))
         freeImages.append(contentsOf: reads)
         return plan.passes.count - 1
+    }
+
+    /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
+    /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when
+    /// they touch nothing.
+    static func box(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, whole: PixelRect,
+                    margin: Int) -> PixelRect? {
+        guard let b = deviceBounds(items, range, width: whole.maxX, height: whole.maxY) else { return nil }
+        let limit = max(whole.maxX, whole.maxY) + 2 * margin + 4
+        return PixelRect(minX: pixel(b.minX, .down, within: limit) - margin, minY: pixel(b.minY, .down, within: limit) - margin,
+                         maxX: pixel(b.maxX, .up, within: limit) + margin, maxY: pixel(b.maxY, .up, within: limit) + margin)
+            .intersection(whole)
     }
 
     /// A box edge as a whole pixel, rounded `down` (low edges) or `up` (high edges) and
@@ -227,7 +317,7 @@ public struct FramePlanner {
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
             case .mesh(let draw): local = draw.mesh.bounds.standardized
             case .image(let draw): local = draw.geometry.frame
-            case .group: continue  // its items follow
+            case .group, .mask, .blend: continue  // its items follow
             case .shadowGroup(_, let sigma, let count):
                 let end = min(k + max(count, 0), range.upperBound)
                 if let inner = deviceBounds(items, k..<end, width: width, height: height) {

@@ -178,6 +178,12 @@ struct PropertyInput {
         guard s.utf8.count <= 256 else { throw range("must be an image name of at most 256 bytes") }
         return s.isEmpty ? nil : s
     }
+    /// A layer of the same client by its id (`mask`): a whole number 0…2³²−1, 0 for none.
+    func layerID() throws(PropertyError) -> UInt32 {
+        let v = try number()
+        guard v >= 0, v <= Double(UInt32.max), v == v.rounded() else { throw range("must be a layer id (a whole number ≥ 0)") }
+        return UInt32(v)
+    }
     func cornerMask() throws(PropertyError) -> CornerMask {
         let v = try number()
         guard v >= 0, v <= 15, v == v.rounded() else { throw range("must be a corner mask 0…15") }

@@ -86,6 +86,22 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.shadowPath }; return nil }
         _modify { yield &rare.values.shadowPath }
     }
+    // Compositing (CALayer's group effects).
+    /// The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer.
+    @inlinable public var mask: UInt32 {
+        get { if let box = rare.box { return box.values.mask }; return 0 }
+        _modify { yield &rare.values.mask }
+    }
+    /// How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode).
+    @inlinable public var compositingFilter: BlendMode {
+        get { if let box = rare.box { return box.values.compositingFilter }; return .normalBlendMode }
+        _modify { yield &rare.values.compositingFilter }
+    }
+    /// When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
+    @inlinable public var allowsGroupOpacity: Bool {
+        get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
+        _modify { yield &rare.values.allowsGroupOpacity }
+    }
     // Image contents (CALayer.contents).
     /// The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     @inlinable public var contents: String? {
@@ -330,6 +346,9 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var shadowOffset: Size = Size(0, -3)
         @usableFromInline var shadowRadius: Double = 3
         @usableFromInline var shadowPath: Path? = nil
+        @usableFromInline var mask: UInt32 = 0
+        @usableFromInline var compositingFilter: BlendMode = .normalBlendMode
+        @usableFromInline var allowsGroupOpacity: Bool = true
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
         @usableFromInline var contentsRect: Rect = Rect(0, 0, 1, 1)
@@ -438,6 +457,9 @@ extension LayerProperties {
         case "shadowOffset.height": return .number(shadowOffset.height)
         case "shadowRadius": return .number(shadowRadius)
         case "shadowPath": return .path(shadowPath)
+        case "mask": return .number(Double(mask))
+        case "compositingFilter": return .string(compositingFilter.rawValue)
+        case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
         case "contents": return .string(contents ?? "")
         case "contentsGravity": return .string(contentsGravity.rawValue)
         case "contentsRect": return .rect(contentsRect)
@@ -533,6 +555,9 @@ extension LayerProperties {
         case "shadowOffset.height": shadowOffset.height = try v.number()
         case "shadowRadius": shadowRadius = try v.nonNegativeNumber()
         case "shadowPath": shadowPath = try v.path()
+        case "mask": mask = try v.layerID()
+        case "compositingFilter": compositingFilter = try v.named(BlendMode.self)
+        case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
         case "contents": contents = try v.imageName()
         case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
         case "contentsRect": contentsRect = try v.rect()
@@ -623,6 +648,9 @@ extension PropertyTable {
         Row(keyPath: "shadowOffset", type: .size, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowRadius", type: .number, layers: .all, animates: true, implicitAction: true),
         Row(keyPath: "shadowPath", type: .path, layers: .all, animates: true, implicitAction: false),
+        Row(keyPath: "mask", type: .layer, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "compositingFilter", type: .name(BlendMode.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsRect", type: .rect, layers: .all, animates: true, implicitAction: true),

@@ -38,6 +38,9 @@ public enum PropertyType: Hashable, Sendable {
     /// An image's name (`contents`), or none: a string on the wire ("" for none), a string or
     /// null in scene files.
     case image
+    /// Another layer of the same client by its id (`mask`): a number on the wire (0 for none),
+    /// an inline layer object or null in scene files.
+    case layer
 }
 
 /// The layer properties of `Properties.table` as data: each row's key path, type, which layer

@@ -29,7 +29,13 @@ enum RecordedDraw: Equatable {
     /// SAFETY: `texture` unretained, as a mesh: resident while a frame draws it.
     case image(first: Int, count: Int, variant: PipelineVariant, set: VkDescriptorSet, texture: Unmanaged<TextureImage>)
     /// Offscreen image `image` over the pass with `opacity`.
-    case composite(image: Int, opacity: Float)
+    /// (`area`: the box of the pass that drew the image, the draw's scissor.)
+    case composite(image: Int, opacity: Float, area: PixelRect)
+    /// The pass so far multiplied by offscreen image `image`'s alpha (a mask).
+    case mask(image: Int)
+    /// Offscreen image `source` × `opacity` blended by `mode` (`BlendMode.index`) over image
+    /// `backdrop`, replacing the pass's pixels.
+    case blend(source: Int, backdrop: Int, mode: UInt32, opacity: Float)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
     /// `source`'s alpha along x (or y when `vertical`) within `valid` (the part of `source` its
     /// pass cleared), scissored to `scissor`.
@@ -41,7 +47,9 @@ enum RecordedDraw: Equatable {
         case let (.mesh(m1, i1, c1), .mesh(m2, i2, c2)): m1.toOpaque() == m2.toOpaque() && i1 == i2 && c1 == c2
         case let (.image(f1, c1, v1, s1, t1), .image(f2, c2, v2, s2, t2)):
             f1 == f2 && c1 == c2 && v1.same(v2) && s1 == s2 && t1.toOpaque() == t2.toOpaque()
-        case let (.composite(i1, o1), .composite(i2, o2)): i1 == i2 && o1 == o2
+        case let (.composite(i1, o1, a1), .composite(i2, o2, a2)): i1 == i2 && o1 == o2 && a1 == a2
+        case let (.mask(i1), .mask(i2)): i1 == i2
+        case let (.blend(s1, b1, m1, o1), .blend(s2, b2, m2, o2)): s1 == s2 && b1 == b2 && m1 == m2 && o1 == o2
         case let (.blur(s1, i1, v1, g1, a1, b1), .blur(s2, i2, v2, g2, a2, b2)):
             s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2
         default: false
@@ -277,7 +285,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite: (Int.max, 0)
+            case .blur, .composite, .mask, .blend: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -369,8 +377,11 @@ struct FrameEncoder {
             span.used = to + bytes
             return to
         }
+        // The area each offscreen image was last drawn over (a composite reads only that).
+        var imageAreas: [Int: PixelRect] = [:]
         try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
             for pass in plan.passes {
+                defer { if case .image(let image) = pass.target { imageAreas[image] = pass.area } }
                 let first = draws.count
                 for stepIndex in pass.steps {
                     switch plan.steps[stepIndex] {
@@ -424,7 +435,16 @@ struct FrameEncoder {
                         }
                         run.end(into: &draws)
                     case .composite(let image, let opacity):
-                        draws.append(.composite(image: image, opacity: Float(opacity)))
+                        draws.append(.composite(image: image, opacity: Float(opacity),
+                                                area: imageAreas[image] ?? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)))
+                    case .mask(let image):
+                        draws.append(.mask(image: image))
+                    case .copy(let image):
+                        // The blend step with nothing blended: the image itself, replacing.
+                        draws.append(.blend(source: image, backdrop: image, mode: 0, opacity: 0))
+                    case .blend(let source, let backdrop, let mode, let opacity):
+                        draws.append(.blend(source: source, backdrop: backdrop, mode: UInt32(mode.index),
+                                            opacity: Float(opacity)))
                     case .blur(let source, let marker, let vertical, let sigma, let valid, let scissor):
                         let quad = Rect(Double(valid.minX), Double(valid.minY),
                                         Double(valid.maxX - valid.minX), Double(valid.maxY - valid.minY))

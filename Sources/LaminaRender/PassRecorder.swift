@@ -72,7 +72,7 @@ struct PassRecorder {
                     renderPass = pipeline.renderPass
                 }
             case .image(let image):
-                clears = [mapClearColor(.clear), clearStencil]
+                clears = [mapClearColor(pass.clearsToFrameColor ? frame.clearColor : .clear), clearStencil]
                 framebuffer = images.framebuffer(image)
                 renderPass = pipeline.groupRenderPass
             }
@@ -200,7 +200,13 @@ struct PassRecorder {
                 // mesh binds the arena again.
                 arenaSetBound = false
                 vkCmdDraw(cmd, 4, UInt32(count), 0, index(first, variant.kind))
-            case .composite(let image, let opacity):
+            case .composite(let image, let opacity, let imageArea):
+                // Only where the image's pass drew (the rest of the image is stale).
+                let cut = imageArea.intersection(area)
+                guard !cut.isEmpty else { continue }
+                var compositeScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &compositeScissor)
+                defer { vkCmdSetScissor(cmd, 0, 1, &scissor) }
                 bind(pipeline.composite)
                 var set: VkDescriptorSet? = images.descriptorSet(image)
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
@@ -208,6 +214,24 @@ struct PassRecorder {
                 arenaSetBound = false
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
+                vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .blend(let source, let backdrop, let mode, let opacity):
+                // The blend of the group over its backdrop, written in place of the pass's pixels.
+                bind(pipeline.blend)
+                var sets: [VkDescriptorSet?] = [images.descriptorSet(source), images.descriptorSet(backdrop)]
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.blendLayout, 0, 2, &sets, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
+                var constants = SIMD4<Float>(opacity, Float(mode), 0, 0)
+                vkCmdPushConstants(cmd, pipeline.blendLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
+                vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .mask(let image):
+                // Destination-in over the whole pass (where the mask is clear, the content goes).
+                bind(pipeline.mask)
+                var set: VkDescriptorSet? = images.descriptorSet(image)
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
                 vkCmdDraw(cmd, 3, 1, 0, 0)
             case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea):
                 guard instances != nil, !blurArea.isEmpty else { continue }

@@ -145,6 +145,18 @@ struct ViewerOverlay {
                     copy(inner)
                     done += inner
                     out[at].kind = .group(opacity: opacity, count: out.count - at - 1)
+                case .blend(let mode, let opacity, let inner):
+                    let at = out.count
+                    out.append(item)
+                    copy(inner)
+                    done += inner
+                    out[at].kind = .blend(mode: mode, opacity: opacity, count: out.count - at - 1)
+                case .mask(let inner):
+                    let at = out.count
+                    out.append(item)
+                    copy(inner)
+                    done += inner
+                    out[at].kind = .mask(count: out.count - at - 1)
                 case .shadowGroup(let color, let sigma, let inner):
                     let at = out.count
                     out.append(item)

@@ -31,6 +31,13 @@ final class VulkanPipeline {
     let compositeSetLayout: VkDescriptorSetLayout
     let compositeLayout: VkPipelineLayout
     let composite: VkPipeline
+    /// A mask's step (CALayer.mask): the target multiplied by a sampled image's alpha
+    /// (destination-in), with `compositeLayout`.
+    let mask: VkPipeline
+    /// A blend group's step (CALayer.compositingFilter): sets 0 and 1 the group's image and its
+    /// backdrop (each as the composite's set 0), push constants opacity and mode; no blending.
+    let blend: VkPipeline
+    let blendLayout: VkPipelineLayout
     /// One pass of a blurred shadow's separable Gaussian (`shadow.vert|frag`, an instanced
     /// quad): `blurLayout` has set 0 = the clip buffer (as `layout`), set 1 = the source group
     /// image (as the composite's set 0), and 32 bytes of push constants (direction, sigma,
@@ -48,7 +55,7 @@ final class VulkanPipeline {
     func pipeline(_ variant: PipelineVariant) -> VkPipeline { variants[variant.index] }
 
     /// Which pipeline `createPipeline` builds.
-    private enum Kind { case rect, mesh, composite }
+    private enum Kind { case rect, mesh, composite, mask, blend }
 
     /// A descriptor set layout of one descriptor of `type` at binding 0, for `stages` (the
     /// fragment stage; the clip buffer's, the vertex stage too: CLIP_VARYINGS in the shaders).
@@ -137,6 +144,11 @@ final class VulkanPipeline {
         let compositeLayout: VkPipelineLayout
         do { compositeLayout = try Self.makePipelineLayout(device, [setLayout], pushConstantBytes: 16) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, compositeLayout, nil) }
+        let blendPipelineLayout: VkPipelineLayout
+        do { blendPipelineLayout = try Self.makePipelineLayout(device, [setLayout, setLayout], pushConstantBytes: 16) } catch {
+            throw fail(error)
+        }
+        undo.append { vkDestroyPipelineLayout(device.raw, blendPipelineLayout, nil) }
         var samplerInfo = VkSamplerCreateInfo()
         samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
         samplerInfo.magFilter = VK_FILTER_LINEAR
@@ -180,6 +192,8 @@ final class VulkanPipeline {
         defer { for module in modules.values { vkDestroyShaderModule(device.raw, module, nil) } }
         var variants: [VkPipeline] = []
         var composite: VkPipeline?
+        var mask: VkPipeline?
+        var blendPipeline: VkPipeline?
         var blur: VkPipeline?
         do throws(RenderError) {
             for variant in PipelineVariant.all {
@@ -203,6 +217,20 @@ final class VulkanPipeline {
                                          instanceStride: 0, pipeline: &composite)
             guard result == VK_SUCCESS, let composite else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
             undo.append { vkDestroyPipeline(device.raw, composite, nil) }
+            result = Self.createPipeline(.mask, device: device, layout: compositeLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.compositeVert),
+                                         fragment: try module(Shaders.maskFrag), instanceLocations: [],
+                                         instanceStride: 0, pipeline: &mask)
+            guard result == VK_SUCCESS, let mask else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
+            undo.append { vkDestroyPipeline(device.raw, mask, nil) }
+            result = Self.createPipeline(.blend, device: device, layout: blendPipelineLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.compositeVert),
+                                         fragment: try module(Shaders.blendFrag), instanceLocations: [],
+                                         instanceStride: 0, pipeline: &blendPipeline)
+            guard result == VK_SUCCESS, let blendPipeline else {
+                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
+            }
+            undo.append { vkDestroyPipeline(device.raw, blendPipeline, nil) }
             result = Self.createPipeline(.rect, device: device, layout: blurLayout, renderPass: renderPass,
                                          vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.shadowFrag),
                                          instanceLocations: Self.blurInstanceLocations,
@@ -218,6 +246,11 @@ final class VulkanPipeline {
         self.variants = variants
         guard let composite else { preconditionFailure("the composite pipeline was created above") }
         self.composite = composite
+        guard let mask else { preconditionFailure("the mask pipeline was created above") }
+        self.mask = mask
+        guard let blendPipeline else { preconditionFailure("the blend pipeline was created above") }
+        self.blend = blendPipeline
+        self.blendLayout = blendPipelineLayout
         guard let blur else { preconditionFailure("the blur pipeline was created above") }
         self.blur = blur
         self.blurLayout = blurLayout
@@ -230,12 +263,17 @@ final class VulkanPipeline {
         device.track(retainedRenderPass)
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
                      blurLayout, sampler, imageLayout)
+        device.track(mask, blendPipeline, blendPipelineLayout)
         for variant in variants { device.track(variant) }
     }
 
     func destroy(_ device: VulkanDevice) {
         for pipeline in variants { vkDestroyPipeline(device.raw, pipeline, nil) }
         vkDestroyPipeline(device.raw, composite, nil)
+        vkDestroyPipeline(device.raw, mask, nil)
+        vkDestroyPipeline(device.raw, blend, nil)
+        vkDestroyPipelineLayout(device.raw, blendLayout, nil)
+        device.untrack(mask, blend, blendLayout)
         vkDestroyPipeline(device.raw, blur, nil)
         vkDestroyPipelineLayout(device.raw, blurLayout, nil)
         vkDestroyPipelineLayout(device.raw, imageLayout, nil)
@@ -383,7 +421,7 @@ final class VulkanPipeline {
         let instanceStride = UInt32(instanceStride)
         let bindings: [VkVertexInputBindingDescription]
         var attributes: [VkVertexInputAttributeDescription]
-        if kind == .composite {
+        if kind == .composite || kind == .mask || kind == .blend {
             bindings = []
             attributes = []
         } else if kind == .rect {
@@ -442,6 +480,15 @@ final class VulkanPipeline {
         blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
+        if kind == .blend { blendAttachment.blendEnable = VkBool32(VK_FALSE) }
+        if kind == .mask {
+            // Destination-in: the target times the source's alpha (the shader writes it to
+            // every channel).
+            blendAttachment.srcColorBlendFactor = VK_BLEND_FACTOR_ZERO
+            blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA
+            blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ZERO
+            blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_SRC_ALPHA
+        }
         blendAttachment.colorWriteMask = mapFlags(
             VK_COLOR_COMPONENT_R_BIT, VK_COLOR_COMPONENT_G_BIT, VK_COLOR_COMPONENT_B_BIT, VK_COLOR_COMPONENT_A_BIT)
         let dynamicStates = kind == .mesh

@@ -35,6 +35,12 @@ public struct ModelTree: Sendable {
     /// animation limit is enforced where commits are validated. Kept beside the nodes, not in
     /// them: a node then holds what the render tree's node holds while nothing animates.
     private var ledgers: [LayerID: [AnimationLedgerEntry]] = [:]
+    /// Each mask layer → the layer it masks (its `mask` property names it): a mask has no
+    /// superlayer and masks one layer.
+    private var maskOwners: [LayerID: LayerID] = [:]
+
+    /// The layer that `id` is the mask of, if any.
+    public func maskOwner(of id: LayerID) -> LayerID? { maskOwners[id] }
 
     public init(maxLayersPerClient: Int = 1_000_000, maxAnimationsPerLayer: Int = 1024,
                 maxDepth: Int = LayerTree.defaultMaxDepth) {
@@ -85,6 +91,9 @@ public struct ModelTree: Sendable {
             if ledgers.keys.contains(where: { $0.client == commit.client }) {
                 ledgers = ledgers.filter { $0.key.client != commit.client }
             }
+            if maskOwners.keys.contains(where: { $0.client == commit.client }) {
+                maskOwners = maskOwners.filter { $0.key.client != commit.client }
+            }
             content = .disconnect
         case .operations(let ops):
             var v = Validation()
@@ -118,6 +127,7 @@ public struct ModelTree: Sendable {
         case remove(LayerID)          // the node did not exist
         case count(UInt32, Int)       // restore a client's layer count
         case ledger(LayerID, [AnimationLedgerEntry]?)   // restore a layer's ledger
+        case maskOwner(LayerID, LayerID?)                // restore a mask's owner
     }
 
     /// The steps that undo a commit, in order. A node is saved once per commit (its state
@@ -180,6 +190,7 @@ public struct ModelTree: Sendable {
             case .remove(let id): nodes[id] = nil
             case .count(let client, let n): layerCounts[client] = n
             case .ledger(let id, let ledger): ledgers[id] = ledger
+            case .maskOwner(let mask, let owner): maskOwners[mask] = owner
             }
         }
     }
@@ -222,6 +233,13 @@ public struct ModelTree: Sendable {
                 throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be deleted")
             }
             let id = try existing(local, client: client, index: index)
+            if let owner = maskOwners[id] {
+                throw CommitError(code: .invalidHierarchy, index: index,
+                                  message: "layer \(local) is the mask of layer \(owner.local): set that layer's mask to 0 first")
+            }
+            // Its own mask is free again (it stays alive, with no superlayer).
+            let ownMask = nodes[existing: id].properties.mask
+            if ownMask != 0 { setMaskOwner(LayerID(client: client, local: ownMask), nil, &v.undo) }
             detach(id, undo: &v.undo)
             // Its sublayers stay alive (the client still owns them) but leave the tree.
             for child in nodes[existing: id].sublayers {
@@ -267,6 +285,7 @@ public struct ModelTree: Sendable {
                 save(id, &v.undo)
                 v.pendingOrder.append(id)
             }
+            if keyPath == "mask" { try checkMask(value, of: id, slot: slot, index: index, &v.undo) }
             // Changed in place (no copy of the values; on error nothing changes, and the
             // node is saved for the commit's rollback).
             do {
@@ -409,6 +428,10 @@ public struct ModelTree: Sendable {
         guard !child.isClientRoot else {
             throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root cannot be a sublayer")
         }
+        if let owner = maskOwners[child] {
+            throw CommitError(code: .invalidHierarchy, index: index,
+                              message: "layer \(child.local) is the mask of layer \(owner.local) and cannot be a sublayer")
+        }
         // No cycles: the parent must not be the child or one of its descendants. The same walk
         // measures the parent's depth (client roots at 0; detached layers count from their top).
         var cursor: LayerID? = parent
@@ -420,7 +443,8 @@ public struct ModelTree: Sendable {
             }
             if c.isClientRoot || c == .root { break }
             parentDepth += 1
-            cursor = nodes.contains(c) ? nodes[existing: c].superlayer : nil
+            // A mask's subtree continues at the layer it masks (no cycle through masks either).
+            cursor = nodes.contains(c) ? (nodes[existing: c].superlayer ?? maskOwners[c]) : nil
         }
         parentDepth += 1
         // The child's subtree must fit below: its deepest layer at most `maxDepth`.
@@ -437,6 +461,51 @@ public struct ModelTree: Sendable {
         nodes[existing: parent].sublayers.insert(child, at: at)
         nodes[existing: child].superlayer = parent
         v.changes.append(.insert(child: child, parent: parent, index: at))
+    }
+
+    private mutating func setMaskOwner(_ mask: LayerID, _ owner: LayerID?, _ undo: inout UndoLog) {
+        undo.steps.append(.maskOwner(mask, maskOwners[mask]))
+        maskOwners[mask] = owner
+    }
+
+    /// Checks a set of layer `id`'s `mask` to `value` (the value's own type and range are the
+    /// property's: `PropertyValue.layerID`) and records the new mask's owner: the mask must be
+    /// another existing layer of the client, with no superlayer, masking no other layer, and
+    /// `id` must not lie inside it (through superlayers and masks' owners: no cycle).
+    private mutating func checkMask(_ value: PropertyValue, of id: LayerID, slot: Int, index: Int,
+                                    _ undo: inout UndoLog) throws(CommitError) {
+        guard case .number(let n) = value, n >= 0, n <= Double(UInt32.max), n == n.rounded() else { return }
+        let local = UInt32(n)
+        let old = nodes[slot: slot].properties.mask
+        guard local != old else { return }
+        if local != 0 {
+            let mask = LayerID(client: id.client, local: local)
+            guard nodes.contains(mask) else {
+                throw CommitError(code: .unknownLayer, index: index, message: "mask: layer \(local) does not exist")
+            }
+            if let owner = maskOwners[mask] {
+                throw CommitError(code: .invalidHierarchy, index: index,
+                                  message: "mask: layer \(local) is already the mask of layer \(owner.local)")
+            }
+            if nodes[existing: mask].superlayer != nil {
+                throw CommitError(code: .invalidHierarchy, index: index,
+                                  message: "mask: layer \(local) is in the layer tree (a mask has no superlayer)")
+            }
+            // No cycle: walking up from `id` (superlayers, and the layers masks belong to) must
+            // not reach the mask.
+            var cursor: LayerID? = id
+            var steps = 0
+            while let c = cursor, steps <= nodes.count {
+                if c == mask {
+                    throw CommitError(code: .invalidHierarchy, index: index,
+                                      message: "mask: layer \(local) contains layer \(id.local) (a mask cycle)")
+                }
+                cursor = nodes.contains(c) ? (nodes[existing: c].superlayer ?? maskOwners[c]) : nil
+                steps += 1
+            }
+            setMaskOwner(mask, id, &undo)
+        }
+        if old != 0 { setMaskOwner(LayerID(client: id.client, local: old), nil, &undo) }
     }
 
     /// Levels in `id`'s subtree (1 for a layer without sublayers), counting no further than

@@ -194,9 +194,24 @@ enum FramesScene {
     /// in "all"): the shape layers with a shadow too, blurred on the GPU (`.shadowGroup`);
     /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped);
     /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
-    /// opacities animate text; rotation keeps the glyphs' size bucket).
+    /// opacities animate text; rotation keeps the glyphs' size bucket); "mask" (not in "all"):
+    /// rounded, bordered layers each masked by a circle (a shape layer, CALayer.mask: every
+    /// layer an offscreen group with its mask's image).
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
         if mix == "cards" { return cards(layers: layers, width: width, height: height) }
+        if mix == "mask" {
+            var ops = create(layers: layers, width: width, height: height, mix: "rounded")
+            let circle = Path.ellipse(in: Rect(origin: .zero, size: layerSize))
+            for i in 0..<layers {
+                let id = UInt32(i + 1), mask = UInt32(layers + i + 1)
+                ops += [.create(mask, .shape), .set(mask, keyPath: "bounds", value: .rect(Rect(origin: .zero, size: layerSize))),
+                        .set(mask, keyPath: "position", value: .point(Point(layerSize.width / 2, layerSize.height / 2))),
+                        .set(mask, keyPath: "path", value: .path(circle)),
+                        .set(mask, keyPath: "fillColor", value: .color(Color(0, 0, 0))),
+                        .set(id, keyPath: "mask", value: .number(Double(mask)))]
+            }
+            return ops
+        }
         var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
         let shapes = paths()
         for i in 0..<layers {

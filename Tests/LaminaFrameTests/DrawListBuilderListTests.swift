@@ -48,6 +48,69 @@ struct DrawListBuilderListTests {
         #expect(builder.meshCache.misses == 1, "tessellated once")
     }
 
+    /// allowsGroupOpacity: true (the default) makes a translucent layer with sublayers one
+    /// group marker whose items draw at opacity 1; false makes no marker, every item (the
+    /// layer's own and each sublayer's) at the layer's opacity times its own.
+    @Test func allowsGroupOpacityChoosesGroupOrPerItemOpacity() throws {
+        func items(allowing: Bool?) throws -> [DrawItem] {
+            var changes = TestScene.layer(1, frame: Rect(4, 4, 40, 40), [
+                ("opacity", .number(0.5)), ("backgroundColor", .color(Color(0, 1, 0)))])
+            if let allowing { changes.append(.set(1, keyPath: "allowsGroupOpacity", value: .bool(allowing))) }
+            changes += TestScene.layer(2, parent: 1, frame: Rect(0, 0, 20, 20), [
+                ("backgroundColor", .color(Color(1, 0, 0))), ("opacity", .number(0.8))])
+            changes += TestScene.layer(3, parent: 1, frame: Rect(10, 10, 20, 20), [("backgroundColor", .color(Color(0, 0, 1)))])
+            return TestScene.list(try TestScene.tree(changes)).items
+        }
+        for allowing in [nil, true] as [Bool?] {
+            let list = try items(allowing: allowing)
+            #expect(list.count == 4)
+            guard case .group(let opacity, let count)? = list.first?.kind else { Issue.record("no group marker"); continue }
+            #expect(opacity == 0.5 && count == 3)
+            #expect(list.dropFirst().map(\.opacity) == [1, 0.8, 1])
+        }
+        let flat = try items(allowing: false)
+        #expect(flat.count == 3)
+        #expect(!flat.contains { if case .group = $0.kind { true } else { false } })
+        #expect(flat.map(\.opacity) == [0.5, 0.5 * 0.8, 0.5])
+    }
+
+    /// A masked layer is a group at its opacity whose last items are its mask (`.mask`): the
+    /// mask layer placed in the masked layer's own space (not through its sublayerTransform),
+    /// at full opacity and unclipped; the plan draws the mask into an image of its own and
+    /// multiplies the group's pass by it after the content. Lists with masks are not patched.
+    @Test func aMaskEndsItsLayersGroup() throws {
+        var changes = TestScene.layer(1, frame: Rect(10, 10, 40, 40), [
+            ("opacity", .number(0.5)), ("backgroundColor", .color(Color(0, 1, 0))), ("masksToBounds", .bool(true)),
+            ("sublayerTransform", .transform(.translation(5, 0)))])
+        changes += TestScene.layer(2, parent: 1, frame: Rect(0, 0, 20, 20), [("backgroundColor", .color(Color(1, 0, 0)))])
+        changes += [.create(3, .layer), .set(3, keyPath: "bounds", value: .rect(Rect(0, 0, 10, 10))),
+                    .set(3, keyPath: "position", value: .point(Point(5, 5))), .set(3, keyPath: "opacity", value: .number(0.5)),
+                    .set(3, keyPath: "backgroundColor", value: .color(Color(0, 0, 0))),
+                    .set(1, keyPath: "mask", value: .number(3))]
+        let tree = try TestScene.tree(changes)
+        var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+        let list = builder.build(tree)
+        #expect(list.items.count == 5)
+        guard list.items.count == 5, case .group(let opacity, let count) = list.items[0].kind,
+              case .mask(let maskCount) = list.items[3].kind else { Issue.record("\(list.items.map(\.kind))"); return }
+        #expect(opacity == 0.5 && count == 4 && maskCount == 1)
+        #expect(list.items[1].opacity == 1 && list.items[2].opacity == 1)
+        // The mask item: at its own opacity, unclipped, its origin at the masked layer's (10, 10).
+        #expect(list.items[4].opacity == 0.5 && list.items[4].clip == -1)
+        #expect(list.items[4].transform.m41 == 10 && list.items[4].transform.m42 == 10)
+        // The plan: content and mask passes into images, the mask step after the content.
+        let plan = list.plan
+        guard let groupPass = plan.passes.first(where: { plan.steps[$0.steps].contains(.mask(image: 1)) }) else {
+            Issue.record("no pass has a mask step: \(plan.steps)"); return
+        }
+        #expect(Array(plan.steps[groupPass.steps]) == [.items(1..<3), .mask(image: 1)])
+        #expect(plan.steps.contains(.items(4..<5)))
+        #expect(plan.steps.last == .composite(image: 0, opacity: 0.5))
+        // No patch: the next frame is a full build all the same.
+        _ = builder.build(tree)
+        #expect(!builder.patcher.lastPatched)
+    }
+
     @Test func nestedShadowedLayersCostCubicallyNotExponentially() throws {
         // 40 nested star-shaped layers, each with a (blurred) shadow of its content. Drawn
         // as Core Animation does with every sublayer's shadow inside every shadow's source,

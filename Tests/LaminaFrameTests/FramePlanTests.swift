@@ -20,8 +20,11 @@ struct FramePlanTests {
         guard case .group(0.5, 2) = list.items[0].kind else { Issue.record("\(list.items[0].kind)"); return }
         let plan = list.plan
         #expect(plan.imageCount == 1)
+        // The group's pass covers its items' device box (8…40, the anti-aliasing margin of 1.5
+        // and a pixel more, rounded out), not the whole target.
         #expect(plan.passes == [
-            FramePass(target: .image(0), area: whole, steps: 0..<1, dependencies: 0..<0),
+            FramePass(target: .image(0), area: PixelRect(minX: 5, minY: 5, maxX: 43, maxY: 43), steps: 0..<1,
+                      dependencies: 0..<0),
             FramePass(target: .frame, area: whole, steps: 1..<3, dependencies: 0..<1),
         ])
         #expect(plan.steps == [.items(1..<3), .composite(image: 0, opacity: 0.5), .items(3..<4)])
@@ -74,7 +77,10 @@ struct FramePlanTests {
         let all = PixelRect(minX: 0, minY: 0, maxX: 8, maxY: 8)
         #expect(list.plan.imageCount == 2)
         #expect(list.plan.passes.map(\.target) == [.image(1), .image(0), .image(1), .frame])
-        #expect(list.plan.passes.allSatisfy { $0.area == all })
+        // Each group's pass covers its items' box (0…4, grown by 2.5 and rounded out, cut to the
+        // target); the frame's, all of it.
+        let box = PixelRect(minX: 0, minY: 0, maxX: 7, maxY: 7)
+        #expect(list.plan.passes.map(\.area) == [box, box, box, all])
         #expect(list.plan.steps == [
             .items(2..<3),                                          // nested group
             .composite(image: 1, opacity: 0.25), .items(3..<4),    // first group
@@ -82,6 +88,82 @@ struct FramePlanTests {
             .composite(image: 0, opacity: 0.5), .composite(image: 1, opacity: 0.75),  // frame
         ])
         #expect(list.plan.passes.map { Array(list.plan.dependencies[$0.dependencies]) } == [[], [0], [], [1, 2]])
+    }
+
+    @Test func aBlendMovesThePassSoFarIntoItsBackdrop() {
+        // Items 0, then a translucent group (1: marker, 2), then a blend (3: marker, 4) and item 5.
+        // The frame pass's steps before the blend (item 0, the group's composite) go into a
+        // backdrop image cleared to the frame's color; the frame pass starts again with the
+        // blend of the blend group's image over it, then item 5.
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        let list = DrawList(width: 8, height: 8, items: [
+            r,                                                                                          // 0
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 1)),     // 1
+            r,                                                                                          // 2
+            DrawItem(bounds: .zero, backgroundColor: .clear,
+                     kind: .blend(mode: .multiplyBlendMode, opacity: 0.75, count: 1)),                  // 3
+            r,                                                                                          // 4
+            r,                                                                                          // 5
+        ])
+        let plan = list.plan
+        #expect(plan.passes.map(\.target) == [.image(0), .image(1), .image(0), .frame])
+        #expect(plan.passes.map(\.clearsToFrameColor) == [false, true, false, false])
+        #expect(plan.steps == [
+            .items(2..<3),                                                     // the translucent group
+            .items(0..<1), .composite(image: 0, opacity: 0.5),                  // the backdrop so far
+            .items(4..<5),                                                     // the blend group
+            .blend(source: 0, backdrop: 1, mode: .multiplyBlendMode, opacity: 0.75), .items(5..<6),  // frame
+        ])
+        #expect(plan.passes.map { Array(plan.dependencies[$0.dependencies]) } == [[], [0], [], [1, 2]])
+        // Inside a group, the backdrop is cleared transparent; an empty blend group draws nothing.
+        var nested = list
+        nested.items.insert(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 1, count: 5)), at: 1)
+        #expect(nested.plan.passes.filter(\.clearsToFrameColor).isEmpty)
+        var empty = list
+        empty.items[3].kind = .blend(mode: .screenBlendMode, opacity: 0, count: 1)
+        #expect(!empty.plan.steps.contains { if case .blend = $0 { true } else { false } })
+    }
+
+    @Test func aMaskMultipliesItsGroupsPass() {
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        let list = DrawList(width: 8, height: 8, items: [
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 4)),  // 0
+            r, r,                                                                                    // 1, 2
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 1)),                 // 3
+            r,                                                                                       // 4
+        ])
+        #expect(list.plan.passes.map(\.target) == [.image(1), .image(0), .frame])
+        #expect(list.plan.steps == [.items(4..<5), .items(1..<3), .mask(image: 1), .composite(image: 0, opacity: 0.5)])
+    }
+
+    @Test func manySiblingGroupsStayWithinTheImages() {
+        // 300 sibling groups in the frame pass (each image held until the frame pass samples
+        // it) and 300 in a group: the passes are cut at `maxLiveImages`, their steps so far
+        // copied back from an image, so the frame never needs more than the renderer has.
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        var items: [DrawItem] = []
+        for _ in 0..<300 {
+            items += [DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 1)), r]
+        }
+        items = [DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.9, count: items.count))] + items + items
+        let plan = DrawList(width: 8, height: 8, items: items).plan
+        #expect(plan.imageCount <= FramePlanner.maxLiveImages + 2)
+        let copies = plan.steps.filter { if case .copy = $0 { true } else { false } }.count
+        #expect(copies >= 2 * (300 / FramePlanner.maxLiveImages) - 1)
+        // Every composite samples an image drawn by an earlier pass of the plan that no pass
+        // wrote again in between (the images handed out are free).
+        var written: [Int: Int] = [:]   // image → pass that last drew it
+        for (index, pass) in plan.passes.enumerated() {
+            for step in plan.steps[pass.steps] {
+                let read: Int? = switch step {
+                case .composite(let image, _), .copy(let image), .mask(let image): image
+                default: nil
+                }
+                if let read { #expect(written[read] != nil && written[read]! < index) }
+            }
+            if case .image(let image) = pass.target { written[image] = index }
+        }
+        #expect(plan.passes.last?.target == .frame)
     }
 
     @Test func thePlanFollowsTheItems() {

@@ -45,6 +45,7 @@ import LaminaModel
             }
             if rng.bool(0.2) { ops.append(.set(id, keyPath: "masksToBounds", value: .bool(true))) }
             if rng.bool(0.25) { ops.append(.set(id, keyPath: "opacity", value: .number(rng.uniform(0.3, 0.95)))) }
+            if rng.bool(0.2) { ops.append(.set(id, keyPath: "allowsGroupOpacity", value: .bool(false))) }
             if rng.bool(0.05) { ops.append(.set(id, keyPath: "hidden", value: .bool(true))) }
             if rng.bool(0.3) { ops.append(.set(id, keyPath: "zPosition", value: .number(Double(rng.below(3))))) }
             if rng.bool(0.3) {

@@ -127,6 +127,75 @@ struct DamageRenderTests {
         #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
     }
 
+    /// Masks (CALayer.mask) and blend groups (compositingFilter): random scenes where four
+    /// layers have masks (a shape, a rounded translucent rect with a sublayer, a mask with its
+    /// own mask) that move, turn and fade, and three layers blend (multiply, hue, plusDarker),
+    /// while the masked layers and the rest change too; damage-limited frames equal full ones.
+    @Test(arguments: [UInt64(5), 6, 7])
+    func maskedScenesDamageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
+        var r = SeededRandom(seed: seed)
+        let count = 16
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
+                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        func packet(_ content: Commit.Content) throws -> CommitPacket {
+            try model.validate(Commit(client: 1, content: content), at: 0)
+        }
+        var ops = Self.scene(&r, count: count)
+        // Masks 101…104 (detached), 105 the mask of 104.
+        for m in UInt32(101)...105 {
+            let w = r.double(10...40), h = r.double(10...40)
+            ops += [.create(m, m == 101 ? .shape : .layer),
+                    .set(m, keyPath: "bounds", value: .rect(Rect(0, 0, w, h))),
+                    .set(m, keyPath: "position", value: .point(Point(r.double(0...30), r.double(0...30)))),
+                    .set(m, keyPath: "backgroundColor", value: .color(Color(0, 0, 0, r.double(0.3...1)))),
+                    .set(m, keyPath: "cornerRadius", value: .number(r.double(0...8)))]
+            if m == 101 {
+                ops.append(.set(m, keyPath: "path", value: .path(Self.star(w, h))))
+            }
+        }
+        ops += [.create(106, .layer), .addSublayer(parent: 102, child: 106),
+                .set(106, keyPath: "bounds", value: .rect(Rect(0, 0, 12, 12))),
+                .set(106, keyPath: "position", value: .point(Point(6, 6))),
+                .set(106, keyPath: "backgroundColor", value: .color(Color(0, 0, 0, 1))),
+                .set(104, keyPath: "mask", value: .number(105))]
+        // Blend groups (compositingFilter) on three layers, one of every kind of formula.
+        for mode in [BlendMode.multiplyBlendMode, .hueBlendMode, .plusDarker] {
+            ops.append(.set(UInt32(r.int(1..<(count + 1))), keyPath: "compositingFilter", value: .string(mode.rawValue)))
+        }
+        let masked = [UInt32(1), 2, 3, 4].map { _ in UInt32(r.int(1..<(count + 1))) }
+        for (k, id) in Set(masked).sorted().enumerated() { ops.append(.set(id, keyPath: "mask", value: .number(Double(101 + k)))) }
+        var pending = [try packet(.connect), try packet(.operations(ops))]
+        pending.append(try packet(.operations([.addAnimation(101, key: "spin", animation: .basic(BasicAnimation(
+            keyPath: "transform.rotation.z", from: .double(0), to: .double(2), timing: AnimationTiming(duration: 1.5))))])))
+        let damaged = try makeRenderer(width: Self.size, height: Self.size)
+        let whole = try makeRenderer(width: Self.size, height: Self.size)
+        var partialFrames = 0
+        for frame in 0..<14 {
+            let f = driver.frame(applying: pending, at: Double(frame) * 0.09)
+            pending = []
+            if let d = f.drawList.damage, d.fraction(width: Self.size, height: Self.size) < 1 { partialFrames += 1 }
+            #expect(f.drawList.items.contains { if case .mask = $0.kind { true } else { false } })
+            try damaged.render(f.drawList)
+            var full = f.drawList
+            full.damage = nil
+            try whole.render(full)
+            let a = try damaged.readPixels(), b = try whole.readPixels()
+            let differing = zip(a, b).filter { $0 != $1 }.count
+            #expect(differing == 0, "seed \(seed) frame \(frame): \(differing) bytes differ")
+            var changes = Self.changes(&r, count: count, at: frame)
+            let m = UInt32(r.int(101..<106))
+            switch r.below(3) {
+            case 0: changes.append(.set(m, keyPath: "position", value: .point(Point(r.double(0...40), r.double(0...40)))))
+            case 1: changes.append(.set(m, keyPath: "opacity", value: .number(r.double(0...1))))
+            default: changes.append(.set(m, keyPath: "backgroundColor", value: .color(Color(0, 0, 0, r.double(0...1)))))
+            }
+            pending.append(try packet(.operations(changes)))
+        }
+        #expect(partialFrames > 0, "no frame was limited to its damage")
+        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+    }
+
     @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)

@@ -61,6 +61,24 @@ struct SceneGoldenTests {
     /// siblings blend with each other.
     @Test func groupOpacity() throws { try check("group-opacity") }
 
+    /// allowsGroupOpacity false: the layer's background, border and each sublayer drawn at its
+    /// opacity apart (overlaps show through), a group nested in such a layer composited at the
+    /// product of the opacities, and allowsGroupOpacity true as the default's group.
+    @Test func groupOpacityOff() throws { try check("group-opacity-off") }
+
+    /// CALayer.mask: a shape layer's fill as the mask of a layer with a sublayer; a mask with
+    /// a translucent background and an opaque sublayer, rotated, on a translucent layer with a
+    /// rounded masksToBounds; a mask that has its own mask (nested).
+    @Test func masks() throws { try check("masks") }
+
+    /// compositingFilter: every mode (normal, the 15 W3C blend modes, plusLighter, plusDarker)
+    /// on a group of overlapping opaque and translucent sublayers over a gradient with a
+    /// translucent band, some at opacity 0.8; a blend inside a translucent superlayer (its
+    /// backdrop is the superlayer's own content); a translucent layer blended over the clear
+    /// color. The reference paints each group with cairo's operator of the same formula
+    /// (OPERATOR_ADD for plusLighter) and computes plusDarker per pixel.
+    @Test func blendModes() throws { try check("blend-modes") }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

@@ -9,18 +9,20 @@ from typing import TYPE_CHECKING, Any, Dict, List, Literal, NamedTuple, Optional
 
 from .values import (Color, ColorLike, CornerMask, Path, PathTemplate, Point, PointLike, Rect, RectLike, Size,
                      SizeLike, StyledText, TextRun, Transform3D, coerce_bool, coerce_color, coerce_colors,
-                     coerce_corner_mask, coerce_image, coerce_number, coerce_numbers, coerce_optional_numbers,
+                     coerce_corner_mask, coerce_image, coerce_layer, coerce_number, coerce_numbers, coerce_optional_numbers,
                      coerce_path, coerce_point, coerce_rect, coerce_size, coerce_string, coerce_text,
                      coerce_transform)
 
 if TYPE_CHECKING:
     from .connection import Image
+    from .layers import Layer
 
 #: Layer kinds and their wire numbers (LayerKind).
 LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3}
 
 #: The values each string-valued enumeration allows.
 ENUMS: Dict[str, Tuple[str, ...]] = {
+    'BlendMode': ('normalBlendMode', 'multiplyBlendMode', 'screenBlendMode', 'overlayBlendMode', 'darkenBlendMode', 'lightenBlendMode', 'colorDodgeBlendMode', 'colorBurnBlendMode', 'softLightBlendMode', 'hardLightBlendMode', 'differenceBlendMode', 'exclusionBlendMode', 'hueBlendMode', 'saturationBlendMode', 'colorBlendMode', 'luminosityBlendMode', 'plusLighter', 'plusDarker'),
     'ContentsGravity': ('center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight', 'resize', 'resizeAspect', 'resizeAspectFill'),
     'ContentsFilter': ('linear', 'nearest', 'trilinear'),
     'FillRule': ('nonZero', 'evenOdd'),
@@ -31,6 +33,7 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
     'TextTruncationMode': ('none', 'start', 'middle', 'end'),
 }
 
+BlendMode = Literal['normalBlendMode', 'multiplyBlendMode', 'screenBlendMode', 'overlayBlendMode', 'darkenBlendMode', 'lightenBlendMode', 'colorDodgeBlendMode', 'colorBurnBlendMode', 'softLightBlendMode', 'hardLightBlendMode', 'differenceBlendMode', 'exclusionBlendMode', 'hueBlendMode', 'saturationBlendMode', 'colorBlendMode', 'luminosityBlendMode', 'plusLighter', 'plusDarker']
 ContentsGravity = Literal['center', 'top', 'bottom', 'left', 'right', 'topLeft', 'topRight', 'bottomLeft', 'bottomRight', 'resize', 'resizeAspect', 'resizeAspectFill']
 ContentsFilter = Literal['linear', 'nearest', 'trilinear']
 FillRule = Literal['nonZero', 'evenOdd']
@@ -102,6 +105,12 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          ''),
     'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text'),
                          ''),
+    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
+    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
+    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text'),
+                         "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
     'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text'),
@@ -414,6 +423,33 @@ class _LayerAttributes:
     @shadow_path.setter
     def shadow_path(self, value: Union[Path, PathTemplate, None]) -> None:
         self._set('shadowPath', coerce_path(value))
+
+    @property
+    def mask(self) -> Optional["Layer"]:
+        """``mask``: The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer. default None (does not animate)."""
+        return self._get('mask')  # type: ignore[no-any-return]
+
+    @mask.setter
+    def mask(self, value: Optional["Layer"]) -> None:
+        self._set('mask', coerce_layer(value))
+
+    @property
+    def compositing_filter(self) -> BlendMode:
+        """``compositingFilter``: How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode). default 'normalBlendMode' (does not animate). One of ``normalBlendMode``, ``multiplyBlendMode``, ``screenBlendMode``, ``overlayBlendMode``, ``darkenBlendMode``, ``lightenBlendMode``, ``colorDodgeBlendMode``, ``colorBurnBlendMode``, ``softLightBlendMode``, ``hardLightBlendMode``, ``differenceBlendMode``, ``exclusionBlendMode``, ``hueBlendMode``, ``saturationBlendMode``, ``colorBlendMode``, ``luminosityBlendMode``, ``plusLighter``, ``plusDarker``."""
+        return self._get('compositingFilter')  # type: ignore[no-any-return]
+
+    @compositing_filter.setter
+    def compositing_filter(self, value: BlendMode) -> None:
+        self._set('compositingFilter', coerce_string(value))
+
+    @property
+    def allows_group_opacity(self) -> bool:
+        """``allowsGroupOpacity``: When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other). default True (does not animate)."""
+        return self._get('allowsGroupOpacity')  # type: ignore[no-any-return]
+
+    @allows_group_opacity.setter
+    def allows_group_opacity(self, value: bool) -> None:
+        self._set('allowsGroupOpacity', coerce_bool(value))
 
     @property
     def contents(self) -> Optional[str]:

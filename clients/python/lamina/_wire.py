@@ -91,6 +91,8 @@ def value(kind: str, v: Any) -> bytes:
         return b"\x08" + string(v)
     if kind == "image":
         return b"\x08" + string(v or "")
+    if kind == "layer":   # a layer by its id, 0 for none
+        return b"\x01" + f64s(float(v.id if v is not None else 0))
     if kind in ("numbers", "numbers?"):
         v = v or []
         return b"\x09" + struct.pack("<I", len(v)) + f64s(*v)

@@ -138,6 +138,8 @@ class Layer(_LayerAttributes):
         (a negative ``corner_radius``) is staged all the same and refused at commit
         (``invalidValue`` naming this set); the local model keeps what it had."""
         info = PROPERTIES[key_path]
+        if info.type == "layer" and value is not None and (value.connection is not self._connection or value is self):
+            raise PropertyError("a mask is another layer of the same connection")
         if _valid(info.type, info.non_negative, value) and _short_enough(info.max_bytes, value):
             self._values[key_path] = value
         self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Point", "Size", "Rect", "Color", "Transform3D", "Path", "PathTemplate", "TextRun", "StyledText",
@@ -579,6 +579,15 @@ def coerce_image(v: object) -> Optional[str]:
     if not isinstance(name, str):
         raise TypeError("expected an Image, an image name or None, got %r" % (v,))
     return name or None
+
+
+def coerce_layer(v: object) -> Any:
+    """A layer (``mask``): a ``Layer`` of the same connection (checked where it is set), or None."""
+    if v is None:
+        return None
+    if not isinstance(getattr(v, "id", None), int) or not hasattr(v, "connection"):
+        raise TypeError("expected a Layer or None, got %r" % (v,))
+    return v
 
 
 def coerce_string(v: object) -> str:

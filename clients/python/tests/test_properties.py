@@ -38,6 +38,9 @@ SAMPLES = {
 
 
 def normalized(info, v):
+    if info.type == "layer":   # a Layer locally, its id (0: none) from the daemon
+        v = getattr(v, "id", v)
+        return None if v in (None, 0) else int(v)
     if info.type == "image" and v == "":
         return None
     if info.type == "numbers?" and v == []:
@@ -101,7 +104,7 @@ class DaemonAgreementTests(DaemonTestCase):
         with self.conn.transaction(disable_actions=True):
             for layer in layers:
                 for key, info in PROPERTIES.items():
-                    if layer.kind not in info.kinds or info.type == "image":
+                    if layer.kind not in info.kinds or info.type in ("image", "layer"):
                         continue
                     if info.type == "enum":
                         value = [c for c in ENUMS[info.enum] if c != info.default][-1]
@@ -205,3 +208,41 @@ class DaemonAgreementTests(DaemonTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class MaskTests(DaemonTestCase):
+    """``mask`` (CALayer.mask): another layer of the same connection, with no superlayer."""
+
+    def test_a_detached_layer_masks_and_bad_masks_are_refused(self):
+        from lamina import ErrorCode, PropertyError, RequestFailed
+        layer, inside = self.square(), self.square()
+        mask = self.conn.make_layer()
+        mask.bounds = (0, 0, 40, 40)
+        mask.background_color = "#000000"
+        layer.mask = mask
+        self.assertIs(layer.mask, mask)
+        self.conn.commit()
+        self.assertEqual(layer.presentation_value("mask"), mask.id)
+        # A layer in the tree cannot be a mask; the commit fails whole and names the set.
+        other = self.square()
+        other.mask = inside
+        with self.assertRaises(RequestFailed) as cm:
+            self.conn.commit()
+        self.assertEqual((cm.exception.code, cm.exception.key), (ErrorCode.INVALID_HIERARCHY, "mask"))
+        self.assertIn("in the layer tree", cm.exception.message)
+        # A mask cannot join the tree while it masks.
+        self.conn.root.add_sublayer(mask)
+        with self.assertRaises(RequestFailed) as cm:
+            self.conn.commit()
+        self.assertEqual(cm.exception.code, ErrorCode.INVALID_HIERARCHY)
+        # Another connection's layer, or the layer itself, is refused here.
+        foreign = self.connect().make_layer()
+        with self.assertRaises(PropertyError):
+            layer.mask = foreign
+        with self.assertRaises(PropertyError):
+            layer.mask = layer
+        with self.assertRaises(TypeError):
+            layer.mask = 3
+        layer.mask = None
+        self.conn.commit()
+        self.assertEqual(layer.presentation_value("mask"), 0)

@@ -57,7 +57,7 @@ extension ServerCore {
             guard table.named[name] == nil else {
                 return fail(.duplicateImage, "the name is in use; release it first")
             }
-            let budget = config.maxImageBytesPerClient - table.bytes
+            let budget = config.maxImageBytesPerClient - table.bytes - surfaceBytes(client)
             let over = "over the client's image memory limit (maxImageBytesPerClient \(config.maxImageBytesPerClient) bytes, \(table.bytes) in use)"
             guard budget >= 4 else { return fail(.limitExceeded, over) }
             // The decoder refuses a header whose pixels exceed the budget before allocating them.

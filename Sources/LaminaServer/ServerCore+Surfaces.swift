@@ -237,6 +237,18 @@ extension ServerCore {
         return .success(plan)
     }
 
+    /// The model tree's failure of the commit's operations before `index` (all of them when
+    /// `index` is past them), if one fails: validated on a copy, so nothing changes.
+    func earlierFailure(_ commit: Commit, before index: Int) -> CommitError? {
+        guard case .operations(let ops) = commit.content, index > 0 else { return nil }
+        var probe = model
+        var prefix = commit
+        prefix.content = .operations(Array(ops[..<min(index, ops.count)]))
+        prefix.surfaceOperations = []
+        do { _ = try probe.validate(prefix, at: commit.time ?? 0) } catch { return error }
+        return nil
+    }
+
     struct SurfaceFailure: Error {
         var index: Int
         var code: ErrorCode

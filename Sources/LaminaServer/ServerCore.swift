@@ -428,11 +428,18 @@ public struct ServerCore {
                     return
                 }
             }
-            if let f = imageFailure { return reject(f.code, index: f.index, f.message) }
             let plan: SurfacePlan
             switch planSurfaces(commit) {
-            case .success(let p): plan = p
-            case .failure(let f):
+            case .success(let p):
+                if let f = imageFailure { return reject(f.code, index: f.index, f.message) }
+                plan = p
+            case .failure(var f):
+                if let i = imageFailure, i.index < f.index { return reject(i.code, index: i.index, i.message) }
+                // The model tree's failure comes first when one of the requests before it fails.
+                if let earlier = earlierFailure(commit, before: f.index) {
+                    f = SurfaceFailure(index: earlier.index, code: ErrorCode(rawValue: earlier.code.rawValue) ?? .internalError,
+                                       message: earlier.message)
+                }
                 if f.index < operations.count { return reject(f.code, index: f.index, f.message) }
                 let j = f.index - operations.count
                 let failing = commit.surfaceRequestIDs[j]

@@ -22,6 +22,8 @@ public final class SurfaceLayer: Layer {
     private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
     /// The next buffer `nextBuffer` tries first (round robin).
     private var cursor = 0
+    /// The connection's link (weak: a layer may outlive its connection).
+    private weak var link: Link?
 
     /// Called on the connection's delivery context once the daemon made the frame that shows
     /// the last `present`: the frame's compositor time and the next frame's target time.
@@ -43,6 +45,7 @@ public final class SurfaceLayer: Layer {
             throw LaminaError.protocolViolation("shared memory: \(String(cString: strerror(errno)))")
         }
         mapping = (base, size)
+        link = connection.link
         poolID = connection.takeSurfaceID()
         guard case .poolCreated = try connection.roundTrip(.createPool(id: poolID, size: UInt64(size)), descriptor: fd) else {
             throw LaminaError.protocolViolation("expected poolCreated")
@@ -89,7 +92,7 @@ public final class SurfaceLayer: Layer {
     deinit {
         if let mapping { munmap(mapping.base, mapping.size) }
         let ids = buffers.map(\.id)
-        connection.link.state.withLock { s in for id in ids { s.bufferReleases[id] = nil } }
+        link?.state.withLock { s in for id in ids { s.bufferReleases[id] = nil } }
     }
 }
 

@@ -274,6 +274,9 @@ extension ServerCore {
         if !plan.attached.isEmpty {
             surfaceWaits.append(SurfaceWait(client: client, sequence: sequence, kind: .attachedOnly, attached: plan.attached))
         }
+        // The frame that applies the packet must be reported (`snapshotPublished`) even when it
+        // has no other events: the render side wakes the server only for a requested frame.
+        if !plan.waits.isEmpty { effects.append(.requestFrame) }
     }
 
     /// A snapshot came: the waits of the packets it applied go out, in packet order: buffer

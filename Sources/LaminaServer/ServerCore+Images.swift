@@ -23,8 +23,10 @@ struct ClientImages {
 extension ServerCore {
     /// The client's own name of a qualified image name (what `getPresentation` of `contents`
     /// answers).
+    /// A surface layer's contents (its buffer, `CLIENT/surface/SERIAL/LAYER`) read as none ("").
     static func clientImageName(_ qualified: String) -> String {
         let parts = qualified.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        if parts.count == 3, parts[1] == "surface" { return "" }
         return parts.count == 3 ? String(parts[2]) : qualified
     }
 

@@ -79,7 +79,7 @@ let package = Package(
         .target(name: "LaminaExpression", dependencies: ["LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "LaminaModel", dependencies: ["LaminaGeometry", "LaminaAnimation", "LaminaExpression"],
                 exclude: ["README.md", "Properties.table"]),
-        .target(name: "LaminaTree", dependencies: ["LaminaModel", "LaminaAnimation", "LaminaExpression", "CPrefetch"],
+        .target(name: "LaminaTree", dependencies: ["LaminaModel", "LaminaAnimation", "LaminaExpression", "LaminaImage", "CPrefetch"],
                 exclude: ["README.md"]),
         .target(name: "LaminaWire", dependencies: ["LaminaModel", "LaminaGeometry", "LaminaAnimation", "LaminaExpression"],
                 exclude: ["README.md"]),

@@ -92,6 +92,9 @@ public final class Connection {
     /// Completion blocks and animation delegates of the transaction being built.
     private var hooks = Link.CommitHooks()
     private var nextLayerID: UInt32 = 1
+    /// Pool, buffer and frame-callback ids (SurfaceLayer.swift), one counter for all three.
+    private var nextSurfaceID: UInt32 = 1
+    func takeSurfaceID() -> UInt32 { defer { nextSurfaceID &+= 1 }; return nextSurfaceID }
     private var registry: [UInt32: WeakLayer] = [:]
     private struct WeakLayer { weak var layer: Layer? }
 

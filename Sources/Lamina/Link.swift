@@ -171,6 +171,12 @@ final class Link: Sendable {
         /// A descriptor of the socket a reconnection is trying, its own (a `dup`, closed only
         /// under the lock): `shutdown()` ends that socket too.
         var candidate: Int32?
+        /// Surface layers' buffers (SurfaceLayer.swift): called on the reader thread at a buffer's
+        /// `bufferReleased`, by buffer id.
+        var bufferReleases: [UInt32: @Sendable () -> Void] = [:]
+        /// Surface layers' frame callbacks, by callback id (once each: the frame's time and the
+        /// next frame's target time), run on the delivery context.
+        var frameCallbacks: [UInt32: @Sendable (Double, Double) async -> Void] = [:]
         /// `animationStarted` events to swallow: replayed animations had started before.
         var replayedStarts: [AnimationKey: Int] = [:]
 
@@ -234,10 +240,16 @@ final class Link: Sendable {
 
     // MARK: Writing
 
-    func write(_ bytes: [UInt8]) throws(LaminaError) {
+    /// Writes `bytes`; `descriptor` (when not nil) goes with the first byte (SCM_RIGHTS).
+    func write(_ bytes: [UInt8], descriptor: Int32? = nil) throws(LaminaError) {
         let ok: Bool = writeLock.withLock { _ in
             let fd = socket.load(ordering: .relaxed)
             var offset = 0
+            if let descriptor {
+                let n = bytes.withUnsafeBytes { Self.sendWithDescriptor(fd, $0.baseAddress!, count: $0.count, descriptor: descriptor) }
+                guard n > 0 else { return false }
+                offset = n
+            }
             while offset < bytes.count {
                 let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
                 if n < 0 {
@@ -264,11 +276,38 @@ final class Link: Sendable {
 
     // MARK: Round trips
 
+    /// `sendmsg` of `count` bytes with one descriptor (SCM_RIGHTS): the count sent, or −1.
+    static func sendWithDescriptor(_ fd: Int32, _ base: UnsafeRawPointer, count: Int, descriptor: Int32) -> Int {
+        // cmsghdr on Linux: size_t len, int level, int type, the descriptor, padded to size_t.
+        let header = MemoryLayout<Int>.size + 8
+        var control = [UInt64](repeating: 0, count: (header + 4 + 7) / 8)
+        var iov = iovec(iov_base: UnsafeMutableRawPointer(mutating: base), iov_len: count)
+        return control.withUnsafeMutableBytes { c in
+            c.storeBytes(of: header + 4, toByteOffset: 0, as: Int.self)
+            c.storeBytes(of: SOL_SOCKET, toByteOffset: MemoryLayout<Int>.size, as: Int32.self)
+            c.storeBytes(of: Int32(SCM_RIGHTS), toByteOffset: MemoryLayout<Int>.size + 4, as: Int32.self)
+            c.storeBytes(of: descriptor, toByteOffset: header, as: Int32.self)
+            return withUnsafeMutablePointer(to: &iov) { iovp in
+                var msg = msghdr()
+                msg.msg_iov = iovp
+                msg.msg_iovlen = 1
+                msg.msg_control = c.baseAddress
+                msg.msg_controllen = c.count
+                while true {
+                    let n = sendmsg(fd, &msg, Int32(MSG_NOSIGNAL))
+                    if n < 0 && errno == EINTR { continue }
+                    return n
+                }
+            }
+        }
+    }
+
     /// Sends `prefix` (staged requests) and `request`, then blocks until its reply.
-    func roundTrip(_ prefix: [UInt8], _ request: Request, hooks: CommitHooks? = nil) throws(LaminaError) -> Event {
+    func roundTrip(_ prefix: [UInt8], _ request: Request, hooks: CommitHooks? = nil,
+                   descriptor: Int32? = nil) throws(LaminaError) -> Event {
         BlockingCheck.willBlock(request)
         let box = SyncBox()
-        post(prefix, request, waiter: .sync(box), hooks: hooks)
+        post(prefix, request, waiter: .sync(box), hooks: hooks, descriptor: descriptor)
         box.semaphore.wait()
         return try box.result!.get()
     }
@@ -307,7 +346,7 @@ final class Link: Sendable {
     }
 
     /// Registers the waiter, then writes; a failed write (or a closed link) resumes it.
-    private func post(_ prefix: [UInt8], _ request: Request, waiter: Waiter, hooks: CommitHooks?) {
+    private func post(_ prefix: [UInt8], _ request: Request, waiter: Waiter, hooks: CommitHooks?, descriptor: Int32? = nil) {
         let id = takeRequestID()
         let refusal: LaminaError? = state.withLock { s in
             if let r = s.refusal { return r }
@@ -315,7 +354,15 @@ final class Link: Sendable {
             return nil
         }
         if let refusal { waiter.resume(.failure(refusal)); return }
-        do { try write(prefix + MessageEncoder.encode(request, requestID: id)) } catch {
+        let message = MessageEncoder.encode(request, requestID: id)
+        do {
+            if let descriptor {   // the descriptor goes with its own message's first byte
+                if !prefix.isEmpty { try write(prefix) }
+                try write(message, descriptor: descriptor)
+            } else {
+                try write(prefix + message)
+            }
+        } catch {
             let w = state.withLock { $0.waiters.removeValue(forKey: id) }
             w?.0.resume(.failure(error))
         }
@@ -633,6 +680,12 @@ final class Link: Sendable {
             out = .reduceMotionChanged(on)
         case .input(let e):
             for job in state.withLock({ $0.input.jobs(for: e) }) { jobs.yield(job) }
+            return
+        case .bufferReleased(let id):
+            state.withLock { $0.bufferReleases[id] }?()
+            return
+        case .frameDone(let id, let time, let target):
+            if let h = state.withLock({ $0.frameCallbacks.removeValue(forKey: id) }) { jobs.yield { await h(time, target) } }
             return
         default:
             return   // a reply to a request no one waits for any more

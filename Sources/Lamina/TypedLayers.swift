@@ -28,6 +28,7 @@ extension Layer {
         case .shape: ShapeLayer(connection: connection, id: id, kind: kind)
         case .gradient: GradientLayer(connection: connection, id: id, kind: kind)
         case .text: TextLayer(connection: connection, id: id, kind: kind)
+        case .surface: SurfaceLayer(connection: connection, id: id, kind: kind)
         }
     }
 }

@@ -555,7 +555,7 @@ public struct DrawListBuilder {
                     analytic(p.bounds, .zero, alpha: 1)
                     return
                 }
-            case .layer, .gradient:
+            case .layer, .gradient, .surface:
                 if background <= 0 && border <= 0 { return }  // draws nothing: no shadow
                 if background > 0 && (border <= 0 || background >= 1) {
                     analytic(p.bounds, radii, alpha: background)

@@ -78,6 +78,7 @@ public struct FrameDriver {
     /// the same batch as the commit that stops showing it, which may start such a fade.
     public mutating func setImage(_ name: String, _ image: Image?) {
         if image == nil {
+            surfaces[name] = nil
             if builder.images[name] != nil { deferredReleases.insert(name) }
             return
         }
@@ -87,6 +88,8 @@ public struct FrameDriver {
 
     /// Images removed by `setImage`, taken out of the map when no cross-fade uses them.
     private var deferredReleases: Set<String> = []
+    /// Surface layers' pixels, by image name (FrameDriver+Surfaces.swift).
+    var surfaces: [String: SurfaceStorage] = [:]
 
     private mutating func releaseDeferredImages() {
         guard !deferredReleases.isEmpty else { return }
@@ -113,7 +116,10 @@ public struct FrameDriver {
         var phases = FramePhases()
         let clock = ContinuousClock()
         let t0 = clock.now
-        for packet in packets { tree.apply(packet, at: packet.time ?? t) }
+        for packet in packets {
+            tree.apply(packet, at: packet.time ?? t)
+            if !packet.surfaces.isEmpty { applySurfaces(packet.surfaces) }
+        }
         let t1 = clock.now
         tree.advance(to: t)
         releaseDeferredImages()

@@ -15,6 +15,11 @@ public final class Image: Sendable, CustomStringConvertible {
     /// `width × height × format.bytesPerPixel` bytes, rows top first.
     public let pixels: [UInt8]
     public let format: Format
+    /// A surface layer's pixels (`SurfaceStorage`) at `surfaceVersion`, in place of `pixels`
+    /// (empty then): each new version of a surface is a new `Image` over the same storage, so
+    /// a frame redraws the layer while its GPU copy takes only the damaged rectangles.
+    public let surface: SurfaceStorage?
+    public let surfaceVersion: UInt64
 
     /// How `pixels` hold a pixel.
     public enum Format: Sendable, Hashable {
@@ -35,19 +40,39 @@ public final class Image: Sendable, CustomStringConvertible {
     public init(width: Int, height: Int, format: Format, pixels: [UInt8]) {
         precondition(width > 0 && height > 0 && pixels.count == width * height * format.bytesPerPixel,
                      "an Image needs a positive size and width × height × bytesPerPixel bytes")
-        id = imageIDCounter.add(1, ordering: .relaxed).newValue
+        id = Self.nextID()
         self.width = width
         self.height = height
         self.format = format
         self.pixels = pixels
+        surface = nil
+        surfaceVersion = 0
     }
 
+    /// The current version of a surface's pixels (see `surface`).
+    public init(surface: SurfaceStorage) {
+        id = Self.nextID()
+        width = surface.width
+        height = surface.height
+        format = .rgba8
+        pixels = []
+        self.surface = surface
+        surfaceVersion = surface.version
+    }
+
+    /// A new id from the counter of image ids.
+    static func nextID() -> UInt64 { imageIDCounter.add(1, ordering: .relaxed).newValue }
+
     /// Bytes the pixels take (what a GPU copy without mipmaps takes too).
-    public var byteCount: Int { pixels.count }
+    public var byteCount: Int { surface?.byteCount ?? pixels.count }
 
     /// The RGBA bytes (premultiplied) of pixel (x, y) of an `.rgba8` image.
     public subscript(x: Int, y: Int) -> (UInt8, UInt8, UInt8, UInt8) {
         let i = (y * width + x) * 4
+        if let s = surface {
+            let p = s.pixels.assumingMemoryBound(to: UInt8.self)
+            return (p[i], p[i + 1], p[i + 2], p[i + 3])
+        }
         return (pixels[i], pixels[i + 1], pixels[i + 2], pixels[i + 3])
     }
 

@@ -70,6 +70,9 @@ public struct Commit: Hashable, Sendable {
     /// Bytes the transaction took on the wire: its staged requests' messages and the commit's,
     /// headers included (0 for a commit not made from messages). For frame traces.
     public var wireBytes = 0
+    /// The transaction's surface requests, in order, and their request ids (SurfaceOperation.swift).
+    public var surfaceOperations: [SurfaceOperation] = []
+    public var surfaceRequestIDs: [UInt32] = []
 
     public init(client: UInt32, content: Content, requestIDs: [UInt32] = [], wireBytes: Int = 0) {
         self.client = client; self.content = content; self.requestIDs = requestIDs; self.wireBytes = wireBytes

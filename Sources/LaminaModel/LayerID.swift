@@ -34,8 +34,11 @@ public enum LayerKind: UInt8, Sendable, CaseIterable {
     case gradient = 2
     /// `CATextLayer`.
     case text = 3
+    /// A client's pixels through shared memory (docs/protocol.md, Surfaces): a plain layer whose
+    /// `contents` the daemon sets to the buffer a commit attaches.
+    case surface = 4
 
     public var name: String {
-        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text" }
+        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"; case .surface: "surface" }
     }
 }

@@ -86,6 +86,7 @@ final class ImageResidency {
     /// The resident copy of `image`, uploading it (recorded by `recordUploads`) when it is not
     /// resident; nil when the device cannot hold an image that large.
     private func texture(_ image: Image, device: VulkanDevice, mipmapped: Bool = true) throws(RenderError) -> TextureImage? {
+        if let surface = image.surface { return try texture(surface, device: device) }
         if let existing = textures[image.id] { return existing }
         let limit = Int(device.properties.limits.maxImageDimension2D)
         guard image.width <= limit, image.height <= limit else { return nil }
@@ -109,6 +110,28 @@ final class ImageResidency {
         residentBytes += texture.byteCount
         return texture
     }
+
+    /// A surface layer's copy (ImageResidency+Surfaces.swift).
+    func adopt(_ texture: TextureImage, key: UInt64, staging: VulkanBuffer) {
+        textures[key] = texture
+        pending.append((texture, staging))
+        uploads += 1
+        changes += 1
+        residentBytes += texture.byteCount
+    }
+
+    /// Queues dirty rectangles of a resident texture (ImageResidency+Surfaces.swift).
+    func queueWrites(_ texture: TextureImage, staging: VulkanBuffer, regions: [VkBufferImageCopy], bytes: Int) {
+        pendingWrites.append((texture, staging, regions))
+        changes += 1
+        surfaceWrites += regions.count
+        surfaceWriteBytes += bytes
+    }
+    /// Surface rectangles copied in so far, and their bytes (tests, benchmarks).
+    private(set) var surfaceWrites = 0
+    private(set) var surfaceWriteBytes = 0
+
+    func existing(_ key: UInt64) -> TextureImage? { textures[key] }
 
     /// Brings the glyph atlas' copy up to date with `atlas`: its base uploaded when not
     /// resident, then the writes not yet applied copied in as dirty rectangles (recorded by

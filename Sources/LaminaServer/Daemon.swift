@@ -388,13 +388,15 @@ private struct ServerLoop {
 
     mutating func readFrom(_ id: UInt32, _ buffer: inout [UInt8]) {
         guard let conn = connections[id] else { return }
-        let n = buffer.withUnsafeMutableBytes { read(conn.fd, $0.baseAddress!, $0.count) }
+        var fds: [Int32] = []
+        let n = buffer.withUnsafeMutableBytes { UnixSocket.receive(conn.fd, into: $0, fds: &fds) }
         if n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR) {
+            fds.forEach { close($0) }
             disconnect(id)
             return
         }
-        guard n > 0 else { return }
-        perform(core.receive(buffer[0..<n], from: id, outputRoom: outputRoom(id), budget: .daemon))
+        guard n > 0 else { fds.forEach { close($0) }; return }
+        perform(core.receive(buffer[0..<n], descriptors: fds, from: id, outputRoom: outputRoom(id), budget: .daemon))
     }
 
     /// How many more bytes may wait for the client before it is cut off.

@@ -23,8 +23,10 @@ struct ClientImages {
 extension ServerCore {
     /// The client's own name of a qualified image name (what `getPresentation` of `contents`
     /// answers).
+    /// A surface layer's contents (its buffer, `CLIENT/surface/SERIAL/LAYER`) read as none ("").
     static func clientImageName(_ qualified: String) -> String {
         let parts = qualified.split(separator: "/", maxSplits: 2, omittingEmptySubsequences: false)
+        if parts.count == 3, parts[1] == "surface" { return "" }
         return parts.count == 3 ? String(parts[2]) : qualified
     }
 
@@ -57,7 +59,7 @@ extension ServerCore {
             guard table.named[name] == nil else {
                 return fail(.duplicateImage, "the name is in use; release it first")
             }
-            let budget = config.maxImageBytesPerClient - table.bytes
+            let budget = config.maxImageBytesPerClient - table.bytes - surfaceBytes(client)
             let over = "over the client's image memory limit (maxImageBytesPerClient \(config.maxImageBytesPerClient) bytes, \(table.bytes) in use)"
             guard budget >= 4 else { return fail(.limitExceeded, over) }
             // The decoder refuses a header whose pixels exceed the budget before allocating them.

@@ -123,6 +123,11 @@ public struct ServerCore {
     var imageTables: [UInt32: ClientImages] = [:]
     /// Uploads so far: the serial of each qualified image name.
     var imageSerial: UInt64 = 0
+    /// Each client's pools, buffers and surface layers, what commits wait for from the render
+    /// side, and surface layers made so far (ServerCore+Surfaces).
+    var surfaceTables: [UInt32: ClientSurfaces] = [:]
+    var surfaceWaits: [SurfaceWait] = []
+    var surfaceSerial: UInt64 = 0
     /// Which layers hold the pointer and the keyboard (ServerCore+Input.swift).
     var inputRouting = InputRouting()
     /// When the model's nodes are next offered to share the render side's (ServerCore+Sharing).
@@ -171,6 +176,7 @@ public struct ServerCore {
     }
     /// Whether a client is connected and said hello.
     func isConnected(_ id: UInt32) -> Bool { clients[id]?.session.state == .ready }
+    func clientExists(_ id: UInt32) -> Bool { clients[id] != nil }
 
     // MARK: Inputs
 
@@ -209,8 +215,11 @@ public struct ServerCore {
     ///   (`maxQueuedOutput` less what its host holds unwritten for it). Once the replies built
     ///   (and held) go over it, no further request is handled: the client is cut off at once
     ///   (`cutOff`), so a client that never reads costs at most one reply past its limit.
-    public mutating func receive<C: Collection>(_ bytes: C, from id: UInt32, outputRoom: Int = .max,
+    /// - Parameter descriptors: file descriptors that came with the bytes (SCM_RIGHTS), for
+    ///   `createPool`; the core owns them from now on (it closes those it does not keep).
+    public mutating func receive<C: Collection>(_ bytes: C, descriptors: [Int32] = [], from id: UInt32, outputRoom: Int = .max,
                                                 budget: TurnBudget = .unlimited) -> [ServerEffect] where C.Element == UInt8 {
+        receiveDescriptors(descriptors, from: id)
         clients[id]?.decoder.feed(bytes)
         return resume(id, outputRoom: outputRoom, budget: budget)
     }
@@ -272,7 +281,7 @@ public struct ServerCore {
         captures = captures.filter { $0.value.client != id }
         if traceOwner == id { traceOwner = nil; _ = tracer.stop() }   // its recording is dropped
         guard let packet = try? model.validate(Commit(client: id, content: .disconnect), at: clock.now) else { return [] }
-        return [.submit(packet)] + dropImages(of: id)
+        return [.submit(packet)] + dropImages(of: id) + dropSurfaces(of: id)
     }
 
     /// The render side published a presentation snapshot: answers the queries it covers.
@@ -286,6 +295,7 @@ public struct ServerCore {
             if clients[id]!.held.contains(where: { if case .query = $0 { true } else { false } }) { waiting = true }
         }
         if waiting { effects.append(.requestFrame) }
+        effects += surfaceEvents(for: snapshot)
         return effects
     }
 
@@ -418,12 +428,38 @@ public struct ServerCore {
                     return
                 }
             }
-            if let f = imageFailure { return reject(f.code, index: f.index, f.message) }
+            let plan: SurfacePlan
+            switch planSurfaces(commit) {
+            case .success(let p):
+                if let f = imageFailure { return reject(f.code, index: f.index, f.message) }
+                plan = p
+            case .failure(var f):
+                if let i = imageFailure, i.index < f.index { return reject(i.code, index: i.index, i.message) }
+                // The model tree's failure comes first when one of the requests before it fails.
+                if let earlier = earlierFailure(commit, before: f.index) {
+                    f = SurfaceFailure(index: earlier.index, code: ErrorCode(rawValue: earlier.code.rawValue) ?? .internalError,
+                                       message: earlier.message)
+                }
+                if f.index < operations.count { return reject(f.code, index: f.index, f.message) }
+                let j = f.index - operations.count
+                let failing = commit.surfaceRequestIDs[j]
+                let op = commit.surfaceOperations[j]
+                send(.error(opcode: Request.commit.opcode, code: f.code,
+                            message: "commit rejected, nothing applied: request \(failing) (\(Request.name(ofOpcode: op.opcode))): \(f.message)",
+                            detail: ErrorDetail(request: failing, opcode: op.opcode, layer: op.layer)), requestID)
+                return
+            }
+            if !plan.contents.isEmpty, case .operations(let ops) = commit.content {
+                commit.content = .operations(ops + plan.contents)
+                commit.requestIDs += Array(repeating: requestID, count: plan.contents.count)
+            }
             do {
-                let packet = try model.validate(commit, at: clock.now)
+                var packet = try model.validate(commit, at: clock.now)
+                packet.surfaces = plan.updates
                 commitSequence += 1
                 clients[client]?.pendingCompletions = declared
                 effects.append(.submit(packet))
+                commitSurfaces(plan, client: client, sequence: packet.sequence, &effects)
                 updateImageUsers(after: commit, &effects)
                 send(.committed(sequence: commitSequence), requestID)
             } catch {
@@ -459,6 +495,8 @@ public struct ServerCore {
             query(.hitTest(Point(x, y)), client: client, requestID: requestID, &effects)
         case .image(let request, let requestID):
             handleImage(request, client: client, requestID: requestID, &effects)
+        case .surface(let request, let requestID):
+            handleSurface(request, client: client, requestID: requestID, &effects)
         case .measureText(let text, let font, let size, let width, let requestID):
             // Needs no snapshot: answered now (sent in turn behind this client's held replies).
             let size = measurer.measure(text, font: font, fontSize: size, width: width)

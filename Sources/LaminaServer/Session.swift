@@ -17,6 +17,8 @@ public enum SessionAction: Sendable, Equatable {
     case setReduceMotion(Bool, requestID: UInt32)
     /// `uploadImage` / `releaseImage` (ServerCore+Images).
     case image(Request, requestID: UInt32)
+    /// `createPool` / `destroyPool` / `createBuffer` / `destroyBuffer` (ServerCore+Surfaces).
+    case surface(Request, requestID: UInt32)
     case measureText(StyledText, font: String, fontSize: Double, width: Double?, requestID: UInt32)
     /// `startTrace` (maxFrames: 1…`Request.maxTraceFrames`) / `stopTrace`.
     case startTrace(maxFrames: Int, requestID: UInt32)
@@ -38,6 +40,9 @@ public struct Session: Sendable {
     public private(set) var clientName = ""
     private var staged: [LayerChange] = []
     private var stagedIDs: [UInt32] = []
+    /// Staged surface requests (`attachBuffer`, `frameCallback`, `presentationFeedback`).
+    private var stagedSurface: [SurfaceOperation] = []
+    private var stagedSurfaceIDs: [UInt32] = []
     /// Bytes of the staged requests' messages (for the commit's `wireBytes`).
     private var stagedBytes = 0
     /// Requests the last transaction staged: the next one reserves room for as many at its
@@ -52,7 +57,7 @@ public struct Session: Sendable {
     }
 
     /// Number of staged operations waiting for a commit.
-    public var stagedCount: Int { staged.count }
+    public var stagedCount: Int { staged.count + stagedSurface.count }
 
     /// Handles one decoded message or decoding failure.
     /// - Parameters:
@@ -129,8 +134,18 @@ public struct Session: Sendable {
                 return fail(.invalidAnimation, error.description, detail: detail, opcode: request.opcode)
             }
         }
+        if let op = request.surfaceOperation {
+            guard stagedCount < maxPendingOperations else {
+                return fail(.limitExceeded, "a transaction may stage at most \(maxPendingOperations) requests",
+                            detail: detail, opcode: request.opcode)
+            }
+            stagedSurface.append(op)
+            stagedSurfaceIDs.append(requestID)
+            stagedBytes += bytes
+            return []
+        }
         if let op = operation {
-            guard staged.count < maxPendingOperations else {
+            guard stagedCount < maxPendingOperations else {
                 return fail(.limitExceeded, "a transaction may stage at most \(maxPendingOperations) requests",
                             detail: detail, opcode: request.opcode)
             }
@@ -150,16 +165,21 @@ public struct Session: Sendable {
         case .ping(let token):
             return [.send(.pong(token: token), requestID: requestID)]
         case .commit:
-            defer { lastStagedCount = staged.count; staged = []; stagedIDs = []; stagedBytes = 0; failedRequest = nil }
+            defer {
+                lastStagedCount = staged.count; staged = []; stagedIDs = []; stagedBytes = 0; failedRequest = nil
+                stagedSurface = []; stagedSurfaceIDs = []
+            }
             if let failed = failedRequest {
                 return [.send(.error(opcode: request.opcode, code: .transactionFailed,
                                      message: "commit rejected, nothing applied: request \(failed.detail.request) (\(Request.name(ofOpcode: failed.detail.opcode))) failed: \(failed.message)",
                                      detail: failed.detail),
                               requestID: requestID)]
             }
-            return [.commit(Commit(client: clientID, content: .operations(staged), requestIDs: stagedIDs,
-                                   wireBytes: stagedBytes + bytes),
-                            requestID: requestID)]
+            var commit = Commit(client: clientID, content: .operations(staged), requestIDs: stagedIDs,
+                                wireBytes: stagedBytes + bytes)
+            commit.surfaceOperations = stagedSurface
+            commit.surfaceRequestIDs = stagedSurfaceIDs
+            return [.commit(commit, requestID: requestID)]
         case .capture(let time): return [.capture(time: time, requestID: requestID)]
         case .advanceClock(let s): return [.advanceClock(seconds: s, requestID: requestID)]
         case .getTree: return [.sendTree(requestID: requestID)]
@@ -169,6 +189,7 @@ public struct Session: Sendable {
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]
         case .uploadImage, .releaseImage: return [.image(request, requestID: requestID)]
+        case .createPool, .destroyPool, .createBuffer, .destroyBuffer: return [.surface(request, requestID: requestID)]
         case .measureText(let text, let font, let size, let width):
             return [.measureText(text, font: font, fontSize: size, width: width, requestID: requestID)]
         case .startTrace(let n):

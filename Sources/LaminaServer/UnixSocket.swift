@@ -120,6 +120,46 @@ public enum UnixSocket {
         return fd
     }
 
+    /// Most descriptors one read takes (SCM_RIGHTS); the kernel closes those past it.
+    public static let maxDescriptorsPerRead = 8
+
+    /// Reads bytes and the descriptors sent with them (SCM_RIGHTS, made close-on-exec):
+    /// the count read (0 at the end, −1 with `errno` set), descriptors appended to `fds`.
+    /// Control messages of another kind are ignored.
+    public static func receive(_ fd: Int32, into buffer: UnsafeMutableRawBufferPointer, fds: inout [Int32]) -> Int {
+        // cmsghdr on Linux: size_t len, int level, int type, then the data, aligned to size_t.
+        let header = MemoryLayout<Int>.size + 8
+        let space = header + maxDescriptorsPerRead * 4
+        var control = [UInt64](repeating: 0, count: (space + 7) / 8)
+        var iov = iovec(iov_base: buffer.baseAddress, iov_len: buffer.count)
+        return control.withUnsafeMutableBytes { c -> Int in
+            withUnsafeMutablePointer(to: &iov) { iovp -> Int in
+                var msg = msghdr()
+                msg.msg_iov = iovp
+                msg.msg_iovlen = 1
+                msg.msg_control = c.baseAddress
+                msg.msg_controllen = c.count
+                let n = recvmsg(fd, &msg, Int32(MSG_CMSG_CLOEXEC))
+                guard n >= 0 else { return n }
+                var offset = 0
+                let length = Int(msg.msg_controllen)
+                while offset + header <= length {
+                    let len = c.load(fromByteOffset: offset, as: Int.self)
+                    let level = c.load(fromByteOffset: offset + MemoryLayout<Int>.size, as: Int32.self)
+                    let type = c.load(fromByteOffset: offset + MemoryLayout<Int>.size + 4, as: Int32.self)
+                    guard len >= header, offset + len <= length else { break }
+                    if level == SOL_SOCKET, type == Int32(SCM_RIGHTS) {
+                        for k in 0..<((len - header) / 4) {
+                            fds.append(c.load(fromByteOffset: offset + header + k * 4, as: Int32.self))
+                        }
+                    }
+                    offset += (len + 7) & ~7
+                }
+                return n
+            }
+        }
+    }
+
     /// Sends bytes on a socket without raising SIGPIPE when the peer is gone (`MSG_NOSIGNAL`):
     /// the count written, or −1 with `errno` set (EPIPE for a closed peer).
     public static func send(_ fd: Int32, _ bytes: ArraySlice<UInt8>) -> Int {

@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaImage
 import LaminaModel
 
 /// A commit as the model tree validated it: every key path resolved, every value checked,
@@ -79,6 +80,8 @@ public struct CommitPacket: Sendable {
 
     /// The commit's size on the wire (`Commit.wireBytes`), for frame traces.
     public var wireBytes = 0
+    /// Surface layers' new pixels (ServerCore+Surfaces), applied with the packet's changes.
+    public var surfaces: [SurfaceUpdate] = []
 
     public init(client: UInt32, sequence: UInt64, time: Double?, content: Content, wireBytes: Int = 0) {
         self.client = client; self.sequence = sequence; self.time = time; self.content = content

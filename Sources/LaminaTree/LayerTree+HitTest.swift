@@ -45,7 +45,7 @@ extension LayerTree {
         case .shape:
             guard let path = p.path else { return nil }
             return Self.contains(path, local, fillRule: p.fillRule) ? id : nil
-        case .layer, .gradient, .text:   // a text layer hits in its bounds, as CATextLayer
+        case .layer, .gradient, .text, .surface:   // a text layer hits in its bounds, as CATextLayer
             return p.bounds.contains(local) ? id : nil
         }
     }

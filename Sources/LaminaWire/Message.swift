@@ -76,6 +76,19 @@ public enum Request: Hashable, Sendable {
     case stopTrace
     /// The compositor's clock now (the time a commit sent now would get). Answered by `time`.
     case getTime
+    /// Surfaces (Message+Surfaces.swift, docs/protocol.md): a pool from the memfd sent with the
+    /// message (SCM_RIGHTS), its end, a buffer carved from a pool, its end.
+    case createPool(id: UInt32, size: UInt64)
+    case destroyPool(id: UInt32)
+    case createBuffer(id: UInt32, pool: UInt32, offset: UInt64, width: UInt32, height: UInt32, stride: UInt32,
+                      format: BufferFormat)
+    case destroyBuffer(id: UInt32)
+    /// Staged: shows a buffer (0: none) in a surface layer, with the damaged rectangles.
+    case attachBuffer(layer: UInt32, buffer: UInt32, damage: [DamageRect])
+    /// Staged: `frameDone(id)` once the frame showing the commit is made.
+    case frameCallback(id: UInt32)
+    /// Staged: `presented(id)` about the commit's content.
+    case presentationFeedback(id: UInt32)
 
     /// The most frames one trace keeps (`startTrace`).
     public static let maxTraceFrames: UInt32 = 10_000
@@ -109,6 +122,13 @@ public enum Request: Hashable, Sendable {
         case .startTrace: 0x3A
         case .stopTrace: 0x3B
         case .getTime: 0x3D
+        case .attachBuffer: 0x1B
+        case .frameCallback: 0x1C
+        case .presentationFeedback: 0x1D
+        case .createPool: 0x3E
+        case .destroyPool: 0x3F
+        case .createBuffer: 0x40
+        case .destroyBuffer: 0x41
         }
     }
 
@@ -123,6 +143,8 @@ public enum Request: Hashable, Sendable {
         case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
         case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"; case 0x3C: "measureText"
         case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
+        case 0x1B: "attachBuffer"; case 0x1C: "frameCallback"; case 0x1D: "presentationFeedback"
+        case 0x3E: "createPool"; case 0x3F: "destroyPool"; case 0x40: "createBuffer"; case 0x41: "destroyBuffer"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -176,6 +198,8 @@ public enum Request: Hashable, Sendable {
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
         case .uploadImage, .releaseImage: encodeImageBody(&w)
+        case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .attachBuffer, .frameCallback, .presentationFeedback:
+            encodeSurfaceBody(&w)
         }
     }
 
@@ -254,6 +278,7 @@ public enum Request: Hashable, Sendable {
         case 0x3B: request = .stopTrace
         case 0x3D: request = .getTime
         case 0x38, 0x39: request = try decodeImageBody(opcode: opcode, &r)
+        case 0x1B...0x1D, 0x3E...0x41: request = try decodeSurfaceBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd(Request.name(ofOpcode: opcode))
@@ -301,6 +326,18 @@ public enum Event: Hashable, Sendable {
     /// A pointer or key event for one of the client's layers, or a pointer event's path
     /// (0x90…0x96, request id 0).
     case input(InputEvent)
+    /// Surfaces (Message+Surfaces.swift): the answers to `createPool`, `destroyPool`,
+    /// `createBuffer`, `destroyBuffer`; and, with request id 0, a buffer the daemon no longer
+    /// reads, a frame callback (the frame's time and the next frame's target time), a
+    /// presentation feedback (its frame's time, the refresh interval and the frame's number,
+    /// or discarded: never shown).
+    case poolCreated(id: UInt32)
+    case poolDestroyed(id: UInt32)
+    case bufferCreated(id: UInt32)
+    case bufferDestroyed(id: UInt32)
+    case bufferReleased(id: UInt32)
+    case frameDone(id: UInt32, time: Double, targetTime: Double)
+    case presented(id: UInt32, discarded: Bool, time: Double, refresh: Double, frame: UInt64)
 
     /// An error event for request `request` (opcode `opcode`) that failed itself.
     public static func error(opcode: UInt16, code: ErrorCode, message: String, request: UInt32,
@@ -335,6 +372,13 @@ public enum Event: Hashable, Sendable {
         case .trace: 0xA4
         case .time: 0xAD
         case .input(let e): e.opcode
+        case .poolCreated: 0xA5
+        case .poolDestroyed: 0xA6
+        case .bufferCreated: 0xA7
+        case .bufferDestroyed: 0xA8
+        case .bufferReleased: 0xA9
+        case .frameDone: 0xAA
+        case .presented: 0xAB
         }
     }
 
@@ -364,6 +408,8 @@ public enum Event: Hashable, Sendable {
         case .imageReleased(let name): w.string(name)
         case .textMeasured(let width, let height): w.f64(width); w.f64(height)
         case .input(let e): e.encodeBody(&w)
+        case .poolCreated, .poolDestroyed, .bufferCreated, .bufferDestroyed, .bufferReleased, .frameDone, .presented:
+            encodeSurfaceBody(&w)
         }
     }
 
@@ -410,6 +456,7 @@ public enum Event: Hashable, Sendable {
         case 0xA4: event = .trace(json: try r.string("json"))
         case 0xAD: event = .time(try r.f64("time"))
         case 0x90...0x96: event = .input(try InputEvent.decodeBody(opcode: opcode, &r))
+        case 0xA5...0xAB: event = try decodeSurfaceBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

@@ -22,6 +22,11 @@ public enum ErrorCode: UInt16, Sendable, CaseIterable {
     case invalidImage = 18
     /// `uploadImage` under a name the client already uses.
     case duplicateImage = 19
+    /// A pool or buffer id the client has not created (or has destroyed) (Surfaces).
+    case unknownBuffer = 20
+    /// A pool or buffer that cannot be: no memfd sent, not a memfd, not sealed against
+    /// shrinking, too small for the buffer, a stride or offset that does not fit (Surfaces).
+    case invalidBuffer = 21
 }
 
 /// Why bytes could not be decoded into a message.

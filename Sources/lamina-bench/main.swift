@@ -15,6 +15,7 @@
 //   lamina-bench flood [--seconds S] [--layers N] [--rounds R]   a getTree flooder beside a good client
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
+//   lamina-bench surfaces [--seconds S]   shared-memory surfaces: a 1080p stream, 16 small ones at 60 Hz, 4K with 64×64 damage, memcpy
 import Foundation
 import LaminaRender
 
@@ -24,7 +25,7 @@ import LaminaRender
 HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|surfaces [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -53,6 +54,7 @@ case "soak": runSoakBench(rest)
 case "memory": runMemoryBench(rest)
 case "trace": runTraceBench(rest)
 case "lottie": runLottieBench(rest)
+case "surfaces": runSurfaceBench(rest)
 case "daemon-child": runDaemonChild(rest)   // memory's daemon
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)

@@ -110,6 +110,18 @@ final class EmbeddedDaemon {
         return inbox[client]!.remove(at: k).event
     }
 
+    /// Sends one request with descriptors (as SCM_RIGHTS brings them: the core owns them
+    /// from now on) and returns its reply.
+    func request(_ r: Request, descriptors: [Int32], from client: UInt32) -> Event {
+        let id = (nextRequestID[client] ?? 0) + 1
+        nextRequestID[client] = id
+        perform(core.receive(MessageEncoder.encode(r, requestID: id), descriptors: descriptors, from: client))
+        guard let k = inbox[client]?.firstIndex(where: { $0.requestID == id }) else {
+            preconditionFailure("request \(id) (\(Request.name(ofOpcode: r.opcode))) got no reply")
+        }
+        return inbox[client]!.remove(at: k).event
+    }
+
     /// Sends staged requests and a commit; returns the commit's reply.
     func commit(_ requests: [Request], from client: UInt32) -> Event {
         send(requests, from: client)

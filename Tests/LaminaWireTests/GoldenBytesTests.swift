@@ -243,7 +243,7 @@ struct GoldenBytesTests {
             (5, "unknownOpcode"), (6, "unknownLayer"), (7, "duplicateLayer"), (8, "invalidProperty"),
             (9, "invalidValue"), (10, "invalidHierarchy"), (11, "limitExceeded"), (12, "clockNotManual"),
             (13, "captureFailed"), (14, "transactionFailed"), (15, "internalError"), (16, "invalidAnimation"),
-            (17, "unknownImage"), (18, "invalidImage"), (19, "duplicateImage"),
+            (17, "unknownImage"), (18, "invalidImage"), (19, "duplicateImage"), (20, "unknownBuffer"), (21, "invalidBuffer"),
         ]
         #expect(ErrorCode.allCases.count == table.count)
         for (number, name) in table {

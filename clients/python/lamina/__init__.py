@@ -21,6 +21,7 @@ from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, Prot
 from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent,
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
+from .surfaces import BGRA8, RGBA8, SurfaceBuffer, SurfaceLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
@@ -30,7 +31,8 @@ PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
     "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
-    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "Presentation", "PropertyError",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "SurfaceLayer", "SurfaceBuffer", "BGRA8", "RGBA8",
+    "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",
     "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",

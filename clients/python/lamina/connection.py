@@ -21,6 +21,7 @@ from . import _wire
 from ._journal import Journal, Reconnect, ReplayClock
 from ._properties import LAYER_KINDS
 from .animation import TimingFunction, TimingLike, timing_function
+from .surfaces import SurfaceLayer
 from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
 from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
                      PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
@@ -307,6 +308,11 @@ class Connection:
         self._closed = False
         self._hooks = _Hooks()
         self._next_layer_id = 1
+        # Surfaces (surfaces.py): pool, buffer and frame-callback ids (one counter), the
+        # buffers' release hooks and the frame callbacks waiting.
+        self._surface_ids = itertools.count(1)
+        self._buffer_releases: Dict[int, Callable[[], None]] = {}
+        self._frame_callbacks: Dict[int, Callable[[float, float], None]] = {}
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._levels = [_Level(_Settings())]
         self._staged_settings = _Settings()
@@ -518,6 +524,41 @@ class Connection:
 
     def make_text_layer(self) -> TextLayer:
         return cast(TextLayer, self.make_layer("text"))
+
+    def make_surface_layer(self) -> SurfaceLayer:
+        """A new surface layer: pixels this program draws, through shared memory (``SurfaceLayer``)."""
+        return cast(SurfaceLayer, self.make_layer("surface"))
+
+    def _take_surface_id(self) -> int:
+        return next(self._surface_ids) & 0xFFFFFFFF
+
+    def _round_trip_with_fd(self, opcode: int, body: bytes, fd: int, expect: int) -> bytes:
+        """A request sent with a file descriptor (SCM_RIGHTS, on its first byte), after the
+        staged requests; blocks for its reply."""
+        with self._out_lock:
+            with self._lock:
+                if self._closed:
+                    raise Disconnected()
+                if self._reconnecting:
+                    raise Reconnecting()
+                w = _Waiter(None)
+                rid = self._take_id()
+                self._waiters[rid] = w
+            self._note_written()
+            data, self._outgoing = bytes(self._outgoing), bytearray()
+            message = _wire.frame(opcode, rid, body)
+            try:
+                if data:
+                    self._sock.sendall(data)
+                sent = self._sock.sendmsg([message], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("i", fd))])
+                if sent < len(message):
+                    self._sock.sendall(message[sent:])
+            except OSError:
+                pass   # the reader sees the end and fails the waiter
+        got, rbody = w.wait()
+        if got != expect:
+            raise ProtocolViolation("expected opcode 0x%02x, got 0x%02x" % (expect, got))
+        return rbody
 
     def layer(self, layer_id: int) -> Optional[Layer]:
         """This client's layer with ``layer_id`` while this program holds it (0: ``root``)."""
@@ -1171,6 +1212,19 @@ class Connection:
             ph = self.on_pointer
             if chain or ph is not None:
                 jobs.append(lambda: _bubble(chain, ph, pe))
+        elif opcode == _wire.BUFFER_RELEASED:
+            hook = self._buffer_releases.get(r.u32())
+            if hook is not None:
+                hook()
+            return
+        elif opcode == _wire.FRAME_DONE:
+            cid, t, target = r.take("Idd")
+            fh = self._frame_callbacks.pop(cid, None)
+            if fh is not None:
+                jobs.append(lambda: fh(t, target))
+                for job in jobs:
+                    self._jobs.put(job)
+            return
         elif opcode in (_wire.KEY_DOWN, _wire.KEY_UP):
             layer_id, key_code, mods, repeat, t = r.take("IIHBd")
             ke = KeyEvent("down" if opcode == _wire.KEY_DOWN else "up", layer_id, key_code, mods, repeat != 0, t)

@@ -30,6 +30,8 @@ class ErrorCode(enum.IntEnum):
     UNKNOWN_IMAGE = 17
     INVALID_IMAGE = 18
     DUPLICATE_IMAGE = 19
+    UNKNOWN_BUFFER = 20
+    INVALID_BUFFER = 21
 
     @property
     def protocol_name(self) -> str:

@@ -1,0 +1,125 @@
+import Glibc
+import LaminaModel
+import LaminaWire
+import Synchronization
+
+/// A surface layer (`type: "surface"`): it shows pixels the client draws itself, through
+/// shared memory (docs/protocol.md, Surfaces). `makeBuffers` makes a ring of buffers in one
+/// memfd shared with the daemon; `nextBuffer()` hands one the daemon does not read, the client
+/// draws into its `pixels`, `present(_:damage:)` stages it (with a frame callback) and the
+/// connection's `commit()` shows it, atomically with the transaction's other changes. The
+/// daemon copies the damaged rectangles and releases the buffer (`isBusy` turns false), and
+/// `onFrame` says when to draw the next frame (the frame's time and the next frame's target).
+///
+///     let surface = connection.makeSurfaceLayer()
+///     try surface.makeBuffers(width: 320, height: 240)
+///     surface.onFrame = { _, target in … draw the frame for `target`, present, commit … }
+///     if let b = surface.nextBuffer() { draw(into: b.pixels); surface.present(b); try connection.commit() }
+public final class SurfaceLayer: Layer {
+    /// The ring `makeBuffers` made (empty before).
+    public private(set) var buffers: [SurfaceBuffer] = []
+    private var poolID: UInt32 = 0
+    private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
+    /// The next buffer `nextBuffer` tries first (round robin).
+    private var cursor = 0
+    /// The connection's link (weak: a layer may outlive its connection).
+    private weak var link: Link?
+
+    /// Called on the connection's delivery context once the daemon made the frame that shows
+    /// the last `present`: the frame's compositor time and the next frame's target time.
+    public var onFrame: (@Sendable (_ time: Double, _ targetTime: Double) async -> Void)?
+
+    /// Makes `count` buffers of `width × height` pixels (rows of `width × 4` bytes, laid end to
+    /// end) in one memfd sealed against shrinking, and sends it to the daemon as a pool.
+    /// - Throws: `LaminaError.requestFailed` (the daemon refused the pool or a buffer:
+    ///   `limitExceeded` over the client's memory limit, `invalidBuffer`), or
+    ///   `LaminaError.protocolViolation` when the memfd cannot be made.
+    public func makeBuffers(width: Int, height: Int, format: BufferFormat = .bgra8, count: Int = 3) throws {
+        precondition(buffers.isEmpty, "makeBuffers is called once per surface layer")
+        precondition(width > 0 && height > 0 && count > 0)
+        let stride = width * 4, size = stride * height * count
+        let fd = MemoryFile.make(name: "lamina-surface-\(id)", size: size)
+        guard fd >= 0 else { throw LaminaError.protocolViolation("memfd_create: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
+            throw LaminaError.protocolViolation("shared memory: \(String(cString: strerror(errno)))")
+        }
+        mapping = (base, size)
+        link = connection.link
+        poolID = connection.takeSurfaceID()
+        guard case .poolCreated = try connection.roundTrip(.createPool(id: poolID, size: UInt64(size)), descriptor: fd) else {
+            throw LaminaError.protocolViolation("expected poolCreated")
+        }
+        for k in 0..<count {
+            let id = connection.takeSurfaceID()
+            guard case .bufferCreated = try connection.roundTrip(.createBuffer(
+                id: id, pool: poolID, offset: UInt64(k * stride * height), width: UInt32(width), height: UInt32(height),
+                stride: UInt32(stride), format: format)) else { throw LaminaError.protocolViolation("expected bufferCreated") }
+            let buffer = SurfaceBuffer(id: id, pixels: base + k * stride * height, width: width, height: height,
+                                       stride: stride, format: format)
+            connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store(false, ordering: AtomicStoreOrdering.releasing) } }
+            buffers.append(buffer)
+        }
+        // The pool's own id is no longer needed: the buffers keep the memory.
+        _ = try connection.roundTrip(.destroyPool(id: poolID))
+    }
+
+    /// A buffer the daemon does not read now (the round robin's next free one), or nil while
+    /// every buffer is attached and not released yet.
+    public func nextBuffer() -> SurfaceBuffer? {
+        for k in 0..<buffers.count {
+            let b = buffers[(cursor + k) % buffers.count]
+            if !b.isBusy {
+                cursor = (cursor + k + 1) % buffers.count
+                return b
+            }
+        }
+        return nil
+    }
+
+    /// Stages `buffer`'s attachment with its damaged rectangles (buffer pixels; empty: all of
+    /// it) and a frame callback (`onFrame`); the next `commit` shows it. The buffer is busy
+    /// until the daemon releases it: don't draw into it before.
+    public func present(_ buffer: SurfaceBuffer, damage: [DamageRect] = []) {
+        buffer.busy.store(true, ordering: AtomicStoreOrdering.releasing)
+        connection.stage(.attachBuffer(layer: id, buffer: buffer.id, damage: damage))
+        let callback = connection.takeSurfaceID()
+        let handler = onFrame
+        connection.link.state.withLock { $0.frameCallbacks[callback] = { t, target in await handler?(t, target) } }
+        connection.stage(.frameCallback(id: callback))
+    }
+
+    deinit {
+        if let mapping { munmap(mapping.base, mapping.size) }
+        let ids = buffers.map(\.id)
+        link?.state.withLock { s in for id in ids { s.bufferReleases[id] = nil } }
+    }
+}
+
+/// One buffer of a `SurfaceLayer`'s ring: `pixels` (this process's mapping of the shared
+/// memory, `height` rows of `stride` bytes, premultiplied, in `format`'s byte order).
+public final class SurfaceBuffer: Sendable {
+    public let id: UInt32
+    nonisolated(unsafe) public let pixels: UnsafeMutableRawPointer
+    public let width: Int, height: Int, stride: Int
+    public let format: BufferFormat
+    let busy = Atomic<Bool>(false)
+    /// Attached and not released by the daemon yet: it may still read it.
+    public var isBusy: Bool { busy.load(ordering: .acquiring) }
+
+    init(id: UInt32, pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: BufferFormat) {
+        self.id = id; self.pixels = pixels; self.width = width; self.height = height; self.stride = stride; self.format = format
+    }
+}
+
+extension Connection {
+    /// Makes a new surface layer (`makeLayer(.surface)`, typed).
+    public func makeSurfaceLayer() -> SurfaceLayer {
+        makeLayer(.surface) as! SurfaceLayer
+    }
+
+    /// Sends a request with a descriptor (SCM_RIGHTS) and blocks until its reply.
+    func roundTrip(_ request: Request, descriptor: Int32) throws(LaminaError) -> Event {
+        try link.roundTrip(takeStaged(), request, descriptor: descriptor)
+    }
+}

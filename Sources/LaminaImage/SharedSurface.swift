@@ -1,0 +1,201 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A client's shared-memory pool as the daemon maps it (docs/protocol.md, Surfaces): a
+/// `memfd` sealed against shrinking (`F_SEAL_SHRINK`), mapped read-only and shared, its
+/// descriptor closed at once (the mapping keeps the pages). Unmapped when the last holder lets
+/// it go: the server's pool table, a buffer carved from it, or a commit in flight that copies
+/// from it. Any thread may read it; nobody writes through it.
+public final class SharedMemoryPool: @unchecked Sendable {
+    // @unchecked: `base` is a read-only mapping that lives as long as this object.
+    public let base: UnsafeRawPointer
+    public let size: Int
+
+    /// Why a descriptor is not a pool.
+    public struct Failure: Error, CustomStringConvertible, Sendable {
+        public var message: String
+        public var description: String { message }
+    }
+
+    /// Linux's `fcntl` seal commands and bits (linux/fcntl.h), which Glibc's module may lack.
+    public static let getSeals: Int32 = 1034, addSeals: Int32 = 1033
+    public static let sealShrink: Int32 = 2, sealGrow: Int32 = 4, sealSeal: Int32 = 1, sealWrite: Int32 = 8
+
+    /// Maps `size` bytes of `fd` and closes `fd` (whatever the outcome). Refused: a size of 0,
+    /// a descriptor that is not a memfd (no seals to read), a memfd without `F_SEAL_SHRINK`
+    /// (a client could truncate it under the daemon's reads), one smaller than `size`, or one
+    /// the kernel will not map.
+    public init(fd: Int32, size: Int) throws(Failure) {
+        defer { close(fd) }
+        guard size > 0 else { throw Failure(message: "a pool's size must be > 0") }
+        let seals = fcntl(fd, Self.getSeals)
+        guard seals >= 0 else {
+            throw Failure(message: "the file descriptor is not a memfd (F_GET_SEALS: \(String(cString: strerror(errno))))")
+        }
+        guard seals & Self.sealShrink != 0 else {
+            throw Failure(message: "the memfd is not sealed with F_SEAL_SHRINK (add it with fcntl(F_ADD_SEALS) before sending)")
+        }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { throw Failure(message: "fstat: \(String(cString: strerror(errno)))") }
+        guard st.st_mode & S_IFMT == S_IFREG else { throw Failure(message: "the file descriptor is not a regular memfd") }
+        guard Int(st.st_size) >= size else {
+            throw Failure(message: "the pool is \(size) bytes but the memfd holds \(st.st_size)")
+        }
+        guard let p = mmap(nil, size, PROT_READ, MAP_SHARED, fd, 0), p != MAP_FAILED else {
+            throw Failure(message: "mmap: \(String(cString: strerror(errno)))")
+        }
+        base = UnsafeRawPointer(p)
+        self.size = size
+    }
+
+    deinit { munmap(UnsafeMutableRawPointer(mutating: base), size) }
+}
+
+/// Pixel layouts of a shared-memory buffer: 8 bits a channel, premultiplied, sRGB-encoded.
+public enum SurfacePixelFormat: UInt8, Sendable, Hashable {
+    /// B, G, R, A bytes (cairo's ARGB32 and Wayland's ARGB8888 on a little-endian machine).
+    case bgra8 = 0
+    /// R, G, B, A bytes.
+    case rgba8 = 1
+}
+
+/// A buffer carved from a pool: where its pixels lie and how.
+public struct SurfaceBufferLayout: Sendable, Hashable {
+    public var offset: Int
+    public var width: Int
+    public var height: Int
+    /// Bytes from one row's start to the next (≥ width × 4).
+    public var stride: Int
+    public var format: SurfacePixelFormat
+
+    public init(offset: Int, width: Int, height: Int, stride: Int, format: SurfacePixelFormat) {
+        self.offset = offset; self.width = width; self.height = height; self.stride = stride; self.format = format
+    }
+
+    /// The bytes it spans from `offset`: (height − 1) × stride + width × 4.
+    public var span: Int { height == 0 ? 0 : (height - 1) * stride + width * 4 }
+
+    /// Why it does not fit a pool of `poolSize` bytes, or nil.
+    public func misfit(poolSize: Int) -> String? {
+        guard width > 0, height > 0 else { return "width and height must be > 0 (got \(width)×\(height))" }
+        guard width <= 16384, height <= 16384 else { return "width and height are at most 16384 (got \(width)×\(height))" }
+        guard stride >= width * 4 else { return "stride \(stride) is less than width × 4 = \(width * 4)" }
+        guard stride % 4 == 0 else { return "stride \(stride) is not a multiple of 4" }
+        guard offset >= 0, offset % 4 == 0 else { return "offset \(offset) is not a multiple of 4" }
+        let (end, over) = offset.addingReportingOverflow(span)
+        guard !over, end <= poolSize else {
+            return "the buffer needs bytes \(offset)…\(offset &+ span) but the pool holds \(poolSize)"
+        }
+        return nil
+    }
+}
+
+/// A rectangle of pixels (x, y from the top left).
+public struct SurfaceRect: Sendable, Hashable {
+    public var x: Int, y: Int, width: Int, height: Int
+    public init(x: Int, y: Int, width: Int, height: Int) { self.x = x; self.y = y; self.width = width; self.height = height }
+
+    /// This rectangle cut to 0…w × 0…h (nil when nothing is left).
+    public func clipped(width w: Int, height h: Int) -> SurfaceRect? {
+        let x0 = max(x, 0), y0 = max(y, 0)
+        let x1 = min(x.addingReportingOverflow(width).overflow ? Int.max : x + width, w)
+        let y1 = min(y.addingReportingOverflow(height).overflow ? Int.max : y + height, h)
+        guard x1 > x0, y1 > y0 else { return nil }
+        return SurfaceRect(x: x0, y: y0, width: x1 - x0, height: y1 - y0)
+    }
+    public var area: Int { width * height }
+}
+
+/// One commit's change of a surface layer: copy `damage` of the buffer (`layout` in `pool`) into
+/// the surface's pixels, or (`pool` nil) show nothing. Applied by the render side when it
+/// applies the commit's packet, so the new pixels appear in the same frame as the commit's
+/// other changes.
+public struct SurfaceUpdate: Sendable {
+    /// The image name the layer's `contents` holds (`CLIENT/surface/LAYER`).
+    public var name: String
+    public var pool: SharedMemoryPool?
+    public var layout: SurfaceBufferLayout
+    /// In buffer pixels, clipped to it; empty: the whole buffer.
+    public var damage: [SurfaceRect]
+
+    public init(name: String, pool: SharedMemoryPool?, layout: SurfaceBufferLayout, damage: [SurfaceRect]) {
+        self.name = name; self.pool = pool; self.layout = layout; self.damage = damage
+    }
+}
+
+/// A surface layer's pixels on the render side: premultiplied RGBA8, rows top first, tightly
+/// packed, changed in place by `apply` (only the damaged rectangles are copied), with a log of
+/// what changed since each version so that a GPU copy can take only the damage too
+/// (`damage(since:)`). Render thread only (made there, written there, read there).
+public final class SurfaceStorage: @unchecked Sendable {
+    // @unchecked: one thread (the render thread) owns it; `Image`s that name it are read there.
+    /// Distinct from every `Image.id` (the same counter): the key of its GPU copy.
+    public let id: UInt64
+    public let width: Int
+    public let height: Int
+    public let pixels: UnsafeMutableRawPointer
+    /// Changes applied so far (0: nothing copied in yet).
+    public private(set) var version: UInt64 = 0
+    /// The rectangles each recent version changed (the newest `logLimit`).
+    private var log: [(version: UInt64, rects: [SurfaceRect])] = []
+    private static let logLimit = 16
+    /// Bytes copied in so far (tests, benchmarks).
+    public private(set) var copiedBytes = 0
+
+    public init(width: Int, height: Int) {
+        precondition(width > 0 && height > 0)
+        id = Image.nextID()
+        self.width = width
+        self.height = height
+        pixels = .allocate(byteCount: width * height * 4, alignment: 64)
+        pixels.initializeMemory(as: UInt8.self, repeating: 0, count: width * height * 4)
+    }
+
+    deinit { pixels.deallocate() }
+
+    public var byteCount: Int { width * height * 4 }
+
+    /// Copies the damaged rectangles of the buffer (its size must be this storage's) in,
+    /// converting BGRA to RGBA, and starts a new version. Empty `damage`: the whole buffer.
+    public func apply(_ update: SurfaceUpdate) {
+        guard let pool = update.pool else { return }
+        let l = update.layout
+        precondition(l.width == width && l.height == height && l.misfit(poolSize: pool.size) == nil)
+        let whole = SurfaceRect(x: 0, y: 0, width: width, height: height)
+        let rects = update.damage.isEmpty ? [whole] : update.damage.compactMap { $0.clipped(width: width, height: height) }
+        let src = pool.base + l.offset
+        for r in rects {
+            for row in r.y..<(r.y + r.height) {
+                let from = src + row * l.stride + r.x * 4
+                let to = pixels + (row * width + r.x) * 4
+                switch l.format {
+                case .rgba8: to.copyMemory(from: from, byteCount: r.width * 4)
+                case .bgra8: Self.swizzle(from: from, to: to, pixels: r.width)
+                }
+            }
+            copiedBytes += r.area * 4
+        }
+        version += 1
+        log.append((version, rects))
+        if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    /// What changed after version `v` (nil: more than the log knows: take everything).
+    public func damage(since v: UInt64) -> [SurfaceRect]? {
+        guard v < version else { return [] }
+        guard let first = log.first, first.version <= v + 1 else { return nil }
+        return log.filter { $0.version > v }.flatMap(\.rects)
+    }
+
+    /// B G R A → R G B A, four bytes a pixel (the pointers may be unaligned).
+    @inline(__always)
+    static func swizzle(from: UnsafeRawPointer, to: UnsafeMutableRawPointer, pixels n: Int) {
+        for i in 0..<n {
+            let v = from.loadUnaligned(fromByteOffset: i * 4, as: UInt32.self)
+            // little-endian: v = A<<24 | R<<16 | G<<8 | B → A<<24 | B<<16 | G<<8 | R
+            let swapped = (v & 0xFF00_FF00) | ((v & 0x00FF_0000) >> 16) | ((v & 0x0000_00FF) << 16)
+            to.storeBytes(of: swapped, toByteOffset: i * 4, as: UInt32.self)
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import CVulkan
+import LaminaImage
+
+extension ImageResidency {
+    /// A surface layer's GPU copy (`Image.surface`): one texture per `SurfaceStorage`, without
+    /// mipmaps (a surface changes every frame; level 0 is what it draws), uploaded whole when
+    /// first drawn, then brought up to the storage's version by copying only the rectangles
+    /// that changed since the version it holds (`SurfaceStorage.damage(since:)`; everything
+    /// when the log no longer reaches back that far). Render thread only.
+    func texture(_ surface: SurfaceStorage, device: VulkanDevice) throws(RenderError) -> TextureImage? {
+        let limit = Int(device.properties.limits.maxImageDimension2D)
+        guard surface.width <= limit, surface.height <= limit else { return nil }
+        if let texture = existing(surface.id) {
+            let held = UInt64(texture.appliedWrites)
+            guard held < surface.version else { return texture }
+            let whole = SurfaceRect(x: 0, y: 0, width: surface.width, height: surface.height)
+            let rects = surface.damage(since: held) ?? [whole]
+            try write(rects, of: surface, into: texture, device: device)
+            texture.appliedWrites = Int(surface.version)
+            return texture
+        }
+        let texture = try TextureImage(device: device, width: surface.width, height: surface.height,
+                                       format: VK_FORMAT_R8G8B8A8_UNORM, bytesPerPixel: 4, mipmapped: false)
+        let staging: VulkanBuffer
+        do {
+            staging = try VulkanBuffer(device: device, size: surface.byteCount, usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+        } catch {
+            texture.destroy(device)
+            throw error
+        }
+        // SAFETY: the staging buffer holds `byteCount` bytes and nothing reads it yet.
+        staging.mapped.copyMemory(from: surface.pixels, byteCount: surface.byteCount)
+        texture.appliedWrites = Int(surface.version)
+        adopt(texture, key: surface.id, staging: staging)
+        return texture
+    }
+
+    /// Copies `rects` of the storage into a staging buffer and queues them as writes into level 0.
+    private func write(_ rects: [SurfaceRect], of surface: SurfaceStorage, into texture: TextureImage,
+                       device: VulkanDevice) throws(RenderError) {
+        let bytes = rects.reduce(0) { $0 + $1.area * 4 }
+        guard bytes > 0 else { return }
+        let staging = try VulkanBuffer(device: device, size: bytes, usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+        var regions: [VkBufferImageCopy] = []
+        var offset = 0
+        for r in rects {
+            for row in 0..<r.height {
+                // SAFETY: the staging buffer holds every rectangle's bytes, laid end to end.
+                (staging.mapped + offset + row * r.width * 4)
+                    .copyMemory(from: surface.pixels + ((r.y + row) * surface.width + r.x) * 4, byteCount: r.width * 4)
+            }
+            var region = VkBufferImageCopy()
+            region.bufferOffset = VkDeviceSize(offset)
+            region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                                               baseArrayLayer: 0, layerCount: 1)
+            region.imageOffset = VkOffset3D(x: Int32(r.x), y: Int32(r.y), z: 0)
+            region.imageExtent = VkExtent3D(width: UInt32(r.width), height: UInt32(r.height), depth: 1)
+            regions.append(region)
+            offset += r.area * 4
+        }
+        queueWrites(texture, staging: staging, regions: regions, bytes: bytes)
+    }
+}

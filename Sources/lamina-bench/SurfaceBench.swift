@@ -1,0 +1,135 @@
+import Foundation
+import Lamina
+import LaminaServer
+import LaminaWire
+import Synchronization
+
+/// `lamina-bench surfaces [--seconds S]`: client surfaces through shared memory against an
+/// in-process headless daemon (1920×1080 canvas, realtime clock, 240 Hz pacing cap), through
+/// the Swift client's `SurfaceLayer` (memfd, SCM_RIGHTS, buffer ring, frame callbacks).
+/// Four JSON lines:
+/// - `full1080`: one 1920×1080 surface redrawn whole every frame, as a video player sends
+///   frames (a moving test pattern of bars written into the buffer, then present + commit,
+///   the next frame when the frame callback comes): frames composited per second, and
+///   commit-to-frame latency p50/p99 (ms, from `commit()` to the callback of the frame that
+///   applied it), with the client's drawing time apart;
+/// - `sixteen`: 16 surfaces of 480×270 updated together at 60 Hz (one commit each frame):
+///   the rate reached, latency, and the daemon's busy fraction;
+/// - `damage4k`: a 3840×2160 buffer with one 64×64 rectangle damaged per frame, beside the same
+///   buffer damaged whole: latency of each (the copy and upload follow the damage);
+/// - `memcpy`: this machine's memcpy of one 1920×1080×4 frame (ms, GB/s), the bound of a
+///   copying path.
+func runSurfaceBench(_ arguments: [String]) {
+    var seconds = 3.0
+    var i = 0
+    while i < arguments.count {
+        switch arguments[i] {
+        case "--seconds" where i + 1 < arguments.count: seconds = Double(arguments[i + 1]) ?? seconds; i += 2
+        default: benchFail("surfaces: unknown option \(arguments[i]) (--seconds S)")
+        }
+    }
+    memcpyBench()
+    let daemon = startBenchDaemon("surfaces", fps: 240, size: (1920, 1080))
+    defer { daemon.stop() }
+    do {
+        try streamBench(daemon, "full1080", surfaces: 1, width: 1920, height: 1080, seconds: seconds, rate: nil,
+                        damage: { _ in [] })
+        try streamBench(daemon, "sixteen", surfaces: 16, width: 480, height: 270, seconds: seconds, rate: 60,
+                        damage: { _ in [] })
+        try streamBench(daemon, "damage4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
+                        damage: { k in [DamageRect(x: Int32(k * 64 % 3776), y: Int32(k * 64 / 3776 * 64 % 2096), width: 64, height: 64)] })
+        try streamBench(daemon, "whole4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
+                        damage: { _ in [] })
+    } catch { benchFail("surfaces: \(error)") }
+}
+
+private func memcpyBench() {
+    let n = 1920 * 1080 * 4
+    let a = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64), b = UnsafeMutableRawPointer.allocate(byteCount: n, alignment: 64)
+    defer { a.deallocate(); b.deallocate() }
+    a.initializeMemory(as: UInt8.self, repeating: 1, count: n)
+    b.initializeMemory(as: UInt8.self, repeating: 2, count: n)
+    var times: [Double] = []
+    for k in 0..<200 {
+        a.storeBytes(of: UInt8(k & 0xFF), as: UInt8.self)
+        let t0 = benchNow()
+        b.copyMemory(from: a, byteCount: n)
+        times.append(benchNow() - t0)
+    }
+    let p50 = times.sorted()[times.count / 2]
+    print("{\"bench\": \"surfaces\", \"case\": \"memcpy\", \"bytes\": \(n), \"ms\": \(String(format: "%.3f", p50 * 1000)), \"GBps\": \(String(format: "%.2f", Double(n) / p50 / 1e9))}")
+}
+
+private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, width: Int, height: Int, seconds: Double,
+                         rate: Double?, damage: (Int) -> [DamageRect]) throws {
+    let c = try Connection(socketPath: daemon.socketPath, name: "lamina-bench-\(name)")
+    defer { c.close() }
+    c.setDisableActions(true)
+    let arrived = Mutex<[Double]>([])
+    let signal = DispatchSemaphore(value: 0)
+    var layers: [SurfaceLayer] = []
+    let columns = Int(Double(count).squareRoot().rounded(.up))
+    for k in 0..<count {
+        let s = c.makeSurfaceLayer()
+        try s.makeBuffers(width: width, height: height, count: 3)
+        // Laid out on the 1920×1080 canvas (a 4K buffer is shown at half size).
+        let w = min(1920.0 / Double(columns), Double(width) * (width > 1920 ? 0.5 : 1))
+        let h = w * Double(height) / Double(width)
+        s.frame = Rect(Double(k % columns) * w, Double(k / columns) * h, w, h)
+        c.root.addSublayer(s)
+        if k == 0 { s.onFrame = { _, _ in arrived.withLock { $0.append(benchNow()) }; signal.signal() } }
+        layers.append(s)
+    }
+    try c.commit()
+    var latencies: [Double] = [], drawing: [Double] = []
+    var frames = 0
+    let start = benchNow()
+    var next = start
+    let warmup = 5
+    while benchNow() - start < seconds + (frames < warmup ? 1 : 0) || frames < warmup + 3 {
+        let d0 = benchNow()
+        for (k, s) in layers.enumerated() {
+            // Three buffers and a frame callback per commit: one is always free here.
+            guard let b = s.nextBuffer() else { benchFail("surfaces: no free buffer") }
+            let d = damage(frames)
+            if d.isEmpty {
+                // A moving pattern of 16 vertical bars, every byte written (a decoded video frame).
+                let shift = (frames * 8 + k * 16) % width
+                for y in 0..<b.height {
+                    let row = (b.pixels + y * b.stride).assumingMemoryBound(to: UInt32.self)
+                    for x in 0..<b.width { row[x] = ((x + shift) / max(width / 16, 1)) & 1 == 0 ? 0xFF20_4080 : 0xFFE0_C040 }
+                }
+            } else {
+                for r in d {
+                    for y in Int(r.y)..<Int(r.y) + Int(r.height) {
+                        let row = (b.pixels + y * b.stride).assumingMemoryBound(to: UInt32.self)
+                        for x in Int(r.x)..<Int(r.x) + Int(r.width) { row[x] = UInt32(truncatingIfNeeded: 0xFF00_0000 | frames &* 2654435761) }
+                    }
+                }
+            }
+            s.present(b, damage: d)
+        }
+        let t0 = benchNow()
+        drawing.append(t0 - d0)
+        try c.commit()
+        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
+        let t1 = arrived.withLock { $0.last! }
+        frames += 1
+        if frames > warmup { latencies.append((t1 - t0) * 1000) }
+        if let rate {
+            next += 1 / rate
+            let wait = next - benchNow()
+            if wait > 0 { usleep(UInt32(wait * 1e6)) } else { next = benchNow() }
+        }
+    }
+    let elapsed = benchNow() - start
+    let json = try JSONSerialization.jsonObject(with: Data(try c.statsJSON().utf8)) as? [String: Any]
+    let busy = (json?["busyFraction"] as? Double) ?? .nan
+    let l = percentiles(latencies)
+    let drawMs = drawing.dropFirst(warmup).sorted()[max(drawing.count - warmup, 1) / 2] * 1000
+    print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
+          + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
+          + "\"framesPerSecond\": \(String(format: "%.1f", Double(frames) / elapsed)), "
+          + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
+          + "\"clientDrawMs\": \(String(format: "%.3f", drawMs)), \"daemonBusyFraction\": \(String(format: "%.3f", busy))}")
+}

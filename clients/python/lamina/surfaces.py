@@ -1,0 +1,140 @@
+"""Surface layers: pixels this program draws itself, shown through shared memory
+(docs/protocol.md, Surfaces; docs/python.md, Surfaces)."""
+from __future__ import annotations
+
+import fcntl
+import mmap
+import os
+import struct
+import threading
+from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+
+from . import _wire
+from .layers import LAYER_CLASSES, Layer
+
+if TYPE_CHECKING:
+    from .connection import Connection
+
+__all__ = ["SurfaceLayer", "SurfaceBuffer", "BGRA8", "RGBA8"]
+
+#: Buffer formats: 8 bits a channel, premultiplied. BGRA8 is cairo's ``FORMAT_ARGB32`` on a
+#: little-endian machine.
+BGRA8, RGBA8 = 0, 1
+
+Damage = Tuple[int, int, int, int]
+
+
+class SurfaceBuffer:
+    """One buffer of a surface layer's ring: ``memory`` is this program's mapping of it
+    (``height`` rows of ``stride`` bytes, premultiplied, in ``format``'s byte order). It is
+    ``busy`` from ``present`` until the daemon releases it: don't draw into it meanwhile."""
+
+    def __init__(self, buffer_id: int, memory: memoryview, width: int, height: int, stride: int, fmt: int) -> None:
+        self.id = buffer_id
+        self.memory = memory
+        self.width, self.height, self.stride, self.format = width, height, stride, fmt
+        self._busy = threading.Event()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy.is_set()
+
+    def _released(self) -> None:
+        self._busy.clear()
+
+    def __repr__(self) -> str:
+        return "SurfaceBuffer(%d, %dx%d%s)" % (self.id, self.width, self.height, ", busy" if self.busy else "")
+
+
+class SurfaceLayer(Layer):
+    """A layer that shows pixels this program draws (kind ``surface``). Make one with
+    ``connection.make_surface_layer()``, then ``make_buffers`` once; each frame:
+    ``b = layer.next_buffer()``, draw into ``b.memory``, ``layer.present(b, damage)``,
+    ``connection.commit()``. ``on_frame(time, target_time)`` runs (on the delivery thread)
+    once the daemon made the frame that shows the last ``present``: draw the next one then."""
+
+    kind = "surface"
+
+    def __init__(self, connection: "Connection", layer_id: int) -> None:
+        super().__init__(connection, layer_id)
+        self.buffers: List[SurfaceBuffer] = []
+        self.on_frame: Optional[Callable[[float, float], None]] = None
+        self._map: Optional[mmap.mmap] = None
+        self._cursor = 0
+
+    def make_buffers(self, width: int, height: int, fmt: int = BGRA8, count: int = 3) -> List[SurfaceBuffer]:
+        """Makes ``count`` buffers of ``width`` × ``height`` pixels (rows of ``width`` × 4 bytes)
+        in one memfd sealed against shrinking, and sends it to the daemon as a pool. Raises
+        ``RequestFailed`` when the daemon refuses it (``LIMIT_EXCEEDED``, ``INVALID_BUFFER``)."""
+        if self.buffers:
+            raise ValueError("make_buffers is called once per surface layer")
+        if width <= 0 or height <= 0 or count <= 0:
+            raise ValueError("width, height and count must be > 0")
+        stride = width * 4
+        size = stride * height * count
+        fd = os.memfd_create("lamina-surface-%d" % self.id, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+        try:
+            os.ftruncate(fd, size)
+            fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+            self._map = mmap.mmap(fd, size)
+            c = self._connection
+            pool = c._take_surface_id()
+            c._round_trip_with_fd(_wire.CREATE_POOL, struct.pack("<IQ", pool, size), fd, _wire.POOL_CREATED)
+        finally:
+            os.close(fd)
+        view = memoryview(self._map)
+        for k in range(count):
+            bid = c._take_surface_id()
+            offset = k * stride * height
+            c._round_trip(_wire.CREATE_BUFFER, struct.pack("<IIQIIIB", bid, pool, offset, width, height, stride, fmt),
+                          _wire.BUFFER_CREATED)
+            b = SurfaceBuffer(bid, view[offset:offset + stride * height], width, height, stride, fmt)
+            c._buffer_releases[bid] = b._released
+            self.buffers.append(b)
+        # The buffers keep the memory; the pool's id is not needed any more.
+        c._round_trip(_wire.DESTROY_POOL, struct.pack("<I", pool), _wire.POOL_DESTROYED)
+        return self.buffers
+
+    def next_buffer(self) -> Optional[SurfaceBuffer]:
+        """A buffer the daemon does not read now (round robin), or None while all are busy."""
+        n = len(self.buffers)
+        for k in range(n):
+            b = self.buffers[(self._cursor + k) % n]
+            if not b.busy:
+                self._cursor = (self._cursor + k + 1) % n
+                return b
+        return None
+
+    def present(self, buffer: SurfaceBuffer, damage: Optional[Sequence[Damage]] = None) -> None:
+        """Stages ``buffer``'s attachment with its damaged rectangles ((x, y, width, height) in
+        buffer pixels; None: all of it) and a frame callback (``on_frame``); the next
+        ``commit`` shows it."""
+        rects = list(damage or [])
+        buffer._busy.set()
+        body = struct.pack("<III", self.id, buffer.id, len(rects))
+        for x, y, w, h in rects:
+            body += struct.pack("<iiII", x, y, w, h)
+        c = self._connection
+        c._stage(_wire.ATTACH_BUFFER, body)
+        callback = c._take_surface_id()
+        handler = self.on_frame
+        if handler is not None:
+            c._frame_callbacks[callback] = handler
+        c._stage(_wire.FRAME_CALLBACK, struct.pack("<I", callback))
+
+    def release_buffers(self) -> None:
+        """Forgets the ring (the daemon unmaps it when no commit in flight copies from it)."""
+        c = self._connection
+        for b in self.buffers:
+            try:
+                c._round_trip(_wire.DESTROY_BUFFER, struct.pack("<I", b.id), _wire.BUFFER_DESTROYED)
+            except Exception:
+                pass
+            c._buffer_releases.pop(b.id, None)
+            b.memory.release()
+        self.buffers = []
+
+
+LAYER_CLASSES["surface"] = SurfaceLayer
+
+

@@ -8,8 +8,9 @@
  * many:   16 surfaces of 480x270 (subsurfaces of one 1920x1080 surface, desynchronized, in a 4x4
  *         grid), each redrawn and committed at 60 Hz (every 1/60 s by the clock, when its last
  *         frame callback has come).
- * damage: one 3840x2160 surface; each frame redraws and damages one 64x64 square (moving), the
- *         rest of the buffer unchanged (the compositor should copy only the damage).
+ * damage: one 3840x2160 buffer at buffer scale 2 (shown at 1920x1080, as lamina-bench surfaces
+ *         shows it on its 1920x1080 canvas); each frame redraws and damages one 64x64 square
+ *         (moving), the rest of the buffer unchanged (the compositor should copy only the damage).
  * Each surface keeps three buffers from one shared-memory pool (memfd, sealed against shrinking)
  * and draws into one the compositor has released. Every commit asks for a frame callback and a
  * presentation feedback; the latency of a commit is the feedback's presentation time minus the
@@ -306,6 +307,7 @@ int main(int argc, char **argv) {
     wl_surface_commit(top->surface);
     while (!configured) if (wl_display_dispatch(display) < 0) fail("display lost");
     makeBuffers(top);
+    if (damage) wl_surface_set_buffer_scale(top->surface, 2);
     for (int k = 1; k < surfaceCount; k++) {
         struct Surface *s = &surfaces[k];
         s->index = k;

@@ -34,8 +34,10 @@ public enum LayerKind: UInt8, Sendable, CaseIterable {
     case gradient = 2
     /// `CATextLayer`.
     case text = 3
+    /// `CAReplicatorLayer`: its sublayers are drawn `instanceCount` times.
+    case replicator = 4
 
     public var name: String {
-        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text" }
+        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"; case .replicator: "replicator" }
     }
 }

@@ -25,7 +25,7 @@ from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolati
 from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
                      PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .events import Disconnected as DisconnectedEvent
-from .layers import LAYER_CLASSES, GradientLayer, Layer, ShapeLayer, TextLayer
+from .layers import LAYER_CLASSES, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer
 from .values import Display, Size, StyledText, TextRun
 
 __all__ = ["Connection", "connect", "default_socket_path", "Image", "HitTestResult", "Capture", "Transaction"]
@@ -518,6 +518,9 @@ class Connection:
 
     def make_text_layer(self) -> TextLayer:
         return cast(TextLayer, self.make_layer("text"))
+
+    def make_replicator_layer(self) -> ReplicatorLayer:
+        return cast(ReplicatorLayer, self.make_layer("replicator"))
 
     def layer(self, layer_id: int) -> Optional[Layer]:
         """This client's layer with ``layer_id`` while this program holds it (0: ``root``)."""

@@ -48,8 +48,9 @@ struct ReplicatorListTests {
     }
 
     @Test func tintIsInstanceColorPlusOffsetsClampedTimesTheItemsColors() throws {
-        #expect(ReplicatorDrawing.tint(Color(0.5, 1, 0.2, 1), offsets: Color(0.3, -0.4, 0.1, -0.25), instance: 2)
-                == Color(1, 0.2, 0.4, 0.5))   // 0.5 + 0.6 clamps to 1
+        let t = ReplicatorDrawing.tint(Color(0.5, 1, 0.2, 1), offsets: Color(0.3, -0.4, 0.1, -0.25), instance: 2)
+        // 0.5 + 0.6 clamps to 1; 1 − 0.8; 0.2 + 0.2; 1 − 0.5.
+        #expect(t.red == 1 && abs(t.green - 0.2) < 1e-12 && abs(t.blue - 0.4) < 1e-12 && t.alpha == 0.5)
         #expect(ReplicatorDrawing.tint(nil, offsets: Color(-0.6, 0, 0, 0), instance: 2).red == 0)  // white − 1.2 → 0
         let ops = TestScene.layer(1, .replicator, frame: Rect(0, 0, 100, 20), [
             ("instanceCount", .number(3)), ("instanceTransform", .transform(.translation(30, 0))),

@@ -124,3 +124,20 @@ struct ReplicatorListTests {
         }
     }
 }
+
+/// Hit testing a replicator: only the model's sublayers (instance 0) are layers, so a point on
+/// another instance hits the replicator (inside its bounds) or nothing (outside) — as Core
+/// Animation's `hitTest(_:)`, which returns layers and so never a copy.
+@Suite("Replicator layers (hit testing)")
+struct ReplicatorHitTestTests {
+    @Test func instancesAfterTheFirstAreNotHitTestable() throws {
+        // Instances at x 0…20, 50…70 and 100…120; the replicator's bounds are 0…80.
+        let ops = TestScene.layer(1, .replicator, frame: Rect(0, 0, 80, 20), [
+            ("instanceCount", .number(3)), ("instanceTransform", .transform(.translation(50, 0))),
+        ]) + TestScene.layer(2, parent: 1, frame: Rect(0, 0, 20, 20), [("backgroundColor", .color(.black))])
+        let t = try TestScene.tree(ops)
+        #expect(t.hitTest(Point(10, 10)) == TestScene.id(2))   // instance 0: the dot itself
+        #expect(t.hitTest(Point(60, 10)) == TestScene.id(1))   // instance 1, inside the replicator's bounds
+        #expect(t.hitTest(Point(110, 10)) == nil)              // instance 2, outside the bounds
+    }
+}

@@ -305,3 +305,51 @@ extension TextLayer {
         set { set(.string(newValue.rawValue), "truncationMode") }
     }
 }
+
+extension ReplicatorLayer {
+    /// `instanceCount`: How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.
+    public var instanceCount: Double {
+        get { properties.instanceCount }
+        set { set(.number(newValue), "instanceCount") }
+    }
+    /// `instanceDelay`: Stored; instance k's animations are not yet shifted by k × instanceDelay (see README).
+    public var instanceDelay: Double {
+        get { properties.instanceDelay }
+        set { set(.number(newValue), "instanceDelay") }
+    }
+    /// `instanceTransform`: Applied k times to instance k, about the centre of the replicator's bounds.
+    public var instanceTransform: Transform3D {
+        get { properties.instanceTransform }
+        set { set(.transform(newValue), "instanceTransform") }
+    }
+    /// `instanceColor`: Multiplies the colors of the first instance's items (nil: white).
+    public var instanceColor: Color? {
+        get { properties.instanceColor }
+        set { set(.color(newValue), "instanceColor") }
+    }
+    /// `instanceRedOffset`: Added k times to instanceColor's red for instance k (the sum clamped to 0…1).
+    public var instanceRedOffset: Double {
+        get { properties.instanceRedOffset }
+        set { set(.number(newValue), "instanceRedOffset") }
+    }
+    /// `instanceGreenOffset`: Added k times to instanceColor's green for instance k (clamped to 0…1).
+    public var instanceGreenOffset: Double {
+        get { properties.instanceGreenOffset }
+        set { set(.number(newValue), "instanceGreenOffset") }
+    }
+    /// `instanceBlueOffset`: Added k times to instanceColor's blue for instance k (clamped to 0…1).
+    public var instanceBlueOffset: Double {
+        get { properties.instanceBlueOffset }
+        set { set(.number(newValue), "instanceBlueOffset") }
+    }
+    /// `instanceAlphaOffset`: Added k times to instanceColor's alpha for instance k (clamped to 0…1).
+    public var instanceAlphaOffset: Double {
+        get { properties.instanceAlphaOffset }
+        set { set(.number(newValue), "instanceAlphaOffset") }
+    }
+    /// `preservesDepth`: Stored; instances are flattened into the replicator's plane either way.
+    public var preservesDepth: Bool {
+        get { properties.preservesDepth }
+        set { set(.bool(newValue), "preservesDepth") }
+    }
+}

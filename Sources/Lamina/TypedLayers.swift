@@ -20,8 +20,17 @@ public final class TextLayer: Layer {
     }
 }
 
+/// `CAReplicatorLayer`: draws its sublayers `instanceCount` times, instance k moved by
+/// `instanceTransform` applied k times (about the centre of its bounds) and tinted by
+/// `instanceColor` plus k times each of `instanceRedOffset`, … (clamped to 0…1). The copies
+/// are made by the compositor when it draws (the model holds the sublayers once); only the
+/// sublayers themselves (instance 0) are hit-testable, as in Core Animation. Its accessors
+/// are generated from `Properties.table`.
+public final class ReplicatorLayer: Layer {}
+
 extension Layer {
-    /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer` or a `Layer`.
+    /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer`, a
+    /// `TextLayer`, a `ReplicatorLayer` or a `Layer`.
     static func make(connection: Connection, id: UInt32, kind: LayerKind) -> Layer {
         switch kind {
         case .layer: Layer(connection: connection, id: id, kind: kind)
@@ -29,6 +38,7 @@ extension Layer {
         case .gradient: GradientLayer(connection: connection, id: id, kind: kind)
         case .text: TextLayer(connection: connection, id: id, kind: kind)
         case .surface: SurfaceLayer(connection: connection, id: id, kind: kind)
+        case .replicator: ReplicatorLayer(connection: connection, id: id, kind: kind)
         }
     }
 }
@@ -48,6 +58,11 @@ extension Connection {
     /// Makes a new text layer (`makeLayer(.text)`, typed).
     public func makeTextLayer() -> TextLayer {
         makeLayer(.text) as! TextLayer
+    }
+
+    /// Makes a new replicator layer (`makeLayer(.replicator)`, typed).
+    public func makeReplicatorLayer() -> ReplicatorLayer {
+        makeLayer(.replicator) as! ReplicatorLayer
     }
 }
 

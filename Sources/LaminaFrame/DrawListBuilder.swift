@@ -69,6 +69,9 @@ public struct DrawListBuilder {
     /// Items drawn this frame as shadow sources; past `maxShadowSourceItems` further blurred
     /// shadows are left out (a bound on the work a hostile tree can ask for).
     var shadowSourceItems = 0
+    /// Whether the last full build drew a replicator's instances (DrawListBuilder+Replicator.swift):
+    /// its list is not patched (each of its frames is a full build).
+    var drewReplicator = false
     /// Offscreen groups (group opacity, blurred shadows) open at once, at most: each holds
     /// an offscreen image while its items draw (the renderer has `OffscreenRenderer.maxGroups`).
     public static let maxNestedGroups = 32
@@ -172,7 +175,7 @@ public struct DrawListBuilder {
         if let list = patcher.patch(tree, &self) { return list }
         let list = fullBuild(tree, visits: patcher.records.count)
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator)
         return list
     }
 
@@ -181,6 +184,7 @@ public struct DrawListBuilder {
     mutating func fullBuild(_ tree: LayerTree, visits: Int = 0) -> DrawList {
         items.removeAll(keepingCapacity: true)
         shadowSourceItems = 0
+        drewReplicator = false
         openGroups = 0
         shadowSourceDepth = 0
         maskDepth = 0
@@ -218,7 +222,7 @@ public struct DrawListBuilder {
     /// Visits `children` in zPosition order (stable). Their slots go on `order`, a stack shared
     /// by the whole walk (this call's range is popped before it returns); sorting happens only
     /// when some sibling is out of order.
-    private mutating func visitChildren(_ children: [LayerID], _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    mutating func visitChildren(_ children: [LayerID], _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                         parentToPixels: Transform3D, parentOpacity: Double, clip: Int) {
         let start = order.count
         var needsSort = false
@@ -354,7 +358,9 @@ public struct DrawListBuilder {
         // The sublayers of a blurred shadow's source are the record's first batch of children;
         // those visited for real start here.
         if drawShadow { records.markRealChildren(record) }
-        if !address.pointee.sublayers.isEmpty {
+        if address.pointee.kind == .replicator, !address.pointee.sublayers.isEmpty {
+            visitReplicatorInstances(address, store, nodes, toPixels: toPixels, opacity: opacity, clip: innerClip)
+        } else if !address.pointee.sublayers.isEmpty {
             visitChildren(address.pointee.sublayers, store, nodes,
                           parentToPixels: address.pointee.properties.sublayerSpace.concatenating(toPixels),
                           parentOpacity: opacity, clip: innerClip)
@@ -555,7 +561,7 @@ public struct DrawListBuilder {
                     analytic(p.bounds, .zero, alpha: 1)
                     return
                 }
-            case .layer, .gradient, .surface:
+            case .layer, .gradient, .surface, .replicator:   // a replicator without sublayers draws as a layer
                 if background <= 0 && border <= 0 { return }  // draws nothing: no shadow
                 if background > 0 && (border <= 0 || background >= 1) {
                     analytic(p.bounds, radii, alpha: background)

@@ -37,8 +37,13 @@ public enum LayerKind: UInt8, Sendable, CaseIterable {
     /// A client's pixels through shared memory (docs/protocol.md, Surfaces): a plain layer whose
     /// `contents` the daemon sets to the buffer a commit attaches.
     case surface = 4
+    /// `CAReplicatorLayer`: its sublayers are drawn `instanceCount` times.
+    case replicator = 5
 
     public var name: String {
-        switch self { case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"; case .surface: "surface" }
+        switch self {
+        case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"
+        case .surface: "surface"; case .replicator: "replicator"
+        }
     }
 }

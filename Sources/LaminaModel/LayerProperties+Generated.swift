@@ -259,6 +259,52 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.beginTime }; return 0 }
         _modify { yield &rare.values.beginTime }
     }
+    // Replicator (CAReplicatorLayer).
+    /// How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.
+    @inlinable public var instanceCount: Double {
+        get { if let box = rare.box { return box.values.instanceCount }; return 1 }
+        _modify { yield &rare.values.instanceCount }
+    }
+    /// Stored; instance k's animations are not yet shifted by k × instanceDelay (see README).
+    @inlinable public var instanceDelay: Double {
+        get { if let box = rare.box { return box.values.instanceDelay }; return 0 }
+        _modify { yield &rare.values.instanceDelay }
+    }
+    /// Applied k times to instance k, about the centre of the replicator's bounds.
+    @inlinable public var instanceTransform: Transform3D {
+        get { if let box = rare.box { return box.values.instanceTransform }; return .identity }
+        _modify { yield &rare.values.instanceTransform }
+    }
+    /// Multiplies the colors of the first instance's items (nil: white).
+    @inlinable public var instanceColor: Color? {
+        get { if let box = rare.box { return box.values.instanceColor }; return .white }
+        _modify { yield &rare.values.instanceColor }
+    }
+    /// Added k times to instanceColor's red for instance k (the sum clamped to 0…1).
+    @inlinable public var instanceRedOffset: Double {
+        get { if let box = rare.box { return box.values.instanceRedOffset }; return 0 }
+        _modify { yield &rare.values.instanceRedOffset }
+    }
+    /// Added k times to instanceColor's green for instance k (clamped to 0…1).
+    @inlinable public var instanceGreenOffset: Double {
+        get { if let box = rare.box { return box.values.instanceGreenOffset }; return 0 }
+        _modify { yield &rare.values.instanceGreenOffset }
+    }
+    /// Added k times to instanceColor's blue for instance k (clamped to 0…1).
+    @inlinable public var instanceBlueOffset: Double {
+        get { if let box = rare.box { return box.values.instanceBlueOffset }; return 0 }
+        _modify { yield &rare.values.instanceBlueOffset }
+    }
+    /// Added k times to instanceColor's alpha for instance k (clamped to 0…1).
+    @inlinable public var instanceAlphaOffset: Double {
+        get { if let box = rare.box { return box.values.instanceAlphaOffset }; return 0 }
+        _modify { yield &rare.values.instanceAlphaOffset }
+    }
+    /// Stored; instances are flattened into the replicator's plane either way.
+    @inlinable public var preservesDepth: Bool {
+        get { if let box = rare.box { return box.values.preservesDepth }; return false }
+        _modify { yield &rare.values.preservesDepth }
+    }
     /// Named custom numbers (`custom.NAME`), in `Rare` (they serve expressions and templates).
     @inlinable public var custom: [String: [Double]] {
         get { if let box = rare.box { return box.values.custom }; return [:] }
@@ -383,6 +429,15 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var speed: Double = 1
         @usableFromInline var timeOffset: Double = 0
         @usableFromInline var beginTime: Double = 0
+        @usableFromInline var instanceCount: Double = 1
+        @usableFromInline var instanceDelay: Double = 0
+        @usableFromInline var instanceTransform: Transform3D = .identity
+        @usableFromInline var instanceColor: Color? = .white
+        @usableFromInline var instanceRedOffset: Double = 0
+        @usableFromInline var instanceGreenOffset: Double = 0
+        @usableFromInline var instanceBlueOffset: Double = 0
+        @usableFromInline var instanceAlphaOffset: Double = 0
+        @usableFromInline var preservesDepth: Bool = false
         @usableFromInline var custom: [String: [Double]] = [:]
         @usableFromInline var templates = LayerTemplates()
 
@@ -510,9 +565,19 @@ extension LayerProperties {
         case "speed": return .number(speed)
         case "timeOffset": return .number(timeOffset)
         case "beginTime": return .number(beginTime)
+        case "instanceCount": return .number(instanceCount)
+        case "instanceDelay": return .number(instanceDelay)
+        case "instanceTransform": return .transform(instanceTransform)
+        case "instanceColor": return .color(instanceColor)
+        case "instanceRedOffset": return .number(instanceRedOffset)
+        case "instanceGreenOffset": return .number(instanceGreenOffset)
+        case "instanceBlueOffset": return .number(instanceBlueOffset)
+        case "instanceAlphaOffset": return .number(instanceAlphaOffset)
+        case "preservesDepth": return .bool(preservesDepth)
         default:
             if let c = TransformComponent(keyPath, under: "transform.") { return c.value(of: transform) }
             if let c = TransformComponent(keyPath, under: "sublayerTransform.") { return c.value(of: sublayerTransform) }
+            if let c = TransformComponent(keyPath, under: "instanceTransform.") { return c.value(of: instanceTransform) }
             return nil
         }
     }
@@ -608,6 +673,15 @@ extension LayerProperties {
         case "speed": speed = try v.number()
         case "timeOffset": timeOffset = try v.number()
         case "beginTime": beginTime = try v.number()
+        case "instanceCount": instanceCount = try v.nonNegativeNumber()
+        case "instanceDelay": instanceDelay = try v.number()
+        case "instanceTransform": instanceTransform = try v.transform()
+        case "instanceColor": instanceColor = try v.color()
+        case "instanceRedOffset": instanceRedOffset = try v.number()
+        case "instanceGreenOffset": instanceGreenOffset = try v.number()
+        case "instanceBlueOffset": instanceBlueOffset = try v.number()
+        case "instanceAlphaOffset": instanceAlphaOffset = try v.number()
+        case "preservesDepth": preservesDepth = try v.bool()
         default:
             if let c = TransformComponent(v.keyPath, under: "transform.") {
                 transform = try v.setting(c, in: transform)
@@ -615,6 +689,10 @@ extension LayerProperties {
             }
             if let c = TransformComponent(v.keyPath, under: "sublayerTransform.") {
                 sublayerTransform = try v.setting(c, in: sublayerTransform)
+                return true
+            }
+            if let c = TransformComponent(v.keyPath, under: "instanceTransform.") {
+                instanceTransform = try v.setting(c, in: instanceTransform)
                 return true
             }
             return false
@@ -685,6 +763,15 @@ extension PropertyTable {
         Row(keyPath: "speed", type: .number, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "timeOffset", type: .number, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "beginTime", type: .number, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "instanceCount", type: .number, layers: [.replicator], animates: false, implicitAction: false),
+        Row(keyPath: "instanceDelay", type: .number, layers: [.replicator], animates: false, implicitAction: false),
+        Row(keyPath: "instanceTransform", type: .transform, layers: [.replicator], animates: true, implicitAction: true),
+        Row(keyPath: "instanceColor", type: .color, layers: [.replicator], animates: true, implicitAction: true),
+        Row(keyPath: "instanceRedOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
+        Row(keyPath: "instanceGreenOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
+        Row(keyPath: "instanceBlueOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
+        Row(keyPath: "instanceAlphaOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
+        Row(keyPath: "preservesDepth", type: .bool, layers: [.replicator], animates: false, implicitAction: false),
     ]
 
     /// Sub-key-paths of the rows (derived from their types): (key path, its row's key path, type).
@@ -720,11 +807,12 @@ extension PropertyTable {
     ]
 
     /// Rows whose sub-key-paths are the `TransformComponent`s.
-    static let transformRows: [String] = ["transform", "sublayerTransform"]
+    static let transformRows: [String] = ["transform", "sublayerTransform", "instanceTransform"]
 }
 
 extension LayerKinds {
     public static let shape = LayerKinds(LayerKind.shape)
     public static let gradient = LayerKinds(LayerKind.gradient)
     public static let text = LayerKinds(LayerKind.text)
+    public static let replicator = LayerKinds(LayerKind.replicator)
 }

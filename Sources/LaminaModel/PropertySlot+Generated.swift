@@ -70,8 +70,15 @@ public enum PropertySlot: Hashable, Sendable {
     case endPointY
     case fontSize
     case foregroundColor
+    case instanceTransform
+    case instanceColor
+    case instanceRedOffset
+    case instanceGreenOffset
+    case instanceBlueOffset
+    case instanceAlphaOffset
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
+    case instanceTransformComponent(TransformComponent)
     case custom(String)
 
     static let table: [String: PropertySlot] = {
@@ -138,10 +145,17 @@ public enum PropertySlot: Hashable, Sendable {
             "endPoint.y": .endPointY,
             "fontSize": .fontSize,
             "foregroundColor": .foregroundColor,
+            "instanceTransform": .instanceTransform,
+            "instanceColor": .instanceColor,
+            "instanceRedOffset": .instanceRedOffset,
+            "instanceGreenOffset": .instanceGreenOffset,
+            "instanceBlueOffset": .instanceBlueOffset,
+            "instanceAlphaOffset": .instanceAlphaOffset,
         ]
         for c in TransformComponent.allCases {
             t["transform." + c.rawValue] = .transformComponent(c)
             t["sublayerTransform." + c.rawValue] = .sublayerTransformComponent(c)
+            t["instanceTransform." + c.rawValue] = .instanceTransformComponent(c)
         }
         return t
     }()
@@ -211,8 +225,15 @@ public enum PropertySlot: Hashable, Sendable {
         case .endPointY: .double
         case .fontSize: .double
         case .foregroundColor: .color
+        case .instanceTransform: .transform
+        case .instanceColor: .color
+        case .instanceRedOffset: .double
+        case .instanceGreenOffset: .double
+        case .instanceBlueOffset: .double
+        case .instanceAlphaOffset: .double
         case .transformComponent(let c): c.isSize ? .size : .double
         case .sublayerTransformComponent(let c): c.isSize ? .size : .double
+        case .instanceTransformComponent(let c): c.isSize ? .size : .double
         case .custom(let name): (p.custom[name].map { $0.count != 1 } ?? false) ? .doubles : .double
         }
     }
@@ -284,8 +305,15 @@ public enum PropertySlot: Hashable, Sendable {
         case .endPointY: "endPoint"
         case .fontSize: "fontSize"
         case .foregroundColor: "foregroundColor"
+        case .instanceTransform: "instanceTransform"
+        case .instanceColor: "instanceColor"
+        case .instanceRedOffset: "instanceRedOffset"
+        case .instanceGreenOffset: "instanceGreenOffset"
+        case .instanceBlueOffset: "instanceBlueOffset"
+        case .instanceAlphaOffset: "instanceAlphaOffset"
         case .transformComponent: "transform"
         case .sublayerTransformComponent: "sublayerTransform"
+        case .instanceTransformComponent: "instanceTransform"
         case .custom(let n): "custom." + n
         }
     }
@@ -357,8 +385,15 @@ extension LayerProperties {
         case .endPointY: .double(endPoint.y)
         case .fontSize: .double(fontSize)
         case .foregroundColor: .color(foregroundColor ?? .clear)
+        case .instanceTransform: .transform(instanceTransform)
+        case .instanceColor: .color(instanceColor ?? .clear)
+        case .instanceRedOffset: .double(instanceRedOffset)
+        case .instanceGreenOffset: .double(instanceGreenOffset)
+        case .instanceBlueOffset: .double(instanceBlueOffset)
+        case .instanceAlphaOffset: .double(instanceAlphaOffset)
         case .transformComponent(let c): c.isSize ? .size(c.size(of: transform)) : .double(c.number(of: transform))
         case .sublayerTransformComponent(let c): c.isSize ? .size(c.size(of: sublayerTransform)) : .double(c.number(of: sublayerTransform))
+        case .instanceTransformComponent(let c): c.isSize ? .size(c.size(of: instanceTransform)) : .double(c.number(of: instanceTransform))
         case .custom(let name):
             if let v = custom[name] { v.count == 1 ? .double(v[0]) : .doubles(v) } else { .double(0) }
         }
@@ -430,10 +465,18 @@ extension LayerProperties {
         case (.endPointY, .double(let v)): endPoint.y = v
         case (.fontSize, .double(let v)): fontSize = v
         case (.foregroundColor, .color(let v)): foregroundColor = v
+        case (.instanceTransform, .transform(let v)): instanceTransform = v
+        case (.instanceColor, .color(let v)): instanceColor = v
+        case (.instanceRedOffset, .double(let v)): instanceRedOffset = v
+        case (.instanceGreenOffset, .double(let v)): instanceGreenOffset = v
+        case (.instanceBlueOffset, .double(let v)): instanceBlueOffset = v
+        case (.instanceAlphaOffset, .double(let v)): instanceAlphaOffset = v
         case (.transformComponent(let c), .double(let v)): transform = c.setting(v, in: transform)
         case (.transformComponent(let c), .size(let v)): transform = c.setting(v, in: transform)
         case (.sublayerTransformComponent(let c), .double(let v)): sublayerTransform = c.setting(v, in: sublayerTransform)
         case (.sublayerTransformComponent(let c), .size(let v)): sublayerTransform = c.setting(v, in: sublayerTransform)
+        case (.instanceTransformComponent(let c), .double(let v)): instanceTransform = c.setting(v, in: instanceTransform)
+        case (.instanceTransformComponent(let c), .size(let v)): instanceTransform = c.setting(v, in: instanceTransform)
         case (.custom(let name), .double(let v)): custom[name] = [v]
         case (.custom(let name), .doubles(let v)): custom[name] = v
         default: break

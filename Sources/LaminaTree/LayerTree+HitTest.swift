@@ -45,7 +45,9 @@ extension LayerTree {
         case .shape:
             guard let path = p.path else { return nil }
             return Self.contains(path, local, fillRule: p.fillRule) ? id : nil
-        case .layer, .gradient, .text, .surface:   // a text layer hits in its bounds, as CATextLayer
+        // A text layer hits in its bounds, as CATextLayer; a replicator too (its instances k ≥ 1
+        // are not hit-testable, as in Core Animation: only its sublayers, instance 0, hit above).
+        case .layer, .gradient, .text, .surface, .replicator:
             return p.bounds.contains(local) ? id : nil
         }
     }

@@ -67,8 +67,15 @@ enum PresentationChannel: Sendable {
     case endPointY
     case fontSize
     case foregroundColor
+    case instanceTransform
+    case instanceColor
+    case instanceRedOffset
+    case instanceGreenOffset
+    case instanceBlueOffset
+    case instanceAlphaOffset
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
+    case instanceTransformComponent(TransformComponent)
     case generic
 
     init(_ slot: PropertySlot) {
@@ -130,8 +137,15 @@ enum PresentationChannel: Sendable {
         case .endPointY: self = .endPointY
         case .fontSize: self = .fontSize
         case .foregroundColor: self = .foregroundColor
+        case .instanceTransform: self = .instanceTransform
+        case .instanceColor: self = .instanceColor
+        case .instanceRedOffset: self = .instanceRedOffset
+        case .instanceGreenOffset: self = .instanceGreenOffset
+        case .instanceBlueOffset: self = .instanceBlueOffset
+        case .instanceAlphaOffset: self = .instanceAlphaOffset
         case .transformComponent(let c): self = .transformComponent(c)
         case .sublayerTransformComponent(let c): self = .sublayerTransformComponent(c)
+        case .instanceTransformComponent(let c): self = .instanceTransformComponent(c)
         case .shadowPath, .path, .lineDashPattern, .colors, .locations, .custom: self = .generic
         }
     }
@@ -198,8 +212,15 @@ enum PresentationChannel: Sendable {
         case .endPointY: .double
         case .fontSize: .double
         case .foregroundColor: .color
+        case .instanceTransform: nil
+        case .instanceColor: .color
+        case .instanceRedOffset: .double
+        case .instanceGreenOffset: .double
+        case .instanceBlueOffset: .double
+        case .instanceAlphaOffset: .double
         case .transformComponent: .double
         case .sublayerTransformComponent: nil
+        case .instanceTransformComponent: nil
         case .generic: nil
         }
     }
@@ -266,7 +287,12 @@ extension LayerTree {
         case .endPointY: p.endPoint.y = v.x
         case .fontSize: p.fontSize = v.x
         case .foregroundColor: p.foregroundColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
-        case .transform, .sublayerTransform, .transformComponent, .sublayerTransformComponent, .generic:
+        case .instanceColor: p.instanceColor = Color.fromPremultiplied(v.x, v.y, v.z, v.w)
+        case .instanceRedOffset: p.instanceRedOffset = v.x
+        case .instanceGreenOffset: p.instanceGreenOffset = v.x
+        case .instanceBlueOffset: p.instanceBlueOffset = v.x
+        case .instanceAlphaOffset: p.instanceAlphaOffset = v.x
+        case .transform, .sublayerTransform, .instanceTransform, .transformComponent, .sublayerTransformComponent, .instanceTransformComponent, .generic:
             preconditionFailure("channel \(channel) has no plain kind")
         }
     }
@@ -305,6 +331,12 @@ extension LayerTree {
         case .endPoint, .endPointX, .endPointY: p.endPoint = nodes.storage[i].properties.endPoint
         case .fontSize: p.fontSize = nodes.storage[i].properties.fontSize
         case .foregroundColor: p.foregroundColor = nodes.storage[i].properties.foregroundColor
+        case .instanceTransform, .instanceTransformComponent: p.instanceTransform = nodes.storage[i].properties.instanceTransform
+        case .instanceColor: p.instanceColor = nodes.storage[i].properties.instanceColor
+        case .instanceRedOffset: p.instanceRedOffset = nodes.storage[i].properties.instanceRedOffset
+        case .instanceGreenOffset: p.instanceGreenOffset = nodes.storage[i].properties.instanceGreenOffset
+        case .instanceBlueOffset: p.instanceBlueOffset = nodes.storage[i].properties.instanceBlueOffset
+        case .instanceAlphaOffset: p.instanceAlphaOffset = nodes.storage[i].properties.instanceAlphaOffset
         case .generic:
             switch slots[b.slot] {
             case .shadowPath: p.shadowPath = nodes.storage[i].properties.shadowPath
@@ -439,6 +471,18 @@ extension LayerTree {
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.fontSize) { p.fontSize = v }
         case .foregroundColor:
             if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.foregroundColor ?? .clear) { p.foregroundColor = v }
+        case .instanceTransform:
+            if let v = box.animation.transformValue(forKeyPathAt: i, at: t, underlying: p.instanceTransform) { p.instanceTransform = v }
+        case .instanceColor:
+            if let v = box.animation.colorValue(forKeyPathAt: i, at: t, underlying: p.instanceColor ?? .clear) { p.instanceColor = v }
+        case .instanceRedOffset:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.instanceRedOffset) { p.instanceRedOffset = v }
+        case .instanceGreenOffset:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.instanceGreenOffset) { p.instanceGreenOffset = v }
+        case .instanceBlueOffset:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.instanceBlueOffset) { p.instanceBlueOffset = v }
+        case .instanceAlphaOffset:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.instanceAlphaOffset) { p.instanceAlphaOffset = v }
         case .transformComponent(let tc):
             if tc.isSize {
                 if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) {
@@ -457,6 +501,16 @@ extension LayerTree {
             } else {
                 if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.sublayerTransform)) {
                     p.sublayerTransform = tc.setting(v, in: p.sublayerTransform)
+                }
+            }
+        case .instanceTransformComponent(let tc):
+            if tc.isSize {
+                if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.instanceTransform)) {
+                    p.instanceTransform = tc.setting(v, in: p.instanceTransform)
+                }
+            } else {
+                if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: tc.number(of: p.instanceTransform)) {
+                    p.instanceTransform = tc.setting(v, in: p.instanceTransform)
                 }
             }
         case .generic:

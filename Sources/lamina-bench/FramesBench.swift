@@ -199,6 +199,7 @@ enum FramesScene {
     /// layer an offscreen group with its mask's image).
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
         if mix == "cards" { return cards(layers: layers, width: width, height: height) }
+        if mix == "replicator" { return spinners(layers: layers, width: width, height: height) }
         if mix == "mask" {
             var ops = create(layers: layers, width: width, height: height, mix: "rounded")
             let circle = Path.ellipse(in: Rect(origin: .zero, size: layerSize))
@@ -280,7 +281,38 @@ enum FramesScene {
     /// the next four as its sublayers (a rect, a gradient, a shape and a rounded rect, still);
     /// only the cards animate (position and rotation), so each frame moves containers and their
     /// contents follow (a scrolling list's or a dragged card's motion).
-    static func isAnimated(_ i: Int, mix: String) -> Bool { mix != "cards" || i % 5 == 0 }
+    static func isAnimated(_ i: Int, mix: String) -> Bool {
+        mix == "cards" ? i % 5 == 0 : mix == "replicator" ? i % 2 == 0 : true
+    }
+
+    /// "replicator" (not in "all"): every second layer a spinner (a replicator of 12 instances,
+    /// each turned 30° further about its centre and 1/12 more transparent) holding the next as
+    /// its dot; only the replicators animate (position and rotation), so `--layers 200` is
+    /// 100 spinners drawing 1200 dots from 200 model layers, every frame a full build.
+    static func spinners(layers: Int, width: Int, height: Int) -> [LayerChange] {
+        var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
+        for i in 0..<layers {
+            let id = UInt32(i + 1)
+            if i % 2 == 0 {
+                ops += [.create(id, .replicator), .addSublayer(parent: 0, child: id),
+                        .set(id, keyPath: "bounds", value: .rect(Rect(origin: .zero, size: layerSize))),
+                        .set(id, keyPath: "position", value: .point(basePosition(i, layers: layers, width: width, height: height))),
+                        .set(id, keyPath: "instanceCount", value: .number(12)),
+                        .set(id, keyPath: "instanceTransform", value: .transform(.rotation(.pi / 6))),
+                        .set(id, keyPath: "instanceAlphaOffset", value: .number(-1.0 / 12))]
+                continue
+            }
+            let hue = Double(i % 12) / 12
+            let color = Color(0.5 + 0.5 * cos(2 * .pi * hue), 0.5 + 0.5 * cos(2 * .pi * (hue - 1.0 / 3)),
+                              0.5 + 0.5 * cos(2 * .pi * (hue - 2.0 / 3)))
+            ops += [.create(id, .layer), .addSublayer(parent: id - 1, child: id),
+                    .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, 4, 8))),
+                    .set(id, keyPath: "position", value: .point(Point(layerSize.width / 2, 6))),
+                    .set(id, keyPath: "cornerRadius", value: .number(2)),
+                    .set(id, keyPath: "backgroundColor", value: .color(color))]
+        }
+        return ops
+    }
 
     static func cards(layers: Int, width: Int, height: Int) -> [LayerChange] {
         var ops: [LayerChange] = [.setTransaction(TransactionSettings(disableActions: true))]
@@ -342,7 +374,7 @@ enum FramesScene {
                 keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi),
                 timing: timing(2 + Double(i % 7) * 0.5, autoreverses: false)))))
             // (Cards keep opacity 1: a translucent card is a group, and one reaching 1 is a new structure.)
-            if mix == "cards" { continue }
+            if mix == "cards" || mix == "replicator" { continue }
             ops.append(.addAnimation(id, key: "fade", animation: .basic(BasicAnimation(
                 keyPath: "opacity", from: .double(1), to: .double(0.4), timing: timing(1.2, autoreverses: true)))))
         }

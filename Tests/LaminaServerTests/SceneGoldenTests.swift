@@ -128,4 +128,12 @@ struct SceneGoldenTests {
     /// scripts/template_eval.py, the script's own evaluator of the template language.
     /// Rule: as `shapes`.
     @Test func parametricShapes() throws { try check("parametric") }
+
+    /// Replicator layers: a 12-dot spinner (instanceTransform a rotation about the bounds'
+    /// centre, instanceAlphaOffset), a 3 × 4 grid (a replicator in a replicator: translations,
+    /// red offsets down and blue offsets across multiply, an inner instanceColor with alpha),
+    /// and tint maths on a shape (fill and stroke) and a gradient (instanceColor plus offsets
+    /// clamped to 0…1, a scaling instanceTransform). The reference draws every instance by hand.
+    /// Rule: the independent rule with threshold 64.
+    @Test func replicators() throws { try check("replicator", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 }

@@ -20,7 +20,8 @@ from .connection import Capture, Connection, EventStream, HitTestResult, Image, 
 from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
 from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent,
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
-from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
+from .layers import (GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
+                     TextLayer)
 from .surfaces import BGRA8, RGBA8, SurfaceBuffer, SurfaceLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
@@ -31,8 +32,8 @@ PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
     "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
-    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "SurfaceLayer", "SurfaceBuffer", "BGRA8", "RGBA8",
-    "Presentation", "PropertyError",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "SurfaceLayer", "SurfaceBuffer", "BGRA8",
+    "RGBA8", "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",
     "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .layers import Layer
 
 #: Layer kinds and their wire numbers (LayerKind).
-LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4}
+LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5}
 
 #: The values each string-valued enumeration allows.
 ENUMS: Dict[str, Tuple[str, ...]] = {
@@ -61,69 +61,69 @@ class PropertyInfo(NamedTuple):
 
 #: Every property, by key path, in the table's order.
 PROPERTIES: Dict[str, PropertyInfo] = {
-    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'A name for people and tools (the viewer\'s inspector, getTree); the daemon does not address layers by it. "" for none.', max_bytes=256),
-    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'When false, not drawn (nor its sublayers) while its back faces the viewer.'),
-    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'Which corners `cornerRadius` rounds.'),
-    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
-    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
-    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
-    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
-    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'The part of the image shown, in its unit square.'),
-    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'Nine-slice: the part (unit square of contentsRect) that stretches.'),
-    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          'Image pixels per point.'),
-    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
-    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          ''),
     'path': PropertyInfo('path', 'path', 'path', None, None, False, 'explicit', ('shape',),
                          ''),
@@ -173,12 +173,30 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Wrap lines at the bounds' width."),
     'truncationMode': PropertyInfo('truncationMode', 'truncation_mode', 'enum', 'TextTruncationMode', 'none', False, 'no', ('text',),
                          'Where "…" replaces what does not fit.'),
-    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'."),
-    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "Added to the layer's local time (with speed 0: the time its animations show)."),
-    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface'),
+    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "Subtracted from the superlayer's local time before speed applies."),
+    'instanceCount': PropertyInfo('instanceCount', 'instance_count', 'number', None, 1.0, True, 'no', ('replicator',),
+                         'How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.'),
+    'instanceDelay': PropertyInfo('instanceDelay', 'instance_delay', 'number', None, 0.0, False, 'no', ('replicator',),
+                         "Stored; instance k's animations are not yet shifted by k × instanceDelay (see README)."),
+    'instanceTransform': PropertyInfo('instanceTransform', 'instance_transform', 'transform', None, Transform3D(), False, 'implicit', ('replicator',),
+                         "Applied k times to instance k, about the centre of the replicator's bounds."),
+    'instanceColor': PropertyInfo('instanceColor', 'instance_color', 'color', None, Color(1.0, 1.0, 1.0, 1.0), False, 'implicit', ('replicator',),
+                         "Multiplies the colors of the first instance's items (nil: white)."),
+    'instanceRedOffset': PropertyInfo('instanceRedOffset', 'instance_red_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
+                         "Added k times to instanceColor's red for instance k (the sum clamped to 0…1)."),
+    'instanceGreenOffset': PropertyInfo('instanceGreenOffset', 'instance_green_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
+                         "Added k times to instanceColor's green for instance k (clamped to 0…1)."),
+    'instanceBlueOffset': PropertyInfo('instanceBlueOffset', 'instance_blue_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
+                         "Added k times to instanceColor's blue for instance k (clamped to 0…1)."),
+    'instanceAlphaOffset': PropertyInfo('instanceAlphaOffset', 'instance_alpha_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
+                         "Added k times to instanceColor's alpha for instance k (clamped to 0…1)."),
+    'preservesDepth': PropertyInfo('preservesDepth', 'preserves_depth', 'bool', None, False, False, 'no', ('replicator',),
+                         "Stored; instances are flattened into the replicator's plane either way."),
 }
 
 #: Sub-key-paths: key path → (property, type, indices of its components in the property's
@@ -792,3 +810,96 @@ class _TextLayerAttributes:
     @truncation_mode.setter
     def truncation_mode(self, value: TextTruncationMode) -> None:
         self._set('truncationMode', coerce_string(value))
+
+
+class _ReplicatorLayerAttributes:
+    """ReplicatorLayer's typed attributes (generated)."""
+
+    __slots__ = ()
+
+    def _get(self, key_path: str) -> Any:
+        raise NotImplementedError
+
+    def _set(self, key_path: str, value: Any) -> None:
+        raise NotImplementedError
+
+    @property
+    def instance_count(self) -> float:
+        """``instanceCount``: How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount. default 1.0 (does not animate)."""
+        return self._get('instanceCount')  # type: ignore[no-any-return]
+
+    @instance_count.setter
+    def instance_count(self, value: float) -> None:
+        self._set('instanceCount', coerce_number(value))
+
+    @property
+    def instance_delay(self) -> float:
+        """``instanceDelay``: Stored; instance k's animations are not yet shifted by k × instanceDelay (see README). default 0.0 (does not animate)."""
+        return self._get('instanceDelay')  # type: ignore[no-any-return]
+
+    @instance_delay.setter
+    def instance_delay(self, value: float) -> None:
+        self._set('instanceDelay', coerce_number(value))
+
+    @property
+    def instance_transform(self) -> Transform3D:
+        """``instanceTransform``: Applied k times to instance k, about the centre of the replicator's bounds. default Transform3D() (animates implicitly)."""
+        return self._get('instanceTransform')  # type: ignore[no-any-return]
+
+    @instance_transform.setter
+    def instance_transform(self, value: Sequence[float]) -> None:
+        self._set('instanceTransform', coerce_transform(value))
+
+    @property
+    def instance_color(self) -> Optional[Color]:
+        """``instanceColor``: Multiplies the colors of the first instance's items (nil: white). default Color(1.0, 1.0, 1.0, 1.0) (animates implicitly)."""
+        return self._get('instanceColor')  # type: ignore[no-any-return]
+
+    @instance_color.setter
+    def instance_color(self, value: ColorLike) -> None:
+        self._set('instanceColor', coerce_color(value))
+
+    @property
+    def instance_red_offset(self) -> float:
+        """``instanceRedOffset``: Added k times to instanceColor's red for instance k (the sum clamped to 0…1). default 0.0 (animates implicitly)."""
+        return self._get('instanceRedOffset')  # type: ignore[no-any-return]
+
+    @instance_red_offset.setter
+    def instance_red_offset(self, value: float) -> None:
+        self._set('instanceRedOffset', coerce_number(value))
+
+    @property
+    def instance_green_offset(self) -> float:
+        """``instanceGreenOffset``: Added k times to instanceColor's green for instance k (clamped to 0…1). default 0.0 (animates implicitly)."""
+        return self._get('instanceGreenOffset')  # type: ignore[no-any-return]
+
+    @instance_green_offset.setter
+    def instance_green_offset(self, value: float) -> None:
+        self._set('instanceGreenOffset', coerce_number(value))
+
+    @property
+    def instance_blue_offset(self) -> float:
+        """``instanceBlueOffset``: Added k times to instanceColor's blue for instance k (clamped to 0…1). default 0.0 (animates implicitly)."""
+        return self._get('instanceBlueOffset')  # type: ignore[no-any-return]
+
+    @instance_blue_offset.setter
+    def instance_blue_offset(self, value: float) -> None:
+        self._set('instanceBlueOffset', coerce_number(value))
+
+    @property
+    def instance_alpha_offset(self) -> float:
+        """``instanceAlphaOffset``: Added k times to instanceColor's alpha for instance k (clamped to 0…1). default 0.0 (animates implicitly)."""
+        return self._get('instanceAlphaOffset')  # type: ignore[no-any-return]
+
+    @instance_alpha_offset.setter
+    def instance_alpha_offset(self, value: float) -> None:
+        self._set('instanceAlphaOffset', coerce_number(value))
+
+    @property
+    def preserves_depth(self) -> bool:
+        """``preservesDepth``: Stored; instances are flattened into the replicator's plane either way. default False (does not animate)."""
+        return self._get('preservesDepth')  # type: ignore[no-any-return]
+
+    @preserves_depth.setter
+    def preserves_depth(self, value: bool) -> None:
+        self._set('preservesDepth', coerce_bool(value))

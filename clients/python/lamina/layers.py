@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from . import _wire
 from ._properties import (PROPERTIES, SUB_KEY_PATHS, _GradientLayerAttributes, _LayerAttributes,
-                          _ShapeLayerAttributes, _TextLayerAttributes)
+                          _ReplicatorLayerAttributes, _ShapeLayerAttributes, _TextLayerAttributes)
 from .animation import Animation
 from .errors import LaminaError
 from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, coerce_point, coerce_rect, coerce_size
@@ -22,7 +22,7 @@ from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, 
 if TYPE_CHECKING:
     from .connection import Connection, PointerHandler
 
-__all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "Presentation", "PropertyError", "LAYER_CLASSES"]
+__all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "Presentation", "PropertyError", "LAYER_CLASSES"]
 
 _VALUE_COERCE = {
     "number": coerce_number, "point": coerce_point, "size": coerce_size, "rect": coerce_rect,
@@ -389,8 +389,17 @@ class TextLayer(Layer, _TextLayerAttributes):
     kind = "text"
 
 
+class ReplicatorLayer(Layer, _ReplicatorLayerAttributes):
+    """``CAReplicatorLayer``: draws its sublayers ``instance_count`` times, instance k moved by
+    ``instance_transform`` applied k times (about the bounds' centre) and tinted by
+    ``instance_color`` plus k times each offset. Only the sublayers themselves (instance 0)
+    are hit-testable."""
+    kind = "replicator"
+
+
 #: The class of each layer kind (every kind of ``_properties.LAYER_KINDS``).
-LAYER_CLASSES: Dict[str, type] = {"layer": Layer, "shape": ShapeLayer, "gradient": GradientLayer, "text": TextLayer}
+LAYER_CLASSES: Dict[str, type] = {"layer": Layer, "shape": ShapeLayer, "gradient": GradientLayer, "text": TextLayer,
+                                  "replicator": ReplicatorLayer}
 
 
 class Presentation:

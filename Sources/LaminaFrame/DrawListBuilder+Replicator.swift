@@ -1,0 +1,106 @@
+import LaminaGeometry
+import LaminaModel
+import LaminaTree
+
+/// Replicator layers (`CAReplicatorLayer`), expanded when the draw list is built: the model
+/// holds the sublayers once, and the walk visits them once per instance.
+///
+/// Instance k (0 ≤ k < `instanceCount`, rounded down) draws the sublayers with the
+/// replicator's sublayer → bounds map followed by `instanceTransform` applied k times about
+/// the centre of the replicator's bounds (Core Animation: "applied to instance k−1 to produce
+/// instance k … relative to the center of this layer"), and multiplies the colors of its items
+/// by the tint `instanceColor` + k × (red, green, blue, alpha offsets), each channel clamped to
+/// 0…1. Nested replicators multiply: an inner replicator's items are tinted by its own tint,
+/// then by the outer instance's.
+public enum ReplicatorDrawing {
+    /// At most this many instances of one replicator are drawn.
+    public static let maxInstanceCount = 10_000
+    /// A frame stops adding replicator instances once its list holds this many items (a bound
+    /// on the work nested replicators can ask for: n levels of m instances make mⁿ copies).
+    public static let maxReplicatedItems = 200_000
+
+    /// The number of instances drawn for `instanceCount`: rounded down, 0…`maxInstanceCount`.
+    @inlinable public static func instanceCount(_ value: Double) -> Int {
+        guard value.isFinite, value >= 1 else { return 0 }
+        return Int(min(value, Double(maxInstanceCount)))
+    }
+
+    /// The tint of instance `k`: `color` (nil: white) + k × `offsets`, each channel clamped to 0…1.
+    public static func tint(_ color: Color?, offsets: Color, instance k: Int) -> Color {
+        let c = color ?? .white
+        let f = Double(k)
+        func clamp(_ v: Double) -> Double { min(max(v, 0), 1) }
+        return Color(clamp(c.red + f * offsets.red), clamp(c.green + f * offsets.green),
+                     clamp(c.blue + f * offsets.blue), clamp(c.alpha + f * offsets.alpha))
+    }
+
+    /// The map of instance `k` in the replicator's bounds space: `instanceTransform`ᵏ about
+    /// the bounds' centre (row vectors: a point × the result).
+    public static func instanceMap(_ transform: Transform3D, bounds: Rect, instance k: Int) -> Transform3D {
+        guard k > 0 else { return .identity }
+        var power = Transform3D.identity
+        for _ in 0..<k { power = power.concatenating(transform) }
+        let cx = bounds.origin.x + bounds.size.width / 2, cy = bounds.origin.y + bounds.size.height / 2
+        return Transform3D.translation(-cx, -cy).concatenating(power).concatenating(.translation(cx, cy))
+    }
+
+    /// `item` with its colors multiplied by `tint` (sRGB-encoded channels, straight alpha).
+    /// A layer's image contents and text glyphs keep their colors and take the tint's alpha in
+    /// their opacity.
+    static func tinted(_ item: DrawItem, by tint: Color) -> DrawItem {
+        func times(_ c: Color) -> Color {
+            Color(c.red * tint.red, c.green * tint.green, c.blue * tint.blue, c.alpha * tint.alpha)
+        }
+        var item = item
+        switch item.kind {
+        case .rect:
+            item.backgroundColor = times(item.backgroundColor)
+            item.borderColor = times(item.borderColor)
+        case .shadow, .mesh:
+            item.backgroundColor = times(item.backgroundColor)
+        case .gradient(var g):
+            g.colors = g.colors.map(times)
+            item.kind = .gradient(g)
+        case .image(var d):
+            switch d.mode {
+            case .coverage(let c):
+                d.mode = .coverage(times(c)); item.kind = .image(d)
+            case .shape(let fill, let stroke):
+                d.mode = .shape(fill: times(fill), stroke: times(stroke)); item.kind = .image(d)
+            case .color, .glyphs:
+                item.opacity *= tint.alpha
+            }
+        case .shadowGroup(let color, let sigma, let count):
+            item.kind = .shadowGroup(color: times(color), sigma: sigma, count: count)
+        case .group:
+            break  // its items are tinted themselves
+        }
+        return item
+    }
+}
+
+extension DrawListBuilder {
+    /// Visits a replicator's sublayers once per instance (see `ReplicatorDrawing`);
+    mutating func visitReplicatorInstances(_ address: UnsafePointer<LayerNode>, _ store: NodeStore,
+                                           _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
+                                           opacity: Double, clip: Int) {
+        let p = address.pointee.properties
+        let count = ReplicatorDrawing.instanceCount(p.instanceCount)
+        let offsets = Color(p.instanceRedOffset, p.instanceGreenOffset, p.instanceBlueOffset, p.instanceAlphaOffset)
+        let space = p.sublayerSpace
+        drewReplicator = true
+        for k in 0..<count {
+            if k > 0, items.count >= ReplicatorDrawing.maxReplicatedItems { break }
+            let tint = ReplicatorDrawing.tint(p.instanceColor, offsets: offsets, instance: k)
+            guard tint.alpha > 0 else { continue }
+            let map = ReplicatorDrawing.instanceMap(p.instanceTransform, bounds: p.bounds, instance: k)
+            let first = items.count
+            visitChildren(address.pointee.sublayers, store, nodes,
+                          parentToPixels: space.concatenating(map).concatenating(toPixels), parentOpacity: opacity,
+                          clip: clip)
+            if tint != .white {
+                for i in first..<items.count { items[i] = ReplicatorDrawing.tinted(items[i], by: tint) }
+            }
+        }
+    }
+}

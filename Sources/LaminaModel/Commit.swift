@@ -28,6 +28,10 @@ public enum LayerChange: Hashable, Sendable {
     /// Declares a transaction completion: `transactionCompleted(id)` fires once every animation
     /// started by a change whose settings list `id` has ended or been removed (at once if none).
     case completion(UInt32)
+    /// How the layer's insertion (`addSublayer`/`insertSublayer`) and removal
+    /// (`removeFromSuperlayer`) later in this commit look (LayerTransition.swift): run on the
+    /// render thread with the transaction's duration and timing.
+    case setTransitions(UInt32, LayerTransitions)
 
     /// The operation's name, for error messages.
     public var name: String {
@@ -44,6 +48,7 @@ public enum LayerChange: Hashable, Sendable {
         case .removeAllAnimations: "removeAllAnimations"
         case .addExpression: "addExpression"
         case .completion: "completion"
+        case .setTransitions: "setTransitions"
         }
     }
 }

@@ -47,6 +47,8 @@ public struct CommitPacket: Sendable {
         case addExpression(LayerID, LayerExpression)
         /// A declared transaction completion of the packet's client.
         case completion(UInt32)
+        /// The layer's transitions for its insertion and removal later in this packet.
+        case transitions(LayerID, LayerTransitions)
     }
 
     /// The action keys one `set` names: at most two (`frame` sets `bounds` and `position`),

@@ -63,6 +63,7 @@ extension LayerTree {
     }
 
     mutating func finishCommit(client: UInt32, _ context: ApplyContext) {
+        if !context.insertions.isEmpty { startInsertions(context) }
         for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
         fireCompletions()
     }
@@ -219,7 +220,7 @@ extension LayerTree {
                 bumpVersion()
             }
         }
-        nextEndTime = min(next, advanceFades(to: t))
+        nextEndTime = min(next, advanceFades(to: t), finishDepartures(at: t))
         fireCompletions()
     }
 }

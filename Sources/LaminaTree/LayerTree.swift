@@ -170,6 +170,9 @@ public struct LayerTree: Sendable {
     /// The model tree that validates `apply(_ commit:at:)` (a tree that takes commits);
     /// nil in a tree fed packets (LayerTree+Commits.swift).
     var validator: Validator?
+    /// Layers removed from the model that stay, not hit, until their removal transition ends
+    /// (LayerTree+Transitions.swift) → that end's compositor time.
+    var departing: [LayerID: Double] = [:]
 
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
@@ -237,6 +240,9 @@ public struct LayerTree: Sendable {
         var settings = TransactionSettings.default
         var created: Set<LayerID> = []
         var declared: [UInt32] = []
+        /// The commit's `transitions` by layer, and the insertions to animate at its end.
+        var transitions: [LayerID: LayerTransitions] = [:]
+        var insertions: [(LayerID, LayerTransition)] = []
     }
 
     private mutating func apply(_ change: CommitPacket.Change, client: UInt32, context: inout ApplyContext) {
@@ -245,6 +251,7 @@ public struct LayerTree: Sendable {
             nodes[id] = LayerNode(id: id, kind: kind)
             context.created.insert(id)
         case .delete(let id):
+            departing[id] = nil
             detach(id)
             for child in nodes[existing: id].sublayers { nodes[existing: child].superlayer = nil }
             removeAnimations(of: id, where: { _ in true })
@@ -264,11 +271,14 @@ public struct LayerTree: Sendable {
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
         case .insert(let child, let parent, let index):
+            noteInsertion(child, context: &context)
             detach(child)
-            nodes[existing: parent].sublayers.insert(child, at: index)
+            nodes[existing: parent].sublayers.insert(child, at: renderIndex(index, in: parent))
             nodes[existing: child].superlayer = parent
         case .detach(let id):
-            detach(id)
+            if !startRemoval(id, context: context) { detach(id) }
+        case .transitions(let id, let transitions):
+            context.transitions[id] = transitions
         case .transaction(let settings):
             context.settings = settings
         case .addAnimation(let id, let key, let compiled, let slots):
@@ -300,6 +310,7 @@ public struct LayerTree: Sendable {
         nodes.removeAll { $0.id.client == client }
         animatedLayers = animatedLayers.filter { $0.client != client }
         fadingLayers = fadingLayers.filter { $0.client != client }
+        departing = departing.filter { $0.key.client != client }
         programs.removeClient(client)
         runningAnimations = 0
         for id in animatedLayers {

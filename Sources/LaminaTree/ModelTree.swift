@@ -385,6 +385,16 @@ public struct ModelTree: Sendable {
             nodes[existing: id].expressions.append(resolved)
             v.changes.append(.addExpression(id, resolved))
 
+        case .setTransitions(let local, let transitions):
+            guard local != 0 else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root has no transitions")
+            }
+            let id = try existing(local, client: client, index: index)
+            if let problem = transitions.problem {
+                throw CommitError(code: .invalidValue, index: index, message: "layer \(local) transitions: \(problem)")
+            }
+            v.changes.append(.transitions(id, transitions))
+
         case .completion(let completionID):
             v.changes.append(.completion(completionID))
         }

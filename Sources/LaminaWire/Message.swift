@@ -50,6 +50,8 @@ public enum Request: Hashable, Sendable {
     case removeAllAnimations(id: UInt32)
     /// Declares a transaction completion (see docs/protocol.md).
     case completion(id: UInt32)
+    /// A layer's insertion and removal transitions for this commit, as TransitionJSON text.
+    case setTransitions(id: UInt32, json: String)
     case commit
     /// Capture the frame at compositor time `time` (manual clock), or the current frame when nil.
     case capture(time: Double?)
@@ -95,6 +97,7 @@ public enum Request: Hashable, Sendable {
         case .removeAnimation: 0x18
         case .removeAllAnimations: 0x19
         case .completion: 0x1A
+        case .setTransitions: 0x1E
         case .commit: 0x20
         case .capture: 0x30
         case .advanceClock: 0x31
@@ -120,7 +123,7 @@ public enum Request: Hashable, Sendable {
         case 0x15: "removeFromSuperlayer"; case 0x20: "commit"; case 0x30: "capture"
         case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
-        case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
+        case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x1E: "setTransitions"; case 0x34: "getPresentation"; case 0x35: "hitTest"
         case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"; case 0x3C: "measureText"
         case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
         default: "opcode 0x\(String(op, radix: 16))"
@@ -165,6 +168,7 @@ public enum Request: Hashable, Sendable {
         case .removeAnimation(let id, let key): w.u32(id); w.string(key)
         case .removeAllAnimations(let id): w.u32(id)
         case .completion(let id): w.u32(id)
+        case .setTransitions(let id, let json): w.u32(id); w.string(json)
         case .getPresentation(let id, let keyPath): w.u32(id); w.string(keyPath)
         case .hitTest(let x, let y): w.f64(x); w.f64(y)
         case .setReduceMotion(let on): w.u8(on ? 1 : 0)
@@ -215,6 +219,7 @@ public enum Request: Hashable, Sendable {
         case 0x18: request = .removeAnimation(id: try r.u32("layer id"), key: try r.string("key"))
         case 0x19: request = .removeAllAnimations(id: try r.u32("layer id"))
         case 0x1A: request = .completion(id: try r.u32("completion id"))
+        case 0x1E: request = .setTransitions(id: try r.u32("layer id"), json: try r.string("transitions"))
         case 0x34: request = .getPresentation(id: try r.u32("layer id"), keyPath: try r.string("key path"))
         case 0x35:
             let x = try r.f64("x"), y = try r.f64("y")

@@ -39,3 +39,15 @@ extension Layer {
         connection.stageOperation(.setTransitions(id, connection.reduceMotion ? t.reducingMotion : t))
     }
 }
+
+extension Connection {
+    /// Matched geometry (SwiftUI's matchedGeometryEffect): when this transaction applies, `to`
+    /// starts at `from`'s frame on screen (position and size in the canvas, and corner radius)
+    /// and animates to its own, while `from` animates to `to`'s frame; the two cross-fade. With
+    /// the transaction's duration and timing.
+    /// Stage it after the transaction's other changes of the two layers.
+    public func match(from: Layer, to: Layer) {
+        precondition(from.connection === self && to.connection === self, "a match joins layers of this connection")
+        stageOperation(.match(from: from.id, to: to.id))
+    }
+}

@@ -273,7 +273,7 @@ public struct Scene: Sendable {
 
         mutating func transaction(_ j: JSON, _ path: String) throws(SceneError) -> TimedTransaction {
             let f = try SceneValues.Fields(j, path, allowed: ["at", "duration", "timingFunction", "disableActions", "set", "add", "remove",
-                                                                "addSublayers", "removeLayers", "transitions"])
+                                                                "addSublayers", "removeLayers", "transitions", "match"])
             let at = try f["at"].map { v throws(SceneError) in try SceneValues.nonNegative(v, f.at("at")) } ?? 0
             var settings = TransactionSettings()
             if let v = f["duration"] { settings.duration = try SceneValues.nonNegative(v, f.at("duration")) }
@@ -340,6 +340,21 @@ public struct Scene: Sendable {
                         operations.append(.removeFromSuperlayer(id))
                     }
                 default: continue
+                }
+            }
+            if let v = f["match"] {
+                // After every other change: `to`'s own values are final.
+                let mp = f.at("match")
+                guard case .array(let pairs) = v else { throw SceneError(path: mp, "must be a list of {\"from\": NAME, \"to\": NAME}") }
+                for (i, pair) in pairs.enumerated() {
+                    let pp = "\(mp)[\(i)]"
+                    let pf = try SceneValues.Fields(pair, pp, allowed: ["from", "to"])
+                    guard let fj = pf["from"] else { throw SceneError(path: pf.at("from"), "is required") }
+                    guard let tj = pf["to"] else { throw SceneError(path: pf.at("to"), "is required") }
+                    let from = try layerID(try SceneValues.string(fj, pf.at("from")), pf.at("from"))
+                    let to = try layerID(try SceneValues.string(tj, pf.at("to")), pf.at("to"))
+                    guard from != to else { throw SceneError(path: pp, "from and to must be different layers") }
+                    operations.append(.match(from: from, to: to))
                 }
             }
             if let (name, (_, ep)) = pendingTransitions.first {

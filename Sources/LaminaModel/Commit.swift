@@ -32,6 +32,10 @@ public enum LayerChange: Hashable, Sendable {
     /// (`removeFromSuperlayer`) later in this commit look (LayerTransition.swift): run on the
     /// render thread with the transaction's duration and timing.
     case setTransitions(UInt32, LayerTransitions)
+    /// Matched geometry (LayerTree+Match.swift): when the commit has applied, `to` starts at
+    /// `from`'s presentation frame and corner radius in the canvas and animates to its own,
+    /// `from` animates to `to`'s frame, and the two cross-fade.
+    case match(from: UInt32, to: UInt32)
 
     /// The operation's name, for error messages.
     public var name: String {
@@ -49,6 +53,7 @@ public enum LayerChange: Hashable, Sendable {
         case .addExpression: "addExpression"
         case .completion: "completion"
         case .setTransitions: "setTransitions"
+        case .match: "match"
         }
     }
 }

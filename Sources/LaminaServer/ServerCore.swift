@@ -595,6 +595,7 @@ public struct ServerCore {
         case .removeAllAnimations(let id): ErrorDetail(request: request, opcode: 0x19, layer: id)
         case .completion: ErrorDetail(request: request, opcode: 0x1A)
         case .setTransitions(let id, _): ErrorDetail(request: request, opcode: 0x1E, layer: id)
+        case .match(_, let to): ErrorDetail(request: request, opcode: 0x1F, layer: to)
         }
     }
 }

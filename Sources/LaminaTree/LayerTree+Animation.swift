@@ -64,6 +64,7 @@ extension LayerTree {
 
     mutating func finishCommit(client: UInt32, _ context: ApplyContext) {
         if !context.insertions.isEmpty { startInsertions(context) }
+        for m in context.matches { startMatch(from: m.from, to: m.to, context: context) }
         for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
         fireCompletions()
     }

@@ -243,6 +243,8 @@ public struct LayerTree: Sendable {
         /// The commit's `transitions` by layer, and the insertions to animate at its end.
         var transitions: [LayerID: LayerTransitions] = [:]
         var insertions: [(LayerID, LayerTransition)] = []
+        /// The commit's matched-geometry pairs, run at its end.
+        var matches: [(from: LayerID, to: LayerID)] = []
     }
 
     private mutating func apply(_ change: CommitPacket.Change, client: UInt32, context: inout ApplyContext) {
@@ -279,6 +281,8 @@ public struct LayerTree: Sendable {
             if !startRemoval(id, context: context) { detach(id) }
         case .transitions(let id, let transitions):
             context.transitions[id] = transitions
+        case .match(let from, let to):
+            context.matches.append((from, to))
         case .transaction(let settings):
             context.settings = settings
         case .addAnimation(let id, let key, let compiled, let slots):

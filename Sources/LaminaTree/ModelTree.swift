@@ -395,6 +395,14 @@ public struct ModelTree: Sendable {
             }
             v.changes.append(.transitions(id, transitions))
 
+        case .match(let fromLocal, let toLocal):
+            guard fromLocal != 0, toLocal != 0, fromLocal != toLocal else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "a match needs two different layers (not the client's root)")
+            }
+            let from = try existing(fromLocal, client: client, index: index)
+            let to = try existing(toLocal, client: client, index: index)
+            v.changes.append(.match(from: from, to: to))
+
         case .completion(let completionID):
             v.changes.append(.completion(completionID))
         }

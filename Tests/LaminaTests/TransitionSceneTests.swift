@@ -145,4 +145,63 @@ import LaminaSceneTree
         #expect(error(#"{"transactions": [{"at": 2, "addSublayers": {"": [{"name": "x"}]}}, {"at": 1, "removeLayers": ["x"]}]}"#)
                 == #"transactions[1].removeLayers[0]: the layer "x" is added by a transaction at 2.0, after this one"#)
     }
+
+    /// `a` inside a superlayer rotated by π and scaled by 2 about (100, 100); `b` at the top.
+    static let match = #"""
+    {"layers": [
+      {"name": "pa", "bounds": [0, 0, 0, 0], "position": [100, 100], "transform": [{"rotate": 3.141592653589793}, {"scale": 2}],
+       "sublayers": [{"name": "a", "bounds": [0, 0, 10, 20], "position": [5, 0], "cornerRadius": 2}]},
+      {"name": "b", "bounds": [0, 0, 100, 50], "position": [300, 200], "cornerRadius": 10}
+    ],
+    "transactions": [
+      {"at": 1, "duration": 1, "timingFunction": "linear", "match": [{"from": "a", "to": "b"}]},
+      {"at": 1.5, "duration": 1, "timingFunction": "linear", "match": [{"from": "b", "to": "a"}]}
+    ]}
+    """#
+
+    func near(_ p: Point, _ x: Double, _ y: Double, _ tol: Double = 1e-6) -> Bool { abs(p.x - x) < tol && abs(p.y - y) < tol }
+
+    @Test func matchStartsAtTheSourceFrameThroughTransformedSuperlayers() throws {
+        let s = try Scene(json: Self.match)
+        // a's centre (5, 0) → rotated by π (−5, 0) → scaled (−10, 0) → moved (90, 100); its
+        // 10×20 size doubles, its radius 2 too.
+        #expect(near(try point(s, "b.position", at: 1), 90, 100))
+        #expect(near(try point(s, "b.bounds.size", at: 1), 20, 40))
+        #expect(abs(try number(s, "b.cornerRadius", at: 1) - 4) < 1e-9)
+        #expect(abs(try number(s, "b.opacity", at: 1)) < 1e-9)
+        // Halfway (linear): b between there and its own frame; a on its way to b's frame,
+        // which in pa's space is ((300, 200) − (100, 100)) / 2 rotated by π = (−100, −50).
+        #expect(near(try point(s, "b.position", at: 1.4999), 90 + 210 * 0.4999, 100 + 100 * 0.4999, 1e-3))
+        #expect(abs(try number(s, "b.cornerRadius", at: 1.25) - 5.5) < 1e-9)
+        #expect(near(try point(s, "a.position", at: 1.25), 5 - 105 * 0.25, -50 * 0.25))
+        #expect(near(try point(s, "a.bounds.size", at: 1.25), 10 + 40 * 0.25, 20 + 5 * 0.25))
+        #expect(abs(try number(s, "a.opacity", at: 1.25) - 0.75) < 1e-9)
+    }
+
+    @Test func matchBackMidFlightRetargetsWithoutAJump() throws {
+        let s = try Scene(json: Self.match)
+        // Just before and at the interruption: the same values.
+        let a0 = try point(s, "a.position", at: 1.5), b0 = try point(s, "b.position", at: 1.5)
+        #expect(near(a0, -47.5, -25) && near(b0, 195, 150))
+        #expect(near(try point(s, "a.position", at: 1.49999), -47.5, -25, 1e-3))
+        #expect(abs(try number(s, "a.opacity", at: 1.5) - 0.5) < 1e-9)
+        // Half a second later: a halfway back to its own frame, b halfway to a's frame.
+        #expect(near(try point(s, "a.position", at: 2), (-47.5 + 5) / 2, -12.5))
+        #expect(near(try point(s, "b.position", at: 2), (195 + 90) / 2, 125))
+        #expect(abs(try number(s, "a.opacity", at: 2) - 0.75) < 1e-9)
+        #expect(abs(try number(s, "b.opacity", at: 2) - 0.25) < 1e-9)
+        // At the end: a at its own frame; b held at a's frame, transparent.
+        #expect(near(try point(s, "a.position", at: 3), 5, 0))
+        #expect(near(try point(s, "b.position", at: 3), 90, 100) && abs(try number(s, "b.opacity", at: 3)) < 1e-9)
+    }
+
+    @Test func matchErrors() {
+        func error(_ text: String) -> String? {
+            do { _ = try Scene(json: text); return nil } catch { return error.description }
+        }
+        #expect(error(#"{"layers": [{"name": "a"}], "transactions": [{"match": [{"from": "a", "to": "a"}]}]}"#)
+                == "transactions[0].match[0]: from and to must be different layers")
+        #expect(error(#"{"layers": [{"name": "a"}], "transactions": [{"match": [{"from": "a"}]}]}"#)
+                == "transactions[0].match[0].to: is required")
+    }
 }

@@ -39,6 +39,22 @@ class TransitionTests(DaemonTestCase):
             self.conn.commit()
         self.assertIn("move", str(e.exception))
 
+    def test_match_starts_at_the_source_frame(self):
+        a = self.square(x=50, y=50, size=20)
+        b = self.square(x=300, y=200, size=100)
+        b.corner_radius = 10
+        self.conn.commit()
+        with self.conn.transaction(duration=1.0, timing="linear"):
+            self.conn.match(a, b)
+        self.assertAlmostEqual(b.presentation_value("position")[0], 50, places=6)
+        self.assertAlmostEqual(b.presentation_value("opacity"), 0, places=9)
+        self.conn.advance_clock(0.5)
+        pos = b.presentation_value("position")
+        self.assertAlmostEqual(pos[0], 175, places=6)
+        self.assertAlmostEqual(pos[1], 125, places=6)
+        self.assertAlmostEqual(b.presentation_value("bounds")[2], 60, places=6)
+        self.assertAlmostEqual(a.presentation_value("opacity"), 0.5, places=9)
+
 
 if __name__ == "__main__":
     unittest.main()

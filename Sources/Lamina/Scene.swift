@@ -114,15 +114,16 @@ public struct Scene: Sendable {
             // Expression animations may name layers declared after their own.
             try builder.addDeferredExpressions()
         }
-        names = builder.names
-        layerCount = Int(builder.nextID) - 1
-        layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
         initialOperations = builder.operations
         var txs: [TimedTransaction] = []
         if let v = f["transactions"] {
             guard case .array(let list) = v else { throw SceneError(path: "transactions", "must be a list of transactions") }
             for (i, t) in list.enumerated() { txs.append(try builder.transaction(t, "transactions[\(i)]")) }
         }
+        // With the layers transactions add (`addSublayers`).
+        names = builder.names
+        layerCount = Int(builder.nextID) - 1
+        layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
         transactions = txs.enumerated().sorted { a, b in
             a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
         }.map(\.element)
@@ -206,7 +207,8 @@ public struct Scene: Sendable {
             }
             properties[id] = props
             if currentAt > 0 { createdAt[id] = currentAt }
-            if let name = names.first(where: { $0.value == id })?.key, let (t, _) = pendingTransitions.removeValue(forKey: name) {
+            if !pendingTransitions.isEmpty, let name = names.first(where: { $0.value == id })?.key,
+               let (t, _) = pendingTransitions.removeValue(forKey: name) {
                 operations.append(.setTransitions(id, t))
             }
             operations.append(.addSublayer(parent: parent, child: id))

@@ -106,10 +106,10 @@ extension LayerTree {
         if departing[id] != nil { return true }
         guard let t = context.transitions[id], context.settings.runsActions,
               nodes[existing: id].superlayer != nil else { return false }
-        let running = hasTransitionAnimations(id)
         let model = nodes[existing: id].properties
         let state = t.removal.state(of: model, superlayerBounds: superlayerBounds(id), insertion: false)
-        guard !state.isIdentity || running else { return false }
+        // An identity removal goes at once (SwiftUI), even mid-insertion.
+        guard !state.isIdentity else { return false }
         addTransitionAnimations(id, from: presented(id, at: context.time), to: Self.applying(state, to: model),
                                 holds: true, context: context)
         let end = context.time + context.settings.duration

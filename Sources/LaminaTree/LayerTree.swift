@@ -274,6 +274,7 @@ public struct LayerTree: Sendable {
             programs.note(id, properties.templates)
         case .insert(let child, let parent, let index):
             noteInsertion(child, context: &context)
+            endDeparturesMakingACycle(inserting: child, into: parent)
             detach(child)
             nodes[existing: parent].sublayers.insert(child, at: renderIndex(index, in: parent))
             nodes[existing: child].superlayer = parent

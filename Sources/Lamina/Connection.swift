@@ -363,6 +363,8 @@ public final class Connection {
         case .removeAllAnimations(let id): stage(.removeAllAnimations(id: id))
         case .addExpression(let id, let key, let e): stage(.addAnimation(id: id, key: key, json: ExpressionJSON.encode(e).text))
         case .completion(let id): stageRaw(.completion(id: id))
+        case .setTransitions(let id, let t): stage(.setTransitions(id: id, json: TransitionJSON.encode(t).text))
+        case .match(let from, let to): stage(.match(from: from, to: to))
         }
     }
 

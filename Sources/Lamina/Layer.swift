@@ -20,6 +20,8 @@ public class Layer {
     public private(set) var properties = LayerProperties()
     public private(set) weak var superlayer: Layer?
     public private(set) var sublayers: [Layer] = []
+    /// How the layer comes in and goes out (Layer+Transition.swift); nil: as `.identity`.
+    public var transition: LayerTransitions?
 
     init(connection: Connection, id: UInt32, kind: LayerKind) {
         self.connection = connection
@@ -143,6 +145,7 @@ public class Layer {
         layer.detachLocally()
         sublayers.append(layer)
         layer.superlayer = self
+        layer.stageTransition()
         connection.stage(.addSublayer(parent: id, child: layer.id))
     }
 
@@ -153,12 +156,14 @@ public class Layer {
         let at = min(max(index, 0), sublayers.count)
         sublayers.insert(layer, at: at)
         layer.superlayer = self
+        layer.stageTransition()
         connection.stage(.insertSublayer(parent: id, child: layer.id, index: UInt32(at)))
     }
 
     /// Removes the layer from its superlayer.
     public func removeFromSuperlayer() {
         detachLocally()
+        stageTransition()
         connection.stage(.removeFromSuperlayer(id: id))
     }
 

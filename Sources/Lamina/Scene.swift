@@ -114,15 +114,16 @@ public struct Scene: Sendable {
             // Expression animations may name layers declared after their own.
             try builder.addDeferredExpressions()
         }
-        names = builder.names
-        layerCount = Int(builder.nextID) - 1
-        layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
         initialOperations = builder.operations
         var txs: [TimedTransaction] = []
         if let v = f["transactions"] {
             guard case .array(let list) = v else { throw SceneError(path: "transactions", "must be a list of transactions") }
             for (i, t) in list.enumerated() { txs.append(try builder.transaction(t, "transactions[\(i)]")) }
         }
+        // With the layers transactions add (`addSublayers`).
+        names = builder.names
+        layerCount = Int(builder.nextID) - 1
+        layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
         transactions = txs.enumerated().sorted { a, b in
             a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
         }.map(\.element)
@@ -141,6 +142,12 @@ public struct Scene: Sendable {
         var deferred: [(id: UInt32, key: String, expression: ExpressionAnimation, path: String)] = []
         /// The names of the top level's `images` (what `contents` may name).
         var imageNames: Set<String> = []
+        /// The scene time a transaction's `addSublayers` creates each layer at (a layer exists
+        /// for the transactions at or after it), and the time of the transaction being read.
+        var createdAt: [UInt32: Double] = [:]
+        var currentAt = 0.0
+        /// While reading a transaction: its `transitions` not yet used, by layer name.
+        var pendingTransitions: [String: (LayerTransitions, String)] = [:]
 
 
         /// Stages layer `j` and its sublayers (and its mask) under `parent`; nil: no superlayer
@@ -210,6 +217,11 @@ public struct Scene: Sendable {
                 }
             }
             properties[id] = props
+            if currentAt > 0 { createdAt[id] = currentAt }
+            if !pendingTransitions.isEmpty, let name = names.first(where: { $0.value == id })?.key,
+               let (t, _) = pendingTransitions.removeValue(forKey: name) {
+                operations.append(.setTransitions(id, t))
+            }
             if let parent { operations.append(.addSublayer(parent: parent, child: id)) }
             if let animations { try addAnimations(animations, path + ".animations", id) }
             for (i, s) in sublayers.enumerated() { try layer(s, "\(path).sublayers[\(i)]", parent: id) }
@@ -266,11 +278,15 @@ public struct Scene: Sendable {
 
         func layerID(_ name: String, _ path: String) throws(SceneError) -> UInt32 {
             guard let id = names[name] else { throw SceneError(path: path, "no layer is named \"\(name)\"") }
+            if let t = createdAt[id], t > currentAt {
+                throw SceneError(path: path, "the layer \"\(name)\" is added by a transaction at \(t), after this one")
+            }
             return id
         }
 
         mutating func transaction(_ j: JSON, _ path: String) throws(SceneError) -> TimedTransaction {
-            let f = try SceneValues.Fields(j, path, allowed: ["at", "duration", "timingFunction", "disableActions", "set", "add", "remove"])
+            let f = try SceneValues.Fields(j, path, allowed: ["at", "duration", "timingFunction", "disableActions", "set", "add", "remove",
+                                                                "addSublayers", "removeLayers", "transitions", "match"])
             let at = try f["at"].map { v throws(SceneError) in try SceneValues.nonNegative(v, f.at("at")) } ?? 0
             var settings = TransactionSettings()
             if let v = f["duration"] { settings.duration = try SceneValues.nonNegative(v, f.at("duration")) }
@@ -278,7 +294,15 @@ public struct Scene: Sendable {
             if let v = f["disableActions"] { settings.disableActions = try SceneValues.bool(v, f.at("disableActions")) }
             let saved = operations
             operations = [.setTransaction(settings)]
-            defer { operations = saved }
+            currentAt = at
+            defer { operations = saved; pendingTransitions = [:] }
+            if let v = f["transitions"] {
+                guard case .object(let entries) = v else { throw SceneError(path: f.at("transitions"), "must be an object of NAME: {\"insertion\": T, \"removal\": T}") }
+                for e in entries {
+                    let ep = f.at("transitions") + "." + e.key
+                    pendingTransitions[e.key] = (try TransitionJSON.decode(e.value, ep), ep)
+                }
+            }
             for m in f.members {
                 let fp = f.at(m.key)
                 switch m.key {
@@ -311,8 +335,43 @@ public struct Scene: Sendable {
                             operations.append(.removeAnimation(id, key: try SceneValues.string(k, "\(rp)[\(i)]")))
                         }
                     }
+                case "addSublayers":
+                    guard case .object(let adds) = m.value else { throw SceneError(path: fp, "must be an object of PARENT: [LAYER, …]") }
+                    for a in adds {
+                        let ap = fp + "." + a.key
+                        let parent = a.key.isEmpty ? 0 : try layerID(a.key, ap)
+                        guard case .array(let layers) = a.value else { throw SceneError(path: ap, "must be a list of layers") }
+                        for (i, l) in layers.enumerated() { try layer(l, "\(ap)[\(i)]", parent: parent) }
+                    }
+                case "removeLayers":
+                    guard case .array(let list) = m.value else { throw SceneError(path: fp, "must be a list of layer names") }
+                    for (i, n) in list.enumerated() {
+                        let np = "\(fp)[\(i)]"
+                        let name = try SceneValues.string(n, np)
+                        let id = try layerID(name, np)
+                        if let (t, _) = pendingTransitions.removeValue(forKey: name) { operations.append(.setTransitions(id, t)) }
+                        operations.append(.removeFromSuperlayer(id))
+                    }
                 default: continue
                 }
+            }
+            if let v = f["match"] {
+                // After every other change: `to`'s own values are final.
+                let mp = f.at("match")
+                guard case .array(let pairs) = v else { throw SceneError(path: mp, "must be a list of {\"from\": NAME, \"to\": NAME}") }
+                for (i, pair) in pairs.enumerated() {
+                    let pp = "\(mp)[\(i)]"
+                    let pf = try SceneValues.Fields(pair, pp, allowed: ["from", "to"])
+                    guard let fj = pf["from"] else { throw SceneError(path: pf.at("from"), "is required") }
+                    guard let tj = pf["to"] else { throw SceneError(path: pf.at("to"), "is required") }
+                    let from = try layerID(try SceneValues.string(fj, pf.at("from")), pf.at("from"))
+                    let to = try layerID(try SceneValues.string(tj, pf.at("to")), pf.at("to"))
+                    guard from != to else { throw SceneError(path: pp, "from and to must be different layers") }
+                    operations.append(.match(from: from, to: to))
+                }
+            }
+            if let (name, (_, ep)) = pendingTransitions.first {
+                throw SceneError(path: ep, "the layer \"\(name)\" is neither added nor removed by this transaction")
             }
             return TimedTransaction(at: at, operations: operations)
         }

@@ -31,6 +31,8 @@ public enum Transaction {
     public static func setAnimationTimingFunction(_ f: TimingFunction, on c: Connection) { c.setAnimationTimingFunction(f) }
     /// `CATransaction.setDisableActions(_:)`.
     public static func setDisableActions(_ disabled: Bool, on c: Connection) { c.setDisableActions(disabled) }
+    /// Matched geometry in this transaction (`Connection.match(from:to:)`).
+    public static func match(from: Layer, to: Layer, on c: Connection) { c.match(from: from, to: to) }
     /// `CATransaction.setCompletionBlock(_:)`; see `Connection.setCompletionBlock` (set again in
     /// the same transaction, it replaces the block set before, which never runs).
     @discardableResult

@@ -28,6 +28,14 @@ public enum LayerChange: Hashable, Sendable {
     /// Declares a transaction completion: `transactionCompleted(id)` fires once every animation
     /// started by a change whose settings list `id` has ended or been removed (at once if none).
     case completion(UInt32)
+    /// How the layer's insertion (`addSublayer`/`insertSublayer`) and removal
+    /// (`removeFromSuperlayer`) later in this commit look (LayerTransition.swift): run on the
+    /// render thread with the transaction's duration and timing.
+    case setTransitions(UInt32, LayerTransitions)
+    /// Matched geometry (LayerTree+Match.swift): when the commit has applied, `to` starts at
+    /// `from`'s presentation frame and corner radius in the canvas and animates to its own,
+    /// `from` animates to `to`'s frame, and the two cross-fade.
+    case match(from: UInt32, to: UInt32)
 
     /// The operation's name, for error messages.
     public var name: String {
@@ -44,6 +52,8 @@ public enum LayerChange: Hashable, Sendable {
         case .removeAllAnimations: "removeAllAnimations"
         case .addExpression: "addExpression"
         case .completion: "completion"
+        case .setTransitions: "setTransitions"
+        case .match: "match"
         }
     }
 }

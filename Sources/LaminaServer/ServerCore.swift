@@ -632,6 +632,8 @@ public struct ServerCore {
         case .removeAnimation(let id, let key): ErrorDetail(request: request, opcode: 0x18, layer: id, key: key)
         case .removeAllAnimations(let id): ErrorDetail(request: request, opcode: 0x19, layer: id)
         case .completion: ErrorDetail(request: request, opcode: 0x1A)
+        case .setTransitions(let id, _): ErrorDetail(request: request, opcode: 0x1E, layer: id)
+        case .match(_, let to): ErrorDetail(request: request, opcode: 0x1F, layer: to)
         }
     }
 }

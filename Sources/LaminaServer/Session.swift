@@ -144,6 +144,13 @@ public struct Session: Sendable {
             stagedBytes += bytes
             return []
         }
+        if case .setTransitions(let id, let json) = request {
+            do {
+                operation = .setTransitions(id, try TransitionJSON.decode(text: json))
+            } catch {
+                return fail(.invalidValue, error.description, detail: detail, opcode: request.opcode)
+            }
+        }
         if let op = operation {
             guard stagedCount < maxPendingOperations else {
                 return fail(.limitExceeded, "a transaction may stage at most \(maxPendingOperations) requests",

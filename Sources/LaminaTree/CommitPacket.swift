@@ -48,6 +48,10 @@ public struct CommitPacket: Sendable {
         case addExpression(LayerID, LayerExpression)
         /// A declared transaction completion of the packet's client.
         case completion(UInt32)
+        /// The layer's transitions for its insertion and removal later in this packet.
+        case transitions(LayerID, LayerTransitions)
+        /// Matched geometry between two layers, run when the packet has applied.
+        case match(from: LayerID, to: LayerID)
     }
 
     /// The action keys one `set` names: at most two (`frame` sets `bounds` and `position`),

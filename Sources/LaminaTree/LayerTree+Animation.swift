@@ -68,6 +68,8 @@ extension LayerTree {
     }
 
     mutating func finishCommit(client: UInt32, _ context: ApplyContext) {
+        if !context.insertions.isEmpty { startInsertions(context) }
+        for m in context.matches { startMatch(from: m.from, to: m.to, context: context) }
         if !timedLayers.isEmpty || context.timeChanged { settleLayerTime(context) }
         for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
         fireCompletions()
@@ -236,7 +238,7 @@ extension LayerTree {
                 bumpVersion()
             }
         }
-        nextEndTime = min(next, advanceFades(to: t))
+        nextEndTime = min(next, advanceFades(to: t), finishDepartures(at: t))
         recountFrozenAnimations()
         fireCompletions()
     }

@@ -17,7 +17,7 @@ extension LayerTree {
     }
 
     private func hit(_ id: LayerID, _ point: Point, parentToCanvas: Transform3D) -> LayerID? {
-        guard let node = nodes[id] else { return nil }
+        guard let node = nodes[id], departing[id] == nil else { return nil }
         let p = node.properties
         let container = id.isClientRoot
         if !container {

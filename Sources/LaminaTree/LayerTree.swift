@@ -179,6 +179,9 @@ public struct LayerTree: Sendable {
     /// The model tree that validates `apply(_ commit:at:)` (a tree that takes commits);
     /// nil in a tree fed packets (LayerTree+Commits.swift).
     var validator: Validator?
+    /// Layers removed from the model that stay, not hit, until their removal transition ends
+    /// (LayerTree+Transitions.swift) → that end's compositor time.
+    var departing: [LayerID: Double] = [:]
 
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
@@ -253,6 +256,11 @@ public struct LayerTree: Sendable {
         var settings = TransactionSettings.default
         var created: Set<LayerID> = []
         var declared: [UInt32] = []
+        /// The commit's `transitions` by layer, and the insertions to animate at its end.
+        var transitions: [LayerID: LayerTransitions] = [:]
+        var insertions: [(LayerID, LayerTransition)] = []
+        /// The commit's matched-geometry pairs, run at its end.
+        var matches: [(from: LayerID, to: LayerID)] = []
     }
 
     private mutating func apply(_ change: CommitPacket.Change, client: UInt32, context: inout ApplyContext) {
@@ -261,6 +269,7 @@ public struct LayerTree: Sendable {
             nodes[id] = LayerNode(id: id, kind: kind)
             context.created.insert(id)
         case .delete(let id):
+            departing[id] = nil
             detach(id)
             if !timedLayers.isEmpty { context.timeChanged = true; timedLayers.remove(id) }
             for child in nodes[existing: id].sublayers { nodes[existing: child].superlayer = nil }
@@ -288,13 +297,19 @@ public struct LayerTree: Sendable {
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
         case .insert(let child, let parent, let index):
+            noteInsertion(child, context: &context)
+            endDeparturesMakingACycle(inserting: child, into: parent)
             detach(child)
-            nodes[existing: parent].sublayers.insert(child, at: index)
+            nodes[existing: parent].sublayers.insert(child, at: renderIndex(index, in: parent))
             nodes[existing: child].superlayer = parent
             if !timedLayers.isEmpty { context.timeChanged = true }
         case .detach(let id):
-            detach(id)
+            if !startRemoval(id, context: context) { detach(id) }
             if !timedLayers.isEmpty { context.timeChanged = true }
+        case .transitions(let id, let transitions):
+            context.transitions[id] = transitions
+        case .match(let from, let to):
+            context.matches.append((from, to))
         case .transaction(let settings):
             context.settings = settings
         case .addAnimation(let id, let key, let compiled, let slots):
@@ -328,6 +343,7 @@ public struct LayerTree: Sendable {
         animatedLayers = animatedLayers.filter { $0.client != client }
         fadingLayers = fadingLayers.filter { $0.client != client }
         timedLayers = timedLayers.filter { $0.client != client }
+        departing = departing.filter { $0.key.client != client }
         programs.removeClient(client)
         runningAnimations = 0
         for id in animatedLayers {

@@ -410,6 +410,24 @@ public struct ModelTree: Sendable {
             nodes[existing: id].expressions.append(resolved)
             v.changes.append(.addExpression(id, resolved))
 
+        case .setTransitions(let local, let transitions):
+            guard local != 0 else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root has no transitions")
+            }
+            let id = try existing(local, client: client, index: index)
+            if let problem = transitions.problem {
+                throw CommitError(code: .invalidValue, index: index, message: "layer \(local) transitions: \(problem)")
+            }
+            v.changes.append(.transitions(id, transitions))
+
+        case .match(let fromLocal, let toLocal):
+            guard fromLocal != 0, toLocal != 0, fromLocal != toLocal else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "a match needs two different layers (not the client's root)")
+            }
+            let from = try existing(fromLocal, client: client, index: index)
+            let to = try existing(toLocal, client: client, index: index)
+            v.changes.append(.match(from: from, to: to))
+
         case .completion(let completionID):
             v.changes.append(.completion(completionID))
         }

@@ -41,11 +41,12 @@ extension Request {
     /// The layer and the key path (or animation key) a request names, for error details.
     public var subject: (layer: UInt32, key: String) {
         switch self {
-        case .createLayer(let id, _), .deleteLayer(let id), .removeFromSuperlayer(let id), .removeAllAnimations(let id):
+        case .createLayer(let id, _), .deleteLayer(let id), .removeFromSuperlayer(let id), .removeAllAnimations(let id),
+             .setTransitions(let id, _):
             (id, "")
         case .setProperty(let id, let k, _), .getPresentation(let id, let k): (id, k)
         case .addAnimation(let id, let k, _), .removeAnimation(let id, let k): (id, k)
-        case .addSublayer(_, let child), .insertSublayer(_, let child, _): (child, "")
+        case .addSublayer(_, let child), .insertSublayer(_, let child, _), .match(_, let child): (child, "")
         case .uploadImage(let name, _, _, _, _), .releaseImage(let name): (0, name)
         case .attachBuffer(let layer, _, _): (layer, "")
         default: (0, "")

@@ -50,6 +50,10 @@ public enum Request: Hashable, Sendable {
     case removeAllAnimations(id: UInt32)
     /// Declares a transaction completion (see docs/protocol.md).
     case completion(id: UInt32)
+    /// A layer's insertion and removal transitions for this commit, as TransitionJSON text.
+    case setTransitions(id: UInt32, json: String)
+    /// Matched geometry from one layer to another in this commit.
+    case match(from: UInt32, to: UInt32)
     case commit
     /// Capture the frame at compositor time `time` (manual clock), or the current frame when nil.
     case capture(time: Double?)
@@ -108,6 +112,8 @@ public enum Request: Hashable, Sendable {
         case .removeAnimation: 0x18
         case .removeAllAnimations: 0x19
         case .completion: 0x1A
+        case .setTransitions: 0x1E
+        case .match: 0x1F
         case .commit: 0x20
         case .capture: 0x30
         case .advanceClock: 0x31
@@ -140,7 +146,7 @@ public enum Request: Hashable, Sendable {
         case 0x15: "removeFromSuperlayer"; case 0x20: "commit"; case 0x30: "capture"
         case 0x31: "advanceClock"; case 0x32: "getTree"; case 0x33: "getStats"
         case 0x16: "setTransaction"; case 0x17: "addAnimation"; case 0x18: "removeAnimation"
-        case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x34: "getPresentation"; case 0x35: "hitTest"
+        case 0x19: "removeAllAnimations"; case 0x1A: "completion"; case 0x1E: "setTransitions"; case 0x1F: "match"; case 0x34: "getPresentation"; case 0x35: "hitTest"
         case 0x36: "setReduceMotion"; case 0x38: "uploadImage"; case 0x39: "releaseImage"; case 0x3C: "measureText"
         case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
         case 0x1B: "attachBuffer"; case 0x1C: "frameCallback"; case 0x1D: "presentationFeedback"
@@ -165,6 +171,7 @@ public enum Request: Hashable, Sendable {
         case .removeAnimation(let id, let key): .removeAnimation(id, key: key)
         case .removeAllAnimations(let id): .removeAllAnimations(id)
         case .completion(let id): .completion(id)
+        case .match(let from, let to): .match(from: from, to: to)
         default: nil
         }
     }
@@ -187,6 +194,8 @@ public enum Request: Hashable, Sendable {
         case .removeAnimation(let id, let key): w.u32(id); w.string(key)
         case .removeAllAnimations(let id): w.u32(id)
         case .completion(let id): w.u32(id)
+        case .setTransitions(let id, let json): w.u32(id); w.string(json)
+        case .match(let from, let to): w.u32(from); w.u32(to)
         case .getPresentation(let id, let keyPath): w.u32(id); w.string(keyPath)
         case .hitTest(let x, let y): w.f64(x); w.f64(y)
         case .setReduceMotion(let on): w.u8(on ? 1 : 0)
@@ -239,6 +248,8 @@ public enum Request: Hashable, Sendable {
         case 0x18: request = .removeAnimation(id: try r.u32("layer id"), key: try r.string("key"))
         case 0x19: request = .removeAllAnimations(id: try r.u32("layer id"))
         case 0x1A: request = .completion(id: try r.u32("completion id"))
+        case 0x1F: request = .match(from: try r.u32("from layer id"), to: try r.u32("to layer id"))
+        case 0x1E: request = .setTransitions(id: try r.u32("layer id"), json: try r.string("transitions"))
         case 0x34: request = .getPresentation(id: try r.u32("layer id"), keyPath: try r.string("key path"))
         case 0x35:
             let x = try r.f64("x"), y = try r.f64("y")

@@ -43,6 +43,8 @@ import LaminaModel
             case .removeAnimation(let id, let key): .removeAnimation(id: id, key: key)
             case .removeAllAnimations(let id): .removeAllAnimations(id: id)
             case .completion(let id): .completion(id: id)
+            case .setTransitions(let id, let t): .setTransitions(id: id, json: TransitionJSON.encode(t).text)
+            case .match(let from, let to): .match(from: from, to: to)
             }
         }
         /// Sets the manual clock to `t` seconds after the first commit (time 0).

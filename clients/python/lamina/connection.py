@@ -862,6 +862,14 @@ class Connection:
         Perfetto's UI and ``chrome://tracing`` open (write it to a ``.json`` file)."""
         return _wire.Reader(self._expect(_wire.TRACE, _wire.STOP_TRACE, b"")).string()
 
+    def match(self, source: Layer, destination: Layer) -> None:
+        """Matched geometry (SwiftUI's ``matchedGeometryEffect``) in the current transaction:
+        ``destination`` starts at ``source``'s frame on screen (position and size in the canvas,
+        and corner radius) and animates to its own while ``source`` animates to
+        ``destination``'s frame, the two cross-fading. Stage it after the transaction's other
+        changes of the two layers."""
+        self._stage(_wire.MATCH, struct.pack("<II", source.id, destination.id))
+
     def set_reduce_motion(self, on: bool) -> None:
         """Sets the daemon's Reduce Motion setting (tools and tests); every other client is told."""
         body = self._expect(_wire.REDUCE_MOTION_CHANGED, _wire.SET_REDUCE_MOTION, b"\x01" if on else b"\x00")

@@ -8,6 +8,7 @@ value is ``layer.presentation_value(key_path)``.
 """
 from __future__ import annotations
 
+import json
 import math
 import struct
 from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
@@ -89,6 +90,10 @@ class Layer(_LayerAttributes):
         self._values: Dict[str, Any] = {}
         self._superlayer: Optional[Layer] = None
         self._sublayers: List[Layer] = []
+        #: How the layer comes in and goes out (SwiftUI's ``.transition``): a transition T for
+        #: both ways, or ``{"insertion": T, "removal": T}``, T as docs/scene-format.md writes it
+        #: (``"opacity"``, ``{"move": "leading"}``, ``{"combined": [...]}``, ...). None: identity.
+        self.transition: Any = None
 
     @property
     def connection(self) -> "Connection":
@@ -294,6 +299,7 @@ class Layer(_LayerAttributes):
         layer._detach()
         self._sublayers.append(layer)
         layer._superlayer = self
+        layer._stage_transition()
         self._connection._stage(_wire.ADD_SUBLAYER, struct.pack("<II", self._id, layer._id))
 
     def insert_sublayer(self, layer: "Layer", index: int) -> None:
@@ -303,11 +309,25 @@ class Layer(_LayerAttributes):
         at = min(max(index, 0), len(self._sublayers))
         self._sublayers.insert(at, layer)
         layer._superlayer = self
+        layer._stage_transition()
         self._connection._stage(_wire.INSERT_SUBLAYER, struct.pack("<III", self._id, layer._id, at))
 
     def remove_from_superlayer(self) -> None:
         self._detach()
+        self._stage_transition()
         self._connection._stage(_wire.REMOVE_FROM_SUPERLAYER, struct.pack("<I", self._id))
+
+    def _stage_transition(self) -> None:
+        """Stages ``transition`` before an insertion or removal (Reduce Motion: cross-fades)."""
+        t = self.transition
+        if t is None:
+            return
+        both = not (isinstance(t, dict) and ("insertion" in t or "removal" in t))
+        pair = {"insertion": t, "removal": t} if both else dict(t)
+        if self._connection.reduce_motion:
+            pair = {k: _reducing_motion(v) for k, v in pair.items()}
+        text = json.dumps(pair, separators=(",", ":"), allow_nan=False)
+        self._connection._stage(_wire.SET_TRANSITIONS, struct.pack("<I", self._id) + _wire.string(text))
 
     def delete(self) -> None:
         """Destroys the layer in the daemon; its sublayers stay alive, detached."""
@@ -430,3 +450,14 @@ class Presentation:
 
     def __repr__(self) -> str:
         return "<Presentation of layer %d>" % self.layer_id
+
+
+def _reducing_motion(t: Any) -> Any:
+    """A transition under Reduce Motion: one that moves or scales becomes ``"opacity"``."""
+    def fades(x: Any) -> bool:
+        if x in ("identity", "opacity"):
+            return True
+        if isinstance(x, dict) and list(x) == ["combined"] and isinstance(x["combined"], list):
+            return all(fades(e) for e in x["combined"])
+        return False
+    return t if fades(t) else "opacity"

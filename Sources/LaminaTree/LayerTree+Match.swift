@@ -1,0 +1,116 @@
+import LaminaAnimation
+import LaminaGeometry
+import LaminaModel
+
+// Matched geometry (SwiftUI's matchedGeometryEffect), run on the render thread when a packet
+// has applied, from presentation values:
+// - `to` starts at `from`'s presentation frame — its bounds' centre and size in the canvas,
+//   through every superlayer's transform, brought into `to`'s superlayer — and its corner
+//   radius, and animates to its own model values; its opacity goes 0 → its own.
+// - `from` animates to `to`'s model frame (brought into `from`'s superlayer) and to opacity 0,
+//   and holds there until a later match names it.
+// A layer that is mid-match starts from its own presentation values instead (a match back
+// retargets without a jump). The animations are implicit ones under the keys `match.*`.
+
+extension LayerTree {
+    static let matchKeyPrefix = "match."
+
+    private static let matchSlots: [(key: String, keyPath: String, slot: PropertySlot)] =
+        ["position", "bounds.size", "cornerRadius", "opacity"].map { keyPath in
+            (key: "match." + keyPath, keyPath: keyPath, slot: PropertySlot(keyPath: keyPath)!)
+        }
+
+    /// The transform from a layer's superlayer's space to the canvas, with the presentation
+    /// values at `t` of every superlayer above it (a client's container adds nothing).
+    func superlayerToCanvas(_ id: LayerID, at t: Double) -> Transform3D {
+        var m = Transform3D.identity
+        var cur = nodes[id]?.superlayer
+        while let s = cur, !s.isClientRoot, s != .root {
+            var p = nodes[existing: s].properties
+            Self.applyAnimations(nodes[existing: s].animations, to: &p, at: t)
+            m = m.concatenating(p.transformToSuperlayer)
+            cur = nodes[existing: s].superlayer
+        }
+        return m
+    }
+
+    /// How much `m` scales lengths along x and y (in the plane).
+    private static func scales(_ m: Transform3D) -> (Double, Double) {
+        let o = m.apply(Point(0, 0)), x = m.apply(Point(1, 0)), y = m.apply(Point(0, 1))
+        return ((x.x - o.x).magnitude2D(x.y - o.y), (y.x - o.x).magnitude2D(y.y - o.y))
+    }
+
+    /// A layer's frame in the canvas: its bounds' centre, its size and corner radius as the
+    /// canvas sees them (through its own transform and its superlayers').
+    private func canvasFrame(_ p: LayerProperties, superToCanvas: Transform3D) -> (centre: Point, size: Size, radius: Double) {
+        let toCanvas = p.transformToSuperlayer.concatenating(superToCanvas)
+        let b = p.bounds
+        let centre = toCanvas.apply(Point(b.origin.x + b.size.width / 2, b.origin.y + b.size.height / 2))
+        let (sx, sy) = Self.scales(toCanvas)
+        return (centre, Size(b.size.width * sx, b.size.height * sy), p.cornerRadius * min(sx, sy))
+    }
+
+    /// `p` moved and sized so that its frame is `frame` (a canvas frame), in a superlayer whose
+    /// space goes to the canvas by `superToCanvas`; its own transform is kept as it is.
+    private static func placing(_ p: LayerProperties, at frame: (centre: Point, size: Size, radius: Double),
+                                superToCanvas: Transform3D) -> LayerProperties {
+        var q = p
+        let (sx, sy) = scales(superToCanvas)
+        let (ox, oy) = scales(p.transform)
+        let inv = superToCanvas.inverted ?? .identity
+        let c = inv.apply(frame.centre)
+        let w = sx * ox > 0 ? frame.size.width / (sx * ox) : 0
+        let h = sy * oy > 0 ? frame.size.height / (sy * oy) : 0
+        q.bounds.size = Size(w, h)
+        // The position is the anchor point's: the centre moved by the anchor's offset.
+        q.position = Point(c.x + (p.anchorPoint.x - 0.5) * w * ox, c.y + (p.anchorPoint.y - 0.5) * h * oy)
+        let k = min(sx * ox, sy * oy)
+        q.cornerRadius = k > 0 ? frame.radius / k : 0
+        return q
+    }
+
+    /// Replaces the layer's match animations with ones from `from` to `to` (each slot that
+    /// differs); `holds`: they stay at their end values.
+    private mutating func addMatchAnimations(_ id: LayerID, from: LayerProperties, to: LayerProperties,
+                                             holds: Bool, context: ApplyContext) {
+        removeAnimations(of: id) { $0.key.hasPrefix(Self.matchKeyPrefix) }
+        let s = context.settings
+        for (key, keyPath, slot) in Self.matchSlots {
+            let a = from.animatableValue(at: slot), b = to.animatableValue(at: slot)
+            guard a != b else { continue }
+            let timing = AnimationTiming(duration: s.duration, timingFunction: s.timingFunction,
+                                         fillMode: holds ? .forwards : .removed, removedOnCompletion: !holds)
+            let animation = Animation.basic(BasicAnimation(keyPath: keyPath, from: a, to: holds ? b : nil, timing: timing))
+            let kind = slot.kind(in: to)
+            guard let compiled = try? animation.compile(kindOf: { _ in kind }) else { continue }
+            insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
+                                  isImplicit: true, completionIDs: s.completionIDs), into: id)
+        }
+    }
+
+    mutating func startMatch(from: LayerID, to: LayerID, context: ApplyContext) {
+        guard context.settings.runsActions, nodes[from] != nil, nodes[to] != nil else { return }
+        let t = context.time
+        func presented(_ id: LayerID) -> LayerProperties {
+            var p = nodes[existing: id].properties
+            Self.applyAnimations(nodes[existing: id].animations, to: &p, at: t)
+            return p
+        }
+        func inMatch(_ id: LayerID) -> Bool { nodes[existing: id].animations.contains { $0.key.hasPrefix(Self.matchKeyPrefix) } }
+        let fromSuper = superlayerToCanvas(from, at: t), toSuper = superlayerToCanvas(to, at: t)
+        let fromNow = presented(from), toNow = presented(to)
+        let fromModel = nodes[existing: from].properties, toModel = nodes[existing: to].properties
+        // `to`: from `from`'s presentation frame (or its own, mid-match) to its model values.
+        var toStart = inMatch(to) ? toNow : Self.placing(toModel, at: canvasFrame(fromNow, superToCanvas: fromSuper), superToCanvas: toSuper)
+        if !inMatch(to) { toStart.opacity = 0 }
+        // `from`: to `to`'s model frame, transparent.
+        var fromEnd = Self.placing(fromModel, at: canvasFrame(toModel, superToCanvas: toSuper), superToCanvas: fromSuper)
+        fromEnd.opacity = 0
+        addMatchAnimations(to, from: toStart, to: toModel, holds: false, context: context)
+        addMatchAnimations(from, from: fromNow, to: fromEnd, holds: true, context: context)
+    }
+}
+
+private extension Double {
+    func magnitude2D(_ y: Double) -> Double { (self * self + y * y).squareRoot() }
+}

@@ -1,0 +1,70 @@
+import DaemonTestSupport
+import Foundation
+import Lamina
+import LaminaGeometry
+import LaminaServer
+import LaminaWire
+import Testing
+
+/// `Layer.transition` and `Connection.match` through a daemon under the manual clock: values
+/// worked out by hand from docs/protocol.md's "Transitions and matched geometry".
+@Suite(.serialized) struct TransitionClientTests {
+    func number(_ l: Layer, _ keyPath: String) throws -> Double {
+        guard case .number(let v) = try l.presentationValue(forKeyPath: keyPath) else { return .nan }
+        return v
+    }
+    func point(_ l: Layer, _ keyPath: String) throws -> Point {
+        guard case .point(let p) = try l.presentationValue(forKeyPath: keyPath) else { return Point(.nan, .nan) }
+        return p
+    }
+
+    @Test func removalStaysDrawnNotHitThenGoes() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        let row = c.makeLayer()
+        row.bounds = Rect(0, 0, 40, 40)
+        row.position = Point(20, 20)
+        row.backgroundColor = Color(0, 1, 0)
+        row.transition = .asymmetric(insertion: .offset(100, 0), removal: .opacity)
+        try Transaction.perform(on: c, duration: 1, timingFunction: .linear) { c.root.addSublayer(row) }
+        c.advanceClockAndWait(0.25)
+        #expect(abs(try point(row, "position").x - (20 + 100 * 0.75)) < 1e-9)
+        c.advanceClockAndWait(1)
+        #expect(try c.hitTest(Point(20, 20)).layer == row.id)
+        try Transaction.perform(on: c, duration: 1, timingFunction: .linear) { row.removeFromSuperlayer() }
+        c.advanceClockAndWait(0.5)
+        #expect(abs(try number(row, "opacity") - 0.5) < 1e-9)
+        #expect(try c.hitTest(Point(20, 20)).result == .none)
+    }
+
+    @Test func reduceMotionTurnsMovementIntoAFade() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        try c.setReduceMotion(true)
+        let row = c.makeLayer()
+        row.bounds = Rect(0, 0, 40, 40)
+        row.position = Point(20, 20)
+        row.transition = .slide
+        try Transaction.perform(on: c, duration: 1, timingFunction: .linear) { c.root.addSublayer(row) }
+        c.advanceClockAndWait(0.25)
+        #expect(try point(row, "position") == Point(20, 20))
+        #expect(abs(try number(row, "opacity") - 0.25) < 1e-9)
+    }
+
+    @Test func matchStartsAtTheSourceFrame() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        let a = c.makeLayer(), b = c.makeLayer()
+        a.bounds = Rect(0, 0, 20, 20); a.position = Point(50, 50)
+        b.bounds = Rect(0, 0, 100, 60); b.position = Point(250, 150); b.cornerRadius = 8
+        c.root.addSublayer(a); c.root.addSublayer(b)
+        try c.commit()
+        try Transaction.perform(on: c, duration: 1, timingFunction: .linear) { Transaction.match(from: a, to: b, on: c) }
+        c.advanceClockAndWait(0.5)
+        #expect(try point(b, "position") == Point(150, 100))
+        #expect(abs(try number(b, "cornerRadius") - 4) < 1e-9)   // from 0 to 8
+        #expect(try point(a, "position") == Point(150, 100))
+        #expect(abs(try number(a, "opacity") - 0.5) < 1e-9)
+        #expect(abs(try number(b, "opacity") - 0.5) < 1e-9)
+    }
+}

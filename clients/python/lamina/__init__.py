@@ -21,7 +21,7 @@ from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, Prot
 from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent,
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import GradientLayer, Layer, Presentation, PropertyError, ShapeLayer, TextLayer
-from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
+from .values import (Color, CornerMask, DecomposedTransform, Display, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
 __version__ = "1.0.0"
@@ -36,6 +36,6 @@ __all__ = [
     "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
     "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "HANDLED", "IGNORED",
-    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
+    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask", "Filter",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

@@ -34,6 +34,7 @@ SAMPLES = {
     "colors": [Color(1, 0, 0, 1), Color(0, 0, 1, 0.5)], "bool": None, "numbers": [4.0, 2.0],
     "numbers?": [0.0, 1.0], "path": Path.rect((0, 0, 10, 10)), "cornerMask": 5, "string": "DejaVu Sans",
     "text": "hello",
+    "filters": [lamina.Filter("gaussianBlur", radius=2.0, name="blur"), lamina.Filter("invert", amount=0.5)],
 }
 
 

@@ -11,6 +11,8 @@
 // previous times a ratio that itself changes by a constant factor: two multiplies, no exp;
 // GPU Gems 3, ch. 40), and two neighbouring taps are one bilinear fetch between them at the
 // point that splits their weights (the sampler is linear), so ±radius takes radius + 1 fetches.
+// COLOR (a filter's Gaussian blur, CALayer.filters): the same weights over all four
+// (premultiplied) channels, drawn times the instance's alpha.
 #define CLIPPED
 #include "common.frag.glsl"
 
@@ -26,9 +28,15 @@ vec2 invSize;
 vec2 low, high;
 
 // The source's alpha at pixel position q (pixel centres at +0.5), kept inside the valid area.
+#ifdef COLOR
+vec4 alphaAt(vec2 q) {
+    return texture(source, clamp(q, low, high) * invSize);
+}
+#else
 float alphaAt(vec2 q) {
     return texture(source, clamp(q, low, high) * invSize).a;
 }
+#endif
 
 void main() {
     invSize = 1.0 / vec2(textureSize(source, 0));
@@ -38,7 +46,12 @@ void main() {
     vec2 direction = blur.step.xy;
     float sigma = blur.step.z;
     int radius = int(blur.step.w);
-    float sum = alphaAt(p), total = 1.0;
+#ifdef COLOR
+    vec4 sum = alphaAt(p);
+#else
+    float sum = alphaAt(p);
+#endif
+    float total = 1.0;
     if (sigma > 0.0) {
         // g(i) = exp(−i²/2σ²): g(i + 1) = g(i)·r(i), r(i) = q^(2i + 1), q = exp(−1/2σ²).
         float q = exp(-0.5 / (sigma * sigma));
@@ -53,8 +66,15 @@ void main() {
             total += 2.0 * w;
         }
     }
+#ifdef COLOR
+    vec4 c = sum / total * inFillColor.a;
+    if (inParams.w > 0.5) c *= clipsCoverage();
+    if (c.a <= 0.0 && c.r <= 0.0 && c.g <= 0.0 && c.b <= 0.0) discard;
+    outColor = c;
+#else
     float a = sum / total;
     if (inParams.w > 0.5) a *= clipsCoverage();
     if (a <= 0.0) discard;
     outColor = inFillColor * a;
+#endif
 }

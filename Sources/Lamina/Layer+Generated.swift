@@ -120,6 +120,11 @@ extension Layer {
         get { properties.compositingFilter }
         set { set(.string(newValue.rawValue), "compositingFilter") }
     }
+    /// `filters`: Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.
+    public var filters: [LayerFilter] {
+        get { properties.filters }
+        set { set(.filters(newValue), "filters") }
+    }
     /// `allowsGroupOpacity`: When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
     public var allowsGroupOpacity: Bool {
         get { properties.allowsGroupOpacity }

@@ -405,6 +405,18 @@ extension PropertyValue {
         case .path(let p): return p.map { .string($0.svgData) } ?? .null
         case .colors(let cs): return .array(cs.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) })
         case .template(let source): return .object([JSON.Member(key: "template", value: .string(source))])
+        case .filters(let list):
+            return .array(list.map { f in
+                var m: [JSON.Member] = []
+                if let n = f.name { m.append(JSON.Member(key: "name", value: .string(n))) }
+                m.append(JSON.Member(key: "type", value: .string(f.kind.rawValue)))
+                switch f.kind {
+                case .gaussianBlur: m.append(JSON.Member(key: "radius", value: .number(f.radius)))
+                case .colorMatrix: m.append(JSON.Member(key: "matrix", value: nums(f.matrix)))
+                default: m.append(JSON.Member(key: "amount", value: .number(f.amount)))
+                }
+                return .object(m)
+            })
         case .text(let t):
             // The scene format's styled runs: each with only the attributes it sets.
             return .array(t.runs.map { run in

@@ -24,6 +24,7 @@ import LaminaTree
 ///   box grown by ⌈3σ⌉ + 1 (the box the frame plan blurs), clipped by its clip; its items are
 ///   drawn offscreen only and do not count;
 /// - a blend group (`.blend`): as a group (its blend step counts once where its items do);
+/// - a filter group (`.filter`): as a group (a blur's spread beyond its items is not counted);
 /// - a mask (`.mask`): its items are drawn offscreen only and do not count (nor does the step
 ///   that multiplies its group by it).
 /// The clear colour counts nothing: a pixel no item touches counts 0. Colours and opacities do
@@ -106,7 +107,7 @@ private struct Counter {
             while let last = open.last, last.end <= i { open.removeLast() }
             let item = items[i]
             switch item.kind {
-            case .group(let opacity, let inner), .blend(_, let opacity, let inner):
+            case .group(let opacity, let inner), .blend(_, let opacity, let inner), .filter(_, let opacity, let inner):
                 if opacity > 0 && inner > 0 {
                     open.append((Int32(i), i + 1 + inner))
                     if groupStamps.count < open.count {
@@ -251,7 +252,7 @@ enum Footprint {
         case .image(let draw):
             if case .glyphs(let run) = draw.mode { return run.quads.map { quad($0.rect) } }
             return draw.geometry.pieces.map { quad($0.destination) }
-        case .group, .shadowGroup, .mask, .blend:
+        case .group, .shadowGroup, .mask, .blend, .filter:
             return []
         }
     }

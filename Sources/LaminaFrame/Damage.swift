@@ -171,7 +171,8 @@ public struct DamageTracker {
                      _ open: [OpenGroup], _ whole: PixelRect, into box: inout Box) {
         let span: Int
         switch items[i].kind {
-        case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count):
+        case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
+             .filter(_, _, let count):
             span = max(count, 0)
         default: span = 0
         }
@@ -181,9 +182,10 @@ public struct DamageTracker {
             let g = Self.blurGrow(sigma)
             b = (b.minX - g, b.minY - g, b.maxX + g, b.maxY + g)
         }
+        // (A filter group's blur reach is in its bounds: `FramePlanner.deviceBounds`.)
         // Its innermost clip (the chain only narrows it further); a group's composite has none.
         var isGroup = false
-        switch items[i].kind { case .group, .mask, .blend: isGroup = true; default: break }
+        switch items[i].kind { case .group, .mask, .blend, .filter: isGroup = true; default: break }
         let clip = items[i].clip
         if !isGroup, clip >= 0, clip < list.clips.count, let c = Self.clipBounds(list.clips[clip], whole) {
             b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
@@ -231,6 +233,8 @@ public struct DamageTracker {
             open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: 0))
         case .shadowGroup(_, let sigma, let count):
             open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: blurGrow(sigma)))
+        case .filter(let filters, _, let count):
+            open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: Double(FramePlanner.reach(filters))))
         default: break
         }
     }
@@ -244,7 +248,8 @@ public struct DamageTracker {
     private static func openAcross(_ items: UnsafeBufferPointer<DrawItem>, _ index: Int) -> Bool {
         for i in 0..<min(index, items.count) {
             switch items[i].kind {
-            case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count):
+            case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
+                 .filter(_, _, let count):
                 if i + 1 + max(count, 0) > index { return true }
             default: break
             }

@@ -1,4 +1,5 @@
 import LaminaGeometry
+import LaminaModel
 import LaminaImage
 
 /// `DrawItem`'s storage (see its documentation in DrawList.swift): the compact value types and
@@ -35,9 +36,16 @@ extension DrawItem {
     /// lives in the reference's spare bits).
     @usableFromInline enum Payload: Sendable {
         case rect, shadow, group, shadowGroup, mask, blend
+        case filter(FilterBox)
         case gradient(GradientBox)
         case mesh(MeshBox)
         case image(ImageBox)
+    }
+
+    /// A filter group's filters (radii in device pixels).
+    @usableFromInline final class FilterBox: Sendable {
+        @usableFromInline let filters: [LayerFilter]
+        @usableFromInline init(_ filters: [LayerFilter]) { self.filters = filters }
     }
 
     @usableFromInline final class GradientBox: Sendable {
@@ -108,6 +116,7 @@ extension DrawItem {
         switch (payload, o.payload) {
         case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup), (.mask, .mask),
              (.blend, .blend): return true
+        case (.filter(let a), .filter(let b)): return a === b || a.filters == b.filters
         case (.gradient(let f), .gradient(let g)): return f === g || f.fill == g.fill
         case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
         case (.image(let a), .image(let b)):
@@ -124,7 +133,7 @@ extension DrawItem {
         case .rect: .rect
         case .shadow: .shadow
         case .gradient: .gradient
-        case .group, .shadowGroup, .mask, .blend: .group
+        case .group, .shadowGroup, .mask, .blend, .filter: .group
         case .image: .image
         case .mesh: .mesh
         }

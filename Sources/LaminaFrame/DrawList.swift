@@ -305,6 +305,7 @@ public struct DrawItem: Sendable {
             case .mask: return .mask(count: aux.count)
             case .blend: return .blend(mode: BlendMode(index: Int(fill.x)), opacity: aux.first, count: aux.count)
             case .shadowGroup: return .shadowGroup(color: fill.color, sigma: aux.first, count: aux.count)
+            case .filter(let f): return .filter(filters: f.filters, opacity: aux.first, count: aux.count)
             case .gradient(let g): return .gradient(g.fill)
             case .mesh(let m): return .mesh(MeshDraw(id: m.id, mesh: m.mesh, color: fill.color, trimStart: aux.first,
                                                      trimEnd: aux.second))
@@ -321,6 +322,8 @@ public struct DrawItem: Sendable {
             case .mask(let count): payload = .mask; aux = Aux(0, count: count)
             case .blend(let mode, let opacity, let count):
                 payload = .blend; aux = Aux(opacity, count: count); fill = Float4(Float(mode.index), 0, 0, 0)
+            case .filter(let filters, let opacity, let count):
+                payload = .filter(FilterBox(filters)); aux = Aux(opacity, count: count)
             case .shadowGroup(let color, let sigma, let count):
                 payload = .shadowGroup; fill = Float4(color); aux = Aux(sigma, count: count)
             case .gradient(let g): payload = .gradient(GradientBox(g)); aux = Aux(0, 0)
@@ -385,6 +388,10 @@ public struct DrawItem: Sendable {
         /// offscreen (at full opacity), and the result, times `opacity`, is blended with
         /// `mode` over what the enclosing pass drew before this item (its backdrop).
         case blend(mode: BlendMode, opacity: Double, count: Int)
+        /// A filter group (CALayer.filters): the next `count` items are drawn offscreen (at full
+        /// opacity), the image goes through `filters` in order (blur radii in device pixels),
+        /// and the result is composited with `opacity` (source-over).
+        case filter(filters: [LayerFilter], opacity: Double, count: Int)
     }
 
     public init(

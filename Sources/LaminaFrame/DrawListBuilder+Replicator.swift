@@ -72,8 +72,8 @@ public enum ReplicatorDrawing {
             }
         case .shadowGroup(let color, let sigma, let count):
             item.kind = .shadowGroup(color: times(color), sigma: sigma, count: count)
-        case .group:
-            break  // its items are tinted themselves
+        case .group, .mask, .blend, .filter:
+            break  // markers: their items are tinted themselves (a mask's too: its alpha, as CA tints it)
         }
         return item
     }

@@ -277,26 +277,24 @@ public struct DrawListBuilder {
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         records.markDrawn(record)
         let mode = p.compositingFilter
-        if p.mask != 0 || mode != .normalBlendMode {
+        let filters = p.filters
+        if p.mask != 0 || mode != .normalBlendMode || !filters.isEmpty {
             sawEffects = true
             let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
             if mode != .normalBlendMode, openGroups < Self.maxNestedGroups {
-                // A blend group (CALayer.compositingFilter): the layer (masked or not) at full
-                // opacity, blended as one image with its opacity over what lies beneath.
+                // A blend group (CALayer.compositingFilter): the layer (filtered, masked or not)
+                // at full opacity, blended as one image with its opacity over what lies beneath.
                 let marker = items.count
                 emit(Self.groupMarker(opacity: opacity, count: 0))
                 openGroups += 1
-                if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
-                    visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
-                } else {
-                    visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
-                }
+                visitFiltered(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
                 openGroups -= 1
                 setKind(.blend(mode: mode, opacity: opacity, count: items.count - marker - 1), at: marker)
                 return
             }
-            if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
-                visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+            if (!filters.isEmpty && openGroups < Self.maxNestedGroups)
+                || (maskSlot != nil && openGroups + 2 <= Self.maxNestedGroups && maskDepth < Self.maxMaskNesting) {
+                visitFiltered(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
                 return
             }
         }
@@ -316,6 +314,38 @@ public struct DrawListBuilder {
             return
         }
         visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+    }
+
+    /// A layer with filters (CALayer.filters): a `.filter` group of the layer — masked when it
+    /// has a mask — at full opacity, whose image the renderer filters and composites at
+    /// `opacity` (Core Animation's order: filters, then the mask, then the compositing filter;
+    /// the mask here is inside the filter group, applied before the filters). Without filters
+    /// (or nested too deep), the masked layer or the layer itself at `opacity`.
+    @inline(never)
+    mutating func visitFiltered(_ slot: Int, _ record: Int, _ maskSlot: Int?, _ filters: [LayerFilter], _ store: NodeStore,
+                                _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
+        if !filters.isEmpty, openGroups < Self.maxNestedGroups {
+            let marker = items.count
+            emit(Self.groupMarker(opacity: opacity, count: 0))
+            openGroups += 1
+            visitFiltered(slot, record, maskSlot, [], store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+            openGroups -= 1
+            // Blur radii in device pixels: points times the transform's area scale.
+            let m = toPixels
+            let scale = (abs(m.m11 * m.m22 - m.m12 * m.m21)).squareRoot()
+            let device = filters.map { f -> LayerFilter in
+                var f = f
+                if f.kind == .gaussianBlur { f.radius = min(f.radius * (scale.isFinite ? scale : 0), 100_000) }
+                return f
+            }
+            setKind(.filter(filters: device, opacity: opacity, count: items.count - marker - 1), at: marker)
+            return
+        }
+        if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
+            visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+        } else {
+            visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+        }
     }
 
     /// A layer with a mask (CALayer.mask): a group (composited at `opacity`) of the layer —

@@ -50,6 +50,10 @@ public enum PassStep: Sendable, Hashable {
     case items(Range<Int>)
     /// Offscreen image `image` drawn over the pass with `opacity` (a group's content).
     case composite(image: Int, opacity: Double)
+    /// Offscreen image `image` through a 4×5 color `matrix` (row by row, on unpremultiplied
+    /// values, each result clamped to [0, 1]: a filter group's color filter), times `opacity`,
+    /// drawn over the pass (source-over) within the box of the pass that drew the image.
+    case filtered(image: Int, matrix: [Double], opacity: Double)
     /// What the pass drew so far multiplied by offscreen image `image`'s alpha (a mask's
     /// composited content: destination-in over the whole pass area).
     case mask(image: Int)
@@ -64,7 +68,9 @@ public enum PassStep: Sendable, Hashable {
     /// by `sigma` device pixels along x (along y when `vertical`), reads clamped to `valid` (the
     /// part of `source` its pass cleared), drawn over `valid` scissored to `scissor`. The
     /// vertical step draws in the color, opacity and clip of the `.shadowGroup` item
-    /// `DrawList.items[marker]`; the horizontal one draws the blurred alpha in black.
+    /// `DrawList.items[marker]`; the horizontal one draws the blurred alpha in black. When the
+    /// marker is a `.filter` group's, both directions blur all four channels (premultiplied)
+    /// and draw them as they are (a filter's Gaussian blur).
     case blur(source: Int, marker: Int, vertical: Bool, sigma: Double, valid: PixelRect, scissor: PixelRect)
 }
 
@@ -245,6 +251,56 @@ public struct FramePlanner {
                 reads.append(image)
                 k = end
                 run = k
+            case .filter(let filters, let opacity, let count):
+                closeRun(at: k)
+                let marker = k
+                let end = min(k + 1 + max(count, 0), range.upperBound)
+                k = end
+                run = k
+                // The content over its device box grown by the blurs' reach (not cut to this
+                // pass's area: what lies outside it blurs into it), then one pass per color
+                // filter and two per blur, each into a fresh image; the last color filter, or a
+                // composite, draws the result in this pass.
+                guard opacity > 0, end > marker + 1,
+                      let box = Self.box(items, (marker + 1)..<end, whole: whole, margin: 1 + Self.reach(filters))
+                else { continue }
+                var current = allocateImage()
+                var source = collect(items, (marker + 1)..<end, target: .image(current), area: box, whole: whole,
+                                     depth: depth + 1)
+                func filterPass(_ step: PassStep) {
+                    let next = allocateImage()
+                    plan.steps.append(step)
+                    plan.dependencies.append(source)
+                    plan.passes.append(FramePass(target: .image(next), area: box,
+                                                 steps: (plan.steps.count - 1)..<plan.steps.count,
+                                                 dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
+                    freeImages.append(current)
+                    current = next
+                    source = plan.passes.count - 1
+                }
+                var final: PassStep = .composite(image: 0, opacity: min(opacity, 1))
+                for (i, f) in filters.enumerated() {
+                    if let m = f.colorMatrix {
+                        if i == filters.count - 1 {
+                            final = .filtered(image: 0, matrix: m, opacity: min(opacity, 1))
+                        } else {
+                            filterPass(.filtered(image: current, matrix: m, opacity: 1))
+                        }
+                    } else {
+                        let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
+                        guard sigma > 0 else { continue }
+                        filterPass(.blur(source: current, marker: marker, vertical: false, sigma: sigma, valid: box,
+                                         scissor: box))
+                        filterPass(.blur(source: current, marker: marker, vertical: true, sigma: sigma, valid: box,
+                                         scissor: box))
+                    }
+                }
+                switch final {
+                case .filtered(_, let m, let o): stepStack[depth].append(.filtered(image: current, matrix: m, opacity: o))
+                default: stepStack[depth].append(.composite(image: current, opacity: min(opacity, 1)))
+                }
+                dependencyStack[depth].append(source)
+                reads.append(current)
             case .blend(let mode, let opacity, let count):
                 closeRun(at: k)
                 let start = k + 1
@@ -274,6 +330,17 @@ public struct FramePlanner {
                                      dependencies: dependencies..<plan.dependencies.count))
         freeImages.append(contentsOf: reads)
         return plan.passes.count - 1
+    }
+
+    /// How far (device pixels) a filter group's blurs spread its content: ⌈3σ⌉ + 1 for each
+    /// blur (a blur of a blur reaches at most the sum).
+    public static func reach(_ filters: [LayerFilter]) -> Int {
+        var r = 0
+        for f in filters where f.kind == .gaussianBlur {
+            let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
+            if sigma > 0 { r += Int((3 * sigma).rounded(.up)) + 1 }
+        }
+        return r
     }
 
     /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
@@ -318,6 +385,16 @@ public struct FramePlanner {
             case .mesh(let draw): local = draw.mesh.bounds.standardized
             case .image(let draw): local = draw.geometry.frame
             case .group, .mask, .blend: continue  // its items follow
+            case .filter(let filters, _, let count):
+                // Its items grown by its blurs' reach (none without a blur).
+                let g = Double(reach(filters))
+                guard g > 0 else { continue }
+                let end = min(k + max(count, 0), range.upperBound)
+                if let inner = deviceBounds(items, k..<end, width: width, height: height) {
+                    add(inner.minX - g, inner.minY - g, inner.maxX + g, inner.maxY + g)
+                }
+                k = end
+                continue
             case .shadowGroup(_, let sigma, let count):
                 let end = min(k + max(count, 0), range.upperBound)
                 if let inner = deviceBounds(items, k..<end, width: width, height: height) {

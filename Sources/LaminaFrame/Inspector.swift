@@ -154,6 +154,7 @@ public enum Inspector {
         case .colors(let cs): return "[" + cs.prefix(4).map(color).joined(separator: ", ") + (cs.count > 4 ? ", …]" : "]")
         case .template(let t): return "template " + quoted(t)
         case .text(let t): return quoted(t.string)
+        case .filters(let f): return "[" + f.map(\.kind.rawValue).joined(separator: ", ") + "]"
         }
     }
 

@@ -136,6 +136,11 @@ struct PropertyInput {
         if case .path(let v) = value { return v }
         throw wrong("path")
     }
+    func filters() throws(PropertyError) -> [LayerFilter] {
+        guard case .filters(let v) = value else { throw wrong("filter list") }
+        if let problem = LayerFilter.problem(v) { throw range(problem) }
+        return v
+    }
     func numbers() throws(PropertyError) -> [Double] {
         if case .numbers(let v) = value { return v }
         throw wrong("number list")

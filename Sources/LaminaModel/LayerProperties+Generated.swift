@@ -97,6 +97,11 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.compositingFilter }; return .normalBlendMode }
         _modify { yield &rare.values.compositingFilter }
     }
+    /// Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.
+    @inlinable public var filters: [LayerFilter] {
+        get { if let box = rare.box { return box.values.filters }; return [] }
+        _modify { yield &rare.values.filters }
+    }
     /// When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
     @inlinable public var allowsGroupOpacity: Bool {
         get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
@@ -394,6 +399,7 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var shadowPath: Path? = nil
         @usableFromInline var mask: UInt32 = 0
         @usableFromInline var compositingFilter: BlendMode = .normalBlendMode
+        @usableFromInline var filters: [LayerFilter] = []
         @usableFromInline var allowsGroupOpacity: Bool = true
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
@@ -514,6 +520,7 @@ extension LayerProperties {
         case "shadowPath": return .path(shadowPath)
         case "mask": return .number(Double(mask))
         case "compositingFilter": return .string(compositingFilter.rawValue)
+        case "filters": return .filters(filters)
         case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
         case "contents": return .string(contents ?? "")
         case "contentsGravity": return .string(contentsGravity.rawValue)
@@ -622,6 +629,7 @@ extension LayerProperties {
         case "shadowPath": shadowPath = try v.path()
         case "mask": mask = try v.layerID()
         case "compositingFilter": compositingFilter = try v.named(BlendMode.self)
+        case "filters": filters = try v.filters()
         case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
         case "contents": contents = try v.imageName()
         case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
@@ -728,6 +736,7 @@ extension PropertyTable {
         Row(keyPath: "shadowPath", type: .path, layers: .all, animates: true, implicitAction: false),
         Row(keyPath: "mask", type: .layer, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "compositingFilter", type: .name(BlendMode.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "filters", type: .filters, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),

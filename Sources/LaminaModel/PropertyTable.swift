@@ -41,6 +41,9 @@ public enum PropertyType: Hashable, Sendable {
     /// Another layer of the same client by its id (`mask`): a number on the wire (0 for none),
     /// an inline layer object or null in scene files.
     case layer
+    /// A list of `LayerFilter` (`filters`, `backgroundFilters`): a list of FILTER objects in
+    /// scene files, tag 15 on the wire.
+    case filters
 }
 
 /// The layer properties of `Properties.table` as data: each row's key path, type, which layer

@@ -22,6 +22,8 @@ public enum PropertyValue: Hashable, Sendable {
     case template(String)
     /// A text layer's `string` with styled runs (plain text travels as `.string`).
     case text(StyledText)
+    /// A list of filters (`filters`, `backgroundFilters`).
+    case filters([LayerFilter])
 
     /// The name of the value's type, for error messages.
     public var typeName: String {
@@ -39,6 +41,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .colors: "color list"
         case .template: "path template"
         case .text: "styled text"
+        case .filters: "filter list"
         }
     }
 
@@ -55,6 +58,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .numbers(let v): v.allSatisfy(\.isFinite)
         case .path(let p): p?.firstNonFiniteElement == nil
         case .colors(let c): c.allSatisfy(\.isFinite)
+        case .filters(let f): f.allSatisfy { $0.radius.isFinite && $0.amount.isFinite && $0.matrix.allSatisfy(\.isFinite) }
         case .text(let t): t.runs.allSatisfy { ($0.fontSize?.isFinite ?? true) && ($0.foregroundColor?.isFinite ?? true) }
         }
     }

@@ -31,6 +31,10 @@ enum RecordedDraw: Equatable {
     /// Offscreen image `image` over the pass with `opacity`.
     /// (`area`: the box of the pass that drew the image, the draw's scissor.)
     case composite(image: Int, opacity: Float, area: PixelRect)
+    /// Offscreen image `image` through a color matrix (`constants`: opacity, then the four rows'
+    /// first four entries, then the offsets, as the filter pipeline's push constants), over the
+    /// pass within `area` (a filter group's color filter).
+    case filtered(image: Int, constants: [Float], area: PixelRect)
     /// The pass so far multiplied by offscreen image `image`'s alpha (a mask).
     case mask(image: Int)
     /// Offscreen image `source` × `opacity` blended by `mode` (`BlendMode.index`) over image
@@ -38,8 +42,9 @@ enum RecordedDraw: Equatable {
     case blend(source: Int, backdrop: Int, mode: UInt32, opacity: Float)
     /// One pass of a shadow's blur: the quad of `instance` (device pixels) reading image
     /// `source`'s alpha along x (or y when `vertical`) within `valid` (the part of `source` its
-    /// pass cleared), scissored to `scissor`.
-    case blur(source: Int, instance: Int, vertical: Bool, sigma: Float, valid: PixelRect, scissor: PixelRect)
+    /// pass cleared), scissored to `scissor`; all four channels when `color` (a filter's blur).
+    case blur(source: Int, instance: Int, vertical: Bool, sigma: Float, valid: PixelRect, scissor: PixelRect,
+              color: Bool)
 
     static func == (a: RecordedDraw, b: RecordedDraw) -> Bool {
         switch (a, b) {
@@ -50,8 +55,9 @@ enum RecordedDraw: Equatable {
         case let (.composite(i1, o1, a1), .composite(i2, o2, a2)): i1 == i2 && o1 == o2 && a1 == a2
         case let (.mask(i1), .mask(i2)): i1 == i2
         case let (.blend(s1, b1, m1, o1), .blend(s2, b2, m2, o2)): s1 == s2 && b1 == b2 && m1 == m2 && o1 == o2
-        case let (.blur(s1, i1, v1, g1, a1, b1), .blur(s2, i2, v2, g2, a2, b2)):
-            s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2
+        case let (.filtered(i1, c1, a1), .filtered(i2, c2, a2)): i1 == i2 && c1 == c2 && a1 == a2
+        case let (.blur(s1, i1, v1, g1, a1, b1, c1), .blur(s2, i2, v2, g2, a2, b2, c2)):
+            s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2 && c1 == c2
         default: false
         }
     }
@@ -285,7 +291,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite, .mask, .blend: (Int.max, 0)
+            case .blur, .composite, .mask, .blend, .filtered: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -437,6 +443,12 @@ struct FrameEncoder {
                     case .composite(let image, let opacity):
                         draws.append(.composite(image: image, opacity: Float(opacity),
                                                 area: imageAreas[image] ?? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)))
+                    case .filtered(let image, let m, let opacity):
+                        var constants: [Float] = [Float(opacity), 0, 0, 0]
+                        for row in 0..<4 { for col in 0..<4 { constants.append(Float(m[5 * row + col])) } }
+                        for row in 0..<4 { constants.append(Float(m[5 * row + 4])) }
+                        draws.append(.filtered(image: image, constants: constants,
+                                               area: imageAreas[image] ?? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)))
                     case .mask(let image):
                         draws.append(.mask(image: image))
                     case .copy(let image):
@@ -449,7 +461,12 @@ struct FrameEncoder {
                         let quad = Rect(Double(valid.minX), Double(valid.minY),
                                         Double(valid.maxX - valid.minX), Double(valid.maxY - valid.minY))
                         var quadItem: DrawItem
-                        if vertical, case .shadowGroup(let color, _, _) = items[marker].kind {
+                        var color = false
+                        if case .filter = items[marker].kind {
+                            // A filter's blur: all channels, drawn as they are (opaque black: alpha 1).
+                            color = true
+                            quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0))
+                        } else if vertical, case .shadowGroup(let color, _, _) = items[marker].kind {
                             // The shadow color, opacity and clips.
                             quadItem = DrawItem(bounds: quad, backgroundColor: color, opacity: items[marker].opacity,
                                                 clip: items[marker].clip)
@@ -468,7 +485,7 @@ struct FrameEncoder {
                         instances += 1
                         instanceBytes += stride
                         draws.append(.blur(source: source, instance: at, vertical: vertical, sigma: Float(sigma),
-                                           valid: valid, scissor: scissor))
+                                           valid: valid, scissor: scissor, color: color))
                     }
                 }
                 passDraws.append(first..<draws.count)

@@ -215,6 +215,20 @@ struct PassRecorder {
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
                 vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .filtered(let image, var constants, let imageArea):
+                // Only where the image's pass drew, as a composite.
+                let cut = imageArea.intersection(area)
+                guard !cut.isEmpty, constants.count == 24 else { continue }
+                var filterScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &filterScissor)
+                defer { vkCmdSetScissor(cmd, 0, 1, &scissor) }
+                bind(pipeline.colorMatrix)
+                var set: VkDescriptorSet? = images.descriptorSet(image)
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.filterLayout, 0, 1, &set, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
+                vkCmdPushConstants(cmd, pipeline.filterLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 96, &constants)
+                vkCmdDraw(cmd, 3, 1, 0, 0)
             case .blend(let source, let backdrop, let mode, let opacity):
                 // The blend of the group over its backdrop, written in place of the pass's pixels.
                 bind(pipeline.blend)
@@ -233,9 +247,9 @@ struct PassRecorder {
                 clipSetBound = false
                 arenaSetBound = false
                 vkCmdDraw(cmd, 3, 1, 0, 0)
-            case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea):
+            case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea, let color):
                 guard instances != nil, !blurArea.isEmpty else { continue }
-                bind(pipeline.blur)
+                bind(color ? pipeline.blurColor : pipeline.blur)
                 bindVertexBuffers()
                 // Set 0 the clips, set 1 the source; `blurLayout` is not compatible with
                 // `layout` (push constants), so a later rect or mesh binds its set 0 again.

@@ -145,6 +145,12 @@ struct ViewerOverlay {
                     copy(inner)
                     done += inner
                     out[at].kind = .group(opacity: opacity, count: out.count - at - 1)
+                case .filter(let filters, let opacity, let inner):
+                    let at = out.count
+                    out.append(item)
+                    copy(inner)
+                    done += inner
+                    out[at].kind = .filter(filters: filters, opacity: opacity, count: out.count - at - 1)
                 case .blend(let mode, let opacity, let inner):
                     let at = out.count
                     out.append(item)

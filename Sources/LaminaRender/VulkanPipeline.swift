@@ -38,6 +38,13 @@ final class VulkanPipeline {
     /// backdrop (each as the composite's set 0), push constants opacity and mode; no blending.
     let blend: VkPipeline
     let blendLayout: VkPipelineLayout
+    /// A filter group's color filter (CALayer.filters): `composite.frag` COLOR_MATRIX; set 0 the
+    /// image (as the composite's), 96 bytes of push constants (opacity, the matrix's rows,
+    /// its offsets); blended source-over as the composite.
+    let colorMatrix: VkPipeline
+    let filterLayout: VkPipelineLayout
+    /// A filter's Gaussian blur: the blur pipeline with `shadow.frag` COLOR (all four channels).
+    let blurColor: VkPipeline
     /// One pass of a blurred shadow's separable Gaussian (`shadow.vert|frag`, an instanced
     /// quad): `blurLayout` has set 0 = the clip buffer (as `layout`), set 1 = the source group
     /// image (as the composite's set 0), and 32 bytes of push constants (direction, sigma,
@@ -149,6 +156,11 @@ final class VulkanPipeline {
             throw fail(error)
         }
         undo.append { vkDestroyPipelineLayout(device.raw, blendPipelineLayout, nil) }
+        let filterPipelineLayout: VkPipelineLayout
+        do { filterPipelineLayout = try Self.makePipelineLayout(device, [setLayout], pushConstantBytes: 96) } catch {
+            throw fail(error)
+        }
+        undo.append { vkDestroyPipelineLayout(device.raw, filterPipelineLayout, nil) }
         var samplerInfo = VkSamplerCreateInfo()
         samplerInfo.sType = VK_STRUCTURE_TYPE_SAMPLER_CREATE_INFO
         samplerInfo.magFilter = VK_FILTER_LINEAR
@@ -194,6 +206,8 @@ final class VulkanPipeline {
         var composite: VkPipeline?
         var mask: VkPipeline?
         var blendPipeline: VkPipeline?
+        var colorMatrixPipeline: VkPipeline?
+        var blurColorPipeline: VkPipeline?
         var blur: VkPipeline?
         do throws(RenderError) {
             for variant in PipelineVariant.all {
@@ -237,6 +251,22 @@ final class VulkanPipeline {
                                          instanceStride: RectInstance.stride(.sharp), pipeline: &blur)
             guard result == VK_SUCCESS, let blur else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
             undo.append { vkDestroyPipeline(device.raw, blur, nil) }
+            result = Self.createPipeline(.composite, device: device, layout: filterPipelineLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.compositeVert),
+                                         fragment: try module(Shaders.colorMatrixFrag), instanceLocations: [],
+                                         instanceStride: 0, pipeline: &colorMatrixPipeline)
+            guard result == VK_SUCCESS, let colorMatrixPipeline else {
+                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
+            }
+            undo.append { vkDestroyPipeline(device.raw, colorMatrixPipeline, nil) }
+            result = Self.createPipeline(.rect, device: device, layout: blurLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.blurColorFrag),
+                                         instanceLocations: Self.blurInstanceLocations,
+                                         instanceStride: RectInstance.stride(.sharp), pipeline: &blurColorPipeline)
+            guard result == VK_SUCCESS, let blurColorPipeline else {
+                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
+            }
+            undo.append { vkDestroyPipeline(device.raw, blurColorPipeline, nil) }
         } catch {
             throw fail(error)
         }
@@ -251,6 +281,10 @@ final class VulkanPipeline {
         guard let blendPipeline else { preconditionFailure("the blend pipeline was created above") }
         self.blend = blendPipeline
         self.blendLayout = blendPipelineLayout
+        guard let colorMatrixPipeline, let blurColorPipeline else { preconditionFailure("the filter pipelines were created above") }
+        self.colorMatrix = colorMatrixPipeline
+        self.filterLayout = filterPipelineLayout
+        self.blurColor = blurColorPipeline
         guard let blur else { preconditionFailure("the blur pipeline was created above") }
         self.blur = blur
         self.blurLayout = blurLayout
@@ -264,6 +298,7 @@ final class VulkanPipeline {
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
                      blurLayout, sampler, imageLayout)
         device.track(mask, blendPipeline, blendPipelineLayout)
+        device.track(colorMatrixPipeline, filterPipelineLayout, blurColorPipeline)
         for variant in variants { device.track(variant) }
     }
 
@@ -274,6 +309,10 @@ final class VulkanPipeline {
         vkDestroyPipeline(device.raw, blend, nil)
         vkDestroyPipelineLayout(device.raw, blendLayout, nil)
         device.untrack(mask, blend, blendLayout)
+        vkDestroyPipeline(device.raw, colorMatrix, nil)
+        vkDestroyPipelineLayout(device.raw, filterLayout, nil)
+        vkDestroyPipeline(device.raw, blurColor, nil)
+        device.untrack(colorMatrix, filterLayout, blurColor)
         vkDestroyPipeline(device.raw, blur, nil)
         vkDestroyPipelineLayout(device.raw, blurLayout, nil)
         vkDestroyPipelineLayout(device.raw, imageLayout, nil)

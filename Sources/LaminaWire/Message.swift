@@ -484,6 +484,8 @@ extension PropertyValue {
         case template = 13
         /// A text layer's styled runs.
         case text = 14
+        /// A filter list.
+        case filters = 15
     }
 
     /// Path element kinds on the wire.
@@ -518,6 +520,19 @@ extension PropertyValue {
             w.u8(Tag.colors.rawValue); w.u32(UInt32(v.count))
             for c in v { w.f64(c.red); w.f64(c.green); w.f64(c.blue); w.f64(c.alpha) }
         case .template(let source): w.u8(Tag.template.rawValue); w.string(source)
+        case .filters(let list):
+            // u32 count; per filter: name ("" for none), u8 kind (`LayerFilter.Kind.allCases`
+            // order), then radius (gaussianBlur), 20 numbers (colorMatrix) or amount.
+            w.u8(Tag.filters.rawValue); w.u32(UInt32(list.count))
+            for f in list {
+                w.string(f.name ?? "")
+                w.u8(UInt8(LayerFilter.Kind.allCases.firstIndex(of: f.kind)!))
+                switch f.kind {
+                case .gaussianBlur: w.f64(f.radius)
+                case .colorMatrix: for x in f.matrix { w.f64(x) }
+                default: w.f64(f.amount)
+                }
+            }
         case .text(let t):
             // u32 run count; per run: string, u8 flags (1 font, 2 fontSize, 4 color), then those.
             w.u8(Tag.text.rawValue); w.u32(UInt32(t.runs.count))
@@ -581,6 +596,26 @@ extension PropertyValue {
             for _ in 0..<n { v.append(Color(try r.f64("color"), try r.f64("color"), try r.f64("color"), try r.f64("color"))) }
             return .colors(v)
         case .template: return .template(try r.string("template"))
+        case .filters:
+            let n = Int(try r.u32("filter count"))
+            guard n <= r.remaining / 13 else { throw .truncated("filter list of \(n) entries, \(r.remaining) bytes left") }
+            var list: [LayerFilter] = []
+            for _ in 0..<n {
+                let name = try r.string("filter name")
+                let raw = Int(try r.u8("filter kind"))
+                guard raw < LayerFilter.Kind.allCases.count else { throw .malformed("unknown filter kind \(raw)") }
+                var f = LayerFilter(name: name.isEmpty ? nil : name, kind: LayerFilter.Kind.allCases[raw])
+                switch f.kind {
+                case .gaussianBlur: f.radius = try r.f64("filter radius")
+                case .colorMatrix:
+                    var m: [Double] = []
+                    for _ in 0..<20 { m.append(try r.f64("filter matrix")) }
+                    f.matrix = m
+                default: f.amount = try r.f64("filter amount")
+                }
+                list.append(f)
+            }
+            return .filters(list)
         case .text:
             let n = Int(try r.u32("run count"))
             guard n <= r.remaining / 5 else { throw .truncated("styled text of \(n) runs, \(r.remaining) bytes left") }

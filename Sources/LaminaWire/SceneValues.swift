@@ -267,6 +267,7 @@ public enum SceneValues {
             return .string(s)
         case .string: return .string(try string(j, path))
         case .text: return try text(j, path)
+        case .filters: return .filters(try filters(j, path))
         case .layer:
             // A scene's `mask` is an inline layer object, read by the scene itself.
             throw SceneError(path: path, "a mask is set only as a layer's \"mask\" field (an inline layer or null)")
@@ -290,6 +291,49 @@ public enum SceneValues {
             runs.append(run)
         }
         return .text(StyledText(runs: runs))
+    }
+
+    /// A list of FILTER objects: `{"name": n, "type": "gaussianBlur", "radius": r}`,
+    /// `{"type": "colorMatrix", "matrix": [20 numbers]}`, `{"type": "saturate" | "brightness" |
+    /// "contrast" | "grayscale" | "invert" | "opacity", "amount": a}` (`name` optional, unique).
+    public static func filters(_ j: JSON, _ path: String) throws(SceneError) -> [LayerFilter] {
+        guard case .array(let a) = j else { throw SceneError(path: path, "must be a list of filters") }
+        var out: [LayerFilter] = []
+        var names = Set<String>()
+        for (i, e) in a.enumerated() {
+            let at = index(path, i)
+            let f = try Fields(e, at, allowed: ["name", "type", "radius", "amount", "matrix"])
+            guard let t = f["type"] else { throw SceneError(path: f.at("type"), "is required") }
+            let typeName = try string(t, f.at("type"))
+            guard let kind = LayerFilter.Kind(rawValue: typeName) else {
+                throw SceneError(path: f.at("type"), "must be one of "
+                                 + LayerFilter.Kind.allCases.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))
+            }
+            var filter = LayerFilter(kind: kind)
+            if let v = f["name"] {
+                let n = try string(v, f.at("name"))
+                guard !n.isEmpty, !n.contains(".") else { throw SceneError(path: f.at("name"), "must be non-empty without \".\"") }
+                guard names.insert(n).inserted else { throw SceneError(path: f.at("name"), "is used by another filter of the list") }
+                filter.name = n
+            }
+            switch kind {
+            case .gaussianBlur:
+                guard let v = f["radius"] else { throw SceneError(path: f.at("radius"), "is required") }
+                filter.radius = try nonNegative(v, f.at("radius"))
+                guard f["amount"] == nil, f["matrix"] == nil else { throw SceneError(path: at, "a gaussianBlur takes only \"radius\"") }
+            case .colorMatrix:
+                guard let v = f["matrix"] else { throw SceneError(path: f.at("matrix"), "is required") }
+                filter.matrix = try numbers(v, f.at("matrix"), count: 20, what: "a list of 20 numbers")
+                guard f["amount"] == nil, f["radius"] == nil else { throw SceneError(path: at, "a colorMatrix takes only \"matrix\"") }
+            case .saturate, .brightness, .contrast, .grayscale, .invert, .opacity:
+                guard let v = f["amount"] else { throw SceneError(path: f.at("amount"), "is required") }
+                filter.amount = try nonNegative(v, f.at("amount"))
+                guard f["radius"] == nil, f["matrix"] == nil else { throw SceneError(path: at, "a \(typeName) takes only \"amount\"") }
+            }
+            if let problem = filter.problem { throw SceneError(path: at, problem) }
+            out.append(filter)
+        }
+        return out
     }
 
     /// A list of colors (none not allowed).

@@ -195,21 +195,29 @@ enum FramesScene {
     /// "image" (not in "all"): layers showing an image (`contents`, resizeAspectFill, clipped);
     /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
     /// opacities animate text; rotation keeps the glyphs' size bucket); "mask" (not in "all"):
-    /// rounded, bordered layers each masked by a circle (a shape layer, CALayer.mask: every
-    /// layer an offscreen group with its mask's image).
+    /// the plain layers each masked by a 48×32 capsule (a layer with cornerRadius 16 and an
+    /// opaque background, CALayer.mask: every layer an offscreen group with its mask's image),
+    /// as `bench/peers`' mask mix; "blur" (not in "all"): the plain layers each with
+    /// `filters: [gaussianBlur radius 2]`, as the peers' blur mix.
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
         if mix == "cards" { return cards(layers: layers, width: width, height: height) }
         if mix == "replicator" { return spinners(layers: layers, width: width, height: height) }
         if mix == "mask" {
-            var ops = create(layers: layers, width: width, height: height, mix: "rounded")
-            let circle = Path.ellipse(in: Rect(origin: .zero, size: layerSize))
+            var ops = create(layers: layers, width: width, height: height, mix: "plain")
             for i in 0..<layers {
                 let id = UInt32(i + 1), mask = UInt32(layers + i + 1)
-                ops += [.create(mask, .shape), .set(mask, keyPath: "bounds", value: .rect(Rect(origin: .zero, size: layerSize))),
+                ops += [.create(mask, .layer), .set(mask, keyPath: "bounds", value: .rect(Rect(0, 0, 48, 32))),
                         .set(mask, keyPath: "position", value: .point(Point(layerSize.width / 2, layerSize.height / 2))),
-                        .set(mask, keyPath: "path", value: .path(circle)),
-                        .set(mask, keyPath: "fillColor", value: .color(Color(0, 0, 0))),
+                        .set(mask, keyPath: "cornerRadius", value: .number(16)),
+                        .set(mask, keyPath: "backgroundColor", value: .color(Color(0, 0, 0))),
                         .set(id, keyPath: "mask", value: .number(Double(mask)))]
+            }
+            return ops
+        }
+        if mix == "blur" {
+            var ops = create(layers: layers, width: width, height: height, mix: "plain")
+            for i in 0..<layers {
+                ops.append(.set(UInt32(i + 1), keyPath: "filters", value: .filters([.gaussianBlur(2)])))
             }
             return ops
         }

@@ -1,5 +1,6 @@
 import Testing
 import LaminaGeometry
+import LaminaModel
 @testable import LaminaFrame
 import TestSupport
 
@@ -58,6 +59,45 @@ struct FramePlanTests {
             .items(3..<5),
         ])
         #expect(plan.dependencies == [0, 1])
+    }
+
+    @Test func filterGroupIsContentThenAPassPerColorFilterAndTwoPerBlur() throws {
+        // Layer 1 at (20, 20, 10, 10), opacity 0.8, filters [grayscale 1, blur σ 2]: items
+        // [filter marker, 1]. The content box 18…32 (as the shadow's above) grown by the blur's
+        // reach ⌈3σ⌉ + 1 = 7 and the usual pixel: 10…40.
+        let gray = LayerFilter(kind: .grayscale, amount: 1)
+        let list = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0))),
+                                                              ("opacity", .number(0.8)),
+                                                              ("filters", .filters([gray, .gaussianBlur(2)]))])))
+        #expect(list.items.count == 2)
+        guard case .filter(let filters, 0.8, 1) = list.items[0].kind, filters.count == 2 else {
+            Issue.record("\(list.items[0].kind)"); return
+        }
+        let area = PixelRect(minX: 10, minY: 10, maxX: 40, maxY: 40)
+        let plan = list.plan
+        #expect(plan.imageCount == 2)
+        #expect(plan.passes == [
+            FramePass(target: .image(0), area: area, steps: 0..<1, dependencies: 0..<0),
+            FramePass(target: .image(1), area: area, steps: 1..<2, dependencies: 0..<1),
+            FramePass(target: .image(0), area: area, steps: 2..<3, dependencies: 1..<2),
+            FramePass(target: .image(1), area: area, steps: 3..<4, dependencies: 2..<3),
+            FramePass(target: .frame, area: whole, steps: 4..<5, dependencies: 3..<4),
+        ])
+        #expect(plan.steps == [
+            .items(1..<2),
+            .filtered(image: 0, matrix: gray.colorMatrix!, opacity: 1),
+            .blur(source: 1, marker: 0, vertical: false, sigma: 2, valid: area, scissor: area),
+            .blur(source: 0, marker: 0, vertical: true, sigma: 2, valid: area, scissor: area),
+            .composite(image: 1, opacity: 0.8),
+        ])
+        #expect(plan.dependencies == [0, 1, 2, 3])
+        // A last color filter draws in the parent pass at the opacity, no composite.
+        let tinted = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0))),
+                                                              ("filters", .filters([gray]))])))
+        #expect(tinted.plan.steps.last == .filtered(image: 0, matrix: gray.colorMatrix!, opacity: 1))
+        #expect(tinted.plan.passes.count == 2)
     }
 
     @Test func nestedGroupsAndImageReuse() {

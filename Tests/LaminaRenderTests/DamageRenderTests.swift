@@ -196,6 +196,57 @@ struct DamageRenderTests {
         #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
     }
 
+    /// Filters (CALayer.filters): random scenes where layers carry blurs (σ up to 6 points,
+    /// one blur after a color filter), color filters and chains, whose filters, positions
+    /// and colours change while the rest of the scene changes too; damage-limited frames equal
+    /// full ones byte for byte (a blur's reach widens the damage).
+    @Test(arguments: [UInt64(8), 9, 10])
+    func filteredScenesDamageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
+        var r = SeededRandom(seed: seed)
+        let count = 16
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
+                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        func packet(_ content: Commit.Content) throws -> CommitPacket {
+            try model.validate(Commit(client: 1, content: content), at: 0)
+        }
+        func filters() -> [LayerFilter] {
+            switch r.below(4) {
+            case 0: return [.gaussianBlur(r.double(0.5...6))]
+            case 1: return [LayerFilter(kind: .grayscale, amount: r.double(0...1)), .gaussianBlur(r.double(0.5...3))]
+            case 2: return [LayerFilter(kind: .invert, amount: r.double(0...1)), LayerFilter(kind: .opacity, amount: r.double(0...1))]
+            default: return [LayerFilter(kind: .saturate, amount: r.double(0...3))]
+            }
+        }
+        var ops = Self.scene(&r, count: count)
+        let filtered = Set((0..<4).map { _ in UInt32(r.int(1..<(count + 1))) }).sorted()
+        for id in filtered { ops.append(.set(id, keyPath: "filters", value: .filters(filters()))) }
+        var pending = [try packet(.connect), try packet(.operations(ops))]
+        let damaged = try makeRenderer(width: Self.size, height: Self.size)
+        let whole = try makeRenderer(width: Self.size, height: Self.size)
+        var partialFrames = 0
+        for frame in 0..<14 {
+            let f = driver.frame(applying: pending, at: Double(frame) * 0.09)
+            pending = []
+            if let d = f.drawList.damage, d.fraction(width: Self.size, height: Self.size) < 1 { partialFrames += 1 }
+            #expect(f.drawList.items.contains { if case .filter = $0.kind { true } else { false } })
+            try damaged.render(f.drawList)
+            var full = f.drawList
+            full.damage = nil
+            try whole.render(full)
+            let a = try damaged.readPixels(), b = try whole.readPixels()
+            let differing = zip(a, b).filter { $0 != $1 }.count
+            #expect(differing == 0, "seed \(seed) frame \(frame): \(differing) bytes differ")
+            var changes = Self.changes(&r, count: count, at: frame)
+            if r.below(2) == 0, let id = filtered.randomElement(using: &r) {
+                changes.append(.set(id, keyPath: "filters", value: .filters(filters())))
+            }
+            pending.append(try packet(.operations(changes)))
+        }
+        #expect(partialFrames > 0, "no frame was limited to its damage")
+        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+    }
+
     @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)

@@ -79,6 +79,20 @@ struct SceneGoldenTests {
     /// (OPERATOR_ADD for plusLighter) and computes plusDarker per pixel.
     @Test func blendModes() throws { try check("blend-modes") }
 
+    /// CALayer.filters' color filters, each on a layer with sublayers as one group: saturate,
+    /// grayscale, brightness then contrast (clamped between them), invert on a translucent
+    /// layer, opacity, a color matrix (channels swapped, an offset, alpha scaled) on a rotated
+    /// rounded layer, and a chain whose clamp matters (brightness 2 then 0.5). The reference
+    /// computes the CSS / SVG matrices per pixel on unpremultiplied values (scripts/scene-cairo).
+    @Test func colorFilters() throws { try check("filters-color") }
+
+    /// CALayer.filters' Gaussian blur (σ = radius in points): a rounded layer with a sublayer,
+    /// a rotated translucent one, blur then grayscale, invert then blur (σ 4), and radius 0.
+    /// The reference blurs each premultiplied channel with a Gaussian kernel sampled at whole
+    /// pixels over ±4σ, zero outside (scripts/scene-cairo); Lamina samples ±⌈3σ⌉ with paired
+    /// bilinear taps.
+    @Test func blurFilters() throws { try check("filters-blur", .independent(mean: 1, percent: 0.5, threshold: 64)) }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

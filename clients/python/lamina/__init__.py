@@ -23,7 +23,7 @@ from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, Conne
 from .layers import (GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
                      TextLayer)
 from .surfaces import BGRA8, RGBA8, SurfaceBuffer, SurfaceLayer
-from .values import (Color, CornerMask, DecomposedTransform, Display, Path, PathTemplate, Point, Rect, Size,
+from .values import (Color, CornerMask, DecomposedTransform, Display, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
 __version__ = "1.0.0"
@@ -39,6 +39,6 @@ __all__ = [
     "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
     "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "HANDLED", "IGNORED",
-    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask",
+    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask", "Filter",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

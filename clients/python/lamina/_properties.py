@@ -11,7 +11,7 @@ from .values import (Color, ColorLike, CornerMask, Path, PathTemplate, Point, Po
                      SizeLike, StyledText, TextRun, Transform3D, coerce_bool, coerce_color, coerce_colors,
                      coerce_corner_mask, coerce_image, coerce_layer, coerce_number, coerce_numbers, coerce_optional_numbers,
                      coerce_path, coerce_point, coerce_rect, coerce_size, coerce_string, coerce_text,
-                     coerce_transform)
+                     coerce_transform, Filter, coerce_filters)
 
 if TYPE_CHECKING:
     from .connection import Image
@@ -109,6 +109,8 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
     'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
+    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+                         'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
     'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
@@ -459,6 +461,15 @@ class _LayerAttributes:
     @compositing_filter.setter
     def compositing_filter(self, value: BlendMode) -> None:
         self._set('compositingFilter', coerce_string(value))
+
+    @property
+    def filters(self) -> List[Filter]:
+        """``filters``: Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity. default () (does not animate)."""
+        return self._get('filters')  # type: ignore[no-any-return]
+
+    @filters.setter
+    def filters(self, value: Sequence[Filter]) -> None:
+        self._set('filters', coerce_filters(value))
 
     @property
     def allows_group_opacity(self) -> bool:

@@ -9,8 +9,8 @@ import math
 import struct
 from typing import Any, Dict, List, Optional, Tuple
 
-from .values import (Color, Display, Path, PathElement, PathTemplate, Point, Rect, Size, StyledText,
-                     TextRun, Transform3D)
+from .values import (FILTER_TYPES, Color, Display, Filter, Path, PathElement, PathTemplate, Point, Rect, Size,
+                     StyledText, TextRun, Transform3D)
 
 MAGIC = 0x414E4D4C
 VERSION = (1, 0)
@@ -118,6 +118,18 @@ def value(kind: str, v: Any) -> bytes:
         if isinstance(v, str):
             return b"\x08" + string(v)
         return styled_text(v)
+    if kind == "filters":
+        # u32 count; per filter: name ("" for none), u8 type, radius | 20 numbers | amount.
+        out = [b"\x0F", struct.pack("<I", len(v))]
+        for f in v:
+            out += [string(f.name or ""), struct.pack("<B", FILTER_TYPES.index(f.type))]
+            if f.type == "gaussianBlur":
+                out.append(f64s(f.radius))
+            elif f.type == "colorMatrix":
+                out.append(f64s(*f.matrix))
+            else:
+                out.append(f64s(f.amount))
+        return b"".join(out)
     raise ValueError("no VALUE for type %r" % kind)
 
 
@@ -274,6 +286,19 @@ class Reader:
                 color = Color(*self.take("4d")) if flags & 4 else None
                 runs.append(TextRun(text, font, size, color))
             return StyledText(tuple(runs))
+        if tag == 15:
+            n = self.u32()
+            filters = []
+            for _ in range(n):
+                name = self.string() or None
+                kind = FILTER_TYPES[self.u8()]
+                if kind == "gaussianBlur":
+                    filters.append(Filter(kind, radius=self.f64(), name=name))
+                elif kind == "colorMatrix":
+                    filters.append(Filter(kind, matrix=tuple(self.take("20d")), name=name))
+                else:
+                    filters.append(Filter(kind, amount=self.f64(), name=name))
+            return filters
         raise ValueError("unknown VALUE tag %d" % tag)
 
 

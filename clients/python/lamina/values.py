@@ -602,3 +602,43 @@ def coerce_text(v: object) -> Union[str, StyledText]:
     if isinstance(v, (list, tuple)) and all(isinstance(r, TextRun) for r in v):
         return StyledText(tuple(v))
     raise TypeError("expected a str, a StyledText or a list of TextRun, got %r" % (v,))
+
+
+#: The filter types, in their wire order.
+FILTER_TYPES = ("gaussianBlur", "colorMatrix", "saturate", "brightness", "contrast", "grayscale", "invert", "opacity")
+
+
+class Filter(NamedTuple):
+    """One entry of ``filters``: ``Filter("gaussianBlur", radius=4)``,
+    ``Filter("colorMatrix", matrix=[20 numbers])`` (4×5, row by row, on unpremultiplied
+    values) or ``Filter("saturate", amount=0.5)`` (also brightness, contrast, grayscale, invert,
+    opacity: CSS Filter Effects formulas). ``name`` is optional and unique within a list."""
+    type: str
+    radius: float = 0.0
+    amount: float = 1.0
+    matrix: Tuple[float, ...] = ()
+    name: Optional[str] = None
+
+
+def coerce_filters(v: object) -> List[Filter]:
+    out: List[Filter] = []
+    names = set()
+    for f in v:  # type: ignore[attr-defined]
+        if isinstance(f, dict):
+            f = Filter(**f)
+        if not isinstance(f, Filter):
+            raise TypeError("expected a Filter, got %r" % (f,))
+        if f.type not in FILTER_TYPES:
+            raise ValueError("filter type must be one of %s, got %r" % (", ".join(FILTER_TYPES), f.type))
+        radius, amount = coerce_number(f.radius), coerce_number(f.amount)
+        matrix = tuple(coerce_number(x) for x in f.matrix)
+        if not math.isfinite(radius) or radius < 0 or not math.isfinite(amount) or amount < 0:
+            raise ValueError("a filter's radius and amount must be finite and >= 0: %r" % (f,))
+        if f.type == "colorMatrix" and (len(matrix) != 20 or not all(math.isfinite(x) for x in matrix)):
+            raise ValueError("a colorMatrix takes 20 finite numbers: %r" % (f,))
+        if f.name is not None:
+            if not f.name or "." in f.name or f.name in names:
+                raise ValueError("a filter's name must be non-empty, without '.', unique in its list: %r" % (f.name,))
+            names.add(f.name)
+        out.append(Filter(f.type, radius, amount, matrix, f.name))
+    return out

@@ -34,6 +34,7 @@ SAMPLES = {
     "colors": [Color(1, 0, 0, 1), Color(0, 0, 1, 0.5)], "bool": None, "numbers": [4.0, 2.0],
     "numbers?": [0.0, 1.0], "path": Path.rect((0, 0, 10, 10)), "cornerMask": 5, "string": "DejaVu Sans",
     "text": "hello",
+    "filters": [lamina.Filter("gaussianBlur", radius=2.0, name="blur"), lamina.Filter("invert", amount=0.5)],
 }
 
 
@@ -208,6 +209,24 @@ class DaemonAgreementTests(DaemonTestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class FilterTests(DaemonTestCase):
+    """``filters`` (CALayer.filters): a list of ``lamina.Filter``, checked here and by the daemon."""
+
+    def test_filters_travel_and_bad_ones_are_refused(self):
+        from lamina import Filter
+        layer = self.square()
+        layer.filters = [Filter("gaussianBlur", radius=3, name="blur"), {"type": "saturate", "amount": 0.5},
+                         Filter("colorMatrix", matrix=[1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0])]
+        self.conn.commit()
+        got = layer.presentation_value("filters")
+        self.assertEqual([f.type for f in got], ["gaussianBlur", "saturate", "colorMatrix"])
+        self.assertEqual((got[0].radius, got[0].name, got[1].amount), (3.0, "blur", 0.5))
+        for bad in ([Filter("gaussianBlur", radius=-1)], [Filter("colorMatrix", matrix=[1, 2])],
+                    [Filter("sepia", amount=1)], [Filter("invert", name="a"), Filter("opacity", name="a")]):
+            with self.assertRaises(ValueError):
+                layer.filters = bad
 
 
 class MaskTests(DaemonTestCase):

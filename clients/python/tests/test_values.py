@@ -39,7 +39,10 @@ class ValueTests(unittest.TestCase):
                         ("numbers", [1.0, 2.0]), ("colors", [Color(1, 0, 0, 1)]), ("transform", Transform3D()),
                         ("text", lamina.StyledText((lamina.TextRun("a", font="Serif", font_size=3.0,
                                                                     color=Color(1, 1, 1, 1)),))),
-                        ("path", lamina.PathTemplate("rect(0, 0, w, h)"))]:
+                        ("path", lamina.PathTemplate("rect(0, 0, w, h)")),
+                        ("filters", [lamina.Filter("gaussianBlur", radius=2.5, name="b"),
+                                     lamina.Filter("colorMatrix", matrix=tuple(float(i) for i in range(20))),
+                                     lamina.Filter("invert", amount=0.25)])]:
             self.assertEqual(_wire.Reader(_wire.value(kind, v)).value(), v, kind)
 
 

@@ -67,9 +67,9 @@ extension LayerTree {
         declaredCompletions = pending
     }
 
-    mutating func finishCommit(client: UInt32, _ context: ApplyContext) {
-        if !context.insertions.isEmpty { startInsertions(context) }
-        for m in context.matches { startMatch(from: m.from, to: m.to, context: context) }
+    mutating func finishCommit(client: UInt32, _ context: inout ApplyContext) {
+        if !context.insertions.isEmpty { startInsertions(&context) }
+        for m in context.matches { startMatch(from: m.from, to: m.to, context: &context) }
         if !timedLayers.isEmpty || context.timeChanged { settleLayerTime(context) }
         for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
         fireCompletions()

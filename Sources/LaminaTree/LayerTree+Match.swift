@@ -72,7 +72,7 @@ extension LayerTree {
     /// Replaces the layer's match animations with ones from `from` to `to` (each slot that
     /// differs); `holds`: they stay at their end values.
     private mutating func addMatchAnimations(_ id: LayerID, from: LayerProperties, to: LayerProperties,
-                                             holds: Bool, context: ApplyContext) {
+                                             holds: Bool, context: inout ApplyContext) {
         removeAnimations(of: id) { $0.key.hasPrefix(Self.matchKeyPrefix) }
         let s = context.settings
         for (key, keyPath, slot) in Self.matchSlots {
@@ -84,11 +84,11 @@ extension LayerTree {
             let kind = slot.kind(in: to)
             guard let compiled = try? animation.compile(kindOf: { _ in kind }) else { continue }
             insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
-                                  isImplicit: true, completionIDs: s.completionIDs), into: id)
+                                  isImplicit: true, completionIDs: s.completionIDs), into: id, context: &context)
         }
     }
 
-    mutating func startMatch(from: LayerID, to: LayerID, context: ApplyContext) {
+    mutating func startMatch(from: LayerID, to: LayerID, context: inout ApplyContext) {
         guard context.settings.runsActions, nodes[from] != nil, nodes[to] != nil else { return }
         let t = context.time
         func presented(_ id: LayerID) -> LayerProperties {
@@ -106,8 +106,8 @@ extension LayerTree {
         // `from`: to `to`'s model frame, transparent.
         var fromEnd = Self.placing(fromModel, at: canvasFrame(toModel, superToCanvas: toSuper), superToCanvas: fromSuper)
         fromEnd.opacity = 0
-        addMatchAnimations(to, from: toStart, to: toModel, holds: false, context: context)
-        addMatchAnimations(from, from: fromNow, to: fromEnd, holds: true, context: context)
+        addMatchAnimations(to, from: toStart, to: toModel, holds: false, context: &context)
+        addMatchAnimations(from, from: fromNow, to: fromEnd, holds: true, context: &context)
     }
 }
 

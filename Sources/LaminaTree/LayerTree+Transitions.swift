@@ -51,7 +51,7 @@ extension LayerTree {
     /// Replaces the layer's transition animations with ones from `from` to `to` (each slot that
     /// differs); `holds`: they stay at their end values (a removal, until the layer leaves).
     private mutating func addTransitionAnimations(_ id: LayerID, from: LayerProperties, to: LayerProperties,
-                                                  holds: Bool, context: ApplyContext) {
+                                                  holds: Bool, context: inout ApplyContext) {
         removeAnimations(of: id) { $0.key.hasPrefix(Self.transitionKeyPrefix) }
         let s = context.settings
         for (key, keyPath, slot) in Self.transitionSlots {
@@ -63,7 +63,7 @@ extension LayerTree {
             let kind = slot.kind(in: to)
             guard let compiled = try? animation.compile(kindOf: { _ in kind }) else { continue }
             insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
-                                  isImplicit: true, completionIDs: s.completionIDs), into: id)
+                                  isImplicit: true, completionIDs: s.completionIDs), into: id, context: &context)
         }
     }
 
@@ -119,7 +119,7 @@ extension LayerTree {
 
     /// `.detach`: with a removal transition the layer stays (leaving) and animates out;
     /// returns false when it should just be detached.
-    mutating func startRemoval(_ id: LayerID, context: ApplyContext) -> Bool {
+    mutating func startRemoval(_ id: LayerID, context: inout ApplyContext) -> Bool {
         if departing[id] != nil { return true }
         guard let t = context.transitions[id], context.settings.runsActions,
               nodes[existing: id].superlayer != nil else { return false }
@@ -128,7 +128,7 @@ extension LayerTree {
         // An identity removal goes at once (SwiftUI), even mid-insertion.
         guard !state.isIdentity else { return false }
         addTransitionAnimations(id, from: presented(id, at: context.time), to: Self.applying(state, to: model),
-                                holds: true, context: context)
+                                holds: true, context: &context)
         let end = context.time + context.settings.duration
         departing[id] = end
         nextEndTime = min(nextEndTime, end)
@@ -138,12 +138,12 @@ extension LayerTree {
 
     /// At the end of a packet: the insertions' animations, from the transition's state (or from
     /// where a layer still leaving or entering is) to the model values.
-    mutating func startInsertions(_ context: ApplyContext) {
+    mutating func startInsertions(_ context: inout ApplyContext) {
         for (id, transition) in context.insertions where nodes[id]?.superlayer != nil {
             let model = nodes[existing: id].properties
             let state = transition.state(of: model, superlayerBounds: superlayerBounds(id), insertion: true)
             let from = hasTransitionAnimations(id) ? presented(id, at: context.time) : Self.applying(state, to: model)
-            addTransitionAnimations(id, from: from, to: model, holds: false, context: context)
+            addTransitionAnimations(id, from: from, to: model, holds: false, context: &context)
         }
     }
 

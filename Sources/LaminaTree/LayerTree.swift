@@ -239,7 +239,7 @@ public struct LayerTree: Sendable {
         case .changes(let changes):
             var context = ApplyContext(time: time, stamp: version)
             for change in changes { apply(change, client: client, context: &context) }
-            finishCommit(client: client, context)
+            finishCommit(client: client, &context)
         }
         recountFrozenAnimations()
     }
@@ -304,7 +304,7 @@ public struct LayerTree: Sendable {
             nodes[existing: child].superlayer = parent
             if !timedLayers.isEmpty { context.timeChanged = true }
         case .detach(let id):
-            if !startRemoval(id, context: context) { detach(id) }
+            if !startRemoval(id, context: &context) { detach(id) }
             if !timedLayers.isEmpty { context.timeChanged = true }
         case .transitions(let id, let transitions):
             context.transitions[id] = transitions

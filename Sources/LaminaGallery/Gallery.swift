@@ -15,7 +15,7 @@ import Glibc
 public struct Gallery {
     public enum Page: Int, CaseIterable, Sendable {
         case progressRing, springs, shake, pulse, celebration, expandingCard, cardStack, stress, parametric
-        case maskedAvatar, replicatorSpinner, transitions
+        case maskedAvatar, replicatorSpinner, scrubbing, blendAndFilters, transitions
 
         public var title: String {
             switch self {
@@ -30,6 +30,8 @@ public struct Gallery {
             case .parametric: "Parametric shapes — arc, trapezoid, wave, polygon, flower"
             case .maskedAvatar: "Masks — a circular avatar, an animated reveal"
             case .replicatorSpinner: "Replicators — a 12-dot spinner, a nested grid"
+            case .scrubbing: "Scrubbed animation — ↑ / ↓ move its time by 0.1 s"
+            case .blendAndFilters: "Blend modes and filters — multiply, screen, overlay, difference"
             case .transitions: "Transitions — click + to add a row, a row to remove it"
             }
         }
@@ -51,6 +53,8 @@ public struct Gallery {
     /// The transitions page's rows, top first.
     public private(set) var rows: [UInt32] = []
     private var rowCount = 0
+    /// The scrubbed page's time (its frozen subtree's `timeOffset`), 0…`scrubLength`.
+    public private(set) var scrubTime = 0.0
 
     /// - Parameter firstID: the first layer id the gallery may use (ids above it are its own).
     public init(canvas: Size, reduceMotion: Bool = false, firstID: UInt32 = 1) {
@@ -65,6 +69,7 @@ public struct Gallery {
         ops += pageLayers.reversed().map { .delete($0) }
         self.page = page
         expanded = false
+        scrubTime = 0
         var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
         named = [:]
         build(page, &b)
@@ -85,6 +90,13 @@ public struct Gallery {
         case 45 where page == .stress, 333 where page == .stress:                                          // - , keypad −
             stressCount = max(stressCount / 2, 25)
             return show(.stress)
+        case 265 where page == .scrubbing, 264 where page == .scrubbing:                                   // ↑ / ↓
+            let step = code == 265 ? Self.scrubStep : -Self.scrubStep
+            scrubTime = min(max((scrubTime + step) / Self.scrubStep, 0).rounded() * Self.scrubStep, Self.scrubLength)
+            guard let clip = named["clip"], let thumb = named["thumb"] else { return [] }
+            return [.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true)),
+                    .set(clip, keyPath: "timeOffset", value: .number(scrubTime)),
+                    .set(thumb, keyPath: "position", value: .point(Self.thumbCenter(scrubTime, canvas)))]
         default: return []
         }
     }
@@ -185,6 +197,53 @@ public struct Gallery {
     /// The grid: its origin (the first cell's top-left corner), cell size, pitch and counts.
     public static func gridOrigin(_ c: Size) -> Point { Point(c.width * 0.55, c.height * 0.3) }
     public static let gridCell = 30.0, gridPitch = 40.0, gridColumns = 6, gridRows = 5
+    /// The scrubbed page: its animations' length, the step of ↑ / ↓, the ball's x from and to
+    /// (in the clip layer, linear over `scrubLength`), and the thumb's centre on its track.
+    public static let scrubLength = 2.0, scrubStep = 0.1, ballFrom = 60.0, ballTo = 540.0
+    public static func clipCenter(_ c: Size) -> Point { Point(c.width / 2, c.height * 0.42) }
+    public static func thumbCenter(_ t: Double, _ c: Size) -> Point {
+        Point(c.width / 2 - 300 + 600 * t / scrubLength, c.height * 0.72)
+    }
+    /// The blend page's photo: its centre and size, the ground's colour (its lower 40 %), the
+    /// blend layers' modes and colours, and the filtered copies' centres.
+    public static func photoCenter(_ c: Size) -> Point { Point(c.width * 0.3, c.height * 0.45) }
+    public static let photoSize = Size(320, 220), groundColor = Color(0.25, 0.55, 0.35)
+    public static let blends: [(mode: String, color: Color)] = [
+        ("multiplyBlendMode", Color(0.9, 0.5, 0.2)), ("screenBlendMode", Color(0.2, 0.4, 0.9)),
+        ("overlayBlendMode", Color(0.8, 0.2, 0.6)), ("differenceBlendMode", Color(1, 1, 1)),
+    ]
+    /// Blend square `i`'s centre in the photo (60 × 60, across the sky and the ground).
+    public static func blendCenter(_ i: Int) -> Point { Point(55 + Double(i) * 70, photoSize.height * 0.6) }
+    public static func blurredCenter(_ c: Size) -> Point { Point(c.width * 0.74, c.height * 0.3) }
+    public static func grayCenter(_ c: Size) -> Point { Point(c.width * 0.74, c.height * 0.66) }
+    public static let copyScale = 0.6, blurRadius = 4.0, sunColor = Color(1, 0.8, 0.3)
+
+    /// A photo-like picture: a sky gradient, a sun, a ground (with `blends` over it or not).
+    static func photo(at center: Point, scale: Double, blends: Bool, in parent: UInt32, _ extra: [(String, PropertyValue)],
+                      _ b: inout GalleryBuilder) -> UInt32 {
+        let sz = photoSize
+        let photo = b.layer(.gradient, in: parent, GalleryBuilder.box(sz.width, sz.height, at: center) + [
+            ("colors", .colors([Color(hex6: 0x355C7D), Color(hex6: 0xF67280)])),
+            ("startPoint", .point(Point(0, 0))), ("endPoint", .point(Point(1, 1))),
+            ("transform", .transform(.scale(scale, scale))),
+        ] + extra)
+        _ = b.layer(in: photo, GalleryBuilder.box(60, 60, at: Point(sz.width * 0.75, sz.height * 0.28)) + [
+            ("backgroundColor", .color(sunColor)), ("cornerRadius", .number(30)),
+        ])
+        _ = b.layer(in: photo, GalleryBuilder.box(sz.width, sz.height * 0.4, at: Point(sz.width / 2, sz.height * 0.8)) + [
+            ("backgroundColor", .color(groundColor)),
+        ])
+        if blends {
+            for (i, blend) in Self.blends.enumerated() {
+                _ = b.layer(in: photo, GalleryBuilder.box(60, 60, at: blendCenter(i)) + [
+                    ("backgroundColor", .color(blend.color)), ("cornerRadius", .number(8)),
+                    ("compositingFilter", .string(blend.mode)),
+                ])
+            }
+        }
+        return photo
+    }
+
     /// The transitions page: row `k`'s centre in the list, and the most rows.
     public static func rowCenter(_ k: Int) -> Point { Point(160, 30 + Double(k) * 52) }
     public static let maxRows = 6
@@ -416,6 +475,42 @@ public struct Gallery {
             named["cell"] = b.layer(in: rowsLayer, GalleryBuilder.box(cell, cell, at: Point(cell / 2, cell / 2)) + [
                 ("backgroundColor", .color(Color(1, 1, 0.6))), ("cornerRadius", .number(6)),
             ])
+        case .scrubbing:
+            // A frozen subtree (speed 0) whose timeOffset ↑ / ↓ move: a ball crossing and a
+            // square turning, both linear over 2 s. The user moves them, so Reduce Motion keeps them.
+            let clip = b.layer(in: root, GalleryBuilder.box(600, 160, at: Self.clipCenter(canvas)) + [
+                ("backgroundColor", .color(Color(0.2, 0.22, 0.3))), ("cornerRadius", .number(14)),
+                ("speed", .number(0)), ("timeOffset", .number(0)),
+            ])
+            named["clip"] = clip
+            let ball = b.layer(in: clip, GalleryBuilder.box(50, 50, at: Point(Self.ballFrom, 50)) + [
+                ("backgroundColor", .color(Color(hex6: 0xFFD24A))), ("cornerRadius", .number(25)),
+            ])
+            let square = b.layer(in: clip, GalleryBuilder.box(40, 40, at: Point(300, 115)) + [
+                ("backgroundColor", .color(Color(hex6: 0x4AD9FF))),
+            ])
+            named["ball"] = ball; named["square"] = square
+            let timing = AnimationTiming(duration: Self.scrubLength, timingFunction: .linear, fillMode: .both, removedOnCompletion: false)
+            b.add(.basic(BasicAnimation(keyPath: "position.x", from: .double(Self.ballFrom), to: .double(Self.ballTo), timing: timing)),
+                  to: ball, key: "cross")
+            b.add(.basic(BasicAnimation(keyPath: "transform.rotation.z", from: .double(0), to: .double(.pi), timing: timing)),
+                  to: square, key: "turn")
+            let track = Self.thumbCenter(Self.scrubLength / 2, canvas)
+            _ = b.layer(in: root, GalleryBuilder.box(600, 4, at: track) + [("backgroundColor", .color(Color(1, 1, 1, 0.25)))])
+            named["thumb"] = b.layer(in: root, GalleryBuilder.box(18, 18, at: Self.thumbCenter(0, canvas)) + [
+                ("backgroundColor", .color(Color(1, 1, 1))), ("cornerRadius", .number(9)),
+            ])
+        case .blendAndFilters:
+            named["photo"] = Self.photo(at: Self.photoCenter(canvas), scale: 1, blends: true, in: root, [], &b)
+            named["blurred"] = Self.photo(at: Self.blurredCenter(canvas), scale: Self.copyScale, blends: false, in: root,
+                                          [("filters", .filters([.gaussianBlur(Self.blurRadius)]))], &b)
+            named["gray"] = Self.photo(at: Self.grayCenter(canvas), scale: Self.copyScale, blends: false, in: root,
+                                       [("filters", .filters([LayerFilter(kind: .grayscale, amount: 1)]))], &b)
+            for (i, blend) in Self.blends.enumerated() {
+                let c = Self.photoCenter(canvas), sz = Self.photoSize
+                _ = b.text(String(blend.mode.dropLast("BlendMode".count)), size: 13, in: root,
+                           at: Point(c.x - sz.width / 2 + Self.blendCenter(i).x, c.y + sz.height / 2 + 16), width: 68)
+            }
         case .transitions:
             rows = []; rowCount = 0
             let list = b.layer(in: root, GalleryBuilder.box(320, 330, at: Point(w * 0.4, h * 0.52)) + [

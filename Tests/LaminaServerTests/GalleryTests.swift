@@ -360,4 +360,74 @@ import LaminaModel
         r.at(GalleryBuilder.fadeDuration / 2)
         #expect(abs(r.number("row3", "opacity") - 0.5) < 1e-9)
     }
+
+    @Test func arrowsUpAndDownScrubTheFrozenSubtree() {
+        let f = Fixture(.scrubbing)
+        #expect(f.number("clip", "speed") == 0)
+        func ballX(_ t: Double) -> Double { Gallery.ballFrom + (Gallery.ballTo - Gallery.ballFrom) * t / Gallery.scrubLength }
+        #expect(f.number("ball", "position.x") == Gallery.ballFrom)
+        f.at(1)   // frozen: the clock moves, the animation does not
+        #expect(f.number("ball", "position.x") == Gallery.ballFrom)
+        for _ in 0..<5 { f.apply(f.gallery.key(KeyCode.up)) }
+        #expect(abs(f.gallery.scrubTime - 0.5) < 1e-12)
+        #expect(abs(f.number("ball", "position.x") - ballX(0.5)) < 1e-6)
+        #expect(abs(f.number("square", "transform.rotation.z") - .pi / 4) < 1e-9)
+        #expect(f.value("thumb", "position") == .point(Gallery.thumbCenter(0.5, Self.canvas)))
+        f.at(2)
+        #expect(abs(f.number("ball", "position.x") - ballX(0.5)) < 1e-6)
+        f.apply(f.gallery.key(KeyCode.down))
+        #expect(abs(f.number("ball", "position.x") - ballX(0.4)) < 1e-6)
+        // Clamped to 0…2 s.
+        for _ in 0..<30 { f.apply(f.gallery.key(KeyCode.up)) }
+        #expect(f.gallery.scrubTime == Gallery.scrubLength)
+        #expect(abs(f.number("ball", "position.x") - Gallery.ballTo) < 1e-6)
+        for _ in 0..<30 { f.apply(f.gallery.key(KeyCode.down)) }
+        #expect(f.gallery.scrubTime == 0)
+        // The animations outlive their end (not removed on completion): scrubbing back works.
+        f.apply(f.gallery.key(KeyCode.up))
+        #expect(abs(f.number("ball", "position.x") - ballX(0.1)) < 1e-6)
+        // ↑ elsewhere does nothing.
+        f.apply(f.gallery.show(.springs))
+        #expect(f.gallery.key(KeyCode.up).isEmpty)
+    }
+
+    @Test func blendModesAndFiltersFollowTheirFormulas() throws {
+        let f = Fixture(.blendAndFilters)
+        let image = try Self.render(f)
+        // The blend squares' lower halves lie over the ground, Cb = (0.25, 0.55, 0.35).
+        let c = Gallery.photoCenter(Self.canvas), sz = Gallery.photoSize
+        let cb = Gallery.groundColor
+        func at(_ i: Int) -> (Int, Int) { (Int(c.x - sz.width / 2 + Gallery.blendCenter(i).x), Int(c.y - sz.height / 2 + sz.height * 0.68)) }
+        func hardLight(_ s: Double, _ b: Double) -> Double { s <= 0.5 ? 2 * s * b : b + (2 * s - 1) - b * (2 * s - 1) }
+        let b = [cb.red, cb.green, cb.blue]
+        let expected: [[Double]] = Gallery.blends.map { blend in
+            let s = [blend.color.red, blend.color.green, blend.color.blue]
+            return (0..<3).map { k in
+                switch blend.mode {
+                case "multiplyBlendMode": b[k] * s[k]
+                case "screenBlendMode": b[k] + s[k] - b[k] * s[k]
+                case "overlayBlendMode": hardLight(b[k], s[k])     // overlay(Cb, Cs) = hardLight(Cs ↔ Cb)
+                default: abs(b[k] - s[k])
+                }
+            }
+        }
+        for (i, e) in expected.enumerated() {
+            let (x, y) = at(i)
+            expectPixel(image, x, y, Self.over((e[0], e[1], e[2]), 1), tolerance: 2, Gallery.blends[i].mode)
+        }
+        // The grayscale copy's sun: 0.2126 R + 0.7152 G + 0.0722 B of (1, 0.8, 0.3).
+        let sun = Gallery.sunColor, k = Gallery.copyScale, g = Gallery.grayCenter(Self.canvas)
+        let y = 0.2126 * sun.red + 0.7152 * sun.green + 0.0722 * sun.blue
+        let sunAt = Point(g.x + k * (sz.width * 0.75 - sz.width / 2), g.y + k * (sz.height * 0.28 - sz.height / 2))
+        expectPixel(image, Int(sunAt.x), Int(sunAt.y), Self.over((y, y, y), 1), tolerance: 2, "grayscale sun")
+        // The blurred copy: its ground's middle stays the ground colour; just outside its left
+        // edge the blur spreads the ground: a fraction 1 − Φ(0.5 / σ) ≈ 0.45 for the pixel centre
+        // half a point out (σ = 4 at the copy's scale 0.6 would be less: both bounds checked).
+        let bc = Gallery.blurredCenter(Self.canvas)
+        let groundY = bc.y + k * (sz.height * 0.8 - sz.height / 2)
+        expectPixel(image, Int(bc.x), Int(groundY), Self.over((cb.red, cb.green, cb.blue), 1), tolerance: 2, "blurred ground, far from edges")
+        let edge = image.pixel(Int(bc.x - k * sz.width / 2) - 1, Int(groundY))
+        let frac = Double(edge.g - 0x19) / (255 * cb.green - 0x19)
+        #expect(frac > 0.3 && frac < 0.6, "blur spread \(frac) at the left edge")
+    }
 }

@@ -31,7 +31,7 @@ public struct Gallery {
             case .maskedAvatar: "Masks — a circular avatar, an animated reveal"
             case .replicatorSpinner: "Replicators — a 12-dot spinner, a nested grid"
             case .scrubbing: "Scrubbed animation — ↑ / ↓ move its time by 0.1 s"
-            case .blendAndFilters: "Blend modes and filters — multiply, screen, overlay, difference"
+            case .blendAndFilters: "Blend modes and filters — blur, grayscale"
             case .transitions: "Transitions — click + to add a row, a row to remove it"
             }
         }

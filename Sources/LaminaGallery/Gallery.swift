@@ -15,6 +15,7 @@ import Glibc
 public struct Gallery {
     public enum Page: Int, CaseIterable, Sendable {
         case progressRing, springs, shake, pulse, celebration, expandingCard, cardStack, stress, parametric
+        case maskedAvatar, replicatorSpinner, scrubbing, blendAndFilters, transitions
 
         public var title: String {
             switch self {
@@ -23,10 +24,15 @@ public struct Gallery {
             case .shake: "Shake — position.x keyframes, decaying"
             case .pulse: "Pulsing button — a repeating phase sequence"
             case .celebration: "Celebration — spring scale, keyframe tracks, opacity"
-            case .expandingCard: "Expanding card — click it (geometry matched)"
+            case .expandingCard: "Expanding card — click it (matched geometry)"
             case .cardStack: "Card stack — click to send the top card back"
             case .stress: "Stress — + / − change the layer count"
             case .parametric: "Parametric shapes — arc, trapezoid, wave, polygon, flower"
+            case .maskedAvatar: "Masks — a circular avatar, an animated reveal"
+            case .replicatorSpinner: "Replicators — a 12-dot spinner, a nested grid"
+            case .scrubbing: "Scrubbed animation — ↑ / ↓ move its time by 0.1 s"
+            case .blendAndFilters: "Blend modes and filters — blur, grayscale"
+            case .transitions: "Transitions — click + to add a row, a row to remove it"
             }
         }
     }
@@ -44,6 +50,11 @@ public struct Gallery {
     private var expanded = false
     /// The stack page's cards, front first.
     private var stackOrder: [UInt32] = []
+    /// The transitions page's rows, top first.
+    public private(set) var rows: [UInt32] = []
+    private var rowCount = 0
+    /// The scrubbed page's time (its frozen subtree's `timeOffset`), 0…`scrubLength`.
+    public private(set) var scrubTime = 0.0
 
     /// - Parameter firstID: the first layer id the gallery may use (ids above it are its own).
     public init(canvas: Size, reduceMotion: Bool = false, firstID: UInt32 = 1) {
@@ -58,6 +69,7 @@ public struct Gallery {
         ops += pageLayers.reversed().map { .delete($0) }
         self.page = page
         expanded = false
+        scrubTime = 0
         var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
         named = [:]
         build(page, &b)
@@ -78,6 +90,13 @@ public struct Gallery {
         case 45 where page == .stress, 333 where page == .stress:                                          // - , keypad −
             stressCount = max(stressCount / 2, 25)
             return show(.stress)
+        case 265 where page == .scrubbing, 264 where page == .scrubbing:                                   // ↑ / ↓
+            let step = code == 265 ? Self.scrubStep : -Self.scrubStep
+            scrubTime = min(max((scrubTime + step) / Self.scrubStep, 0).rounded() * Self.scrubStep, Self.scrubLength)
+            guard let clip = named["clip"], let thumb = named["thumb"] else { return [] }
+            return [.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true)),
+                    .set(clip, keyPath: "timeOffset", value: .number(scrubTime)),
+                    .set(thumb, keyPath: "position", value: .point(Self.thumbCenter(scrubTime, canvas)))]
         default: return []
         }
     }
@@ -94,14 +113,48 @@ public struct Gallery {
         var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
         switch page {
         case .expandingCard:
-            guard let card = named["card"], layer == card || named["detail"] == layer else { return [] }
+            guard let card = named["card"], let detail = named["detail"], layer == card || layer == detail else { return [] }
             expanded.toggle()
-            // The card's own geometry animates into the detail's frame (matched geometry).
-            let (size, center, radius) = expanded ? Self.detailFrame(canvas) : Self.cardFrame(canvas)
-            b.implicitly(duration: 0.45, .spring(.snappy), layers: [card])
-            b.set(card, "bounds", .rect(Rect(0, 0, size.width, size.height)))
-            b.set(card, "position", .point(center))
-            b.set(card, "cornerRadius", .number(radius))
+            let (from, to) = expanded ? (card, detail) : (detail, card)
+            if reduceMotion {
+                // No movement: the other one shows at once, fading in.
+                b.implicitly(duration: 0, .linear, layers: [to])
+                b.set(from, "opacity", .number(0))
+                b.set(to, "opacity", .number(1))
+            } else {
+                // Matched geometry: `to` grows out of `from`'s frame, `from` into `to`'s.
+                b.append(.setTransaction(TransactionSettings(duration: 0.45, timingFunction: .spring(.snappy))))
+                b.set(to, "opacity", .number(1))
+                b.append(.match(from: from, to: to))
+            }
+        case .transitions:
+            if layer == named["add"] {
+                guard rows.count < Self.maxRows, let list = named["list"] else { return [] }
+                b.append(.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true)))
+                let row = Self.makeRow(rowCount, slot: rows.count, &b)
+                rowCount += 1
+                rows.append(row)
+                named["row\(rows.count - 1)"] = row
+                b.append(.setTransaction(Self.rowTransaction(reduceMotion)))
+                b.append(.setTransitions(row, Self.rowTransitions(reduceMotion)))
+                b.append(.addSublayer(parent: list, child: row))
+            } else if let i = rows.firstIndex(of: layer) {
+                rows.remove(at: i)
+                // The rows below move up (under Reduce Motion at once).
+                if reduceMotion {
+                    b.append(.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true)))
+                } else {
+                    b.append(.setTransaction(Self.rowTransaction(false)))
+                }
+                for (k, row) in rows.enumerated() { b.set(row, "position", .point(Self.rowCenter(k))) }
+                b.append(.setTransaction(Self.rowTransaction(reduceMotion)))
+                b.append(.setTransitions(layer, Self.rowTransitions(reduceMotion)))
+                b.append(.removeFromSuperlayer(layer))
+                named = named.filter { !$0.key.hasPrefix("row") }
+                for (k, row) in rows.enumerated() { named["row\(k)"] = row }
+            } else {
+                return []
+            }
         case .cardStack:
             guard stackOrder.contains(layer) else { return [] }
             stackOrder.append(stackOrder.removeFirst())
@@ -119,6 +172,7 @@ public struct Gallery {
             return []
         }
         nextID = b.nextID
+        pageLayers += b.created
         return b.operations
     }
 
@@ -130,6 +184,87 @@ public struct Gallery {
     public static func detailFrame(_ c: Size) -> (Size, Point, Double) {
         (Size(c.width * 0.6, c.height * 0.6), Point(c.width * 0.55, c.height * 0.55), 28)
     }
+    /// The masks page: the avatar's centre and its circular mask's diameter; the reveal card's
+    /// frame and its mask circle's diameter (covering the card at scale 1) and duration.
+    public static func avatarCenter(_ c: Size) -> Point { Point(c.width * 0.3, c.height * 0.5) }
+    public static let avatarSize = 180.0, avatarMaskDiameter = 160.0
+    public static func revealCenter(_ c: Size) -> Point { Point(c.width * 0.7, c.height * 0.5) }
+    public static let revealSize = Size(240, 160), revealDiameter = 290.0, revealDuration = 1.2
+    /// The spinner: its replicator's centre and size, the dot's size and its distance from the
+    /// centre, the instance count and one turn's duration.
+    public static func spinnerCenter(_ c: Size) -> Point { Point(c.width * 0.3, c.height * 0.5) }
+    public static let spinnerSize = 120.0, dotSize = 16.0, dotRadius = 50.0, spinnerCount = 12, spinnerTurn = 1.2
+    /// The grid: its origin (the first cell's top-left corner), cell size, pitch and counts.
+    public static func gridOrigin(_ c: Size) -> Point { Point(c.width * 0.55, c.height * 0.3) }
+    public static let gridCell = 30.0, gridPitch = 40.0, gridColumns = 6, gridRows = 5
+    /// The scrubbed page: its animations' length, the step of ↑ / ↓, the ball's x from and to
+    /// (in the clip layer, linear over `scrubLength`), and the thumb's centre on its track.
+    public static let scrubLength = 2.0, scrubStep = 0.1, ballFrom = 60.0, ballTo = 540.0
+    public static func clipCenter(_ c: Size) -> Point { Point(c.width / 2, c.height * 0.42) }
+    public static func thumbCenter(_ t: Double, _ c: Size) -> Point {
+        Point(c.width / 2 - 300 + 600 * t / scrubLength, c.height * 0.72)
+    }
+    /// The blend page's photo: its centre and size, the ground's colour (its lower 40 %), the
+    /// blend layers' modes and colours, and the filtered copies' centres.
+    public static func photoCenter(_ c: Size) -> Point { Point(c.width * 0.3, c.height * 0.45) }
+    public static let photoSize = Size(320, 220), groundColor = Color(0.25, 0.55, 0.35)
+    public static let blends: [(mode: String, color: Color)] = [
+        ("multiplyBlendMode", Color(0.9, 0.5, 0.2)), ("screenBlendMode", Color(0.2, 0.4, 0.9)),
+        ("overlayBlendMode", Color(0.8, 0.2, 0.6)), ("differenceBlendMode", Color(1, 1, 1)),
+    ]
+    /// Blend square `i`'s centre in the photo (60 × 60, across the sky and the ground).
+    public static func blendCenter(_ i: Int) -> Point { Point(55 + Double(i) * 70, photoSize.height * 0.6) }
+    public static func blurredCenter(_ c: Size) -> Point { Point(c.width * 0.74, c.height * 0.3) }
+    public static func grayCenter(_ c: Size) -> Point { Point(c.width * 0.74, c.height * 0.66) }
+    public static let copyScale = 0.6, blurRadius = 4.0, sunColor = Color(1, 0.8, 0.3)
+
+    /// A photo-like picture: a sky gradient, a sun, a ground (with `blends` over it or not).
+    static func photo(at center: Point, scale: Double, blends: Bool, in parent: UInt32, _ extra: [(String, PropertyValue)],
+                      _ b: inout GalleryBuilder) -> UInt32 {
+        let sz = photoSize
+        let photo = b.layer(.gradient, in: parent, GalleryBuilder.box(sz.width, sz.height, at: center) + [
+            ("colors", .colors([Color(hex6: 0x355C7D), Color(hex6: 0xF67280)])),
+            ("startPoint", .point(Point(0, 0))), ("endPoint", .point(Point(1, 1))),
+            ("transform", .transform(.scale(scale, scale))),
+        ] + extra)
+        _ = b.layer(in: photo, GalleryBuilder.box(60, 60, at: Point(sz.width * 0.75, sz.height * 0.28)) + [
+            ("backgroundColor", .color(sunColor)), ("cornerRadius", .number(30)),
+        ])
+        _ = b.layer(in: photo, GalleryBuilder.box(sz.width, sz.height * 0.4, at: Point(sz.width / 2, sz.height * 0.8)) + [
+            ("backgroundColor", .color(groundColor)),
+        ])
+        if blends {
+            for (i, blend) in Self.blends.enumerated() {
+                _ = b.layer(in: photo, GalleryBuilder.box(60, 60, at: blendCenter(i)) + [
+                    ("backgroundColor", .color(blend.color)), ("cornerRadius", .number(8)),
+                    ("compositingFilter", .string(blend.mode)),
+                ])
+            }
+        }
+        return photo
+    }
+
+    /// The transitions page: row `k`'s centre in the list, and the most rows.
+    public static func rowCenter(_ k: Int) -> Point { Point(160, 30 + Double(k) * 52) }
+    public static let maxRows = 6
+    static func rowTransaction(_ reduceMotion: Bool) -> TransactionSettings {
+        TransactionSettings(duration: reduceMotion ? GalleryBuilder.fadeDuration : 0.35, timingFunction: .easeInEaseOut)
+    }
+    /// Rows slide in from the leading edge and move out across the trailing one; under Reduce
+    /// Motion they fade.
+    static func rowTransitions(_ reduceMotion: Bool) -> LayerTransitions {
+        let t = LayerTransitions(insertion: .slide, removal: .combined([.move(.trailing), .opacity]))
+        return reduceMotion ? LayerTransitions(insertion: t.insertion.reducingMotion, removal: t.removal.reducingMotion) : t
+    }
+    static func makeRow(_ n: Int, slot: Int, _ b: inout GalleryBuilder) -> UInt32 {
+        let colors: [UInt32] = [0x2A9D8F, 0xE9C46A, 0xF4A261, 0xE76F51, 0x8AB17D, 0x6D9DC5]
+        let row = b.detached(GalleryBuilder.box(300, 44, at: rowCenter(slot)) + [
+            ("backgroundColor", .color(Color(hex6: colors[n % colors.count]))), ("cornerRadius", .number(10)),
+        ])
+        _ = b.text("Row \(n + 1) — click to remove", size: 16, in: row, at: Point(150, 22), width: 280, color: Color(0.08, 0.1, 0.14))
+        return row
+    }
+
     /// The stack's slot `i` (0 front): centre and opacity.
     public static func stackSlot(_ i: Int, _ c: Size) -> (center: Point, opacity: Double) {
         (Point(c.width / 2 + Double(i) * 24, c.height / 2 + 20 - Double(i) * 24), 1 - Double(i) * 0.15)
@@ -228,6 +363,14 @@ public struct Gallery {
             ])
             named["card"] = card
             _ = b.text("Tap to open", size: 18, in: card, at: Point(100, 30), width: 180)
+            // The detail view, hidden until a click matches the card into it.
+            let (dSize, dCenter, dRadius) = Self.detailFrame(canvas)
+            let detail = b.layer(in: root, GalleryBuilder.box(dSize.width, dSize.height, at: dCenter) + [
+                ("backgroundColor", .color(Color(hex6: 0xFF847C))), ("cornerRadius", .number(dRadius)),
+                ("masksToBounds", .bool(true)), ("opacity", .number(0)),
+            ])
+            named["detail"] = detail
+            _ = b.text("Detail — tap to close", size: 24, in: detail, at: Point(dSize.width / 2, 40), width: dSize.width - 40)
         case .cardStack:
             stackOrder = []
             let colors: [UInt32] = [0xE84A5F, 0xFF847C, 0xFECEA8, 0x99B898]
@@ -270,6 +413,121 @@ public struct Gallery {
                     }
                 }
             }
+        case .maskedAvatar:
+            // An avatar (a face on a background) cut by a circular mask layer.
+            let s = Self.avatarSize, d = Self.avatarMaskDiameter
+            let avatar = b.layer(in: root, GalleryBuilder.box(s, s, at: Self.avatarCenter(canvas)) + [
+                ("backgroundColor", .color(Color(hex6: 0x6D9DC5))),
+            ])
+            _ = b.layer(in: avatar, GalleryBuilder.box(70, 70, at: Point(s / 2, s * 0.4)) + [
+                ("backgroundColor", .color(Color(hex6: 0xFECEA8))), ("cornerRadius", .number(35)),
+            ])
+            _ = b.layer(in: avatar, GalleryBuilder.box(130, 90, at: Point(s / 2, s * 0.95)) + [
+                ("backgroundColor", .color(Color(hex6: 0xE84A5F))), ("cornerRadius", .number(45)),
+            ])
+            let circle = b.detached(GalleryBuilder.box(d, d, at: Point(s / 2, s / 2)) + [
+                ("backgroundColor", .color(Color(1, 1, 1))), ("cornerRadius", .number(d / 2)),
+            ])
+            b.set(avatar, "mask", .number(Double(circle)))
+            named["avatar"] = avatar; named["avatarMask"] = circle
+            // A card revealed by a growing circle (its mask's scale 0 → 1, repeating).
+            let r = Self.revealSize, rd = Self.revealDiameter
+            let card = b.layer(in: root, GalleryBuilder.box(r.width, r.height, at: Self.revealCenter(canvas)) + [
+                ("backgroundColor", .color(Color(hex6: 0x2A9D8F))), ("cornerRadius", .number(18)),
+            ])
+            _ = b.text("Revealed", size: 22, in: card, at: Point(r.width / 2, r.height / 2), width: r.width - 20)
+            let reveal = b.detached(GalleryBuilder.box(rd, rd, at: Point(r.width / 2, r.height / 2)) + [
+                ("backgroundColor", .color(Color(1, 1, 1))), ("cornerRadius", .number(rd / 2)),
+            ])
+            b.set(card, "mask", .number(Double(reveal)))
+            named["reveal"] = card; named["revealMask"] = reveal
+            b.motion(.basic(BasicAnimation(keyPath: "transform.scale", from: .double(0), to: .double(1),
+                                           timing: AnimationTiming(duration: Self.revealDuration, timingFunction: .easeInEaseOut,
+                                                                   repeatCount: .infinity, autoreverses: true))),
+                     to: reveal, key: "reveal")
+        case .replicatorSpinner:
+            // Twelve dots: one dot, replicated and turned 30° each time, fading by 1/12.
+            let s = Self.spinnerSize, n = Self.spinnerCount
+            let spinner = b.layer(.replicator, in: root, GalleryBuilder.box(s, s, at: Self.spinnerCenter(canvas)) + [
+                ("instanceCount", .number(Double(n))), ("instanceTransform", .transform(.rotation(2 * .pi / Double(n)))),
+                ("instanceAlphaOffset", .number(-1 / Double(n))),
+            ])
+            named["spinner"] = spinner
+            named["dot"] = b.layer(in: spinner, GalleryBuilder.box(Self.dotSize, Self.dotSize, at: Point(s / 2, s / 2 - Self.dotRadius)) + [
+                ("backgroundColor", .color(Color(1, 1, 1))), ("cornerRadius", .number(Self.dotSize / 2)),
+            ])
+            b.motion(.basic(BasicAnimation(keyPath: "transform.rotation.z", from: .double(0), to: .double(2 * .pi),
+                                           timing: AnimationTiming(duration: Self.spinnerTurn, repeatCount: .infinity))),
+                     to: spinner, key: "spin")
+            // A grid: a replicator of columns holding a replicator of rows; colors shift per instance.
+            let o = Self.gridOrigin(canvas), p = Self.gridPitch, cell = Self.gridCell
+            let columns = b.layer(.replicator, in: root, [
+                ("bounds", .rect(Rect(0, 0, cell, cell))), ("anchorPoint", .point(Point(0, 0))), ("position", .point(o)),
+                ("instanceCount", .number(Double(Self.gridColumns))), ("instanceTransform", .transform(.translation(p, 0))),
+                ("instanceRedOffset", .number(-0.15)),
+            ])
+            let rowsLayer = b.layer(.replicator, in: columns, [
+                ("bounds", .rect(Rect(0, 0, cell, cell))), ("anchorPoint", .point(Point(0, 0))), ("position", .point(Point(0, 0))),
+                ("instanceCount", .number(Double(Self.gridRows))), ("instanceTransform", .transform(.translation(0, p))),
+                ("instanceGreenOffset", .number(-0.18)),
+            ])
+            named["grid"] = columns; named["gridRows"] = rowsLayer
+            named["cell"] = b.layer(in: rowsLayer, GalleryBuilder.box(cell, cell, at: Point(cell / 2, cell / 2)) + [
+                ("backgroundColor", .color(Color(1, 1, 0.6))), ("cornerRadius", .number(6)),
+            ])
+        case .scrubbing:
+            // A frozen subtree (speed 0) whose timeOffset ↑ / ↓ move: a ball crossing and a
+            // square turning, both linear over 2 s. The user moves them, so Reduce Motion keeps them.
+            let clip = b.layer(in: root, GalleryBuilder.box(600, 160, at: Self.clipCenter(canvas)) + [
+                ("backgroundColor", .color(Color(0.2, 0.22, 0.3))), ("cornerRadius", .number(14)),
+                ("speed", .number(0)), ("timeOffset", .number(0)),
+            ])
+            named["clip"] = clip
+            let ball = b.layer(in: clip, GalleryBuilder.box(50, 50, at: Point(Self.ballFrom, 50)) + [
+                ("backgroundColor", .color(Color(hex6: 0xFFD24A))), ("cornerRadius", .number(25)),
+            ])
+            let square = b.layer(in: clip, GalleryBuilder.box(40, 40, at: Point(300, 115)) + [
+                ("backgroundColor", .color(Color(hex6: 0x4AD9FF))),
+            ])
+            named["ball"] = ball; named["square"] = square
+            let timing = AnimationTiming(duration: Self.scrubLength, timingFunction: .linear, fillMode: .both, removedOnCompletion: false)
+            b.add(.basic(BasicAnimation(keyPath: "position.x", from: .double(Self.ballFrom), to: .double(Self.ballTo), timing: timing)),
+                  to: ball, key: "cross")
+            b.add(.basic(BasicAnimation(keyPath: "transform.rotation.z", from: .double(0), to: .double(.pi), timing: timing)),
+                  to: square, key: "turn")
+            let track = Self.thumbCenter(Self.scrubLength / 2, canvas)
+            _ = b.layer(in: root, GalleryBuilder.box(600, 4, at: track) + [("backgroundColor", .color(Color(1, 1, 1, 0.25)))])
+            named["thumb"] = b.layer(in: root, GalleryBuilder.box(18, 18, at: Self.thumbCenter(0, canvas)) + [
+                ("backgroundColor", .color(Color(1, 1, 1))), ("cornerRadius", .number(9)),
+            ])
+        case .blendAndFilters:
+            named["photo"] = Self.photo(at: Self.photoCenter(canvas), scale: 1, blends: true, in: root, [], &b)
+            named["blurred"] = Self.photo(at: Self.blurredCenter(canvas), scale: Self.copyScale, blends: false, in: root,
+                                          [("filters", .filters([.gaussianBlur(Self.blurRadius)]))], &b)
+            named["gray"] = Self.photo(at: Self.grayCenter(canvas), scale: Self.copyScale, blends: false, in: root,
+                                       [("filters", .filters([LayerFilter(kind: .grayscale, amount: 1)]))], &b)
+            for (i, blend) in Self.blends.enumerated() {
+                let c = Self.photoCenter(canvas), sz = Self.photoSize
+                _ = b.text(String(blend.mode.dropLast("BlendMode".count)), size: 13, in: root,
+                           at: Point(c.x - sz.width / 2 + Self.blendCenter(i).x, c.y + sz.height / 2 + 16), width: 68)
+            }
+        case .transitions:
+            rows = []; rowCount = 0
+            let list = b.layer(in: root, GalleryBuilder.box(320, 330, at: Point(w * 0.4, h * 0.52)) + [
+                ("backgroundColor", .color(Color(0.2, 0.22, 0.3))), ("cornerRadius", .number(14)), ("masksToBounds", .bool(true)),
+            ])
+            named["list"] = list
+            for k in 0..<3 {
+                let row = Self.makeRow(k, slot: k, &b)
+                b.append(.addSublayer(parent: list, child: row))
+                rows.append(row); named["row\(k)"] = row
+            }
+            rowCount = 3
+            let add = b.layer(in: root, GalleryBuilder.box(64, 64, at: Point(w * 0.8, h * 0.52)) + [
+                ("backgroundColor", .color(Color(hex6: 0x4AD9FF))), ("cornerRadius", .number(32)),
+            ])
+            named["add"] = add
+            _ = b.text("+", size: 36, in: add, at: Point(32, 32), width: 60, color: Color(0.08, 0.1, 0.14))
         }
     }
 

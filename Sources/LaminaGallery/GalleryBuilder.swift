@@ -19,12 +19,18 @@ public struct GalleryBuilder {
 
     /// A new layer under `parent` (0: the client's container) with these properties.
     mutating func layer(_ kind: LayerKind = .layer, in parent: UInt32, _ properties: [(String, PropertyValue)]) -> UInt32 {
+        let id = detached(properties, kind: kind)
+        operations.append(.addSublayer(parent: parent, child: id))
+        return id
+    }
+
+    /// A new layer in no superlayer (a mask, or one a later click adds).
+    mutating func detached(_ properties: [(String, PropertyValue)], kind: LayerKind = .layer) -> UInt32 {
         let id = nextID
         nextID += 1
         created.append(id)
         operations.append(.create(id, kind))
         for (key, value) in properties { operations.append(.set(id, keyPath: key, value: value)) }
-        operations.append(.addSublayer(parent: parent, child: id))
         return id
     }
 

@@ -2,9 +2,12 @@ import Foundation
 import LaminaAnimation
 import LaminaGallery
 import LaminaGeometry
+import LaminaPNG
+import LaminaRender
 import LaminaServer
 import LaminaWire
 import Testing
+import TestSupport
 import LaminaModel
 
 /// lamina-demo's gallery through the embedded daemon (manual clock): every page builds
@@ -154,28 +157,41 @@ import LaminaModel
         #expect(abs((f.transform("burst")?.m11 ?? 0) - 1) < 1e-3)
     }
 
-    @Test func cardExpandsIntoTheDetailFrameAndBack() {
+    @Test func cardMatchesIntoTheDetailViewAndBack() {
         let f = Fixture(.expandingCard)
-        let (small, smallCenter, _) = Gallery.cardFrame(Self.canvas)
+        let (small, smallCenter, smallRadius) = Gallery.cardFrame(Self.canvas)
         let (big, bigCenter, bigRadius) = Gallery.detailFrame(Self.canvas)
+        #expect(f.number("detail", "opacity") == 0)
         f.apply(f.gallery.click(f.gallery.named["card"]!))
-        // Implicit animations from the card's frame: at the commit it is still the card.
-        #expect(f.value("card", "bounds") == .rect(Rect(0, 0, small.width, small.height)))
-        #expect(f.value("card", "position") == .point(smallCenter))
-        f.at(0.2)
-        if case .rect(let r)? = f.value("card", "bounds") { #expect(r.size.width > small.width && r.size.width < big.width + 40) }
+        // Matched geometry: the detail view starts at the card's frame, transparent.
+        #expect(f.value("detail", "bounds") == .rect(Rect(0, 0, small.width, small.height)))
+        #expect(f.value("detail", "position") == .point(smallCenter))
+        #expect(f.number("detail", "cornerRadius") == smallRadius)
+        #expect(f.number("detail", "opacity") == 0)
         f.at(3)
-        #expect(f.value("card", "bounds") == .rect(Rect(0, 0, big.width, big.height)))
+        #expect(f.value("detail", "bounds") == .rect(Rect(0, 0, big.width, big.height)))
+        #expect(f.value("detail", "position") == .point(bigCenter))
+        #expect(f.number("detail", "cornerRadius") == bigRadius)
+        #expect(f.number("detail", "opacity") == 1)
+        // The card went to the detail's frame and faded out, and stays so.
         #expect(f.value("card", "position") == .point(bigCenter))
-        #expect(f.number("card", "cornerRadius") == bigRadius)
-        f.apply(f.gallery.click(f.gallery.named["card"]!))
+        #expect(f.number("card", "opacity") == 0)
+        // A click on the detail matches back into the card.
+        f.apply(f.gallery.click(f.gallery.named["detail"]!))
+        #expect(f.value("card", "position") == .point(bigCenter))
         f.at(6)
         #expect(f.value("card", "bounds") == .rect(Rect(0, 0, small.width, small.height)))
-        // Reduce Motion: the detail frame at once, fading in.
+        #expect(f.value("card", "position") == .point(smallCenter))
+        #expect(f.number("card", "opacity") == 1)
+        #expect(f.number("detail", "opacity") == 0)
+        // Reduce Motion: the detail view at once, in its own frame, fading in.
         let r = Fixture(.expandingCard, reduceMotion: true)
         r.apply(r.gallery.click(r.gallery.named["card"]!))
-        #expect(r.value("card", "bounds") == .rect(Rect(0, 0, big.width, big.height)))
+        #expect(r.value("detail", "bounds") == .rect(Rect(0, 0, big.width, big.height)))
+        #expect(r.number("detail", "opacity") == 0)
         #expect(r.number("card", "opacity") == 0)
+        r.at(0.15)
+        #expect(r.number("detail", "opacity") == 1)
     }
 
     @Test func cardStackSendsTheFrontCardBack() {
@@ -231,9 +247,187 @@ import LaminaModel
         #expect(code == .unknownLayer)
         f.apply(f.gallery.key(KeyCode.left))
         f.apply(f.gallery.key(KeyCode.left))
-        #expect(f.gallery.page == .parametric)
+        #expect(f.gallery.page == Gallery.Page.allCases.last)   // wrapped around
+        f.apply(f.gallery.show(.parametric))
         // Reduce Motion rebuilds the page.
         f.apply(f.gallery.setReduceMotion(true))
         #expect(f.number("arc", "custom.endAngle") == 1.5)   // its model value: no sweep
+    }
+
+    // MARK: Masks, replicators, transitions
+
+    /// The embedded daemon's frame at its clock's time, drawn through Vulkan (lavapipe).
+    static func render(_ f: Fixture) throws -> RGBAImage {
+        let list = f.d.drawList()
+        let renderer = try OffscreenRenderer(width: list.width, height: list.height)
+        try renderer.render(list)
+        return RGBAImage(width: list.width, height: list.height, pixels: try renderer.readPixels(alpha: .straight))
+    }
+    /// The pages' background, #151922.
+    static let background = RGBA(0x15, 0x19, 0x22)
+    /// `color` at `alpha` over the background (8-bit, rounded).
+    static func over(_ c: (Double, Double, Double), _ alpha: Double) -> RGBA {
+        func ch(_ v: Double, _ b: Int) -> Int { Int((v * 255 * alpha + Double(b) * (1 - alpha)).rounded()) }
+        return RGBA(ch(c.0, 0x15), ch(c.1, 0x19), ch(c.2, 0x22))
+    }
+
+    @Test func masksCutTheAvatarAndRevealTheCard() throws {
+        let f = Fixture(.maskedAvatar)
+        // The mask layers are detached: no superlayer, but the masked layers name them.
+        #expect(f.value("avatar", "mask") == .number(Double(f.gallery.named["avatarMask"]!)))
+        #expect(f.number("revealMask", "transform.scale") == 0)
+        let c = Gallery.avatarCenter(Self.canvas), r = Gallery.avatarMaskDiameter / 2
+        // (−r, −r) from the centre: inside the avatar's square, outside its circle (r√2 > r).
+        let corner = (Int(c.x - r), Int(c.y - r))
+        // (−0.875 r, 0) from the centre: inside the circle, on the avatar's own background.
+        let inside = (Int(c.x - r * 0.875), Int(c.y))
+        let rc = Gallery.revealCenter(Self.canvas), rs = Gallery.revealSize
+        let cardPixel = (Int(rc.x - rs.width / 2 + 10), Int(rc.y - rs.height / 2 + 10))   // inside the rounded card
+        let teal = RGBA(0x2A, 0x9D, 0x8F)
+        var image = try Self.render(f)
+        expectPixel(image, corner.0, corner.1, Self.background, tolerance: 2, "masked-out avatar corner")
+        expectPixel(image, inside.0, inside.1, RGBA(0x6D, 0x9D, 0xC5), tolerance: 2, "avatar inside its mask")
+        expectPixel(image, cardPixel.0, cardPixel.1, Self.background, tolerance: 2, "the reveal's mask at scale 0")
+        // At 1.2 s the reveal circle (diameter 290 > the card's diagonal, 288.4) covers the card.
+        f.at(Gallery.revealDuration)
+        #expect(f.number("revealMask", "transform.scale") == 1)
+        image = try Self.render(f)
+        expectPixel(image, cardPixel.0, cardPixel.1, teal, tolerance: 2, "revealed card")
+        expectPixel(image, corner.0, corner.1, Self.background, tolerance: 2)
+    }
+
+    @Test func spinnerDotsSitAtTheirTurnsAndFade() throws {
+        let f = Fixture(.replicatorSpinner)
+        let s = Gallery.spinnerCenter(Self.canvas), d = Gallery.dotRadius
+        // Instance k is the dot turned k × 30° about the replicator's centre, alpha 1 − k/12:
+        // k = 0 above the centre (white), k = 6 below it (half white), k = 3 at 90° (3/4 white).
+        var image = try Self.render(f)
+        expectPixel(image, Int(s.x), Int(s.y - d), Self.over((1, 1, 1), 1), tolerance: 2, "instance 0")
+        expectPixel(image, Int(s.x), Int(s.y + d), Self.over((1, 1, 1), 0.5), tolerance: 2, "instance 6")
+        expectPixel(image, Int(s.x + d), Int(s.y), Self.over((1, 1, 1), 0.75), tolerance: 2, "instance 3 (clockwise, y down)")
+        expectPixel(image, Int(s.x - d), Int(s.y), Self.over((1, 1, 1), 0.25), tolerance: 2, "instance 9")
+        expectPixel(image, Int(s.x), Int(s.y), Self.background, tolerance: 2, "the centre")
+        // Grid cell (column 2, row 3): colour (1, 1, 0.6) × (1 − 2·0.15, 1 − 3·0.18, 1).
+        let o = Gallery.gridOrigin(Self.canvas), p = Gallery.gridPitch, half = Gallery.gridCell / 2
+        expectPixel(image, Int(o.x + 2 * p + half), Int(o.y + 3 * p + half), Self.over((0.7, 0.46, 0.6), 1), tolerance: 2, "grid cell (2, 3)")
+        expectPixel(image, Int(o.x + 5 * p + half), Int(o.y + 4 * p + half), Self.over((0.25, 0.28, 0.6), 1), tolerance: 2, "grid cell (5, 4)")
+        expectPixel(image, Int(o.x + 6 * p + half), Int(o.y + half), Self.background, tolerance: 2, "past the last column")
+        // A quarter turn later (linear 1.2 s per turn) instance 0 is where instance 3 was.
+        f.at(Gallery.spinnerTurn / 4)
+        #expect(abs(f.number("spinner", "transform.rotation.z") - .pi / 2) < 1e-9)
+        image = try Self.render(f)
+        expectPixel(image, Int(s.x + d), Int(s.y), Self.over((1, 1, 1), 1), tolerance: 2, "instance 0 turned")
+        // Reduce Motion: no turning.
+        let r = Fixture(.replicatorSpinner, reduceMotion: true)
+        r.at(0.3)
+        #expect(r.number("spinner", "transform.rotation.z") == 0)
+    }
+
+    @Test func rowsSlideInAndMoveOut() {
+        let f = Fixture(.transitions)
+        #expect(f.gallery.rows.count == 3)
+        let add = f.gallery.named["add"]!
+        f.apply(f.gallery.click(add))
+        #expect(f.gallery.rows.count == 4)
+        let row = f.gallery.rows[3], center = Gallery.rowCenter(3)
+        // Slide in from the leading edge of the list (bounds 0…320): the row (x 10…310) starts
+        // moved by −(10 + 300), and comes in over 0.35 s easeInEaseOut (half way at 0.175 s).
+        #expect(f.value("row3", "position") == .point(Point(center.x - 310, center.y)))
+        f.at(0.175)
+        #expect(abs(f.number("row3", "position.x") - (center.x - 155)) < 1e-6)
+        f.at(0.35)
+        #expect(f.value("row3", "position") == .point(center))
+        // Clicking the first row removes it: it moves out across the trailing edge (by 320 − 10)
+        // while fading; the rows below move up.
+        let first = f.gallery.rows[0]
+        f.apply(f.gallery.click(first))
+        #expect(f.gallery.rows.count == 3 && !f.gallery.rows.contains(first) && f.gallery.rows[2] == row)
+        f.at(0.35 + 0.175)
+        guard case .presentation(.point(let p)) = f.d.request(.getPresentation(id: first, keyPath: "position"), from: f.client) else {
+            Issue.record("no presentation for the departing row"); return
+        }
+        #expect(abs(p.x - (Gallery.rowCenter(0).x + 155)) < 1e-6)
+        f.at(0.35 + 0.35)
+        #expect(f.value("row2", "position") == .point(Gallery.rowCenter(2)))
+        #expect(f.gallery.named["row2"] == row)
+        // At most six rows.
+        for _ in 0..<5 { f.apply(f.gallery.click(add)) }
+        #expect(f.gallery.rows.count == Gallery.maxRows)
+        // Reduce Motion: rows fade in where they belong.
+        let r = Fixture(.transitions, reduceMotion: true)
+        r.apply(r.gallery.click(r.gallery.named["add"]!))
+        #expect(r.value("row3", "position") == .point(Gallery.rowCenter(3)))
+        r.at(GalleryBuilder.fadeDuration / 2)
+        #expect(abs(r.number("row3", "opacity") - 0.5) < 1e-9)
+    }
+
+    @Test func arrowsUpAndDownScrubTheFrozenSubtree() {
+        let f = Fixture(.scrubbing)
+        #expect(f.number("clip", "speed") == 0)
+        func ballX(_ t: Double) -> Double { Gallery.ballFrom + (Gallery.ballTo - Gallery.ballFrom) * t / Gallery.scrubLength }
+        #expect(f.number("ball", "position.x") == Gallery.ballFrom)
+        f.at(1)   // frozen: the clock moves, the animation does not
+        #expect(f.number("ball", "position.x") == Gallery.ballFrom)
+        for _ in 0..<5 { f.apply(f.gallery.key(KeyCode.up)) }
+        #expect(abs(f.gallery.scrubTime - 0.5) < 1e-12)
+        #expect(abs(f.number("ball", "position.x") - ballX(0.5)) < 1e-6)
+        #expect(abs(f.number("square", "transform.rotation.z") - .pi / 4) < 1e-9)
+        #expect(f.value("thumb", "position") == .point(Gallery.thumbCenter(0.5, Self.canvas)))
+        f.at(2)
+        #expect(abs(f.number("ball", "position.x") - ballX(0.5)) < 1e-6)
+        f.apply(f.gallery.key(KeyCode.down))
+        #expect(abs(f.number("ball", "position.x") - ballX(0.4)) < 1e-6)
+        // Clamped to 0…2 s.
+        for _ in 0..<30 { f.apply(f.gallery.key(KeyCode.up)) }
+        #expect(f.gallery.scrubTime == Gallery.scrubLength)
+        #expect(abs(f.number("ball", "position.x") - Gallery.ballTo) < 1e-6)
+        for _ in 0..<30 { f.apply(f.gallery.key(KeyCode.down)) }
+        #expect(f.gallery.scrubTime == 0)
+        // The animations outlive their end (not removed on completion): scrubbing back works.
+        f.apply(f.gallery.key(KeyCode.up))
+        #expect(abs(f.number("ball", "position.x") - ballX(0.1)) < 1e-6)
+        // ↑ elsewhere does nothing.
+        f.apply(f.gallery.show(.springs))
+        #expect(f.gallery.key(KeyCode.up).isEmpty)
+    }
+
+    @Test func blendModesAndFiltersFollowTheirFormulas() throws {
+        let f = Fixture(.blendAndFilters)
+        let image = try Self.render(f)
+        // The blend squares' lower halves lie over the ground, Cb = (0.25, 0.55, 0.35).
+        let c = Gallery.photoCenter(Self.canvas), sz = Gallery.photoSize
+        let cb = Gallery.groundColor
+        func at(_ i: Int) -> (Int, Int) { (Int(c.x - sz.width / 2 + Gallery.blendCenter(i).x), Int(c.y - sz.height / 2 + sz.height * 0.68)) }
+        func hardLight(_ s: Double, _ b: Double) -> Double { s <= 0.5 ? 2 * s * b : b + (2 * s - 1) - b * (2 * s - 1) }
+        let b = [cb.red, cb.green, cb.blue]
+        let expected: [[Double]] = Gallery.blends.map { blend in
+            let s = [blend.color.red, blend.color.green, blend.color.blue]
+            return (0..<3).map { k in
+                switch blend.mode {
+                case "multiplyBlendMode": b[k] * s[k]
+                case "screenBlendMode": b[k] + s[k] - b[k] * s[k]
+                case "overlayBlendMode": hardLight(b[k], s[k])     // overlay(Cb, Cs) = hardLight(Cs ↔ Cb)
+                default: abs(b[k] - s[k])
+                }
+            }
+        }
+        for (i, e) in expected.enumerated() {
+            let (x, y) = at(i)
+            expectPixel(image, x, y, Self.over((e[0], e[1], e[2]), 1), tolerance: 2, Gallery.blends[i].mode)
+        }
+        // The grayscale copy's sun: 0.2126 R + 0.7152 G + 0.0722 B of (1, 0.8, 0.3).
+        let sun = Gallery.sunColor, k = Gallery.copyScale, g = Gallery.grayCenter(Self.canvas)
+        let y = 0.2126 * sun.red + 0.7152 * sun.green + 0.0722 * sun.blue
+        let sunAt = Point(g.x + k * (sz.width * 0.75 - sz.width / 2), g.y + k * (sz.height * 0.28 - sz.height / 2))
+        expectPixel(image, Int(sunAt.x), Int(sunAt.y), Self.over((y, y, y), 1), tolerance: 2, "grayscale sun")
+        // The blurred copy: its ground's middle stays the ground colour; just outside its left
+        // edge the blur spreads the ground: a fraction 1 − Φ(0.5 / σ) ≈ 0.45 for the pixel centre
+        // half a point out (σ = 4 at the copy's scale 0.6 would be less: both bounds checked).
+        let bc = Gallery.blurredCenter(Self.canvas)
+        let groundY = bc.y + k * (sz.height * 0.8 - sz.height / 2)
+        expectPixel(image, Int(bc.x), Int(groundY), Self.over((cb.red, cb.green, cb.blue), 1), tolerance: 2, "blurred ground, far from edges")
+        let edge = image.pixel(Int(bc.x - k * sz.width / 2) - 1, Int(groundY))
+        let frac = Double(edge.g - 0x19) / (255 * cb.green - 0x19)
+        #expect(frac > 0.3 && frac < 0.6, "blur spread \(frac) at the left edge")
     }
 }

@@ -69,23 +69,10 @@ extension LayerTree {
         return q
     }
 
-    /// Replaces the layer's match animations with ones from `from` to `to` (each slot that
-    /// differs); `holds`: they stay at their end values.
     private mutating func addMatchAnimations(_ id: LayerID, from: LayerProperties, to: LayerProperties,
                                              holds: Bool, context: inout ApplyContext) {
-        removeAnimations(of: id) { $0.key.hasPrefix(Self.matchKeyPrefix) }
-        let s = context.settings
-        for (key, keyPath, slot) in Self.matchSlots {
-            let a = from.animatableValue(at: slot), b = to.animatableValue(at: slot)
-            guard a != b else { continue }
-            let timing = AnimationTiming(duration: s.duration, timingFunction: s.timingFunction,
-                                         fillMode: holds ? .forwards : .removed, removedOnCompletion: !holds)
-            let animation = Animation.basic(BasicAnimation(keyPath: keyPath, from: a, to: holds ? b : nil, timing: timing))
-            let kind = slot.kind(in: to)
-            guard let compiled = try? animation.compile(kindOf: { _ in kind }) else { continue }
-            insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
-                                  isImplicit: true, completionIDs: s.completionIDs), into: id, context: &context)
-        }
+        addPresentationAnimations(id, prefix: Self.matchKeyPrefix, slots: Self.matchSlots, from: from, to: to,
+                                  holds: holds, context: &context)
     }
 
     mutating func startMatch(from: LayerID, to: LayerID, context: inout ApplyContext) {

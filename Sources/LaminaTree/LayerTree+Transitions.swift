@@ -48,13 +48,17 @@ extension LayerTree {
         nodes[existing: id].superlayer.flatMap { nodes[$0]?.properties.bounds } ?? .zero
     }
 
-    /// Replaces the layer's transition animations with ones from `from` to `to` (each slot that
-    /// differs); `holds`: they stay at their end values (a removal, until the layer leaves).
-    private mutating func addTransitionAnimations(_ id: LayerID, from: LayerProperties, to: LayerProperties,
-                                                  holds: Bool, context: inout ApplyContext) {
-        removeAnimations(of: id) { $0.key.hasPrefix(Self.transitionKeyPrefix) }
+    /// Replaces the layer's animations keyed `prefix`… with ones from `from` to `to`, one per
+    /// slot of `slots` that differs, with the transaction's duration and timing; `holds`: they
+    /// stay at their end values (a removal until the layer leaves, a match's source).
+    /// Transitions and matched geometry share it.
+    mutating func addPresentationAnimations(_ id: LayerID, prefix: String,
+                                            slots: [(key: String, keyPath: String, slot: PropertySlot)],
+                                            from: LayerProperties, to: LayerProperties, holds: Bool,
+                                            context: inout ApplyContext) {
+        removeAnimations(of: id) { $0.key.hasPrefix(prefix) }
         let s = context.settings
-        for (key, keyPath, slot) in Self.transitionSlots {
+        for (key, keyPath, slot) in slots {
             let a = from.animatableValue(at: slot), b = to.animatableValue(at: slot)
             guard a != b else { continue }
             let timing = AnimationTiming(duration: s.duration, timingFunction: s.timingFunction,
@@ -65,6 +69,12 @@ extension LayerTree {
             insert(LayerAnimation(key: key, compiled: compiled, slots: [slot], beginTime: context.time,
                                   isImplicit: true, completionIDs: s.completionIDs), into: id, context: &context)
         }
+    }
+
+    private mutating func addTransitionAnimations(_ id: LayerID, from: LayerProperties, to: LayerProperties,
+                                                  holds: Bool, context: inout ApplyContext) {
+        addPresentationAnimations(id, prefix: Self.transitionKeyPrefix, slots: Self.transitionSlots, from: from, to: to,
+                                  holds: holds, context: &context)
     }
 
     /// The presentation values of the layer's own animations at the commit's time.

@@ -106,25 +106,11 @@ struct DamageRenderTests {
         // One animation from the start, so that frames change without commits too.
         pending.append(try packet(.operations([.addAnimation(1, key: "slide", animation: .basic(BasicAnimation(
             keyPath: "position.x", from: .double(10), to: .double(80), timing: AnimationTiming(duration: 2))))])))
-        let damaged = try makeRenderer(width: Self.size, height: Self.size)
-        let whole = try makeRenderer(width: Self.size, height: Self.size)
-        var partialFrames = 0
-        for frame in 0..<14 {
-            let t = Double(frame) * 0.09
-            let f = driver.frame(applying: pending, at: t)
-            pending = []
-            if let d = f.drawList.damage, d.fraction(width: Self.size, height: Self.size) < 1 { partialFrames += 1 }
-            try damaged.render(f.drawList)
-            var full = f.drawList
-            full.damage = nil
-            try whole.render(full)
-            let a = try damaged.readPixels(), b = try whole.readPixels()
-            let differing = zip(a, b).filter { $0 != $1 }.count
-            #expect(differing == 0, "seed \(seed) frame \(frame): \(differing) bytes differ (damage \(String(describing: f.drawList.damage)))")
-            if r.below(2) == 0 { pending.append(try packet(.operations(Self.changes(&r, count: count, at: frame)))) }
-        }
-        #expect(partialFrames > 0, "no frame was limited to its damage")
-        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: Self.size, frames: 14, initial: pending,
+                                                      label: "seed \(seed)",
+                                                      after: { frame in
+            r.below(2) == 0 ? [try packet(.operations(Self.changes(&r, count: count, at: frame)))] : []
+        })
     }
 
     /// Masks (CALayer.mask) and blend groups (compositingFilter): random scenes where four
@@ -168,21 +154,10 @@ struct DamageRenderTests {
         var pending = [try packet(.connect), try packet(.operations(ops))]
         pending.append(try packet(.operations([.addAnimation(101, key: "spin", animation: .basic(BasicAnimation(
             keyPath: "transform.rotation.z", from: .double(0), to: .double(2), timing: AnimationTiming(duration: 1.5))))])))
-        let damaged = try makeRenderer(width: Self.size, height: Self.size)
-        let whole = try makeRenderer(width: Self.size, height: Self.size)
-        var partialFrames = 0
-        for frame in 0..<14 {
-            let f = driver.frame(applying: pending, at: Double(frame) * 0.09)
-            pending = []
-            if let d = f.drawList.damage, d.fraction(width: Self.size, height: Self.size) < 1 { partialFrames += 1 }
-            #expect(f.drawList.items.contains { if case .mask = $0.kind { true } else { false } })
-            try damaged.render(f.drawList)
-            var full = f.drawList
-            full.damage = nil
-            try whole.render(full)
-            let a = try damaged.readPixels(), b = try whole.readPixels()
-            let differing = zip(a, b).filter { $0 != $1 }.count
-            #expect(differing == 0, "seed \(seed) frame \(frame): \(differing) bytes differ")
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: Self.size, frames: 14, initial: pending,
+                                                      label: "seed \(seed)", check: { list in
+            #expect(list.items.contains { if case .mask = $0.kind { true } else { false } })
+        }, after: { frame in
             var changes = Self.changes(&r, count: count, at: frame)
             let m = UInt32(r.int(101..<106))
             switch r.below(3) {
@@ -190,10 +165,8 @@ struct DamageRenderTests {
             case 1: changes.append(.set(m, keyPath: "opacity", value: .number(r.double(0...1))))
             default: changes.append(.set(m, keyPath: "backgroundColor", value: .color(Color(0, 0, 0, r.double(0...1)))))
             }
-            pending.append(try packet(.operations(changes)))
-        }
-        #expect(partialFrames > 0, "no frame was limited to its damage")
-        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+            return [try packet(.operations(changes))]
+        })
     }
 
     /// Filters (CALayer.filters): random scenes where layers carry blurs (σ up to 6 points,
@@ -221,30 +194,17 @@ struct DamageRenderTests {
         var ops = Self.scene(&r, count: count)
         let filtered = Set((0..<4).map { _ in UInt32(r.int(1..<(count + 1))) }).sorted()
         for id in filtered { ops.append(.set(id, keyPath: "filters", value: .filters(filters()))) }
-        var pending = [try packet(.connect), try packet(.operations(ops))]
-        let damaged = try makeRenderer(width: Self.size, height: Self.size)
-        let whole = try makeRenderer(width: Self.size, height: Self.size)
-        var partialFrames = 0
-        for frame in 0..<14 {
-            let f = driver.frame(applying: pending, at: Double(frame) * 0.09)
-            pending = []
-            if let d = f.drawList.damage, d.fraction(width: Self.size, height: Self.size) < 1 { partialFrames += 1 }
-            #expect(f.drawList.items.contains { if case .filter = $0.kind { true } else { false } })
-            try damaged.render(f.drawList)
-            var full = f.drawList
-            full.damage = nil
-            try whole.render(full)
-            let a = try damaged.readPixels(), b = try whole.readPixels()
-            let differing = zip(a, b).filter { $0 != $1 }.count
-            #expect(differing == 0, "seed \(seed) frame \(frame): \(differing) bytes differ")
+        let pending = [try packet(.connect), try packet(.operations(ops))]
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: Self.size, frames: 14, initial: pending,
+                                                      label: "seed \(seed)", check: { list in
+            #expect(list.items.contains { if case .filter = $0.kind { true } else { false } })
+        }, after: { frame in
             var changes = Self.changes(&r, count: count, at: frame)
             if r.below(2) == 0, let id = filtered.randomElement(using: &r) {
                 changes.append(.set(id, keyPath: "filters", value: .filters(filters())))
             }
-            pending.append(try packet(.operations(changes)))
-        }
-        #expect(partialFrames > 0, "no frame was limited to its damage")
-        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+            return [try packet(.operations(changes))]
+        })
     }
 
     @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {
@@ -271,4 +231,39 @@ struct DamageRenderTests {
         #expect(d.minX >= 11 && d.maxX <= 49 && d.minY >= 11 && d.maxY <= 29)
         #expect(f2.phases.damaged < 0.1)
     }
+}
+
+/// Drives `driver` for `frames` frames (frame k at k × 0.09 s), each drawn twice — limited to
+/// its damage, over the previous frame, in one renderer, and whole in another — and expects the
+/// two equal byte for byte, at least one frame limited to its damage, and no validation message.
+/// `initial`: the packets of frame 0; `before(k)`: more packets applied with frame k; `check`:
+/// looks at each frame's list; `after(k)`: packets for frame k + 1.
+func expectDamageLimitedFramesEqualFullRedraws(_ driver: inout FrameDriver, size: Int, frames: Int,
+                                               initial: [CommitPacket], label: String,
+                                               before: (Int) throws -> [CommitPacket] = { _ in [] },
+                                               check: (DrawList) -> Void = { _ in },
+                                               after: (Int) throws -> [CommitPacket] = { _ in [] },
+                                               sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let damaged = try makeRenderer(width: size, height: size)
+    let whole = try makeRenderer(width: size, height: size)
+    var pending = initial
+    var partialFrames = 0
+    for frame in 0..<frames {
+        pending += try before(frame)
+        let f = driver.frame(applying: pending, at: Double(frame) * 0.09)
+        pending = []
+        if let d = f.drawList.damage, d.fraction(width: size, height: size) < 1 { partialFrames += 1 }
+        check(f.drawList)
+        try damaged.render(f.drawList)
+        var full = f.drawList
+        full.damage = nil
+        try whole.render(full)
+        let a = try damaged.readPixels(), b = try whole.readPixels()
+        let differing = zip(a, b).filter { $0 != $1 }.count
+        #expect(differing == 0, "\(label) frame \(frame): \(differing) bytes differ (damage \(String(describing: f.drawList.damage)))",
+                sourceLocation: sourceLocation)
+        pending += try after(frame)
+    }
+    #expect(partialFrames > 0, "no frame was limited to its damage", sourceLocation: sourceLocation)
+    #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)", sourceLocation: sourceLocation)
 }

@@ -32,31 +32,16 @@ struct ReplicatorDamageTests {
         var pending = [try model.validate(Commit(client: 1, content: .connect)), try packet(scene)]
         pending.append(try packet([.addAnimation(2, key: "bob", animation: .basic(BasicAnimation(
             keyPath: "position.y", from: .double(8), to: .double(14), timing: timing)))]))
-        let damaged = try makeRenderer(width: size, height: size)
-        let whole = try makeRenderer(width: size, height: size)
-        var partialFrames = 0
-        for frame in 0..<12 {
-            let t = Double(frame) * 0.09
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: size, frames: 12, initial: pending,
+                                                      label: "replicator", before: { frame in
             switch frame {
-            case 3: pending.append(try packet([.addAnimation(1, key: "turn", animation: .basic(BasicAnimation(
-                keyPath: "instanceTransform.rotation.z", from: .double(.pi / 4), to: .double(.pi / 3), timing: timing)))]))
-            case 6: pending.append(try packet([.setTransaction(TransactionSettings(disableActions: true)),
-                                               .set(1, keyPath: "instanceBlueOffset", value: .number(-0.2))]))
-            case 9: pending.append(try packet([.set(1, keyPath: "instanceCount", value: .number(5))]))
-            default: break
+            case 3: [try packet([.addAnimation(1, key: "turn", animation: .basic(BasicAnimation(
+                keyPath: "instanceTransform.rotation.z", from: .double(.pi / 4), to: .double(.pi / 3), timing: timing)))])]
+            case 6: [try packet([.setTransaction(TransactionSettings(disableActions: true)),
+                                 .set(1, keyPath: "instanceBlueOffset", value: .number(-0.2))])]
+            case 9: [try packet([.set(1, keyPath: "instanceCount", value: .number(5))])]
+            default: []
             }
-            let f = driver.frame(applying: pending, at: t)
-            pending = []
-            if let d = f.drawList.damage, d.fraction(width: size, height: size) < 1 { partialFrames += 1 }
-            try damaged.render(f.drawList)
-            var full = f.drawList
-            full.damage = nil
-            try whole.render(full)
-            let a = try damaged.readPixels(), b = try whole.readPixels()
-            let differing = zip(a, b).filter { $0 != $1 }.count
-            #expect(differing == 0, "frame \(frame): \(differing) bytes differ")
-        }
-        #expect(partialFrames > 0, "no frame was limited to its damage")
-        #expect(damaged.validationMessages.isEmpty, "\(damaged.validationMessages)")
+        })
     }
 }

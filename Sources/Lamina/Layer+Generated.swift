@@ -317,7 +317,7 @@ extension ReplicatorLayer {
         get { properties.instanceCount }
         set { set(.number(newValue), "instanceCount") }
     }
-    /// `instanceDelay`: Stored; instance k's animations are not yet shifted by k × instanceDelay (see README).
+    /// `instanceDelay`: Seconds between instances: instance k's sublayers run their animations k × instanceDelay later.
     public var instanceDelay: Double {
         get { properties.instanceDelay }
         set { set(.number(newValue), "instanceDelay") }

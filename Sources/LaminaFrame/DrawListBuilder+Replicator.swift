@@ -80,7 +80,9 @@ public enum ReplicatorDrawing {
 }
 
 extension DrawListBuilder {
-    /// Visits a replicator's sublayers once per instance (see `ReplicatorDrawing`);
+    /// Visits a replicator's sublayers once per instance (see `ReplicatorDrawing`). With an
+    /// `instanceDelay` d, instance k shows its sublayers' animations at the replicator's local
+    /// time minus k × d (`DelayedInstances`).
     mutating func visitReplicatorInstances(_ address: UnsafePointer<LayerNode>, _ store: NodeStore,
                                            _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
                                            opacity: Double, clip: Int) {
@@ -89,18 +91,103 @@ extension DrawListBuilder {
         let offsets = Color(p.instanceRedOffset, p.instanceGreenOffset, p.instanceBlueOffset, p.instanceAlphaOffset)
         let space = p.sublayerSpace
         drewReplicator = true
+        var delayed = count > 1 ? DelayedInstances(address.pointee, store, nodes, self) : nil
         for k in 0..<count {
             if k > 0, items.count >= ReplicatorDrawing.maxReplicatedItems { break }
             let tint = ReplicatorDrawing.tint(p.instanceColor, offsets: offsets, instance: k)
             guard tint.alpha > 0 else { continue }
             let map = ReplicatorDrawing.instanceMap(p.instanceTransform, bounds: p.bounds, instance: k)
             let first = items.count
-            visitChildren(address.pointee.sublayers, store, nodes,
-                          parentToPixels: space.concatenating(map).concatenating(toPixels), parentOpacity: opacity,
-                          clip: clip)
+            let parentToPixels = space.concatenating(map).concatenating(toPixels)
+            if k > 0, delayed != nil {
+                delayed!.shift(to: k, &self)
+                delayed!.nodes.withUnsafeBufferPointer { shifted in
+                    visitChildren(address.pointee.sublayers, store, shifted, parentToPixels: parentToPixels,
+                                  parentOpacity: opacity, clip: clip)
+                }
+                delayed!.restore(&self)
+            } else {
+                visitChildren(address.pointee.sublayers, store, nodes, parentToPixels: parentToPixels,
+                              parentOpacity: opacity, clip: clip)
+            }
             if tint != .white {
                 for i in first..<items.count { items[i] = ReplicatorDrawing.tinted(items[i], by: tint) }
             }
         }
+    }
+}
+
+/// A replicator's `instanceDelay` (`CAReplicatorLayer`: "the delay, in seconds, between
+/// replicated copies"): instance k's sublayers live at the replicator's local time minus
+/// k × delay, so their animations run that much later (before an animation begins an instance
+/// shows the model value, as any layer does). The builder draws instance k from a copy of the
+/// presentation nodes in which each animated sublayer's properties are its model values with
+/// its animations applied at its local time under the shifted replicator time (each layer's own
+/// `speed`, `timeOffset` and `beginTime` on the way down apply as usual). Expression animations
+/// and path templates keep their values at the frame's time. An animation removed on
+/// completion leaves every instance when it ends for instance 0 (the model's layer), as the
+/// model has no copies to keep it for the others.
+struct DelayedInstances {
+    /// The animated sublayers (any depth): slot, and the map from the replicator's local time
+    /// to the layer's.
+    var animated: [(slot: Int, time: LayerTime)] = []
+    /// Replicators below (any depth), whose own instances are shifted from their time.
+    var replicators: [(slot: Int, time: LayerTime)] = []
+    /// The presentation nodes with instance k's values in the animated slots.
+    var nodes: [LayerNode]
+    let model: LayerTree
+    let delay: Double
+    /// The replicator's local time at the frame's time, and whether it moves with it.
+    let local: Double
+    let moves: Bool
+
+    /// Nil when every instance shows the same (no delay, no model, nothing animated below).
+    init?(_ replicator: LayerNode, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+          _ builder: DrawListBuilder) {
+        let delay = replicator.properties.instanceDelay
+        guard delay != 0, delay.isFinite, let model = builder.model else { return nil }
+        self.delay = delay
+        self.model = model
+        self.nodes = []
+        var found: [(Int, LayerTime)] = [], below: [(Int, LayerTime)] = []
+        // Only what the model holds is evaluated again (a presentation of the same version).
+        func walk(_ ids: [LayerID], _ time: LayerTime, depth: Int) {
+            guard depth < 256 else { return }
+            for id in ids {
+                guard let slot = store.slot(of: id), slot < nodes.count, model.nodes.slot(of: id) == slot else { continue }
+                let time = time.then(model.nodes[slot: slot].properties)
+                if model.hasAnimations(inSlot: slot) { found.append((slot, time)) }
+                if nodes[slot].kind == .replicator { below.append((slot, time)) }
+                walk(nodes[slot].sublayers, time, depth: depth + 1)
+            }
+        }
+        walk(replicator.sublayers, .identity, depth: 0)
+        guard !found.isEmpty || !below.isEmpty else { return nil }
+        animated = found.map { (slot: $0.0, time: $0.1) }
+        replicators = below.map { (slot: $0.0, time: $0.1) }
+        let own = model.layerTime(of: replicator.id)
+        if let slot = store.slot(of: replicator.id), let shifted = builder.delayedReplicatorTimes[slot] {
+            local = shifted
+        } else {
+            local = own.local(builder.time)
+        }
+        moves = own.scale != 0
+        self.nodes = Array(nodes)
+    }
+
+    /// Writes instance k's values into `nodes` (and its replicators' shifted times into the builder).
+    mutating func shift(to k: Int, _ builder: inout DrawListBuilder) {
+        let t = local - Double(k) * delay
+        for (slot, time) in animated {
+            let (p, running) = model.delayedProperties(ofSlot: slot, atLocalTime: time.local(t))
+            nodes[slot].properties = p
+            if running, moves, time.scale != 0 { builder.delayedInstancesMoving = true }
+        }
+        for (slot, time) in replicators { builder.delayedReplicatorTimes[slot] = time.local(t) }
+    }
+
+    /// Forgets the shifted replicator times after an instance.
+    func restore(_ builder: inout DrawListBuilder) {
+        for (slot, _) in replicators { builder.delayedReplicatorTimes[slot] = nil }
     }
 }

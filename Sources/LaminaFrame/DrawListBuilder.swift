@@ -50,6 +50,18 @@ public struct DrawListBuilder {
     /// The compositor time of the tree being built (set by `FrameDriver`): where a layer's
     /// contents cross-fade is (`LayerNode.contentsFade`).
     public var time = 0.0
+    /// The model tree of the presentation being built (set by `FrameDriver` for the build, then
+    /// cleared so the model is not kept shared): a replicator's delayed instances evaluate their
+    /// sublayers' animations from it at shifted times (`instanceDelay`). Without it every
+    /// instance shows the presentation at `time`.
+    public var model: LayerTree?
+    /// Whether the last build drew a delayed replicator instance whose animations had not ended
+    /// (the frame driver keeps making frames while it is true: the model's animations may have
+    /// ended for instance 0 while later instances still move).
+    public internal(set) var delayedInstancesMoving = false
+    /// Replicators inside a delayed instance, by slot: their local time in that instance
+    /// (`visitReplicatorInstances`), so nested delays add up.
+    var delayedReplicatorTimes: [Int: Double] = [:]
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     /// Text layers' layouts and the glyph atlas (made when the first text layer draws).
@@ -168,6 +180,7 @@ public struct DrawListBuilder {
         swap(&clips, &spareClips)
         patcher.swapBuffers()
         lastTessellateSeconds = 0
+        delayedInstancesMoving = false
         // The patcher is moved out while it works on the builder (no copy of its arrays).
         var patcher = DrawListPatcher.placeholder
         swap(&patcher, &self.patcher)

@@ -127,7 +127,9 @@ public struct FrameDriver {
         let events = tree.takeEvents()
         let tList = clock.now
         builder.time = t
+        builder.model = tree
         var list = builder.build(snapshot.tree)
+        builder.model = nil  // the model is not kept shared: the next commit would copy it
         if tracksDamage, let previous {
             list.damage = Damage(rect: damageTracker.damage(from: previous, to: list), since: previous.serial)
         }
@@ -148,7 +150,9 @@ public struct FrameDriver {
     public mutating func drawList(at t: Double) -> DrawList {
         // Drawn over the frame's image: the next frame compares with this one.
         builder.time = t
+        builder.model = tree
         let list = builder.build(tree.presentation(at: t))
+        builder.model = nil
         previous = list
         return list
     }
@@ -179,7 +183,11 @@ public struct FrameDriver {
     /// Whether the presentation tree changes with time on its own (a running animation not
     /// frozen by layer time), so that the next frame must be made even with nothing queued.
     /// Expression animations count: they may read the time.
-    public var isAnimating: Bool { tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms }
+    /// A replicator's delayed instances count while their animations have not ended.
+    public var isAnimating: Bool {
+        tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms
+            || builder.delayedInstancesMoving
+    }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
     /// frame request), something animates, or no frame was made yet. When false the render

@@ -29,7 +29,7 @@ public struct Gallery {
             case .stress: "Stress — + / − change the layer count"
             case .parametric: "Parametric shapes — arc, trapezoid, wave, polygon, flower"
             case .maskedAvatar: "Masks — a circular avatar, an animated reveal"
-            case .replicatorSpinner: "Replicators — a 12-dot spinner, a nested grid"
+            case .replicatorSpinner: "Replicators — a 12-dot spinner, a nested grid with a delayed wave"
             case .scrubbing: "Scrubbed animation — ↑ / ↓ move its time by 0.1 s"
             case .blendAndFilters: "Blend modes and filters — blur, grayscale"
             case .transitions: "Transitions — click + to add a row, a row to remove it"
@@ -475,6 +475,14 @@ public struct Gallery {
             named["cell"] = b.layer(in: rowsLayer, GalleryBuilder.box(cell, cell, at: Point(cell / 2, cell / 2)) + [
                 ("backgroundColor", .color(Color(1, 1, 0.6))), ("cornerRadius", .number(6)),
             ])
+            // A wave through the grid: each cell pulses, later by instanceDelay along the rows and
+            // the columns (the cell's centre stays covered at the smallest scale).
+            b.set(columns, "instanceDelay", .number(0.11))
+            b.set(rowsLayer, "instanceDelay", .number(0.07))
+            b.motion(.basic(BasicAnimation(keyPath: "transform.scale", from: .double(1), to: .double(0.6),
+                                           timing: AnimationTiming(duration: 0.9, timingFunction: .easeInEaseOut,
+                                                                   repeatCount: .infinity, autoreverses: true))),
+                     to: named["cell"]!, key: "wave")
         case .scrubbing:
             // A frozen subtree (speed 0) whose timeOffset ↑ / ↓ move: a ball crossing and a
             // square turning, both linear over 2 s. The user moves them, so Reduce Motion keeps them.

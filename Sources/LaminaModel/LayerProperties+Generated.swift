@@ -270,7 +270,7 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.instanceCount }; return 1 }
         _modify { yield &rare.values.instanceCount }
     }
-    /// Stored; instance k's animations are not yet shifted by k × instanceDelay (see README).
+    /// Seconds between instances: instance k's sublayers run their animations k × instanceDelay later.
     @inlinable public var instanceDelay: Double {
         get { if let box = rare.box { return box.values.instanceDelay }; return 0 }
         _modify { yield &rare.values.instanceDelay }

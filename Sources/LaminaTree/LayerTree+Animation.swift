@@ -243,3 +243,24 @@ extension LayerTree {
         fireCompletions()
     }
 }
+
+extension LayerTree {
+    /// The model properties of the layer in storage slot `slot` with its own animations
+    /// applied at its local time `local`, and whether one of them has not ended by then: how
+    /// a replicator's delayed instance shows a sublayer (`instanceDelay`, evaluated on the
+    /// model tree). Expression animations and path templates are not evaluated here.
+    public func delayedProperties(ofSlot slot: Int, atLocalTime local: Double) -> (properties: LayerProperties, running: Bool) {
+        nodes.withUnsafeNodes { nodes in
+            var p = nodes[slot].properties
+            let animations = nodes[slot].animations
+            Self.applyAnimations(animations, to: &p, at: local)
+            return (p, animations.contains { local < $0.localEndTime })
+        }
+    }
+
+    /// Whether the layer in storage slot `slot` has animations (a replicator's delayed
+    /// instances evaluate only such sublayers again).
+    public func hasAnimations(inSlot slot: Int) -> Bool {
+        nodes.withUnsafeNodes { !$0[slot].animations.isEmpty }
+    }
+}

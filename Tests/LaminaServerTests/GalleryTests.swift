@@ -317,10 +317,15 @@ import LaminaModel
         #expect(abs(f.number("spinner", "transform.rotation.z") - .pi / 2) < 1e-9)
         image = try Self.render(f)
         expectPixel(image, Int(s.x + d), Int(s.y), Self.over((1, 1, 1), 1), tolerance: 2, "instance 0 turned")
-        // Reduce Motion: no turning.
+        // The grid's wave: the cell (instance 0 of both replicators) pulses 1 → 0.6 over 0.9 s
+        // easeInEaseOut (0.5 at half time, the curve being symmetric); delayed instances follow.
+        f.at(0.45)
+        #expect(abs(f.number("cell", "transform.scale") - 0.8) < 1e-6)
+        // Reduce Motion: no turning, no wave.
         let r = Fixture(.replicatorSpinner, reduceMotion: true)
         r.at(0.3)
         #expect(r.number("spinner", "transform.rotation.z") == 0)
+        #expect(r.number("cell", "transform.scale") == 1)
     }
 
     @Test func rowsSlideInAndMoveOut() {

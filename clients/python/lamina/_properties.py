@@ -184,7 +184,7 @@ PROPERTIES: Dict[str, PropertyInfo] = {
     'instanceCount': PropertyInfo('instanceCount', 'instance_count', 'number', None, 1.0, True, 'no', ('replicator',),
                          'How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.'),
     'instanceDelay': PropertyInfo('instanceDelay', 'instance_delay', 'number', None, 0.0, False, 'no', ('replicator',),
-                         "Stored; instance k's animations are not yet shifted by k × instanceDelay (see README)."),
+                         "Seconds between instances: instance k's sublayers run their animations k × instanceDelay later."),
     'instanceTransform': PropertyInfo('instanceTransform', 'instance_transform', 'transform', None, Transform3D(), False, 'implicit', ('replicator',),
                          "Applied k times to instance k, about the centre of the replicator's bounds."),
     'instanceColor': PropertyInfo('instanceColor', 'instance_color', 'color', None, Color(1.0, 1.0, 1.0, 1.0), False, 'implicit', ('replicator',),
@@ -845,7 +845,7 @@ class _ReplicatorLayerAttributes:
 
     @property
     def instance_delay(self) -> float:
-        """``instanceDelay``: Stored; instance k's animations are not yet shifted by k × instanceDelay (see README). default 0.0 (does not animate)."""
+        """``instanceDelay``: Seconds between instances: instance k's sublayers run their animations k × instanceDelay later. default 0.0 (does not animate)."""
         return self._get('instanceDelay')  # type: ignore[no-any-return]
 
     @instance_delay.setter

@@ -177,6 +177,8 @@ final class Link: Sendable {
         /// Surface layers' frame callbacks, by callback id (once each: the frame's time and the
         /// next frame's target time), run on the delivery context.
         var frameCallbacks: [UInt32: @Sendable (Double, Double) async -> Void] = [:]
+        /// `presentationFeedback` ids waiting for their `presented` event.
+        var presentationCallbacks: [UInt32: @Sendable (PresentationFeedback) async -> Void] = [:]
         /// `animationStarted` events to swallow: replayed animations had started before.
         var replayedStarts: [AnimationKey: Int] = [:]
 
@@ -686,6 +688,10 @@ final class Link: Sendable {
             return
         case .frameDone(let id, let time, let target):
             if let h = state.withLock({ $0.frameCallbacks.removeValue(forKey: id) }) { jobs.yield { await h(time, target) } }
+            return
+        case .presented(let id, let discarded, let time, let refresh, let frame):
+            let feedback = PresentationFeedback(time: time, refreshInterval: refresh, frame: frame, discarded: discarded)
+            if let h = state.withLock({ $0.presentationCallbacks.removeValue(forKey: id) }) { jobs.yield { await h(feedback) } }
             return
         default:
             return   // a reply to a request no one waits for any more

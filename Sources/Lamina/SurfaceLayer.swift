@@ -28,6 +28,10 @@ public final class SurfaceLayer: Layer {
     /// Called on the connection's delivery context once the daemon made the frame that shows
     /// the last `present`: the frame's compositor time and the next frame's target time.
     public var onFrame: (@Sendable (_ time: Double, _ targetTime: Double) async -> Void)?
+    /// When set, each `present` also asks for presentation feedback: called on the connection's
+    /// delivery context when the frame showing it reached the target (or with `discarded`
+    /// when a later commit replaced it in the same frame).
+    public var onPresented: (@Sendable (PresentationFeedback) async -> Void)?
 
     /// Makes `count` buffers of `width × height` pixels (rows of `width × 4` bytes, laid end to
     /// end) in one memfd sealed against shrinking, and sends it to the daemon as a pool.
@@ -87,6 +91,7 @@ public final class SurfaceLayer: Layer {
         let handler = onFrame
         connection.link.state.withLock { $0.frameCallbacks[callback] = { t, target in await handler?(t, target) } }
         connection.stage(.frameCallback(id: callback))
+        if let presented = onPresented { connection.requestPresentationFeedback(presented) }
     }
 
     deinit {
@@ -112,7 +117,31 @@ public final class SurfaceBuffer: Sendable {
     }
 }
 
+/// What `presented` says of a commit's content (docs/protocol.md, Surfaces): the compositor
+/// time of the frame that showed it (when it reached the window, or the offscreen target of a
+/// headless daemon), the time between frames, the frame's number (increasing), and whether it
+/// was discarded (every surface it attached was attached again by a later commit applied in
+/// the same frame, so its content never reached a frame).
+public struct PresentationFeedback: Sendable, Equatable {
+    public var time: Double
+    public var refreshInterval: Double
+    public var frame: UInt64
+    public var discarded: Bool
+    public init(time: Double, refreshInterval: Double, frame: UInt64, discarded: Bool) {
+        self.time = time; self.refreshInterval = refreshInterval; self.frame = frame; self.discarded = discarded
+    }
+}
+
 extension Connection {
+    /// Stages a `presentationFeedback` request: `handler` runs on the delivery context with
+    /// the feedback about the content of the transaction it is staged in, once that content
+    /// reached a frame (or was discarded).
+    public func requestPresentationFeedback(_ handler: @escaping @Sendable (PresentationFeedback) async -> Void) {
+        let id = takeSurfaceID()
+        link.state.withLock { $0.presentationCallbacks[id] = handler }
+        stage(.presentationFeedback(id: id))
+    }
+
     /// Makes a new surface layer (`makeLayer(.surface)`, typed).
     public func makeSurfaceLayer() -> SurfaceLayer {
         makeLayer(.surface) as! SurfaceLayer

@@ -97,6 +97,42 @@ import DaemonTestSupport
         #expect(Self.held(name).maps <= 1)   // the client's own (this process), until the layer object goes
     }
 
+    @Test func presentationFeedbackComesWithTheFrameThatShowedEachPresent() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath, name: "feedback")
+        let surface = c.makeSurfaceLayer()
+        let frames = Mutex<[Double]>([]), presented = Mutex<[PresentationFeedback]>([])
+        surface.onFrame = { time, _ in frames.withLock { $0.append(time) } }
+        surface.onPresented = { f in presented.withLock { $0.append(f) } }
+        try surface.makeBuffers(width: 8, height: 8, count: 2)
+        surface.frame = Rect(0, 0, 8, 8)
+        c.root.addSublayer(surface)
+        for seed in 1...2 {
+            let b = try #require(surface.nextBuffer())
+            Self.draw(b, seed: seed)
+            surface.present(b)
+            try c.commit()
+            let deadline = Date().addingTimeInterval(5)
+            while presented.withLock({ $0.count }) < seed || frames.withLock({ $0.count }) < seed, Date() < deadline { usleep(2000) }
+        }
+        // A plain transaction can ask too (no surface in it).
+        let plain = Mutex<PresentationFeedback?>(nil)
+        c.requestPresentationFeedback { f in plain.withLock { $0 = f } }
+        surface.opacity = 0.5
+        try c.commit()
+        let deadline = Date().addingTimeInterval(5)
+        while plain.withLock({ $0 == nil }), Date() < deadline { usleep(2000) }
+        let f = presented.withLock { $0 }, times = frames.withLock { $0 }
+        try #require(f.count == 2 && times.count == 2)
+        // The frame that showed each present is the one whose callback came: the same time.
+        #expect(f.map(\.time) == times)
+        #expect(f.allSatisfy { !$0.discarded && $0.refreshInterval > 0 && $0.refreshInterval < 1 })
+        #expect(f[1].frame > f[0].frame)
+        let last = try #require(plain.withLock { $0 })
+        #expect(!last.discarded && last.frame > f[1].frame)
+    }
+
     @Test func aTransformAndACornerRadiusApplyToASurface() throws {
         let daemon = try TestDaemon.make()
         defer { daemon.stop() }

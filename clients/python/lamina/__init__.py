@@ -22,7 +22,7 @@ from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, Conne
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import (GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
                      TextLayer)
-from .surfaces import BGRA8, RGBA8, SurfaceBuffer, SurfaceLayer
+from .surfaces import BGRA8, RGBA8, PresentationFeedback, SurfaceBuffer, SurfaceLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
@@ -32,7 +32,7 @@ PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
     "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
-    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "SurfaceLayer", "SurfaceBuffer", "BGRA8",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8",
     "RGBA8", "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",

@@ -21,7 +21,7 @@ from . import _wire
 from ._journal import Journal, Reconnect, ReplayClock
 from ._properties import LAYER_KINDS
 from .animation import TimingFunction, TimingLike, timing_function
-from .surfaces import SurfaceLayer
+from .surfaces import PresentationFeedback, SurfaceLayer
 from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
 from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
                      PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
@@ -313,6 +313,7 @@ class Connection:
         self._surface_ids = itertools.count(1)
         self._buffer_releases: Dict[int, Callable[[], None]] = {}
         self._frame_callbacks: Dict[int, Callable[[float, float], None]] = {}
+        self._presentation_callbacks: Dict[int, Callable[[Any], None]] = {}
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._levels = [_Level(_Settings())]
         self._staged_settings = _Settings()
@@ -531,6 +532,14 @@ class Connection:
     def make_surface_layer(self) -> SurfaceLayer:
         """A new surface layer: pixels this program draws, through shared memory (``SurfaceLayer``)."""
         return cast(SurfaceLayer, self.make_layer("surface"))
+
+    def request_presentation_feedback(self, handler: Callable[[Any], None]) -> None:
+        """Stages a ``presentationFeedback`` request: ``handler`` gets a
+        ``PresentationFeedback`` (on the delivery thread) about the content of the transaction
+        it is staged in, once that content reached a frame or was discarded."""
+        fid = self._take_surface_id()
+        self._presentation_callbacks[fid] = handler
+        self._stage(_wire.PRESENTATION_FEEDBACK, struct.pack("<I", fid))
 
     def _take_surface_id(self) -> int:
         return next(self._surface_ids) & 0xFFFFFFFF
@@ -1227,6 +1236,13 @@ class Connection:
             hook = self._buffer_releases.get(r.u32())
             if hook is not None:
                 hook()
+            return
+        elif opcode == _wire.PRESENTED:
+            fid, discarded, t, refresh, frame = r.take("I?ddQ")
+            ph2 = self._presentation_callbacks.pop(fid, None)
+            if ph2 is not None:
+                feedback = PresentationFeedback(t, refresh, frame, discarded)
+                self._jobs.put(lambda: ph2(feedback))
             return
         elif opcode == _wire.FRAME_DONE:
             cid, t, target = r.take("Idd")

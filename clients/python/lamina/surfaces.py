@@ -7,7 +7,7 @@ import mmap
 import os
 import struct
 import threading
-from typing import TYPE_CHECKING, Callable, List, Optional, Sequence, Tuple
+from typing import TYPE_CHECKING, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _wire
 from .layers import LAYER_CLASSES, Layer
@@ -15,13 +15,24 @@ from .layers import LAYER_CLASSES, Layer
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["SurfaceLayer", "SurfaceBuffer", "BGRA8", "RGBA8"]
+__all__ = ["SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8", "RGBA8"]
 
 #: Buffer formats: 8 bits a channel, premultiplied. BGRA8 is cairo's ``FORMAT_ARGB32`` on a
 #: little-endian machine.
 BGRA8, RGBA8 = 0, 1
 
 Damage = Tuple[int, int, int, int]
+
+
+class PresentationFeedback(NamedTuple):
+    """What ``presented`` says of a commit's content: the compositor time of the frame that
+    showed it (when it reached the window, or a headless daemon's offscreen target), the time
+    between frames, the frame's number (increasing), and whether it was ``discarded`` (every
+    surface it attached was attached again by a later commit applied in the same frame)."""
+    time: float
+    refresh_interval: float
+    frame: int
+    discarded: bool
 
 
 class SurfaceBuffer:
@@ -59,6 +70,9 @@ class SurfaceLayer(Layer):
         super().__init__(connection, layer_id)
         self.buffers: List[SurfaceBuffer] = []
         self.on_frame: Optional[Callable[[float, float], None]] = None
+        #: When set, each ``present`` also asks for presentation feedback (a
+        #: ``PresentationFeedback``, on the delivery thread).
+        self.on_presented: Optional[Callable[[PresentationFeedback], None]] = None
         self._map: Optional[mmap.mmap] = None
         self._cursor = 0
 
@@ -121,6 +135,8 @@ class SurfaceLayer(Layer):
         if handler is not None:
             c._frame_callbacks[callback] = handler
         c._stage(_wire.FRAME_CALLBACK, struct.pack("<I", callback))
+        if self.on_presented is not None:
+            c.request_presentation_feedback(self.on_presented)
 
     def release_buffers(self) -> None:
         """Forgets the ring (the daemon unmaps it when no commit in flight copies from it)."""

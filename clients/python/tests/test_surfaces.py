@@ -60,6 +60,34 @@ class SurfaceTests(DaemonTestCase):
         self.conn.drain_events(5)
         self.assertFalse(a.busy)
 
+    def test_presentation_feedback_comes_with_the_frame_that_showed_each_present(self):
+        layer = self.conn.make_surface_layer()
+        layer.frame = (0, 0, 8, 8)
+        self.conn.root.add_sublayer(layer)
+        layer.make_buffers(8, 8, count=2)
+        frames, feedback = [], []
+        got = threading.Semaphore(0)
+        layer.on_frame = lambda t, target: (frames.append(t), got.release())
+        layer.on_presented = lambda f: (feedback.append(f), got.release())
+        for seed in (1, 2):
+            b = layer.next_buffer()
+            draw(b, seed)
+            layer.present(b)
+            self.conn.commit()
+            self.assertTrue(got.acquire(timeout=5) and got.acquire(timeout=5))
+        plain = []
+        self.conn.request_presentation_feedback(lambda f: (plain.append(f), got.release()))
+        layer.opacity = 0.5
+        self.conn.commit()
+        self.assertTrue(got.acquire(timeout=5))
+        self.assertEqual([f.time for f in feedback], frames)   # the frame that showed each present
+        for f in feedback + plain:
+            self.assertIsInstance(f, lamina.PresentationFeedback)
+            self.assertFalse(f.discarded)
+            self.assertTrue(0 < f.refresh_interval < 1)
+        self.assertLess(feedback[0].frame, feedback[1].frame)
+        self.assertLess(feedback[1].frame, plain[0].frame)
+
     def test_a_surface_past_the_memory_limit_is_refused(self):
         layer = self.conn.make_surface_layer()
         self.conn.root.add_sublayer(layer)

@@ -53,6 +53,8 @@ final class Out {
     var props: [(String, JSON)] = []
     var anims: [JSON] = []
     var sublayers: [Out] = []
+    /// The layer's `mask` (a Lottie mask or track matte).
+    var mask: Out? = nil
     init(_ type: String = "layer") { self.type = type }
 }
 
@@ -140,8 +142,15 @@ struct Mapper {
             }
         }
         var out: [Out] = []
-        for l in layers.reversed() {
-            if let o = try layer(l, tm, byIndex, depth: depth) { out.append(o) }
+        for (i, l) in layers.enumerated().reversed() {
+            // A track matte is the layer `tp` names, or else the one listed just before.
+            var matte: Node? = nil
+            if let tt = l["tt"], try tt.number() != 0 {
+                if let tp = l["tp"] { matte = byIndex[try tp.number().clampedInt] }
+                else if i > 0, layers[i - 1]["td"]?.bool() == true { matte = layers[i - 1] }
+                if matte == nil { warnings.add(tt.path, "track matte without a matte layer", "left out") }
+            }
+            if let o = try layer(l, tm, byIndex, depth: depth, matte: matte) { out.append(o) }
         }
         return out
     }
@@ -171,16 +180,17 @@ struct Mapper {
         return chain
     }
 
-    mutating func layer(_ l: Node, _ tm: TimeMap, _ byIndex: [Int: Node], depth: Int) throws(SceneError) -> Out? {
+    /// A layer's scene layers (nil when it is not drawn). `matte`: its track matte's layer;
+    /// `asMatte`: the layer is being mapped as another layer's matte (a `td` layer is not
+    /// drawn otherwise).
+    mutating func layer(_ l: Node, _ tm: TimeMap, _ byIndex: [Int: Node], depth: Int, matte: Node? = nil,
+                        asMatte: Bool = false) throws(SceneError) -> Out? {
         let ty = (try l.required("ty").number().clampedInt)
-        if l["hd"]?.bool() == true { return nil }
+        if l["hd"]?.bool() == true && !asMatte { return nil }
         // A track matte's source is not drawn itself.
-        if l["td"]?.bool() == true { warnings.add(l.at("td"), "track matte source"); return nil }
-        if let tt = l["tt"], try tt.number() != 0 { warnings.add(tt.path, "track matte") }
-        if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty { warnings.add(mp.path, "masks") }
+        if l["td"]?.bool() == true && !asMatte { return nil }
         if let ef = l["ef"], case .array(let a) = ef.json, !a.isEmpty { warnings.add(ef.path, "effects") }
-        if let bm = l["bm"], try bm.number() != 0 { warnings.add(bm.path, "blend mode") }
-        if l["tm"] != nil { warnings.add(l.at("tm"), "time remapping") }
+        if l["tm"] != nil && ty != 0 { warnings.add(l.at("tm"), "time remapping of a layer that is not a precomp", "ignored") }
         if l["ddd"]?.bool() == true { warnings.add(l.at("ddd"), "3D layer", "drawn flat (3D is not mapped yet)") }
         let st = try l.number("st", default: 0)
         guard abs(st) <= Mapper.maxFrame else { throw SceneError(path: l.at("st"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
@@ -204,8 +214,15 @@ struct Mapper {
             let clip = try newLayer()
             clip.name = outer.name.flatMap { uniqueName($0 + "/precomp") }
             clip.props = [("frame", nums([0, 0, max(w, 0), max(h, 0)])), ("masksToBounds", .bool(w > 0 && h > 0))]
-            let contentTime = TimeMap(scale: tm.scale * sr, offset: tm.root(st))
-            clip.sublayers = try composition(try sub.array(), contentTime, depth: depth + 1, compPath: sub.path)
+            if let remap = l["tm"] {
+                // Time remapping: the content runs in its own seconds, which groups per
+                // remap segment take from the layer's time (`remapTime`).
+                clip.sublayers = try composition(try sub.array(), TimeMap(scale: 1, offset: ip), depth: depth + 1, compPath: sub.path)
+                try remapTime(clip.sublayers, remap, own)
+            } else {
+                let contentTime = TimeMap(scale: tm.scale * sr, offset: tm.root(st))
+                clip.sublayers = try composition(try sub.array(), contentTime, depth: depth + 1, compPath: sub.path)
+            }
             inner.sublayers.append(clip)
         case 1:
             let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
@@ -237,6 +254,9 @@ struct Mapper {
             warnings.add(l.at("ty"), "layer type \(ty)")
             return nil
         }
+        if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty {
+            inner.mask = try masks(try mp.array(), own)
+        }
         // Parents lend their transforms only (not opacity or visibility).
         var top = outer
         let vis = try visibility(l, tm)
@@ -247,6 +267,10 @@ struct Mapper {
             pi.sublayers = [top]
             top = po
         }
+        if let matte, let tt = l["tt"] {
+            top = try matted(top, matte, mode: try tt.number().clampedInt, path: tt.path, tm, byIndex, depth: depth)
+        }
+        if let bm = l["bm"], let mode = try blendMode(bm) { top.props.append(("compositingFilter", .string(mode))) }
         return top
     }
 
@@ -257,12 +281,17 @@ struct Mapper {
         let a = (lip.isFinite ? tm.root(lip) : -Double.infinity), b = (lop.isFinite ? tm.root(lop) : .infinity)
         if a <= ip && b >= op { return nil }
         let v = try newLayer()
+        // In seconds; a content under time remapping may be shown past the animation's end.
         let d = duration
-        let ka = min(max((a - ip) / fr / d, 0), 1), kb = min(max((b - ip) / fr / d, ka), 1)
-        v.props = [("opacity", num(ka <= 0 && kb > 0 ? 1 : 0))]
-        v.anims.append(obj([("type", .string("keyframe")), ("keyPath", .string("opacity")),
-                            ("calculationMode", .string("discrete")), ("values", nums([0, 1, 0])),
-                            ("keyTimes", nums([0, ka, kb, 1])), ("duration", num(d))]))
+        let sa = a.isFinite ? (a - ip) / fr : -Double.infinity, sb = b.isFinite ? (b - ip) / fr : .infinity
+        let lo = min(0, sa.isFinite ? sa : 0), hi = max(d, sb.isFinite ? sb : d)
+        let ka = min(max((sa - lo) / (hi - lo), 0), 1), kb = min(max((sb - lo) / (hi - lo), ka), 1)
+        v.props = [("opacity", num(sa <= 0 && sb > 0 ? 1 : 0))]
+        var m: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string("opacity")),
+                                   ("calculationMode", .string("discrete")), ("values", nums([0, 1, 0])),
+                                   ("keyTimes", nums([0, ka, kb, 1])), ("duration", num(hi - lo))]
+        if lo != 0 || hi != d { m += [("beginTime", num(lo)), ("fillMode", .string("both"))] }
+        v.anims.append(obj(m))
         valueCount += 3
         return v
     }
@@ -417,6 +446,7 @@ struct Mapper {
             m.append(("animations", obj([("lottie", obj(g))])))
         }
         if !o.sublayers.isEmpty { m.append(("sublayers", .array(o.sublayers.map(emit)))) }
+        if let mask = o.mask { m.append(("mask", emit(mask))) }
         return obj(m)
     }
 

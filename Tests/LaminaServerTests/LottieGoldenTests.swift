@@ -34,4 +34,20 @@ struct LottieGoldenTests {
         let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
         try expectMatchesReference(image, "\(Self.references)/\(name).png", Self.tolerance, name: name)
     }
+
+    /// `Lottie/compositing.json` against rlottie: masks (add, then subtract; add then
+    /// intersect) with a morphing mask path, a repeater of four fading squares, and a
+    /// precomp whose time remapping runs its content backwards.
+    @Test(arguments: [("lottie-rlottie-compositing-0", 0.0), ("lottie-rlottie-compositing-20", 20.0),
+                      ("lottie-rlottie-compositing-45", 45.0)])
+    func compositing(_ name: String, _ frame: Double) throws {
+        let scene = try Scene(contentsOfFile: Self.here.appendingPathComponent("Lottie/compositing.json").path)
+        #expect(scene.isLottie && scene.warnings.isEmpty, "\(scene.warnings)")
+        let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
+                                                scale: scene.scale, background: scene.background)
+        let t = frame / 30
+        let pixels = try compositor.render(try scene.tree(at: t).presentation(at: t))
+        let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
+        try expectMatchesReference(image, "\(Self.references)/\(name).png", Self.tolerance, name: name)
+    }
 }

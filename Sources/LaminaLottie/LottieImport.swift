@@ -38,11 +38,34 @@ public struct LottieImport: Sendable {
         return ["v", "fr", "ip", "op", "w", "h", "layers"].allSatisfy(keys.contains)
     }
 
+    /// How it plays (loop mode, range, autoplay).
+    public var playback: LottiePlayback
+    /// The file's frame rate, and the played range's first frame and length in seconds.
+    public var frameRate: Double
+    public var rangeStartFrame: Double
+    public var rangeDuration: Double
+    /// The file's markers: name → (start frame, duration in frames).
+    public var markers: [String: (frame: Double, duration: Double)]
+    /// The root layer holding the whole animation: its `speed`, `timeOffset` and
+    /// `beginTime` are the playback clock (`LottieClock`), and its animation under the key
+    /// `lottie` (an empty group with the range's timing) ends — `animationStopped`,
+    /// finished 1 — when a playOnce or repeat range completes.
+    public static let rootName = "lottie"
+
     public init(json root: JSON, loops: Bool = true, limits: Limits = Limits()) throws(SceneError) {
-        var m = Mapper(limits: limits, loops: loops)
+        try self.init(json: root, playback: LottiePlayback(loopMode: loops ? .loop : .playOnce), limits: limits)
+    }
+
+    public init(json root: JSON, playback: LottiePlayback, limits: Limits = Limits()) throws(SceneError) {
+        var m = Mapper(limits: limits, playback: playback)
         scene = try m.run(Node(root, ""))
         warnings = m.warnings.list
         imageData = m.imageData
+        self.playback = playback
+        frameRate = m.fr
+        rangeStartFrame = m.rangeFrom
+        rangeDuration = (m.rangeTo - m.rangeFrom) / m.fr
+        markers = m.markers
     }
 }
 
@@ -68,7 +91,10 @@ struct Mapper {
     /// Frame numbers (keyframe times, start times, ip) stay within this, so time arithmetic stays finite.
     static let maxFrame = 1e9
     let limits: LottieImport.Limits
-    let loops: Bool
+    let playback: LottiePlayback
+    /// The played range in frames, and the markers.
+    var rangeFrom = 0.0, rangeTo = 0.0
+    var markers: [String: (frame: Double, duration: Double)] = [:]
     let warnings = Warnings()
     var imageData: [String: [UInt8]] = [:]
     var imageFiles: [String: String] = [:]
@@ -80,7 +106,7 @@ struct Mapper {
     var valueCount = 0
     var usedNames: Set<String> = []
 
-    init(limits: LottieImport.Limits, loops: Bool) { self.limits = limits; self.loops = loops }
+    init(limits: LottieImport.Limits, playback: LottiePlayback) { self.limits = limits; self.playback = playback }
 
     mutating func run(_ root: Node) throws(SceneError) -> JSON {
         _ = try root.object()
@@ -114,14 +140,27 @@ struct Mapper {
                 fonts[name] = pattern
             }
         }
-        if root["markers"] != nil, case .array(let mk) = root["markers"]!.json, !mk.isEmpty { warnings.add("markers", "markers", "are not used (playback control is not mapped yet)") }
+        try range(root)
+        usedNames.insert(LottieImport.rootName)
         if let list = root["chars"], case .array(let c) = list.json, !c.isEmpty { warnings.add("chars", "glyph shapes", "not mapped (text uses fonts)") }
         let layers = try composition(try root.required("layers").array(), TimeMap(), depth: 0, compPath: "layers")
         var top: [(String, JSON)] = [("size", nums([w, h])), ("background", nums([0, 0, 0, 0]))]
         var images: [JSON.Member] = []
         for (k, v) in imageFiles.sorted(by: { $0.key < $1.key }) { images.append(JSON.Member(key: k, value: .string(v))) }
         if !images.isEmpty { top.append(("images", .object(images))) }
-        top.append(("layers", .array(layers.map(emit))))
+        // One root layer holds everything: its layer time is the playback clock, its `lottie`
+        // animation (an empty group with the range's timing) the completion.
+        let rootLayer = Out()
+        rootLayer.name = LottieImport.rootName
+        // Empty bounds at the origin: its sublayers keep the canvas' coordinates, and it is never hit.
+        if !playback.autoplay { rootLayer.props.append(("speed", num(0))) }
+        rootLayer.sublayers = layers
+        var rootJSON = emit(rootLayer)
+        if case .object(var members) = rootJSON {
+            members.append(JSON.Member(key: "animations", value: obj([(LottieImport.rootName, group([]))])))
+            rootJSON = .object(members)
+        }
+        top.append(("layers", .array([rootJSON])))
         return obj(top)
     }
 
@@ -439,15 +478,48 @@ struct Mapper {
         if let n = o.name { m.append(("name", .string(n))) }
         if o.type != "layer" { m.append(("type", .string(o.type))) }
         m += o.props
-        if !o.anims.isEmpty {
-            var g: [(String, JSON)] = [("type", .string("group")), ("duration", num(duration)), ("animations", .array(o.anims))]
-            if loops { g.append(("repeatCount", .string("infinity"))) }
-            else { g += [("fillMode", .string("forwards")), ("removedOnCompletion", .bool(false))] }
-            m.append(("animations", obj([("lottie", obj(g))])))
-        }
+        if !o.anims.isEmpty { m.append(("animations", obj([("lottie", group(o.anims))]))) }
         if !o.sublayers.isEmpty { m.append(("sublayers", .array(o.sublayers.map(emit)))) }
         if let mask = o.mask { m.append(("mask", emit(mask))) }
         return obj(m)
+    }
+
+    /// The `lottie` group of a layer's animations: the played range's length, the loop
+    /// mode's repeats, its keyframes (made in seconds from `ip`) started at the range's start.
+    func group(_ anims: [JSON]) -> JSON {
+        let from = (rangeFrom - ip) / fr, length = (rangeTo - rangeFrom) / fr
+        var children = anims
+        if from != 0, !anims.isEmpty {
+            children = [obj([("type", .string("group")), ("beginTime", num(-from)), ("duration", num(duration)),
+                             ("fillMode", .string("both")), ("animations", .array(anims))])]
+        }
+        return obj([("type", .string("group")), ("duration", num(length))] + playback.groupTiming(length: length)
+                   + [("animations", .array(children))])
+    }
+
+    /// The markers, and the played range (frames within ip … op; markers override frames).
+    mutating func range(_ root: Node) throws(SceneError) {
+        if let list = root["markers"] {
+            for mk in try list.array() {
+                guard let name = try mk["cm"]?.string() else { continue }
+                let t = try mk.number("tm", default: 0), d = try mk.number("dr", default: 0)
+                guard abs(t) <= Mapper.maxFrame, abs(d) <= Mapper.maxFrame else { throw SceneError(path: mk.at("tm"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
+                markers[name] = (t, max(d, 0))
+            }
+        }
+        var from = playback.fromFrame ?? ip, to = playback.toFrame ?? op
+        if let name = playback.fromMarker {
+            guard let m = markers[name] else { throw SceneError(path: "markers", "no marker is named \"\(name)\"") }
+            from = m.frame
+            to = m.frame + m.duration
+            if let end = playback.toMarker {
+                guard let e = markers[end] else { throw SceneError(path: "markers", "no marker is named \"\(end)\"") }
+                to = e.frame
+            }
+        }
+        from = min(max(from, ip), op); to = min(max(to, ip), op)
+        guard to > from else { throw SceneError(path: "markers", "the played range (frames \(JSON.format(from))…\(JSON.format(to))) is empty") }
+        rangeFrom = from; rangeTo = to
     }
 
     // MARK: Images and text

@@ -38,6 +38,9 @@ public struct Scene: Sendable {
     public var warnings: [String] = []
     /// Whether the file was a Lottie file (mapped by LaminaLottie).
     public var isLottie = false
+    /// For a Lottie file: the playback clock of its root layer (`LottieImport.rootName`),
+    /// as loaded at scene time 0 (`LottieClock`; `LottiePlayer` drives it in a daemon).
+    public var lottieClock: LottieClock?
 
     public struct TimedTransaction: Sendable, Hashable {
         /// Scene time in seconds.
@@ -46,30 +49,33 @@ public struct Scene: Sendable {
         public var operations: [LayerChange]
     }
 
-    /// Loads a scene file, or a Lottie file (which loops unless `lottieLoops` is false).
-    public init(contentsOfFile path: String, lottieLoops: Bool = true) throws {
+    /// Loads a scene file, or a Lottie file (which loops unless `lottieLoops` is false;
+    /// `lottiePlayback`, when given, sets its loop mode, range and autoplay instead).
+    public init(contentsOfFile path: String, lottieLoops: Bool = true, lottiePlayback: LottiePlayback? = nil) throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw SceneError(path: "", "cannot read \(path): \(error.localizedDescription)")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder, lottieLoops: lottieLoops)
+        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder, lottieLoops: lottieLoops,
+                      lottiePlayback: lottiePlayback)
     }
 
     /// Parses and validates scene JSON text; `images` paths are resolved against `folder`
     /// (the scene file's; nil leaves them as written).
     /// A Lottie file (top-level "v", "fr", "ip", "op", "w", "h", "layers") is mapped onto
     /// layers and keyframe animations first (LaminaLottie); it loops unless `lottieLoops` is false.
-    public init(json text: String, folder: String? = nil, lottieLoops: Bool = true) throws(SceneError) {
+    public init(json text: String, folder: String? = nil, lottieLoops: Bool = true,
+                lottiePlayback: LottiePlayback? = nil) throws(SceneError) {
         var root = try JSON.parse(text)
         var lottie: LottieImport? = nil
         if LottieImport.isLottie(root) {
-            let l = try LottieImport(json: root, loops: lottieLoops)
+            let l = try LottieImport(json: root, playback: lottiePlayback ?? LottiePlayback(loopMode: lottieLoops ? .loop : .playOnce))
             root = l.scene
             lottie = l
         }
         try self.init(root: root, folder: folder, imageData: lottie?.imageData ?? [:])
-        if let lottie { warnings = lottie.warnings; isLottie = true }
+        if let lottie { warnings = lottie.warnings; isLottie = true; lottieClock = LottieClock(lottie) }
     }
 
     init(root: JSON, folder: String?, imageData: [String: [UInt8]]) throws(SceneError) {

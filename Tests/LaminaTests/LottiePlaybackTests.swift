@@ -1,3 +1,4 @@
+import DaemonTestSupport
 import Foundation
 import Lamina
 import LaminaLottie
@@ -101,5 +102,46 @@ import Testing
               case .object(let g) = anims[0].value else { Issue.record("no root animation"); return }
         #expect(anims[0].key == "lottie" && g.contains { $0.key == "duration" && $0.value == .number(2) })
         #expect(!g.contains { $0.key == "repeatCount" })
+    }
+
+    /// The same controls through the client library against a daemon on the manual clock:
+    /// `LottiePlayer` loads the file, plays, pauses, seeks and reverses it by transactions on
+    /// its root layer, and reports the completion of a played-once range.
+    @Test func playerInADaemon() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        let path = NSTemporaryDirectory() + "lamina-lottie-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
+        try Self.file.write(toFile: path, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let player = try LottiePlayer(contentsOfFile: path, playback: LottiePlayback(loopMode: .playOnce), connection: c)
+        let seen = Recorder()
+        player.onCompletion { seen.add("finished \($0)") }
+        let box = try #require(player.scene.names["Box"])
+        func shown() throws -> Double {
+            _ = try c.hitTest(Point(0, 0))   // a frame at the clock's time first
+            guard case .number(let v) = try c.presentationValue(ofLayer: box, forKeyPath: "position.x") else { return .nan }
+            return v
+        }
+        func advance(_ s: Double) throws { _ = try c.advanceClock(by: s) }
+        try advance(0.5)
+        #expect(abs(try shown() - 15) < 1e-6)
+        try player.pause()
+        try advance(0.5)
+        #expect(abs(try shown() - 15) < 1e-6, "paused")
+        try player.seek(frame: 40)
+        try advance(0.1)
+        #expect(abs(try shown() - 40) < 1e-6, "seeked while paused")
+        try player.play(speed: -1)
+        try advance(0.5)
+        #expect(abs(try shown() - 25) < 1e-6, "backwards")
+        try player.seek(progress: 0.5)
+        try player.setSpeed(2)
+        try advance(0.25)
+        #expect(abs(try shown() - 45) < 1e-6, "double speed from the middle")
+        #expect(seen.all.isEmpty)
+        // 15 frames left at 60 a second: it ends 0.25 s later and holds the last frame.
+        try advance(0.3)
+        #expect(abs(try shown() - 60) < 1e-6, "held at the end")
+        #expect(seen.wait(for: 1) == ["finished true"])
     }
 }

@@ -10,7 +10,7 @@ import LaminaWire
 /// compositor's time (`LottieClock`); the animation itself is compositor animations, so
 /// nothing runs per frame here.
 public final class LottiePlayer {
-    public let scene: Scene
+    public private(set) var scene: Scene
     public let connection: Connection
     /// The root layer (`LottieImport.rootName`) whose layer time is the clock.
     public let rootLayer: UInt32
@@ -50,6 +50,33 @@ public final class LottiePlayer {
                 body(finished)
             }
         }
+    }
+
+    /// A dynamic property, lottie-ios' `setValueProvider`: `keyPath` a Lottie key path with
+    /// wildcards whose last component is the property (`"**.Fill 1.Color"` with [r, g, b] in
+    /// 0…1; `Opacity` in percent, `Stroke Width`, a layer's `Position`, `Scale` in percent,
+    /// `Rotation` in degrees — `LottieImport.dynamicChanges`). It replaces that property's
+    /// animation on every element the key path reaches, live, in one transaction; the
+    /// element's other animations go on in step. An error names a key path that reaches
+    /// nothing.
+    public func setValue(_ value: [Double], forKeyPath keyPath: String) throws {
+        guard let lottie = scene.lottie else { throw SceneError(path: "", "not a Lottie scene") }
+        let now = try connection.currentTime()
+        let changes = try lottie.dynamicChanges(keyPath, value, rangeTime: clock.localTime(at: now))
+        for op in try scene.operations(forTransaction: LottiePlayer.transaction(changes)) { connection.stageOperation(op) }
+        _ = try connection.commit()
+    }
+
+    /// Dynamic property changes as scene-file TX JSON (actions disabled).
+    public static func transaction(_ changes: [LottieChange]) -> JSON {
+        var set: [JSON.Member] = [], add: [JSON.Member] = []
+        for c in changes {
+            for (k, v) in c.set.sorted(by: { $0.key < $1.key }) { set.append(JSON.Member(key: c.layer + "." + k, value: v)) }
+            if let a = c.animation { add.append(JSON.Member(key: c.layer, value: .object([JSON.Member(key: LottieImport.rootName, value: a)]))) }
+        }
+        var m = [JSON.Member(key: "disableActions", value: .bool(true)), JSON.Member(key: "set", value: .object(set))]
+        if !add.isEmpty { m.append(JSON.Member(key: "add", value: .object(add))) }
+        return .object(m)
     }
 
     /// The clock changed at the compositor's time now, sent as one transaction.

@@ -41,6 +41,10 @@ public struct Scene: Sendable {
     /// For a Lottie file: the playback clock of its root layer (`LottieImport.rootName`),
     /// as loaded at scene time 0 (`LottieClock`; `LottiePlayer` drives it in a daemon).
     public var lottieClock: LottieClock?
+    /// For a Lottie file: its import (key paths for dynamic properties, markers, the range).
+    public var lottie: LottieImport?
+    /// The builder as the scene left it: later transactions are read against its layers.
+    var builder = Builder()
 
     public struct TimedTransaction: Sendable, Hashable {
         /// Scene time in seconds.
@@ -75,7 +79,7 @@ public struct Scene: Sendable {
             lottie = l
         }
         try self.init(root: root, folder: folder, imageData: lottie?.imageData ?? [:])
-        if let lottie { warnings = lottie.warnings; isLottie = true; lottieClock = LottieClock(lottie) }
+        if let lottie { warnings = lottie.warnings; isLottie = true; lottieClock = LottieClock(lottie); self.lottie = lottie }
     }
 
     init(root: JSON, folder: String?, imageData: [String: [UInt8]]) throws(SceneError) {
@@ -130,9 +134,17 @@ public struct Scene: Sendable {
         names = builder.names
         layerCount = Int(builder.nextID) - 1
         layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
+        self.builder = builder
         transactions = txs.enumerated().sorted { a, b in
             a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
         }.map(\.element)
+    }
+
+    /// The operations of a transaction (scene-file TX JSON, without `at`) applied to the
+    /// scene's layers as they are after its own transactions: what a client sends to change
+    /// a loaded scene.
+    public mutating func operations(forTransaction j: JSON) throws(SceneError) -> [LayerChange] {
+        try builder.transaction(j, "transaction").operations
     }
 
     /// Builds operations while checking every field (and tracking model values to check

@@ -46,6 +46,8 @@ public struct LottieImport: Sendable {
     public var rangeDuration: Double
     /// The file's markers: name → (start frame, duration in frames).
     public var markers: [String: (frame: Double, duration: Double)]
+    /// The named scene layers that Lottie key paths reach (dynamic properties).
+    public var targets: [LottieTarget]
     /// The root layer holding the whole animation: its `speed`, `timeOffset` and
     /// `beginTime` are the playback clock (`LottieClock`), and its animation under the key
     /// `lottie` (an empty group with the range's timing) ends — `animationStopped`,
@@ -66,6 +68,7 @@ public struct LottieImport: Sendable {
         rangeStartFrame = m.rangeFrom
         rangeDuration = (m.rangeTo - m.rangeFrom) / m.fr
         markers = m.markers
+        targets = m.targets
     }
 }
 
@@ -95,6 +98,10 @@ struct Mapper {
     /// The played range in frames, and the markers.
     var rangeFrom = 0.0, rangeTo = 0.0
     var markers: [String: (frame: Double, duration: Double)] = [:]
+    /// Lottie key paths of the named scene layers (`LottieImport.targets`), and the names of
+    /// the enclosing precomp layers and shape groups while mapping.
+    var targets: [LottieTarget] = []
+    var keyStack: [String] = []
     let warnings = Warnings()
     var imageData: [String: [UInt8]] = [:]
     var imageFiles: [String: String] = [:]
@@ -241,6 +248,10 @@ struct Mapper {
         let inner: Out, outer: Out
         (outer, inner) = try transformLayers(l.required("ks"), own, opacity: true, owner: l)
         outer.name = uniqueName(try l["nm"]?.string() ?? "")
+        let lottieName = try l["nm"]?.string() ?? ""
+        if let n = outer.name { targets.append(LottieTarget(keyPath: keyStack + [lottieName], layer: n, kind: .layer)) }
+        keyStack.append(lottieName)
+        defer { keyStack.removeLast() }
         switch ty {
         case 0:
             let refId: String
@@ -307,7 +318,10 @@ struct Mapper {
             top = po
         }
         if let matte, let tt = l["tt"] {
+            // The matte's key path is its own, beside this layer's.
+            let own = keyStack.removeLast()
             top = try matted(top, matte, mode: try tt.number().clampedInt, path: tt.path, tm, byIndex, depth: depth)
+            keyStack.append(own)
         }
         if let bm = l["bm"], let mode = try blendMode(bm) { top.props.append(("compositingFilter", .string(mode))) }
         return top

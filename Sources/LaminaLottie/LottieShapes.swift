@@ -107,7 +107,9 @@ extension Mapper {
                 } else {
                     outer = try newLayer(); inner = outer
                 }
+                keyStack.append(try item["nm"]?.string() ?? "")
                 let sub = try shapeGroup(content, tm, baseName, depth: depth + 1)
+                keyStack.removeLast()
                 inner.sublayers = sub.nodes.reversed()
                 nodes.append(outer)
                 for var p in sub.paths {
@@ -275,6 +277,9 @@ extension Mapper {
         for set in sets {
             let layer = try newLayer("shape")
             layer.name = uniqueName(baseName + "/" + styleName)
+            if let n = layer.name {
+                targets.append(LottieTarget(keyPath: keyStack + [try item["nm"]?.string() ?? ty], layer: n, kind: stroke ? .stroke : .fill))
+            }
             let sources = set.map { p in Signal.combine([p.signal]) { v in BezPath.transform(v[0], p.matrix) } }
             let path = Signal.combine(sources) { v in v.flatMap { $0 } }
             try animate(layer, "path", path, tm) { v in

@@ -477,8 +477,36 @@ struct Mapper {
             if !setModel { layer.props.append((keyPath, value(sig.eval(frames.last!)))) }
             return
         }
+        let values = frames.map { value(sig.eval($0)) }
+        // Paths of different structures (vertex counts, open or closed) cannot morph: each run
+        // of keyframes of one structure is its own animation, and the next run takes over at
+        // its first keyframe (lottie-web and rlottie morph what they can).
+        if keyPath == "path" {
+            let shapes = values.map { v -> String in if case .string(let d) = v { return d.filter(\.isLetter) }; return "" }
+            if Set(shapes).count > 1 {
+                warnings.add(layer.name ?? "layers", "shape morph between paths of different vertex counts", "not mapped (the path changes at the keyframe)")
+                var runs: [[Int]] = []
+                for i in values.indices {
+                    if let last = runs.last?.last, shapes[last] == shapes[i] { runs[runs.count - 1].append(i) } else { runs.append([i]) }
+                }
+                for (r, run) in runs.enumerated() {
+                    let b = secs[run.first!], e = run.count > 1 ? secs[run.last!] : b + 1e-3
+                    var m: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string(keyPath))]
+                    if run.count > 1 {
+                        m += [("values", .array(run.map { values[$0] })), ("keyTimes", nums(run.map { (secs[$0] - b) / (e - b) }))]
+                        let es = run.dropLast().map { easings[$0] }
+                        if !es.allSatisfy({ $0 == .linear }) { m.append(("timingFunctions", .array(es.map(\.json)))) }
+                    } else {
+                        m += [("values", .array([values[run[0]], values[run[0]]])), ("keyTimes", nums([0, 1]))]
+                    }
+                    m += [("beginTime", num(b)), ("duration", num(e - b)), ("fillMode", .string(r == 0 ? "both" : "forwards"))]
+                    layer.anims.append(obj(m))
+                }
+                return
+            }
+        }
         var members: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string(keyPath)),
-                                         ("values", .array(frames.map { value(sig.eval($0)) })),
+                                         ("values", .array(values)),
                                          ("keyTimes", nums(secs.map { min(max(($0 - begin) / span, 0), 1) }))]
         if !easings.allSatisfy({ $0 == .linear }) { members.append(("timingFunctions", .array(easings.map(\.json)))) }
         members += [("beginTime", num(begin)), ("duration", num(span)), ("fillMode", .string("both"))]

@@ -16,14 +16,7 @@ import Testing
     static let file = LottieTests.file(LottieTests.shapeLayer("Box", ind: 1, ks: LottieTests.ks(
         #""p":{"a":1,"k":[{"t":0,"s":[0,100]},{"t":60,"s":[60,100]}]}"#), shapes: group))
 
-    func values(_ s: Scene, _ arg: String, at t: Double) throws -> [Double] {
-        guard case .object(let m) = try s.query([arg], at: t) else { return [] }
-        switch m[0].value {
-        case .number(let v): return [v]
-        case .array(let a): return a.map { if case .number(let v) = $0 { return v }; return .nan }
-        default: return []
-        }
-    }
+    func values(_ s: Scene, _ arg: String, at t: Double) throws -> [Double] { try LottieTests().values(s, arg, at: t) }
     func close(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 1e-6 } }
 
     @Test func keyPathsMatchWithWildcards() {
@@ -67,8 +60,7 @@ import Testing
     @Test func setLiveThroughTheClientLibrary() throws {
         let (daemon, c) = try TestDaemon.withClient()
         defer { daemon.stop() }
-        let path = NSTemporaryDirectory() + "lamina-lottie-dyn-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
-        try Self.file.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try LottiePlaybackTests.temporaryFile(Self.file)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let player = try LottiePlayer(contentsOfFile: path, connection: c)
         let fill = try #require(player.scene.names["Box/Fill 1"]), box = try #require(player.scene.names["Box"])

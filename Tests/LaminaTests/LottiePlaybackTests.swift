@@ -104,14 +104,20 @@ import Testing
         #expect(!g.contains { $0.key == "repeatCount" })
     }
 
+    /// A Lottie text written to a new temporary file (its path).
+    static func temporaryFile(_ text: String) throws -> String {
+        let path = NSTemporaryDirectory() + "lamina-lottie-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
+        try text.write(toFile: path, atomically: true, encoding: .utf8)
+        return path
+    }
+
     /// The same controls through the client library against a daemon on the manual clock:
     /// `LottiePlayer` loads the file, plays, pauses, seeks and reverses it by transactions on
     /// its root layer, and reports the completion of a played-once range.
     @Test func playerInADaemon() throws {
         let (daemon, c) = try TestDaemon.withClient()
         defer { daemon.stop() }
-        let path = NSTemporaryDirectory() + "lamina-lottie-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
-        try Self.file.write(toFile: path, atomically: true, encoding: .utf8)
+        let path = try Self.temporaryFile(Self.file)
         defer { try? FileManager.default.removeItem(atPath: path) }
         let player = try LottiePlayer(contentsOfFile: path, playback: LottiePlayback(loopMode: .playOnce), connection: c)
         let seen = Recorder()

@@ -38,6 +38,13 @@ public struct Scene: Sendable {
     public var warnings: [String] = []
     /// Whether the file was a Lottie file (mapped by LaminaLottie).
     public var isLottie = false
+    /// For a Lottie file: the playback clock of its root layer (`LottieImport.rootName`),
+    /// as loaded at scene time 0 (`LottieClock`; `LottiePlayer` drives it in a daemon).
+    public var lottieClock: LottieClock?
+    /// For a Lottie file: its import (key paths for dynamic properties, markers, the range).
+    public var lottie: LottieImport?
+    /// The builder as the scene left it: later transactions are read against its layers.
+    var builder = Builder()
 
     public struct TimedTransaction: Sendable, Hashable {
         /// Scene time in seconds.
@@ -46,30 +53,33 @@ public struct Scene: Sendable {
         public var operations: [LayerChange]
     }
 
-    /// Loads a scene file, or a Lottie file (which loops unless `lottieLoops` is false).
-    public init(contentsOfFile path: String, lottieLoops: Bool = true) throws {
+    /// Loads a scene file, or a Lottie file (which loops unless `lottieLoops` is false;
+    /// `lottiePlayback`, when given, sets its loop mode, range and autoplay instead).
+    public init(contentsOfFile path: String, lottieLoops: Bool = true, lottiePlayback: LottiePlayback? = nil) throws {
         let data: Data
         do { data = try Data(contentsOf: URL(fileURLWithPath: path)) } catch {
             throw SceneError(path: "", "cannot read \(path): \(error.localizedDescription)")
         }
         let folder = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder, lottieLoops: lottieLoops)
+        try self.init(json: String(decoding: data, as: UTF8.self), folder: folder, lottieLoops: lottieLoops,
+                      lottiePlayback: lottiePlayback)
     }
 
     /// Parses and validates scene JSON text; `images` paths are resolved against `folder`
     /// (the scene file's; nil leaves them as written).
     /// A Lottie file (top-level "v", "fr", "ip", "op", "w", "h", "layers") is mapped onto
     /// layers and keyframe animations first (LaminaLottie); it loops unless `lottieLoops` is false.
-    public init(json text: String, folder: String? = nil, lottieLoops: Bool = true) throws(SceneError) {
+    public init(json text: String, folder: String? = nil, lottieLoops: Bool = true,
+                lottiePlayback: LottiePlayback? = nil) throws(SceneError) {
         var root = try JSON.parse(text)
         var lottie: LottieImport? = nil
         if LottieImport.isLottie(root) {
-            let l = try LottieImport(json: root, loops: lottieLoops)
+            let l = try LottieImport(json: root, playback: lottiePlayback ?? LottiePlayback(loopMode: lottieLoops ? .loop : .playOnce))
             root = l.scene
             lottie = l
         }
         try self.init(root: root, folder: folder, imageData: lottie?.imageData ?? [:])
-        if let lottie { warnings = lottie.warnings; isLottie = true }
+        if let lottie { warnings = lottie.warnings; isLottie = true; lottieClock = LottieClock(lottie); self.lottie = lottie }
     }
 
     init(root: JSON, folder: String?, imageData: [String: [UInt8]]) throws(SceneError) {
@@ -124,9 +134,17 @@ public struct Scene: Sendable {
         names = builder.names
         layerCount = Int(builder.nextID) - 1
         layerNames = Dictionary(uniqueKeysWithValues: builder.names.map { ($0.value, $0.key) })
+        self.builder = builder
         transactions = txs.enumerated().sorted { a, b in
             a.element.at != b.element.at ? a.element.at < b.element.at : a.offset < b.offset
         }.map(\.element)
+    }
+
+    /// The operations of a transaction (scene-file TX JSON, without `at`) applied to the
+    /// scene's layers as they are after its own transactions: what a client sends to change
+    /// a loaded scene.
+    public mutating func operations(forTransaction j: JSON) throws(SceneError) -> [LayerChange] {
+        try builder.transaction(j, "transaction").operations
     }
 
     /// Builds operations while checking every field (and tracking model values to check

@@ -38,11 +38,37 @@ public struct LottieImport: Sendable {
         return ["v", "fr", "ip", "op", "w", "h", "layers"].allSatisfy(keys.contains)
     }
 
+    /// How it plays (loop mode, range, autoplay).
+    public var playback: LottiePlayback
+    /// The file's frame rate, and the played range's first frame and length in seconds.
+    public var frameRate: Double
+    public var rangeStartFrame: Double
+    public var rangeDuration: Double
+    /// The file's markers: name → (start frame, duration in frames).
+    public var markers: [String: (frame: Double, duration: Double)]
+    /// The named scene layers that Lottie key paths reach (dynamic properties).
+    public var targets: [LottieTarget]
+    /// The root layer holding the whole animation: its `speed`, `timeOffset` and
+    /// `beginTime` are the playback clock (`LottieClock`), and its animation under the key
+    /// `lottie` (an empty group with the range's timing) ends — `animationStopped`,
+    /// finished 1 — when a playOnce or repeat range completes.
+    public static let rootName = "lottie"
+
     public init(json root: JSON, loops: Bool = true, limits: Limits = Limits()) throws(SceneError) {
-        var m = Mapper(limits: limits, loops: loops)
+        try self.init(json: root, playback: LottiePlayback(loopMode: loops ? .loop : .playOnce), limits: limits)
+    }
+
+    public init(json root: JSON, playback: LottiePlayback, limits: Limits = Limits()) throws(SceneError) {
+        var m = Mapper(limits: limits, playback: playback)
         scene = try m.run(Node(root, ""))
         warnings = m.warnings.list
         imageData = m.imageData
+        self.playback = playback
+        frameRate = m.fr
+        rangeStartFrame = m.rangeFrom
+        rangeDuration = (m.rangeTo - m.rangeFrom) / m.fr
+        markers = m.markers
+        targets = m.targets
     }
 }
 
@@ -53,6 +79,8 @@ final class Out {
     var props: [(String, JSON)] = []
     var anims: [JSON] = []
     var sublayers: [Out] = []
+    /// The layer's `mask` (a Lottie mask or track matte).
+    var mask: Out? = nil
     init(_ type: String = "layer") { self.type = type }
 }
 
@@ -66,7 +94,14 @@ struct Mapper {
     /// Frame numbers (keyframe times, start times, ip) stay within this, so time arithmetic stays finite.
     static let maxFrame = 1e9
     let limits: LottieImport.Limits
-    let loops: Bool
+    let playback: LottiePlayback
+    /// The played range in frames, and the markers.
+    var rangeFrom = 0.0, rangeTo = 0.0
+    var markers: [String: (frame: Double, duration: Double)] = [:]
+    /// Lottie key paths of the named scene layers (`LottieImport.targets`), and the names of
+    /// the enclosing precomp layers and shape groups while mapping.
+    var targets: [LottieTarget] = []
+    var keyStack: [String] = []
     let warnings = Warnings()
     var imageData: [String: [UInt8]] = [:]
     var imageFiles: [String: String] = [:]
@@ -78,7 +113,7 @@ struct Mapper {
     var valueCount = 0
     var usedNames: Set<String> = []
 
-    init(limits: LottieImport.Limits, loops: Bool) { self.limits = limits; self.loops = loops }
+    init(limits: LottieImport.Limits, playback: LottiePlayback) { self.limits = limits; self.playback = playback }
 
     mutating func run(_ root: Node) throws(SceneError) -> JSON {
         _ = try root.object()
@@ -112,14 +147,27 @@ struct Mapper {
                 fonts[name] = pattern
             }
         }
-        if root["markers"] != nil, case .array(let mk) = root["markers"]!.json, !mk.isEmpty { warnings.add("markers", "markers", "are not used (playback control is not mapped yet)") }
+        try range(root)
+        usedNames.insert(LottieImport.rootName)
         if let list = root["chars"], case .array(let c) = list.json, !c.isEmpty { warnings.add("chars", "glyph shapes", "not mapped (text uses fonts)") }
         let layers = try composition(try root.required("layers").array(), TimeMap(), depth: 0, compPath: "layers")
         var top: [(String, JSON)] = [("size", nums([w, h])), ("background", nums([0, 0, 0, 0]))]
         var images: [JSON.Member] = []
         for (k, v) in imageFiles.sorted(by: { $0.key < $1.key }) { images.append(JSON.Member(key: k, value: .string(v))) }
         if !images.isEmpty { top.append(("images", .object(images))) }
-        top.append(("layers", .array(layers.map(emit))))
+        // One root layer holds everything: its layer time is the playback clock, its `lottie`
+        // animation (an empty group with the range's timing) the completion.
+        let rootLayer = Out()
+        rootLayer.name = LottieImport.rootName
+        // Empty bounds at the origin: its sublayers keep the canvas' coordinates, and it is never hit.
+        if !playback.autoplay { rootLayer.props.append(("speed", num(0))) }
+        rootLayer.sublayers = layers
+        var rootJSON = emit(rootLayer)
+        if case .object(var members) = rootJSON {
+            members.append(JSON.Member(key: "animations", value: obj([(LottieImport.rootName, group([]))])))
+            rootJSON = .object(members)
+        }
+        top.append(("layers", .array([rootJSON])))
         return obj(top)
     }
 
@@ -140,8 +188,15 @@ struct Mapper {
             }
         }
         var out: [Out] = []
-        for l in layers.reversed() {
-            if let o = try layer(l, tm, byIndex, depth: depth) { out.append(o) }
+        for (i, l) in layers.enumerated().reversed() {
+            // A track matte is the layer `tp` names, or else the one listed just before.
+            var matte: Node? = nil
+            if let tt = l["tt"], try tt.number() != 0 {
+                if let tp = l["tp"] { matte = byIndex[try tp.number().clampedInt] }
+                else if i > 0, layers[i - 1]["td"]?.bool() == true { matte = layers[i - 1] }
+                if matte == nil { warnings.add(tt.path, "track matte without a matte layer", "left out") }
+            }
+            if let o = try layer(l, tm, byIndex, depth: depth, matte: matte) { out.append(o) }
         }
         return out
     }
@@ -171,16 +226,17 @@ struct Mapper {
         return chain
     }
 
-    mutating func layer(_ l: Node, _ tm: TimeMap, _ byIndex: [Int: Node], depth: Int) throws(SceneError) -> Out? {
+    /// A layer's scene layers (nil when it is not drawn). `matte`: its track matte's layer;
+    /// `asMatte`: the layer is being mapped as another layer's matte (a `td` layer is not
+    /// drawn otherwise).
+    mutating func layer(_ l: Node, _ tm: TimeMap, _ byIndex: [Int: Node], depth: Int, matte: Node? = nil,
+                        asMatte: Bool = false) throws(SceneError) -> Out? {
         let ty = (try l.required("ty").number().clampedInt)
-        if l["hd"]?.bool() == true { return nil }
+        if l["hd"]?.bool() == true && !asMatte { return nil }
         // A track matte's source is not drawn itself.
-        if l["td"]?.bool() == true { warnings.add(l.at("td"), "track matte source"); return nil }
-        if let tt = l["tt"], try tt.number() != 0 { warnings.add(tt.path, "track matte") }
-        if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty { warnings.add(mp.path, "masks") }
+        if l["td"]?.bool() == true && !asMatte { return nil }
         if let ef = l["ef"], case .array(let a) = ef.json, !a.isEmpty { warnings.add(ef.path, "effects") }
-        if let bm = l["bm"], try bm.number() != 0 { warnings.add(bm.path, "blend mode") }
-        if l["tm"] != nil { warnings.add(l.at("tm"), "time remapping") }
+        if l["tm"] != nil && ty != 0 { warnings.add(l.at("tm"), "time remapping of a layer that is not a precomp", "ignored") }
         if l["ddd"]?.bool() == true { warnings.add(l.at("ddd"), "3D layer", "drawn flat (3D is not mapped yet)") }
         let st = try l.number("st", default: 0)
         guard abs(st) <= Mapper.maxFrame else { throw SceneError(path: l.at("st"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
@@ -192,6 +248,10 @@ struct Mapper {
         let inner: Out, outer: Out
         (outer, inner) = try transformLayers(l.required("ks"), own, opacity: true, owner: l)
         outer.name = uniqueName(try l["nm"]?.string() ?? "")
+        let lottieName = try l["nm"]?.string() ?? ""
+        if let n = outer.name { targets.append(LottieTarget(keyPath: keyStack + [lottieName], layer: n, kind: .layer)) }
+        keyStack.append(lottieName)
+        defer { keyStack.removeLast() }
         switch ty {
         case 0:
             let refId: String
@@ -204,8 +264,15 @@ struct Mapper {
             let clip = try newLayer()
             clip.name = outer.name.flatMap { uniqueName($0 + "/precomp") }
             clip.props = [("frame", nums([0, 0, max(w, 0), max(h, 0)])), ("masksToBounds", .bool(w > 0 && h > 0))]
-            let contentTime = TimeMap(scale: tm.scale * sr, offset: tm.root(st))
-            clip.sublayers = try composition(try sub.array(), contentTime, depth: depth + 1, compPath: sub.path)
+            if let remap = l["tm"] {
+                // Time remapping: the content runs in its own seconds, which groups per
+                // remap segment take from the layer's time (`remapTime`).
+                clip.sublayers = try composition(try sub.array(), TimeMap(scale: 1, offset: ip), depth: depth + 1, compPath: sub.path)
+                try remapTime(clip.sublayers, remap, own)
+            } else {
+                let contentTime = TimeMap(scale: tm.scale * sr, offset: tm.root(st))
+                clip.sublayers = try composition(try sub.array(), contentTime, depth: depth + 1, compPath: sub.path)
+            }
             inner.sublayers.append(clip)
         case 1:
             let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
@@ -237,6 +304,9 @@ struct Mapper {
             warnings.add(l.at("ty"), "layer type \(ty)")
             return nil
         }
+        if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty {
+            inner.mask = try masks(try mp.array(), own)
+        }
         // Parents lend their transforms only (not opacity or visibility).
         var top = outer
         let vis = try visibility(l, tm)
@@ -247,6 +317,13 @@ struct Mapper {
             pi.sublayers = [top]
             top = po
         }
+        if let matte, let tt = l["tt"] {
+            // The matte's key path is its own, beside this layer's.
+            let own = keyStack.removeLast()
+            top = try matted(top, matte, mode: try tt.number().clampedInt, path: tt.path, tm, byIndex, depth: depth)
+            keyStack.append(own)
+        }
+        if let bm = l["bm"], let mode = try blendMode(bm) { top.props.append(("compositingFilter", .string(mode))) }
         return top
     }
 
@@ -257,12 +334,17 @@ struct Mapper {
         let a = (lip.isFinite ? tm.root(lip) : -Double.infinity), b = (lop.isFinite ? tm.root(lop) : .infinity)
         if a <= ip && b >= op { return nil }
         let v = try newLayer()
+        // In seconds; a content under time remapping may be shown past the animation's end.
         let d = duration
-        let ka = min(max((a - ip) / fr / d, 0), 1), kb = min(max((b - ip) / fr / d, ka), 1)
-        v.props = [("opacity", num(ka <= 0 && kb > 0 ? 1 : 0))]
-        v.anims.append(obj([("type", .string("keyframe")), ("keyPath", .string("opacity")),
-                            ("calculationMode", .string("discrete")), ("values", nums([0, 1, 0])),
-                            ("keyTimes", nums([0, ka, kb, 1])), ("duration", num(d))]))
+        let sa = a.isFinite ? (a - ip) / fr : -Double.infinity, sb = b.isFinite ? (b - ip) / fr : .infinity
+        let lo = min(0, sa.isFinite ? sa : 0), hi = max(d, sb.isFinite ? sb : d)
+        let ka = min(max((sa - lo) / (hi - lo), 0), 1), kb = min(max((sb - lo) / (hi - lo), ka), 1)
+        v.props = [("opacity", num(sa <= 0 && sb > 0 ? 1 : 0))]
+        var m: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string("opacity")),
+                                   ("calculationMode", .string("discrete")), ("values", nums([0, 1, 0])),
+                                   ("keyTimes", nums([0, ka, kb, 1])), ("duration", num(hi - lo))]
+        if lo != 0 || hi != d { m += [("beginTime", num(lo)), ("fillMode", .string("both"))] }
+        v.anims.append(obj(m))
         valueCount += 3
         return v
     }
@@ -395,8 +477,36 @@ struct Mapper {
             if !setModel { layer.props.append((keyPath, value(sig.eval(frames.last!)))) }
             return
         }
+        let values = frames.map { value(sig.eval($0)) }
+        // Paths of different structures (vertex counts, open or closed) cannot morph: each run
+        // of keyframes of one structure is its own animation, and the next run takes over at
+        // its first keyframe (lottie-web and rlottie morph what they can).
+        if keyPath == "path" {
+            let shapes = values.map { v -> String in if case .string(let d) = v { return d.filter(\.isLetter) }; return "" }
+            if Set(shapes).count > 1 {
+                warnings.add(layer.name ?? "layers", "shape morph between paths of different vertex counts", "not mapped (the path changes at the keyframe)")
+                var runs: [[Int]] = []
+                for i in values.indices {
+                    if let last = runs.last?.last, shapes[last] == shapes[i] { runs[runs.count - 1].append(i) } else { runs.append([i]) }
+                }
+                for (r, run) in runs.enumerated() {
+                    let b = secs[run.first!], e = run.count > 1 ? secs[run.last!] : b + 1e-3
+                    var m: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string(keyPath))]
+                    if run.count > 1 {
+                        m += [("values", .array(run.map { values[$0] })), ("keyTimes", nums(run.map { (secs[$0] - b) / (e - b) }))]
+                        let es = run.dropLast().map { easings[$0] }
+                        if !es.allSatisfy({ $0 == .linear }) { m.append(("timingFunctions", .array(es.map(\.json)))) }
+                    } else {
+                        m += [("values", .array([values[run[0]], values[run[0]]])), ("keyTimes", nums([0, 1]))]
+                    }
+                    m += [("beginTime", num(b)), ("duration", num(e - b)), ("fillMode", .string(r == 0 ? "both" : "forwards"))]
+                    layer.anims.append(obj(m))
+                }
+                return
+            }
+        }
         var members: [(String, JSON)] = [("type", .string("keyframe")), ("keyPath", .string(keyPath)),
-                                         ("values", .array(frames.map { value(sig.eval($0)) })),
+                                         ("values", .array(values)),
                                          ("keyTimes", nums(secs.map { min(max(($0 - begin) / span, 0), 1) }))]
         if !easings.allSatisfy({ $0 == .linear }) { members.append(("timingFunctions", .array(easings.map(\.json)))) }
         members += [("beginTime", num(begin)), ("duration", num(span)), ("fillMode", .string("both"))]
@@ -410,14 +520,48 @@ struct Mapper {
         if let n = o.name { m.append(("name", .string(n))) }
         if o.type != "layer" { m.append(("type", .string(o.type))) }
         m += o.props
-        if !o.anims.isEmpty {
-            var g: [(String, JSON)] = [("type", .string("group")), ("duration", num(duration)), ("animations", .array(o.anims))]
-            if loops { g.append(("repeatCount", .string("infinity"))) }
-            else { g += [("fillMode", .string("forwards")), ("removedOnCompletion", .bool(false))] }
-            m.append(("animations", obj([("lottie", obj(g))])))
-        }
+        if !o.anims.isEmpty { m.append(("animations", obj([("lottie", group(o.anims))]))) }
         if !o.sublayers.isEmpty { m.append(("sublayers", .array(o.sublayers.map(emit)))) }
+        if let mask = o.mask { m.append(("mask", emit(mask))) }
         return obj(m)
+    }
+
+    /// The `lottie` group of a layer's animations: the played range's length, the loop
+    /// mode's repeats, its keyframes (made in seconds from `ip`) started at the range's start.
+    func group(_ anims: [JSON]) -> JSON {
+        let from = (rangeFrom - ip) / fr, length = (rangeTo - rangeFrom) / fr
+        var children = anims
+        if from != 0, !anims.isEmpty {
+            children = [obj([("type", .string("group")), ("beginTime", num(-from)), ("duration", num(duration)),
+                             ("fillMode", .string("both")), ("animations", .array(anims))])]
+        }
+        return obj([("type", .string("group")), ("duration", num(length))] + playback.groupTiming(length: length)
+                   + [("animations", .array(children))])
+    }
+
+    /// The markers, and the played range (frames within ip … op; markers override frames).
+    mutating func range(_ root: Node) throws(SceneError) {
+        if let list = root["markers"] {
+            for mk in try list.array() {
+                guard let name = try mk["cm"]?.string() else { continue }
+                let t = try mk.number("tm", default: 0), d = try mk.number("dr", default: 0)
+                guard abs(t) <= Mapper.maxFrame, abs(d) <= Mapper.maxFrame else { throw SceneError(path: mk.at("tm"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
+                markers[name] = (t, max(d, 0))
+            }
+        }
+        var from = playback.fromFrame ?? ip, to = playback.toFrame ?? op
+        if let name = playback.fromMarker {
+            guard let m = markers[name] else { throw SceneError(path: "markers", "no marker is named \"\(name)\"") }
+            from = m.frame
+            to = m.frame + m.duration
+            if let end = playback.toMarker {
+                guard let e = markers[end] else { throw SceneError(path: "markers", "no marker is named \"\(end)\"") }
+                to = e.frame
+            }
+        }
+        from = min(max(from, ip), op); to = min(max(to, ip), op)
+        guard to > from else { throw SceneError(path: "markers", "the played range (frames \(JSON.format(from))…\(JSON.format(to))) is empty") }
+        rangeFrom = from; rangeTo = to
     }
 
     // MARK: Images and text

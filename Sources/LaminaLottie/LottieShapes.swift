@@ -107,7 +107,9 @@ extension Mapper {
                 } else {
                     outer = try newLayer(); inner = outer
                 }
+                keyStack.append(try item["nm"]?.string() ?? "")
                 let sub = try shapeGroup(content, tm, baseName, depth: depth + 1)
+                keyStack.removeLast()
                 inner.sublayers = sub.nodes.reversed()
                 nodes.append(outer)
                 for var p in sub.paths {
@@ -137,7 +139,12 @@ extension Mapper {
                     else { warnings.add(item.path, "rounded corners on a path that is not a rectangle") }
                 }
             case "tr": continue
-            case "rp": warnings.add(item.path, "repeater")
+            case "rp":
+                if !paths.isEmpty, items.drop(while: { $0.path != item.path }).contains(where: { n in
+                    ["fl", "st", "gf", "gs"].contains((try? n["ty"]?.string()) ?? "") }) {
+                    warnings.add(item.path, "repeater of paths drawn by a style after it", "not mapped (those paths are drawn once)")
+                }
+                if let r = try repeater(item, nodes, tm) { nodes = [r] }
             case "mm": warnings.add(item.path, "merge paths")
             case "op": warnings.add(item.path, "offset path")
             case "pb": warnings.add(item.path, "pucker/bloat")
@@ -147,6 +154,69 @@ extension Mapper {
             }
         }
         return (nodes, paths)
+    }
+
+    /// A repeater (`rp`) of the items before it in its group (`nodes`, front to back) as a
+    /// replicator layer: copy k (k = 0 … c − 1) has the repeater's transform applied k + o
+    /// times — scale and rotation about the anchor `a`, then the position `p` (lottie-web's
+    /// and rlottie's order) — and opacity so + (eo − so)·k/(c − 1). The replicator's centre
+    /// is the anchor, so its instanceTransform is scale · rotate · translate(p); an offset o
+    /// is the content's own transform, the same matrix o times.
+    mutating func repeater(_ item: Node, _ nodes: [Out], _ tm: TimeMap) throws(SceneError) -> Out? {
+        guard !nodes.isEmpty else { return nil }
+        func prop(_ n: Node?, _ d: [Double], _ mult: Double = 1) throws(SceneError) -> Prop {
+            try n.map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: mult) } ?? Prop(constant: d)
+        }
+        let cProp = try prop(item["c"], [1]), oProp = try prop(item["o"], [0])
+        if !cProp.isStatic { warnings.add(item.at("c"), "animated repeater copies", "not mapped yet (the first value is used)") }
+        if !oProp.isStatic { warnings.add(item.at("o"), "animated repeater offset", "not mapped yet (the first value is used)") }
+        let copies = (cProp.first.first ?? 1).rounded(.down)
+        guard copies <= 10_000 else { throw SceneError(path: item.at("c"), "at most 10000 copies") }
+        if copies < 1 { return try newLayer() }
+        var offset = oProp.first.first ?? 0
+        if offset != offset.rounded() { warnings.add(item.at("o"), "fractional repeater offset", "rounded"); offset.round() }
+        guard abs(offset) <= 10_000 else { throw SceneError(path: item.at("o"), "must be within ±10000") }
+        if try item.number("m", default: 1) == 2 { warnings.add(item.at("m"), "repeater composite below", "not mapped (copies are stacked above)") }
+        let tr = try item.required("tr")
+        let a = try prop(tr["a"], [0, 0])
+        if !a.isStatic { warnings.add(tr.at("a"), "animated repeater anchor", "not mapped yet (the first value is used)") }
+        let p = Signal(try prop(tr["p"], [0, 0])), s = Signal(try prop(tr["s"], [100, 100], 0.01))
+        let r = Signal(try prop(tr["r"], [0], .pi / 180))
+        let so = Signal(try prop(tr["so"], [100], 0.01)), eo = Signal(try prop(tr["eo"], [100], 0.01))
+        let step = Signal.combine([s, r, p], affine: false) { v in
+            Affine.scale(v[0].first ?? 1, v[0].count > 1 ? v[0][1] : v[0].first ?? 1).then(.rotate(v[1].first ?? 0))
+                .then(.translate(v[2].first ?? 0, v[2].count > 1 ? v[2][1] : 0)).json.numbers
+        }
+        let ax = a.first.first ?? 0, ay = a.first.count > 1 ? a.first[1] : 0
+        let rep = try newLayer("replicator")
+        rep.props = [("bounds", nums([ax, ay, 0, 0])), ("position", nums([ax, ay])), ("instanceCount", num(copies))]
+        try animate(rep, "instanceTransform", step, tm) { nums($0) }
+        let n = copies
+        let color = Signal.combine([so]) { v in [1, 1, 1, min(max(v[0].first ?? 1, 0), 1)] }
+        try animate(rep, "instanceColor", color, tm) { colorJSON($0, alpha: $0[3]) }
+        let alphaStep = Signal.combine([so, eo]) { v in [n > 1 ? ((v[1].first ?? 1) - (v[0].first ?? 1)) / (n - 1) : 0] }
+        try animate(rep, "instanceAlphaOffset", alphaStep, tm) { num($0[0]) }
+        let content = try newLayer()
+        content.sublayers = nodes.reversed()
+        if offset != 0 {
+            content.props = [("bounds", nums([ax, ay, 0, 0])), ("position", nums([ax, ay]))]
+            let times = Int(abs(offset))
+            let moved = Signal.combine([step], affine: false) { v in
+                let m = v[0]
+                var one = Affine(a: m[0], b: m[1], c: m[4], d: m[5], e: m[12], f: m[13])
+                if offset < 0 {
+                    let det = one.a * one.d - one.b * one.c
+                    let ia = one.d / det, ib = -one.b / det, ic = -one.c / det, id = one.a / det
+                    one = Affine(a: ia, b: ib, c: ic, d: id, e: -(one.e * ia + one.f * ic), f: -(one.e * ib + one.f * id))
+                }
+                var power = Affine.identity
+                for _ in 0..<times { power = power.then(one) }
+                return power.json.numbers
+            }
+            try animate(content, "transform", moved, tm) { nums($0) }
+        }
+        rep.sublayers = [content]
+        return rep
     }
 
     /// A group transform's matrix at the start (and whether it animates).
@@ -207,6 +277,9 @@ extension Mapper {
         for set in sets {
             let layer = try newLayer("shape")
             layer.name = uniqueName(baseName + "/" + styleName)
+            if let n = layer.name {
+                targets.append(LottieTarget(keyPath: keyStack + [try item["nm"]?.string() ?? ty], layer: n, kind: stroke ? .stroke : .fill))
+            }
             let sources = set.map { p in Signal.combine([p.signal]) { v in BezPath.transform(v[0], p.matrix) } }
             let path = Signal.combine(sources) { v in v.flatMap { $0 } }
             try animate(layer, "path", path, tm) { v in

@@ -39,3 +39,22 @@ enum StressClient {
         }
     }
 }
+
+/// A built-in client playing a Lottie file given on the command line (`lamina-viewer
+/// FILE.json`), looping, through the client library's `LottiePlayer`: the file becomes layers
+/// and compositor animations once; this thread then only waits.
+enum LottieClient {
+    static func start(socket: String, file: String) {
+        Thread.detachNewThread {
+            do {
+                let c = try Connection(socketPath: socket, name: "lamina-viewer lottie")
+                let player = try LottiePlayer(contentsOfFile: file, connection: c)
+                for w in player.scene.warnings { say("\(file): warning: \(w)") }
+                say("playing \(file) (\(player.scene.layerCount) layers)")
+                while true { try c.waitWhileConnected(timeout: 1) }
+            } catch {
+                say("\(file): \(error)")
+            }
+        }
+    }
+}

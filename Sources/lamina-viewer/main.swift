@@ -15,7 +15,7 @@ TerminationSignals.install()   // SIGINT and SIGTERM handled from here on
 
 let usage = """
 usage: lamina-viewer \(DaemonOptions.flags)
-               [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen]
+               [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen] [FILE.json]
 
 The compositor in a window: the same server as laminad (same config, flags and socket).
 --headless is accepted and ignored (the viewer always has a window).
@@ -24,6 +24,8 @@ The compositor in a window: the same server as laminad (same config, flags and s
 --stress N         a built-in client puts N animated layers on the screen (for --measure)
 --offscreen        no window: the same server drawing offscreen only, as laminad does
                    (the offscreen figure of the same scene, for --measure)
+FILE.json          a Lottie file a built-in client plays, looping (the client library's
+                   LottiePlayer: its layers and compositor animations, nothing per frame)
 
 Keys:
   Space  pause / resume compositor time (every animation stops where it is)
@@ -67,6 +69,7 @@ var capturesDirectory = "captures"
 var measureSeconds: Double? = nil
 var stressLayers = 0
 var offscreen = false
+var lottieFile: String? = nil
 do {
     let parsed = try DaemonOptions.parse(arguments, valueFlags: ["--captures", "--measure", "--stress"])
     config = parsed.config
@@ -82,6 +85,7 @@ do {
             guard let n = Int(rest.removeFirst()), n > 0, n <= 100_000 else { fail("--stress must be a layer count in 1…100000") }
             stressLayers = n
         case "--offscreen": offscreen = true
+        case let file where !file.hasPrefix("-") && lottieFile == nil: lottieFile = file
         default: fail("unknown option \(flag)\n\(usage)")
         }
     }
@@ -98,6 +102,7 @@ if offscreen {
     if stressLayers > 0 {
         StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
     }
+    if let lottieFile { LottieClient.start(socket: daemon.socketPath, file: lottieFile) }
     if let measureSeconds {
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: measureSeconds)
@@ -138,6 +143,7 @@ Thread.detachNewThread {
 if stressLayers > 0 {
     StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
 }
+if let lottieFile { LottieClient.start(socket: daemon.socketPath, file: lottieFile) }
 var controls = ViewerControls(daemon: daemon, capturesDirectory: capturesDirectory)
 controls.install(on: window)
 say(DaemonOptions.servingLine("lamina-viewer", daemon).dropFirst("lamina-viewer: ".count)

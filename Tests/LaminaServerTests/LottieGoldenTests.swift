@@ -25,13 +25,27 @@ struct LottieGoldenTests {
                       // rlottie (Debian's 0.1, `scripts/lottie-rlottie`) rendering the same file at whole frames.
                       ("lottie-rlottie-frame-8", 8.0), ("lottie-rlottie-frame-30", 30.0), ("lottie-rlottie-frame-45", 45.0)])
     func frame(_ name: String, _ frame: Double) throws {
-        let scene = try Scene(contentsOfFile: Self.here.appendingPathComponent("Lottie/pixel.json").path)
-        #expect(scene.isLottie && scene.warnings.isEmpty)
+        try Self.expectFrame("Lottie/pixel.json", name, frame)
+    }
+
+    /// A file's frame (at 30 fps) rendered and compared with the reference `name`.
+    static func expectFrame(_ file: String, _ name: String, _ frame: Double) throws {
+        let scene = try Scene(contentsOfFile: Self.here.appendingPathComponent(file).path)
+        #expect(scene.isLottie && scene.warnings.isEmpty, "\(scene.warnings)")
         let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
                                                 scale: scene.scale, background: scene.background)
         let t = frame / 30
         let pixels = try compositor.render(try scene.tree(at: t).presentation(at: t))
         let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
         try expectMatchesReference(image, "\(Self.references)/\(name).png", Self.tolerance, name: name)
+    }
+
+    /// `Lottie/compositing.json` against rlottie: masks (add, then subtract; add then
+    /// intersect) with a morphing mask path, a repeater of four fading squares, and a
+    /// precomp whose time remapping runs its content backwards.
+    @Test(arguments: [("lottie-rlottie-compositing-0", 0.0), ("lottie-rlottie-compositing-20", 20.0),
+                      ("lottie-rlottie-compositing-45", 45.0)])
+    func compositing(_ name: String, _ frame: Double) throws {
+        try Self.expectFrame("Lottie/compositing.json", name, frame)
     }
 }

@@ -286,15 +286,20 @@ import Testing
     }
 
     @Test func unsupportedFeaturesWarnAndStillPlay() throws {
-        let extra = #","masksProperties":[{"mode":"a"}],"tt":1,"bm":3,"ef":[{"ty":5}],"tm":{"a":0,"k":0}"#
-        let shapes = "\(Self.square),{\"ty\":\"rp\",\"c\":{\"a\":0,\"k\":3}},{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)"
+        let extra = #","masksProperties":[{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}}],"ef":[{"ty":5}],"tm":{"a":0,"k":0},"bm":17"#
+        let shapes = "\(Self.square),{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)"
         let ks = #"{"p":{"a":0,"k":[50,50],"x":"wiggle(1,2)"}}"#
         let s = try Scene(json: Self.file(Self.shapeLayer("W", ind: 1, ks: ks, shapes: shapes, extra: extra)))
-        let expected = ["layers[0].tt: track matte", "layers[0].masksProperties: masks", "layers[0].ef: effects",
-                        "layers[0].bm: blend mode", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression",
-                        "layers[0].shapes[1]: repeater", "layers[0].shapes[2]: merge paths"]
+        let expected = ["layers[0].masksProperties[0].mode: mask mode difference", "layers[0].ef: effects",
+                        "layers[0].bm: blend mode 17", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression",
+                        "layers[0].shapes[1]: merge paths"]
         for e in expected { #expect(s.warnings.contains { $0.hasPrefix(e) }, "\(e) in \(s.warnings)") }
         #expect(try s.hitTest(.init(50, 50), at: 0) == "W/F")
+        // A mask without its path is an error naming it; a track matte with no matte layer a warning.
+        #expect(error(Self.file(Self.shapeLayer("M", ind: 1, ks: Self.ks(), extra: #","masksProperties":[{"mode":"a"}]"#)))
+                == "layers[0].masksProperties[0].pt: is required")
+        let lone = try Scene(json: Self.file(Self.shapeLayer("L", ind: 1, ks: Self.ks(), extra: #","tt":1"#)))
+        #expect(lone.warnings.contains { $0.hasPrefix("layers[0].tt: track matte without a matte layer") }, "\(lone.warnings)")
     }
 
     @Test func malformedFilesNameTheField() throws {

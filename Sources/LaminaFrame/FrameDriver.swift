@@ -179,7 +179,11 @@ public struct FrameDriver {
     /// Whether the presentation tree changes with time on its own (a running animation not
     /// frozen by layer time), so that the next frame must be made even with nothing queued.
     /// Expression animations count: they may read the time.
-    public var isAnimating: Bool { tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms }
+    /// An emitter whose particles live or may still be born counts (`DrawListBuilder.emittersChange`).
+    public var isAnimating: Bool {
+        tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms
+            || builder.emittersChange
+    }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a
     /// frame request), something animates, or no frame was made yet. When false the render

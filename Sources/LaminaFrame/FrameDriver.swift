@@ -148,7 +148,10 @@ public struct FrameDriver {
     public mutating func drawList(at t: Double) -> DrawList {
         // Drawn over the frame's image: the next frame compares with this one.
         builder.time = t
+        // Whether emitters keep the loop awake is the frames' business, not a capture's.
+        let emittersChange = builder.emittersChange
         let list = builder.build(tree.presentation(at: t))
+        builder.emittersChange = emittersChange
         previous = list
         return list
     }

@@ -48,9 +48,6 @@ extension DrawListBuilder {
         guard !particles.isEmpty, opacity > 0 else { return }
         let flat = EmitterSimulation.flatten(cells)
         // Per cell: its image and geometry (centred, natural size), or nil for a square.
-        func filter(_ f: ContentsFilter) -> ImageDraw.Filter {
-            switch f { case .linear: .linear; case .nearest: .nearest; case .trilinear: .trilinear }
-        }
         let looks: [(Image, ContentsGeometry, ImageDraw.Filter, ImageDraw.Filter)?] = flat.map { c in
             guard let name = c.contents, let image = images[name] else { return nil }
             let r = c.contentsRect.standardized
@@ -58,7 +55,7 @@ extension DrawListBuilder {
             guard let g = ContentsGeometry(bounds: Rect(-w / 2, -h / 2, w, h), imageWidth: image.width,
                                            imageHeight: image.height, gravity: .resize, contentsRect: c.contentsRect,
                                            contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return nil }
-            return (image, g, filter(c.minificationFilter), filter(c.magnificationFilter))
+            return (image, g, ImageDraw.Filter(c.minificationFilter), ImageDraw.Filter(c.magnificationFilter))
         }
         let additive = p.renderMode == .additive && openGroups < Self.maxNestedGroups
         // Inside a blend group the items draw at full opacity; the group takes the layer's.

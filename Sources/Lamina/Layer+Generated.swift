@@ -352,9 +352,87 @@ extension ReplicatorLayer {
         get { properties.instanceAlphaOffset }
         set { set(.number(newValue), "instanceAlphaOffset") }
     }
-    /// `preservesDepth`: Stored; instances are flattened into the replicator's plane either way.
+    /// `preservesDepth`: Stored; instances and particles are flattened into the layer's plane either way.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }
+    }
+}
+
+extension EmitterLayer {
+    /// `preservesDepth`: Stored; instances and particles are flattened into the layer's plane either way.
+    public var preservesDepth: Bool {
+        get { properties.preservesDepth }
+        set { set(.bool(newValue), "preservesDepth") }
+    }
+    /// `emitterCells`: The kinds of particle emitted (CAEmitterCell), each with its own nested emitterCells; see EmitterCell and EmitterDrawing.
+    public var emitterCells: [EmitterCell] {
+        get { properties.emitterCells }
+        set { set(.emitterCells(newValue), "emitterCells") }
+    }
+    /// `emitterPosition`: The centre of the emitter shape, in the layer's coordinates.
+    public var emitterPosition: Point {
+        get { properties.emitterPosition }
+        set { set(.point(newValue), "emitterPosition") }
+    }
+    /// `emitterZPosition`: The z of the emitter shape's centre.
+    public var emitterZPosition: Double {
+        get { properties.emitterZPosition }
+        set { set(.number(newValue), "emitterZPosition") }
+    }
+    /// `emitterSize`: The emitter shape's width and height (a circle's or sphere's diameter is the width).
+    public var emitterSize: Size {
+        get { properties.emitterSize }
+        set { set(.size(newValue), "emitterSize") }
+    }
+    /// `emitterDepth`: A cuboid's depth (along z).
+    public var emitterDepth: Double {
+        get { properties.emitterDepth }
+        set { set(.number(newValue), "emitterDepth") }
+    }
+    /// `emitterShape`: Where particles start.
+    public var emitterShape: EmitterShape {
+        get { properties.emitterShape }
+        set { set(.string(newValue.rawValue), "emitterShape") }
+    }
+    /// `emitterMode`: Which part of the shape particles start on.
+    public var emitterMode: EmitterMode {
+        get { properties.emitterMode }
+        set { set(.string(newValue.rawValue), "emitterMode") }
+    }
+    /// `renderMode`: Drawing order; additive composites the particles with plusLighter.
+    public var renderMode: EmitterRenderMode {
+        get { properties.renderMode }
+        set { set(.string(newValue.rawValue), "renderMode") }
+    }
+    /// `birthRate`: Multiplies every cell's birthRate.
+    public var birthRate: Double {
+        get { properties.birthRate }
+        set { set(.number(newValue), "birthRate") }
+    }
+    /// `lifetime`: Multiplies every cell's lifetime.
+    public var lifetime: Double {
+        get { properties.lifetime }
+        set { set(.number(newValue), "lifetime") }
+    }
+    /// `velocity`: Multiplies every cell's velocity.
+    public var velocity: Double {
+        get { properties.velocity }
+        set { set(.number(newValue), "velocity") }
+    }
+    /// `scale`: Multiplies every cell's scale.
+    public var scale: Double {
+        get { properties.scale }
+        set { set(.number(newValue), "scale") }
+    }
+    /// `spin`: Multiplies every cell's spin.
+    public var spin: Double {
+        get { properties.spin }
+        set { set(.number(newValue), "spin") }
+    }
+    /// `seed`: The particle generator's seed (a whole number; the same seed and time give the same particles).
+    public var seed: Double {
+        get { properties.seed }
+        set { set(.number(newValue), "seed") }
     }
 }

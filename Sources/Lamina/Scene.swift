@@ -423,6 +423,7 @@ extension PropertyValue {
         case .path(let p): return p.map { .string($0.svgData) } ?? .null
         case .colors(let cs): return .array(cs.map { nums([$0.red, $0.green, $0.blue, $0.alpha]) })
         case .template(let source): return .object([JSON.Member(key: "template", value: .string(source))])
+        case .emitterCells(let cells): return SceneValues.json(cells)
         case .filters(let list):
             return .array(list.map { f in
                 var m: [JSON.Member] = []

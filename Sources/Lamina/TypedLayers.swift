@@ -28,6 +28,11 @@ public final class TextLayer: Layer {
 /// are generated from `Properties.table`.
 public final class ReplicatorLayer: Layer {}
 
+/// `CAEmitterLayer`: particles of its `emitterCells` (`EmitterCell`, CAEmitterCell's fields),
+/// simulated by the compositor when it draws each frame from a seeded generator — the same
+/// `seed` and time give the same particles. Its accessors are generated from `Properties.table`.
+public final class EmitterLayer: Layer {}
+
 extension Layer {
     /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer`, a
     /// `TextLayer`, a `ReplicatorLayer` or a `Layer`.
@@ -39,6 +44,7 @@ extension Layer {
         case .text: TextLayer(connection: connection, id: id, kind: kind)
         case .surface: SurfaceLayer(connection: connection, id: id, kind: kind)
         case .replicator: ReplicatorLayer(connection: connection, id: id, kind: kind)
+        case .emitter: EmitterLayer(connection: connection, id: id, kind: kind)
         }
     }
 }
@@ -63,6 +69,11 @@ extension Connection {
     /// Makes a new replicator layer (`makeLayer(.replicator)`, typed).
     public func makeReplicatorLayer() -> ReplicatorLayer {
         makeLayer(.replicator) as! ReplicatorLayer
+    }
+
+    /// Makes a new emitter layer (`makeLayer(.emitter)`, typed).
+    public func makeEmitterLayer() -> EmitterLayer {
+        makeLayer(.emitter) as! EmitterLayer
     }
 }
 

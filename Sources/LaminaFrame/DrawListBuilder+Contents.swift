@@ -24,12 +24,9 @@ extension DrawListBuilder {
             guard let cut = geometry.cropped(to: crop) else { return nil }
             geometry = cut
         }
-        func filter(_ f: ContentsFilter) -> ImageDraw.Filter {
-            switch f { case .linear: .linear; case .nearest: .nearest; case .trilinear: .trilinear }
-        }
         return DrawItem(transform: toPixels, bounds: geometry.frame, backgroundColor: .clear, opacity: opacity,
-                        kind: .image(ImageDraw(image: image, geometry: geometry, minification: filter(p.minificationFilter),
-                                               magnification: filter(p.magnificationFilter))),
+                        kind: .image(ImageDraw(image: image, geometry: geometry, minification: .init(p.minificationFilter),
+                                               magnification: .init(p.magnificationFilter))),
                         clip: clip)
     }
 
@@ -53,5 +50,12 @@ extension DrawListBuilder {
         if let item = contentsItem(node, name: new, toPixels: toPixels, opacity: opacity * f, clip: clip, crop: crop) {
             emit(item)
         }
+    }
+}
+
+extension ImageDraw.Filter {
+    /// The sampler filter of a `CALayerContentsFilter` (layer contents, emitter cells).
+    init(_ f: ContentsFilter) {
+        switch f { case .linear: self = .linear; case .nearest: self = .nearest; case .trilinear: self = .trilinear }
     }
 }

@@ -84,6 +84,16 @@ public struct DrawListBuilder {
     /// Whether the last full build drew a replicator's instances (DrawListBuilder+Replicator.swift):
     /// its list is not patched (each of its frames is a full build).
     var drewReplicator = false
+    /// Whether the last full build drew an emitter layer (DrawListBuilder+Emitter.swift): its
+    /// list is not patched (particles move every frame).
+    var drewEmitter = false
+    /// Whether an emitter drawn by the last full build changes with time (a particle lives or
+    /// a cell may still emit, and its layer time runs): the frame driver keeps drawing.
+    public internal(set) var emittersChange = false
+    /// Particles drawn this frame per client (`EmitterSimulation.maxParticlesPerClient`).
+    var particlesPerClient: [UInt32: Int] = [:]
+    /// The particles of the emitter being drawn (a buffer reused by every emitter).
+    var particles: [Particle] = []
     /// Offscreen groups (group opacity, blurred shadows) open at once, at most: each holds
     /// an offscreen image while its items draw (the renderer has `OffscreenRenderer.maxGroups`).
     public static let maxNestedGroups = 32
@@ -188,7 +198,7 @@ public struct DrawListBuilder {
         if let list = patcher.patch(tree, &self) { return list }
         let list = fullBuild(tree, visits: patcher.records.count)
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator || drewEmitter)
         return list
     }
 
@@ -198,6 +208,9 @@ public struct DrawListBuilder {
         items.removeAll(keepingCapacity: true)
         shadowSourceItems = 0
         drewReplicator = false
+        drewEmitter = false
+        emittersChange = false
+        particlesPerClient.removeAll(keepingCapacity: true)
         openGroups = 0
         shadowSourceDepth = 0
         maskDepth = 0
@@ -401,6 +414,9 @@ public struct DrawListBuilder {
         // The sublayers of a blurred shadow's source are the record's first batch of children;
         // those visited for real start here.
         if drawShadow { records.markRealChildren(record) }
+        if address.pointee.kind == .emitter {
+            appendParticles(address, store, toPixels: toPixels, opacity: opacity, clip: innerClip)
+        }
         if address.pointee.kind == .replicator, !address.pointee.sublayers.isEmpty {
             visitReplicatorInstances(address, store, nodes, toPixels: toPixels, opacity: opacity, clip: innerClip)
         } else if !address.pointee.sublayers.isEmpty {
@@ -604,7 +620,7 @@ public struct DrawListBuilder {
                     analytic(p.bounds, .zero, alpha: 1)
                     return
                 }
-            case .layer, .gradient, .surface, .replicator:   // a replicator without sublayers draws as a layer
+            case .layer, .gradient, .surface, .replicator, .emitter:   // a replicator without sublayers draws as a layer
                 if background <= 0 && border <= 0 { return }  // draws nothing: no shadow
                 if background > 0 && (border <= 0 || background >= 1) {
                     analytic(p.bounds, radii, alpha: background)

@@ -150,9 +150,14 @@ public struct FrameDriver {
     public mutating func drawList(at t: Double) -> DrawList {
         // Drawn over the frame's image: the next frame compares with this one.
         builder.time = t
+        // Whether emitters or delayed replicator instances keep the loop awake is the frames'
+        // business, not a capture's.
+        let (emittersChange, delayedMoving) = (builder.emittersChange, builder.delayedInstancesMoving)
         builder.model = tree
         let list = builder.build(tree.presentation(at: t))
         builder.model = nil
+        builder.emittersChange = emittersChange
+        builder.delayedInstancesMoving = delayedMoving
         previous = list
         return list
     }
@@ -183,10 +188,11 @@ public struct FrameDriver {
     /// Whether the presentation tree changes with time on its own (a running animation not
     /// frozen by layer time), so that the next frame must be made even with nothing queued.
     /// Expression animations count: they may read the time.
-    /// A replicator's delayed instances count while their animations have not ended.
+    /// An emitter whose particles live or may still be born counts (`DrawListBuilder.emittersChange`),
+    /// and a replicator's delayed instances while their animations have not ended.
     public var isAnimating: Bool {
         tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms
-            || builder.delayedInstancesMoving
+            || builder.emittersChange || builder.delayedInstancesMoving
     }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a

@@ -155,6 +155,7 @@ public enum Inspector {
         case .template(let t): return "template " + quoted(t)
         case .text(let t): return quoted(t.string)
         case .filters(let f): return "[" + f.map(\.kind.rawValue).joined(separator: ", ") + "]"
+        case .emitterCells(let c): return "[" + c.map { $0.name.isEmpty ? "cell" : $0.name }.joined(separator: ", ") + "]"
         }
     }
 

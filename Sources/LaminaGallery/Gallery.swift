@@ -55,6 +55,10 @@ public struct Gallery {
     private var rowCount = 0
     /// The scrubbed page's time (its frozen subtree's `timeOffset`), 0…`scrubLength`.
     public private(set) var scrubTime = 0.0
+    /// The compositor time at which the next changes take effect (about): the celebration's
+    /// confetti emitter takes it as its `beginTime`, so that its burst starts when it is shown
+    /// (an emitter's particles run from its local time 0, as CAEmitterLayer's).
+    public var now = 0.0
 
     /// - Parameter firstID: the first layer id the gallery may use (ids above it are its own).
     public init(canvas: Size, reduceMotion: Bool = false, firstID: UInt32 = 1) {
@@ -247,6 +251,17 @@ public struct Gallery {
     /// The transitions page: row `k`'s centre in the list, and the most rows.
     public static func rowCenter(_ k: Int) -> Point { Point(160, 30 + Double(k) * 52) }
     public static let maxRows = 6
+    /// The celebration's confetti: four colors of paper, thrown up within ±50° of vertical,
+    /// falling under gravity, spinning and fading (0.6 s of births, each living 2.5–3.5 s).
+    public static let confettiCells: [EmitterCell] = [0xFFD24A, 0xFF6B6B, 0x4ECDC4, 0x9B5DE5].enumerated().map { i, hex in
+        var c = EmitterCell(name: "paper\(i)")
+        c.birthRate = 30; c.duration = 0.6; c.lifetime = 3; c.lifetimeRange = 0.5
+        c.velocity = 320; c.velocityRange = 120; c.emissionLongitude = -.pi / 2; c.emissionRange = 0.9
+        c.yAcceleration = 300; c.spin = 3; c.spinRange = 5; c.scale = 9; c.scaleRange = 3
+        c.color = Color(hex6: UInt32(hex)); c.redRange = 0.05; c.greenRange = 0.05; c.blueRange = 0.05; c.alphaSpeed = -0.25
+        return c
+    }
+
     static func rowTransaction(_ reduceMotion: Bool) -> TransactionSettings {
         TransactionSettings(duration: reduceMotion ? GalleryBuilder.fadeDuration : 0.35, timingFunction: .easeInEaseOut)
     }
@@ -343,6 +358,16 @@ public struct Gallery {
                 ("fillColor", .color(Color(hex6: 0xFFD24A))),
             ])
             named["burst"] = burst; named["star"] = star
+            // Confetti (CAEmitterLayer) bursting up from the star for 0.6 s and falling, behind
+            // the star so that clicks reach it. Reduce Motion: no particle is born.
+            let confetti = b.detached(GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)) + [
+                ("emitterPosition", .point(Point(w / 2, h / 2))), ("emitterShape", .string("circle")),
+                ("emitterSize", .size(Size(120, 120))), ("seed", .number(26)), ("beginTime", .number(now)),
+                ("birthRate", .number(b.reduceMotion ? 0 : 1)),
+                ("emitterCells", .emitterCells(Self.confettiCells)),
+            ], kind: .emitter)
+            b.append(.insertSublayer(parent: root, child: confetti, index: 0))
+            named["confetti"] = confetti
             b.motion(.spring(SpringAnimation(keyPath: "transform", from: .transform(.scale(0.2, 0.2)), to: .transform(.identity),
                                              spring: .bouncy)), to: burst, key: "pop")
             b.motion(.keyframeTracks(KeyframeTracksAnimation(tracks: [

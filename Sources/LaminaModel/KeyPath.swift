@@ -141,6 +141,11 @@ struct PropertyInput {
         if let problem = LayerFilter.problem(v) { throw range(problem) }
         return v
     }
+    func emitterCells() throws(PropertyError) -> [EmitterCell] {
+        guard case .emitterCells(let v) = value else { throw wrong("emitter cell list") }
+        if let problem = EmitterCell.problem(v) { throw range(problem) }
+        return v
+    }
     func numbers() throws(PropertyError) -> [Double] {
         if case .numbers(let v) = value { return v }
         throw wrong("number list")

@@ -39,11 +39,13 @@ public enum LayerKind: UInt8, Sendable, CaseIterable {
     case surface = 4
     /// `CAReplicatorLayer`: its sublayers are drawn `instanceCount` times.
     case replicator = 5
+    /// `CAEmitterLayer`: particles of its `emitterCells`, simulated when the frame is drawn.
+    case emitter = 6
 
     public var name: String {
         switch self {
         case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"
-        case .surface: "surface"; case .replicator: "replicator"
+        case .surface: "surface"; case .replicator: "replicator"; case .emitter: "emitter"
         }
     }
 }

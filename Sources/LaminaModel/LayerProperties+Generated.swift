@@ -305,10 +305,81 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.instanceAlphaOffset }; return 0 }
         _modify { yield &rare.values.instanceAlphaOffset }
     }
-    /// Stored; instances are flattened into the replicator's plane either way.
+    /// Stored; instances and particles are flattened into the layer's plane either way.
     @inlinable public var preservesDepth: Bool {
         get { if let box = rare.box { return box.values.preservesDepth }; return false }
         _modify { yield &rare.values.preservesDepth }
+    }
+    // Emitter (CAEmitterLayer).
+    /// The kinds of particle emitted (CAEmitterCell), each with its own nested emitterCells; see EmitterCell and EmitterDrawing.
+    @inlinable public var emitterCells: [EmitterCell] {
+        get { if let box = rare.box { return box.values.emitterCells }; return [] }
+        _modify { yield &rare.values.emitterCells }
+    }
+    /// The centre of the emitter shape, in the layer's coordinates.
+    @inlinable public var emitterPosition: Point {
+        get { if let box = rare.box { return box.values.emitterPosition }; return .zero }
+        _modify { yield &rare.values.emitterPosition }
+    }
+    /// The z of the emitter shape's centre.
+    @inlinable public var emitterZPosition: Double {
+        get { if let box = rare.box { return box.values.emitterZPosition }; return 0 }
+        _modify { yield &rare.values.emitterZPosition }
+    }
+    /// The emitter shape's width and height (a circle's or sphere's diameter is the width).
+    @inlinable public var emitterSize: Size {
+        get { if let box = rare.box { return box.values.emitterSize }; return .zero }
+        _modify { yield &rare.values.emitterSize }
+    }
+    /// A cuboid's depth (along z).
+    @inlinable public var emitterDepth: Double {
+        get { if let box = rare.box { return box.values.emitterDepth }; return 0 }
+        _modify { yield &rare.values.emitterDepth }
+    }
+    /// Where particles start.
+    @inlinable public var emitterShape: EmitterShape {
+        get { if let box = rare.box { return box.values.emitterShape }; return .point }
+        _modify { yield &rare.values.emitterShape }
+    }
+    /// Which part of the shape particles start on.
+    @inlinable public var emitterMode: EmitterMode {
+        get { if let box = rare.box { return box.values.emitterMode }; return .volume }
+        _modify { yield &rare.values.emitterMode }
+    }
+    /// Drawing order; additive composites the particles with plusLighter.
+    @inlinable public var renderMode: EmitterRenderMode {
+        get { if let box = rare.box { return box.values.renderMode }; return .unordered }
+        _modify { yield &rare.values.renderMode }
+    }
+    /// Multiplies every cell's birthRate.
+    @inlinable public var birthRate: Double {
+        get { if let box = rare.box { return box.values.birthRate }; return 1 }
+        _modify { yield &rare.values.birthRate }
+    }
+    /// Multiplies every cell's lifetime.
+    @inlinable public var lifetime: Double {
+        get { if let box = rare.box { return box.values.lifetime }; return 1 }
+        _modify { yield &rare.values.lifetime }
+    }
+    /// Multiplies every cell's velocity.
+    @inlinable public var velocity: Double {
+        get { if let box = rare.box { return box.values.velocity }; return 1 }
+        _modify { yield &rare.values.velocity }
+    }
+    /// Multiplies every cell's scale.
+    @inlinable public var scale: Double {
+        get { if let box = rare.box { return box.values.scale }; return 1 }
+        _modify { yield &rare.values.scale }
+    }
+    /// Multiplies every cell's spin.
+    @inlinable public var spin: Double {
+        get { if let box = rare.box { return box.values.spin }; return 1 }
+        _modify { yield &rare.values.spin }
+    }
+    /// The particle generator's seed (a whole number; the same seed and time give the same particles).
+    @inlinable public var seed: Double {
+        get { if let box = rare.box { return box.values.seed }; return 0 }
+        _modify { yield &rare.values.seed }
     }
     /// Named custom numbers (`custom.NAME`), in `Rare` (they serve expressions and templates).
     @inlinable public var custom: [String: [Double]] {
@@ -444,6 +515,20 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var instanceBlueOffset: Double = 0
         @usableFromInline var instanceAlphaOffset: Double = 0
         @usableFromInline var preservesDepth: Bool = false
+        @usableFromInline var emitterCells: [EmitterCell] = []
+        @usableFromInline var emitterPosition: Point = .zero
+        @usableFromInline var emitterZPosition: Double = 0
+        @usableFromInline var emitterSize: Size = .zero
+        @usableFromInline var emitterDepth: Double = 0
+        @usableFromInline var emitterShape: EmitterShape = .point
+        @usableFromInline var emitterMode: EmitterMode = .volume
+        @usableFromInline var renderMode: EmitterRenderMode = .unordered
+        @usableFromInline var birthRate: Double = 1
+        @usableFromInline var lifetime: Double = 1
+        @usableFromInline var velocity: Double = 1
+        @usableFromInline var scale: Double = 1
+        @usableFromInline var spin: Double = 1
+        @usableFromInline var seed: Double = 0
         @usableFromInline var custom: [String: [Double]] = [:]
         @usableFromInline var templates = LayerTemplates()
 
@@ -581,6 +666,24 @@ extension LayerProperties {
         case "instanceBlueOffset": return .number(instanceBlueOffset)
         case "instanceAlphaOffset": return .number(instanceAlphaOffset)
         case "preservesDepth": return .bool(preservesDepth)
+        case "emitterCells": return .emitterCells(emitterCells)
+        case "emitterPosition": return .point(emitterPosition)
+        case "emitterPosition.x": return .number(emitterPosition.x)
+        case "emitterPosition.y": return .number(emitterPosition.y)
+        case "emitterZPosition": return .number(emitterZPosition)
+        case "emitterSize": return .size(emitterSize)
+        case "emitterSize.width": return .number(emitterSize.width)
+        case "emitterSize.height": return .number(emitterSize.height)
+        case "emitterDepth": return .number(emitterDepth)
+        case "emitterShape": return .string(emitterShape.rawValue)
+        case "emitterMode": return .string(emitterMode.rawValue)
+        case "renderMode": return .string(renderMode.rawValue)
+        case "birthRate": return .number(birthRate)
+        case "lifetime": return .number(lifetime)
+        case "velocity": return .number(velocity)
+        case "scale": return .number(scale)
+        case "spin": return .number(spin)
+        case "seed": return .number(seed)
         default:
             if let c = TransformComponent(keyPath, under: "transform.") { return c.value(of: transform) }
             if let c = TransformComponent(keyPath, under: "sublayerTransform.") { return c.value(of: sublayerTransform) }
@@ -690,6 +793,24 @@ extension LayerProperties {
         case "instanceBlueOffset": instanceBlueOffset = try v.number()
         case "instanceAlphaOffset": instanceAlphaOffset = try v.number()
         case "preservesDepth": preservesDepth = try v.bool()
+        case "emitterCells": emitterCells = try v.emitterCells()
+        case "emitterPosition": emitterPosition = try v.point()
+        case "emitterPosition.x": emitterPosition.x = try v.number()
+        case "emitterPosition.y": emitterPosition.y = try v.number()
+        case "emitterZPosition": emitterZPosition = try v.number()
+        case "emitterSize": emitterSize = try v.size()
+        case "emitterSize.width": emitterSize.width = try v.number()
+        case "emitterSize.height": emitterSize.height = try v.number()
+        case "emitterDepth": emitterDepth = try v.number()
+        case "emitterShape": emitterShape = try v.named(EmitterShape.self)
+        case "emitterMode": emitterMode = try v.named(EmitterMode.self)
+        case "renderMode": renderMode = try v.named(EmitterRenderMode.self)
+        case "birthRate": birthRate = try v.nonNegativeNumber()
+        case "lifetime": lifetime = try v.nonNegativeNumber()
+        case "velocity": velocity = try v.number()
+        case "scale": scale = try v.number()
+        case "spin": spin = try v.number()
+        case "seed": seed = try v.nonNegativeNumber()
         default:
             if let c = TransformComponent(v.keyPath, under: "transform.") {
                 transform = try v.setting(c, in: transform)
@@ -780,7 +901,21 @@ extension PropertyTable {
         Row(keyPath: "instanceGreenOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
         Row(keyPath: "instanceBlueOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
         Row(keyPath: "instanceAlphaOffset", type: .number, layers: [.replicator], animates: true, implicitAction: true),
-        Row(keyPath: "preservesDepth", type: .bool, layers: [.replicator], animates: false, implicitAction: false),
+        Row(keyPath: "preservesDepth", type: .bool, layers: [.replicator, .emitter], animates: false, implicitAction: false),
+        Row(keyPath: "emitterCells", type: .emitterCells, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "emitterPosition", type: .point, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "emitterZPosition", type: .number, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "emitterSize", type: .size, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "emitterDepth", type: .number, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "emitterShape", type: .name(EmitterShape.allCases.map(\.rawValue)), layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "emitterMode", type: .name(EmitterMode.allCases.map(\.rawValue)), layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "renderMode", type: .name(EmitterRenderMode.allCases.map(\.rawValue)), layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "birthRate", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "lifetime", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "velocity", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "scale", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "spin", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "seed", type: .number, layers: [.emitter], animates: false, implicitAction: false),
     ]
 
     /// Sub-key-paths of the rows (derived from their types): (key path, its row's key path, type).
@@ -813,6 +948,10 @@ extension PropertyTable {
         ("startPoint.y", "startPoint", .number),
         ("endPoint.x", "endPoint", .number),
         ("endPoint.y", "endPoint", .number),
+        ("emitterPosition.x", "emitterPosition", .number),
+        ("emitterPosition.y", "emitterPosition", .number),
+        ("emitterSize.width", "emitterSize", .number),
+        ("emitterSize.height", "emitterSize", .number),
     ]
 
     /// Rows whose sub-key-paths are the `TransformComponent`s.
@@ -824,4 +963,5 @@ extension LayerKinds {
     public static let gradient = LayerKinds(LayerKind.gradient)
     public static let text = LayerKinds(LayerKind.text)
     public static let replicator = LayerKinds(LayerKind.replicator)
+    public static let emitter = LayerKinds(LayerKind.emitter)
 }

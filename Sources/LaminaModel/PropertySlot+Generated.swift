@@ -76,6 +76,14 @@ public enum PropertySlot: Hashable, Sendable {
     case instanceGreenOffset
     case instanceBlueOffset
     case instanceAlphaOffset
+    case emitterPosition
+    case emitterPositionX
+    case emitterPositionY
+    case emitterZPosition
+    case emitterSize
+    case emitterSizeWidth
+    case emitterSizeHeight
+    case emitterDepth
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
     case instanceTransformComponent(TransformComponent)
@@ -151,6 +159,14 @@ public enum PropertySlot: Hashable, Sendable {
             "instanceGreenOffset": .instanceGreenOffset,
             "instanceBlueOffset": .instanceBlueOffset,
             "instanceAlphaOffset": .instanceAlphaOffset,
+            "emitterPosition": .emitterPosition,
+            "emitterPosition.x": .emitterPositionX,
+            "emitterPosition.y": .emitterPositionY,
+            "emitterZPosition": .emitterZPosition,
+            "emitterSize": .emitterSize,
+            "emitterSize.width": .emitterSizeWidth,
+            "emitterSize.height": .emitterSizeHeight,
+            "emitterDepth": .emitterDepth,
         ]
         for c in TransformComponent.allCases {
             t["transform." + c.rawValue] = .transformComponent(c)
@@ -231,6 +247,14 @@ public enum PropertySlot: Hashable, Sendable {
         case .instanceGreenOffset: .double
         case .instanceBlueOffset: .double
         case .instanceAlphaOffset: .double
+        case .emitterPosition: .point
+        case .emitterPositionX: .double
+        case .emitterPositionY: .double
+        case .emitterZPosition: .double
+        case .emitterSize: .size
+        case .emitterSizeWidth: .double
+        case .emitterSizeHeight: .double
+        case .emitterDepth: .double
         case .transformComponent(let c): c.isSize ? .size : .double
         case .sublayerTransformComponent(let c): c.isSize ? .size : .double
         case .instanceTransformComponent(let c): c.isSize ? .size : .double
@@ -311,6 +335,14 @@ public enum PropertySlot: Hashable, Sendable {
         case .instanceGreenOffset: "instanceGreenOffset"
         case .instanceBlueOffset: "instanceBlueOffset"
         case .instanceAlphaOffset: "instanceAlphaOffset"
+        case .emitterPosition: "emitterPosition"
+        case .emitterPositionX: "emitterPosition"
+        case .emitterPositionY: "emitterPosition"
+        case .emitterZPosition: "emitterZPosition"
+        case .emitterSize: "emitterSize"
+        case .emitterSizeWidth: "emitterSize"
+        case .emitterSizeHeight: "emitterSize"
+        case .emitterDepth: "emitterDepth"
         case .transformComponent: "transform"
         case .sublayerTransformComponent: "sublayerTransform"
         case .instanceTransformComponent: "instanceTransform"
@@ -391,6 +423,14 @@ extension LayerProperties {
         case .instanceGreenOffset: .double(instanceGreenOffset)
         case .instanceBlueOffset: .double(instanceBlueOffset)
         case .instanceAlphaOffset: .double(instanceAlphaOffset)
+        case .emitterPosition: .point(emitterPosition)
+        case .emitterPositionX: .double(emitterPosition.x)
+        case .emitterPositionY: .double(emitterPosition.y)
+        case .emitterZPosition: .double(emitterZPosition)
+        case .emitterSize: .size(emitterSize)
+        case .emitterSizeWidth: .double(emitterSize.width)
+        case .emitterSizeHeight: .double(emitterSize.height)
+        case .emitterDepth: .double(emitterDepth)
         case .transformComponent(let c): c.isSize ? .size(c.size(of: transform)) : .double(c.number(of: transform))
         case .sublayerTransformComponent(let c): c.isSize ? .size(c.size(of: sublayerTransform)) : .double(c.number(of: sublayerTransform))
         case .instanceTransformComponent(let c): c.isSize ? .size(c.size(of: instanceTransform)) : .double(c.number(of: instanceTransform))
@@ -471,6 +511,14 @@ extension LayerProperties {
         case (.instanceGreenOffset, .double(let v)): instanceGreenOffset = v
         case (.instanceBlueOffset, .double(let v)): instanceBlueOffset = v
         case (.instanceAlphaOffset, .double(let v)): instanceAlphaOffset = v
+        case (.emitterPosition, .point(let v)): emitterPosition = v
+        case (.emitterPositionX, .double(let v)): emitterPosition.x = v
+        case (.emitterPositionY, .double(let v)): emitterPosition.y = v
+        case (.emitterZPosition, .double(let v)): emitterZPosition = v
+        case (.emitterSize, .size(let v)): emitterSize = v
+        case (.emitterSizeWidth, .double(let v)): emitterSize.width = v
+        case (.emitterSizeHeight, .double(let v)): emitterSize.height = v
+        case (.emitterDepth, .double(let v)): emitterDepth = v
         case (.transformComponent(let c), .double(let v)): transform = c.setting(v, in: transform)
         case (.transformComponent(let c), .size(let v)): transform = c.setting(v, in: transform)
         case (.sublayerTransformComponent(let c), .double(let v)): sublayerTransform = c.setting(v, in: sublayerTransform)

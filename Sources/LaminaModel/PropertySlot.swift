@@ -48,7 +48,7 @@ extension PropertyValue {
         case .numbers(let v): .doubles(v)
         case .colors(let v): .colors(v)
         case .path(let v): .path(v ?? Path())
-        case .bool, .string, .template, .text, .filters: nil
+        case .bool, .string, .template, .text, .filters, .emitterCells: nil
         }
     }
 }

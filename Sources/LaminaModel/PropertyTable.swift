@@ -44,6 +44,9 @@ public enum PropertyType: Hashable, Sendable {
     /// A list of `LayerFilter` (`filters`, `backgroundFilters`): a list of FILTER objects in
     /// scene files, tag 15 on the wire.
     case filters
+    /// An emitter layer's `emitterCells`: a list of CELL objects in scene files, tag 16 on the
+    /// wire (the same JSON as text).
+    case emitterCells
 }
 
 /// The layer properties of `Properties.table` as data: each row's key path, type, which layer

@@ -24,6 +24,8 @@ public enum PropertyValue: Hashable, Sendable {
     case text(StyledText)
     /// A list of filters (`filters`, `backgroundFilters`).
     case filters([LayerFilter])
+    /// An emitter layer's cells (`emitterCells`).
+    case emitterCells([EmitterCell])
 
     /// The name of the value's type, for error messages.
     public var typeName: String {
@@ -42,6 +44,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .template: "path template"
         case .text: "styled text"
         case .filters: "filter list"
+        case .emitterCells: "emitter cell list"
         }
     }
 
@@ -59,6 +62,7 @@ public enum PropertyValue: Hashable, Sendable {
         case .path(let p): p?.firstNonFiniteElement == nil
         case .colors(let c): c.allSatisfy(\.isFinite)
         case .filters(let f): f.allSatisfy { $0.radius.isFinite && $0.amount.isFinite && $0.matrix.allSatisfy(\.isFinite) }
+        case .emitterCells(let c): EmitterCell.allFinite(c)
         case .text(let t): t.runs.allSatisfy { ($0.fontSize?.isFinite ?? true) && ($0.foregroundColor?.isFinite ?? true) }
         }
     }

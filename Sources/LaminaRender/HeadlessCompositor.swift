@@ -46,8 +46,10 @@ public final class HeadlessCompositor {
     public var pixelHeight: Int { builder.pixelHeight }
 
     /// Renders a presentation tree (`LayerTree.presentation(at:)`) and returns straight-alpha
-    /// RGBA8 pixels, rows top to bottom.
-    public func render(_ presentation: LayerTree) throws(RenderError) -> [UInt8] {
+    /// RGBA8 pixels, rows top to bottom. `time`: the compositor time the tree was presented
+    /// at (`presentation(at:)`), which emitters' particles and contents cross-fades read.
+    public func render(_ presentation: LayerTree, at time: Double = 0) throws(RenderError) -> [UInt8] {
+        builder.time = time
         _ = try renderer.render(builder.build(presentation))
         return try renderer.readPixels(alpha: .straight)
     }

@@ -106,18 +106,40 @@ extension ServerCore {
         guard case .operations(var ops) = commit.content else { return (commit, nil) }
         let table = imageTables[commit.client]
         var rewrote = false
+        func unknown(_ i: Int, _ what: String, _ name: String) -> (Commit, failure: (index: Int, code: ErrorCode, message: String)?) {
+            var probe = model
+            var prefix = commit
+            prefix.content = .operations(Array(ops[..<i]))
+            do { _ = try probe.validate(prefix, at: commit.time ?? 0) } catch {
+                return (commit, (error.index, ErrorCode(rawValue: error.code.rawValue) ?? .internalError, error.message))
+            }
+            return (commit, (i, .unknownImage, "\(what) names image \"\(name)\", which the client has not uploaded"))
+        }
         for i in ops.indices {   // (by index: no copy of each operation)
+            // An emitter's cells name images too (`EmitterCell.contents`, nested cells included).
+            if case .set(let id, "emitterCells", .emitterCells(let cells)) = ops[i] {
+                var missing: String?
+                func qualify(_ list: [EmitterCell]) -> [EmitterCell] {
+                    list.map { c in
+                        var c = c
+                        if let name = c.contents {
+                            if let q = table?.named[name] { c.contents = q } else if missing == nil { missing = name }
+                        }
+                        c.emitterCells = qualify(c.emitterCells)
+                        return c
+                    }
+                }
+                let qualified = qualify(cells)
+                if let missing { return unknown(i, "an emitter cell's contents", missing) }
+                if qualified != cells {
+                    ops[i] = .set(id, keyPath: "emitterCells", value: .emitterCells(qualified))
+                    rewrote = true
+                }
+                continue
+            }
             guard case .set(let id, let keyPath, .string(let name)) = ops[i], keyPath == "contents",
                   !name.isEmpty else { continue }
-            guard let qualified = table?.named[name] else {
-                var probe = model
-                var prefix = commit
-                prefix.content = .operations(Array(ops[..<i]))
-                do { _ = try probe.validate(prefix, at: commit.time ?? 0) } catch {
-                    return (commit, (error.index, ErrorCode(rawValue: error.code.rawValue) ?? .internalError, error.message))
-                }
-                return (commit, (i, .unknownImage, "contents names image \"\(name)\", which the client has not uploaded"))
-            }
+            guard let qualified = table?.named[name] else { return unknown(i, "contents", name) }
             ops[i] = .set(id, keyPath: "contents", value: .string(qualified))
             rewrote = true
         }

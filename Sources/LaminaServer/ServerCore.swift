@@ -591,6 +591,17 @@ public struct ServerCore {
                                request: requestID, layer: layer, key: keyPath)
             } else if var v = snapshot.value(of: id, keyPath: keyPath) {
                 if keyPath == "contents", case .string(let q) = v { v = .string(Self.clientImageName(q)) }
+                if case .emitterCells(let cells) = v {
+                    func unqualify(_ list: [EmitterCell]) -> [EmitterCell] {
+                        list.map { c in
+                            var c = c
+                            c.contents = c.contents.map(Self.clientImageName)
+                            c.emitterCells = unqualify(c.emitterCells)
+                            return c
+                        }
+                    }
+                    v = .emitterCells(unqualify(cells))
+                }
                 event = .presentation(value: v)
             } else {
                 event = .error(opcode: 0x34, code: .invalidProperty,

@@ -73,6 +73,14 @@ enum PresentationChannel: Sendable {
     case instanceGreenOffset
     case instanceBlueOffset
     case instanceAlphaOffset
+    case emitterPosition
+    case emitterPositionX
+    case emitterPositionY
+    case emitterZPosition
+    case emitterSize
+    case emitterSizeWidth
+    case emitterSizeHeight
+    case emitterDepth
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
     case instanceTransformComponent(TransformComponent)
@@ -143,6 +151,14 @@ enum PresentationChannel: Sendable {
         case .instanceGreenOffset: self = .instanceGreenOffset
         case .instanceBlueOffset: self = .instanceBlueOffset
         case .instanceAlphaOffset: self = .instanceAlphaOffset
+        case .emitterPosition: self = .emitterPosition
+        case .emitterPositionX: self = .emitterPositionX
+        case .emitterPositionY: self = .emitterPositionY
+        case .emitterZPosition: self = .emitterZPosition
+        case .emitterSize: self = .emitterSize
+        case .emitterSizeWidth: self = .emitterSizeWidth
+        case .emitterSizeHeight: self = .emitterSizeHeight
+        case .emitterDepth: self = .emitterDepth
         case .transformComponent(let c): self = .transformComponent(c)
         case .sublayerTransformComponent(let c): self = .sublayerTransformComponent(c)
         case .instanceTransformComponent(let c): self = .instanceTransformComponent(c)
@@ -218,6 +234,14 @@ enum PresentationChannel: Sendable {
         case .instanceGreenOffset: .double
         case .instanceBlueOffset: .double
         case .instanceAlphaOffset: .double
+        case .emitterPosition: .point
+        case .emitterPositionX: .double
+        case .emitterPositionY: .double
+        case .emitterZPosition: .double
+        case .emitterSize: .size
+        case .emitterSizeWidth: .double
+        case .emitterSizeHeight: .double
+        case .emitterDepth: .double
         case .transformComponent: .double
         case .sublayerTransformComponent: nil
         case .instanceTransformComponent: nil
@@ -292,6 +316,14 @@ extension LayerTree {
         case .instanceGreenOffset: p.instanceGreenOffset = v.x
         case .instanceBlueOffset: p.instanceBlueOffset = v.x
         case .instanceAlphaOffset: p.instanceAlphaOffset = v.x
+        case .emitterPosition: p.emitterPosition = Point(v.x, v.y)
+        case .emitterPositionX: p.emitterPosition.x = v.x
+        case .emitterPositionY: p.emitterPosition.y = v.x
+        case .emitterZPosition: p.emitterZPosition = v.x
+        case .emitterSize: p.emitterSize = Size(v.x, v.y)
+        case .emitterSizeWidth: p.emitterSize.width = v.x
+        case .emitterSizeHeight: p.emitterSize.height = v.x
+        case .emitterDepth: p.emitterDepth = v.x
         case .transform, .sublayerTransform, .instanceTransform, .transformComponent, .sublayerTransformComponent, .instanceTransformComponent, .generic:
             preconditionFailure("channel \(channel) has no plain kind")
         }
@@ -337,6 +369,10 @@ extension LayerTree {
         case .instanceGreenOffset: p.instanceGreenOffset = nodes.storage[i].properties.instanceGreenOffset
         case .instanceBlueOffset: p.instanceBlueOffset = nodes.storage[i].properties.instanceBlueOffset
         case .instanceAlphaOffset: p.instanceAlphaOffset = nodes.storage[i].properties.instanceAlphaOffset
+        case .emitterPosition, .emitterPositionX, .emitterPositionY: p.emitterPosition = nodes.storage[i].properties.emitterPosition
+        case .emitterZPosition: p.emitterZPosition = nodes.storage[i].properties.emitterZPosition
+        case .emitterSize, .emitterSizeWidth, .emitterSizeHeight: p.emitterSize = nodes.storage[i].properties.emitterSize
+        case .emitterDepth: p.emitterDepth = nodes.storage[i].properties.emitterDepth
         case .generic:
             switch slots[b.slot] {
             case .shadowPath: p.shadowPath = nodes.storage[i].properties.shadowPath
@@ -483,6 +519,22 @@ extension LayerTree {
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.instanceBlueOffset) { p.instanceBlueOffset = v }
         case .instanceAlphaOffset:
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.instanceAlphaOffset) { p.instanceAlphaOffset = v }
+        case .emitterPosition:
+            if let v = box.animation.pointValue(forKeyPathAt: i, at: t, underlying: p.emitterPosition) { p.emitterPosition = v }
+        case .emitterPositionX:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterPosition.x) { p.emitterPosition.x = v }
+        case .emitterPositionY:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterPosition.y) { p.emitterPosition.y = v }
+        case .emitterZPosition:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterZPosition) { p.emitterZPosition = v }
+        case .emitterSize:
+            if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: p.emitterSize) { p.emitterSize = v }
+        case .emitterSizeWidth:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterSize.width) { p.emitterSize.width = v }
+        case .emitterSizeHeight:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterSize.height) { p.emitterSize.height = v }
+        case .emitterDepth:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterDepth) { p.emitterDepth = v }
         case .transformComponent(let tc):
             if tc.isSize {
                 if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) {

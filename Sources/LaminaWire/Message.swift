@@ -486,6 +486,8 @@ extension PropertyValue {
         case text = 14
         /// A filter list.
         case filters = 15
+        /// An emitter cell list: its scene-format JSON as a string.
+        case emitterCells = 16
     }
 
     /// Path element kinds on the wire.
@@ -533,6 +535,9 @@ extension PropertyValue {
                 default: w.f64(f.amount)
                 }
             }
+        case .emitterCells(let cells):
+            // The scene format's list of CELL objects, as JSON text (a string).
+            w.u8(Tag.emitterCells.rawValue); w.string(SceneValues.json(cells).text)
         case .text(let t):
             // u32 run count; per run: string, u8 flags (1 font, 2 fontSize, 4 color), then those.
             w.u8(Tag.text.rawValue); w.u32(UInt32(t.runs.count))
@@ -616,6 +621,13 @@ extension PropertyValue {
                 list.append(f)
             }
             return .filters(list)
+        case .emitterCells:
+            let text = try r.string("emitter cells")
+            do throws(SceneError) {
+                return .emitterCells(try SceneValues.uncheckedEmitterCells(try JSON.parse(text)))
+            } catch {
+                throw .malformed("emitter cells: \(error)")
+            }
         case .text:
             let n = Int(try r.u32("run count"))
             guard n <= r.remaining / 5 else { throw .truncated("styled text of \(n) runs, \(r.remaining) bytes left") }

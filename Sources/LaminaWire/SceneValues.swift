@@ -268,6 +268,7 @@ public enum SceneValues {
         case .string: return .string(try string(j, path))
         case .text: return try text(j, path)
         case .filters: return .filters(try filters(j, path))
+        case .emitterCells: return .emitterCells(try emitterCells(j, path))
         case .layer:
             // A scene's `mask` is an inline layer object, read by the scene itself.
             throw SceneError(path: path, "a mask is set only as a layer's \"mask\" field (an inline layer or null)")

@@ -57,6 +57,10 @@ while !args.isEmpty {
 
 do {
     let c = try Connection(socketPath: socketPath, name: "lamina-demo")
+    // The daemon's clock, about (the gallery's emitter starts its burst then): its time at the
+    // welcome plus the time since (a manual clock stays where it was).
+    let welcomed = Date()
+    func daemonNow() -> Double { c.welcomeTime + (c.isManualClock ? 0 : Date().timeIntervalSince(welcomed)) }
     if headless {
         try StillScene.build(c)
         try FileManager.default.createDirectory(atPath: outDir, withIntermediateDirectories: true)
@@ -68,6 +72,7 @@ do {
         exit(0)
     }
     var gallery = Gallery(canvas: c.canvasSize, reduceMotion: c.reduceMotion)
+    gallery.now = daemonNow()
     var pending = gallery.show(Gallery.Page(rawValue: firstPage - 1)!)
     // Callbacks run on the connection's delivery context: they queue what happened, and this
     // thread turns it into the gallery's changes and commits them.
@@ -81,6 +86,7 @@ do {
     let deadline = hold.map { Date().addingTimeInterval($0) }
     while deadline.map({ Date() < $0 }) ?? true {
         for input in inbox.take() {
+            gallery.now = daemonNow()
             switch input {
             case .key(let code): pending += gallery.key(code)
             case .click(let layer): pending += gallery.click(layer)

@@ -123,7 +123,7 @@ func writePNG(_ pixels: [UInt8], _ width: Int, _ height: Int, to path: String) t
     do { compositor.images = try HeadlessCompositor.loadImages(scene.images, data: scene.imageData) } catch { fail("\(positional[1]): \(error)") }
     for f in frames {
         let presentation = try scene.tree(at: f.time).presentation(at: f.time)
-        try writePNG(try compositor.render(presentation), compositor.pixelWidth, compositor.pixelHeight, to: f.path)
+        try writePNG(try compositor.render(presentation, at: f.time), compositor.pixelWidth, compositor.pixelHeight, to: f.path)
     }
     print("wrote \(frames.count) frame\(frames.count == 1 ? "" : "s") (\(compositor.pixelWidth)x\(compositor.pixelHeight)) to \(out)")
 }

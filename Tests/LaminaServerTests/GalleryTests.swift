@@ -157,6 +157,24 @@ import LaminaModel
         #expect(abs((f.transform("burst")?.m11 ?? 0) - 1) < 1e-3)
     }
 
+    /// The celebration's confetti: an emitter behind the star whose four cells (30 a second
+    /// each, 0.6 s from the page's time) have thrown 4 × (⌊0.5 × 30⌋ + 1) = 64 papers at 0.5 s,
+    /// all still living (lifetimes ≥ 2.5 s); with Reduce Motion none is born.
+    @Test func celebrationThrowsConfettiUnlessReduceMotion() {
+        let f = Fixture(.celebration), still = Fixture(.celebration, reduceMotion: true)
+        #expect(f.value("confetti", "emitterCells") == .emitterCells(Gallery.confettiCells))
+        #expect(f.number("confetti", "birthRate") == 1 && still.number("confetti", "birthRate") == 0)
+        f.at(0.5); still.at(0.5)
+        let rects = { (x: Fixture) in x.d.drawList().items.filter { if case .rect = $0.kind { true } else { false } }.count }
+        #expect(rects(f) - rects(still) == 64)
+        // The star is still what a click finds (the emitter is behind it).
+        let star = f.gallery.named["star"]!
+        guard case .hitResult(_, let hit) = f.d.request(.hitTest(x: 400, y: 300), from: f.client) else {
+            Issue.record("no hit test answer"); return
+        }
+        #expect(hit == star || hit == f.gallery.named["burst"]!, "hit \(hit)")
+    }
+
     @Test func cardMatchesIntoTheDetailViewAndBack() {
         let f = Fixture(.expandingCard)
         let (small, smallCenter, smallRadius) = Gallery.cardFrame(Self.canvas)

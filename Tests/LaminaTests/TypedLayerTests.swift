@@ -48,6 +48,34 @@ import DaemonTestSupport
         }
     }
 
+    /// An emitter layer's typed accessors (`EmitterLayer`, cells as `EmitterCell` values)
+    /// through a real daemon and back; a client-side kind check for the emitter rows.
+    @Test func emitterAccessorsStageTheirCells() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let emitter = c.makeEmitterLayer()
+        var spark = EmitterCell(name: "spark")
+        spark.birthRate = 12; spark.lifetime = 2; spark.color = Color(1, 0.5, 0, 1)
+        var trail = EmitterCell(name: "trail")
+        trail.birthRate = 3; trail.scaleSpeed = -0.5
+        spark.emitterCells = [trail]
+        emitter.emitterCells = [spark]
+        emitter.emitterShape = .rectangle
+        emitter.renderMode = .additive
+        emitter.emitterSize = Size(40, 20)
+        emitter.seed = 9
+        c.root.addSublayer(emitter)
+        try c.commit()
+        #expect(try emitter.presentationValue(forKeyPath: "emitterCells") == .emitterCells([spark]))
+        #expect(try emitter.presentationValue(forKeyPath: "renderMode") == .string("additive"))
+        #expect(try emitter.presentationValue(forKeyPath: "seed") == .number(9))
+        #expect(c.makeLayer(.emitter) is EmitterLayer)
+        #expect(throws: PropertyError.notAProperty(keyPath: "birthRate", kind: .layer)) {
+            try c.makeLayer().setValue(.number(2), forKeyPath: "birthRate")
+        }
+    }
+
     /// A text layer takes a plain `String` (`text`): one run in the layer's own style, read
     /// back as the same string, committed and reported by the daemon as that string.
     @Test func aTextLayerTakesAPlainString() throws {

@@ -20,10 +20,10 @@ from .connection import Capture, Connection, EventStream, HitTestResult, Image, 
 from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
 from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent,
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
-from .layers import (GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
+from .layers import (EmitterLayer, GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
                      TextLayer)
 from .surfaces import BGRA8, RGBA8, PresentationFeedback, SurfaceBuffer, SurfaceLayer
-from .values import (Color, CornerMask, DecomposedTransform, Display, Filter, Path, PathTemplate, Point, Rect, Size,
+from .values import (Color, CornerMask, DecomposedTransform, Display, EmitterCell, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
 __version__ = "1.0.0"
@@ -32,13 +32,13 @@ PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
     "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
-    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8",
     "RGBA8", "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",
     "LaminaError", "ConnectionFailed", "Disconnected", "Reconnecting", "ProtocolViolation", "RequestFailed", "ErrorCode",
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
     "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "HANDLED", "IGNORED",
-    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask", "Filter",
+    "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask", "Filter", "EmitterCell",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

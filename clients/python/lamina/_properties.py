@@ -11,14 +11,15 @@ from .values import (Color, ColorLike, CornerMask, Path, PathTemplate, Point, Po
                      SizeLike, StyledText, TextRun, Transform3D, coerce_bool, coerce_color, coerce_colors,
                      coerce_corner_mask, coerce_image, coerce_layer, coerce_number, coerce_numbers, coerce_optional_numbers,
                      coerce_path, coerce_point, coerce_rect, coerce_size, coerce_string, coerce_text,
-                     coerce_transform, Filter, coerce_filters)
+                     coerce_transform, Filter, coerce_filters,
+                     EmitterCell, coerce_emitter_cells)
 
 if TYPE_CHECKING:
     from .connection import Image
     from .layers import Layer
 
 #: Layer kinds and their wire numbers (LayerKind).
-LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5}
+LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5, 'emitter': 6}
 
 #: The values each string-valued enumeration allows.
 ENUMS: Dict[str, Tuple[str, ...]] = {
@@ -31,6 +32,9 @@ ENUMS: Dict[str, Tuple[str, ...]] = {
     'GradientType': ('axial', 'radial', 'conic'),
     'TextAlignmentMode': ('natural', 'left', 'right', 'center', 'justified'),
     'TextTruncationMode': ('none', 'start', 'middle', 'end'),
+    'EmitterShape': ('point', 'line', 'rectangle', 'cuboid', 'circle', 'sphere'),
+    'EmitterMode': ('points', 'outline', 'surface', 'volume'),
+    'EmitterRenderMode': ('unordered', 'oldestFirst', 'oldestLast', 'backToFront', 'additive'),
 }
 
 BlendMode = Literal['normalBlendMode', 'multiplyBlendMode', 'screenBlendMode', 'overlayBlendMode', 'darkenBlendMode', 'lightenBlendMode', 'colorDodgeBlendMode', 'colorBurnBlendMode', 'softLightBlendMode', 'hardLightBlendMode', 'differenceBlendMode', 'exclusionBlendMode', 'hueBlendMode', 'saturationBlendMode', 'colorBlendMode', 'luminosityBlendMode', 'plusLighter', 'plusDarker']
@@ -42,6 +46,9 @@ LineJoin = Literal['miter', 'round', 'bevel']
 GradientType = Literal['axial', 'radial', 'conic']
 TextAlignmentMode = Literal['natural', 'left', 'right', 'center', 'justified']
 TextTruncationMode = Literal['none', 'start', 'middle', 'end']
+EmitterShape = Literal['point', 'line', 'rectangle', 'cuboid', 'circle', 'sphere']
+EmitterMode = Literal['points', 'outline', 'surface', 'volume']
+EmitterRenderMode = Literal['unordered', 'oldestFirst', 'oldestLast', 'backToFront', 'additive']
 
 
 class PropertyInfo(NamedTuple):
@@ -61,71 +68,71 @@ class PropertyInfo(NamedTuple):
 
 #: Every property, by key path, in the table's order.
 PROPERTIES: Dict[str, PropertyInfo] = {
-    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'A name for people and tools (the viewer\'s inspector, getTree); the daemon does not address layers by it. "" for none.', max_bytes=256),
-    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'When false, not drawn (nor its sublayers) while its back faces the viewer.'),
-    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'Which corners `cornerRadius` rounds.'),
-    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
-    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
-    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
-    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
-    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
-    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'The part of the image shown, in its unit square.'),
-    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'Nine-slice: the part (unit square of contentsRect) that stretches.'),
-    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'Image pixels per point.'),
-    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
-    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          ''),
     'path': PropertyInfo('path', 'path', 'path', None, None, False, 'explicit', ('shape',),
                          ''),
@@ -175,11 +182,11 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Wrap lines at the bounds' width."),
     'truncationMode': PropertyInfo('truncationMode', 'truncation_mode', 'enum', 'TextTruncationMode', 'none', False, 'no', ('text',),
                          'Where "…" replaces what does not fit.'),
-    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'."),
-    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "Added to the layer's local time (with speed 0: the time its animations show)."),
-    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "Subtracted from the superlayer's local time before speed applies."),
     'instanceCount': PropertyInfo('instanceCount', 'instance_count', 'number', None, 1.0, True, 'no', ('replicator',),
                          'How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.'),
@@ -197,8 +204,36 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Added k times to instanceColor's blue for instance k (clamped to 0…1)."),
     'instanceAlphaOffset': PropertyInfo('instanceAlphaOffset', 'instance_alpha_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
                          "Added k times to instanceColor's alpha for instance k (clamped to 0…1)."),
-    'preservesDepth': PropertyInfo('preservesDepth', 'preserves_depth', 'bool', None, False, False, 'no', ('replicator',),
-                         "Stored; instances are flattened into the replicator's plane either way."),
+    'preservesDepth': PropertyInfo('preservesDepth', 'preserves_depth', 'bool', None, False, False, 'no', ('replicator', 'emitter'),
+                         "Stored; instances and particles are flattened into the layer's plane either way."),
+    'emitterCells': PropertyInfo('emitterCells', 'emitter_cells', 'emitterCells', None, (), False, 'no', ('emitter',),
+                         'The kinds of particle emitted (CAEmitterCell), each with its own nested emitterCells; see EmitterCell and EmitterDrawing.'),
+    'emitterPosition': PropertyInfo('emitterPosition', 'emitter_position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('emitter',),
+                         "The centre of the emitter shape, in the layer's coordinates."),
+    'emitterZPosition': PropertyInfo('emitterZPosition', 'emitter_z_position', 'number', None, 0.0, False, 'implicit', ('emitter',),
+                         "The z of the emitter shape's centre."),
+    'emitterSize': PropertyInfo('emitterSize', 'emitter_size', 'size', None, Size(0.0, 0.0), False, 'implicit', ('emitter',),
+                         "The emitter shape's width and height (a circle's or sphere's diameter is the width)."),
+    'emitterDepth': PropertyInfo('emitterDepth', 'emitter_depth', 'number', None, 0.0, False, 'implicit', ('emitter',),
+                         "A cuboid's depth (along z)."),
+    'emitterShape': PropertyInfo('emitterShape', 'emitter_shape', 'enum', 'EmitterShape', 'point', False, 'no', ('emitter',),
+                         'Where particles start.'),
+    'emitterMode': PropertyInfo('emitterMode', 'emitter_mode', 'enum', 'EmitterMode', 'volume', False, 'no', ('emitter',),
+                         'Which part of the shape particles start on.'),
+    'renderMode': PropertyInfo('renderMode', 'render_mode', 'enum', 'EmitterRenderMode', 'unordered', False, 'no', ('emitter',),
+                         'Drawing order; additive composites the particles with plusLighter.'),
+    'birthRate': PropertyInfo('birthRate', 'birth_rate', 'number', None, 1.0, True, 'no', ('emitter',),
+                         "Multiplies every cell's birthRate."),
+    'lifetime': PropertyInfo('lifetime', 'lifetime', 'number', None, 1.0, True, 'no', ('emitter',),
+                         "Multiplies every cell's lifetime."),
+    'velocity': PropertyInfo('velocity', 'velocity', 'number', None, 1.0, False, 'no', ('emitter',),
+                         "Multiplies every cell's velocity."),
+    'scale': PropertyInfo('scale', 'scale', 'number', None, 1.0, False, 'no', ('emitter',),
+                         "Multiplies every cell's scale."),
+    'spin': PropertyInfo('spin', 'spin', 'number', None, 1.0, False, 'no', ('emitter',),
+                         "Multiplies every cell's spin."),
+    'seed': PropertyInfo('seed', 'seed', 'number', None, 0.0, True, 'no', ('emitter',),
+                         "The particle generator's seed (a whole number; the same seed and time give the same particles)."),
 }
 
 #: Sub-key-paths: key path → (property, type, indices of its components in the property's
@@ -232,6 +267,10 @@ SUB_KEY_PATHS: Dict[str, Tuple[str, str, Tuple[int, ...], bool]] = {
     'startPoint.y': ('startPoint', 'number', (1,), False),
     'endPoint.x': ('endPoint', 'number', (0,), False),
     'endPoint.y': ('endPoint', 'number', (1,), False),
+    'emitterPosition.x': ('emitterPosition', 'number', (0,), False),
+    'emitterPosition.y': ('emitterPosition', 'number', (1,), False),
+    'emitterSize.width': ('emitterSize', 'number', (0,), False),
+    'emitterSize.height': ('emitterSize', 'number', (1,), False),
 }
 
 
@@ -908,9 +947,156 @@ class _ReplicatorLayerAttributes:
 
     @property
     def preserves_depth(self) -> bool:
-        """``preservesDepth``: Stored; instances are flattened into the replicator's plane either way. default False (does not animate)."""
+        """``preservesDepth``: Stored; instances and particles are flattened into the layer's plane either way. default False (does not animate)."""
         return self._get('preservesDepth')  # type: ignore[no-any-return]
 
     @preserves_depth.setter
     def preserves_depth(self, value: bool) -> None:
         self._set('preservesDepth', coerce_bool(value))
+
+
+class _EmitterLayerAttributes:
+    """EmitterLayer's typed attributes (generated)."""
+
+    __slots__ = ()
+
+    def _get(self, key_path: str) -> Any:
+        raise NotImplementedError
+
+    def _set(self, key_path: str, value: Any) -> None:
+        raise NotImplementedError
+
+    @property
+    def preserves_depth(self) -> bool:
+        """``preservesDepth``: Stored; instances and particles are flattened into the layer's plane either way. default False (does not animate)."""
+        return self._get('preservesDepth')  # type: ignore[no-any-return]
+
+    @preserves_depth.setter
+    def preserves_depth(self, value: bool) -> None:
+        self._set('preservesDepth', coerce_bool(value))
+
+    @property
+    def emitter_cells(self) -> List[EmitterCell]:
+        """``emitterCells``: The kinds of particle emitted (CAEmitterCell), each with its own nested emitterCells; see EmitterCell and EmitterDrawing. default () (does not animate)."""
+        return self._get('emitterCells')  # type: ignore[no-any-return]
+
+    @emitter_cells.setter
+    def emitter_cells(self, value: Sequence[EmitterCell]) -> None:
+        self._set('emitterCells', coerce_emitter_cells(value))
+
+    @property
+    def emitter_position(self) -> Point:
+        """``emitterPosition``: The centre of the emitter shape, in the layer's coordinates. default Point(0.0, 0.0) (animates implicitly)."""
+        return self._get('emitterPosition')  # type: ignore[no-any-return]
+
+    @emitter_position.setter
+    def emitter_position(self, value: PointLike) -> None:
+        self._set('emitterPosition', coerce_point(value))
+
+    @property
+    def emitter_z_position(self) -> float:
+        """``emitterZPosition``: The z of the emitter shape's centre. default 0.0 (animates implicitly)."""
+        return self._get('emitterZPosition')  # type: ignore[no-any-return]
+
+    @emitter_z_position.setter
+    def emitter_z_position(self, value: float) -> None:
+        self._set('emitterZPosition', coerce_number(value))
+
+    @property
+    def emitter_size(self) -> Size:
+        """``emitterSize``: The emitter shape's width and height (a circle's or sphere's diameter is the width). default Size(0.0, 0.0) (animates implicitly)."""
+        return self._get('emitterSize')  # type: ignore[no-any-return]
+
+    @emitter_size.setter
+    def emitter_size(self, value: SizeLike) -> None:
+        self._set('emitterSize', coerce_size(value))
+
+    @property
+    def emitter_depth(self) -> float:
+        """``emitterDepth``: A cuboid's depth (along z). default 0.0 (animates implicitly)."""
+        return self._get('emitterDepth')  # type: ignore[no-any-return]
+
+    @emitter_depth.setter
+    def emitter_depth(self, value: float) -> None:
+        self._set('emitterDepth', coerce_number(value))
+
+    @property
+    def emitter_shape(self) -> EmitterShape:
+        """``emitterShape``: Where particles start. default 'point' (does not animate). One of ``point``, ``line``, ``rectangle``, ``cuboid``, ``circle``, ``sphere``."""
+        return self._get('emitterShape')  # type: ignore[no-any-return]
+
+    @emitter_shape.setter
+    def emitter_shape(self, value: EmitterShape) -> None:
+        self._set('emitterShape', coerce_string(value))
+
+    @property
+    def emitter_mode(self) -> EmitterMode:
+        """``emitterMode``: Which part of the shape particles start on. default 'volume' (does not animate). One of ``points``, ``outline``, ``surface``, ``volume``."""
+        return self._get('emitterMode')  # type: ignore[no-any-return]
+
+    @emitter_mode.setter
+    def emitter_mode(self, value: EmitterMode) -> None:
+        self._set('emitterMode', coerce_string(value))
+
+    @property
+    def render_mode(self) -> EmitterRenderMode:
+        """``renderMode``: Drawing order; additive composites the particles with plusLighter. default 'unordered' (does not animate). One of ``unordered``, ``oldestFirst``, ``oldestLast``, ``backToFront``, ``additive``."""
+        return self._get('renderMode')  # type: ignore[no-any-return]
+
+    @render_mode.setter
+    def render_mode(self, value: EmitterRenderMode) -> None:
+        self._set('renderMode', coerce_string(value))
+
+    @property
+    def birth_rate(self) -> float:
+        """``birthRate``: Multiplies every cell's birthRate. default 1.0 (does not animate)."""
+        return self._get('birthRate')  # type: ignore[no-any-return]
+
+    @birth_rate.setter
+    def birth_rate(self, value: float) -> None:
+        self._set('birthRate', coerce_number(value))
+
+    @property
+    def lifetime(self) -> float:
+        """``lifetime``: Multiplies every cell's lifetime. default 1.0 (does not animate)."""
+        return self._get('lifetime')  # type: ignore[no-any-return]
+
+    @lifetime.setter
+    def lifetime(self, value: float) -> None:
+        self._set('lifetime', coerce_number(value))
+
+    @property
+    def velocity(self) -> float:
+        """``velocity``: Multiplies every cell's velocity. default 1.0 (does not animate)."""
+        return self._get('velocity')  # type: ignore[no-any-return]
+
+    @velocity.setter
+    def velocity(self, value: float) -> None:
+        self._set('velocity', coerce_number(value))
+
+    @property
+    def scale(self) -> float:
+        """``scale``: Multiplies every cell's scale. default 1.0 (does not animate)."""
+        return self._get('scale')  # type: ignore[no-any-return]
+
+    @scale.setter
+    def scale(self, value: float) -> None:
+        self._set('scale', coerce_number(value))
+
+    @property
+    def spin(self) -> float:
+        """``spin``: Multiplies every cell's spin. default 1.0 (does not animate)."""
+        return self._get('spin')  # type: ignore[no-any-return]
+
+    @spin.setter
+    def spin(self, value: float) -> None:
+        self._set('spin', coerce_number(value))
+
+    @property
+    def seed(self) -> float:
+        """``seed``: The particle generator's seed (a whole number; the same seed and time give the same particles). default 0.0 (does not animate)."""
+        return self._get('seed')  # type: ignore[no-any-return]
+
+    @seed.setter
+    def seed(self, value: float) -> None:
+        self._set('seed', coerce_number(value))

@@ -5,11 +5,12 @@ every float an IEEE 754 f64.
 """
 from __future__ import annotations
 
+import json
 import math
 import struct
 from typing import Any, Dict, List, Optional, Tuple
 
-from .values import (FILTER_TYPES, Color, Display, Filter, Path, PathElement, PathTemplate, Point, Rect, Size,
+from .values import (FILTER_TYPES, Color, Display, EmitterCell, Filter, Path, PathElement, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
 MAGIC = 0x414E4D4C
@@ -118,6 +119,9 @@ def value(kind: str, v: Any) -> bytes:
         if isinstance(v, str):
             return b"\x08" + string(v)
         return styled_text(v)
+    if kind == "emitterCells":
+        # The scene format's list of CELL objects as JSON text.
+        return b"\x10" + string(json.dumps([c.to_json() for c in v], separators=(",", ":")))
     if kind == "filters":
         # u32 count; per filter: name ("" for none), u8 type, radius | 20 numbers | amount.
         out = [b"\x0F", struct.pack("<I", len(v))]
@@ -286,6 +290,8 @@ class Reader:
                 color = Color(*self.take("4d")) if flags & 4 else None
                 runs.append(TextRun(text, font, size, color))
             return StyledText(tuple(runs))
+        if tag == 16:
+            return [EmitterCell.from_json(c) for c in json.loads(self.string())]
         if tag == 15:
             n = self.u32()
             filters = []

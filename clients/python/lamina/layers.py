@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from . import _wire
 from ._properties import (PROPERTIES, SUB_KEY_PATHS, _GradientLayerAttributes, _LayerAttributes,
-                          _ReplicatorLayerAttributes, _ShapeLayerAttributes, _TextLayerAttributes)
+                          _ReplicatorLayerAttributes, _EmitterLayerAttributes, _ShapeLayerAttributes, _TextLayerAttributes)
 from .animation import Animation
 from .errors import LaminaError
 from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, coerce_point, coerce_rect, coerce_size
@@ -23,7 +23,7 @@ from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, 
 if TYPE_CHECKING:
     from .connection import Connection, PointerHandler
 
-__all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "Presentation", "PropertyError", "LAYER_CLASSES"]
+__all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "Presentation", "PropertyError", "LAYER_CLASSES"]
 
 _VALUE_COERCE = {
     "number": coerce_number, "point": coerce_point, "size": coerce_size, "rect": coerce_rect,
@@ -417,9 +417,16 @@ class ReplicatorLayer(Layer, _ReplicatorLayerAttributes):
     kind = "replicator"
 
 
+class EmitterLayer(Layer, _EmitterLayerAttributes):
+    """``CAEmitterLayer``: particles of its ``emitter_cells`` (``EmitterCell``), simulated by
+    the compositor when it draws, from a seeded generator: the same ``seed`` and time give the
+    same particles."""
+    kind = "emitter"
+
+
 #: The class of each layer kind (every kind of ``_properties.LAYER_KINDS``).
 LAYER_CLASSES: Dict[str, type] = {"layer": Layer, "shape": ShapeLayer, "gradient": GradientLayer, "text": TextLayer,
-                                  "replicator": ReplicatorLayer}
+                                  "replicator": ReplicatorLayer, "emitter": EmitterLayer}
 
 
 class Presentation:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import enum
 import math
-from typing import Any, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Sequence, Tuple, Union
 
 __all__ = [
     "Point", "Size", "Rect", "Color", "Transform3D", "Path", "PathTemplate", "TextRun", "StyledText",
@@ -641,4 +641,107 @@ def coerce_filters(v: object) -> List[Filter]:
                 raise ValueError("a filter's name must be non-empty, without '.', unique in its list: %r" % (f.name,))
             names.add(f.name)
         out.append(Filter(f.type, radius, amount, matrix, f.name))
+    return out
+
+
+#: An emitter cell's number fields and their defaults (CAEmitterCell's).
+EMITTER_CELL_NUMBERS: Dict[str, float] = {
+    "birthRate": 0.0, "lifetime": 0.0, "lifetimeRange": 0.0, "velocity": 0.0, "velocityRange": 0.0,
+    "xAcceleration": 0.0, "yAcceleration": 0.0, "zAcceleration": 0.0, "emissionLatitude": 0.0,
+    "emissionLongitude": 0.0, "emissionRange": 0.0, "spin": 0.0, "spinRange": 0.0, "scale": 1.0, "scaleRange": 0.0,
+    "scaleSpeed": 0.0, "redRange": 0.0, "greenRange": 0.0, "blueRange": 0.0, "alphaRange": 0.0, "redSpeed": 0.0,
+    "greenSpeed": 0.0, "blueSpeed": 0.0, "alphaSpeed": 0.0, "beginTime": 0.0, "duration": 0.0, "speed": 1.0,
+    "timeOffset": 0.0,
+}
+_CELL_OTHER = ("name", "enabled", "contents", "contentsRect", "color", "minificationFilter", "magnificationFilter",
+               "emitterCells")
+
+
+class EmitterCell:
+    """One ``CAEmitterCell`` of an emitter layer's ``emitter_cells``: the scene format's CELL
+    fields by their Core Animation names, as keyword arguments and attributes
+    (``EmitterCell(birthRate=20, lifetime=2, velocity=100, color="#ffd166")``); unset fields
+    keep CAEmitterCell's defaults. ``contents`` is an image name (or an ``Image``) or None (a
+    1-point white square); ``emitterCells`` a list of nested cells."""
+
+    def __init__(self, **fields: Any) -> None:
+        for key in fields:
+            if key not in EMITTER_CELL_NUMBERS and key not in _CELL_OTHER:
+                raise ValueError("unknown emitter cell field %r" % key)
+        self.fields: Dict[str, Any] = {}
+        for key, v in fields.items():
+            if key in EMITTER_CELL_NUMBERS:
+                x = coerce_number(v)
+                if not math.isfinite(x):
+                    raise ValueError("emitter cell field %s must be finite, got %r" % (key, v))
+                self.fields[key] = x
+            elif key == "color":
+                c = coerce_color(v)
+                if c is None:
+                    raise ValueError("an emitter cell's color is a color, not None")
+                self.fields[key] = c
+            elif key == "contentsRect":
+                self.fields[key] = coerce_rect(v)
+            elif key == "emitterCells":
+                self.fields[key] = coerce_emitter_cells(v)
+            elif key == "enabled":
+                self.fields[key] = coerce_bool(v)
+            elif key == "contents":
+                name = getattr(v, "name", v)
+                if name is not None and (not isinstance(name, str) or not name):
+                    raise TypeError("an emitter cell's contents is an image name, an Image or None, got %r" % (v,))
+                self.fields[key] = name
+            else:
+                if not isinstance(v, str):
+                    raise TypeError("emitter cell field %s must be a string, got %r" % (key, v))
+                self.fields[key] = v
+
+    def __getattr__(self, key: str) -> Any:
+        if key == "fields":
+            raise AttributeError(key)
+        if key in self.fields:
+            return self.fields[key]
+        if key in EMITTER_CELL_NUMBERS:
+            return EMITTER_CELL_NUMBERS[key]
+        defaults = {"name": "", "enabled": True, "contents": None, "contentsRect": Rect(0.0, 0.0, 1.0, 1.0),
+                    "color": Color(1.0, 1.0, 1.0, 1.0), "minificationFilter": "linear",
+                    "magnificationFilter": "linear", "emitterCells": []}
+        if key in defaults:
+            return defaults[key]
+        raise AttributeError(key)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, EmitterCell) and self.to_json() == other.to_json()
+
+    def __repr__(self) -> str:
+        return "EmitterCell(%s)" % ", ".join("%s=%r" % kv for kv in self.fields.items())
+
+    def to_json(self) -> Dict[str, Any]:
+        """The scene format's CELL object (the fields set)."""
+        out: Dict[str, Any] = {}
+        for key, v in self.fields.items():
+            if key in ("color", "contentsRect"):
+                out[key] = [float(x) for x in v]
+            elif key == "emitterCells":
+                out[key] = [c.to_json() for c in v]
+            else:
+                out[key] = v
+        return out
+
+    @staticmethod
+    def from_json(obj: Dict[str, Any]) -> "EmitterCell":
+        fields = dict(obj)
+        if "emitterCells" in fields:
+            fields["emitterCells"] = [EmitterCell.from_json(c) for c in fields["emitterCells"]]
+        return EmitterCell(**fields)
+
+
+def coerce_emitter_cells(v: object) -> List[EmitterCell]:
+    out: List[EmitterCell] = []
+    for c in v:  # type: ignore[attr-defined]
+        if isinstance(c, dict):
+            c = EmitterCell(**c)
+        if not isinstance(c, EmitterCell):
+            raise TypeError("expected an EmitterCell, got %r" % (c,))
+        out.append(c)
     return out

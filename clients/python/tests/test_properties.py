@@ -35,6 +35,8 @@ SAMPLES = {
     "numbers?": [0.0, 1.0], "path": Path.rect((0, 0, 10, 10)), "cornerMask": 5, "string": "DejaVu Sans",
     "text": "hello",
     "filters": [lamina.Filter("gaussianBlur", radius=2.0, name="blur"), lamina.Filter("invert", amount=0.5)],
+    "emitterCells": [lamina.EmitterCell(name="a", birthRate=2.0, color=Color(1, 0, 0, 1),
+                                        emitterCells=[lamina.EmitterCell(lifetime=0.5)])],
 }
 
 
@@ -227,6 +229,39 @@ class FilterTests(DaemonTestCase):
                     [Filter("sepia", amount=1)], [Filter("invert", name="a"), Filter("opacity", name="a")]):
             with self.assertRaises(ValueError):
                 layer.filters = bad
+
+
+class EmitterTests(DaemonTestCase):
+    """Emitter layers: ``emitter_cells`` (a list of ``lamina.EmitterCell``) travel to the daemon
+    and back; bad cells are refused here or by the daemon."""
+
+    def test_cells_travel_and_bad_ones_are_refused(self):
+        from lamina import EmitterCell, RequestFailed
+        layer = self.conn.make_emitter_layer()
+        layer.bounds = (0, 0, 100, 100)
+        layer.emitter_position = (50, 50)
+        layer.emitter_shape = "circle"
+        layer.render_mode = "additive"
+        layer.seed = 42
+        layer.emitter_cells = [EmitterCell(name="spark", birthRate=30, lifetime=1.5, lifetimeRange=0.5, velocity=40,
+                                           emissionRange=3.14, color="#ffd166", alphaSpeed=-0.5,
+                                           emitterCells=[{"birthRate": 5, "lifetime": 0.3, "scale": 2}])]
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        got = layer.presentation_value("emitterCells")
+        self.assertEqual(got, layer.emitter_cells)
+        self.assertEqual((got[0].name, got[0].birthRate, got[0].emitterCells[0].scale), ("spark", 30.0, 2.0))
+        self.assertEqual(got[0].velocityRange, 0.0)   # a default
+        self.assertEqual(layer.presentation_value("renderMode"), "additive")
+        with self.assertRaises(ValueError):
+            EmitterCell(bogus=1)
+        with self.assertRaises(ValueError):
+            EmitterCell(birthRate=float("nan"))
+        # Past the daemon's limits: refused with the cell's path.
+        layer.emitter_cells = [EmitterCell(birthRate=1e9)]
+        with self.assertRaises(RequestFailed) as e:
+            self.conn.commit()
+        self.assertIn("emitterCells[0].birthRate", str(e.exception))
 
 
 class MaskTests(DaemonTestCase):

@@ -42,7 +42,9 @@ class ValueTests(unittest.TestCase):
                         ("path", lamina.PathTemplate("rect(0, 0, w, h)")),
                         ("filters", [lamina.Filter("gaussianBlur", radius=2.5, name="b"),
                                      lamina.Filter("colorMatrix", matrix=tuple(float(i) for i in range(20))),
-                                     lamina.Filter("invert", amount=0.25)])]:
+                                     lamina.Filter("invert", amount=0.25)]),
+                        ("emitterCells", [lamina.EmitterCell(name="a", contents="spark", color="#ff8000",
+                                                             emitterCells=[lamina.EmitterCell(lifetime=0.5)])])]:
             self.assertEqual(_wire.Reader(_wire.value(kind, v)).value(), v, kind)
 
 

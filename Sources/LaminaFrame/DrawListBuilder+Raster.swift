@@ -35,7 +35,14 @@ extension DrawListBuilder {
         let m = toPixels
         let drawn = abs(m.m11 * m.m22 - m.m12 * m.m21).squareRoot()
         let s = Self.rasterBucket(drawn) * address.pointee.properties.rasterizationScale
-        guard drawn.isFinite, drawn > 0, s.isFinite, s > 1e-3, s < 1e3, openGroups < Self.maxNestedGroups else { return false }
+        // The most texels of the drawing a device pixel spans (over the smallest singular
+        // value of the plane's map): the composite reads that far past its frame.
+        let t = m.m11 * m.m11 + m.m12 * m.m12 + m.m21 * m.m21 + m.m22 * m.m22
+        let largest = ((t + max(t * t - 4 * drawn * drawn * drawn * drawn, 0).squareRoot()) / 2).squareRoot()
+        let texelsPerPixel = s * largest / (drawn * drawn)
+        // Affine only (under perspective the texels per pixel vary over the layer).
+        guard m.m14 == 0, m.m24 == 0, m.m44 == 1, drawn.isFinite, drawn > 0, s.isFinite, s > 1e-3, s < 1e3,
+              texelsPerPixel.isFinite, texelsPerPixel <= 16, openGroups < Self.maxNestedGroups else { return false }
         let key = rasterCache.key(for: address.pointee.id)
         let marker = items.count
         let clipStart = clips.count
@@ -56,7 +63,11 @@ extension DrawListBuilder {
             rasterCache.drop(key)
             return true
         }
-        let pad = RasterCache.padding
+        // Transparent texels around the drawing: the composite's anti-aliased edge reaches half a
+        // pixel past its frame (the drawing's box) and its bilinear reads half a texel more, so
+        // 0.5 × texelsPerPixel + 0.5 texels. Two up to 1.1 texels a pixel (the same padding for
+        // a scale on either side of its bucket), one more per 2 texels a pixel beyond.
+        let pad = 2 + Int((0.5 * max(texelsPerPixel - 1.1, 0)).rounded(.up))
         let limit = Double(1 << 24)
         let x0 = Int(max(b.minX, -limit).rounded(.down)) - pad, y0 = Int(max(b.minY, -limit).rounded(.down)) - pad
         let x1 = Int(min(b.maxX, limit).rounded(.up)) + pad, y1 = Int(min(b.maxY, limit).rounded(.up)) + pad
@@ -72,10 +83,9 @@ extension DrawListBuilder {
         moveRaster(items: (marker + 1)..<end, clipStart: clipStart, by: .translation(tx, ty, 0), clip: -1)
         let version = rasterCache.version(for: key, items: items[(marker + 1)..<end], clips: clips[clipStart...],
                                           clipStart: clipOffset + clipStart)
-        // The composite: the region less a pixel on each side (transparent: the subtree's
-        // drawing starts `pad` pixels in), in the layer's plane.
-        let inner = Rect(Double(region.minX + 1), Double(region.minY + 1), Double(region.maxX - region.minX - 2),
-                         Double(region.maxY - region.minY - 2))
+        // The composite: the drawing's box (the region less the padding), in the layer's plane.
+        let inner = Rect(Double(region.minX + pad), Double(region.minY + pad), Double(region.maxX - region.minX - 2 * pad),
+                         Double(region.maxY - region.minY - 2 * pad))
         let frame = Rect((inner.minX - tx) / s, (inner.minY - ty) / s, inner.width / s, inner.height / s)
         let w = Double(rasterCache.width), h = Double(rasterCache.height)
         let source = Rect(inner.minX / w, inner.minY / h, inner.width / w, inner.height / h)

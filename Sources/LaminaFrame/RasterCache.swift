@@ -93,10 +93,6 @@ struct RasterCache {
 
     /// Bytes of atlas pages at most (64 MiB: 17 pages of 1280 × 720).
     static let budgetBytes = 64 << 20
-    /// Transparent pixels around a subtree's drawing in its region: the composite's bilinear
-    /// reads and anti-aliased edge stay inside the region.
-    static let padding = 2
-
     private(set) var entries: [Key: Entry] = [:]
     private(set) var pages: [Page] = []
     private(set) var width = 0

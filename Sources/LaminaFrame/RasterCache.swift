@@ -114,12 +114,14 @@ struct RasterCache {
         stats = RasterStats()
     }
 
-    /// Ends the frame: entries not drawn in it are evicted. Returns the atlas for the list
-    /// (nil when no page exists).
+    /// Ends the frame: entries not drawn in it are evicted (and every page once none is left).
+    /// Returns the atlas for the list (nil when no page exists).
     mutating func endFrame() -> RasterAtlasState? {
         var evicted: [Key] = []
         for (key, entry) in entries where entry.frame != frame { evicted.append(key) }
         for key in evicted { free(entries.removeValue(forKey: key)!) }
+        // No rasterized layer left: the pages go too (the backend frees them once unnamed).
+        if entries.isEmpty { pages.removeAll() }
         stats.entries = entries.count
         stats.bytes = pages.count * width * height * 4
         guard !pages.isEmpty else { return nil }

@@ -57,6 +57,12 @@ struct DamageRenderTests {
         return ops
     }
 
+    /// The driver of the random scenes: `size` points square at scale 1 over a dark background.
+    static func driver() -> FrameDriver {
+        FrameDriver(widthPoints: Double(size), heightPoints: Double(size), scale: 1, background: Color(0.2, 0.2, 0.25),
+                    targetFPS: 60)
+    }
+
     static func color(_ r: inout SeededRandom) -> Color {
         Color(r.double(0...1), r.double(0...1), r.double(0...1), r.below(3) == 0 ? r.double(0.4...1) : 1)
     }
@@ -97,8 +103,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 24
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             return try model.validate(Commit(client: 1, content: content), at: 0)
         }
@@ -122,8 +127,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 16
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: content), at: 0)
         }
@@ -178,8 +182,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 16
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: content), at: 0)
         }
@@ -216,8 +219,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 20
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: content), at: 0)
         }

@@ -125,7 +125,8 @@ struct RasterCacheTests {
     }
 
     /// rasterizationScale: the layer's drawing is made at that many pixels per device pixel
-    /// (the region's size follows), and a layer no longer drawn leaves the cache.
+    /// (the region's size follows), and a layer no longer drawn leaves the cache (with the
+    /// pages, once none is left).
     @Test func rasterizationScaleSizesTheDrawingAndUndrawnLayersLeave() throws {
         func region(_ scale: Double) throws -> PixelRect? {
             let tree = try TestScene.tree(TestScene.layer(1, frame: Rect(10, 10, 40, 20), [
@@ -148,5 +149,6 @@ struct RasterCacheTests {
         try tree.apply(Commit(client: 1, content: .operations([.set(1, keyPath: "hidden", value: .bool(true))])), at: 0)
         let list = builder.build(tree)
         #expect(list.rasterStats.entries == 0 && Self.rasterItems(list).isEmpty)
+        #expect(list.rasterAtlas == nil, "no rasterized layer left: no page")
     }
 }

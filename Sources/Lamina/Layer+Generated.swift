@@ -130,6 +130,16 @@ extension Layer {
         get { properties.allowsGroupOpacity }
         set { set(.bool(newValue), "allowsGroupOpacity") }
     }
+    /// `shouldRasterize`: When true, the layer with its sublayers is drawn once into a cached image (at its drawn scale × rasterizationScale) and composited from it while nothing inside changes; its own transform, position and opacity move without redrawing it (CALayer.shouldRasterize).
+    public var shouldRasterize: Bool {
+        get { properties.shouldRasterize }
+        set { set(.bool(newValue), "shouldRasterize") }
+    }
+    /// `rasterizationScale`: The cached image's pixels per device pixel of the layer as drawn (CALayer.rasterizationScale; below 1 it is coarser, magnified when composited). 0 draws the layer directly.
+    public var rasterizationScale: Double {
+        get { properties.rasterizationScale }
+        set { set(.number(newValue), "rasterizationScale") }
+    }
     /// `contents`: The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     public var contents: String? {
         get { properties.contents }

@@ -122,6 +122,10 @@ private struct Counter {
                 // Drawn offscreen; not counted (its destination-in step is left out too).
                 i += 1 + max(inner, 0)
                 continue
+            case .raster(let r):
+                // Drawn into the raster atlas; its composite (the next item) is counted.
+                i += 1 + max(r.count, 0)
+                continue
             case .shadowGroup(_, let sigma, let inner):
                 let end = min(items.count, i + 1 + max(inner, 0))
                 var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)? = nil
@@ -252,7 +256,7 @@ enum Footprint {
         case .image(let draw):
             if case .glyphs(let run) = draw.mode { return run.quads.map { quad($0.rect) } }
             return draw.geometry.pieces.map { quad($0.destination) }
-        case .group, .shadowGroup, .mask, .blend, .filter:
+        case .group, .shadowGroup, .mask, .blend, .filter, .raster:
             return []
         }
     }

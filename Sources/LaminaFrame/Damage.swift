@@ -35,7 +35,12 @@ public struct Damage: Sendable, Hashable {
 /// and no allocation once its buffers have grown.
 public struct DamageTracker {
     /// Open groups while walking a list: where each ends and the blur it adds (pixels).
-    private struct OpenGroup { var start: Int; var end: Int; var grow: Double }
+    private struct OpenGroup {
+        var start: Int; var end: Int; var grow: Double
+        /// A rasterized subtree's items: drawn in the raster atlas, not on the target (its
+        /// marker and composite bound what it changes there).
+        var atlas = false
+    }
     private var oldOpen: [OpenGroup] = []
     private var newOpen: [OpenGroup] = []
     private var clipChanged: [Bool] = []
@@ -174,8 +179,11 @@ public struct DamageTracker {
         case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
              .filter(_, _, let count):
             span = max(count, 0)
+        case .raster(let r): span = max(r.count, 0)
         default: span = 0
         }
+        // Inside a rasterized subtree: its marker (a new version) and composite bound the change.
+        for o in open where o.atlas { return }
         let end = min(i + 1 + span, items.count)
         guard var b = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY) else { return }
         if case .shadowGroup(_, let sigma, _) = items[i].kind {
@@ -185,7 +193,7 @@ public struct DamageTracker {
         // (A filter group's blur reach is in its bounds: `FramePlanner.deviceBounds`.)
         // Its innermost clip (the chain only narrows it further); a group's composite has none.
         var isGroup = false
-        switch items[i].kind { case .group, .mask, .blend, .filter: isGroup = true; default: break }
+        switch items[i].kind { case .group, .mask, .blend, .filter, .raster: isGroup = true; default: break }
         let clip = items[i].clip
         if !isGroup, clip >= 0, clip < list.clips.count, let c = Self.clipBounds(list.clips[clip], whole) {
             b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
@@ -235,6 +243,8 @@ public struct DamageTracker {
             open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: blurGrow(sigma)))
         case .filter(let filters, _, let count):
             open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: Double(FramePlanner.reach(filters))))
+        case .raster(let r):
+            open.append(OpenGroup(start: i, end: i + 1 + max(r.count, 0), grow: 0, atlas: true))
         default: break
         }
     }
@@ -251,6 +261,8 @@ public struct DamageTracker {
             case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
                  .filter(_, _, let count):
                 if i + 1 + max(count, 0) > index { return true }
+            case .raster(let r):
+                if i + 1 + max(r.count, 0) > index { return true }
             default: break
             }
         }

@@ -35,7 +35,7 @@ extension DrawItem {
     /// The kind, with what only some kinds use behind a shared reference (8 bytes: the case
     /// lives in the reference's spare bits).
     @usableFromInline enum Payload: Sendable {
-        case rect, shadow, group, shadowGroup, mask, blend
+        case rect, shadow, group, shadowGroup, mask, blend, raster
         case filter(FilterBox)
         case gradient(GradientBox)
         case mesh(MeshBox)
@@ -115,7 +115,7 @@ extension DrawItem {
               fill == o.fill, radii == o.radii, clipIndex == o.clipIndex, border == o.border else { return false }
         switch (payload, o.payload) {
         case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup), (.mask, .mask),
-             (.blend, .blend): return true
+             (.blend, .blend), (.raster, .raster): return true
         case (.filter(let a), .filter(let b)): return a === b || a.filters == b.filters
         case (.gradient(let f), .gradient(let g)): return f === g || f.fill == g.fill
         case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
@@ -133,7 +133,7 @@ extension DrawItem {
         case .rect: .rect
         case .shadow: .shadow
         case .gradient: .gradient
-        case .group, .shadowGroup, .mask, .blend, .filter: .group
+        case .group, .shadowGroup, .mask, .blend, .filter, .raster: .group
         case .image: .image
         case .mesh: .mesh
         }

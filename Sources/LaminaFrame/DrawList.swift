@@ -40,6 +40,10 @@ public struct DrawList: Sendable {
     /// The shape atlas that `.shape` image items draw (their image is `shapeAtlas.base`) and its
     /// writes since that base, as `textAtlas`. Nil when no shape drew from it.
     public var shapeAtlas: TextAtlasState? = nil
+    /// The raster atlas `.raster` items draw into and their composites draw from (nil when no
+    /// layer is rasterized), and what the raster cache did this frame.
+    public var rasterAtlas: RasterAtlasState? = nil
+    public var rasterStats = RasterStats()
 
     public init(width: Int, height: Int, clearColor: Color = .clear, items: [DrawItem] = [], clips: [Clip] = []) {
         self.init(width: width, height: height, clearColor: clearColor, items: items, clips: clips,
@@ -306,6 +310,10 @@ public struct DrawItem: Sendable {
             case .blend: return .blend(mode: BlendMode(index: Int(fill.x)), opacity: aux.first, count: aux.count)
             case .shadowGroup: return .shadowGroup(color: fill.color, sigma: aux.first, count: aux.count)
             case .filter(let f): return .filter(filters: f.filters, opacity: aux.first, count: aux.count)
+            case .raster:
+                return .raster(RasterDraw(page: Int(fill.x), region: PixelRect(minX: Int(radii.x), minY: Int(radii.y),
+                                                                            maxX: Int(radii.z), maxY: Int(radii.w)),
+                                          version: aux.a, count: aux.count))
             case .gradient(let g): return .gradient(g.fill)
             case .mesh(let m): return .mesh(MeshDraw(id: m.id, mesh: m.mesh, color: fill.color, trimStart: aux.first,
                                                      trimEnd: aux.second))
@@ -326,6 +334,11 @@ public struct DrawItem: Sendable {
                 payload = .filter(FilterBox(filters)); aux = Aux(opacity, count: count)
             case .shadowGroup(let color, let sigma, let count):
                 payload = .shadowGroup; fill = Float4(color); aux = Aux(sigma, count: count)
+            case .raster(let r):
+                payload = .raster
+                fill = Float4(Float(r.page), 0, 0, 0)
+                radii = Float4(Float(r.region.minX), Float(r.region.minY), Float(r.region.maxX), Float(r.region.maxY))
+                aux = Aux(0, count: r.count); aux.a = r.version
             case .gradient(let g): payload = .gradient(GradientBox(g)); aux = Aux(0, 0)
             case .mesh(let m):
                 payload = .mesh(MeshBox(id: m.id, mesh: m.mesh)); fill = Float4(m.color); aux = Aux(m.trimStart, m.trimEnd)
@@ -392,6 +405,12 @@ public struct DrawItem: Sendable {
         /// opacity), the image goes through `filters` in order (blur radii in device pixels),
         /// and the result is composited with `opacity` (source-over).
         case filter(filters: [LayerFilter], opacity: Double, count: Int)
+        /// A rasterized subtree (CALayer.shouldRasterize, the raster cache): the next `count`
+        /// items are the subtree drawn in the raster atlas' pixels (page `RasterDraw.page`, inside
+        /// `RasterDraw.region`), not on the target; the item after them is the `.image` item
+        /// that composites that region. This item's transform and bounds are the composite's
+        /// (its layer's plane and the region's rect in it), so it bounds as the composite does.
+        case raster(RasterDraw)
     }
 
     public init(

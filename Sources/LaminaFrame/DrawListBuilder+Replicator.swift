@@ -72,7 +72,7 @@ public enum ReplicatorDrawing {
             }
         case .shadowGroup(let color, let sigma, let count):
             item.kind = .shadowGroup(color: times(color), sigma: sigma, count: count)
-        case .group, .mask, .blend, .filter:
+        case .group, .mask, .blend, .filter, .raster:
             break  // markers: their items are tinted themselves (a mask's too: its alpha, as CA tints it)
         }
         return item
@@ -92,6 +92,10 @@ extension DrawListBuilder {
         let space = p.sublayerSpace
         drewReplicator = true
         var delayed = count > 1 ? DelayedInstances(address.pointee, store, nodes, self) : nil
+        // Instances are tinted after they are drawn, so a rasterized layer inside one is drawn
+        // directly (its cached image would not see the tint).
+        rasterDepth += 1
+        defer { rasterDepth -= 1 }
         for k in 0..<count {
             if k > 0, items.count >= ReplicatorDrawing.maxReplicatedItems { break }
             let tint = ReplicatorDrawing.tint(p.instanceColor, offsets: offsets, instance: k)

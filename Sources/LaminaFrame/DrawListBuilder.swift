@@ -107,6 +107,10 @@ public struct DrawListBuilder {
     /// not patched (a mask's visits lie outside the tree the patcher walks; a blend group's
     /// marker is none the patcher knows), every frame is a full build.
     var sawEffects = false
+    /// The raster cache (CALayer.shouldRasterize; DrawListBuilder+Raster.swift) and how many
+    /// rasterized layers the walk is inside (a rasterized layer inside one is drawn in it).
+    var rasterCache = RasterCache()
+    var rasterDepth = 0
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Blurred shadows' sources hold their sublayers' shadows (as Core Animation, whose shadow
@@ -226,6 +230,8 @@ public struct DrawListBuilder {
         nextMemo.removeAll(keepingCapacity: true)
         textDrawing?.beginFrame()
         shapeAtlas.beginFrame(lastSerial + 1)
+        rasterCache.beginFrame(lastSerial + 1, width: pixelWidth, height: pixelHeight)
+        rasterDepth = 0
         if let root = tree.nodes.slot(of: .root) {
             // The nodes are borrowed in place for the whole walk: no node is copied.
             tree.nodes.withUnsafeNodes { nodes in
@@ -242,6 +248,8 @@ public struct DrawListBuilder {
         list.serial = lastSerial
         list.textAtlas = atlas
         list.shapeAtlas = shapeAtlas.endFrame()
+        list.rasterAtlas = rasterCache.endFrame()
+        list.rasterStats = rasterCache.stats
         return list
     }
 
@@ -304,6 +312,14 @@ public struct DrawListBuilder {
         records.markDrawn(record)
         let mode = p.compositingFilter
         let filters = p.filters
+        // A rasterized layer (not inside another, nor blended with what lies beneath: a blend
+        // reads the backdrop, which no cached image holds).
+        if p.shouldRasterize, rasterDepth == 0, mode == .normalBlendMode, !forPatch {
+            sawEffects = true
+            let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
+            if visitRasterized(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity,
+                               clip: clip) { return }
+        }
         if p.mask != 0 || mode != .normalBlendMode || !filters.isEmpty {
             sawEffects = true
             let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))

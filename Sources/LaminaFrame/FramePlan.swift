@@ -27,6 +27,10 @@ public struct FramePass: Sendable, Hashable {
         /// Offscreen image `n` of the frame (target-sized; `FramePlan.imageCount` of them). An
         /// image is reused within the frame once the pass that samples it is done.
         case image(Int)
+        /// Page `n` of the raster atlas (`DrawList.rasterAtlas`, the target's size), kept between
+        /// frames: the pass clears and draws only its area (a rasterized subtree's region) and
+        /// leaves the rest of the page as it was.
+        case atlas(Int)
     }
 
     public var target: Target
@@ -42,6 +46,9 @@ public struct FramePass: Sendable, Hashable {
     /// Cleared to the frame's clear color instead of transparent (an image that holds a
     /// frame pass's content so far: the backdrop of a blend in the frame pass).
     public var clearsToFrameColor = false
+    /// An `.atlas` pass: the version of the drawing it makes in its area (`RasterDraw.version`).
+    /// A backend whose page holds that version in that area already may leave the pass out.
+    public var rasterVersion: UInt64 = 0
 }
 
 /// One step of a pass, in painter's order.
@@ -317,6 +324,19 @@ public struct FramePlanner {
                 stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
                 dependencyStack[depth].append(sourcePass)
                 reads.append(source)
+            case .raster(let r):
+                closeRun(at: k)
+                let end = min(k + 1 + max(r.count, 0), range.upperBound)
+                // The subtree into its region of the atlas page; the composite item after it (a
+                // plain `.image` item of this pass) reads the page.
+                if end > k + 1, r.page >= 0, !r.region.isEmpty {
+                    let pass = collect(items, (k + 1)..<end, target: .atlas(r.page), area: r.region.intersection(whole),
+                                       whole: whole, depth: depth + 1)
+                    plan.passes[pass].rasterVersion = r.version
+                    dependencyStack[depth].append(pass)
+                }
+                k = end
+                run = k
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
             }
@@ -385,6 +405,11 @@ public struct FramePlanner {
             case .mesh(let draw): local = draw.mesh.bounds.standardized
             case .image(let draw): local = draw.geometry.frame
             case .group, .mask, .blend: continue  // its items follow
+            case .raster(let r):
+                // Its items lie in the atlas; it bounds as its composite (the item's own
+                // transform and bounds).
+                local = item.bounds.standardized
+                k = min(k + max(r.count, 0), range.upperBound)
             case .filter(let filters, _, let count):
                 // Its items grown by its blurs' reach (none without a blur).
                 let g = Double(reach(filters))

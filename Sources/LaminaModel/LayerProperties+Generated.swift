@@ -107,6 +107,16 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
         _modify { yield &rare.values.allowsGroupOpacity }
     }
+    /// When true, the layer with its sublayers is drawn once into a cached image (at its drawn scale × rasterizationScale) and composited from it while nothing inside changes; its own transform, position and opacity move without redrawing it (CALayer.shouldRasterize).
+    @inlinable public var shouldRasterize: Bool {
+        get { if let box = rare.box { return box.values.shouldRasterize }; return false }
+        _modify { yield &rare.values.shouldRasterize }
+    }
+    /// The cached image's pixels per device pixel of the layer as drawn (CALayer.rasterizationScale; below 1 it is coarser, magnified when composited). 0 draws the layer directly.
+    @inlinable public var rasterizationScale: Double {
+        get { if let box = rare.box { return box.values.rasterizationScale }; return 1 }
+        _modify { yield &rare.values.rasterizationScale }
+    }
     // Image contents (CALayer.contents).
     /// The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).
     @inlinable public var contents: String? {
@@ -472,6 +482,8 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var compositingFilter: BlendMode = .normalBlendMode
         @usableFromInline var filters: [LayerFilter] = []
         @usableFromInline var allowsGroupOpacity: Bool = true
+        @usableFromInline var shouldRasterize: Bool = false
+        @usableFromInline var rasterizationScale: Double = 1
         @usableFromInline var contents: String? = nil
         @usableFromInline var contentsGravity: ContentsGravity = .resize
         @usableFromInline var contentsRect: Rect = Rect(0, 0, 1, 1)
@@ -607,6 +619,8 @@ extension LayerProperties {
         case "compositingFilter": return .string(compositingFilter.rawValue)
         case "filters": return .filters(filters)
         case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
+        case "shouldRasterize": return .bool(shouldRasterize)
+        case "rasterizationScale": return .number(rasterizationScale)
         case "contents": return .string(contents ?? "")
         case "contentsGravity": return .string(contentsGravity.rawValue)
         case "contentsRect": return .rect(contentsRect)
@@ -734,6 +748,8 @@ extension LayerProperties {
         case "compositingFilter": compositingFilter = try v.named(BlendMode.self)
         case "filters": filters = try v.filters()
         case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
+        case "shouldRasterize": shouldRasterize = try v.bool()
+        case "rasterizationScale": rasterizationScale = try v.nonNegativeNumber()
         case "contents": contents = try v.imageName()
         case "contentsGravity": contentsGravity = try v.named(ContentsGravity.self)
         case "contentsRect": contentsRect = try v.rect()
@@ -859,6 +875,8 @@ extension PropertyTable {
         Row(keyPath: "compositingFilter", type: .name(BlendMode.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "filters", type: .filters, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "shouldRasterize", type: .bool, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "rasterizationScale", type: .number, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contents", type: .image, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsGravity", type: .name(ContentsGravity.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "contentsRect", type: .rect, layers: .all, animates: true, implicitAction: true),

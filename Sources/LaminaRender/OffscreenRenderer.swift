@@ -74,6 +74,8 @@ public final class OffscreenRenderer {
     let meshes = MeshResidency()
     let textures: ImageResidency
     let images: OffscreenImagePool
+    /// The raster cache's atlas pages (CALayer.shouldRasterize).
+    let rasterAtlas = RasterAtlas()
     private let target: OffscreenTarget
     /// The window the frames are also presented to (`init(…window:)`), if any.
     private let window: WindowTarget?
@@ -168,13 +170,13 @@ public final class OffscreenRenderer {
             // Offscreen images (combined image samplers) and one clip buffer per frame slot.
             let poolSizes = [
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_COMBINED_IMAGE_SAMPLER,
-                                     descriptorCount: UInt32(2 * Self.maxGroups)),
+                                     descriptorCount: UInt32(2 * Self.maxGroups + 2 * RasterAtlas.maxPages)),
                 VkDescriptorPoolSize(type: VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, descriptorCount: UInt32(2 * Self.framesInFlight)),
             ]
             var poolInfo = VkDescriptorPoolCreateInfo()
             poolInfo.sType = VK_STRUCTURE_TYPE_DESCRIPTOR_POOL_CREATE_INFO
             poolInfo.flags = mapFlags(VK_DESCRIPTOR_POOL_CREATE_FREE_DESCRIPTOR_SET_BIT)
-            poolInfo.maxSets = UInt32(2 * Self.maxGroups + 2 * Self.framesInFlight)
+            poolInfo.maxSets = UInt32(2 * Self.maxGroups + 2 * RasterAtlas.maxPages + 2 * Self.framesInFlight)
             poolInfo.poolSizeCount = UInt32(poolSizes.count)
             var pool: VkDescriptorPool?
             try vk("vkCreateDescriptorPool", poolSizes.withUnsafeBufferPointer { sizePointer in
@@ -246,6 +248,7 @@ public final class OffscreenRenderer {
         meshes.destroy(device)
         textures.destroy(device)
         images.destroy(device)
+        rasterAtlas.destroy(device)
         device.untrack(descriptorPool)
         vkDestroyDescriptorPool(device.raw, descriptorPool, nil)  // frees the sets too
         commands.destroy(device)
@@ -320,6 +323,9 @@ public final class OffscreenRenderer {
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
+        let rasterAtlas = rasterAtlas
+        try rasterAtlas.prepare(list.rasterAtlas, frame: frame, device: device, pipeline: pipeline, pool: descriptorPool,
+                                lifetimes: lifetimes)
         // What changed since the list the ring holds (nil: write every item).
         var delta: FrameDelta? = nil
         if reusesWork, let held = encoder.held { delta = history.delta(since: held.serial, items: list.items.count) }
@@ -332,7 +338,8 @@ public final class OffscreenRenderer {
         }, mesh: { (draw) throws(RenderError) in
             try meshes.resident(draw, frame: frame, device: device, lifetimes: lifetimes)
         }, image: { (draw) throws(RenderError) in
-            try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
+            if let page = rasterAtlas.resolve(draw) { return page }
+            return try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
         delta = nil  // the history's buffers unshared again (no copy when they are next refilled)
         encoder.noteImageEpoch(textures.changes)
@@ -344,6 +351,7 @@ public final class OffscreenRenderer {
                            descriptorPool: descriptorPool)
         meshes.forgetIdle(frame: frame)
         textures.forgetIdle(frame: frame, lifetimes: lifetimes)
+        rasterAtlas.forgetIdle(frame: frame, lifetimes: lifetimes)
         try uploadClips(list.clips, slot: slotIndex)
         pointArenaSet(slot: slotIndex)
         let uploaded = now()
@@ -356,15 +364,21 @@ public final class OffscreenRenderer {
                                clearColor: list.clearColor, damage: damage, instances: slot.instances?.raw,
                                clips: slot.clips?.raw, arena: meshes.arena.buffer?.raw,
                                epoch: resourceEpoch &+ slot.changes)
-        if outcome.drawsChanged || recorded != key || textures.hasPendingUploads || !reusesWork {
-            let uploads = textures.hasPendingUploads
+        if outcome.drawsChanged || recorded != key || textures.hasPendingUploads || rasterAtlas.needsInitialization
+            || !reusesWork {
+            let uploads = textures.hasPendingUploads || rasterAtlas.needsInitialization
+            let skips = rasterAtlas.passesToSkip(plan)
             try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
                                                    framebuffer: framebuffer, width: width, height: height,
                                                    clearColor: list.clearColor, instances: slot.instances,
                                                    clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
                                                    damage: damage,
-                                                   prelude: { cmd in textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes) }),
-                                plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images)
+                                                   prelude: { cmd in
+                                                       textures.recordUploads(into: cmd, frame: frame, lifetimes: lifetimes)
+                                                       rasterAtlas.recordInitialization(into: cmd)
+                                                   }),
+                                plan: plan, draws: encoder.draws, passDraws: encoder.passDraws, images: images,
+                                atlas: rasterAtlas, skips: skips)
             framesRecorded += 1
             // A buffer with uploads is not submitted again (its staging buffers go).
             slots[slotIndex].recorded = uploads ? nil : key
@@ -406,7 +420,9 @@ public final class OffscreenRenderer {
 
     /// Changes whenever an object a recorded frame may refer to was made, replaced, updated
     /// or released (a handle can be reused by a new object, so handles alone do not tell).
-    var resourceEpoch: UInt64 { bufferChanges &+ textures.changes &+ meshes.changes &+ images.changes }
+    var resourceEpoch: UInt64 {
+        bufferChanges &+ textures.changes &+ meshes.changes &+ images.changes &+ rasterAtlas.changes
+    }
 
     /// Waits for the last frame and returns its pixels: `width × height × 4` bytes, RGBA8,
     /// row-major, top row first.

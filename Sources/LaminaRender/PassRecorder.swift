@@ -41,8 +41,10 @@ struct PassRecorder {
     /// timestamp and `prelude`. The buffer may be submitted again while nothing it refers to
     /// changes (not one-time-submit; it resets its own timestamp queries); `recordTail`
     /// records what follows it in the same submission.
+    /// `atlas`: the raster atlas' pages (`.atlas` passes); `skips`: per pass, whether to leave
+    /// it out (an atlas page holds what it would draw: `RasterAtlas.passesToSkip`).
     func record(_ frame: Frame, plan: FramePlan, draws: [RecordedDraw], passDraws: [Range<Int>],
-                images: OffscreenImagePool) throws(RenderError) {
+                images: OffscreenImagePool, atlas: RasterAtlas? = nil, skips: [Bool] = []) throws(RenderError) {
         let cmd = frame.commandBuffer
         try beginRecording(cmd, oneTime: false)
         let query = UInt32(2 * frame.timestampSlot)
@@ -52,6 +54,7 @@ struct PassRecorder {
         }
         frame.prelude?(cmd)
         for (index, pass) in plan.passes.enumerated() {
+            if index < skips.count, skips[index] { continue }
             var clearStencil = VkClearValue()
             clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
             let clears: [VkClearValue]
@@ -75,6 +78,12 @@ struct PassRecorder {
                 clears = [mapClearColor(pass.clearsToFrameColor ? frame.clearColor : .clear), clearStencil]
                 framebuffer = images.framebuffer(image)
                 renderPass = pipeline.groupRenderPass
+            case .atlas(let page):
+                // Only its region is cleared; the rest of the page is kept.
+                guard let pageFramebuffer = atlas?.framebuffer(page) else { continue }
+                clears = [mapClearColor(.clear), clearStencil]
+                framebuffer = pageFramebuffer
+                renderPass = pipeline.atlasRenderPass
             }
             clears.withUnsafeBufferPointer { clearPointer in
                 var info = VkRenderPassBeginInfo()

@@ -28,6 +28,10 @@ final class VulkanPipeline {
     /// `renderPass`): the color image starts as that pass leaves it, and only the render area
     /// (the frame's damage) is cleared and drawn; the rest keeps its pixels.
     let retainedRenderPass: VkRenderPass
+    /// A raster atlas page's pass (LaminaFrame's raster cache): as `groupRenderPass`, but the
+    /// page stays sampled between frames (initial layout shader-read), so the clear of the
+    /// pass's area (a region) keeps the rest of the page.
+    let atlasRenderPass: VkRenderPass
     let compositeSetLayout: VkDescriptorSetLayout
     let compositeLayout: VkPipelineLayout
     let composite: VkPipeline
@@ -143,6 +147,13 @@ final class VulkanPipeline {
             throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
         }
         undo.append { vkDestroyRenderPass(device.raw, retainedRenderPass, nil) }
+        var atlasRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
+                                     keepsSampled: true, renderPass: &atlasRenderPass)
+        guard result == VK_SUCCESS, let atlasRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, atlasRenderPass, nil) }
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout
@@ -291,10 +302,11 @@ final class VulkanPipeline {
         self.imageLayout = imageLayout
         self.groupRenderPass = groupRenderPass
         self.retainedRenderPass = retainedRenderPass
+        self.atlasRenderPass = atlasRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(retainedRenderPass)
+        device.track(retainedRenderPass, atlasRenderPass)
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
                      blurLayout, sampler, imageLayout)
         device.track(mask, blendPipeline, blendPipelineLayout)
@@ -323,7 +335,8 @@ final class VulkanPipeline {
         vkDestroyDescriptorSetLayout(device.raw, clipSetLayout, nil)
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, retainedRenderPass, nil)
-        device.untrack(retainedRenderPass)
+        vkDestroyRenderPass(device.raw, atlasRenderPass, nil)
+        device.untrack(retainedRenderPass, atlasRenderPass)
         vkDestroyRenderPass(device.raw, renderPass, nil)
         device.untrack(renderPass, groupRenderPass, layout, clipSetLayout, compositeSetLayout, compositeLayout, composite,
                        blur, blurLayout, sampler, imageLayout)
@@ -335,7 +348,8 @@ final class VulkanPipeline {
     /// to be sampled by the composite, and waits for the previous frame's composite to finish
     /// reading it.
     private static func makeRenderPass(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, group: Bool,
-                                       retained: Bool = false, renderPass: inout VkRenderPass?) -> VkResult {
+                                       retained: Bool = false, keepsSampled: Bool = false,
+                                       renderPass: inout VkRenderPass?) -> VkResult {
         var attachment = VkAttachmentDescription()
         attachment.format = format
         attachment.samples = VK_SAMPLE_COUNT_1_BIT
@@ -345,7 +359,8 @@ final class VulkanPipeline {
         attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
         // Retained: the image holds the previous frame, as the main pass left it; the clear
         // (load op) touches only the render area.
-        attachment.initialLayout = retained ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED
+        attachment.initialLayout = retained ? VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
+            : keepsSampled ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_UNDEFINED
         attachment.finalLayout = group ? VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL : VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL
         var stencilAttachment = VkAttachmentDescription()
         stencilAttachment.format = stencilFormat

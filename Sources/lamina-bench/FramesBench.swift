@@ -22,6 +22,9 @@ import LaminaModel
 /// rendered.
 ///
 /// `LAMINA_SHAPE_ATLAS=0` draws shapes from their meshes every frame (no shape atlas).
+/// `LAMINA_BENCH_RASTERIZE=1` sets `shouldRasterize` on every top-level layer (each drawn from
+/// the raster cache while only its position, rotation and opacity move); the JSON's `raster`
+/// gives the cache's hits and misses summed over the measured frames and its atlas bytes.
 /// `LAMINA_BENCH_OVERLAYS=inspector|blended|all` draws the viewer's inspector (the pointer at
 /// the canvas centre, the layer there pinned: outline, label and panel each frame), its
 /// blended-layers view, or both over every frame, as the render loop does while they are on.
@@ -41,6 +44,12 @@ func runFramesBench(_ arguments: [String]) {
 
     // The scene.
     var tree = bench.makeTree()
+    let rasterize = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTERIZE"] == "1"
+    if rasterize, let top = tree[.clientRoot(1)]?.sublayers {
+        let ops: [LayerChange] = top.map { .set($0.local, keyPath: "shouldRasterize", value: .bool(true)) }
+        do { try tree.apply(Commit(client: 1, content: .operations(ops))) } catch { fail("rasterize: \(error)") }
+    }
+    var rasterTotals = RasterStats()
     var presentation = LayerTree()
     var builder = bench.makeBuilder()
     // LAMINA_SHAPE_ATLAS=0: shapes always drawn from their meshes (to compare in one build).
@@ -103,6 +112,11 @@ func runFramesBench(_ arguments: [String]) {
         do { timing = try renderer.render(list) } catch { fail("render: \(error)") }
         let c2 = cpuNow()
         if frame >= warmup {
+            rasterTotals.hits += list.rasterStats.hits
+            rasterTotals.misses += list.rasterStats.misses
+            rasterTotals.uncached += list.rasterStats.uncached
+            rasterTotals.entries = list.rasterStats.entries
+            rasterTotals.bytes = list.rasterStats.bytes
             threadCPU.append(c2 - c1)
             threadParts.append([ce - c1, cb - ce, c2 - cb])
             phases.append([t1 - t0, t2 - t1 - builder.lastTessellateSeconds, builder.lastTessellateSeconds,
@@ -144,7 +158,9 @@ func runFramesBench(_ arguments: [String]) {
     "render_thread_cpu_ms": {"p50": \(ms(percentile(threadCPU, 0.5))), "p99": \(ms(percentile(threadCPU, 0.99)))}, \
     "render_thread_cpu_ms_p50_parts": {"evaluate": \(ms(percentile(threadParts.map { $0[0] }, 0.5))), \
     "draw_list": \(ms(percentile(threadParts.map { $0[1] }, 0.5))), "render": \(ms(percentile(threadParts.map { $0[2] }, 0.5)))}, \
-    "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu)}
+    "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu), \
+    "raster": {"rasterize": \(rasterize), "hits": \(rasterTotals.hits), "misses": \(rasterTotals.misses), \
+    "uncached": \(rasterTotals.uncached), "entries": \(rasterTotals.entries), "bytes": \(rasterTotals.bytes)}}
     """)
 }
 

@@ -32,6 +32,37 @@ struct FramePlanTests {
         #expect(plan.dependencies == [0])
     }
 
+    /// A rasterized layer (shouldRasterize) with a sublayer, moved to (10.5, 20.25): items
+    /// [.raster marker, its background and the sublayer's in the atlas, the composite]; the plan
+    /// draws the two into the marker's region of page 0 (an `.atlas` pass with the marker's
+    /// version) before the frame pass, which draws the composite, an image item, as any item.
+    @Test func rasterizedLayerIsAnAtlasPassThenItsCompositeInTheFramePass() throws {
+        let list = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(10.5, 20.25, 20, 10), [("backgroundColor", .color(Color(1, 0, 0))),
+                                                                  ("shouldRasterize", .bool(true))])
+            + TestScene.layer(2, parent: 1, frame: Rect(2, 2, 4, 4), [("backgroundColor", .color(Color(0, 0, 1)))])))
+        #expect(list.items.count == 4)
+        guard case .raster(let r) = list.items[0].kind, case .image(let composite) = list.items[3].kind else {
+            Issue.record("\(list.items.map(\.kind))"); return
+        }
+        #expect(r.page == 0 && r.count == 2 && r.version != 0)
+        // The drawing's box: 20 × 10 points with the 1.5-pixel margin rounded out (−2…22, −2…12),
+        // and 2 texels of padding: 28 × 18 texels at the page's corner.
+        #expect(r.region == PixelRect(minX: 0, minY: 0, maxX: 28, maxY: 18))
+        // In the region the layer's plane starts at (4, 4), a whole-pixel offset (its 10.5, 20.25
+        // lies in the composite's transform only).
+        #expect(list.items[1].transform.m41 == 4 && list.items[1].transform.m42 == 4)
+        #expect(list.items[3].transform.m41 == 10.5 && list.items[3].transform.m42 == 20.25)
+        #expect(composite.geometry.frame == Rect(-2, -2, 24, 14))
+        #expect(composite.image === list.rasterAtlas?.pages[0])
+        #expect(list.plan.passes == [
+            { var p = FramePass(target: .atlas(0), area: r.region, steps: 0..<1, dependencies: 0..<0)
+              p.rasterVersion = r.version; return p }(),
+            FramePass(target: .frame, area: whole, steps: 1..<2, dependencies: 0..<1),
+        ])
+        #expect(list.plan.steps == [.items(1..<3), .items(3..<4)])
+    }
+
     @Test func blurredShadowIsContentThenHorizontalBlurThenVerticalBlurInTheParent() throws {
         // Layer 1 at (20, 20, 10, 10) with a sublayer inside it casts a blurred shadow (σ = 2,
         // no offset): items [shadowGroup marker, 1, 2 (the source), 1, 2 (drawn)].

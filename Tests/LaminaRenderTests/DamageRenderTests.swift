@@ -57,6 +57,12 @@ struct DamageRenderTests {
         return ops
     }
 
+    /// The driver of the random scenes: `size` points square at scale 1 over a dark background.
+    static func driver() -> FrameDriver {
+        FrameDriver(widthPoints: Double(size), heightPoints: Double(size), scale: 1, background: Color(0.2, 0.2, 0.25),
+                    targetFPS: 60)
+    }
+
     static func color(_ r: inout SeededRandom) -> Color {
         Color(r.double(0...1), r.double(0...1), r.double(0...1), r.below(3) == 0 ? r.double(0.4...1) : 1)
     }
@@ -97,8 +103,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 24
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             return try model.validate(Commit(client: 1, content: content), at: 0)
         }
@@ -122,8 +127,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 16
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: content), at: 0)
         }
@@ -178,8 +182,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 16
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: content), at: 0)
         }
@@ -202,6 +205,41 @@ struct DamageRenderTests {
             var changes = Self.changes(&r, count: count, at: frame)
             if r.below(2) == 0, let id = filtered.randomElement(using: &r) {
                 changes.append(.set(id, keyPath: "filters", value: .filters(filters())))
+            }
+            return [try packet(.operations(changes))]
+        })
+    }
+
+    /// Rasterized layers (shouldRasterize, the raster cache): random scenes where six layers
+    /// are rasterized (some nested in others, some with sublayers, shadows, clips) while they
+    /// and their sublayers move, fade, turn, change colour and hide; damage-limited frames equal
+    /// full ones byte for byte (a change inside a cached drawing damages its composite).
+    @Test(arguments: [UInt64(11), 12, 13])
+    func rasterizedScenesDamageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
+        var r = SeededRandom(seed: seed)
+        let count = 20
+        var model = ModelTree()
+        var driver = Self.driver()
+        func packet(_ content: Commit.Content) throws -> CommitPacket {
+            try model.validate(Commit(client: 1, content: content), at: 0)
+        }
+        var ops = Self.scene(&r, count: count)
+        let rasterized = Set((0..<6).map { _ in UInt32(r.int(1..<(count + 1))) }).sorted()
+        for id in rasterized { ops.append(.set(id, keyPath: "shouldRasterize", value: .bool(true))) }
+        var pending = [try packet(.connect), try packet(.operations(ops))]
+        pending.append(try packet(.operations([.addAnimation(rasterized[0], key: "slide", animation: .basic(BasicAnimation(
+            keyPath: "position.x", from: .double(10), to: .double(80), timing: AnimationTiming(duration: 2))))])))
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: Self.size, frames: 14, initial: pending,
+                                                      label: "seed \(seed)", check: { list in
+            #expect(list.items.contains { if case .raster = $0.kind { true } else { false } })
+        }, after: { frame in
+            var changes = Self.changes(&r, count: count, at: frame)
+            if let id = rasterized.randomElement(using: &r) {
+                switch r.below(3) {
+                case 0: changes.append(.set(id, keyPath: "position", value: .point(Point(r.double(0...96), r.double(0...96)))))
+                case 1: changes.append(.set(id, keyPath: "transform", value: .transform(.rotation(r.double(-1...1)))))
+                default: changes.append(.set(id, keyPath: "rasterizationScale", value: .number(r.double(0.5...2))))
+                }
             }
             return [try packet(.operations(changes))]
         })

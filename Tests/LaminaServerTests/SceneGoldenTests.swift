@@ -57,6 +57,13 @@ struct SceneGoldenTests {
     /// each pixel 4×4 through the inverse homography (cairo has no projective maps).
     @Test func perspective() throws { try check("perspective") }
 
+    /// shouldRasterize: a card with a border, a blurred shadow and sublayers; a translucent,
+    /// turned card whose sublayer reaches past its bounds (composited as one image, at its
+    /// opacity); a rasterized layer cut by a rounded masksToBounds superlayer, with a clip of
+    /// its own inside; a shape layer. Drawn from the raster cache at scale 2, within the
+    /// issue's rule of the cairo reference (which draws them directly).
+    @Test func rasterized() throws { try check("rasterize", .independent(mean: 1, percent: 0.5, threshold: 64)) }
+
     /// A translucent layer with overlapping sublayers composites as a group; translucent
     /// siblings blend with each other.
     @Test func groupOpacity() throws { try check("group-opacity") }

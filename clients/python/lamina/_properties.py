@@ -120,6 +120,10 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
     'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
+    'shouldRasterize': PropertyInfo('shouldRasterize', 'should_rasterize', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+                         'When true, the layer with its sublayers is drawn once into a cached image (at its drawn scale × rasterizationScale) and composited from it while nothing inside changes; its own transform, position and opacity move without redrawing it (CALayer.shouldRasterize).'),
+    'rasterizationScale': PropertyInfo('rasterizationScale', 'rasterization_scale', 'number', None, 1.0, True, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+                         "The cached image's pixels per device pixel of the layer as drawn (CALayer.rasterizationScale; below 1 it is coarser, magnified when composited). 0 draws the layer directly."),
     'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
     'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
@@ -518,6 +522,24 @@ class _LayerAttributes:
     @allows_group_opacity.setter
     def allows_group_opacity(self, value: bool) -> None:
         self._set('allowsGroupOpacity', coerce_bool(value))
+
+    @property
+    def should_rasterize(self) -> bool:
+        """``shouldRasterize``: When true, the layer with its sublayers is drawn once into a cached image (at its drawn scale × rasterizationScale) and composited from it while nothing inside changes; its own transform, position and opacity move without redrawing it (CALayer.shouldRasterize). default False (does not animate)."""
+        return self._get('shouldRasterize')  # type: ignore[no-any-return]
+
+    @should_rasterize.setter
+    def should_rasterize(self, value: bool) -> None:
+        self._set('shouldRasterize', coerce_bool(value))
+
+    @property
+    def rasterization_scale(self) -> float:
+        """``rasterizationScale``: The cached image's pixels per device pixel of the layer as drawn (CALayer.rasterizationScale; below 1 it is coarser, magnified when composited). 0 draws the layer directly. default 1.0 (does not animate)."""
+        return self._get('rasterizationScale')  # type: ignore[no-any-return]
+
+    @rasterization_scale.setter
+    def rasterization_scale(self, value: float) -> None:
+        self._set('rasterizationScale', coerce_number(value))
 
     @property
     def contents(self) -> Optional[str]:

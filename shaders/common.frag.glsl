@@ -101,6 +101,16 @@ float clipsCoverage() {
 }
 #endif
 
+// Coverage of a rect without radii under an affine transform from the pixel distances to its
+// four edges (inside positive: left, right, top, bottom; the vertex stage's `edges`,
+// interpolated): the product of its overlaps with the pixel along the two pairs of edges —
+// exact area coverage when axis-aligned, a one-pixel ramp per edge when rotated (sharp rects,
+// sharp gradients, lean image pieces).
+float edgeCoverage(vec4 edges) {
+    vec4 c = clamp(edges + 0.5, 0.0, 1.0);
+    return max(c.x + c.y - 1.0, 0.0) * max(c.z + c.w - 1.0, 0.0);
+}
+
 // The end of a fragment: `color` (premultiplied) times the clip chain's coverage in the clipped
 // variants; discarded where nothing is left, else written to `result` (the output).
 void emitColor(vec4 color, out vec4 result) {

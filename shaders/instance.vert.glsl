@@ -8,7 +8,8 @@
 //
 // One vertex module per input set (shaders/variants.list: the `module` lines): VS_SHARP (kind 8,
 // 96 bytes), VS_MESH (kind 5, 96), VS_PLAIN (kind 0, 128), VS_SHADOW (kind 1, 144), VS_PIECE
-// (image and shape pieces, kinds 6 and 7, 176) and VS_GRADIENT (kinds 2–4 and 9–11, 224). The
+// (image and shape pieces, kinds 6 and 7, 176), VS_IMAGE (image pieces under an affine
+// transform, kind 12, 176) and VS_GRADIENT (kinds 2–4 and 9–11, 224). The
 // list's `inputs=` defines IN<location> for each instance field the module reads, which is
 // also the pipeline's attribute table. Within a module the specialization constants pick the
 // kind's code (KIND: 6 or 7 in VS_PIECE; SHARP in VS_GRADIENT). CLIPPED (defined for the
@@ -67,15 +68,17 @@ layout(location = 13) in vec4 inGradientColor3;
 
 // Each module writes exactly what its fragment module reads (shaders/variants.list pairs
 // them), so the pipeline interface has no unused parts.
+#if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT) || defined(VS_IMAGE)
+layout(location = 0) out vec2 outLocal;         // shape pieces, VS_IMAGE: the texture position
+#endif
 #if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT)
-layout(location = 0) out vec2 outLocal;         // shape pieces: the atlas position
 layout(location = 1) flat out vec4 outBounds;
 #endif
 #if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_GRADIENT)
 layout(location = 2) flat out vec4 outRadii;
 #endif
 layout(location = 3) flat out vec4 outFillColor;
-#if !defined(VS_SHARP) && !defined(VS_MESH)
+#if !defined(VS_SHARP) && !defined(VS_MESH) && !defined(VS_IMAGE)
 layout(location = 4) flat out vec4 outBorderColor;
 #endif
 #if (defined(CLIPPED) && !defined(CLIP_VARYINGS)) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
@@ -90,8 +93,9 @@ layout(location = 7) flat out vec4 outGradientRange;
 layout(location = 9) flat out vec4 outGradientColor2;
 layout(location = 10) flat out vec4 outGradientColor3;
 #endif
-#if defined(VS_SHARP) || defined(VS_GRADIENT)
-// Sharp rects (kind 8) and gradients on them (SHARP): the pixel distances to the four edges.
+#if defined(VS_SHARP) || defined(VS_GRADIENT) || defined(VS_IMAGE)
+// Sharp rects (kind 8), gradients on them (SHARP) and lean image pieces (VS_IMAGE, kind 12):
+// the pixel distances to the four edges (of the image's frame).
 layout(location = 11) noperspective out vec4 outEdges;
 #endif
 
@@ -99,7 +103,8 @@ layout(location = 11) noperspective out vec4 outEdges;
 // The local quad to rasterize: the cover rect grown by the margins on each side — by half of
 // them (and a little) for sharp rects, whose coverage is zero beyond half a pixel; not at all
 // for shape atlas pieces (KIND 7: the entry's outer texels are zero); on the sides inRadii
-// marks for image pieces (KIND 6: the frame's edges, so nine-slice pieces do not overlap).
+// marks for image pieces (KIND 6: the frame's edges, so nine-slice pieces do not overlap; by
+// half of them for the lean ones, VS_IMAGE, whose edge coverage is a sharp rect's).
 // Plain and sharp rects (VS_PLAIN, VS_SHARP) cover their bounds: they read inBounds (their
 // instances' stride ends before the cover rect).
 vec4 quad() {
@@ -107,6 +112,9 @@ vec4 quad() {
 #if defined(VS_PIECE)
     if (KIND == 6) return inCover + margins * inRadii;
     return inCover;
+#elif defined(VS_IMAGE)
+    // Lean image pieces (KIND 12): on the frame's edges by half the margins, as sharp rects.
+    return inCover + margins * inRadii * (0.5 * 1.0001);
 #elif defined(VS_SHARP)
     return inBounds + margins * (0.5 * 1.0001);
 #elif defined(VS_GRADIENT)
@@ -120,7 +128,16 @@ vec4 quad() {
 }
 #endif
 
-#if defined(VS_SHARP) || defined(VS_GRADIENT)
+#if defined(VS_PIECE) || defined(VS_IMAGE)
+// Where local point `local` samples the image (unit square): the piece's rect
+// (inGradientPoints) mapped linearly onto its part of the image (inGradientLocations).
+vec2 pieceSource(vec2 local) {
+    vec4 piece = inGradientPoints, source = inGradientLocations;
+    return source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
+}
+#endif
+
+#if defined(VS_SHARP) || defined(VS_GRADIENT) || defined(VS_IMAGE)
 // The pixel distances to a sharp rect's four edges (inside positive: left, right, top, bottom),
 // affine in screen space (so interpolated from the vertices): the local distances times the
 // device pixels per local unit across each pair of edges (the inverse margins).
@@ -170,11 +187,14 @@ void emit(vec2 local) {
     if (KIND == 7) {
         // Shape atlas pieces: the atlas position (texels' unit square), linear in local units
         // (the piece's rect onto its part of the atlas).
-        vec4 piece = inGradientPoints, source = inGradientLocations;
-        outLocal = source.xy + (local - piece.xy) * (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
+        outLocal = pieceSource(local);
     } else {
         outLocal = local;
     }
+#elif defined(VS_IMAGE)
+    outFillColor = inFillColor * inClipW.w;
+    outLocal = pieceSource(local);
+    outEdges = edges(local);
 #elif defined(VS_GRADIENT)
     outLocal = local;
     outBounds = inBounds;

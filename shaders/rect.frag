@@ -23,11 +23,6 @@ layout(location = 0) out vec4 outColor;
 // Gradients on rects without radii under an affine transform (kinds 9–11, SHARP): the coverage
 // of sharp.frag (kind 8) from the interpolated pixel distances to the edges.
 layout(location = 11) noperspective in vec4 inEdges;
-
-float sharpCoverage() {
-    vec4 c = clamp(inEdges + 0.5, 0.0, 1.0);
-    return max(c.x + c.y - 1.0, 0.0) * max(c.z + c.w - 1.0, 0.0);
-}
 #endif
 
 #ifdef GRADIENT
@@ -114,7 +109,7 @@ void main() {
     if (t < inGradientRange.z || t >= inGradientRange.w) discard;
     vec4 c = gradientColor(t, int(inGradientRange.x + 0.5));
     if (SHARP) {
-        color = vec4(c.rgb * c.a, c.a) * sharpCoverage();
+        color = vec4(c.rgb * c.a, c.a) * edgeCoverage(inEdges);
     } else {
         color = vec4(c.rgb * c.a, c.a) * coverage(inLocal, inBounds, inRadii, dx, dy);
     }

@@ -12,7 +12,5 @@ layout(location = 11) noperspective in vec4 inEdges;
 layout(location = 0) out vec4 outColor;
 
 void main() {
-    vec4 c = clamp(inEdges + 0.5, 0.0, 1.0);
-    vec4 color = inFillColor * (max(c.x + c.y - 1.0, 0.0) * max(c.z + c.w - 1.0, 0.0));
-    emitColor(color, outColor);
+    emitColor(inFillColor * edgeCoverage(inEdges), outColor);
 }

@@ -53,7 +53,8 @@ extension RectInstance {
             return .drawn(count: 1, variant: PipelineVariant(kind: .shape, clipped: clip != 0))
         }
         base.fillColor = color
-        base.params = SIMD4(0, Kind.image.rawValue, mode, clip)
+        let variant = imageVariant(item, clip: clip)
+        base.params = SIMD4(0, variant.kind.rawValue, mode, clip)
         var count = 0
         for j in 0..<3 {
             for i in 0..<3 {
@@ -73,7 +74,15 @@ extension RectInstance {
                 count += 1
             }
         }
-        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: .image, clipped: clip != 0)) : .nothing
+        return count > 0 ? .drawn(count: count, variant: variant) : .nothing
+    }
+
+    /// The variant drawing image pieces of `item`: the lean `.imageSharp` under an affine
+    /// transform (its texture position and edge distances are affine in screen space, so
+    /// interpolated), `.image` under perspective.
+    @inlinable @inline(__always)
+    static func imageVariant(_ item: UnsafePointer<DrawItem>, clip: Float) -> PipelineVariant {
+        PipelineVariant(kind: item.pointee.m14 == 0 && item.pointee.m24 == 0 ? .imageSharp : .image, clipped: clip != 0)
     }
 }
 
@@ -99,7 +108,8 @@ extension RectInstance {
                 return .nothing
             }
         }
-        base.params = SIMD4(0, Kind.image.rawValue, 1, clip)
+        let variant = imageVariant(item, clip: clip)
+        base.params = SIMD4(0, variant.kind.rawValue, 1, clip)
         base.radii = SIMD4(1, 1, 1, 1)  // one piece: every side is the frame's edge
         var count = 0
         for q in quads {
@@ -117,6 +127,6 @@ extension RectInstance {
             span.append(instance, .image)
             count += 1
         }
-        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: .image, clipped: clip != 0)) : .nothing
+        return count > 0 ? .drawn(count: count, variant: variant) : .nothing
     }
 }

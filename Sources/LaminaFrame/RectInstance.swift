@@ -69,7 +69,10 @@ package struct RectInstance: Equatable {
     /// `params.y`: what the fragment shader draws.
     package enum Kind: Float, CaseIterable {
         case rect = 0, shadow = 1, axial = 2, radial = 3, conic = 4, mesh = 5, image = 6, shape = 7, sharp = 8,
-             axialSharp = 9, radialSharp = 10, conicSharp = 11
+             axialSharp = 9, radialSharp = 10, conicSharp = 11,
+             /// An image piece under an affine transform: kind 6's instance, drawn by a lean
+             /// pipeline (`shaders/image.frag`: interpolated texture position and edge distances).
+             imageSharp = 12
     }
 
     /// Every field with its shader location, in memory order (the vertex attribute table).
@@ -91,7 +94,7 @@ package struct RectInstance: Equatable {
         case .sharp, .mesh: 96
         case .rect: 128
         case .shadow: 144
-        case .image, .shape: 176
+        case .image, .shape, .imageSharp: 176
         case .axial, .radial, .conic, .axialSharp, .radialSharp, .conicSharp: 224
         }
     }

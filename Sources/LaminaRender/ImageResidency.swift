@@ -70,7 +70,8 @@ final class ImageResidency {
         let index = draw.samplerIndex
         if let entry = texture.descriptorSets[index] { return (entry.set, texture) }
         let (set, pool) = try allocateSet(device: device, layout: setLayout)
-        writeImageDescriptor(device: device, set: set, sampler: samplers[index], view: texture.view)
+        writeImageDescriptor(device: device, set: set, sampler: samplers[index],
+                             view: texture.view(mipmapped: draw.minification == .trilinear))
         texture.descriptorSets[index] = (set, pool)
         changes += 1
         return (set, texture)

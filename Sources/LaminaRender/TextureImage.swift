@@ -1,13 +1,19 @@
 import CVulkan
 
 /// One image's GPU copy: a device-local, sampled 2D image with a full mipmap chain (made at
-/// upload by blits), its view, and a descriptor set per sampler it has been drawn with.
+/// upload by blits), its views (every level, and level 0 alone), and a descriptor set per
+/// sampler it has been drawn with. A one-channel image (A8: coverage) is seen through views
+/// that repeat its channel in all four (r, r, r, r), so texel × color is color × coverage.
 /// Wraps `vkCreateImage`, `vkCreateImageView`. Render thread only; destroyed through the
 /// `LifetimeTracker` (`.texture`) once no submitted frame can read it.
 final class TextureImage {
     let raw: VkImage
     let memory: VkDeviceMemory
+    /// Every level (the trilinear sampler's).
     let view: VkImageView
+    /// Level 0 alone, for the samplers without mipmaps (`view(mipmapped:)`); nil when the
+    /// image has one level (`view` is that).
+    let baseView: VkImageView?
     let width: Int
     let height: Int
     let format: VkFormat
@@ -66,17 +72,27 @@ final class TextureImage {
             throw error
         }
         var result = vkBindImageMemory(device.raw, image, memory, 0)
-        var viewInfo = VkImageViewCreateInfo()
-        viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
-        viewInfo.image = image
-        viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
-        viewInfo.format = format
-        viewInfo.subresourceRange = VkImageSubresourceRange(
-            aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0, levelCount: UInt32(mipLevels),
-            baseArrayLayer: 0, layerCount: 1)
-        var view: VkImageView?
-        if result == VK_SUCCESS { result = vkCreateImageView(device.raw, &viewInfo, nil, &view) }
+        func makeView(levels: Int) -> VkImageView? {
+            var viewInfo = VkImageViewCreateInfo()
+            viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
+            viewInfo.image = image
+            viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
+            viewInfo.format = format
+            if format == VK_FORMAT_R8_UNORM {
+                let r = VK_COMPONENT_SWIZZLE_R
+                viewInfo.components = VkComponentMapping(r: r, g: r, b: r, a: r)
+            }
+            viewInfo.subresourceRange = VkImageSubresourceRange(
+                aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0, levelCount: UInt32(levels),
+                baseArrayLayer: 0, layerCount: 1)
+            var view: VkImageView?
+            if result == VK_SUCCESS { result = vkCreateImageView(device.raw, &viewInfo, nil, &view) }
+            return view
+        }
+        let view = makeView(levels: mipLevels)
+        let baseView = mipLevels > 1 ? makeView(levels: 1) : nil
         guard result == VK_SUCCESS, let view else {
+            if let view { vkDestroyImageView(device.raw, view, nil) }
             vkDestroyImage(device.raw, image, nil)
             vkFreeMemory(device.raw, memory, nil)
             throw .vulkan(VulkanError(result), call: "vkBindImageMemory/vkCreateImageView")
@@ -84,8 +100,17 @@ final class TextureImage {
         raw = image
         self.memory = memory
         self.view = view
+        self.baseView = baseView
         device.track(image, memory, view)
+        if let baseView { device.track(baseView) }
     }
+
+    /// The view a sampler reads: every level for a mipmapped (trilinear) one; level 0 alone
+    /// for the others, which read nothing else (their `maxLod` 0.25 keeps to level 0, the
+    /// level of detail only choosing between the minification and magnification filters), so
+    /// the same texels — but llvmpipe samples a one-level view whose two filters agree without
+    /// computing a level of detail per pixel quad.
+    func view(mipmapped: Bool) -> VkImageView { mipmapped ? view : baseView ?? view }
 
     /// Records the copy of `staging` (level 0's pixels, tightly packed) into the image, the
     /// blits that make each smaller level from the one above (linear), and the barriers that
@@ -163,6 +188,10 @@ final class TextureImage {
         }
         descriptorSets = Array(repeating: nil, count: descriptorSets.count)
         vkDestroyImageView(device.raw, view, nil)
+        if let baseView {
+            vkDestroyImageView(device.raw, baseView, nil)
+            device.untrack(baseView)
+        }
         vkDestroyImage(device.raw, raw, nil)
         vkFreeMemory(device.raw, memory, nil)
         device.untrack(raw, memory, view)

@@ -225,7 +225,8 @@ final class VulkanPipeline {
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 var pipeline: VkPipeline?
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
-                let sampled = variant.kind == .image || variant.kind == .shape  // set 1 an image
+                // Set 1 an image.
+                let sampled = variant.kind == .image || variant.kind == .shape || variant.kind == .imageSharp
                 result = Self.createPipeline(kind, device: device, layout: sampled ? imageLayout : layout,
                                              renderPass: renderPass,
                                              vertex: try module(vertex), fragment: try module(fragment),

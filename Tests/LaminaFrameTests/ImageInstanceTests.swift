@@ -28,7 +28,8 @@ import LaminaImage
 
     @Test func ninePiecesGrownOnlyOnTheFramesEdges() throws {
         let (instances, written) = Self.write(try Self.nineSlice(opacity: 0.5, clip: 0), clipCount: 1)
-        #expect(written == .drawn(count: 9, variant: PipelineVariant(kind: .image, clipped: true)))
+        // At the identity (affine): the lean pipeline, kind 12.
+        #expect(written == .drawn(count: 9, variant: PipelineVariant(kind: .imageSharp, clipped: true)))
         let x: [Float] = [10, 20, 100, 110], y: [Float] = [20, 25, 65, 70], u: [Float] = [0, 0.25, 0.75, 1]
         for j in 0..<3 {
             for i in 0..<3 {
@@ -43,9 +44,28 @@ import LaminaImage
                 #expect(instance.bounds == SIMD4(10, 20, 110, 70))  // the whole frame's edges are anti-aliased
                 // Premultiplied texels × the opacity (which the vertex shader applies).
                 #expect(instance.fillColor == SIMD4(repeating: 1) && instance.clipW.w == 0.5)
-                #expect(instance.params == SIMD4(0, RectInstance.Kind.image.rawValue, 0, 1))
+                #expect(instance.params == SIMD4(0, RectInstance.Kind.imageSharp.rawValue, 0, 1))
             }
         }
+    }
+
+    /// The lean pipeline (`.imageSharp`: interpolated texture position and edge distances) only
+    /// where both are affine in screen space; under perspective the general one (`.image`),
+    /// with the same instances but for the kind.
+    @Test func perspectiveKeepsTheGeneralPipeline() throws {
+        var item = try Self.nineSlice(clip: 0)
+        let affine = Transform3D.rotation(0.3).concatenating(.scale(0.5, 0.7)).concatenating(.translation(20, 10))
+        item.transform = affine
+        let (leanInstances, lean) = Self.write(item, clipCount: 1)
+        #expect(lean == .drawn(count: 9, variant: PipelineVariant(kind: .imageSharp, clipped: true)))
+        var tilted = affine
+        tilted.m14 = 0.0005
+        item.transform = tilted
+        let (generalInstances, general) = Self.write(item, clipCount: 1)
+        #expect(general == .drawn(count: 9, variant: PipelineVariant(kind: .image, clipped: true)))
+        #expect(generalInstances.allSatisfy { $0.params.y == RectInstance.Kind.image.rawValue })
+        #expect(leanInstances.allSatisfy { $0.params.y == RectInstance.Kind.imageSharp.rawValue })
+        #expect(zip(leanInstances, generalInstances).allSatisfy { $0.gradientLocations == $1.gradientLocations && $0.cover == $1.cover })
     }
 
     @Test func transparentOrRoomlessDrawsNothing() throws {

@@ -60,8 +60,9 @@ struct ShaderSyncTests {
     /// gradient's type: axial 2, radial 3, conic 4) and whether it is a sharp gradient; the
     /// modules declare the constants that tell apart the variants sharing them; clipped and
     /// unclipped variants use different fragment modules (the clipped ones read the clip
-    /// buffer). One module serves several variants: the rows use fewer modules than there are
-    /// pipelines (the blurred shadow's passes and group opacity have modules of their own).
+    /// buffer). Modules are shared where interfaces agree: the rows use no more modules than
+    /// there are pipelines, although the lean image pipelines (kind 12) have four of their own
+    /// (the blurred shadow's passes and group opacity have modules of their own too).
     @Test func everyVariantHasItsModulesAndConstants() throws {
         let modules = Dictionary(uniqueKeysWithValues: Shaders.modules.map { ($0.name, $0.code) })
         let sharpGradient: [RectInstance.Kind: UInt32] = [.axialSharp: 2, .radialSharp: 3, .conicSharp: 4]
@@ -86,6 +87,6 @@ struct ShaderSyncTests {
         for (name, kinds) in users where kinds.count > 1 {
             #expect(Self.specializationIDs(modules[name] ?? []).contains(0), "\(name) serves kinds \(kinds.sorted()): KIND")
         }
-        #expect(used.count < PipelineVariant.all.count)
+        #expect(used.count <= PipelineVariant.all.count)
     }
 }

@@ -1,0 +1,21 @@
+#version 450
+#extension GL_GOOGLE_include_directive : require
+// Image pieces under an affine transform (KIND 12, `RectInstance.Kind.imageSharp`): what an
+// image layer costs beyond its pixels kept to the texture fetch. The texture coordinate comes
+// interpolated from the vertex stage (inLocal here: the piece's rect mapped linearly onto its
+// part of the image, as piece.frag computes it per pixel), sampled with implicit derivatives
+// (under an affine map the same level and filter choice as piece.frag's explicit ones); the
+// frame's edges are anti-aliased as a sharp rect's (sharp.frag: the pixel distances to the
+// four edges, interpolated, no distance field or derivatives per pixel). Coverage images (A8:
+// the glyph atlas, text) need no branch: their view swizzles r into every channel, so
+// texel × color is color × coverage. CLIPPED multiplies the clip chain. Kind 6 (piece.frag)
+// draws the rest: pieces under perspective.
+#include "common.frag.glsl"
+
+layout(location = 11) noperspective in vec4 inEdges;
+layout(set = 1, binding = 0) uniform sampler2D image;
+layout(location = 0) out vec4 outColor;
+
+void main() {
+    emitColor(texture(image, inLocal) * inFillColor * edgeCoverage(inEdges), outColor);
+}

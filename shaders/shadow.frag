@@ -13,10 +13,17 @@
 // point that splits their weights (the sampler is linear), so ±radius takes radius + 1 fetches.
 // COLOR (a filter's Gaussian blur, CALayer.filters): the same weights over all four
 // (premultiplied) channels, drawn times the instance's alpha.
+// BACKDROP (with COLOR: CALayer.backgroundFilters' last step): the blurred value (σ 0: the
+// source as it is) mixed with the backdrop (set 2: what the pass drew before the layer) by
+// the instance's alpha (the layer's opacity) times its clips' coverage (its rounded bounds
+// and its ancestors' clips), written in place of the pass's pixel (no blending).
 #define CLIPPED
 #include "common.frag.glsl"
 
 layout(set = 1, binding = 0) uniform sampler2D source;  // set 0: the clips (common.frag.glsl)
+#ifdef BACKDROP
+layout(set = 2, binding = 0) uniform sampler2D backdrop;
+#endif
 layout(push_constant) uniform Blur {
     vec4 step;  // xy: direction, (1, 0) or (0, 1); z: sigma in pixels; w: radius in pixels
     vec4 area;  // valid source pixels: minX, minY, maxX, maxY (exclusive)
@@ -66,7 +73,11 @@ void main() {
             total += 2.0 * w;
         }
     }
-#ifdef COLOR
+#if defined(BACKDROP)
+    float coverage = inFillColor.a;
+    if (inParams.w > 0.5) coverage *= clipsCoverage();
+    outColor = mix(texelFetch(backdrop, ivec2(p), 0), sum / total, coverage);
+#elif defined(COLOR)
     vec4 c = sum / total * inFillColor.a;
     if (inParams.w > 0.5) c *= clipsCoverage();
     if (c.a <= 0.0 && c.r <= 0.0 && c.g <= 0.0 && c.b <= 0.0) discard;

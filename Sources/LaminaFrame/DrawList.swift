@@ -306,6 +306,7 @@ public struct DrawItem: Sendable {
             case .blend: return .blend(mode: BlendMode(index: Int(fill.x)), opacity: aux.first, count: aux.count)
             case .shadowGroup: return .shadowGroup(color: fill.color, sigma: aux.first, count: aux.count)
             case .filter(let f): return .filter(filters: f.filters, opacity: aux.first, count: aux.count)
+            case .backdrop(let f): return .backdrop(filters: f.filters)
             case .gradient(let g): return .gradient(g.fill)
             case .mesh(let m): return .mesh(MeshDraw(id: m.id, mesh: m.mesh, color: fill.color, trimStart: aux.first,
                                                      trimEnd: aux.second))
@@ -324,6 +325,7 @@ public struct DrawItem: Sendable {
                 payload = .blend; aux = Aux(opacity, count: count); fill = Float4(Float(mode.index), 0, 0, 0)
             case .filter(let filters, let opacity, let count):
                 payload = .filter(FilterBox(filters)); aux = Aux(opacity, count: count)
+            case .backdrop(let filters): payload = .backdrop(FilterBox(filters)); aux = Aux(0, 0)
             case .shadowGroup(let color, let sigma, let count):
                 payload = .shadowGroup; fill = Float4(color); aux = Aux(sigma, count: count)
             case .gradient(let g): payload = .gradient(GradientBox(g)); aux = Aux(0, 0)
@@ -392,6 +394,12 @@ public struct DrawItem: Sendable {
         /// opacity), the image goes through `filters` in order (blur radii in device pixels),
         /// and the result is composited with `opacity` (source-over).
         case filter(filters: [LayerFilter], opacity: Double, count: Int)
+        /// Background filters (CALayer.backgroundFilters): what the enclosing pass drew before
+        /// this item, read within `bounds` (at `transform`) cut by `clip` (the layer's rounded
+        /// bounds and its ancestors' clips), goes through `filters` in order (blur radii in
+        /// device pixels; a blur reads the pass's image as if clamped at its edges) and replaces
+        /// what lies there, by coverage × `opacity`. No items of its own follow it.
+        case backdrop(filters: [LayerFilter])
     }
 
     public init(

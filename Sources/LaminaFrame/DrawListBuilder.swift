@@ -276,6 +276,14 @@ public struct DrawListBuilder {
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         records.markDrawn(record)
+        // Background filters (CALayer.backgroundFilters): what lies beneath, within the rounded
+        // bounds cut by the ancestors' clips, filtered — below everything the layer draws, its
+        // shadow included, and outside any group it makes (which would hide what lies beneath).
+        // Not in a blurred shadow's source or a mask (drawn only for their alpha).
+        if !p.backgroundFilters.isEmpty, shadowSourceDepth == 0, maskDepth == 0 {
+            appendBackdrop(p.backgroundFilters, bounds: p.bounds, radii: Self.radii(p.cornerRadius, p.maskedCorners),
+                           toPixels: toPixels, opacity: opacity, clip: clip)
+        }
         let mode = p.compositingFilter
         let filters = p.filters
         if p.mask != 0 || mode != .normalBlendMode || !filters.isEmpty {
@@ -330,21 +338,25 @@ public struct DrawListBuilder {
             openGroups += 1
             visitFiltered(slot, record, maskSlot, [], store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
             openGroups -= 1
-            // Blur radii in device pixels: points times the transform's area scale.
-            let m = toPixels
-            let scale = (abs(m.m11 * m.m22 - m.m12 * m.m21)).squareRoot()
-            let device = filters.map { f -> LayerFilter in
-                var f = f
-                if f.kind == .gaussianBlur { f.radius = min(f.radius * (scale.isFinite ? scale : 0), 100_000) }
-                return f
-            }
-            setKind(.filter(filters: device, opacity: opacity, count: items.count - marker - 1), at: marker)
+            setKind(.filter(filters: Self.deviceFilters(filters, toPixels), opacity: opacity, count: items.count - marker - 1),
+                    at: marker)
             return
         }
         if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
             visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
         } else {
             visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+        }
+    }
+
+    /// `filters` with blur radii in device pixels: points times the transform's area scale.
+    static func deviceFilters(_ filters: [LayerFilter], _ toPixels: Transform3D) -> [LayerFilter] {
+        let m = toPixels
+        let scale = (abs(m.m11 * m.m22 - m.m12 * m.m21)).squareRoot()
+        return filters.map { f -> LayerFilter in
+            var f = f
+            if f.kind == .gaussianBlur { f.radius = min(f.radius * (scale.isFinite ? scale : 0), 100_000) }
+            return f
         }
     }
 
@@ -461,6 +473,17 @@ public struct DrawListBuilder {
         }
         if node.kind == .text { appendText(address, toPixels: toPixels, opacity: opacity, clip: innerClip) }
         return (innerClip, borderLast && border.alpha > 0)
+    }
+
+    /// A `.backdrop` item for `filters` over `bounds` (rounded by `radii`) at `toPixels`, clipped
+    /// by the layer's own rounded bounds within `clip`.
+    @inline(never)
+    mutating func appendBackdrop(_ filters: [LayerFilter], bounds: Rect, radii: CornerRadii, toPixels: Transform3D,
+                                 opacity: Double, clip: Int) {
+        sawEffects = true
+        let own = emitClip(ownClip(bounds, radii, toPixels: toPixels, parent: clip))
+        emit(DrawItem(transform: toPixels, bounds: bounds, backgroundColor: .clear, opacity: opacity,
+                      kind: .backdrop(filters: Self.deviceFilters(filters, toPixels)), clip: own))
     }
 
     /// The border alone, drawn after the content and the sublayers.

@@ -72,6 +72,12 @@ public enum PassStep: Sendable, Hashable {
     /// marker is a `.filter` group's, both directions blur all four channels (premultiplied)
     /// and draw them as they are (a filter's Gaussian blur).
     case blur(source: Int, marker: Int, vertical: Bool, sigma: Double, valid: PixelRect, scissor: PixelRect)
+    /// Background filters' result (the `.backdrop` item `DrawList.items[marker]`): image
+    /// `source` (the filtered backdrop) blurred vertically by `sigma` device pixels (0: read as
+    /// it is), reads clamped to `valid`, written over `scissor` (the item's device box) in
+    /// place of the pass's pixels as the mix of image `backdrop` (what the pass drew before
+    /// the item) and it by the item's coverage (its bounds cut by its clip) × its opacity.
+    case backdrop(source: Int, backdrop: Int, marker: Int, sigma: Double, valid: PixelRect, scissor: PixelRect)
 }
 
 /// A frame's explicit passes, children before the passes that sample their images; the last
@@ -172,6 +178,61 @@ public struct FramePlanner {
             dependencyStack[depth].append(plan.passes.count - 1)
             reads.append(image)
             return image
+        }
+        /// Background filters (`.backdrop` item `marker`): the pass so far moves into an image
+        /// (its backdrop; the pass starts again with a copy of it), which goes through the filters
+        /// over the item's device box grown by the blurs' reach (cut to the pass's area: a blur
+        /// reads the backdrop as if clamped at its edges), each filter a pass into a fresh image as
+        /// a filter group's; the last step, in this pass, writes the result (the last blur's
+        /// vertical direction done in it) over the box by the item's coverage and opacity in place
+        /// of the backdrop (`.backdrop`). Nothing when the box is empty, the item's opacity is 0
+        /// or no filter changes anything.
+        func planBackdrop(marker: Int, _ filters: [LayerFilter]) {
+            func sigma(_ f: LayerFilter) -> Double { min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000) }
+            let effective = filters.filter { $0.colorMatrix != nil || sigma($0) > 0 }
+            guard !effective.isEmpty, items[marker].opacity > 0,
+                  let box = Self.box(items, marker..<(marker + 1), whole: whole, margin: 1)?.intersection(area), !box.isEmpty
+            else { return }
+            let grown = PixelRect(minX: box.minX - Self.reach(effective), minY: box.minY - Self.reach(effective),
+                                  maxX: box.maxX + Self.reach(effective), maxY: box.maxY + Self.reach(effective))
+                .intersection(area)
+            let backdrop = moveSoFar()
+            stepStack[depth].append(.copy(image: backdrop))
+            // The image the next filter reads, the pass that drew it and where it is valid.
+            var current = backdrop
+            var source = plan.passes.count - 1
+            var valid = area
+            func filterPass(_ step: PassStep) {
+                let next = allocateImage()
+                plan.steps.append(step)
+                plan.dependencies.append(source)
+                plan.passes.append(FramePass(target: .image(next), area: grown,
+                                             steps: (plan.steps.count - 1)..<plan.steps.count,
+                                             dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
+                if current != backdrop { freeImages.append(current) }
+                current = next
+                source = plan.passes.count - 1
+                valid = grown
+            }
+            var lastSigma = 0.0
+            for (i, f) in effective.enumerated() {
+                if let m = f.colorMatrix {
+                    filterPass(.filtered(image: current, matrix: m, opacity: 1))
+                    continue
+                }
+                filterPass(.blur(source: current, marker: marker, vertical: false, sigma: sigma(f), valid: valid,
+                                 scissor: grown))
+                if i == effective.count - 1 {
+                    lastSigma = sigma(f)
+                } else {
+                    filterPass(.blur(source: current, marker: marker, vertical: true, sigma: sigma(f), valid: valid,
+                                     scissor: grown))
+                }
+            }
+            stepStack[depth].append(.backdrop(source: current, backdrop: backdrop, marker: marker, sigma: lastSigma,
+                                              valid: valid, scissor: box))
+            dependencyStack[depth].append(source)
+            reads.append(current)
         }
         while k < range.upperBound {
             let item = items.baseAddress! + k
@@ -317,6 +378,11 @@ public struct FramePlanner {
                 stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
                 dependencyStack[depth].append(sourcePass)
                 reads.append(source)
+            case .backdrop(let filters):
+                closeRun(at: k)
+                planBackdrop(marker: k, filters)
+                k += 1
+                run = k
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
             }
@@ -378,7 +444,7 @@ public struct FramePlanner {
             k += 1
             let local: Rect
             switch item.kind {
-            case .rect, .gradient: local = item.bounds.standardized
+            case .rect, .gradient, .backdrop: local = item.bounds.standardized
             case .shadow(let sigma):
                 let b = item.bounds.standardized, g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)

@@ -247,6 +247,24 @@ struct PassRecorder {
                 clipSetBound = false
                 arenaSetBound = false
                 vkCmdDraw(cmd, 3, 1, 0, 0)
+            case .backdrop(let source, let backdrop, let instance, let sigma, let valid, let box):
+                guard instances != nil else { continue }
+                let cut = box.intersection(area)
+                guard !cut.isEmpty else { continue }
+                bind(pipeline.backdrop)
+                bindVertexBuffers()
+                // Set 0 the clips, set 1 the filtered image, set 2 the backdrop.
+                var sets: [VkDescriptorSet?] = [frame.clipSet, images.descriptorSet(source), images.descriptorSet(backdrop)]
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.backdropLayout, 0, 3, &sets, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
+                var constants = (SIMD4<Float>(0, 1, sigma, (3 * sigma).rounded(.up)),
+                                 SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)))
+                vkCmdPushConstants(cmd, pipeline.backdropLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 32, &constants)
+                var backdropScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &backdropScissor)
+                vkCmdDraw(cmd, 4, 1, 0, index(instance, .sharp))
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
             case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea, let color):
                 guard instances != nil, !blurArea.isEmpty else { continue }
                 bind(color ? pipeline.blurColor : pipeline.blur)

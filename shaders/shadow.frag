@@ -27,6 +27,8 @@ layout(set = 2, binding = 0) uniform sampler2D backdrop;
 layout(push_constant) uniform Blur {
     vec4 step;  // xy: direction, (1, 0) or (0, 1); z: sigma in pixels; w: radius in pixels
     vec4 area;  // valid source pixels: minX, minY, maxX, maxY (exclusive)
+    vec4 resample;  // x: the source is read at the pixel's position times this (2: a half-size
+                    // copy's 2 × 2 box; ½: a half-size image upsampled bilinearly; else 1)
 } blur;
 
 layout(location = 0) out vec4 outColor;
@@ -49,7 +51,7 @@ void main() {
     invSize = 1.0 / vec2(textureSize(source, 0));
     low = blur.area.xy + 0.5;
     high = blur.area.zw - 0.5;
-    vec2 p = gl_FragCoord.xy;
+    vec2 p = gl_FragCoord.xy * blur.resample.x;
     vec2 direction = blur.step.xy;
     float sigma = blur.step.z;
     int radius = int(blur.step.w);
@@ -76,7 +78,7 @@ void main() {
 #if defined(BACKDROP)
     float coverage = inFillColor.a;
     if (inParams.w > 0.5) coverage *= clipsCoverage();
-    outColor = mix(texelFetch(backdrop, ivec2(p), 0), sum / total, coverage);
+    outColor = mix(texelFetch(backdrop, ivec2(gl_FragCoord.xy), 0), sum / total, coverage);
 #elif defined(COLOR)
     vec4 c = sum / total * inFillColor.a;
     if (inParams.w > 0.5) c *= clipsCoverage();

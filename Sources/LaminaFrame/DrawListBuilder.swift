@@ -327,11 +327,34 @@ public struct DrawListBuilder {
     /// A layer with filters (CALayer.filters): a `.filter` group of the layer — masked when it
     /// has a mask — at full opacity, whose image the renderer filters and composites at
     /// `opacity` (Core Animation's order: filters, then the mask, then the compositing filter;
-    /// the mask here is inside the filter group, applied before the filters). Without filters
-    /// (or nested too deep), the masked layer or the layer itself at `opacity`.
+    /// the mask here is inside the filter group, applied before the filters). With
+    /// `masksToBounds` and a blur, the filter group is masked by the layer's rounded bounds
+    /// (the blur does not spread beyond them). Without filters (or nested too deep), the
+    /// masked layer or the layer itself at `opacity`.
     @inline(never)
     mutating func visitFiltered(_ slot: Int, _ record: Int, _ maskSlot: Int?, _ filters: [LayerFilter], _ store: NodeStore,
-                                _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
+                                _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int,
+                                clipsToBounds: Bool = true) {
+        let address = nodes.baseAddress! + slot
+        if clipsToBounds, !filters.isEmpty, address.pointee.properties.masksToBounds, FramePlanner.reach(filters) > 0,
+           openGroups + 3 <= Self.maxNestedGroups {
+            // A blur under the layer's own masksToBounds stays inside its rounded bounds: the
+            // filter group at full opacity, masked by the rounded bounds, in a group at `opacity`.
+            let p = address.pointee.properties
+            let marker = items.count
+            emit(Self.groupMarker(opacity: opacity, count: 0))
+            openGroups += 1
+            visitFiltered(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: 1, clip: clip,
+                          clipsToBounds: false)
+            let maskMarker = items.count
+            emit(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 0)))
+            emit(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: Color(0, 0, 0),
+                          cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners)))
+            setKind(.mask(count: items.count - maskMarker - 1), at: maskMarker)
+            openGroups -= 1
+            setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
+            return
+        }
         if !filters.isEmpty, openGroups < Self.maxNestedGroups {
             let marker = items.count
             emit(Self.groupMarker(opacity: opacity, count: 0))

@@ -47,14 +47,14 @@ final class VulkanPipeline {
     let blurColor: VkPipeline
     /// One pass of a blurred shadow's separable Gaussian (`shadow.vert|frag`, an instanced
     /// quad): `blurLayout` has set 0 = the clip buffer (as `layout`), set 1 = the source group
-    /// image (as the composite's set 0), and 32 bytes of push constants (direction, sigma,
-    /// radius, the source's valid area).
+    /// image (as the composite's set 0), and 48 bytes of push constants (direction, sigma,
+    /// radius, the source's valid area, the read scale of a half-size blur's resampling).
     let blur: VkPipeline
     let blurLayout: VkPipelineLayout
     /// Background filters' last step (`shadow.vert`, `shadow.frag` COLOR BACKDROP, no
     /// blending: it writes the mix of the backdrop and the filtered image): `backdropLayout`
     /// has set 0 = the clips, set 1 = the filtered image, set 2 = the backdrop, and the blur's
-    /// 32 bytes of push constants.
+    /// 48 bytes of push constants.
     let backdrop: VkPipeline
     let backdropLayout: VkPipelineLayout
     /// The image variants' layout (`PipelineVariant` kind `.image`): set 0 the clips (as
@@ -189,14 +189,14 @@ final class VulkanPipeline {
         // Set 1: the mesh arena (the same layout: one fragment-stage storage buffer).
         do { layout = try Self.makePipelineLayout(device, [clipSetLayout, clipSetLayout]) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
-        // The shadow blur: the clips (set 0) and the source image (set 1), 32 bytes of push constants.
+        // The shadow blur: the clips (set 0) and the source image (set 1), 48 bytes of push constants.
         let blurLayout: VkPipelineLayout
-        do { blurLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout], pushConstantBytes: 32) } catch {
+        do { blurLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout], pushConstantBytes: 48) } catch {
             throw fail(error)
         }
         undo.append { vkDestroyPipelineLayout(device.raw, blurLayout, nil) }
         let backdropLayout: VkPipelineLayout
-        do { backdropLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout, setLayout], pushConstantBytes: 32) } catch {
+        do { backdropLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout, setLayout], pushConstantBytes: 48) } catch {
             throw fail(error)
         }
         undo.append { vkDestroyPipelineLayout(device.raw, backdropLayout, nil) }

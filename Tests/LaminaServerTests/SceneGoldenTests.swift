@@ -102,6 +102,15 @@ struct SceneGoldenTests {
     /// opacity (scripts/scene-cairo).
     @Test func backgroundFilters() throws { try check("backdrop", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 
+    /// Large blurs, done at half size (σ above `FramePlanner.downsampleAbove` device pixels):
+    /// background filters of σ 24 (a rounded panel) and 48 points (a full-width strip at the
+    /// canvas's edge: reads clamped there), a filter of σ 24 on a layer, and a blurred layer
+    /// with masksToBounds, which stays inside its rounded bounds. The reference blurs at full
+    /// size by the Gaussian's formula (scripts/scene-cairo).
+    @Test func largeAndClippedBlurs() throws {
+        try check("filters-large", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

@@ -13,13 +13,22 @@
 // point that splits their weights (the sampler is linear), so ±radius takes radius + 1 fetches.
 // COLOR (a filter's Gaussian blur, CALayer.filters): the same weights over all four
 // (premultiplied) channels, drawn times the instance's alpha.
+// BACKDROP (with COLOR: CALayer.backgroundFilters' last step): the blurred value (σ 0: the
+// source as it is) mixed with the backdrop (set 2: what the pass drew before the layer) by
+// the instance's alpha (the layer's opacity) times its clips' coverage (its rounded bounds
+// and its ancestors' clips), written in place of the pass's pixel (no blending).
 #define CLIPPED
 #include "common.frag.glsl"
 
 layout(set = 1, binding = 0) uniform sampler2D source;  // set 0: the clips (common.frag.glsl)
+#ifdef BACKDROP
+layout(set = 2, binding = 0) uniform sampler2D backdrop;
+#endif
 layout(push_constant) uniform Blur {
     vec4 step;  // xy: direction, (1, 0) or (0, 1); z: sigma in pixels; w: radius in pixels
     vec4 area;  // valid source pixels: minX, minY, maxX, maxY (exclusive)
+    vec4 resample;  // x: the source is read at the pixel's position times this (2: a half-size
+                    // copy's 2 × 2 box; ½: a half-size image upsampled bilinearly; else 1)
 } blur;
 
 layout(location = 0) out vec4 outColor;
@@ -42,7 +51,7 @@ void main() {
     invSize = 1.0 / vec2(textureSize(source, 0));
     low = blur.area.xy + 0.5;
     high = blur.area.zw - 0.5;
-    vec2 p = gl_FragCoord.xy;
+    vec2 p = gl_FragCoord.xy * blur.resample.x;
     vec2 direction = blur.step.xy;
     float sigma = blur.step.z;
     int radius = int(blur.step.w);
@@ -66,7 +75,11 @@ void main() {
             total += 2.0 * w;
         }
     }
-#ifdef COLOR
+#if defined(BACKDROP)
+    float coverage = inFillColor.a;
+    if (inParams.w > 0.5) coverage *= clipsCoverage();
+    outColor = mix(texelFetch(backdrop, ivec2(gl_FragCoord.xy), 0), sum / total, coverage);
+#elif defined(COLOR)
     vec4 c = sum / total * inFillColor.a;
     if (inParams.w > 0.5) c *= clipsCoverage();
     if (c.a <= 0.0 && c.r <= 0.0 && c.g <= 0.0 && c.b <= 0.0) discard;

@@ -125,6 +125,11 @@ extension Layer {
         get { properties.filters }
         set { set(.filters(newValue), "filters") }
     }
+    /// `backgroundFilters`: Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges.
+    public var backgroundFilters: [LayerFilter] {
+        get { properties.backgroundFilters }
+        set { set(.filters(newValue), "backgroundFilters") }
+    }
     /// `allowsGroupOpacity`: When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
     public var allowsGroupOpacity: Bool {
         get { properties.allowsGroupOpacity }

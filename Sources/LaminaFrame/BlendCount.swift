@@ -25,6 +25,7 @@ import LaminaTree
 ///   drawn offscreen only and do not count;
 /// - a blend group (`.blend`): as a group (its blend step counts once where its items do);
 /// - a filter group (`.filter`): as a group (a blur's spread beyond its items is not counted);
+/// - background filters (`.backdrop`): once over its bounds quad, as a rect;
 /// - a mask (`.mask`): its items are drawn offscreen only and do not count (nor does the step
 ///   that multiplies its group by it).
 /// The clear colour counts nothing: a pixel no item touches counts 0. Colours and opacities do
@@ -235,7 +236,7 @@ enum Footprint {
             return [Point(r.minX, r.minY), Point(r.maxX, r.minY), Point(r.maxX, r.maxY), Point(r.minX, r.maxY)]
         }
         switch item.kind {
-        case .rect, .gradient:
+        case .rect, .gradient, .backdrop:
             return [quad(item.bounds)]
         case .shadow(let sigma):
             let b = item.bounds.standardized, g = 3 * max(sigma, 0)

@@ -50,6 +50,39 @@ public struct DamageTracker {
     /// The pixels of `new` that may differ from `old`'s as drawn (the whole target without
     /// `old`, or when the size or clear color changed).
     public mutating func damage(from old: DrawList?, to new: DrawList) -> PixelRect {
+        let changed = itemDamage(from: old, to: new)
+        return Self.widenedByBackdrops(changed, new)
+    }
+
+    /// `damage` grown by every `.backdrop` item of `list` (background filters) whose reach —
+    /// its device box grown by its blurs' — meets it: what lies beneath it changed, so its
+    /// whole box (as the planner writes it) is redrawn; again until no backdrop adds anything
+    /// (one backdrop's box may lie beneath another's).
+    static func widenedByBackdrops(_ damage: PixelRect, _ list: DrawList) -> PixelRect {
+        guard !damage.isEmpty else { return damage }
+        let whole = PixelRect(minX: 0, minY: 0, maxX: max(list.width, 0), maxY: max(list.height, 0))
+        var d = damage
+        list.items.withUnsafeBufferPointer { items in
+            var grew = true
+            while grew {
+                grew = false
+                for i in items.indices {
+                    guard case .backdrop(let filters) = items[i].kind,
+                          let box = FramePlanner.box(items, i..<(i + 1), whole: whole, margin: 1), !box.isEmpty else { continue }
+                    let r = FramePlanner.reach(filters)
+                    let reach = PixelRect(minX: box.minX - r, minY: box.minY - r, maxX: box.maxX + r, maxY: box.maxY + r)
+                    guard !reach.intersection(d).isEmpty else { continue }
+                    let union = PixelRect(minX: min(d.minX, box.minX), minY: min(d.minY, box.minY),
+                                          maxX: max(d.maxX, box.maxX), maxY: max(d.maxY, box.maxY))
+                    if union != d { d = union; grew = true }
+                }
+            }
+        }
+        return d
+    }
+
+    /// The pixels of `new` whose items changed from `old`'s (before background filters).
+    private mutating func itemDamage(from old: DrawList?, to new: DrawList) -> PixelRect {
         let whole = PixelRect(minX: 0, minY: 0, maxX: max(new.width, 0), maxY: max(new.height, 0))
         guard let old, old.width == new.width, old.height == new.height, old.clearColor == new.clearColor else {
             return whole

@@ -37,6 +37,8 @@ extension DrawItem {
     @usableFromInline enum Payload: Sendable {
         case rect, shadow, group, shadowGroup, mask, blend, raster
         case filter(FilterBox)
+        /// Background filters (`Kind.backdrop`).
+        case backdrop(FilterBox)
         case gradient(GradientBox)
         case mesh(MeshBox)
         case image(ImageBox)
@@ -116,7 +118,7 @@ extension DrawItem {
         switch (payload, o.payload) {
         case (.rect, .rect), (.shadow, .shadow), (.group, .group), (.shadowGroup, .shadowGroup), (.mask, .mask),
              (.blend, .blend), (.raster, .raster): return true
-        case (.filter(let a), .filter(let b)): return a === b || a.filters == b.filters
+        case (.filter(let a), .filter(let b)), (.backdrop(let a), .backdrop(let b)): return a === b || a.filters == b.filters
         case (.gradient(let f), .gradient(let g)): return f === g || f.fill == g.fill
         case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
         case (.image(let a), .image(let b)):
@@ -133,7 +135,7 @@ extension DrawItem {
         case .rect: .rect
         case .shadow: .shadow
         case .gradient: .gradient
-        case .group, .shadowGroup, .mask, .blend, .filter, .raster: .group
+        case .group, .shadowGroup, .mask, .blend, .filter, .raster, .backdrop: .group
         case .image: .image
         case .mesh: .mesh
         }
@@ -152,6 +154,15 @@ extension DrawItem {
     var glyphScale: Double {
         if case .image(let box) = payload, let run = box.glyphs { return run.scale }
         return 0
+    }
+
+    /// Whether the item is a `.filter` group's marker or a `.backdrop` (whose blurs filter all
+    /// four channels).
+    public var isFilterMarker: Bool {
+        switch payload {
+        case .filter, .backdrop: true
+        default: false
+        }
     }
 
     /// `kind.shadowSigma` read from the storage.

@@ -314,6 +314,7 @@ public struct DrawItem: Sendable {
                 return .raster(RasterDraw(page: Int(fill.x), region: PixelRect(minX: Int(radii.x), minY: Int(radii.y),
                                                                             maxX: Int(radii.z), maxY: Int(radii.w)),
                                           version: aux.a, count: aux.count))
+            case .backdrop(let f): return .backdrop(filters: f.filters)
             case .gradient(let g): return .gradient(g.fill)
             case .mesh(let m): return .mesh(MeshDraw(id: m.id, mesh: m.mesh, color: fill.color, trimStart: aux.first,
                                                      trimEnd: aux.second))
@@ -332,6 +333,7 @@ public struct DrawItem: Sendable {
                 payload = .blend; aux = Aux(opacity, count: count); fill = Float4(Float(mode.index), 0, 0, 0)
             case .filter(let filters, let opacity, let count):
                 payload = .filter(FilterBox(filters)); aux = Aux(opacity, count: count)
+            case .backdrop(let filters): payload = .backdrop(FilterBox(filters)); aux = Aux(0, 0)
             case .shadowGroup(let color, let sigma, let count):
                 payload = .shadowGroup; fill = Float4(color); aux = Aux(sigma, count: count)
             case .raster(let r):
@@ -411,6 +413,12 @@ public struct DrawItem: Sendable {
         /// that composites that region. This item's transform and bounds are the composite's
         /// (its layer's plane and the region's rect in it), so it bounds as the composite does.
         case raster(RasterDraw)
+        /// Background filters (CALayer.backgroundFilters): what the enclosing pass drew before
+        /// this item, read within `bounds` (at `transform`) cut by `clip` (the layer's rounded
+        /// bounds and its ancestors' clips), goes through `filters` in order (blur radii in
+        /// device pixels; a blur reads the pass's image as if clamped at its edges) and replaces
+        /// what lies there, by coverage × `opacity`. No items of its own follow it.
+        case backdrop(filters: [LayerFilter])
     }
 
     public init(

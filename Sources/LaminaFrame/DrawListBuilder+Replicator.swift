@@ -72,7 +72,7 @@ public enum ReplicatorDrawing {
             }
         case .shadowGroup(let color, let sigma, let count):
             item.kind = .shadowGroup(color: times(color), sigma: sigma, count: count)
-        case .group, .mask, .blend, .filter, .raster:
+        case .group, .mask, .blend, .filter, .raster, .backdrop:
             break  // markers: their items are tinted themselves (a mask's too: its alpha, as CA tints it)
         }
         return item

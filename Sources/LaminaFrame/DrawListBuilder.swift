@@ -310,6 +310,14 @@ public struct DrawListBuilder {
         let toPixels = p.transformToSuperlayer.concatenating(parentToPixels)
         guard opacity > 0, p.isDoubleSided || !Self.facesAway(toPixels) else { return }
         records.markDrawn(record)
+        // Background filters (CALayer.backgroundFilters): what lies beneath, within the rounded
+        // bounds cut by the ancestors' clips, filtered — below everything the layer draws, its
+        // shadow included, and outside any group it makes (which would hide what lies beneath).
+        // Not in a blurred shadow's source or a mask (drawn only for their alpha).
+        if !p.backgroundFilters.isEmpty, shadowSourceDepth == 0, maskDepth == 0 {
+            appendBackdrop(p.backgroundFilters, bounds: p.bounds, radii: Self.radii(p.cornerRadius, p.maskedCorners),
+                           toPixels: toPixels, opacity: opacity, clip: clip)
+        }
         let mode = p.compositingFilter
         let filters = p.filters
         // A rasterized layer (not inside another, nor blended with what lies beneath: a blend
@@ -361,32 +369,59 @@ public struct DrawListBuilder {
     /// A layer with filters (CALayer.filters): a `.filter` group of the layer — masked when it
     /// has a mask — at full opacity, whose image the renderer filters and composites at
     /// `opacity` (Core Animation's order: filters, then the mask, then the compositing filter;
-    /// the mask here is inside the filter group, applied before the filters). Without filters
-    /// (or nested too deep), the masked layer or the layer itself at `opacity`.
+    /// the mask here is inside the filter group, applied before the filters). With
+    /// `masksToBounds` and a blur, the filter group is masked by the layer's rounded bounds
+    /// (the blur does not spread beyond them). Without filters (or nested too deep), the
+    /// masked layer or the layer itself at `opacity`.
     @inline(never)
     mutating func visitFiltered(_ slot: Int, _ record: Int, _ maskSlot: Int?, _ filters: [LayerFilter], _ store: NodeStore,
-                                _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int) {
+                                _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double, clip: Int,
+                                clipsToBounds: Bool = true) {
+        let address = nodes.baseAddress! + slot
+        if clipsToBounds, !filters.isEmpty, address.pointee.properties.masksToBounds, FramePlanner.reach(filters) > 0,
+           openGroups + 3 <= Self.maxNestedGroups {
+            // A blur under the layer's own masksToBounds stays inside its rounded bounds: the
+            // filter group at full opacity, masked by the rounded bounds, in a group at `opacity`.
+            let p = address.pointee.properties
+            let marker = items.count
+            emit(Self.groupMarker(opacity: opacity, count: 0))
+            openGroups += 1
+            visitFiltered(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: 1, clip: clip,
+                          clipsToBounds: false)
+            let maskMarker = items.count
+            emit(DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 0)))
+            emit(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: Color(0, 0, 0),
+                          cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners)))
+            setKind(.mask(count: items.count - maskMarker - 1), at: maskMarker)
+            openGroups -= 1
+            setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
+            return
+        }
         if !filters.isEmpty, openGroups < Self.maxNestedGroups {
             let marker = items.count
             emit(Self.groupMarker(opacity: opacity, count: 0))
             openGroups += 1
             visitFiltered(slot, record, maskSlot, [], store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
             openGroups -= 1
-            // Blur radii in device pixels: points times the transform's area scale.
-            let m = toPixels
-            let scale = (abs(m.m11 * m.m22 - m.m12 * m.m21)).squareRoot()
-            let device = filters.map { f -> LayerFilter in
-                var f = f
-                if f.kind == .gaussianBlur { f.radius = min(f.radius * (scale.isFinite ? scale : 0), 100_000) }
-                return f
-            }
-            setKind(.filter(filters: device, opacity: opacity, count: items.count - marker - 1), at: marker)
+            setKind(.filter(filters: Self.deviceFilters(filters, toPixels), opacity: opacity, count: items.count - marker - 1),
+                    at: marker)
             return
         }
         if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
             visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
         } else {
             visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+        }
+    }
+
+    /// `filters` with blur radii in device pixels: points times the transform's area scale.
+    static func deviceFilters(_ filters: [LayerFilter], _ toPixels: Transform3D) -> [LayerFilter] {
+        let m = toPixels
+        let scale = (abs(m.m11 * m.m22 - m.m12 * m.m21)).squareRoot()
+        return filters.map { f -> LayerFilter in
+            var f = f
+            if f.kind == .gaussianBlur { f.radius = min(f.radius * (scale.isFinite ? scale : 0), 100_000) }
+            return f
         }
     }
 
@@ -506,6 +541,17 @@ public struct DrawListBuilder {
         }
         if node.kind == .text { appendText(address, toPixels: toPixels, opacity: opacity, clip: innerClip) }
         return (innerClip, borderLast && border.alpha > 0)
+    }
+
+    /// A `.backdrop` item for `filters` over `bounds` (rounded by `radii`) at `toPixels`, clipped
+    /// by the layer's own rounded bounds within `clip`.
+    @inline(never)
+    mutating func appendBackdrop(_ filters: [LayerFilter], bounds: Rect, radii: CornerRadii, toPixels: Transform3D,
+                                 opacity: Double, clip: Int) {
+        sawEffects = true
+        let own = emitClip(ownClip(bounds, radii, toPixels: toPixels, parent: clip))
+        emit(DrawItem(transform: toPixels, bounds: bounds, backgroundColor: .clear, opacity: opacity,
+                      kind: .backdrop(filters: Self.deviceFilters(filters, toPixels)), clip: own))
     }
 
     /// The border alone, drawn after the content and the sublayers.

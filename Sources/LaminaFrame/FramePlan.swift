@@ -78,7 +78,20 @@ public enum PassStep: Sendable, Hashable {
     /// `DrawList.items[marker]`; the horizontal one draws the blurred alpha in black. When the
     /// marker is a `.filter` group's, both directions blur all four channels (premultiplied)
     /// and draw them as they are (a filter's Gaussian blur).
-    case blur(source: Int, marker: Int, vertical: Bool, sigma: Double, valid: PixelRect, scissor: PixelRect)
+    ///
+    /// `readScale` (filters' and background filters' blurs only): the source is read at the
+    /// pixel's position times it — 2 reads the 2 × 2 box at twice the position (a half-size
+    /// copy, `sigma` 0), ½ reads a half-size image bilinearly (its upsampling, `sigma` 0).
+    case blur(source: Int, marker: Int, vertical: Bool, sigma: Double, valid: PixelRect, scissor: PixelRect,
+              readScale: Double = 1)
+    /// Background filters' result (the `.backdrop` item `DrawList.items[marker]`): image
+    /// `source` (the filtered backdrop) blurred vertically by `sigma` device pixels (0: read as
+    /// it is), reads clamped to `valid`, written over `scissor` (the item's device box) in
+    /// place of the pass's pixels as the mix of image `backdrop` (what the pass drew before
+    /// the item) and it by the item's coverage (its bounds cut by its clip) × its opacity.
+    /// `readScale` ½: `source` is a half-size image (a downsampled blur), read bilinearly.
+    case backdrop(source: Int, backdrop: Int, marker: Int, sigma: Double, valid: PixelRect, scissor: PixelRect,
+                  readScale: Double = 1)
 }
 
 /// A frame's explicit passes, children before the passes that sample their images; the last
@@ -180,6 +193,78 @@ public struct FramePlanner {
             reads.append(image)
             return image
         }
+        /// Background filters (`.backdrop` item `marker`): the pass so far moves into an image
+        /// (its backdrop; the pass starts again with a copy of it), which goes through the filters
+        /// over the item's device box grown by the blurs' reach (cut to the pass's area: a blur
+        /// reads the backdrop as if clamped at its edges), each filter a pass into a fresh image as
+        /// a filter group's; the last step, in this pass, writes the result (the last blur's
+        /// vertical direction done in it) over the box by the item's coverage and opacity in place
+        /// of the backdrop (`.backdrop`). Nothing when the box is empty, the item's opacity is 0
+        /// or no filter changes anything.
+        func planBackdrop(marker: Int, _ filters: [LayerFilter]) {
+            func sigma(_ f: LayerFilter) -> Double { min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000) }
+            let effective = filters.filter { $0.colorMatrix != nil || sigma($0) > 0 }
+            guard !effective.isEmpty, items[marker].opacity > 0,
+                  let box = Self.box(items, marker..<(marker + 1), whole: whole, margin: 1)?.intersection(area), !box.isEmpty
+            else { return }
+            let grown = PixelRect(minX: box.minX - Self.reach(effective), minY: box.minY - Self.reach(effective),
+                                  maxX: box.maxX + Self.reach(effective), maxY: box.maxY + Self.reach(effective))
+                .intersection(area)
+            let backdrop = moveSoFar()
+            stepStack[depth].append(.copy(image: backdrop))
+            // The image the next filter reads, the pass that drew it and where it is valid.
+            var current = backdrop
+            var source = plan.passes.count - 1
+            var valid = area
+            func filterPass(_ step: PassStep, area passArea: PixelRect? = nil) {
+                let next = allocateImage()
+                plan.steps.append(step)
+                plan.dependencies.append(source)
+                plan.passes.append(FramePass(target: .image(next), area: passArea ?? grown,
+                                             steps: (plan.steps.count - 1)..<plan.steps.count,
+                                             dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
+                if current != backdrop { freeImages.append(current) }
+                current = next
+                source = plan.passes.count - 1
+                valid = passArea ?? grown
+            }
+            var lastSigma = 0.0, lastScale = 1.0
+            for (i, f) in effective.enumerated() {
+                if let m = f.colorMatrix {
+                    filterPass(.filtered(image: current, matrix: m, opacity: 1))
+                    continue
+                }
+                if sigma(f) > Self.downsampleAbove {
+                    // At half size (as a filter group's); the last one's upsampling is the last step.
+                    let half = Self.half(grown), s = Self.halfSigma(sigma(f))
+                    filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: valid,
+                                     scissor: half, readScale: 2), area: half)
+                    filterPass(.blur(source: current, marker: marker, vertical: false, sigma: s, valid: half,
+                                     scissor: half), area: half)
+                    filterPass(.blur(source: current, marker: marker, vertical: true, sigma: s, valid: half,
+                                     scissor: half), area: half)
+                    if i == effective.count - 1 {
+                        lastScale = 0.5
+                    } else {
+                        filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: half,
+                                         scissor: grown, readScale: 0.5))
+                    }
+                    continue
+                }
+                filterPass(.blur(source: current, marker: marker, vertical: false, sigma: sigma(f), valid: valid,
+                                 scissor: grown))
+                if i == effective.count - 1 {
+                    lastSigma = sigma(f)
+                } else {
+                    filterPass(.blur(source: current, marker: marker, vertical: true, sigma: sigma(f), valid: valid,
+                                     scissor: grown))
+                }
+            }
+            stepStack[depth].append(.backdrop(source: current, backdrop: backdrop, marker: marker, sigma: lastSigma,
+                                              valid: valid, scissor: box, readScale: lastScale))
+            dependencyStack[depth].append(source)
+            reads.append(current)
+        }
         while k < range.upperBound {
             let item = items.baseAddress! + k
             if item.pointee.isMarker, reads.count >= 2, plan.imageCount - freeImages.count >= Self.maxLiveImages {
@@ -274,11 +359,11 @@ public struct FramePlanner {
                 var current = allocateImage()
                 var source = collect(items, (marker + 1)..<end, target: .image(current), area: box, whole: whole,
                                      depth: depth + 1)
-                func filterPass(_ step: PassStep) {
+                func filterPass(_ step: PassStep, area passArea: PixelRect? = nil) {
                     let next = allocateImage()
                     plan.steps.append(step)
                     plan.dependencies.append(source)
-                    plan.passes.append(FramePass(target: .image(next), area: box,
+                    plan.passes.append(FramePass(target: .image(next), area: passArea ?? box,
                                                  steps: (plan.steps.count - 1)..<plan.steps.count,
                                                  dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
                     freeImages.append(current)
@@ -296,6 +381,20 @@ public struct FramePlanner {
                     } else {
                         let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
                         guard sigma > 0 else { continue }
+                        if sigma > Self.downsampleAbove {
+                            // At half size: the 2 × 2 box, the blur of √(σ² − 1)/2, the bilinear
+                            // upsampling (the box and the upsampling add a variance of 1).
+                            let half = Self.half(box), s = Self.halfSigma(sigma)
+                            filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: box,
+                                             scissor: half, readScale: 2), area: half)
+                            filterPass(.blur(source: current, marker: marker, vertical: false, sigma: s, valid: half,
+                                             scissor: half), area: half)
+                            filterPass(.blur(source: current, marker: marker, vertical: true, sigma: s, valid: half,
+                                             scissor: half), area: half)
+                            filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: half,
+                                             scissor: box, readScale: 0.5))
+                            continue
+                        }
                         filterPass(.blur(source: current, marker: marker, vertical: false, sigma: sigma, valid: box,
                                          scissor: box))
                         filterPass(.blur(source: current, marker: marker, vertical: true, sigma: sigma, valid: box,
@@ -336,6 +435,10 @@ public struct FramePlanner {
                     dependencyStack[depth].append(pass)
                 }
                 k = end
+            case .backdrop(let filters):
+                closeRun(at: k)
+                planBackdrop(marker: k, filters)
+                k += 1
                 run = k
             case .rect, .shadow, .gradient, .mesh, .image:
                 k += 1
@@ -353,15 +456,31 @@ public struct FramePlanner {
     }
 
     /// How far (device pixels) a filter group's blurs spread its content: ⌈3σ⌉ + 1 for each
-    /// blur (a blur of a blur reaches at most the sum).
+    /// blur (a blur of a blur reaches at most the sum), 4 more for one done at half size (the
+    /// 2 × 2 box, the half-size taps' rounding and the bilinear upsampling).
     public static func reach(_ filters: [LayerFilter]) -> Int {
         var r = 0
         for f in filters where f.kind == .gaussianBlur {
             let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
-            if sigma > 0 { r += Int((3 * sigma).rounded(.up)) + 1 }
+            if sigma > 0 { r += Int((3 * sigma).rounded(.up)) + 1 + (sigma > downsampleAbove ? 4 : 0) }
         }
         return r
     }
+
+    /// A blur of σ above this many device pixels (filters' and background filters') is done at
+    /// half size: within the pixel rule against the exact Gaussian (SceneGoldenTests'
+    /// large blurs), an eighth of the work (a quarter of the pixels, half the taps each).
+    public static let downsampleAbove = 6.0
+
+    /// The half-size pixels that cover `r` (the half-size image of a downsampled blur lies at
+    /// half the coordinates in its target-sized image).
+    static func half(_ r: PixelRect) -> PixelRect {
+        PixelRect(minX: r.minX >> 1, minY: r.minY >> 1, maxX: (r.maxX + 1) >> 1, maxY: (r.maxY + 1) >> 1)
+    }
+
+    /// The half-size σ whose blur, between the 2 × 2 box (variance ⅓) and the bilinear
+    /// upsampling (variance ⅔), makes a blur of `sigma` full-size pixels.
+    static func halfSigma(_ sigma: Double) -> Double { (max(sigma * sigma - 1, 0)).squareRoot() / 2 }
 
     /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
     /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when
@@ -398,7 +517,7 @@ public struct FramePlanner {
             k += 1
             let local: Rect
             switch item.kind {
-            case .rect, .gradient: local = item.bounds.standardized
+            case .rect, .gradient, .backdrop: local = item.bounds.standardized
             case .shadow(let sigma):
                 let b = item.bounds.standardized, g = 3 * (sigma.isFinite ? max(sigma, 0) : 0)
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)

@@ -15,7 +15,7 @@ import Glibc
 public struct Gallery {
     public enum Page: Int, CaseIterable, Sendable {
         case progressRing, springs, shake, pulse, celebration, expandingCard, cardStack, stress, parametric
-        case maskedAvatar, replicatorSpinner, scrubbing, blendAndFilters, transitions
+        case maskedAvatar, replicatorSpinner, scrubbing, blendAndFilters, transitions, frostedGlass
 
         public var title: String {
             switch self {
@@ -33,6 +33,7 @@ public struct Gallery {
             case .scrubbing: "Scrubbed animation — ↑ / ↓ move its time by 0.1 s"
             case .blendAndFilters: "Blend modes and filters — blur, grayscale"
             case .transitions: "Transitions — click + to add a row, a row to remove it"
+            case .frostedGlass: "Frosted glass — backgroundFilters over moving content"
             }
         }
     }
@@ -561,7 +562,44 @@ public struct Gallery {
             ])
             named["add"] = add
             _ = b.text("+", size: 36, in: add, at: Point(32, 32), width: 60, color: Color(0.08, 0.1, 0.14))
+        case .frostedGlass:
+            Self.buildFrostedGlass(root, canvas, &named, &b)
         }
+    }
+
+    /// The frosted sheet's frame and the moving blobs beneath it (frostedGlass).
+    public static func sheetFrame(_ c: Size) -> (size: Size, center: Point) {
+        (Size(c.width * 0.6, 150), Point(c.width / 2, c.height * 0.55))
+    }
+    public static let blobColors: [UInt32] = [0xFF3B30, 0xFFCC00, 0x34C759, 0x007AFF, 0xAF52DE, 0xFF9500]
+    public static let sheetBlur = 14.0
+
+    /// Blobs crossing back and forth under the sheet, and the sheet: a rounded translucent
+    /// panel whose backdrop is blurred and saturated, with a label on it.
+    static func buildFrostedGlass(_ root: UInt32, _ canvas: Size, _ named: inout [String: UInt32],
+                                  _ b: inout GalleryBuilder) {
+        let (sheet, center) = sheetFrame(canvas)
+        for (i, hex) in blobColors.enumerated() {
+            let y = center.y - 90 + Double(i) * 36
+            let x0 = canvas.width * 0.15, x1 = canvas.width * 0.85
+            let blob = b.layer(in: root, GalleryBuilder.box(70, 70, at: Point(i % 2 == 0 ? x0 : x1, y)) + [
+                ("backgroundColor", .color(Color(hex6: hex))), ("cornerRadius", .number(35)),
+            ])
+            named["blob\(i)"] = blob
+            b.motion(.basic(BasicAnimation(keyPath: "position.x", from: .double(i % 2 == 0 ? x0 : x1),
+                                           to: .double(i % 2 == 0 ? x1 : x0),
+                                           timing: AnimationTiming(duration: 2.4 + 0.4 * Double(i), timingFunction: .easeInEaseOut,
+                                                                   repeatCount: .infinity, autoreverses: true))),
+                     to: blob, key: "cross")
+        }
+        let glass = b.layer(in: root, GalleryBuilder.box(sheet.width, sheet.height, at: center) + [
+            ("backgroundColor", .color(Color(1, 1, 1, 0.22))), ("cornerRadius", .number(22)),
+            ("borderWidth", .number(1)), ("borderColor", .color(Color(1, 1, 1, 0.4))),
+            ("backgroundFilters", .filters([.gaussianBlur(sheetBlur, name: "blur"),
+                                            LayerFilter(kind: .saturate, amount: 1.6)])),
+        ])
+        named["sheet"] = glass
+        _ = b.text("Frosted glass", size: 24, in: glass, at: Point(sheet.width / 2, sheet.height / 2), width: sheet.width - 40)
     }
 
     static func starPoints(center c: Point, outer: Double, inner: Double) -> [Point] {

@@ -112,3 +112,63 @@ public struct LayerFilter: Hashable, Sendable {
         return nil
     }
 }
+
+/// A named filter's number as an animatable key path (Core Animation's `filters.NAME.radius`):
+/// `filters.NAME.radius` or `.amount`, `backgroundFilters.NAME.radius` or `.amount`. `radius`
+/// is a blur's, `amount` a CSS function's (saturate, brightness, contrast, grayscale, invert,
+/// opacity); a color matrix has neither.
+public struct FilterField: Hashable, Sendable {
+    /// In `backgroundFilters` (else `filters`).
+    public var background: Bool
+    /// The filter's `name` in its list.
+    public var name: String
+    /// `amount` (else `radius`).
+    public var isAmount: Bool
+
+    public init(background: Bool, name: String, isAmount: Bool) {
+        self.background = background; self.name = name; self.isAmount = isAmount
+    }
+
+    /// The field a key path names, or nil when it names none (`filters.NAME.FIELD`).
+    public init?(keyPath: String) {
+        let parts = keyPath.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 3, parts[0] == "filters" || parts[0] == "backgroundFilters", !parts[1].isEmpty,
+              parts[2] == "radius" || parts[2] == "amount" else { return nil }
+        self.init(background: parts[0] == "backgroundFilters", name: String(parts[1]), isAmount: parts[2] == "amount")
+    }
+
+    public var keyPath: String {
+        (background ? "backgroundFilters." : "filters.") + name + (isAmount ? ".amount" : ".radius")
+    }
+
+    /// Whether `filter` has this field (a blur a radius, a CSS function an amount).
+    func applies(to filter: LayerFilter) -> Bool {
+        switch filter.kind {
+        case .gaussianBlur: !isAmount
+        case .colorMatrix: false
+        case .saturate, .brightness, .contrast, .grayscale, .invert, .opacity: isAmount
+        }
+    }
+}
+
+extension LayerProperties {
+    /// The value of a named filter's field, nil when the list has no filter of that name with
+    /// that field.
+    public func filterFieldValue(_ field: FilterField) -> Double? {
+        let list = field.background ? backgroundFilters : filters
+        guard let f = list.first(where: { $0.name == field.name }), field.applies(to: f) else { return nil }
+        return field.isAmount ? f.amount : f.radius
+    }
+
+    /// Writes an animated value into the named filter (presentation only): kept finite and ≥ 0
+    /// (an overshooting spring or extrapolation may leave the valid range); nothing when the
+    /// list has no such filter.
+    public mutating func setFilterField(_ field: FilterField, _ value: Double) {
+        let v = value.isFinite ? max(value, 0) : 0
+        func set(_ list: inout [LayerFilter]) {
+            guard let i = list.firstIndex(where: { $0.name == field.name }), field.applies(to: list[i]) else { return }
+            if field.isAmount { list[i].amount = v } else { list[i].radius = min(v, 100_000) }
+        }
+        if field.background { set(&backgroundFilters) } else { set(&filters) }
+    }
+}

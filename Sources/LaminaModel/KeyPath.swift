@@ -37,6 +37,7 @@ extension LayerProperties {
             guard let v = custom[name] else { return nil }
             return v.count == 1 ? .number(v[0]) : .numbers(v)
         }
+        if let f = FilterField(keyPath: keyPath) { return filterFieldValue(f).map { .number($0) } }
         return nil
     }
 

@@ -102,6 +102,11 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.filters }; return [] }
         _modify { yield &rare.values.filters }
     }
+    /// Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges.
+    @inlinable public var backgroundFilters: [LayerFilter] {
+        get { if let box = rare.box { return box.values.backgroundFilters }; return [] }
+        _modify { yield &rare.values.backgroundFilters }
+    }
     /// When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other).
     @inlinable public var allowsGroupOpacity: Bool {
         get { if let box = rare.box { return box.values.allowsGroupOpacity }; return true }
@@ -481,6 +486,7 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var mask: UInt32 = 0
         @usableFromInline var compositingFilter: BlendMode = .normalBlendMode
         @usableFromInline var filters: [LayerFilter] = []
+        @usableFromInline var backgroundFilters: [LayerFilter] = []
         @usableFromInline var allowsGroupOpacity: Bool = true
         @usableFromInline var shouldRasterize: Bool = false
         @usableFromInline var rasterizationScale: Double = 1
@@ -618,6 +624,7 @@ extension LayerProperties {
         case "mask": return .number(Double(mask))
         case "compositingFilter": return .string(compositingFilter.rawValue)
         case "filters": return .filters(filters)
+        case "backgroundFilters": return .filters(backgroundFilters)
         case "allowsGroupOpacity": return .bool(allowsGroupOpacity)
         case "shouldRasterize": return .bool(shouldRasterize)
         case "rasterizationScale": return .number(rasterizationScale)
@@ -747,6 +754,7 @@ extension LayerProperties {
         case "mask": mask = try v.layerID()
         case "compositingFilter": compositingFilter = try v.named(BlendMode.self)
         case "filters": filters = try v.filters()
+        case "backgroundFilters": backgroundFilters = try v.filters()
         case "allowsGroupOpacity": allowsGroupOpacity = try v.bool()
         case "shouldRasterize": shouldRasterize = try v.bool()
         case "rasterizationScale": rasterizationScale = try v.nonNegativeNumber()
@@ -874,6 +882,7 @@ extension PropertyTable {
         Row(keyPath: "mask", type: .layer, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "compositingFilter", type: .name(BlendMode.allCases.map(\.rawValue)), layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "filters", type: .filters, layers: .all, animates: false, implicitAction: false),
+        Row(keyPath: "backgroundFilters", type: .filters, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "allowsGroupOpacity", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "shouldRasterize", type: .bool, layers: .all, animates: false, implicitAction: false),
         Row(keyPath: "rasterizationScale", type: .number, layers: .all, animates: false, implicitAction: false),

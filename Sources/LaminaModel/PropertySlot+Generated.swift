@@ -6,7 +6,8 @@ import LaminaGeometry
 
 /// An animatable key path resolved once (when an animation is added), so that evaluating it
 /// each frame is a switch, not a string comparison. One case per animatable key path of
-/// `Properties.table`; `custom(NAME)` for `custom.NAME`.
+/// `Properties.table`; `custom(NAME)` for `custom.NAME`; `filterField` for a named filter's
+/// number (`filters.NAME.radius`, `backgroundFilters.NAME.amount`, …).
 public enum PropertySlot: Hashable, Sendable {
     case bounds
     case boundsOrigin
@@ -88,6 +89,7 @@ public enum PropertySlot: Hashable, Sendable {
     case sublayerTransformComponent(TransformComponent)
     case instanceTransformComponent(TransformComponent)
     case custom(String)
+    case filterField(FilterField)
 
     static let table: [String: PropertySlot] = {
         var t: [String: PropertySlot] = [
@@ -259,6 +261,7 @@ public enum PropertySlot: Hashable, Sendable {
         case .sublayerTransformComponent(let c): c.isSize ? .size : .double
         case .instanceTransformComponent(let c): c.isSize ? .size : .double
         case .custom(let name): (p.custom[name].map { $0.count != 1 } ?? false) ? .doubles : .double
+        case .filterField: .double
         }
     }
 
@@ -347,6 +350,7 @@ public enum PropertySlot: Hashable, Sendable {
         case .sublayerTransformComponent: "sublayerTransform"
         case .instanceTransformComponent: "instanceTransform"
         case .custom(let n): "custom." + n
+        case .filterField: nil
         }
     }
 }
@@ -436,6 +440,7 @@ extension LayerProperties {
         case .instanceTransformComponent(let c): c.isSize ? .size(c.size(of: instanceTransform)) : .double(c.number(of: instanceTransform))
         case .custom(let name):
             if let v = custom[name] { v.count == 1 ? .double(v[0]) : .doubles(v) } else { .double(0) }
+        case .filterField(let f): .double(filterFieldValue(f) ?? 0)
         }
     }
 
@@ -527,6 +532,7 @@ extension LayerProperties {
         case (.instanceTransformComponent(let c), .size(let v)): instanceTransform = c.setting(v, in: instanceTransform)
         case (.custom(let name), .double(let v)): custom[name] = [v]
         case (.custom(let name), .doubles(let v)): custom[name] = v
+        case (.filterField(let f), .double(let v)): setFilterField(f, v)
         default: break
         }
     }

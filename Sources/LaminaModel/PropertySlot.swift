@@ -13,6 +13,7 @@ extension PropertySlot {
             guard !name.isEmpty, !name.contains(".") else { return nil }
             self = .custom(String(name)); return
         }
+        if let f = FilterField(keyPath: keyPath) { self = .filterField(f); return }
         return nil
     }
 }

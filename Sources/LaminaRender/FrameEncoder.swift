@@ -44,7 +44,13 @@ enum RecordedDraw: Equatable {
     /// `source`'s alpha along x (or y when `vertical`) within `valid` (the part of `source` its
     /// pass cleared), scissored to `scissor`; all four channels when `color` (a filter's blur).
     case blur(source: Int, instance: Int, vertical: Bool, sigma: Float, valid: PixelRect, scissor: PixelRect,
-              color: Bool)
+              color: Bool, readScale: Float = 1)
+    /// Background filters' last step: image `source` blurred vertically by `sigma` (0: as it
+    /// is) within `valid`, mixed with image `backdrop` by the coverage of `instance` (the item's
+    /// opacity and clips over its device box), written in place of the pass's pixels within
+    /// `scissor`.
+    case backdrop(source: Int, backdrop: Int, instance: Int, sigma: Float, valid: PixelRect, scissor: PixelRect,
+                  readScale: Float = 1)
 
     static func == (a: RecordedDraw, b: RecordedDraw) -> Bool {
         switch (a, b) {
@@ -56,8 +62,10 @@ enum RecordedDraw: Equatable {
         case let (.mask(i1), .mask(i2)): i1 == i2
         case let (.blend(s1, b1, m1, o1), .blend(s2, b2, m2, o2)): s1 == s2 && b1 == b2 && m1 == m2 && o1 == o2
         case let (.filtered(i1, c1, a1), .filtered(i2, c2, a2)): i1 == i2 && c1 == c2 && a1 == a2
-        case let (.blur(s1, i1, v1, g1, a1, b1, c1), .blur(s2, i2, v2, g2, a2, b2, c2)):
-            s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2 && c1 == c2
+        case let (.blur(s1, i1, v1, g1, a1, b1, c1, r1), .blur(s2, i2, v2, g2, a2, b2, c2, r2)):
+            s1 == s2 && i1 == i2 && v1 == v2 && g1 == g2 && a1 == a2 && b1 == b2 && c1 == c2 && r1 == r2
+        case let (.backdrop(s1, d1, i1, g1, a1, b1, r1), .backdrop(s2, d2, i2, g2, a2, b2, r2)):
+            s1 == s2 && d1 == d2 && i1 == i2 && g1 == g2 && a1 == a2 && b1 == b2 && r1 == r2
         default: false
         }
     }
@@ -291,7 +299,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite, .mask, .blend, .filtered: (Int.max, 0)
+            case .blur, .composite, .mask, .blend, .filtered, .backdrop: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -457,12 +465,14 @@ struct FrameEncoder {
                     case .blend(let source, let backdrop, let mode, let opacity):
                         draws.append(.blend(source: source, backdrop: backdrop, mode: UInt32(mode.index),
                                             opacity: Float(opacity)))
-                    case .blur(let source, let marker, let vertical, let sigma, let valid, let scissor):
-                        let quad = Rect(Double(valid.minX), Double(valid.minY),
-                                        Double(valid.maxX - valid.minX), Double(valid.maxY - valid.minY))
+                    case .blur(let source, let marker, let vertical, let sigma, let valid, let scissor, let readScale):
+                        // Over the source's valid area (a resampling: over what it writes, in other units).
+                        let over = readScale == 1 ? valid : scissor
+                        let quad = Rect(Double(over.minX), Double(over.minY),
+                                        Double(over.maxX - over.minX), Double(over.maxY - over.minY))
                         var quadItem: DrawItem
                         var color = false
-                        if case .filter = items[marker].kind {
+                        if items[marker].isFilterMarker {
                             // A filter's blur: all channels, drawn as they are (opaque black: alpha 1).
                             color = true
                             quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0))
@@ -485,7 +495,24 @@ struct FrameEncoder {
                         instances += 1
                         instanceBytes += stride
                         draws.append(.blur(source: source, instance: at, vertical: vertical, sigma: Float(sigma),
-                                           valid: valid, scissor: scissor, color: color))
+                                           valid: valid, scissor: scissor, color: color, readScale: Float(readScale)))
+                    case .backdrop(let source, let backdrop, let marker, let sigma, let valid, let scissor, let readScale):
+                        // A quad over the box in device pixels with the item's opacity and clips.
+                        let quad = Rect(Double(scissor.minX), Double(scissor.minY),
+                                        Double(scissor.maxX - scissor.minX), Double(scissor.maxY - scissor.minY))
+                        var quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0),
+                                                opacity: items[marker].opacity, clip: items[marker].clip)
+                        let instance = span.used
+                        guard case .drawn(1, let variant) = try write(&quadItem), variant.kind == .sharp else {
+                            span.used = instance
+                            continue
+                        }
+                        let stride = RectInstance.stride(.sharp)
+                        let at = try align(instance, stride, stride)
+                        instances += 1
+                        instanceBytes += stride
+                        draws.append(.backdrop(source: source, backdrop: backdrop, instance: at, sigma: Float(sigma),
+                                               valid: valid, scissor: scissor, readScale: Float(readScale)))
                     }
                 }
                 passDraws.append(first..<draws.count)

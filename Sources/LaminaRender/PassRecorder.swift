@@ -256,7 +256,26 @@ struct PassRecorder {
                 clipSetBound = false
                 arenaSetBound = false
                 vkCmdDraw(cmd, 3, 1, 0, 0)
-            case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea, let color):
+            case .backdrop(let source, let backdrop, let instance, let sigma, let valid, let box, let readScale):
+                guard instances != nil else { continue }
+                let cut = box.intersection(area)
+                guard !cut.isEmpty else { continue }
+                bind(pipeline.backdrop)
+                bindVertexBuffers()
+                // Set 0 the clips, set 1 the filtered image, set 2 the backdrop.
+                var sets: [VkDescriptorSet?] = [frame.clipSet, images.descriptorSet(source), images.descriptorSet(backdrop)]
+                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.backdropLayout, 0, 3, &sets, 0, nil)
+                clipSetBound = false
+                arenaSetBound = false
+                var constants = (SIMD4<Float>(0, 1, sigma, (3 * sigma).rounded(.up)),
+                                 SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)),
+                                 SIMD4<Float>(readScale, 0, 0, 0))
+                vkCmdPushConstants(cmd, pipeline.backdropLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 48, &constants)
+                var backdropScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &backdropScissor)
+                vkCmdDraw(cmd, 4, 1, 0, index(instance, .sharp))
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
+            case .blur(let source, let instance, let vertical, let sigma, let valid, let blurArea, let color, let readScale):
                 guard instances != nil, !blurArea.isEmpty else { continue }
                 bind(color ? pipeline.blurColor : pipeline.blur)
                 bindVertexBuffers()
@@ -268,8 +287,9 @@ struct PassRecorder {
                 arenaSetBound = false
                 // Taps over ±3σ, reads clamped to where the source pass cleared its image.
                 var constants = (SIMD4<Float>(vertical ? 0 : 1, vertical ? 1 : 0, sigma, (3 * sigma).rounded(.up)),
-                                 SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)))
-                vkCmdPushConstants(cmd, pipeline.blurLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 32, &constants)
+                                 SIMD4<Float>(Float(valid.minX), Float(valid.minY), Float(valid.maxX), Float(valid.maxY)),
+                                 SIMD4<Float>(readScale, 0, 0, 0))
+                vkCmdPushConstants(cmd, pipeline.blurLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 48, &constants)
                 let cut = blurArea.intersection(area)
                 guard !cut.isEmpty else { continue }
                 var blurScissor = cut.vk

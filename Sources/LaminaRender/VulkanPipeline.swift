@@ -51,10 +51,16 @@ final class VulkanPipeline {
     let blurColor: VkPipeline
     /// One pass of a blurred shadow's separable Gaussian (`shadow.vert|frag`, an instanced
     /// quad): `blurLayout` has set 0 = the clip buffer (as `layout`), set 1 = the source group
-    /// image (as the composite's set 0), and 32 bytes of push constants (direction, sigma,
-    /// radius, the source's valid area).
+    /// image (as the composite's set 0), and 48 bytes of push constants (direction, sigma,
+    /// radius, the source's valid area, the read scale of a half-size blur's resampling).
     let blur: VkPipeline
     let blurLayout: VkPipelineLayout
+    /// Background filters' last step (`shadow.vert`, `shadow.frag` COLOR BACKDROP, no
+    /// blending: it writes the mix of the backdrop and the filtered image): `backdropLayout`
+    /// has set 0 = the clips, set 1 = the filtered image, set 2 = the backdrop, and the blur's
+    /// 48 bytes of push constants.
+    let backdrop: VkPipeline
+    let backdropLayout: VkPipelineLayout
     /// The image variants' layout (`PipelineVariant` kind `.image`): set 0 the clips (as
     /// `layout`, so a bound clip set stays valid), set 1 the image with its sampler.
     let imageLayout: VkPipelineLayout
@@ -66,7 +72,7 @@ final class VulkanPipeline {
     func pipeline(_ variant: PipelineVariant) -> VkPipeline { variants[variant.index] }
 
     /// Which pipeline `createPipeline` builds.
-    private enum Kind { case rect, mesh, composite, mask, blend }
+    private enum Kind { case rect, mesh, composite, mask, blend, backdrop }
 
     /// A descriptor set layout of one descriptor of `type` at binding 0, for `stages` (the
     /// fragment stage; the clip buffer's, the vertex stage too: CLIP_VARYINGS in the shaders).
@@ -194,12 +200,17 @@ final class VulkanPipeline {
         // Set 1: the mesh arena (the same layout: one fragment-stage storage buffer).
         do { layout = try Self.makePipelineLayout(device, [clipSetLayout, clipSetLayout]) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, layout, nil) }
-        // The shadow blur: the clips (set 0) and the source image (set 1), 32 bytes of push constants.
+        // The shadow blur: the clips (set 0) and the source image (set 1), 48 bytes of push constants.
         let blurLayout: VkPipelineLayout
-        do { blurLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout], pushConstantBytes: 32) } catch {
+        do { blurLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout], pushConstantBytes: 48) } catch {
             throw fail(error)
         }
         undo.append { vkDestroyPipelineLayout(device.raw, blurLayout, nil) }
+        let backdropLayout: VkPipelineLayout
+        do { backdropLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout, setLayout], pushConstantBytes: 48) } catch {
+            throw fail(error)
+        }
+        undo.append { vkDestroyPipelineLayout(device.raw, backdropLayout, nil) }
         let imageLayout: VkPipelineLayout
         do { imageLayout = try Self.makePipelineLayout(device, [clipSetLayout, setLayout]) } catch { throw fail(error) }
         undo.append { vkDestroyPipelineLayout(device.raw, imageLayout, nil) }
@@ -220,6 +231,7 @@ final class VulkanPipeline {
         var colorMatrixPipeline: VkPipeline?
         var blurColorPipeline: VkPipeline?
         var blur: VkPipeline?
+        var backdropPipeline: VkPipeline?
         do throws(RenderError) {
             for variant in PipelineVariant.all {
                 let (vertex, fragment, locations) = Self.shaders(variant)
@@ -279,6 +291,14 @@ final class VulkanPipeline {
                 throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
             }
             undo.append { vkDestroyPipeline(device.raw, blurColorPipeline, nil) }
+            result = Self.createPipeline(.backdrop, device: device, layout: backdropLayout, renderPass: renderPass,
+                                         vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.backdropFrag),
+                                         instanceLocations: Self.blurInstanceLocations,
+                                         instanceStride: RectInstance.stride(.sharp), pipeline: &backdropPipeline)
+            guard result == VK_SUCCESS, let backdropPipeline else {
+                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
+            }
+            undo.append { vkDestroyPipeline(device.raw, backdropPipeline, nil) }
         } catch {
             throw fail(error)
         }
@@ -300,6 +320,9 @@ final class VulkanPipeline {
         guard let blur else { preconditionFailure("the blur pipeline was created above") }
         self.blur = blur
         self.blurLayout = blurLayout
+        guard let backdropPipeline else { preconditionFailure("the backdrop pipeline was created above") }
+        self.backdrop = backdropPipeline
+        self.backdropLayout = backdropLayout
         self.imageLayout = imageLayout
         self.groupRenderPass = groupRenderPass
         self.retainedRenderPass = retainedRenderPass
@@ -312,6 +335,7 @@ final class VulkanPipeline {
                      blurLayout, sampler, imageLayout)
         device.track(mask, blendPipeline, blendPipelineLayout)
         device.track(colorMatrixPipeline, filterPipelineLayout, blurColorPipeline)
+        device.track(backdropPipeline, backdropLayout)
         for variant in variants { device.track(variant) }
     }
 
@@ -326,6 +350,9 @@ final class VulkanPipeline {
         vkDestroyPipelineLayout(device.raw, filterLayout, nil)
         vkDestroyPipeline(device.raw, blurColor, nil)
         device.untrack(colorMatrix, filterLayout, blurColor)
+        vkDestroyPipeline(device.raw, backdrop, nil)
+        vkDestroyPipelineLayout(device.raw, backdropLayout, nil)
+        device.untrack(backdrop, backdropLayout)
         vkDestroyPipeline(device.raw, blur, nil)
         vkDestroyPipelineLayout(device.raw, blurLayout, nil)
         vkDestroyPipelineLayout(device.raw, imageLayout, nil)
@@ -479,7 +506,7 @@ final class VulkanPipeline {
         if kind == .composite || kind == .mask || kind == .blend {
             bindings = []
             attributes = []
-        } else if kind == .rect {
+        } else if kind == .rect || kind == .backdrop {
             // Instances at binding 1 as for meshes, so a pass binds its buffers once.
             bindings = [VkVertexInputBindingDescription(binding: 1, stride: instanceStride,
                                                         inputRate: VK_VERTEX_INPUT_RATE_INSTANCE)]
@@ -498,7 +525,7 @@ final class VulkanPipeline {
         }
         var inputAssembly = VkPipelineInputAssemblyStateCreateInfo()
         inputAssembly.sType = VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO
-        inputAssembly.topology = kind == .rect ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
+        inputAssembly.topology = kind == .rect || kind == .backdrop ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST
         var depthStencil = VkPipelineDepthStencilStateCreateInfo()
         depthStencil.sType = VK_STRUCTURE_TYPE_PIPELINE_DEPTH_STENCIL_STATE_CREATE_INFO
         if kind == .mesh {
@@ -535,7 +562,7 @@ final class VulkanPipeline {
         blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
-        if kind == .blend { blendAttachment.blendEnable = VkBool32(VK_FALSE) }
+        if kind == .blend || kind == .backdrop { blendAttachment.blendEnable = VkBool32(VK_FALSE) }
         if kind == .mask {
             // Destination-in: the target times the source's alpha (the shader writes it to
             // every channel).

@@ -341,6 +341,8 @@ public struct ModelTree: Sendable {
                 compiled = try animation.compile { keyPath in
                     // An unset custom property has no value, so no type to animate.
                     if keyPath.hasPrefix("custom."), props.custom[String(keyPath.dropFirst(7))] == nil { return nil }
+                    // A filter's number: only of a filter of that name (and kind) in the list.
+                    if let f = FilterField(keyPath: keyPath), props.filterFieldValue(f) == nil { return nil }
                     return PropertySlot(keyPath: keyPath)?.kind(in: props)
                 }
             } catch {

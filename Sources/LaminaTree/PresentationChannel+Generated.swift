@@ -162,7 +162,7 @@ enum PresentationChannel: Sendable {
         case .transformComponent(let c): self = .transformComponent(c)
         case .sublayerTransformComponent(let c): self = .sublayerTransformComponent(c)
         case .instanceTransformComponent(let c): self = .instanceTransformComponent(c)
-        case .shadowPath, .path, .lineDashPattern, .colors, .locations, .custom: self = .generic
+        case .shadowPath, .path, .lineDashPattern, .colors, .locations, .custom, .filterField: self = .generic
         }
     }
 
@@ -381,6 +381,9 @@ extension LayerTree {
             case .colors: p.colors = nodes.storage[i].properties.colors
             case .locations: p.locations = nodes.storage[i].properties.locations
             case .custom(let name): p.custom[name] = nodes.storage[i].properties.custom[name]
+            case .filterField(let f) where f.background:
+                p.backgroundFilters = nodes.storage[i].properties.backgroundFilters
+            case .filterField: p.filters = nodes.storage[i].properties.filters
             default: break
             }
         }

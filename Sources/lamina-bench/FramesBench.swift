@@ -214,7 +214,8 @@ enum FramesScene {
     /// the plain layers each masked by a 48×32 capsule (a layer with cornerRadius 16 and an
     /// opaque background, CALayer.mask: every layer an offscreen group with its mask's image),
     /// as `bench/peers`' mask mix; "blur" (not in "all"): the plain layers each with
-    /// `filters: [gaussianBlur radius 2]`, as the peers' blur mix.
+    /// `filters: [gaussianBlur radius 2]`, as the peers' blur mix; "backdrop" (not in "all"):
+    /// the plain layers under a full-width frosted panel, as the peers' backdrop mix.
     static func create(layers: Int, width: Int, height: Int, mix: String = "all") -> [LayerChange] {
         if mix == "cards" { return cards(layers: layers, width: width, height: height) }
         if mix == "replicator" { return spinners(layers: layers, width: width, height: height) }
@@ -228,6 +229,18 @@ enum FramesScene {
                         .set(mask, keyPath: "backgroundColor", value: .color(Color(0, 0, 0))),
                         .set(id, keyPath: "mask", value: .number(Double(mask)))]
             }
+            return ops
+        }
+        if mix == "backdrop" {
+            // bench/peers' backdrop mix: a full-width frosted panel (y 260, height 200, white at
+            // 0.3 alpha, its backdrop blurred by σ 10 points) over the plain mix's layers.
+            var ops = create(layers: layers, width: width, height: height, mix: "plain")
+            let panel = UInt32(layers + 1)
+            ops += [.create(panel, .layer), .addSublayer(parent: 0, child: panel),
+                    .set(panel, keyPath: "bounds", value: .rect(Rect(0, 0, Double(width), 200))),
+                    .set(panel, keyPath: "position", value: .point(Point(Double(width) / 2, 260 + 100))),
+                    .set(panel, keyPath: "backgroundColor", value: .color(Color(1, 1, 1, 0.3))),
+                    .set(panel, keyPath: "backgroundFilters", value: .filters([.gaussianBlur(10)]))]
             return ops
         }
         if mix == "blur" {

@@ -22,7 +22,7 @@ struct SceneBench {
     var speed = 1.0
     var timeOffset = 0.0
 
-    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text", "cards", "mask", "replicator", "blur"]
+    static let mixes = ["all", "plain", "rounded", "shape", "gradient", "shadow", "image", "text", "cards", "mask", "replicator", "blur", "backdrop"]
 
     /// Parses `arguments` (`--flag value` pairs), accepting only `flags` among `--layers`,
     /// `--frames`, `--seconds`, `--size`, `--target`, `--mix`, `--drive`, `--speed`,

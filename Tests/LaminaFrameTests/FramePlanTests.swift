@@ -92,6 +92,42 @@ struct FramePlanTests {
         #expect(plan.dependencies == [0, 1])
     }
 
+    @Test func backgroundFiltersMoveThePassSoFarIntoABackdropFilterItAndMixItBack() throws {
+        // Layer 1 (20, 20, 10, 10) drawn, then layer 2 (40, 40, 20, 10) with backgroundFilters
+        // [blur σ 2]: items [1, backdrop, …]. The backdrop box: 38.5…61.5 → 38…62 (x), grown
+        // by the planner's pixel: 37…63 × 37…53; the blur reads ⌈3σ⌉ + 1 = 7 beyond, cut to the
+        // 64 × 64 target: 30…64 × 30…60.
+        let list = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0)))])
+            + TestScene.layer(2, frame: Rect(40, 40, 20, 10), [("backgroundFilters", .filters([.gaussianBlur(2)]))])))
+        guard case .backdrop = list.items[1].kind else { Issue.record("\(list.items.map(\.kind))"); return }
+        let box = PixelRect(minX: 37, minY: 37, maxX: 63, maxY: 53)
+        let grown = PixelRect(minX: 30, minY: 30, maxX: 64, maxY: 60)
+        let plan = list.plan
+        #expect(plan.passes == [
+            FramePass(target: .image(0), area: whole, steps: 0..<1, dependencies: 0..<0, clearsToFrameColor: true),
+            FramePass(target: .image(1), area: grown, steps: 1..<2, dependencies: 0..<1),
+            FramePass(target: .frame, area: whole, steps: 2..<4, dependencies: 1..<3),
+        ])
+        #expect(plan.steps == [
+            .items(0..<1),
+            .blur(source: 0, marker: 1, vertical: false, sigma: 2, valid: whole, scissor: grown),
+            .copy(image: 0),
+            .backdrop(source: 1, backdrop: 0, marker: 1, sigma: 2, valid: grown, scissor: box),
+        ])
+        // σ 8 (> downsampleAbove 6): the 2 × 2 box into half size, both directions there at
+        // √(64 − 1)/2, and the last step upsamples (read scale ½).
+        let large = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0)))])
+            + TestScene.layer(2, frame: Rect(40, 40, 20, 10), [("backgroundFilters", .filters([.gaussianBlur(8)]))])))
+        let steps = large.plan.steps
+        let s = (63.0).squareRoot() / 2
+        guard steps.count == 6, case .blur(_, _, false, 0, _, _, 2) = steps[1], case .blur(_, _, false, s, _, _, 1) = steps[2],
+              case .blur(_, _, true, s, _, _, 1) = steps[3], case .backdrop(_, _, _, 0, _, _, 0.5) = steps[5] else {
+            Issue.record("\(steps)"); return
+        }
+    }
+
     @Test func filterGroupIsContentThenAPassPerColorFilterAndTwoPerBlur() throws {
         // Layer 1 at (20, 20, 10, 10), opacity 0.8, filters [grayscale 1, blur σ 2]: items
         // [filter marker, 1]. The content box 18…32 (as the shadow's above) grown by the blur's

@@ -329,7 +329,7 @@ private enum Reference {
                 first = last
             } while first < n - 1
             return count
-        case .group, .shadowGroup, .mask, .blend, .filter, .raster:
+        case .group, .shadowGroup, .mask, .blend, .filter, .raster, .backdrop:
             return 0
         case .mesh(let draw):
             let mb = draw.mesh.bounds.standardized

@@ -245,6 +245,90 @@ struct DamageRenderTests {
         })
     }
 
+    /// Background filters (CALayer.backgroundFilters): random scenes under three large
+    /// frosted panels (blurs of σ up to 5 points, some followed by a color filter, rounded,
+    /// translucent, one rotated) while the content beneath moves and changes, and the panels'
+    /// filters and positions change too; damage-limited frames equal full ones byte for byte
+    /// (a change within a panel's reach redraws the whole panel).
+    @Test(arguments: [UInt64(11), 12, 13])
+    func backdropScenesDamageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
+        var r = SeededRandom(seed: seed)
+        let count = 16
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
+                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        func packet(_ content: Commit.Content) throws -> CommitPacket {
+            try model.validate(Commit(client: 1, content: content), at: 0)
+        }
+        func filters() -> [LayerFilter] {
+            switch r.below(3) {
+            case 0: return [.gaussianBlur(r.double(0.5...5))]
+            case 1: return [.gaussianBlur(r.double(0.5...4)), LayerFilter(kind: .saturate, amount: r.double(0...2))]
+            default: return [LayerFilter(kind: .grayscale, amount: r.double(0...1)), .gaussianBlur(r.double(1...3))]
+            }
+        }
+        var ops = Self.scene(&r, count: count)
+        let panels = (UInt32(count + 1)...UInt32(count + 3)).map { $0 }
+        for id in panels {
+            ops += [.create(id, .layer), .addSublayer(parent: 0, child: id),
+                    .set(id, keyPath: "bounds", value: .rect(Rect(0, 0, r.double(30...60), r.double(20...40)))),
+                    .set(id, keyPath: "position", value: .point(Point(r.double(10...86), r.double(10...86)))),
+                    .set(id, keyPath: "backgroundColor", value: .color(Color(1, 1, 1, r.double(0...0.4)))),
+                    .set(id, keyPath: "cornerRadius", value: .number(r.double(0...10))),
+                    .set(id, keyPath: "backgroundFilters", value: .filters(filters()))]
+        }
+        ops.append(.set(panels[0], keyPath: "transform", value: .transform(.rotation(r.double(-0.5...0.5)))))
+        let pending = [try packet(.connect), try packet(.operations(ops))]
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: Self.size, frames: 14, initial: pending,
+                                                      label: "seed \(seed)", check: { list in
+            #expect(list.items.contains { if case .backdrop = $0.kind { true } else { false } })
+        }, after: { frame in
+            var changes = Self.changes(&r, count: count, at: frame)
+            if r.below(3) == 0, let id = panels.randomElement(using: &r) {
+                changes.append(r.below(2) == 0
+                    ? .set(id, keyPath: "backgroundFilters", value: .filters(filters()))
+                    : .set(id, keyPath: "position", value: .point(Point(r.double(10...86), r.double(10...86)))))
+            }
+            return [try packet(.operations(changes))]
+        })
+    }
+
+    /// A change beneath a frosted panel but outside its bounds, within its blur's reach,
+    /// damages the whole panel; one beyond the reach leaves the panel alone.
+    @Test func aChangeWithinABackdropsReachDamagesItsBox() throws {
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)
+        let ops: [LayerChange] = [
+            .create(1, .layer), .addSublayer(parent: 0, child: 1),
+            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 4, 4))),
+            .set(1, keyPath: "position", value: .point(Point(10, 50))),
+            .set(1, keyPath: "backgroundColor", value: .color(Color(1, 0, 0))),
+            .create(2, .layer), .addSublayer(parent: 0, child: 2),
+            .set(2, keyPath: "bounds", value: .rect(Rect(0, 0, 40, 40))),
+            .set(2, keyPath: "position", value: .point(Point(48, 48))),  // 28…68
+            .set(2, keyPath: "backgroundFilters", value: .filters([.gaussianBlur(4)])),  // reach ⌈12⌉ + 1
+        ]
+        _ = driver.frame(applying: [try model.validate(Commit(client: 1, content: .connect)),
+                                    try model.validate(Commit(client: 1, content: .operations(ops)))], at: 0)
+        func move(to x: Double, at t: Double) throws -> PixelRect {
+            let f = driver.frame(applying: [try model.validate(Commit(client: 1, content: .operations([
+                .setTransaction(TransactionSettings(disableActions: true)),
+                .set(1, keyPath: "position", value: .point(Point(x, 50)))])))], at: t)
+            return try #require(f.drawList.damage).rect
+        }
+        // 8…12 → 18…22: 6 pixels from the panel's box, within 13.
+        let near = try move(to: 20, at: 1)
+        #expect(near.minX <= 8 && near.maxX >= 68 && near.minY <= 28 && near.maxY >= 68)
+        // The panel's box is 25…71 (its bounds, anti-aliasing and a pixel), its reach 12…84.
+        // Back from 18…22: that old box is within the reach, so the panel is damaged again.
+        let back = try move(to: 10, at: 2)
+        #expect(back.maxX >= 68)
+        // 0…4 → 2…6 (with their anti-aliasing, below 12): only the square's pixels.
+        _ = try move(to: 2, at: 3)
+        let far = try move(to: 4, at: 4)
+        #expect(far.maxX <= 10 && far.maxY <= 56)
+    }
+
     @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)

@@ -414,6 +414,32 @@ import LaminaModel
         #expect(f.gallery.key(KeyCode.up).isEmpty)
     }
 
+    @Test func theFrostedSheetBlursWhatMovesBeneathIt() throws {
+        let f = Fixture(.frostedGlass)
+        guard case .filters(let list)? = f.value("sheet", "backgroundFilters") else { Issue.record("no filters"); return }
+        #expect(list.first?.radius == Gallery.sheetBlur && list.count == 2)
+        let (size, c) = Gallery.sheetFrame(Self.canvas)
+        let before = try Self.render(f)
+        let x0 = f.number("blob0", "position.x")
+        f.at(1)
+        #expect(abs(f.number("blob0", "position.x") - x0) > 10, "the blobs move")
+        let after = try Self.render(f)
+        // Live: the sheet's inside changed with what moved beneath it, and no pixel there is a
+        // blob's own colour (everything under the sheet is blurred and tinted).
+        var changed = 0, sharp = 0
+        // The blobs' colours as sRGB bytes.
+        let blobs: [(Int, Int, Int)] = Gallery.blobColors.map { (Int($0 >> 16 & 0xFF), Int($0 >> 8 & 0xFF), Int($0 & 0xFF)) }
+        for y in stride(from: Int(c.y - size.height / 2) + 24, to: Int(c.y + size.height / 2) - 24, by: 4) {
+            for x in stride(from: Int(c.x - size.width / 2) + 24, to: Int(c.x + size.width / 2) - 24, by: 4) {
+                let a = before.pixel(x, y), b = after.pixel(x, y)
+                if a.r != b.r || a.g != b.g || a.b != b.b { changed += 1 }
+                for blob in blobs where abs(b.r - blob.0) < 2 && abs(b.g - blob.1) < 2 && abs(b.b - blob.2) < 2 { sharp += 1 }
+            }
+        }
+        #expect(changed > 20, "\(changed) pixels changed under the sheet")
+        #expect(sharp == 0, "\(sharp) pixels show a blob unblurred")
+    }
+
     @Test func blendModesAndFiltersFollowTheirFormulas() throws {
         let f = Fixture(.blendAndFilters)
         let image = try Self.render(f)

@@ -100,6 +100,24 @@ struct SceneGoldenTests {
     /// bilinear taps.
     @Test func blurFilters() throws { try check("filters-blur", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 
+    /// CALayer.backgroundFilters (frosted glass) over striped content: a rounded translucent
+    /// panel with a sublayer (blur σ 4), one inside an ancestor's masksToBounds (blur then
+    /// saturate 1.8), one at opacity 0.6 (its sublayers a group above the filtered backdrop),
+    /// and a rotated one (grayscale then blur). The reference filters what the canvas holds
+    /// so far — a blur from the Gaussian's formula over ±4σ, reads clamped at the canvas's
+    /// edges — and paints it back inside the rounded bounds and the clips at the layer's
+    /// opacity (scripts/scene-cairo).
+    @Test func backgroundFilters() throws { try check("backdrop", .independent(mean: 1, percent: 0.5, threshold: 64)) }
+
+    /// Large blurs, done at half size (σ above `FramePlanner.downsampleAbove` device pixels):
+    /// background filters of σ 24 (a rounded panel) and 48 points (a full-width strip at the
+    /// canvas's edge: reads clamped there), a filter of σ 24 on a layer, and a blurred layer
+    /// with masksToBounds, which stays inside its rounded bounds. The reference blurs at full
+    /// size by the Gaussian's formula (scripts/scene-cairo).
+    @Test func largeAndClippedBlurs() throws {
+        try check("filters-large", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

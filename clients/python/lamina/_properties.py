@@ -118,6 +118,8 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
     'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
+    'backgroundFilters': PropertyInfo('backgroundFilters', 'background_filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+                         "Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges."),
     'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'shouldRasterize': PropertyInfo('shouldRasterize', 'should_rasterize', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
@@ -513,6 +515,15 @@ class _LayerAttributes:
     @filters.setter
     def filters(self, value: Sequence[Filter]) -> None:
         self._set('filters', coerce_filters(value))
+
+    @property
+    def background_filters(self) -> List[Filter]:
+        """``backgroundFilters``: Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges. default () (does not animate)."""
+        return self._get('backgroundFilters')  # type: ignore[no-any-return]
+
+    @background_filters.setter
+    def background_filters(self, value: Sequence[Filter]) -> None:
+        self._set('backgroundFilters', coerce_filters(value))
 
     @property
     def allows_group_opacity(self) -> bool:

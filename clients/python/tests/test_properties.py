@@ -217,18 +217,22 @@ class FilterTests(DaemonTestCase):
     """``filters`` (CALayer.filters): a list of ``lamina.Filter``, checked here and by the daemon."""
 
     def test_filters_travel_and_bad_ones_are_refused(self):
+        """Both lists: ``filters`` and ``background_filters`` (CALayer.backgroundFilters)."""
         from lamina import Filter
-        layer = self.square()
-        layer.filters = [Filter("gaussianBlur", radius=3, name="blur"), {"type": "saturate", "amount": 0.5},
-                         Filter("colorMatrix", matrix=[1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0])]
-        self.conn.commit()
-        got = layer.presentation_value("filters")
-        self.assertEqual([f.type for f in got], ["gaussianBlur", "saturate", "colorMatrix"])
-        self.assertEqual((got[0].radius, got[0].name, got[1].amount), (3.0, "blur", 0.5))
-        for bad in ([Filter("gaussianBlur", radius=-1)], [Filter("colorMatrix", matrix=[1, 2])],
-                    [Filter("sepia", amount=1)], [Filter("invert", name="a"), Filter("opacity", name="a")]):
-            with self.assertRaises(ValueError):
-                layer.filters = bad
+        for attribute, key in (("filters", "filters"), ("background_filters", "backgroundFilters")):
+            with self.subTest(attribute):
+                layer = self.square()
+                setattr(layer, attribute, [
+                    Filter("gaussianBlur", radius=3, name="blur"), {"type": "saturate", "amount": 0.5},
+                    Filter("colorMatrix", matrix=[1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0])])
+                self.conn.commit()
+                got = layer.presentation_value(key)
+                self.assertEqual([f.type for f in got], ["gaussianBlur", "saturate", "colorMatrix"])
+                self.assertEqual((got[0].radius, got[0].name, got[1].amount), (3.0, "blur", 0.5))
+                for bad in ([Filter("gaussianBlur", radius=-1)], [Filter("colorMatrix", matrix=[1, 2])],
+                            [Filter("sepia", amount=1)], [Filter("invert", name="a"), Filter("opacity", name="a")]):
+                    with self.assertRaises(ValueError):
+                        setattr(layer, attribute, bad)
 
 
 class EmitterTests(DaemonTestCase):

@@ -151,6 +151,9 @@ public struct ImageDraw: Sendable {
     public var minification: Filter
     public var magnification: Filter
     public var mode: Mode
+    /// Sides of the frame drawn without anti-aliasing (bits: 1 minX, 2 minY, 4 maxX, 8 maxY):
+    /// a tiled layer's tile where it meets the next tile, so the two join without a seam.
+    public var sharpEdges: UInt8 = 0
 
     /// The sampling filters (`CALayerContentsFilter`).
     public enum Filter: Int, Sendable, Hashable {

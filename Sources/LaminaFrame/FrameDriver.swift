@@ -106,6 +106,12 @@ public struct FrameDriver {
         set { tree.programStepsPerFrame = newValue }
     }
 
+    /// The tiles tiled layers draw (its budget from the daemon's `tileCacheBytes`).
+    public var tileStore: TileStore {
+        get { builder.tileStore }
+        set { builder.tileStore = newValue }
+    }
+
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }
 
@@ -183,10 +189,11 @@ public struct FrameDriver {
     /// Whether the presentation tree changes with time on its own (a running animation not
     /// frozen by layer time), so that the next frame must be made even with nothing queued.
     /// Expression animations count: they may read the time.
-    /// A replicator's delayed instances count while their animations have not ended.
+    /// A replicator's delayed instances count while their animations have not ended, and a
+    /// tiled layer while a tile it shows is not ready or fades in.
     public var isAnimating: Bool {
         tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms
-            || builder.delayedInstancesMoving
+            || builder.delayedInstancesMoving || builder.tilesPending
     }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a

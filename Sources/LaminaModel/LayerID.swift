@@ -39,11 +39,14 @@ public enum LayerKind: UInt8, Sendable, CaseIterable {
     case surface = 4
     /// `CAReplicatorLayer`: its sublayers are drawn `instanceCount` times.
     case replicator = 5
+    /// `CATiledLayer`: its `contents` image drawn through tiles made off the render thread,
+    /// only where and at the level of detail they are seen (7: 6 is the emitter's).
+    case tiled = 7
 
     public var name: String {
         switch self {
         case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"
-        case .surface: "surface"; case .replicator: "replicator"
+        case .surface: "surface"; case .replicator: "replicator"; case .tiled: "tiled"
         }
     }
 }

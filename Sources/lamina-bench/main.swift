@@ -15,6 +15,7 @@
 //   lamina-bench flood [--seconds S] [--layers N] [--rounds R]   a getTree flooder beside a good client
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
+//   lamina-bench tiled [--file PATH] [--side N] [--size WxH] [--frames F] [--budget MiB]   a tiled layer over a 32768² PNG panned and zoomed
 //   lamina-bench surfaces [--seconds S]   shared-memory surfaces: a 1080p stream, 16 small ones at 60 Hz, 4K with 64×64 damage, memcpy
 import Foundation
 import LaminaRender
@@ -25,7 +26,7 @@ import LaminaRender
 HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|surfaces [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|surfaces|tiled [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -55,6 +56,7 @@ case "memory": runMemoryBench(rest)
 case "trace": runTraceBench(rest)
 case "lottie": runLottieBench(rest)
 case "surfaces": runSurfaceBench(rest)
+case "tiled": runTiledBench(rest)
 case "daemon-child": runDaemonChild(rest)   // memory's daemon
 default:
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from .layers import Layer
 
 #: Layer kinds and their wire numbers (LayerKind).
-LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5}
+LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5, 'tiled': 7}
 
 #: The values each string-valued enumeration allows.
 ENUMS: Dict[str, Tuple[str, ...]] = {
@@ -61,71 +61,71 @@ class PropertyInfo(NamedTuple):
 
 #: Every property, by key path, in the table's order.
 PROPERTIES: Dict[str, PropertyInfo] = {
-    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'A name for people and tools (the viewer\'s inspector, getTree); the daemon does not address layers by it. "" for none.', max_bytes=256),
-    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'When false, not drawn (nor its sublayers) while its back faces the viewer.'),
-    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'Which corners `cornerRadius` rounds.'),
-    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
-    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
-    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
-    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
-    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
-    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'The part of the image shown, in its unit square.'),
-    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'Nine-slice: the part (unit square of contentsRect) that stretches.'),
-    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          'Image pixels per point.'),
-    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
-    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          ''),
     'path': PropertyInfo('path', 'path', 'path', None, None, False, 'explicit', ('shape',),
                          ''),
@@ -175,11 +175,11 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Wrap lines at the bounds' width."),
     'truncationMode': PropertyInfo('truncationMode', 'truncation_mode', 'enum', 'TextTruncationMode', 'none', False, 'no', ('text',),
                          'Where "…" replaces what does not fit.'),
-    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          "How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'."),
-    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          "Added to the layer's local time (with speed 0: the time its animations show)."),
-    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator'),
+    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'tiled'),
                          "Subtracted from the superlayer's local time before speed applies."),
     'instanceCount': PropertyInfo('instanceCount', 'instance_count', 'number', None, 1.0, True, 'no', ('replicator',),
                          'How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.'),
@@ -199,6 +199,14 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Added k times to instanceColor's alpha for instance k (clamped to 0…1)."),
     'preservesDepth': PropertyInfo('preservesDepth', 'preserves_depth', 'bool', None, False, False, 'no', ('replicator',),
                          "Stored; instances are flattened into the replicator's plane either way."),
+    'tileSize': PropertyInfo('tileSize', 'tile_size', 'size', None, Size(256.0, 256.0), True, 'no', ('tiled',),
+                         "The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn)."),
+    'levelsOfDetail': PropertyInfo('levelsOfDetail', 'levels_of_detail', 'number', None, 1.0, True, 'no', ('tiled',),
+                         'Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.'),
+    'levelsOfDetailBias': PropertyInfo('levelsOfDetailBias', 'levels_of_detail_bias', 'number', None, 0.0, True, 'no', ('tiled',),
+                         "Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30."),
+    'fadeDuration': PropertyInfo('fadeDuration', 'fade_duration', 'number', None, 0.25, True, 'no', ('tiled',),
+                         'Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration).'),
 }
 
 #: Sub-key-paths: key path → (property, type, indices of its components in the property's
@@ -232,6 +240,8 @@ SUB_KEY_PATHS: Dict[str, Tuple[str, str, Tuple[int, ...], bool]] = {
     'startPoint.y': ('startPoint', 'number', (1,), False),
     'endPoint.x': ('endPoint', 'number', (0,), False),
     'endPoint.y': ('endPoint', 'number', (1,), False),
+    'tileSize.width': ('tileSize', 'number', (0,), True),
+    'tileSize.height': ('tileSize', 'number', (1,), True),
 }
 
 
@@ -914,3 +924,51 @@ class _ReplicatorLayerAttributes:
     @preserves_depth.setter
     def preserves_depth(self, value: bool) -> None:
         self._set('preservesDepth', coerce_bool(value))
+
+
+class _TiledLayerAttributes:
+    """TiledLayer's typed attributes (generated)."""
+
+    __slots__ = ()
+
+    def _get(self, key_path: str) -> Any:
+        raise NotImplementedError
+
+    def _set(self, key_path: str, value: Any) -> None:
+        raise NotImplementedError
+
+    @property
+    def tile_size(self) -> Size:
+        """``tileSize``: The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn). default Size(256.0, 256.0) (does not animate)."""
+        return self._get('tileSize')  # type: ignore[no-any-return]
+
+    @tile_size.setter
+    def tile_size(self, value: SizeLike) -> None:
+        self._set('tileSize', coerce_size(value))
+
+    @property
+    def levels_of_detail(self) -> float:
+        """``levelsOfDetail``: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30. default 1.0 (does not animate)."""
+        return self._get('levelsOfDetail')  # type: ignore[no-any-return]
+
+    @levels_of_detail.setter
+    def levels_of_detail(self, value: float) -> None:
+        self._set('levelsOfDetail', coerce_number(value))
+
+    @property
+    def levels_of_detail_bias(self) -> float:
+        """``levelsOfDetailBias``: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30. default 0.0 (does not animate)."""
+        return self._get('levelsOfDetailBias')  # type: ignore[no-any-return]
+
+    @levels_of_detail_bias.setter
+    def levels_of_detail_bias(self, value: float) -> None:
+        self._set('levelsOfDetailBias', coerce_number(value))
+
+    @property
+    def fade_duration(self) -> float:
+        """``fadeDuration``: Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration). default 0.25 (does not animate)."""
+        return self._get('fadeDuration')  # type: ignore[no-any-return]
+
+    @fade_duration.setter
+    def fade_duration(self, value: float) -> None:
+        self._set('fadeDuration', coerce_number(value))

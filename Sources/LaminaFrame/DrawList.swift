@@ -351,8 +351,10 @@ public struct DrawItem: Sendable {
         case 3: .glyphs(i.glyphs!)
         default: .shape(fill: fill.color, stroke: aux.float4.color)
         }
-        return ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,
-                         magnification: i.magnification, mode: mode)
+        var draw = ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,
+                             magnification: i.magnification, mode: mode)
+        draw.sharpEdges = i.sharpEdges
+        return draw
     }
 
     /// What an item draws. Every kind uses `transform`, `opacity` and `clip`.

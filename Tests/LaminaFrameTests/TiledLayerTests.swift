@@ -111,9 +111,10 @@ struct TiledLayerTests {
         #expect(items.count == 8 && items.allSatisfy { $0.0.opacity == 1 })
         #expect(!builder.tilesPending)
         // Level 1 tile (1, 0) holds image pixels 128…256 × 0…128 at half size: pixel (0, 0) is
-        // the mean of image pixels (128…129, 0…1): red (128 + 129) / 2 = 128.5 → 129, green 0.5 → 1.
+        // the mean of image pixels (128…129, 0…1): red (128 + 129) / 2 = 128.5 → 129, green 0.5 → 1
+        // (blue and alpha 255 throughout).
         let tile = items.first { $0.0.bounds.minX == 64 && $0.0.bounds.minY == 0 }!.1.image
-        #expect(tile[0, 0] == (129, 1, 0, 255))
+        #expect(tile[0, 0] == (129, 1, 255, 255))
         // Inner sides are sharp (no seam), outer ones anti-aliased.
         let corner = items.first { $0.0.bounds.minX == 0 && $0.0.bounds.minY == 0 }!.1
         #expect(corner.sharpEdges == 4 | 8)

@@ -82,7 +82,8 @@ struct TiledRenderTests {
     }
 
     /// The first frame over a file nobody has decoded yet shows nothing of it (and takes no
-    /// longer than a frame: the worker starts after it); the frame after the worker shows it.
+    /// longer than a frame: the worker starts after it); once the worker is done the tiles fade
+    /// in over fadeDuration, frames pending until they are in.
     @Test func firstFrameDoesNotWait() throws {
         var builder = DrawListBuilder(widthPoints: 160, heightPoints: 160, scale: 1, background: .black)
         builder.tileSources = ["big": try TileSource(pngFile: Self.path)]
@@ -95,9 +96,19 @@ struct TiledRenderTests {
         #expect(!list.items.contains { if case .image = $0.kind { true } else { false } })
         #expect(builder.tilesPending)
         #expect(builder.tileStore.waitUntilIdle(seconds: 60))
+        // Ready: first shown at 10, fading in from nothing (fadeDuration 0.25) — full at 10.25.
         builder.time = 10
         list = builder.build(tree)
+        #expect(!list.items.contains { if case .image = $0.kind { true } else { false } })
+        builder.time = 10.125
+        list = builder.build(tree)
         #expect(list.items.contains { if case .image = $0.kind { true } else { false } })
+        #expect(list.items.allSatisfy { if case .image = $0.kind { abs($0.opacity - 0.5) < 1e-9 } else { true } })
+        #expect(builder.tilesPending)
+        builder.time = 10.25
+        list = builder.build(tree)
+        #expect(list.items.allSatisfy { if case .image = $0.kind { $0.opacity == 1 } else { true } })
+        #expect(!builder.tilesPending)
     }
 
     /// A truncated PNG: the header opens, the rows fail; the error names the file and the

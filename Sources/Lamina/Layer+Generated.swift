@@ -451,3 +451,26 @@ extension EmitterLayer {
         set { set(.number(newValue), "seed") }
     }
 }
+
+extension TiledLayer {
+    /// `tileSize`: The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn).
+    public var tileSize: Size {
+        get { properties.tileSize }
+        set { set(.size(newValue), "tileSize") }
+    }
+    /// `levelsOfDetail`: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.
+    public var levelsOfDetail: Double {
+        get { properties.levelsOfDetail }
+        set { set(.number(newValue), "levelsOfDetail") }
+    }
+    /// `levelsOfDetailBias`: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30.
+    public var levelsOfDetailBias: Double {
+        get { properties.levelsOfDetailBias }
+        set { set(.number(newValue), "levelsOfDetailBias") }
+    }
+    /// `fadeDuration`: Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration).
+    public var fadeDuration: Double {
+        get { properties.fadeDuration }
+        set { set(.number(newValue), "fadeDuration") }
+    }
+}

@@ -33,6 +33,13 @@ public final class ReplicatorLayer: Layer {}
 /// `seed` and time give the same particles. Its accessors are generated from `Properties.table`.
 public final class EmitterLayer: Layer {}
 
+/// `CATiledLayer`: shows its `contents` image — of any size the daemon can read — through
+/// tiles the daemon makes off its render thread, only where and at the level of detail they
+/// are seen (`tileSize`, `levelsOfDetail`, `levelsOfDetailBias`); a tile not ready yet shows
+/// the nearest coarser level, and a tile fades in over `fadeDuration` once ready. Its
+/// accessors are generated from `Properties.table`.
+public final class TiledLayer: Layer {}
+
 extension Layer {
     /// The client object for a new layer of `kind`: a `ShapeLayer`, a `GradientLayer`, a
     /// `TextLayer`, a `ReplicatorLayer` or a `Layer`.
@@ -45,6 +52,7 @@ extension Layer {
         case .surface: SurfaceLayer(connection: connection, id: id, kind: kind)
         case .replicator: ReplicatorLayer(connection: connection, id: id, kind: kind)
         case .emitter: EmitterLayer(connection: connection, id: id, kind: kind)
+        case .tiled: TiledLayer(connection: connection, id: id, kind: kind)
         }
     }
 }
@@ -64,6 +72,11 @@ extension Connection {
     /// Makes a new text layer (`makeLayer(.text)`, typed).
     public func makeTextLayer() -> TextLayer {
         makeLayer(.text) as! TextLayer
+    }
+
+    /// Makes a new tiled layer (`makeLayer(.tiled)`, typed).
+    public func makeTiledLayer() -> TiledLayer {
+        makeLayer(.tiled) as! TiledLayer
     }
 
     /// Makes a new replicator layer (`makeLayer(.replicator)`, typed).

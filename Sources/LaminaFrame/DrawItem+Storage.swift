@@ -74,6 +74,8 @@ extension DrawItem {
         @usableFromInline let mode: UInt8
         /// A text layer's glyphs (mode 3), else nil.
         @usableFromInline let glyphs: GlyphRun?
+        /// `ImageDraw.sharpEdges` (a tiled layer's tile).
+        @usableFromInline let sharpEdges: UInt8
         /// A shape atlas entry's scale, its meshes' scale bucket and its slot (`ShapeAtlas.Entry`),
         /// else 0, 0 and -1.
         let atlasScale: Double
@@ -81,8 +83,9 @@ extension DrawItem {
         let atlasSlot: Int
         @usableFromInline init(image: Image, geometry: ContentsGeometry, minification: ImageDraw.Filter,
                                magnification: ImageDraw.Filter, mode: UInt8, glyphs: GlyphRun? = nil, atlasScale: Double = 0,
-                               atlasBucket: Int = 0, atlasSlot: Int = -1) {
+                               atlasBucket: Int = 0, atlasSlot: Int = -1, sharpEdges: UInt8 = 0) {
             self.image = image; self.geometry = geometry
+            self.sharpEdges = sharpEdges
             self.minification = minification; self.magnification = magnification; self.mode = mode
             self.glyphs = glyphs
             self.atlasScale = atlasScale; self.atlasBucket = atlasBucket; self.atlasSlot = atlasSlot
@@ -97,7 +100,7 @@ extension DrawItem {
             case .glyphs(let run): mode = 3; glyphs = run
             }
             self.init(image: draw.image, geometry: draw.geometry, minification: draw.minification,
-                      magnification: draw.magnification, mode: mode, glyphs: glyphs)
+                      magnification: draw.magnification, mode: mode, glyphs: glyphs, sharpEdges: draw.sharpEdges)
         }
     }
 
@@ -123,7 +126,8 @@ extension DrawItem {
         case (.mesh(let m), .mesh(let n)): return m === n || m.id == n.id
         case (.image(let a), .image(let b)):
             return a === b || (a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
-                               && a.magnification == b.magnification && a.mode == b.mode && a.glyphs == b.glyphs)
+                               && a.magnification == b.magnification && a.mode == b.mode && a.glyphs == b.glyphs
+                               && a.sharpEdges == b.sharpEdges)
         default: return false
         }
     }

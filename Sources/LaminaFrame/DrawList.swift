@@ -155,6 +155,9 @@ public struct ImageDraw: Sendable {
     public var minification: Filter
     public var magnification: Filter
     public var mode: Mode
+    /// Sides of the frame drawn without anti-aliasing (bits: 1 minX, 2 minY, 4 maxX, 8 maxY):
+    /// a tiled layer's tile where it meets the next tile, so the two join without a seam.
+    public var sharpEdges: UInt8 = 0
 
     /// The sampling filters (`CALayerContentsFilter`).
     public enum Filter: Int, Sendable, Hashable {
@@ -363,8 +366,10 @@ public struct DrawItem: Sendable {
         case 3: .glyphs(i.glyphs!)
         default: .shape(fill: fill.color, stroke: aux.float4.color)
         }
-        return ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,
-                         magnification: i.magnification, mode: mode)
+        var draw = ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,
+                             magnification: i.magnification, mode: mode)
+        draw.sharpEdges = i.sharpEdges
+        return draw
     }
 
     /// What an item draws. Every kind uses `transform`, `opacity` and `clip`.

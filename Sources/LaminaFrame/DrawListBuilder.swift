@@ -62,6 +62,22 @@ public struct DrawListBuilder {
     /// Replicators inside a delayed instance, by slot: their local time in that instance
     /// (`visitReplicatorInstances`), so nested delays add up.
     var delayedReplicatorTimes: [Int: Double] = [:]
+    /// Tiled layers' tiles (DrawListBuilder+Tiled.swift): made off this thread, taken only when
+    /// ready. Shared by reference (the daemon's config sets its budget).
+    public var tileStore = TileStore()
+    /// File-backed tile sources tiled layers' `contents` may name (a scene's images read
+    /// region by region), by name; a name not here falls back to `images`.
+    public var tileSources: [String: TileSource] = [:]
+    /// Tile sources made over decoded images of `images`, by image id.
+    var imageTileSources: [UInt64: TileSource] = [:]
+    /// Whether the last build drew a tiled layer with a tile not ready or still fading in: the
+    /// frame driver keeps making frames while it is true.
+    public internal(set) var tilesPending = false
+    /// Whether tiles fade in (`fadeDuration`); false draws a ready tile at full strength at once
+    /// (a still render once its tiles are ready).
+    public var fadesTiles = true
+    /// Whether the last full build drew a tiled layer: its list is not patched.
+    var drewTiled = false
     /// Seconds the last `build` spent tessellating (mesh cache misses).
     public private(set) var lastTessellateSeconds = 0.0
     /// Text layers' layouts and the glyph atlas (made when the first text layer draws).
@@ -195,14 +211,19 @@ public struct DrawListBuilder {
         patcher.swapBuffers()
         lastTessellateSeconds = 0
         delayedInstancesMoving = false
+        tilesPending = false
         // The patcher is moved out while it works on the builder (no copy of its arrays).
         var patcher = DrawListPatcher.placeholder
         swap(&patcher, &self.patcher)
         defer { swap(&patcher, &self.patcher) }
         if let list = patcher.patch(tree, &self) { return list }
         let list = fullBuild(tree, visits: patcher.records.count)
+        if drewTiled {
+            tileStore.endFrame()
+            if imageTileSources.count > 64 { imageTileSources.removeAll() }  // (made again as drawn)
+        }
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator || drewEmitter)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator || drewEmitter || drewTiled)
         return list
     }
 
@@ -215,6 +236,7 @@ public struct DrawListBuilder {
         drewEmitter = false
         emittersChange = false
         particlesPerClient.removeAll(keepingCapacity: true)
+        drewTiled = false
         openGroups = 0
         shadowSourceDepth = 0
         maskDepth = 0
@@ -519,7 +541,9 @@ public struct DrawListBuilder {
         let cropsContents = p.masksToBounds && radii == .zero
         let contentsClip = cropsContents ? clip : innerClip
         let crop = cropsContents ? p.bounds : nil
-        if hasContentsFade, let fade = address.pointee.contentsFade {
+        if node.kind == .tiled {
+            appendTiled(address, toPixels: toPixels, opacity: opacity, clip: contentsClip, crop: crop)
+        } else if hasContentsFade, let fade = address.pointee.contentsFade {
             appendFadingContents(address, fade, toPixels: toPixels, opacity: opacity, clip: contentsClip, crop: crop)
         } else if p.contents != nil,
                   let item = contentsItem(address, name: p.contents, toPixels: toPixels, opacity: opacity,
@@ -682,7 +706,7 @@ public struct DrawListBuilder {
                     analytic(p.bounds, .zero, alpha: 1)
                     return
                 }
-            case .layer, .gradient, .surface, .replicator, .emitter:   // a replicator without sublayers draws as a layer
+            case .layer, .gradient, .surface, .replicator, .emitter, .tiled:   // a replicator without sublayers draws as a layer
                 if background <= 0 && border <= 0 { return }  // draws nothing: no shadow
                 if background > 0 && (border <= 0 || background >= 1) {
                     analytic(p.bounds, radii, alpha: background)

@@ -492,6 +492,8 @@ extension DrawListPatcher {
         case text
         /// A contents cross-fade to draw.
         case contentsFade
+        /// A tiled layer to draw (its tiles follow its device transform and arrive over time).
+        case tiled
         /// The blurred shadows' item cap reached.
         case shadowCap
         /// The tree's slots do not fit the records.

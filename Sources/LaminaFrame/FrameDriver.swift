@@ -106,6 +106,12 @@ public struct FrameDriver {
         set { tree.programStepsPerFrame = newValue }
     }
 
+    /// The tiles tiled layers draw (its budget from the daemon's `tileCacheBytes`).
+    public var tileStore: TileStore {
+        get { builder.tileStore }
+        set { builder.tileStore = newValue }
+    }
+
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }
 
@@ -189,10 +195,11 @@ public struct FrameDriver {
     /// frozen by layer time), so that the next frame must be made even with nothing queued.
     /// Expression animations count: they may read the time.
     /// An emitter whose particles live or may still be born counts (`DrawListBuilder.emittersChange`),
-    /// and a replicator's delayed instances while their animations have not ended.
+    /// a replicator's delayed instances while their animations have not ended, and a tiled
+    /// layer while a tile it shows is not ready or fades in.
     public var isAnimating: Bool {
         tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms
-            || builder.emittersChange || builder.delayedInstancesMoving
+            || builder.emittersChange || builder.delayedInstancesMoving || builder.tilesPending
     }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a

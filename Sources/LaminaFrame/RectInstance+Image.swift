@@ -70,6 +70,10 @@ extension RectInstance {
                                        j == 0 || g.yCuts[j] == g.yCuts[0] ? 1 : 0,
                                        g.xCuts[i + 1] == g.xCuts[3] ? 1 : 0,
                                        g.yCuts[j + 1] == g.yCuts[3] ? 1 : 0)
+                if draw.sharpEdges != 0 {
+                    let e = draw.sharpEdges
+                    instance.radii *= SIMD4(e & 1 != 0 ? 0 : 1, e & 2 != 0 ? 0 : 1, e & 4 != 0 ? 0 : 1, e & 8 != 0 ? 0 : 1)
+                }
                 span.append(instance, .image)
                 count += 1
             }

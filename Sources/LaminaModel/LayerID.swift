@@ -41,11 +41,14 @@ public enum LayerKind: UInt8, Sendable, CaseIterable {
     case replicator = 5
     /// `CAEmitterLayer`: particles of its `emitterCells`, simulated when the frame is drawn.
     case emitter = 6
+    /// `CATiledLayer`: its `contents` image drawn through tiles made off the render thread,
+    /// only where and at the level of detail they are seen (7: 6 is the emitter's).
+    case tiled = 7
 
     public var name: String {
         switch self {
         case .layer: "layer"; case .shape: "shape"; case .gradient: "gradient"; case .text: "text"
-        case .surface: "surface"; case .replicator: "replicator"; case .emitter: "emitter"
+        case .surface: "surface"; case .replicator: "replicator"; case .emitter: "emitter"; case .tiled: "tiled"
         }
     }
 }

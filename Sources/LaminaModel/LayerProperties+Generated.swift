@@ -396,6 +396,27 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.seed }; return 0 }
         _modify { yield &rare.values.seed }
     }
+    // Tiled (CATiledLayer).
+    /// The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn).
+    @inlinable public var tileSize: Size {
+        get { if let box = rare.box { return box.values.tileSize }; return Size(256, 256) }
+        _modify { yield &rare.values.tileSize }
+    }
+    /// Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.
+    @inlinable public var levelsOfDetail: Double {
+        get { if let box = rare.box { return box.values.levelsOfDetail }; return 1 }
+        _modify { yield &rare.values.levelsOfDetail }
+    }
+    /// Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30.
+    @inlinable public var levelsOfDetailBias: Double {
+        get { if let box = rare.box { return box.values.levelsOfDetailBias }; return 0 }
+        _modify { yield &rare.values.levelsOfDetailBias }
+    }
+    /// Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration).
+    @inlinable public var fadeDuration: Double {
+        get { if let box = rare.box { return box.values.fadeDuration }; return 0.25 }
+        _modify { yield &rare.values.fadeDuration }
+    }
     /// Named custom numbers (`custom.NAME`), in `Rare` (they serve expressions and templates).
     @inlinable public var custom: [String: [Double]] {
         get { if let box = rare.box { return box.values.custom }; return [:] }
@@ -547,6 +568,10 @@ public struct LayerProperties: Hashable, Sendable {
         @usableFromInline var scale: Double = 1
         @usableFromInline var spin: Double = 1
         @usableFromInline var seed: Double = 0
+        @usableFromInline var tileSize: Size = Size(256, 256)
+        @usableFromInline var levelsOfDetail: Double = 1
+        @usableFromInline var levelsOfDetailBias: Double = 0
+        @usableFromInline var fadeDuration: Double = 0.25
         @usableFromInline var custom: [String: [Double]] = [:]
         @usableFromInline var templates = LayerTemplates()
 
@@ -705,6 +730,12 @@ extension LayerProperties {
         case "scale": return .number(scale)
         case "spin": return .number(spin)
         case "seed": return .number(seed)
+        case "tileSize": return .size(tileSize)
+        case "tileSize.width": return .number(tileSize.width)
+        case "tileSize.height": return .number(tileSize.height)
+        case "levelsOfDetail": return .number(levelsOfDetail)
+        case "levelsOfDetailBias": return .number(levelsOfDetailBias)
+        case "fadeDuration": return .number(fadeDuration)
         default:
             if let c = TransformComponent(keyPath, under: "transform.") { return c.value(of: transform) }
             if let c = TransformComponent(keyPath, under: "sublayerTransform.") { return c.value(of: sublayerTransform) }
@@ -835,6 +866,12 @@ extension LayerProperties {
         case "scale": scale = try v.number()
         case "spin": spin = try v.number()
         case "seed": seed = try v.nonNegativeNumber()
+        case "tileSize": tileSize = try v.nonNegativeSize()
+        case "tileSize.width": tileSize.width = try v.nonNegativeNumber()
+        case "tileSize.height": tileSize.height = try v.nonNegativeNumber()
+        case "levelsOfDetail": levelsOfDetail = try v.nonNegativeNumber()
+        case "levelsOfDetailBias": levelsOfDetailBias = try v.nonNegativeNumber()
+        case "fadeDuration": fadeDuration = try v.nonNegativeNumber()
         default:
             if let c = TransformComponent(v.keyPath, under: "transform.") {
                 transform = try v.setting(c, in: transform)
@@ -943,6 +980,10 @@ extension PropertyTable {
         Row(keyPath: "scale", type: .number, layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "spin", type: .number, layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "seed", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "tileSize", type: .size, layers: [.tiled], animates: false, implicitAction: false),
+        Row(keyPath: "levelsOfDetail", type: .number, layers: [.tiled], animates: false, implicitAction: false),
+        Row(keyPath: "levelsOfDetailBias", type: .number, layers: [.tiled], animates: false, implicitAction: false),
+        Row(keyPath: "fadeDuration", type: .number, layers: [.tiled], animates: false, implicitAction: false),
     ]
 
     /// Sub-key-paths of the rows (derived from their types): (key path, its row's key path, type).
@@ -979,6 +1020,8 @@ extension PropertyTable {
         ("emitterPosition.y", "emitterPosition", .number),
         ("emitterSize.width", "emitterSize", .number),
         ("emitterSize.height", "emitterSize", .number),
+        ("tileSize.width", "tileSize", .number),
+        ("tileSize.height", "tileSize", .number),
     ]
 
     /// Rows whose sub-key-paths are the `TransformComponent`s.
@@ -991,4 +1034,5 @@ extension LayerKinds {
     public static let text = LayerKinds(LayerKind.text)
     public static let replicator = LayerKinds(LayerKind.replicator)
     public static let emitter = LayerKinds(LayerKind.emitter)
+    public static let tiled = LayerKinds(LayerKind.tiled)
 }

@@ -17,6 +17,27 @@ public final class HeadlessCompositor {
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color) throws(RenderError) {
         builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
         renderer = try OffscreenRenderer(width: max(1, builder.pixelWidth), height: max(1, builder.pixelHeight))
+        builder.fadesTiles = false  // a still: ready tiles at full strength
+    }
+
+    /// Tiled layers' file-backed sources (a scene's PNG images, read region by region), by name.
+    public var tileSources: [String: TileSource] {
+        get { builder.tileSources }
+        set { builder.tileSources = newValue }
+    }
+
+    /// The tiles' store (its budget, what it holds).
+    public var tileStore: TileStore {
+        get { builder.tileStore }
+        set { builder.tileStore = newValue }
+    }
+
+    /// A tile source for each PNG file of a scene's `images` (header read only), so tiled layers
+    /// show them at any size; files that are not PNG are left out.
+    public static func loadTileSources(_ files: [String: String]) -> [String: TileSource] {
+        var sources: [String: TileSource] = [:]
+        for (name, path) in files { sources[name] = try? TileSource(pngFile: path) }
+        return sources
     }
 
     /// The images layers' `contents` may name (a scene's `images`, decoded).
@@ -36,6 +57,8 @@ public final class HeadlessCompositor {
         }
         for (name, path) in files.sorted(by: { $0.key < $1.key }) {
             do { images[name] = try ImageDecoder.read(path: path, limits: limits) } catch {
+                // Too large to decode whole: left to tiled layers (`loadTileSources`).
+                if error.kind == .tooLarge, (try? TileSource(pngFile: path)) != nil { continue }
                 throw ImageError(error.kind, "image \"\(name)\": \(error.message)")
             }
         }
@@ -48,9 +71,18 @@ public final class HeadlessCompositor {
     /// Renders a presentation tree (`LayerTree.presentation(at:)`) and returns straight-alpha
     /// RGBA8 pixels, rows top to bottom. `time`: the compositor time the tree was presented
     /// at (`presentation(at:)`), which emitters' particles and contents cross-fades read.
+    /// Tiled layers are drawn once their tiles are ready (made on the store's worker, waited
+    /// for here: a still, not a frame of the daemon).
     public func render(_ presentation: LayerTree, at time: Double = 0) throws(RenderError) -> [UInt8] {
         builder.time = time
-        _ = try renderer.render(builder.build(presentation))
+        var list = builder.build(presentation)
+        var rounds = 0
+        while builder.tilesPending, rounds < 8 {
+            builder.tileStore.waitUntilIdle()
+            list = builder.build(presentation)
+            rounds += 1
+        }
+        _ = try renderer.render(list)
         return try renderer.readPixels(alpha: .straight)
     }
 }

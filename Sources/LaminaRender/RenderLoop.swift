@@ -20,6 +20,8 @@ public struct RenderConfig: Sendable {
     public var window: WindowSurface? = nil
     /// Steps templates and expressions together may spend per frame (`FrameDriver`).
     public var programStepsPerFrame = LayerTree.defaultProgramStepsPerFrame
+    /// Bytes of decoded tiles tiled layers keep in memory (`TileStore.budgetBytes`).
+    public var tileCacheBytes = TileStore.defaultBudget
     public init() {}
 }
 
@@ -359,6 +361,7 @@ public final class RenderLoop: Sendable {
             idlePolicy: IdlePolicy(releasesDriverScratch: renderer.driverProfile.releasesDriverScratch,
                                    releasesIdleRings: renderer.driverProfile.releasesIdleRings))
         state.driver.programStepsPerFrame = config.programStepsPerFrame
+        state.driver.tileStore = TileStore(budgetBytes: config.tileCacheBytes)
         state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay
         var pacing = FramePacing(fps: config.fps, renderThreadPaces: renderer.presentPacing?.renderThreadPaces,
                                  realtime: realtime, start: clock.realSeconds)

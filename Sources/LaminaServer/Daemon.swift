@@ -54,6 +54,7 @@ public final class Daemon: Sendable {
         rc.scale = config.scale; rc.fps = config.fps; rc.background = config.background
         rc.window = window
         rc.programStepsPerFrame = config.maxProgramStepsPerFrame
+        rc.tileCacheBytes = config.tileCacheBytes
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)

@@ -1,6 +1,7 @@
 import Foundation
 import LaminaTree
 import LaminaExpression
+import LaminaImage
 import LaminaGeometry
 import LaminaWire
 
@@ -36,6 +37,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Steps all templates and expressions together may spend in one frame; once spent, the
     /// rest keep their previous output that frame (key `maxProgramStepsPerFrame`).
     public var maxProgramStepsPerFrame = LayerTree.defaultProgramStepsPerFrame
+    /// Bytes of decoded tiles tiled layers keep in memory (key `tileCacheBytes`; LaminaImage's
+    /// `TileStore`).
+    public var tileCacheBytes = TileStore.defaultBudget
 
     public init() {}
 
@@ -115,6 +119,7 @@ public struct DaemonConfig: Sendable, Equatable {
             case "maxStepsPerEvaluation": c.expressionLimits.maxSteps = try positiveInt(key, value)
             case "maxPathElements": c.expressionLimits.maxPathElements = try positiveInt(key, value)
             case "maxProgramStepsPerFrame": c.maxProgramStepsPerFrame = try positiveInt(key, value)
+            case "tileCacheBytes": c.tileCacheBytes = try positiveInt(key, value)
             default: throw ConfigError(message: "\(path): unknown setting '\(key)'")
             }
         }

@@ -47,7 +47,7 @@ extension LayerTree {
             return Self.contains(path, local, fillRule: p.fillRule) ? id : nil
         // A text layer hits in its bounds, as CATextLayer; a replicator too (its instances k ≥ 1
         // are not hit-testable, as in Core Animation: only its sublayers, instance 0, hit above).
-        case .layer, .gradient, .text, .surface, .replicator, .emitter:
+        case .layer, .gradient, .text, .surface, .replicator, .emitter, .tiled:
             return p.bounds.contains(local) ? id : nil
         }
     }

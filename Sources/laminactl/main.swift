@@ -121,6 +121,7 @@ func writePNG(_ pixels: [UInt8], _ width: Int, _ height: Int, to path: String) t
     let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
                                             scale: scene.scale, background: scene.background)
     do { compositor.images = try HeadlessCompositor.loadImages(scene.images, data: scene.imageData) } catch { fail("\(positional[1]): \(error)") }
+    compositor.tileSources = HeadlessCompositor.loadTileSources(scene.images)
     for f in frames {
         let presentation = try scene.tree(at: f.time).presentation(at: f.time)
         try writePNG(try compositor.render(presentation, at: f.time), compositor.pixelWidth, compositor.pixelHeight, to: f.path)

@@ -1,5 +1,6 @@
 import LaminaAnimation
 import LaminaFrame
+import LaminaImage
 import LaminaServer
 import LaminaTree
 import LaminaWire
@@ -48,6 +49,7 @@ final class EmbeddedDaemon {
         driver = FrameDriver(widthPoints: Double(config.width), heightPoints: Double(config.height),
                              scale: config.scale, background: config.background, targetFPS: config.fps)
         driver.programStepsPerFrame = config.maxProgramStepsPerFrame
+        driver.tileStore = TileStore(budgetBytes: config.tileCacheBytes)
     }
 
     // MARK: Clients

@@ -18,8 +18,11 @@ import Testing
     @Test func theLimitsAreRead() throws {
         let c = try load("""
             {"maxExpressionSourceLength": 100, "maxExpressionTokens": 50, "maxExpressionNesting": 4,
-             "maxLoopIterations": 20, "maxStepsPerEvaluation": 1000, "maxPathElements": 30, "maxProgramStepsPerFrame": 5000}
+             "maxLoopIterations": 20, "maxStepsPerEvaluation": 1000, "maxPathElements": 30, "maxProgramStepsPerFrame": 5000,
+             "tileCacheBytes": 4096}
             """)
+        #expect(c.tileCacheBytes == 4096)
+        #expect(throws: DaemonConfig.ConfigError.self) { try load(#"{"tileCacheBytes": 0}"#) }
         #expect(c.expressionLimits == ExpressionLimits(maxSourceLength: 100, maxTokens: 50, maxNestingDepth: 4,
                                                        maxLoopIterations: 20, maxSteps: 1000, maxPathElements: 30))
         #expect(c.maxProgramStepsPerFrame == 5000)

@@ -42,4 +42,22 @@ lamina_image_status lamina_png_info(const uint8_t *data, size_t size, lamina_ima
 lamina_image_status lamina_png_decode(const uint8_t *data, size_t size, uint8_t *out, size_t out_size,
                                       lamina_image_result *result);
 
+
+// A PNG file read row by row (libpng's sequential API, stream.c) so that an image larger than
+// memory allows is decoded a band at a time (LaminaImage's TileStore). libpng reports errors
+// by longjmp: every setjmp and longjmp stays inside stream.c.
+typedef struct lamina_png_stream lamina_png_stream;
+
+/// Opens the PNG file at `path` and reads its header: NULL with `result` saying why when it
+/// cannot (not a PNG, interlaced — an interlaced PNG has no rows before its last pass).
+/// `result->width` and `result->height` are the image's size.
+lamina_png_stream *lamina_png_stream_open(const char *path, lamina_image_result *result);
+/// Reads the next `rows` rows as straight RGBA8 (sRGB-encoded as stored; palette, grey,
+/// 16-bit and tRNS converted) into `out` (`rows × width × 4` bytes).
+lamina_image_status lamina_png_stream_read(lamina_png_stream *stream, uint8_t *out, int rows,
+                                           lamina_image_result *result);
+/// The index of the next row `lamina_png_stream_read` returns.
+int lamina_png_stream_row(const lamina_png_stream *stream);
+void lamina_png_stream_close(lamina_png_stream *stream);
+
 #endif

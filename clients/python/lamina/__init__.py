@@ -21,7 +21,7 @@ from .errors import ConnectionFailed, Disconnected, ErrorCode, LaminaError, Prot
 from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent,
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import (EmitterLayer, GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
-                     TextLayer)
+                     TextLayer, TiledLayer)
 from .surfaces import BGRA8, RGBA8, PresentationFeedback, SurfaceBuffer, SurfaceLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, EmitterCell, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
@@ -32,7 +32,7 @@ PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
     "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
-    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "TiledLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8",
     "RGBA8", "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",

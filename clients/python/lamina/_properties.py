@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from .layers import Layer
 
 #: Layer kinds and their wire numbers (LayerKind).
-LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5, 'emitter': 6}
+LAYER_KINDS: Dict[str, int] = {'layer': 0, 'shape': 1, 'gradient': 2, 'text': 3, 'surface': 4, 'replicator': 5, 'emitter': 6, 'tiled': 7}
 
 #: The values each string-valued enumeration allows.
 ENUMS: Dict[str, Tuple[str, ...]] = {
@@ -68,77 +68,77 @@ class PropertyInfo(NamedTuple):
 
 #: Every property, by key path, in the table's order.
 PROPERTIES: Dict[str, PropertyInfo] = {
-    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'name': PropertyInfo('name', 'name', 'string', None, '', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'A name for people and tools (the viewer\'s inspector, getTree); the daemon does not address layers by it. "" for none.', max_bytes=256),
-    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'bounds': PropertyInfo('bounds', 'bounds', 'rect', None, Rect(0.0, 0.0, 0.0, 0.0), True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'position': PropertyInfo('position', 'position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'zPosition': PropertyInfo('zPosition', 'z_position', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'anchorPoint': PropertyInfo('anchorPoint', 'anchor_point', 'point', None, Point(0.5, 0.5), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'anchorPointZ': PropertyInfo('anchorPointZ', 'anchor_point_z', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'transform': PropertyInfo('transform', 'transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'sublayerTransform': PropertyInfo('sublayerTransform', 'sublayer_transform', 'transform', None, Transform3D(), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'opacity': PropertyInfo('opacity', 'opacity', 'number', None, 1.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'hidden': PropertyInfo('hidden', 'hidden', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'doubleSided': PropertyInfo('doubleSided', 'double_sided', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'When false, not drawn (nor its sublayers) while its back faces the viewer.'),
-    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'masksToBounds': PropertyInfo('masksToBounds', 'masks_to_bounds', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'cornerRadius': PropertyInfo('cornerRadius', 'corner_radius', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'maskedCorners': PropertyInfo('maskedCorners', 'masked_corners', 'cornerMask', None, CornerMask.ALL, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'Which corners `cornerRadius` rounds.'),
-    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'borderWidth': PropertyInfo('borderWidth', 'border_width', 'number', None, 0.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'borderColor': PropertyInfo('borderColor', 'border_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'backgroundColor': PropertyInfo('backgroundColor', 'background_color', 'color', None, None, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'shadowColor': PropertyInfo('shadowColor', 'shadow_color', 'color', None, Color(0.0, 0.0, 0.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'shadowOpacity': PropertyInfo('shadowOpacity', 'shadow_opacity', 'number', None, 0.0, False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'shadowOffset': PropertyInfo('shadowOffset', 'shadow_offset', 'size', None, Size(0.0, -3.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'shadowRadius': PropertyInfo('shadowRadius', 'shadow_radius', 'number', None, 3.0, True, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'shadowPath': PropertyInfo('shadowPath', 'shadow_path', 'path', None, None, False, 'explicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'mask': PropertyInfo('mask', 'mask', 'layer', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "The id of another layer of this client whose composited alpha multiplies this layer and its sublayers (CALayer.mask; 0 for none). The mask lies in this layer's coordinate space, is drawn only as the mask, and must have no superlayer, mask no other layer and not contain this layer."),
-    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
-    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
-    'backgroundFilters': PropertyInfo('backgroundFilters', 'background_filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'backgroundFilters': PropertyInfo('backgroundFilters', 'background_filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges."),
-    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
-    'shouldRasterize': PropertyInfo('shouldRasterize', 'should_rasterize', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'shouldRasterize': PropertyInfo('shouldRasterize', 'should_rasterize', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'When true, the layer with its sublayers is drawn once into a cached image (at its drawn scale × rasterizationScale) and composited from it while nothing inside changes; its own transform, position and opacity move without redrawing it (CALayer.shouldRasterize).'),
-    'rasterizationScale': PropertyInfo('rasterizationScale', 'rasterization_scale', 'number', None, 1.0, True, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'rasterizationScale': PropertyInfo('rasterizationScale', 'rasterization_scale', 'number', None, 1.0, True, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "The cached image's pixels per device pixel of the layer as drawn (CALayer.rasterizationScale; below 1 it is coarser, magnified when composited). 0 draws the layer directly."),
-    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'contents': PropertyInfo('contents', 'contents', 'image', None, None, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'The name of the image shown (drawn above the background, below sublayers and the border); a change under an animating transaction cross-fades (no explicit animation).'),
-    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'contentsGravity': PropertyInfo('contentsGravity', 'contents_gravity', 'enum', 'ContentsGravity', 'resize', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'contentsRect': PropertyInfo('contentsRect', 'contents_rect', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'The part of the image shown, in its unit square.'),
-    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'contentsCenter': PropertyInfo('contentsCenter', 'contents_center', 'rect', None, Rect(0.0, 0.0, 1.0, 1.0), False, 'implicit', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'Nine-slice: the part (unit square of contentsRect) that stretches.'),
-    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'contentsScale': PropertyInfo('contentsScale', 'contents_scale', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          'Image pixels per point.'),
-    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'minificationFilter': PropertyInfo('minificationFilter', 'minification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
-    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'magnificationFilter': PropertyInfo('magnificationFilter', 'magnification_filter', 'enum', 'ContentsFilter', 'linear', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          ''),
     'path': PropertyInfo('path', 'path', 'path', None, None, False, 'explicit', ('shape',),
                          ''),
@@ -188,11 +188,11 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Wrap lines at the bounds' width."),
     'truncationMode': PropertyInfo('truncationMode', 'truncation_mode', 'enum', 'TextTruncationMode', 'none', False, 'no', ('text',),
                          'Where "…" replaces what does not fit.'),
-    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'speed': PropertyInfo('speed', 'speed', 'number', None, 1.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "How fast the layer's local time runs against its superlayer's: local = (superlayer's local − beginTime) × speed + timeOffset. 0 freezes the layer's animations and its sublayers'."),
-    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'timeOffset': PropertyInfo('timeOffset', 'time_offset', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "Added to the layer's local time (with speed 0: the time its animations show)."),
-    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter'),
+    'beginTime': PropertyInfo('beginTime', 'begin_time', 'number', None, 0.0, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "Subtracted from the superlayer's local time before speed applies."),
     'instanceCount': PropertyInfo('instanceCount', 'instance_count', 'number', None, 1.0, True, 'no', ('replicator',),
                          'How many times the sublayers are drawn (the first is the sublayers themselves); rounded down, at most ReplicatorDrawing.maxInstanceCount.'),
@@ -240,6 +240,14 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Multiplies every cell's spin."),
     'seed': PropertyInfo('seed', 'seed', 'number', None, 0.0, True, 'no', ('emitter',),
                          "The particle generator's seed (a whole number; the same seed and time give the same particles)."),
+    'tileSize': PropertyInfo('tileSize', 'tile_size', 'size', None, Size(256.0, 256.0), True, 'no', ('tiled',),
+                         "The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn)."),
+    'levelsOfDetail': PropertyInfo('levelsOfDetail', 'levels_of_detail', 'number', None, 1.0, True, 'no', ('tiled',),
+                         'Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.'),
+    'levelsOfDetailBias': PropertyInfo('levelsOfDetailBias', 'levels_of_detail_bias', 'number', None, 0.0, True, 'no', ('tiled',),
+                         "Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30."),
+    'fadeDuration': PropertyInfo('fadeDuration', 'fade_duration', 'number', None, 0.25, True, 'no', ('tiled',),
+                         'Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration).'),
 }
 
 #: Sub-key-paths: key path → (property, type, indices of its components in the property's
@@ -277,6 +285,8 @@ SUB_KEY_PATHS: Dict[str, Tuple[str, str, Tuple[int, ...], bool]] = {
     'emitterPosition.y': ('emitterPosition', 'number', (1,), False),
     'emitterSize.width': ('emitterSize', 'number', (0,), False),
     'emitterSize.height': ('emitterSize', 'number', (1,), False),
+    'tileSize.width': ('tileSize', 'number', (0,), True),
+    'tileSize.height': ('tileSize', 'number', (1,), True),
 }
 
 
@@ -1133,3 +1143,51 @@ class _EmitterLayerAttributes:
     @seed.setter
     def seed(self, value: float) -> None:
         self._set('seed', coerce_number(value))
+
+
+class _TiledLayerAttributes:
+    """TiledLayer's typed attributes (generated)."""
+
+    __slots__ = ()
+
+    def _get(self, key_path: str) -> Any:
+        raise NotImplementedError
+
+    def _set(self, key_path: str, value: Any) -> None:
+        raise NotImplementedError
+
+    @property
+    def tile_size(self) -> Size:
+        """``tileSize``: The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn). default Size(256.0, 256.0) (does not animate)."""
+        return self._get('tileSize')  # type: ignore[no-any-return]
+
+    @tile_size.setter
+    def tile_size(self, value: SizeLike) -> None:
+        self._set('tileSize', coerce_size(value))
+
+    @property
+    def levels_of_detail(self) -> float:
+        """``levelsOfDetail``: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30. default 1.0 (does not animate)."""
+        return self._get('levelsOfDetail')  # type: ignore[no-any-return]
+
+    @levels_of_detail.setter
+    def levels_of_detail(self, value: float) -> None:
+        self._set('levelsOfDetail', coerce_number(value))
+
+    @property
+    def levels_of_detail_bias(self) -> float:
+        """``levelsOfDetailBias``: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30. default 0.0 (does not animate)."""
+        return self._get('levelsOfDetailBias')  # type: ignore[no-any-return]
+
+    @levels_of_detail_bias.setter
+    def levels_of_detail_bias(self, value: float) -> None:
+        self._set('levelsOfDetailBias', coerce_number(value))
+
+    @property
+    def fade_duration(self) -> float:
+        """``fadeDuration``: Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration). default 0.25 (does not animate)."""
+        return self._get('fadeDuration')  # type: ignore[no-any-return]
+
+    @fade_duration.setter
+    def fade_duration(self, value: float) -> None:
+        self._set('fadeDuration', coerce_number(value))

@@ -26,7 +26,7 @@ from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolati
 from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
                      PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .events import Disconnected as DisconnectedEvent
-from .layers import LAYER_CLASSES, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer
+from .layers import LAYER_CLASSES, EmitterLayer, GradientLayer, Layer, ReplicatorLayer, ShapeLayer, TextLayer, TiledLayer
 from .values import Display, Size, StyledText, TextRun
 
 __all__ = ["Connection", "connect", "default_socket_path", "Image", "HitTestResult", "Capture", "Transaction"]
@@ -531,6 +531,9 @@ class Connection:
 
     def make_emitter_layer(self) -> EmitterLayer:
         return cast(EmitterLayer, self.make_layer("emitter"))
+
+    def make_tiled_layer(self) -> TiledLayer:
+        return cast(TiledLayer, self.make_layer("tiled"))
 
     def make_surface_layer(self) -> SurfaceLayer:
         """A new surface layer: pixels this program draws, through shared memory (``SurfaceLayer``)."""

@@ -15,7 +15,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, List, Optional, Tuple
 
 from . import _wire
 from ._properties import (PROPERTIES, SUB_KEY_PATHS, _GradientLayerAttributes, _LayerAttributes,
-                          _ReplicatorLayerAttributes, _EmitterLayerAttributes, _ShapeLayerAttributes, _TextLayerAttributes)
+                          _ReplicatorLayerAttributes, _EmitterLayerAttributes, _TiledLayerAttributes, _ShapeLayerAttributes,
+                          _TextLayerAttributes)
 from .animation import Animation
 from .errors import LaminaError
 from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, coerce_point, coerce_rect, coerce_size
@@ -23,7 +24,8 @@ from .values import Point, Rect, RectLike, Size, coerce_number, coerce_numbers, 
 if TYPE_CHECKING:
     from .connection import Connection, PointerHandler
 
-__all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "Presentation", "PropertyError", "LAYER_CLASSES"]
+__all__ = ["Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "TiledLayer", "Presentation", "PropertyError",
+           "LAYER_CLASSES"]
 
 _VALUE_COERCE = {
     "number": coerce_number, "point": coerce_point, "size": coerce_size, "rect": coerce_rect,
@@ -424,9 +426,17 @@ class EmitterLayer(Layer, _EmitterLayerAttributes):
     kind = "emitter"
 
 
+class TiledLayer(Layer, _TiledLayerAttributes):
+    """``CATiledLayer``: shows its ``contents`` image, of any size the daemon can read, through
+    tiles the daemon makes off its render thread, only where and at the level of detail they
+    are seen (``tile_size``, ``levels_of_detail``, ``levels_of_detail_bias``); a tile not ready
+    shows the nearest coarser level, and fades in over ``fade_duration`` once ready."""
+    kind = "tiled"
+
+
 #: The class of each layer kind (every kind of ``_properties.LAYER_KINDS``).
 LAYER_CLASSES: Dict[str, type] = {"layer": Layer, "shape": ShapeLayer, "gradient": GradientLayer, "text": TextLayer,
-                                  "replicator": ReplicatorLayer, "emitter": EmitterLayer}
+                                  "replicator": ReplicatorLayer, "emitter": EmitterLayer, "tiled": TiledLayer}
 
 
 class Presentation:

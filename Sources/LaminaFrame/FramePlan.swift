@@ -435,6 +435,7 @@ public struct FramePlanner {
                     dependencyStack[depth].append(pass)
                 }
                 k = end
+                run = k
             case .backdrop(let filters):
                 closeRun(at: k)
                 planBackdrop(marker: k, filters)

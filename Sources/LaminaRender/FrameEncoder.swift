@@ -391,6 +391,21 @@ struct FrameEncoder {
             span.used = to + bytes
             return to
         }
+        /// Writes `quad` as one sharp-rect instance (the stride the blur and backdrop pipelines
+        /// read: a quad at the identity without radii or border) and aligns it as a draw's first:
+        /// its offset, or nil (nothing kept) when it does not draw as one.
+        func sharpQuad(_ quad: inout DrawItem) throws(RenderError) -> Int? {
+            let instance = span.used
+            guard case .drawn(1, let variant) = try write(&quad), variant.kind == .sharp else {
+                span.used = instance
+                return nil
+            }
+            let stride = RectInstance.stride(.sharp)
+            let at = try align(instance, stride, stride)
+            instances += 1
+            instanceBytes += stride
+            return at
+        }
         // The area each offscreen image was last drawn over (a composite reads only that).
         var imageAreas: [Int: PixelRect] = [:]
         try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
@@ -483,17 +498,7 @@ struct FrameEncoder {
                         } else {
                             quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0))
                         }
-                        let instance = span.used
-                        // (A quad at the identity without radii or border: a sharp rect, whose
-                        // stride the blur pipeline has.)
-                        guard case .drawn(1, let variant) = try write(&quadItem), variant.kind == .sharp else {
-                            span.used = instance
-                            continue
-                        }
-                        let stride = RectInstance.stride(.sharp)
-                        let at = try align(instance, stride, stride)
-                        instances += 1
-                        instanceBytes += stride
+                        guard let at = try sharpQuad(&quadItem) else { continue }
                         draws.append(.blur(source: source, instance: at, vertical: vertical, sigma: Float(sigma),
                                            valid: valid, scissor: scissor, color: color, readScale: Float(readScale)))
                     case .backdrop(let source, let backdrop, let marker, let sigma, let valid, let scissor, let readScale):
@@ -502,15 +507,7 @@ struct FrameEncoder {
                                         Double(scissor.maxX - scissor.minX), Double(scissor.maxY - scissor.minY))
                         var quadItem = DrawItem(bounds: quad, backgroundColor: Color(0, 0, 0),
                                                 opacity: items[marker].opacity, clip: items[marker].clip)
-                        let instance = span.used
-                        guard case .drawn(1, let variant) = try write(&quadItem), variant.kind == .sharp else {
-                            span.used = instance
-                            continue
-                        }
-                        let stride = RectInstance.stride(.sharp)
-                        let at = try align(instance, stride, stride)
-                        instances += 1
-                        instanceBytes += stride
+                        guard let at = try sharpQuad(&quadItem) else { continue }
                         draws.append(.backdrop(source: source, backdrop: backdrop, instance: at, sigma: Float(sigma),
                                                valid: valid, scissor: scissor, readScale: Float(readScale)))
                     }

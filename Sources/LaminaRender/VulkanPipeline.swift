@@ -233,72 +233,39 @@ final class VulkanPipeline {
         var blur: VkPipeline?
         var backdropPipeline: VkPipeline?
         do throws(RenderError) {
+            /// One pipeline made, checked, and queued for destruction should a later one fail.
+            func make(_ kind: Kind, _ layout: VkPipelineLayout, _ vertex: [UInt32], _ fragment: [UInt32],
+                      specialization: [UInt32] = [], locations: Set<UInt32> = [], stride: Int = 0) throws(RenderError) -> VkPipeline {
+                var pipeline: VkPipeline?
+                let result = Self.createPipeline(kind, device: device, layout: layout, renderPass: renderPass,
+                                                 vertex: try module(vertex), fragment: try module(fragment),
+                                                 specialization: specialization, instanceLocations: locations,
+                                                 instanceStride: stride, pipeline: &pipeline)
+                guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
+                undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
+                return pipeline
+            }
             for variant in PipelineVariant.all {
                 let (vertex, fragment, locations) = Self.shaders(variant)
-                var pipeline: VkPipeline?
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
                 // Set 1 an image.
                 let sampled = variant.kind == .image || variant.kind == .shape || variant.kind == .imageSharp
-                result = Self.createPipeline(kind, device: device, layout: sampled ? imageLayout : layout,
-                                             renderPass: renderPass,
-                                             vertex: try module(vertex), fragment: try module(fragment),
-                                             specialization: ShaderTable.specialization(variant),
-                                             instanceLocations: locations, instanceStride: Self.instanceStride(variant),
-                                             pipeline: &pipeline)
-                guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
-                variants.append(pipeline)
-                undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
+                variants.append(try make(kind, sampled ? imageLayout : layout, vertex, fragment,
+                                         specialization: ShaderTable.specialization(variant), locations: locations,
+                                         stride: Self.instanceStride(variant)))
             }
-            result = Self.createPipeline(.composite, device: device, layout: compositeLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.compositeVert),
-                                         fragment: try module(Shaders.compositeFrag), instanceLocations: [],
-                                         instanceStride: 0, pipeline: &composite)
-            guard result == VK_SUCCESS, let composite else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
-            undo.append { vkDestroyPipeline(device.raw, composite, nil) }
-            result = Self.createPipeline(.mask, device: device, layout: compositeLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.compositeVert),
-                                         fragment: try module(Shaders.maskFrag), instanceLocations: [],
-                                         instanceStride: 0, pipeline: &mask)
-            guard result == VK_SUCCESS, let mask else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
-            undo.append { vkDestroyPipeline(device.raw, mask, nil) }
-            result = Self.createPipeline(.blend, device: device, layout: blendPipelineLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.compositeVert),
-                                         fragment: try module(Shaders.blendFrag), instanceLocations: [],
-                                         instanceStride: 0, pipeline: &blendPipeline)
-            guard result == VK_SUCCESS, let blendPipeline else {
-                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
-            }
-            undo.append { vkDestroyPipeline(device.raw, blendPipeline, nil) }
-            result = Self.createPipeline(.rect, device: device, layout: blurLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.shadowFrag),
-                                         instanceLocations: Self.blurInstanceLocations,
-                                         instanceStride: RectInstance.stride(.sharp), pipeline: &blur)
-            guard result == VK_SUCCESS, let blur else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
-            undo.append { vkDestroyPipeline(device.raw, blur, nil) }
-            result = Self.createPipeline(.composite, device: device, layout: filterPipelineLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.compositeVert),
-                                         fragment: try module(Shaders.colorMatrixFrag), instanceLocations: [],
-                                         instanceStride: 0, pipeline: &colorMatrixPipeline)
-            guard result == VK_SUCCESS, let colorMatrixPipeline else {
-                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
-            }
-            undo.append { vkDestroyPipeline(device.raw, colorMatrixPipeline, nil) }
-            result = Self.createPipeline(.rect, device: device, layout: blurLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.blurColorFrag),
-                                         instanceLocations: Self.blurInstanceLocations,
-                                         instanceStride: RectInstance.stride(.sharp), pipeline: &blurColorPipeline)
-            guard result == VK_SUCCESS, let blurColorPipeline else {
-                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
-            }
-            undo.append { vkDestroyPipeline(device.raw, blurColorPipeline, nil) }
-            result = Self.createPipeline(.backdrop, device: device, layout: backdropLayout, renderPass: renderPass,
-                                         vertex: try module(Shaders.shadowVert), fragment: try module(Shaders.backdropFrag),
-                                         instanceLocations: Self.blurInstanceLocations,
-                                         instanceStride: RectInstance.stride(.sharp), pipeline: &backdropPipeline)
-            guard result == VK_SUCCESS, let backdropPipeline else {
-                throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines")
-            }
-            undo.append { vkDestroyPipeline(device.raw, backdropPipeline, nil) }
+            composite = try make(.composite, compositeLayout, Shaders.compositeVert, Shaders.compositeFrag)
+            mask = try make(.mask, compositeLayout, Shaders.compositeVert, Shaders.maskFrag)
+            blendPipeline = try make(.blend, blendPipelineLayout, Shaders.compositeVert, Shaders.blendFrag)
+            // The blur passes draw one sharp-rect quad (its stride) over the box.
+            let sharp = RectInstance.stride(.sharp)
+            blur = try make(.rect, blurLayout, Shaders.shadowVert, Shaders.shadowFrag,
+                            locations: Self.blurInstanceLocations, stride: sharp)
+            colorMatrixPipeline = try make(.composite, filterPipelineLayout, Shaders.compositeVert, Shaders.colorMatrixFrag)
+            blurColorPipeline = try make(.rect, blurLayout, Shaders.shadowVert, Shaders.blurColorFrag,
+                                         locations: Self.blurInstanceLocations, stride: sharp)
+            backdropPipeline = try make(.backdrop, backdropLayout, Shaders.shadowVert, Shaders.backdropFrag,
+                                        locations: Self.blurInstanceLocations, stride: sharp)
         } catch {
             throw fail(error)
         }

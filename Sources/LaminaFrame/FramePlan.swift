@@ -162,6 +162,65 @@ public struct FramePlanner {
 
     /// Collects `range` into a pass for `target` over `area`; nested groups and shadows first,
     /// so passes come out children before parents. Returns the pass's index.
+    /// A blur filter's standard deviation in device pixels, made finite and ≥ 0 (at most 100,000).
+    static func sigma(_ f: LayerFilter) -> Double { min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000) }
+
+    /// A chain of filter passes (a filter group's, or background filters'): each pass draws one
+    /// step into a fresh image, reading the image the one before drew.
+    private struct FilterChain {
+        /// The image the next step reads, the pass that drew it, and where it is valid.
+        var current: Int
+        var source: Int
+        var valid: PixelRect
+        /// Where a pass draws unless it says otherwise.
+        let area: PixelRect
+        /// An image the chain reads first but does not own (not freed once read): a backdrop.
+        let borrowed: Int?
+    }
+
+    /// Appends a pass drawing `step` into a fresh image over `passArea` (the chain's area by
+    /// default), which the chain reads next.
+    private mutating func filterPass(_ chain: inout FilterChain, _ step: PassStep, area passArea: PixelRect? = nil) {
+        let next = allocateImage()
+        plan.steps.append(step)
+        plan.dependencies.append(chain.source)
+        plan.passes.append(FramePass(target: .image(next), area: passArea ?? chain.area,
+                                     steps: (plan.steps.count - 1)..<plan.steps.count,
+                                     dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
+        if chain.current != chain.borrowed { freeImages.append(chain.current) }
+        chain.current = next
+        chain.source = plan.passes.count - 1
+        chain.valid = passArea ?? chain.area
+    }
+
+    /// A Gaussian blur of `sigma` device pixels of the chain's image (item `marker`'s): the two
+    /// separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
+    /// √(σ² − 1)/2 both ways, the bilinear upsampling: the box and the upsampling add a
+    /// variance of 1). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
+    /// left to the caller's own step, which takes the returned sigma and read scale.
+    private mutating func blurPasses(_ chain: inout FilterChain, marker: Int, sigma: Double,
+                                     leavingLast: Bool) -> (sigma: Double, readScale: Double) {
+        if sigma > Self.downsampleAbove {
+            let half = Self.half(chain.area), s = Self.halfSigma(sigma)
+            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: 0, valid: chain.valid,
+                                     scissor: half, readScale: 2), area: half)
+            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: s, valid: half,
+                                     scissor: half), area: half)
+            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: true, sigma: s, valid: half,
+                                     scissor: half), area: half)
+            if leavingLast { return (0, 0.5) }
+            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: 0, valid: half,
+                                     scissor: chain.area, readScale: 0.5))
+            return (0, 1)
+        }
+        filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: sigma, valid: chain.valid,
+                                 scissor: chain.area))
+        if leavingLast { return (sigma, 1) }
+        filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: true, sigma: sigma, valid: chain.valid,
+                                 scissor: chain.area))
+        return (0, 1)
+    }
+
     private mutating func collect(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, target: FramePass.Target,
                                   area: PixelRect, whole: PixelRect, depth: Int) -> Int {
         if stepStack.count <= depth { stepStack.append([]); dependencyStack.append([]) }
@@ -202,8 +261,7 @@ public struct FramePlanner {
         /// of the backdrop (`.backdrop`). Nothing when the box is empty, the item's opacity is 0
         /// or no filter changes anything.
         func planBackdrop(marker: Int, _ filters: [LayerFilter]) {
-            func sigma(_ f: LayerFilter) -> Double { min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000) }
-            let effective = filters.filter { $0.colorMatrix != nil || sigma($0) > 0 }
+            let effective = filters.filter { $0.colorMatrix != nil || Self.sigma($0) > 0 }
             guard !effective.isEmpty, items[marker].opacity > 0,
                   let box = Self.box(items, marker..<(marker + 1), whole: whole, margin: 1)?.intersection(area), !box.isEmpty
             else { return }
@@ -212,58 +270,20 @@ public struct FramePlanner {
                 .intersection(area)
             let backdrop = moveSoFar()
             stepStack[depth].append(.copy(image: backdrop))
-            // The image the next filter reads, the pass that drew it and where it is valid.
-            var current = backdrop
-            var source = plan.passes.count - 1
-            var valid = area
-            func filterPass(_ step: PassStep, area passArea: PixelRect? = nil) {
-                let next = allocateImage()
-                plan.steps.append(step)
-                plan.dependencies.append(source)
-                plan.passes.append(FramePass(target: .image(next), area: passArea ?? grown,
-                                             steps: (plan.steps.count - 1)..<plan.steps.count,
-                                             dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
-                if current != backdrop { freeImages.append(current) }
-                current = next
-                source = plan.passes.count - 1
-                valid = passArea ?? grown
-            }
-            var lastSigma = 0.0, lastScale = 1.0
+            var chain = FilterChain(current: backdrop, source: plan.passes.count - 1, valid: area, area: grown,
+                                    borrowed: backdrop)
+            var last = (sigma: 0.0, readScale: 1.0)
             for (i, f) in effective.enumerated() {
                 if let m = f.colorMatrix {
-                    filterPass(.filtered(image: current, matrix: m, opacity: 1))
-                    continue
-                }
-                if sigma(f) > Self.downsampleAbove {
-                    // At half size (as a filter group's); the last one's upsampling is the last step.
-                    let half = Self.half(grown), s = Self.halfSigma(sigma(f))
-                    filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: valid,
-                                     scissor: half, readScale: 2), area: half)
-                    filterPass(.blur(source: current, marker: marker, vertical: false, sigma: s, valid: half,
-                                     scissor: half), area: half)
-                    filterPass(.blur(source: current, marker: marker, vertical: true, sigma: s, valid: half,
-                                     scissor: half), area: half)
-                    if i == effective.count - 1 {
-                        lastScale = 0.5
-                    } else {
-                        filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: half,
-                                         scissor: grown, readScale: 0.5))
-                    }
-                    continue
-                }
-                filterPass(.blur(source: current, marker: marker, vertical: false, sigma: sigma(f), valid: valid,
-                                 scissor: grown))
-                if i == effective.count - 1 {
-                    lastSigma = sigma(f)
+                    filterPass(&chain, .filtered(image: chain.current, matrix: m, opacity: 1))
                 } else {
-                    filterPass(.blur(source: current, marker: marker, vertical: true, sigma: sigma(f), valid: valid,
-                                     scissor: grown))
+                    last = blurPasses(&chain, marker: marker, sigma: Self.sigma(f), leavingLast: i == effective.count - 1)
                 }
             }
-            stepStack[depth].append(.backdrop(source: current, backdrop: backdrop, marker: marker, sigma: lastSigma,
-                                              valid: valid, scissor: box, readScale: lastScale))
-            dependencyStack[depth].append(source)
-            reads.append(current)
+            stepStack[depth].append(.backdrop(source: chain.current, backdrop: backdrop, marker: marker, sigma: last.sigma,
+                                              valid: chain.valid, scissor: box, readScale: last.readScale))
+            dependencyStack[depth].append(chain.source)
+            reads.append(chain.current)
         }
         while k < range.upperBound {
             let item = items.baseAddress! + k
@@ -356,57 +376,30 @@ public struct FramePlanner {
                 guard opacity > 0, end > marker + 1,
                       let box = Self.box(items, (marker + 1)..<end, whole: whole, margin: 1 + Self.reach(filters))
                 else { continue }
-                var current = allocateImage()
-                var source = collect(items, (marker + 1)..<end, target: .image(current), area: box, whole: whole,
-                                     depth: depth + 1)
-                func filterPass(_ step: PassStep, area passArea: PixelRect? = nil) {
-                    let next = allocateImage()
-                    plan.steps.append(step)
-                    plan.dependencies.append(source)
-                    plan.passes.append(FramePass(target: .image(next), area: passArea ?? box,
-                                                 steps: (plan.steps.count - 1)..<plan.steps.count,
-                                                 dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
-                    freeImages.append(current)
-                    current = next
-                    source = plan.passes.count - 1
-                }
+                let content = allocateImage()
+                var chain = FilterChain(current: content,
+                                        source: collect(items, (marker + 1)..<end, target: .image(content), area: box,
+                                                        whole: whole, depth: depth + 1),
+                                        valid: box, area: box, borrowed: nil)
                 var final: PassStep = .composite(image: 0, opacity: min(opacity, 1))
                 for (i, f) in filters.enumerated() {
                     if let m = f.colorMatrix {
                         if i == filters.count - 1 {
                             final = .filtered(image: 0, matrix: m, opacity: min(opacity, 1))
                         } else {
-                            filterPass(.filtered(image: current, matrix: m, opacity: 1))
+                            filterPass(&chain, .filtered(image: chain.current, matrix: m, opacity: 1))
                         }
                     } else {
-                        let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
-                        guard sigma > 0 else { continue }
-                        if sigma > Self.downsampleAbove {
-                            // At half size: the 2 × 2 box, the blur of √(σ² − 1)/2, the bilinear
-                            // upsampling (the box and the upsampling add a variance of 1).
-                            let half = Self.half(box), s = Self.halfSigma(sigma)
-                            filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: box,
-                                             scissor: half, readScale: 2), area: half)
-                            filterPass(.blur(source: current, marker: marker, vertical: false, sigma: s, valid: half,
-                                             scissor: half), area: half)
-                            filterPass(.blur(source: current, marker: marker, vertical: true, sigma: s, valid: half,
-                                             scissor: half), area: half)
-                            filterPass(.blur(source: current, marker: marker, vertical: false, sigma: 0, valid: half,
-                                             scissor: box, readScale: 0.5))
-                            continue
-                        }
-                        filterPass(.blur(source: current, marker: marker, vertical: false, sigma: sigma, valid: box,
-                                         scissor: box))
-                        filterPass(.blur(source: current, marker: marker, vertical: true, sigma: sigma, valid: box,
-                                         scissor: box))
+                        guard Self.sigma(f) > 0 else { continue }
+                        _ = blurPasses(&chain, marker: marker, sigma: Self.sigma(f), leavingLast: false)
                     }
                 }
                 switch final {
-                case .filtered(_, let m, let o): stepStack[depth].append(.filtered(image: current, matrix: m, opacity: o))
-                default: stepStack[depth].append(.composite(image: current, opacity: min(opacity, 1)))
+                case .filtered(_, let m, let o): stepStack[depth].append(.filtered(image: chain.current, matrix: m, opacity: o))
+                default: stepStack[depth].append(.composite(image: chain.current, opacity: min(opacity, 1)))
                 }
-                dependencyStack[depth].append(source)
-                reads.append(current)
+                dependencyStack[depth].append(chain.source)
+                reads.append(chain.current)
             case .blend(let mode, let opacity, let count):
                 closeRun(at: k)
                 let start = k + 1

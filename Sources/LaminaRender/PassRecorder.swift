@@ -169,6 +169,25 @@ struct PassRecorder {
             vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.layout, 1, 1, &set, 0, nil)
             arenaSetBound = true
         }
+        /// Draws offscreen image `image` over the target through `full` (a full-screen triangle
+        /// whose set 0 is the image, with `bytes` of fragment push constants), scissored to
+        /// where the image's pass drew (`imageArea`: the rest of the image is stale) within
+        /// this pass's area. A composite's set 0 is not the rect layout's: both sets go unbound.
+        func drawImage(_ image: Int, drawnIn imageArea: PixelRect, _ full: VkPipeline, _ layout: VkPipelineLayout,
+                       constants: UnsafeMutableRawPointer, bytes: UInt32) {
+            let cut = imageArea.intersection(area)
+            guard !cut.isEmpty else { return }
+            var imageScissor = cut.vk
+            vkCmdSetScissor(cmd, 0, 1, &imageScissor)
+            defer { vkCmdSetScissor(cmd, 0, 1, &scissor) }
+            bind(full)
+            var set: VkDescriptorSet? = images.descriptorSet(image)
+            vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, layout, 0, 1, &set, 0, nil)
+            clipSetBound = false
+            arenaSetBound = false
+            vkCmdPushConstants(cmd, layout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, bytes, constants)
+            vkCmdDraw(cmd, 3, 1, 0, 0)
+        }
         var stencilReference: UInt32 = 0
         for draw in draws {
             switch draw {
@@ -210,34 +229,14 @@ struct PassRecorder {
                 arenaSetBound = false
                 vkCmdDraw(cmd, 4, UInt32(count), 0, index(first, variant.kind))
             case .composite(let image, let opacity, let imageArea):
-                // Only where the image's pass drew (the rest of the image is stale).
-                let cut = imageArea.intersection(area)
-                guard !cut.isEmpty else { continue }
-                var compositeScissor = cut.vk
-                vkCmdSetScissor(cmd, 0, 1, &compositeScissor)
-                defer { vkCmdSetScissor(cmd, 0, 1, &scissor) }
-                bind(pipeline.composite)
-                var set: VkDescriptorSet? = images.descriptorSet(image)
-                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
-                clipSetBound = false
-                arenaSetBound = false
                 var constants = SIMD4<Float>(opacity, 0, 0, 0)
-                vkCmdPushConstants(cmd, pipeline.compositeLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
-                vkCmdDraw(cmd, 3, 1, 0, 0)
+                drawImage(image, drawnIn: imageArea, pipeline.composite, pipeline.compositeLayout, constants: &constants, bytes: 16)
             case .filtered(let image, var constants, let imageArea):
-                // Only where the image's pass drew, as a composite.
-                let cut = imageArea.intersection(area)
-                guard !cut.isEmpty, constants.count == 24 else { continue }
-                var filterScissor = cut.vk
-                vkCmdSetScissor(cmd, 0, 1, &filterScissor)
-                defer { vkCmdSetScissor(cmd, 0, 1, &scissor) }
-                bind(pipeline.colorMatrix)
-                var set: VkDescriptorSet? = images.descriptorSet(image)
-                vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.filterLayout, 0, 1, &set, 0, nil)
-                clipSetBound = false
-                arenaSetBound = false
-                vkCmdPushConstants(cmd, pipeline.filterLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 96, &constants)
-                vkCmdDraw(cmd, 3, 1, 0, 0)
+                guard constants.count == 24 else { continue }
+                constants.withUnsafeMutableBytes { c in
+                    drawImage(image, drawnIn: imageArea, pipeline.colorMatrix, pipeline.filterLayout,
+                              constants: c.baseAddress!, bytes: 96)
+                }
             case .blend(let source, let backdrop, let mode, let opacity):
                 // The blend of the group over its backdrop, written in place of the pass's pixels.
                 bind(pipeline.blend)

@@ -255,8 +255,7 @@ struct DamageRenderTests {
         var r = SeededRandom(seed: seed)
         let count = 16
         var model = ModelTree()
-        var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
-                                 background: Color(0.2, 0.2, 0.25), targetFPS: 60)
+        var driver = Self.driver()
         func packet(_ content: Commit.Content) throws -> CommitPacket {
             try model.validate(Commit(client: 1, content: content), at: 0)
         }

@@ -221,4 +221,46 @@ def image_cropped(out, save):
     save(surface, "image-cropped")
 
 
-IMAGE_SCENES = [image_gravity, image_rect_filter, image_nine_slice, image_cropped]
+def warm_pixel(x, y):
+    """image-source-warm.png, 10 × 10: opaque, red 255 with green and blue rising along x and y."""
+    return (255, 20 * x + 10, 20 * y + 10, 255)
+
+
+def cool_pixel(x, y):
+    """image-source-cool.png, 10 × 10: opaque, red 0, green rising along y, blue falling along x."""
+    return (0, 25 * y, 250 - 20 * x, 255)
+
+
+def image_atlas(out, save):
+    # Two small images that Lamina packs side by side in its small-image atlas (warm first, then
+    # cool to its right: every edge of each has a contrasting neighbour or empty texels), drawn
+    # so that filtering reaches their edge texels. White canvas 208 × 112, no backgrounds.
+    # 1 (4, 4, 60, 60): warm, resize, linear (magnified 6×). 2 (68, 4, 60, 60): cool, resize,
+    # nearest both ways. 3 (132, 4, 6, 6): warm, resize, linear (minified 10 → 6). 4 (132, 14,
+    # 30, 30): warm's contentsRect (0.6, 0.2, 0.4, 0.6), resize, linear (its right edge is the
+    # image's). 5 (166, 14, 30, 30): cool, gravity center, contentsScale 0.5 (20 × 20), linear.
+    # 6 (8, 74, 48, 32) rotated 20° about its centre: warm, resize, linear. 7 (80, 74, 40, 30)
+    # rotated -15°: cool, resizeAspect (30 × 30), nearest both ways.
+    from importlib import import_module
+    refs = import_module("__main__")
+    warm = source(out, save, "image-source-warm", 10, 10, warm_pixel)
+    cool = source(out, save, "image-source-cool", 10, 10, cool_pixel)
+    surface, cr = refs.canvas(208, 112)
+    layers = [((4, 4, 60, 60), 0, warm, {}),
+              ((68, 4, 60, 60), 0, cool, dict(nearest=True)),
+              ((132, 4, 6, 6), 0, warm, {}),
+              ((132, 14, 30, 30), 0, warm, dict(rect=(0.6, 0.2, 0.4, 0.6))),
+              ((166, 14, 30, 30), 0, cool, dict(gravity="center", scale=0.5)),
+              ((8, 74, 48, 32), 20, warm, {}),
+              ((80, 74, 40, 30), -15, cool, dict(gravity="resizeAspect", nearest=True))]
+    for (x, y, w, h), degrees, image, options in layers:
+        cr.save()
+        cr.translate(x + w / 2, y + h / 2)
+        cr.rotate(math.radians(degrees))
+        cr.translate(-w / 2, -h / 2)
+        draw_contents(cr, image, (0, 0, w, h), **options)
+        cr.restore()
+    save(surface, "image-atlas")
+
+
+IMAGE_SCENES = [image_gravity, image_rect_filter, image_nine_slice, image_cropped, image_atlas]

@@ -9,7 +9,10 @@
 // four edges, interpolated, no distance field or derivatives per pixel). Coverage images (A8:
 // the glyph atlas, text) need no branch: their view swizzles r into every channel, so
 // texel × color is color × coverage. CLIPPED multiplies the clip chain. Kind 6 (piece.frag)
-// draws the rest: pieces under perspective.
+// draws the rest: pieces under perspective. The texture position is clamped to inBorderColor
+// (RectInstance.borderColor: the image's outermost texel centres in an atlas page, so that
+// filtering never reads a neighbouring entry and the edge texels extend as CLAMP_TO_EDGE makes
+// them for an image of its own; the unit square, a no-op, for those).
 #include "common.frag.glsl"
 
 layout(location = 11) noperspective in vec4 inEdges;
@@ -17,5 +20,5 @@ layout(set = 1, binding = 0) uniform sampler2D image;
 layout(location = 0) out vec4 outColor;
 
 void main() {
-    emitColor(texture(image, inLocal) * inFillColor * edgeCoverage(inEdges), outColor);
+    emitColor(texture(image, clamp(inLocal, inBorderColor.xy, inBorderColor.zw)) * inFillColor * edgeCoverage(inEdges), outColor);
 }

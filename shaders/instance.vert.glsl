@@ -78,8 +78,8 @@ layout(location = 1) flat out vec4 outBounds;
 layout(location = 2) flat out vec4 outRadii;
 #endif
 layout(location = 3) flat out vec4 outFillColor;
-#if !defined(VS_SHARP) && !defined(VS_MESH) && !defined(VS_IMAGE)
-layout(location = 4) flat out vec4 outBorderColor;
+#if !defined(VS_SHARP) && !defined(VS_MESH)
+layout(location = 4) flat out vec4 outBorderColor;  // image pieces (kinds 6, 12): the texel clamp
 #endif
 #if (defined(CLIPPED) && !defined(CLIP_VARYINGS)) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
 layout(location = 5) flat out vec4 outParams;   // the clip index (and the kind's own params)
@@ -180,7 +180,9 @@ void emit(vec2 local) {
 #endif
 #elif defined(VS_PIECE)
     outFillColor = inFillColor * inClipW.w;
-    outBorderColor = inBorderColor * inClipW.w;
+    // Shape pieces: the stroke color; image pieces: the rect their texture position is clamped
+    // to (the image's texel centres: a small-image atlas entry's, or the unit square).
+    outBorderColor = KIND == 7 ? inBorderColor * inClipW.w : inBorderColor;
     outBounds = inBounds;
     outGradientPoints = inGradientPoints;
     outGradientLocations = inGradientLocations;
@@ -193,6 +195,7 @@ void emit(vec2 local) {
     }
 #elif defined(VS_IMAGE)
     outFillColor = inFillColor * inClipW.w;
+    outBorderColor = inBorderColor;  // the texel clamp (image.frag)
     outLocal = pieceSource(local);
     outEdges = edges(local);
 #elif defined(VS_GRADIENT)

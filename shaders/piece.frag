@@ -9,7 +9,8 @@
 // derivatives of that map (so pieces of a nine-slice choose their mip level from their own
 // stretch). inParams.z: 0 = the image's premultiplied texels × inFillColor (opacity), 1 =
 // texel.r as coverage × inFillColor (an A8 atlas). The frame's edges (inBounds) are
-// anti-aliased.
+// anti-aliased. The texture position is clamped to inBorderColor (as in image.frag: a
+// small-image atlas entry's texel centres, or the unit square).
 //
 // KIND 7: a shape layer's fill and stroke from the shape atlas (LaminaFrame's ShapeAtlas):
 // texel r is the fill's coverage, g the stroke's, each the exact area coverage of the texel's
@@ -37,7 +38,7 @@ void main() {
         vec4 source = inGradientLocations;
         vec2 perLocal = (source.zw - source.xy) / max(piece.zw - piece.xy, vec2(1e-6));
         vec2 uv = source.xy + (inLocal - piece.xy) * perLocal;
-        vec4 texel = textureGrad(image, uv, dx * perLocal, dy * perLocal);
+        vec4 texel = textureGrad(image, clamp(uv, inBorderColor.xy, inBorderColor.zw), dx * perLocal, dy * perLocal);
         color = (inParams.z > 0.5 ? inFillColor * texel.r : texel * inFillColor)
             * coverage(inLocal, inBounds, vec4(0.0), dx, dy);
     }

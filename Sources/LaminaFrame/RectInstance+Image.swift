@@ -53,6 +53,7 @@ extension RectInstance {
             return .drawn(count: 1, variant: PipelineVariant(kind: .shape, clipped: clip != 0))
         }
         base.fillColor = color
+        base.borderColor = unitClamp
         let variant = imageVariant(item, clip: clip)
         base.params = SIMD4(0, variant.kind.rawValue, mode, clip)
         var count = 0
@@ -79,6 +80,33 @@ extension RectInstance {
             }
         }
         return count > 0 ? .drawn(count: count, variant: variant) : .nothing
+    }
+
+    /// An image piece's texel clamp (`borderColor` of kinds 6 and 12: the rect its texture
+    /// position is clamped to) for an image of its own: the unit square, which changes nothing
+    /// (the sampler clamps to the edge texels). A small-image atlas entry's is its texels'
+    /// centres (`placeInAtlas`).
+    @usableFromInline static let unitClamp = SIMD4<Float>(0, 0, 1, 1)
+
+    /// Moves the `count` image-piece instances at `instances` (`stride` apart, as just written
+    /// by `write` for an image of its own: sources in the image's unit square) into an atlas
+    /// page: each source `s` becomes `region.xy + s × (region.zw − region.xy)` (the image's
+    /// rect in the page's unit square), and the texel clamp `clamp` (the image's outermost
+    /// texel centres in the page), so that sampling reads the image's texels only and its edge
+    /// texels extend beyond its edges as they do for an image of its own.
+    @inlinable
+    package static func placeInAtlas(_ instances: UnsafeMutableRawPointer, count: Int, stride: Int,
+                                     region: SIMD4<Float>, clamp: SIMD4<Float>) {
+        let sourceOffset = MemoryLayout<RectInstance>.offset(of: \.gradientLocations)!
+        let clampOffset = MemoryLayout<RectInstance>.offset(of: \.borderColor)!
+        let origin = SIMD4(region.x, region.y, region.x, region.y)
+        let size = SIMD4(region.z - region.x, region.w - region.y, region.z - region.x, region.w - region.y)
+        for k in 0..<count {
+            let instance = instances + k * stride
+            let source = instance.loadUnaligned(fromByteOffset: sourceOffset, as: SIMD4<Float>.self)
+            instance.storeBytes(of: origin + source * size, toByteOffset: sourceOffset, as: SIMD4<Float>.self)
+            instance.storeBytes(of: clamp, toByteOffset: clampOffset, as: SIMD4<Float>.self)
+        }
     }
 
     /// The variant drawing image pieces of `item`: the lean `.imageSharp` under an affine
@@ -115,6 +143,7 @@ extension RectInstance {
         let variant = imageVariant(item, clip: clip)
         base.params = SIMD4(0, variant.kind.rawValue, 1, clip)
         base.radii = SIMD4(1, 1, 1, 1)  // one piece: every side is the frame's edge
+        base.borderColor = unitClamp
         var count = 0
         for q in quads {
             let r = q.rect

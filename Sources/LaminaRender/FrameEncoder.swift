@@ -104,6 +104,9 @@ struct FrameEncoder {
     /// (`noteImageEpoch`): while it holds, an image item that only moved draws with the same
     /// set, unchecked.
     private var imageEpoch: UInt64?
+    /// The small-image atlas entries the ring's instances were placed in (marked used on every
+    /// frame that patches the ring instead of asking for each image again).
+    private var atlasEntries: [AtlasEntry] = []
     /// What the ring holds, nil when unknown (nothing encoded, or the ring was replaced).
     private(set) var held: Held?
     /// Bytes of instances in the ring.
@@ -150,7 +153,7 @@ struct FrameEncoder {
                          into span: inout RectInstance.Span,
                          grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                          mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
-                         image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+                         image: (ImageDraw) throws(RenderError) -> ImageResidency.Binding?)
         throws(RenderError) -> Outcome {
         let key = Held(serial: list.serial, width: list.width, height: list.height, clipCount: list.clips.count,
                        itemCount: list.items.count)
@@ -163,8 +166,8 @@ struct FrameEncoder {
            itemStarts.count == key.itemCount + 1, itemLayouts.count == key.itemCount, span.packed,
            span.capacity >= instanceBytes,
            let written = try patch(list, whole: delta.rewritten, motion: delta.motionOnly, base: span.bytes,
-                                   capacity: span.capacity, checkImages: imageEpoch != self.imageEpoch, mesh: mesh,
-                                   image: image) {
+                                   capacity: span.capacity, checkImages: imageEpoch != self.imageEpoch,
+                                   ringEpoch: self.imageEpoch ?? 0, mesh: mesh, image: image) {
             for draw in draws {
                 switch draw {
                 case .mesh(let m, _, _): m.takeUnretainedValue().lastFrame = frame
@@ -172,6 +175,7 @@ struct FrameEncoder {
                 default: break
                 }
             }
+            for entry in atlasEntries { entry.lastUsed = frame }
             span.used = instanceBytes
             self.held = key
             return Outcome(drawsChanged: false, written: written.whole, motionWritten: written.motion,
@@ -188,14 +192,15 @@ struct FrameEncoder {
 
     /// Writes the items of `whole` again in place, and the motion part of those of `motion`
     /// (`base`: the ring, `capacity` bytes), checking each item written whole against the
-    /// draw that issues its instances (and with `checkImages` the image set of those moved).
-    /// Returns the instances written whole and in motion only and the bytes written, or nil
+    /// draw that issues its instances (and with `checkImages` the image set of those moved, and
+    /// that an atlas entry they are drawn from was placed by `ringEpoch`, so is the one their
+    /// instances point into). Returns the instances written whole and in motion only and the bytes written, or nil
     /// when an item no longer fits its place (then some instances may have been written over:
     /// the caller writes them all).
     private mutating func patch(_ list: DrawList, whole: [Range<Int>], motion: [Range<Int>],
-                                base: UnsafeMutableRawPointer, capacity: Int, checkImages: Bool,
+                                base: UnsafeMutableRawPointer, capacity: Int, checkImages: Bool, ringEpoch: UInt64,
                                 mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
-                                image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+                                image: (ImageDraw) throws(RenderError) -> ImageResidency.Binding?)
         throws(RenderError) -> (whole: Int, motion: Int, bytes: Int)? {
         let clipCount = list.clips.count, width = list.width, height = list.height
         let scale = RectInstance.clipScale(width, height)
@@ -232,8 +237,15 @@ struct FrameEncoder {
                             guard instance == start, clipped == variant.clipped,
                                   try mesh(meshDraw) === drawn.takeUnretainedValue() else { return false }
                         case (.image(let imageDraw), .image(_, _, let drawnVariant, let set, _)):
-                            guard drawnVariant.same(variant), let (newSet, _) = try image(imageDraw), newSet == set
+                            guard drawnVariant.same(variant), let binding = try image(imageDraw), binding.set == set
                             else { return false }
+                            if let entry = binding.entry {
+                                // (Bounded: a list patched on and on is encoded whole now and then.)
+                                guard atlasEntries.count < 2 * items.count + 64 else { return false }
+                                RectInstance.placeInAtlas(base + start, count: n, stride: RectInstance.stride(variant.kind),
+                                                          region: entry.region, clamp: entry.clamp)
+                                atlasEntries.append(entry)
+                            }
                         case (.mesh, _), (.image, _):
                             return false
                         case (_, .rects(_, _, let drawnVariant)):
@@ -275,7 +287,8 @@ struct FrameEncoder {
                             guard case .image(let imageDraw) = item.pointee.kind,
                                   let d = Self.drawIndex(draws, containing: start, from: cursor),
                                   case .image(_, _, _, let set, _) = draws[d],
-                                  let (newSet, _) = try image(imageDraw), newSet == set else { return nil }
+                                  let binding = try image(imageDraw), binding.set == set,
+                                  (binding.entry?.placed ?? 0) <= ringEpoch else { return nil }
                             cursor = d
                         }
                         motionWritten += count
@@ -333,12 +346,13 @@ struct FrameEncoder {
     private mutating func encodeAll(_ list: DrawList, into span: inout RectInstance.Span,
                                     grow: (inout RectInstance.Span, Int) throws(RenderError) -> Void,
                                     mesh: (MeshDraw) throws(RenderError) -> MeshResidency.GPUMesh,
-                                    image: (ImageDraw) throws(RenderError) -> (VkDescriptorSet, TextureImage)?)
+                                    image: (ImageDraw) throws(RenderError) -> ImageResidency.Binding?)
         throws(RenderError) -> (instances: Int, bytes: Int) {
         draws.removeAll(keepingCapacity: true)
         passDraws.removeAll(keepingCapacity: true)
         itemStarts.removeAll(keepingCapacity: true)
         itemLayouts.removeAll(keepingCapacity: true)
+        atlasEntries.removeAll(keepingCapacity: true)
         // Locals in the per-item loop (no exclusivity checks on properties).
         let clipCount = list.clips.count, width = list.width, height = list.height
         var draws = self.draws
@@ -433,9 +447,16 @@ struct FrameEncoder {
                                                    clipped: variant.clipped))
                             case .image, .shape, .imageSharp:
                                 guard case .image(let imageDraw) = item.pointee.kind else { continue }
-                                guard let (set, texture) = try image(imageDraw) else {
+                                guard let binding = try image(imageDraw) else {
                                     span.used = instance
                                     continue
+                                }
+                                let set = binding.set, texture = binding.texture
+                                if let entry = binding.entry {
+                                    // Its sources moved into the entry's page (before `align` moves them).
+                                    RectInstance.placeInAtlas(span.bytes + instance, count: added, stride: stride,
+                                                              region: entry.region, clamp: entry.clamp)
+                                    if atlasEntries.last !== entry { atlasEntries.append(entry) }
                                 }
                                 if run.count > 0, run.set == set, run.variant.same(variant),
                                    run.first + run.count * stride == instance {

@@ -7,7 +7,9 @@ import LaminaImage
 /// first draws it) and shared by every item showing it; one that no item has drawn for
 /// `idleFrames` frames is freed through the `LifetimeTracker` once the frames that read it
 /// have finished. Also owns the samplers (one per `ImageDraw.samplerIndex`) and the
-/// descriptor pools of the images' sets. Render thread only.
+/// descriptor pools of the images' sets. Small images drawn without mip levels go into the
+/// small-image atlas (`ImageAtlas`) instead, sharing its pages' textures and sets. Render
+/// thread only.
 final class ImageResidency {
     /// Frames without a draw after which an image's GPU copy is freed.
     static let idleFrames: UInt64 = 30
@@ -28,6 +30,20 @@ final class ImageResidency {
     private let samplers: [VkSampler]
     private var pools: [VkDescriptorPool] = []
     private static let setsPerPool: UInt32 = 256
+    /// The small-image atlas, and the largest side of an image it takes (0: none; tests).
+    let atlas = ImageAtlas()
+    var atlasLimit = ImageAtlas.maxSide
+    /// Atlas pages made this frame, to be cleared before their first writes.
+    private var pendingPages: [TextureImage] = []
+
+    /// What draws an image item: the set binding its texture (or its atlas page) with the
+    /// item's sampler, that texture, and its atlas entry when it is in the atlas (the item's
+    /// instances are then moved into the page: `RectInstance.placeInAtlas`).
+    struct Binding {
+        let set: VkDescriptorSet
+        let texture: TextureImage
+        var entry: AtlasEntry? = nil
+    }
 
     init(device: VulkanDevice) throws(RenderError) {
         var samplers: [VkSampler] = []
@@ -58,31 +74,86 @@ final class ImageResidency {
         self.samplers = samplers
     }
 
-    var count: Int { textures.count }
+    /// Resident images: textures of their own and atlas entries.
+    var count: Int { textures.count + atlas.entries.count }
 
-    /// The descriptor set drawing `draw.image` with `draw`'s filters, and the image's copy,
-    /// uploading the image (recorded by `recordUploads`) when it is not resident; nil when the
-    /// device cannot hold an image that large (the item is not drawn; nothing else is affected).
+    /// The descriptor set drawing `draw.image` with `draw`'s filters, and the image's copy (or
+    /// its atlas page and entry), uploading the image (recorded by `recordUploads`) when it is
+    /// not resident; nil when the device cannot hold an image that large (the item is not
+    /// drawn; nothing else is affected).
     func resident(_ draw: ImageDraw, frame: UInt64, device: VulkanDevice,
-                  setLayout: VkDescriptorSetLayout) throws(RenderError) -> (VkDescriptorSet, TextureImage)? {
+                  setLayout: VkDescriptorSetLayout) throws(RenderError) -> Binding? {
+        // (An image resident as a texture of its own — a glyph or shape atlas, updated in
+        // place — stays one.)
+        if ImageAtlas.accepts(draw, limit: atlasLimit), textures[draw.image.id] == nil {
+            let entry = try atlasEntry(draw.image, device: device)
+            entry.lastUsed = frame
+            let page = entry.page.texture
+            page.lastUsed = frame
+            return Binding(set: try descriptorSet(page, draw, device: device, setLayout: setLayout), texture: page,
+                           entry: entry)
+        }
         guard let texture = try texture(draw.image, device: device) else { return nil }
         texture.lastUsed = frame
+        return Binding(set: try descriptorSet(texture, draw, device: device, setLayout: setLayout), texture: texture)
+    }
+
+    /// The set binding `texture` with `draw`'s sampler, made on first use.
+    private func descriptorSet(_ texture: TextureImage, _ draw: ImageDraw, device: VulkanDevice,
+                               setLayout: VkDescriptorSetLayout) throws(RenderError) -> VkDescriptorSet {
         let index = draw.samplerIndex
-        if let entry = texture.descriptorSets[index] { return (entry.set, texture) }
+        if let entry = texture.descriptorSets[index] { return entry.set }
         let (set, pool) = try allocateSet(device: device, layout: setLayout)
         writeImageDescriptor(device: device, set: set, sampler: samplers[index],
                              view: texture.view(mipmapped: draw.minification == .trilinear))
         texture.descriptorSets[index] = (set, pool)
         changes += 1
-        return (set, texture)
+        return set
     }
+
+    /// `image`'s atlas entry, placing it (its texels copied in by `recordUploads`, a page made
+    /// when none has room) when it has none.
+    private func atlasEntry(_ image: Image, device: VulkanDevice) throws(RenderError) -> AtlasEntry {
+        if let entry = atlas.entry(image.id) { return entry }
+        let staging = try VulkanBuffer(device: device, size: image.width * image.height * 4,
+                                       usage: mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT))
+        let entry: AtlasEntry
+        do {
+            changes += 1
+            entry = try atlas.place(image, placed: changes) { () throws(RenderError) -> AtlasPage in
+                let size = ImageAtlas.pageSize
+                let texture = try TextureImage(device: device, width: size, height: size,
+                                               format: VK_FORMAT_R8G8B8A8_UNORM, bytesPerPixel: 4, mipmapped: false)
+                pendingPages.append(texture)
+                residentBytes += texture.byteCount
+                return AtlasPage(texture: texture)
+            }
+        } catch {
+            staging.destroy(device)
+            throw error
+        }
+        let bytes = ImageAtlas.rgba(image)
+        // SAFETY: the staging buffer holds width × height × 4 bytes and nothing reads it yet.
+        bytes.withUnsafeBytes { staging.mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        var region = VkBufferImageCopy()
+        region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                                           baseArrayLayer: 0, layerCount: 1)
+        region.imageOffset = VkOffset3D(x: Int32(entry.x), y: Int32(entry.y), z: 0)
+        region.imageExtent = VkExtent3D(width: UInt32(entry.width), height: UInt32(entry.height), depth: 1)
+        pendingWrites.append((entry.page.texture, staging, [region]))
+        uploads += 1
+        atlasPlacements += 1
+        return entry
+    }
+    /// Images placed in the small-image atlas so far (tests, stats).
+    private(set) var atlasPlacements = 0
 
     /// Bumped whenever an image, a descriptor set or an upload is made or an image is
     /// forgotten: a command buffer recorded before may refer to what changed (a recorded
     /// frame is reused only while this stays the same).
     private(set) var changes: UInt64 = 0
     /// Whether uploads wait to be recorded (`recordUploads`).
-    var hasPendingUploads: Bool { !pending.isEmpty || !pendingWrites.isEmpty }
+    var hasPendingUploads: Bool { !pending.isEmpty || !pendingWrites.isEmpty || !pendingPages.isEmpty }
 
     /// The resident copy of `image`, uploading it (recorded by `recordUploads`) when it is not
     /// resident; nil when the device cannot hold an image that large.
@@ -168,6 +239,8 @@ final class ImageResidency {
     /// Records the uploads of the images first drawn this frame into `cmd` (before its render
     /// passes) and retires their staging buffers to `frame`.
     func recordUploads(into cmd: VkCommandBuffer, frame: UInt64, lifetimes: LifetimeTracker) {
+        for page in pendingPages { page.recordClear(into: cmd) }
+        pendingPages.removeAll(keepingCapacity: true)
         for (texture, staging) in pending {
             texture.recordUpload(from: staging, into: cmd)
             lifetimes.retire(.buffer(staging), after: frame)
@@ -188,6 +261,13 @@ final class ImageResidency {
             textures[id] = nil
             residentBytes -= texture.byteCount
             lifetimes.retire(.texture(texture), after: frame)
+            changes += 1
+        }
+        // Atlas entries likewise (their space reused); a page left empty goes as an image.
+        if frame > Self.idleFrames, atlas.forget(usedBefore: frame - Self.idleFrames, emptied: { page in
+            residentBytes -= page.texture.byteCount
+            lifetimes.retire(.texture(page.texture), after: frame)
+        }) {
             changes += 1
         }
     }
@@ -219,6 +299,8 @@ final class ImageResidency {
     func destroy(_ device: VulkanDevice) {
         for texture in textures.values { texture.destroy(device) }
         textures.removeAll()
+        for page in atlas.removeAll() { page.texture.destroy(device) }
+        pendingPages.removeAll()
         for (_, staging) in pending { staging.destroy(device) }
         pending.removeAll()
         for (_, staging, _) in pendingWrites { staging.destroy(device) }

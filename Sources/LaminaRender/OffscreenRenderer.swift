@@ -59,6 +59,20 @@ public final class OffscreenRenderer {
     /// Glyph-atlas dirty rectangles copied in so far, and their bytes (text), for tests and stats.
     public var atlasWrites: Int { textures.atlasWrites }
     public var atlasWriteBytes: Int { textures.atlasWriteBytes }
+    /// The small-image atlas: images placed in it so far, its entries and pages now, and the
+    /// bytes of the entries' texels.
+    public var imageAtlasPlacements: Int { textures.atlasPlacements }
+    public var imageAtlasEntries: Int { textures.atlas.entries.count }
+    public var imageAtlasPages: Int { textures.atlas.pages.count }
+    public var imageAtlasBytes: Int { textures.atlas.entryBytes }
+    /// The largest side of an image the small-image atlas takes (0: none, every image a texture
+    /// of its own; benchmarks compare the two).
+    public var imageAtlasLimit: Int {
+        get { textures.atlasLimit }
+        set { textures.atlasLimit = max(0, min(newValue, ImageAtlas.maxSide)) }
+    }
+    /// Draws the latest frame issued (instanced runs, meshes, passes' composites…).
+    public private(set) var lastFrameDraws = 0
     /// Bytes of the mesh arena's buffer (0 before the first mesh), for tests.
     var meshArenaBytes: Int { meshes.arena.buffer?.size ?? 0 }
     /// Most offscreen images one frame may hold at once: a group holds one until its parent's
@@ -338,11 +352,12 @@ public final class OffscreenRenderer {
         }, mesh: { (draw) throws(RenderError) in
             try meshes.resident(draw, frame: frame, device: device, lifetimes: lifetimes)
         }, image: { (draw) throws(RenderError) in
-            if let page = rasterAtlas.resolve(draw) { return page }
+            if let (set, page) = rasterAtlas.resolve(draw) { return ImageResidency.Binding(set: set, texture: page) }
             return try textures.resident(draw, frame: frame, device: device, setLayout: imageSetLayout)
         })
         delta = nil  // the history's buffers unshared again (no copy when they are next refilled)
         encoder.noteImageEpoch(textures.changes)
+        lastFrameDraws = encoder.draws.count
         instancesWritten += outcome.written
         motionWritten += outcome.motionWritten
         instanceBytesWritten += outcome.bytesWritten

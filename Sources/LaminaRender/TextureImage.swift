@@ -180,6 +180,24 @@ final class TextureImage {
                 srcAccess: write, dstAccess: shaderRead, srcStage: transfer, dstStage: fragment)
     }
 
+    /// Records the clear of a new image (an atlas page, one level) to transparent black and the
+    /// barrier that leaves it ready for `recordWrites` and fragment shaders.
+    func recordClear(into cmd: VkCommandBuffer) {
+        let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
+        let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)
+        recordImageBarrier(cmd, image: raw, levels: 0..<mipLevels, from: VK_IMAGE_LAYOUT_UNDEFINED,
+                           to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, srcAccess: 0, dstAccess: write,
+                           srcStage: mapFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT), dstStage: transfer)
+        var clear = VkClearColorValue()
+        var range = VkImageSubresourceRange(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0,
+                                            levelCount: UInt32(mipLevels), baseArrayLayer: 0, layerCount: 1)
+        vkCmdClearColorImage(cmd, raw, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, &clear, 1, &range)
+        recordImageBarrier(cmd, image: raw, levels: 0..<mipLevels, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, srcAccess: write, dstAccess: shaderRead,
+                           srcStage: transfer, dstStage: fragment)
+        needsUpload = false
+    }
+
     func destroy(_ device: VulkanDevice) {
         for entry in descriptorSets {
             guard let entry else { continue }

@@ -25,6 +25,9 @@ import LaminaModel
 /// `LAMINA_BENCH_RASTERIZE=1` sets `shouldRasterize` on every top-level layer (each drawn from
 /// the raster cache while only its position, rotation and opacity move); the JSON's `raster`
 /// gives the cache's hits and misses summed over the measured frames and its atlas bytes.
+/// `LAMINA_BENCH_IMAGE_ATLAS=0` gives every image a texture of its own (the small-image atlas
+/// off); the JSON's `image_atlas` gives the atlas' placements, entries, pages and entry bytes,
+/// `draws_last_frame` the draws the last frame issued.
 /// `LAMINA_BENCH_OVERLAYS=inspector|blended|all` draws the viewer's inspector (the pointer at
 /// the canvas centre, the layer there pinned: outline, label and panel each frame), its
 /// blended-layers view, or both over every frame, as the render loop does while they are on.
@@ -59,6 +62,8 @@ func runFramesBench(_ arguments: [String]) {
     tree.prefetches = builder.prefetches
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
+    // LAMINA_BENCH_IMAGE_ATLAS=0: every image a texture of its own (the small-image atlas off).
+    if ProcessInfo.processInfo.environment["LAMINA_BENCH_IMAGE_ATLAS"] == "0" { renderer.imageAtlasLimit = 0 }
     let overlayName = ProcessInfo.processInfo.environment["LAMINA_BENCH_OVERLAYS"] ?? "none"
     let overlaySettings: OverlaySettings
     switch overlayName {
@@ -160,7 +165,10 @@ func runFramesBench(_ arguments: [String]) {
     "draw_list": \(ms(percentile(threadParts.map { $0[1] }, 0.5))), "render": \(ms(percentile(threadParts.map { $0[2] }, 0.5)))}, \
     "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu), \
     "raster": {"rasterize": \(rasterize), "hits": \(rasterTotals.hits), "misses": \(rasterTotals.misses), \
-    "uncached": \(rasterTotals.uncached), "entries": \(rasterTotals.entries), "bytes": \(rasterTotals.bytes)}}
+    "uncached": \(rasterTotals.uncached), "entries": \(rasterTotals.entries), "bytes": \(rasterTotals.bytes)}, \
+    "draws_last_frame": \(renderer.lastFrameDraws), \
+    "image_atlas": {"limit": \(renderer.imageAtlasLimit), "placements": \(renderer.imageAtlasPlacements), \
+    "entries": \(renderer.imageAtlasEntries), "pages": \(renderer.imageAtlasPages), "bytes": \(renderer.imageAtlasBytes)}}
     """)
 }
 

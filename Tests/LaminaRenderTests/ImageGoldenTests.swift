@@ -113,4 +113,40 @@ struct ImageGoldenTests {
         #expect(images.allSatisfy { $0.clip < 0 }, "cut contents draw without a clip")
         #expect(list.clips.count == 3)
     }
+
+    /// Two small images that the renderer packs side by side in its small-image atlas (warm
+    /// first, cool to its right), drawn so that filtering reaches their edge texels (`image_atlas`
+    /// in scripts/gen_references_images.py): 1 warm magnified 6× (linear), 2 cool magnified
+    /// (nearest both ways), 3 warm minified 10 → 6, 4 warm's contentsRect (0.6, 0.2, 0.4, 0.6)
+    /// (its right edge the image's), 5 cool centred at contentsScale 0.5, 6 warm rotated 20°,
+    /// 7 cool resizeAspect rotated -15° (nearest). A neighbour's texel read at an edge would
+    /// show at once: warm's red is 255, cool's 0.
+    @Test func imageAtlas() throws {
+        func rotated(_ degrees: Double) -> (String, PropertyValue) {
+            ("transform", .transform(.rotation(degrees * .pi / 180)))
+        }
+        let nearest: [(String, PropertyValue)] = [("minificationFilter", .string("nearest")),
+                                                  ("magnificationFilter", .string("nearest"))]
+        let ops = layer(1, frame: Rect(4, 4, 60, 60), [("contents", .string("warm"))])
+            + layer(2, frame: Rect(68, 4, 60, 60), [("contents", .string("cool"))] + nearest)
+            + layer(3, frame: Rect(132, 4, 6, 6), [("contents", .string("warm"))])
+            + layer(4, frame: Rect(132, 14, 30, 30), [("contents", .string("warm")),
+                                                        ("contentsRect", .rect(Rect(0.6, 0.2, 0.4, 0.6)))])
+            + layer(5, frame: Rect(166, 14, 30, 30), [("contents", .string("cool")),
+                                                        ("contentsGravity", .string("center")),
+                                                        ("contentsScale", .number(0.5))])
+            + layer(6, frame: Rect(8, 74, 48, 32), [("contents", .string("warm")), rotated(20)])
+            + layer(7, frame: Rect(80, 74, 40, 30), [("contents", .string("cool")), rotated(-15),
+                                                       ("contentsGravity", .string("resizeAspect"))] + nearest)
+        let list = try compare(ops, width: 208, height: 112, "image-atlas",
+                               images: ["warm": try Self.source("image-source-warm"),
+                                        "cool": try Self.source("image-source-cool")])
+        #expect(list.items.filter { if case .image = $0.kind { true } else { false } }.count == 7)
+        // Drawn from the atlas, side by side.
+        let renderer = try makeRenderer(width: 208, height: 112)
+        try renderer.render(list)
+        #expect(renderer.imageAtlasEntries == 2)
+        let entries = renderer.textures.atlas.entries.values.sorted { $0.x < $1.x }
+        #expect(entries.map { [$0.x, $0.y, $0.width, $0.height] } == [[0, 0, 10, 10], [10, 0, 10, 10]])
+    }
 }

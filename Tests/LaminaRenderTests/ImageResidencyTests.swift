@@ -87,6 +87,7 @@ import TestSupport
 
     @Test func uploadedOnceSharedAndFreedWhenIdle() throws {
         let renderer = try makeRenderer(width: 32, height: 32)
+        renderer.textures.atlasLimit = 0  // textures of their own (ImageAtlasTests: the atlas)
         let image = try Self.checker()
         let other = try Self.checker()
         let shared = DrawList(width: 32, height: 32, items: [

@@ -106,6 +106,9 @@ public struct DrawListBuilder {
     /// Whether an emitter drawn by the last full build changes with time (a particle lives or
     /// a cell may still emit, and its layer time runs): the frame driver keeps drawing.
     public internal(set) var emittersChange = false
+    /// The compositor time from which emitters spawn no new particle (Reduce Motion on since
+    /// then: the particles born before finish their lives); nil: no such time.
+    public var emitterBirthsEnd: Double?
     /// Particles drawn this frame per client (`EmitterSimulation.maxParticlesPerClient`).
     var particlesPerClient: [UInt32: Int] = [:]
     /// The particles of the emitter being drawn (a buffer reused by every emitter).

@@ -112,6 +112,13 @@ public struct FrameDriver {
         set { builder.tileStore = newValue }
     }
 
+    /// Reduce Motion for emitters: from compositor time `time` on (nil: off) no emitter spawns
+    /// a new particle; those born before live on (`DrawListBuilder.emitterBirthsEnd`).
+    public var emitterBirthsEnd: Double? {
+        get { builder.emitterBirthsEnd }
+        set { builder.emitterBirthsEnd = newValue }
+    }
+
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }
 

@@ -32,6 +32,9 @@ public enum ServerEffect: Sendable {
     /// Put an image in the frame's image map under a qualified name (nil: remove it), before
     /// the packets submitted after this effect (ServerCore+Images).
     case setImage(name: String, image: Image?)
+    /// Reduce Motion changed at compositor time `time`: the render thread stops emitters
+    /// spawning from then (on) or lets them spawn again (off).
+    case reduceMotion(on: Bool, time: Double)
 }
 
 /// The render side's trace recorder, as the core drives it (`startTrace` / `stopTrace`).
@@ -368,7 +371,7 @@ public struct ServerCore {
     private mutating func setReduceMotion(_ on: Bool, except: UInt32?) -> [ServerEffect] {
         guard on != reduceMotion else { return [] }
         reduceMotion = on
-        return broadcast(.reduceMotionChanged(on), except: except)
+        return [.reduceMotion(on: on, time: clock.now)] + broadcast(.reduceMotionChanged(on), except: except)
     }
 
     private func broadcast(_ event: Event, except: UInt32? = nil) -> [ServerEffect] {

@@ -123,6 +123,19 @@ extension LayerTree {
         }
     }
 
+    /// Whether a ghost (an old rendering) shows the image named `name`: the frame driver keeps
+    /// a released image until no old rendering shows it.
+    func ghostsShow(_ name: String) -> Bool {
+        guard !contentTransitions.isEmpty else { return false }
+        var stack = contentTransitions.values.compactMap(\.ghost)
+        while let g = stack.popLast() {
+            guard let node = nodes[g] else { continue }
+            if node.properties.contents == name { return true }
+            stack += node.sublayers
+        }
+        return false
+    }
+
     /// Ends the transition on a layer (deleted, or its client gone).
     mutating func endContentTransition(of id: LayerID) {
         guard let state = contentTransitions.removeValue(forKey: id) else { return }

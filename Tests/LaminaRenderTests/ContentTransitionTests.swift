@@ -85,4 +85,36 @@ struct ContentTransitionTests {
         #expect(after.items.count == reference.items.count)
         for (a, b) in zip(after.items, reference.items) { #expect(a.drawsSame(as: b)) }
     }
+
+    /// Damage stays exact: frames redrawn only where damaged equal full redraws, byte for byte,
+    /// through a push from the top and an interrupting fade. While they run the damage keeps to
+    /// the panel's columns (within the 2-pixel edge margin): it is conservative along the motion
+    /// (the tracker bounds the moving renderings before the clip), never sideways.
+    @Test func damageLimitedFramesEqualFullRedraws() throws {
+        var model = ModelTree()
+        var driver = FrameDriver(widthPoints: 160, heightPoints: 160, scale: 1, background: Color(1, 1, 1), targetFPS: 60)
+        func packet(_ ops: [LayerChange]) throws -> CommitPacket { try model.validate(Commit(client: 1, content: .operations(ops)), at: 0) }
+        let scene = TestScene.layer(1, frame: Rect(20, 20, 120, 80), [("backgroundColor", .color(Self.blue))])
+            + TestScene.layer(2, parent: 1, frame: Rect(10, 10, 40, 30), [("backgroundColor", .color(Self.red))])
+            + TestScene.layer(9, frame: Rect(10, 120, 30, 30), [("backgroundColor", .color(Self.yellow))])
+        let initial = [try model.validate(Commit(client: 1, content: .connect), at: 0), try packet(scene)]
+        var running = false
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: 160, frames: 14, initial: initial, label: "transition",
+                                                      check: { list in
+            guard running, let d = list.damage, !d.rect.isEmpty else { return }
+            #expect(d.rect.minX >= 17 && d.rect.maxX <= 143, "\(d.rect)")
+        }, after: { frame in
+            switch frame {
+            case 3:
+                running = true
+                return [try packet([.transition(1, ContentTransition(type: .push, subtype: .fromTop, duration: 0.5)),
+                                    .set(1, keyPath: "backgroundColor", value: .color(Self.green)),
+                                    .set(2, keyPath: "position", value: .point(Point(80, 55)))])]
+            case 6:
+                return [try packet([.transition(1, ContentTransition(type: .fade, duration: 0.3)),
+                                    .set(2, keyPath: "backgroundColor", value: .color(Self.yellow))])]
+            default: return []
+            }
+        })
+    }
 }

@@ -365,6 +365,7 @@ public final class Connection {
         case .completion(let id): stageRaw(.completion(id: id))
         case .setTransitions(let id, let t): stage(.setTransitions(id: id, json: TransitionJSON.encode(t).text))
         case .match(let from, let to): stage(.match(from: from, to: to))
+        case .transition(let id, let t): stage(.transition(id: id, t))
         }
     }
 

@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaModel
 import LaminaWire
 
@@ -41,6 +42,20 @@ extension Layer {
 }
 
 extension Connection {
+    /// CATransition in this transaction: everything it changes inside `layer` (its properties,
+    /// sublayers added or removed, contents, text) is shown passing from the layer's old
+    /// rendering to the new one — `type` from the `subtype`'s side, over `duration` seconds with
+    /// `timingFunction` (nil: the transaction's). The daemon snapshots the old rendering and
+    /// composites the two, clipped to the layer's bounds; under Reduce Motion it cross-fades.
+    public func addTransition(to layer: Layer, type: ContentTransition.Kind,
+                              subtype: ContentTransition.Subtype = .fromLeft, duration: Double? = nil,
+                              timingFunction: TimingFunction? = nil) {
+        precondition(layer.connection === self, "a transition names a layer of this connection")
+        let s = transactions.current
+        stageOperation(.transition(layer.id, ContentTransition(type: type, subtype: subtype, duration: duration ?? s.duration,
+                                                               timingFunction: timingFunction ?? s.timingFunction)))
+    }
+
     /// Matched geometry (SwiftUI's matchedGeometryEffect): when this transaction applies, `to`
     /// starts at `from`'s frame on screen (position and size in the canvas, and corner radius)
     /// and animates to its own, while `from` animates to `to`'s frame; the two cross-fade. With

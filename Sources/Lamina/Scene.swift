@@ -304,7 +304,7 @@ public struct Scene: Sendable {
 
         mutating func transaction(_ j: JSON, _ path: String) throws(SceneError) -> TimedTransaction {
             let f = try SceneValues.Fields(j, path, allowed: ["at", "duration", "timingFunction", "disableActions", "set", "add", "remove",
-                                                                "addSublayers", "removeLayers", "transitions", "match"])
+                                                                "addSublayers", "removeLayers", "transitions", "match", "transition"])
             let at = try f["at"].map { v throws(SceneError) in try SceneValues.nonNegative(v, f.at("at")) } ?? 0
             var settings = TransactionSettings()
             if let v = f["duration"] { settings.duration = try SceneValues.nonNegative(v, f.at("duration")) }
@@ -387,6 +387,11 @@ public struct Scene: Sendable {
                     guard from != to else { throw SceneError(path: pp, "from and to must be different layers") }
                     operations.append(.match(from: from, to: to))
                 }
+            }
+            if let v = f["transition"] {
+                let tp = f.at("transition")
+                let (name, t) = try TransitionJSON.contentTransition(v, tp, settings: settings)
+                operations.append(.transition(try layerID(name, tp + ".layer"), t))
             }
             if let (name, (_, ep)) = pendingTransitions.first {
                 throw SceneError(path: ep, "the layer \"\(name)\" is neither added nor removed by this transaction")

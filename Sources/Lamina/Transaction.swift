@@ -31,6 +31,12 @@ public enum Transaction {
     public static func setAnimationTimingFunction(_ f: TimingFunction, on c: Connection) { c.setAnimationTimingFunction(f) }
     /// `CATransaction.setDisableActions(_:)`.
     public static func setDisableActions(_ disabled: Bool, on c: Connection) { c.setDisableActions(disabled) }
+    /// CATransition in this transaction (`Connection.addTransition(to:type:subtype:duration:timingFunction:)`):
+    /// what it changes inside `layer` passes from the old rendering to the new, `type` from `subtype`'s side.
+    public static func transition(_ layer: Layer, type: ContentTransition.Kind, subtype: ContentTransition.Subtype = .fromLeft,
+                                  duration: Double? = nil, timingFunction: TimingFunction? = nil, on c: Connection) {
+        c.addTransition(to: layer, type: type, subtype: subtype, duration: duration, timingFunction: timingFunction)
+    }
     /// Matched geometry in this transaction (`Connection.match(from:to:)`).
     public static func match(from: Layer, to: Layer, on c: Connection) { c.match(from: from, to: to) }
     /// `CATransaction.setCompletionBlock(_:)`; see `Connection.setCompletionBlock` (set again in

@@ -41,8 +41,9 @@ extension DrawListBuilder {
         guard budget > 0 else { return }
         let local = EmitterDrawing.localTime(store, address.pointee.id, at: time)
         particles.removeAll(keepingCapacity: true)
+        let birthsUntil = emitterBirthsEnd.map { EmitterDrawing.localTime(store, address.pointee.id, at: $0) } ?? .infinity
         let outcome = EmitterSimulation.particles(EmitterSimulation.Emitter(p), cells: cells, renderMode: p.renderMode,
-                                                  at: local, limit: budget, into: &particles)
+                                                  at: local, limit: budget, birthsUntil: birthsUntil, into: &particles)
         if outcome.changes && store.layerTime(of: address.pointee.id).scale > 0 { emittersChange = true }
         particlesPerClient[client] = used + particles.count
         guard !particles.isEmpty, opacity > 0 else { return }

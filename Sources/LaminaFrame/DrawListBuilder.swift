@@ -106,6 +106,9 @@ public struct DrawListBuilder {
     /// Whether an emitter drawn by the last full build changes with time (a particle lives or
     /// a cell may still emit, and its layer time runs): the frame driver keeps drawing.
     public internal(set) var emittersChange = false
+    /// The compositor time from which emitters spawn no new particle (Reduce Motion on since
+    /// then: the particles born before finish their lives); nil: no such time.
+    public var emitterBirthsEnd: Double?
     /// Particles drawn this frame per client (`EmitterSimulation.maxParticlesPerClient`).
     var particlesPerClient: [UInt32: Int] = [:]
     /// The particles of the emitter being drawn (a buffer reused by every emitter).
@@ -127,6 +130,8 @@ public struct DrawListBuilder {
     /// rasterized layers the walk is inside (a rasterized layer inside one is drawn in it).
     var rasterCache = RasterCache()
     var rasterDepth = 0
+    /// The CATransitions of the tree being built (`LayerTree.contentTransitions`).
+    var contentTransitions: [LayerID: ContentTransitionState] = [:]
     /// At most this many items a frame go into blurred shadows' sources.
     public static let maxShadowSourceItems = 100_000
     /// Blurred shadows' sources hold their sublayers' shadows (as Core Animation, whose shadow
@@ -254,6 +259,7 @@ public struct DrawListBuilder {
         shapeAtlas.beginFrame(lastSerial + 1)
         rasterCache.beginFrame(lastSerial + 1, width: pixelWidth, height: pixelHeight)
         rasterDepth = 0
+        contentTransitions = tree.contentTransitions
         if let root = tree.nodes.slot(of: .root) {
             // The nodes are borrowed in place for the whole walk: no node is copied.
             tree.nodes.withUnsafeNodes { nodes in
@@ -480,7 +486,14 @@ public struct DrawListBuilder {
     /// the stack; the layer's own items are made by non-inlined helpers that return before
     /// the recursion (an unoptimized build otherwise spends ~40 KB of stack a level).
     mutating func visitLayer(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
-                                     toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true) {
+                                     toPixels: Transform3D, opacity: Double, clip: Int, drawShadow: Bool = true,
+                                     inTransition: Bool = false) {
+        // A layer in a CATransition (DrawListBuilder+ContentTransition.swift) draws its old and
+        // new renderings; each draws the layer through here again (`inTransition`).
+        if !contentTransitions.isEmpty, !inTransition, !ownItemsOnly,
+           let state = contentTransitions[nodes[slot].id],
+           visitContentTransition(slot, record, state, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
+                                  drawShadow: drawShadow) { return }
         let (innerClip, borderLast) = appendOwnItems(slot, record, store, nodes, toPixels: toPixels, opacity: opacity,
                                                      clip: clip, drawShadow: drawShadow && shadowSourceDepth < Self.maxShadowSourceNesting)
         let address = nodes.baseAddress! + slot

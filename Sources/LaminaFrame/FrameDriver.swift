@@ -112,6 +112,13 @@ public struct FrameDriver {
         set { builder.tileStore = newValue }
     }
 
+    /// Reduce Motion for emitters: from compositor time `time` on (nil: off) no emitter spawns
+    /// a new particle; those born before live on (`DrawListBuilder.emitterBirthsEnd`).
+    public var emitterBirthsEnd: Double? {
+        get { builder.emitterBirthsEnd }
+        set { builder.emitterBirthsEnd = newValue }
+    }
+
     /// The snapshot of the last frame, if any.
     public var snapshot: PresentationSnapshot? { snapshots.latest }
 
@@ -195,11 +202,11 @@ public struct FrameDriver {
     /// frozen by layer time), so that the next frame must be made even with nothing queued.
     /// Expression animations count: they may read the time.
     /// An emitter whose particles live or may still be born counts (`DrawListBuilder.emittersChange`),
-    /// a replicator's delayed instances while their animations have not ended, and a tiled
-    /// layer while a tile it shows is not ready or fades in.
+    /// a replicator's delayed instances while their animations have not ended, a tiled
+    /// layer while a tile it shows is not ready or fades in, and a running CATransition.
     public var isAnimating: Bool {
         tree.hasMovingAnimations || !tree.fadingLayers.isEmpty || tree.hasExpressions || tree.hasDeferredPrograms
-            || builder.emittersChange || builder.delayedInstancesMoving || builder.tilesPending
+            || builder.emittersChange || builder.delayedInstancesMoving || builder.tilesPending || tree.hasContentTransitions
     }
 
     /// Whether a frame must be made now: something is queued (`pending`: packets, captures, a

@@ -45,6 +45,11 @@ public struct Gallery {
     public private(set) var stressCount = 200
     /// The layers of the page on screen (deleted when the page changes).
     public private(set) var pageLayers: [UInt32] = []
+    /// The canvas-sized layer that holds every page (made by the first `show`, kept): the
+    /// arrow keys switch pages with a CATransition push on it.
+    public private(set) var stage: UInt32?
+    /// The page switch's push (the daemon cross-fades it under Reduce Motion).
+    public static let pageTransitionDuration = 0.4
     /// Named layers of the page on screen (tests and click handling).
     public private(set) var named: [String: UInt32] = [:]
     private var nextID: UInt32
@@ -68,18 +73,29 @@ public struct Gallery {
 
     // MARK: Events
 
-    /// Shows a page (removing the one on screen).
-    public mutating func show(_ page: Page) -> [LayerChange] {
+    /// Shows a page (removing the one on screen); with `push`, the new page pushes the old one
+    /// out from that side (CATransition on the stage).
+    public mutating func show(_ page: Page, push: ContentTransition.Subtype? = nil) -> [LayerChange] {
         var ops: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0, timingFunction: .linear, disableActions: true))]
+        var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
+        let w = canvas.width, h = canvas.height
+        if let stage {
+            if let push {
+                ops.append(.transition(stage, ContentTransition(type: .push, subtype: push, duration: Self.pageTransitionDuration,
+                                                                timingFunction: .easeInEaseOut)))
+            }
+            for (key, value) in GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)) { ops.append(.set(stage, keyPath: key, value: value)) }
+        } else {
+            stage = b.layer(in: 0, GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)))
+        }
         ops += pageLayers.reversed().map { .delete($0) }
         self.page = page
         expanded = false
         scrubTime = 0
-        var b = GalleryBuilder(canvas: canvas, reduceMotion: reduceMotion, nextID: nextID)
         named = [:]
         build(page, &b)
         nextID = b.nextID
-        pageLayers = b.created
+        pageLayers = b.created.filter { $0 != stage }
         return ops + b.operations
     }
 
@@ -87,8 +103,8 @@ public struct Gallery {
     public mutating func key(_ code: UInt32) -> [LayerChange] {
         let pages = Page.allCases.count
         switch code {
-        case 262: return show(Page(rawValue: (page.rawValue + 1) % pages)!)           // right
-        case 263: return show(Page(rawValue: (page.rawValue + pages - 1) % pages)!)   // left
+        case 262: return show(Page(rawValue: (page.rawValue + 1) % pages)!, push: .fromRight)          // right
+        case 263: return show(Page(rawValue: (page.rawValue + pages - 1) % pages)!, push: .fromLeft)   // left
         case 61 where page == .stress, 334 where page == .stress:                                          // = / + , keypad +
             stressCount = min(stressCount * 2, 12_800)
             return show(.stress)
@@ -295,7 +311,7 @@ public struct Gallery {
 
     private mutating func build(_ page: Page, _ b: inout GalleryBuilder) {
         let w = canvas.width, h = canvas.height
-        let root = b.layer(in: 0, GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)) + [("backgroundColor", .color(Color(hex6: 0x151922)))])
+        let root = b.layer(in: stage ?? 0, GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)) + [("backgroundColor", .color(Color(hex6: 0x151922)))])
         named["root"] = root
         named["title"] = b.text(page.title, size: 26, in: root, at: Point(w / 2, 40), width: w - 40)
         _ = b.text("← → pages · R Reduce Motion · page \(page.rawValue + 1)/\(Page.allCases.count)", size: 14, in: root,

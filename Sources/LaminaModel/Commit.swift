@@ -36,6 +36,9 @@ public enum LayerChange: Hashable, Sendable {
     /// `from`'s presentation frame and corner radius in the canvas and animates to its own,
     /// `from` animates to `to`'s frame, and the two cross-fade.
     case match(from: UInt32, to: UInt32)
+    /// CATransition (ContentTransition.swift): everything this commit changes inside the layer
+    /// is shown passing from its old rendering (as presented before the commit) to the new.
+    case transition(UInt32, ContentTransition)
 
     /// The operation's name, for error messages.
     public var name: String {
@@ -54,6 +57,7 @@ public enum LayerChange: Hashable, Sendable {
         case .completion: "completion"
         case .setTransitions: "setTransitions"
         case .match: "match"
+        case .transition: "transition"
         }
     }
 }

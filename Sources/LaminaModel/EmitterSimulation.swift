@@ -138,16 +138,19 @@ public enum EmitterSimulation {
 
     /// The particles of the emitter at local time `time` (the layer's local time), appended
     /// to `out` in the order `renderMode` draws them; at most `limit` of them
-    /// (`maxParticles` at most).
+    /// (`maxParticles` at most). No top-level cell emits after local time `birthsUntil` (Reduce
+    /// Motion: the particles born before live on; nested cells' particles still follow theirs).
     @discardableResult
     public static func particles(_ emitter: Emitter, cells: [EmitterCell], renderMode: EmitterRenderMode = .unordered,
-                                 at time: Double, limit: Int = maxParticles, into out: inout [Particle]) -> Outcome {
+                                 at time: Double, limit: Int = maxParticles, birthsUntil: Double = .infinity,
+                                 into out: inout [Particle]) -> Outcome {
         var outcome = Outcome()
         let start = out.count
         let limit = max(0, min(limit, maxParticles))
         guard !cells.isEmpty, time.isFinite else { return outcome }
         var index = 0
-        let context = Context(key: rootKey(seed: emitter.seed), time: time, stop: .infinity, layerOrigin: 0,
+        let context = Context(key: rootKey(seed: emitter.seed), time: time, stop: birthsUntil.isNaN ? .infinity : birthsUntil,
+                              layerOrigin: 0,
                               layerScale: 1, parent: nil)
         emit(cells, emitter, context, flatIndex: &index, limit: start + limit, into: &out, &outcome)
         switch renderMode {

@@ -82,6 +82,8 @@ public final class RenderLoop: Sendable {
         var packets: [CommitPacket] = []
         /// Image map changes (applied before the packets), in order.
         var images: [(name: String, image: Image?)] = []
+        /// A new `FrameDriver.emitterBirthsEnd` (Reduce Motion changed), applied with the images.
+        var birthsEnd: Double?? = nil
         var captures: [CaptureRequest] = []
         /// Someone waits for the next snapshot: wake them after the next frame.
         var notify = false
@@ -156,6 +158,13 @@ public final class RenderLoop: Sendable {
     /// after it. No frame by itself: only a packet makes a layer show it.
     public func setImage(_ name: String, _ image: Image?) {
         inbox.withLock { $0.images.append((name, image)) }
+    }
+
+    /// Reduce Motion for emitters (`FrameDriver.emitterBirthsEnd`): no particle is born after
+    /// compositor time `time` (nil: they are born again); applied at the next frame.
+    public func setEmitterBirthsEnd(_ time: Double?) {
+        inbox.withLock { $0.birthsEnd = .some(time); $0.dirty = true }
+        wake.signal()
     }
 
     /// Asks the render thread to render the frame at compositor time `time` (or the current
@@ -388,6 +397,7 @@ public final class RenderLoop: Sendable {
         let work = inbox.withLock { inbox -> Inbox in
             let taken = inbox
             inbox.packets = []; inbox.images = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
+            inbox.birthsEnd = nil
             return taken
         }
         guard work.stop else { return work }
@@ -417,6 +427,7 @@ public final class RenderLoop: Sendable {
     /// Nil when no frame is needed.
     private func frame(_ s: inout RenderThreadState, applying work: Inbox) -> MadeFrame? {
         for change in work.images { s.driver.setImage(change.name, change.image) }
+        if let end = work.birthsEnd { s.driver.emitterBirthsEnd = end }
         guard s.driver.needsFrame(pending: work.dirty || !work.packets.isEmpty || !work.captures.isEmpty) else {
             return nil
         }

@@ -32,6 +32,9 @@ public enum ServerEffect: Sendable {
     /// Put an image in the frame's image map under a qualified name (nil: remove it), before
     /// the packets submitted after this effect (ServerCore+Images).
     case setImage(name: String, image: Image?)
+    /// Reduce Motion changed at compositor time `time`: the render thread stops emitters
+    /// spawning from then (on) or lets them spawn again (off).
+    case reduceMotion(on: Bool, time: Double)
 }
 
 /// The render side's trace recorder, as the core drives it (`startTrace` / `stopTrace`).
@@ -368,7 +371,7 @@ public struct ServerCore {
     private mutating func setReduceMotion(_ on: Bool, except: UInt32?) -> [ServerEffect] {
         guard on != reduceMotion else { return [] }
         reduceMotion = on
-        return broadcast(.reduceMotionChanged(on), except: except)
+        return [.reduceMotion(on: on, time: clock.now)] + broadcast(.reduceMotionChanged(on), except: except)
     }
 
     private func broadcast(_ event: Event, except: UInt32? = nil) -> [ServerEffect] {
@@ -409,6 +412,7 @@ public struct ServerCore {
             commit.time = clock.now
             let (qualified, imageFailure) = qualifyContents(commit)
             commit = qualified
+            if reduceMotion { commit = Self.reducingMotion(commit) }
             let operations: [LayerChange]
             if case .operations(let ops) = commit.content { operations = ops } else { operations = [] }
             func reject(_ code: ErrorCode, index: Int, _ message: String) {
@@ -627,6 +631,19 @@ public struct ServerCore {
         return nil
     }
 
+    /// Under Reduce Motion the daemon itself turns a CATransition's movement (moveIn, push,
+    /// reveal) into a cross-fade (docs/protocol.md, Reduce Motion).
+    static func reducingMotion(_ commit: Commit) -> Commit {
+        guard case .operations(let ops) = commit.content,
+              ops.contains(where: { if case .transition = $0 { true } else { false } }) else { return commit }
+        var c = commit
+        c.content = .operations(ops.map { op in
+            if case .transition(let id, let t) = op { return .transition(id, t.reducingMotion) }
+            return op
+        })
+        return c
+    }
+
     /// The error detail of a staged operation: its request's opcode, layer and key.
     static func detail(of op: LayerChange, request: UInt32) -> ErrorDetail {
         switch op {
@@ -645,6 +662,7 @@ public struct ServerCore {
         case .completion: ErrorDetail(request: request, opcode: 0x1A)
         case .setTransitions(let id, _): ErrorDetail(request: request, opcode: 0x1E, layer: id)
         case .match(_, let to): ErrorDetail(request: request, opcode: 0x1F, layer: to)
+        case .transition(let id, _): ErrorDetail(request: request, opcode: 0x42, layer: id)
         }
     }
 }

@@ -52,6 +52,9 @@ public struct CommitPacket: Sendable {
         case transitions(LayerID, LayerTransitions)
         /// Matched geometry between two layers, run when the packet has applied.
         case match(from: LayerID, to: LayerID)
+        /// A CATransition on the layer (the packet's first changes): the render tree keeps its
+        /// subtree as presented now and draws it passing to the new (LayerTree+ContentTransition.swift).
+        case contentTransition(LayerID, ContentTransition)
     }
 
     /// The action keys one `set` names: at most two (`frame` sets `bounds` and `position`),

@@ -71,8 +71,9 @@ extension LayerTree {
         return next
     }
 
-    /// Whether a running cross-fade draws the image named `name` as its old image.
+    /// Whether a running cross-fade draws the image named `name` as its old image, or a
+    /// CATransition's old rendering shows it (LayerTree+ContentTransition.swift).
     public func fadeUses(_ name: String) -> Bool {
-        fadingLayers.contains { nodes[$0]?.contentsFade?.from == name }
+        fadingLayers.contains { nodes[$0]?.contentsFade?.from == name } || ghostsShow(name)
     }
 }

@@ -70,6 +70,7 @@ extension LayerTree {
     mutating func finishCommit(client: UInt32, _ context: inout ApplyContext) {
         if !context.insertions.isEmpty { startInsertions(&context) }
         for m in context.matches { startMatch(from: m.from, to: m.to, context: &context) }
+        if !context.contentTransitions.isEmpty { settleContentTransitions(&context) }
         if !timedLayers.isEmpty || context.timeChanged { settleLayerTime(context) }
         for id in context.declared { declaredCompletions.append(CompletionKey(client: client, id: id)) }
         fireCompletions()
@@ -213,6 +214,7 @@ extension LayerTree {
     /// stopped (finished), removes those removed on completion, and fires completions. The
     /// render thread calls it once per frame before evaluating; cheap when nothing ends.
     public mutating func advance(to t: Double) {
+        if !contentTransitions.isEmpty { advanceContentTransitions(to: t) }
         guard t >= nextEndTime else { return }
         var next = Double.infinity
         for id in animatedLayers.sorted() {

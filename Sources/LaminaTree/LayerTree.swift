@@ -182,6 +182,10 @@ public struct LayerTree: Sendable {
     /// Layers removed from the model that stay, not hit, until their removal transition ends
     /// (LayerTree+Transitions.swift) → that end's compositor time.
     var departing: [LayerID: Double] = [:]
+    /// Running CATransitions by layer, and frozen ones by ghost (LayerTree+ContentTransition.swift).
+    public internal(set) var contentTransitions: [LayerID: ContentTransitionState] = [:]
+    /// The next ghost node's local id.
+    var nextGhost: UInt32 = 1
 
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
@@ -261,6 +265,8 @@ public struct LayerTree: Sendable {
         var insertions: [(LayerID, LayerTransition)] = []
         /// The commit's matched-geometry pairs, run at its end.
         var matches: [(from: LayerID, to: LayerID)] = []
+        /// Layers the commit put in a CATransition.
+        var contentTransitions: [LayerID] = []
     }
 
     private mutating func apply(_ change: CommitPacket.Change, client: UInt32, context: inout ApplyContext) {
@@ -270,6 +276,7 @@ public struct LayerTree: Sendable {
             context.created.insert(id)
         case .delete(let id):
             departing[id] = nil
+            if !contentTransitions.isEmpty { endContentTransition(of: id) }
             detach(id)
             if !timedLayers.isEmpty { context.timeChanged = true; timedLayers.remove(id) }
             for child in nodes[existing: id].sublayers { nodes[existing: child].superlayer = nil }
@@ -310,6 +317,8 @@ public struct LayerTree: Sendable {
             context.transitions[id] = transitions
         case .match(let from, let to):
             context.matches.append((from, to))
+        case .contentTransition(let id, let transition):
+            startContentTransition(id, transition, context: &context)
         case .transaction(let settings):
             context.settings = settings
         case .addAnimation(let id, let key, let compiled, let slots):
@@ -344,6 +353,7 @@ public struct LayerTree: Sendable {
         fadingLayers = fadingLayers.filter { $0.client != client }
         timedLayers = timedLayers.filter { $0.client != client }
         departing = departing.filter { $0.key.client != client }
+        for id in contentTransitions.keys.sorted() where id.client == client { endContentTransition(of: id) }
         programs.removeClient(client)
         runningAnimations = 0
         for id in animatedLayers {

@@ -108,7 +108,8 @@ public struct ModelTree: Sendable {
             for id in v.pendingOrder where v.pending.remove(id) != nil {
                 v.changes.append(.properties(id, nodes[existing: id].properties))
             }
-            content = .changes(v.changes)
+            // CATransitions first: the render tree snapshots the old rendering before any change.
+            content = .changes(v.transitions.isEmpty ? v.changes : v.transitions + v.changes)
         }
         sequence += 1
         return CommitPacket(client: commit.client, sequence: sequence, time: commit.time, content: content,
@@ -143,6 +144,8 @@ public struct ModelTree: Sendable {
     private struct Validation {
         var undo = UndoLog()
         var changes: [CommitPacket.Change] = []
+        /// The commit's CATransitions (`.contentTransition`), put before `changes` in the packet.
+        var transitions: [CommitPacket.Change] = []
         /// The transaction settings in force (the last `setTransaction`).
         var settings = TransactionSettings.default
         /// Layers created by this commit (their sets start no implicit animation). Only kept
@@ -429,6 +432,17 @@ public struct ModelTree: Sendable {
             let from = try existing(fromLocal, client: client, index: index)
             let to = try existing(toLocal, client: client, index: index)
             v.changes.append(.match(from: from, to: to))
+
+        case .transition(let local, let transition):
+            guard local != 0 else {
+                throw CommitError(code: .invalidHierarchy, index: index, message: "the client's root has no transition (name one of its layers)")
+            }
+            let id = try existing(local, client: client, index: index)
+            if let problem = transition.problem {
+                throw CommitError(code: .invalidValue, index: index, message: "layer \(local) transition: \(problem)")
+            }
+            v.transitions.removeAll { if case .contentTransition(id, _) = $0 { true } else { false } }
+            v.transitions.append(.contentTransition(id, transition))
 
         case .completion(let completionID):
             v.changes.append(.completion(completionID))

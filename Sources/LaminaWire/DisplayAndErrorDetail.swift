@@ -42,7 +42,7 @@ extension Request {
     public var subject: (layer: UInt32, key: String) {
         switch self {
         case .createLayer(let id, _), .deleteLayer(let id), .removeFromSuperlayer(let id), .removeAllAnimations(let id),
-             .setTransitions(let id, _):
+             .setTransitions(let id, _), .transition(let id, _):
             (id, "")
         case .setProperty(let id, let k, _), .getPresentation(let id, let k): (id, k)
         case .addAnimation(let id, let k, _), .removeAnimation(let id, let k): (id, k)

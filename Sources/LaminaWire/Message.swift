@@ -54,6 +54,8 @@ public enum Request: Hashable, Sendable {
     case setTransitions(id: UInt32, json: String)
     /// Matched geometry from one layer to another in this commit.
     case match(from: UInt32, to: UInt32)
+    /// A CATransition on a layer in this commit (staged, though its opcode is 0x42).
+    case transition(id: UInt32, ContentTransition)
     case commit
     /// Capture the frame at compositor time `time` (manual clock), or the current frame when nil.
     case capture(time: Double?)
@@ -114,6 +116,7 @@ public enum Request: Hashable, Sendable {
         case .completion: 0x1A
         case .setTransitions: 0x1E
         case .match: 0x1F
+        case .transition: 0x42
         case .commit: 0x20
         case .capture: 0x30
         case .advanceClock: 0x31
@@ -151,12 +154,13 @@ public enum Request: Hashable, Sendable {
         case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
         case 0x1B: "attachBuffer"; case 0x1C: "frameCallback"; case 0x1D: "presentationFeedback"
         case 0x3E: "createPool"; case 0x3F: "destroyPool"; case 0x40: "createBuffer"; case 0x41: "destroyBuffer"
+        case 0x42: "transition"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
 
-    /// True for the opcodes that stage a layer operation (0x10…0x1F).
-    public static func isLayerOpcode(_ op: UInt16) -> Bool { (0x10...0x1F).contains(op) }
+    /// True for the opcodes that stage a layer operation (0x10…0x1F, and `transition`'s 0x42).
+    public static func isLayerOpcode(_ op: UInt16) -> Bool { (0x10...0x1F).contains(op) || op == 0x42 }
 
     /// The layer operation this request stages, if it is one.
     public var operation: LayerChange? {
@@ -172,6 +176,7 @@ public enum Request: Hashable, Sendable {
         case .removeAllAnimations(let id): .removeAllAnimations(id)
         case .completion(let id): .completion(id)
         case .match(let from, let to): .match(from: from, to: to)
+        case .transition(let id, let t): .transition(id, t)
         default: nil
         }
     }
@@ -196,6 +201,11 @@ public enum Request: Hashable, Sendable {
         case .completion(let id): w.u32(id)
         case .setTransitions(let id, let json): w.u32(id); w.string(json)
         case .match(let from, let to): w.u32(from); w.u32(to)
+        case .transition(let id, let t):
+            w.u32(id)
+            w.u8(UInt8(ContentTransition.Kind.allCases.firstIndex(of: t.type)!))
+            w.u8(UInt8(ContentTransition.Subtype.allCases.firstIndex(of: t.subtype)!))
+            w.f64(t.duration); t.timingFunction.encode(&w)
         case .getPresentation(let id, let keyPath): w.u32(id); w.string(keyPath)
         case .hitTest(let x, let y): w.f64(x); w.f64(y)
         case .setReduceMotion(let on): w.u8(on ? 1 : 0)
@@ -250,6 +260,19 @@ public enum Request: Hashable, Sendable {
         case 0x1A: request = .completion(id: try r.u32("completion id"))
         case 0x1F: request = .match(from: try r.u32("from layer id"), to: try r.u32("to layer id"))
         case 0x1E: request = .setTransitions(id: try r.u32("layer id"), json: try r.string("transitions"))
+        case 0x42:
+            let id = try r.u32("layer id")
+            let type = Int(try r.u8("transition type")), subtype = Int(try r.u8("transition subtype"))
+            let kinds = ContentTransition.Kind.allCases, subtypes = ContentTransition.Subtype.allCases
+            guard type < kinds.count else { throw .malformed("unknown transition type \(type) (0 fade, 1 moveIn, 2 push, 3 reveal)") }
+            guard subtype < subtypes.count else {
+                throw .malformed("unknown transition subtype \(subtype) (0 fromLeft, 1 fromRight, 2 fromTop, 3 fromBottom)")
+            }
+            let d = try r.f64("duration")
+            guard d.isFinite, d >= 0 else { throw .malformed("transition duration must be finite and ≥ 0") }
+            let f = try TimingFunction.decode(&r)
+            request = .transition(id: id, ContentTransition(type: kinds[type], subtype: subtypes[subtype], duration: d,
+                                                            timingFunction: f))
         case 0x34: request = .getPresentation(id: try r.u32("layer id"), keyPath: try r.string("key path"))
         case 0x35:
             let x = try r.f64("x"), y = try r.f64("y")

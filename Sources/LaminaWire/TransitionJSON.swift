@@ -1,3 +1,4 @@
+import LaminaAnimation
 import LaminaModel
 
 /// docs/scene-format.md's transitions, `{"insertion": T, "removal": T}` with T one of
@@ -16,6 +17,34 @@ public enum TransitionJSON {
 
     public static func decode(text: String, path: String = "") throws(SceneError) -> LayerTransitions {
         try decode(JSON.parse(text), path)
+    }
+
+    /// Decodes a transaction's CATransition, `{"layer": NAME, "type": …, "subtype": …,
+    /// "duration": s, "timingFunction": TIMING}` (subtype `fromLeft`, duration and timing the
+    /// transaction's when left out): the layer's name and the transition.
+    public static func contentTransition(_ j: JSON, _ path: String,
+                                         settings: TransactionSettings) throws(SceneError) -> (layer: String, ContentTransition) {
+        let f = try SceneValues.Fields(j, path, allowed: ["layer", "type", "subtype", "duration", "timingFunction"])
+        guard let l = f["layer"] else { throw SceneError(path: f.at("layer"), "is required") }
+        let layer = try SceneValues.string(l, f.at("layer"))
+        guard let tv = f["type"] else { throw SceneError(path: f.at("type"), "is required") }
+        let typeName = try SceneValues.string(tv, f.at("type"))
+        guard let type = ContentTransition.Kind(rawValue: typeName) else {
+            throw SceneError(path: f.at("type"), "unknown transition type \"\(typeName)\" (fade, moveIn, push, reveal)")
+        }
+        var subtype = ContentTransition.Subtype.fromLeft
+        if let sv = f["subtype"] {
+            let name = try SceneValues.string(sv, f.at("subtype"))
+            guard let s = ContentTransition.Subtype(rawValue: name) else {
+                throw SceneError(path: f.at("subtype"), "unknown transition subtype \"\(name)\" (fromLeft, fromRight, fromTop, fromBottom)")
+            }
+            subtype = s
+        }
+        var t = ContentTransition(type: type, subtype: subtype, duration: settings.duration, timingFunction: settings.timingFunction)
+        if let d = f["duration"] { t.duration = try SceneValues.nonNegative(d, f.at("duration")) }
+        if let tf = f["timingFunction"] { t.timingFunction = try SceneValues.timing(tf, f.at("timingFunction")) }
+        if let problem = t.problem { throw SceneError(path: f.at("duration"), problem) }
+        return (layer, t)
     }
 
     /// Decodes one T.

@@ -25,6 +25,25 @@ struct EmitterSimulationTests {
         return c
     }
 
+    /// Reduce Motion (`birthsUntil`): no particle is born after that time; those born before
+    /// are the same particles and live out their lifetimes.
+    @Test func birthsStopAtBirthsUntilAndTheLivingFinish() {
+        let c = cell { $0.birthRate = 50; $0.lifetime = 2; $0.velocity = 10; $0.velocityRange = 5 }
+        func stopped(at t: Double) -> [Particle] {
+            var out: [Particle] = []
+            EmitterSimulation.particles(EmitterSimulation.Emitter(), cells: [c], at: t, birthsUntil: 1, into: &out)
+            return out
+        }
+        // At 1.5: births k/50 ≤ 1 (k = 0 … 50) all alive, none after.
+        let half = stopped(at: 1.5)
+        #expect(half.count == 51 && half.allSatisfy { $0.birth <= 1 })
+        let free = particles([c], at: 1.5).filter { $0.birth <= 1 }
+        #expect(half.map(\.x) == free.map(\.x) && half.map(\.y) == free.map(\.y))
+        // At 2.5: those 2 s old or older have died (births ≤ 0.5): k = 26 … 50 remain; at 3.01 none.
+        #expect(stopped(at: 2.5).count == 25)
+        #expect(stopped(at: 3.01).isEmpty)
+    }
+
     @Test func aliveCountIsBirthRateTimesMinOfTimeAndLifetime() {
         // Births at k/R, k = 0, 1, …: at time t, ⌊R·t⌋ + 1 are born; those with age < L live.
         let c = cell { $0.birthRate = 50; $0.lifetime = 2 }

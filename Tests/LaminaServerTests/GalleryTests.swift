@@ -48,6 +48,7 @@ import LaminaModel
             case .completion(let id): .completion(id: id)
             case .setTransitions(let id, let t): .setTransitions(id: id, json: TransitionJSON.encode(t).text)
             case .match(let from, let to): .match(from: from, to: to)
+            case .transition(let id, let t): .transition(id: id, t)
             }
         }
         /// Sets the manual clock to `t` seconds after the first commit (time 0).
@@ -83,8 +84,8 @@ import LaminaModel
         for reduceMotion in [false, true] {
             let f = Fixture(page, reduceMotion: reduceMotion)
             #expect(f.value("title", "string") == .text(StyledText(page.title)) || f.value("title", "string") == .string(page.title))
-            // The client's container, the page's layers, nothing else.
-            #expect(f.d.core.model.count == 1 + 1 + f.gallery.pageLayers.count)
+            // The client's container, the stage, the page's layers, nothing else.
+            #expect(f.d.core.model.count == 1 + 1 + 1 + f.gallery.pageLayers.count)
             f.at(0.5)
             f.at(2)
         }
@@ -253,12 +254,30 @@ import LaminaModel
         for name in ["trapezoid", "wave", "flower"] { #expect(f.gallery.named[name] != nil) }
     }
 
+    /// The arrow keys switch pages with a CATransition push on the stage (from the right
+    /// going forward, from the left going back); the old page is pushed out from a snapshot.
+    @Test func arrowKeysPushThePages() throws {
+        let f = Fixture(.progressRing)
+        let stage = LayerID(client: f.client, local: try #require(f.gallery.stage))
+        f.apply(f.gallery.key(KeyCode.right))
+        f.at(0.1)
+        let forward = try #require(f.d.driver.tree.contentTransitions[stage])
+        #expect(forward.transition == ContentTransition(type: .push, subtype: .fromRight,
+                                                       duration: Gallery.pageTransitionDuration, timingFunction: .easeInEaseOut))
+        #expect(forward.ghost != nil)
+        f.at(1)
+        #expect(f.d.driver.tree.contentTransitions.isEmpty)
+        f.apply(f.gallery.key(KeyCode.left))
+        f.at(1.1)
+        #expect(f.d.driver.tree.contentTransitions[stage]?.transition.subtype == .fromLeft)
+    }
+
     @Test func arrowKeysSwitchPagesAndRemoveTheOldOne() {
         let f = Fixture(.progressRing)
         let ring = f.gallery.named["ring"]!
         f.apply(f.gallery.key(KeyCode.right))
         #expect(f.gallery.page == .springs)
-        #expect(f.d.core.model.count == 2 + f.gallery.pageLayers.count)
+        #expect(f.d.core.model.count == 3 + f.gallery.pageLayers.count)
         guard case .error(_, let code, _, _) = f.d.request(.getPresentation(id: ring, keyPath: "opacity"), from: f.client) else {
             Issue.record("the old page's ring is still there"); return
         }

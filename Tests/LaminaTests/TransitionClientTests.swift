@@ -37,6 +37,31 @@ import Testing
         #expect(try c.hitTest(Point(20, 20)).result == .none)
     }
 
+    /// CATransition from the client library: staged as `transition` (0x42) with the
+    /// transaction's duration when left out; a bad duration fails the whole commit.
+    @Test func contentTransitionCommitsAndBadOnesFailWhole() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        let page = c.makeLayer()
+        page.bounds = Rect(0, 0, 100, 50)
+        page.position = Point(50, 25)
+        page.backgroundColor = Color(0, 0, 1)
+        c.root.addSublayer(page)
+        try c.commit()
+        try Transaction.perform(on: c, duration: 0.5, timingFunction: .linear) {
+            page.backgroundColor = Color(0, 1, 0)
+            Transaction.transition(page, type: .push, subtype: .fromRight, on: c)
+        }
+        c.advanceClockAndWait(0.25)
+        // Inside the transition the change does not animate on its own.
+        #expect(try page.presentationValue(forKeyPath: "backgroundColor") == .color(Color(0, 1, 0)))
+        page.opacity = 0.5
+        c.addTransition(to: page, type: .fade, duration: -1)
+        #expect(throws: (any Error).self) { try c.commit() }
+        c.advanceClockAndWait(0.1)
+        #expect(try number(page, "opacity") == 1)
+    }
+
     @Test func reduceMotionTurnsMovementIntoAFade() throws {
         let (daemon, c) = try TestDaemon.withClient()
         defer { daemon.stop() }

@@ -1,6 +1,8 @@
 import Foundation
 import Lamina
 import LaminaGeometry
+import LaminaModel
+import LaminaTree
 import LaminaWire
 import Testing
 import LaminaSceneTree
@@ -204,5 +206,51 @@ import LaminaSceneTree
                 == "transactions[0].match[0]: from and to must be different layers")
         #expect(error(#"{"layers": [{"name": "a"}], "transactions": [{"match": [{"from": "a"}]}]}"#)
                 == "transactions[0].match[0].to: is required")
+    }
+
+    // MARK: CATransition
+
+    static let page = #"""
+    {"size": [200, 100], "layers": [
+      {"name": "page", "bounds": [0, 0, 200, 100], "position": [100, 50], "backgroundColor": "#00f",
+       "sublayers": [{"name": "title", "bounds": [0, 0, 50, 20], "position": [30, 20], "backgroundColor": "#f00"}]}
+    ],
+    "transactions": [
+      {"at": 1, "duration": 0.4, "timingFunction": "linear",
+       "transition": {"layer": "page", "type": "push", "subtype": "fromBottom"},
+       "set": {"title.position": [150, 60], "page.backgroundColor": "#0f0"}}
+    ]}
+    """#
+
+    /// The transaction's duration and timing when the transition leaves them out; the changes
+    /// inside the layer do not animate on their own; the old rendering is the layer before.
+    @Test func transitionFromAScene() throws {
+        let s = try Scene(json: Self.page)
+        let tree = try s.tree(at: 1.2)
+        let page = try #require(s.layerID(named: "page"))
+        let state = try #require(tree.contentTransitions[page])
+        #expect(state.transition == ContentTransition(type: .push, subtype: .fromBottom, duration: 0.4, timingFunction: .linear))
+        #expect(state.beginTime == 1 && abs(state.progress(at: 1.2) - 0.5) < 1e-12)
+        #expect(near(try point(s, "title.position", at: 1.2), 150, 60))
+        let ghost = try #require(state.ghost.flatMap { tree[$0] })
+        #expect(ghost.properties.backgroundColor == Color(0, 0, 1))
+        #expect(ghost.sublayers.first.flatMap { tree[$0]?.properties.position } == Point(30, 20))
+        // Not hit: the title's old place is empty once it moved.
+        #expect(try s.hitTest(Point(30, 20), at: 1.2) == "page")
+    }
+
+    @Test func transitionErrors() {
+        func error(_ transition: String) -> String? {
+            let text = #"{"layers": [{"name": "a"}], "transactions": [{"transition": "# + transition + "}]}"
+            do { _ = try Scene(json: text); return nil } catch { return error.description }
+        }
+        #expect(error(#"{"layer": "a", "type": "spin"}"#)
+                == #"transactions[0].transition.type: unknown transition type "spin" (fade, moveIn, push, reveal)"#)
+        #expect(error(#"{"layer": "a", "type": "push", "subtype": "fromAbove"}"#)
+                == #"transactions[0].transition.subtype: unknown transition subtype "fromAbove" (fromLeft, fromRight, fromTop, fromBottom)"#)
+        #expect(error(#"{"layer": "b", "type": "push"}"#)?.hasPrefix("transactions[0].transition.layer") == true)
+        #expect(error(#"{"layer": "a", "type": "push", "duration": -1}"#)?.hasPrefix("transactions[0].transition.duration") == true)
+        #expect(error(#"{"type": "push"}"#) == "transactions[0].transition.layer: is required")
+        #expect(error(#"{"layer": "a", "type": "push", "speed": 2}"#) != nil)
     }
 }

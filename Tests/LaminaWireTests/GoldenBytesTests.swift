@@ -136,6 +136,25 @@ struct GoldenBytesTests {
         check(.setReduceMotion(true), id: 20, "0D000000 3600 0000 14000000  01")
     }
 
+    /// CATransition (0x42): u32 layer, u8 type, u8 subtype, f64 duration, TIMING; 12 + 15 = 27.
+    @Test func contentTransition() {
+        check(.transition(id: 7, ContentTransition(type: .push, subtype: .fromRight, duration: 0.5, timingFunction: .linear)),
+              id: 1, "1B000000 4200 0000 01000000  07000000 02 01 000000000000E03F 00")
+        check(.transition(id: 7, ContentTransition(type: .fade, subtype: .fromBottom, duration: 1, timingFunction: .linear)),
+              id: 2, "1B000000 4200 0000 02000000  07000000 00 03 \(Self.f1) 00")
+        #expect(Request.isLayerOpcode(0x42))
+        // An unknown type or subtype, a negative duration: malformed, skipped.
+        for body in ["07000000 04 00 000000000000E03F 00", "07000000 00 04 000000000000E03F 00",
+                     "07000000 00 00 000000000000E0BF 00"] {
+            var decoder = FrameDecoder()
+            decoder.feed(Self.bytes("1B000000 4200 0000 01000000 " + body))
+            guard case .failure(.malformed(let why), 0x42, 1)? = decoder.nextRequest() else {
+                Issue.record("\(body) decoded"); continue
+            }
+            #expect(why.contains("transition"))
+        }
+    }
+
     /// Any NaN means the current frame, not only the one the encoder writes.
     @Test func captureTakesAnyNaN() {
         var decoder = FrameDecoder()

@@ -23,6 +23,8 @@ CREATE_LAYER, DELETE_LAYER, SET_PROPERTY, ADD_SUBLAYER, INSERT_SUBLAYER = 0x10, 
 REMOVE_FROM_SUPERLAYER, SET_TRANSACTION, ADD_ANIMATION, REMOVE_ANIMATION = 0x15, 0x16, 0x17, 0x18
 REMOVE_ALL_ANIMATIONS, COMPLETION, COMMIT = 0x19, 0x1A, 0x20
 SET_TRANSITIONS, MATCH = 0x1E, 0x1F
+#: CATransition: staged, though outside 0x10…0x1F.
+TRANSITION = 0x42
 CAPTURE, ADVANCE_CLOCK, GET_TREE, GET_STATS, GET_PRESENTATION, HIT_TEST = 0x30, 0x31, 0x32, 0x33, 0x34, 0x35
 SET_REDUCE_MOTION, UPLOAD_IMAGE, RELEASE_IMAGE, MEASURE_TEXT = 0x36, 0x38, 0x39, 0x3C
 START_TRACE, STOP_TRACE, GET_TIME = 0x3A, 0x3B, 0x3D
@@ -49,6 +51,7 @@ REQUEST_NAMES = {
     REMOVE_FROM_SUPERLAYER: "removeFromSuperlayer", SET_TRANSACTION: "setTransaction",
     ADD_ANIMATION: "addAnimation", REMOVE_ANIMATION: "removeAnimation",
     REMOVE_ALL_ANIMATIONS: "removeAllAnimations", COMPLETION: "completion", COMMIT: "commit", SET_TRANSITIONS: "setTransitions", MATCH: "match",
+    TRANSITION: "transition",
     CAPTURE: "capture", ADVANCE_CLOCK: "advanceClock", GET_TREE: "getTree", GET_STATS: "getStats",
     START_TRACE: "startTrace", STOP_TRACE: "stopTrace", GET_TIME: "getTime",
     GET_PRESENTATION: "getPresentation", HIT_TEST: "hitTest", SET_REDUCE_MOTION: "setReduceMotion",
@@ -61,7 +64,12 @@ LAYER_KINDS = {"layer": 0, "shape": 1, "gradient": 2, "text": 3, "surface": 4}
 
 
 def is_staged(opcode: int) -> bool:
-    return 0x10 <= opcode <= 0x1F
+    return 0x10 <= opcode <= 0x1F or opcode == TRANSITION
+
+
+#: CATransition's types and subtypes in their wire order.
+TRANSITION_TYPES = ("fade", "moveIn", "push", "reveal")
+TRANSITION_SUBTYPES = ("fromLeft", "fromRight", "fromTop", "fromBottom")
 
 
 # MARK: encoding

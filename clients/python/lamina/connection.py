@@ -885,6 +885,27 @@ class Connection:
         changes of the two layers."""
         self._stage(_wire.MATCH, struct.pack("<II", source.id, destination.id))
 
+    def add_transition(self, layer: Layer, type: str = "fade", subtype: str = "fromLeft",
+                       duration: Optional[float] = None, timing: Optional[TimingLike] = None) -> None:
+        """CATransition in the current transaction: everything it changes inside ``layer`` (its
+        properties, sublayers added or removed, contents, text) is shown passing from the old
+        rendering to the new one — ``type`` ``"fade"``, ``"moveIn"``, ``"push"`` or ``"reveal"``
+        from the ``subtype``'s side (``"fromLeft"``, ``"fromRight"``, ``"fromTop"``,
+        ``"fromBottom"``), over ``duration`` seconds with ``timing`` (left out: the transaction's).
+        The daemon snapshots the old rendering; under Reduce Motion it cross-fades."""
+        if type not in _wire.TRANSITION_TYPES:
+            raise ValueError("unknown transition type %r (fade, moveIn, push, reveal)" % (type,))
+        if subtype not in _wire.TRANSITION_SUBTYPES:
+            raise ValueError("unknown transition subtype %r (fromLeft, fromRight, fromTop, fromBottom)" % (subtype,))
+        s = self._levels[-1].settings
+        seconds = s.duration if duration is None else float(duration)
+        if not math.isfinite(seconds) or seconds < 0:
+            raise ValueError("a transition's duration must be finite and >= 0")
+        curve = s.timing if timing is None else timing_function(timing)
+        body = (struct.pack("<IBBd", layer.id, _wire.TRANSITION_TYPES.index(type), _wire.TRANSITION_SUBTYPES.index(subtype),
+                            seconds) + _wire.timing(curve))
+        self._stage(_wire.TRANSITION, body)
+
     def set_reduce_motion(self, on: bool) -> None:
         """Sets the daemon's Reduce Motion setting (tools and tests); every other client is told."""
         body = self._expect(_wire.REDUCE_MOTION_CHANGED, _wire.SET_REDUCE_MOTION, b"\x01" if on else b"\x00")

@@ -2,7 +2,7 @@
 out by hand from docs/scene-format.md's transitions."""
 import unittest
 
-from support import DaemonTestCase, cubic_bezier
+from support import DaemonTestCase, cubic_bezier, png_pixels
 
 
 class TransitionTests(DaemonTestCase):
@@ -38,6 +38,55 @@ class TransitionTests(DaemonTestCase):
         with self.assertRaises(Exception) as e:
             self.conn.commit()
         self.assertIn("move", str(e.exception))
+
+    def test_push_transition_halfway_from_the_left(self):
+        # docs/scene-format.md: push fromLeft at p = 1/2 moves the old by +w/2 and the new
+        # from -w, now at -w/2; both clipped to the layer's bounds.
+        panel = self.square(x=100, y=50, size=100, color="#0000ff")
+        panel.bounds = (0, 0, 200, 100)
+        self.conn.commit()
+        with self.conn.transaction(duration=0.3, timing="linear"):
+            panel.background_color = "#00ff00"
+            self.conn.add_transition(panel, "push", "fromLeft", duration=1.0)
+        self.conn.advance_clock(0.5)
+        cap = self.conn.capture()
+        width, _, rows = png_pixels(cap.png)
+
+        def at(x, y):
+            return tuple(rows[y][4 * x:4 * x + 3])
+        self.assertEqual(at(50, 50), (0, 255, 0))     # the new, in the left half
+        self.assertEqual(at(150, 50), (0, 0, 255))    # the old, pushed to the right half
+        self.conn.advance_clock(0.6)
+        width, _, rows = png_pixels(self.conn.capture().png)
+        self.assertEqual(at(150, 50), (0, 255, 0))
+
+    def test_a_bad_content_transition_is_an_error(self):
+        panel = self.square()
+        self.conn.commit()
+        with self.assertRaises(ValueError):
+            self.conn.add_transition(panel, "spin")
+        with self.assertRaises(ValueError):
+            self.conn.add_transition(panel, "push", "sideways")
+        with self.assertRaises(ValueError):
+            self.conn.add_transition(panel, "push", duration=-1)
+
+    def test_reduce_motion_turns_a_push_into_a_fade(self):
+        panel = self.square(x=100, y=50, size=100, color="#0000ff")
+        panel.bounds = (0, 0, 200, 100)
+        self.conn.commit()
+        self.conn.set_reduce_motion(True)
+        self.addCleanup(self.conn.set_reduce_motion, False)
+        with self.conn.transaction(duration=0.3, timing="linear"):
+            panel.background_color = "#00ff00"
+            self.conn.add_transition(panel, "push", "fromLeft", duration=1.0)
+        self.conn.advance_clock(0.5)
+        width, _, rows = png_pixels(self.conn.capture().png)
+        # A cross-fade at 1/2 everywhere in the panel: half blue, half green.
+        for x in (50, 150):
+            r, g, b = rows[50][4 * x:4 * x + 3]
+            self.assertEqual(r, 0)
+            self.assertAlmostEqual(g, 128, delta=2)
+            self.assertAlmostEqual(b, 128, delta=2)
 
     def test_match_starts_at_the_source_frame(self):
         a = self.square(x=50, y=50, size=20)

@@ -3,10 +3,11 @@
 // one `LottieAnimation` item per line of the plan, in a window (QT_QPA_PLATFORM=xcb under Xvfb,
 // Qt Quick's default scene graph: OpenGL on llvmpipe; or QT_QUICK_BACKEND=software).
 //
-//   qt-lottie-bench --plan PLAN [--size WxH] [--seconds S] [--warmup S] [--dump-qml FILE] [--out FILE.png]
+//   qt-lottie-bench --plan PLAN [--size WxH] [--seconds S] [--warmup S] [--stagger MS] [--dump-qml FILE] [--out FILE.png]
 //
 // PLAN is `lamina-bench lottie-grid --plan`'s output ("FILE SPEED PHASE X Y W H" a line). Each
-// item is the cell's fitted rectangle, loops forever, plays at frameRate round(fr · SPEED) (Qt
+// item has the file's own size (Qt Lottie draws a file at that size whatever the item's), is
+// scaled into the cell's fitted rectangle and clipped to it, loops forever, plays at frameRate round(fr · SPEED) (Qt
 // Lottie's frameRate is a whole number) from frame startFrame + PHASE · (endFrame − startFrame)
 // (`gotoAndPlay` once loaded). Qt Lottie renders each animation's frames with QPainter in its
 // own worker thread (BatchRenderer) into images the items then show; every item asks for a new
@@ -15,12 +16,13 @@
 //
 // Prints one JSON line: the window's frames per second (QQuickWindow::frameSwapped), this
 // process's CPU ms per window frame and CPU seconds per second (every thread: getrusage), after
-// `--warmup` (2 s: the files load and the first frames render).
+// `--warmup` (2 s, after the last file's load began) of unmeasured frames.
 #include <QGuiApplication>
 #include <QQuickView>
 #include <QQuickItem>
 #include <QQmlEngine>
 #include <QFile>
+#include <QFileInfo>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QTimer>
@@ -54,7 +56,7 @@ static double cpu() {
 int main(int argc, char **argv) {
     std::string plan, dumpQml, out;
     int width = 1280, height = 720;
-    double seconds = 5, warmup = 2;
+    double seconds = 5, warmup = 2, stagger = 0;
     for (int i = 1; i < argc; i++) {
         std::string a = argv[i];
         if (i + 1 >= argc) fail(a + " needs a value");
@@ -64,8 +66,9 @@ int main(int argc, char **argv) {
         else if (a == "--seconds") seconds = std::stod(v);
         else if (a == "--warmup") warmup = std::stod(v);
         else if (a == "--dump-qml") dumpQml = v;
+        else if (a == "--stagger") stagger = std::stod(v);
         else if (a == "--out") out = v;
-        else fail("usage: qt-lottie-bench --plan PLAN [--size WxH] [--seconds S] [--warmup S] [--dump-qml FILE] [--out FILE.png]");
+        else fail("usage: qt-lottie-bench --plan PLAN [--size WxH] [--seconds S] [--warmup S] [--stagger MS] [--dump-qml FILE] [--out FILE.png]");
     }
     if (plan.empty()) fail("--plan is needed");
     QGuiApplication app(argc, argv);
@@ -80,13 +83,18 @@ int main(int argc, char **argv) {
         QString file = QString::fromUtf8(f[0]);
         QFile lf(file);
         if (!lf.open(QIODevice::ReadOnly)) fail("cannot read " + file.toStdString());
-        double fr = QJsonDocument::fromJson(lf.readAll()).object().value("fr").toDouble(30);
+        QJsonObject doc = QJsonDocument::fromJson(lf.readAll()).object();
+        double fr = doc.value("fr").toDouble(30), fw = doc.value("w").toDouble(1), fh = doc.value("h").toDouble(1);
         double speed = f[1].toDouble(), phase = f[2].toDouble();
-        qml += QString("    LottieAnimation { x: %1; y: %2; width: %3; height: %4; source: \"%5\"; frameRate: %6; "
-                       "loops: LottieAnimation.Infinite; autoPlay: false\n"
+        // Qt Lottie draws a file at its own size whatever the item's: the item has the file's size,
+        // scaled (about its top-left corner) into the cell and clipped to it.
+        qml += QString("    LottieAnimation { x: %1; y: %2; width: %3; height: %4; transformOrigin: Item.TopLeft; "
+                       "transform: Scale { xScale: %5; yScale: %6 } clip: true\n"
+                       "        property url pending: \"%7\"; frameRate: %8; loops: LottieAnimation.Infinite; autoPlay: false\n"
                        "        onStatusChanged: if (status === LottieAnimation.Ready) "
-                       "gotoAndPlay(startFrame + Math.floor(%7 * (endFrame - startFrame))) }\n")
-                   .arg(QString(f[3])).arg(QString(f[4])).arg(QString(f[5])).arg(QString(f[6]))
+                       "gotoAndPlay(startFrame + Math.floor(%9 * (endFrame - startFrame))) }\n")
+                   .arg(QString(f[3])).arg(QString(f[4])).arg(fw).arg(fh)
+                   .arg(f[5].toDouble() / fw).arg(f[6].toDouble() / fh)
                    .arg(QUrl::fromLocalFile(QFileInfo(file).absoluteFilePath()).toString())
                    .arg(std::max(1L, std::lround(fr * speed))).arg(phase);
         count++;
@@ -107,6 +115,16 @@ int main(int argc, char **argv) {
     if (view.status() != QQuickView::Ready) fail("the QML did not load (qml6-module-qt-labs-lottieqt installed?)");
     view.show();
 
+    // The sources are set `--stagger` ms apart (default 0: all at once). Qt Lottie 6.4 crashes
+    // now and then on files with gradient fills (BMGFill's constructor reading a QJsonValueRef of
+    // the document its renderer thread reads too: std::bad_alloc or SIGSEGV), staggered or not:
+    // run-lottie-peers gives it the grid without those cells.
+    QList<QQuickItem *> items = view.rootObject()->childItems();
+    for (int k = 0; k < int(items.size()); k++) {
+        QQuickItem *item = items[k];
+        QTimer::singleShot(int(k * stagger), [item]() { item->setProperty("source", item->property("pending")); });
+    }
+    warmup += items.size() * stagger / 1000;
     int frames = 0;
     double measureStart = 0, cpu0 = 0;
     bool measuring = false;

@@ -260,10 +260,11 @@ func processCPUSeconds() -> Double {
         + Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
 }
 
-/// The id of this process's thread named `name` (`/proc/self/task/*/comm`).
+/// The id of this process's first thread named `name` (`/proc/self/task/*/comm`): the lowest id,
+/// as threads it starts take its name (lavapipe's threads are named after the render thread).
 func threadID(named name: String) -> Int? {
     let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
-    return tasks.compactMap(Int.init).first { tid in
+    return tasks.compactMap(Int.init).sorted().first { tid in
         (try? String(contentsOfFile: "/proc/self/task/\(tid)/comm", encoding: .utf8))?
             .trimmingCharacters(in: .whitespacesAndNewlines) == name
     }

@@ -34,7 +34,7 @@
 //   LaminaText (HarfBuzz, FreeType, fontconfig, ICU; on LaminaGeometry) is a leaf: fonts,
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
 //   glyph items) and LaminaServer (measureText) use it.
-//   LaminaGallery (on LaminaModel, LaminaWire): the demo gallery's pages as changes.
+//   LaminaGallery (on LaminaModel, LaminaWire, LaminaLottie, Lamina): the demo gallery's pages as changes.
 //   LaminaLottie (on LaminaWire): Lottie files mapped onto scene-file JSON; Lamina's Scene uses it.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
@@ -113,7 +113,7 @@ let package = Package(
                           exclude: ["README.md"]),
         .executableTarget(name: "laminactl", dependencies: ["Lamina", "LaminaSceneTree", "LaminaRender", "LaminaPNG"], exclude: ["README.md"]),
         // The demo gallery's pages as operations (I/O-free: lamina-demo sends them, tests apply them).
-        .target(name: "LaminaGallery", dependencies: ["LaminaModel", "LaminaWire"], exclude: ["README.md"]),
+        .target(name: "LaminaGallery", dependencies: ["LaminaModel", "LaminaWire", "LaminaLottie", "Lamina"], exclude: ["README.md"]),
         .executableTarget(name: "lamina-demo", dependencies: ["Lamina", "LaminaGallery"], exclude: ["README.md"]),
         // The Swift example client (examples/swift), run by ExampleClientTests.
         .executableTarget(name: "lamina-example", dependencies: ["Lamina"], path: "examples/swift",

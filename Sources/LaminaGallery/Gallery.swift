@@ -1,4 +1,5 @@
 import LaminaAnimation
+import LaminaLottie
 import LaminaGeometry
 import LaminaModel
 #if canImport(Glibc)
@@ -15,7 +16,7 @@ import Glibc
 public struct Gallery {
     public enum Page: Int, CaseIterable, Sendable {
         case progressRing, springs, shake, pulse, celebration, expandingCard, cardStack, stress, parametric
-        case maskedAvatar, replicatorSpinner, scrubbing, blendAndFilters, transitions, frostedGlass
+        case maskedAvatar, replicatorSpinner, scrubbing, blendAndFilters, transitions, frostedGlass, lottie
 
         public var title: String {
             switch self {
@@ -34,6 +35,7 @@ public struct Gallery {
             case .blendAndFilters: "Blend modes and filters — blur, grayscale"
             case .transitions: "Transitions — click + to add a row, a row to remove it"
             case .frostedGlass: "Frosted glass — backgroundFilters over moving content"
+            case .lottie: "Lottie — space ⏯ · ↑ ↓ speed · B backwards · N next file · 0–9 or the track seek"
             }
         }
     }
@@ -51,7 +53,7 @@ public struct Gallery {
     /// The page switch's push (the daemon cross-fades it under Reduce Motion).
     public static let pageTransitionDuration = 0.4
     /// Named layers of the page on screen (tests and click handling).
-    public private(set) var named: [String: UInt32] = [:]
+    public internal(set) var named: [String: UInt32] = [:]
     private var nextID: UInt32
     private var expanded = false
     /// The stack page's cards, front first.
@@ -65,10 +67,23 @@ public struct Gallery {
     /// confetti emitter takes it as its `beginTime`, so that its burst starts when it is shown
     /// (an emitter's particles run from its local time 0, as CAEmitterLayer's).
     public var now = 0.0
+    /// The Lottie page (GalleryLottie.swift): the files given besides the bundled one, the one
+    /// shown, its clock, its root layer and layers, and what its import left out.
+    let extraLottieFiles: [(name: String, json: String)]
+    public internal(set) var lottieIndex = 0
+    public internal(set) var lottieClock: LottieClock?
+    var lottieRoot: UInt32?
+    var lottieLayers: ClosedRange<UInt32>?
+    var lottieNote = ""
+    /// The Lottie page's layers that have a mask.
+    var lottieMasked: [UInt32] = []
 
     /// - Parameter firstID: the first layer id the gallery may use (ids above it are its own).
-    public init(canvas: Size, reduceMotion: Bool = false, firstID: UInt32 = 1) {
+    /// - Parameter lottieFiles: Lottie files (a name and the JSON text) the Lottie page plays
+    ///   after its bundled one (`Gallery.bundledLottie`).
+    public init(canvas: Size, reduceMotion: Bool = false, firstID: UInt32 = 1, lottieFiles: [(name: String, json: String)] = []) {
         self.canvas = canvas; self.reduceMotion = reduceMotion; nextID = firstID
+        extraLottieFiles = lottieFiles
     }
 
     // MARK: Events
@@ -88,6 +103,9 @@ public struct Gallery {
         } else {
             stage = b.layer(in: 0, GalleryBuilder.box(w, h, at: Point(w / 2, h / 2)))
         }
+        // A mask is deleted once no layer has it (the Lottie page's masks and mattes).
+        ops += lottieMasked.map { .set($0, keyPath: "mask", value: .number(0)) }
+        lottieMasked = []
         ops += pageLayers.reversed().map { .delete($0) }
         self.page = page
         expanded = false
@@ -111,6 +129,7 @@ public struct Gallery {
         case 45 where page == .stress, 333 where page == .stress:                                          // - , keypad −
             stressCount = max(stressCount / 2, 25)
             return show(.stress)
+        case _ where page == .lottie: return lottieKey(code)
         case 265 where page == .scrubbing, 264 where page == .scrubbing:                                   // ↑ / ↓
             let step = code == 265 ? Self.scrubStep : -Self.scrubStep
             scrubTime = min(max((scrubTime + step) / Self.scrubStep, 0).rounded() * Self.scrubStep, Self.scrubLength)
@@ -186,6 +205,8 @@ public struct Gallery {
                 b.set(card, "zPosition", .number(Double(stackOrder.count - i)))
                 b.set(card, "opacity", .number(slot.opacity))
             }
+        case .lottie:
+            return lottieClick(layer)
         case .celebration:
             guard named["star"] == layer || named["burst"] == layer else { return [] }
             return show(.celebration)    // plays again
@@ -317,6 +338,8 @@ public struct Gallery {
         _ = b.text("← → pages · R Reduce Motion · page \(page.rawValue + 1)/\(Page.allCases.count)", size: 14, in: root,
                    at: Point(w / 2, h - 24), width: w - 40, color: Color(0.6, 0.62, 0.7))
         switch page {
+        case .lottie:
+            buildLottie(root: root, &b)
         case .progressRing:
             let d = min(w, h) * 0.45
             let track = b.layer(.shape, in: root, GalleryBuilder.box(d, d, at: Point(w / 2, h / 2)) + [

@@ -34,6 +34,15 @@ public struct GalleryBuilder {
         return id
     }
 
+    /// Takes `count` ids from `nextID` on as layers of the page (created by operations made
+    /// elsewhere: the Lottie page's scene).
+    mutating func adopt(count: Int) {
+        for _ in 0..<count {
+            created.append(nextID)
+            nextID += 1
+        }
+    }
+
     /// A frame-like placement: bounds at the origin of this size, centred on `center`.
     static func box(_ w: Double, _ h: Double, at center: Point) -> [(String, PropertyValue)] {
         [("bounds", .rect(Rect(0, 0, w, h))), ("position", .point(center))]

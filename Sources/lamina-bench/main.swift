@@ -17,6 +17,7 @@
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
 //   lamina-bench emitters [--particles N,N,…] [--frames F] [--size WxH] [--contents]   particles per 120 Hz frame, cost per particle
 //   lamina-bench tiled [--file PATH] [--side N] [--size WxH] [--frames F] [--budget MiB]   a tiled layer over a 32768² PNG panned and zoomed
+//   lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [FILE …]   N Lottie animations at once (daemon + client process)
 //   lamina-bench surfaces [--seconds S]   shared-memory surfaces: a 1080p stream, 16 small ones at 60 Hz, 4K with 64×64 damage, memcpy
 import Foundation
 import LaminaRender
@@ -27,7 +28,7 @@ import LaminaRender
 HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|surfaces|emitters|tiled [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|lottie-grid|surfaces|emitters|tiled [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -56,6 +57,8 @@ case "soak": runSoakBench(rest)
 case "memory": runMemoryBench(rest)
 case "trace": runTraceBench(rest)
 case "lottie": runLottieBench(rest)
+case "lottie-grid": runLottieGridBench(rest)
+case "lottie-grid-client": runLottieGridClient(rest)   // lottie-grid's client
 case "surfaces": runSurfaceBench(rest)
 case "emitters": runEmitterBench(rest)
 case "tiled": runTiledBench(rest)

@@ -2,10 +2,12 @@
 // pages the compositor animates by itself, switched with the arrow keys (input events) — or,
 // with --headless, today's still scene built once and captured (scripts/run).
 //
-//   lamina-demo [--socket PATH] [--headless] [--out DIR] [--hold SECONDS] [--page N]
+//   lamina-demo [--socket PATH] [--headless] [--out DIR] [--hold SECONDS] [--page N] [--lottie FILE.json …]
 //
 // --hold keeps the connection (and so the scene) for that long (the gallery: until the
-// daemon goes, or SECONDS when given). --page starts the gallery at page N (1…).
+// daemon goes, or SECONDS when given). --page starts the gallery at page N (1…). --lottie
+// (repeatable) adds a Lottie file to the Lottie page after its bundled one; without it, the
+// page takes a few files of Tests/Fixtures/lottie-corpus when run from the source tree.
 import Foundation
 import Lamina
 import LaminaGallery
@@ -33,6 +35,7 @@ var outDir = "captures"
 var hold: Double? = nil
 var headless = false
 var firstPage = 1
+var lottiePaths: [String] = []
 while !args.isEmpty {
     let a = args.removeFirst()
     switch a {
@@ -51,7 +54,10 @@ while !args.isEmpty {
             fail("--page needs 1…\(Gallery.Page.allCases.count)")
         }
         firstPage = n
-    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--headless] [--out DIR] [--hold SECONDS] [--page N]")
+    case "--lottie":
+        guard !args.isEmpty else { fail("--lottie needs a file") }
+        lottiePaths.append(args.removeFirst())
+    default: fail("unknown option \(a); usage: lamina-demo [--socket PATH] [--headless] [--out DIR] [--hold SECONDS] [--page N] [--lottie FILE.json …]")
     }
 }
 
@@ -71,7 +77,16 @@ do {
         if let hold, hold > 0 { Thread.sleep(forTimeInterval: hold) }
         exit(0)
     }
-    var gallery = Gallery(canvas: c.canvasSize, reduceMotion: c.reduceMotion)
+    // The Lottie page's files: those given, or a few of the corpus (source tree) when present.
+    let corpus = ["like", "gears", "loading_", "bounching_ball", "emoji_wink"].map { "Tests/Fixtures/lottie-corpus/\($0).json" }
+    let lottieFiles: [(name: String, json: String)] = (lottiePaths.isEmpty ? corpus : lottiePaths).compactMap { path in
+        guard let data = FileManager.default.contents(atPath: path) else {
+            if !lottiePaths.isEmpty { fail("cannot read \(path)") }
+            return nil
+        }
+        return ((path as NSString).lastPathComponent, String(decoding: data, as: UTF8.self))
+    }
+    var gallery = Gallery(canvas: c.canvasSize, reduceMotion: c.reduceMotion, lottieFiles: lottieFiles)
     gallery.now = daemonNow()
     var pending = gallery.show(Gallery.Page(rawValue: firstPage - 1)!)
     // Callbacks run on the connection's delivery context: they queue what happened, and this

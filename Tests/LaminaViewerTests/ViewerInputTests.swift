@@ -101,6 +101,6 @@ import Glibc
         try x.run("/usr/bin/xdotool", ["key", "--window", window, "Right"])
         #expect(waitFor("page 2: Springs"))
         try x.run("/usr/bin/xdotool", ["key", "--window", window, "Left", "Left"])
-        #expect(waitFor("page 15: Frosted glass"))   // wrapped around to the last page
+        #expect(waitFor("page 16: Lottie"))   // wrapped around to the last page
     }
 }

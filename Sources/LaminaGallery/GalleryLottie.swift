@@ -229,6 +229,7 @@ extension Gallery {
         case .completion(let x): return .completion(id(x))
         case .setTransitions(let x, let t): return .setTransitions(id(x), t)
         case .match(let f, let t): return .match(from: id(f), to: id(t))
+        case .transition(let x, let t): return .transition(id(x), t)
         }
     }
 }

@@ -262,9 +262,12 @@ private struct ServerLoop {
                 let c = connections[id]!
                 // A client whose requests wait unhandled (its turns' budget ran out) is read
                 // again once they are down to one read's worth: it is served in turns, the
-                // others between them, and what waits for it stays bounded.
-                var events = core.pendingInputBytes(id) < readChunk ? Int16(POLLIN) : 0
-                if core.hasPendingInput(id) { backlog = true }
+                // others between them, and what waits for it stays bounded. Bytes of a message
+                // not yet whole are always read on (the decoder bounds them by
+                // maxMessageSize): nothing else would ever complete it.
+                let waiting = core.hasPendingInput(id)
+                var events = waiting && core.pendingInputBytes(id) >= readChunk ? 0 : Int16(POLLIN)
+                if waiting { backlog = true }
                 if c.output.count > 0 { events |= Int16(POLLOUT) }
                 fds.append(pollfd(fd: c.fd, events: events, revents: 0))
             }

@@ -67,6 +67,47 @@ import Glibc
         #expect(try good.ping() >= 0)
     }
 
+    /// A message larger than one read (64 KiB) arrives in pieces: the daemon reads on until it
+    /// is whole, whatever the pieces' sizes (it once stopped reading a client once 64 KiB of a
+    /// message not yet whole were buffered, and that client waited for ever).
+    @Test(arguments: [65_536, 300_000, 900_000]) func aMessageLargerThanOneReadIsReadWhole(bytes: Int) throws {
+        let daemon = try Self.makeDaemon()
+        defer { daemon.stop() }
+        let good = try Connection(socketPath: daemon.socketPath, name: "good")
+        let fd = try UnixSocket.connect(path: daemon.socketPath)
+        defer { close(fd) }
+        var timeout = timeval(tv_sec: 20, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        // Raw RGBA pixels of a square image of about `bytes` bytes, then a ping: the ping's
+        // reply (0x82 pong) can only come once the upload was read whole and handled.
+        let side = Int(Double(bytes / 4).squareRoot())
+        let upload = MessageEncoder.encode(.uploadImage(name: "big", format: .rawRGBA, width: UInt32(side), height: UInt32(side),
+                                                        data: [UInt8](repeating: 0x7F, count: side * side * 4)), requestID: 2)
+        #expect(upload.count > 65_536 || bytes == 65_536)
+        // Written from another thread (the socket takes about 200 KiB before the daemon reads).
+        let writer = Thread { _ = try? UnixSocket.writeAll(fd, Self.hello("big") + upload + Self.pings(1)) }
+        writer.start()
+        var opcodes: [Int] = []
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var pending: [UInt8] = []
+        reading: while true {
+            let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress!, $0.count) }
+            guard n > 0 else { break }
+            pending += buffer[0..<n]
+            while pending.count >= 12 {
+                let length = Int(pending[0]) | Int(pending[1]) << 8 | Int(pending[2]) << 16 | Int(pending[3]) << 24
+                guard pending.count >= length, length >= 12 else { break }
+                opcodes.append(Int(pending[4]) | Int(pending[5]) << 8)
+                pending.removeFirst(length)
+                if opcodes.count == 3 { break reading }
+            }
+        }
+        // welcome, the upload's answer, the pong — in that order.
+        #expect(opcodes.count == 3, "replies: \(opcodes.map { String($0, radix: 16) })")
+        #expect(opcodes.first == 0x81)
+        #expect(try good.ping() >= 0)
+    }
+
     /// A client that closes and at once connects again is not refused for the connection it
     /// just closed, even when the daemon sees the new connection before the old one's end
     /// (`scripts/soak`'s 50 cycling clients met "serves at most 64 clients" under load).

@@ -166,6 +166,9 @@ public final class GpuBufferImporter: @unchecked Sendable {
                             deviceUUID uuid: [UInt8]) throws(Failure) -> ImportedGpuImage {
         var owned = true
         defer { if owned { close(fd) } }
+        if let kind = Self.descriptorKind(fd), kind.contains("dmabuf") {
+            throw Failure(message: "the descriptor is a DMA-BUF (\(kind)): the daemon takes only opaque fds (VK_KHR_external_memory_fd); DMA-BUF with DRM format modifiers needs VK_EXT_image_drm_format_modifier, which the daemon's device \(deviceName) \(hasDRMFormatModifier ? "has, but the daemon does not import them yet" : "lacks")")
+        }
         guard uuid == deviceUUID else {
             throw Failure(message: "the buffer comes from device \(Self.hex(uuid)), not the daemon's \(deviceName) (\(Self.hex(deviceUUID))): export it on the device the daemon renders with")
         }
@@ -235,6 +238,15 @@ public final class GpuBufferImporter: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         return try body(device, commands)
+    }
+
+    /// What the kernel says `fd` is (the target of /proc/self/fd/FD: a DMA-BUF reads
+    /// "anon_inode:dmabuf" or "/dmabuf:NAME"), or nil.
+    static func descriptorKind(_ fd: Int32) -> String? {
+        var buffer = [CChar](repeating: 0, count: 256)
+        let n = readlink("/proc/self/fd/\(fd)", &buffer, buffer.count - 1)
+        guard n > 0 else { return nil }
+        return String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
     static func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }

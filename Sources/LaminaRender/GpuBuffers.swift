@@ -25,18 +25,7 @@ enum SharedImageParameters {
         var external = VkExternalMemoryImageCreateInfo()
         external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO
         external.handleTypes = handleType
-        var info = VkImageCreateInfo()
-        info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
-        info.imageType = VK_IMAGE_TYPE_2D
-        info.format = format
-        info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
-        info.mipLevels = 1
-        info.arrayLayers = 1
-        info.samples = VK_SAMPLE_COUNT_1_BIT
-        info.tiling = VK_IMAGE_TILING_OPTIMAL
-        info.usage = usage
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-        info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        var info = imageCreateInfo2D(width: width, height: height, format: format, usage: usage)
         var image: VkImage?
         let result = withUnsafePointer(to: &external) { p in
             info.pNext = UnsafeRawPointer(p)
@@ -45,6 +34,22 @@ enum SharedImageParameters {
         try vk("vkCreateImage", result)
         guard let image else { throw .vulkan(.unexpected(0), call: "vkCreateImage") }
         return image
+    }
+
+    /// `vkAllocateMemory` of `size` bytes of memory type `type` with `next` chained (the
+    /// export or import of an opaque fd).
+    static func allocate<Next>(_ device: VkDevice, size: VkDeviceSize, type: UInt32,
+                               chaining next: inout Next) -> (VkResult, VkDeviceMemory?) {
+        var allocate = VkMemoryAllocateInfo()
+        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
+        allocate.allocationSize = size
+        allocate.memoryTypeIndex = type
+        var memory: VkDeviceMemory?
+        let result = withUnsafePointer(to: &next) { p in
+            allocate.pNext = UnsafeRawPointer(p)
+            return vkAllocateMemory(device, &allocate, nil, &memory)
+        }
+        return (result, memory)
     }
 
     /// The device's `VkPhysicalDeviceIDProperties.deviceUUID`.
@@ -202,15 +207,7 @@ public final class GpuBufferImporter: @unchecked Sendable {
         importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_FD_INFO_KHR
         importInfo.handleType = VkExternalMemoryHandleTypeFlagBits(rawValue: SharedImageParameters.handleType)
         importInfo.fd = fd
-        var allocate = VkMemoryAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
-        allocate.allocationSize = size
-        allocate.memoryTypeIndex = memoryType
-        var memory: VkDeviceMemory?
-        let result = withUnsafePointer(to: &importInfo) { p in
-            allocate.pNext = UnsafeRawPointer(p)
-            return vkAllocateMemory(device.raw, &allocate, nil, &memory)
-        }
+        let (result, memory) = SharedImageParameters.allocate(device.raw, size: size, type: memoryType, chaining: &importInfo)
         guard result == VK_SUCCESS, let memory else {
             vkDestroyImage(device.raw, image, nil)
             throw Failure(message: "the memory could not be imported (vkAllocateMemory with VkImportMemoryFdInfoKHR: \(VulkanError(result))): is the descriptor an opaque fd from vkGetMemoryFdKHR?")
@@ -410,19 +407,12 @@ public final class GpuImageExporter {
         var export = VkExportMemoryAllocateInfo()
         export.sType = VK_STRUCTURE_TYPE_EXPORT_MEMORY_ALLOCATE_INFO
         export.handleTypes = SharedImageParameters.handleType
-        var allocate = VkMemoryAllocateInfo()
-        allocate.sType = VK_STRUCTURE_TYPE_MEMORY_ALLOCATE_INFO
-        allocate.allocationSize = requirements.size
         var memory: VkDeviceMemory?
         var result = VK_ERROR_UNKNOWN
-        let rawDevice = device.raw
-        if let type = try? device.memoryType(typeBits: requirements.memoryTypeBits, required: 0,
-                                             preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT)) {
-            allocate.memoryTypeIndex = type
-            result = withUnsafePointer(to: &export) { p in
-                allocate.pNext = UnsafeRawPointer(p)
-                return vkAllocateMemory(rawDevice, &allocate, nil, &memory)
-            }
+        let type = try? device.memoryType(typeBits: requirements.memoryTypeBits, required: 0,
+                                          preferred: mapFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT))
+        if let type {
+            (result, memory) = SharedImageParameters.allocate(device.raw, size: requirements.size, type: type, chaining: &export)
         }
         if result == VK_SUCCESS, let memory { result = vkBindImageMemory(device.raw, image, memory, 0) }
         guard result == VK_SUCCESS, let memory else {
@@ -433,7 +423,7 @@ public final class GpuImageExporter {
         }
         self.memory = memory
         size = requirements.size
-        memoryType = allocate.memoryTypeIndex
+        memoryType = type!
     }
 
     deinit {

@@ -87,13 +87,10 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
         layers.append(s)
     }
     try c.commit()
-    var latencies: [Double] = [], drawing: [Double] = []
-    var frames = 0
-    let start = benchNow()
-    var next = start
-    let warmup = 5
-    while benchNow() - start < seconds + (frames < warmup ? 1 : 0) || frames < warmup + 3 {
-        let d0 = benchNow()
+    let run = try runFrames(c, seconds: seconds, rate: rate, wait: {
+        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
+        return arrived.withLock { $0.last! }
+    }) { frames in
         for (k, s) in layers.enumerated() {
             // Three buffers and a frame callback per commit: one is always free here.
             guard let b = s.nextBuffer() else { benchFail("surfaces: no free buffer") }
@@ -115,29 +112,15 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
             }
             s.present(b, damage: d)
         }
-        let t0 = benchNow()
-        drawing.append(t0 - d0)
-        try c.commit()
-        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
-        let t1 = arrived.withLock { $0.last! }
-        frames += 1
-        if frames > warmup { latencies.append((t1 - t0) * 1000) }
-        if let rate {
-            next += 1 / rate
-            let wait = next - benchNow()
-            if wait > 0 { usleep(UInt32(wait * 1e6)) } else { next = benchNow() }
-        }
     }
-    let elapsed = benchNow() - start
     let json = try JSONSerialization.jsonObject(with: Data(try c.statsJSON().utf8)) as? [String: Any]
     let busy = (json?["busyFraction"] as? Double) ?? .nan
-    let l = percentiles(latencies)
-    let drawMs = drawing.dropFirst(warmup).sorted()[max(drawing.count - warmup, 1) / 2] * 1000
+    let l = percentiles(run.latencies)
     print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
           + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
-          + "\"framesPerSecond\": \(String(format: "%.1f", Double(frames) / elapsed)), "
+          + "\"framesPerSecond\": \(String(format: "%.1f", run.framesPerSecond)), "
           + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
-          + "\"clientDrawMs\": \(String(format: "%.3f", drawMs)), \"daemonBusyFraction\": \(String(format: "%.3f", busy))}")
+          + "\"clientDrawMs\": \(String(format: "%.3f", run.drawMs)), \"daemonBusyFraction\": \(String(format: "%.3f", busy))}")
 }
 
 private func gpuBench(_ daemon: Daemon, seconds: Double) throws {
@@ -158,29 +141,48 @@ private func gpuBench(_ daemon: Daemon, seconds: Double) throws {
     c.root.addSublayer(s)
     s.onFrame = { _, _ in arrived.withLock { $0.append(benchNow()) }; signal.signal() }
     try c.commit()
-    var latencies: [Double] = [], drawing: [Double] = []
-    var frames = 0
-    let start = benchNow()
-    let warmup = 5
-    while benchNow() - start < seconds + (frames < warmup ? 1 : 0) || frames < warmup + 3 {
+    let run = try runFrames(c, seconds: seconds, rate: nil, wait: {
+        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
+        return arrived.withLock { $0.last! }
+    }) { frames in
         guard let (e, b) = ring.first(where: { !$0.1.isBusy }) else { benchFail("surfaces: no free GPU buffer") }
-        let d0 = benchNow()
         let v = Float(frames % 64) / 63
         try e.clear(v, 1 - v, 0.5, 1)
         s.present(b)
+    }
+    let l = percentiles(run.latencies)
+    print("{\"bench\": \"surfaces\", \"case\": \"gpu1080\", \"surfaces\": 1, \"size\": \"1920x1080\", "
+          + "\"damagePerFrame\": \"whole\", \"framesPerSecond\": \(String(format: "%.1f", run.framesPerSecond)), "
+          + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
+          + "\"clientDrawMs\": \(String(format: "%.3f", run.drawMs))}")
+}
+
+/// Frames for `seconds` after 5 warm-up frames (at least 8 in all): `draw(k)` draws and
+/// presents frame k, then the commit, then `wait` (the arrival time of the frame callback);
+/// with `rate`, paced to it. Commit-to-callback latencies (ms, warm-up left out), the median
+/// client drawing time (ms) and the rate reached.
+private func runFrames(_ c: Connection, seconds: Double, rate: Double?, wait: () -> Double,
+                       draw: (Int) throws -> Void) throws -> (framesPerSecond: Double, latencies: [Double], drawMs: Double) {
+    var latencies: [Double] = [], drawing: [Double] = []
+    var frames = 0
+    let start = benchNow()
+    var next = start
+    let warmup = 5
+    while benchNow() - start < seconds + (frames < warmup ? 1 : 0) || frames < warmup + 3 {
+        let d0 = benchNow()
+        try draw(frames)
         let t0 = benchNow()
         drawing.append(t0 - d0)
         try c.commit()
-        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
-        let t1 = arrived.withLock { $0.last! }
+        let t1 = wait()
         frames += 1
         if frames > warmup { latencies.append((t1 - t0) * 1000) }
+        if let rate {
+            next += 1 / rate
+            let pause = next - benchNow()
+            if pause > 0 { usleep(UInt32(pause * 1e6)) } else { next = benchNow() }
+        }
     }
-    let elapsed = benchNow() - start
-    let l = percentiles(latencies)
     let drawMs = drawing.dropFirst(warmup).sorted()[max(drawing.count - warmup, 1) / 2] * 1000
-    print("{\"bench\": \"surfaces\", \"case\": \"gpu1080\", \"surfaces\": 1, \"size\": \"1920x1080\", "
-          + "\"damagePerFrame\": \"whole\", \"framesPerSecond\": \(String(format: "%.1f", Double(frames) / elapsed)), "
-          + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
-          + "\"clientDrawMs\": \(String(format: "%.3f", drawMs))}")
+    return (Double(frames) / (benchNow() - start), latencies, drawMs)
 }

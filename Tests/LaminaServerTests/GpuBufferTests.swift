@@ -62,16 +62,6 @@ import DaemonTestSupport
         return n
     }
 
-    static func expectError(_ e: Event, _ code: ErrorCode, containing text: String,
-                            sourceLocation: SourceLocation = #_sourceLocation) {
-        guard case .error(_, let got, let message, _) = e else {
-            Issue.record("expected error \(code), got \(e)", sourceLocation: sourceLocation)
-            return
-        }
-        #expect(got == code, "\(message)", sourceLocation: sourceLocation)
-        #expect(message.contains(text), "\(message)", sourceLocation: sourceLocation)
-    }
-
     /// Descriptors of this process open on exported GPU memory (lavapipe's opaque fds are
     /// memfds named "llvmpipe memory fd"; other suites running meanwhile open none of those).
     static func openDescriptors() -> Int {
@@ -116,42 +106,33 @@ import DaemonTestSupport
         do {
             let e = try GpuImageExporter(width: 32, height: 32)
             let good = Self.description(e, id: 1)
-            // Another device's UUID.
-            var other = good
-            other.deviceUUID = good.deviceUUID.map { $0 ^ 0xFF }
-            Self.expectError(d.request(.createGpuBuffer(other), descriptors: [try e.exportMemory()], from: c),
-                             .invalidBuffer, containing: "comes from device \(other.deviceUUID.map { String(format: "%02x", $0) }.joined())")
-            // A format the daemon does not sample (VK_FORMAT_R16G16B16A16_SFLOAT).
-            var format = good
-            format.format = 97
-            Self.expectError(d.request(.createGpuBuffer(format), descriptors: [try e.exportMemory()], from: c),
-                             .invalidBuffer, containing: "format 97 is not one the daemon samples")
-            // Memory smaller than the image needs.
-            var small = good
-            small.size = 64
-            Self.expectError(d.request(.createGpuBuffer(small), descriptors: [try e.exportMemory()], from: c),
-                             .invalidBuffer, containing: "size 64 is less than")
-            // A memory type that cannot hold it.
-            var type = good
-            type.memoryType = 31
-            Self.expectError(d.request(.createGpuBuffer(type), descriptors: [try e.exportMemory()], from: c),
-                             .invalidBuffer, containing: "memory type 31")
-            // Too large, and no descriptor at all.
-            var huge = good
-            huge.width = 20000
-            Self.expectError(d.request(.createGpuBuffer(huge), descriptors: [try e.exportMemory()], from: c),
-                             .invalidBuffer, containing: "width and height must be 1…")
-            Self.expectError(d.request(.createGpuBuffer(good), from: c), .invalidBuffer, containing: "no file descriptor came with createGpuBuffer")
+            let otherUUID = good.deviceUUID.map { $0 ^ 0xFF }
+            // Each a change of the good description, and what the refusal must say.
+            let wrong: [(change: (inout GpuBufferDescription) -> Void, says: String)] = [
+                ({ $0.deviceUUID = otherUUID }, "comes from device \(otherUUID.map { String(format: "%02x", $0) }.joined())"),
+                ({ $0.format = 97 }, "format 97 is not one the daemon samples"),   // VK_FORMAT_R16G16B16A16_SFLOAT
+                ({ $0.size = 64 }, "size 64 is less than"),                            // smaller than the image needs
+                ({ $0.memoryType = 31 }, "memory type 31"),                            // cannot hold it
+                ({ $0.width = 20000 }, "width and height must be 1…"),
+            ]
+            for (change, says) in wrong {
+                var description = good
+                change(&description)
+                SurfaceProtocolTests.expectError(d.request(.createGpuBuffer(description), descriptors: [try e.exportMemory()], from: c),
+                                 .invalidBuffer, containing: says)
+            }
+            // No descriptor at all.
+            SurfaceProtocolTests.expectError(d.request(.createGpuBuffer(good), from: c), .invalidBuffer, containing: "no file descriptor came with createGpuBuffer")
             // Over the client's memory limit.
             let limited = EmbeddedDaemon { $0.maxImageBytesPerClient = 1024 }
             let lc = limited.connect()!
-            Self.expectError(limited.request(.createGpuBuffer(good), descriptors: [try e.exportMemory()], from: lc),
+            SurfaceProtocolTests.expectError(limited.request(.createGpuBuffer(good), descriptors: [try e.exportMemory()], from: lc),
                              .limitExceeded, containing: "over the client's memory limit")
             // The good one is taken after all that; its id is then in use.
             #expect(d.request(.createGpuBuffer(good), descriptors: [try e.exportMemory()], from: c) == .bufferCreated(id: 1))
-            Self.expectError(d.request(.createGpuBuffer(good), descriptors: [try e.exportMemory()], from: c),
+            SurfaceProtocolTests.expectError(d.request(.createGpuBuffer(good), descriptors: [try e.exportMemory()], from: c),
                              .invalidValue, containing: "the id is in use")
-            Self.expectError(d.request(.createBuffer(id: 1, pool: 9, offset: 0, width: 1, height: 1, stride: 4, format: .rgba8), from: c),
+            SurfaceProtocolTests.expectError(d.request(.createBuffer(id: 1, pool: 9, offset: 0, width: 1, height: 1, stride: 4, format: .rgba8), from: c),
                              .unknownBuffer, containing: "no pool 9")
             // A surface shows it; then the client goes.
             try e.clear(1, 1, 1, 1)

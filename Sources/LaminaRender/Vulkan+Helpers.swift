@@ -50,7 +50,7 @@ func withCStrings<R, E: Error>(
 }
 
 /// A 2D image's create info: one layer, one sample, optimal tiling, exclusive, from layout
-/// UNDEFINED (the offscreen targets' and the GPU buffers' images).
+/// UNDEFINED (textures, the offscreen targets' and the GPU buffers' images).
 func imageCreateInfo2D(width: Int, height: Int, format: VkFormat, usage: VkImageUsageFlags,
                        mipLevels: Int = 1) -> VkImageCreateInfo {
     var info = VkImageCreateInfo()

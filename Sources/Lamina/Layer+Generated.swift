@@ -453,17 +453,17 @@ extension EmitterLayer {
 }
 
 extension TiledLayer {
-    /// `tileSize`: The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn).
+    /// `tileSize`: The tiles' size in pixels of the level drawn (each side rounded down; a side outside 16…4096 is refused).
     public var tileSize: Size {
         get { properties.tileSize }
         set { set(.size(newValue), "tileSize") }
     }
-    /// `levelsOfDetail`: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.
+    /// `levelsOfDetail`: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down; outside 1…30 is refused.
     public var levelsOfDetail: Double {
         get { properties.levelsOfDetail }
         set { set(.number(newValue), "levelsOfDetail") }
     }
-    /// `levelsOfDetailBias`: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30.
+    /// `levelsOfDetailBias`: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down; outside 0…30 is refused.
     public var levelsOfDetailBias: Double {
         get { properties.levelsOfDetailBias }
         set { set(.number(newValue), "levelsOfDetailBias") }

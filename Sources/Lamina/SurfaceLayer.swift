@@ -18,6 +18,8 @@ import Synchronization
 public final class SurfaceLayer: Layer {
     /// The ring `makeBuffers` made (empty before).
     public private(set) var buffers: [SurfaceBuffer] = []
+    /// The GPU buffers `addGpuBuffer` made.
+    public private(set) var gpuBuffers: [GpuSurfaceBuffer] = []
     private var poolID: UInt32 = 0
     private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
     /// The next buffer `nextBuffer` tries first (round robin).
@@ -85,8 +87,42 @@ public final class SurfaceLayer: Layer {
     /// it) and a frame callback (`onFrame`); the next `commit` shows it. The buffer is busy
     /// until the daemon releases it: don't draw into it before.
     public func present(_ buffer: SurfaceBuffer, damage: [DamageRect] = []) {
-        buffer.busy.store(true, ordering: AtomicStoreOrdering.releasing)
-        connection.stage(.attachBuffer(layer: id, buffer: buffer.id, damage: damage))
+        present(id: buffer.id, busy: buffer.busy, damage: damage)
+    }
+
+    /// Shares a GPU image with the daemon as a buffer of this layer (docs/protocol.md, GPU
+    /// buffers): `memoryFD` is the image memory's opaque fd (`vkGetMemoryFdKHR`; taken: closed
+    /// here once sent), the rest describes the image (`GpuBufferDescription`; LaminaRender's
+    /// `GpuImageExporter` makes such an image and has them all). Draw into the image and wait
+    /// until the drawing is done before `present`: the daemon reads it when it applies the commit.
+    /// - Throws: `LaminaError.requestFailed` (`invalidBuffer` naming what is wrong: another
+    ///   device, a format the daemon does not sample, memory too small; `limitExceeded`).
+    public func addGpuBuffer(memoryFD: Int32, width: Int, height: Int, format: UInt32, size: UInt64, memoryType: UInt32,
+                             deviceUUID: [UInt8]) throws -> GpuSurfaceBuffer {
+        defer { close(memoryFD) }
+        precondition(deviceUUID.count == 16, "a device UUID is 16 bytes")
+        link = connection.link
+        let id = connection.takeSurfaceID()
+        let description = GpuBufferDescription(id: id, width: UInt32(width), height: UInt32(height), format: format, size: size,
+                                               memoryType: memoryType, deviceUUID: deviceUUID)
+        guard case .bufferCreated = try connection.roundTrip(.createGpuBuffer(description), descriptor: memoryFD) else {
+            throw LaminaError.protocolViolation("expected bufferCreated")
+        }
+        let buffer = GpuSurfaceBuffer(id: id, width: width, height: height)
+        connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store(false, ordering: AtomicStoreOrdering.releasing) } }
+        gpuBuffers.append(buffer)
+        return buffer
+    }
+
+    /// Stages a GPU buffer's attachment, as `present(_:damage:)` a shared-memory one's. Busy
+    /// (don't draw into the image) until the daemon releases it.
+    public func present(_ buffer: GpuSurfaceBuffer, damage: [DamageRect] = []) {
+        present(id: buffer.id, busy: buffer.busy, damage: damage)
+    }
+
+    private func present(id bufferID: UInt32, busy: borrowing Atomic<Bool>, damage: [DamageRect]) {
+        busy.store(true, ordering: AtomicStoreOrdering.releasing)
+        connection.stage(.attachBuffer(layer: id, buffer: bufferID, damage: damage))
         let callback = connection.takeSurfaceID()
         let handler = onFrame
         connection.link.state.withLock { $0.frameCallbacks[callback] = { t, target in await handler?(t, target) } }
@@ -96,7 +132,7 @@ public final class SurfaceLayer: Layer {
 
     deinit {
         if let mapping { munmap(mapping.base, mapping.size) }
-        let ids = buffers.map(\.id)
+        let ids = buffers.map(\.id) + gpuBuffers.map(\.id)
         link?.state.withLock { s in for id in ids { s.bufferReleases[id] = nil } }
     }
 }
@@ -115,6 +151,17 @@ public final class SurfaceBuffer: Sendable {
     init(id: UInt32, pixels: UnsafeMutableRawPointer, width: Int, height: Int, stride: Int, format: BufferFormat) {
         self.id = id; self.pixels = pixels; self.width = width; self.height = height; self.stride = stride; self.format = format
     }
+}
+
+/// A GPU buffer of a `SurfaceLayer` (`addGpuBuffer`): the client's image, shown by `present`.
+public final class GpuSurfaceBuffer: Sendable {
+    public let id: UInt32
+    public let width: Int, height: Int
+    let busy = Atomic<Bool>(false)
+    /// Attached and not released by the daemon yet: it may still read the image.
+    public var isBusy: Bool { busy.load(ordering: .acquiring) }
+
+    init(id: UInt32, width: Int, height: Int) { self.id = id; self.width = width; self.height = height }
 }
 
 /// What `presented` says of a commit's content (docs/protocol.md, Surfaces): the compositor

@@ -11,10 +11,16 @@ import LaminaTree
 public enum TiledDrawing {
     /// Tiles one tiled layer draws in a frame, at most: past it a coarser level is drawn.
     public static let maxTilesPerLayer = 1024
-    /// Tile sides are clamped into this range (pixels of the level drawn).
-    public static let tileSides = 16...4096
-    /// `levelsOfDetail` and `levelsOfDetailBias` are clamped to at most this.
-    public static let maxLevels = 30
+    /// The tile sides `tileSize` may have (pixels of the level drawn): the table's range rule,
+    /// so a side outside it is refused when set; `tileSide` clamps into it all the same.
+    public static let tileSides = intRange("tileSize")
+    /// The most `levelsOfDetail` and `levelsOfDetailBias` may be (the table's range rules).
+    public static let maxLevels = min(intRange("levelsOfDetail").upperBound, intRange("levelsOfDetailBias").upperBound)
+
+    private static func intRange(_ keyPath: String) -> ClosedRange<Int> {
+        let b = PropertyTable.row(keyPath)!.bounds!
+        return Int(b.lowerBound)...Int(b.upperBound)
+    }
 
     /// The level drawn when the layer shows `scale` device pixels per image pixel: the
     /// coarsest level with at least one of its pixels per device pixel — ℓ = ⌊−log2 scale⌋,
@@ -28,7 +34,8 @@ public enum TiledDrawing {
         return Int(min(max(ideal, Double(-magnified)), Double(levels - 1)))
     }
 
-    /// `levelsOfDetail` rounded down into 1…`maxLevels`.
+    /// `levelsOfDetail` rounded down into 1…`maxLevels` (values set through the property table
+    /// are in range already; a `LayerProperties` built in-process is not checked).
     public static func levelCount(_ v: Double) -> Int { v.isFinite ? min(max(Int(max(v, 1)), 1), maxLevels) : 1 }
     /// `levelsOfDetailBias` rounded down into 0…`maxLevels`.
     public static func biasCount(_ v: Double) -> Int { v.isFinite ? min(max(Int(max(v, 0)), 0), maxLevels) : 0 }

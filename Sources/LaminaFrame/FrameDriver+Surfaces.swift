@@ -3,14 +3,15 @@ import LaminaTree
 
 extension FrameDriver {
     /// A packet's surface updates (docs/protocol.md, Surfaces), applied right after its
-    /// changes: each copies its damaged rectangles from the client's shared memory into the
+    /// changes: each copies its damaged rectangles from the client's shared memory (or GPU
+    /// image, read back) into the
     /// surface's storage (a new storage when the buffer's size changed: then all of it), and
     /// the layer's image becomes a new `Image` over it, so this frame redraws the layer and
     /// the GPU copy takes only the damage. A buffer of none shows nothing. The server
     /// removes a surface's image (`setImage(name, nil)`) when its layer or client goes.
     mutating func applySurfaces(_ updates: [SurfaceUpdate]) {
         for update in updates {
-            guard update.pool != nil else {
+            guard update.showsBuffer else {
                 setImage(update.name, nil)
                 continue
             }

@@ -107,21 +107,40 @@ public struct SurfaceRect: Sendable, Hashable {
     public var area: Int { width * height }
 }
 
-/// One commit's change of a surface layer: copy `damage` of the buffer (`layout` in `pool`) into
-/// the surface's pixels, or (`pool` nil) show nothing. Applied by the render side when it
+/// Pixels of a surface buffer that are not in shared memory: a client's GPU image
+/// (LaminaRender's `ImportedGpuImage`), read on the render thread when the packet that
+/// attached it is applied, so the client may draw into it again once `bufferReleased` came.
+public protocol SurfacePixelSource: AnyObject, Sendable {
+    var width: Int { get }
+    var height: Int { get }
+    /// Calls `body` once with the pixels (row 0 at the pointer, rows `stride` bytes apart, in
+    /// the format given), valid during the call, of which it reads only `rects`. False, and
+    /// `body` not called, when they could not be read.
+    func withPixels(_ rects: [SurfaceRect],
+                    _ body: (_ base: UnsafeRawPointer, _ stride: Int, _ format: SurfacePixelFormat) -> Void) -> Bool
+}
+
+/// One commit's change of a surface layer: copy `damage` of the buffer (`layout` in `pool`, or
+/// `source`'s pixels) into the surface's pixels, or (neither) show nothing. Applied by the render side when it
 /// applies the commit's packet, so the new pixels appear in the same frame as the commit's
 /// other changes.
 public struct SurfaceUpdate: Sendable {
     /// The image name the layer's `contents` holds (`CLIENT/surface/LAYER`).
     public var name: String
     public var pool: SharedMemoryPool?
+    /// A GPU buffer's pixels (then `pool` is nil and `layout` gives only width and height).
+    public var source: SurfacePixelSource?
     public var layout: SurfaceBufferLayout
     /// In buffer pixels, clipped to it; empty: the whole buffer.
     public var damage: [SurfaceRect]
 
-    public init(name: String, pool: SharedMemoryPool?, layout: SurfaceBufferLayout, damage: [SurfaceRect]) {
-        self.name = name; self.pool = pool; self.layout = layout; self.damage = damage
+    public init(name: String, pool: SharedMemoryPool?, source: SurfacePixelSource? = nil, layout: SurfaceBufferLayout,
+                damage: [SurfaceRect]) {
+        self.name = name; self.pool = pool; self.source = source; self.layout = layout; self.damage = damage
     }
+
+    /// Whether it shows a buffer (else the layer shows nothing).
+    public var showsBuffer: Bool { pool != nil || source != nil }
 }
 
 /// A surface layer's pixels on the render side: premultiplied RGBA8, rows top first, tightly
@@ -158,18 +177,32 @@ public final class SurfaceStorage: @unchecked Sendable {
 
     /// Copies the damaged rectangles of the buffer (its size must be this storage's) in,
     /// converting BGRA to RGBA, and starts a new version. Empty `damage`: the whole buffer.
+    /// A GPU buffer's pixels (`update.source`) are read back first; when that fails nothing
+    /// changes (the surface keeps what it showed).
     public func apply(_ update: SurfaceUpdate) {
+        let whole = SurfaceRect(x: 0, y: 0, width: width, height: height)
+        let rects = update.damage.isEmpty ? [whole] : update.damage.compactMap { $0.clipped(width: width, height: height) }
+        if let source = update.source {
+            precondition(source.width == width && source.height == height)
+            _ = source.withPixels(rects) { base, stride, format in
+                copy(rects, from: base, stride: stride, format: format)
+            }
+            return
+        }
         guard let pool = update.pool else { return }
         let l = update.layout
         precondition(l.width == width && l.height == height && l.misfit(poolSize: pool.size) == nil)
-        let whole = SurfaceRect(x: 0, y: 0, width: width, height: height)
-        let rects = update.damage.isEmpty ? [whole] : update.damage.compactMap { $0.clipped(width: width, height: height) }
-        let src = pool.base + l.offset
+        copy(rects, from: pool.base + l.offset, stride: l.stride, format: l.format)
+    }
+
+    /// Copies `rects` (inside this storage) of pixels whose row 0 starts at `src`, rows `stride`
+    /// bytes apart, and starts a new version.
+    private func copy(_ rects: [SurfaceRect], from src: UnsafeRawPointer, stride: Int, format: SurfacePixelFormat) {
         for r in rects {
             for row in r.y..<(r.y + r.height) {
-                let from = src + row * l.stride + r.x * 4
+                let from = src + row * stride + r.x * 4
                 let to = pixels + (row * width + r.x) * 4
-                switch l.format {
+                switch format {
                 case .rgba8: to.copyMemory(from: from, byteCount: r.width * 4)
                 case .bgra8: Self.swizzle(from: from, to: to, pixels: r.width)
                 }

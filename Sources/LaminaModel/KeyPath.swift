@@ -85,6 +85,8 @@ struct PropertyInput {
         .wrongType(keyPath: keyPath, expected: expected, got: value.typeName)
     }
     func range(_ reason: String) -> PropertyError { .outOfRange(keyPath: keyPath, reason: reason) }
+    /// A number as an error names it: whole numbers without a fraction.
+    static func shown(_ v: Double) -> String { v.rounded() == v && abs(v) < 1e15 ? String(Int(v)) : "\(v)" }
 
     func number() throws(PropertyError) -> Double {
         if case .number(let v) = value { return v }
@@ -93,6 +95,12 @@ struct PropertyInput {
     func nonNegativeNumber() throws(PropertyError) -> Double {
         let v = try number()
         guard v >= 0 else { throw range("must be ≥ 0") }
+        return v
+    }
+    /// The table's `range LO...HI` rule for a number.
+    func number(in bounds: ClosedRange<Double>) throws(PropertyError) -> Double {
+        let v = try number()
+        guard bounds.contains(v) else { throw range("must be in \(Self.shown(bounds.lowerBound))…\(Self.shown(bounds.upperBound)) (got \(Self.shown(v)))") }
         return v
     }
     func point() throws(PropertyError) -> Point {
@@ -106,6 +114,14 @@ struct PropertyInput {
     func nonNegativeSize() throws(PropertyError) -> Size {
         let s = try size()
         guard s.width >= 0, s.height >= 0 else { throw range("must be ≥ 0") }
+        return s
+    }
+    /// The table's `range LO...HI` rule for a size: its width and height.
+    func size(in bounds: ClosedRange<Double>) throws(PropertyError) -> Size {
+        let s = try size()
+        guard bounds.contains(s.width), bounds.contains(s.height) else {
+            throw range("width and height must be in \(Self.shown(bounds.lowerBound))…\(Self.shown(bounds.upperBound)) (got \(Self.shown(s.width)) × \(Self.shown(s.height)))")
+        }
         return s
     }
     func rect() throws(PropertyError) -> Rect {

@@ -397,17 +397,17 @@ public struct LayerProperties: Hashable, Sendable {
         _modify { yield &rare.values.seed }
     }
     // Tiled (CATiledLayer).
-    /// The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn).
+    /// The tiles' size in pixels of the level drawn (each side rounded down; a side outside 16…4096 is refused).
     @inlinable public var tileSize: Size {
         get { if let box = rare.box { return box.values.tileSize }; return Size(256, 256) }
         _modify { yield &rare.values.tileSize }
     }
-    /// Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.
+    /// Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down; outside 1…30 is refused.
     @inlinable public var levelsOfDetail: Double {
         get { if let box = rare.box { return box.values.levelsOfDetail }; return 1 }
         _modify { yield &rare.values.levelsOfDetail }
     }
-    /// Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30.
+    /// Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down; outside 0…30 is refused.
     @inlinable public var levelsOfDetailBias: Double {
         get { if let box = rare.box { return box.values.levelsOfDetailBias }; return 0 }
         _modify { yield &rare.values.levelsOfDetailBias }
@@ -866,11 +866,11 @@ extension LayerProperties {
         case "scale": scale = try v.number()
         case "spin": spin = try v.number()
         case "seed": seed = try v.nonNegativeNumber()
-        case "tileSize": tileSize = try v.nonNegativeSize()
-        case "tileSize.width": tileSize.width = try v.nonNegativeNumber()
-        case "tileSize.height": tileSize.height = try v.nonNegativeNumber()
-        case "levelsOfDetail": levelsOfDetail = try v.nonNegativeNumber()
-        case "levelsOfDetailBias": levelsOfDetailBias = try v.nonNegativeNumber()
+        case "tileSize": tileSize = try v.size(in: 16...4096)
+        case "tileSize.width": tileSize.width = try v.number(in: 16...4096)
+        case "tileSize.height": tileSize.height = try v.number(in: 16...4096)
+        case "levelsOfDetail": levelsOfDetail = try v.number(in: 1...30)
+        case "levelsOfDetailBias": levelsOfDetailBias = try v.number(in: 0...30)
         case "fadeDuration": fadeDuration = try v.nonNegativeNumber()
         default:
             if let c = TransformComponent(v.keyPath, under: "transform.") {
@@ -980,9 +980,9 @@ extension PropertyTable {
         Row(keyPath: "scale", type: .number, layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "spin", type: .number, layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "seed", type: .number, layers: [.emitter], animates: false, implicitAction: false),
-        Row(keyPath: "tileSize", type: .size, layers: [.tiled], animates: false, implicitAction: false),
-        Row(keyPath: "levelsOfDetail", type: .number, layers: [.tiled], animates: false, implicitAction: false),
-        Row(keyPath: "levelsOfDetailBias", type: .number, layers: [.tiled], animates: false, implicitAction: false),
+        Row(keyPath: "tileSize", type: .size, layers: [.tiled], animates: false, implicitAction: false, bounds: 16...4096),
+        Row(keyPath: "levelsOfDetail", type: .number, layers: [.tiled], animates: false, implicitAction: false, bounds: 1...30),
+        Row(keyPath: "levelsOfDetailBias", type: .number, layers: [.tiled], animates: false, implicitAction: false, bounds: 0...30),
         Row(keyPath: "fadeDuration", type: .number, layers: [.tiled], animates: false, implicitAction: false),
     ]
 

@@ -70,6 +70,9 @@ public enum PropertyTable {
         public let animates: Bool
         /// Changing it inside a transaction animates it implicitly (CALayer's default action).
         public let implicitAction: Bool
+        /// The table's `range LO...HI` rule: the interval a number (a size's width and height)
+        /// must lie in, or nil (setting a value outside it is `PropertyError.outOfRange`).
+        public var bounds: ClosedRange<Double>? = nil
     }
 
     /// A key path of the table: its row and its value type.

@@ -46,18 +46,8 @@ final class TextureImage {
         self.format = format
         mipLevels = mipmapped ? Self.mipLevels(width: width, height: height) : 1
         byteCount = width * height * bytesPerPixel
-        var info = VkImageCreateInfo()
-        info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
-        info.imageType = VK_IMAGE_TYPE_2D
-        info.format = format
-        info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
-        info.mipLevels = UInt32(mipLevels)
-        info.arrayLayers = 1
-        info.samples = VK_SAMPLE_COUNT_1_BIT
-        info.tiling = VK_IMAGE_TILING_OPTIMAL
-        info.usage = mapFlags(VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_USAGE_SAMPLED_BIT)
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-        info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        var info = imageCreateInfo2D(width: width, height: height, format: format, usage: mapFlags(
+            VK_IMAGE_USAGE_TRANSFER_DST_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT, VK_IMAGE_USAGE_SAMPLED_BIT), mipLevels: mipLevels)
         var image: VkImage?
         try vk("vkCreateImage", vkCreateImage(device.raw, &info, nil, &image))
         guard let image else { throw .vulkan(.unexpected(0), call: "vkCreateImage") }

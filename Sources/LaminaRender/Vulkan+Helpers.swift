@@ -49,6 +49,25 @@ func withCStrings<R, E: Error>(
     }
 }
 
+/// A 2D image's create info: one layer, one sample, optimal tiling, exclusive, from layout
+/// UNDEFINED (textures, the offscreen targets' and the GPU buffers' images).
+func imageCreateInfo2D(width: Int, height: Int, format: VkFormat, usage: VkImageUsageFlags,
+                       mipLevels: Int = 1) -> VkImageCreateInfo {
+    var info = VkImageCreateInfo()
+    info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
+    info.imageType = VK_IMAGE_TYPE_2D
+    info.format = format
+    info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
+    info.mipLevels = UInt32(mipLevels)
+    info.arrayLayers = 1
+    info.samples = VK_SAMPLE_COUNT_1_BIT
+    info.tiling = VK_IMAGE_TILING_OPTIMAL
+    info.usage = usage
+    info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+    info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+    return info
+}
+
 /// Reads a fixed-size C char array field (imported as a tuple) as a String.
 func string<T>(fromCharTuple tuple: T) -> String {
     withUnsafeBytes(of: tuple) { raw in

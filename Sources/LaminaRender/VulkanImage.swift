@@ -84,18 +84,7 @@ final class VulkanImage {
     private static func makeImage(device: VulkanDevice, width: Int, height: Int, format: VkFormat,
                                   usage: VkImageUsageFlags, aspect: VkImageAspectFlags)
         throws(RenderError) -> (VkImage, VkDeviceMemory, VkImageView) {
-        var info = VkImageCreateInfo()
-        info.sType = VK_STRUCTURE_TYPE_IMAGE_CREATE_INFO
-        info.imageType = VK_IMAGE_TYPE_2D
-        info.format = format
-        info.extent = VkExtent3D(width: UInt32(width), height: UInt32(height), depth: 1)
-        info.mipLevels = 1
-        info.arrayLayers = 1
-        info.samples = VK_SAMPLE_COUNT_1_BIT
-        info.tiling = VK_IMAGE_TILING_OPTIMAL
-        info.usage = usage
-        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
-        info.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
+        var info = imageCreateInfo2D(width: width, height: height, format: format, usage: usage)
         var image: VkImage?
         try vk("vkCreateImage", vkCreateImage(device.raw, &info, nil, &image))
         guard let image else { throw .vulkan(.unexpected(0), call: "vkCreateImage") }

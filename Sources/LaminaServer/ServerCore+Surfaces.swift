@@ -3,6 +3,7 @@ import Glibc
 #endif
 import LaminaImage
 import LaminaModel
+import LaminaRender
 import LaminaTree
 import LaminaWire
 
@@ -15,6 +16,8 @@ struct ClientSurfaces {
     var fds: [Int32] = []
     var pools: [UInt32: SharedMemoryPool] = [:]
     var buffers: [UInt32: (pool: SharedMemoryPool, layout: SurfaceBufferLayout)] = [:]
+    /// GPU buffers (`createGpuBuffer`), by buffer id (the same ids as shared-memory buffers).
+    var gpuBuffers: [UInt32: ImportedGpuImage] = [:]
     /// Surface layers (local id) → the image name their `contents` holds.
     var names: [UInt32: String] = [:]
     /// Surface layers (local id) → bytes of the pixels the daemon keeps for them (w × h × 4 of
@@ -22,13 +25,14 @@ struct ClientSurfaces {
     var shown: [UInt32: Int] = [:]
 
     /// Bytes of shared memory mapped for the client (each pool once, while it or a buffer of it
-    /// lives) and of its surfaces' pixels: what counts against `maxImageBytesPerClient`.
+    /// lives), of its imported GPU buffers and of its surfaces' pixels: what counts against
+    /// `maxImageBytesPerClient`.
     var bytes: Int {
         var seen: Set<ObjectIdentifier> = []
         var n = 0
         for p in pools.values where seen.insert(ObjectIdentifier(p)).inserted { n += p.size }
         for b in buffers.values where seen.insert(ObjectIdentifier(b.pool)).inserted { n += b.pool.size }
-        return n + shown.values.reduce(0, +)
+        return n + gpuBuffers.values.reduce(0) { $0 + $1.bytes } + shown.values.reduce(0, +)
     }
 }
 
@@ -107,7 +111,7 @@ extension ServerCore {
             guard let pool = table.pools[poolID] else {
                 return fail(.unknownBuffer, "buffer \(id): no pool \(poolID) (createPool makes one)")
             }
-            guard id != 0, table.buffers[id] == nil else {
+            guard id != 0, table.buffers[id] == nil, table.gpuBuffers[id] == nil else {
                 return fail(.invalidValue, "buffer \(id): " + (id == 0 ? "buffer id 0 means none" : "the id is in use; destroy it first"))
             }
             guard offset <= UInt64(Int32.max) * 4 else {
@@ -120,8 +124,38 @@ extension ServerCore {
             }
             table.buffers[id] = (pool, layout)
             reply(.bufferCreated(id: id))
+        case .createGpuBuffer(let g):
+            guard !table.fds.isEmpty else {
+                return fail(.invalidBuffer, "buffer \(g.id): no file descriptor came with createGpuBuffer (send the image memory's opaque fd from vkGetMemoryFdKHR with the message, SCM_RIGHTS)")
+            }
+            let fd = table.fds.removeFirst()
+            guard g.id != 0, table.buffers[g.id] == nil, table.gpuBuffers[g.id] == nil else {
+                close(fd)
+                return fail(.invalidValue, "buffer \(g.id): " + (g.id == 0 ? "buffer id 0 means none" : "the id is in use; destroy it first"))
+            }
+            let limit = config.maxImageBytesPerClient
+            let used = (imageTables[client]?.bytes ?? 0) + table.bytes
+            guard g.size <= UInt64(Int.max), Int(g.size) <= limit - used else {
+                close(fd)
+                return fail(.limitExceeded, "buffer \(g.id): \(g.size) bytes of GPU memory is over the client's memory limit (maxImageBytesPerClient \(limit) bytes, \(used) in use by images and surfaces)")
+            }
+            let importer: GpuBufferImporter
+            switch gpuBufferImporter() {
+            case .success(let i): importer = i
+            case .failure(let f):
+                close(fd)
+                return fail(.invalidBuffer, "buffer \(g.id): \(f.message)")
+            }
+            do {
+                table.gpuBuffers[g.id] = try importer.importImage(
+                    fd: fd, width: Int(g.width), height: Int(g.height), format: g.format, size: g.size,
+                    memoryType: g.memoryType, deviceUUID: g.deviceUUID)
+            } catch {
+                return fail(.invalidBuffer, "buffer \(g.id): \(error.message)")
+            }
+            reply(.bufferCreated(id: g.id))
         case .destroyBuffer(let id):
-            guard table.buffers.removeValue(forKey: id) != nil else {
+            guard table.buffers.removeValue(forKey: id) != nil || table.gpuBuffers.removeValue(forKey: id) != nil else {
                 return fail(.unknownBuffer, "buffer \(id): no buffer of this id (createBuffer makes one)")
             }
             // Its pending release is not sent: the id may be used again at once.
@@ -208,9 +242,15 @@ extension ServerCore {
                     plan.shown[layer] = 0
                     continue
                 }
-                guard let buffer = table.buffers[bufferID] else {
+                let buffer: (pool: SharedMemoryPool?, source: ImportedGpuImage?, layout: SurfaceBufferLayout)
+                if let b = table.buffers[bufferID] {
+                    buffer = (b.pool, nil, b.layout)
+                } else if let g = table.gpuBuffers[bufferID] {
+                    buffer = (nil, g, SurfaceBufferLayout(offset: 0, width: g.width, height: g.height, stride: g.width * 4,
+                                                          format: g.format))
+                } else {
                     return .failure(SurfaceFailure(index: index, code: .unknownBuffer,
-                                                   message: "attachBuffer: no buffer \(bufferID) (createBuffer makes one)"))
+                                                   message: "attachBuffer: no buffer \(bufferID) (createBuffer or createGpuBuffer makes one)"))
                 }
                 let bytes = buffer.layout.width * buffer.layout.height * 4
                 budget += (plan.shown[layer] ?? table.shown[layer] ?? 0) - bytes
@@ -224,7 +264,7 @@ extension ServerCore {
                         .clipped(width: buffer.layout.width, height: buffer.layout.height)
                 }
                 // Damage wholly outside the buffer changes nothing (but the update still counts).
-                plan.updates.append(SurfaceUpdate(name: name, pool: buffer.pool, layout: buffer.layout,
+                plan.updates.append(SurfaceUpdate(name: name, pool: buffer.pool, source: buffer.source, layout: buffer.layout,
                                                   damage: damage.isEmpty ? [] : (rects.isEmpty ? [SurfaceRect(x: 0, y: 0, width: 0, height: 0)] : rects)))
                 plan.attached.append(layer)
                 if released.insert(bufferID).inserted { plan.waits.append(.release(buffer: bufferID)) }
@@ -235,6 +275,19 @@ extension ServerCore {
             }
         }
         return .success(plan)
+    }
+
+    /// The importer of GPU buffers, made the first time one is asked for (or why it cannot be).
+    mutating func gpuBufferImporter() -> Result<GpuBufferImporter, GpuBufferImporter.Failure> {
+        if let made = gpuImporter { return made }
+        let made: Result<GpuBufferImporter, GpuBufferImporter.Failure>
+        do {
+            made = .success(try GpuBufferImporter())
+        } catch {
+            made = .failure(GpuBufferImporter.Failure(message: "this daemon cannot import GPU buffers: \(error)"))
+        }
+        gpuImporter = made
+        return made
     }
 
     /// The model tree's failure of the commit's operations before `index` (all of them when

@@ -6,6 +6,7 @@ import LaminaImage
 import LaminaTree
 import LaminaWire
 import LaminaModel
+import LaminaRender
 
 /// What the server's host must do after the core handled an input.
 public enum ServerEffect: Sendable {
@@ -131,6 +132,9 @@ public struct ServerCore {
     var surfaceTables: [UInt32: ClientSurfaces] = [:]
     var surfaceWaits: [SurfaceWait] = []
     var surfaceSerial: UInt64 = 0
+    /// The importer of GPU buffers (ServerCore+Surfaces), made on the first `createGpuBuffer`;
+    /// when it could not be made, why (every later `createGpuBuffer` is refused with that).
+    public internal(set) var gpuImporter: Result<GpuBufferImporter, GpuBufferImporter.Failure>?
     /// Which layers hold the pointer and the keyboard (ServerCore+Input.swift).
     var inputRouting = InputRouting()
     /// When the model's nodes are next offered to share the render side's (ServerCore+Sharing).

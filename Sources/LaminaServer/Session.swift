@@ -196,7 +196,7 @@ public struct Session: Sendable {
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]
         case .uploadImage, .releaseImage: return [.image(request, requestID: requestID)]
-        case .createPool, .destroyPool, .createBuffer, .destroyBuffer: return [.surface(request, requestID: requestID)]
+        case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .createGpuBuffer: return [.surface(request, requestID: requestID)]
         case .measureText(let text, let font, let size, let width):
             return [.measureText(text, font: font, fontSize: size, width: width, requestID: requestID)]
         case .startTrace(let n):

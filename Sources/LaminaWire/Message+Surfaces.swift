@@ -26,6 +26,9 @@ extension Request {
         case .attachBuffer(let layer, let buffer, let damage):
             w.u32(layer); w.u32(buffer); w.u32(UInt32(damage.count))
             for d in damage { w.u32(UInt32(bitPattern: d.x)); w.u32(UInt32(bitPattern: d.y)); w.u32(d.width); w.u32(d.height) }
+        case .createGpuBuffer(let g):
+            w.u32(g.id); w.u32(g.width); w.u32(g.height); w.u32(g.format); w.u64(g.size); w.u32(g.memoryType)
+            for b in g.deviceUUID { w.u8(b) }
         default: preconditionFailure("not a surface request")
         }
     }
@@ -52,8 +55,40 @@ extension Request {
             let raw = try r.u8("format")
             guard let format = BufferFormat(rawValue: raw) else { throw .malformed("unknown buffer format \(raw) (0 BGRA8, 1 RGBA8)") }
             return .createBuffer(id: id, pool: pool, offset: offset, width: width, height: height, stride: stride, format: format)
+        case 0x43:
+            let id = try r.u32("buffer id"), width = try r.u32("width"), height = try r.u32("height")
+            let format = try r.u32("format"), size = try r.u64("size"), memoryType = try r.u32("memory type")
+            var uuid: [UInt8] = []
+            for _ in 0..<16 { uuid.append(try r.u8("device UUID")) }
+            return .createGpuBuffer(GpuBufferDescription(id: id, width: width, height: height, format: format, size: size,
+                                                         memoryType: memoryType, deviceUUID: uuid))
         default: return .destroyBuffer(id: try r.u32("buffer id"))
         }
+    }
+}
+
+/// A client's GPU image as `createGpuBuffer` describes it (docs/protocol.md, GPU buffers): a 2D
+/// image of one level and one layer, optimal tiling, made with usage transfer-src, transfer-dst,
+/// sampled and color-attachment, no flags, its memory (a whole allocation of `size` bytes of
+/// memory type `memoryType`, exported as an opaque fd) on the device whose
+/// `VkPhysicalDeviceIDProperties.deviceUUID` is `deviceUUID`.
+public struct GpuBufferDescription: Sendable, Hashable {
+    public var id: UInt32
+    public var width: UInt32
+    public var height: UInt32
+    /// A `VkFormat` value: 37 (`VK_FORMAT_R8G8B8A8_UNORM`) or 44 (`VK_FORMAT_B8G8R8A8_UNORM`).
+    public var format: UInt32
+    /// Bytes of the exported allocation.
+    public var size: UInt64
+    public var memoryType: UInt32
+    /// 16 bytes.
+    public var deviceUUID: [UInt8]
+
+    public init(id: UInt32, width: UInt32, height: UInt32, format: UInt32, size: UInt64, memoryType: UInt32,
+                deviceUUID: [UInt8]) {
+        precondition(deviceUUID.count == 16, "a device UUID is 16 bytes")
+        self.id = id; self.width = width; self.height = height; self.format = format; self.size = size
+        self.memoryType = memoryType; self.deviceUUID = deviceUUID
     }
 }
 

@@ -89,6 +89,10 @@ public enum Request: Hashable, Sendable {
     case createBuffer(id: UInt32, pool: UInt32, offset: UInt64, width: UInt32, height: UInt32, stride: UInt32,
                       format: BufferFormat)
     case destroyBuffer(id: UInt32)
+    /// A buffer over a client's GPU image: its memory exported as an opaque fd
+    /// (`VK_KHR_external_memory_fd`, sent with the message, SCM_RIGHTS) and the image's
+    /// description (docs/protocol.md, GPU buffers). Answered by `bufferCreated`.
+    case createGpuBuffer(GpuBufferDescription)
     /// Staged: shows a buffer (0: none) in a surface layer, with the damaged rectangles.
     case attachBuffer(layer: UInt32, buffer: UInt32, damage: [DamageRect])
     /// Staged: `frameDone(id)` once the frame showing the commit is made.
@@ -138,6 +142,7 @@ public enum Request: Hashable, Sendable {
         case .destroyPool: 0x3F
         case .createBuffer: 0x40
         case .destroyBuffer: 0x41
+        case .createGpuBuffer: 0x43
         }
     }
 
@@ -154,7 +159,7 @@ public enum Request: Hashable, Sendable {
         case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
         case 0x1B: "attachBuffer"; case 0x1C: "frameCallback"; case 0x1D: "presentationFeedback"
         case 0x3E: "createPool"; case 0x3F: "destroyPool"; case 0x40: "createBuffer"; case 0x41: "destroyBuffer"
-        case 0x42: "transition"
+        case 0x42: "transition"; case 0x43: "createGpuBuffer"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -217,7 +222,8 @@ public enum Request: Hashable, Sendable {
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
         case .uploadImage, .releaseImage: encodeImageBody(&w)
-        case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .attachBuffer, .frameCallback, .presentationFeedback:
+        case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .attachBuffer, .frameCallback, .presentationFeedback,
+             .createGpuBuffer:
             encodeSurfaceBody(&w)
         }
     }
@@ -312,7 +318,7 @@ public enum Request: Hashable, Sendable {
         case 0x3B: request = .stopTrace
         case 0x3D: request = .getTime
         case 0x38, 0x39: request = try decodeImageBody(opcode: opcode, &r)
-        case 0x1B...0x1D, 0x3E...0x41: request = try decodeSurfaceBody(opcode: opcode, &r)
+        case 0x1B...0x1D, 0x3E...0x41, 0x43: request = try decodeSurfaceBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd(Request.name(ofOpcode: opcode))

@@ -1,5 +1,6 @@
 import Foundation
 import Lamina
+import LaminaRender
 import LaminaServer
 import LaminaWire
 import Synchronization
@@ -17,6 +18,10 @@ import Synchronization
 ///   the rate reached, latency, and the daemon's busy fraction;
 /// - `damage4k`: a 3840×2160 buffer with one 64×64 rectangle damaged per frame, beside the same
 ///   buffer damaged whole: latency of each (the copy and upload follow the damage);
+/// - `gpu1080`: one 1920×1080 GPU buffer (a ring of three Vulkan images, `GpuImageExporter`,
+///   shared by opaque fd) cleared to a new color by the client each frame and attached whole:
+///   frames per second and commit-to-frame latency, as `full1080` (the daemon copies the
+///   image into the surface when it applies the commit);
 /// - `memcpy`: this machine's memcpy of one 1920×1080×4 frame (ms, GB/s), the bound of a
 ///   copying path.
 func runSurfaceBench(_ arguments: [String]) {
@@ -40,6 +45,7 @@ func runSurfaceBench(_ arguments: [String]) {
                         damage: { k in [DamageRect(x: Int32(k * 64 % 3776), y: Int32(k * 64 / 3776 * 64 % 2096), width: 64, height: 64)] })
         try streamBench(daemon, "whole4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
                         damage: { _ in [] })
+        try gpuBench(daemon, seconds: seconds)
     } catch { benchFail("surfaces: \(error)") }
 }
 
@@ -81,13 +87,10 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
         layers.append(s)
     }
     try c.commit()
-    var latencies: [Double] = [], drawing: [Double] = []
-    var frames = 0
-    let start = benchNow()
-    var next = start
-    let warmup = 5
-    while benchNow() - start < seconds + (frames < warmup ? 1 : 0) || frames < warmup + 3 {
-        let d0 = benchNow()
+    let run = try runFrames(c, seconds: seconds, rate: rate, wait: {
+        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
+        return arrived.withLock { $0.last! }
+    }) { frames in
         for (k, s) in layers.enumerated() {
             // Three buffers and a frame callback per commit: one is always free here.
             guard let b = s.nextBuffer() else { benchFail("surfaces: no free buffer") }
@@ -109,27 +112,77 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
             }
             s.present(b, damage: d)
         }
+    }
+    let json = try JSONSerialization.jsonObject(with: Data(try c.statsJSON().utf8)) as? [String: Any]
+    let busy = (json?["busyFraction"] as? Double) ?? .nan
+    let l = percentiles(run.latencies)
+    print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
+          + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
+          + "\"framesPerSecond\": \(String(format: "%.1f", run.framesPerSecond)), "
+          + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
+          + "\"clientDrawMs\": \(String(format: "%.3f", run.drawMs)), \"daemonBusyFraction\": \(String(format: "%.3f", busy))}")
+}
+
+private func gpuBench(_ daemon: Daemon, seconds: Double) throws {
+    let c = try Connection(socketPath: daemon.socketPath, name: "lamina-bench-gpu1080")
+    defer { c.close() }
+    c.setDisableActions(true)
+    let arrived = Mutex<[Double]>([])
+    let signal = DispatchSemaphore(value: 0)
+    let s = c.makeSurfaceLayer()
+    var ring: [(GpuImageExporter, GpuSurfaceBuffer)] = []
+    for _ in 0..<3 {
+        let e = try GpuImageExporter(width: 1920, height: 1080, format: 44)
+        let b = try s.addGpuBuffer(memoryFD: try e.exportMemory(), width: e.width, height: e.height, format: e.format,
+                                   size: e.size, memoryType: e.memoryType, deviceUUID: e.deviceUUID)
+        ring.append((e, b))
+    }
+    s.frame = Rect(0, 0, 1920, 1080)
+    c.root.addSublayer(s)
+    s.onFrame = { _, _ in arrived.withLock { $0.append(benchNow()) }; signal.signal() }
+    try c.commit()
+    let run = try runFrames(c, seconds: seconds, rate: nil, wait: {
+        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
+        return arrived.withLock { $0.last! }
+    }) { frames in
+        guard let (e, b) = ring.first(where: { !$0.1.isBusy }) else { benchFail("surfaces: no free GPU buffer") }
+        let v = Float(frames % 64) / 63
+        try e.clear(v, 1 - v, 0.5, 1)
+        s.present(b)
+    }
+    let l = percentiles(run.latencies)
+    print("{\"bench\": \"surfaces\", \"case\": \"gpu1080\", \"surfaces\": 1, \"size\": \"1920x1080\", "
+          + "\"damagePerFrame\": \"whole\", \"framesPerSecond\": \(String(format: "%.1f", run.framesPerSecond)), "
+          + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
+          + "\"clientDrawMs\": \(String(format: "%.3f", run.drawMs))}")
+}
+
+/// Frames for `seconds` after 5 warm-up frames (at least 8 in all): `draw(k)` draws and
+/// presents frame k, then the commit, then `wait` (the arrival time of the frame callback);
+/// with `rate`, paced to it. Commit-to-callback latencies (ms, warm-up left out), the median
+/// client drawing time (ms) and the rate reached.
+private func runFrames(_ c: Connection, seconds: Double, rate: Double?, wait: () -> Double,
+                       draw: (Int) throws -> Void) throws -> (framesPerSecond: Double, latencies: [Double], drawMs: Double) {
+    var latencies: [Double] = [], drawing: [Double] = []
+    var frames = 0
+    let start = benchNow()
+    var next = start
+    let warmup = 5
+    while benchNow() - start < seconds + (frames < warmup ? 1 : 0) || frames < warmup + 3 {
+        let d0 = benchNow()
+        try draw(frames)
         let t0 = benchNow()
         drawing.append(t0 - d0)
         try c.commit()
-        guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
-        let t1 = arrived.withLock { $0.last! }
+        let t1 = wait()
         frames += 1
         if frames > warmup { latencies.append((t1 - t0) * 1000) }
         if let rate {
             next += 1 / rate
-            let wait = next - benchNow()
-            if wait > 0 { usleep(UInt32(wait * 1e6)) } else { next = benchNow() }
+            let pause = next - benchNow()
+            if pause > 0 { usleep(UInt32(pause * 1e6)) } else { next = benchNow() }
         }
     }
-    let elapsed = benchNow() - start
-    let json = try JSONSerialization.jsonObject(with: Data(try c.statsJSON().utf8)) as? [String: Any]
-    let busy = (json?["busyFraction"] as? Double) ?? .nan
-    let l = percentiles(latencies)
     let drawMs = drawing.dropFirst(warmup).sorted()[max(drawing.count - warmup, 1) / 2] * 1000
-    print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
-          + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
-          + "\"framesPerSecond\": \(String(format: "%.1f", Double(frames) / elapsed)), "
-          + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
-          + "\"clientDrawMs\": \(String(format: "%.3f", drawMs)), \"daemonBusyFraction\": \(String(format: "%.3f", busy))}")
+    return (Double(frames) / (benchNow() - start), latencies, drawMs)
 }

@@ -86,6 +86,40 @@ import LaminaModel
         #expect(d.request(.getPresentation(id: 1, keyPath: "frame"), from: c) == .presentation(value: .rect(Rect(-5, -5, 10, 10))))
     }
 
+    /// "`tileSize` (and `.width`, `.height`) | tiled | size (3) | finite, width and height
+    /// 16…4096", "`levelsOfDetail` … 1…30", "`levelsOfDetailBias` … 0…30": outside, the set is
+    /// `invalidValue` at commit naming the key path and the range (they were clamped once);
+    /// the ends of each range are accepted and read back unchanged.
+    @Test func tiledLayerFieldsOutOfRangeAreRefused() {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        #expect(d.commit([.createLayer(id: 1, kind: .tiled), .addSublayer(parent: 0, child: 1)], from: c) == .committed(sequence: 1))
+        let refused: [(String, PropertyValue, String)] = [
+            ("tileSize", .size(Size(15, 256)), "16…4096"), ("tileSize", .size(Size(256, 4097)), "16…4096"),
+            ("tileSize", .size(Size(0, 0)), "16…4096"), ("tileSize.width", .number(8), "16…4096"),
+            ("tileSize.height", .number(1e9), "16…4096"), ("levelsOfDetail", .number(0), "1…30"),
+            ("levelsOfDetail", .number(0.5), "1…30"), ("levelsOfDetail", .number(31), "1…30"),
+            ("levelsOfDetailBias", .number(30.5), "0…30"), ("levelsOfDetailBias", .number(-1), "0…30"),
+        ]
+        for (keyPath, value, range) in refused {
+            let reply = d.commit([.setProperty(id: 1, keyPath: keyPath, value: value)], from: c)
+            guard case .error(_, let code, let message, let detail) = reply else { Issue.record("\(keyPath) \(value): \(reply)"); continue }
+            #expect(code == .invalidValue && detail.key == keyPath, "\(keyPath) \(value)")
+            #expect(message.contains(keyPath) && message.contains(range), "\(message)")
+        }
+        // Nothing of those applied: the defaults read back.
+        #expect(d.request(.getPresentation(id: 1, keyPath: "tileSize"), from: c) == .presentation(value: .size(Size(256, 256))))
+        #expect(d.request(.getPresentation(id: 1, keyPath: "levelsOfDetail"), from: c) == .presentation(value: .number(1)))
+        let accepted: [(String, PropertyValue)] = [
+            ("tileSize", .size(Size(16, 4096))), ("levelsOfDetail", .number(30)), ("levelsOfDetailBias", .number(30)),
+        ]
+        for (keyPath, value) in accepted {
+            let reply = d.commit([.setProperty(id: 1, keyPath: keyPath, value: value)], from: c)
+            if case .committed = reply {} else { Issue.record("\(keyPath): \(reply)") }
+            #expect(d.request(.getPresentation(id: 1, keyPath: keyPath), from: c) == .presentation(value: value), "\(keyPath)")
+        }
+    }
+
     /// "At once … a bad `addAnimation` JSON: anything the animation's JSON alone decides —
     /// ranges, spring parameters, key times, key paths and the type of their values" — then
     /// the commit is `transactionFailed`.

@@ -64,6 +64,9 @@ class PropertyInfo(NamedTuple):
     doc: str
     #: The most bytes of UTF-8 a string may have (the table's ``short`` rule), or None.
     max_bytes: Optional[int] = None
+    #: The closed interval a number (a size's width and height) must lie in (the table's
+    #: ``range`` rule), or None.
+    bounds: Optional[Tuple[float, float]] = None
 
 
 #: Every property, by key path, in the table's order.
@@ -240,12 +243,12 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          "Multiplies every cell's spin."),
     'seed': PropertyInfo('seed', 'seed', 'number', None, 0.0, True, 'no', ('emitter',),
                          "The particle generator's seed (a whole number; the same seed and time give the same particles)."),
-    'tileSize': PropertyInfo('tileSize', 'tile_size', 'size', None, Size(256.0, 256.0), True, 'no', ('tiled',),
-                         "The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn)."),
-    'levelsOfDetail': PropertyInfo('levelsOfDetail', 'levels_of_detail', 'number', None, 1.0, True, 'no', ('tiled',),
-                         'Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30.'),
-    'levelsOfDetailBias': PropertyInfo('levelsOfDetailBias', 'levels_of_detail_bias', 'number', None, 0.0, True, 'no', ('tiled',),
-                         "Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30."),
+    'tileSize': PropertyInfo('tileSize', 'tile_size', 'size', None, Size(256.0, 256.0), False, 'no', ('tiled',),
+                         "The tiles' size in pixels of the level drawn (each side rounded down; a side outside 16…4096 is refused).", bounds=(16.0, 4096.0)),
+    'levelsOfDetail': PropertyInfo('levelsOfDetail', 'levels_of_detail', 'number', None, 1.0, False, 'no', ('tiled',),
+                         'Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down; outside 1…30 is refused.', bounds=(1.0, 30.0)),
+    'levelsOfDetailBias': PropertyInfo('levelsOfDetailBias', 'levels_of_detail_bias', 'number', None, 0.0, False, 'no', ('tiled',),
+                         "Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down; outside 0…30 is refused.", bounds=(0.0, 30.0)),
     'fadeDuration': PropertyInfo('fadeDuration', 'fade_duration', 'number', None, 0.25, True, 'no', ('tiled',),
                          'Seconds a newly ready tile takes to fade in (CATiledLayer.fadeDuration).'),
 }
@@ -285,8 +288,8 @@ SUB_KEY_PATHS: Dict[str, Tuple[str, str, Tuple[int, ...], bool]] = {
     'emitterPosition.y': ('emitterPosition', 'number', (1,), False),
     'emitterSize.width': ('emitterSize', 'number', (0,), False),
     'emitterSize.height': ('emitterSize', 'number', (1,), False),
-    'tileSize.width': ('tileSize', 'number', (0,), True),
-    'tileSize.height': ('tileSize', 'number', (1,), True),
+    'tileSize.width': ('tileSize', 'number', (0,), False),
+    'tileSize.height': ('tileSize', 'number', (1,), False),
 }
 
 
@@ -1158,7 +1161,7 @@ class _TiledLayerAttributes:
 
     @property
     def tile_size(self) -> Size:
-        """``tileSize``: The tiles' size in pixels of the level drawn (each side at least 16 and at most 4096; other sizes are clamped when drawn). default Size(256.0, 256.0) (does not animate)."""
+        """``tileSize``: The tiles' size in pixels of the level drawn (each side rounded down; a side outside 16…4096 is refused). default Size(256.0, 256.0) (does not animate)."""
         return self._get('tileSize')  # type: ignore[no-any-return]
 
     @tile_size.setter
@@ -1167,7 +1170,7 @@ class _TiledLayerAttributes:
 
     @property
     def levels_of_detail(self) -> float:
-        """``levelsOfDetail``: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down, at least 1, at most 30. default 1.0 (does not animate)."""
+        """``levelsOfDetail``: Levels of detail below full size (level ℓ: the image scaled by 2^−ℓ); rounded down; outside 1…30 is refused. default 1.0 (does not animate)."""
         return self._get('levelsOfDetail')  # type: ignore[no-any-return]
 
     @levels_of_detail.setter
@@ -1176,7 +1179,7 @@ class _TiledLayerAttributes:
 
     @property
     def levels_of_detail_bias(self) -> float:
-        """``levelsOfDetailBias``: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down, at most 30. default 0.0 (does not animate)."""
+        """``levelsOfDetailBias``: Levels of detail above full size (magnified): the layer's tiles stay sharp up to 2^bias device pixels per image pixel; rounded down; outside 0…30 is refused. default 0.0 (does not animate)."""
         return self._get('levelsOfDetailBias')  # type: ignore[no-any-return]
 
     @levels_of_detail_bias.setter

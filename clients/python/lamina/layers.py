@@ -72,6 +72,13 @@ def _valid(info_type: str, non_negative: bool, v: Any) -> bool:
     return True
 
 
+def _in_bounds(bounds: Optional[Tuple[float, float]], v: Any) -> bool:
+    """The table's ``range`` rule: a number, or each side of a size, in ``bounds`` (closed)."""
+    if bounds is None:
+        return True
+    return all(bounds[0] <= x <= bounds[1] for x in (v if isinstance(v, tuple) else (v,)))
+
+
 def _short_enough(max_bytes: Optional[int], v: Any) -> bool:
     """The daemon's ``short`` rule (``name``): at most ``max_bytes`` bytes of UTF-8."""
     return max_bytes is None or len(v.encode("utf-8")) <= max_bytes
@@ -147,7 +154,8 @@ class Layer(_LayerAttributes):
         info = PROPERTIES[key_path]
         if info.type == "layer" and value is not None and (value.connection is not self._connection or value is self):
             raise PropertyError("a mask is another layer of the same connection")
-        if _valid(info.type, info.non_negative, value) and _short_enough(info.max_bytes, value):
+        if (_valid(info.type, info.non_negative, value) and _short_enough(info.max_bytes, value)
+                and _in_bounds(info.bounds, value)):
             self._values[key_path] = value
         self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path)
                                 + _wire.value(info.type, value))
@@ -203,7 +211,7 @@ class Layer(_LayerAttributes):
         for i, x in zip(components, v if isinstance(v, tuple) else (v,)):
             parts[i] = x
         whole = type(PROPERTIES[prop].default)(*parts)
-        if _valid(vtype, non_negative, v) and _finite(whole):
+        if _valid(vtype, non_negative, v) and _finite(whole) and _in_bounds(PROPERTIES[prop].bounds, whole):
             self._values[prop] = whole
         self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path)
                                 + _wire.value(vtype, v))

@@ -39,6 +39,36 @@ class ErrorTests(DaemonTestCase):
         self.assertEqual((cm.exception.code, cm.exception.key), (ErrorCode.INVALID_VALUE, "cornerRadius"))
         self.assertEqual(layer.presentation_value("borderWidth"), 0.0)   # all or nothing
 
+    def test_tiled_layer_fields_out_of_range_are_refused(self):
+        # docs/protocol.md: tileSize's sides 16…4096, levelsOfDetail 1…30, levelsOfDetailBias 0…30.
+        tiled = self.conn.make_tiled_layer()
+        self.conn.root.add_sublayer(tiled)
+        self.conn.commit()
+        cases = [("tile_size", (8.0, 256.0), "tileSize", "16…4096"), ("tile_size", (256.0, 4097.0), "tileSize", "16…4096"),
+                 ("levels_of_detail", 0.0, "levelsOfDetail", "1…30"), ("levels_of_detail", 31.0, "levelsOfDetail", "1…30"),
+                 ("levels_of_detail_bias", 40.0, "levelsOfDetailBias", "0…30")]
+        for attribute, value, key, span in cases:
+            setattr(tiled, attribute, value)
+            with self.assertRaises(RequestFailed) as cm:
+                self.conn.commit()
+            self.assertEqual((cm.exception.code, cm.exception.key), (ErrorCode.INVALID_VALUE, key))
+            self.assertIn(span, cm.exception.message)
+        # The local model kept the defaults, as the daemon did.
+        self.assertEqual((tuple(tiled.tile_size), tiled.levels_of_detail, tiled.levels_of_detail_bias), ((256.0, 256.0), 1.0, 0.0))
+        self.assertEqual(tuple(tiled.presentation_value("tileSize")), (256.0, 256.0))
+        tiled.set_value("tileSize.width", 5000)
+        with self.assertRaises(RequestFailed) as cm:
+            self.conn.commit()
+        self.assertEqual(cm.exception.key, "tileSize.width")
+        self.assertEqual(tuple(tiled.tile_size), (256.0, 256.0))
+        # The ends of the ranges are accepted.
+        tiled.tile_size = (16.0, 4096.0)
+        tiled.levels_of_detail = 30.0
+        tiled.levels_of_detail_bias = 30.0
+        self.conn.commit()
+        self.assertEqual(tuple(tiled.presentation_value("tileSize")), (16.0, 4096.0))
+        self.assertEqual(tiled.presentation_value("levelsOfDetail"), 30.0)
+
     def test_failed_at_once_then_transaction_failed(self):
         layer = self.square()
         self.conn.commit()

@@ -113,6 +113,8 @@ class DaemonAgreementTests(DaemonTestCase):
                         value = [c for c in ENUMS[info.enum] if c != info.default][-1]
                     elif info.type == "bool":
                         value = not info.default
+                    elif info.bounds is not None:   # the table's range rule: its ends, not the default
+                        value = Size(*info.bounds) if info.type == "size" else info.bounds[1]
                     else:
                         value = SAMPLES[info.type]
                     setattr(layer, info.attribute, value)

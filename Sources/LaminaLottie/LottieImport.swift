@@ -388,6 +388,8 @@ struct Mapper {
         let sa = try ks["sa"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])
         let hasSkew = !sk.isStatic || sk.first.first != 0
         let inner = hasSkew ? try newLayer() : outer
+        // Auto-orient (`ao` of a layer): the rotation adds the direction the position moves in.
+        var path: ((Double) -> [Double], Double, Double)? = nil
         // Position: one point, or x and y split.
         if let p = ks["p"] {
             if p["s"]?.bool() == true {
@@ -395,12 +397,17 @@ struct Mapper {
                 let x0 = try Prop(numbers: p.required("x"), warnings).value(at: start).first ?? 0
                 let y0 = try Prop(numbers: p.required("y"), warnings).value(at: start).first ?? 0
                 outer.props.append(("position", nums([x0, y0])))
+                let px = Signal(try Prop(numbers: p.required("x"), warnings)), py = Signal(try Prop(numbers: p.required("y"), warnings))
+                if let (lo, hi) = Signal.combine([px, py]) { $0[0] + $0[1] }.span {
+                    path = ({ t in [px.eval(t).first ?? 0, py.eval(t).first ?? 0] }, lo, hi)
+                }
                 try animate(outer, "position.x", Signal(Prop(numbers: p.required("x"), warnings)), tm) { num($0[0]) }
                 try animate(outer, "position.y", Signal(Prop(numbers: p.required("y"), warnings)), tm) { num($0[0]) }
             } else {
                 let pp = try Prop(numbers: p, warnings)
                 guard pp.first.count >= 2 else { throw SceneError(path: p.path, "must be a point [x, y]") }
                 let sig = Signal(pp)
+                if let (lo, hi) = sig.span { path = (sig.eval, lo, hi) }
                 if case .sampled = sig.keys, pp.keys.allSatisfy({ $0.to == nil && $0.ti == nil }) {
                     // Easing differs per dimension: x and y as their own animations.
                     let p0 = sig.eval((ip - tm.offset) / tm.scale)
@@ -438,7 +445,19 @@ struct Mapper {
             outer.props.append(("transform", .array([obj([("rotate", num(r.isStatic ? r0 : 0))]),
                                                      obj([("scale", nums(s.isStatic ? [sx, sy, 1] : [1, 1, 1]))])])))
         }
-        if !r.isStatic { try animate(rotated, "transform.rotation.z", Signal(r), tm, setModel: false) { num($0[0]) } }
+        if owner["ao"]?.bool() == true || (try? owner["ao"]?.number()) == 1, let (move, lo, hi) = path {
+            // lottie-web's reading: the angle of p(t) − p(t − 0.01 frame), and at the ends
+            // the direction into the first key or out of the last.
+            let rs = Signal(r)
+            let span = rs.span.map { (min($0.0, lo), max($0.1, hi)) } ?? (lo, hi)
+            let orient = Signal(keys: .sampled(span.0, span.1)) { t in
+                let u = min(max(t, lo + 0.01), hi)
+                let a = move(u), b = move(u - 0.01)
+                let angle = a[0] == b[0] && a[1] == b[1] ? 0 : atan2(a[1] - b[1], a[0] - b[0])
+                return [(rs.eval(t).first ?? 0) + angle]
+            }
+            try animate(rotated, "transform.rotation.z", orient, tm, setModel: false) { num($0[0]) }
+        } else if !r.isStatic { try animate(rotated, "transform.rotation.z", Signal(r), tm, setModel: false) { num($0[0]) } }
         if !s.isStatic {
             try animate(scaleLayer, "transform.scale.x", Signal(s.component(0)), tm, setModel: false) { num($0[0]) }
             try animate(scaleLayer, "transform.scale.y", Signal(s.first.count > 1 ? s.component(1) : s.component(0)), tm, setModel: false) { num($0[0]) }

@@ -481,9 +481,15 @@ struct Mapper {
         case .constant: return
         case .exact(let t, let e): frames = t; easings = e
         case .sampled(let lo, let hi):
-            let n = max(1, min(limits.maxSamplesPerProperty, (hi - lo).rounded(.up).clampedInt))
-            frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
-            easings = Array(repeating: .linear, count: n)
+            // Every whole frame between the ends (what players draw), or, past the limit, an
+            // even grid.
+            if hi - lo + 2 <= Double(limits.maxSamplesPerProperty) {
+                frames = [lo] + stride(from: lo.rounded(.down) + 1, to: hi, by: 1).map { $0 } + [hi]
+            } else {
+                let n = max(1, limits.maxSamplesPerProperty)
+                frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
+            }
+            easings = Array(repeating: .linear, count: frames.count - 1)
         }
         let secs = frames.map { (tm.root($0) - ip) / fr }
         let begin = secs.first!, span = secs.last! - begin

@@ -269,6 +269,8 @@ extension Mapper {
         guard !paths.isEmpty else { return [] }
         for p in paths { if let g = p.frozenGroup { warnings.add(g, "animated group transform under an outer fill or stroke", "not mapped yet (its first frame is used)") } }
         let stroke = ty == "st" || ty == "gs"
+        // A stroke of width 0 throughout draws nothing (rlottie, lottie-web).
+        if stroke, let w = item["w"], try Prop(numbers: w, warnings).keys.allSatisfy({ ($0.v.first ?? 0) <= 0 }) { return [] }
         let opacity = Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1]))
         let gradient = ty == "gf" || ty == "gs"
         if ty == "gf", paths.count == 1, let layer = try boxGradient(item, paths[0], opacity, tm, baseName) { return [layer] }

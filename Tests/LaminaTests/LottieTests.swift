@@ -356,6 +356,13 @@ import Testing
         #expect(near(Array(cmds[9].suffix(2)), [r2, r2]), "\(d)")
     }
 
+    @Test func zeroWidthStrokeDrawsNothing() throws {
+        // rlottie and lottie-web draw nothing for a stroke of width 0 (no hairline).
+        let shapes = Self.square + #",{"ty":"st","nm":"S","c":{"a":0,"k":[0,0,0,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":0}},"# + Self.redFill
+        let s = try Scene(json: Self.file(Self.shapeLayer("Z", ind: 1, ks: Self.ks(), shapes: shapes)))
+        #expect(s.names["Z/S"] == nil && s.names["Z/F"] != nil)
+    }
+
     @Test func trimOffsetPastThePathStartIsASecondStroke() throws {
         // Trim 10 %…30 % with the offset turning 0 → 360° over frames 0…60 (linear): at frame
         // f the range is moved by f/60; past 1 it continues from the path's start.

@@ -380,13 +380,14 @@ extension BezPath {
     /// alternately one way and the other, the first vertex the negative way. `smooth`
     /// (point type 2) gives each point handles along the segment, the segment's chord
     /// length / (2 (ridges + 1)) long; corners (type 1) none. A closed path ends with its
-    /// first corner again.
+    /// first corner again. Ridges are capped so that a subpath has at most `maxVertices`.
     static func zigZag(_ f: [Double], size: Double, ridges: Double, smooth: Bool) -> [Double] {
         guard size != 0 else { return f }
-        let r = max(0, min(ridges.rounded(), 1000))
         var out: [Double] = []
         subpaths(f) { base, n in
             guard n > 0 else { return }
+            // At most maxVertices out: the ridges are capped so.
+            let r = max(0, min(ridges.rounded(), (Double(maxVertices) / Double(n)).rounded(.down) - 1))
             let closed = f[base - 2] != 0
             func v(_ j: Int) -> (Double, Double) { (f[base + 6 * (j % n)], f[base + 6 * (j % n) + 1]) }
             var pts: [Double] = []

@@ -354,6 +354,10 @@ import Testing
         #expect(cmds.count == 10, "\(d)")
         #expect(near(cmds.first ?? [], [r2, r2]) && near(Array(cmds[1].suffix(2)), [5, -2]) && near(Array(cmds[2].suffix(2)), [10 - r2, r2]), "\(d)")
         #expect(near(Array(cmds[9].suffix(2)), [r2, r2]), "\(d)")
+        // A hostile ridge count stays within the vertex limit: 4 sides × 24,999 ridges + 1.
+        let huge = try Scene(json: Self.file(Self.shapeLayer("H", ind: 1, ks: Self.ks(),
+            shapes: square + #",{"ty":"zz","s":{"a":0,"k":2},"r":{"a":0,"k":1e12},"pt":{"a":0,"k":1}},"# + Self.redFill)))
+        #expect(try pathData(huge, "H/F", at: 0).filter { $0 == "C" }.count == 4 * 25_000 + 1)
     }
 
     @Test func zeroWidthStrokeDrawsNothing() throws {

@@ -509,7 +509,11 @@ struct Mapper {
         if keyPath == "path" {
             let shapes = values.map { v -> String in if case .string(let d) = v { return d.filter(\.isLetter) }; return "" }
             if Set(shapes).count > 1 {
-                warnings.add(layer.name ?? "layers", "shape morph between paths of different vertex counts", "not mapped (the path changes at the keyframe)")
+                // A path sampled once per frame (a polystar whose point count animates) is
+                // drawn exactly at every frame: only keyframes' morphs are left out.
+                if case .sampled = sig.keys {} else {
+                    warnings.add(layer.name ?? "layers", "shape morph between paths of different vertex counts", "not mapped (the path changes at the keyframe)")
+                }
                 var runs: [[Int]] = []
                 for i in values.indices {
                     if let last = runs.last?.last, shapes[last] == shapes[i] { runs[runs.count - 1].append(i) } else { runs.append([i]) }

@@ -310,7 +310,7 @@ extension Mapper {
                 layer.props.append(("lineJoin", .string(lj == 2 ? "round" : lj == 3 ? "bevel" : "miter")))
                 let ml = try item.number("ml", default: 4)
                 layer.props.append(("miterLimit", num(max(ml, 0))))
-                if let d = item["d"] { try dashes(layer, d) }
+                if let d = item["d"] { try dashes(layer, d, tm) }
                 if let t = set.first?.trim {
                     try trim(layer, t, tm, part: 0)
                     // An offset moves the range past the path's start: the part beyond it is a
@@ -428,22 +428,26 @@ extension Mapper {
         return layer
     }
 
-    /// A stroke's dash pattern (`d`: dashes `d`, gaps `g`, the offset `o`).
-    mutating func dashes(_ layer: Out, _ d: Node) throws(SceneError) {
-        var pattern: [Double] = [], phase = 0.0
+    /// A stroke's dash pattern (`d`: dashes `d`, gaps `g`, the offset `o`); animated dashes,
+    /// gaps and offset keyframe `lineDashPattern` and `lineDashPhase` (exact where they share
+    /// their keys, else sampled once per frame).
+    mutating func dashes(_ layer: Out, _ d: Node, _ tm: TimeMap) throws(SceneError) {
+        var lengths: [Signal] = [], phase = Signal.constant([0])
         for e in try d.array() {
             let n = try e["n"]?.string() ?? ""
-            let p = try Prop(numbers: e.required("v"), warnings)
-            if !p.isStatic { warnings.add(e.path, "animated dash", "not mapped yet (its first value is used)") }
-            let v = max(p.first.first ?? 0, 0)
-            if n == "o" { phase = v } else { pattern.append(v) }
+            let p = Signal(try Prop(numbers: e.required("v"), warnings))
+            if n == "o" { phase = p } else { lengths.append(p) }
         }
-        guard pattern.count <= 64 else { throw SceneError(path: d.path, "at most 64 dashes and gaps") }
-        if pattern.count % 2 == 1 { pattern += pattern }
-        if pattern.contains(where: { $0 > 0 }) {
-            layer.props.append(("lineDashPattern", nums(pattern)))
-            layer.props.append(("lineDashPhase", num(phase)))
+        guard lengths.count <= 64 else { throw SceneError(path: d.path, "at most 64 dashes and gaps") }
+        let pattern = Signal.combine(lengths) { v in
+            let p = v.map { max($0.first ?? 0, 0) }
+            return p.count % 2 == 1 ? p + p : p
         }
+        // A pattern that is never anything but zeros draws a solid line.
+        let probes = [0.0] + (pattern.span.map { [$0.0, ($0.0 + $0.1) / 2, $0.1] } ?? [])
+        guard !lengths.isEmpty, probes.contains(where: { t in pattern.eval(t).contains { $0 > 0 } }) else { return }
+        try animate(layer, "lineDashPattern", pattern, tm) { nums($0) }
+        try animate(layer, "lineDashPhase", phase, tm) { num($0.first ?? 0) }
     }
 
     /// Trim paths as strokeStart and strokeEnd: start and end in percent, the offset in

@@ -297,6 +297,50 @@ import Testing
         #expect(near(Array(r[10].prefix(4)), Array(polar(5, 234)) + [-h, -10]), "\(r[10])")
     }
 
+    /// A polystar whose point count animates is built at every frame (rlottie's way), each
+    /// frame exactly: no morph is involved, so no "vertex counts" warning; 3 points at frame 0
+    /// (a star: 6 corners, M + 6 curves) and 5 at frame 30 (M + 10 curves).
+    @Test func animatedPointCountIsSampledWithoutAMorphWarning() throws {
+        let shapes = #"{"ty":"sr","sy":1,"d":1,"p":{"a":0,"k":[0,0]},"r":{"a":0,"k":0},"pt":{"a":1,"k":[{"t":0,"s":[3],"o":{"x":[0],"y":[0]},"i":{"x":[1],"y":[1]}},{"t":30,"s":[5]}]},"or":{"a":0,"k":10},"ir":{"a":0,"k":4},"os":{"a":0,"k":0},"is":{"a":0,"k":0}},"#
+            + Self.redFill
+        let s = try Scene(json: Self.file(Self.shapeLayer("S", ind: 1, ks: Self.ks(), shapes: shapes)))
+        #expect(!s.warnings.contains { $0.contains("vertex counts") }, "\(s.warnings)")
+        func commands(_ t: Double) throws -> Int { try pathData(s, "S/F", at: t).filter { $0.isLetter && $0 != "Z" }.count }
+        #expect(try commands(0) == 7)
+        #expect(try commands(1.0) == 11)
+        // The first inner corner: radius 4 at −90° + 180°/3 = −30° (3 points), −90° + 36° = −54° (5).
+        func corner(_ t: Double) throws -> [Double] {
+            let d = try pathData(s, "S/F", at: t).split(separator: "C")[1].split(separator: " ").compactMap { Double($0) }
+            return Array(d.suffix(2))
+        }
+        func near(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 2e-3 } }
+        #expect(near(try corner(0), [4 * cos(-Double.pi / 6), 4 * sin(-Double.pi / 6)]))
+        #expect(near(try corner(1.0), [4 * cos(-0.3 * Double.pi), 4 * sin(-0.3 * Double.pi)]))
+    }
+
+    /// Animated dashes: the dash (10 → 20) and the offset (0 → 30) keyed at frames 0 and 30,
+    /// linear, with a static gap 5: at frame 15 the pattern is [15, 5] and the phase 15, at
+    /// frame 30 [20, 5] and 30; a pattern of three lengths is repeated (odd counts, as SVG).
+    @Test func animatedDashesAreKeyframed() throws {
+        func scene(_ dashes: String) throws -> Scene {
+            let stroke = #"{"ty":"st","nm":"K","c":{"a":0,"k":[0,0,1,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":2},"lc":1,"lj":1,"d":["#
+                + dashes + "]}"
+            return try Scene(json: Self.file(Self.shapeLayer("S", ind: 1, ks: Self.ks(), shapes: Self.square + "," + stroke)))
+        }
+        let s = try scene(#"{"n":"d","v":{"a":1,"k":[{"t":0,"s":[10]},{"t":30,"s":[20]}]}},{"n":"g","v":{"a":0,"k":5}},{"n":"o","v":{"a":1,"k":[{"t":0,"s":[0]},{"t":30,"s":[30]}]}}"#)
+        #expect(!s.warnings.contains { $0.contains("dash") }, "\(s.warnings)")
+        func close(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 1e-9 } }
+        #expect(close(try values(s, "S/K.lineDashPattern", at: 0), [10, 5]))
+        #expect(close(try values(s, "S/K.lineDashPattern", at: 0.5), [15, 5]))
+        #expect(close(try values(s, "S/K.lineDashPhase", at: 0.5), [15]))
+        #expect(close(try values(s, "S/K.lineDashPattern", at: 1.5), [20, 5]))
+        #expect(close(try values(s, "S/K.lineDashPhase", at: 1.5), [30]))
+        let odd = try scene(#"{"n":"d","v":{"a":0,"k":4}},{"n":"g","v":{"a":0,"k":2}},{"n":"d","v":{"a":0,"k":1}}"#)
+        #expect(close(try values(odd, "S/K.lineDashPattern", at: 0), [4, 2, 1, 4, 2, 1]))
+        let zero = try scene(#"{"n":"d","v":{"a":0,"k":0}},{"n":"g","v":{"a":0,"k":0}}"#)
+        #expect(try values(zero, "S/K.lineDashPattern", at: 0).isEmpty, "all zeros: a solid line")
+    }
+
     @Test func gradientsOfAnyShapeAreMaskedGradientLayers() throws {
         // A linear gradient fill of a triangle (0,0), (40,0), (0,20): a gradient layer of the
         // triangle's bounds grown by 1 (−1, −1, 42, 22), masked by the triangle drawn opaque;

@@ -182,7 +182,7 @@ class LottiePlayer:
         if frame is not None:
             self._change(lambda c, now: c.seek_frame(frame, now))
         else:
-            self._change(lambda c, now: c.seek_progress(cast_float(progress), now))
+            self._change(lambda c, now: c.seek_progress(_required_float(progress), now))
 
     @property
     def is_playing(self) -> bool:
@@ -265,6 +265,6 @@ class LottiePlayer:
                 self.root.set_value(key_path, v)
 
 
-def cast_float(x: Optional[float]) -> float:
+def _required_float(x: Optional[float]) -> float:
     assert x is not None
     return float(x)

@@ -351,21 +351,29 @@ public final class Connection {
     /// Stages a layer operation as its request (with the transaction settings in force).
     public func stageOperation(_ op: LayerChange) {
         switch op {
-        case .create(let id, let kind): stage(.createLayer(id: id, kind: kind))
-        case .delete(let id): stage(.deleteLayer(id: id))
-        case .set(let id, let k, let v): stage(.setProperty(id: id, keyPath: k, value: v))
-        case .addSublayer(let p, let c): stage(.addSublayer(parent: p, child: c))
-        case .insertSublayer(let p, let c, let i): stage(.insertSublayer(parent: p, child: c, index: i))
-        case .removeFromSuperlayer(let id): stage(.removeFromSuperlayer(id: id))
-        case .setTransaction(let s): stageRaw(.setTransaction(s))
-        case .addAnimation(let id, let key, let a): stage(.addAnimation(id: id, key: key, json: AnimationJSON.encode(a).text))
-        case .removeAnimation(let id, let key): stage(.removeAnimation(id: id, key: key))
-        case .removeAllAnimations(let id): stage(.removeAllAnimations(id: id))
-        case .addExpression(let id, let key, let e): stage(.addAnimation(id: id, key: key, json: ExpressionJSON.encode(e).text))
-        case .completion(let id): stageRaw(.completion(id: id))
-        case .setTransitions(let id, let t): stage(.setTransitions(id: id, json: TransitionJSON.encode(t).text))
-        case .match(let from, let to): stage(.match(from: from, to: to))
-        case .transition(let id, let t): stage(.transition(id: id, t))
+        case .setTransaction, .completion: stageRaw(Connection.request(for: op))
+        default: stage(Connection.request(for: op))
+        }
+    }
+
+    /// The request that stages a layer operation.
+    public static func request(for op: LayerChange) -> Request {
+        switch op {
+        case .create(let id, let kind): .createLayer(id: id, kind: kind)
+        case .delete(let id): .deleteLayer(id: id)
+        case .set(let id, let k, let v): .setProperty(id: id, keyPath: k, value: v)
+        case .addSublayer(let p, let c): .addSublayer(parent: p, child: c)
+        case .insertSublayer(let p, let c, let i): .insertSublayer(parent: p, child: c, index: i)
+        case .removeFromSuperlayer(let id): .removeFromSuperlayer(id: id)
+        case .setTransaction(let s): .setTransaction(s)
+        case .addAnimation(let id, let key, let a): .addAnimation(id: id, key: key, json: AnimationJSON.encode(a).text)
+        case .removeAnimation(let id, let key): .removeAnimation(id: id, key: key)
+        case .removeAllAnimations(let id): .removeAllAnimations(id: id)
+        case .addExpression(let id, let key, let e): .addAnimation(id: id, key: key, json: ExpressionJSON.encode(e).text)
+        case .completion(let id): .completion(id: id)
+        case .setTransitions(let id, let t): .setTransitions(id: id, json: TransitionJSON.encode(t).text)
+        case .match(let from, let to): .match(from: from, to: to)
+        case .transition(let id, let t): .transition(id: id, t)
         }
     }
 

@@ -1,10 +1,10 @@
 import LaminaWire
 
 /// A named scene layer that Lottie key paths reach: a Lottie layer (its transform layer) or a
-/// fill or stroke (its shape layer), with its key path — the names (`nm`) of the enclosing
+/// fill or stroke (its shape layer) or a gradient fill or stroke (its gradient layer), with its key path — the names (`nm`) of the enclosing
 /// precomp layers, the layer, its shape groups and the style.
 public struct LottieTarget: Sendable, Equatable {
-    public enum Kind: Sendable, Equatable { case layer, fill, stroke }
+    public enum Kind: Sendable, Equatable { case layer, fill, stroke, gradient }
     public var keyPath: [String]
     public var layer: String
     public var kind: Kind
@@ -35,7 +35,7 @@ extension LottieImport {
     /// A dynamic property (lottie-ios' `setValueProvider`): `keyPath` is a Lottie key path whose
     /// last component is the property — `Color` (r, g, b in 0…1) and `Opacity` (percent) of
     /// fills and strokes (an opacity keeps the colour the file starts with, a colour the
-    /// opacity), `Stroke Width` of strokes, `Opacity`, `Position` (x, y), `Scale`
+    /// opacity), `Stroke Width` of strokes, `Opacity` of gradient fills and strokes, `Opacity`, `Position` (x, y), `Scale`
     /// (percent, x and y) and `Rotation` (degrees) of layers. The value replaces the
     /// property's animation from now on; `rangeTime` is the playback clock's time into the
     /// range now (`LottieClock.localTime(at:)`), so that the animations the layer keeps go on
@@ -74,7 +74,7 @@ extension LottieImport {
             case (.stroke, "Stroke Width"):
                 try need(1)
                 set["lineWidth"] = num(max(value[0], 0)); removed.insert("lineWidth")
-            case (.layer, "Opacity"):
+            case (.layer, "Opacity"), (.gradient, "Opacity"):
                 try need(1)
                 set["opacity"] = num(min(max(value[0] / 100, 0), 1)); removed.insert("opacity")
             case (.layer, "Position"):

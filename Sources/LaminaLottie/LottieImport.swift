@@ -388,6 +388,8 @@ struct Mapper {
         let sa = try ks["sa"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])
         let hasSkew = !sk.isStatic || sk.first.first != 0
         let inner = hasSkew ? try newLayer() : outer
+        // Auto-orient (`ao` of a layer): the rotation adds the direction the position moves in.
+        var path: ((Double) -> [Double], Double, Double)? = nil
         // Position: one point, or x and y split.
         if let p = ks["p"] {
             if p["s"]?.bool() == true {
@@ -395,12 +397,17 @@ struct Mapper {
                 let x0 = try Prop(numbers: p.required("x"), warnings).value(at: start).first ?? 0
                 let y0 = try Prop(numbers: p.required("y"), warnings).value(at: start).first ?? 0
                 outer.props.append(("position", nums([x0, y0])))
+                let px = Signal(try Prop(numbers: p.required("x"), warnings)), py = Signal(try Prop(numbers: p.required("y"), warnings))
+                if let (lo, hi) = Signal.combine([px, py]) { $0[0] + $0[1] }.span {
+                    path = ({ t in [px.eval(t).first ?? 0, py.eval(t).first ?? 0] }, lo, hi)
+                }
                 try animate(outer, "position.x", Signal(Prop(numbers: p.required("x"), warnings)), tm) { num($0[0]) }
                 try animate(outer, "position.y", Signal(Prop(numbers: p.required("y"), warnings)), tm) { num($0[0]) }
             } else {
                 let pp = try Prop(numbers: p, warnings)
                 guard pp.first.count >= 2 else { throw SceneError(path: p.path, "must be a point [x, y]") }
                 let sig = Signal(pp)
+                if let (lo, hi) = sig.span { path = (sig.eval, lo, hi) }
                 if case .sampled = sig.keys, pp.keys.allSatisfy({ $0.to == nil && $0.ti == nil }) {
                     // Easing differs per dimension: x and y as their own animations.
                     let p0 = sig.eval((ip - tm.offset) / tm.scale)
@@ -438,7 +445,19 @@ struct Mapper {
             outer.props.append(("transform", .array([obj([("rotate", num(r.isStatic ? r0 : 0))]),
                                                      obj([("scale", nums(s.isStatic ? [sx, sy, 1] : [1, 1, 1]))])])))
         }
-        if !r.isStatic { try animate(rotated, "transform.rotation.z", Signal(r), tm, setModel: false) { num($0[0]) } }
+        if owner["ao"]?.bool() == true || (try? owner["ao"]?.number()) == 1, let (move, lo, hi) = path {
+            // lottie-web's reading: the angle of p(t) − p(t − 0.01 frame), and at the ends
+            // the direction into the first key or out of the last.
+            let rs = Signal(r)
+            let span = rs.span.map { (min($0.0, lo), max($0.1, hi)) } ?? (lo, hi)
+            let orient = Signal(keys: .sampled(span.0, span.1)) { t in
+                let u = min(max(t, lo + 0.01), hi)
+                let a = move(u), b = move(u - 0.01)
+                let angle = a[0] == b[0] && a[1] == b[1] ? 0 : atan2(a[1] - b[1], a[0] - b[0])
+                return [(rs.eval(t).first ?? 0) + angle]
+            }
+            try animate(rotated, "transform.rotation.z", orient, tm, setModel: false) { num($0[0]) }
+        } else if !r.isStatic { try animate(rotated, "transform.rotation.z", Signal(r), tm, setModel: false) { num($0[0]) } }
         if !s.isStatic {
             try animate(scaleLayer, "transform.scale.x", Signal(s.component(0)), tm, setModel: false) { num($0[0]) }
             try animate(scaleLayer, "transform.scale.y", Signal(s.first.count > 1 ? s.component(1) : s.component(0)), tm, setModel: false) { num($0[0]) }
@@ -462,9 +481,15 @@ struct Mapper {
         case .constant: return
         case .exact(let t, let e): frames = t; easings = e
         case .sampled(let lo, let hi):
-            let n = max(1, min(limits.maxSamplesPerProperty, (hi - lo).rounded(.up).clampedInt))
-            frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
-            easings = Array(repeating: .linear, count: n)
+            // Every whole frame between the ends (what players draw), or, past the limit, an
+            // even grid.
+            if hi - lo + 2 <= Double(limits.maxSamplesPerProperty) {
+                frames = [lo] + stride(from: lo.rounded(.down) + 1, to: hi, by: 1).map { $0 } + [hi]
+            } else {
+                let n = max(1, limits.maxSamplesPerProperty)
+                frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
+            }
+            easings = Array(repeating: .linear, count: frames.count - 1)
         }
         let secs = frames.map { (tm.root($0) - ip) / fr }
         let begin = secs.first!, span = secs.last! - begin
@@ -484,7 +509,11 @@ struct Mapper {
         if keyPath == "path" {
             let shapes = values.map { v -> String in if case .string(let d) = v { return d.filter(\.isLetter) }; return "" }
             if Set(shapes).count > 1 {
-                warnings.add(layer.name ?? "layers", "shape morph between paths of different vertex counts", "not mapped (the path changes at the keyframe)")
+                // A path sampled once per frame (a polystar whose point count animates) is
+                // drawn exactly at every frame: only keyframes' morphs are left out.
+                if case .sampled = sig.keys {} else {
+                    warnings.add(layer.name ?? "layers", "shape morph between paths of different vertex counts", "not mapped (the path changes at the keyframe)")
+                }
                 var runs: [[Int]] = []
                 for i in values.indices {
                     if let last = runs.last?.last, shapes[last] == shapes[i] { runs[runs.count - 1].append(i) } else { runs.append([i]) }

@@ -42,8 +42,8 @@ extension Mapper {
     /// everything outside the path when inverted); add is the union (source-over), subtract
     /// multiplies by 1 − v (a mask of the path cut out of everywhere, and the path at
     /// 1 − opacity), intersect multiplies by v (a mask of a mask); lighten and darken are add
-    /// and intersect (exact for opaque masks). A first subtract starts from everywhere, as in
-    /// rlottie and lottie-web. Expansion (`x` ≥ 0, not inverted, not subtracted) strokes the
+    /// and intersect (exact for opaque masks); a first difference is the mask itself. A first
+    /// subtract starts from everywhere, as in rlottie and lottie-web. Expansion (`x` ≥ 0, not inverted, not subtracted) strokes the
     /// path 2x wide with mitred joins.
     mutating func masks(_ list: [Node], _ tm: TimeMap) throws(SceneError) -> Out? {
         var result: Out? = nil
@@ -52,7 +52,7 @@ extension Mapper {
             let mode = try m["mode"]?.string() ?? "a"
             if mode == "n" { continue }
             let inverted = m["inv"]?.bool() == true
-            let path = Signal(try Prop(m.required("pt"), warnings) { v throws(SceneError) in try BezPath.read(v) })
+            let path = Signal(try Prop(path: m.required("pt"), warnings))
             let opacity = Signal(try m["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1]))
             var expansion: Signal? = nil
             if let x = m["x"] {
@@ -65,7 +65,8 @@ extension Mapper {
                     }
                 }
             }
-            if mode == "f" { warnings.add(m.at("mode"), "mask mode difference", "not mapped yet (drawn as add)") }
+            // Difference with nothing before it is the mask itself (|0 − v|), as add.
+            if mode == "f", result != nil { warnings.add(m.at("mode"), "mask mode difference after another mask", "not mapped yet (drawn as add)") }
             else if !["a", "s", "i", "l", "d"].contains(mode) { warnings.add(m.at("mode"), "mask mode \"\(mode)\"", "not mapped (drawn as add)") }
             /// The mask's value: the path (or its outside) at the mask's opacity.
             func value(_ me: inout Mapper) throws(SceneError) -> Out {

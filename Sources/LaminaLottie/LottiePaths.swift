@@ -29,6 +29,64 @@ enum BezPath {
         return out
     }
 
+    /// Keyframes of one subpath whose vertex counts differ, made one structure so that they
+    /// morph as rlottie morphs them: a segment between paths A and B interpolates, point by
+    /// point, the first m control points of each (m the smaller count of points; a closed
+    /// path of n vertices has 3n + 1, an open one 3n − 2, in rlottie's order vertex, out
+    /// handle, in handle, vertex …), closed (by a straight line) when A is. Each truncated
+    /// path is written with N slots, N the most vertices of any key: its k + 1 vertices (the
+    /// k-th of a fully drawn closed path is its first again), then vertices at the closing
+    /// point (closed) or the end (open) with no handles, which draw nothing. Where a key ends
+    /// one segment as one truncation and starts the next as another, it appears twice at its
+    /// frame (the later wins there); before the first key the first path is drawn whole.
+    /// Nil when nothing differs, or when keys mix open and closed paths or several subpaths.
+    static func uniformMorph(_ keys: [Key]) -> [Key]? {
+        guard keys.count > 1 else { return nil }
+        func count(_ v: [Double]) -> Int? {
+            guard v.count >= 2 else { return nil }
+            let n = max(v[1].clampedInt, 0)
+            return v.count == 2 + 6 * n && n > 0 ? n : nil
+        }
+        var ns: [Int] = []
+        for k in keys { guard let n = count(k.v) else { return nil }; ns.append(n) }
+        guard Set(ns).count > 1, Set(keys.map { $0.v[0] }).count == 1 else { return nil }
+        let closed = keys[0].v[0] != 0, slots = ns.max()!
+        func points(_ n: Int) -> Int { closed ? 3 * n + 1 : 3 * n - 2 }
+        /// Path `v` (n vertices) truncated to k segments, in `slots` vertices.
+        func rep(_ v: [Double], _ k: Int) -> [Double] {
+            let n = count(v)!
+            if k == (closed ? n : n - 1), n == slots { return v }
+            func at(_ j: Int, _ c: Int) -> Double { v[2 + 6 * (j % n) + c] }
+            var out: [Double] = [closed ? 1 : 0, Double(slots)]
+            for j in 0...k {
+                out += [at(j, 0), at(j, 1), j == 0 ? 0 : at(j, 2), j == 0 ? 0 : at(j, 3),
+                        j < k ? at(j, 4) : 0, j < k ? at(j, 5) : 0]
+            }
+            let padX = closed ? at(0, 0) : at(k, 0), padY = closed ? at(0, 1) : at(k, 1)
+            for _ in (k + 1)..<max(slots, k + 1) { out += [padX, padY, 0, 0, 0, 0] }
+            return out
+        }
+        func full(_ i: Int) -> Int { closed ? ns[i] : ns[i] - 1 }
+        var out: [Key] = []
+        func add(_ t: Double, _ v: [Double], _ ease: [Easing], _ k: Key) {
+            if let last = out.last, last.t == t, last.v == v { out[out.count - 1].ease = ease; return }
+            var key = k
+            key.t = t; key.v = v; key.ease = ease
+            out.append(key)
+        }
+        add(keys[0].t, rep(keys[0].v, full(0)), [.linear], keys[0])
+        for i in 0..<(keys.count - 1) {
+            let a = keys[i], b = keys[i + 1]
+            let hold = a.ease.first == .hold
+            let k = hold ? full(i) : (min(points(ns[i]), points(ns[i + 1])) - 1) / 3
+            add(a.t, rep(a.v, k), a.ease, a)
+            if !hold { add(b.t, rep(b.v, k), [.linear], b) }
+        }
+        let last = keys[keys.count - 1]
+        add(last.t, rep(last.v, full(keys.count - 1)), last.ease, last)
+        return out
+    }
+
     /// SVG path data for a flat vector (every segment a cubic, so shapes with the same vertex
     /// counts have the same structure and interpolate point by point).
     static func svg(_ f: [Double]) -> String {
@@ -104,21 +162,72 @@ enum BezPath {
     }
 
     /// A star (type 1: outer and inner radius alternating) or polygon (type 2) of `points`
-    /// corners, the first at the top turned by `rotation` degrees; roundness is left out.
+    /// corners, the first at the top turned by `rotation` degrees, as rlottie and
+    /// lottie-android draw it: clockwise (counter-clockwise when `reversed`, direction 3); a
+    /// star of fractional points p has ⌈p⌉ points, the first and last a partial one (its
+    /// radius inner + (p − ⌊p⌋)(outer − inner), its angles that share of a point's), a
+    /// polygon ⌊p⌋ corners. Roundness (percent) gives each corner handles perpendicular to
+    /// its radius, of length radius · roundness · 0.47829 / 0.28 / p (star) or
+    /// · 0.25 (polygon).
     static func star(_ p: [Double], points: Double, rotation: Double, outer: Double, inner: Double,
-                     polygon: Bool, reversed: Bool) -> [Double] {
-        let n = max(0, min(points.rounded(.down).clampedInt, 1000))
-        guard n > 0 else { return [] }
-        let count = polygon ? n : 2 * n
-        let step = 2 * Double.pi / Double(count)
-        var angle = -Double.pi / 2 + rotation * .pi / 180
-        var pts: [(Double, Double, Double, Double, Double, Double)] = []
-        for i in 0..<count {
-            let r = polygon || i % 2 == 0 ? outer : inner
-            pts.append((p[0] + r * cos(angle), (p.count > 1 ? p[1] : 0) + r * sin(angle), 0, 0, 0, 0))
-            angle += step
+                     outerRound: Double = 0, innerRound: Double = 0, polygon: Bool, reversed: Bool) -> [Double] {
+        let cx = p.first ?? 0, cy = p.count > 1 ? p[1] : 0
+        let dir = reversed ? -1.0 : 1.0
+        var angle = (rotation - 90) * .pi / 180
+        // Corners relative to the centre, with the radius and roundness their handles scale by.
+        var corners: [(x: Double, y: Double, radius: Double, round: Double)] = []
+        var scale: Double
+        if polygon {
+            let n = max(0, min(points.rounded(.down).clampedInt, 1000))
+            guard n > 0 else { return [] }
+            let step = 2 * Double.pi / Double(n)
+            for _ in 0..<n {
+                corners.append((outer * cos(angle), outer * sin(angle), outer, outerRound / 100))
+                angle += step * dir
+            }
+            scale = 0.25
+        } else {
+            let pts = min(max(points, 0), 1000)
+            guard pts > 0 else { return [] }
+            let perPoint = 2 * Double.pi / pts, half = perPoint / 2
+            let partial = pts - pts.rounded(.down)
+            let count = Int(pts.rounded(.up)) * 2
+            var partialRadius = 0.0
+            if partial != 0 {
+                angle += half * (1 - partial) * dir
+                partialRadius = inner + partial * (outer - inner)
+                corners.append((partialRadius * cos(angle), partialRadius * sin(angle), outer, outerRound / 100))
+                angle += perPoint * partial / 2 * dir
+            } else {
+                corners.append((outer * cos(angle), outer * sin(angle), outer, outerRound / 100))
+                angle += half * dir
+            }
+            var long = false
+            // rlottie's loop: corner i + 1 for i = 0 … count − 1; the last is the first again.
+            for i in 0..<(count - 1) {
+                var radius = long ? outer : inner
+                let dTheta = partialRadius != 0 && i == count - 2 ? perPoint * partial / 2 : half
+                if partialRadius != 0 && i == count - 1 { radius = partialRadius }
+                corners.append((radius * cos(angle), radius * sin(angle), radius, (long ? outerRound : innerRound) / 100))
+                angle += dTheta * dir
+                long.toggle()
+            }
+            scale = 0.47829 / 0.28 / pts
         }
-        return flat(pts, reversed: reversed)
+        // Each corner's handles lie along the perpendicular of its radius (a quarter turn
+        // against the direction), the out handle forward, the in handle back; a partial
+        // point's corner keeps the outer radius' length, and the two segments at it are
+        // shortened by its share.
+        let partial = polygon ? 0 : points - points.rounded(.down)
+        var outV: [Double] = [1, Double(corners.count)]
+        for (j, c) in corners.enumerated() {
+            let theta = atan2(c.y, c.x) - .pi / 2 * dir
+            let len = c.radius * c.round * scale
+            let inLen = len * (partial != 0 && (j == 0 || j == 1) ? partial : 1)
+            let outLen = len * (partial != 0 && (j == 0 || j == corners.count - 1) ? partial : 1)
+            outV += [cx + c.x, cy + c.y, inLen * cos(theta), inLen * sin(theta), -outLen * cos(theta), -outLen * sin(theta)]
+        }
+        return outV
     }
 
     private static func flat(_ pts: [(Double, Double, Double, Double, Double, Double)], reversed: Bool) -> [Double] {
@@ -166,3 +275,159 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+
+extension BezPath {
+    /// The bounds [minX, minY, maxX, maxY] of a flat path's vertices and handles (which
+    /// contain its curves); nil when it has none.
+    static func bounds(_ f: [Double]) -> [Double]? {
+        var box: [Double]? = nil
+        var k = 0
+        while k + 2 <= f.count {
+            let n = max(f[k + 1].clampedInt, 0), base = k + 2
+            k = base + 6 * n
+            guard k <= f.count else { break }
+            for j in 0..<n {
+                let b = base + 6 * j
+                for (x, y) in [(f[b], f[b + 1]), (f[b] + f[b + 2], f[b + 1] + f[b + 3]), (f[b] + f[b + 4], f[b + 1] + f[b + 5])] {
+                    box = union(box, [x, y, x, y])
+                }
+            }
+        }
+        return box
+    }
+
+    static func union(_ a: [Double]?, _ b: [Double]?) -> [Double]? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return [min(a[0], b[0]), min(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3])]
+    }
+
+    /// A Lottie gradient's stops (`count` colour stops [position, r, g, b], then alpha stops
+    /// [position, alpha]) merged as rlottie merges them: a stop at every colour and every
+    /// alpha position (one at a position both have), in order, its colour interpolated between the colour stops and its
+    /// alpha between the alpha stops (1 without any). Flat, 5 numbers a stop: position,
+    /// r, g, b, alpha.
+    static func gradientStops(_ v: [Double], count: Int) -> [Double] {
+        let n = min(count, v.count / 4)
+        let colors = (0..<n).map { Array(v[(4 * $0)..<(4 * $0 + 4)]) }
+        let alphas = stride(from: 4 * n, to: v.count - 1, by: 2).map { [v[$0], v[$0 + 1]] }
+        func lerp(_ stops: [[Double]], _ x: Double) -> [Double] {
+            guard let first = stops.first else { return [] }
+            if x <= first[0] { return Array(first.dropFirst()) }
+            for i in 1..<stops.count where x <= stops[i][0] {
+                let a = stops[i - 1], b = stops[i]
+                let u = b[0] > a[0] ? (x - a[0]) / (b[0] - a[0]) : 1
+                return (1..<a.count).map { a[$0] + (b[$0] - a[$0]) * u }
+            }
+            return Array(stops[stops.count - 1].dropFirst())
+        }
+        // Positions in file order (colour stops, then the alpha stops not at a colour stop's
+        // position), sorted stably.
+        let colorAt = Set(colors.map { $0[0] })
+        let positions = (colors.map { $0[0] } + alphas.map { $0[0] }.filter { !colorAt.contains($0) }).enumerated()
+            .sorted { $0.element < $1.element || ($0.element == $1.element && $0.offset < $1.offset) }.map(\.element)
+        var out: [Double] = []
+        for x in positions {
+            let c = lerp(colors, x), a = alphas.isEmpty ? [1] : lerp(alphas, x)
+            out += [min(max(x, 0), 1), c[0], c[1], c[2], a[0]]
+        }
+        return out
+    }
+}
+
+extension BezPath {
+    /// Calls `body` with each subpath's base index and vertex count.
+    static func subpaths(_ f: [Double], _ body: (Int, Int) -> Void) {
+        var k = 0
+        while k + 2 <= f.count {
+            let n = max(f[k + 1].clampedInt, 0), base = k + 2
+            k = base + 6 * n
+            guard k <= f.count else { break }
+            body(base, n)
+        }
+    }
+
+    /// Pucker/bloat (`pb`, lottie-web's reading): with c the mean of a subpath's vertices and
+    /// a the amount (a fraction: percent / 100), each vertex moves to v + (c − v)·a and each
+    /// handle's end point h to h − (c − h)·a (the opposite way: a > 0 bloats the curves out
+    /// while the corners pull in, a < 0 puckers).
+    static func puckerBloat(_ f: [Double], _ amount: Double) -> [Double] {
+        var out = f
+        subpaths(f) { base, n in
+            guard n > 0 else { return }
+            var cx = 0.0, cy = 0.0
+            for j in 0..<n { cx += f[base + 6 * j]; cy += f[base + 6 * j + 1] }
+            cx /= Double(n); cy /= Double(n)
+            for j in 0..<n {
+                let b = base + 6 * j
+                let vx = f[b] + (cx - f[b]) * amount, vy = f[b + 1] + (cy - f[b + 1]) * amount
+                for h in [2, 4] {
+                    let hx = f[b] + f[b + h], hy = f[b + 1] + f[b + h + 1]
+                    out[b + h] = hx - (cx - hx) * amount - vx
+                    out[b + h + 1] = hy - (cy - hy) * amount - vy
+                }
+                out[b] = vx; out[b + 1] = vy
+            }
+        }
+        return out
+    }
+}
+
+extension BezPath {
+    /// Zig-zag (`zz`, lottie-web's reading): `ridges` (rounded, ≥ 0) points on each segment
+    /// at parameters (i + 1)/(ridges + 1), and each vertex, moved `size` along the normal
+    /// (dy, −dx)/|d| (at a vertex, of the line from the previous vertex to the next),
+    /// alternately one way and the other, the first vertex the negative way. `smooth`
+    /// (point type 2) gives each point handles along the segment, the segment's chord
+    /// length / (2 (ridges + 1)) long; corners (type 1) none. A closed path ends with its
+    /// first corner again. Ridges are capped so that a subpath has at most `maxVertices`.
+    static func zigZag(_ f: [Double], size: Double, ridges: Double, smooth: Bool) -> [Double] {
+        guard size != 0 else { return f }
+        var out: [Double] = []
+        subpaths(f) { base, n in
+            guard n > 0 else { return }
+            // At most maxVertices out: the ridges are capped so.
+            let r = max(0, min(ridges.rounded(), (Double(maxVertices) / Double(n)).rounded(.down) - 1))
+            let closed = f[base - 2] != 0
+            func v(_ j: Int) -> (Double, Double) { (f[base + 6 * (j % n)], f[base + 6 * (j % n) + 1]) }
+            var pts: [Double] = []
+            func add(_ x: Double, _ y: Double, _ angle: Double, _ dir: Double, _ outLen: Double, _ inLen: Double) {
+                let px = x + cos(angle) * dir * size, py = y - sin(angle) * dir * size
+                let ao = angle - .pi / 2, ai = angle + .pi / 2
+                pts += [px, py, cos(ai) * inLen, -sin(ai) * inLen, cos(ao) * outLen, -sin(ao) * outLen]
+            }
+            func dist(_ a: (Double, Double), _ b: (Double, Double)) -> Double { ((a.0 - b.0) * (a.0 - b.0) + (a.1 - b.1) * (a.1 - b.1)).squareRoot() }
+            func corner(_ cur: Int, _ dir: Double) {
+                let p = v(cur), prev = v(cur % n == 0 ? n - 1 : cur - 1), next = v(cur + 1)
+                let vx = next.0 - prev.0, vy = next.1 - prev.1
+                let k = smooth ? 1 / ((r + 1) * 2) : 0
+                add(p.0, p.1, -atan2(-vx, vy), dir, dist(p, next) * k, dist(p, prev) * k)
+            }
+            let count = closed ? n : n - 1
+            guard count > 0 else { out += Array(f[(base - 2)..<(base + 6 * n)]); return }
+            var dir = -1.0
+            corner(0, dir)
+            for i in 0..<count {
+                let b0 = base + 6 * i, b1 = base + 6 * ((i + 1) % n)
+                let p0 = (f[b0], f[b0 + 1]), p1 = (f[b0] + f[b0 + 4], f[b0 + 1] + f[b0 + 5])
+                let p2 = (f[b1] + f[b1 + 2], f[b1 + 1] + f[b1 + 3]), p3 = (f[b1], f[b1 + 1])
+                dir = -dir
+                let k = smooth ? dist(p0, p3) / ((r + 1) * 2) : 0
+                if r >= 1 {
+                    for j in 0..<Int(r) {
+                        let t = Double(j + 1) / (r + 1), s = 1 - t
+                        let x = s * s * s * p0.0 + 3 * s * s * t * p1.0 + 3 * s * t * t * p2.0 + t * t * t * p3.0
+                        let y = s * s * s * p0.1 + 3 * s * s * t * p1.1 + 3 * s * t * t * p2.1 + t * t * t * p3.1
+                        let dx = 3 * s * s * (p1.0 - p0.0) + 6 * s * t * (p2.0 - p1.0) + 3 * t * t * (p3.0 - p2.0)
+                        let dy = 3 * s * s * (p1.1 - p0.1) + 6 * s * t * (p2.1 - p1.1) + 3 * t * t * (p3.1 - p2.1)
+                        add(x, y, atan2(dx, dy), dir, k, k)
+                        dir = -dir
+                    }
+                }
+                corner(i + 1, dir)
+            }
+            out += [closed ? 1 : 0, Double(pts.count / 6)] + pts
+        }
+        return out
+    }
+}

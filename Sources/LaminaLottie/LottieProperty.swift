@@ -125,6 +125,13 @@ struct Prop {
         try self.init(n, w) { v throws(SceneError) in try v.numbers().map { $0 * mult } }
     }
 
+    /// A bezier path property; keyframes of different vertex counts morph as rlottie's do
+    /// (`BezPath.uniformMorph`).
+    init(path n: Node, _ w: Warnings) throws(SceneError) {
+        try self.init(n, w) { v throws(SceneError) in try BezPath.read(v) }
+        if let uniform = BezPath.uniformMorph(keys) { keys = uniform }
+    }
+
     /// The value at a frame of the property's own time.
     func value(at f: Double) -> [Double] {
         guard let firstKey = keys.first else { return [] }

@@ -28,21 +28,38 @@ extension Mapper {
 
     /// A shape layer's items as scene layers, bottom to top.
     mutating func shapeItems(_ items: [Node], _ tm: TimeMap, baseName: String) throws(SceneError) -> [Out] {
-        try shapeGroup(items, tm, baseName, depth: 0).nodes.reversed()
+        try shapeGroup(items, tm, baseName, depth: 0, trim: nil).nodes.reversed()
     }
 
     /// A group's items front to back (Lottie lists the frontmost first), and its paths for the
     /// styles of enclosing groups.
-    mutating func shapeGroup(_ items: [Node], _ tm: TimeMap, _ baseName: String, depth: Int) throws(SceneError)
+    mutating func shapeGroup(_ items: [Node], _ tm: TimeMap, _ baseName: String, depth: Int, trim outer: Trim?) throws(SceneError)
         -> (nodes: [Out], paths: [PathSource]) {
         guard depth <= Mapper.maxShapeDepth else {
             throw SceneError(path: items.first?.path ?? "shapes", "shape groups nest deeper than \(Mapper.maxShapeDepth)")
         }
         var nodes: [Out] = []
         var paths: [PathSource] = []
-        for item in items {
+        // Trim paths (`tm`) cut every path listed before them, in their group and in the groups
+        // before them (whichever style draws it, before or after the trim): the nearest trim
+        // after each item, else the enclosing group's.
+        var trims: [Trim?] = Array(repeating: nil, count: items.count)
+        var next: Trim? = nil
+        for i in items.indices.reversed() {
+            trims[i] = next ?? outer
+            let item = items[i]
+            guard case .object = item.json, item["hd"]?.bool() != true, (try? item["ty"]?.string()) == "tm" else { continue }
+            if next != nil || outer != nil { warnings.add(item.path, "a second trim of the same paths", "not mapped (the nearest trim is used)") }
+            next = Trim(s: Signal(try item["s"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])),
+                        e: Signal(try item["e"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [100])),
+                        o: Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])),
+                        individually: try item.number("m", default: 1) == 2, path: item.path)
+        }
+        for (index, item) in items.enumerated() {
             _ = try item.object()
             if item["hd"]?.bool() == true { continue }
+            let pathCount = paths.count
+            defer { for i in pathCount..<paths.count where paths[i].trim == nil { paths[i].trim = trims[index] } }
             let ty = try item.required("ty").string()
             // Direction 3 draws rectangles, ellipses and stars the other way round (`d` of a
             // stroke is its dashes).
@@ -50,7 +67,7 @@ extension Mapper {
             let reversed = direction == 3
             switch ty {
             case "sh":
-                let prop = try Prop(item.required("ks"), warnings) { v throws(SceneError) in try BezPath.read(v) }
+                let prop = try Prop(path: item.required("ks"), warnings)
                 paths.append(PathSource(signal: Signal(prop)))
             case "rc":
                 let p = Signal(try Prop(numbers: item.required("p"), warnings))
@@ -83,16 +100,13 @@ extension Mapper {
                 func prop(_ k: String, _ d: Double) throws(SceneError) -> Signal {
                     Signal(try item[k].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [d]))
                 }
-                let inputs = [try prop("p", 0), try prop("pt", 5), try prop("r", 0), try prop("or", 0), try prop("ir", 0)]
-                for k in ["os", "is"] {
-                    if let n = item[k], try Prop(numbers: n, warnings).keys.contains(where: { ($0.v.first ?? 0) != 0 }) {
-                        warnings.add(n.path, "polystar roundness")
-                    }
-                }
+                let inputs = [try prop("p", 0), try prop("pt", 5), try prop("r", 0), try prop("or", 0), try prop("ir", 0),
+                              try prop("os", 0), try prop("is", 0)]
                 guard (inputs[1].eval(0).first ?? 0) <= 1000 else { throw SceneError(path: item.at("pt"), "at most 1000 points") }
                 paths.append(PathSource(signal: Signal.combine(inputs, affine: false) { v in
                     BezPath.star(v[0], points: v[1].first ?? 0, rotation: v[2].first ?? 0, outer: v[3].first ?? 0,
-                                 inner: v[4].first ?? 0, polygon: polygon, reversed: reversed)
+                                 inner: v[4].first ?? 0, outerRound: v[5].first ?? 0, innerRound: v[6].first ?? 0,
+                                 polygon: polygon, reversed: reversed)
                 }))
             case "gr":
                 let its = try item["it"]?.array() ?? []
@@ -108,7 +122,7 @@ extension Mapper {
                     outer = try newLayer(); inner = outer
                 }
                 keyStack.append(try item["nm"]?.string() ?? "")
-                let sub = try shapeGroup(content, tm, baseName, depth: depth + 1)
+                let sub = try shapeGroup(content, tm, baseName, depth: depth + 1, trim: trims[index])
                 keyStack.removeLast()
                 inner.sublayers = sub.nodes.reversed()
                 nodes.append(outer)
@@ -119,15 +133,7 @@ extension Mapper {
                 }
             case "fl", "st", "gf", "gs":
                 nodes += try styleLayers(item, ty, paths, tm, baseName)
-            case "tm":
-                let trim = Trim(s: Signal(try item["s"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])),
-                                e: Signal(try item["e"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [100])),
-                                o: Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])),
-                                individually: try item.number("m", default: 1) == 2, path: item.path)
-                for i in paths.indices {
-                    if paths[i].trim != nil { warnings.add(item.path, "a second trim of the same path") }
-                    paths[i].trim = trim
-                }
+            case "tm": continue
             case "rd":
                 let rd = Signal(try Prop(numbers: item.required("r"), warnings))
                 for i in paths.indices {
@@ -147,13 +153,34 @@ extension Mapper {
                 if let r = try repeater(item, nodes, tm) { nodes = [r] }
             case "mm": warnings.add(item.path, "merge paths")
             case "op": warnings.add(item.path, "offset path")
-            case "pb": warnings.add(item.path, "pucker/bloat")
-            case "zz": warnings.add(item.path, "zig-zag")
+            case "pb":
+                let amount = Signal(try Prop(numbers: item.required("a"), warnings, mult: 0.01))
+                modify(&paths, amount) { v in BezPath.puckerBloat(v[0], v[1].first ?? 0) }
+            case "zz":
+                func prop(_ k: String, _ d: Double) throws(SceneError) -> Signal {
+                    Signal(try item[k].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [d]))
+                }
+                let size = try prop("s", 0), ridges = try prop("r", 0), type = try prop("pt", 1)
+                modify(&paths, size, ridges, type) { v in
+                    BezPath.zigZag(v[0], size: v[1].first ?? 0, ridges: v[2].first ?? 0, smooth: (v[3].first ?? 1) == 2)
+                }
             case "tw": warnings.add(item.path, "twist")
             default: warnings.add(item.path, "shape item \"\(ty)\"")
             }
         }
         return (nodes, paths)
+    }
+
+    /// A shape modifier applied to every path before it in its group: `f` of the path's value
+    /// and the modifier's parameters, at each keyframe of the path (exact when they share
+    /// keys or only one animates; sampled once per frame otherwise). The path is no longer a
+    /// plain rectangle or circle (no box, no rounding).
+    func modify(_ paths: inout [PathSource], _ params: Signal..., f: @escaping ([[Double]]) -> [Double]) {
+        for i in paths.indices {
+            paths[i].signal = Signal.combine([paths[i].signal] + params, f)
+            paths[i].box = nil
+            paths[i].rounded = nil
+        }
     }
 
     /// A repeater (`rp`) of the items before it in its group (`nodes`, front to back) as a
@@ -242,28 +269,13 @@ extension Mapper {
         guard !paths.isEmpty else { return [] }
         for p in paths { if let g = p.frozenGroup { warnings.add(g, "animated group transform under an outer fill or stroke", "not mapped yet (its first frame is used)") } }
         let stroke = ty == "st" || ty == "gs"
+        // A stroke of width 0 throughout draws nothing (rlottie, lottie-web).
+        if stroke, let w = item["w"], try Prop(numbers: w, warnings).keys.allSatisfy({ ($0.v.first ?? 0) <= 0 }) { return [] }
         let opacity = Signal(try item["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1]))
-        if ty == "gf", paths.count == 1, let layer = try gradientLayer(item, paths[0], opacity, tm, baseName) { return [layer] }
-        var color: Signal
-        if ty == "gf" || ty == "gs" {
-            warnings.add(item.path, ty == "gf" ? "gradient fill on a path other than one rectangle or circle" : "gradient stroke",
-                         "not mapped yet (drawn in the mean colour of its stops)")
-            let g = try item.required("g")
-            let count = (try g.number("p", default: 0).clampedInt)
-            guard count >= 0, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 0…1000") }
-            let stops = Signal(try Prop(numbers: g.required("k"), warnings))
-            color = Signal.combine([stops]) { v in
-                let s = v[0]
-                var sum = [0.0, 0.0, 0.0]
-                let n = min(count, s.count / 4)
-                guard n > 0 else { return [0, 0, 0] }
-                for i in 0..<n { for c in 0..<3 { sum[c] += s[4 * i + 1 + c] } }
-                return sum.map { $0 / Double(n) }
-            }
-        } else {
-            color = Signal(try Prop(numbers: item.required("c"), warnings))
-        }
-        let rgba = Signal.combine([color, opacity]) { v in
+        let gradient = ty == "gf" || ty == "gs"
+        if ty == "gf", paths.count == 1, let layer = try boxGradient(item, paths[0], opacity, tm, baseName) { return [layer] }
+        // A gradient of any other shape: a gradient layer masked by the shape drawn opaque.
+        let rgba = gradient ? Signal.constant([1, 1, 1, 1]) : Signal.combine([Signal(try Prop(numbers: item.required("c"), warnings)), opacity]) { v in
             let c = v[0]
             let a = (c.count > 3 ? c[3] : 1) * (v[1].first ?? 1)
             return [c.count > 0 ? c[0] : 0, c.count > 1 ? c[1] : 0, c.count > 2 ? c[2] : 0, a]
@@ -274,14 +286,16 @@ extension Mapper {
         if !stroke, paths.contains(where: { $0.trim != nil }) { warnings.add(item.path, "trim paths on a fill") }
         var out: [Out] = []
         let styleName = try item["nm"]?.string() ?? ty
+        var bounds: [Double]? = nil
         for set in sets {
             let layer = try newLayer("shape")
-            layer.name = uniqueName(baseName + "/" + styleName)
+            if !gradient { layer.name = uniqueName(baseName + "/" + styleName) }
             if let n = layer.name {
                 targets.append(LottieTarget(keyPath: keyStack + [try item["nm"]?.string() ?? ty], layer: n, kind: stroke ? .stroke : .fill))
             }
             let sources = set.map { p in Signal.combine([p.signal]) { v in BezPath.transform(v[0], p.matrix) } }
             let path = Signal.combine(sources) { v in v.flatMap { $0 } }
+            if gradient { bounds = BezPath.union(bounds, pathBounds(path)) }
             try animate(layer, "path", path, tm) { v in
                 let d = BezPath.svg(v)
                 return d.isEmpty ? .null : .string(d)
@@ -296,7 +310,7 @@ extension Mapper {
                 layer.props.append(("lineJoin", .string(lj == 2 ? "round" : lj == 3 ? "bevel" : "miter")))
                 let ml = try item.number("ml", default: 4)
                 layer.props.append(("miterLimit", num(max(ml, 0))))
-                if let d = item["d"] { try dashes(layer, d) }
+                if let d = item["d"] { try dashes(layer, d, tm) }
                 if let t = set.first?.trim {
                     try trim(layer, t, tm, part: 0)
                     // An offset moves the range past the path's start: the part beyond it is a
@@ -318,87 +332,122 @@ extension Mapper {
             }
             out.append(layer)
         }
-        return out
+        guard gradient, let box = bounds else { return out }
+        // The gradient fills the shapes' bounds (a stroke's reach added); the shapes mask it.
+        var pad = 1.0
+        if stroke {
+            let w = try item["w"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [1])
+            let widest = w.keys.map { abs($0.v.first ?? 0) }.max() ?? 1
+            pad += widest / 2 * max(1, try item.number("ml", default: 4))
+        }
+        let frame = [box[0] - pad, box[1] - pad, box[2] - box[0] + 2 * pad, box[3] - box[1] + 2 * pad]
+        let g = try gradientLayer(item, frame: frame, opacity, tm, name: uniqueName(baseName + "/" + styleName))
+        if let n = g.name {
+            targets.append(LottieTarget(keyPath: keyStack + [try item["nm"]?.string() ?? ty], layer: n, kind: .gradient))
+        }
+        if out.count == 1 { g.mask = out[0] } else {
+            let m = try newLayer()
+            m.sublayers = out
+            g.mask = m
+        }
+        return [g]
     }
 
-    /// A gradient fill of one static rectangle or circle as a gradient layer: its frame the
-    /// box (rounded by cornerRadius, clipped by masksToBounds), its colour stops with the
-    /// alpha stops interpolated at them, start and end points (`s`, `e`) in unit coordinates of
-    /// the box; radial as a circle of radius |e − s| about s. Nil when the box's group
-    /// transforms are not axis-aligned (then the mean colour is used).
-    mutating func gradientLayer(_ item: Node, _ source: PathSource, _ opacity: Signal, _ tm: TimeMap,
-                                _ baseName: String) throws(SceneError) -> Out? {
+    /// The bounds [minX, minY, maxX, maxY] of a path's vertices and handles over its frames
+    /// (each keyframe and every whole frame between; nil when it draws nothing).
+    func pathBounds(_ path: Signal) -> [Double]? {
+        var frames: [Double] = [0]
+        if let (lo, hi) = path.span {
+            let n = max(1, min(limits.maxSamplesPerProperty, (hi - lo).rounded(.up).clampedInt))
+            frames = (0...n).map { lo + (hi - lo) * Double($0) / Double(n) }
+            if case .exact(let t, _) = path.keys { frames += t }
+        }
+        var box: [Double]? = nil
+        for f in frames { box = BezPath.union(box, BezPath.bounds(path.eval(f))) }
+        return box
+    }
+
+    /// A gradient fill of one static rectangle or circle as a gradient layer of the box
+    /// (rounded by cornerRadius, clipped by masksToBounds; no mask). Nil when the box's group
+    /// transforms are not axis-aligned.
+    mutating func boxGradient(_ item: Node, _ source: PathSource, _ opacity: Signal, _ tm: TimeMap,
+                              _ baseName: String) throws(SceneError) -> Out? {
         guard let b = source.box, source.frozenGroup == nil else { return nil }
         let m = source.matrix
         guard m.b == 0, m.c == 0, b.radius == 0 || abs(m.a) == abs(m.d) else { return nil }
+        let (x0, y0) = m.apply(b.cx - b.w / 2, b.cy - b.h / 2), (x1, y1) = m.apply(b.cx + b.w / 2, b.cy + b.h / 2)
+        let frame = [min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)]
+        guard frame[2] > 0, frame[3] > 0 else { return nil }
+        let name = uniqueName(baseName + "/" + (try item["nm"]?.string() ?? "gf"))
+        let layer = try gradientLayer(item, frame: frame, opacity, tm, name: name)
+        if let n = name { targets.append(LottieTarget(keyPath: keyStack + [try item["nm"]?.string() ?? "gf"], layer: n, kind: .gradient)) }
+        if b.radius > 0 { layer.props += [("cornerRadius", num(b.radius * abs(m.a))), ("masksToBounds", .bool(true))] }
+        return layer
+    }
+
+    /// A gradient layer of `frame` (in the style's coordinates: its bounds' origin is the
+    /// frame's, so a mask's paths need no offset) for a gradient fill or stroke: colour stops
+    /// and alpha stops merged (every position of either, each colour and alpha interpolated
+    /// there, as rlottie does), start and end points (`s`, `e`) in unit coordinates of the
+    /// frame, radial as a circle of radius |e − s| about s; all animated as the file's are.
+    mutating func gradientLayer(_ item: Node, frame: [Double], _ opacity: Signal, _ tm: TimeMap,
+                                name: String?) throws(SceneError) -> Out {
         let g = try item.required("g")
         let count = (try g.number("p", default: 0).clampedInt)
         guard count >= 1, count <= 1000 else { throw SceneError(path: g.at("p"), "must be in 1…1000") }
         let stopsProp = try Prop(numbers: g.required("k"), warnings)
-        let sProp = try Prop(numbers: item.required("s"), warnings), eProp = try Prop(numbers: item.required("e"), warnings)
-        for (prop, k) in [(stopsProp, "g"), (sProp, "s"), (eProp, "e")] where !prop.isStatic {
-            warnings.add(item.at(k), "animated gradient", "not mapped yet (its first value is used)")
+        guard stopsProp.keys.allSatisfy({ $0.v.count >= 4 * count }) else {
+            throw SceneError(path: g.at("k"), "needs 4 numbers per colour stop (\(count))")
         }
-        if let h = item["h"], try Prop(numbers: h, warnings).first.first ?? 0 != 0 { warnings.add(h.path, "radial highlight") }
-        let stops = stopsProp.first
-        guard stops.count >= 4 * count else { throw SceneError(path: g.at("k"), "needs 4 numbers per colour stop (\(count))") }
-        let alphas = stride(from: 4 * count, to: stops.count - 1, by: 2).map { (stops[$0], stops[$0 + 1]) }
-        func alpha(at x: Double) -> Double {
-            guard let first = alphas.first else { return 1 }
-            if x <= first.0 { return first.1 }
-            for i in 1..<alphas.count where x <= alphas[i].0 {
-                let (x0, a0) = alphas[i - 1], (x1, a1) = alphas[i]
-                return x1 > x0 ? a0 + (a1 - a0) * (x - x0) / (x1 - x0) : a1
-            }
-            return alphas.last!.1
-        }
-        var colors: [JSON] = [], locations: [Double] = []
-        for i in 0..<count {
-            let pos = min(max(stops[4 * i], 0), 1)
-            colors.append(colorJSON([stops[4 * i + 1], stops[4 * i + 2], stops[4 * i + 3]], alpha: alpha(at: pos)))
-            locations.append(locations.last.map { max($0, pos) } ?? pos)
-        }
-        // The box and the points through the (axis-aligned) group transforms.
-        let (x0, y0) = m.apply(b.cx - b.w / 2, b.cy - b.h / 2), (x1, y1) = m.apply(b.cx + b.w / 2, b.cy + b.h / 2)
-        let frame = [min(x0, x1), min(y0, y1), abs(x1 - x0), abs(y1 - y0)]
-        guard frame[2] > 0, frame[3] > 0 else { return nil }
-        let sv = sProp.first, ev = eProp.first
-        let (sx, sy) = m.apply(sv.first ?? 0, sv.count > 1 ? sv[1] : 0), (ex, ey) = m.apply(ev.first ?? 0, ev.count > 1 ? ev[1] : 0)
-        let start = [(sx - frame[0]) / frame[2], (sy - frame[1]) / frame[3]]
-        let radial = try item.number("t", default: 1) == 2
-        let end: [Double]
-        if radial {
-            let r = ((ex - sx) * (ex - sx) + (ey - sy) * (ey - sy)).squareRoot()
-            end = [start[0] + r / frame[2], start[1] + r / frame[3]]
-        } else {
-            end = [(ex - frame[0]) / frame[2], (ey - frame[1]) / frame[3]]
+        let stops = Signal(stopsProp)
+        let s = Signal(try Prop(numbers: item.required("s"), warnings)), e = Signal(try Prop(numbers: item.required("e"), warnings))
+        if let h = item["h"], try Prop(numbers: h, warnings).keys.contains(where: { ($0.v.first ?? 0) != 0 }) {
+            warnings.add(h.path, "radial highlight", "not mapped (drawn without it)")
         }
         let layer = try newLayer("gradient")
-        layer.name = uniqueName(baseName + "/" + (try item["nm"]?.string() ?? "gf"))
-        layer.props = [("frame", nums(frame)), ("colors", .array(colors)), ("locations", nums(locations)),
-                       ("startPoint", nums(start)), ("endPoint", nums(end)),
+        layer.name = name
+        let radial = try item.number("t", default: 1) == 2
+        layer.props = [("bounds", nums(frame)), ("position", nums([frame[0] + frame[2] / 2, frame[1] + frame[3] / 2])),
                        ("gradientType", .string(radial ? "radial" : "axial"))]
-        if b.radius > 0 { layer.props += [("cornerRadius", num(b.radius * abs(m.a))), ("masksToBounds", .bool(true))] }
+        let merged = Signal.combine([stops], affine: false) { v in BezPath.gradientStops(v[0], count: count) }
+        try animate(layer, "colors", merged, tm) { v in
+            .array(stride(from: 0, to: v.count - 4, by: 5).map { colorJSON([v[$0 + 1], v[$0 + 2], v[$0 + 3]], alpha: v[$0 + 4]) })
+        }
+        try animate(layer, "locations", merged, tm) { v in nums(stride(from: 0, to: v.count - 4, by: 5).map { v[$0] }) }
+        func unit(_ x: Double, _ y: Double) -> [Double] { [(x - frame[0]) / frame[2], (y - frame[1]) / frame[3]] }
+        try animate(layer, "startPoint", s, tm) { v in nums(unit(v.first ?? 0, v.count > 1 ? v[1] : 0)) }
+        let end = Signal.combine([s, e], affine: !radial) { v in
+            let sx = v[0].first ?? 0, sy = v[0].count > 1 ? v[0][1] : 0
+            let ex = v[1].first ?? 0, ey = v[1].count > 1 ? v[1][1] : 0
+            guard radial else { return [ex, ey] }
+            let r = ((ex - sx) * (ex - sx) + (ey - sy) * (ey - sy)).squareRoot()
+            return [sx + r, sy + r]
+        }
+        try animate(layer, "endPoint", end, tm) { v in nums(unit(v[0], v[1])) }
         try animate(layer, "opacity", opacity, tm) { num(min(max($0.first ?? 1, 0), 1)) }
         return layer
     }
 
-    /// A stroke's dash pattern (`d`: dashes `d`, gaps `g`, the offset `o`).
-    mutating func dashes(_ layer: Out, _ d: Node) throws(SceneError) {
-        var pattern: [Double] = [], phase = 0.0
+    /// A stroke's dash pattern (`d`: dashes `d`, gaps `g`, the offset `o`); animated dashes,
+    /// gaps and offset keyframe `lineDashPattern` and `lineDashPhase` (exact where they share
+    /// their keys, else sampled once per frame).
+    mutating func dashes(_ layer: Out, _ d: Node, _ tm: TimeMap) throws(SceneError) {
+        var lengths: [Signal] = [], phase = Signal.constant([0])
         for e in try d.array() {
             let n = try e["n"]?.string() ?? ""
-            let p = try Prop(numbers: e.required("v"), warnings)
-            if !p.isStatic { warnings.add(e.path, "animated dash", "not mapped yet (its first value is used)") }
-            let v = max(p.first.first ?? 0, 0)
-            if n == "o" { phase = v } else { pattern.append(v) }
+            let p = Signal(try Prop(numbers: e.required("v"), warnings))
+            if n == "o" { phase = p } else { lengths.append(p) }
         }
-        guard pattern.count <= 64 else { throw SceneError(path: d.path, "at most 64 dashes and gaps") }
-        if pattern.count % 2 == 1 { pattern += pattern }
-        if pattern.contains(where: { $0 > 0 }) {
-            layer.props.append(("lineDashPattern", nums(pattern)))
-            layer.props.append(("lineDashPhase", num(phase)))
+        guard lengths.count <= 64 else { throw SceneError(path: d.path, "at most 64 dashes and gaps") }
+        let pattern = Signal.combine(lengths) { v in
+            let p = v.map { max($0.first ?? 0, 0) }
+            return p.count % 2 == 1 ? p + p : p
         }
+        // A pattern that is never anything but zeros draws a solid line.
+        let probes = [0.0] + (pattern.span.map { [$0.0, ($0.0 + $0.1) / 2, $0.1] } ?? [])
+        guard !lengths.isEmpty, probes.contains(where: { t in pattern.eval(t).contains { $0 > 0 } }) else { return }
+        try animate(layer, "lineDashPattern", pattern, tm) { nums($0) }
+        try animate(layer, "lineDashPhase", phase, tm) { num($0.first ?? 0) }
     }
 
     /// Trim paths as strokeStart and strokeEnd: start and end in percent, the offset in

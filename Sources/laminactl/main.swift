@@ -18,7 +18,11 @@ usage: laminactl ping [--socket PATH]
        laminactl query SCENE --at T NAME.KEYPATH … [--once]
        laminactl query SCENE --at T --hit X,Y [--once]
        laminactl load SCENE [--socket PATH] [--once]
+       laminactl lottie-requests LOTTIE [--first-id N] [--playback JSON] [--set JSON]
 SCENE is a scene file or a Lottie (Bodymovin) JSON file; a Lottie file loops unless --once.
+lottie-requests prints, as JSON, the staged requests that build a Lottie file's layers (ids
+from N) for a client library in another language (clients/python: lamina.LottiePlayer), or
+with --set {"keyPath": K, "value": [...], "rangeTime": T} those of a dynamic property.
 """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -38,6 +42,9 @@ var hit: Point? = nil
 var seconds: Double? = nil
 var maxFrames = 0
 var once = false
+var firstID: UInt32 = 1
+var playbackJSON: String? = nil
+var setJSON: String? = nil
 var positional: [String] = []
 
 @MainActor func value(_ flag: String) -> String {
@@ -67,6 +74,9 @@ while !args.isEmpty {
     case "--duration": duration = positiveNumber(a, allowZero: true)
     case "--seconds": seconds = positiveNumber(a)
     case "--once": once = true
+    case "--first-id": firstID = UInt32(positiveNumber(a))
+    case "--playback": playbackJSON = value(a)
+    case "--set": setJSON = value(a)
     case "--frames":
         let s = value(a)
         guard let n = Int(s), (1...10_000).contains(n) else { fail("--frames needs a count in 1…10000 (got \(s))", code: 2) }
@@ -156,6 +166,7 @@ do {
     case "render": try render(); exit(0)
     case "query": try query(); exit(0)
     case "load": try load()
+    case "lottie-requests": try lottieRequests(); exit(0)
     default: break
     }
     let connection = try Connection(socketPath: socketPath, name: "laminactl")

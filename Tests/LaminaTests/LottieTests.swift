@@ -213,7 +213,7 @@ import Testing
         """#
         let s = try Scene(json: Self.file(Self.shapeLayer("L", ind: 1, ks: Self.ks(), shapes: grad)))
         #expect(s.warnings.isEmpty, "\(s.warnings)")
-        #expect(try values(s, "L/G.bounds", at: 0) == [0, 0, 80, 20])
+        #expect(try values(s, "L/G.bounds", at: 0) == [10, 30, 80, 20])
         #expect(try values(s, "L/G.position", at: 0) == [50, 40])
         #expect(try values(s, "L/G.startPoint", at: 0) == [0, 0.5])
         #expect(try values(s, "L/G.endPoint", at: 0) == [1, 0.5])
@@ -231,12 +231,184 @@ import Testing
         let r = try Scene(json: Self.file(Self.shapeLayer("C", ind: 1, ks: Self.ks(), shapes: radial)))
         #expect(try values(r, "C/R.endPoint", at: 0) == [0.75, 0.75])
         #expect(try values(r, "C/R.cornerRadius", at: 0) == [10])
-        // Over a free path: the mean colour, with a warning.
+        // Over a free path: a gradient layer masked by the path (no warning).
         let path = #"{"ty":"sh","ks":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[0,9]]}}}"#
         let f = try Scene(json: Self.file(Self.shapeLayer("P", ind: 1, ks: Self.ks(),
                                                           shapes: path + "," + radial.split(separator: "\n")[1])))
-        #expect(f.warnings.contains { $0.contains("gradient fill on a path other than one rectangle or circle") })
-        #expect(try values(f, "P/R.fillColor", at: 0) == [0.5, 0.5, 0.5, 1])
+        #expect(f.warnings.isEmpty, "\(f.warnings)")
+        #expect(try values(f, "P/R.bounds", at: 0) == [-1, -1, 11, 11])
+    }
+
+    /// The path query of a layer at a time, as SVG path data.
+    func pathData(_ scene: Scene, _ name: String, at t: Double) throws -> String {
+        guard case .object(let m) = try scene.query(["\(name).path"], at: t), case .string(let d) = m[0].value else { return "" }
+        return d
+    }
+
+    @Test func morphBetweenDifferentVertexCountsAsRlottie() throws {
+        // A closed triangle (3 vertices: 10 control points in rlottie's list) morphing into a
+        // closed square (4 vertices: 13 points) over frames 0…30, linear. rlottie interpolates
+        // the first 10 points of each: 3 segments, the third ending at the triangle's first
+        // vertex and the square's fourth, then a straight line back. Halfway: (0,0), (15,0),
+        // (10,15), (0,10) [= ((0,0) + (0,20)) / 2], closed.
+        let tri = #"{"c":true,"v":[[0,0],[10,0],[0,10]],"i":[[0,0],[0,0],[0,0]],"o":[[0,0],[0,0],[0,0]]}"#
+        let sq = #"{"c":true,"v":[[0,0],[20,0],[20,20],[0,20]],"i":[[0,0],[0,0],[0,0],[0,0]],"o":[[0,0],[0,0],[0,0],[0,0]]}"#
+        let shapes = #"{"ty":"sh","ks":{"a":1,"k":[{"t":0,"s":[\#(tri)],"i":{"x":[1],"y":[1]},"o":{"x":[0],"y":[0]}},{"t":30,"s":[\#(sq)]}]}},"#
+            + Self.redFill
+        let s = try Scene(json: Self.file(Self.shapeLayer("M", ind: 1, ks: Self.ks(), shapes: shapes)))
+        #expect(!s.warnings.contains { $0.contains("vertex counts") }, "\(s.warnings)")
+        #expect(try pathData(s, "M/F", at: 0.5) == "M0 0 C0 0 15 0 15 0 C15 0 10 15 10 15 C10 15 0 10 0 10 C0 10 0 0 0 0 Z")
+        // At the first key the triangle whole (its closing side to the first vertex, then
+        // a vertex there that draws nothing); after the last the square as it is.
+        #expect(try pathData(s, "M/F", at: 0) == "M0 0 C0 0 10 0 10 0 C10 0 0 10 0 10 C0 10 0 0 0 0 C0 0 0 0 0 0 Z")
+        #expect(try pathData(s, "M/F", at: 1.5) == "M0 0 C0 0 20 0 20 0 C20 0 20 20 20 20 C20 20 0 20 0 20 C0 20 0 0 0 0 Z")
+        // A quarter of the way: 0.25 of each difference.
+        #expect(try pathData(s, "M/F", at: 0.25) == "M0 0 C0 0 12.5 0 12.5 0 C12.5 0 5 12.5 5 12.5 C5 12.5 0 5 0 5 C0 5 0 0 0 0 Z")
+    }
+
+    @Test func polystarsAsRlottieDrawsThem() throws {
+        func star(_ members: String) throws -> [[Double]] {
+            let shapes = #"{"ty":"sr","sy":1,"d":1,"p":{"a":0,"k":[0,0]},"r":{"a":0,"k":0},"#
+                + members + "}," + Self.redFill
+            let s = try Scene(json: Self.file(Self.shapeLayer("S", ind: 1, ks: Self.ks(), shapes: shapes)))
+            #expect(s.warnings.isEmpty, "\(s.warnings)")
+            // The path's numbers, grouped per command.
+            let d = try pathData(s, "S/F", at: 0)
+            return d.split(whereSeparator: { $0.isLetter }).map { $0.split(separator: " ").compactMap { Double($0) } }.filter { !$0.isEmpty }
+        }
+        func near(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 2e-3 } }
+        func polar(_ r: Double, _ deg: Double) -> [Double] { [r * cos(deg * .pi / 180), r * sin(deg * .pi / 180)] }
+        // 2.5 points, outer 10, inner 4: a point spans 144°; the partial point (radius
+        // 4 + 0.5·6 = 7) sits at −90° + 72°·0.5 = −54°, then inner 4 at −18°, outer 10 at
+        // 54°, inner at 126°, outer at 198°, inner at 270° (the last step 144°·0.5/2 back to −54°).
+        let p = try star(#""pt":{"a":0,"k":2.5},"or":{"a":0,"k":10},"ir":{"a":0,"k":4},"os":{"a":0,"k":0},"is":{"a":0,"k":0}"#)
+        let corners = [polar(7, -54), polar(4, -18), polar(10, 54), polar(4, 126), polar(10, 198), polar(4, 270)]
+        #expect(p.count == 7 && near(p[0], corners[0]), "\(p)")
+        for i in 1..<min(p.count, 7) { #expect(near(Array(p[i].suffix(2)), corners[i % 6]), "corner \(i): \(p[i])") }
+        // 5 points with outer roundness 50 %: the top corner's handles are horizontal (a
+        // quarter turn from its radius), 10 · 0.5 · 0.47829 / 0.28 / 5 = 0.85409 long; the
+        // inner corners have none.
+        let r = try star(#""pt":{"a":0,"k":5},"or":{"a":0,"k":10},"ir":{"a":0,"k":5},"os":{"a":0,"k":50},"is":{"a":0,"k":0}"#)
+        let h = 10 * 0.5 * 0.47829 / 0.28 / 5
+        #expect(near(r.first ?? [], [0, -10]))
+        #expect(r.count == 11 && near(Array(r[1].prefix(2)), [h, -10]), "\(r[1])")
+        #expect(near(Array(r[1][2..<4]), polar(5, -54)))
+        // The closing segment comes into the top corner from the left: its in handle.
+        #expect(near(Array(r[10].prefix(4)), Array(polar(5, 234)) + [-h, -10]), "\(r[10])")
+    }
+
+    /// A polystar whose point count animates is built at every frame (rlottie's way), each
+    /// frame exactly: no morph is involved, so no "vertex counts" warning; 3 points at frame 0
+    /// (a star: 6 corners, M + 6 curves) and 5 at frame 30 (M + 10 curves).
+    @Test func animatedPointCountIsSampledWithoutAMorphWarning() throws {
+        let shapes = #"{"ty":"sr","sy":1,"d":1,"p":{"a":0,"k":[0,0]},"r":{"a":0,"k":0},"pt":{"a":1,"k":[{"t":0,"s":[3],"o":{"x":[0],"y":[0]},"i":{"x":[1],"y":[1]}},{"t":30,"s":[5]}]},"or":{"a":0,"k":10},"ir":{"a":0,"k":4},"os":{"a":0,"k":0},"is":{"a":0,"k":0}},"#
+            + Self.redFill
+        let s = try Scene(json: Self.file(Self.shapeLayer("S", ind: 1, ks: Self.ks(), shapes: shapes)))
+        #expect(!s.warnings.contains { $0.contains("vertex counts") }, "\(s.warnings)")
+        func commands(_ t: Double) throws -> Int { try pathData(s, "S/F", at: t).filter { $0.isLetter && $0 != "Z" }.count }
+        #expect(try commands(0) == 7)
+        #expect(try commands(1.0) == 11)
+        // The first inner corner: radius 4 at −90° + 180°/3 = −30° (3 points), −90° + 36° = −54° (5).
+        func corner(_ t: Double) throws -> [Double] {
+            let d = try pathData(s, "S/F", at: t).split(separator: "C")[1].split(separator: " ").compactMap { Double($0) }
+            return Array(d.suffix(2))
+        }
+        func near(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 2e-3 } }
+        #expect(near(try corner(0), [4 * cos(-Double.pi / 6), 4 * sin(-Double.pi / 6)]))
+        #expect(near(try corner(1.0), [4 * cos(-0.3 * Double.pi), 4 * sin(-0.3 * Double.pi)]))
+    }
+
+    /// Animated dashes: the dash (10 → 20) and the offset (0 → 30) keyed at frames 0 and 30,
+    /// linear, with a static gap 5: at frame 15 the pattern is [15, 5] and the phase 15, at
+    /// frame 30 [20, 5] and 30; a pattern of three lengths is repeated (odd counts, as SVG).
+    @Test func animatedDashesAreKeyframed() throws {
+        func scene(_ dashes: String) throws -> Scene {
+            let stroke = #"{"ty":"st","nm":"K","c":{"a":0,"k":[0,0,1,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":2},"lc":1,"lj":1,"d":["#
+                + dashes + "]}"
+            return try Scene(json: Self.file(Self.shapeLayer("S", ind: 1, ks: Self.ks(), shapes: Self.square + "," + stroke)))
+        }
+        let s = try scene(#"{"n":"d","v":{"a":1,"k":[{"t":0,"s":[10]},{"t":30,"s":[20]}]}},{"n":"g","v":{"a":0,"k":5}},{"n":"o","v":{"a":1,"k":[{"t":0,"s":[0]},{"t":30,"s":[30]}]}}"#)
+        #expect(!s.warnings.contains { $0.contains("dash") }, "\(s.warnings)")
+        func close(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 1e-9 } }
+        #expect(close(try values(s, "S/K.lineDashPattern", at: 0), [10, 5]))
+        #expect(close(try values(s, "S/K.lineDashPattern", at: 0.5), [15, 5]))
+        #expect(close(try values(s, "S/K.lineDashPhase", at: 0.5), [15]))
+        #expect(close(try values(s, "S/K.lineDashPattern", at: 1.5), [20, 5]))
+        #expect(close(try values(s, "S/K.lineDashPhase", at: 1.5), [30]))
+        let odd = try scene(#"{"n":"d","v":{"a":0,"k":4}},{"n":"g","v":{"a":0,"k":2}},{"n":"d","v":{"a":0,"k":1}}"#)
+        #expect(close(try values(odd, "S/K.lineDashPattern", at: 0), [4, 2, 1, 4, 2, 1]))
+        let zero = try scene(#"{"n":"d","v":{"a":0,"k":0}},{"n":"g","v":{"a":0,"k":0}}"#)
+        #expect(try values(zero, "S/K.lineDashPattern", at: 0).isEmpty, "all zeros: a solid line")
+    }
+
+    @Test func gradientsOfAnyShapeAreMaskedGradientLayers() throws {
+        // A linear gradient fill of a triangle (0,0), (40,0), (0,20): a gradient layer of the
+        // triangle's bounds grown by 1 (−1, −1, 42, 22), masked by the triangle drawn opaque;
+        // start (0, 10) → unit ((0 + 1)/42, (10 + 1)/22). Colour stops red at 0 and blue at
+        // 1; alpha stops 1 at 0 and 0.5 at 0.5: merged, a stop at 0, 0.5 (purple, alpha 0.5)
+        // and 1 (alpha 0.5 past the last alpha stop). The stops animate: green at frame 30.
+        let path = #"{"ty":"sh","ks":{"a":0,"k":{"c":true,"v":[[0,0],[40,0],[0,20]]}}}"#
+        let grad = #"{"ty":"gf","nm":"G","o":{"a":0,"k":100},"t":1,"s":{"a":0,"k":[0,10]},"e":{"a":0,"k":[40,10]},"#
+            + #""g":{"p":2,"k":{"a":1,"k":[{"t":0,"s":[0,1,0,0,1,0,0,1,0,1,0.5,0.5],"i":{"x":[1],"y":[1]},"o":{"x":[0],"y":[0]}},"#
+            + #"{"t":30,"s":[0,0,1,0,1,0,0,1,0,1,0.5,0.5]}]}}}"#
+        let s = try Scene(json: Self.file(Self.shapeLayer("T", ind: 1, ks: Self.ks(), shapes: path + "," + grad)))
+        #expect(!s.warnings.contains { $0.contains("gradient") }, "\(s.warnings)")
+        #expect(try values(s, "T/G.bounds", at: 0) == [-1, -1, 42, 22])
+        #expect(try values(s, "T/G.position", at: 0) == [20, 10])
+        let start = try values(s, "T/G.startPoint", at: 0), end = try values(s, "T/G.endPoint", at: 0)
+        #expect(close(start[0], 1.0 / 42) && close(start[1], 11.0 / 22) && close(end[0], 41.0 / 42) && close(end[1], 0.5))
+        #expect(try values(s, "T/G.locations", at: 0) == [0, 0.5, 1])
+        guard case .object(let m) = try s.query(["T/G.colors"], at: 0), case .object(let m1) = try s.query(["T/G.colors"], at: 0.5)
+        else { Issue.record(); return }
+        let rgba = { (v: [Double]) in JSON.array(v.map { .number($0) }) }
+        #expect(m[0].value == .array([rgba([1, 0, 0, 1]), rgba([0.5, 0, 0.5, 0.5]), rgba([0, 0, 1, 0.5])]))
+        // Halfway through the stops' animation: the first stop (1,0,0) → (0,1,0) at 0.5.
+        #expect(m1[0].value == .array([rgba([0.5, 0.5, 0, 1]), rgba([0.25, 0.25, 0.5, 0.5]), rgba([0, 0, 1, 0.5])]))
+        // A gradient stroke: a stroke of width 4 (mitre limit 4) grows the bounds by 1 + 2·4.
+        let stroke = #"{"ty":"gs","nm":"GS","o":{"a":0,"k":100},"w":{"a":0,"k":4},"lc":2,"lj":1,"ml":4,"t":2,"#
+            + #""s":{"a":0,"k":[0,0]},"e":{"a":0,"k":[3,4]},"g":{"p":2,"k":{"a":0,"k":[0,1,1,1,1,0,0,0]}}}"#
+        let g = try Scene(json: Self.file(Self.shapeLayer("U", ind: 1, ks: Self.ks(), shapes: path + "," + stroke)))
+        #expect(try values(g, "U/GS.bounds", at: 0) == [-9, -9, 58, 38])
+        // Radial: radius |(3,4)| = 5 about s → endPoint s + 5 in both axes, in unit coordinates.
+        let e = try values(g, "U/GS.endPoint", at: 0)
+        #expect(close(e[0], 14.0 / 58) && close(e[1], 14.0 / 38), "\(e)")
+    }
+
+    @Test func puckerBloatAndZigZagModifyThePath() throws {
+        let square = #"{"ty":"sh","ks":{"a":0,"k":{"c":true,"v":[[0,0],[10,0],[10,10],[0,10]],"i":[[0,0],[0,0],[0,0],[0,0]],"o":[[0,0],[0,0],[0,0],[0,0]]}}}"#
+        // Bloat 50 %: the centre is (5, 5); (0, 0) moves halfway in, to (2.5, 2.5); its handle
+        // end (0, 0) moves half of (5, 5) the other way, to (−2.5, −2.5); (10, 0) → (7.5, 2.5)
+        // with its handle end (10, 0) → (12.5, −2.5).
+        let pb = try Scene(json: Self.file(Self.shapeLayer("B", ind: 1, ks: Self.ks(),
+                                                           shapes: square + #",{"ty":"pb","a":{"a":0,"k":50}},"# + Self.redFill)))
+        #expect(pb.warnings.isEmpty, "\(pb.warnings)")
+        #expect(try pathData(pb, "B/F", at: 0).hasPrefix("M2.5 2.5 C-2.5 -2.5 12.5 -2.5 7.5 2.5 C"))
+        // Zig-zag, one ridge per side, size 2, corners: the first vertex moves 2 along the
+        // normal (vy, −vx)/|v| of prev → next = (0,10) → (10,0), the negative way: to
+        // (√2, √2); the middle of the top side 2 up (its normal (0, −1), the positive way):
+        // (5, −2); the next corner the negative way along the normal of (0,0) → (10,10):
+        // (10 − √2, √2). Nine vertices (the last the first again), no handles.
+        let zz = try Scene(json: Self.file(Self.shapeLayer("Z", ind: 1, ks: Self.ks(),
+            shapes: square + #",{"ty":"zz","s":{"a":0,"k":2},"r":{"a":0,"k":1},"pt":{"a":0,"k":1}},"# + Self.redFill)))
+        #expect(zz.warnings.isEmpty, "\(zz.warnings)")
+        let d = try pathData(zz, "Z/F", at: 0)
+        let cmds = d.split(whereSeparator: { $0.isLetter }).map { $0.split(separator: " ").compactMap { Double($0) } }.filter { !$0.isEmpty }
+        func near(_ a: [Double], _ b: [Double]) -> Bool { a.count == b.count && zip(a, b).allSatisfy { abs($0 - $1) < 2e-3 } }
+        let r2 = 2.0.squareRoot()
+        #expect(cmds.count == 10, "\(d)")
+        #expect(near(cmds.first ?? [], [r2, r2]) && near(Array(cmds[1].suffix(2)), [5, -2]) && near(Array(cmds[2].suffix(2)), [10 - r2, r2]), "\(d)")
+        #expect(near(Array(cmds[9].suffix(2)), [r2, r2]), "\(d)")
+        // A hostile ridge count stays within the vertex limit: 4 sides × 24,999 ridges + 1.
+        let huge = try Scene(json: Self.file(Self.shapeLayer("H", ind: 1, ks: Self.ks(),
+            shapes: square + #",{"ty":"zz","s":{"a":0,"k":2},"r":{"a":0,"k":1e12},"pt":{"a":0,"k":1}},"# + Self.redFill)))
+        #expect(try pathData(huge, "H/F", at: 0).filter { $0 == "C" }.count == 4 * 25_000 + 1)
+    }
+
+    @Test func zeroWidthStrokeDrawsNothing() throws {
+        // rlottie and lottie-web draw nothing for a stroke of width 0 (no hairline).
+        let shapes = Self.square + #",{"ty":"st","nm":"S","c":{"a":0,"k":[0,0,0,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":0}},"# + Self.redFill
+        let s = try Scene(json: Self.file(Self.shapeLayer("Z", ind: 1, ks: Self.ks(), shapes: shapes)))
+        #expect(s.names["Z/S"] == nil && s.names["Z/F"] != nil)
     }
 
     @Test func trimOffsetPastThePathStartIsASecondStroke() throws {
@@ -286,11 +458,11 @@ import Testing
     }
 
     @Test func unsupportedFeaturesWarnAndStillPlay() throws {
-        let extra = #","masksProperties":[{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}}],"ef":[{"ty":5}],"tm":{"a":0,"k":0},"bm":17"#
+        let extra = #","masksProperties":[{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}},{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}}],"ef":[{"ty":5}],"tm":{"a":0,"k":0},"bm":17"#
         let shapes = "\(Self.square),{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)"
         let ks = #"{"p":{"a":0,"k":[50,50],"x":"wiggle(1,2)"}}"#
         let s = try Scene(json: Self.file(Self.shapeLayer("W", ind: 1, ks: ks, shapes: shapes, extra: extra)))
-        let expected = ["layers[0].masksProperties[0].mode: mask mode difference", "layers[0].ef: effects",
+        let expected = ["layers[0].masksProperties[1].mode: mask mode difference after another mask", "layers[0].ef: effects",
                         "layers[0].bm: blend mode 17", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression",
                         "layers[0].shapes[1]: merge paths"]
         for e in expected { #expect(s.warnings.contains { $0.hasPrefix(e) }, "\(e) in \(s.warnings)") }

@@ -22,6 +22,7 @@ from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, Conne
                      Event, KeyEvent, PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
 from .layers import (EmitterLayer, GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
                      TextLayer, TiledLayer)
+from .lottie import LottieClock, LottieError, LottiePlayer
 from .surfaces import BGRA8, RGBA8, PresentationFeedback, SurfaceBuffer, SurfaceLayer
 from .values import (Color, CornerMask, DecomposedTransform, Display, EmitterCell, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
@@ -40,5 +41,6 @@ __all__ = [
     "Event", "AnimationStarted", "AnimationStopped", "TransactionCompleted", "DisplayChanged", "ReduceMotionChanged",
     "ErrorEvent", "PointerEvent", "KeyEvent", "ConnectionLost", "Reconnected", "HANDLED", "IGNORED",
     "Point", "Size", "Rect", "Color", "Transform3D", "DecomposedTransform", "Path", "PathTemplate", "StyledText", "TextRun", "CornerMask", "Filter", "EmitterCell",
+    "LottiePlayer", "LottieClock", "LottieError",
     "Display", "PROPERTIES", "PropertyInfo", "ENUMS", "LAYER_KINDS", "PROTOCOL_VERSION",
 ]

@@ -87,7 +87,7 @@ extension Gallery {
             // The scene's layers (local ids 1…n) renumbered into the gallery's ids, under the stage.
             let base = b.nextID - 1
             for op in scene.initialOperations {
-                let renumbered = Self.renumber(op, by: base, top: stage)
+                let renumbered = op.renumbered(by: base, top: stage)
                 if case .set(let id, "mask", .number(let m)) = renumbered, m > 0 { lottieMasked.append(id) }
                 b.append(renumbered)
             }
@@ -206,30 +206,5 @@ extension Gallery {
         let s = currentSpeed(c)
         let magnitude = min(max(abs(s) * (faster ? 2 : 0.5), lottieSpeeds.min), lottieSpeeds.max)
         return s < 0 ? -magnitude : magnitude
-    }
-
-    /// A scene operation with its layer ids moved up by `base` (local id 0, the client's
-    /// container, becomes `top`): the layers a `Scene` builds (ids 1…n) in the gallery's ids.
-    static func renumber(_ op: LayerChange, by base: UInt32, top: UInt32) -> LayerChange {
-        func id(_ x: UInt32) -> UInt32 { x == 0 ? top : x + base }
-        switch op {
-        case .create(let x, let kind): return .create(id(x), kind)
-        case .delete(let x): return .delete(id(x))
-        case .set(let x, "mask", .number(let m)) where m > 0:
-            return .set(id(x), keyPath: "mask", value: .number(Double(UInt32(m) + base)))
-        case .set(let x, let key, let value): return .set(id(x), keyPath: key, value: value)
-        case .addSublayer(let p, let c): return .addSublayer(parent: id(p), child: id(c))
-        case .insertSublayer(let p, let c, let i): return .insertSublayer(parent: id(p), child: id(c), index: i)
-        case .removeFromSuperlayer(let x): return .removeFromSuperlayer(id(x))
-        case .setTransaction: return op
-        case .addAnimation(let x, let key, let a): return .addAnimation(id(x), key: key, animation: a)
-        case .removeAnimation(let x, let key): return .removeAnimation(id(x), key: key)
-        case .removeAllAnimations(let x): return .removeAllAnimations(id(x))
-        case .addExpression(let x, let key, let e): return .addExpression(id(x), key: key, expression: e)
-        case .completion(let x): return .completion(id(x))
-        case .setTransitions(let x, let t): return .setTransitions(id(x), t)
-        case .match(let f, let t): return .match(from: id(f), to: id(t))
-        case .transition(let x, let t): return .transition(id(x), t)
-        }
     }
 }

@@ -40,6 +40,31 @@ public enum LayerChange: Hashable, Sendable {
     /// is shown passing from its old rendering (as presented before the commit) to the new.
     case transition(UInt32, ContentTransition)
 
+    /// The operation with every layer id moved up by `base` (a `mask` layer's too), and local id
+    /// 0, the client's root container, named `top`: the operations of one build (a scene's, a
+    /// Lottie file's) placed among a program's own layers.
+    public func renumbered(by base: UInt32, top: UInt32 = 0) -> LayerChange {
+        func id(_ x: UInt32) -> UInt32 { x == 0 ? top : x + base }
+        switch self {
+        case .create(let x, let kind): return .create(id(x), kind)
+        case .delete(let x): return .delete(id(x))
+        case .set(let x, "mask", .number(let m)) where m > 0:
+            return .set(id(x), keyPath: "mask", value: .number(m + Double(base)))
+        case .set(let x, let key, let value): return .set(id(x), keyPath: key, value: value)
+        case .addSublayer(let p, let c): return .addSublayer(parent: id(p), child: id(c))
+        case .insertSublayer(let p, let c, let i): return .insertSublayer(parent: id(p), child: id(c), index: i)
+        case .removeFromSuperlayer(let x): return .removeFromSuperlayer(id(x))
+        case .setTransaction, .completion: return self
+        case .addAnimation(let x, let key, let a): return .addAnimation(id(x), key: key, animation: a)
+        case .removeAnimation(let x, let key): return .removeAnimation(id(x), key: key)
+        case .removeAllAnimations(let x): return .removeAllAnimations(id(x))
+        case .addExpression(let x, let key, let e): return .addExpression(id(x), key: key, expression: e)
+        case .setTransitions(let x, let t): return .setTransitions(id(x), t)
+        case .match(let f, let t): return .match(from: id(f), to: id(t))
+        case .transition(let x, let t): return .transition(id(x), t)
+        }
+    }
+
     /// The operation's name, for error messages.
     public var name: String {
         switch self {

@@ -52,7 +52,7 @@ import LaminaWire
         guard scene.images.isEmpty else { fail("\(file): images in files are not supported here (embed them as data URIs)") }
     }
     let requests: [JSON] = ops.map { op in
-        let request = Connection.request(for: shifted(op, by: offset))
+        let request = Connection.request(for: op.renumbered(by: offset))
         let framed = MessageEncoder.encode(request, requestID: 0)
         return .array([.number(Double(request.opcode)), .string(Data(framed.dropFirst(12)).base64EncodedString())])
     }
@@ -87,27 +87,6 @@ func lottiePlayback(_ j: JSON) throws(SceneError) -> LottiePlayback {
         }
     }
     return p
-}
-
-/// A layer operation with every layer id (and a mask's layer) moved by `offset`.
-func shifted(_ op: LayerChange, by offset: UInt32) -> LayerChange {
-    func s(_ id: UInt32) -> UInt32 { id == 0 ? 0 : id + offset }
-    switch op {
-    case .create(let id, let kind): return .create(s(id), kind)
-    case .delete(let id): return .delete(s(id))
-    case .set(let id, "mask", .number(let m)): return .set(s(id), keyPath: "mask", value: .number(m > 0 ? m + Double(offset) : m))
-    case .set(let id, let k, let v): return .set(s(id), keyPath: k, value: v)
-    case .addSublayer(let p, let c): return .addSublayer(parent: s(p), child: s(c))
-    case .insertSublayer(let p, let c, let i): return .insertSublayer(parent: s(p), child: s(c), index: i)
-    case .removeFromSuperlayer(let id): return .removeFromSuperlayer(s(id))
-    case .addAnimation(let id, let key, let a): return .addAnimation(s(id), key: key, animation: a)
-    case .removeAnimation(let id, let key): return .removeAnimation(s(id), key: key)
-    case .removeAllAnimations(let id): return .removeAllAnimations(s(id))
-    case .addExpression(let id, let key, let e): return .addExpression(s(id), key: key, expression: e)
-    case .setTransitions(let id, let t): return .setTransitions(s(id), t)
-    case .match(let a, let b): return .match(from: s(a), to: s(b))
-    case .setTransaction, .completion: return op
-    }
 }
 
 /// A number or a list of numbers.

@@ -95,7 +95,7 @@ import TestSupport
         let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
         let compositing = try String(contentsOf: root.appendingPathComponent("Lottie/compositing.json"), encoding: .utf8)
         let f = Fixture(.springs)
-        let springs = f.gallery.pageLayers
+        let springs = f.gallery.pageLayers + [f.gallery.stage!]   // the first gallery's page, then its stage
         f.gallery = Gallery(canvas: GalleryTests.canvas, firstID: 50_000, lottieFiles: [("compositing.json", compositing)])
         f.apply(springs.reversed().map { LayerChange.delete($0) } + f.gallery.show(.lottie))
         #expect(f.gallery.named["lottie"]! > 50_000)
@@ -103,8 +103,9 @@ import TestSupport
         #expect(f.gallery.lottieIndex == 1)
         #expect(f.gallery.lottieStatus.hasPrefix("compositing.json · playing at 1×"))
         #expect(f.gallery.named["lottie/Ball"] == nil)
-        // Every layer the page made is there, nothing else: the springs page's and the first file's are gone.
-        #expect(f.d.core.model.count == 1 + 1 + f.gallery.pageLayers.count)
+        // Every layer the page made is there (under the new gallery's stage), nothing else: the
+        // springs page's, its stage and the first file's are gone.
+        #expect(f.d.core.model.count == 1 + 1 + 1 + f.gallery.pageLayers.count)
         f.at(0.5)
         f.apply(f.gallery.key(78))                 // wraps around to the bundled file
         #expect(f.gallery.lottieIndex == 0)

@@ -1,4 +1,5 @@
 import Foundation
+import Lamina
 import LaminaAnimation
 import LaminaGallery
 import LaminaGeometry
@@ -32,25 +33,8 @@ import LaminaModel
             let reply = d.commit(ops.map(Self.request), from: client)
             guard case .committed = reply else { Issue.record("commit failed: \(reply)"); return }
         }
-        static func request(_ op: LayerChange) -> Request {
-            switch op {
-            case .create(let id, let kind): .createLayer(id: id, kind: kind)
-            case .delete(let id): .deleteLayer(id: id)
-            case .set(let id, let k, let v): .setProperty(id: id, keyPath: k, value: v)
-            case .addSublayer(let p, let c): .addSublayer(parent: p, child: c)
-            case .insertSublayer(let p, let c, let i): .insertSublayer(parent: p, child: c, index: i)
-            case .removeFromSuperlayer(let id): .removeFromSuperlayer(id: id)
-            case .setTransaction(let s): .setTransaction(s)
-            case .addAnimation(let id, let key, let a): .addAnimation(id: id, key: key, json: AnimationJSON.encode(a).text)
-            case .addExpression(let id, let key, let e): .addAnimation(id: id, key: key, json: ExpressionJSON.encode(e).text)
-            case .removeAnimation(let id, let key): .removeAnimation(id: id, key: key)
-            case .removeAllAnimations(let id): .removeAllAnimations(id: id)
-            case .completion(let id): .completion(id: id)
-            case .setTransitions(let id, let t): .setTransitions(id: id, json: TransitionJSON.encode(t).text)
-            case .match(let from, let to): .match(from: from, to: to)
-            case .transition(let id, let t): .transition(id: id, t)
-            }
-        }
+        /// The request the client library stages for the operation.
+        static func request(_ op: LayerChange) -> Request { Connection.request(for: op) }
         /// Sets the manual clock to `t` seconds after the first commit (time 0).
         func at(_ t: Double) {
             let dt = t - d.clock.now

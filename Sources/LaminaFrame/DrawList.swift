@@ -61,6 +61,14 @@ public struct DrawList: Sendable {
     }
 
     private mutating func replan() { plan = FramePlanner.plan(items, width: width, height: height) }
+
+    /// The list planned without batches (every offscreen group its own passes: what a batched
+    /// plan must draw the same as, for tests).
+    public func withoutBatches() -> DrawList {
+        var list = self
+        list.plan = FramePlanner.plan(items, width: width, height: height, batches: false)
+        return list
+    }
 }
 
 /// A rounded-rect clip (`masksToBounds`): the part of a layer's plane inside `rect` with

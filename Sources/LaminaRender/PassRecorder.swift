@@ -247,14 +247,20 @@ struct PassRecorder {
                 var constants = SIMD4<Float>(opacity, Float(mode), 0, 0)
                 vkCmdPushConstants(cmd, pipeline.blendLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
-            case .mask(let image):
-                // Destination-in over the whole pass (where the mask is clear, the content goes).
+            case .mask(let image, let maskArea):
+                // Destination-in over the whole pass (where the mask is clear, the content goes),
+                // or over a batched mask's region.
+                let cut = maskArea.map { $0.intersection(area) } ?? area
+                guard !cut.isEmpty else { continue }
                 bind(pipeline.mask)
                 var set: VkDescriptorSet? = images.descriptorSet(image)
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
                 clipSetBound = false
                 arenaSetBound = false
+                var maskScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &maskScissor)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
             case .backdrop(let source, let backdrop, let instance, let sigma, let valid, let box, let readScale):
                 guard instances != nil else { continue }
                 let cut = box.intersection(area)

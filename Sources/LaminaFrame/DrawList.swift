@@ -62,11 +62,11 @@ public struct DrawList: Sendable {
 
     private mutating func replan() { plan = FramePlanner.plan(items, width: width, height: height) }
 
-    /// The list planned without batches (every offscreen group its own passes: what a batched
-    /// plan must draw the same as, for tests).
-    public func withoutBatches() -> DrawList {
+    /// The list planned with or without batches (`FramePlanner.batches`; off by default), for
+    /// tests and measurements.
+    public func planned(batches: Bool) -> DrawList {
         var list = self
-        list.plan = FramePlanner.plan(items, width: width, height: height, batches: false)
+        list.plan = FramePlanner.plan(items, width: width, height: height, batches: batches)
         return list
     }
 }

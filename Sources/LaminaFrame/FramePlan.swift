@@ -159,14 +159,16 @@ public struct FramePlanner {
     public static let batchLiveLimit = 32
     /// Side of the cells (device pixels) in which a batch notes the regions it holds.
     static let batchCell = 8
-    /// False: no batches (every offscreen group its own passes), the plan batched plans are
-    /// checked against.
-    public var batches = true
+    /// True: batches (see above). Off by default: batched frames are within the pixel rule of
+    /// unbatched ones but not yet byte-equal to them, and a damage-limited batched frame of a
+    /// masked scene was found to differ from its full redraw (DamageRenderTests' masked scenes,
+    /// seed 5), so damage is not yet exact with batches.
+    public var batches = false
 
-    public init(batches: Bool = true) { self.batches = batches }
+    public init(batches: Bool = false) { self.batches = batches }
 
     /// The plan of `items` on a `width` × `height` target.
-    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true) -> FramePlan {
+    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = false) -> FramePlan {
         var planner = FramePlanner(batches: batches)
         return planner.plan(items, width: width, height: height)
     }
@@ -650,8 +652,8 @@ public struct FramePlanner {
                 // filter and two per blur, each into a fresh image; the last color filter, or a
                 // composite, draws the result in this pass.
                 guard opacity > 0, end > marker + 1,
-                      let box = Self.filterBox(items, (marker + 1)..<end, filters: filters, whole: whole)
-                else { continue }
+                      let box = Self.filterBox(items, (marker + 1)..<end, filters: filters, whole: whole), !box.isEmpty
+                else { continue }  // (off the target: nothing to draw)
                 let content = allocateImage()
                 let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: box)], target: .image(content),
                                           area: box, whole: whole, depth: depth + 1)

@@ -302,7 +302,7 @@ struct FramePlanTests {
         let a = PixelRect(minX: 0, minY: 0, maxX: 11, maxY: 11), b = PixelRect(minX: 20, minY: 0, maxX: 44, maxY: 14)
         let c = PixelRect(minX: 0, minY: 21, maxX: 13, maxY: 43)
         let union = PixelRect(minX: 0, minY: 0, maxX: 44, maxY: 43)
-        let plan = list.plan
+        let plan = list.planned(batches: true).plan
         #expect(plan.imageCount == 2)
         #expect(plan.passes.map(\.target) == [.image(0), .image(1), .image(0), .frame])
         #expect(plan.passes.map(\.area) == [union, union, union, whole])
@@ -318,13 +318,13 @@ struct FramePlanTests {
             .region(image: 0, area: c, matrix: nil, opacity: 1),                             // frame
         ])
         // Drawn apart, the same three take three passes each.
-        #expect(list.withoutBatches().plan.passes.count == 10)
+        #expect(list.plan.passes.count == 10)
         // Overlapping regions do not share an image: the second group moved onto the first
         // goes into a batch of its own (a pass of its own), the other two share theirs.
         var overlapping = list
         overlapping.items[3].bounds = Rect(2, 2, 4, 4)
-        #expect(overlapping.plan.passes.count == 7)
-        #expect(overlapping.plan.steps.filter { if case .region = $0 { true } else { false } }.count == 2)
+        #expect(overlapping.planned(batches: true).plan.passes.count == 7)
+        #expect(overlapping.planned(batches: true).plan.steps.filter { if case .region = $0 { true } else { false } }.count == 2)
     }
 
     /// Groups nested in groups batch by depth: n translucent groups side by side, each holding
@@ -349,9 +349,10 @@ struct FramePlanTests {
         }
         // (The regions, grown by a pixel, lie in different 8-pixel cells: `FramePlanner.batchCell`.)
         let list = DrawList(width: 60 * n, height: 48, items: items)
-        #expect(list.plan.passes.count == 6)
-        #expect(list.plan.steps.filter { if case .maskRegion = $0 { true } else { false } }.count == n)
-        #expect(list.plan.steps.filter { if case .region = $0 { true } else { false } }.count == 3 * n)
-        #expect(list.withoutBatches().plan.passes.count == 8 * n + 1)
+        let plan = list.planned(batches: true).plan
+        #expect(plan.passes.count == 6)
+        #expect(plan.steps.filter { if case .maskRegion = $0 { true } else { false } }.count == n)
+        #expect(plan.steps.filter { if case .region = $0 { true } else { false } }.count == 3 * n)
+        #expect(list.plan.passes.count == 8 * n + 1)
     }
 }

@@ -71,6 +71,11 @@ public enum PassStep: Sendable, Hashable {
     /// What the pass drew so far within `area` (a batched group's region) multiplied by offscreen
     /// image `image`'s alpha there (a batched mask: destination-in over `area`).
     case maskRegion(image: Int, area: PixelRect)
+    /// The steps after it, up to the next `.within`, draw only within `area` (cut to the pass's
+    /// area): a batched pass's member (`FramePlanner`'s batches) draws within its region, as its
+    /// own pass would, so nothing of it (a mask's or blend's unclipped items, a filter group
+    /// reaching past it, a mask's destination-in) touches another member's region.
+    case within(PixelRect)
     /// Offscreen image `source` (a blend group's content) times `opacity`, blended with `mode`
     /// over offscreen image `backdrop` (what the pass drew before it), written over the whole
     /// pass area in place of what is there (no blending).
@@ -163,12 +168,12 @@ public struct FramePlanner {
     /// unbatched ones but not yet byte-equal to them, and a damage-limited batched frame of a
     /// masked scene was found to differ from its full redraw (DamageRenderTests' masked scenes,
     /// seed 5), so damage is not yet exact with batches.
-    public var batches = false
+    public var batches = true
 
-    public init(batches: Bool = false) { self.batches = batches }
+    public init(batches: Bool = true) { self.batches = batches }
 
     /// The plan of `items` on a `width` × `height` target.
-    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = false) -> FramePlan {
+    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true) -> FramePlan {
         var planner = FramePlanner(batches: batches)
         return planner.plan(items, width: width, height: height)
     }
@@ -491,6 +496,9 @@ public struct FramePlanner {
         func closeRun(at end: Int) {
             if end > run { stepStack[depth].append(.items(run..<end)) }
         }
+        // A batched member's region (not the whole pass): its steps draw within it only.
+        let restricted = area != pass.area
+        if restricted { stepStack[depth].append(.within(area)) }
         /// Moves the pass so far into an image of its own (cleared as the pass is) and starts
         /// the pass again with a copy of it; returns that image.
         func moveSoFar() -> Int {
@@ -560,7 +568,9 @@ public struct FramePlanner {
             if item.pointee.isMarker, reads.count >= 2, plan.imageCount - freeImages.count >= Self.maxLiveImages {
                 closeRun(at: k)
                 run = k
+                // (The copy over the whole pass: it restores every member drawn so far.)
                 stepStack[depth].append(.copy(image: moveSoFar()))
+                if restricted { stepStack[depth].append(.within(area)) }
             }
             if let b = batched[k], let end = Self.markerEnd(item.pointee, at: k, within: range) {
                 // Drawn from its batch's shared image.
@@ -673,6 +683,12 @@ public struct FramePlanner {
                 // The pass so far (its backdrop) goes into an image of its own, this pass
                 // starting over with the blend of the group's image over it.
                 let backdrop = moveSoFar()
+                if restricted {
+                    // In a batched pass: the pass so far restored over all of it, the blend
+                    // written over this member's region only.
+                    stepStack[depth].append(.copy(image: backdrop))
+                    stepStack[depth].append(.within(area))
+                }
                 let source = allocateImage()
                 let sourcePass = collect(items, [Segment(range: start..<end, area: whole)], target: .image(source),
                                          area: whole, whole: whole, depth: depth + 1)

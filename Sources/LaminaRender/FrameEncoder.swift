@@ -52,6 +52,9 @@ enum RecordedDraw: Equatable {
     /// `scissor`.
     case backdrop(source: Int, backdrop: Int, instance: Int, sigma: Float, valid: PixelRect, scissor: PixelRect,
                   readScale: Float = 1)
+    /// The draws after it, up to the next `scissor`, cut to `area` within the pass's area (a
+    /// batched member's region: `PassStep.within`).
+    case scissor(PixelRect)
 
     static func == (a: RecordedDraw, b: RecordedDraw) -> Bool {
         switch (a, b) {
@@ -61,6 +64,7 @@ enum RecordedDraw: Equatable {
             f1 == f2 && c1 == c2 && v1.same(v2) && s1 == s2 && t1.toOpaque() == t2.toOpaque()
         case let (.composite(i1, o1, a1), .composite(i2, o2, a2)): i1 == i2 && o1 == o2 && a1 == a2
         case let (.mask(i1, a1), .mask(i2, a2)): i1 == i2 && a1 == a2
+        case let (.scissor(a1), .scissor(a2)): a1 == a2
         case let (.blend(s1, b1, m1, o1), .blend(s2, b2, m2, o2)): s1 == s2 && b1 == b2 && m1 == m2 && o1 == o2
         case let (.filtered(i1, c1, a1), .filtered(i2, c2, a2)): i1 == i2 && c1 == c2 && a1 == a2
         case let (.blur(s1, i1, v1, g1, a1, b1, c1, r1), .blur(s2, i2, v2, g2, a2, b2, c2, r2)):
@@ -300,7 +304,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite, .mask, .blend, .filtered, .backdrop: (Int.max, 0)
+            case .blur, .composite, .mask, .blend, .filtered, .backdrop, .scissor: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -483,6 +487,8 @@ struct FrameEncoder {
                         draws.append(.mask(image: image, area: nil))
                     case .maskRegion(let image, let area):
                         draws.append(.mask(image: image, area: area))
+                    case .within(let area):
+                        draws.append(.scissor(area))
                     case .copy(let image):
                         // The blend step with nothing blended: the image itself, replacing.
                         draws.append(.blend(source: image, backdrop: image, mode: 0, opacity: 0))

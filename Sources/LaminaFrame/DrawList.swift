@@ -62,7 +62,7 @@ public struct DrawList: Sendable {
 
     private mutating func replan() { plan = FramePlanner.plan(items, width: width, height: height) }
 
-    /// The list planned with or without batches (`FramePlanner.batches`; off by default), for
+    /// The list planned with or without batches (`FramePlanner.batches`; on by default), for
     /// tests and measurements.
     public func planned(batches: Bool) -> DrawList {
         var list = self

@@ -143,8 +143,9 @@ public struct FramePlan: Sendable, Hashable {
 /// drawn within its region), the masks' contents in one pass — and each member is drawn in its
 /// parent's pass by a `.region` (or `.maskRegion`) step at its place in painter's order. So a
 /// frame's passes grow with its nesting depth and how much its groups overlap, not with how
-/// many groups it has. A member's pixels are those of its own pass: nothing else is drawn in
-/// its region, and every read is clamped to it.
+/// many groups it has. A member's pixels are those of its own pass: its steps in the shared pass
+/// follow a `.within` of its region (the recorder's scissor, as its own pass's area would be),
+/// nothing else is drawn in its region, and every read is clamped to it.
 public struct FramePlanner {
     private var plan = FramePlan()
     /// Per nesting depth: the steps and dependencies of the pass being collected.
@@ -164,10 +165,8 @@ public struct FramePlanner {
     public static let batchLiveLimit = 32
     /// Side of the cells (device pixels) in which a batch notes the regions it holds.
     static let batchCell = 8
-    /// True: batches (see above). Off by default: batched frames are within the pixel rule of
-    /// unbatched ones but not yet byte-equal to them, and a damage-limited batched frame of a
-    /// masked scene was found to differ from its full redraw (DamageRenderTests' masked scenes,
-    /// seed 5), so damage is not yet exact with batches.
+    /// True (the default): batches (see above). False: every group in passes of its own (for
+    /// tests and measurements); both draw the same bytes.
     public var batches = true
 
     public init(batches: Bool = true) { self.batches = batches }

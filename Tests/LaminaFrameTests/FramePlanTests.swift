@@ -307,7 +307,7 @@ struct FramePlanTests {
         #expect(plan.passes.map(\.target) == [.image(0), .image(1), .image(0), .frame])
         #expect(plan.passes.map(\.area) == [union, union, union, whole])
         #expect(plan.steps == [
-            .items(1..<2), .items(3..<4), .items(5..<6),                                     // contents
+            .within(a), .items(1..<2), .within(b), .items(3..<4), .within(c), .items(5..<6),  // contents
             .blur(source: 0, marker: 0, vertical: false, sigma: 1, valid: a, scissor: a),
             .blur(source: 0, marker: 2, vertical: false, sigma: 2, valid: b, scissor: b),
             .blur(source: 0, marker: 4, vertical: false, sigma: 1.5, valid: c, scissor: c),
@@ -317,8 +317,11 @@ struct FramePlanTests {
             .region(image: 0, area: a, matrix: nil, opacity: 1), .region(image: 0, area: b, matrix: nil, opacity: 0.5),
             .region(image: 0, area: c, matrix: nil, opacity: 1),                             // frame
         ])
-        // Drawn apart, the same three take three passes each.
-        #expect(list.plan.passes.count == 10)
+        // Drawn apart, the same three take three passes each (and no step is cut to a region).
+        let apart = list.planned(batches: false).plan
+        #expect(apart.passes.count == 10)
+        #expect(!apart.steps.contains { if case .within = $0 { true } else { false } })
+        #expect(list.plan == plan)  // (batches are on by default)
         // Overlapping regions do not share an image: the second group moved onto the first
         // goes into a batch of its own (a pass of its own), the other two share theirs.
         var overlapping = list
@@ -353,6 +356,38 @@ struct FramePlanTests {
         #expect(plan.passes.count == 6)
         #expect(plan.steps.filter { if case .maskRegion = $0 { true } else { false } }.count == n)
         #expect(plan.steps.filter { if case .region = $0 { true } else { false } }.count == 3 * n)
-        #expect(list.plan.passes.count == 8 * n + 1)
+        // Each member's steps cut to its region: the n groups', the n masks' and the 2n blurred
+        // sublayers' contents.
+        #expect(plan.steps.filter { if case .within = $0 { true } else { false } }.count == 4 * n)
+        #expect(list.planned(batches: false).plan.passes.count == 8 * n + 1)
+    }
+
+    /// A blend inside a batched group: the batch's pass so far goes into the blend's backdrop
+    /// image, the pass starts again with a copy of it over the whole pass (restoring the
+    /// members drawn before) and the blend is written within the member's region only.
+    @Test func aBlendInABatchedGroupIsWrittenWithinItsRegion() {
+        func rect(_ x: Double, _ w: Double) -> DrawItem { DrawItem(bounds: Rect(x, 0, w, 20), backgroundColor: Color(0, 0, 1)) }
+        let group = DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 3))
+        let blend = DrawItem(bounds: .zero, backgroundColor: .clear, kind: .blend(mode: .multiplyBlendMode, opacity: 1, count: 1))
+        let list = DrawList(width: 64, height: 32, items: [group, rect(0, 20), blend, rect(4, 8),
+                                                          group, rect(40, 20), rect(44, 8)])
+        // The groups' boxes: their items' 1.5-pixel margin rounded out and a pixel more.
+        let a = PixelRect(minX: 0, minY: 0, maxX: 23, maxY: 23), b = PixelRect(minX: 37, minY: 0, maxX: 63, maxY: 23)
+        let union = PixelRect(minX: 0, minY: 0, maxX: 63, maxY: 23), full = PixelRect(minX: 0, minY: 0, maxX: 64, maxY: 32)
+        let plan = list.planned(batches: true).plan
+        // The batch's pass so far (the blend's backdrop), the blend's source (over the whole
+        // target), the batch's pass, the frame's.
+        #expect(plan.passes.map(\.area) == [union, full, union, full])
+        let moved = plan.passes[0], batch = plan.passes[2]
+        guard case .image(let backdrop) = moved.target, case .image(let source) = plan.passes[1].target else {
+            Issue.record("not images: \(plan.passes)")
+            return
+        }
+        #expect(Array(plan.steps[moved.steps]) == [.within(a), .items(1..<2)])
+        #expect(Array(plan.steps[batch.steps]) == [
+            .copy(image: backdrop), .within(a), .blend(source: source, backdrop: backdrop, mode: .multiplyBlendMode, opacity: 1),
+            .within(b), .items(5..<7),
+        ])
+        #expect(Array(plan.steps[plan.passes[3].steps]).count == 2)  // the two regions
     }
 }

@@ -77,6 +77,10 @@ struct BatchedGroupsTests {
                         .set(sub, keyPath: "bounds", value: .rect(Rect(0, 0, w / 2, h / 2))),
                         .set(sub, keyPath: "position", value: .point(Point(w * 0.7, h * 0.7))),
                         .set(sub, keyPath: "backgroundColor", value: .color(Color(1, 1, 1, 0.8)))]
+                // Blended into its parent's pass (a batched group's when its parent is batched).
+                if r.below(2) == 0 {
+                    ops.append(.set(sub, keyPath: "compositingFilter", value: .string(BlendMode.multiplyBlendMode.rawValue)))
+                }
             }
         }
         return ops

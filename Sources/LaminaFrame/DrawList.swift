@@ -61,6 +61,14 @@ public struct DrawList: Sendable {
     }
 
     private mutating func replan() { plan = FramePlanner.plan(items, width: width, height: height) }
+
+    /// The list planned with or without batches (`FramePlanner.batches`; on by default), for
+    /// tests and measurements.
+    public func planned(batches: Bool) -> DrawList {
+        var list = self
+        list.plan = FramePlanner.plan(items, width: width, height: height, batches: batches)
+        return list
+    }
 }
 
 /// A rounded-rect clip (`masksToBounds`): the part of a layer's plane inside `rect` with

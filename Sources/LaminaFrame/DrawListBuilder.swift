@@ -148,6 +148,12 @@ public struct DrawListBuilder {
     var clips: [Clip] = []
     /// The frame's passes, made from the items at the end of `build`.
     var planner = FramePlanner()
+    /// Whether the planner batches sibling offscreen groups into shared images
+    /// (`FramePlanner.batches`, on by default; off: a pass per group, for comparisons).
+    public var batchesGroups: Bool {
+        get { planner.batches }
+        set { planner.batches = newValue }
+    }
     /// Each visit of the walk in painter's order (`VisitRecords`): a full build's go to the
     /// patcher; a re-emission for a patch records into this scratch and is checked against them.
     var records = VisitRecords()

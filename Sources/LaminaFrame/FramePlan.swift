@@ -64,6 +64,18 @@ public enum PassStep: Sendable, Hashable {
     /// What the pass drew so far multiplied by offscreen image `image`'s alpha (a mask's
     /// composited content: destination-in over the whole pass area).
     case mask(image: Int)
+    /// `area` of offscreen image `image` (a batched group's region of an image its batch shares:
+    /// `FramePlanner`), through the 4×5 color `matrix` when there is one (as `.filtered`), times
+    /// `opacity`, drawn over the pass (source-over) within `area`.
+    case region(image: Int, area: PixelRect, matrix: [Double]?, opacity: Double)
+    /// What the pass drew so far within `area` (a batched group's region) multiplied by offscreen
+    /// image `image`'s alpha there (a batched mask: destination-in over `area`).
+    case maskRegion(image: Int, area: PixelRect)
+    /// The steps after it, up to the next `.within`, draw only within `area` (cut to the pass's
+    /// area): a batched pass's member (`FramePlanner`'s batches) draws within its region, as its
+    /// own pass would, so nothing of it (a mask's or blend's unclipped items, a filter group
+    /// reaching past it, a mask's destination-in) touches another member's region.
+    case within(PixelRect)
     /// Offscreen image `source` (a blend group's content) times `opacity`, blended with `mode`
     /// over offscreen image `backdrop` (what the pass drew before it), written over the whole
     /// pass area in place of what is there (no blending).
@@ -119,6 +131,21 @@ public struct FramePlan: Sendable, Hashable {
 /// pass; a shadow that draws nothing (no items, an empty box, zero opacity or alpha) is left
 /// out with its items. Images are handed out lowest free first in the order the passes are
 /// opened and are free again once the pass that samples them is complete.
+///
+/// Batches: the groups, filter groups and masks that are direct children of one pass (of all
+/// the regions of a batched pass: one nesting level) and whose regions — the areas their
+/// passes would clear — do not overlap share images: each kind (groups; masks; filter groups
+/// with the same sequence of filter kinds) is dealt greedily into at most `maxBatches` images
+/// in painter's order, each region where it lies on the target (an image is target-sized, so
+/// a region needs no other coordinates and its items are drawn as they are). A batch of two or
+/// more is drawn by one pass per step — its members' contents in one pass over their regions'
+/// union, each filter step one pass with a step per member (its own σ or matrix, read and
+/// drawn within its region), the masks' contents in one pass — and each member is drawn in its
+/// parent's pass by a `.region` (or `.maskRegion`) step at its place in painter's order. So a
+/// frame's passes grow with its nesting depth and how much its groups overlap, not with how
+/// many groups it has. A member's pixels are those of its own pass: its steps in the shared pass
+/// follow a `.within` of its region (the recorder's scissor, as its own pass's area would be),
+/// nothing else is drawn in its region, and every read is clamped to it.
 public struct FramePlanner {
     private var plan = FramePlan()
     /// Per nesting depth: the steps and dependencies of the pass being collected.
@@ -131,12 +158,22 @@ public struct FramePlanner {
     /// `.copy` of it, so it holds one. Keeps a frame within the renderer's images
     /// (`OffscreenRenderer.maxGroups`, 128) for any number of sibling groups.
     public static let maxLiveImages = 64
+    /// Shared images one pass's batches may hold at most (all kinds together); members that fit
+    /// in none keep passes of their own. No batches are made while `batchLiveLimit` images are
+    /// live (deep nesting), so batches add at most that many to `maxLiveImages`.
+    public static let maxBatches = 24
+    public static let batchLiveLimit = 32
+    /// Side of the cells (device pixels) in which a batch notes the regions it holds.
+    static let batchCell = 8
+    /// True (the default): batches (see above). False: every group in passes of its own (for
+    /// tests and measurements); both draw the same bytes.
+    public var batches = true
 
-    public init() {}
+    public init(batches: Bool = true) { self.batches = batches }
 
     /// The plan of `items` on a `width` × `height` target.
-    public static func plan(_ items: [DrawItem], width: Int, height: Int) -> FramePlan {
-        var planner = FramePlanner()
+    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true) -> FramePlan {
+        var planner = FramePlanner(batches: batches)
         return planner.plan(items, width: width, height: height)
     }
 
@@ -149,7 +186,8 @@ public struct FramePlanner {
         freeImages.removeAll(keepingCapacity: true)
         let whole = PixelRect(minX: 0, minY: 0, maxX: max(width, 0), maxY: max(height, 0))
         items.withUnsafeBufferPointer { items in
-            _ = collect(items, 0..<items.count, target: .frame, area: whole, whole: whole, depth: 0)
+            _ = collect(items, [Segment(range: 0..<items.count, area: whole)], target: .frame, area: whole, whole: whole,
+                        depth: 0)
         }
         return plan
     }
@@ -160,78 +198,306 @@ public struct FramePlanner {
         return plan.imageCount - 1
     }
 
-    /// Collects `range` into a pass for `target` over `area`; nested groups and shadows first,
-    /// so passes come out children before parents. Returns the pass's index.
     /// A blur filter's standard deviation in device pixels, made finite and ≥ 0 (at most 100,000).
     static func sigma(_ f: LayerFilter) -> Double { min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000) }
 
-    /// A chain of filter passes (a filter group's, or background filters'): each pass draws one
-    /// step into a fresh image, reading the image the one before drew.
+    /// One step of a filter group's chain: a color matrix (`last`: the group's last filter, drawn
+    /// by the composite in the parent's pass) or a blur of σ > 0 (a blur of 0 is no step).
+    enum FilterOp: Hashable {
+        case matrix([Double], last: Bool)
+        case blur(Double)
+
+        /// What a batch's members must share: the kind, and for a blur whether it is downsampled.
+        var shape: UInt8 {
+            switch self {
+            case .matrix(_, let last): last ? 1 : 2
+            case .blur(let sigma): sigma > FramePlanner.downsampleAbove ? 3 : 4
+            }
+        }
+    }
+
+    static func ops(_ filters: [LayerFilter]) -> [FilterOp] {
+        var ops: [FilterOp] = []
+        for (i, f) in filters.enumerated() {
+            if let m = f.colorMatrix {
+                ops.append(.matrix(m, last: i == filters.count - 1))
+            } else if sigma(f) > 0 {
+                ops.append(.blur(sigma(f)))
+            }
+        }
+        return ops
+    }
+
+    /// A chain of filter passes (a filter group's, a batch of filter groups', or background
+    /// filters'): each pass draws one step per member into a fresh image, reading the image the
+    /// one before drew.
     private struct FilterChain {
-        /// The image the next step reads, the pass that drew it, and where it is valid.
+        /// The image the next step reads and the pass that drew it.
         var current: Int
         var source: Int
-        var valid: PixelRect
-        /// Where a pass draws unless it says otherwise.
+        /// Per member: where the image the next step reads is valid.
+        var valid: [PixelRect]
+        /// Per member: where its steps draw (a filter group's box: its region).
+        let regions: [PixelRect]
+        /// Where a pass draws: the regions' union.
         let area: PixelRect
         /// An image the chain reads first but does not own (not freed once read): a backdrop.
         let borrowed: Int?
     }
 
-    /// Appends a pass drawing `step` into a fresh image over `passArea` (the chain's area by
-    /// default), which the chain reads next.
-    private mutating func filterPass(_ chain: inout FilterChain, _ step: PassStep, area passArea: PixelRect? = nil) {
+    /// Appends a pass drawing `step(member, image read, where it is valid)` for each member into
+    /// a fresh image over the chain's area (at half size with `half`: the half-size pixels of
+    /// it, each member's valid area the half-size pixels of its region), which the chain reads next.
+    private mutating func filterPass(_ chain: inout FilterChain, half: Bool = false,
+                                     _ step: (_ member: Int, _ source: Int, _ valid: PixelRect) -> PassStep) {
         let next = allocateImage()
-        plan.steps.append(step)
+        let first = plan.steps.count
+        for i in chain.regions.indices { plan.steps.append(step(i, chain.current, chain.valid[i])) }
         plan.dependencies.append(chain.source)
-        plan.passes.append(FramePass(target: .image(next), area: passArea ?? chain.area,
-                                     steps: (plan.steps.count - 1)..<plan.steps.count,
+        plan.passes.append(FramePass(target: .image(next), area: half ? Self.half(chain.area) : chain.area,
+                                     steps: first..<plan.steps.count,
                                      dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
         if chain.current != chain.borrowed { freeImages.append(chain.current) }
         chain.current = next
         chain.source = plan.passes.count - 1
-        chain.valid = passArea ?? chain.area
+        for i in chain.valid.indices { chain.valid[i] = half ? Self.half(chain.regions[i]) : chain.regions[i] }
     }
 
-    /// A Gaussian blur of `sigma` device pixels of the chain's image (item `marker`'s): the two
-    /// separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
+    /// A Gaussian blur of `sigmas[member]` device pixels of the chain's image (member i item
+    /// `markers[i]`'s; all members blur at full size or all at half: their ops' shapes agree): the
+    /// two separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
     /// √(σ² − 1)/2 both ways, the bilinear upsampling: the box and the upsampling add a
     /// variance of 1). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
-    /// left to the caller's own step, which takes the returned sigma and read scale.
-    private mutating func blurPasses(_ chain: inout FilterChain, marker: Int, sigma: Double,
+    /// left to the caller's own step, which takes the returned sigma (the first member's) and
+    /// read scale.
+    private mutating func blurPasses(_ chain: inout FilterChain, markers: [Int], sigmas: [Double],
                                      leavingLast: Bool) -> (sigma: Double, readScale: Double) {
-        if sigma > Self.downsampleAbove {
-            let half = Self.half(chain.area), s = Self.halfSigma(sigma)
-            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: 0, valid: chain.valid,
-                                     scissor: half, readScale: 2), area: half)
-            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: s, valid: half,
-                                     scissor: half), area: half)
-            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: true, sigma: s, valid: half,
-                                     scissor: half), area: half)
+        let regions = chain.regions
+        if sigmas[0] > Self.downsampleAbove {
+            filterPass(&chain, half: true) { i, source, valid in
+                .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid,
+                      scissor: Self.half(regions[i]), readScale: 2)
+            }
+            for vertical in [false, true] {
+                filterPass(&chain, half: true) { i, source, valid in
+                    .blur(source: source, marker: markers[i], vertical: vertical, sigma: Self.halfSigma(sigmas[i]),
+                          valid: valid, scissor: Self.half(regions[i]))
+                }
+            }
             if leavingLast { return (0, 0.5) }
-            filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: 0, valid: half,
-                                     scissor: chain.area, readScale: 0.5))
+            filterPass(&chain) { i, source, valid in
+                .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid, scissor: regions[i],
+                      readScale: 0.5)
+            }
             return (0, 1)
         }
-        filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: false, sigma: sigma, valid: chain.valid,
-                                 scissor: chain.area))
-        if leavingLast { return (sigma, 1) }
-        filterPass(&chain, .blur(source: chain.current, marker: marker, vertical: true, sigma: sigma, valid: chain.valid,
-                                 scissor: chain.area))
+        filterPass(&chain) { i, source, valid in
+            .blur(source: source, marker: markers[i], vertical: false, sigma: sigmas[i], valid: valid, scissor: regions[i])
+        }
+        if leavingLast { return (sigmas[0], 1) }
+        filterPass(&chain) { i, source, valid in
+            .blur(source: source, marker: markers[i], vertical: true, sigma: sigmas[i], valid: valid, scissor: regions[i])
+        }
         return (0, 1)
     }
 
-    private mutating func collect(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, target: FramePass.Target,
-                                  area: PixelRect, whole: PixelRect, depth: Int) -> Int {
-        if stepStack.count <= depth { stepStack.append([]); dependencyStack.append([]) }
+    /// Part of a pass: items `range` (a group's content, or the frame's items), drawn within
+    /// `area` (the whole pass area, or a batched member's region).
+    struct Segment {
+        var range: Range<Int>
+        var area: PixelRect
+    }
+
+    /// A direct offscreen child of a pass that may share an image with others (`planBatches`).
+    private struct Member {
+        enum Kind: Hashable {
+            case group, mask
+            case filter([UInt8])
+        }
+        var kind: Kind
+        var marker: Int
+        /// Its items (the marker's).
+        var range: Range<Int>
+        var region: PixelRect
+        var opacity: Double
+        var ops: [FilterOp] = []
+    }
+
+    /// A filter group's region: its items' device box grown by its blurs' reach (not cut to the
+    /// parent's area: what lies outside it blurs into it).
+    static func filterBox(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, filters: [LayerFilter],
+                          whole: PixelRect) -> PixelRect? {
+        box(items, range, whole: whole, margin: 1 + reach(filters))
+    }
+
+    /// A group's region: its items' device box (its mask's included), cut to its parent's `area`.
+    static func groupBox(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, area: PixelRect,
+                         whole: PixelRect) -> PixelRect? {
+        guard let b = box(items, range, whole: whole, margin: 1)?.intersection(area), !b.isEmpty else { return nil }
+        return b
+    }
+
+    /// Deals the direct groups, filter groups and masks of `segments` into shared images (see the
+    /// type's notes) and plans every batch of two or more. Returns, per batched marker, the step
+    /// that draws it in this pass and the pass it depends on; and the shared images, which this
+    /// pass holds until it is complete.
+    private mutating func planBatches(_ items: UnsafeBufferPointer<DrawItem>, _ segments: [Segment], whole: PixelRect,
+                                      depth: Int) -> (steps: [Int: (step: PassStep, pass: Int)], held: [Int]) {
+        guard batches, plan.imageCount - freeImages.count < Self.batchLiveLimit else { return ([:], []) }
+        var members: [Member] = []
+        for segment in segments {
+            var k = segment.range.lowerBound
+            while k < segment.range.upperBound {
+                let item = items[k]
+                guard let end = Self.markerEnd(item, at: k, within: segment.range) else {
+                    k += 1
+                    continue
+                }
+                defer { k = end }
+                switch item.kind {
+                case .group(let opacity, _):
+                    if opacity > 0, end > k + 1, let b = Self.groupBox(items, (k + 1)..<end, area: segment.area, whole: whole) {
+                        members.append(Member(kind: .group, marker: k, range: (k + 1)..<end, region: b,
+                                              opacity: min(opacity, 1)))
+                    }
+                case .mask:
+                    if !segment.area.isEmpty {
+                        members.append(Member(kind: .mask, marker: k, range: (k + 1)..<end, region: segment.area, opacity: 1))
+                    }
+                case .filter(let filters, let opacity, _):
+                    if opacity > 0, end > k + 1,
+                       let b = Self.filterBox(items, (k + 1)..<end, filters: filters, whole: whole), !b.isEmpty {
+                        let ops = Self.ops(filters)
+                        members.append(Member(kind: .filter(ops.map(\.shape)), marker: k, range: (k + 1)..<end, region: b,
+                                              opacity: min(opacity, 1), ops: ops))
+                    }
+                default: break
+                }
+            }
+        }
+        guard members.count >= 2 else { return ([:], []) }
+        // Greedy: each member into the first batch of its kind none of whose cells its region
+        // (grown by a pixel: half-size pixels of neighbours stay apart) touches.
+        let cell = Self.batchCell
+        let columns = (whole.maxX + cell - 1) / cell, rows = (whole.maxY + cell - 1) / cell
+        var batches: [(kind: Member.Kind, members: [Int], cells: [Bool])] = []
+        for (index, member) in members.enumerated() {
+            let r = member.region
+            let c0 = max(r.minX - 1, 0) / cell, c1 = min((r.maxX + cell) / cell, columns)
+            let r0 = max(r.minY - 1, 0) / cell, r1 = min((r.maxY + cell) / cell, rows)
+            func free(_ cells: [Bool]) -> Bool {
+                for y in r0..<r1 { for x in c0..<c1 where cells[y * columns + x] { return false } }
+                return true
+            }
+            var chosen = batches.firstIndex { $0.kind == member.kind && free($0.cells) }
+            if chosen == nil, batches.count < Self.maxBatches {
+                batches.append((member.kind, [], Array(repeating: false, count: columns * rows)))
+                chosen = batches.count - 1
+            }
+            guard let b = chosen else { continue }
+            batches[b].members.append(index)
+            for y in r0..<r1 { for x in c0..<c1 { batches[b].cells[y * columns + x] = true } }
+        }
+        var steps: [Int: (step: PassStep, pass: Int)] = [:]
+        var held: [Int] = []
+        for batch in batches where batch.members.count >= 2 {
+            let group = batch.members.map { members[$0] }
+            let area = group.dropFirst().reduce(group[0].region) { u, m in
+                PixelRect(minX: min(u.minX, m.region.minX), minY: min(u.minY, m.region.minY),
+                          maxX: max(u.maxX, m.region.maxX), maxY: max(u.maxY, m.region.maxY))
+            }
+            let image = allocateImage()
+            let pass = collect(items, group.map { Segment(range: $0.range, area: $0.region) }, target: .image(image),
+                               area: area, whole: whole, depth: depth + 1)
+            switch batch.kind {
+            case .group:
+                for m in group { steps[m.marker] = (.region(image: image, area: m.region, matrix: nil, opacity: m.opacity), pass) }
+                held.append(image)
+            case .mask:
+                for m in group { steps[m.marker] = (.maskRegion(image: image, area: m.region), pass) }
+                held.append(image)
+            case .filter:
+                let (finals, last) = filterChain(group, content: image, contentPass: pass, area: area)
+                for (m, step) in zip(group, finals) { steps[m.marker] = (step, last.pass) }
+                held.append(last.image)
+            }
+        }
+        return (steps, held)
+    }
+
+    /// The filter passes of filter groups `members` (one, or a batch: their ops' shapes agree)
+    /// whose contents image `content` holds (drawn by pass `contentPass` over `area`). Returns each
+    /// member's step in its parent's pass (for one member a `.composite` or `.filtered` of the
+    /// image, for a batch `.region`s) and the image they read and the pass that drew it.
+    private mutating func filterChain(_ members: [Member], content: Int, contentPass: Int, area: PixelRect)
+        -> (steps: [PassStep], last: (image: Int, pass: Int)) {
+        let regions = members.map(\.region)
+        var chain = FilterChain(current: content, source: contentPass, valid: regions, regions: regions, area: area,
+                                borrowed: nil)
+        let batched = members.count > 1
+        for (j, op) in members[0].ops.enumerated() {
+            switch op {
+            case .matrix(_, last: true): break  // drawn by the composite
+            case .matrix:
+                filterPass(&chain) { i, source, _ in
+                    guard case .matrix(let m, _) = members[i].ops[j] else { return .copy(image: source) }
+                    return batched ? .region(image: source, area: regions[i], matrix: m, opacity: 1)
+                        : .filtered(image: source, matrix: m, opacity: 1)
+                }
+            case .blur:
+                let sigmas = members.map { m -> Double in if case .blur(let s) = m.ops[j] { s } else { 0 } }
+                _ = blurPasses(&chain, markers: members.map(\.marker), sigmas: sigmas, leavingLast: false)
+            }
+        }
+        let steps = members.indices.map { i -> PassStep in
+            let m: [Double]? = if case .matrix(let m, true) = members[i].ops.last { m } else { nil }
+            if batched { return .region(image: chain.current, area: regions[i], matrix: m, opacity: members[i].opacity) }
+            if let m { return .filtered(image: chain.current, matrix: m, opacity: members[i].opacity) }
+            return .composite(image: chain.current, opacity: members[i].opacity)
+        }
+        return (steps, (chain.current, chain.source))
+    }
+
+    /// Collects `segments` (one, or a batch's members) into a pass for `target` over `area`;
+    /// nested groups and shadows first, so passes come out children before parents. Returns
+    /// the pass's index.
+    private mutating func collect(_ items: UnsafeBufferPointer<DrawItem>, _ segments: [Segment],
+                                  target: FramePass.Target, area passArea: PixelRect, whole: PixelRect,
+                                  depth: Int) -> Int {
+        let (batched, held) = planBatches(items, segments, whole: whole, depth: depth)
+        while stepStack.count <= depth { stepStack.append([]); dependencyStack.append([]) }
         stepStack[depth].removeAll(keepingCapacity: true)
         dependencyStack[depth].removeAll(keepingCapacity: true)
         var reads: [Int] = []
+        for segment in segments {
+            collectSegment(items, segment.range, area: segment.area, pass: (target, passArea), whole: whole, depth: depth,
+                           batched: batched, reads: &reads)
+        }
+        let steps = plan.steps.count
+        plan.steps.append(contentsOf: stepStack[depth])
+        let dependencies = plan.dependencies.count
+        plan.dependencies.append(contentsOf: dependencyStack[depth])
+        plan.passes.append(FramePass(target: target, area: passArea, steps: steps..<plan.steps.count,
+                                     dependencies: dependencies..<plan.dependencies.count))
+        freeImages.append(contentsOf: reads)
+        freeImages.append(contentsOf: held)
+        return plan.passes.count - 1
+    }
+
+    /// The steps of items `range` drawn within `area` (the pass's, or a batched member's region),
+    /// appended to the pass being collected at `depth` (`pass`: its target and area); `batched`:
+    /// the steps of markers planned in batches; `reads`: the images the pass samples so far.
+    private mutating func collectSegment(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, area: PixelRect,
+                                         pass: (target: FramePass.Target, area: PixelRect), whole: PixelRect, depth: Int,
+                                         batched: [Int: (step: PassStep, pass: Int)], reads: inout [Int]) {
         var run = range.lowerBound  // start of the current run of drawable items
         var k = range.lowerBound
         func closeRun(at end: Int) {
             if end > run { stepStack[depth].append(.items(run..<end)) }
         }
+        // A batched member's region (not the whole pass): its steps draw within it only.
+        let restricted = area != pass.area
+        if restricted { stepStack[depth].append(.within(area)) }
         /// Moves the pass so far into an image of its own (cleared as the pass is) and starts
         /// the pass again with a copy of it; returns that image.
         func moveSoFar() -> Int {
@@ -240,10 +506,10 @@ public struct FramePlanner {
             plan.steps.append(contentsOf: stepStack[depth])
             let dependencies = plan.dependencies.count
             plan.dependencies.append(contentsOf: dependencyStack[depth])
-            var pass = FramePass(target: .image(image), area: area, steps: steps..<plan.steps.count,
-                                 dependencies: dependencies..<plan.dependencies.count)
-            pass.clearsToFrameColor = target == .frame
-            plan.passes.append(pass)
+            var moved = FramePass(target: .image(image), area: pass.area, steps: steps..<plan.steps.count,
+                                  dependencies: dependencies..<plan.dependencies.count)
+            moved.clearsToFrameColor = pass.target == .frame
+            plan.passes.append(moved)
             freeImages.append(contentsOf: reads)
             reads.removeAll()
             stepStack[depth].removeAll(keepingCapacity: true)
@@ -252,14 +518,16 @@ public struct FramePlanner {
             reads.append(image)
             return image
         }
-        /// Background filters (`.backdrop` item `marker`): the pass so far moves into an image
-        /// (its backdrop; the pass starts again with a copy of it), which goes through the filters
-        /// over the item's device box grown by the blurs' reach (cut to the pass's area: a blur
-        /// reads the backdrop as if clamped at its edges), each filter a pass into a fresh image as
-        /// a filter group's; the last step, in this pass, writes the result (the last blur's
-        /// vertical direction done in it) over the box by the item's coverage and opacity in place
-        /// of the backdrop (`.backdrop`). Nothing when the box is empty, the item's opacity is 0
-        /// or no filter changes anything.
+        /// Background filters (`.backdrop` item `marker`): the pass's steps so far are drawn again
+        /// into an image (its backdrop, cleared as the pass is) over only the item's device box
+        /// grown by the blurs' reach (cut to the segment's area: a blur reads the backdrop as if
+        /// clamped at its edges; the result over the box reads nothing beyond the reach), which
+        /// goes through the filters there, each filter a pass into a fresh image as a filter
+        /// group's; the last step, in this pass, writes the result (the last blur's vertical
+        /// direction done in it) over the box by the item's coverage and opacity in place of the
+        /// backdrop (`.backdrop`). The pass keeps its steps (no copy of the whole pass back from
+        /// an image). Nothing when the box is empty, the item's opacity is 0 or no filter changes
+        /// anything.
         func planBackdrop(marker: Int, _ filters: [LayerFilter]) {
             let effective = filters.filter { $0.colorMatrix != nil || Self.sigma($0) > 0 }
             guard !effective.isEmpty, items[marker].opacity > 0,
@@ -268,20 +536,29 @@ public struct FramePlanner {
             let grown = PixelRect(minX: box.minX - Self.reach(effective), minY: box.minY - Self.reach(effective),
                                   maxX: box.maxX + Self.reach(effective), maxY: box.maxY + Self.reach(effective))
                 .intersection(area)
-            let backdrop = moveSoFar()
-            stepStack[depth].append(.copy(image: backdrop))
-            var chain = FilterChain(current: backdrop, source: plan.passes.count - 1, valid: area, area: grown,
-                                    borrowed: backdrop)
+            let backdrop = allocateImage()
+            let steps = plan.steps.count
+            plan.steps.append(contentsOf: stepStack[depth])
+            let dependencies = plan.dependencies.count
+            plan.dependencies.append(contentsOf: dependencyStack[depth])
+            var drawn = FramePass(target: .image(backdrop), area: grown, steps: steps..<plan.steps.count,
+                                  dependencies: dependencies..<plan.dependencies.count)
+            drawn.clearsToFrameColor = pass.target == .frame
+            plan.passes.append(drawn)
+            reads.append(backdrop)
+            var chain = FilterChain(current: backdrop, source: plan.passes.count - 1, valid: [grown], regions: [grown],
+                                    area: grown, borrowed: backdrop)
             var last = (sigma: 0.0, readScale: 1.0)
             for (i, f) in effective.enumerated() {
                 if let m = f.colorMatrix {
-                    filterPass(&chain, .filtered(image: chain.current, matrix: m, opacity: 1))
+                    filterPass(&chain) { _, source, _ in .filtered(image: source, matrix: m, opacity: 1) }
                 } else {
-                    last = blurPasses(&chain, marker: marker, sigma: Self.sigma(f), leavingLast: i == effective.count - 1)
+                    last = blurPasses(&chain, markers: [marker], sigmas: [Self.sigma(f)],
+                                      leavingLast: i == effective.count - 1)
                 }
             }
             stepStack[depth].append(.backdrop(source: chain.current, backdrop: backdrop, marker: marker, sigma: last.sigma,
-                                              valid: chain.valid, scissor: box, readScale: last.readScale))
+                                              valid: chain.valid[0], scissor: box, readScale: last.readScale))
             dependencyStack[depth].append(chain.source)
             reads.append(chain.current)
         }
@@ -290,7 +567,18 @@ public struct FramePlanner {
             if item.pointee.isMarker, reads.count >= 2, plan.imageCount - freeImages.count >= Self.maxLiveImages {
                 closeRun(at: k)
                 run = k
+                // (The copy over the whole pass: it restores every member drawn so far.)
                 stepStack[depth].append(.copy(image: moveSoFar()))
+                if restricted { stepStack[depth].append(.within(area)) }
+            }
+            if let b = batched[k], let end = Self.markerEnd(item.pointee, at: k, within: range) {
+                // Drawn from its batch's shared image.
+                closeRun(at: k)
+                stepStack[depth].append(b.step)
+                dependencyStack[depth].append(b.pass)
+                k = end
+                run = k
+                continue
             }
             switch item.pointee.kind {
             case .group(let opacity, let count):
@@ -298,11 +586,10 @@ public struct FramePlanner {
                 let end = min(k + 1 + max(count, 0), range.upperBound)
                 // Its pass clears and draws only its items' device box (its mask's included): the
                 // recorder scissors the composite to the box of the pass that drew the image.
-                if opacity > 0, end > k + 1,
-                   let box = Self.box(items, (k + 1)..<end, whole: whole, margin: 1)?.intersection(area), !box.isEmpty {
+                if opacity > 0, end > k + 1, let box = Self.groupBox(items, (k + 1)..<end, area: area, whole: whole) {
                     let image = allocateImage()
-                    let pass = collect(items, (k + 1)..<end, target: .image(image), area: box, whole: whole,
-                                       depth: depth + 1)
+                    let pass = collect(items, [Segment(range: (k + 1)..<end, area: box)], target: .image(image), area: box,
+                                       whole: whole, depth: depth + 1)
                     stepStack[depth].append(.composite(image: image, opacity: min(opacity, 1)))
                     dependencyStack[depth].append(pass)
                     reads.append(image)
@@ -337,8 +624,8 @@ public struct FramePlanner {
                 // Content into one image, its horizontal blur into another, whose vertical
                 // blur this pass draws.
                 let content = allocateImage()
-                let contentPass = collect(items, (marker + 1)..<end, target: .image(content), area: grown,
-                                          whole: whole, depth: depth + 1)
+                let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: grown)],
+                                          target: .image(content), area: grown, whole: whole, depth: depth + 1)
                 let blurred = allocateImage()
                 plan.steps.append(.blur(source: content, marker: marker, vertical: false, sigma: sigma,
                                         valid: grown, scissor: grown))
@@ -356,8 +643,8 @@ public struct FramePlanner {
                 let end = min(k + 1 + max(count, 0), range.upperBound)
                 let image = allocateImage()
                 // Over its group's whole area: where the mask draws nothing, the group is cleared.
-                let pass = collect(items, (k + 1)..<end, target: .image(image), area: area, whole: whole,
-                                   depth: depth + 1)
+                let pass = collect(items, [Segment(range: (k + 1)..<end, area: area)], target: .image(image), area: area,
+                                   whole: whole, depth: depth + 1)
                 stepStack[depth].append(.mask(image: image))
                 dependencyStack[depth].append(pass)
                 reads.append(image)
@@ -374,32 +661,17 @@ public struct FramePlanner {
                 // filter and two per blur, each into a fresh image; the last color filter, or a
                 // composite, draws the result in this pass.
                 guard opacity > 0, end > marker + 1,
-                      let box = Self.box(items, (marker + 1)..<end, whole: whole, margin: 1 + Self.reach(filters))
-                else { continue }
+                      let box = Self.filterBox(items, (marker + 1)..<end, filters: filters, whole: whole), !box.isEmpty
+                else { continue }  // (off the target: nothing to draw)
                 let content = allocateImage()
-                var chain = FilterChain(current: content,
-                                        source: collect(items, (marker + 1)..<end, target: .image(content), area: box,
-                                                        whole: whole, depth: depth + 1),
-                                        valid: box, area: box, borrowed: nil)
-                var final: PassStep = .composite(image: 0, opacity: min(opacity, 1))
-                for (i, f) in filters.enumerated() {
-                    if let m = f.colorMatrix {
-                        if i == filters.count - 1 {
-                            final = .filtered(image: 0, matrix: m, opacity: min(opacity, 1))
-                        } else {
-                            filterPass(&chain, .filtered(image: chain.current, matrix: m, opacity: 1))
-                        }
-                    } else {
-                        guard Self.sigma(f) > 0 else { continue }
-                        _ = blurPasses(&chain, marker: marker, sigma: Self.sigma(f), leavingLast: false)
-                    }
-                }
-                switch final {
-                case .filtered(_, let m, let o): stepStack[depth].append(.filtered(image: chain.current, matrix: m, opacity: o))
-                default: stepStack[depth].append(.composite(image: chain.current, opacity: min(opacity, 1)))
-                }
-                dependencyStack[depth].append(chain.source)
-                reads.append(chain.current)
+                let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: box)], target: .image(content),
+                                          area: box, whole: whole, depth: depth + 1)
+                let member = Member(kind: .filter([]), marker: marker, range: (marker + 1)..<end, region: box,
+                                    opacity: min(opacity, 1), ops: Self.ops(filters))
+                let (finals, last) = filterChain([member], content: content, contentPass: contentPass, area: box)
+                stepStack[depth].append(finals[0])
+                dependencyStack[depth].append(last.pass)
+                reads.append(last.image)
             case .blend(let mode, let opacity, let count):
                 closeRun(at: k)
                 let start = k + 1
@@ -410,9 +682,15 @@ public struct FramePlanner {
                 // The pass so far (its backdrop) goes into an image of its own, this pass
                 // starting over with the blend of the group's image over it.
                 let backdrop = moveSoFar()
+                if restricted {
+                    // In a batched pass: the pass so far restored over all of it, the blend
+                    // written over this member's region only.
+                    stepStack[depth].append(.copy(image: backdrop))
+                    stepStack[depth].append(.within(area))
+                }
                 let source = allocateImage()
-                let sourcePass = collect(items, start..<end, target: .image(source), area: whole, whole: whole,
-                                         depth: depth + 1)
+                let sourcePass = collect(items, [Segment(range: start..<end, area: whole)], target: .image(source),
+                                         area: whole, whole: whole, depth: depth + 1)
                 stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
                 dependencyStack[depth].append(sourcePass)
                 reads.append(source)
@@ -422,8 +700,9 @@ public struct FramePlanner {
                 // The subtree into its region of the atlas page; the composite item after it (a
                 // plain `.image` item of this pass) reads the page.
                 if end > k + 1, r.page >= 0, !r.region.isEmpty {
-                    let pass = collect(items, (k + 1)..<end, target: .atlas(r.page), area: r.region.intersection(whole),
-                                       whole: whole, depth: depth + 1)
+                    let region = r.region.intersection(whole)
+                    let pass = collect(items, [Segment(range: (k + 1)..<end, area: region)], target: .atlas(r.page),
+                                       area: region, whole: whole, depth: depth + 1)
                     plan.passes[pass].rasterVersion = r.version
                     dependencyStack[depth].append(pass)
                 }
@@ -439,14 +718,17 @@ public struct FramePlanner {
             }
         }
         closeRun(at: range.upperBound)
-        let steps = plan.steps.count
-        plan.steps.append(contentsOf: stepStack[depth])
-        let dependencies = plan.dependencies.count
-        plan.dependencies.append(contentsOf: dependencyStack[depth])
-        plan.passes.append(FramePass(target: target, area: area, steps: steps..<plan.steps.count,
-                                     dependencies: dependencies..<plan.dependencies.count))
-        freeImages.append(contentsOf: reads)
-        return plan.passes.count - 1
+    }
+
+    /// The end of marker `item`'s items (at `k`, cut to `range`); nil for an item that is not a marker.
+    static func markerEnd(_ item: DrawItem, at k: Int, within range: Range<Int>) -> Int? {
+        let count: Int
+        switch item.kind {
+        case .group(_, let c), .mask(let c), .filter(_, _, let c), .shadowGroup(_, _, let c), .blend(_, _, let c): count = c
+        case .raster(let r): count = r.count
+        case .rect, .shadow, .gradient, .mesh, .image, .backdrop: return nil
+        }
+        return min(k + 1 + max(count, 0), range.upperBound)
     }
 
     /// How far (device pixels) a filter group's blurs spread its content: ⌈3σ⌉ + 1 for each

@@ -35,8 +35,9 @@ enum RecordedDraw: Equatable {
     /// first four entries, then the offsets, as the filter pipeline's push constants), over the
     /// pass within `area` (a filter group's color filter).
     case filtered(image: Int, constants: [Float], area: PixelRect)
-    /// The pass so far multiplied by offscreen image `image`'s alpha (a mask).
-    case mask(image: Int)
+    /// The pass so far multiplied by offscreen image `image`'s alpha (a mask), within `area`
+    /// when given (a batched mask's region), else over the whole pass.
+    case mask(image: Int, area: PixelRect?)
     /// Offscreen image `source` × `opacity` blended by `mode` (`BlendMode.index`) over image
     /// `backdrop`, replacing the pass's pixels.
     case blend(source: Int, backdrop: Int, mode: UInt32, opacity: Float)
@@ -51,6 +52,9 @@ enum RecordedDraw: Equatable {
     /// `scissor`.
     case backdrop(source: Int, backdrop: Int, instance: Int, sigma: Float, valid: PixelRect, scissor: PixelRect,
                   readScale: Float = 1)
+    /// The draws after it, up to the next `scissor`, cut to `area` within the pass's area (a
+    /// batched member's region: `PassStep.within`).
+    case scissor(PixelRect)
 
     static func == (a: RecordedDraw, b: RecordedDraw) -> Bool {
         switch (a, b) {
@@ -59,7 +63,8 @@ enum RecordedDraw: Equatable {
         case let (.image(f1, c1, v1, s1, t1), .image(f2, c2, v2, s2, t2)):
             f1 == f2 && c1 == c2 && v1.same(v2) && s1 == s2 && t1.toOpaque() == t2.toOpaque()
         case let (.composite(i1, o1, a1), .composite(i2, o2, a2)): i1 == i2 && o1 == o2 && a1 == a2
-        case let (.mask(i1), .mask(i2)): i1 == i2
+        case let (.mask(i1, a1), .mask(i2, a2)): i1 == i2 && a1 == a2
+        case let (.scissor(a1), .scissor(a2)): a1 == a2
         case let (.blend(s1, b1, m1, o1), .blend(s2, b2, m2, o2)): s1 == s2 && b1 == b2 && m1 == m2 && o1 == o2
         case let (.filtered(i1, c1, a1), .filtered(i2, c2, a2)): i1 == i2 && c1 == c2 && a1 == a2
         case let (.blur(s1, i1, v1, g1, a1, b1, c1, r1), .blur(s2, i2, v2, g2, a2, b2, c2, r2)):
@@ -312,7 +317,7 @@ struct FrameEncoder {
             case .rects(let f, let c, let v): (f, c * RectInstance.stride(v.kind))
             case .image(let f, let c, let v, _, _): (f, c * RectInstance.stride(v.kind))
             case .mesh(_, let i, _): (i, RectInstance.stride(.mesh))
-            case .blur, .composite, .mask, .blend, .filtered, .backdrop: (Int.max, 0)
+            case .blur, .composite, .mask, .blend, .filtered, .backdrop, .scissor: (Int.max, 0)
             }
             if instance < first { return nil }
             if instance < first + bytes { return d }
@@ -488,13 +493,23 @@ struct FrameEncoder {
                         draws.append(.composite(image: image, opacity: Float(opacity),
                                                 area: imageAreas[image] ?? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)))
                     case .filtered(let image, let m, let opacity):
-                        var constants: [Float] = [Float(opacity), 0, 0, 0]
-                        for row in 0..<4 { for col in 0..<4 { constants.append(Float(m[5 * row + col])) } }
-                        for row in 0..<4 { constants.append(Float(m[5 * row + 4])) }
-                        draws.append(.filtered(image: image, constants: constants,
+                        draws.append(.filtered(image: image, constants: Self.matrixConstants(m, opacity: opacity),
                                                area: imageAreas[image] ?? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)))
+                    case .region(let image, let area, let m, let opacity):
+                        // Within the region only (the image's pass drew over the batch's union).
+                        let drawn = (imageAreas[image] ?? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)).intersection(area)
+                        if let m {
+                            draws.append(.filtered(image: image, constants: Self.matrixConstants(m, opacity: opacity),
+                                                   area: drawn))
+                        } else {
+                            draws.append(.composite(image: image, opacity: Float(opacity), area: drawn))
+                        }
                     case .mask(let image):
-                        draws.append(.mask(image: image))
+                        draws.append(.mask(image: image, area: nil))
+                    case .maskRegion(let image, let area):
+                        draws.append(.mask(image: image, area: area))
+                    case .within(let area):
+                        draws.append(.scissor(area))
                     case .copy(let image):
                         // The blend step with nothing blended: the image itself, replacing.
                         draws.append(.blend(source: image, backdrop: image, mode: 0, opacity: 0))
@@ -538,6 +553,17 @@ struct FrameEncoder {
         }
         if inOrder { startsPointer?[list.items.count] = UInt32(truncatingIfNeeded: span.used) }
         return (instances, instanceBytes)
+    }
+}
+
+extension FrameEncoder {
+    /// The color-matrix pipeline's push constants for 4×5 matrix `m` (row by row) at `opacity`:
+    /// the opacity, then the four rows' first four entries, then the offsets.
+    static func matrixConstants(_ m: [Double], opacity: Double) -> [Float] {
+        var constants: [Float] = [Float(opacity), 0, 0, 0]
+        for row in 0..<4 { for col in 0..<4 { constants.append(Float(m[5 * row + col])) } }
+        for row in 0..<4 { constants.append(Float(m[5 * row + 4])) }
+        return constants
     }
 }
 

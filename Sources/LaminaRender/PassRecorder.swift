@@ -118,12 +118,14 @@ struct PassRecorder {
         try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
     }
 
-    /// Records one pass's draws, scissored to the pass's `area`.
-    private func recordDraws(_ draws: ArraySlice<RecordedDraw>, area: PixelRect, cmd: VkCommandBuffer, frame: Frame,
-                             images: OffscreenImagePool) {
+    /// Records one pass's draws, scissored to the pass's area (`passArea`), or to a batched
+    /// member's region within it after a `.scissor` draw.
+    private func recordDraws(_ draws: ArraySlice<RecordedDraw>, area passArea: PixelRect, cmd: VkCommandBuffer,
+                             frame: Frame, images: OffscreenImagePool) {
         var viewport = VkViewport(x: 0, y: 0, width: Float(frame.width), height: Float(frame.height),
                                   minDepth: 0, maxDepth: 1)
         vkCmdSetViewport(cmd, 0, 1, &viewport)
+        var area = passArea
         var scissor = area.vk
         vkCmdSetScissor(cmd, 0, 1, &scissor)
         var bound: VkPipeline? = nil
@@ -210,7 +212,8 @@ struct PassRecorder {
                     var clear = VkClearAttachment()
                     clear.aspectMask = mapFlags(VK_IMAGE_ASPECT_STENCIL_BIT)
                     clear.clearValue.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
-                    var rect = VkClearRect(rect: scissor, baseArrayLayer: 0, layerCount: 1)
+                    // (All of the pass: every member's meshes share the references.)
+                    var rect = VkClearRect(rect: passArea.vk, baseArrayLayer: 0, layerCount: 1)
                     vkCmdClearAttachments(cmd, 1, &clear, 1, &rect)
                     stencilReference = 1
                 }
@@ -237,6 +240,11 @@ struct PassRecorder {
                     drawImage(image, drawnIn: imageArea, pipeline.colorMatrix, pipeline.filterLayout,
                               constants: c.baseAddress!, bytes: 96)
                 }
+            case .scissor(let within):
+                area = within.intersection(passArea)
+                if area.isEmpty { area = PixelRect(minX: passArea.minX, minY: passArea.minY, maxX: passArea.minX, maxY: passArea.minY) }
+                scissor = area.vk
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
             case .blend(let source, let backdrop, let mode, let opacity):
                 // The blend of the group over its backdrop, written in place of the pass's pixels.
                 bind(pipeline.blend)
@@ -247,14 +255,20 @@ struct PassRecorder {
                 var constants = SIMD4<Float>(opacity, Float(mode), 0, 0)
                 vkCmdPushConstants(cmd, pipeline.blendLayout, mapFlags(VK_SHADER_STAGE_FRAGMENT_BIT), 0, 16, &constants)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
-            case .mask(let image):
-                // Destination-in over the whole pass (where the mask is clear, the content goes).
+            case .mask(let image, let maskArea):
+                // Destination-in over the whole pass (where the mask is clear, the content goes),
+                // or over a batched mask's region.
+                let cut = maskArea.map { $0.intersection(area) } ?? area
+                guard !cut.isEmpty else { continue }
                 bind(pipeline.mask)
                 var set: VkDescriptorSet? = images.descriptorSet(image)
                 vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.compositeLayout, 0, 1, &set, 0, nil)
                 clipSetBound = false
                 arenaSetBound = false
+                var maskScissor = cut.vk
+                vkCmdSetScissor(cmd, 0, 1, &maskScissor)
                 vkCmdDraw(cmd, 3, 1, 0, 0)
+                vkCmdSetScissor(cmd, 0, 1, &scissor)
             case .backdrop(let source, let backdrop, let instance, let sigma, let valid, let box, let readScale):
                 guard instances != nil else { continue }
                 let cut = box.intersection(area)

@@ -60,6 +60,8 @@ func runFramesBench(_ arguments: [String]) {
     // LAMINA_PREFETCH=0: the frame's loops prefetch nothing (`DriverProfile.prefetches` off).
     builder.prefetches = ProcessInfo.processInfo.environment["LAMINA_PREFETCH"] != "0"
     tree.prefetches = builder.prefetches
+    // LAMINA_BENCH_BATCHES=0: every offscreen group in passes of its own (`FramePlanner.batches` off).
+    builder.batchesGroups = ProcessInfo.processInfo.environment["LAMINA_BENCH_BATCHES"] != "0"
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
     // LAMINA_BENCH_IMAGE_ATLAS=0: every image a texture of its own (the small-image atlas off).

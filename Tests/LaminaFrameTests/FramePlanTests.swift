@@ -92,7 +92,7 @@ struct FramePlanTests {
         #expect(plan.dependencies == [0, 1])
     }
 
-    @Test func backgroundFiltersMoveThePassSoFarIntoABackdropFilterItAndMixItBack() throws {
+    @Test func backgroundFiltersDrawThePassSoFarIntoABackdropFilterItAndMixItIn() throws {
         // Layer 1 (20, 20, 10, 10) drawn, then layer 2 (40, 40, 20, 10) with backgroundFilters
         // [blur σ 2]: items [1, backdrop, …]. The backdrop box: 38.5…61.5 → 38…62 (x), grown
         // by the planner's pixel: 37…63 × 37…53; the blur reads ⌈3σ⌉ + 1 = 7 beyond, cut to the
@@ -104,17 +104,20 @@ struct FramePlanTests {
         let box = PixelRect(minX: 37, minY: 37, maxX: 63, maxY: 53)
         let grown = PixelRect(minX: 30, minY: 30, maxX: 64, maxY: 60)
         let plan = list.plan
+        // The frame pass's steps so far are drawn again into the backdrop image over the grown
+        // box only (cleared to the frame's color); the frame pass keeps them (no copy back).
         #expect(plan.passes == [
-            FramePass(target: .image(0), area: whole, steps: 0..<1, dependencies: 0..<0, clearsToFrameColor: true),
+            FramePass(target: .image(0), area: grown, steps: 0..<1, dependencies: 0..<0, clearsToFrameColor: true),
             FramePass(target: .image(1), area: grown, steps: 1..<2, dependencies: 0..<1),
-            FramePass(target: .frame, area: whole, steps: 2..<4, dependencies: 1..<3),
+            FramePass(target: .frame, area: whole, steps: 2..<4, dependencies: 1..<2),
         ])
         #expect(plan.steps == [
             .items(0..<1),
-            .blur(source: 0, marker: 1, vertical: false, sigma: 2, valid: whole, scissor: grown),
-            .copy(image: 0),
+            .blur(source: 0, marker: 1, vertical: false, sigma: 2, valid: grown, scissor: grown),
+            .items(0..<1),
             .backdrop(source: 1, backdrop: 0, marker: 1, sigma: 2, valid: grown, scissor: box),
         ])
+        #expect(plan.dependencies == [0, 1])
         // σ 8 (> downsampleAbove 6): the 2 × 2 box into half size, both directions there at
         // √(64 − 1)/2, and the last step upsamples (read scale ½).
         let large = TestScene.list(try TestScene.tree(
@@ -281,5 +284,110 @@ struct FramePlanTests {
         // A group with opacity 0 draws nothing: no pass, its items left out.
         list.items[0].kind = .group(opacity: 0, count: 1)
         #expect(list.plan.passes.map(\.target) == [.frame] && list.plan.steps.isEmpty)
+    }
+
+    /// Three filter groups whose regions (their boxes grown by their blurs' reach) do not
+    /// overlap share one content pass and one pass per blur direction, each pass a step per
+    /// group with its own σ, read and drawn within its region; the frame pass draws each region
+    /// at its place in painter's order with its opacity.
+    @Test func siblingFilterGroupsShareTheirPasses() {
+        func rect(_ x: Double, _ y: Double) -> DrawItem { DrawItem(bounds: Rect(x, y, 4, 4), backgroundColor: Color(1, 0, 0)) }
+        func filter(_ sigma: Double, _ opacity: Double) -> DrawItem {
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .filter(filters: [.gaussianBlur(sigma)], opacity: opacity,
+                                                                            count: 1))
+        }
+        let list = DrawList(width: 64, height: 64, items: [filter(1, 1), rect(0, 0), filter(2, 0.5), rect(30, 0),
+                                                          filter(1.5, 1), rect(0, 30)])
+        // Each item's box (its 1.5-pixel margin rounded out) grown by 1 + ⌈3σ⌉ + 1, cut to the target.
+        let a = PixelRect(minX: 0, minY: 0, maxX: 11, maxY: 11), b = PixelRect(minX: 20, minY: 0, maxX: 44, maxY: 14)
+        let c = PixelRect(minX: 0, minY: 21, maxX: 13, maxY: 43)
+        let union = PixelRect(minX: 0, minY: 0, maxX: 44, maxY: 43)
+        let plan = list.planned(batches: true).plan
+        #expect(plan.imageCount == 2)
+        #expect(plan.passes.map(\.target) == [.image(0), .image(1), .image(0), .frame])
+        #expect(plan.passes.map(\.area) == [union, union, union, whole])
+        #expect(plan.steps == [
+            .within(a), .items(1..<2), .within(b), .items(3..<4), .within(c), .items(5..<6),  // contents
+            .blur(source: 0, marker: 0, vertical: false, sigma: 1, valid: a, scissor: a),
+            .blur(source: 0, marker: 2, vertical: false, sigma: 2, valid: b, scissor: b),
+            .blur(source: 0, marker: 4, vertical: false, sigma: 1.5, valid: c, scissor: c),
+            .blur(source: 1, marker: 0, vertical: true, sigma: 1, valid: a, scissor: a),
+            .blur(source: 1, marker: 2, vertical: true, sigma: 2, valid: b, scissor: b),
+            .blur(source: 1, marker: 4, vertical: true, sigma: 1.5, valid: c, scissor: c),
+            .region(image: 0, area: a, matrix: nil, opacity: 1), .region(image: 0, area: b, matrix: nil, opacity: 0.5),
+            .region(image: 0, area: c, matrix: nil, opacity: 1),                             // frame
+        ])
+        // Drawn apart, the same three take three passes each (and no step is cut to a region).
+        let apart = list.planned(batches: false).plan
+        #expect(apart.passes.count == 10)
+        #expect(!apart.steps.contains { if case .within = $0 { true } else { false } })
+        #expect(list.plan == plan)  // (batches are on by default)
+        // Overlapping regions do not share an image: the second group moved onto the first
+        // goes into a batch of its own (a pass of its own), the other two share theirs.
+        var overlapping = list
+        overlapping.items[3].bounds = Rect(2, 2, 4, 4)
+        #expect(overlapping.planned(batches: true).plan.passes.count == 7)
+        #expect(overlapping.planned(batches: true).plan.steps.filter { if case .region = $0 { true } else { false } }.count == 2)
+    }
+
+    /// Groups nested in groups batch by depth: n translucent groups side by side, each holding
+    /// two blurred sublayers and a mask, take the same passes for any n — one for the groups'
+    /// contents, one for their masks, three for the 2n blurred sublayers, and the frame's (8n + 1
+    /// apart).
+    @Test(arguments: [2, 5, 12])
+    func nestedGroupsBatchByDepth(n: Int) {
+        var items: [DrawItem] = []
+        for i in 0..<n {
+            let x = Double(i * 60)
+            items += [
+                DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.8, count: 7)),
+                DrawItem(bounds: Rect(x, 0, 40, 40), backgroundColor: Color(0, 0, 1)),
+                DrawItem(bounds: .zero, backgroundColor: .clear, kind: .filter(filters: [.gaussianBlur(1)], opacity: 1, count: 1)),
+                DrawItem(bounds: Rect(x + 4, 4, 6, 6), backgroundColor: Color(1, 0, 0)),
+                DrawItem(bounds: .zero, backgroundColor: .clear, kind: .filter(filters: [.gaussianBlur(1)], opacity: 1, count: 1)),
+                DrawItem(bounds: Rect(x + 32, 32, 6, 6), backgroundColor: Color(0, 1, 0)),
+                DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 1)),
+                DrawItem(bounds: Rect(x + 2, 2, 36, 36), backgroundColor: Color(0, 0, 0)),
+            ]
+        }
+        // (The regions, grown by a pixel, lie in different 8-pixel cells: `FramePlanner.batchCell`.)
+        let list = DrawList(width: 60 * n, height: 48, items: items)
+        let plan = list.planned(batches: true).plan
+        #expect(plan.passes.count == 6)
+        #expect(plan.steps.filter { if case .maskRegion = $0 { true } else { false } }.count == n)
+        #expect(plan.steps.filter { if case .region = $0 { true } else { false } }.count == 3 * n)
+        // Each member's steps cut to its region: the n groups', the n masks' and the 2n blurred
+        // sublayers' contents.
+        #expect(plan.steps.filter { if case .within = $0 { true } else { false } }.count == 4 * n)
+        #expect(list.planned(batches: false).plan.passes.count == 8 * n + 1)
+    }
+
+    /// A blend inside a batched group: the batch's pass so far goes into the blend's backdrop
+    /// image, the pass starts again with a copy of it over the whole pass (restoring the
+    /// members drawn before) and the blend is written within the member's region only.
+    @Test func aBlendInABatchedGroupIsWrittenWithinItsRegion() {
+        func rect(_ x: Double, _ w: Double) -> DrawItem { DrawItem(bounds: Rect(x, 0, w, 20), backgroundColor: Color(0, 0, 1)) }
+        let group = DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 0.5, count: 3))
+        let blend = DrawItem(bounds: .zero, backgroundColor: .clear, kind: .blend(mode: .multiplyBlendMode, opacity: 1, count: 1))
+        let list = DrawList(width: 64, height: 32, items: [group, rect(0, 20), blend, rect(4, 8),
+                                                          group, rect(40, 20), rect(44, 8)])
+        // The groups' boxes: their items' 1.5-pixel margin rounded out and a pixel more.
+        let a = PixelRect(minX: 0, minY: 0, maxX: 23, maxY: 23), b = PixelRect(minX: 37, minY: 0, maxX: 63, maxY: 23)
+        let union = PixelRect(minX: 0, minY: 0, maxX: 63, maxY: 23), full = PixelRect(minX: 0, minY: 0, maxX: 64, maxY: 32)
+        let plan = list.planned(batches: true).plan
+        // The batch's pass so far (the blend's backdrop), the blend's source (over the whole
+        // target), the batch's pass, the frame's.
+        #expect(plan.passes.map(\.area) == [union, full, union, full])
+        let moved = plan.passes[0], batch = plan.passes[2]
+        guard case .image(let backdrop) = moved.target, case .image(let source) = plan.passes[1].target else {
+            Issue.record("not images: \(plan.passes)")
+            return
+        }
+        #expect(Array(plan.steps[moved.steps]) == [.within(a), .items(1..<2)])
+        #expect(Array(plan.steps[batch.steps]) == [
+            .copy(image: backdrop), .within(a), .blend(source: source, backdrop: backdrop, mode: .multiplyBlendMode, opacity: 1),
+            .within(b), .items(5..<7),
+        ])
+        #expect(Array(plan.steps[plan.passes[3].steps]).count == 2)  // the two regions
     }
 }

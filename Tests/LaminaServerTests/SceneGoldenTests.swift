@@ -118,6 +118,16 @@ struct SceneGoldenTests {
         try check("filters-large", .independent(mean: 1, percent: 0.5, threshold: 64))
     }
 
+    /// Many small offscreen groups side by side, which the planner batches into shared images
+    /// (FramePlanner's batches): a row of blurred layers of σ 0.5 … 3.2 (two partly off the
+    /// canvas), a cluster of overlapping blurred layers, two σ 7 and 9 blurs (at half size),
+    /// capsule-masked layers (translucent masks and layers, one rotated, a circle mask off the
+    /// edge), translucent groups holding blurred sublayers and masked layers holding blurred
+    /// sublayers (batches at two depths), blurred layers inside a rounded masksToBounds, blur
+    /// then grayscale and invert then blur, translucent groups. The reference draws every
+    /// group on its own (scripts/scene-cairo).
+    @Test func batchedGroups() throws { try check("batched", .independent(mean: 1, percent: 0.5, threshold: 64)) }
+
     /// Shadows with offset, color, opacity and radius (σ), on a rounded and a rotated layer;
     /// masksToBounds hides the layer's shadow.
     /// Rule: mean ≤ 1/255, ≤ 2 % of pixels off by more than 16/255 — the rounded corner's blur

@@ -13,8 +13,7 @@ import LaminaWire
 /// connection per animation, as each file's layer ids start at 1), places its root layer in its
 /// cell, seeks it to its phase and sets its speed, then does nothing: the compositor plays them.
 ///
-/// The files (default: the files of `Tests/Fixtures/lottie-corpus` but the three whose load hangs,
-/// `LottieGrid.hanging`) are taken in name order and
+/// The files (default: the 32 files of `Tests/Fixtures/lottie-corpus`) are taken in name order and
 /// cycled when fewer than N: cell k shows file k mod F, at speed 1, 0.8, 1.25, 0.9 for its
 /// first, second, third, fourth showing (`LottieGrid.speeds`), starting at progress
 /// frac(0.618034 k) of its range. `--plan` prints that plan (one line per cell: file, speed,
@@ -185,7 +184,7 @@ struct LottieGrid {
             if files.isEmpty {
                 let corpus = "Tests/Fixtures/lottie-corpus"
                 let names = (try? FileManager.default.contentsOfDirectory(atPath: corpus)) ?? []
-                files = names.filter { $0.hasSuffix(".json") && !LottieGrid.hanging.contains(String($0.dropLast(5))) }
+                files = names.filter { $0.hasSuffix(".json") }
                     .sorted().map { corpus + "/" + $0 }
                 if files.isEmpty { benchFail("\(bench): no files given and no \(corpus) here (run from the project root)") }
             }
@@ -198,10 +197,6 @@ struct LottieGrid {
         /// The file's canvas fitted (aspect kept) and centred in the cell, whole pixels.
         var x: Int, y: Int, width: Int, height: Int
     }
-
-    /// Corpus files left out of the default set: loading them through a daemon connection hangs
-    /// today (the daemon never reads their commit of sampled morphing paths; docs/performance.md).
-    static let hanging: Set<String> = ["dynamic_path_test", "polystar_anim", "static_dynamic_dash"]
 
     /// A file's 1st, 2nd, 3rd, 4th… showing plays at these speeds (cycled).
     static let speeds = [1.0, 0.8, 1.25, 0.9]

@@ -116,11 +116,7 @@ enum BezPath {
     /// Applies a 2D affine matrix (row vectors: x' = a·x + c·y + e, y' = b·x + d·y + f).
     static func transform(_ f: [Double], _ m: Affine) -> [Double] {
         var out = f
-        var k = 0
-        while k + 2 <= out.count {
-            let n = max(out[k + 1].clampedInt, 0), base = k + 2
-            k = base + 6 * n
-            guard k <= out.count else { break }
+        subpaths(f) { base, n in
             for j in 0..<n {
                 let b = base + 6 * j
                 (out[b], out[b + 1]) = m.apply(f[b], f[b + 1])
@@ -281,11 +277,7 @@ extension BezPath {
     /// contain its curves); nil when it has none.
     static func bounds(_ f: [Double]) -> [Double]? {
         var box: [Double]? = nil
-        var k = 0
-        while k + 2 <= f.count {
-            let n = max(f[k + 1].clampedInt, 0), base = k + 2
-            k = base + 6 * n
-            guard k <= f.count else { break }
+        subpaths(f) { base, n in
             for j in 0..<n {
                 let b = base + 6 * j
                 for (x, y) in [(f[b], f[b + 1]), (f[b] + f[b + 2], f[b + 1] + f[b + 3]), (f[b] + f[b + 4], f[b + 1] + f[b + 5])] {

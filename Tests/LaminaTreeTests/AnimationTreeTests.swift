@@ -12,13 +12,16 @@ import LaminaModel
     static let box = LayerID(client: 1, local: 1)
 
     /// Client 1 with layer 1 (opacity 1, position (0, 0), bounds 100×100) made at t = 0.
-    func scene() throws -> LayerTree {
+    func scene() throws -> LayerTree { try Self.scene(with: []) }
+
+    /// That scene with `extra` changes to layer 1 in the same commit.
+    static func scene(with extra: [LayerChange]) throws -> LayerTree {
         var t = LayerTree()
         try t.apply(Commit(client: 1, content: .connect))
         try t.apply(Commit(client: 1, content: .operations([
             .create(1, .layer), .addSublayer(parent: 0, child: 1),
             .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 100))),
-        ])), at: 0)
+        ] + extra)), at: 0)
         return t
     }
 

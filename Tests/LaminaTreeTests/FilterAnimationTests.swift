@@ -15,16 +15,11 @@ import LaminaModel
     /// Layer 1 with `filters` [blur σ 2 "blur", saturate 1 "sat"] and `backgroundFilters`
     /// [blur σ 4 "frost"], made at t = 0.
     func scene() throws -> LayerTree {
-        var t = LayerTree()
-        try t.apply(Commit(client: 1, content: .connect))
-        try t.apply(Commit(client: 1, content: .operations([
-            .create(1, .layer), .addSublayer(parent: 0, child: 1),
-            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 100, 100))),
+        try AnimationTreeTests.scene(with: [
             .set(1, keyPath: "filters", value: .filters([.gaussianBlur(2, name: "blur"),
                                                           LayerFilter(name: "sat", kind: .saturate, amount: 1)])),
             .set(1, keyPath: "backgroundFilters", value: .filters([.gaussianBlur(4, name: "frost")])),
-        ])), at: 0)
-        return t
+        ])
     }
 
     func number(_ t: LayerTree, _ keyPath: String, _ time: Double) -> Double {

@@ -126,7 +126,6 @@ struct Mapper {
         guard duration <= 86_400 else { throw SceneError(path: "op", "the animation must last at most a day") }
         let w = try root.required("w").number(), h = try root.required("h").number()
         guard w > 0, h > 0, w <= 16384, h <= 16384 else { throw SceneError(path: "w", "w and h must be in 1…16384") }
-        if root["ddd"]?.bool() == true { warnings.add("ddd", "3D layers") }
         if let list = root["assets"] {
             for a in try list.array() {
                 _ = try a.object()
@@ -237,14 +236,15 @@ struct Mapper {
         if l["td"]?.bool() == true && !asMatte { return nil }
         if let ef = l["ef"], case .array(let a) = ef.json, !a.isEmpty { warnings.add(ef.path, "effects") }
         if l["tm"] != nil && ty != 0 { warnings.add(l.at("tm"), "time remapping of a layer that is not a precomp", "ignored") }
-        if l["ddd"]?.bool() == true { warnings.add(l.at("ddd"), "3D layer", "drawn flat (3D is not mapped yet)") }
         let st = try l.number("st", default: 0)
         guard abs(st) <= Mapper.maxFrame else { throw SceneError(path: l.at("st"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
         var sr = try l.number("sr", default: 1)
         if sr <= 0 { warnings.add(l.at("sr"), "time stretch ≤ 0", "not supported; 1 used"); sr = 1 }
         guard sr <= 1000 else { throw SceneError(path: l.at("sr"), "must be at most 1000") }
-        // The layer's own properties run in comp time − st.
-        let own = TimeMap(scale: tm.scale, offset: tm.root(st))
+        // The layer's own properties (transform, shapes, masks, a remap) run in its composition's
+        // time: `st` and `sr` shift and stretch only a precomp's content (rlottie and ThorVG;
+        // lottie-web shifts the layer's own keyframes too).
+        let own = tm
         let inner: Out, outer: Out
         (outer, inner) = try transformLayers(l.required("ks"), own, opacity: true, owner: l)
         outer.name = uniqueName(try l["nm"]?.string() ?? "")
@@ -312,8 +312,7 @@ struct Mapper {
         let vis = try visibility(l, tm)
         if let vis { vis.sublayers = [top]; top = vis }
         for p in try parents(l, byIndex) {
-            let pst = try p.number("st", default: 0)
-            let (po, pi) = try transformLayers(p.required("ks"), TimeMap(scale: tm.scale, offset: tm.root(pst)), opacity: false, owner: p)
+            let (po, pi) = try transformLayers(p.required("ks"), tm, opacity: false, owner: p)
             pi.sublayers = [top]
             top = po
         }
@@ -383,10 +382,21 @@ struct Mapper {
         let a = try ks["a"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0, 0])
         let s = try ks["s"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1, 1])
         let r = try (ks["r"] ?? ks["rz"]).map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: .pi / 180) } ?? Prop(constant: [0])
-        for k in ["rx", "ry", "or"] where ks[k] != nil { warnings.add(ks.at(k), "3D rotation") }
+        // A 3D layer's (`ddd`) rotations about x and y, projected as rlottie projects them.
+        let is3D = owner["ddd"]?.bool() == true
+        func turn(_ k: String) throws(SceneError) -> Prop {
+            guard let n = ks[k] else { return Prop(constant: [0]) }
+            guard is3D else { warnings.add(ks.at(k), "3D rotation of a layer that is not 3D (ddd)", "ignored"); return Prop(constant: [0]) }
+            return try Prop(numbers: n, warnings, mult: .pi / 180)
+        }
+        let rx = try turn("rx"), ry = try turn("ry")
+        if let or = ks["or"], case let o = try Prop(numbers: or, warnings), !o.isStatic || o.first.contains(where: { $0 != 0 }) {
+            warnings.add(ks.at("or"), "3D orientation", "not mapped (drawn without it)")
+        }
+        let has3D = [rx, ry].contains { !$0.isStatic || $0.first.first != 0 }
         let sk = try ks["sk"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])
         let sa = try ks["sa"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0])
-        let hasSkew = !sk.isStatic || sk.first.first != 0
+        let hasSkew = !sk.isStatic || sk.first.first != 0 || has3D
         let inner = hasSkew ? try newLayer() : outer
         // Auto-orient (`ao` of a layer): the rotation adds the direction the position moves in.
         var path: ((Double) -> [Double], Double, Double)? = nil
@@ -434,10 +444,12 @@ struct Mapper {
             rotated.props.append(("transform", .array([obj([("rotate", num(r.isStatic ? r0 : 0))])])))
             scaleLayer.props.append(("transform", .array([obj([("scale", nums(s.isStatic ? [sx, sy, 1] : [1, 1, 1]))])])))
             let mid = try newLayer()
-            let skSig = Signal.combine([Signal(sk), Signal(sa)], affine: false) { v in
+            // Skew, then the 3D turns (the identity where there are none).
+            let skSig = Signal.combine([Signal(sk), Signal(sa), Signal(rx), Signal(ry)], affine: false) { v in
                 Affine.skew(v[0].first ?? 0, axis: v[1].first ?? 0).json.numbers
+                    .projected(rx: v[2].first ?? 0, ry: v[3].first ?? 0)
             }
-            mid.props.append(("transform", Affine.skew(sk.first.first ?? 0, axis: sa.first.first ?? 0).json))
+            mid.props.append(("transform", nums(skSig.eval((ip - tm.offset) / tm.scale))))
             if !skSig.isStatic { try animate(mid, "transform", skSig, tm, setModel: false) { nums($0) } }
             mid.sublayers = [inner]
             outer.sublayers = [mid]

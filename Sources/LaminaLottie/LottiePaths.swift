@@ -266,6 +266,23 @@ struct Affine: Equatable {
     var json: JSON { nums([a, b, 0, 0, c, d, 0, 0, 0, 0, 1, 0, e, f, 0, 1]) }
 }
 
+extension Array where Element == Double {
+    /// A 16-number TRANSFORM (row vectors) followed by rlottie's 3D turns of a layer: about x
+    /// by `rx`, then about y by `ry` (radians), each a 2D projective map with the eye 1024
+    /// units away — rlottie's VMatrix::rotate(a, X or Y): about y, x′ = x cos a and
+    /// w = 1 − x sin a / 1024 (about x the same in y) — carried by m14 and m24 (w = x m14 +
+    /// y m24 + m44; z is untouched, so the layer stays flat).
+    func projected(rx: Double, ry: Double) -> [Double] {
+        guard rx != 0 || ry != 0 else { return self }
+        let d = 1.0 / 1024
+        // RX · RY: [cos ry, 0, 0, −sin ry·d,  0, cos rx, 0, −sin rx·d,  0, 0, 1, 0,  0, 0, 0, 1].
+        let turn: [Double] = [cos(ry), 0, 0, -sin(ry) * d, 0, cos(rx), 0, -sin(rx) * d, 0, 0, 1, 0, 0, 0, 0, 1]
+        var out = [Double](repeating: 0, count: 16)
+        for r in 0..<4 { for c in 0..<4 { out[4 * r + c] = (0..<4).reduce(0) { $0 + self[4 * r + $1] * turn[4 * $1 + c] } } }
+        return out
+    }
+}
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

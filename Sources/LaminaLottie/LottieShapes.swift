@@ -195,55 +195,101 @@ extension Mapper {
             try n.map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: mult) } ?? Prop(constant: d)
         }
         let cProp = try prop(item["c"], [1]), oProp = try prop(item["o"], [0])
-        if !cProp.isStatic { warnings.add(item.at("c"), "animated repeater copies", "not mapped yet (the first value is used)") }
         if !oProp.isStatic { warnings.add(item.at("o"), "animated repeater offset", "not mapped yet (the first value is used)") }
-        let copies = (cProp.first.first ?? 1).rounded(.down)
+        let tr = try item.required("tr")
+        let so = Signal(try prop(tr["so"], [100], 0.01)), eo = Signal(try prop(tr["eo"], [100], 0.01))
+        // Animated copies (rlottie and ThorVG draw n = ⌊c(t)⌋ copies at each frame): the levels
+        // n reaches at whole frames, n₁ < n₂ < …, each a replicator of copies [nᵢ₋₁, nᵢ) over
+        // its own copy of the content (moved by the step nᵢ₋₁ times more), shown while n ≥ nᵢ
+        // (opacity sampled once per frame). Only where every copy has one opacity (so = eo,
+        // static), and for at most 64 levels.
+        let countSignal = Signal(cProp)
+        var levels: [Double]? = nil
+        var copies = (cProp.first.first ?? 1).rounded(.down)
+        if let (lo, hi) = countSignal.span {
+            let frames = [lo] + stride(from: lo.rounded(.down) + 1, to: hi, by: 1).map { $0 } + [hi]
+            let reached = Set(frames.map { min(max((countSignal.eval($0).first ?? 0).rounded(.down), 0), 10_001) }).subtracting([0]).sorted()
+            if so.isStatic, eo.isStatic, so.eval(0) == eo.eval(0), reached.count <= 64 {
+                levels = reached
+                copies = reached.last ?? 0
+            } else {
+                warnings.add(item.at("c"), "animated repeater copies (with opacities that differ or animate, or more than 64 counts)", "not mapped yet (the first value is used)")
+            }
+        }
         guard copies <= 10_000 else { throw SceneError(path: item.at("c"), "at most 10000 copies") }
         if copies < 1 { return try newLayer() }
         var offset = oProp.first.first ?? 0
         if offset != offset.rounded() { warnings.add(item.at("o"), "fractional repeater offset", "rounded"); offset.round() }
         guard abs(offset) <= 10_000 else { throw SceneError(path: item.at("o"), "must be within ±10000") }
         if try item.number("m", default: 1) == 2 { warnings.add(item.at("m"), "repeater composite below", "not mapped (copies are stacked above)") }
-        let tr = try item.required("tr")
         let a = try prop(tr["a"], [0, 0])
         if !a.isStatic { warnings.add(tr.at("a"), "animated repeater anchor", "not mapped yet (the first value is used)") }
         let p = Signal(try prop(tr["p"], [0, 0])), s = Signal(try prop(tr["s"], [100, 100], 0.01))
         let r = Signal(try prop(tr["r"], [0], .pi / 180))
-        let so = Signal(try prop(tr["so"], [100], 0.01)), eo = Signal(try prop(tr["eo"], [100], 0.01))
         let step = Signal.combine([s, r, p], affine: false) { v in
             Affine.scale(v[0].first ?? 1, v[0].count > 1 ? v[0][1] : v[0].first ?? 1).then(.rotate(v[1].first ?? 0))
                 .then(.translate(v[2].first ?? 0, v[2].count > 1 ? v[2][1] : 0)).json.numbers
         }
         let ax = a.first.first ?? 0, ay = a.first.count > 1 ? a.first[1] : 0
-        let rep = try newLayer("replicator")
-        rep.props = [("bounds", nums([ax, ay, 0, 0])), ("position", nums([ax, ay])), ("instanceCount", num(copies))]
-        try animate(rep, "instanceTransform", step, tm) { nums($0) }
         let n = copies
-        let color = Signal.combine([so]) { v in [1, 1, 1, min(max(v[0].first ?? 1, 0), 1)] }
-        try animate(rep, "instanceColor", color, tm) { colorJSON($0, alpha: $0[3]) }
-        let alphaStep = Signal.combine([so, eo]) { v in [n > 1 ? ((v[1].first ?? 1) - (v[0].first ?? 1)) / (n - 1) : 0] }
-        try animate(rep, "instanceAlphaOffset", alphaStep, tm) { num($0[0]) }
-        let content = try newLayer()
-        content.sublayers = nodes.reversed()
-        if offset != 0 {
-            content.props = [("bounds", nums([ax, ay, 0, 0])), ("position", nums([ax, ay]))]
-            let times = Int(abs(offset))
-            let moved = Signal.combine([step], affine: false) { v in
-                let m = v[0]
-                var one = Affine(a: m[0], b: m[1], c: m[4], d: m[5], e: m[12], f: m[13])
-                if offset < 0 {
-                    let det = one.a * one.d - one.b * one.c
-                    let ia = one.d / det, ib = -one.b / det, ic = -one.c / det, id = one.a / det
-                    one = Affine(a: ia, b: ib, c: ic, d: id, e: -(one.e * ia + one.f * ic), f: -(one.e * ib + one.f * id))
+        // Copies [first, first + count) of `items`.
+        func segment(_ first: Double, _ count: Double, _ items: [Out]) throws(SceneError) -> Out {
+            let rep = try newLayer("replicator")
+            rep.props = [("bounds", nums([ax, ay, 0, 0])), ("position", nums([ax, ay])), ("instanceCount", num(count))]
+            try animate(rep, "instanceTransform", step, tm) { nums($0) }
+            let color = Signal.combine([so]) { v in [1, 1, 1, min(max(v[0].first ?? 1, 0), 1)] }
+            try animate(rep, "instanceColor", color, tm) { colorJSON($0, alpha: $0[3]) }
+            let alphaStep = Signal.combine([so, eo]) { v in [n > 1 ? ((v[1].first ?? 1) - (v[0].first ?? 1)) / (n - 1) : 0] }
+            try animate(rep, "instanceAlphaOffset", alphaStep, tm) { num($0[0]) }
+            let content = try newLayer()
+            content.sublayers = items.reversed()
+            let shift = offset + first
+            if shift != 0 {
+                content.props = [("bounds", nums([ax, ay, 0, 0])), ("position", nums([ax, ay]))]
+                let times = Int(abs(shift))
+                let moved = Signal.combine([step], affine: false) { v in
+                    let m = v[0]
+                    var one = Affine(a: m[0], b: m[1], c: m[4], d: m[5], e: m[12], f: m[13])
+                    if shift < 0 {
+                        let det = one.a * one.d - one.b * one.c
+                        let ia = one.d / det, ib = -one.b / det, ic = -one.c / det, id = one.a / det
+                        one = Affine(a: ia, b: ib, c: ic, d: id, e: -(one.e * ia + one.f * ic), f: -(one.e * ib + one.f * id))
+                    }
+                    var power = Affine.identity
+                    for _ in 0..<times { power = power.then(one) }
+                    return power.json.numbers
                 }
-                var power = Affine.identity
-                for _ in 0..<times { power = power.then(one) }
-                return power.json.numbers
+                try animate(content, "transform", moved, tm) { nums($0) }
             }
-            try animate(content, "transform", moved, tm) { nums($0) }
+            rep.sublayers = [content]
+            return rep
         }
-        rep.sublayers = [content]
-        return rep
+        guard let levels else { return try segment(0, copies, nodes) }
+        let group = try newLayer()
+        var previous = 0.0
+        for level in levels {
+            let seg = try segment(previous, level - previous, previous == 0 ? nodes : try copied(nodes))
+            let shown = Signal.combine([countSignal], affine: false) { v in [(v[0].first ?? 0).rounded(.down) >= level ? 1 : 0] }
+            try animate(seg, "opacity", shown, tm) { num($0[0]) }
+            group.sublayers.append(seg)
+            previous = level
+        }
+        return group
+    }
+
+    /// A copy of mapped layers (their names made unique again: `NAME#2`, …).
+    mutating func copied(_ layers: [Out]) throws(SceneError) -> [Out] {
+        var out: [Out] = []
+        for o in layers {
+            let c = try newLayer(o.type)
+            c.name = o.name.flatMap { uniqueName($0) }
+            c.props = o.props
+            c.anims = o.anims
+            c.sublayers = try copied(o.sublayers)
+            c.mask = try o.mask.map { m throws(SceneError) in try copied([m])[0] }
+            out.append(c)
+        }
+        return out
     }
 
     /// A group transform's matrix at the start (and whether it animates).

@@ -135,6 +135,56 @@ struct LottieCompositingTests {
         }
     }
 
+    @Test func animatedRepeaterCopiesShowTheWholeCountOfEachFrame() throws {
+        // Copies c: 0 at frame 0 → 5 at frame 10 (linear), 20 apart: at frame f rlottie and
+        // ThorVG draw ⌊f/2⌋ copies, so frame 5 shows 2 (c = 2.5), frame 7 shows 3 (c = 3.5) and
+        // frame 0 none; every copy opaque.
+        let count = #"{"a":1,"k":[{"t":0,"s":[0],"i":{"x":[1],"y":[1]},"o":{"x":[0],"y":[0]}},{"t":10,"s":[5]}]}"#
+        let rep = #"{"ty":"gr","it":[{"ty":"rc","p":\#(Self.st("[0,0]")),"s":\#(Self.st("[8,8]")),"r":\#(Self.st("0"))},{"ty":"fl","c":\#(Self.st("[0,0,0,1]")),"o":\#(Self.st("100")),"r":1},{"ty":"rp","c":\#(count),"o":\#(Self.st("0")),"m":1,"tr":{"ty":"tr","p":\#(Self.st("[20,0]")),"a":\#(Self.st("[0,0]")),"s":\#(Self.st("[100,100]")),"r":\#(Self.st("0")),"so":\#(Self.st("100")),"eo":\#(Self.st("100"))}}]}"#
+        let text = Self.file([Self.layer("R", 1, "[40,100]", rep)])
+        for (frame, shown) in [(0.0, 0), (5, 2), (7, 3), (10, 5), (30, 5)] {
+            let px = try render(text, at: frame / 30)
+            for k in 0..<6 {
+                expectColor(px(40 + 20 * k, 100), [0, 0, 0, k < shown ? 1 : 0], "frame \(frame), copy \(k)")
+            }
+        }
+    }
+
+    @Test func threeDRotationIsProjectedAsRlottieProjectsIt() throws {
+        // A 3D layer (ddd) at (100, 100) turned 60° about y: rlottie maps (x, y) to
+        // (x cos 60°, y) / w, w = 1 − x sin 60° / 1024. The 160×40 bar's right edge x = 80 lands
+        // at 40 / 0.93234 = 42.90 and its left edge x = −80 at −40 / 1.06766 = −37.47 (turned
+        // without the projection: ±40). At canvas column 141 (x′ 41.5: x 77.56, w 0.93441) the
+        // bar reaches y ±21.40; at column 63 (x′ −36.5: x −77.80, w 1.06580) y ±18.77.
+        let ks = #"{"o":\#(Self.st("100")),"p":\#(Self.st("[100,100]")),"a":\#(Self.st("[0,0]")),"s":\#(Self.st("[100,100]")),"rx":\#(Self.st("0")),"ry":\#(Self.st("60")),"rz":\#(Self.st("0"))}"#
+        let layer = #"{"ty":4,"ddd":1,"nm":"T","ind":1,"ks":\#(ks),"shapes":[\#(Self.square(160, "0,0,0", height: 40))],"ip":0,"op":60,"st":0}"#
+        let px = try render(Self.file([layer]))
+        expectColor(px(141, 100), [0, 0, 0, 1], "inside the right edge (x 142.90)")
+        expectColor(px(143, 100), [0, 0, 0, 0], "past the right edge")
+        expectColor(px(63, 100), [0, 0, 0, 1], "inside the left edge (x 62.53)")
+        expectColor(px(61, 100), [0, 0, 0, 0], "past the left edge")
+        expectColor(px(141, 120), [0, 0, 0, 1], "the near end is taller (y 121.40)")
+        expectColor(px(141, 122), [0, 0, 0, 0], "above the near end")
+        expectColor(px(63, 117), [0, 0, 0, 1], "the far end (y 118.77)")
+        expectColor(px(63, 119), [0, 0, 0, 0], "the far end is shorter")
+    }
+
+    @Test func aLayersStartTimeShiftsOnlyAPrecompsContent() throws {
+        // A shape layer with st 10 whose square moves x 40 → 160 over frames 0…30 (linear) is
+        // at x 100 at frame 15 (rlottie and ThorVG do not shift its own keyframes); the same
+        // layer inside a precomp whose layer has st 10 is at x 60 (content frame 5).
+        let move = #"{"o":\#(Self.st("100")),"p":{"a":1,"k":[{"t":0,"s":[40,100],"i":{"x":1,"y":1},"o":{"x":0,"y":0}},{"t":30,"s":[160,100]}]},"a":\#(Self.st("[0,0]")),"s":\#(Self.st("[100,100]")),"r":\#(Self.st("0"))}"#
+        let inner = #"{"ty":4,"nm":"M","ind":1,"ks":\#(move),"shapes":[\#(Self.square(10, "0,0,0"))],"ip":0,"op":60,"st":10}"#
+        let own = try render(Self.file([inner]), at: 15.0 / 30)
+        expectColor(own(100, 100), [0, 0, 0, 1], "own st not applied: x 100")
+        expectColor(own(140, 100), [0, 0, 0, 0], "not at x 140 (lottie-web's reading)")
+        let pre = #"{"ty":0,"nm":"P","ind":1,"refId":"c","w":200,"h":200,"ks":\#(Self.ks("[0,0]")),"ip":0,"op":60,"st":10}"#
+        let nested = #"{"ty":4,"nm":"M","ind":1,"ks":\#(move),"shapes":[\#(Self.square(10, "0,0,0"))],"ip":0,"op":60,"st":0}"#
+        let inPrecomp = try render(Self.file([pre], assets: #"[{"id":"c","layers":[\#(nested)]}]"#), at: 15.0 / 30)
+        expectColor(inPrecomp(60, 100), [0, 0, 0, 1], "precomp st applied: x 60")
+        expectColor(inPrecomp(100, 100), [0, 0, 0, 0], "not at x 100")
+    }
+
     @Test func timeRemappingRunsTheContentBackwardsAndHolds() throws {
         // The content moves a 10×10 square from x = 10 to 110 over frames 0…60 (linear); the
         // remap shows content second 1.5 → 0.5 over the layer's frames 0…60, so at scene time

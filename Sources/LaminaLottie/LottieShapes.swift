@@ -151,7 +151,15 @@ extension Mapper {
                     warnings.add(item.path, "repeater of paths drawn by a style after it", "not mapped (those paths are drawn once)")
                 }
                 if let r = try repeater(item, nodes, tm) { nodes = [r] }
-            case "mm": warnings.add(item.path, "merge paths")
+            case "mm":
+                // Mode 1, merge: the paths before it as one compound path, filled by its fill's
+                // rule — what the styles after it draw already (rlottie and ThorVG draw every
+                // mode so). The booleans are not computed.
+                let mode = try item.number("mm", default: 1)
+                if mode != 1 {
+                    let what = [2: "add", 3: "subtract", 4: "intersect", 5: "exclude intersections"][Int(mode)] ?? "unknown"
+                    warnings.add(item.path, "merge paths mode \(JSON.format(mode)) (\(what))", "not mapped (drawn as merge: the paths together)")
+                }
             case "op": warnings.add(item.path, "offset path")
             case "pb":
                 let amount = Signal(try Prop(numbers: item.required("a"), warnings, mult: 0.01))

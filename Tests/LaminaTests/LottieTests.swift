@@ -459,14 +459,18 @@ import Testing
 
     @Test func unsupportedFeaturesWarnAndStillPlay() throws {
         let extra = #","masksProperties":[{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}},{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}}],"ef":[{"ty":5}],"tm":{"a":0,"k":0},"bm":17"#
-        let shapes = "\(Self.square),{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)"
+        let shapes = "\(Self.square),{\"ty\":\"mm\",\"mm\":3},\(Self.redFill)"
         let ks = #"{"p":{"a":0,"k":[50,50],"x":"wiggle(1,2)"}}"#
         let s = try Scene(json: Self.file(Self.shapeLayer("W", ind: 1, ks: ks, shapes: shapes, extra: extra)))
         let expected = ["layers[0].masksProperties[1].mode: mask mode difference after another mask", "layers[0].ef: effects",
                         "layers[0].bm: blend mode 17", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression",
-                        "layers[0].shapes[1]: merge paths"]
+                        "layers[0].shapes[1]: merge paths mode 3 (subtract)"]
         for e in expected { #expect(s.warnings.contains { $0.hasPrefix(e) }, "\(e) in \(s.warnings)") }
         #expect(try s.hitTest(.init(50, 50), at: 0) == "W/F")
+        // Merge paths' mode 1 (merge) is the compound path the fill draws anyway: no warning.
+        let merged = try Scene(json: Self.file(Self.shapeLayer("Mg", ind: 1, ks: Self.ks(), shapes: "\(Self.square),{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)")))
+        #expect(merged.warnings.isEmpty, "\(merged.warnings)")
+        #expect(try merged.hitTest(.init(5, 5), at: 0) == "Mg/F")
         // A mask without its path is an error naming it; a track matte with no matte layer a warning.
         #expect(error(Self.file(Self.shapeLayer("M", ind: 1, ks: Self.ks(), extra: #","masksProperties":[{"mode":"a"}]"#)))
                 == "layers[0].masksProperties[0].pt: is required")

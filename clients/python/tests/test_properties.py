@@ -271,8 +271,9 @@ class EmitterTests(DaemonTestCase):
 
 
     def test_birth_rate_set_to_zero_stops_births_and_the_born_live_on(self):
-        # docs/scene-format.md: births follow the integral of the layer's birthRate. Cell rate
-        # 4, layer rate 1 until t0 + 1 then 0: particles born at t0, t0 + 0.25, …, t0 + 1 fly
+        # docs/scene-format.md: births follow the integral of the layer's birthRate. The layer's
+        # local time starts at t0 (its beginTime). Cell rate 4, layer rate 1 until t0 + 1 then
+        # 0: particles born at t0, t0 + 0.25, …, t0 + 1 fly
         # along +x at 40 points a second from (10, 50) and live 10 s: at t0 + 2, five squares of
         # 4 points centred at x = 10 + 40 × (2 − k/4), k = 0 … 4: 90, 80, 70, 60, 50.
         from lamina import EmitterCell
@@ -281,6 +282,7 @@ class EmitterTests(DaemonTestCase):
         layer.position = (100, 50)
         layer.emitter_position = (10, 50)
         layer.emitter_cells = [EmitterCell(birthRate=4, lifetime=10, velocity=40, scale=4, color="#ff0000")]
+        layer.begin_time = self.conn.current_time()
         self.conn.root.add_sublayer(layer)
         self.conn.commit()
         self.conn.advance_clock(1.0)

@@ -367,7 +367,7 @@ extension ReplicatorLayer {
         get { properties.instanceAlphaOffset }
         set { set(.number(newValue), "instanceAlphaOffset") }
     }
-    /// `preservesDepth`: Stored; instances and particles are flattened into the layer's plane either way.
+    /// `preservesDepth`: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }
@@ -375,7 +375,7 @@ extension ReplicatorLayer {
 }
 
 extension EmitterLayer {
-    /// `preservesDepth`: Stored; instances and particles are flattened into the layer's plane either way.
+    /// `preservesDepth`: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }

@@ -320,7 +320,7 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.instanceAlphaOffset }; return 0 }
         _modify { yield &rare.values.instanceAlphaOffset }
     }
-    /// Stored; instances and particles are flattened into the layer's plane either way.
+    /// A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
     @inlinable public var preservesDepth: Bool {
         get { if let box = rare.box { return box.values.preservesDepth }; return false }
         _modify { yield &rare.values.preservesDepth }

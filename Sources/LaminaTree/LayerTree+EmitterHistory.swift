@@ -33,11 +33,13 @@ extension LayerTree {
         a.slots.contains { $0 == .birthRate || $0 == .lifetime || $0 == .velocity || $0 == .scale || $0 == .spin }
     }
 
-    /// A commit changes an emitter's model values (`before` → `after`) at compositor time `t`.
-    mutating func noteEmitterModel(_ id: LayerID, before: LayerProperties, after: LayerProperties, at t: Double) {
+    /// A commit changes an emitter's model values (`before` → `after`, now the layer's) at its
+    /// time. A layer the commit created has no past: its first values hold from time 0.
+    mutating func noteEmitterModel(_ id: LayerID, before: LayerProperties, after: LayerProperties,
+                                   context: ApplyContext) {
         let old = EmitterSimulation.Multipliers(before), new = EmitterSimulation.Multipliers(after)
-        guard old != new else { return }
-        let local = layerTime(of: id).local(t)
+        guard old != new, !context.created.contains(id) else { return }
+        let local = layerTime(of: id).local(context.time)
         guard local.isFinite else { return }
         var h = emitterHistory[id] ?? EmitterHistory()
         h.steps.append(.init(until: local, values: old))

@@ -292,27 +292,26 @@ public struct LayerTree: Sendable {
             emitterHistory[id] = nil
         case .set(let id, let properties, let actions):
             let before = nodes[existing: id].properties
-            if nodes[existing: id].kind == .emitter { noteEmitterModel(id, before: before, after: properties, at: context.time) }
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
             if (before.hasRareValues || properties.hasRareValues) && noteTiming(id, before: before, after: properties) {
                 context.timeChanged = true
             }
+            if nodes[existing: id].kind == .emitter { noteEmitterModel(id, before: before, after: properties, context: context) }
             if before.contents != properties.contents { addContentsFade(id, from: before.contents, context: context) }
             if let slot = actions.first {
                 addImplicitAnimation(id, slot: slot, before: before, context: &context)
                 if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: &context) }
             }
         case .properties(let id, let properties):
-            if nodes[existing: id].kind == .emitter {
-                noteEmitterModel(id, before: nodes[existing: id].properties, after: properties, at: context.time)
-            }
+            let emitterBefore = nodes[existing: id].kind == .emitter ? nodes[existing: id].properties : nil
             if properties.hasRareValues || !timedLayers.isEmpty {
                 let before = nodes[existing: id].properties
                 if noteTiming(id, before: before, after: properties) { context.timeChanged = true }
             }
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
+            if let emitterBefore { noteEmitterModel(id, before: emitterBefore, after: properties, context: context) }
         case .insert(let child, let parent, let index):
             noteInsertion(child, context: &context)
             endDeparturesMakingACycle(inserting: child, into: parent)

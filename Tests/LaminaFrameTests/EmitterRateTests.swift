@@ -62,6 +62,15 @@ struct EmitterRateTests {
         #expect(driver.frame(applying: [], at: 6).drawList.items.isEmpty, "all have died")
     }
 
+    /// A layer created with its birthRate has no past: created at 0 in the commit that makes
+    /// it, it emits nothing ever (the default 1 it replaced never held).
+    @Test func anEmitterCreatedWithARateHasNoEarlierRate() throws {
+        var (driver, _, packets) = try Self.driver(rate: 10, [.set(1, keyPath: "birthRate", value: .number(0))])
+        #expect(driver.frame(applying: packets, at: 0.5).drawList.items.isEmpty)
+        packets = []
+        #expect(driver.frame(applying: [], at: 2).drawList.items.isEmpty)
+    }
+
     /// An explicit linear animation of birthRate 0 → 2 over [1, 3] (model value 1, removed at
     /// its end): I(t) = t to 1, 1 + (t − 1)²/2 to 3, then t.
     @Test func anExplicitBirthRateAnimationIsIntegratedAndRemembered() throws {

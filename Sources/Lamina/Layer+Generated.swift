@@ -367,7 +367,7 @@ extension ReplicatorLayer {
         get { properties.instanceAlphaOffset }
         set { set(.number(newValue), "instanceAlphaOffset") }
     }
-    /// `preservesDepth`: Stored; instances and particles are flattened into the layer's plane either way.
+    /// `preservesDepth`: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }
@@ -375,7 +375,7 @@ extension ReplicatorLayer {
 }
 
 extension EmitterLayer {
-    /// `preservesDepth`: Stored; instances and particles are flattened into the layer's plane either way.
+    /// `preservesDepth`: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }
@@ -420,27 +420,27 @@ extension EmitterLayer {
         get { properties.renderMode }
         set { set(.string(newValue.rawValue), "renderMode") }
     }
-    /// `birthRate`: Multiplies every cell's birthRate.
+    /// `birthRate`: Multiplies every cell's birthRate; animated, the births follow its integral over time (EmitterSimulation.Timeline).
     public var birthRate: Double {
         get { properties.birthRate }
         set { set(.number(newValue), "birthRate") }
     }
-    /// `lifetime`: Multiplies every cell's lifetime.
+    /// `lifetime`: Multiplies every cell's lifetime (each particle takes its value at its birth).
     public var lifetime: Double {
         get { properties.lifetime }
         set { set(.number(newValue), "lifetime") }
     }
-    /// `velocity`: Multiplies every cell's velocity.
+    /// `velocity`: Multiplies every cell's velocity (each particle takes its value at its birth).
     public var velocity: Double {
         get { properties.velocity }
         set { set(.number(newValue), "velocity") }
     }
-    /// `scale`: Multiplies every cell's scale.
+    /// `scale`: Multiplies every cell's scale (each particle takes its value at its birth).
     public var scale: Double {
         get { properties.scale }
         set { set(.number(newValue), "scale") }
     }
-    /// `spin`: Multiplies every cell's spin.
+    /// `spin`: Multiplies every cell's spin (each particle takes its value at its birth).
     public var spin: Double {
         get { properties.spin }
         set { set(.number(newValue), "spin") }

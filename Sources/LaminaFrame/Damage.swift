@@ -24,8 +24,8 @@ public struct Damage: Sendable, Hashable {
 /// The damage is the union of the device bounds, before and after, of every item whose
 /// drawn output changed — an item that differs from the item at the same place in the
 /// previous list (any field; a mesh by its `MeshID`), or whose clip chain changed — each
-/// bounded as drawn: its anti-aliasing margin, a shadow's blur, a group's or blurred
-/// shadow's whole content (markers compare their opacity, color, σ and item count), grown by
+/// bounded as drawn: its anti-aliasing margin, a shadow's blur, a group's (each member cut by
+/// its own clip: `clippedBounds`) or blurred shadow's whole content (markers compare their opacity, color, σ and item count), grown by
 /// the blur of every blurred shadow it is the source of, and cut by its innermost clip.
 /// Lists of different lengths align on their common prefix and suffix (not inside a group:
 /// the aligned ends stop before any group open across them) and damage what lies between.
@@ -119,11 +119,14 @@ public struct DamageTracker {
                 var start = i
                 if let outer = Self.outermostStart(a, oldOpen) { start = min(start, outer) }
                 if let outer = Self.outermostStart(b, newOpen) { start = min(start, outer) }
-                // The common suffix, after `start`, taken only if no group of either list is open
-                // across its first item.
+                // The common suffix, after `start`, shortened until no group of either list is
+                // open across its first item.
                 var s = 0
                 while s < n - start, same(a[oc - 1 - s], old.clips, b[nc - 1 - s], new.clips) { s += 1 }
-                if s > 0, Self.openAcross(a, oc - s) || Self.openAcross(b, nc - s) { s = 0 }
+                if s > 0 {
+                    let crossedA = Self.crossed(a), crossedB = Self.crossed(b)
+                    while s > 0, crossedA[oc - s] || crossedB[nc - s] { s -= 1 }
+                }
                 addRange(a, start..<(oc - s), old, whole, into: &box)
                 addRange(b, start..<(nc - s), new, whole, into: &box)
             }
@@ -218,15 +221,22 @@ public struct DamageTracker {
         // Inside a rasterized subtree: its marker (a new version) and composite bound the change.
         for o in open where o.atlas { return }
         let end = min(i + 1 + span, items.count)
-        guard var b = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY) else { return }
+        var groupBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+        switch items[i].kind {
+        case .group, .blend, .mask: groupBox = Self.clippedBounds(items, (i + 1)..<end, list, whole)
+        default: groupBox = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY)
+        }
+        guard var b = groupBox else { return }
         if case .shadowGroup(_, let sigma, _) = items[i].kind {
             let g = Self.blurGrow(sigma)
             b = (b.minX - g, b.minY - g, b.maxX + g, b.maxY + g)
         }
         // (A filter group's blur reach is in its bounds: `FramePlanner.deviceBounds`.)
-        // Its innermost clip (the chain only narrows it further); a group's composite has none.
+        // Its innermost clip (the chain only narrows it further); a group's composite has none,
+        // but a `.group` marker may carry the clip all its items lie within (a moving
+        // CATransition's: DrawListBuilder+ContentTransition.swift).
         var isGroup = false
-        switch items[i].kind { case .group, .mask, .blend, .filter, .raster: isGroup = true; default: break }
+        switch items[i].kind { case .mask, .blend, .filter, .raster: isGroup = true; default: break }
         let clip = items[i].clip
         if !isGroup, clip >= 0, clip < list.clips.count, let c = Self.clipBounds(list.clips[clip], whole) {
             b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
@@ -237,6 +247,56 @@ public struct DamageTracker {
         // A margin of half a pixel beyond what the planner allows, for rounding.
         grow += 0.5
         box.add((b.minX - grow, b.minY - grow, b.maxX + grow, b.maxY + grow))
+    }
+
+    /// What the items of `range` (a group's, a blend's or a mask's members) can touch: the
+    /// union of each drawing item's device bounds cut by its own clip — a group composites
+    /// nothing outside what its members draw, so members moved past their clip (a moving
+    /// CATransition's renderings) do not widen it. A blurring filter group, a blurred shadow
+    /// or a rasterized subtree inside counts whole, as `FramePlanner.deviceBounds` bounds it.
+    static func clippedBounds(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, _ list: DrawList,
+                              _ whole: PixelRect) -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
+        var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
+        func add(_ b: (minX: Double, minY: Double, maxX: Double, maxY: Double)) {
+            guard let o = box else { box = b; return }
+            box = (min(o.minX, b.minX), min(o.minY, b.minY), max(o.maxX, b.maxX), max(o.maxY, b.maxY))
+        }
+        var k = range.lowerBound
+        while k < range.upperBound {
+            let item = items[k]
+            switch item.kind {
+            case .group, .blend, .mask:
+                k += 1  // its members follow, each cut by its clip
+                continue
+            case .filter(_, _, let count), .shadowGroup(_, _, let count):
+                let end = min(k + 1 + max(count, 0), range.upperBound)
+                if var b = FramePlanner.deviceBounds(items, k..<end, width: whole.maxX, height: whole.maxY) {
+                    if case .shadowGroup(_, let sigma, _) = item.kind {
+                        let g = blurGrow(sigma)
+                        b = (b.minX - g, b.minY - g, b.maxX + g, b.maxY + g)
+                    }
+                    add(b)
+                }
+                k = end
+                continue
+            case .raster(let r):
+                let end = min(k + 1 + max(r.count, 0), range.upperBound)
+                if let b = FramePlanner.deviceBounds(items, k..<end, width: whole.maxX, height: whole.maxY) { add(b) }
+                k = end
+                continue
+            default:
+                break
+            }
+            k += 1
+            guard var b = FramePlanner.deviceBounds(items, (k - 1)..<k, width: whole.maxX, height: whole.maxY) else { continue }
+            let clip = item.clip
+            if clip >= 0, clip < list.clips.count, let c = clipBounds(list.clips[clip], whole) {
+                b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
+                guard b.minX <= b.maxX, b.minY <= b.maxY else { continue }
+            }
+            add(b)
+        }
+        return box
     }
 
     /// Adds every item of `range` (as `add`), walking `list` from its start for the open groups.
@@ -287,18 +347,23 @@ public struct DamageTracker {
         open.first?.start
     }
 
-    /// Whether some group of `items` starts before `index` and ends after it.
-    private static func openAcross(_ items: UnsafeBufferPointer<DrawItem>, _ index: Int) -> Bool {
-        for i in 0..<min(index, items.count) {
+    /// Per index of `items` (and one past the end): whether some group starts before it and
+    /// ends after it (its items continue there), for every index in one pass.
+    private static func crossed(_ items: UnsafeBufferPointer<DrawItem>) -> [Bool] {
+        var out = [Bool](repeating: false, count: items.count + 1)
+        var reach = 0  // the furthest end of a group begun so far
+        for i in 0..<items.count {
+            out[i] = reach > i
             switch items[i].kind {
             case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
                  .filter(_, _, let count):
-                if i + 1 + max(count, 0) > index { return true }
+                reach = max(reach, i + 1 + max(count, 0))
             case .raster(let r):
-                if i + 1 + max(r.count, 0) > index { return true }
+                reach = max(reach, i + 1 + max(r.count, 0))
             default: break
             }
         }
-        return false
+        out[items.count] = reach > items.count
+        return out
     }
 }

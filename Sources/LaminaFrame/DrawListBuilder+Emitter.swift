@@ -8,7 +8,8 @@ import LaminaTree
 
 /// Emitter layers (`CAEmitterLayer`), simulated when the draw list is built: the layer's
 /// particles at the frame's time come from `EmitterSimulation` (closed form: nothing is kept
-/// between frames), and each becomes one item above the layer's own content and below its
+/// between frames; when the layer's multipliers animate or changed, the model tree's
+/// `emitterTimeline` gives them over the layer's past), and each becomes one item above the layer's own content and below its
 /// sublayers — its cell's `contents` (an image item, as layer contents) or, without contents,
 /// a 1-point square in its color (a rect item). Consecutive items of one kind are one
 /// instanced draw, so thousands of particles cost one draw call and 160 bytes each.
@@ -42,7 +43,9 @@ extension DrawListBuilder {
         let local = EmitterDrawing.localTime(store, address.pointee.id, at: time)
         particles.removeAll(keepingCapacity: true)
         let birthsUntil = emitterBirthsEnd.map { EmitterDrawing.localTime(store, address.pointee.id, at: $0) } ?? .infinity
-        let outcome = EmitterSimulation.particles(EmitterSimulation.Emitter(p), cells: cells, renderMode: p.renderMode,
+        var emitter = EmitterSimulation.Emitter(p)
+        emitter.timeline = model?.emitterTimeline(of: address.pointee.id, at: local)
+        let outcome = EmitterSimulation.particles(emitter, cells: cells, renderMode: p.renderMode,
                                                   at: local, limit: budget, birthsUntil: birthsUntil, into: &particles)
         if outcome.changes && store.layerTime(of: address.pointee.id).scale > 0 { emittersChange = true }
         particlesPerClient[client] = used + particles.count

@@ -89,8 +89,13 @@ extension DrawListBuilder {
         let p = address.pointee.properties
         let count = ReplicatorDrawing.instanceCount(p.instanceCount)
         let offsets = Color(p.instanceRedOffset, p.instanceGreenOffset, p.instanceBlueOffset, p.instanceAlphaOffset)
-        let space = p.sublayerSpace
         drewReplicator = true
+        if p.preservesDepth {
+            visitReplicatorInDepth(address, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip, count: count,
+                                   offsets: offsets)
+            return
+        }
+        let space = p.sublayerSpace
         var delayed = count > 1 ? DelayedInstances(address.pointee, store, nodes, self) : nil
         // Instances are tinted after they are drawn, so a rasterized layer inside one is drawn
         // directly (its cached image would not see the tint).
@@ -118,6 +123,73 @@ extension DrawListBuilder {
                 for i in first..<items.count { items[i] = ReplicatorDrawing.tinted(items[i], by: tint) }
             }
         }
+    }
+}
+
+extension DrawListBuilder {
+    /// A replicator with `preservesDepth` (Core Animation: it then acts as a CATransformLayer):
+    /// its instances are not flattened into its plane. Each instance's sublayers keep their z
+    /// through `instanceTransform`ᵏ and the replicator's own transform (the sublayerTransform
+    /// about the anchor point without `sublayerSpace`'s z drop), so the superlayer flattens
+    /// them with its own sublayerTransform's perspective; and every (instance, sublayer) pair is
+    /// drawn in the order of its depth in the superlayer's space — the z of the sublayer's
+    /// position (at its zPosition) through instance k's map and the replicator's
+    /// transformToSuperlayer, back (smaller z) to front, equal depths in instance then
+    /// sublayer order. Each pair is sorted whole (its own sublayers draw as usual inside it):
+    /// painter's order by the anchor, not a split of intersecting planes.
+    mutating func visitReplicatorInDepth(_ address: UnsafePointer<LayerNode>, _ store: NodeStore,
+                                         _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double,
+                                         clip: Int, count: Int, offsets: Color) {
+        let p = address.pointee.properties
+        let space = p.sublayerTransformAboutAnchor
+        let toSuperlayer = p.transformToSuperlayer
+        var delayed = count > 1 ? DelayedInstances(address.pointee, store, nodes, self) : nil
+        // Reordered below: never patched.
+        sawEffects = true
+        rasterDepth += 1
+        defer { rasterDepth -= 1 }
+        let start = items.count
+        var pieces: [(z: Double, range: Range<Int>)] = []
+        func instance(_ k: Int, _ tint: Color, _ map: Transform3D, _ shifted: UnsafeBufferPointer<LayerNode>,
+                      _ builder: inout DrawListBuilder) {
+            let toSuperlayerK = space.concatenating(map).concatenating(toSuperlayer)
+            let parentToPixels = space.concatenating(map).concatenating(toPixels)
+            for child in address.pointee.sublayers {
+                guard let slot = store.slot(of: child), slot < shifted.count else { continue }
+                let c = shifted[slot].properties
+                let v = toSuperlayerK.apply(Vector4(c.position.x, c.position.y, c.zPosition, 1))
+                let z = v.w != 0 ? v.z / v.w : v.z
+                let first = builder.items.count
+                builder.visitChildren([child], store, shifted, parentToPixels: parentToPixels, parentOpacity: opacity,
+                                      clip: clip)
+                if tint != .white {
+                    for i in first..<builder.items.count { builder.items[i] = ReplicatorDrawing.tinted(builder.items[i], by: tint) }
+                }
+                pieces.append((z.isFinite ? z : 0, first..<builder.items.count))
+            }
+        }
+        for k in 0..<count {
+            if k > 0, items.count >= ReplicatorDrawing.maxReplicatedItems { break }
+            let tint = ReplicatorDrawing.tint(p.instanceColor, offsets: offsets, instance: k)
+            guard tint.alpha > 0 else { continue }
+            let map = ReplicatorDrawing.instanceMap(p.instanceTransform, bounds: p.bounds, instance: k)
+            if k > 0, delayed != nil {
+                delayed!.shift(to: k, &self)
+                delayed!.nodes.withUnsafeBufferPointer { shifted in instance(k, tint, map, shifted, &self) }
+                delayed!.restore(&self)
+            } else {
+                instance(k, tint, map, nodes, &self)
+            }
+        }
+        // Back to front (stable: equal depths keep instance and sublayer order).
+        let order = pieces.indices.sorted { a, b in
+            pieces[a].z != pieces[b].z ? pieces[a].z < pieces[b].z : a < b
+        }
+        guard order != Array(pieces.indices) else { return }
+        var sorted: [DrawItem] = []
+        sorted.reserveCapacity(items.count - start)
+        for i in order { sorted.append(contentsOf: items[pieces[i].range]) }
+        items.replaceSubrange(start..<items.count, with: sorted)
     }
 }
 

@@ -684,7 +684,7 @@ public struct DrawListBuilder {
     /// layer without sublayers whose alpha is one rounded rect (its background, with no border
     /// or an opaque background; a gradient of opaque colors: its square bounds), the shadow's
     /// alpha scaled by the background's. Otherwise a `.shadowGroup` blurred on the GPU.
-    private mutating func appendShadow(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+    mutating func appendShadow(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                        color shadowColor: Color, toPixels: Transform3D, opacity: Double,
                                        radii: CornerRadii, clip: Int) {
         // Borrowed in place, as in `visit`.
@@ -951,8 +951,8 @@ public struct DrawListBuilder {
     }
 
     /// A group opacity marker (`visit`): the next `count` items draw offscreen, composited with `opacity`.
-    static func groupMarker(opacity: Double, count: Int) -> DrawItem {
-        DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: count))
+    static func groupMarker(opacity: Double, count: Int, clip: Int = -1) -> DrawItem {
+        DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: opacity, count: count), clip: clip)
     }
 
     /// A build for a patch gives up (the first reason is kept).

@@ -73,12 +73,20 @@ public enum EmitterSimulation {
         public var shape = EmitterShape.point, mode = EmitterMode.volume
         public var birthRate = 1.0, lifetime = 1.0, velocity = 1.0, scale = 1.0, spin = 1.0
         public var seed: UInt64 = 0
+        /// The multipliers over the layer's local time when they vary (animated, or changed
+        /// since the emitter began): births follow the birth rate's integral, and each particle
+        /// takes the other multipliers at its birth. Nil: the values above at every time.
+        public var timeline: Timeline?
         public init() {}
         public init(_ p: LayerProperties) {
             position = p.emitterPosition; zPosition = p.emitterZPosition; size = p.emitterSize; depth = p.emitterDepth
             shape = p.emitterShape; mode = p.emitterMode
             birthRate = p.birthRate; lifetime = p.lifetime; velocity = p.velocity; scale = p.scale; spin = p.spin
             seed = p.seed.isFinite && p.seed >= 0 ? UInt64(min(p.seed, 1.8e19)) : 0
+        }
+        /// The multipliers at every time when `timeline` is nil.
+        public var multipliers: Multipliers {
+            Multipliers(birthRate: birthRate, lifetime: lifetime, velocity: velocity, scale: scale, spin: spin)
         }
     }
 
@@ -167,9 +175,51 @@ public enum EmitterSimulation {
     /// How long after its last birth a cell's particles (and theirs) can live, in the
     /// cell's time.
     static func horizon(_ c: EmitterCell, _ e: Emitter) -> Double {
-        let own = max(0, (c.lifetime + abs(c.lifetimeRange)) * e.lifetime)
+        let own = max(0, (c.lifetime + abs(c.lifetimeRange)) * (e.timeline?.maxLifetime ?? e.lifetime))
         let sub = c.emitterCells.map { s in s.speed > 0 ? horizon(s, e) / s.speed : 0 }.max() ?? 0
         return own + sub
+    }
+
+    /// A cell under a varying birth rate (`Emitter.timeline`): with L(x) = the layer time of
+    /// cell time x (L(x) = layerOrigin + layerScale·x) and I(t) = ∫₀ᵗ B the integral of the
+    /// layer's birth rate B, the births by cell time x number
+    /// N(x) = cell.birthRate / layerScale × (I(L(x)) − I(L(0))) (so cell.birthRate × B × x
+    /// when B is constant, as `emit`'s k / R), and particle k is born at the first cell time
+    /// where N reaches k; it takes the other multipliers at its birth.
+    private static func emitVarying(_ c: EmitterCell, cellIndex: Int, _ e: Emitter, _ timeline: Timeline,
+                                    _ ctx: Context, limit: Int, into out: inout [Particle], _ outcome: inout Outcome) {
+        guard c.enabled, c.birthRate > 0, c.birthRate.isFinite, c.speed > 0 else { return }
+        let u = (ctx.time - c.beginTime) * c.speed + c.timeOffset
+        let uStop = (ctx.stop - c.beginTime) * c.speed + c.timeOffset
+        var uEnd = min(u, uStop)
+        if c.duration > 0 { uEnd = min(uEnd, c.duration) }
+        let horizon = horizon(c, e)
+        if ctx.parent == nil {
+            let lastBirth = c.duration > 0 ? c.duration : .infinity
+            if u < lastBirth + horizon { outcome.changes = true }
+        }
+        guard uEnd >= 0 else { return }
+        let layerScale = ctx.layerScale / c.speed
+        let layerOrigin = ctx.layerOrigin + ctx.layerScale * (c.beginTime - c.timeOffset / c.speed)
+        let perUnit = c.birthRate / layerScale
+        let i0 = timeline.integral(to: layerOrigin)
+        func births(_ x: Double) -> Double { perUnit * (timeline.integral(to: layerOrigin + layerScale * x) - i0) }
+        let nEnd = births(uEnd), nFirst = births(u - horizon)
+        guard nEnd.isFinite, nFirst.isFinite else { return }
+        let hi = Int(min(nEnd.rounded(.down), 9e15))
+        let lo = max(0, Int(min(max(nFirst.rounded(.up), 0), 9e15)) - 1)
+        guard hi >= lo else { return }
+        var k = hi
+        while k >= lo {
+            if outcome.evaluated >= maxEvaluated || out.count >= limit { outcome.capped = true; return }
+            outcome.evaluated += 1
+            let t = max(layerOrigin, timeline.time(reaching: i0 + Double(k) / perUnit))
+            let born = min((t - layerOrigin) / layerScale, uEnd)
+            particle(c, cellIndex: cellIndex, index: k, born: born, now: u, timeline.multipliers(at: t), e, ctx,
+                     layerOrigin: layerOrigin, layerScale: layerScale, limit: limit, into: &out, &outcome)
+            if outcome.capped { return }
+            k -= 1
+        }
     }
 
     private static func emit(_ cells: [EmitterCell], _ e: Emitter, _ ctx: Context, flatIndex: inout Int, limit: Int,
@@ -178,6 +228,11 @@ public enum EmitterSimulation {
             let cellIndex = flatIndex
             flatIndex += 1
             defer { flatIndex += flatten(c.emitterCells).count }
+            if let timeline = e.timeline {
+                emitVarying(c, cellIndex: cellIndex, e, timeline, ctx, limit: limit, into: &out, &outcome)
+                if outcome.capped { return }
+                continue
+            }
             let rate = c.birthRate * e.birthRate
             guard c.enabled, rate > 0, c.speed > 0, rate.isFinite else { continue }
             // Cell time now, and the last cell time of a birth.
@@ -205,15 +260,27 @@ public enum EmitterSimulation {
             while k >= lo {
                 if outcome.evaluated >= maxEvaluated || out.count >= limit { outcome.capped = true; return }
                 outcome.evaluated += 1
-                let born = Double(k) / rate
+                particle(c, cellIndex: cellIndex, index: k, born: Double(k) / rate, now: u, e.multipliers, e, ctx,
+                         layerOrigin: layerOrigin, layerScale: layerScale, limit: limit, into: &out, &outcome)
+                if outcome.capped { return }
+                k -= 1
+            }
+        }
+    }
+
+    /// Particle `k` of cell `c`, born at cell time `born` (cell time now: `now`) with the
+    /// layer's multipliers `m`: appended while it lives, and its nested cells' particles.
+    private static func particle(_ c: EmitterCell, cellIndex: Int, index k: Int, born: Double, now u: Double,
+                                 _ m: Multipliers, _ e: Emitter, _ ctx: Context, layerOrigin: Double, layerScale: Double,
+                                 limit: Int, into out: inout [Particle], _ outcome: inout Outcome) {
                 let age = u - born
                 var d = Draws(key: key(parent: ctx.key, cell: cellIndex, index: k))
-                let life = max(0, (c.lifetime + c.lifetimeRange * d.next()) * e.lifetime)
-                let speed = (c.velocity + c.velocityRange * d.next()) * e.velocity
+                let life = max(0, (c.lifetime + c.lifetimeRange * d.next()) * m.lifetime)
+                let speed = (c.velocity + c.velocityRange * d.next()) * m.velocity
                 let lon = c.emissionLongitude + c.emissionRange * d.next()
                 let lat = c.emissionLatitude + c.emissionRange * d.next()
-                let spin = (c.spin + c.spinRange * d.next()) * e.spin
-                let scale0 = (c.scale + c.scaleRange * d.next()) * e.scale
+                let spin = (c.spin + c.spinRange * d.next()) * m.spin
+                let scale0 = (c.scale + c.scaleRange * d.next()) * m.scale
                 func clamp(_ v: Double) -> Double { min(max(v, 0), 1) }
                 let r0 = clamp(c.color.red + c.redRange * d.next()), g0 = clamp(c.color.green + c.greenRange * d.next())
                 let b0 = clamp(c.color.blue + c.blueRange * d.next()), a0 = clamp(c.color.alpha + c.alphaRange * d.next())
@@ -252,9 +319,6 @@ public enum EmitterSimulation {
                                         birth: layerOrigin + layerScale * born))
                     if ctx.parent == nil { outcome.changes = true }
                 }
-                k -= 1
-            }
-        }
     }
 
     /// A point of the emitter shape for `emitterMode`, from three uniform numbers in [0, 1).
@@ -339,6 +403,112 @@ public enum EmitterSimulation {
             let zz = 1 - 2 * s1, phi = 2 * Double.pi * s2, ring = (max(0, 1 - zz * zz)).squareRoot()
             let rr = e.mode == .volume ? r * cbrt(s3) : r
             return (cx + rr * ring * cos(phi), cy + rr * ring * sin(phi), cz + rr * zz)
+        }
+    }
+}
+
+extension EmitterSimulation {
+    /// The emitter layer's multipliers of its cells' values.
+    public struct Multipliers: Equatable, Sendable {
+        public var birthRate: Double, lifetime: Double, velocity: Double, scale: Double, spin: Double
+        public init(birthRate: Double = 1, lifetime: Double = 1, velocity: Double = 1, scale: Double = 1, spin: Double = 1) {
+            self.birthRate = birthRate; self.lifetime = lifetime; self.velocity = velocity; self.scale = scale; self.spin = spin
+        }
+        public init(_ p: LayerProperties) {
+            self.init(birthRate: p.birthRate, lifetime: p.lifetime, velocity: p.velocity, scale: p.scale, spin: p.spin)
+        }
+        func lerp(_ o: Multipliers, _ f: Double) -> Multipliers {
+            func l(_ a: Double, _ b: Double) -> Double { a + (b - a) * f }
+            return Multipliers(birthRate: l(birthRate, o.birthRate), lifetime: l(lifetime, o.lifetime),
+                               velocity: l(velocity, o.velocity), scale: l(scale, o.scale), spin: l(spin, o.spin))
+        }
+    }
+
+    /// The multipliers as a function of the layer's local time: samples at `times`
+    /// (nondecreasing; two samples at one time are a jump), linear between them, constant
+    /// before the first and after the last. The birth rate is taken as max(0, value), and
+    /// `integral(to:)` is I(t) = ∫₀ᵗ B exactly for that piecewise-linear B (trapezoids; a
+    /// quadratic within a sample's interval), which `time(reaching:)` inverts.
+    public struct Timeline: Equatable, Sendable {
+        public let times: [Double]
+        public let values: [Multipliers]
+        /// I(times[i]).
+        let cumulative: [Double]
+        /// The largest lifetime multiplier (≥ 0): how long after a birth a particle can live.
+        public let maxLifetime: Double
+
+        /// Nil when there are no samples, the counts differ, a time is not finite or they
+        /// go backwards.
+        public init?(times: [Double], values: [Multipliers]) {
+            guard !times.isEmpty, times.count == values.count, times.allSatisfy(\.isFinite),
+                  zip(times, times.dropFirst()).allSatisfy({ $0 <= $1 }) else { return nil }
+            var v = values
+            for i in v.indices { v[i].birthRate = v[i].birthRate.isFinite ? max(0, v[i].birthRate) : 0 }
+            self.times = times
+            self.values = v
+            var c = [v[0].birthRate * times[0]]
+            c.reserveCapacity(times.count)
+            for i in 1..<max(1, times.count) {
+                c.append(c[i - 1] + (times[i] - times[i - 1]) * (v[i - 1].birthRate + v[i].birthRate) / 2)
+            }
+            cumulative = c
+            maxLifetime = max(0, v.map(\.lifetime).filter(\.isFinite).max() ?? 0)
+        }
+
+        /// The last sample at or before `t` (nil: `t` is before the first).
+        func segment(_ t: Double) -> Int? {
+            guard t >= times[0] else { return nil }
+            var lo = 0, hi = times.count - 1
+            while lo < hi {
+                let mid = (lo + hi + 1) / 2
+                if times[mid] <= t { lo = mid } else { hi = mid - 1 }
+            }
+            return lo
+        }
+
+        /// The multipliers at layer time `t`.
+        public func multipliers(at t: Double) -> Multipliers {
+            guard let i = segment(t) else { return values[0] }
+            guard i + 1 < times.count else { return values[i] }
+            return values[i].lerp(values[i + 1], (t - times[i]) / (times[i + 1] - times[i]))
+        }
+
+        /// I(t) = ∫₀ᵗ B(s) ds.
+        public func integral(to t: Double) -> Double {
+            guard let i = segment(t) else { return values[0].birthRate * t }
+            let x = t - times[i], a = values[i].birthRate
+            guard i + 1 < times.count else { return cumulative[i] + a * x }
+            let w = times[i + 1] - times[i], b = values[i + 1].birthRate
+            return cumulative[i] + a * x + (b - a) * x * x / (2 * w)
+        }
+
+        /// The first time at which I reaches `n` (−∞ when I is already there before every
+        /// sample at a zero rate; +∞ when it never does).
+        public func time(reaching n: Double) -> Double {
+            if n <= cumulative[0] {
+                let b = values[0].birthRate
+                return b > 0 ? n / b : -.infinity
+            }
+            let last = times.count - 1
+            if n > cumulative[last] {
+                let b = values[last].birthRate
+                return b > 0 ? times[last] + (n - cumulative[last]) / b : .infinity
+            }
+            // The first sample with I ≥ n (i ≥ 1); n lies in (times[i − 1], times[i]].
+            var lo = 1, hi = last
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if cumulative[mid] >= n { hi = mid } else { lo = mid + 1 }
+            }
+            let i = lo - 1
+            let w = times[i + 1] - times[i], a = values[i].birthRate, b = values[i + 1].birthRate
+            let r = n - cumulative[i]
+            guard w > 0 else { return times[i + 1] }
+            // a·x + q·x² = r with q = (b − a) / 2w: x = 2r / (a + √(a² + 4qr)).
+            let q = (b - a) / (2 * w)
+            let root = max(0, a * a + 4 * q * r).squareRoot()
+            let x = a + root > 0 ? 2 * r / (a + root) : w
+            return times[i] + min(max(x, 0), w)
         }
     }
 }

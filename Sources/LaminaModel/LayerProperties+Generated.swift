@@ -320,7 +320,7 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.instanceAlphaOffset }; return 0 }
         _modify { yield &rare.values.instanceAlphaOffset }
     }
-    /// Stored; instances and particles are flattened into the layer's plane either way.
+    /// A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
     @inlinable public var preservesDepth: Bool {
         get { if let box = rare.box { return box.values.preservesDepth }; return false }
         _modify { yield &rare.values.preservesDepth }
@@ -366,27 +366,27 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.renderMode }; return .unordered }
         _modify { yield &rare.values.renderMode }
     }
-    /// Multiplies every cell's birthRate.
+    /// Multiplies every cell's birthRate; animated, the births follow its integral over time (EmitterSimulation.Timeline).
     @inlinable public var birthRate: Double {
         get { if let box = rare.box { return box.values.birthRate }; return 1 }
         _modify { yield &rare.values.birthRate }
     }
-    /// Multiplies every cell's lifetime.
+    /// Multiplies every cell's lifetime (each particle takes its value at its birth).
     @inlinable public var lifetime: Double {
         get { if let box = rare.box { return box.values.lifetime }; return 1 }
         _modify { yield &rare.values.lifetime }
     }
-    /// Multiplies every cell's velocity.
+    /// Multiplies every cell's velocity (each particle takes its value at its birth).
     @inlinable public var velocity: Double {
         get { if let box = rare.box { return box.values.velocity }; return 1 }
         _modify { yield &rare.values.velocity }
     }
-    /// Multiplies every cell's scale.
+    /// Multiplies every cell's scale (each particle takes its value at its birth).
     @inlinable public var scale: Double {
         get { if let box = rare.box { return box.values.scale }; return 1 }
         _modify { yield &rare.values.scale }
     }
-    /// Multiplies every cell's spin.
+    /// Multiplies every cell's spin (each particle takes its value at its birth).
     @inlinable public var spin: Double {
         get { if let box = rare.box { return box.values.spin }; return 1 }
         _modify { yield &rare.values.spin }
@@ -974,11 +974,11 @@ extension PropertyTable {
         Row(keyPath: "emitterShape", type: .name(EmitterShape.allCases.map(\.rawValue)), layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "emitterMode", type: .name(EmitterMode.allCases.map(\.rawValue)), layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "renderMode", type: .name(EmitterRenderMode.allCases.map(\.rawValue)), layers: [.emitter], animates: false, implicitAction: false),
-        Row(keyPath: "birthRate", type: .number, layers: [.emitter], animates: false, implicitAction: false),
-        Row(keyPath: "lifetime", type: .number, layers: [.emitter], animates: false, implicitAction: false),
-        Row(keyPath: "velocity", type: .number, layers: [.emitter], animates: false, implicitAction: false),
-        Row(keyPath: "scale", type: .number, layers: [.emitter], animates: false, implicitAction: false),
-        Row(keyPath: "spin", type: .number, layers: [.emitter], animates: false, implicitAction: false),
+        Row(keyPath: "birthRate", type: .number, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "lifetime", type: .number, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "velocity", type: .number, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "scale", type: .number, layers: [.emitter], animates: true, implicitAction: true),
+        Row(keyPath: "spin", type: .number, layers: [.emitter], animates: true, implicitAction: true),
         Row(keyPath: "seed", type: .number, layers: [.emitter], animates: false, implicitAction: false),
         Row(keyPath: "tileSize", type: .size, layers: [.tiled], animates: false, implicitAction: false, bounds: 16...4096),
         Row(keyPath: "levelsOfDetail", type: .number, layers: [.tiled], animates: false, implicitAction: false, bounds: 1...30),

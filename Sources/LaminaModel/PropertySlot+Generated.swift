@@ -85,6 +85,11 @@ public enum PropertySlot: Hashable, Sendable {
     case emitterSizeWidth
     case emitterSizeHeight
     case emitterDepth
+    case birthRate
+    case lifetime
+    case velocity
+    case scale
+    case spin
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
     case instanceTransformComponent(TransformComponent)
@@ -169,6 +174,11 @@ public enum PropertySlot: Hashable, Sendable {
             "emitterSize.width": .emitterSizeWidth,
             "emitterSize.height": .emitterSizeHeight,
             "emitterDepth": .emitterDepth,
+            "birthRate": .birthRate,
+            "lifetime": .lifetime,
+            "velocity": .velocity,
+            "scale": .scale,
+            "spin": .spin,
         ]
         for c in TransformComponent.allCases {
             t["transform." + c.rawValue] = .transformComponent(c)
@@ -257,6 +267,11 @@ public enum PropertySlot: Hashable, Sendable {
         case .emitterSizeWidth: .double
         case .emitterSizeHeight: .double
         case .emitterDepth: .double
+        case .birthRate: .double
+        case .lifetime: .double
+        case .velocity: .double
+        case .scale: .double
+        case .spin: .double
         case .transformComponent(let c): c.isSize ? .size : .double
         case .sublayerTransformComponent(let c): c.isSize ? .size : .double
         case .instanceTransformComponent(let c): c.isSize ? .size : .double
@@ -346,6 +361,11 @@ public enum PropertySlot: Hashable, Sendable {
         case .emitterSizeWidth: "emitterSize"
         case .emitterSizeHeight: "emitterSize"
         case .emitterDepth: "emitterDepth"
+        case .birthRate: "birthRate"
+        case .lifetime: "lifetime"
+        case .velocity: "velocity"
+        case .scale: "scale"
+        case .spin: "spin"
         case .transformComponent: "transform"
         case .sublayerTransformComponent: "sublayerTransform"
         case .instanceTransformComponent: "instanceTransform"
@@ -435,6 +455,11 @@ extension LayerProperties {
         case .emitterSizeWidth: .double(emitterSize.width)
         case .emitterSizeHeight: .double(emitterSize.height)
         case .emitterDepth: .double(emitterDepth)
+        case .birthRate: .double(birthRate)
+        case .lifetime: .double(lifetime)
+        case .velocity: .double(velocity)
+        case .scale: .double(scale)
+        case .spin: .double(spin)
         case .transformComponent(let c): c.isSize ? .size(c.size(of: transform)) : .double(c.number(of: transform))
         case .sublayerTransformComponent(let c): c.isSize ? .size(c.size(of: sublayerTransform)) : .double(c.number(of: sublayerTransform))
         case .instanceTransformComponent(let c): c.isSize ? .size(c.size(of: instanceTransform)) : .double(c.number(of: instanceTransform))
@@ -524,6 +549,11 @@ extension LayerProperties {
         case (.emitterSizeWidth, .double(let v)): emitterSize.width = v
         case (.emitterSizeHeight, .double(let v)): emitterSize.height = v
         case (.emitterDepth, .double(let v)): emitterDepth = v
+        case (.birthRate, .double(let v)): birthRate = v
+        case (.lifetime, .double(let v)): lifetime = v
+        case (.velocity, .double(let v)): velocity = v
+        case (.scale, .double(let v)): scale = v
+        case (.spin, .double(let v)): spin = v
         case (.transformComponent(let c), .double(let v)): transform = c.setting(v, in: transform)
         case (.transformComponent(let c), .size(let v)): transform = c.setting(v, in: transform)
         case (.sublayerTransformComponent(let c), .double(let v)): sublayerTransform = c.setting(v, in: sublayerTransform)

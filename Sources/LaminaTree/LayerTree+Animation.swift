@@ -31,6 +31,9 @@ extension LayerTree {
         var kept: [LayerAnimation] = []
         for a in node.animations {
             guard match(a) else { kept.append(a); continue }
+            if node.kind == .emitter {
+                retireEmitterAnimation(id, a, until: min(a.localEndTime, layerTime(of: id).local(applyTime)))
+            }
             if !a.hasEnded {
                 runningAnimations -= 1
                 if !a.isImplicit { events.append(.animationStopped(id, key: a.key, finished: false)) }
@@ -53,7 +56,7 @@ extension LayerTree {
     }
 
     /// Fires the declared completions whose animations have all ended, in declaration order.
-    private mutating func fireCompletions() {
+    mutating func fireCompletions() {
         guard !declaredCompletions.isEmpty else { return }
         var pending: [CompletionKey] = []
         for key in declaredCompletions {
@@ -229,7 +232,10 @@ extension LayerTree {
                     changed = true
                     if !a.isImplicit { events.append(.animationStopped(id, key: a.key, finished: true)) }
                     release(a, client: id.client)
-                    if a.compiled.removedOnCompletion { continue }
+                    if a.compiled.removedOnCompletion {
+                        if nodes[existing: id].kind == .emitter { retireEmitterAnimation(id, a, until: a.localEndTime) }
+                        continue
+                    }
                 }
                 if !a.hasEnded { next = min(next, time.time(reaching: a.localEndTime, now: t)) }
                 kept.append(a)

@@ -13,21 +13,28 @@ import LaminaModel
 // ghost is a copy of the layer as presented with the running transition frozen at its progress
 // on it (that transition's own ghosts kept under it), `maxChain` deep at most (beyond, the
 // oldest frozen transition is dropped and its new rendering alone stands for it).
+//
+// A transition runs in its layer's local time (LayerTree+Time.swift: the layer's and its
+// ancestors' speed, timeOffset and beginTime govern it as they do an animation), and the
+// completions of the transaction that started it wait for its end (or for it to be replaced
+// or its layer to go).
 
 /// A CATransition running on a layer of the render tree (or frozen on a ghost).
 public struct ContentTransitionState: Sendable, Equatable {
     public var transition: ContentTransition
-    /// Compositor time at which it began.
+    /// The layer's local time at which it began.
     public var beginTime: Double
     /// The root of the frozen copy of the old rendering (nil: the layer did not exist before
     /// the commit, so the old rendering is empty).
     public var ghost: LayerID?
     /// On a ghost: the progress the transition had when it was interrupted (it stays there).
     public var frozenProgress: Double?
+    /// The completions waiting for it (released when it ends, is replaced or frozen).
+    public var completionIDs: [UInt32] = []
 
-    /// How far it is at compositor time `t` (0…1).
-    public func progress(at t: Double) -> Double {
-        frozenProgress ?? transition.progress(elapsed: t - beginTime)
+    /// How far it is at its layer's local time `local` (0…1).
+    public func progress(at local: Double) -> Double {
+        frozenProgress ?? transition.progress(elapsed: local - beginTime)
     }
 
     public var endTime: Double { beginTime + transition.duration }
@@ -48,45 +55,62 @@ extension LayerTree {
     /// `.contentTransition`: snapshots the layer's subtree as presented at the commit's time.
     mutating func startContentTransition(_ id: LayerID, _ transition: ContentTransition, context: inout ApplyContext) {
         let previous = contentTransitions.removeValue(forKey: id)
+        if let previous { releaseCompletions(of: previous, client: id.client) }
         bumpVersion()
-        guard transition.duration > 0, nodes[id] != nil else {
+        let local = nodes[id] != nil ? layerTime(of: id).local(context.time) : .nan
+        guard transition.duration > 0, local.isFinite else {
             if let previous { dropGhosts(of: previous) }
             return
         }
         let presented = presentation(at: context.time)
         var budget = Self.maxGhostLayers
-        let ghost = copyGhost(id, from: presented.nodes, budget: &budget)
+        let ghost = copyGhost(id, from: presented.nodes, at: context.time, budget: &budget)
         if let previous {
             if let ghost {
                 var frozen = previous
-                frozen.frozenProgress = previous.progress(at: context.time)
+                frozen.frozenProgress = previous.progress(at: local)
+                frozen.completionIDs = []
                 contentTransitions[ghost] = frozen
                 trimChain(from: ghost)
             } else {
                 dropGhosts(of: previous)
             }
         }
-        contentTransitions[id] = ContentTransitionState(transition: transition, beginTime: context.time, ghost: ghost)
+        let completions = context.settings.completionIDs
+        for c in completions { completionCounts[CompletionKey(client: id.client, id: c), default: 0] += 1 }
+        contentTransitions[id] = ContentTransitionState(transition: transition, beginTime: local, ghost: ghost,
+                                                        completionIDs: completions)
         context.contentTransitions.append(id)
     }
 
     /// A frozen copy of `id`'s subtree (its mask and departing sublayers included) from `store`.
-    private mutating func copyGhost(_ id: LayerID, from store: NodeStore, budget: inout Int) -> LayerID? {
+    /// A layer below that is in a transition of its own (running or frozen) is copied with it
+    /// frozen where it is at `time` (compositor time), its old rendering copied too: the
+    /// snapshot shows what is on screen, and outlives that transition's end.
+    private mutating func copyGhost(_ id: LayerID, from store: NodeStore, at time: Double, budget: inout Int) -> LayerID? {
         guard budget > 0, let node = store[id] else { return nil }
         budget -= 1
         if nextGhost == 0 { nextGhost = 1 }
         let gid = LayerID(client: Self.ghostClient, local: nextGhost)
         nextGhost &+= 1
+        if let running = contentTransitions[id] {
+            var frozen = running
+            if frozen.frozenProgress == nil { frozen.frozenProgress = running.progress(at: layerTime(of: id).local(time)) }
+            frozen.completionIDs = []
+            frozen.ghost = running.ghost.flatMap { copyGhost($0, from: store, at: time, budget: &budget) }
+            contentTransitions[gid] = frozen
+        }
         var copy = LayerNode(id: gid, kind: node.kind)
         copy.properties = node.properties
         if node.properties.mask != 0 {
-            let mask = copyGhost(LayerID(client: id.client, local: node.properties.mask), from: store, budget: &budget)
+            let mask = copyGhost(LayerID(client: id.client, local: node.properties.mask), from: store, at: time,
+                                 budget: &budget)
             copy.properties.mask = mask?.local ?? 0
         }
         nodes[gid] = copy
         var subs: [LayerID] = []
         for s in node.sublayers {
-            guard let g = copyGhost(s, from: store, budget: &budget) else { continue }
+            guard let g = copyGhost(s, from: store, at: time, budget: &budget) else { continue }
             nodes[existing: g].superlayer = gid
             subs.append(g)
         }
@@ -139,14 +163,27 @@ extension LayerTree {
     /// Ends the transition on a layer (deleted, or its client gone).
     mutating func endContentTransition(of id: LayerID) {
         guard let state = contentTransitions.removeValue(forKey: id) else { return }
+        releaseCompletions(of: state, client: id.client)
         dropGhosts(of: state)
         bumpVersion()
     }
 
-    /// Ends the transitions that are over at `t`.
+    /// Counts a transition that ends or is replaced against the completions waiting for it.
+    private mutating func releaseCompletions(of state: ContentTransitionState, client: UInt32) {
+        for c in state.completionIDs {
+            let key = CompletionKey(client: client, id: c)
+            if let n = completionCounts[key] { completionCounts[key] = n > 1 ? n - 1 : nil }
+        }
+    }
+
+    /// Ends the transitions that are over at compositor time `t` (each in its layer's local time).
     mutating func advanceContentTransitions(to t: Double) {
-        let over = contentTransitions.filter { $0.value.frozenProgress == nil && t >= $0.value.endTime }
+        let over = contentTransitions.filter { entry in
+            entry.value.frozenProgress == nil && nodes[entry.key] != nil && layerTime(of: entry.key).local(t) >= entry.value.endTime
+        }
+        guard !over.isEmpty else { return }
         for id in over.keys.sorted() { endContentTransition(of: id) }
+        fireCompletions()
     }
 
     /// At the end of a packet: inside each layer it put in a transition, the changes show

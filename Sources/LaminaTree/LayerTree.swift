@@ -186,6 +186,10 @@ public struct LayerTree: Sendable {
     public internal(set) var contentTransitions: [LayerID: ContentTransitionState] = [:]
     /// The next ghost node's local id.
     var nextGhost: UInt32 = 1
+    /// Emitters' past multipliers (LayerTree+EmitterHistory.swift), and the compositor time
+    /// of the packet being applied (when an animation removed by it left).
+    var emitterHistory: [LayerID: EmitterHistory] = [:]
+    var applyTime = 0.0
 
     struct CompletionKey: Hashable, Sendable { var client: UInt32; var id: UInt32 }
 
@@ -242,6 +246,7 @@ public struct LayerTree: Sendable {
             removeClient(client)
         case .changes(let changes):
             var context = ApplyContext(time: time, stamp: version)
+            applyTime = time
             for change in changes { apply(change, client: client, context: &context) }
             finishCommit(client: client, &context)
         }
@@ -284,6 +289,7 @@ public struct LayerTree: Sendable {
             fadingLayers.remove(id)
             programs.remove(id)
             nodes[id] = nil
+            emitterHistory[id] = nil
         case .set(let id, let properties, let actions):
             let before = nodes[existing: id].properties
             nodes[existing: id].properties = properties
@@ -291,18 +297,21 @@ public struct LayerTree: Sendable {
             if (before.hasRareValues || properties.hasRareValues) && noteTiming(id, before: before, after: properties) {
                 context.timeChanged = true
             }
+            if nodes[existing: id].kind == .emitter { noteEmitterModel(id, before: before, after: properties, context: context) }
             if before.contents != properties.contents { addContentsFade(id, from: before.contents, context: context) }
             if let slot = actions.first {
                 addImplicitAnimation(id, slot: slot, before: before, context: &context)
                 if let second = actions.second { addImplicitAnimation(id, slot: second, before: before, context: &context) }
             }
         case .properties(let id, let properties):
+            let emitterBefore = nodes[existing: id].kind == .emitter ? nodes[existing: id].properties : nil
             if properties.hasRareValues || !timedLayers.isEmpty {
                 let before = nodes[existing: id].properties
                 if noteTiming(id, before: before, after: properties) { context.timeChanged = true }
             }
             nodes[existing: id].properties = properties
             programs.note(id, properties.templates)
+            if let emitterBefore { noteEmitterModel(id, before: emitterBefore, after: properties, context: context) }
         case .insert(let child, let parent, let index):
             noteInsertion(child, context: &context)
             endDeparturesMakingACycle(inserting: child, into: parent)
@@ -353,6 +362,7 @@ public struct LayerTree: Sendable {
         fadingLayers = fadingLayers.filter { $0.client != client }
         timedLayers = timedLayers.filter { $0.client != client }
         departing = departing.filter { $0.key.client != client }
+        emitterHistory = emitterHistory.filter { $0.key.client != client }
         for id in contentTransitions.keys.sorted() where id.client == client { endContentTransition(of: id) }
         programs.removeClient(client)
         runningAnimations = 0

@@ -109,7 +109,9 @@ public struct ModelTree: Sendable {
                 v.changes.append(.properties(id, nodes[existing: id].properties))
             }
             // CATransitions first: the render tree snapshots the old rendering before any change.
-            content = .changes(v.transitions.isEmpty ? v.changes : v.transitions + v.changes)
+            // (Each after the settings in force where it was named; the other changes then start
+            // from the default settings, as a commit does.)
+            content = .changes(v.transitions.isEmpty ? v.changes : v.transitions + [.transaction(.default)] + v.changes)
         }
         sequence += 1
         return CommitPacket(client: commit.client, sequence: sequence, time: commit.time, content: content,
@@ -441,8 +443,11 @@ public struct ModelTree: Sendable {
             if let problem = transition.problem {
                 throw CommitError(code: .invalidValue, index: index, message: "layer \(local) transition: \(problem)")
             }
-            v.transitions.removeAll { if case .contentTransition(id, _) = $0 { true } else { false } }
-            v.transitions.append(.contentTransition(id, transition))
+            // Each with the settings in force (its completions wait for it).
+            if let i = v.transitions.firstIndex(where: { if case .contentTransition(id, _) = $0 { true } else { false } }) {
+                v.transitions.removeSubrange((i - 1)...i)
+            }
+            v.transitions += [.transaction(v.settings), .contentTransition(id, transition)]
 
         case .completion(let completionID):
             v.changes.append(.completion(completionID))

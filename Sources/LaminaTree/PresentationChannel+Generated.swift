@@ -81,6 +81,11 @@ enum PresentationChannel: Sendable {
     case emitterSizeWidth
     case emitterSizeHeight
     case emitterDepth
+    case birthRate
+    case lifetime
+    case velocity
+    case scale
+    case spin
     case transformComponent(TransformComponent)
     case sublayerTransformComponent(TransformComponent)
     case instanceTransformComponent(TransformComponent)
@@ -159,6 +164,11 @@ enum PresentationChannel: Sendable {
         case .emitterSizeWidth: self = .emitterSizeWidth
         case .emitterSizeHeight: self = .emitterSizeHeight
         case .emitterDepth: self = .emitterDepth
+        case .birthRate: self = .birthRate
+        case .lifetime: self = .lifetime
+        case .velocity: self = .velocity
+        case .scale: self = .scale
+        case .spin: self = .spin
         case .transformComponent(let c): self = .transformComponent(c)
         case .sublayerTransformComponent(let c): self = .sublayerTransformComponent(c)
         case .instanceTransformComponent(let c): self = .instanceTransformComponent(c)
@@ -242,6 +252,11 @@ enum PresentationChannel: Sendable {
         case .emitterSizeWidth: .double
         case .emitterSizeHeight: .double
         case .emitterDepth: .double
+        case .birthRate: .double
+        case .lifetime: .double
+        case .velocity: .double
+        case .scale: .double
+        case .spin: .double
         case .transformComponent: .double
         case .sublayerTransformComponent: nil
         case .instanceTransformComponent: nil
@@ -324,6 +339,11 @@ extension LayerTree {
         case .emitterSizeWidth: p.emitterSize.width = v.x
         case .emitterSizeHeight: p.emitterSize.height = v.x
         case .emitterDepth: p.emitterDepth = v.x
+        case .birthRate: p.birthRate = v.x
+        case .lifetime: p.lifetime = v.x
+        case .velocity: p.velocity = v.x
+        case .scale: p.scale = v.x
+        case .spin: p.spin = v.x
         case .transform, .sublayerTransform, .instanceTransform, .transformComponent, .sublayerTransformComponent, .instanceTransformComponent, .generic:
             preconditionFailure("channel \(channel) has no plain kind")
         }
@@ -373,6 +393,11 @@ extension LayerTree {
         case .emitterZPosition: p.emitterZPosition = nodes.storage[i].properties.emitterZPosition
         case .emitterSize, .emitterSizeWidth, .emitterSizeHeight: p.emitterSize = nodes.storage[i].properties.emitterSize
         case .emitterDepth: p.emitterDepth = nodes.storage[i].properties.emitterDepth
+        case .birthRate: p.birthRate = nodes.storage[i].properties.birthRate
+        case .lifetime: p.lifetime = nodes.storage[i].properties.lifetime
+        case .velocity: p.velocity = nodes.storage[i].properties.velocity
+        case .scale: p.scale = nodes.storage[i].properties.scale
+        case .spin: p.spin = nodes.storage[i].properties.spin
         case .generic:
             switch slots[b.slot] {
             case .shadowPath: p.shadowPath = nodes.storage[i].properties.shadowPath
@@ -538,6 +563,16 @@ extension LayerTree {
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterSize.height) { p.emitterSize.height = v }
         case .emitterDepth:
             if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.emitterDepth) { p.emitterDepth = v }
+        case .birthRate:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.birthRate) { p.birthRate = v }
+        case .lifetime:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.lifetime) { p.lifetime = v }
+        case .velocity:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.velocity) { p.velocity = v }
+        case .scale:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.scale) { p.scale = v }
+        case .spin:
+            if let v = box.animation.doubleValue(forKeyPathAt: i, at: t, underlying: p.spin) { p.spin = v }
         case .transformComponent(let tc):
             if tc.isSize {
                 if let v = box.animation.sizeValue(forKeyPathAt: i, at: t, underlying: tc.size(of: p.transform)) {

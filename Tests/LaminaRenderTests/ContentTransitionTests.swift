@@ -21,9 +21,10 @@ struct ContentTransitionTests {
     /// The panel (1) and its red sublayer (2) at time 0; at time 1 a transaction with the
     /// transition (easeInEaseOut actions of 0.5 s, which the transition suppresses inside the
     /// panel) turns the panel green, moves the red layer and adds a yellow one (3).
-    static func tree(_ transition: ContentTransition?, more: [LayerChange] = []) throws -> LayerTree {
+    static func tree(_ transition: ContentTransition?, more: [LayerChange] = [], radius: Double = 0) throws -> LayerTree {
         var t = try TestScene.tree(
-            TestScene.layer(1, frame: Rect(20, 20, 120, 80), [("backgroundColor", .color(blue))])
+            TestScene.layer(1, frame: Rect(20, 20, 120, 80), [("backgroundColor", .color(blue)),
+                                                              ("cornerRadius", .number(radius))])
                 + TestScene.layer(2, parent: 1, frame: Rect(10, 10, 40, 30), [("backgroundColor", .color(red))]))
         var ops: [LayerChange] = [.setTransaction(TransactionSettings(duration: 0.5))]
         if let transition { ops.append(.transition(1, transition)) }
@@ -42,9 +43,9 @@ struct ContentTransitionTests {
         return builder.build(t.presentation(at: time))
     }
 
-    func check(_ transition: ContentTransition, at time: Double, _ name: String,
+    func check(_ transition: ContentTransition, at time: Double, _ name: String, radius: Double = 0,
                sourceLocation: SourceLocation = #_sourceLocation) throws {
-        let image = try renderImage(Self.list(try Self.tree(transition), at: time), alpha: .straight,
+        let image = try renderImage(Self.list(try Self.tree(transition, radius: radius), at: time), alpha: .straight,
                                     sourceLocation: sourceLocation)
         try expectMatchesReference(image, PixelComparator.referencePath(name), Self.rule, name: name,
                                    sourceLocation: sourceLocation)
@@ -71,6 +72,42 @@ struct ContentTransitionTests {
                   "transition-push-fromBottom-eased")
     }
 
+    /// A panel with a corner radius: the moving renderings are clipped to its rounded bounds.
+    @Test func pushIsClippedToTheRoundedBounds() throws {
+        try check(ContentTransition(type: .push, subtype: .fromLeft, duration: 1), at: 1.5, "transition-push-rounded", radius: 16)
+    }
+
+    /// A commit that changes the bounds leaves the old rendering where it was: the panel
+    /// (frame 20, 20, 120 × 80, its anchor at the centre 80, 60) shrinks to 60 × 40 under a
+    /// fade; the old background still covers 20…140 × 20…100, the new one 50…110 × 40…80.
+    @Test func changedBoundsLeaveTheOldRenderingWhereItWas() throws {
+        var t = try TestScene.tree(TestScene.layer(1, frame: Rect(20, 20, 120, 80), [("backgroundColor", .color(Self.blue))]))
+        try t.apply(Commit(client: 1, content: .operations([
+            .transition(1, ContentTransition(type: .fade, duration: 1)),
+            .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 60, 40))),
+            .set(1, keyPath: "backgroundColor", value: .color(Self.green))])), at: 1)
+        let list = Self.list(t, at: 1.25)
+        // The device rectangle of the (one) rect item nearest `color`.
+        func rect(_ color: Color) -> Rect? {
+            for item in list.items {
+                guard case .rect = item.kind else { continue }
+                let c = item.backgroundColor
+                guard abs(c.red - color.red) < 1e-3, abs(c.green - color.green) < 1e-3, abs(c.blue - color.blue) < 1e-3 else { continue }
+                let b = item.bounds, m = item.transform
+                return Rect(b.minX * m.m11 + b.minY * m.m21 + m.m41, b.minX * m.m12 + b.minY * m.m22 + m.m42,
+                            b.width * m.m11, b.height * m.m22)
+            }
+            return nil
+        }
+        func near(_ r: Rect?, _ e: Rect) -> Bool {
+            guard let r else { return false }
+            return abs(r.minX - e.minX) < 1e-4 && abs(r.minY - e.minY) < 1e-4 && abs(r.width - e.width) < 1e-4
+                && abs(r.height - e.height) < 1e-4
+        }
+        #expect(near(rect(Self.blue), Rect(20, 20, 120, 80)), "\(String(describing: rect(Self.blue)))")
+        #expect(near(rect(Self.green), Rect(50, 40, 60, 40)), "\(String(describing: rect(Self.green)))")
+    }
+
     /// Once over, the layer draws as it would have without the transition; the ghosts are gone.
     @Test func endsAsTheNewRendering() throws {
         var tree = try Self.tree(ContentTransition(type: .push, subtype: .fromLeft, duration: 1))
@@ -88,8 +125,8 @@ struct ContentTransitionTests {
 
     /// Damage stays exact: frames redrawn only where damaged equal full redraws, byte for byte,
     /// through a push from the top and an interrupting fade. While they run the damage keeps to
-    /// the panel's columns (within the 2-pixel edge margin): it is conservative along the motion
-    /// (the tracker bounds the moving renderings before the clip), never sideways.
+    /// the panel (within the 2-pixel edge margin): the moving renderings are bounded by the
+    /// transition's clip, not by where they reach.
     @Test func damageLimitedFramesEqualFullRedraws() throws {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 160, heightPoints: 160, scale: 1, background: Color(1, 1, 1), targetFPS: 60)
@@ -102,7 +139,7 @@ struct ContentTransitionTests {
         try expectDamageLimitedFramesEqualFullRedraws(&driver, size: 160, frames: 14, initial: initial, label: "transition",
                                                       check: { list in
             guard running, let d = list.damage, !d.rect.isEmpty else { return }
-            #expect(d.rect.minX >= 17 && d.rect.maxX <= 143, "\(d.rect)")
+            #expect(d.rect.minX >= 17 && d.rect.maxX <= 143 && d.rect.minY >= 17 && d.rect.maxY <= 103, "\(d.rect)")
         }, after: { frame in
             switch frame {
             case 3:

@@ -186,6 +186,18 @@ struct SceneGoldenTests {
     /// Rule: the independent rule with threshold 64.
     @Test func replicators() throws { try check("replicator", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 
+    /// Replicators with preservesDepth (acting as CATransformLayers): a carousel of three cards
+    /// (instanceTransform a turn of 120° about y, the card raised by zPosition 40) and a pair
+    /// (instance 1 moved 120 points back), both under a superlayer's perspective. The
+    /// instances keep their z through the replicator into the superlayer's 3D space (smaller
+    /// when farther) and are drawn back to front by the depth of each sublayer's position —
+    /// the front card over the two turned away, instance 0 of the pair over instance 1 though
+    /// drawn first. The reference projects every instance by hand (scripts/scene-cairo).
+    /// Rule: the independent rule with threshold 64.
+    @Test func replicatorsPreservingDepth() throws {
+        try check("replicator-depth", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
     /// Emitter layers at local times 2.5 and 1.2 (their timeOffset): confetti from a line
     /// (two cells, one stopped by its duration; ranges of velocity, direction, spin, scale and
     /// color; gravity; alpha fading; oldestLast order) and additive sparks from a circle's

@@ -55,6 +55,70 @@ import Testing
         #expect(!t.hasContentTransitions && t[ghost.id] == nil && t[ghostDot.id] == nil)
     }
 
+    /// A transition runs in its layer's local time: the panel at speed 2 has local time 2t, so
+    /// a 1 s transition begun at t = 1 (local 2) is halfway at t = 1.25 and over at t = 1.5.
+    @Test func aTransitionRunsInItsLayersTime() throws {
+        var t = try tree()
+        try commit(&t, at: 0.5, [.setTransaction(TransactionSettings(disableActions: true)),
+                                 .set(1, keyPath: "speed", value: .number(2))])
+        try commit(&t, at: 1, [.transition(1, Self.push), .set(2, keyPath: "opacity", value: .number(1))])
+        let state = try #require(t.contentTransitions[Self.panel])
+        #expect(state.beginTime == 2 && state.endTime == 3)
+        #expect(state.progress(at: t.layerTime(of: Self.panel).local(1.25)) == 0.5)
+        t.advance(to: 1.49)
+        #expect(t.hasContentTransitions)
+        t.advance(to: 1.5)
+        #expect(!t.hasContentTransitions)
+    }
+
+    /// A sublayer in a transition of its own is snapshotted with that transition frozen where
+    /// it is and its old rendering copied: the panel's old rendering shows what was on screen,
+    /// and keeps it after the sublayer's transition has ended.
+    @Test func aSublayersRunningTransitionIsFrozenInTheSnapshot() throws {
+        var t = try tree()
+        try commit(&t, at: 1, [.transition(2, Self.push), .set(2, keyPath: "opacity", value: .number(1))])
+        try commit(&t, at: 1.5, [.transition(1, ContentTransition(type: .fade, duration: 2))])
+        let panel = try #require(t.contentTransitions[Self.panel])
+        let ghostPanel = try #require(panel.ghost.flatMap { t[$0] })
+        let ghostDot = try #require(ghostPanel.sublayers.first)
+        let frozen = try #require(t.contentTransitions[ghostDot])
+        #expect(frozen.frozenProgress == 0.5 && frozen.transition == Self.push)
+        let oldDot = try #require(frozen.ghost.flatMap { t[$0] })
+        #expect(oldDot.properties.opacity == 0.5 && oldDot.id.client == LayerTree.ghostClient)
+        t.advance(to: 2.2)
+        #expect(t.contentTransitions[Self.dot] == nil)
+        #expect(t[oldDot.id] != nil && t.contentTransitions[ghostDot] != nil)
+        t.advance(to: 3.5)
+        #expect(!t.hasContentTransitions && t[ghostDot] == nil && t[oldDot.id] == nil)
+    }
+
+    /// The transaction's completion waits for its transition, and fires once when it ends.
+    @Test func theTransactionsCompletionWaitsForTheTransition() throws {
+        var t = try tree()
+        try t.apply(Commit(client: 1, content: .operations([
+            .setTransaction(TransactionSettings(disableActions: true, completionIDs: [7])), .transition(1, Self.push),
+            .set(2, keyPath: "opacity", value: .number(1)), .completion(7)])), at: 1)
+        #expect(t.takeEvents().isEmpty)
+        t.advance(to: 1.5)
+        #expect(t.takeEvents().isEmpty)
+        t.advance(to: 2)
+        #expect(t.takeEvents() == [.transactionCompleted(client: 1, id: 7)])
+        t.advance(to: 3)
+        #expect(t.takeEvents().isEmpty)
+    }
+
+    /// A transition replaced mid-flight by another releases its transaction's completion then.
+    @Test func aReplacedTransitionReleasesItsCompletion() throws {
+        var t = try tree()
+        try t.apply(Commit(client: 1, content: .operations([
+            .setTransaction(TransactionSettings(disableActions: true, completionIDs: [7])), .transition(1, Self.push),
+            .completion(7)])), at: 1)
+        #expect(t.takeEvents().isEmpty)
+        try commit(&t, at: 1.4, [.transition(1, ContentTransition(type: .fade, duration: 1))])
+        #expect(t.takeEvents() == [.transactionCompleted(client: 1, id: 7)])
+        #expect(t.hasContentTransitions)
+    }
+
     /// A second transition mid-flight starts from what is on screen: its snapshot holds the
     /// first one frozen at its progress, with that one's own old rendering under it.
     @Test func interruptingStartsFromWhatIsOnScreen() throws {

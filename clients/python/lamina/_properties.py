@@ -214,7 +214,7 @@ PROPERTIES: Dict[str, PropertyInfo] = {
     'instanceAlphaOffset': PropertyInfo('instanceAlphaOffset', 'instance_alpha_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
                          "Added k times to instanceColor's alpha for instance k (clamped to 0…1)."),
     'preservesDepth': PropertyInfo('preservesDepth', 'preserves_depth', 'bool', None, False, False, 'no', ('replicator', 'emitter'),
-                         "Stored; instances and particles are flattened into the layer's plane either way."),
+                         "A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way."),
     'emitterCells': PropertyInfo('emitterCells', 'emitter_cells', 'emitterCells', None, (), False, 'no', ('emitter',),
                          'The kinds of particle emitted (CAEmitterCell), each with its own nested emitterCells; see EmitterCell and EmitterDrawing.'),
     'emitterPosition': PropertyInfo('emitterPosition', 'emitter_position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('emitter',),
@@ -231,16 +231,16 @@ PROPERTIES: Dict[str, PropertyInfo] = {
                          'Which part of the shape particles start on.'),
     'renderMode': PropertyInfo('renderMode', 'render_mode', 'enum', 'EmitterRenderMode', 'unordered', False, 'no', ('emitter',),
                          'Drawing order; additive composites the particles with plusLighter.'),
-    'birthRate': PropertyInfo('birthRate', 'birth_rate', 'number', None, 1.0, True, 'no', ('emitter',),
-                         "Multiplies every cell's birthRate."),
-    'lifetime': PropertyInfo('lifetime', 'lifetime', 'number', None, 1.0, True, 'no', ('emitter',),
-                         "Multiplies every cell's lifetime."),
-    'velocity': PropertyInfo('velocity', 'velocity', 'number', None, 1.0, False, 'no', ('emitter',),
-                         "Multiplies every cell's velocity."),
-    'scale': PropertyInfo('scale', 'scale', 'number', None, 1.0, False, 'no', ('emitter',),
-                         "Multiplies every cell's scale."),
-    'spin': PropertyInfo('spin', 'spin', 'number', None, 1.0, False, 'no', ('emitter',),
-                         "Multiplies every cell's spin."),
+    'birthRate': PropertyInfo('birthRate', 'birth_rate', 'number', None, 1.0, True, 'implicit', ('emitter',),
+                         "Multiplies every cell's birthRate; animated, the births follow its integral over time (EmitterSimulation.Timeline)."),
+    'lifetime': PropertyInfo('lifetime', 'lifetime', 'number', None, 1.0, True, 'implicit', ('emitter',),
+                         "Multiplies every cell's lifetime (each particle takes its value at its birth)."),
+    'velocity': PropertyInfo('velocity', 'velocity', 'number', None, 1.0, False, 'implicit', ('emitter',),
+                         "Multiplies every cell's velocity (each particle takes its value at its birth)."),
+    'scale': PropertyInfo('scale', 'scale', 'number', None, 1.0, False, 'implicit', ('emitter',),
+                         "Multiplies every cell's scale (each particle takes its value at its birth)."),
+    'spin': PropertyInfo('spin', 'spin', 'number', None, 1.0, False, 'implicit', ('emitter',),
+                         "Multiplies every cell's spin (each particle takes its value at its birth)."),
     'seed': PropertyInfo('seed', 'seed', 'number', None, 0.0, True, 'no', ('emitter',),
                          "The particle generator's seed (a whole number; the same seed and time give the same particles)."),
     'tileSize': PropertyInfo('tileSize', 'tile_size', 'size', None, Size(256.0, 256.0), False, 'no', ('tiled',),
@@ -993,7 +993,7 @@ class _ReplicatorLayerAttributes:
 
     @property
     def preserves_depth(self) -> bool:
-        """``preservesDepth``: Stored; instances and particles are flattened into the layer's plane either way. default False (does not animate)."""
+        """``preservesDepth``: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way. default False (does not animate)."""
         return self._get('preservesDepth')  # type: ignore[no-any-return]
 
     @preserves_depth.setter
@@ -1014,7 +1014,7 @@ class _EmitterLayerAttributes:
 
     @property
     def preserves_depth(self) -> bool:
-        """``preservesDepth``: Stored; instances and particles are flattened into the layer's plane either way. default False (does not animate)."""
+        """``preservesDepth``: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way. default False (does not animate)."""
         return self._get('preservesDepth')  # type: ignore[no-any-return]
 
     @preserves_depth.setter
@@ -1095,7 +1095,7 @@ class _EmitterLayerAttributes:
 
     @property
     def birth_rate(self) -> float:
-        """``birthRate``: Multiplies every cell's birthRate. default 1.0 (does not animate)."""
+        """``birthRate``: Multiplies every cell's birthRate; animated, the births follow its integral over time (EmitterSimulation.Timeline). default 1.0 (animates implicitly)."""
         return self._get('birthRate')  # type: ignore[no-any-return]
 
     @birth_rate.setter
@@ -1104,7 +1104,7 @@ class _EmitterLayerAttributes:
 
     @property
     def lifetime(self) -> float:
-        """``lifetime``: Multiplies every cell's lifetime. default 1.0 (does not animate)."""
+        """``lifetime``: Multiplies every cell's lifetime (each particle takes its value at its birth). default 1.0 (animates implicitly)."""
         return self._get('lifetime')  # type: ignore[no-any-return]
 
     @lifetime.setter
@@ -1113,7 +1113,7 @@ class _EmitterLayerAttributes:
 
     @property
     def velocity(self) -> float:
-        """``velocity``: Multiplies every cell's velocity. default 1.0 (does not animate)."""
+        """``velocity``: Multiplies every cell's velocity (each particle takes its value at its birth). default 1.0 (animates implicitly)."""
         return self._get('velocity')  # type: ignore[no-any-return]
 
     @velocity.setter
@@ -1122,7 +1122,7 @@ class _EmitterLayerAttributes:
 
     @property
     def scale(self) -> float:
-        """``scale``: Multiplies every cell's scale. default 1.0 (does not animate)."""
+        """``scale``: Multiplies every cell's scale (each particle takes its value at its birth). default 1.0 (animates implicitly)."""
         return self._get('scale')  # type: ignore[no-any-return]
 
     @scale.setter
@@ -1131,7 +1131,7 @@ class _EmitterLayerAttributes:
 
     @property
     def spin(self) -> float:
-        """``spin``: Multiplies every cell's spin. default 1.0 (does not animate)."""
+        """``spin``: Multiplies every cell's spin (each particle takes its value at its birth). default 1.0 (animates implicitly)."""
         return self._get('spin')  # type: ignore[no-any-return]
 
     @spin.setter

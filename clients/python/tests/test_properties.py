@@ -5,7 +5,7 @@ import subprocess
 import sys
 import unittest
 
-from support import REPO, DaemonTestCase
+from support import REPO, DaemonTestCase, png_pixels
 
 import lamina
 from lamina import PROPERTIES, Color, Path, Point, Rect, Size, Transform3D
@@ -268,6 +268,42 @@ class EmitterTests(DaemonTestCase):
         with self.assertRaises(RequestFailed) as e:
             self.conn.commit()
         self.assertIn("emitterCells[0].birthRate", str(e.exception))
+
+
+    def test_birth_rate_set_to_zero_stops_births_and_the_born_live_on(self):
+        # docs/scene-format.md: births follow the integral of the layer's birthRate. The layer's
+        # local time starts at t0 (its beginTime). Cell rate 4, layer rate 1 until t0 + 1 then
+        # 0: particles born at t0, t0 + 0.25, …, t0 + 1 fly
+        # along +x at 40 points a second from (10, 50) and live 10 s: at t0 + 2, five squares of
+        # 4 points centred at x = 10 + 40 × (2 − k/4), k = 0 … 4: 90, 80, 70, 60, 50.
+        from lamina import EmitterCell
+        layer = self.conn.make_emitter_layer()
+        layer.bounds = (0, 0, 200, 100)
+        layer.position = (100, 50)
+        layer.emitter_position = (10, 50)
+        layer.emitter_cells = [EmitterCell(birthRate=4, lifetime=10, velocity=40, scale=4, color="#ff0000")]
+        layer.begin_time = self.conn.current_time()
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        self.conn.advance_clock(1.0)
+        with self.conn.transaction(disable_actions=True):
+            layer.birth_rate = 0
+        self.conn.advance_clock(1.0)
+        _, _, rows = png_pixels(self.conn.capture().png)
+        red = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
+        runs = [x for x in red if x - 1 not in red]
+        self.assertEqual(len(runs), 5, red)
+        for start, centre in zip(runs, [50, 60, 70, 80, 90]):
+            self.assertLessEqual(abs(start + 2 - centre), 1, red)
+
+    def test_birth_rate_animates(self):
+        layer = self.conn.make_emitter_layer()
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        with self.conn.transaction(duration=1.0, timing="linear"):
+            layer.birth_rate = 3
+        self.conn.advance_clock(0.5)
+        self.assertAlmostEqual(layer.presentation_value("birthRate"), 2.0, places=6)
 
 
 class MaskTests(DaemonTestCase):

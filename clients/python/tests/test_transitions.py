@@ -1,5 +1,6 @@
 """Insertion and removal transitions through the daemon (manual clock), against values worked
 out by hand from docs/scene-format.md's transitions."""
+import threading
 import unittest
 
 from support import DaemonTestCase, cubic_bezier, png_pixels
@@ -59,6 +60,38 @@ class TransitionTests(DaemonTestCase):
         self.conn.advance_clock(0.6)
         width, _, rows = png_pixels(self.conn.capture().png)
         self.assertEqual(at(150, 50), (0, 255, 0))
+
+    def test_the_completion_waits_for_the_content_transition(self):
+        # docs/scene-format.md: the transaction's completion waits for its transition's end.
+        panel = self.square(x=100, y=50, size=100, color="#0000ff")
+        self.conn.commit()
+        done = threading.Event()
+        with self.conn.transaction(disable_actions=True, completion=done.set):
+            panel.background_color = "#00ff00"
+            self.conn.add_transition(panel, "push", "fromLeft", duration=1.0)
+        self.conn.advance_clock(0.5)
+        panel.presentation_value("opacity")
+        self.conn.drain_events(0.2)
+        self.assertFalse(done.is_set())
+        self.conn.advance_clock(0.6)
+        panel.presentation_value("opacity")
+        self.assertTrue(done.wait(5))
+
+    def test_a_content_transition_runs_in_the_layers_time(self):
+        # The panel at speed 2: a 1 s push is over after 0.5 s of the clock (the new alone).
+        panel = self.square(x=100, y=50, size=100, color="#0000ff")
+        panel.speed = 2
+        self.conn.commit()
+        with self.conn.transaction(disable_actions=True):
+            panel.background_color = "#00ff00"
+            self.conn.add_transition(panel, "push", "fromLeft", duration=1.0)
+        self.conn.advance_clock(0.25)
+        _, _, rows = png_pixels(self.conn.capture().png)
+        self.assertEqual(tuple(rows[50][4 * 75:4 * 75 + 3]), (0, 255, 0))    # new: the left half
+        self.assertEqual(tuple(rows[50][4 * 125:4 * 125 + 3]), (0, 0, 255))  # old: the right half
+        self.conn.advance_clock(0.3)
+        _, _, rows = png_pixels(self.conn.capture().png)
+        self.assertEqual(tuple(rows[50][4 * 125:4 * 125 + 3]), (0, 255, 0))
 
     def test_a_bad_content_transition_is_an_error(self):
         panel = self.square()

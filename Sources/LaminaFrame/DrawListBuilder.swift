@@ -130,6 +130,13 @@ public struct DrawListBuilder {
     /// rasterized layers the walk is inside (a rasterized layer inside one is drawn in it).
     var rasterCache = RasterCache()
     var rasterDepth = 0
+    /// The automatic raster cache (DrawListBuilder+Raster.swift, `autoRaster`): layers that
+    /// stay the same while only their position, transform or opacity move, costly to draw,
+    /// are drawn from the raster cache without `shouldRasterize`. Off by default here; the
+    /// frame driver turns it on (`FrameDriver.rasterizesAutomatically`).
+    public var rasterizesAutomatically = false {
+        didSet { if rasterizesAutomatically != oldValue { patcher.key = nil } }  // the next build is full
+    }
     /// The CATransitions of the tree being built (`LayerTree.contentTransitions`).
     var contentTransitions: [LayerID: ContentTransitionState] = [:]
     /// At most this many items a frame go into blurred shadows' sources.
@@ -234,7 +241,8 @@ public struct DrawListBuilder {
             if imageTileSources.count > 64 { imageTileSources.removeAll() }  // (made again as drawn)
         }
         patcher.adopt(&records, key: patchKey(tree), items: items, plan: list.plan, atlas: list.textAtlas,
-                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator || drewEmitter || drewTiled)
+                      capped: shadowSourceItems > Self.maxShadowSourceItems || sawEffects || drewReplicator || drewEmitter || drewTiled
+                          || rasterCache.watching)
         return list
     }
 
@@ -361,6 +369,11 @@ public struct DrawListBuilder {
             let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
             if visitRasterized(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity,
                                clip: clip) { return }
+        } else if rasterizesAutomatically, rasterDepth == 0, mode == .normalBlendMode, !forPatch, shadowSourceDepth == 0,
+                  maskDepth == 0, let parts = autoRaster(slot, store, nodes, toPixels: toPixels, opacity: opacity) {
+            sawEffects = true
+            if visitRasterized(slot, record, nil, filters, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
+                               automatic: true, parts: parts) { return }
         }
         if p.mask != 0 || mode != .normalBlendMode || !filters.isEmpty {
             sawEffects = true

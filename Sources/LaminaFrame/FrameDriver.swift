@@ -60,7 +60,14 @@ public struct FrameDriver {
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color, targetFPS: Double) {
         builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
+        builder.rasterizesAutomatically = true
         self.targetFPS = targetFPS
+    }
+
+    /// The automatic raster cache (`DrawListBuilder.rasterizesAutomatically`): on by default.
+    public var rasterizesAutomatically: Bool {
+        get { builder.rasterizesAutomatically }
+        set { builder.rasterizesAutomatically = newValue }
     }
 
     /// Changes the screen's size in points and its pixel scale (a window resized, or moved to

@@ -38,6 +38,16 @@ public struct RasterAtlasState: Sendable {
 public enum RasterCacheLimits {
     /// Atlas pages at most (besides `RasterCache.budgetBytes`).
     public static let maxPages = 16
+    /// An entry not drawn for this many frames (full builds) leaves the cache; before that it
+    /// stays for a layer hidden or scrolled away for a moment, unless its room is needed (the
+    /// least recently drawn entries give way first) or no entry was drawn in a frame (then
+    /// every entry and page goes).
+    public static let keptFrames: UInt64 = 30
+    /// Full builds in a row a layer's content (everything but its position, transform and
+    /// opacity) must stay the same before the automatic raster cache takes it.
+    public static let stableFrames = 3
+    /// Sublayers (all descendants) at most of a layer the automatic cache takes.
+    public static let maxAutoDescendants = 16
 }
 
 /// What the raster cache did in a frame (`DrawList.rasterStats`): layers composited from an
@@ -50,6 +60,11 @@ public struct RasterStats: Sendable, Hashable {
     public var uncached = 0
     public var entries = 0
     public var bytes = 0
+    /// Of `entries`, those the automatic raster cache made (not `shouldRasterize`).
+    public var autoEntries = 0
+    /// Entries evicted this frame: not drawn for `RasterCacheLimits.keptFrames`, or the least
+    /// recently drawn giving way to a new one under the budget.
+    public var evicted = 0
     public init() {}
 }
 
@@ -57,14 +72,19 @@ public struct RasterStats: Sendable, Hashable {
 /// entry — a region of an atlas page, the subtree's items as last drawn there and their
 /// version. The builder draws the subtree in the region's pixels each frame and compares the
 /// items with the entry's: equal, the version stays (the backend composites what it holds);
-/// else a new version (the backend draws the region again). Entries not drawn in a frame are
-/// evicted at its end (as Flutter's raster cache sweeps); pages are the target's size, at
-/// most `budgetBytes` of them, packed in shelves; a subtree that finds no room is drawn
-/// directly (`RasterStats.uncached`).
+/// else a new version (the backend draws the region again). Entries not drawn for
+/// `RasterCacheLimits.keptFrames` frames are evicted at a frame's end, every entry when none
+/// was drawn in it; pages are the target's size, at most `budgetBytes` of them, packed in
+/// shelves; with no room the least recently drawn entries give way (LRU), and a subtree that
+/// still finds none is drawn directly (`RasterStats.uncached`). The automatic cache
+/// (`DrawListBuilder.rasterizesAutomatically`) watches layers through `observe` and puts
+/// those that stay the same in the same entries.
 struct RasterCache {
     /// A layer's entry: the layer and which of its draws this frame (a replicator draws a
     /// layer once per instance).
-    struct Key: Hashable { var layer: LayerID; var occurrence: Int }
+    /// `part`: 0 for the whole layer; the automatic cache's parts of a translucent leaf (its
+    /// shadow, its background with its border) are 1, 2, ….
+    struct Key: Hashable { var layer: LayerID; var occurrence: Int; var part = 0 }
 
     struct Entry {
         var page: Int
@@ -75,6 +95,19 @@ struct RasterCache {
         /// subtree's first clip.
         var items: [DrawItem]
         var clips: [Clip]
+        var frame: UInt64
+        var automatic = false
+    }
+
+    /// What the automatic cache saw of a layer at the last full build: its content (the
+    /// properties of the layer, with position, transform and opacity left out, and of its
+    /// descendants, with their ids) and scale bucket, and in how many full builds in a row
+    /// that was the same.
+    struct Probe {
+        var content: [LayerProperties]
+        var ids: [LayerID]
+        var bucket: Double
+        var stable: Int
         var frame: UInt64
     }
 
@@ -99,6 +132,10 @@ struct RasterCache {
     private(set) var height = 0
     private var frame: UInt64 = 0
     private var occurrences: [LayerID: Int] = [:]
+    private var probes: [LayerID: Probe] = [:]
+    /// Whether a layer the automatic cache watches may become stable at the next full builds:
+    /// the list is not patched meanwhile (a patch visits no layer, so nothing is watched).
+    private(set) var watching = false
     var stats = RasterStats()
 
     /// Starts a frame on a `width` × `height` target (a new size empties the cache).
@@ -112,17 +149,50 @@ struct RasterCache {
         self.frame = frame
         occurrences.removeAll(keepingCapacity: true)
         stats = RasterStats()
+        watching = false
     }
 
-    /// Ends the frame: entries not drawn in it are evicted (and every page once none is left).
+    /// Records what the automatic cache sees of `layer` this full build (`content`, `ids`,
+    /// `bucket`: see `Probe`); returns whether it has been the same for
+    /// `RasterCacheLimits.stableFrames` full builds in a row (this one included).
+    mutating func observe(_ layer: LayerID, content: [LayerProperties], ids: [LayerID], bucket: Double) -> Bool {
+        let last = probes[layer].flatMap { $0.frame + 1 == frame ? $0 : nil }
+        var probe: Probe
+        if var last, last.bucket == bucket, last.ids == ids, last.content == content {
+            last.stable += 1
+            last.frame = frame
+            probe = last
+        } else {
+            probe = Probe(content: content, ids: ids, bucket: bucket, stable: 1, frame: frame)
+        }
+        probes[layer] = probe
+        let stable = probe.stable >= RasterCacheLimits.stableFrames
+        // Seen for the first time, or the same again but not yet long enough: the next builds
+        // are full, to count on. A layer whose content changed since the last full build
+        // starts again without holding patches back (animated content stays patched).
+        if !stable, last == nil || probe.stable > 1 { watching = true }
+        return stable
+    }
+
+    /// Ends the frame: entries not drawn for `keptFrames` are evicted, all of them when none was
+    /// drawn (and every page once none is left); layers not seen this frame are no longer watched.
     /// Returns the atlas for the list (nil when no page exists).
     mutating func endFrame() -> RasterAtlasState? {
+        // Kept while some entry was drawn this frame and it was drawn in the last `keptFrames`.
+        let drawnNow = entries.values.contains { $0.frame == frame }
         var evicted: [Key] = []
-        for (key, entry) in entries where entry.frame != frame { evicted.append(key) }
+        for (key, entry) in entries where !drawnNow || entry.frame + RasterCacheLimits.keptFrames <= frame {
+            evicted.append(key)
+        }
         for key in evicted { free(entries.removeValue(forKey: key)!) }
+        stats.evicted += evicted.count
         // No rasterized layer left: the pages go too (the backend frees them once unnamed).
         if entries.isEmpty { pages.removeAll() }
+        var unseen: [LayerID] = []
+        for (layer, probe) in probes where probe.frame != frame { unseen.append(layer) }
+        for layer in unseen { probes.removeValue(forKey: layer) }
         stats.entries = entries.count
+        stats.autoEntries = entries.values.reduce(0) { $0 + ($1.automatic ? 1 : 0) }
         stats.bytes = pages.count * width * height * 4
         guard !pages.isEmpty else { return nil }
         return RasterAtlasState(pages: pages.map(\.image), width: width, height: height)
@@ -136,8 +206,11 @@ struct RasterCache {
     }
 
     /// The region for a drawing of `w` × `h` pixels (padding included) under `key`: its entry's
-    /// when that is as large, else a new one (the old one freed); nil when no page has room.
-    mutating func region(for key: Key, width w: Int, height h: Int) -> (page: Int, region: PixelRect, new: Bool)? {
+    /// when that is as large, else a new one (the old one freed; with no room, the least
+    /// recently drawn entries not drawn this frame give way, oldest first); nil when no page
+    /// has room. `automatic`: the entry is the automatic cache's (`RasterStats.autoEntries`).
+    mutating func region(for key: Key, width w: Int, height h: Int, automatic: Bool = false)
+        -> (page: Int, region: PixelRect, new: Bool)? {
         if var entry = entries[key] {
             let r = entry.region
             if r.maxX - r.minX == w && r.maxY - r.minY == h {
@@ -148,21 +221,31 @@ struct RasterCache {
             free(entries.removeValue(forKey: key)!)
         }
         guard w > 0, h > 0, w <= width, h <= height else { return nil }
-        for p in pages.indices {
-            if let (shelf, x, y) = allocate(in: p, w, h) {
+        while true {
+            if let (page, shelf, x, y) = place(w, h) {
                 let region = PixelRect(minX: x, minY: y, maxX: x + w, maxY: y + h)
-                entries[key] = Entry(page: p, shelf: shelf, region: region, version: 0, items: [], clips: [], frame: frame)
-                return (p, region, true)
+                entries[key] = Entry(page: page, shelf: shelf, region: region, version: 0, items: [], clips: [], frame: frame,
+                                     automatic: automatic)
+                return (page, region, true)
             }
+            // Least recently used first (LRU under the budget).
+            guard let victim = entries.filter({ $0.value.frame != frame }).min(by: { $0.value.frame < $1.value.frame })
+            else { return nil }
+            free(entries.removeValue(forKey: victim.key)!)
+            stats.evicted += 1
+        }
+    }
+
+    /// A slot of `w` × `h` in a page, a new page if none has room and the budget allows one.
+    private mutating func place(_ w: Int, _ h: Int) -> (page: Int, shelf: Int, x: Int, y: Int)? {
+        for p in pages.indices {
+            if let (shelf, x, y) = allocate(in: p, w, h) { return (p, shelf, x, y) }
         }
         guard pages.count < RasterCacheLimits.maxPages,
               (pages.count + 1) * width * height * 4 <= Self.budgetBytes || pages.isEmpty else { return nil }
         pages.append(Page(image: Image(width: 1, height: 1, premultipliedPixels: [0, 0, 0, 0])))
         guard let (shelf, x, y) = allocate(in: pages.count - 1, w, h) else { return nil }
-        let region = PixelRect(minX: x, minY: y, maxX: x + w, maxY: y + h)
-        entries[key] = Entry(page: pages.count - 1, shelf: shelf, region: region, version: 0, items: [], clips: [],
-                             frame: frame)
-        return (pages.count - 1, region, true)
+        return (pages.count - 1, shelf, x, y)
     }
 
     /// The version of `key`'s drawing: its entry's when `items` (clips from `clipStart` on in

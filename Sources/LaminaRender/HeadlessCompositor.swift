@@ -82,7 +82,18 @@ public final class HeadlessCompositor {
             list = builder.build(presentation)
             rounds += 1
         }
+        lastRasterStats = list.rasterStats
         _ = try renderer.render(list)
         return try renderer.readPixels(alpha: .straight)
     }
+
+    /// The automatic raster cache (`DrawListBuilder.rasterizesAutomatically`): off here (a
+    /// still is one frame, before any layer is stable); tests turn it on and render again.
+    public var rasterizesAutomatically: Bool {
+        get { builder.rasterizesAutomatically }
+        set { builder.rasterizesAutomatically = newValue }
+    }
+
+    /// What the raster cache did in the last `render`.
+    public private(set) var lastRasterStats = RasterStats()
 }

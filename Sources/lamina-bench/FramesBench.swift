@@ -24,7 +24,10 @@ import LaminaModel
 /// `LAMINA_SHAPE_ATLAS=0` draws shapes from their meshes every frame (no shape atlas).
 /// `LAMINA_BENCH_RASTERIZE=1` sets `shouldRasterize` on every top-level layer (each drawn from
 /// the raster cache while only its position, rotation and opacity move); the JSON's `raster`
-/// gives the cache's hits and misses summed over the measured frames and its atlas bytes.
+/// gives the cache's hits, misses and evictions summed over the measured frames, its entries
+/// (`auto_entries`: the automatic cache's) and atlas bytes at the last frame.
+/// `LAMINA_BENCH_RASTER_AUTO=0` turns the automatic raster cache off (on by default, as the
+/// frame driver has it).
 /// `LAMINA_BENCH_IMAGE_ATLAS=0` gives every image a texture of its own (the small-image atlas
 /// off); the JSON's `image_atlas` gives the atlas' placements, entries, pages and entry bytes,
 /// `draws_last_frame` the draws the last frame issued.
@@ -62,6 +65,8 @@ func runFramesBench(_ arguments: [String]) {
     tree.prefetches = builder.prefetches
     // LAMINA_BENCH_BATCHES=0: every offscreen group in passes of its own (`FramePlanner.batches` off).
     builder.batchesGroups = ProcessInfo.processInfo.environment["LAMINA_BENCH_BATCHES"] != "0"
+    // LAMINA_BENCH_RASTER_AUTO=0: the automatic raster cache off (on, as the frame driver has it).
+    builder.rasterizesAutomatically = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_AUTO"] != "0"
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
     // LAMINA_BENCH_IMAGE_ATLAS=0: every image a texture of its own (the small-image atlas off).
@@ -123,6 +128,8 @@ func runFramesBench(_ arguments: [String]) {
             rasterTotals.misses += list.rasterStats.misses
             rasterTotals.uncached += list.rasterStats.uncached
             rasterTotals.entries = list.rasterStats.entries
+            rasterTotals.autoEntries = list.rasterStats.autoEntries
+            rasterTotals.evicted += list.rasterStats.evicted
             rasterTotals.bytes = list.rasterStats.bytes
             threadCPU.append(c2 - c1)
             threadParts.append([ce - c1, cb - ce, c2 - cb])
@@ -166,8 +173,9 @@ func runFramesBench(_ arguments: [String]) {
     "render_thread_cpu_ms_p50_parts": {"evaluate": \(ms(percentile(threadParts.map { $0[0] }, 0.5))), \
     "draw_list": \(ms(percentile(threadParts.map { $0[1] }, 0.5))), "render": \(ms(percentile(threadParts.map { $0[2] }, 0.5)))}, \
     "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu), \
-    "raster": {"rasterize": \(rasterize), "hits": \(rasterTotals.hits), "misses": \(rasterTotals.misses), \
-    "uncached": \(rasterTotals.uncached), "entries": \(rasterTotals.entries), "bytes": \(rasterTotals.bytes)}, \
+    "raster": {"rasterize": \(rasterize), "automatic": \(builder.rasterizesAutomatically), "hits": \(rasterTotals.hits), \
+    "misses": \(rasterTotals.misses), "uncached": \(rasterTotals.uncached), "evicted": \(rasterTotals.evicted), \
+    "entries": \(rasterTotals.entries), "auto_entries": \(rasterTotals.autoEntries), "bytes": \(rasterTotals.bytes)}, \
     "draws_last_frame": \(renderer.lastFrameDraws), \
     "image_atlas": {"limit": \(renderer.imageAtlasLimit), "placements": \(renderer.imageAtlasPlacements), \
     "entries": \(renderer.imageAtlasEntries), "pages": \(renderer.imageAtlasPages), "bytes": \(renderer.imageAtlasBytes)}}

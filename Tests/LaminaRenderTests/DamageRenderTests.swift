@@ -245,6 +245,52 @@ struct DamageRenderTests {
         })
     }
 
+    /// The automatic raster cache (on in the frame driver): random scenes where half the
+    /// layers have a border and a shadow (costly: cached once stable, whole or in parts) while
+    /// layers move, fade and turn most frames and now and then change colour or hide;
+    /// damage-limited frames equal full ones byte for byte, and some frames draw from the cache.
+    @Test(arguments: [UInt64(21), 22, 23])
+    func automaticRasterScenesDamageLimitedFramesEqualFullRedraws(seed: UInt64) throws {
+        var r = SeededRandom(seed: seed)
+        let count = 16
+        var model = ModelTree()
+        var driver = Self.driver()
+        #expect(driver.rasterizesAutomatically)
+        func packet(_ content: Commit.Content) throws -> CommitPacket {
+            try model.validate(Commit(client: 1, content: content), at: 0)
+        }
+        var ops = Self.scene(&r, count: count)
+        for id in UInt32(1)...UInt32(count) where id % 2 == 0 {
+            ops += [.set(id, keyPath: "borderWidth", value: .number(r.double(1...3))),
+                    .set(id, keyPath: "borderColor", value: .color(Self.color(&r))),
+                    .set(id, keyPath: "cornerRadius", value: .number(r.double(0...8))),
+                    .set(id, keyPath: "shadowOpacity", value: .number(r.double(0.3...0.9))),
+                    .set(id, keyPath: "shadowRadius", value: .number(r.double(1...4)))]
+        }
+        var pending = [try packet(.connect), try packet(.operations(ops))]
+        pending.append(try packet(.operations([.addAnimation(2, key: "slide", animation: .basic(BasicAnimation(
+            keyPath: "position.x", from: .double(10), to: .double(80), timing: AnimationTiming(duration: 2))))])))
+        var cachedFrames = 0
+        try expectDamageLimitedFramesEqualFullRedraws(&driver, size: Self.size, frames: 16, initial: pending,
+                                                      label: "seed \(seed)", check: { list in
+            if list.items.contains(where: { if case .raster = $0.kind { true } else { false } }) { cachedFrames += 1 }
+        }, after: { frame in
+            var changes: [LayerChange] = []
+            for _ in 0..<r.int(1..<4) {
+                let id = UInt32(r.int(1..<(count + 1)))
+                switch r.below(8) {
+                case 0, 1: changes.append(.set(id, keyPath: "position", value: .point(Point(r.double(0...96), r.double(0...96)))))
+                case 2, 3: changes.append(.set(id, keyPath: "opacity", value: .number(r.double(0.2...1))))
+                case 4, 5: changes.append(.set(id, keyPath: "transform", value: .transform(.rotation(r.double(-1...1)))))
+                case 6: changes.append(.set(id, keyPath: "backgroundColor", value: .color(Self.color(&r))))
+                default: changes.append(.set(id, keyPath: "hidden", value: .bool(r.below(3) == 0)))
+                }
+            }
+            return [try packet(.operations(changes))]
+        })
+        #expect(cachedFrames > 0, "seed \(seed): no frame drew from the raster cache")
+    }
+
     /// Background filters (CALayer.backgroundFilters): random scenes under three large
     /// frosted panels (blurs of σ up to 5 points, some followed by a color filter, rounded,
     /// translucent, one rotated) while the content beneath moves and changes, and the panels'

@@ -113,6 +113,9 @@ struct FrameReuseTests {
         var driver = FrameDriver(widthPoints: Double(Self.size), heightPoints: Double(Self.size), scale: 1,
                                  background: Color(0.2, 0.2, 0.25), targetFPS: 60)
         driver.tracksDamage = damage
+        // The patch path under test: the automatic raster cache, which takes the scene's stable
+        // shadowed layers and so makes every frame a full build, is off.
+        driver.rasterizesAutomatically = false
         driver.setImage("red", Self.solid(255, 0, 0))
         driver.setImage("green", Self.solid(0, 200, 0))
         func packet(_ ops: [LayerChange]) throws -> CommitPacket {

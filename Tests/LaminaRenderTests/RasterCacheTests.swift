@@ -151,4 +151,145 @@ struct RasterCacheTests {
         #expect(list.rasterStats.entries == 0 && Self.rasterItems(list).isEmpty)
         #expect(list.rasterAtlas == nil, "no rasterized layer left: no page")
     }
+
+    // MARK: The automatic raster cache
+
+    /// An opaque card with a border, a shadow and three sublayers (cached whole); a
+    /// translucent bordered leaf with a shadow (its shadow cached alone); a plain rect (not
+    /// costly: never cached); a bordered leaf without a shadow, whose color changes every frame
+    /// in one test (a leaf's border is no part worth a texture: never cached); a bordered
+    /// layer under a multiply blend (reads what lies beneath: never cached).
+    static func autoScene() -> [LayerChange] {
+        var c: [LayerChange] = []
+        c += TestScene.layer(1, frame: Rect(8, 8, 64, 44), [
+            ("backgroundColor", .color(Color(1, 1, 1))), ("cornerRadius", .number(8)), ("borderWidth", .number(2)),
+            ("borderColor", .color(Color(0, 0.48, 1))), ("shadowOpacity", .number(0.6)), ("shadowRadius", .number(4)),
+            ("shadowOffset", .size(Size(2, 3))),
+        ])
+        c += TestScene.layer(2, parent: 1, frame: Rect(6, 10, 20, 20), [
+            ("backgroundColor", .color(Color(1, 0.23, 0.19))), ("cornerRadius", .number(10)),
+        ])
+        c += TestScene.layer(3, parent: 1, frame: Rect(30, 14, 40, 10), [("backgroundColor", .color(Color(0.2, 0.78, 0.35)))])
+        c += TestScene.layer(4, .gradient, parent: 1, frame: Rect(8, 32, 48, 8), [
+            ("colors", .colors([Color(1, 0.8, 0), Color(0.35, 0.34, 0.84)])),
+        ])
+        c += TestScene.layer(5, frame: Rect(90, 10, 56, 36), [
+            ("backgroundColor", .color(Color(1, 0.8, 0))), ("cornerRadius", .number(6)), ("borderWidth", .number(3)),
+            ("borderColor", .color(Color(1, 1, 1, 0.8))), ("opacity", .number(0.6)),
+            ("shadowOpacity", .number(0.8)), ("shadowRadius", .number(3)), ("transform", .transform(.rotation(0.4))),
+        ])
+        c += TestScene.layer(6, frame: Rect(10, 70, 40, 30), [("backgroundColor", .color(Color(0.69, 0.32, 0.87)))])
+        c += TestScene.layer(7, frame: Rect(60, 70, 40, 30), [
+            ("backgroundColor", .color(Color(0, 0.6, 0.5))), ("borderWidth", .number(2)), ("borderColor", .color(Color(0, 0, 0))),
+        ])
+        c += TestScene.layer(8, frame: Rect(110, 70, 40, 30), [
+            ("backgroundColor", .color(Color(0.9, 0.3, 0.3))), ("borderWidth", .number(2)), ("borderColor", .color(Color(0, 0, 0))),
+            ("compositingFilter", .string("multiplyBlendMode")),
+        ])
+        return c
+    }
+
+    /// Frames of the scene above where the card moves and turns, the leaf turns and fades and
+    /// layer 7's color changes every frame: nothing is cached for the first two frames (not yet
+    /// stable); from the third, the card whole (one region holding all its items) and the
+    /// leaf's shadow alone (one item; its bordered body drawn directly), nothing else; then
+    /// hits only. Every frame within the pixel rule of the same tree drawn directly.
+    @Test func automaticCacheTakesStableCostlyLayersOnly() throws {
+        let background = Color(0.95, 0.95, 0.97)
+        var builder = DrawListBuilder(widthPoints: 160, heightPoints: 110, scale: 1, background: background)
+        builder.rasterizesAutomatically = true
+        var tree = try TestScene.tree(Self.autoScene())
+        for frame in 0..<6 {
+            let t = Double(frame)
+            try tree.apply(Commit(client: 1, content: .operations([
+                .set(1, keyPath: "position", value: .point(Point(40 + 1.7 * t, 30 + 0.6 * t))),
+                .set(1, keyPath: "transform", value: .transform(.rotation(0.05 * t))),
+                .set(5, keyPath: "transform", value: .transform(.rotation(0.4 - 0.1 * t))),
+                .set(5, keyPath: "opacity", value: .number(0.6 - 0.05 * t)),
+                .set(7, keyPath: "backgroundColor", value: .color(Color(0, 0.6, 0.1 * t))),
+            ])), at: 0)
+            let list = builder.build(tree)
+            let rasters = Self.rasterItems(list)
+            if frame < 2 {
+                #expect(rasters.isEmpty, "frame \(frame)")
+            } else {
+                // The card's region holds its blurred shadow (a group of its drawing), body, three
+                // sublayers and border: 11 items; the leaf's shadow one.
+                #expect(rasters.map(\.count).sorted() == [1, 11], "frame \(frame): \(rasters.map(\.count))")
+                #expect(list.rasterStats.autoEntries == 2 && list.rasterStats.entries == 2)
+                #expect(frame == 2 ? list.rasterStats.misses == 2 : list.rasterStats.hits == 2 && list.rasterStats.misses == 0,
+                        "frame \(frame): \(list.rasterStats)")
+            }
+            let direct = TestScene.list(tree, width: 160, height: 110, background: background)
+            #expect(Self.rasterItems(direct).isEmpty)
+            let comparison = PixelComparator.compare(try renderImage(list), try renderImage(direct), tolerance: Self.rule)
+            #expect(comparison.passed, "frame \(frame): \(comparison)")
+        }
+    }
+
+    /// A translucent leaf with a border over its background and a shadow beneath: drawn
+    /// directly, each part is composited at the layer's opacity (the shadow shows through the
+    /// body, the border blends over the body at that opacity); cached whole, as one image at
+    /// that opacity, it would not (the body would hide the shadow, the border would hide the
+    /// body) — beyond the pixel rule, as the shouldRasterize drawing of the same layer shows
+    /// here. The automatic cache takes its shadow alone (one item), within the rule.
+    @Test func aTranslucentBorderedLeafIsCachedInPartsNotWhole() throws {
+        let background = Color(0.95, 0.95, 0.97)
+        func scene(rasterize: Bool) -> [LayerChange] {
+            TestScene.layer(1, frame: Rect(12, 10, 100, 70), [
+                ("backgroundColor", .color(Color(0.1, 0.5, 0.9))), ("cornerRadius", .number(10)),
+                ("borderWidth", .number(4)), ("borderColor", .color(Color(1, 1, 1, 0.8))), ("opacity", .number(0.5)),
+                ("shadowOpacity", .number(0.9)), ("shadowRadius", .number(3)), ("shadowOffset", .size(Size(3, 4))),
+                ("shouldRasterize", .bool(rasterize)),
+            ])
+        }
+        var builder = DrawListBuilder(widthPoints: 128, heightPoints: 96, scale: 1, background: background)
+        builder.rasterizesAutomatically = true
+        let tree = try TestScene.tree(scene(rasterize: false))
+        var list = builder.build(tree)
+        for _ in 0..<2 { list = builder.build(tree) }
+        let rasters = Self.rasterItems(list)
+        #expect(rasters.count == 1 && rasters.allSatisfy { $0.count == 1 }, "\(rasters)")
+        #expect(list.items.contains { if case .shadow = $0.kind { true } else { false } })
+        #expect(list.rasterStats.autoEntries == 1)
+        let direct = try renderImage(TestScene.list(tree, width: 128, height: 96, background: background))
+        let parts = PixelComparator.compare(try renderImage(list), direct, tolerance: Self.rule)
+        #expect(parts.passed, "\(parts)")
+        // The whole layer as one image at its opacity: what the cache must not do here.
+        let whole = TestScene.list(try TestScene.tree(scene(rasterize: true)), width: 128, height: 96, background: background)
+        #expect(Self.rasterItems(whole).count == 1)
+        let wrong = PixelComparator.compare(try renderImage(whole), direct, tolerance: Self.rule)
+        #expect(!wrong.passed, "\(wrong)")
+    }
+
+    /// Under the frame driver (on there by default), an undrawn automatic entry stays a while
+    /// and comes back as a hit; a layer that changes again is drawn directly until stable again;
+    /// `rasterizesAutomatically` off, nothing is cached.
+    @Test func automaticEntriesStayAWhileAndLeaveWhenOff() throws {
+        var builder = DrawListBuilder(widthPoints: 160, heightPoints: 110, scale: 1, background: Color(1, 1, 1))
+        builder.rasterizesAutomatically = true
+        var tree = try TestScene.tree(Self.autoScene())
+        func step(_ changes: [LayerChange]) throws -> DrawList {
+            if !changes.isEmpty { try tree.apply(Commit(client: 1, content: .operations(changes)), at: 0) }
+            return builder.build(tree)
+        }
+        for _ in 0..<3 { _ = try step([]) }
+        // The card and the leaf's shadow.
+        #expect(try step([]).rasterStats.hits == 2)
+        // The leaf hidden: its entry stays (kept frames), the card's is drawn.
+        let hidden = try step([.set(5, keyPath: "hidden", value: .bool(true))])
+        #expect(hidden.rasterStats.entries == 2 && hidden.rasterStats.hits == 1, "\(hidden.rasterStats)")
+        // Shown again with nothing changed: stable again after the same three builds, then hits
+        // (its kept entry, not drawn again).
+        var shown = try step([.set(5, keyPath: "hidden", value: .bool(false))])
+        #expect(Self.rasterItems(shown).count == 1)
+        for _ in 0..<2 { shown = try step([]) }
+        #expect(shown.rasterStats.hits == 2 && shown.rasterStats.misses == 0, "\(shown.rasterStats)")
+        // The card's content changes: drawn directly (its entry not drawn) until stable again.
+        let changed = try step([.set(3, keyPath: "backgroundColor", value: .color(Color(0, 0, 1)))])
+        #expect(Self.rasterItems(changed).count == 1, "\(changed.rasterStats)")
+        builder.rasterizesAutomatically = false
+        let off = try step([])
+        #expect(Self.rasterItems(off).isEmpty && off.rasterStats.entries == 0 && off.rasterAtlas == nil)
+    }
 }

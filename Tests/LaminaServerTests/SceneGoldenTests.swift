@@ -1,5 +1,6 @@
 import Foundation
 import Lamina
+import LaminaFrame
 import LaminaGeometry
 import LaminaPNG
 import LaminaRender
@@ -24,16 +25,38 @@ import LaminaSceneTree
 struct SceneGoldenTests {
     static let edges = PixelTolerance.independent(mean: 1, percent: 0.5, threshold: 48)
 
-    func check(_ name: String, _ tolerance: PixelTolerance = edges, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    /// `frames`: how many times one compositor renders the scene, the automatic raster cache on
+    /// when more than one (the last frame's stable costly layers drawn from the cache); the
+    /// last frame is compared. Returns the last frame's raster cache statistics.
+    @discardableResult
+    func check(_ name: String, _ tolerance: PixelTolerance = edges, frames: Int = 1,
+               sourceLocation: SourceLocation = #_sourceLocation) throws -> RasterStats {
         let directory = PixelComparator.referencePath(name).replacingOccurrences(of: "/References/\(name).png", with: "")
             + "/Scenes"
         let scene = try Scene(contentsOfFile: "\(directory)/\(name).json")
         let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
                                                 scale: scene.scale, background: scene.background)
-        let pixels = try compositor.render(try scene.tree(at: 0).presentation(at: 0))
+        compositor.rasterizesAutomatically = frames > 1
+        let presentation = try scene.tree(at: 0).presentation(at: 0)
+        for _ in 1..<max(frames, 1) { _ = try compositor.render(presentation) }
+        let pixels = try compositor.render(presentation)
         let image = RGBAImage(width: compositor.pixelWidth, height: compositor.pixelHeight, pixels: pixels)
         try expectMatchesReference(image, "\(directory)/References/\(name).png", tolerance, name: name,
                                    sourceLocation: sourceLocation)
+        return compositor.lastRasterStats
+    }
+
+    /// The automatic raster cache against the same references: each scene drawn three times
+    /// by one compositor with the cache on, the third frame drawing its stable costly layers
+    /// (borders, shadows, three or more sublayers) from the cache, whole or in parts, within
+    /// the pixel rule of the cairo reference (which draws them directly).
+    @Test(arguments: ["corners-border", "shadows", "shadows-nested", "shadows-content", "group-opacity", "group-opacity-off",
+                      "clips", "geometry", "scale-2", "gradients", "shapes"])
+    func automaticRasterCache(_ name: String) throws {
+        let stats = try check(name, .independent(mean: 1, percent: 0.5, threshold: 64), frames: 3)
+        if ["corners-border", "shadows", "shadows-nested", "shadows-content"].contains(name) {
+            #expect(stats.autoEntries > 0, "\(name): nothing cached")
+        }
     }
 
     /// anchorPoint, position, transform (operations and a matrix), sublayerTransform about the

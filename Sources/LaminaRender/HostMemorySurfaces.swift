@@ -45,6 +45,8 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
 
     private let commandBuffer: VkCommandBuffer
     private let fence: VkFence
+    /// Two timestamps around each submission's copies (nil: the queue has none).
+    private let queryPool: VkQueryPool?
     /// Whether `commandBuffer` is being recorded (copies queued since the last `finishReads`).
     private var recording = false
 
@@ -55,6 +57,9 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     /// Render-thread seconds spent on it so far: recording the copies, and submitting and
     /// waiting for them (the GPU's copy included) — the whole cost of the path.
     public private(set) var seconds = 0.0
+    /// GPU seconds of the copies alone (timestamps around them; 0 without timestamps): what
+    /// the path costs the device, without the wait for earlier work on the queue.
+    public private(set) var gpuSeconds = 0.0
     private static func now() -> Double {
         var t = timespec()
         clock_gettime(CLOCK_MONOTONIC, &t)
@@ -86,6 +91,15 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         self.alignment = alignment
         commandBuffer = cmd
         self.fence = fence
+        var queries: VkQueryPool? = nil
+        if device.timestampPeriod != nil {
+            var info = VkQueryPoolCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+            info.queryType = VK_QUERY_TYPE_TIMESTAMP
+            info.queryCount = 2
+            if vkCreateQueryPool(device.raw, &info, nil, &queries) == VK_SUCCESS, let q = queries { device.track(q) } else { queries = nil }
+        }
+        queryPool = queries
         enabled = getenv("LAMINA_SURFACE_COPY").map { String(cString: $0) } != "1"
     }
 
@@ -102,6 +116,10 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         if !recording {
             guard (try? beginRecording(commandBuffer, oneTime: true)) != nil else { return false }
             recording = true
+            if let queryPool {
+                vkCmdResetQueryPool(commandBuffer, queryPool, 0, 2)
+                vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, 0)
+            }
         }
         let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
         let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)
@@ -145,9 +163,19 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
             let t0 = Self.now()
             defer { seconds += Self.now() - t0 }
             recording = false
+            if let queryPool { vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, 1) }
             if (try? vk("vkEndCommandBuffer", vkEndCommandBuffer(commandBuffer))) != nil,
-               (try? commands.submit(commandBuffer, fence: fence, device: device)) != nil {
-                try? commands.waitAndReset(fence, device: device)
+               (try? commands.submit(commandBuffer, fence: fence, device: device)) != nil,
+               (try? commands.waitAndReset(fence, device: device)) != nil, let queryPool, let period = device.timestampPeriod {
+                var stamps: (UInt64, UInt64) = (0, 0)
+                let got = withUnsafeMutableBytes(of: &stamps) { p in
+                    vkGetQueryPoolResults(device.raw, queryPool, 0, 2, p.count, p.baseAddress, 8,
+                                          mapFlags(VK_QUERY_RESULT_64_BIT))
+                }
+                if got == VK_SUCCESS {
+                    let ticks = (stamps.1 &- stamps.0) & device.timestampMask
+                    gpuSeconds += Double(ticks) * period / 1e9
+                }
             }
         }
         for (key, entry) in imports {
@@ -241,6 +269,10 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         }
         for entry in imports.values { free(entry) }
         imports.removeAll()
+        if let queryPool {
+            vkDestroyQueryPool(device.raw, queryPool, nil)
+            device.untrack(queryPool)
+        }
         commands.destroyFence(fence, device: device)
     }
 }

@@ -455,7 +455,7 @@ public final class RenderLoop: Sendable {
             host.finishReads()
             zeroCopy.withLock { $0 = ZeroCopyCounts(enabled: host.enabled, poolsImported: host.poolsImported,
                                                     liveImports: host.liveImports, bytes: host.bytesCopied,
-                                                    seconds: host.seconds) }
+                                                    seconds: host.seconds, gpuSeconds: host.gpuSeconds) }
         }
         if !work.packets.isEmpty { traced { $0.record(packets: work.packets, at: realStart) } }
         if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
@@ -611,9 +611,11 @@ public struct ZeroCopyCounts: Sendable, Equatable {
     public var bytes = 0
     /// Render-thread seconds it took (`HostMemorySurfaces.seconds`).
     public var seconds = 0.0
+    /// GPU seconds of its copies alone (`HostMemorySurfaces.gpuSeconds`).
+    public var gpuSeconds = 0.0
     public init() {}
-    init(enabled: Bool, poolsImported: Int, liveImports: Int, bytes: Int, seconds: Double) {
+    init(enabled: Bool, poolsImported: Int, liveImports: Int, bytes: Int, seconds: Double, gpuSeconds: Double) {
         self.enabled = enabled; self.poolsImported = poolsImported; self.liveImports = liveImports; self.bytes = bytes
-        self.seconds = seconds
+        self.seconds = seconds; self.gpuSeconds = gpuSeconds
     }
 }

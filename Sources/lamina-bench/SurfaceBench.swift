@@ -28,7 +28,8 @@ import Synchronization
 /// The shared-memory cases run twice, each against its own daemon: `"path": "zeroCopy"` (the
 /// pool's pages imported with `VK_EXT_external_memory_host`, the GPU copying straight from
 /// them: `transferMsPerFrame` is the render thread's whole time on it per frame, the GPU's
-/// copy included) and `"path": "copy"` (`surfaceZeroCopy` off: the CPU copies into the
+/// copy included and the wait for the frame still on the queue with it; `gpuCopyMsPerFrame`
+/// the GPU's copies alone, between timestamps) and `"path": "copy"` (`surfaceZeroCopy` off: the CPU copies into the
 /// surface's storage and a staging buffer; `applyMs` + `uploadMs`, the mean apply and upload
 /// phases per frame, hold those copies, not the GPU's copy from the staging buffer).
 /// `--path zeroCopy|copy` runs one of them only. `--fps F` sets the daemon's frame rate (240;
@@ -153,9 +154,10 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
     let p = percentiles(zip(commits, shown).dropFirst(5).compactMap { c, t in t.isNaN ? nil : (t - c) * 1000 })
     let path = after.enabled ? "zeroCopy" : "copy"
     let transfer = run.frames > 0 ? (after.seconds - before.seconds) / Double(run.frames) * 1000 : 0
+    let gpuCopy = run.frames > 0 ? (after.gpuSeconds - before.gpuSeconds) / Double(run.frames) * 1000 : 0
     print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"path\": \"\(path)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
           + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
-          + "\"transferMsPerFrame\": \(String(format: "%.3f", transfer)), "
+          + "\"transferMsPerFrame\": \(String(format: "%.3f", transfer)), \"gpuCopyMsPerFrame\": \(String(format: "%.3f", gpuCopy)), "
           + "\"applyMs\": \(String(format: "%.3f", (phases?["apply"] as? Double) ?? .nan)), "
           + "\"uploadMs\": \(String(format: "%.3f", (phases?["upload"] as? Double) ?? .nan)), "
           + "\"framesPerSecond\": \(String(format: "%.1f", run.framesPerSecond)), "

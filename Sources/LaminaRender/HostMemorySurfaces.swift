@@ -68,18 +68,21 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     /// Pools whose import is alive now (tests: nothing left once a client is gone).
     public var liveImports: Int { imports.count }
 
+    /// All of the counts, as `RenderLoop.zeroCopyCounts` hands them out.
+    var counts: ZeroCopyCounts {
+        var c = ZeroCopyCounts()
+        c.enabled = enabled; c.poolsImported = poolsImported; c.liveImports = liveImports
+        c.bytes = bytesCopied; c.seconds = seconds; c.gpuSeconds = gpuSeconds
+        return c
+    }
+
     /// Nil when the device has no `VK_EXT_external_memory_host`, or its alignment is not a
     /// divisor of the page size (a pool's mapping could not be imported whole).
     init?(device: VulkanDevice, textures: ImageResidency, commands: VulkanCommands) {
         guard device.enabledExtensions.contains("VK_EXT_external_memory_host") else { return nil }
         var host = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
         host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
-        var props = VkPhysicalDeviceProperties2()
-        props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-        withUnsafeMutablePointer(to: &host) { p in
-            props.pNext = UnsafeMutableRawPointer(p)
-            vkGetPhysicalDeviceProperties2(device.physical, &props)
-        }
+        SharedImageParameters.physicalProperties(device, into: &host)
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let alignment = Int(host.minImportedHostPointerAlignment)
         guard alignment > 0, alignment <= page, page % alignment == 0,
@@ -131,14 +134,7 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                            dstStage: transfer)
         var regions: [VkBufferImageCopy] = []
         for r in rects where r.area > 0 {
-            var region = VkBufferImageCopy()
-            region.bufferOffset = VkDeviceSize(l.offset + r.y * l.stride + r.x * 4)
-            region.bufferRowLength = UInt32(l.stride / 4)
-            region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
-                                                               baseArrayLayer: 0, layerCount: 1)
-            region.imageOffset = VkOffset3D(x: Int32(r.x), y: Int32(r.y), z: 0)
-            region.imageExtent = VkExtent3D(width: UInt32(r.width), height: UInt32(r.height), depth: 1)
-            regions.append(region)
+            regions.append(.level0(r, bufferOffset: l.offset + r.y * l.stride + r.x * 4, rowPixels: l.stride / 4))
             bytesCopied += r.area * 4
         }
         rectsCopied += regions.count
@@ -275,4 +271,20 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         }
         commands.destroyFence(fence, device: device)
     }
+}
+
+/// Counts of the zero-copy surface path (`RenderLoop.zeroCopyCounts`), as of the last frame.
+public struct ZeroCopyCounts: Sendable, Equatable {
+    /// Whether the path is on (a device with `VK_EXT_external_memory_host`, not switched off).
+    public var enabled = false
+    /// Pools imported so far, and imports alive now.
+    public var poolsImported = 0
+    public var liveImports = 0
+    /// Bytes the GPU copied straight from shared memory so far.
+    public var bytes = 0
+    /// Render-thread seconds it took (`HostMemorySurfaces.seconds`).
+    public var seconds = 0.0
+    /// GPU seconds of its copies alone (`HostMemorySurfaces.gpuSeconds`).
+    public var gpuSeconds = 0.0
+    public init() {}
 }

@@ -51,13 +51,7 @@ extension ImageResidency {
                 (staging.mapped + offset + row * r.width * 4)
                     .copyMemory(from: surface.pixels + ((r.y + row) * surface.width + r.x) * 4, byteCount: r.width * 4)
             }
-            var region = VkBufferImageCopy()
-            region.bufferOffset = VkDeviceSize(offset)
-            region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
-                                                               baseArrayLayer: 0, layerCount: 1)
-            region.imageOffset = VkOffset3D(x: Int32(r.x), y: Int32(r.y), z: 0)
-            region.imageExtent = VkExtent3D(width: UInt32(r.width), height: UInt32(r.height), depth: 1)
-            regions.append(region)
+            regions.append(.level0(r, bufferOffset: offset, rowPixels: 0))
             offset += r.area * 4
         }
         queueWrites(texture, staging: staging, regions: regions, bytes: bytes)
@@ -98,4 +92,19 @@ extension ImageResidency {
 final class WeakSurface {
     weak var surface: SurfaceStorage?
     init(_ surface: SurfaceStorage) { self.surface = surface }
+}
+
+extension VkBufferImageCopy {
+    /// The copy of rectangle `r` of level 0 from a buffer: its first pixel at `bufferOffset`,
+    /// rows `rowPixels` pixels apart (0: tightly packed).
+    static func level0(_ r: SurfaceRect, bufferOffset: Int, rowPixels: Int) -> VkBufferImageCopy {
+        var region = VkBufferImageCopy()
+        region.bufferOffset = VkDeviceSize(bufferOffset)
+        region.bufferRowLength = UInt32(rowPixels)
+        region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                                           baseArrayLayer: 0, layerCount: 1)
+        region.imageOffset = VkOffset3D(x: Int32(r.x), y: Int32(r.y), z: 0)
+        region.imageExtent = VkExtent3D(width: UInt32(r.width), height: UInt32(r.height), depth: 1)
+        return region
+    }
 }

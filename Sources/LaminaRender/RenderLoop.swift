@@ -453,9 +453,7 @@ public final class RenderLoop: Sendable {
         if let host = s.renderer.hostSurfaces {
             // The GPU has read the surfaces' pages before anyone can see the frame (releases).
             host.finishReads()
-            zeroCopy.withLock { $0 = ZeroCopyCounts(enabled: host.enabled, poolsImported: host.poolsImported,
-                                                    liveImports: host.liveImports, bytes: host.bytesCopied,
-                                                    seconds: host.seconds, gpuSeconds: host.gpuSeconds) }
+            zeroCopy.withLock { $0 = host.counts }
         }
         if !work.packets.isEmpty { traced { $0.record(packets: work.packets, at: realStart) } }
         if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
@@ -597,25 +595,5 @@ extension FramePhases {
         record = timing.record
         submit = timing.submit
         gpu = timing.gpu
-    }
-}
-
-/// Counts of the zero-copy surface path (`RenderLoop.zeroCopyCounts`), as of the last frame.
-public struct ZeroCopyCounts: Sendable, Equatable {
-    /// Whether the path is on (a device with `VK_EXT_external_memory_host`, not switched off).
-    public var enabled = false
-    /// Pools imported so far, and imports alive now.
-    public var poolsImported = 0
-    public var liveImports = 0
-    /// Bytes the GPU copied straight from shared memory so far.
-    public var bytes = 0
-    /// Render-thread seconds it took (`HostMemorySurfaces.seconds`).
-    public var seconds = 0.0
-    /// GPU seconds of its copies alone (`HostMemorySurfaces.gpuSeconds`).
-    public var gpuSeconds = 0.0
-    public init() {}
-    init(enabled: Bool, poolsImported: Int, liveImports: Int, bytes: Int, seconds: Double, gpuSeconds: Double) {
-        self.enabled = enabled; self.poolsImported = poolsImported; self.liveImports = liveImports; self.bytes = bytes
-        self.seconds = seconds; self.gpuSeconds = gpuSeconds
     }
 }

@@ -173,6 +173,16 @@ import DaemonTestSupport
         c.close()
     }
 
+    @Test func theSwitchIsReadFromTheConfig() throws {
+        let path = NSTemporaryDirectory() + "laminad-zero-copy-\(getpid()).json"
+        defer { unlink(path) }
+        try #"{"surfaceZeroCopy": false}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(try DaemonConfig.load(path: path).surfaceZeroCopy == false)
+        #expect(DaemonConfig().surfaceZeroCopy)
+        try #"{"surfaceZeroCopy": 0}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(throws: DaemonConfig.ConfigError.self) { try DaemonConfig.load(path: path) }
+    }
+
     @Test func aClientGoneLeavesNoDescriptorMappingOrImport() throws {
         let daemon = try TestDaemon.make()
         defer { daemon.stop() }

@@ -97,6 +97,9 @@ public struct FrameDriver {
     private var deferredReleases: Set<String> = []
     /// Surface layers' pixels, by image name (FrameDriver+Surfaces.swift).
     var surfaces: [String: SurfaceStorage] = [:]
+    /// Copies pool buffers into surfaces' GPU copies without a CPU copy, where the renderer
+    /// can (FrameDriver+Surfaces.swift); nil: every surface is copied on the CPU.
+    public var surfaceUploader: (any SurfaceDirectUploader)?
 
     private mutating func releaseDeferredImages() {
         guard !deferredReleases.isEmpty else { return }

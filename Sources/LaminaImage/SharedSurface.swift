@@ -120,6 +120,18 @@ public protocol SurfacePixelSource: AnyObject, Sendable {
                     _ body: (_ base: UnsafeRawPointer, _ stride: Int, _ format: SurfacePixelFormat) -> Void) -> Bool
 }
 
+/// Copies shared-memory buffers straight into surfaces' GPU copies, without a CPU copy
+/// (LaminaRender's `HostMemorySurfaces`: the pool's pages imported with
+/// `VK_EXT_external_memory_host`). The render thread's `FrameDriver` asks it first for each
+/// update of a pool's buffer; the reads it queues are finished before the frame that applies
+/// them is published, so a `bufferReleased` never comes before the GPU read the buffer.
+public protocol SurfaceDirectUploader: AnyObject {
+    /// Queues the copy of `rects` (inside the buffer) of `update`'s buffer into `storage`'s GPU
+    /// copy (made when it has none), in the buffer's byte order; false (nothing queued) when it
+    /// cannot: the caller copies on the CPU instead.
+    func upload(_ update: SurfaceUpdate, rects: [SurfaceRect], into storage: SurfaceStorage) -> Bool
+}
+
 /// One commit's change of a surface layer: copy `damage` of the buffer (`layout` in `pool`, or
 /// `source`'s pixels) into the surface's pixels, or (neither) show nothing. Applied by the render side when it
 /// applies the commit's packet, so the new pixels appear in the same frame as the commit's
@@ -153,7 +165,22 @@ public final class SurfaceStorage: @unchecked Sendable {
     public let id: UInt64
     public let width: Int
     public let height: Int
-    public let pixels: UnsafeMutableRawPointer
+    /// The pixels on the CPU, allocated (zeroed) when first asked for: a surface whose buffers
+    /// go to the GPU without a copy (`directFormat`) never has them.
+    public var pixels: UnsafeMutableRawPointer {
+        if let p = cpuPixels { return p }
+        let p = UnsafeMutableRawPointer.allocate(byteCount: width * height * 4, alignment: 64)
+        p.initializeMemory(as: UInt8.self, repeating: 0, count: width * height * 4)
+        cpuPixels = p
+        return p
+    }
+    private var cpuPixels: UnsafeMutableRawPointer?
+    /// Set by the first `noteDirectUpload`: the pixels live only in the surface's GPU copy,
+    /// in this byte order (BGRA stays BGRA: the copy does not swizzle), written there by a
+    /// `SurfaceDirectUploader`; `pixels` are then not kept up to date.
+    public private(set) var directFormat: SurfacePixelFormat?
+    /// Bytes the GPU copied straight from shared memory so far (tests, benchmarks).
+    public private(set) var directBytes = 0
     /// Changes applied so far (0: nothing copied in yet).
     public private(set) var version: UInt64 = 0
     /// The rectangles each recent version changed (the newest `logLimit`).
@@ -167,11 +194,9 @@ public final class SurfaceStorage: @unchecked Sendable {
         id = Image.nextID()
         self.width = width
         self.height = height
-        pixels = .allocate(byteCount: width * height * 4, alignment: 64)
-        pixels.initializeMemory(as: UInt8.self, repeating: 0, count: width * height * 4)
     }
 
-    deinit { pixels.deallocate() }
+    deinit { cpuPixels?.deallocate() }
 
     public var byteCount: Int { width * height * 4 }
 
@@ -209,9 +234,23 @@ public final class SurfaceStorage: @unchecked Sendable {
             }
             copiedBytes += r.area * 4
         }
+        record(rects)
+    }
+
+    /// Starts a new version that changed `rects`.
+    private func record(_ rects: [SurfaceRect]) {
         version += 1
         log.append((version, rects))
         if log.count > Self.logLimit { log.removeFirst(log.count - Self.logLimit) }
+    }
+
+    /// A `SurfaceDirectUploader` copied `rects` of a buffer in `format` into the GPU copy:
+    /// starts a new version (so the layer is drawn again), the CPU pixels left behind.
+    public func noteDirectUpload(_ rects: [SurfaceRect], format: SurfacePixelFormat) {
+        precondition(directFormat == nil || directFormat == format, "a surface's GPU copy keeps one byte order")
+        directFormat = format
+        directBytes += rects.reduce(0) { $0 + $1.area * 4 }
+        record(rects)
     }
 
     /// What changed after version `v` (nil: more than the log knows: take everything).

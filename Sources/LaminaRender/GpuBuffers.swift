@@ -56,13 +56,19 @@ enum SharedImageParameters {
     static func deviceUUID(_ device: VulkanDevice) -> [UInt8] {
         var id = VkPhysicalDeviceIDProperties()
         id.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_ID_PROPERTIES
+        physicalProperties(device, into: &id)
+        return withUnsafeBytes(of: id.deviceUUID) { Array($0) }
+    }
+
+    /// Fills `properties` (a `VkPhysicalDevice…Properties` with its `sType` set) through
+    /// `vkGetPhysicalDeviceProperties2`, chained after the core properties.
+    static func physicalProperties<T>(_ device: VulkanDevice, into properties: inout T) {
         var props = VkPhysicalDeviceProperties2()
         props.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2
-        withUnsafeMutablePointer(to: &id) { p in
+        withUnsafeMutablePointer(to: &properties) { p in
             props.pNext = UnsafeMutableRawPointer(p)
             vkGetPhysicalDeviceProperties2(device.physical, &props)
         }
-        return withUnsafeBytes(of: id.deviceUUID) { Array($0) }
     }
 
     /// Records and runs `body`'s commands on `device`'s queue, waiting until they are done.

@@ -10,6 +10,8 @@ extension ImageResidency {
     func texture(_ surface: SurfaceStorage, device: VulkanDevice) throws(RenderError) -> TextureImage? {
         let limit = Int(device.properties.limits.maxImageDimension2D)
         guard surface.width <= limit, surface.height <= limit else { return nil }
+        // Written by direct uploads only (HostMemorySurfaces): the texture is all there is.
+        if surface.directFormat != nil { return existing(surface.id) }
         if let texture = existing(surface.id) {
             let held = UInt64(texture.appliedWrites)
             guard held < surface.version else { return texture }
@@ -49,15 +51,60 @@ extension ImageResidency {
                 (staging.mapped + offset + row * r.width * 4)
                     .copyMemory(from: surface.pixels + ((r.y + row) * surface.width + r.x) * 4, byteCount: r.width * 4)
             }
-            var region = VkBufferImageCopy()
-            region.bufferOffset = VkDeviceSize(offset)
-            region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
-                                                               baseArrayLayer: 0, layerCount: 1)
-            region.imageOffset = VkOffset3D(x: Int32(r.x), y: Int32(r.y), z: 0)
-            region.imageExtent = VkExtent3D(width: UInt32(r.width), height: UInt32(r.height), depth: 1)
-            regions.append(region)
+            regions.append(.level0(r, bufferOffset: offset, rowPixels: 0))
             offset += r.area * 4
         }
         queueWrites(texture, staging: staging, regions: regions, bytes: bytes)
+    }
+
+    /// The GPU copy a direct upload writes `surface` into, in the buffer's byte order (BGRA
+    /// as `B8G8R8A8_UNORM`, so the copy needs no swizzle and samples as RGBA), made when it has
+    /// none (`isNew`: its contents undefined until the first, whole, upload). Kept while the
+    /// storage lives — not freed when idle: its pixels are nowhere else.
+    func directTexture(_ surface: SurfaceStorage, format: SurfacePixelFormat,
+                       device: VulkanDevice) throws(RenderError) -> (texture: TextureImage, isNew: Bool)? {
+        let limit = Int(device.properties.limits.maxImageDimension2D)
+        guard surface.width <= limit, surface.height <= limit else { return nil }
+        if let texture = existing(surface.id) {
+            // A texture made by the copy path (RGBA) cannot take BGRA bytes.
+            guard directSurfaces[surface.id] != nil, surface.directFormat == format else { return nil }
+            return (texture, false)
+        }
+        let texture = try TextureImage(device: device, width: surface.width, height: surface.height,
+                                       format: format == .bgra8 ? VK_FORMAT_B8G8R8A8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
+                                       bytesPerPixel: 4, mipmapped: false)
+        adoptDirect(texture, key: surface.id)
+        directSurfaces[surface.id] = WeakSurface(surface)
+        return (texture, true)
+    }
+
+    /// Whether texture `key` holds a live surface's only pixels (never freed when idle); a
+    /// surface gone is forgotten here, its texture then freed as any idle one.
+    func holdsDirectSurface(_ key: UInt64) -> Bool {
+        guard let held = directSurfaces[key] else { return false }
+        if held.surface != nil { return true }
+        directSurfaces[key] = nil
+        return false
+    }
+}
+
+/// A surface storage, not kept alive by the residency's record of it.
+final class WeakSurface {
+    weak var surface: SurfaceStorage?
+    init(_ surface: SurfaceStorage) { self.surface = surface }
+}
+
+extension VkBufferImageCopy {
+    /// The copy of rectangle `r` of level 0 from a buffer: its first pixel at `bufferOffset`,
+    /// rows `rowPixels` pixels apart (0: tightly packed).
+    static func level0(_ r: SurfaceRect, bufferOffset: Int, rowPixels: Int) -> VkBufferImageCopy {
+        var region = VkBufferImageCopy()
+        region.bufferOffset = VkDeviceSize(bufferOffset)
+        region.bufferRowLength = UInt32(rowPixels)
+        region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                                           baseArrayLayer: 0, layerCount: 1)
+        region.imageOffset = VkOffset3D(x: Int32(r.x), y: Int32(r.y), z: 0)
+        region.imageExtent = VkExtent3D(width: UInt32(r.width), height: UInt32(r.height), depth: 1)
+        return region
     }
 }

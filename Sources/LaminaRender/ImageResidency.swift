@@ -192,6 +192,12 @@ final class ImageResidency {
         residentBytes += texture.byteCount
     }
 
+    /// A surface's texture written by direct uploads (ImageResidency+Surfaces.swift).
+    func adoptDirect(_ texture: TextureImage, key: UInt64) {
+        textures[key] = texture
+        changes += 1
+        residentBytes += texture.byteCount
+    }
     /// Queues dirty rectangles of a resident texture (ImageResidency+Surfaces.swift).
     func queueWrites(_ texture: TextureImage, staging: VulkanBuffer, regions: [VkBufferImageCopy], bytes: Int) {
         pendingWrites.append((texture, staging, regions))
@@ -199,6 +205,8 @@ final class ImageResidency {
         surfaceWrites += regions.count
         surfaceWriteBytes += bytes
     }
+    /// Surfaces whose pixels only their texture holds (ImageResidency+Surfaces.swift), by key.
+    var directSurfaces: [UInt64: WeakSurface] = [:]
     /// Surface rectangles copied in so far, and their bytes (tests, benchmarks).
     private(set) var surfaceWrites = 0
     private(set) var surfaceWriteBytes = 0
@@ -257,7 +265,7 @@ final class ImageResidency {
     /// for `idleFrames` frames.
     func forgetIdle(frame: UInt64, lifetimes: LifetimeTracker) {
         guard frame % 8 == 0 || textures.count > 64 else { return }  // a sweep now and then
-        for (id, texture) in textures where texture.lastUsed + Self.idleFrames < frame {
+        for (id, texture) in textures where texture.lastUsed + Self.idleFrames < frame && !holdsDirectSurface(id) {
             textures[id] = nil
             residentBytes -= texture.byteCount
             lifetimes.retire(.texture(texture), after: frame)

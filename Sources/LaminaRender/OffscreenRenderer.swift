@@ -87,6 +87,9 @@ public final class OffscreenRenderer {
     let lifetimes: LifetimeTracker
     let meshes = MeshResidency()
     let textures: ImageResidency
+    /// Zero-copy surfaces (`VK_EXT_external_memory_host`); nil where the device has no import
+    /// of host memory (then every surface is copied).
+    public let hostSurfaces: HostMemorySurfaces?
     let images: OffscreenImagePool
     /// The raster cache's atlas pages (CALayer.shouldRasterize).
     let rasterAtlas = RasterAtlas()
@@ -168,7 +171,8 @@ public final class OffscreenRenderer {
                 surface = made
                 cleanup.append { [instance] in vkDestroySurfaceKHR(instance.raw, made, nil) }
             }
-            let device = try VulkanDevice(instance: instance, extensions: window == nil ? [] : ["VK_KHR_swapchain"])
+            let device = try VulkanDevice(instance: instance, extensions: window == nil ? [] : ["VK_KHR_swapchain"],
+                                          optional: ["VK_EXT_external_memory_host"])
             cleanup.append { device.destroy() }
             self.device = device
             let profile = profile ?? DriverProfile.named(getenv("LAMINA_DRIVER_PROFILE").map { String(cString: $0) })
@@ -209,6 +213,9 @@ public final class OffscreenRenderer {
             let commands = try VulkanCommands(device: device, timestampSlots: Self.framesInFlight)
             cleanup.append { commands.destroy(device) }
             self.commands = commands
+            let host = HostMemorySurfaces(device: device, textures: textures, commands: commands)
+            if let host { cleanup.append { host.destroy() } }
+            hostSurfaces = host
             recorder = PassRecorder(pipeline: pipeline, commands: commands)
             let target = try OffscreenTarget(width: width, height: height, device: device, stencilFormat: stencilFormat,
                                              renderPass: pipeline.renderPass)
@@ -260,6 +267,7 @@ public final class OffscreenRenderer {
         scratch?.destroy(device, commands: commands)
         window?.destroy(device: device, instance: instance)
         meshes.destroy(device)
+        hostSurfaces?.destroy()
         textures.destroy(device)
         images.destroy(device)
         rasterAtlas.destroy(device)

@@ -22,6 +22,9 @@ public struct RenderConfig: Sendable {
     public var programStepsPerFrame = LayerTree.defaultProgramStepsPerFrame
     /// Bytes of decoded tiles tiled layers keep in memory (`TileStore.budgetBytes`).
     public var tileCacheBytes = TileStore.defaultBudget
+    /// Shared-memory surfaces copied by the GPU straight from the client's pages where the
+    /// device imports host memory (`HostMemorySurfaces`); false: always copied on the CPU.
+    public var surfaceZeroCopy = true
     public init() {}
 }
 
@@ -195,6 +198,10 @@ public final class RenderLoop: Sendable {
         inbox.withLock { $0.dirty = true; $0.notify = true }
         wake.signal()
     }
+
+    /// What the zero-copy surface path has done (`HostMemorySurfaces`; all zero without one).
+    public var zeroCopyCounts: ZeroCopyCounts { zeroCopy.withLock { $0 } }
+    private let zeroCopy = Mutex(ZeroCopyCounts())
 
     /// The newest published presentation snapshot (nil before the first frame).
     public var snapshot: PresentationSnapshot? { latest.withLock { $0 } }
@@ -371,6 +378,10 @@ public final class RenderLoop: Sendable {
                                    releasesIdleRings: renderer.driverProfile.releasesIdleRings))
         state.driver.programStepsPerFrame = config.programStepsPerFrame
         state.driver.tileStore = TileStore(budgetBytes: config.tileCacheBytes)
+        if let host = renderer.hostSurfaces {
+            if !config.surfaceZeroCopy { host.enabled = false }
+            state.driver.surfaceUploader = host
+        }
         state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay
         var pacing = FramePacing(fps: config.fps, renderThreadPaces: renderer.presentPacing?.renderThreadPaces,
                                  realtime: realtime, start: clock.realSeconds)
@@ -439,6 +450,11 @@ public final class RenderLoop: Sendable {
         let wireframe = overlaySettings.withLock { $0.wireframe }
         if s.driver.usesShapeAtlas == wireframe { s.driver.usesShapeAtlas = !wireframe }
         let frame = s.driver.frame(applying: work.packets, at: frameStart)
+        if let host = s.renderer.hostSurfaces {
+            // The GPU has read the surfaces' pages before anyone can see the frame (releases).
+            host.finishReads()
+            zeroCopy.withLock { $0 = host.counts }
+        }
         if !work.packets.isEmpty { traced { $0.record(packets: work.packets, at: realStart) } }
         if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
         latest.withLock { $0 = frame.snapshot }

@@ -7,6 +7,8 @@ final class VulkanDevice {
     let raw: VkDevice
     let queue: VkQueue
     let queueFamily: UInt32
+    /// The device extensions enabled (`init`'s required ones and the optional ones it has).
+    let enabledExtensions: Set<String>
     let properties: VkPhysicalDeviceProperties
     let memoryProperties: VkPhysicalDeviceMemoryProperties
     /// Nanoseconds per timestamp tick, or nil when the queue cannot write timestamps.
@@ -47,8 +49,9 @@ final class VulkanDevice {
 
     /// Picks a device: a discrete GPU, else an integrated one, else a virtual one, else the CPU
     /// (lavapipe). Needs Vulkan 1.2 and a graphics queue. `extensions`: device extensions to
-    /// enable (`VK_KHR_swapchain` for a window).
-    init(instance: VulkanInstance, extensions: [String] = []) throws(RenderError) {
+    /// enable (`VK_KHR_swapchain` for a window); `optional`: also enabled where the device has
+    /// them (`enabledExtensions` tells which).
+    init(instance: VulkanInstance, extensions required: [String] = [], optional: [String] = []) throws(RenderError) {
         let devices: [VkPhysicalDevice?] = try enumerate("vkEnumeratePhysicalDevices") {
             vkEnumeratePhysicalDevices(instance.raw, $0, $1)
         }
@@ -94,6 +97,12 @@ final class VulkanDevice {
             timestampMask = 0
         }
 
+        let available: [VkExtensionProperties] = (try? enumerate("vkEnumerateDeviceExtensionProperties") {
+            vkEnumerateDeviceExtensionProperties(best.device, nil, $0, $1)
+        }) ?? []
+        let names = Set(available.map { string(fromCharTuple: $0.extensionName) })
+        let extensions = required + optional.filter { names.contains($0) && !required.contains($0) }
+        enabledExtensions = Set(extensions)
         var priority: Float = 1
         var device: VkDevice?
         let result = withCStrings(extensions) { extensionNames in withUnsafePointer(to: &priority) { priorityPointer in

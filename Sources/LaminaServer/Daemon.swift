@@ -55,6 +55,7 @@ public final class Daemon: Sendable {
         rc.window = window
         rc.programStepsPerFrame = config.maxProgramStepsPerFrame
         rc.tileCacheBytes = config.tileCacheBytes
+        rc.surfaceZeroCopy = config.surfaceZeroCopy
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)

@@ -40,6 +40,9 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Bytes of decoded tiles tiled layers keep in memory (key `tileCacheBytes`; LaminaImage's
     /// `TileStore`).
     public var tileCacheBytes = TileStore.defaultBudget
+    /// Shared-memory surfaces read by the GPU straight from the client's pages where the device
+    /// imports host memory (key `surfaceZeroCopy`; false, or `LAMINA_SURFACE_COPY=1`: copied).
+    public var surfaceZeroCopy = true
 
     public init() {}
 
@@ -120,6 +123,9 @@ public struct DaemonConfig: Sendable, Equatable {
             case "maxPathElements": c.expressionLimits.maxPathElements = try positiveInt(key, value)
             case "maxProgramStepsPerFrame": c.maxProgramStepsPerFrame = try positiveInt(key, value)
             case "tileCacheBytes": c.tileCacheBytes = try positiveInt(key, value)
+            case "surfaceZeroCopy":
+                guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): surfaceZeroCopy: must be true or false") }
+                c.surfaceZeroCopy = b
             default: throw ConfigError(message: "\(path): unknown setting '\(key)'")
             }
         }

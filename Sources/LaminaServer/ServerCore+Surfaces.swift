@@ -372,6 +372,10 @@ extension ServerCore {
         surfaceWaits.removeAll { $0.client == client }
         guard let table = surfaceTables.removeValue(forKey: client) else { return [] }
         table.fds.forEach { close($0) }
-        return table.names.values.sorted().map { .setImage(name: $0, image: nil) }
+        var effects: [ServerEffect] = table.names.values.sorted().map { .setImage(name: $0, image: nil) }
+        // A frame after the table is gone lets the render side free its imports of the pools
+        // (HostMemorySurfaces.finishReads), so their mappings go at once.
+        if !table.pools.isEmpty || !table.buffers.isEmpty { effects.append(.requestFrame) }
+        return effects
     }
 }

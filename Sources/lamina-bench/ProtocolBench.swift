@@ -174,13 +174,15 @@ func benchOptions(_ bench: String, _ arguments: [String], numbers: Set<String>, 
 
 /// A headless daemon in this process for the socket benches: 640 × 480 at `fps`, realtime
 /// clock, 1 MiB messages, on a socket of its own.
-func startBenchDaemon(_ bench: String, fps: Double, size: (Int, Int) = (640, 480)) -> Daemon {
+func startBenchDaemon(_ bench: String, fps: Double, size: (Int, Int) = (640, 480),
+                      configure: (inout DaemonConfig) -> Void = { _ in }) -> Daemon {
     var config = DaemonConfig()
     config.socket = NSTemporaryDirectory() + "lamina-\(bench)-\(getpid()).sock"
     config.headless = true
     config.width = size.0; config.height = size.1; config.fps = fps
     config.clock = "realtime"
     config.maxMessageSize = 1 << 20
+    configure(&config)
     let daemon = Daemon(config: config)
     do { try daemon.start() } catch { benchFail("\(bench): daemon: \(error)") }
     return daemon

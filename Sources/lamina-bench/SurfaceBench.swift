@@ -24,29 +24,54 @@ import Synchronization
 ///   image into the surface when it applies the commit);
 /// - `memcpy`: this machine's memcpy of one 1920×1080×4 frame (ms, GB/s), the bound of a
 ///   copying path.
+///
+/// The shared-memory cases run twice, each against its own daemon: `"path": "zeroCopy"` (the
+/// pool's pages imported with `VK_EXT_external_memory_host`, the GPU copying straight from
+/// them: `transferMsPerFrame` is the render thread's whole time on it per frame, the GPU's
+/// copy included and the wait for the frame still on the queue with it; `gpuCopyMsPerFrame`
+/// the GPU's copies alone, between timestamps) and `"path": "copy"` (`surfaceZeroCopy` off: the CPU copies into the
+/// surface's storage and a staging buffer; `applyMs` + `uploadMs`, the mean apply and upload
+/// phases per frame, hold those copies, not the GPU's copy from the staging buffer).
+/// `--path zeroCopy|copy` runs one of them only. `--fps F` sets the daemon's frame rate (240;
+/// 60 to match Weston's headless output, `bench/peers/run-surfaces`).
+///
+/// Latency two ways: `commitToFrameMs`, `commit()` to the arrival of the frame callback of the
+/// frame that applied it (real time, at the client); and `commitToPresentedMs`, as Weston's
+/// `wp_presentation` is read (`bench/peers/weston/shm-bench.c`): the `presented` feedback's
+/// time minus the time of the commit on the same clock (the compositor's, `Daemon.clock`,
+/// read just before `commit()`), the first surface's feedback of each commit, discarded ones
+/// left out.
 func runSurfaceBench(_ arguments: [String]) {
     var seconds = 3.0
+    var paths = [true, false]
+    var fps = 240.0
     var i = 0
     while i < arguments.count {
         switch arguments[i] {
         case "--seconds" where i + 1 < arguments.count: seconds = Double(arguments[i + 1]) ?? seconds; i += 2
-        default: benchFail("surfaces: unknown option \(arguments[i]) (--seconds S)")
+        case "--fps" where i + 1 < arguments.count && (Double(arguments[i + 1]) ?? 0) > 0:
+            fps = Double(arguments[i + 1])!; i += 2
+        case "--path" where i + 1 < arguments.count && ["zeroCopy", "copy"].contains(arguments[i + 1]):
+            paths = [arguments[i + 1] == "zeroCopy"]; i += 2
+        default: benchFail("surfaces: unknown option \(arguments[i]) (--seconds S, --path zeroCopy|copy, --fps F)")
         }
     }
     memcpyBench()
-    let daemon = startBenchDaemon("surfaces", fps: 240, size: (1920, 1080))
-    defer { daemon.stop() }
-    do {
-        try streamBench(daemon, "full1080", surfaces: 1, width: 1920, height: 1080, seconds: seconds, rate: nil,
-                        damage: { _ in [] })
-        try streamBench(daemon, "sixteen", surfaces: 16, width: 480, height: 270, seconds: seconds, rate: 60,
-                        damage: { _ in [] })
-        try streamBench(daemon, "damage4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
-                        damage: { k in [DamageRect(x: Int32(k * 64 % 3776), y: Int32(k * 64 / 3776 * 64 % 2096), width: 64, height: 64)] })
-        try streamBench(daemon, "whole4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
-                        damage: { _ in [] })
-        try gpuBench(daemon, seconds: seconds)
-    } catch { benchFail("surfaces: \(error)") }
+    for zeroCopy in paths {
+        let daemon = startBenchDaemon("surfaces", fps: fps, size: (1920, 1080)) { $0.surfaceZeroCopy = zeroCopy }
+        defer { daemon.stop() }
+        do {
+            try streamBench(daemon, "full1080", surfaces: 1, width: 1920, height: 1080, seconds: seconds, rate: nil,
+                            damage: { _ in [] })
+            try streamBench(daemon, "sixteen", surfaces: 16, width: 480, height: 270, seconds: seconds, rate: 60,
+                            damage: { _ in [] })
+            try streamBench(daemon, "damage4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
+                            damage: { k in [DamageRect(x: Int32(k * 64 % 3776), y: Int32(k * 64 / 3776 * 64 % 2096), width: 64, height: 64)] })
+            try streamBench(daemon, "whole4k", surfaces: 1, width: 3840, height: 2160, seconds: seconds, rate: nil,
+                            damage: { _ in [] })
+            if zeroCopy || paths.count == 1 { try gpuBench(daemon, seconds: seconds) }
+        } catch { benchFail("surfaces: \(error)") }
+    }
 }
 
 private func memcpyBench() {
@@ -73,6 +98,8 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
     c.setDisableActions(true)
     let arrived = Mutex<[Double]>([])
     let signal = DispatchSemaphore(value: 0)
+    let presented = Mutex<[Double]>([])
+    var commits: [Double] = []
     var layers: [SurfaceLayer] = []
     let columns = Int(Double(count).squareRoot().rounded(.up))
     for k in 0..<count {
@@ -83,11 +110,15 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
         let h = w * Double(height) / Double(width)
         s.frame = Rect(Double(k % columns) * w, Double(k / columns) * h, w, h)
         c.root.addSublayer(s)
-        if k == 0 { s.onFrame = { _, _ in arrived.withLock { $0.append(benchNow()) }; signal.signal() } }
+        if k == 0 {
+            s.onFrame = { _, _ in arrived.withLock { $0.append(benchNow()) }; signal.signal() }
+            s.onPresented = { f in presented.withLock { $0.append(f.discarded ? .nan : f.time) } }
+        }
         layers.append(s)
     }
     try c.commit()
-    let run = try runFrames(c, seconds: seconds, rate: rate, wait: {
+    let before = daemon.renderLoop.zeroCopyCounts
+    let run = try runFrames(c, seconds: seconds, rate: rate, onCommit: { commits.append(daemon.clock.now) }, wait: {
         guard signal.wait(timeout: .now() + 5) == .success else { benchFail("surfaces: no frame callback in 5 s") }
         return arrived.withLock { $0.last! }
     }) { frames in
@@ -115,11 +146,23 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
     }
     let json = try JSONSerialization.jsonObject(with: Data(try c.statsJSON().utf8)) as? [String: Any]
     let busy = (json?["busyFraction"] as? Double) ?? .nan
+    let phases = json?["phasesMs"] as? [String: Any]
+    let after = daemon.renderLoop.zeroCopyCounts
     let l = percentiles(run.latencies)
-    print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
+    // Feedback comes before the frame callback of the same frame: all of them are in.
+    let shown = presented.withLock { $0 }
+    let p = percentiles(zip(commits, shown).dropFirst(5).compactMap { c, t in t.isNaN ? nil : (t - c) * 1000 })
+    let path = after.enabled ? "zeroCopy" : "copy"
+    let transfer = run.frames > 0 ? (after.seconds - before.seconds) / Double(run.frames) * 1000 : 0
+    let gpuCopy = run.frames > 0 ? (after.gpuSeconds - before.gpuSeconds) / Double(run.frames) * 1000 : 0
+    print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"path\": \"\(path)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
           + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
+          + "\"transferMsPerFrame\": \(String(format: "%.3f", transfer)), \"gpuCopyMsPerFrame\": \(String(format: "%.3f", gpuCopy)), "
+          + "\"applyMs\": \(String(format: "%.3f", (phases?["apply"] as? Double) ?? .nan)), "
+          + "\"uploadMs\": \(String(format: "%.3f", (phases?["upload"] as? Double) ?? .nan)), "
           + "\"framesPerSecond\": \(String(format: "%.1f", run.framesPerSecond)), "
           + "\"commitToFrameMs\": {\"p50\": \(l["p50"]!), \"p99\": \(l["p99"]!)}, "
+          + "\"commitToPresentedMs\": {\"p50\": \(p["p50"]!), \"p99\": \(p["p99"]!)}, \"fps\": \(daemon.config.fps), "
           + "\"clientDrawMs\": \(String(format: "%.3f", run.drawMs)), \"daemonBusyFraction\": \(String(format: "%.3f", busy))}")
 }
 
@@ -161,8 +204,8 @@ private func gpuBench(_ daemon: Daemon, seconds: Double) throws {
 /// presents frame k, then the commit, then `wait` (the arrival time of the frame callback);
 /// with `rate`, paced to it. Commit-to-callback latencies (ms, warm-up left out), the median
 /// client drawing time (ms) and the rate reached.
-private func runFrames(_ c: Connection, seconds: Double, rate: Double?, wait: () -> Double,
-                       draw: (Int) throws -> Void) throws -> (framesPerSecond: Double, latencies: [Double], drawMs: Double) {
+private func runFrames(_ c: Connection, seconds: Double, rate: Double?, onCommit: () -> Void = {}, wait: () -> Double,
+                       draw: (Int) throws -> Void) throws -> (framesPerSecond: Double, latencies: [Double], drawMs: Double, frames: Int) {
     var latencies: [Double] = [], drawing: [Double] = []
     var frames = 0
     let start = benchNow()
@@ -173,6 +216,7 @@ private func runFrames(_ c: Connection, seconds: Double, rate: Double?, wait: ()
         try draw(frames)
         let t0 = benchNow()
         drawing.append(t0 - d0)
+        onCommit()
         try c.commit()
         let t1 = wait()
         frames += 1
@@ -184,5 +228,5 @@ private func runFrames(_ c: Connection, seconds: Double, rate: Double?, wait: ()
         }
     }
     let drawMs = drawing.dropFirst(warmup).sorted()[max(drawing.count - warmup, 1) / 2] * 1000
-    return (Double(frames) / (benchNow() - start), latencies, drawMs)
+    return (Double(frames) / (benchNow() - start), latencies, drawMs, frames)
 }

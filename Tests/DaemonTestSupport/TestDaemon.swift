@@ -7,7 +7,8 @@ import Synchronization
 /// default and a small message limit. Used by the client library's tests (LaminaTests) and
 /// the daemon's (LaminaServerTests) alike.
 public enum TestDaemon {
-    public static func make(size: (Int, Int) = (200, 200), maxDepth: Int = DaemonConfig().maxDepth) throws -> Daemon {
+    public static func make(size: (Int, Int) = (200, 200), maxDepth: Int = DaemonConfig().maxDepth,
+                            configure: (inout DaemonConfig) -> Void = { _ in }) throws -> Daemon {
         var config = DaemonConfig()
         config.maxDepth = maxDepth
         config.socket = NSTemporaryDirectory() + "lamina-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
@@ -15,6 +16,7 @@ public enum TestDaemon {
         config.clock = "manual"
         config.background = .black
         config.maxMessageSize = 4096
+        configure(&config)
         let daemon = Daemon(config: config)
         try daemon.start()
         return daemon

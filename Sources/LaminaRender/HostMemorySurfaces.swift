@@ -1,0 +1,290 @@
+import CVulkan
+#if canImport(Glibc)
+import Glibc
+#endif
+import LaminaImage
+
+/// Zero-copy surfaces (docs/protocol.md, Surfaces; docs/performance.md): a client's
+/// shared-memory pool imported as host memory (`VK_EXT_external_memory_host`: the mapping's
+/// pages, page-aligned and its size rounded up to `minImportedHostPointerAlignment`, become a
+/// `VkDeviceMemory` with a transfer-source buffer on it), and each damaged rectangle of a
+/// buffer copied by the GPU from there straight into the surface's texture
+/// (`vkCmdCopyBufferToImage` at the buffer's offset, its stride as the row length; BGRA into a
+/// `B8G8R8A8` texture, so nothing is swizzled) — no CPU copy into the daemon's storage or a
+/// staging buffer. The copies a frame's packets queue are recorded into one command buffer,
+/// submitted and waited for by `finishReads()` before the frame is published, so
+/// `bufferReleased` (sent once the server sees that frame) never comes before the GPU read the
+/// client's pages. The pools stay mapped while imported; an import is freed once nothing but
+/// this cache holds its pool (after `finishReads`). A pool the device will not import, and
+/// every pool while `enabled` is false (`LAMINA_SURFACE_COPY=1`, the daemon's
+/// `surfaceZeroCopy`), takes the copying path. `F_SEAL_SHRINK` (required by `createPool`)
+/// means the pages can never be truncated under a GPU read. Render thread only.
+public final class HostMemorySurfaces: SurfaceDirectUploader {
+    private let device: VulkanDevice
+    private unowned let textures: ImageResidency
+    private let commands: VulkanCommands
+    /// `minImportedHostPointerAlignment`.
+    let alignment: Int
+    /// Whether buffers are imported at all (false: every surface is copied).
+    public var enabled = true
+
+    /// One imported pool: its memory and the buffer over all of it, holding the pool (and so
+    /// its mapping) while the import lives.
+    private final class Import {
+        var pool: SharedMemoryPool?
+        let buffer: VkBuffer
+        let memory: VkDeviceMemory
+        init(pool: SharedMemoryPool, buffer: VkBuffer, memory: VkDeviceMemory) {
+            self.pool = pool; self.buffer = buffer; self.memory = memory
+        }
+    }
+    private var imports: [ObjectIdentifier: Import] = [:]
+    /// Pools the device would not import (weakly: an id may be reused once the pool is gone).
+    private var refused: [ObjectIdentifier: WeakPool] = [:]
+    private final class WeakPool { weak var pool: SharedMemoryPool?; init(_ p: SharedMemoryPool) { pool = p } }
+
+    private let commandBuffer: VkCommandBuffer
+    private let fence: VkFence
+    /// Two timestamps around each submission's copies (nil: the queue has none).
+    private let queryPool: VkQueryPool?
+    /// Whether `commandBuffer` is being recorded (copies queued since the last `finishReads`).
+    private var recording = false
+
+    /// Pools imported so far, rectangles and bytes the GPU copied from them (tests, benchmarks).
+    public private(set) var poolsImported = 0
+    public private(set) var rectsCopied = 0
+    public private(set) var bytesCopied = 0
+    /// Render-thread seconds spent on it so far: recording the copies, and submitting and
+    /// waiting for them (the GPU's copy included) — the whole cost of the path.
+    public private(set) var seconds = 0.0
+    /// GPU seconds of the copies alone (timestamps around them; 0 without timestamps): what
+    /// the path costs the device, without the wait for earlier work on the queue.
+    public private(set) var gpuSeconds = 0.0
+    private static func now() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) / 1e9
+    }
+    /// Pools whose import is alive now (tests: nothing left once a client is gone).
+    public var liveImports: Int { imports.count }
+
+    /// All of the counts, as `RenderLoop.zeroCopyCounts` hands them out.
+    var counts: ZeroCopyCounts {
+        var c = ZeroCopyCounts()
+        c.enabled = enabled; c.poolsImported = poolsImported; c.liveImports = liveImports
+        c.bytes = bytesCopied; c.seconds = seconds; c.gpuSeconds = gpuSeconds
+        return c
+    }
+
+    /// Nil when the device has no `VK_EXT_external_memory_host`, or its alignment is not a
+    /// divisor of the page size (a pool's mapping could not be imported whole).
+    init?(device: VulkanDevice, textures: ImageResidency, commands: VulkanCommands) {
+        guard device.enabledExtensions.contains("VK_EXT_external_memory_host") else { return nil }
+        var host = VkPhysicalDeviceExternalMemoryHostPropertiesEXT()
+        host.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_MEMORY_HOST_PROPERTIES_EXT
+        SharedImageParameters.physicalProperties(device, into: &host)
+        let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+        let alignment = Int(host.minImportedHostPointerAlignment)
+        guard alignment > 0, alignment <= page, page % alignment == 0,
+              let cmd = try? commands.makeCommandBuffer(device: device),
+              let fence = try? commands.makeFence(device: device) else { return nil }
+        self.device = device
+        self.textures = textures
+        self.commands = commands
+        self.alignment = alignment
+        commandBuffer = cmd
+        self.fence = fence
+        var queries: VkQueryPool? = nil
+        if device.timestampPeriod != nil {
+            var info = VkQueryPoolCreateInfo()
+            info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+            info.queryType = VK_QUERY_TYPE_TIMESTAMP
+            info.queryCount = 2
+            if vkCreateQueryPool(device.raw, &info, nil, &queries) == VK_SUCCESS, let q = queries { device.track(q) } else { queries = nil }
+        }
+        queryPool = queries
+        enabled = getenv("LAMINA_SURFACE_COPY").map { String(cString: $0) } != "1"
+    }
+
+    public func upload(_ update: SurfaceUpdate, rects: [SurfaceRect], into storage: SurfaceStorage) -> Bool {
+        guard enabled, let pool = update.pool, update.source == nil else { return false }
+        let t0 = Self.now()
+        defer { seconds += Self.now() - t0 }
+        let l = update.layout
+        guard l.misfit(poolSize: pool.size) == nil, l.width == storage.width, l.height == storage.height,
+              let buffer = imported(pool) else { return false }
+        let made: (texture: TextureImage, isNew: Bool)?
+        do { made = try textures.directTexture(storage, format: l.format, device: device) } catch { return false }
+        guard let (texture, isNew) = made else { return false }
+        if !recording {
+            guard (try? beginRecording(commandBuffer, oneTime: true)) != nil else { return false }
+            recording = true
+            if let queryPool {
+                vkCmdResetQueryPool(commandBuffer, queryPool, 0, 2)
+                vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, 0)
+            }
+        }
+        let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
+        let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)
+        // Earlier frames' reads (submitted before on this queue) and earlier copies come first.
+        recordImageBarrier(commandBuffer, image: texture.raw,
+                           from: isNew ? VK_IMAGE_LAYOUT_UNDEFINED : VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                           to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, srcAccess: isNew ? 0 : shaderRead | write,
+                           dstAccess: write, srcStage: isNew ? mapFlags(VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT) : fragment | transfer,
+                           dstStage: transfer)
+        var regions: [VkBufferImageCopy] = []
+        for r in rects where r.area > 0 {
+            regions.append(.level0(r, bufferOffset: l.offset + r.y * l.stride + r.x * 4, rowPixels: l.stride / 4))
+            bytesCopied += r.area * 4
+        }
+        rectsCopied += regions.count
+        if !regions.isEmpty {
+            regions.withUnsafeBufferPointer { p in
+                vkCmdCopyBufferToImage(commandBuffer, buffer, texture.raw, VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                       UInt32(p.count), p.baseAddress)
+            }
+        }
+        recordImageBarrier(commandBuffer, image: texture.raw, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL, srcAccess: write, dstAccess: shaderRead,
+                           srcStage: transfer, dstStage: fragment)
+        texture.needsUpload = false
+        return true
+    }
+
+    /// Submits the copies queued since the last call and waits until the GPU has done them
+    /// (the client's pages are read), then frees the imports of pools nobody else holds.
+    /// Called by the render loop before it publishes a frame.
+    public func finishReads() {
+        if recording {
+            let t0 = Self.now()
+            defer { seconds += Self.now() - t0 }
+            recording = false
+            if let queryPool { vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, 1) }
+            if (try? vk("vkEndCommandBuffer", vkEndCommandBuffer(commandBuffer))) != nil,
+               (try? commands.submit(commandBuffer, fence: fence, device: device)) != nil,
+               (try? commands.waitAndReset(fence, device: device)) != nil, let queryPool, let period = device.timestampPeriod {
+                var stamps: (UInt64, UInt64) = (0, 0)
+                let got = withUnsafeMutableBytes(of: &stamps) { p in
+                    vkGetQueryPoolResults(device.raw, queryPool, 0, 2, p.count, p.baseAddress, 8,
+                                          mapFlags(VK_QUERY_RESULT_64_BIT))
+                }
+                if got == VK_SUCCESS {
+                    let ticks = (stamps.1 &- stamps.0) & device.timestampMask
+                    gpuSeconds += Double(ticks) * period / 1e9
+                }
+            }
+        }
+        for (key, entry) in imports {
+            guard isKnownUniquelyReferenced(&entry.pool) else { continue }
+            free(entry)
+            imports[key] = nil
+        }
+        refused = refused.filter { $0.value.pool != nil }
+    }
+
+    /// The buffer over `pool`'s imported pages, importing them the first time (nil when the
+    /// device will not).
+    private func imported(_ pool: SharedMemoryPool) -> VkBuffer? {
+        let key = ObjectIdentifier(pool)
+        if let entry = imports[key], entry.pool === pool { return entry.buffer }
+        if let r = refused[key], r.pool === pool { return nil }
+        guard let entry = importPool(pool) else {
+            refused[key] = WeakPool(pool)
+            return nil
+        }
+        imports[key] = entry
+        poolsImported += 1
+        return entry.buffer
+    }
+
+    private func importPool(_ pool: SharedMemoryPool) -> Import? {
+        let size = (pool.size + alignment - 1) / alignment * alignment
+        guard Int(bitPattern: pool.base) % alignment == 0 else { return nil }
+        typealias HostProps = @convention(c) (VkDevice?, VkExternalMemoryHandleTypeFlagBits, UnsafeRawPointer?,
+                                              UnsafeMutablePointer<VkMemoryHostPointerPropertiesEXT>?) -> VkResult
+        guard let raw = vkGetDeviceProcAddr(device.raw, "vkGetMemoryHostPointerPropertiesEXT") else { return nil }
+        let hostProps = unsafeBitCast(raw, to: HostProps.self)
+        let handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+        var pointerProps = VkMemoryHostPointerPropertiesEXT()
+        pointerProps.sType = VK_STRUCTURE_TYPE_MEMORY_HOST_POINTER_PROPERTIES_EXT
+        guard hostProps(device.raw, handleType, pool.base, &pointerProps) == VK_SUCCESS else { return nil }
+
+        var external = VkExternalMemoryBufferCreateInfo()
+        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_BUFFER_CREATE_INFO
+        external.handleTypes = handleType.rawValue
+        var info = VkBufferCreateInfo()
+        info.sType = VK_STRUCTURE_TYPE_BUFFER_CREATE_INFO
+        info.size = VkDeviceSize(size)
+        info.usage = mapFlags(VK_BUFFER_USAGE_TRANSFER_SRC_BIT)
+        info.sharingMode = VK_SHARING_MODE_EXCLUSIVE
+        var buffer: VkBuffer?
+        let made = withUnsafePointer(to: &external) { p in
+            info.pNext = UnsafeRawPointer(p)
+            return vkCreateBuffer(device.raw, &info, nil, &buffer)
+        }
+        guard made == VK_SUCCESS, let buffer else { return nil }
+        var requirements = VkMemoryRequirements()
+        vkGetBufferMemoryRequirements(device.raw, buffer, &requirements)
+        let bits = requirements.memoryTypeBits & pointerProps.memoryTypeBits
+        guard bits != 0, requirements.size <= VkDeviceSize(size) else {
+            vkDestroyBuffer(device.raw, buffer, nil)
+            return nil
+        }
+        var importInfo = VkImportMemoryHostPointerInfoEXT()
+        importInfo.sType = VK_STRUCTURE_TYPE_IMPORT_MEMORY_HOST_POINTER_INFO_EXT
+        importInfo.handleType = handleType
+        importInfo.pHostPointer = UnsafeMutableRawPointer(mutating: pool.base)
+        let (result, memory) = SharedImageParameters.allocate(device.raw, size: VkDeviceSize(size),
+                                                              type: UInt32(bits.trailingZeroBitCount), chaining: &importInfo)
+        guard result == VK_SUCCESS, let memory else {
+            vkDestroyBuffer(device.raw, buffer, nil)
+            return nil
+        }
+        guard vkBindBufferMemory(device.raw, buffer, memory, 0) == VK_SUCCESS else {
+            vkDestroyBuffer(device.raw, buffer, nil)
+            vkFreeMemory(device.raw, memory, nil)
+            return nil
+        }
+        device.track(buffer)
+        device.track(memory)
+        return Import(pool: pool, buffer: buffer, memory: memory)
+    }
+
+    private func free(_ entry: Import) {
+        vkDestroyBuffer(device.raw, entry.buffer, nil)
+        vkFreeMemory(device.raw, entry.memory, nil)
+        device.untrack(entry.buffer, entry.memory)
+        entry.pool = nil
+    }
+
+    /// Frees everything (the device is idle).
+    func destroy() {
+        if recording {
+            _ = vkEndCommandBuffer(commandBuffer)
+            recording = false
+        }
+        for entry in imports.values { free(entry) }
+        imports.removeAll()
+        if let queryPool {
+            vkDestroyQueryPool(device.raw, queryPool, nil)
+            device.untrack(queryPool)
+        }
+        commands.destroyFence(fence, device: device)
+    }
+}
+
+/// Counts of the zero-copy surface path (`RenderLoop.zeroCopyCounts`), as of the last frame.
+public struct ZeroCopyCounts: Sendable, Equatable {
+    /// Whether the path is on (a device with `VK_EXT_external_memory_host`, not switched off).
+    public var enabled = false
+    /// Pools imported so far, and imports alive now.
+    public var poolsImported = 0
+    public var liveImports = 0
+    /// Bytes the GPU copied straight from shared memory so far.
+    public var bytes = 0
+    /// Render-thread seconds it took (`HostMemorySurfaces.seconds`).
+    public var seconds = 0.0
+    /// GPU seconds of its copies alone (`HostMemorySurfaces.gpuSeconds`).
+    public var gpuSeconds = 0.0
+    public init() {}
+}

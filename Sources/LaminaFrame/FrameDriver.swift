@@ -60,11 +60,13 @@ public struct FrameDriver {
 
     public init(widthPoints: Double, heightPoints: Double, scale: Double, background: Color, targetFPS: Double) {
         builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
-        builder.rasterizesAutomatically = true
         self.targetFPS = targetFPS
     }
 
-    /// The automatic raster cache (`DrawListBuilder.rasterizesAutomatically`): on by default.
+    /// The automatic raster cache (`DrawListBuilder.rasterizesAutomatically`): off by default
+    /// (the daemon's `automaticRasterCache` setting turns it on). Measured on lavapipe it saved
+    /// no GPU time, and a list with a `.raster` marker is never patched, so every frame is a
+    /// full build (docs/performance.md, "The automatic raster cache").
     public var rasterizesAutomatically: Bool {
         get { builder.rasterizesAutomatically }
         set { builder.rasterizesAutomatically = newValue }

@@ -25,6 +25,8 @@ public struct RenderConfig: Sendable {
     /// Shared-memory surfaces copied by the GPU straight from the client's pages where the
     /// device imports host memory (`HostMemorySurfaces`); false: always copied on the CPU.
     public var surfaceZeroCopy = true
+    /// The automatic raster cache (`FrameDriver.rasterizesAutomatically`); off by default.
+    public var automaticRasterCache = false
     public init() {}
 }
 
@@ -378,6 +380,7 @@ public final class RenderLoop: Sendable {
                                    releasesIdleRings: renderer.driverProfile.releasesIdleRings))
         state.driver.programStepsPerFrame = config.programStepsPerFrame
         state.driver.tileStore = TileStore(budgetBytes: config.tileCacheBytes)
+        state.driver.rasterizesAutomatically = config.automaticRasterCache
         if let host = renderer.hostSurfaces {
             if !config.surfaceZeroCopy { host.enabled = false }
             state.driver.surfaceUploader = host

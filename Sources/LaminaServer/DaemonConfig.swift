@@ -43,6 +43,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Shared-memory surfaces read by the GPU straight from the client's pages where the device
     /// imports host memory (key `surfaceZeroCopy`; false, or `LAMINA_SURFACE_COPY=1`: copied).
     public var surfaceZeroCopy = true
+    /// The automatic raster cache (key `automaticRasterCache`; `FrameDriver.rasterizesAutomatically`):
+    /// off by default — on lavapipe it saved no GPU time and cost each frame a full build
+    /// (docs/performance.md, "The automatic raster cache").
+    public var automaticRasterCache = false
 
     public init() {}
 
@@ -123,6 +127,9 @@ public struct DaemonConfig: Sendable, Equatable {
             case "maxPathElements": c.expressionLimits.maxPathElements = try positiveInt(key, value)
             case "maxProgramStepsPerFrame": c.maxProgramStepsPerFrame = try positiveInt(key, value)
             case "tileCacheBytes": c.tileCacheBytes = try positiveInt(key, value)
+            case "automaticRasterCache":
+                guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): automaticRasterCache: must be true or false") }
+                c.automaticRasterCache = b
             case "surfaceZeroCopy":
                 guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): surfaceZeroCopy: must be true or false") }
                 c.surfaceZeroCopy = b

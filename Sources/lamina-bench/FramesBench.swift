@@ -26,7 +26,7 @@ import LaminaModel
 /// the raster cache while only its position, rotation and opacity move); the JSON's `raster`
 /// gives the cache's hits, misses and evictions summed over the measured frames, its entries
 /// (`auto_entries`: the automatic cache's) and atlas bytes at the last frame.
-/// `LAMINA_BENCH_RASTER_AUTO=0` turns the automatic raster cache off (on by default, as the
+/// `LAMINA_BENCH_RASTER_AUTO=1` turns the automatic raster cache on (off by default, as the
 /// frame driver has it).
 /// `LAMINA_BENCH_IMAGE_ATLAS=0` gives every image a texture of its own (the small-image atlas
 /// off); the JSON's `image_atlas` gives the atlas' placements, entries, pages and entry bytes,
@@ -65,8 +65,8 @@ func runFramesBench(_ arguments: [String]) {
     tree.prefetches = builder.prefetches
     // LAMINA_BENCH_BATCHES=0: every offscreen group in passes of its own (`FramePlanner.batches` off).
     builder.batchesGroups = ProcessInfo.processInfo.environment["LAMINA_BENCH_BATCHES"] != "0"
-    // LAMINA_BENCH_RASTER_AUTO=0: the automatic raster cache off (on, as the frame driver has it).
-    builder.rasterizesAutomatically = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_AUTO"] != "0"
+    // LAMINA_BENCH_RASTER_AUTO=1: the automatic raster cache on (off, as the frame driver has it).
+    builder.rasterizesAutomatically = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_AUTO"] == "1"
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
     // LAMINA_BENCH_IMAGE_ATLAS=0: every image a texture of its own (the small-image atlas off).

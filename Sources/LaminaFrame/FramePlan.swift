@@ -761,7 +761,7 @@ public struct FramePlanner {
     /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
     /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when
     /// they touch nothing.
-    static func box(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, whole: PixelRect,
+    public static func box(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, whole: PixelRect,
                     margin: Int) -> PixelRect? {
         guard let b = deviceBounds(items, range, width: whole.maxX, height: whole.maxY) else { return nil }
         let limit = max(whole.maxX, whole.maxY) + 2 * margin + 4

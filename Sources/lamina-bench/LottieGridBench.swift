@@ -99,6 +99,10 @@ func runLottieGridBench(_ arguments: [String]) {
     Thread.sleep(forTimeInterval: options.seconds)
     let c1 = childCPU(), p1 = processCPUSeconds()
     let f1 = frames(), t1 = benchNow(), r1 = renderTID.map(threadRunSeconds) ?? .nan
+    // The render thread's mean phases over its recent frames (the daemon's stats: `phasesMs`).
+    var phases: JSON = .null
+    if let text = try? stats.statsJSON(), case .object(let m)? = try? JSON.parse(text),
+       let p = m.first(where: { $0.key == "phasesMs" }) { phases = p.value }
     stats.close()
     toChild.fileHandleForWriting.closeFile()
     child.waitUntilExit()
@@ -116,6 +120,7 @@ func runLottieGridBench(_ arguments: [String]) {
         JSON.Member(key: "fps", value: .number((n / (t1 - t0) * 10).rounded() / 10)),
         JSON.Member(key: "render_thread_cpu_ms_per_frame", value: ms((r1 - r0) / n)),
         JSON.Member(key: "daemon_process_cpu_ms_per_frame", value: ms((p1 - p0) / n)),
+        JSON.Member(key: "render_thread_phases_ms", value: phases),
         JSON.Member(key: "client_cpu_ms_per_frame", value: ms((c1 - c0) / n)),
         JSON.Member(key: "client_cpu_ms_total", value: ms(c1 - c0)),
         JSON.Member(key: "client_import_cpu_ms", value: ms(importCPU)),

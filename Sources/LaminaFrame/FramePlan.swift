@@ -330,7 +330,8 @@ public struct FramePlanner {
         box(items, range, whole: whole, margin: 1 + reach(filters))
     }
 
-    /// A group's region: its items' device box (its mask's included), cut to its parent's `area`.
+    /// A group's region: its items' device box (its mask's left out: `deviceBounds`), cut to its
+    /// parent's `area`.
     static func groupBox(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, area: PixelRect,
                          whole: PixelRect) -> PixelRect? {
         guard let b = box(items, range, whole: whole, margin: 1)?.intersection(area), !b.isEmpty else { return nil }
@@ -584,7 +585,7 @@ public struct FramePlanner {
             case .group(let opacity, let count):
                 closeRun(at: k)
                 let end = min(k + 1 + max(count, 0), range.upperBound)
-                // Its pass clears and draws only its items' device box (its mask's included): the
+                // Its pass clears and draws only its items' device box (its mask's left out): the
                 // recorder scissors the composite to the box of the pass that drew the image.
                 if opacity > 0, end > k + 1, let box = Self.groupBox(items, (k + 1)..<end, area: area, whole: whole) {
                     let image = allocateImage()
@@ -761,7 +762,7 @@ public struct FramePlanner {
     /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
     /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when
     /// they touch nothing.
-    static func box(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, whole: PixelRect,
+    public static func box(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, whole: PixelRect,
                     margin: Int) -> PixelRect? {
         guard let b = deviceBounds(items, range, width: whole.maxX, height: whole.maxY) else { return nil }
         let limit = max(whole.maxX, whole.maxY) + 2 * margin + 4
@@ -780,6 +781,10 @@ public struct FramePlanner {
 
     /// The device-pixel bounding box of what the items in `range` can touch (AA fringe
     /// included), nil when there are none; the whole target when a corner lies behind the eye.
+    /// A mask inside the range adds nothing (its items draw into the mask's image, which only
+    /// takes away from what the items before it drew): a masked group bounds as its content,
+    /// however far its mask reaches (an inverted mask's square standing for everywhere). A
+    /// range that starts at a mask's marker bounds the mask's items.
     static func deviceBounds(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, width: Int, height: Int)
         -> (minX: Double, minY: Double, maxX: Double, maxY: Double)? {
         var box: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
@@ -799,6 +804,9 @@ public struct FramePlanner {
                 local = Rect(b.minX - g, b.minY - g, b.width + 2 * g, b.height + 2 * g)
             case .mesh(let draw): local = draw.mesh.bounds.standardized
             case .image(let draw): local = draw.geometry.frame
+            case .mask(let count) where k - 1 > range.lowerBound:
+                k = min(k + max(count, 0), range.upperBound)
+                continue
             case .group, .mask, .blend: continue  // its items follow
             case .raster(let r):
                 // Its items lie in the atlas; it bounds as its composite (the item's own

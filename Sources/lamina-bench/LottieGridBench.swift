@@ -3,8 +3,12 @@ import Lamina
 import LaminaLottie
 import LaminaServer
 import LaminaWire
+import LaminaFrame
+import LaminaGeometry
+import LaminaModel
+import LaminaTree
 
-/// `lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [FILE.json …]`:
+/// `lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [--dump-plan] [--plan-time T] [FILE.json …]`:
 /// issue 27's grid — N (100) Lottie animations playing at once in a W×H (1280×720) canvas, each
 /// fitted into its cell of a ⌈√N⌉-column grid — as Lamina plays them: a headless daemon in this
 /// process (realtime clock, its pacing cap at 1,000 Hz, so unpaced: a frame as soon as the last
@@ -26,7 +30,8 @@ import LaminaWire
 /// process's CPU time per frame (every thread of this process: the render and server threads
 /// and lavapipe's rasterizer threads; this process runs nothing else meanwhile), and the client
 /// process's CPU time per frame over the same interval (getrusage in the child; zero is the
-/// goal). One JSON line, with the import (client CPU to load all N) apart.
+/// goal). One JSON line, with the import (client CPU to load all N) apart, and the figures of the
+/// grid's frame plan at `--plan-time` (`LottieGridPlan`); `--dump-plan` prints that plan and stops.
 func runLottieGridBench(_ arguments: [String]) {
     let options = LottieGrid.Options(arguments, bench: "lottie-grid")
     let grid = LottieGrid(options)
@@ -34,6 +39,14 @@ func runLottieGridBench(_ arguments: [String]) {
         for cell in grid.cells {
             print("\(cell.file) \(cell.speed) \(cell.phase) \(cell.x) \(cell.y) \(cell.width) \(cell.height)")
         }
+        return
+    }
+    let framePlan: LottieGridPlan
+    do { framePlan = try LottieGridPlan(grid, width: options.width, height: options.height, at: options.planTime) } catch {
+        benchFail("lottie-grid: the plan: \(error)")
+    }
+    if options.dumpPlan {
+        print(framePlan.dump())
         return
     }
     var config = DaemonConfig()
@@ -86,6 +99,10 @@ func runLottieGridBench(_ arguments: [String]) {
     Thread.sleep(forTimeInterval: options.seconds)
     let c1 = childCPU(), p1 = processCPUSeconds()
     let f1 = frames(), t1 = benchNow(), r1 = renderTID.map(threadRunSeconds) ?? .nan
+    // The render thread's mean phases over its recent frames (the daemon's stats: `phasesMs`).
+    var phases: JSON = .null
+    if let text = try? stats.statsJSON(), case .object(let m)? = try? JSON.parse(text),
+       let p = m.first(where: { $0.key == "phasesMs" }) { phases = p.value }
     stats.close()
     toChild.fileHandleForWriting.closeFile()
     child.waitUntilExit()
@@ -103,10 +120,12 @@ func runLottieGridBench(_ arguments: [String]) {
         JSON.Member(key: "fps", value: .number((n / (t1 - t0) * 10).rounded() / 10)),
         JSON.Member(key: "render_thread_cpu_ms_per_frame", value: ms((r1 - r0) / n)),
         JSON.Member(key: "daemon_process_cpu_ms_per_frame", value: ms((p1 - p0) / n)),
+        JSON.Member(key: "render_thread_phases_ms", value: phases),
         JSON.Member(key: "client_cpu_ms_per_frame", value: ms((c1 - c0) / n)),
         JSON.Member(key: "client_cpu_ms_total", value: ms(c1 - c0)),
         JSON.Member(key: "client_import_cpu_ms", value: ms(importCPU)),
-    ]).text)
+        JSON.Member(key: "plan_time", value: .number(options.planTime)),
+    ] + framePlan.figures).text)
 }
 
 /// The grid's client (a child of `lottie-grid`): loads the plan's animations, prints `ready …`,
@@ -154,6 +173,8 @@ func runLottieGridClient(_ arguments: [String]) {
 struct LottieGrid {
     struct Options {
         var count = 100, width = 1280, height = 720, seconds = 5.0, plan = false
+        /// `--dump-plan`: print the frame plan of the grid at `planTime` (`--plan-time`, 1 s) and stop.
+        var dumpPlan = false, planTime = 1.0
         var files: [String] = []
         init(_ arguments: [String], bench: String) {
             var i = 0
@@ -175,6 +196,10 @@ struct LottieGrid {
                     guard let s = Double(value()), s > 0 else { benchFail("\(bench): --seconds S") }
                     seconds = s
                 case "--plan": plan = true
+                case "--dump-plan": dumpPlan = true
+                case "--plan-time":
+                    guard let t = Double(value()), t >= 0 else { benchFail("\(bench): --plan-time T (seconds ≥ 0)") }
+                    planTime = t
                 default:
                     if arguments[i].hasPrefix("--") { benchFail("\(bench): unknown option \(arguments[i])") }
                     files.append(arguments[i])
@@ -276,4 +301,162 @@ func threadRunSeconds(_ tid: Int) -> Double {
     guard let text = try? String(contentsOfFile: "/proc/self/task/\(tid)/schedstat", encoding: .utf8),
           let ns = text.split(separator: " ").first.flatMap({ Double($0) }) else { return .nan }
     return ns / 1e9
+}
+
+/// The grid's frame plan, made offline the way the daemon's render thread makes it: the cells'
+/// files imported, placed in one layer tree (client k + 1 holds cell k, placed as the client
+/// places it), its presentation at `time` (every cell at the same scene time, phases and speeds
+/// left out) built into a draw list at the grid's size and planned (`FramePlanner`, batches on).
+/// For `lottie-grid`'s plan figures and `--dump-plan`.
+struct LottieGridPlan {
+    var list: DrawList
+    var cells: [LottieGrid.Cell]
+
+    init(_ grid: LottieGrid, width: Int, height: Int, at time: Double) throws {
+        var tree = LayerTree()
+        var scenes: [Int: Scene] = [:]
+        for (k, cell) in grid.cells.enumerated() {
+            if scenes[cell.fileIndex] == nil { scenes[cell.fileIndex] = try Scene(contentsOfFile: grid.files[cell.fileIndex]) }
+            var scene = scenes[cell.fileIndex]!
+            let (fw, fh) = (scene.size.width, scene.size.height)
+            let root = "\"" + LottieImport.rootName
+            let place = try JSON.parse("""
+                {"set": {\(root).bounds": [0, 0, \(fw), \(fh)], \(root).anchorPoint": [0, 0],
+                 \(root).position": [\(cell.x), \(cell.y)],
+                 \(root).transform": [{"scale": [\(Double(cell.width) / fw), \(Double(cell.height) / fh), 1]}],
+                 \(root).masksToBounds": true}}
+                """)
+            let client = UInt32(k + 1)
+            try tree.apply(Commit(client: client, content: .connect))
+            try tree.apply(Commit(client: client, content: .operations(scene.initialOperations)), at: 0)
+            try tree.apply(Commit(client: client, content: .operations(try scene.operations(forTransaction: place))), at: 0)
+        }
+        tree.advance(to: time)
+        var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
+                                      background: Color(1, 1, 1))
+        builder.time = time
+        list = builder.build(tree.presentation(at: time))
+        cells = grid.cells
+    }
+
+    /// The cell whose rectangle holds the centre of `area`, or nil.
+    func cell(of area: PixelRect) -> Int? {
+        let cx = (area.minX + area.maxX) / 2, cy = (area.minY + area.maxY) / 2
+        return cells.firstIndex { cx >= $0.x && cx < $0.x + $0.width && cy >= $0.y && cy < $0.y + $0.height }
+    }
+
+    /// Cells whose rectangles `area` overlaps.
+    func cellsOverlapped(by area: PixelRect) -> Int {
+        cells.filter { area.minX < $0.x + $0.width && $0.x < area.maxX && area.minY < $0.y + $0.height && $0.y < area.maxY }.count
+    }
+
+    /// Items each pass draws (its `.items` steps), and the device pixels they cover within the
+    /// pass's area (each item's device box, cut to the pass area and any `.within` before it:
+    /// an upper bound of the fragments the rasterizer shades for them).
+    func drawn(_ pass: FramePass) -> (items: Int, pixels: Int) {
+        let plan = list.plan
+        var items = 0, pixels = 0
+        var within = pass.area
+        list.items.withUnsafeBufferPointer { all in
+            for s in pass.steps {
+                switch plan.steps[s] {
+                case .within(let r): within = r.intersection(pass.area)
+                case .items(let range):
+                    items += range.count
+                    for k in range {
+                        guard let b = FramePlanner.box(all, k..<(k + 1), whole: within, margin: 0) else { continue }
+                        pixels += b.isEmpty ? 0 : (b.maxX - b.minX) * (b.maxY - b.minY)
+                    }
+                default: break
+                }
+            }
+        }
+        return (items, pixels)
+    }
+
+    /// Whole-plan figures: passes by target, pixels the offscreen passes clear (their areas),
+    /// pixels their items cover, steps that read images and the pixels those steps write.
+    var figures: [JSON.Member] {
+        let plan = list.plan
+        var offscreen = 0, atlas = 0, cleared = 0, offscreenDrawn = 0, frameDrawn = 0, items = 0, largest = 0
+        var reads = 0, readPixels = 0, spanning = 0
+        for pass in plan.passes {
+            let a = pass.area.isEmpty ? 0 : (pass.area.maxX - pass.area.minX) * (pass.area.maxY - pass.area.minY)
+            let d = drawn(pass)
+            items += d.items
+            switch pass.target {
+            case .frame: frameDrawn += d.pixels
+            case .image:
+                offscreen += 1; cleared += a; offscreenDrawn += d.pixels; largest = max(largest, a)
+                if cellsOverlapped(by: pass.area) > 1 { spanning += 1 }
+            case .atlas: atlas += 1; cleared += a; offscreenDrawn += d.pixels
+            }
+            var within = pass.area
+            for s in pass.steps {
+                let w: PixelRect?
+                switch plan.steps[s] {
+                case .within(let r): within = r.intersection(pass.area); w = nil
+                case .composite, .filtered, .mask, .blend, .copy: w = within
+                case .region(_, let r, _, _), .maskRegion(_, let r): w = r.intersection(within)
+                case .blur(_, _, _, _, _, let r, _), .backdrop(_, _, _, _, _, let r, _): w = r.intersection(within)
+                case .items: w = nil
+                }
+                if let w, !w.isEmpty { reads += 1; readPixels += (w.maxX - w.minX) * (w.maxY - w.minY) }
+            }
+        }
+        func n(_ v: Int) -> JSON { .number(Double(v)) }
+        return [
+            JSON.Member(key: "plan_items", value: n(list.items.count)),
+            JSON.Member(key: "plan_passes", value: n(plan.passes.count)),
+            JSON.Member(key: "plan_offscreen_passes", value: n(offscreen)),
+            JSON.Member(key: "plan_atlas_passes", value: n(atlas)),
+            JSON.Member(key: "plan_offscreen_passes_spanning_cells", value: n(spanning)),
+            JSON.Member(key: "plan_images", value: n(plan.imageCount)),
+            JSON.Member(key: "plan_offscreen_pixels_cleared", value: n(cleared)),
+            JSON.Member(key: "plan_largest_offscreen_pass_pixels", value: n(largest)),
+            JSON.Member(key: "plan_offscreen_item_pixels", value: n(offscreenDrawn)),
+            JSON.Member(key: "plan_frame_item_pixels", value: n(frameDrawn)),
+            JSON.Member(key: "plan_image_reading_steps", value: n(reads)),
+            JSON.Member(key: "plan_image_read_pixels", value: n(readPixels)),
+        ]
+    }
+
+    /// One line per pass: index, target, area, pixels, cells it overlaps, the cell (file) at its
+    /// centre, items and their pixels, its steps by kind.
+    func dump() -> String {
+        let plan = list.plan
+        var lines: [String] = []
+        for (i, pass) in plan.passes.enumerated() {
+            let a = pass.area
+            let px = a.isEmpty ? 0 : (a.maxX - a.minX) * (a.maxY - a.minY)
+            let target: String = switch pass.target {
+            case .frame: "frame"
+            case .image(let n): "image \(n)"
+            case .atlas(let n): "atlas \(n)"
+            }
+            var kinds: [String: Int] = [:]
+            for s in pass.steps {
+                let name: String = switch plan.steps[s] {
+                case .items: "items"
+                case .composite: "composite"
+                case .filtered: "filtered"
+                case .mask: "mask"
+                case .region: "region"
+                case .maskRegion: "maskRegion"
+                case .within: "within"
+                case .blend: "blend"
+                case .copy: "copy"
+                case .blur: "blur"
+                case .backdrop: "backdrop"
+                }
+                kinds[name, default: 0] += 1
+            }
+            let d = drawn(pass)
+            let file = cell(of: a).map { (cells[$0].file as NSString).lastPathComponent } ?? "-"
+            lines.append("pass \(i) \(target) area \(a.minX),\(a.minY)-\(a.maxX),\(a.maxY) px \(px) cells \(cellsOverlapped(by: a)) "
+                + "at \(file) items \(d.items) item_px \(d.pixels) steps "
+                + kinds.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
+        }
+        return lines.joined(separator: "\n")
+    }
 }

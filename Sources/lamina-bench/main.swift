@@ -17,7 +17,7 @@
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
 //   lamina-bench emitters [--particles N,N,…] [--frames F] [--size WxH] [--contents]   particles per 120 Hz frame, cost per particle
 //   lamina-bench tiled [--file PATH] [--side N] [--size WxH] [--frames F] [--budget MiB]   a tiled layer over a 32768² PNG panned and zoomed
-//   lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [FILE …]   N Lottie animations at once (daemon + client process)
+//   lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [--dump-plan] [--plan-time T] [FILE …]   N Lottie animations at once (daemon + client process)
 //   lamina-bench surfaces [--seconds S]   shared-memory surfaces: a 1080p stream, 16 small ones at 60 Hz, 4K with 64×64 damage, memcpy
 import Foundation
 import LaminaRender

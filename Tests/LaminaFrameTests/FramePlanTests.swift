@@ -246,6 +246,33 @@ struct FramePlanTests {
         #expect(list.plan.steps == [.items(4..<5), .items(1..<3), .mask(image: 1), .composite(image: 0, opacity: 0.5)])
     }
 
+    /// A masked group whose mask covers far more than its content (a Lottie subtract or
+    /// inverted mask: the path cut out of a square standing for everywhere) and far from the
+    /// rest: the mask only takes away (destination-in), so the group's pass and its mask's pass
+    /// cover the content's device box — 8…24 grown by the anti-aliasing margin of 1.5 and a
+    /// pixel, rounded out: 5…27 — not the mask's reach (the whole target).
+    @Test func aMaskCoveringEverythingLeavesTheGroupsPassAtItsContent() {
+        let content = DrawItem(bounds: Rect(8, 8, 16, 16), backgroundColor: Color(1, 0, 0))
+        let everywhere = DrawItem(bounds: Rect(-100_000, -100_000, 200_000, 200_000), backgroundColor: Color(0, 0, 0))
+        let far = DrawItem(bounds: Rect(200, 200, 8, 8), backgroundColor: Color(0, 0, 1))
+        let list = DrawList(width: 256, height: 256, items: [
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .group(opacity: 1, count: 3)),  // 0
+            content,                                                                               // 1
+            DrawItem(bounds: .zero, backgroundColor: .clear, kind: .mask(count: 1)),               // 2
+            everywhere,                                                                            // 3
+            far,                                                                                   // 4
+        ])
+        let box = PixelRect(minX: 5, minY: 5, maxX: 27, maxY: 27)
+        #expect(list.plan.passes == [
+            FramePass(target: .image(1), area: box, steps: 0..<1, dependencies: 0..<0),
+            FramePass(target: .image(0), area: box, steps: 1..<3, dependencies: 0..<1),
+            FramePass(target: .frame, area: PixelRect(minX: 0, minY: 0, maxX: 256, maxY: 256), steps: 3..<5,
+                      dependencies: 1..<2),
+        ])
+        #expect(list.plan.steps == [.items(3..<4), .items(1..<2), .mask(image: 1), .composite(image: 0, opacity: 1),
+                                    .items(4..<5)])
+    }
+
     @Test func manySiblingGroupsStayWithinTheImages() {
         // 300 sibling groups in the frame pass (each image held until the frame pass samples
         // it) and 300 in a group: the passes are cut at `maxLiveImages`, their steps so far

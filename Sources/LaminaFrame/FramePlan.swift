@@ -269,9 +269,10 @@ public struct FramePlanner {
     /// √(σ² − 1)/2 both ways, the bilinear upsampling: the box and the upsampling add a
     /// variance of 1). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
     /// left to the caller's own step, which takes the returned sigma (the first member's) and
-    /// read scale.
+    /// read scale. `rows`: per member, the part of its region outside which the chain's image is
+    /// transparent (its content's rows), to which the horizontal direction at full size is cut.
     private mutating func blurPasses(_ chain: inout FilterChain, markers: [Int], sigmas: [Double],
-                                     leavingLast: Bool) -> (sigma: Double, readScale: Double) {
+                                     leavingLast: Bool, rows: [PixelRect]? = nil) -> (sigma: Double, readScale: Double) {
         let regions = chain.regions
         if sigmas[0] > Self.downsampleAbove {
             filterPass(&chain, half: true) { i, source, valid in
@@ -291,8 +292,11 @@ public struct FramePlanner {
             }
             return (0, 1)
         }
+        // The horizontal direction only over the rows where the source is not transparent (the
+        // rest of its image is cleared, as the blur of transparent pixels would leave it).
         filterPass(&chain) { i, source, valid in
-            .blur(source: source, marker: markers[i], vertical: false, sigma: sigmas[i], valid: valid, scissor: regions[i])
+            .blur(source: source, marker: markers[i], vertical: false, sigma: sigmas[i], valid: valid,
+                  scissor: rows?[i] ?? regions[i])
         }
         if leavingLast { return (sigmas[0], 1) }
         filterPass(&chain) { i, source, valid in
@@ -321,6 +325,9 @@ public struct FramePlanner {
         var region: PixelRect
         var opacity: Double
         var ops: [FilterOp] = []
+        /// A filter group's: its items' device box (the region before the blurs' reach), where
+        /// its content can be other than transparent.
+        var content: PixelRect? = nil
     }
 
     /// A filter group's region: its items' device box grown by its blurs' reach (not cut to the
@@ -369,7 +376,8 @@ public struct FramePlanner {
                        let b = Self.filterBox(items, (k + 1)..<end, filters: filters, whole: whole), !b.isEmpty {
                         let ops = Self.ops(filters)
                         members.append(Member(kind: .filter(ops.map(\.shape)), marker: k, range: (k + 1)..<end, region: b,
-                                              opacity: min(opacity, 1), ops: ops))
+                                              opacity: min(opacity, 1), ops: ops,
+                                              content: Self.box(items, (k + 1)..<end, whole: whole, margin: 1)))
                     }
                 default: break
                 }
@@ -446,7 +454,9 @@ public struct FramePlanner {
                 }
             case .blur:
                 let sigmas = members.map { m -> Double in if case .blur(let s) = m.ops[j] { s } else { 0 } }
-                _ = blurPasses(&chain, markers: members.map(\.marker), sigmas: sigmas, leavingLast: false)
+                // The first filter a blur: the content is transparent outside its items' rows.
+                let rows = j == 0 ? members.map { m in m.content.map { Self.rows($0, of: m.region) } ?? m.region } : regions
+                _ = blurPasses(&chain, markers: members.map(\.marker), sigmas: sigmas, leavingLast: false, rows: rows)
             }
         }
         let steps = members.indices.map { i -> PassStep in
@@ -627,8 +637,11 @@ public struct FramePlanner {
                 let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: grown)],
                                           target: .image(content), area: grown, whole: whole, depth: depth + 1)
                 let blurred = allocateImage()
+                // The horizontal direction only over the content's rows (transparent elsewhere).
+                let rows = PixelRect(minX: grown.minX, minY: max(grown.minY, Self.pixel(box.minY, .down, within: limit) - 1),
+                                     maxX: grown.maxX, maxY: min(grown.maxY, Self.pixel(box.maxY, .up, within: limit) + 1))
                 plan.steps.append(.blur(source: content, marker: marker, vertical: false, sigma: sigma,
-                                        valid: grown, scissor: grown))
+                                        valid: grown, scissor: rows))
                 plan.dependencies.append(contentPass)
                 plan.passes.append(FramePass(target: .image(blurred), area: grown,
                                              steps: (plan.steps.count - 1)..<plan.steps.count,
@@ -667,7 +680,8 @@ public struct FramePlanner {
                 let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: box)], target: .image(content),
                                           area: box, whole: whole, depth: depth + 1)
                 let member = Member(kind: .filter([]), marker: marker, range: (marker + 1)..<end, region: box,
-                                    opacity: min(opacity, 1), ops: Self.ops(filters))
+                                    opacity: min(opacity, 1), ops: Self.ops(filters),
+                                    content: Self.box(items, (marker + 1)..<end, whole: whole, margin: 1))
                 let (finals, last) = filterChain([member], content: content, contentPass: contentPass, area: box)
                 stepStack[depth].append(finals[0])
                 dependencyStack[depth].append(last.pass)
@@ -747,6 +761,13 @@ public struct FramePlanner {
     /// half size: within the pixel rule against the exact Gaussian (SceneGoldenTests'
     /// large blurs), an eighth of the work (a quarter of the pixels, half the taps each).
     public static let downsampleAbove = 6.0
+
+    /// `region` cut to the rows of `content` (a blur's horizontal direction of a source that is
+    /// transparent outside `content`).
+    static func rows(_ content: PixelRect, of region: PixelRect) -> PixelRect {
+        PixelRect(minX: region.minX, minY: max(region.minY, content.minY), maxX: region.maxX,
+                  maxY: min(region.maxY, content.maxY))
+    }
 
     /// The half-size pixels that cover `r` (the half-size image of a downsampled blur lies at
     /// half the coordinates in its target-sized image).

@@ -207,11 +207,11 @@ public struct FramePlanner {
         case matrix([Double], last: Bool)
         case blur(Double)
 
-        /// What a batch's members must share: the kind, and for a blur whether it is downsampled.
+        /// What a batch's members must share: the kind, and for a blur the size it is done at.
         var shape: UInt8 {
             switch self {
             case .matrix(_, let last): last ? 1 : 2
-            case .blur(let sigma): sigma > FramePlanner.downsampleAbove ? 3 : 4
+            case .blur(let sigma): 2 + UInt8(FramePlanner.downsampling(sigma))  // 3, 4 or 6
             }
         }
     }
@@ -246,49 +246,58 @@ public struct FramePlanner {
     }
 
     /// Appends a pass drawing `step(member, image read, where it is valid)` for each member into
-    /// a fresh image over the chain's area (at half size with `half`: the half-size pixels of
-    /// it, each member's valid area the half-size pixels of its region), which the chain reads next.
-    private mutating func filterPass(_ chain: inout FilterChain, half: Bool = false,
+    /// a fresh image over the chain's area (at 1/`scale` size: the pixels of that size that cover
+    /// it, each member's valid area those of its region), which the chain reads next.
+    private mutating func filterPass(_ chain: inout FilterChain, scale: Int = 1,
                                      _ step: (_ member: Int, _ source: Int, _ valid: PixelRect) -> PassStep) {
         let next = allocateImage()
         let first = plan.steps.count
         for i in chain.regions.indices { plan.steps.append(step(i, chain.current, chain.valid[i])) }
         plan.dependencies.append(chain.source)
-        plan.passes.append(FramePass(target: .image(next), area: half ? Self.half(chain.area) : chain.area,
+        plan.passes.append(FramePass(target: .image(next), area: Self.scaled(chain.area, scale),
                                      steps: first..<plan.steps.count,
                                      dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
         if chain.current != chain.borrowed { freeImages.append(chain.current) }
         chain.current = next
         chain.source = plan.passes.count - 1
-        for i in chain.valid.indices { chain.valid[i] = half ? Self.half(chain.regions[i]) : chain.regions[i] }
+        for i in chain.valid.indices { chain.valid[i] = Self.scaled(chain.regions[i], scale) }
     }
 
     /// A Gaussian blur of `sigmas[member]` device pixels of the chain's image (member i item
-    /// `markers[i]`'s; all members blur at full size or all at half: their ops' shapes agree): the
-    /// two separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
+    /// `markers[i]`'s; all members blur at the same size: their ops' shapes agree): the two
+    /// separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
     /// √(σ² − 1)/2 both ways, the bilinear upsampling: the box and the upsampling add a
-    /// variance of 1). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
+    /// variance of 1), above `quarterAbove` at quarter size (two 2 × 2 boxes, the blur of
+    /// √(σ² − 13/3)/4, the upsampling). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
     /// left to the caller's own step, which takes the returned sigma (the first member's) and
     /// read scale. `rows`: per member, the part of its region outside which the chain's image is
     /// transparent (its content's rows), to which the horizontal direction at full size is cut.
     private mutating func blurPasses(_ chain: inout FilterChain, markers: [Int], sigmas: [Double],
                                      leavingLast: Bool, rows: [PixelRect]? = nil) -> (sigma: Double, readScale: Double) {
         let regions = chain.regions
-        if sigmas[0] > Self.downsampleAbove {
-            filterPass(&chain, half: true) { i, source, valid in
-                .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid,
-                      scissor: Self.half(regions[i]), readScale: 2)
-            }
-            for vertical in [false, true] {
-                filterPass(&chain, half: true) { i, source, valid in
-                    .blur(source: source, marker: markers[i], vertical: vertical, sigma: Self.halfSigma(sigmas[i]),
-                          valid: valid, scissor: Self.half(regions[i]))
+        let scale = Self.downsampling(sigmas[0])
+        if scale > 1 {
+            // 2 × 2 boxes into half size (and again into quarter size).
+            var level = 1
+            while level < scale {
+                level *= 2
+                let size = level
+                filterPass(&chain, scale: size) { i, source, valid in
+                    .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid,
+                          scissor: Self.scaled(regions[i], size), readScale: 2)
                 }
             }
-            if leavingLast { return (0, 0.5) }
+            for vertical in [false, true] {
+                filterPass(&chain, scale: scale) { i, source, valid in
+                    .blur(source: source, marker: markers[i], vertical: vertical,
+                          sigma: Self.downsampledSigma(sigmas[i], scale: scale), valid: valid,
+                          scissor: Self.scaled(regions[i], scale))
+                }
+            }
+            if leavingLast { return (0, 1 / Double(scale)) }
             filterPass(&chain) { i, source, valid in
                 .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid, scissor: regions[i],
-                      readScale: 0.5)
+                      readScale: 1 / Double(scale))
             }
             return (0, 1)
         }
@@ -747,12 +756,16 @@ public struct FramePlanner {
 
     /// How far (device pixels) a filter group's blurs spread its content: ⌈3σ⌉ + 1 for each
     /// blur (a blur of a blur reaches at most the sum), 4 more for one done at half size (the
-    /// 2 × 2 box, the half-size taps' rounding and the bilinear upsampling).
+    /// 2 × 2 box, the half-size taps' rounding and the bilinear upsampling), 16 more for one at
+    /// quarter size (the two boxes, the quarter-size taps' rounding and the upsampling).
     public static func reach(_ filters: [LayerFilter]) -> Int {
         var r = 0
         for f in filters where f.kind == .gaussianBlur {
             let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
-            if sigma > 0 { r += Int((3 * sigma).rounded(.up)) + 1 + (sigma > downsampleAbove ? 4 : 0) }
+            if sigma > 0 {
+                let scale = downsampling(sigma)
+                r += Int((3 * sigma).rounded(.up)) + 1 + (scale == 4 ? 16 : scale == 2 ? 4 : 0)
+            }
         }
         return r
     }
@@ -761,6 +774,21 @@ public struct FramePlanner {
     /// half size: within the pixel rule against the exact Gaussian (SceneGoldenTests'
     /// large blurs), an eighth of the work (a quarter of the pixels, half the taps each).
     public static let downsampleAbove = 6.0
+    /// Above this many device pixels, at quarter size (two 2 × 2 boxes): a sixty-fourth of the
+    /// full-size work, within the pixel rule against the exact Gaussian (SceneGoldenTests'
+    /// large and very large blurs).
+    public static let quarterAbove = 16.0
+
+    /// The size a blur of `sigma` device pixels is done at: 1 (full), 2 (half) or 4 (quarter).
+    static func downsampling(_ sigma: Double) -> Int {
+        sigma > quarterAbove ? 4 : sigma > downsampleAbove ? 2 : 1
+    }
+
+    /// The pixels of 1/`scale` size (1, 2 or 4) that cover `r` (a downsampled image lies at
+    /// those coordinates in its target-sized image).
+    static func scaled(_ r: PixelRect, _ scale: Int) -> PixelRect {
+        scale == 1 ? r : scaled(half(r), scale / 2)
+    }
 
     /// `region` cut to the rows of `content` (a blur's horizontal direction of a source that is
     /// transparent outside `content`).
@@ -775,9 +803,14 @@ public struct FramePlanner {
         PixelRect(minX: r.minX >> 1, minY: r.minY >> 1, maxX: (r.maxX + 1) >> 1, maxY: (r.maxY + 1) >> 1)
     }
 
-    /// The half-size σ whose blur, between the 2 × 2 box (variance ⅓) and the bilinear
-    /// upsampling (variance ⅔), makes a blur of `sigma` full-size pixels.
-    static func halfSigma(_ sigma: Double) -> Double { (max(sigma * sigma - 1, 0)).squareRoot() / 2 }
+    /// The σ at 1/`scale` size whose blur, between the 2 × 2 boxes (variance w²/12 for a box w
+    /// full-size pixels wide: ⅓ at half size, ⅓ + 4/3 at quarter size) and the bilinear
+    /// upsampling (variance scale²/6: ⅔, 8/3), makes a blur of `sigma` full-size pixels: the
+    /// two add a variance of 1 at half size, 13/3 at quarter size.
+    static func downsampledSigma(_ sigma: Double, scale: Int) -> Double {
+        let added = scale == 4 ? 13.0 / 3 : scale == 2 ? 1 : 0
+        return (max(sigma * sigma - added, 0)).squareRoot() / Double(scale)
+    }
 
     /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
     /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when

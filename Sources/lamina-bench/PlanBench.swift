@@ -24,7 +24,9 @@ func runPlanBench(_ arguments: [String]) {
             let d = drawn[kind] ?? (0, 0)
             drawn[kind] = (d.steps + 1, d.pixels + pixels)
         }
+        var imageAreas: [Int: PixelRect] = [:]  // where each image was last drawn (a composite reads that)
         for pass in plan.passes {
+            defer { if case .image(let image) = pass.target { imageAreas[image] = pass.area } }
             cleared += px(pass.area)
             if case .image = pass.target { offscreen += 1; imageArea += px(pass.area) }
             var within = pass.area
@@ -32,8 +34,10 @@ func runPlanBench(_ arguments: [String]) {
                 switch step {
                 case .within(let r): within = r.intersection(pass.area)
                 case .items: add("items", 0)
-                case .composite: add("composite", px(within))
-                case .filtered: add("filtered", px(within))
+                case .composite(let image, _):
+                    add("composite", px((imageAreas[image] ?? within).intersection(within)))
+                case .filtered(let image, _, _):
+                    add("filtered", px((imageAreas[image] ?? within).intersection(within)))
                 case .mask: add("mask", px(within))
                 case .region(_, let area, _, _): add("region", px(area.intersection(within)))
                 case .maskRegion(_, let area): add("mask_region", px(area.intersection(within)))

@@ -9,8 +9,11 @@
 //
 // Cheap on llvmpipe, where every tap is CPU work: the weights come incrementally (each the
 // previous times a ratio that itself changes by a constant factor: two multiplies, no exp;
-// GPU Gems 3, ch. 40), and two neighbouring taps are one bilinear fetch between them at the
-// point that splits their weights (the sampler is linear), so ±radius takes radius + 1 fetches.
+// GPU Gems 3, ch. 40), and each tap is one texelFetch at a whole pixel (on llvmpipe a bilinear
+// fetch costs some four of them, so the 2·radius + 1 whole-pixel taps beat radius + 1 paired
+// bilinear ones; and a tap reads the same texel wherever the source lies in its image, so a
+// blur is the same byte for byte moved by whole pixels). Resampling (σ 0, `resample` ≠ 1: the
+// half-size copy's 2 × 2 box, the upsampling) reads bilinearly.
 // COLOR (a filter's Gaussian blur, CALayer.filters): the same weights over all four
 // (premultiplied) channels, drawn times the instance's alpha.
 // BACKDROP (with COLOR: CALayer.backgroundFilters' last step): the blurred value (σ 0: the
@@ -35,45 +38,55 @@ layout(location = 0) out vec4 outColor;
 
 vec2 invSize;
 vec2 low, high;
+ivec2 lowTexel, highTexel;
 
-// The source's alpha at pixel position q (pixel centres at +0.5), kept inside the valid area.
+// The source's alpha at pixel position q (pixel centres at +0.5), kept inside the valid area
+// (read bilinearly); tapAt: at whole pixel i, kept inside it.
 #ifdef COLOR
 vec4 alphaAt(vec2 q) {
     return texture(source, clamp(q, low, high) * invSize);
+}
+vec4 tapAt(ivec2 i) {
+    return texelFetch(source, clamp(i, lowTexel, highTexel), 0);
 }
 #else
 float alphaAt(vec2 q) {
     return texture(source, clamp(q, low, high) * invSize).a;
 }
+float tapAt(ivec2 i) {
+    return texelFetch(source, clamp(i, lowTexel, highTexel), 0).a;
+}
 #endif
 
 void main() {
-    invSize = 1.0 / vec2(textureSize(source, 0));
-    low = blur.area.xy + 0.5;
-    high = blur.area.zw - 0.5;
-    vec2 p = gl_FragCoord.xy * blur.resample.x;
-    vec2 direction = blur.step.xy;
     float sigma = blur.step.z;
     int radius = int(blur.step.w);
 #ifdef COLOR
-    vec4 sum = alphaAt(p);
+    vec4 sum;
 #else
-    float sum = alphaAt(p);
+    float sum;
 #endif
     float total = 1.0;
     if (sigma > 0.0) {
+        // Whole-pixel taps (the source read at the pixel's own position).
+        lowTexel = ivec2(blur.area.xy);
+        highTexel = ivec2(blur.area.zw) - 1;
+        ivec2 p = ivec2(gl_FragCoord.xy);
+        ivec2 direction = ivec2(blur.step.xy);
+        sum = tapAt(p);
         // g(i) = exp(−i²/2σ²): g(i + 1) = g(i)·r(i), r(i) = q^(2i + 1), q = exp(−1/2σ²).
         float q = exp(-0.5 / (sigma * sigma));
         float g = 1.0, r = q, qq = q * q;
-        for (int i = 1; i <= radius; i += 2) {
-            float g1 = g * r; r *= qq;
-            float g2 = g1 * r; r *= qq;
-            g = g2;
-            float w = g1 + g2;
-            vec2 offset = (float(i) + g2 / w) * direction;
-            sum += w * (alphaAt(p + offset) + alphaAt(p - offset));
-            total += 2.0 * w;
+        for (int i = 1; i <= radius; i++) {
+            g *= r; r *= qq;
+            sum += g * (tapAt(p + i * direction) + tapAt(p - i * direction));
+            total += 2.0 * g;
         }
+    } else {
+        invSize = 1.0 / vec2(textureSize(source, 0));
+        low = blur.area.xy + 0.5;
+        high = blur.area.zw - 0.5;
+        sum = alphaAt(gl_FragCoord.xy * blur.resample.x);
     }
 #if defined(BACKDROP)
     float coverage = inFillColor.a;

@@ -207,11 +207,11 @@ public struct FramePlanner {
         case matrix([Double], last: Bool)
         case blur(Double)
 
-        /// What a batch's members must share: the kind, and for a blur whether it is downsampled.
+        /// What a batch's members must share: the kind, and for a blur the size it is done at.
         var shape: UInt8 {
             switch self {
             case .matrix(_, let last): last ? 1 : 2
-            case .blur(let sigma): sigma > FramePlanner.downsampleAbove ? 3 : 4
+            case .blur(let sigma): 2 + UInt8(FramePlanner.downsampling(sigma))  // 3, 4 or 6
             }
         }
     }
@@ -246,53 +246,66 @@ public struct FramePlanner {
     }
 
     /// Appends a pass drawing `step(member, image read, where it is valid)` for each member into
-    /// a fresh image over the chain's area (at half size with `half`: the half-size pixels of
-    /// it, each member's valid area the half-size pixels of its region), which the chain reads next.
-    private mutating func filterPass(_ chain: inout FilterChain, half: Bool = false,
+    /// a fresh image over the chain's area (at 1/`scale` size: the pixels of that size that cover
+    /// it, each member's valid area those of its region), which the chain reads next.
+    private mutating func filterPass(_ chain: inout FilterChain, scale: Int = 1,
                                      _ step: (_ member: Int, _ source: Int, _ valid: PixelRect) -> PassStep) {
         let next = allocateImage()
         let first = plan.steps.count
         for i in chain.regions.indices { plan.steps.append(step(i, chain.current, chain.valid[i])) }
         plan.dependencies.append(chain.source)
-        plan.passes.append(FramePass(target: .image(next), area: half ? Self.half(chain.area) : chain.area,
+        plan.passes.append(FramePass(target: .image(next), area: Self.scaled(chain.area, scale),
                                      steps: first..<plan.steps.count,
                                      dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
         if chain.current != chain.borrowed { freeImages.append(chain.current) }
         chain.current = next
         chain.source = plan.passes.count - 1
-        for i in chain.valid.indices { chain.valid[i] = half ? Self.half(chain.regions[i]) : chain.regions[i] }
+        for i in chain.valid.indices { chain.valid[i] = Self.scaled(chain.regions[i], scale) }
     }
 
     /// A Gaussian blur of `sigmas[member]` device pixels of the chain's image (member i item
-    /// `markers[i]`'s; all members blur at full size or all at half: their ops' shapes agree): the
-    /// two separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
+    /// `markers[i]`'s; all members blur at the same size: their ops' shapes agree): the two
+    /// separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
     /// √(σ² − 1)/2 both ways, the bilinear upsampling: the box and the upsampling add a
-    /// variance of 1). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
+    /// variance of 1), above `quarterAbove` at quarter size (two 2 × 2 boxes, the blur of
+    /// √(σ² − 13/3)/4, the upsampling). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
     /// left to the caller's own step, which takes the returned sigma (the first member's) and
-    /// read scale.
+    /// read scale. `rows`: per member, the part of its region outside which the chain's image is
+    /// transparent (its content's rows), to which the horizontal direction at full size is cut.
     private mutating func blurPasses(_ chain: inout FilterChain, markers: [Int], sigmas: [Double],
-                                     leavingLast: Bool) -> (sigma: Double, readScale: Double) {
+                                     leavingLast: Bool, rows: [PixelRect]? = nil) -> (sigma: Double, readScale: Double) {
         let regions = chain.regions
-        if sigmas[0] > Self.downsampleAbove {
-            filterPass(&chain, half: true) { i, source, valid in
-                .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid,
-                      scissor: Self.half(regions[i]), readScale: 2)
-            }
-            for vertical in [false, true] {
-                filterPass(&chain, half: true) { i, source, valid in
-                    .blur(source: source, marker: markers[i], vertical: vertical, sigma: Self.halfSigma(sigmas[i]),
-                          valid: valid, scissor: Self.half(regions[i]))
+        let scale = Self.downsampling(sigmas[0])
+        if scale > 1 {
+            // 2 × 2 boxes into half size (and again into quarter size).
+            var level = 1
+            while level < scale {
+                level *= 2
+                let size = level
+                filterPass(&chain, scale: size) { i, source, valid in
+                    .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid,
+                          scissor: Self.scaled(regions[i], size), readScale: 2)
                 }
             }
-            if leavingLast { return (0, 0.5) }
+            for vertical in [false, true] {
+                filterPass(&chain, scale: scale) { i, source, valid in
+                    .blur(source: source, marker: markers[i], vertical: vertical,
+                          sigma: Self.downsampledSigma(sigmas[i], scale: scale), valid: valid,
+                          scissor: Self.scaled(regions[i], scale))
+                }
+            }
+            if leavingLast { return (0, 1 / Double(scale)) }
             filterPass(&chain) { i, source, valid in
                 .blur(source: source, marker: markers[i], vertical: false, sigma: 0, valid: valid, scissor: regions[i],
-                      readScale: 0.5)
+                      readScale: 1 / Double(scale))
             }
             return (0, 1)
         }
+        // The horizontal direction only over the rows where the source is not transparent (the
+        // rest of its image is cleared, as the blur of transparent pixels would leave it).
         filterPass(&chain) { i, source, valid in
-            .blur(source: source, marker: markers[i], vertical: false, sigma: sigmas[i], valid: valid, scissor: regions[i])
+            .blur(source: source, marker: markers[i], vertical: false, sigma: sigmas[i], valid: valid,
+                  scissor: rows?[i] ?? regions[i])
         }
         if leavingLast { return (sigmas[0], 1) }
         filterPass(&chain) { i, source, valid in
@@ -321,6 +334,9 @@ public struct FramePlanner {
         var region: PixelRect
         var opacity: Double
         var ops: [FilterOp] = []
+        /// A filter group's: its items' device box (the region before the blurs' reach), where
+        /// its content can be other than transparent.
+        var content: PixelRect? = nil
     }
 
     /// A filter group's region: its items' device box grown by its blurs' reach (not cut to the
@@ -370,7 +386,8 @@ public struct FramePlanner {
                        let b = Self.filterBox(items, (k + 1)..<end, filters: filters, whole: whole), !b.isEmpty {
                         let ops = Self.ops(filters)
                         members.append(Member(kind: .filter(ops.map(\.shape)), marker: k, range: (k + 1)..<end, region: b,
-                                              opacity: min(opacity, 1), ops: ops))
+                                              opacity: min(opacity, 1), ops: ops,
+                                              content: Self.box(items, (k + 1)..<end, whole: whole, margin: 1)))
                     }
                 default: break
                 }
@@ -447,7 +464,9 @@ public struct FramePlanner {
                 }
             case .blur:
                 let sigmas = members.map { m -> Double in if case .blur(let s) = m.ops[j] { s } else { 0 } }
-                _ = blurPasses(&chain, markers: members.map(\.marker), sigmas: sigmas, leavingLast: false)
+                // The first filter a blur: the content is transparent outside its items' rows.
+                let rows = j == 0 ? members.map { m in m.content.map { Self.rows($0, of: m.region) } ?? m.region } : regions
+                _ = blurPasses(&chain, markers: members.map(\.marker), sigmas: sigmas, leavingLast: false, rows: rows)
             }
         }
         let steps = members.indices.map { i -> PassStep in
@@ -628,8 +647,11 @@ public struct FramePlanner {
                 let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: grown)],
                                           target: .image(content), area: grown, whole: whole, depth: depth + 1)
                 let blurred = allocateImage()
+                // The horizontal direction only over the content's rows (transparent elsewhere).
+                let rows = PixelRect(minX: grown.minX, minY: max(grown.minY, Self.pixel(box.minY, .down, within: limit) - 1),
+                                     maxX: grown.maxX, maxY: min(grown.maxY, Self.pixel(box.maxY, .up, within: limit) + 1))
                 plan.steps.append(.blur(source: content, marker: marker, vertical: false, sigma: sigma,
-                                        valid: grown, scissor: grown))
+                                        valid: grown, scissor: rows))
                 plan.dependencies.append(contentPass)
                 plan.passes.append(FramePass(target: .image(blurred), area: grown,
                                              steps: (plan.steps.count - 1)..<plan.steps.count,
@@ -668,7 +690,8 @@ public struct FramePlanner {
                 let contentPass = collect(items, [Segment(range: (marker + 1)..<end, area: box)], target: .image(content),
                                           area: box, whole: whole, depth: depth + 1)
                 let member = Member(kind: .filter([]), marker: marker, range: (marker + 1)..<end, region: box,
-                                    opacity: min(opacity, 1), ops: Self.ops(filters))
+                                    opacity: min(opacity, 1), ops: Self.ops(filters),
+                                    content: Self.box(items, (marker + 1)..<end, whole: whole, margin: 1))
                 let (finals, last) = filterChain([member], content: content, contentPass: contentPass, area: box)
                 stepStack[depth].append(finals[0])
                 dependencyStack[depth].append(last.pass)
@@ -734,12 +757,16 @@ public struct FramePlanner {
 
     /// How far (device pixels) a filter group's blurs spread its content: ⌈3σ⌉ + 1 for each
     /// blur (a blur of a blur reaches at most the sum), 4 more for one done at half size (the
-    /// 2 × 2 box, the half-size taps' rounding and the bilinear upsampling).
+    /// 2 × 2 box, the half-size taps' rounding and the bilinear upsampling), 16 more for one at
+    /// quarter size (the two boxes, the quarter-size taps' rounding and the upsampling).
     public static func reach(_ filters: [LayerFilter]) -> Int {
         var r = 0
         for f in filters where f.kind == .gaussianBlur {
             let sigma = min(f.radius.isFinite ? max(f.radius, 0) : 0, 100_000)
-            if sigma > 0 { r += Int((3 * sigma).rounded(.up)) + 1 + (sigma > downsampleAbove ? 4 : 0) }
+            if sigma > 0 {
+                let scale = downsampling(sigma)
+                r += Int((3 * sigma).rounded(.up)) + 1 + (scale == 4 ? 16 : scale == 2 ? 4 : 0)
+            }
         }
         return r
     }
@@ -748,6 +775,28 @@ public struct FramePlanner {
     /// half size: within the pixel rule against the exact Gaussian (SceneGoldenTests'
     /// large blurs), an eighth of the work (a quarter of the pixels, half the taps each).
     public static let downsampleAbove = 6.0
+    /// Above this many device pixels, at quarter size (two 2 × 2 boxes): a sixty-fourth of the
+    /// full-size work, within the pixel rule against the exact Gaussian (SceneGoldenTests'
+    /// large and very large blurs).
+    public static let quarterAbove = 16.0
+
+    /// The size a blur of `sigma` device pixels is done at: 1 (full), 2 (half) or 4 (quarter).
+    static func downsampling(_ sigma: Double) -> Int {
+        sigma > quarterAbove ? 4 : sigma > downsampleAbove ? 2 : 1
+    }
+
+    /// The pixels of 1/`scale` size (1, 2 or 4) that cover `r` (a downsampled image lies at
+    /// those coordinates in its target-sized image).
+    static func scaled(_ r: PixelRect, _ scale: Int) -> PixelRect {
+        scale == 1 ? r : scaled(half(r), scale / 2)
+    }
+
+    /// `region` cut to the rows of `content` (a blur's horizontal direction of a source that is
+    /// transparent outside `content`).
+    static func rows(_ content: PixelRect, of region: PixelRect) -> PixelRect {
+        PixelRect(minX: region.minX, minY: max(region.minY, content.minY), maxX: region.maxX,
+                  maxY: min(region.maxY, content.maxY))
+    }
 
     /// The half-size pixels that cover `r` (the half-size image of a downsampled blur lies at
     /// half the coordinates in its target-sized image).
@@ -755,9 +804,14 @@ public struct FramePlanner {
         PixelRect(minX: r.minX >> 1, minY: r.minY >> 1, maxX: (r.maxX + 1) >> 1, maxY: (r.maxY + 1) >> 1)
     }
 
-    /// The half-size σ whose blur, between the 2 × 2 box (variance ⅓) and the bilinear
-    /// upsampling (variance ⅔), makes a blur of `sigma` full-size pixels.
-    static func halfSigma(_ sigma: Double) -> Double { (max(sigma * sigma - 1, 0)).squareRoot() / 2 }
+    /// The σ at 1/`scale` size whose blur, between the 2 × 2 boxes (variance w²/12 for a box w
+    /// full-size pixels wide: ⅓ at half size, ⅓ + 4/3 at quarter size) and the bilinear
+    /// upsampling (variance scale²/6: ⅔, 8/3), makes a blur of `sigma` full-size pixels: the
+    /// two add a variance of 1 at half size, 13/3 at quarter size.
+    static func downsampledSigma(_ sigma: Double, scale: Int) -> Double {
+        let added = scale == 4 ? 13.0 / 3 : scale == 2 ? 1 : 0
+        return (max(sigma * sigma - added, 0)).squareRoot() / Double(scale)
+    }
 
     /// The device-pixel box of what the items in `range` can touch, grown by `margin` pixels
     /// (clamped to the target's neighbourhood, NaN to all of it), cut to the target; nil when

@@ -6,6 +6,7 @@
 //   lamina-bench frames [--layers N] [--size WxH] [--seconds S]   the render thread
 //   lamina-bench images [--layers N] [--size WxH] [--seconds S]   frames with plain layers, then image layers
 //   lamina-bench build [--layers N] [--frames F] [--mix KIND] [--drive D]   presentation + draw list CPU time, no GPU
+//   lamina-bench plan [--layers N] [--size WxH] [--mix KIND]               the frame plan's passes and pixels, no GPU
 //   lamina-bench upload [--layers N] [--frames F] [--target WxH]   OffscreenRenderer.render's CPU phases
 //   lamina-bench templates [--frames F]   path templates: evaluation + tessellation, mesh cache hits
 //   lamina-bench text [--layers N] [--size WxH] [--seconds S]   shaping and layout rate, glyph atlas
@@ -28,7 +29,7 @@ import LaminaRender
 HeapTrim.adopt(.driverProfile)
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|lottie-grid|surfaces|emitters|tiled [options]"
+let usage = "usage: lamina-bench animation|tessellate|tree|frames|images|build|plan|upload|templates|text|damage|protocol|flood|soak|memory|trace|lottie|lottie-grid|surfaces|emitters|tiled [options]"
 guard let command = arguments.first else {
     FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(2)
 }
@@ -43,6 +44,7 @@ case "images":
     runFramesBench(rest + ["--mix", "plain"])
     runFramesBench(rest + ["--mix", "image"])
 case "build": runBuildBench(rest)
+case "plan": runPlanBench(rest)
 case "upload": runUploadBench(rest)
 case "templates": runTemplatesBench(rest)
 case "text":

@@ -76,6 +76,9 @@ struct FramePlanTests {
         // The source's device box is 20…30, plus the anti-aliasing fringe (1.5 px): 18.5…31.5,
         // whole pixels 18…32; grown by ⌈3σ⌉ + 1 = 7: 11…39.
         let area = PixelRect(minX: 11, minY: 11, maxX: 39, maxY: 39)
+        // The horizontal direction only over the source's rows (18…32 and a pixel): the rest of
+        // its image is cleared, as blurring transparent rows would leave it.
+        let rows = PixelRect(minX: 11, minY: 17, maxX: 39, maxY: 33)
         let plan = list.plan
         #expect(plan.imageCount == 2)
         #expect(plan.passes == [
@@ -85,7 +88,7 @@ struct FramePlanTests {
         ])
         #expect(plan.steps == [
             .items(1..<3),
-            .blur(source: 0, marker: 0, vertical: false, sigma: 2, valid: area, scissor: area),
+            .blur(source: 0, marker: 0, vertical: false, sigma: 2, valid: area, scissor: rows),
             .blur(source: 1, marker: 0, vertical: true, sigma: 2, valid: area, scissor: area),
             .items(3..<5),
         ])
@@ -335,9 +338,12 @@ struct FramePlanTests {
         #expect(plan.passes.map(\.area) == [union, union, union, whole])
         #expect(plan.steps == [
             .within(a), .items(1..<2), .within(b), .items(3..<4), .within(c), .items(5..<6),  // contents
-            .blur(source: 0, marker: 0, vertical: false, sigma: 1, valid: a, scissor: a),
-            .blur(source: 0, marker: 2, vertical: false, sigma: 2, valid: b, scissor: b),
-            .blur(source: 0, marker: 4, vertical: false, sigma: 1.5, valid: c, scissor: c),
+            // The horizontal direction over each content's rows (its box grown by a pixel).
+            .blur(source: 0, marker: 0, vertical: false, sigma: 1, valid: a, scissor: PixelRect(minX: 0, minY: 0, maxX: 11, maxY: 7)),
+            .blur(source: 0, marker: 2, vertical: false, sigma: 2, valid: b,
+                  scissor: PixelRect(minX: 20, minY: 0, maxX: 44, maxY: 7)),
+            .blur(source: 0, marker: 4, vertical: false, sigma: 1.5, valid: c,
+                  scissor: PixelRect(minX: 0, minY: 27, maxX: 13, maxY: 37)),
             .blur(source: 1, marker: 0, vertical: true, sigma: 1, valid: a, scissor: a),
             .blur(source: 1, marker: 2, vertical: true, sigma: 2, valid: b, scissor: b),
             .blur(source: 1, marker: 4, vertical: true, sigma: 1.5, valid: c, scissor: c),

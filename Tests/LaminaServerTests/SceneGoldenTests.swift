@@ -119,8 +119,8 @@ struct SceneGoldenTests {
     /// CALayer.filters' Gaussian blur (σ = radius in points): a rounded layer with a sublayer,
     /// a rotated translucent one, blur then grayscale, invert then blur (σ 4), and radius 0.
     /// The reference blurs each premultiplied channel with a Gaussian kernel sampled at whole
-    /// pixels over ±4σ, zero outside (scripts/scene-cairo); Lamina samples ±⌈3σ⌉ with paired
-    /// bilinear taps.
+    /// pixels over ±4σ, zero outside (scripts/scene-cairo); Lamina samples ±⌈3σ⌉ at whole
+    /// pixels.
     @Test func blurFilters() throws { try check("filters-blur", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 
     /// CALayer.backgroundFilters (frosted glass) over striped content: a rounded translucent
@@ -132,13 +132,23 @@ struct SceneGoldenTests {
     /// opacity (scripts/scene-cairo).
     @Test func backgroundFilters() throws { try check("backdrop", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 
-    /// Large blurs, done at half size (σ above `FramePlanner.downsampleAbove` device pixels):
+    /// Large blurs, done at half size (σ above `FramePlanner.downsampleAbove` device pixels) or
+    /// quarter size (above `FramePlanner.quarterAbove`):
     /// background filters of σ 24 (a rounded panel) and 48 points (a full-width strip at the
     /// canvas's edge: reads clamped there), a filter of σ 24 on a layer, and a blurred layer
     /// with masksToBounds, which stays inside its rounded bounds. The reference blurs at full
     /// size by the Gaussian's formula (scripts/scene-cairo).
     @Test func largeAndClippedBlurs() throws {
         try check("filters-large", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
+    /// Very large blurs, all at quarter size (σ above `FramePlanner.quarterAbove`, 16 device
+    /// pixels): background filters of σ 17 (just above it: the coarsest quarter-size blur
+    /// against the finest) on a rounded panel and σ 64 on a full-width strip at the canvas's
+    /// edge, a filter of σ 20 on a layer and one of σ 36 on a rotated layer with a sublayer. The
+    /// reference blurs at full size by the Gaussian's formula over ±4σ (scripts/scene-cairo).
+    @Test func veryLargeBlurs() throws {
+        try check("filters-huge", .independent(mean: 1, percent: 0.5, threshold: 64))
     }
 
     /// Many small offscreen groups side by side, which the planner batches into shared images

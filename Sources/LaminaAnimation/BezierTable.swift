@@ -22,8 +22,10 @@ import Synchronization
 // Tables are shared by every curve with the same control points and live for the process:
 // a curve holds a plain pointer to its table (no reference counting when a curve is copied
 // or evaluated, so `CompiledAnimation.Node` stays plain data). At most `capacity` distinct
-// curves get one (8 KiB each; Core Animation's four named curves always do); later distinct
-// curves are solved as before, by Newton's method.
+// curves get one (8 KiB each, 4 MiB at most; Core Animation's four named curves always do;
+// a Lottie file brings dozens of distinct easings); later distinct curves are solved by
+// Newton's method polished to full precision (`CubicBezier.exactParameter`), so the values
+// a curve gives never depend on how many curves came before it (to within `tolerance`).
 
 /// The tabulated y(x) of one cubic Bézier: `intervals` pieces, each the coefficients
 /// c0…c5 (lanes 0–5; 64 bytes, one cache line) of Σ cₖ·wᵏ in w = x·intervals − i ∈ [0, 1), or NaN in
@@ -36,7 +38,7 @@ public struct BezierTable: Hashable, @unchecked Sendable {   // points at immuta
     /// The most a piece may differ from the full-precision solve at its check points.
     static let tolerance = 1e-9
     /// The most distinct curves with a table.
-    static let capacity = 64
+    static let capacity = 512
 
     /// y at `x` from the table, for 0 < x < 1; nil where the piece is marked (the caller
     /// solves the curve). Inlinable: the render thread's plain bindings call it in their

@@ -202,7 +202,9 @@ struct CubicBezier: Hashable, Sendable {
         if x > 1 { return 1 + endSlope * (x - 1) }
         if !(x > 0) { return 0 }   // also NaN
         if x == 1 { return 1 }
-        guard let table else { return y(parameter(for: x)) }
+        // Past the process's quota of tables, solved to full precision as well: a curve's
+        // values never depend on how many other curves the process has seen.
+        guard let table else { return y(exactParameter(for: x)) }
         if let v = table.value(x) { return v }
         return y(exactParameter(for: x))
     }

@@ -39,9 +39,11 @@ public struct Particle: Equatable, Sendable {
 /// red, green, blue, alpha and three for its place on the emitter shape. Then, for a particle
 /// of age a (< its lifetime L = max(0, lifetime + lifetimeRange·u) × layer.lifetime):
 ///
-/// - speed v = (velocity + velocityRange·u) × layer.velocity, along longitude +
-///   emissionRange·u in the xy plane (from +x towards +y) and latitude + emissionRange·u out
-///   of it: direction (cos lat cos lon, cos lat sin lon, sin lat);
+/// - speed v = (velocity + velocityRange·u) × layer.velocity, along a direction uniform in
+///   the cone of half-angle emissionRange / 2 about (cos lat cos lon, cos lat sin lon, sin lat)
+///   (longitude in the xy plane from +x towards +y, latitude out of it; the longitude and
+///   latitude draws pick the point of the cone: `emissionDirection`); drawn, the motion is
+///   projected onto the layer's plane (z is kept for `backToFront`);
 /// - position = start + v·a + ½·(x, y, zAcceleration)·a²;
 /// - angle = (spin + spinRange·u) × layer.spin × a; scale = (scale + scaleRange·u) ×
 ///   layer.scale + scaleSpeed·a;
@@ -277,8 +279,7 @@ public enum EmitterSimulation {
                 var d = Draws(key: key(parent: ctx.key, cell: cellIndex, index: k))
                 let life = max(0, (c.lifetime + c.lifetimeRange * d.next()) * m.lifetime)
                 let speed = (c.velocity + c.velocityRange * d.next()) * m.velocity
-                let lon = c.emissionLongitude + c.emissionRange * d.next()
-                let lat = c.emissionLatitude + c.emissionRange * d.next()
+                let direction = emissionDirection(c, d.next(), d.next())
                 let spin = (c.spin + c.spinRange * d.next()) * m.spin
                 let scale0 = (c.scale + c.scaleRange * d.next()) * m.scale
                 func clamp(_ v: Double) -> Double { min(max(v, 0), 1) }
@@ -295,8 +296,7 @@ public enum EmitterSimulation {
                 } else {
                     p0 = shapePoint(e, s1, s2, s3)
                 }
-                let cl = cos(lat)
-                let v = (speed * cl * cos(lon), speed * cl * sin(lon), speed * sin(lat))
+                let v = (speed * direction.0, speed * direction.1, speed * direction.2)
                 let acc = (c.xAcceleration, c.yAcceleration, c.zAcceleration)
                 if !c.emitterCells.isEmpty {
                     var sub = Context(key: key(parent: ctx.key, cell: cellIndex, index: k), time: age, stop: life,
@@ -319,6 +319,28 @@ public enum EmitterSimulation {
                                         birth: layerOrigin + layerScale * born))
                     if ctx.parent == nil { outcome.changes = true }
                 }
+    }
+
+    /// The unit direction of a particle of cell `c` from two uniform numbers in [−1, 1):
+    /// uniform over the cone (the spherical cap) of half-angle h = min(|emissionRange| / 2, π)
+    /// about the axis a = (cos lat cos lon, cos lat sin lon, sin lat) of `emissionLongitude`
+    /// (in the xy plane, from +x towards +y) and `emissionLatitude` (out of it):
+    /// cos θ = 1 − (1 − cos h)·(u₁ + 1)/2 (uniform in cos h … 1: equal area), φ = π·u₂, and
+    /// d = cos θ·a + sin θ·(cos φ·e₁ + sin φ·e₂) with e₁ = (−sin lon, cos lon, 0) and
+    /// e₂ = (−sin lat cos lon, −sin lat sin lon, cos lat). Range 0 gives a exactly.
+    public static func emissionDirection(_ c: EmitterCell, _ u1: Double, _ u2: Double) -> (Double, Double, Double) {
+        let lon = c.emissionLongitude, lat = c.emissionLatitude
+        let (cosLon, sinLon, cosLat, sinLat) = (cos(lon), sin(lon), cos(lat), sin(lat))
+        let axis = (cosLat * cosLon, cosLat * sinLon, sinLat)
+        let h = min(abs(c.emissionRange) / 2, .pi)
+        guard h > 0 else { return axis }
+        let cosT = 1 - (1 - cos(h)) * (u1 + 1) / 2
+        let sinT = max(0, 1 - cosT * cosT).squareRoot()
+        let phi = Double.pi * u2
+        let a = sinT * cos(phi), b = sinT * sin(phi)
+        return (cosT * axis.0 - a * sinLon - b * sinLat * cosLon,
+                cosT * axis.1 + a * cosLon - b * sinLat * sinLon,
+                cosT * axis.2 + b * cosLat)
     }
 
     /// A point of the emitter shape for `emitterMode`, from three uniform numbers in [0, 1).

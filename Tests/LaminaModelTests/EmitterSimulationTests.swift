@@ -98,11 +98,9 @@ struct EmitterSimulationTests {
         #expect(ps.count == 400)
         var speedSum = 0.0
         for p in ps {
-            // speed (100 ± 20) × 1.5; longitude π/2 ± 0.25 and latitude 0 ± 0.25.
+            // speed (100 ± 20) × 1.5; within 0.25 / 2 of the axis (0, 1, 0) (longitude π/2).
             #expect(p.speed >= 120 - 1e-9 && p.speed < 180, "speed \(p.speed)")
-            let vxy: Double = (p.vx * p.vx + p.vy * p.vy).squareRoot()
-            let lon: Double = atan2(p.vy, p.vx), lat: Double = atan2(p.vz, vxy)
-            #expect(abs(lon - Double.pi / 2) <= 0.25 + 1e-9 && abs(lat) <= 0.25 + 1e-9)
+            #expect(acos(min(1, p.vy / p.speed)) <= 0.125 + 1e-9)
             // Position: start + v·a (no acceleration).
             let ex: Double = p.startX + p.vx * p.age, ey: Double = p.startY + p.vy * p.age
             #expect(abs(p.x - ex) < 1e-9 && abs(p.y - ey) < 1e-9)
@@ -121,6 +119,69 @@ struct EmitterSimulationTests {
         // Green is clamped: about a third of the draws (0.9 + 0.3u ≥ 1 for u ≥ 1/3) read exactly 1.
         let clamped = Double(ps.filter { $0.color.green == 1 }.count) / Double(ps.count)
         #expect(abs(clamped - 1.0 / 3) < 0.12, "\(clamped)")
+    }
+
+    /// emissionRange R, emissionLongitude lon, emissionLatitude lat: directions uniform over
+    /// the cap of half-angle h = min(|R| / 2, π) about a = (cos lat cos lon, cos lat sin lon,
+    /// sin lat). For that distribution (cos θ uniform in cos h … 1, azimuth uniform): every
+    /// direction within h of a; E[d] = a·(1 + cos h)/2; P(cos θ < cos h + q(1 − cos h)) = q;
+    /// along either perpendicular e, E[d·e] = 0 and E[(d·e)²] = (2 − c − c²)/6 with c = cos h.
+    /// n ≈ 10,000 directions each: a component's σ ≤ 1, so the mean's 5σ ≤ 0.05; a fraction's
+    /// 5σ ≤ 5·0.5/√n = 0.025; (d·e)² ≤ 1 has σ ≤ 0.5, its mean's 5σ ≤ 0.025.
+    @Test(arguments: [(0.0, 0.0, Double.pi / 2), (Double.pi / 2 + 0.3, 0.4, 1.0), (-2.0, -1.2, -2.5),
+                      (1.0, 0.3, 0.2), (0.5, 0.0, 2 * Double.pi), (0.5, 0.7, 9.0)])
+    func directionsAreUniformInTheEmissionCone(lon: Double, lat: Double, range: Double) {
+        let c = cell {
+            $0.birthRate = 1000; $0.lifetime = 10; $0.velocity = 3
+            $0.emissionLongitude = lon; $0.emissionLatitude = lat; $0.emissionRange = range
+        }
+        var e = EmitterSimulation.Emitter()
+        e.seed = 7
+        let ps = particles(e, [c], at: 9.99)
+        #expect(ps.count == 9_991)
+        let n = Double(ps.count)
+        let h = min(abs(range) / 2, Double.pi), cosH = cos(h)
+        let a = (cos(lat) * cos(lon), cos(lat) * sin(lon), sin(lat))
+        let e1 = (-sin(lon), cos(lon), 0.0), e2 = (-sin(lat) * cos(lon), -sin(lat) * sin(lon), cos(lat))
+        func dot(_ u: (Double, Double, Double), _ v: (Double, Double, Double)) -> Double { u.0 * v.0 + u.1 * v.1 + u.2 * v.2 }
+        var mean = (0.0, 0.0, 0.0), quartiles = [0.0, 0.0, 0.0], along = [0.0, 0.0], squares = [0.0, 0.0]
+        for p in ps {
+            let d = (p.vx / 3, p.vy / 3, p.vz / 3)
+            #expect(abs(dot(d, d) - 1) < 1e-9)
+            let cosT = dot(d, a)
+            #expect(cosT >= cosH - 1e-9, "\(acos(min(1, cosT))) beyond \(h)")
+            mean = (mean.0 + d.0 / n, mean.1 + d.1 / n, mean.2 + d.2 / n)
+            for (i, q) in [0.25, 0.5, 0.75].enumerated() where cosT < cosH + q * (1 - cosH) { quartiles[i] += 1 / n }
+            along[0] += dot(d, e1) / n; along[1] += dot(d, e2) / n
+            squares[0] += dot(d, e1) * dot(d, e1) / n; squares[1] += dot(d, e2) * dot(d, e2) / n
+            // Drawn in the layer's plane: the position moves by (vx, vy)·age.
+            #expect(abs(p.x - (p.startX + p.vx * p.age)) < 1e-9 && abs(p.y - (p.startY + p.vy * p.age)) < 1e-9)
+        }
+        let m = (1 + cosH) / 2
+        #expect(abs(mean.0 - a.0 * m) < 0.05 && abs(mean.1 - a.1 * m) < 0.05 && abs(mean.2 - a.2 * m) < 0.05,
+                "mean \(mean), expected \(m) × \(a)")
+        if h > 0 {
+            for (i, q) in [0.25, 0.5, 0.75].enumerated() { #expect(abs(quartiles[i] - q) < 0.025, "\(q): \(quartiles[i])") }
+        }
+        let square = (2 - cosH - cosH * cosH) / 6
+        for i in 0..<2 {
+            #expect(abs(along[i]) < 0.05, "\(along)")
+            #expect(abs(squares[i] - square) < 0.025, "\(squares) vs \(square)")
+        }
+    }
+
+    /// No range: every particle leaves along the axis exactly (latitude π/2: straight out of
+    /// the plane, so nothing moves in it).
+    @Test func noRangeEmitsAlongTheAxis() {
+        let c = cell { $0.birthRate = 50; $0.lifetime = 2; $0.velocity = 10; $0.emissionLongitude = 0.7; $0.emissionLatitude = 0.2 }
+        for p in particles([c], at: 1.5) {
+            #expect(abs(p.vx - 10 * cos(0.2) * cos(0.7)) < 1e-12 && abs(p.vy - 10 * cos(0.2) * sin(0.7)) < 1e-12)
+            #expect(abs(p.vz - 10 * sin(0.2)) < 1e-12)
+        }
+        let up = cell { $0.birthRate = 50; $0.lifetime = 2; $0.velocity = 10; $0.emissionLatitude = .pi / 2 }
+        for p in particles([up], at: 1.5) {
+            #expect(abs(p.x - p.startX) < 1e-9 && abs(p.y - p.startY) < 1e-9 && abs(p.z - 10 * p.age) < 1e-9)
+        }
     }
 
     @Test func accelerationGivesTheParabola() {

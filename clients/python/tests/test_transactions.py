@@ -42,6 +42,9 @@ class TransactionTests(DaemonTestCase):
         self.conn.advance_clock(0.5)   # a quarter of the way, linear
         self.assertAlmostEqual(self.layer.presentation_value("filters.blur.radius"), 4.0, places=9)
         self.assertAlmostEqual(self.layer.presentation_value("filters.sat.amount"), 0.75, places=9)
+        p = self.layer.presentation()   # the whole list, read by key path
+        self.assertAlmostEqual(p.value("filters.blur.radius"), 4.0, places=9)
+        self.assertAlmostEqual(p.filters[1].amount, 0.75, places=9)
         for bad in ("filters.blur.amount", "filters.nope.radius", "backgroundFilters.blur.radius"):
             with self.assertRaises(lamina.PropertyError):
                 self.layer.set_value(bad, 1)

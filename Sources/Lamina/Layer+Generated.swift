@@ -120,12 +120,12 @@ extension Layer {
         get { properties.compositingFilter }
         set { set(.string(newValue.rawValue), "compositingFilter") }
     }
-    /// `filters`: Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.
+    /// `filters`: Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity. A named filter's number (filters.NAME.radius, filters.NAME.amount) animates, implicitly too.
     public var filters: [LayerFilter] {
         get { properties.filters }
         set { set(.filters(newValue), "filters") }
     }
-    /// `backgroundFilters`: Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges.
+    /// `backgroundFilters`: Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges. A named filter's number (backgroundFilters.NAME.radius, .amount) animates, implicitly too.
     public var backgroundFilters: [LayerFilter] {
         get { properties.backgroundFilters }
         set { set(.filters(newValue), "backgroundFilters") }

@@ -165,9 +165,15 @@ extension LayerProperties {
     /// list has no such filter.
     public mutating func setFilterField(_ field: FilterField, _ value: Double) {
         let v = value.isFinite ? max(value, 0) : 0
+        writeFilterField(field, field.isAmount ? v : min(v, 100_000))
+    }
+
+    /// Writes `value` as it is into the named filter (the model's `set` checks it first);
+    /// nothing when the list has no such filter.
+    mutating func writeFilterField(_ field: FilterField, _ value: Double) {
         func set(_ list: inout [LayerFilter]) {
             guard let i = list.firstIndex(where: { $0.name == field.name }), field.applies(to: list[i]) else { return }
-            if field.isAmount { list[i].amount = v } else { list[i].radius = min(v, 100_000) }
+            if field.isAmount { list[i].amount = value } else { list[i].radius = value }
         }
         if field.background { set(&backgroundFilters) } else { set(&filters) }
     }

@@ -71,6 +71,15 @@ extension LayerProperties {
             }
             return
         }
+        if let f = FilterField(keyPath: keyPath) {
+            guard case .number(let n) = value else { throw v.wrong("number") }
+            guard filterFieldValue(f) != nil else {
+                throw .outOfRange(keyPath: keyPath, reason: "no filter named \"\(f.name)\" with \(f.isAmount ? "an amount" : "a radius") in \(f.background ? "backgroundFilters" : "filters")")
+            }
+            guard n >= 0 else { throw .outOfRange(keyPath: keyPath, reason: "must be ≥ 0") }
+            writeFilterField(f, n)
+            return
+        }
         throw .unknownKeyPath(keyPath)
     }
 }

@@ -97,12 +97,12 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.compositingFilter }; return .normalBlendMode }
         _modify { yield &rare.values.compositingFilter }
     }
-    /// Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.
+    /// Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity. A named filter's number (filters.NAME.radius, filters.NAME.amount) animates, implicitly too.
     @inlinable public var filters: [LayerFilter] {
         get { if let box = rare.box { return box.values.filters }; return [] }
         _modify { yield &rare.values.filters }
     }
-    /// Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges.
+    /// Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges. A named filter's number (backgroundFilters.NAME.radius, .amount) animates, implicitly too.
     @inlinable public var backgroundFilters: [LayerFilter] {
         get { if let box = rare.box { return box.values.backgroundFilters }; return [] }
         _modify { yield &rare.values.backgroundFilters }

@@ -370,7 +370,7 @@ public enum PropertySlot: Hashable, Sendable {
         case .sublayerTransformComponent: "sublayerTransform"
         case .instanceTransformComponent: "instanceTransform"
         case .custom(let n): "custom." + n
-        case .filterField: nil
+        case .filterField(let f): f.keyPath
         }
     }
 }

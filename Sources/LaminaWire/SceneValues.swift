@@ -219,13 +219,14 @@ public enum SceneValues {
 
     /// The value of a layer property by key path, for layer fields and a transaction's `set`:
     /// read as the type `PropertyTable` gives the key path (`frame`: a rect; `custom.NAME`: a
-    /// number or a number list).
+    /// number or a number list; a named filter's `filters.NAME.radius` or `.amount`: a number).
     public static func property(_ keyPath: String, _ j: JSON, _ path: String) throws(SceneError) -> PropertyValue {
         if keyPath == "frame" { return .rect(try rect(j, path)) }
         if keyPath.hasPrefix("custom.") {
             if case .array = j { return .numbers(try numbers(j, path)) }
             return .number(try number(j, path))
         }
+        if FilterField(keyPath: keyPath) != nil { return .number(try number(j, path)) }
         guard let entry = PropertyTable.keyPaths[keyPath] else { throw SceneError(path: path, "unknown property") }
         switch entry.type {
         case .number: return .number(try number(j, path))

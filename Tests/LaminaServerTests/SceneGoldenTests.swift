@@ -87,6 +87,18 @@ struct SceneGoldenTests {
     /// issue's rule of the cairo reference (which draws them directly).
     @Test func rasterized() throws { try check("rasterize", .independent(mean: 1, percent: 0.5, threshold: 64)) }
 
+    /// rasterizationScale ≠ 1 at scale 1: a translucent bordered card with sublayers and a
+    /// shape layer at 0.5 (drawn at half resolution, magnified 2×), a turned card at 0.5, a
+    /// card scaled 1.5 at 0.5 (bucket 2^(5/8): about 0.77 pixels a point) and a turned card
+    /// with a sublayer at 2 (drawn at twice the resolution, minified). Drawing them directly
+    /// instead is off the reference by a mean 2.8/255, 2.4 % of pixels over 64/255. The
+    /// reference (scripts/scene-cairo) draws each layer into an image of (drawn scale's 2^(k/8)
+    /// bucket × rasterizationScale) pixels per point, pixel edges at whole multiples of 1/s in
+    /// the layer's plane, then composites it through the layer's map with bilinear filtering.
+    @Test func rasterizationScales() throws {
+        try check("rasterize-scale", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
     /// A translucent layer with overlapping sublayers composites as a group; translucent
     /// siblings blend with each other.
     @Test func groupOpacity() throws { try check("group-opacity") }

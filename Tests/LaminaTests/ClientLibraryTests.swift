@@ -52,6 +52,26 @@ final class RecordingDelegate: AnimationDelegate {
         #expect(seen.wait(for: 1) == ["done"])
     }
 
+    /// `setValue` of a named filter's number: the local model changes, the daemon animates it
+    /// implicitly (linear 2 → 10 over 2 s: 4 at 0.5 s), a field the list lacks throws here.
+    @Test func aNamedFilterNumberAnimatesImplicitly() throws {
+        let (daemon, c) = try Self.setUp()
+        defer { daemon.stop() }
+        let l = Self.square(c)
+        l.filters = [.gaussianBlur(2, name: "blur")]
+        try c.commit()
+        try Transaction.perform(on: c, duration: 2, timingFunction: .linear) {
+            try l.setValue(.number(10), forKeyPath: "filters.blur.radius")
+        }
+        #expect(l.filters[0].radius == 10)
+        c.advanceClockAndWait(0.5)
+        guard case .number(let r) = try l.presentationValue(forKeyPath: "filters.blur.radius") else {
+            Issue.record("no radius"); return
+        }
+        #expect(abs(r - 4) < 1e-9)
+        #expect(throws: PropertyError.self) { try l.setValue(.number(1), forKeyPath: "filters.blur.amount") }
+    }
+
     @Test func aTransactionWithNoAnimationCompletesAtItsFrame() throws {
         let (daemon, c) = try Self.setUp()
         defer { daemon.stop() }

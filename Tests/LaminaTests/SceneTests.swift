@@ -137,6 +137,29 @@ import LaminaSceneTree
         #expect(try number(s, "box.opacity", at: 0.5) == 1)        // before the change
     }
 
+    /// A transaction's `set` of a named filter's number animates it implicitly (linear 2 → 10
+    /// over 2 s from t = 1; the amount 1 → 0.5 likewise) and a missing filter is an error.
+    @Test func transactionsAnimateNamedFilterNumbers() throws {
+        let s = try load(#"""
+        {"layers": [{"name": "box", "bounds": [0, 0, 10, 10],
+                     "filters": [{"name": "blur", "type": "gaussianBlur", "radius": 2}, {"name": "g", "type": "grayscale", "amount": 1}],
+                     "backgroundFilters": [{"name": "frost", "type": "gaussianBlur", "radius": 8}]}],
+         "transactions": [{"at": 1, "duration": 2, "timingFunction": "linear",
+                           "set": {"box.filters.blur.radius": 10, "box.filters.g.amount": 0.5, "box.backgroundFilters.frost.radius": 0}}]}
+        """#)
+        #expect(try number(s, "box.filters.blur.radius", at: 0.5) == 2)
+        #expect(try number(s, "box.filters.blur.radius", at: 1.5) == 4)
+        #expect(try number(s, "box.filters.g.amount", at: 2) == 0.75)
+        #expect(try number(s, "box.backgroundFilters.frost.radius", at: 2.5) == 2)
+        #expect(try number(s, "box.filters.blur.radius", at: 4) == 10)
+        #expect(throws: (any Error).self) {
+            _ = try load(#"""
+            {"layers": [{"name": "box", "filters": [{"name": "blur", "type": "gaussianBlur", "radius": 2}]}],
+             "transactions": [{"at": 1, "set": {"box.filters.blur.amount": 1}}]}
+            """#)
+        }
+    }
+
     @Test func queryFormats() throws {
         let s = try load(##"{"layers": [{"name": "b", "bounds": [0, 0, 4, 2], "backgroundColor": "#ff0000"}]}"##)
         #expect(try s.query(["b.bounds", "b.backgroundColor", "b.borderColor", "b.position", "b.shadowColor"], at: 0).text

@@ -120,9 +120,9 @@ PROPERTIES: Dict[str, PropertyInfo] = {
     'compositingFilter': PropertyInfo('compositingFilter', 'compositing_filter', 'enum', 'BlendMode', 'normalBlendMode', False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "How the layer, composited with its sublayers as one group, blends with what lies beneath it inside its superlayer (W3C blend modes by Core Animation's names, plusLighter, plusDarker; null in scene files for normalBlendMode)."),
     'filters': PropertyInfo('filters', 'filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
-                         'Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity.'),
+                         "Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity. A named filter's number (filters.NAME.radius, filters.NAME.amount) animates, implicitly too."),
     'backgroundFilters': PropertyInfo('backgroundFilters', 'background_filters', 'filters', None, (), False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
-                         "Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges."),
+                         "Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges. A named filter's number (backgroundFilters.NAME.radius, .amount) animates, implicitly too."),
     'allowsGroupOpacity': PropertyInfo('allowsGroupOpacity', 'allows_group_opacity', 'bool', None, True, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
                          "When true (CA's default), a translucent layer with sublayers is composited as one group at its opacity; when false, its opacity multiplies into each sublayer apart (overlapping sublayers show through each other)."),
     'shouldRasterize': PropertyInfo('shouldRasterize', 'should_rasterize', 'bool', None, False, False, 'no', ('layer', 'shape', 'gradient', 'text', 'surface', 'replicator', 'emitter', 'tiled'),
@@ -522,7 +522,7 @@ class _LayerAttributes:
 
     @property
     def filters(self) -> List[Filter]:
-        """``filters``: Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity. default () (does not animate)."""
+        """``filters``: Filters applied in order to the layer with its sublayers as one group before it is composited (CALayer.filters): Gaussian blur (radius: standard deviation in points; spreads beyond the bounds unless masksToBounds), color matrix, CSS saturate, brightness, contrast, grayscale, invert, opacity. A named filter's number (filters.NAME.radius, filters.NAME.amount) animates, implicitly too. default () (does not animate)."""
         return self._get('filters')  # type: ignore[no-any-return]
 
     @filters.setter
@@ -531,7 +531,7 @@ class _LayerAttributes:
 
     @property
     def background_filters(self) -> List[Filter]:
-        """``backgroundFilters``: Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges. default () (does not animate)."""
+        """``backgroundFilters``: Filters applied in order to what lies beneath the layer inside its bounds (rounded by cornerRadius, clipped as the layer is), drawn beneath the layer's own background (CALayer.backgroundFilters: frosted glass); live while what lies beneath changes. A blur reads the backdrop as if clamped at its edges. A named filter's number (backgroundFilters.NAME.radius, .amount) animates, implicitly too. default () (does not animate)."""
         return self._get('backgroundFilters')  # type: ignore[no-any-return]
 
     @background_filters.setter

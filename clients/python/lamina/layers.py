@@ -163,8 +163,10 @@ class Layer(_LayerAttributes):
     def set_value(self, key_path: str, value: Any) -> None:
         """Sets any property by its Core Animation key path: a property of the table
         (``opacity``), a sub-key-path (``position.x``, ``bounds.size``), a transform component
-        (``transform.rotation.z``, ``transform.scale``, ``transform.translation``), ``frame``, or
-        a custom number or number list (``custom.NAME``). Raises ``PropertyError`` for a key path
+        (``transform.rotation.z``, ``transform.scale``, ``transform.translation``), ``frame``, a
+        custom number or number list (``custom.NAME``), or a named filter's number
+        (``filters.NAME.radius`` of a blur, ``filters.NAME.amount`` of a CSS function;
+        ``backgroundFilters.NAME.…`` likewise: it animates implicitly). Raises ``PropertyError`` for a key path
         the layer's kind lacks or a value of the wrong type; range errors come at commit."""
         if key_path == "frame":
             self.frame = value
@@ -181,6 +183,17 @@ class Layer(_LayerAttributes):
                 body = _wire.value("numbers", nums)
                 self._values[key_path] = nums
             self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path) + body)
+            return
+        field = _filter_field(key_path, self._get)
+        if field is not None:
+            prop, i, attr = field
+            v = coerce_number(value)
+            if math.isfinite(v) and v >= 0:
+                filters = self._get(prop)
+                filters[i] = filters[i]._replace(**{attr: v})
+                self._values[prop] = filters
+            self._connection._stage(_wire.SET_PROPERTY, struct.pack("<I", self._id) + _wire.string(key_path)
+                                    + _wire.value("number", v))
             return
         head, _, rest = key_path.partition(".")
         info = PROPERTIES.get(head)
@@ -228,6 +241,10 @@ class Layer(_LayerAttributes):
             return v[0] if len(v) == 1 else list(v)
         if key_path in PROPERTIES:
             return self._get(key_path)
+        field = _filter_field(key_path, self._get)
+        if field is not None:
+            prop, i, attr = field
+            return getattr(self._get(prop)[i], attr)
         head, _, rest = key_path.partition(".")
         if head in PROPERTIES and PROPERTIES[head].type == "transform" and rest in _TRANSFORM_COMPONENTS:
             return self._get(head).component(rest)
@@ -460,6 +477,10 @@ class Presentation:
     def value(self, key_path: str) -> Any:
         if key_path in self.values:
             return self.values[key_path]
+        field = _filter_field(key_path, lambda prop: self.values.get(prop, []))
+        if field is not None:
+            prop, i, attr = field
+            return getattr(self.values[prop][i], attr)
         sub = SUB_KEY_PATHS.get(key_path)
         if sub is None or sub[0] not in self.values:
             raise KeyError(key_path)
@@ -475,6 +496,24 @@ class Presentation:
 
     def __repr__(self) -> str:
         return "<Presentation of layer %d>" % self.layer_id
+
+
+def _filter_field(key_path: str, lists: Callable[[str], Any]) -> Optional[Tuple[str, int, str]]:
+    """For a named filter's number (``filters.NAME.radius``, ``backgroundFilters.NAME.amount``):
+    the list's property, the filter's index in ``lists(property)`` and the field; None for other
+    key paths. Raises ``PropertyError`` when the list has no filter of that name with that field
+    (a blur has a radius, the CSS functions an amount, a color matrix neither)."""
+    parts = key_path.split(".")
+    if len(parts) != 3 or parts[0] not in ("filters", "backgroundFilters") or not parts[1] \
+            or parts[2] not in ("radius", "amount"):
+        return None
+    for i, f in enumerate(lists(parts[0])):
+        if f.name == parts[1]:
+            if f.type != "colorMatrix" and (f.type == "gaussianBlur") == (parts[2] == "radius"):
+                return parts[0], i, parts[2]
+            break
+    raise PropertyError("no filter named %r with %s in %s"
+                        % (parts[1], "a radius" if parts[2] == "radius" else "an amount", parts[0]))
 
 
 def _reducing_motion(t: Any) -> Any:

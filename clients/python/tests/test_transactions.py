@@ -27,6 +27,28 @@ class TransactionTests(DaemonTestCase):
         self.assertAlmostEqual(self.layer.presentation_value("opacity"), 0.75, places=9)
         self.assertEqual(self.layer.presentation_value("borderWidth"), 3.0)
 
+    def test_a_named_filters_number_animates_implicitly(self):
+        with self.conn.transaction(disable_actions=True):
+            self.layer.filters = [lamina.Filter("gaussianBlur", radius=2, name="blur"),
+                                  lamina.Filter("saturate", amount=1, name="sat")]
+        self.conn.begin()
+        self.conn.set_animation_duration(2.0)
+        self.conn.set_animation_timing_function("linear")
+        self.layer.set_value("filters.blur.radius", 10)
+        self.layer.set_value("filters.sat.amount", 0)
+        self.assertEqual(self.layer.value("filters.blur.radius"), 10.0)   # the model at once
+        self.assertEqual(self.layer.filters[1].amount, 0.0)
+        self.conn.commit_transaction()
+        self.conn.advance_clock(0.5)   # a quarter of the way, linear
+        self.assertAlmostEqual(self.layer.presentation_value("filters.blur.radius"), 4.0, places=9)
+        self.assertAlmostEqual(self.layer.presentation_value("filters.sat.amount"), 0.75, places=9)
+        p = self.layer.presentation()   # the whole list, read by key path
+        self.assertAlmostEqual(p.value("filters.blur.radius"), 4.0, places=9)
+        self.assertAlmostEqual(p.filters[1].amount, 0.75, places=9)
+        for bad in ("filters.blur.amount", "filters.nope.radius", "backgroundFilters.blur.radius"):
+            with self.assertRaises(lamina.PropertyError):
+                self.layer.set_value(bad, 1)
+
     def test_sequence_numbers_increase(self):
         with self.conn.transaction() as a:
             self.layer.opacity = 0.5

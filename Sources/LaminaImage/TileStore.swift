@@ -166,6 +166,9 @@ public final class TileStore: Sendable {
         var tiles: [CacheKey: Entry] = [:]
         var bytes = 0
         var peakBytes = 0
+        /// Bands made, and the worker's seconds making them (reading, box-filtering, cutting).
+        var bands = 0
+        var bandSeconds = 0.0
         /// Bumped by every `endFrame`: tiles drawn since carry it.
         var stamp: UInt64 = 1
         /// This frame's wishes, in order, and the worker's queue (the last frame's wishes).
@@ -230,6 +233,9 @@ public final class TileStore: Sendable {
     public var tileCount: Int { state.withLock { $0.tiles.count } }
     /// Tiles made so far.
     public var tilesMade: Int { state.withLock { $0.made } }
+    /// Bands of tiles made so far, and the worker's total seconds making them (the tiles'
+    /// decode time: a band's rows read from its source and filtered to its level).
+    public var bandsMade: (count: Int, seconds: Double) { state.withLock { ($0.bands, $0.bandSeconds) } }
     /// Whether the worker has nothing left to make.
     public var isIdle: Bool { state.withLock { !$0.working && $0.queue.isEmpty } }
     /// Why a source's tiles stopped being made (a file that turned out truncated or corrupt).
@@ -268,7 +274,10 @@ public final class TileStore: Sendable {
             }
             if have { continue }
             do {
+                let started = DispatchTime.now().uptimeNanoseconds
                 let tiles = try makeBand(band, source)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) * 1e-9
+                state.withLock { $0.bands += 1; $0.bandSeconds += seconds }
                 insert(tiles, source: source.id)
             } catch {
                 readers.withLock { r in r[source.id]?.close(); r[source.id] = nil }

@@ -5,11 +5,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <png.h>
 
 struct lamina_png_stream {
     FILE *file;
+    /// A descriptor read with pread from `offset` (the file's own offset untouched, so that
+    /// other readers of the same descriptor do not disturb this one); -1 when `file` is read.
+    int fd;
+    off_t offset;
     png_structp png;
     png_infop info;
     int width;
@@ -44,17 +49,49 @@ void lamina_png_stream_close(lamina_png_stream *s) {
     free(s);
 }
 
+static void read_descriptor(png_structp png, png_bytep out, size_t length) {
+    lamina_png_stream *s = png_get_io_ptr(png);
+    size_t done = 0;
+    while (done < length) {
+        ssize_t n = pread(s->fd, out + done, length - done, s->offset);
+        if (n <= 0) png_error(png, n == 0 ? "Read Error: unexpected end of file" : "Read Error");
+        done += (size_t)n;
+        s->offset += n;
+    }
+}
+
+static lamina_png_stream *stream_open(lamina_png_stream *s, lamina_image_result *result);
+
 lamina_png_stream *lamina_png_stream_open(const char *path, lamina_image_result *result) {
     lamina_png_stream *s = calloc(1, sizeof *s);
     if (!s) { set(result, "out of memory"); return NULL; }
+    s->fd = -1;
     s->file = fopen(path, "rb");
     if (!s->file) {
         snprintf(result->message, sizeof result->message, "cannot open %s", path);
         free(s);
         return NULL;
     }
+    return stream_open(s, result);
+}
+
+lamina_png_stream *lamina_png_stream_open_fd(int fd, lamina_image_result *result) {
+    lamina_png_stream *s = calloc(1, sizeof *s);
+    if (!s) { set(result, "out of memory"); return NULL; }
+    s->fd = fd;
+    return stream_open(s, result);
+}
+
+static lamina_png_stream *stream_open(lamina_png_stream *s, lamina_image_result *result) {
     unsigned char signature[8];
-    if (fread(signature, 1, 8, s->file) != 8 || png_sig_cmp(signature, 0, 8) != 0) {
+    int got = 0;
+    if (s->fd >= 0) {
+        got = pread(s->fd, signature, 8, 0) == 8;
+        s->offset = 8;
+    } else {
+        got = fread(signature, 1, 8, s->file) == 8;
+    }
+    if (!got || png_sig_cmp(signature, 0, 8) != 0) {
         set(result, "not a PNG file (region decoding reads PNG only)");
         lamina_png_stream_close(s);
         return NULL;
@@ -69,7 +106,8 @@ lamina_png_stream *lamina_png_stream_open(const char *path, lamina_image_result 
     }
     // Large images are the point: no limit on the size but the caller's.
     png_set_user_limits(s->png, 0x7fffffff, 0x7fffffff);
-    png_init_io(s->png, s->file);
+    if (s->fd >= 0) png_set_read_fn(s->png, s, read_descriptor);
+    else png_init_io(s->png, s->file);
     png_set_sig_bytes(s->png, 8);
     png_read_info(s->png, s->info);
     png_uint_32 width, height;

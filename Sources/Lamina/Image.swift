@@ -60,6 +60,33 @@ extension Connection {
                                 height: UInt32(clamping: height), data: pixels))
     }
 
+    /// Names a PNG file for tiled layers under `name` (the file's name when nil) by sending its
+    /// open descriptor (SCM_RIGHTS, `openImageFile`): the daemon reads it region by region as
+    /// tiles are drawn, so the file may be of any size up to 2^30 pixels a side, need not be
+    /// readable at a path the daemon may open, and never travels in a message. Only tiled
+    /// layers show it (docs/protocol.md, Images). Not replayed after a reconnect.
+    /// - Throws: `LaminaError.fileUnreadable` when the file cannot be opened here;
+    ///   `requestFailed` `invalidImage` when it is not a regular file or not a non-interlaced
+    ///   PNG, `limitExceeded` when it is too large, `duplicateImage`.
+    public func openImageFile(_ path: String, name: String? = nil) throws -> Image {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else {
+            let reason = errno == ENOENT ? "no such file" : errno == EACCES ? "permission denied" : "cannot open (errno \(errno))"
+            throw LaminaError.fileUnreadable(path: path, reason: reason)
+        }
+        defer { Glibc.close(fd) }
+        return try openImageFile(descriptor: fd, name: name ?? (path as NSString).lastPathComponent)
+    }
+
+    /// `openImageFile(_:name:)` with a descriptor already open (it stays the caller's: the
+    /// daemon gets its own copy).
+    public func openImageFile(descriptor fd: Int32, name: String) throws -> Image {
+        guard case .imageUploaded(_, let w, let h) = try roundTrip(.openImageFile(name: name), descriptor: fd) else {
+            throw LaminaError.protocolViolation("expected imageUploaded")
+        }
+        return Image(connection: self, name: name, width: Int(w), height: Int(h))
+    }
+
     private func upload(_ request: Request) throws -> Image {
         guard case .uploadImage(let name, _, _, _, _) = request,
               case .imageUploaded(_, let w, let h) = try roundTrip(request) else {

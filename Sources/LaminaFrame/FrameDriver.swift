@@ -88,11 +88,18 @@ public struct FrameDriver {
     public mutating func setImage(_ name: String, _ image: Image?) {
         if image == nil {
             surfaces[name] = nil
-            if builder.images[name] != nil { deferredReleases.insert(name) }
+            if builder.images[name] != nil || builder.tileSources[name] != nil { deferredReleases.insert(name) }
             return
         }
         deferredReleases.remove(name)
         builder.images[name] = image
+    }
+
+    /// Puts a file-backed tile source (a client's `openImageFile`) where `contents` names it:
+    /// only tiled layers show it. `setImage(name, nil)` removes it as it removes an image.
+    public mutating func setTileSource(_ name: String, _ source: TileSource) {
+        deferredReleases.remove(name)
+        builder.tileSources[name] = source
     }
 
     /// Images removed by `setImage`, taken out of the map when no cross-fade uses them.
@@ -108,6 +115,7 @@ public struct FrameDriver {
         for name in deferredReleases where !tree.fadeUses(name) {
             deferredReleases.remove(name)
             builder.images[name] = nil
+            builder.tileSources[name] = nil
         }
     }
 

@@ -1,4 +1,7 @@
 import CLaminaImage
+#if canImport(Glibc)
+import Glibc
+#endif
 import Dispatch
 import Synchronization
 
@@ -32,6 +35,7 @@ public final class TileSource: Sendable, CustomStringConvertible {
     enum Origin: Sendable {
         case image(Image)
         case png(String)
+        case pngDescriptor(PNGDescriptor)
     }
     let origin: Origin
 
@@ -50,9 +54,28 @@ public final class TileSource: Sendable, CustomStringConvertible {
     /// Tiles of the PNG file at `path`, decoded region by region: reads only the header here.
     /// - Throws: `ImageError` naming the file when it cannot be opened, is not a PNG, is
     ///   interlaced, or is larger than `maxSide` a side.
-    public init(pngFile path: String) throws(ImageError) {
+    public convenience init(pngFile path: String) throws(ImageError) {
+        try self.init(png: .png(path), label: path)
+    }
+
+    /// Tiles of the PNG file open on descriptor `fd` (a client's, received with SCM_RIGHTS),
+    /// read with `pread` from offset 0 — the file need not be reachable by any path the
+    /// daemon may open. The source owns `fd` from here on, also when this throws: it is closed
+    /// once the source and every read of it are gone. `label` names the file in errors.
+    /// - Throws: `ImageError` `.unsupported` when `fd` is not a regular file or not a
+    ///   non-interlaced PNG, `.tooLarge` past `maxSide` a side, `.corrupt` for a bad header.
+    public convenience init(pngDescriptor fd: Int32, label: String) throws(ImageError) {
+        let owned = PNGDescriptor(fd: fd, label: label)
+        var info = stat()
+        guard fstat(fd, &info) == 0, (info.st_mode & S_IFMT) == S_IFREG else {
+            throw ImageError(.unsupported, "\(label): not a regular file (a tiled image's descriptor must be a PNG file's)")
+        }
+        try self.init(png: .pngDescriptor(owned), label: label)
+    }
+
+    private init(png origin: Origin, label path: String) throws(ImageError) {
         var result = lamina_image_result()
-        guard let stream = lamina_png_stream_open(path, &result) else {
+        guard let stream = PNGReader.open(origin, &result) else {
             let message = withUnsafeBytes(of: &result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
             let kind: ImageError.Kind = message.hasPrefix("cannot open") ? .empty
                 : message.hasPrefix("interlaced") || message.hasPrefix("not a PNG") ? .unsupported : .corrupt
@@ -65,7 +88,7 @@ public final class TileSource: Sendable, CustomStringConvertible {
         id = Image.nextID()
         width = Int(result.width)
         height = Int(result.height)
-        origin = .png(path)
+        self.origin = origin
     }
 
     /// The size of level `level` in pixels (ℓ ≥ 0: ⌈size / 2^ℓ⌉; ℓ < 0: size × 2^−ℓ).
@@ -90,10 +113,20 @@ public final class TileSource: Sendable, CustomStringConvertible {
         return (Double(px0) / m, Double(py0) / m, Double(px1) / m, Double(py1) / m)
     }
 
+    /// The file's path, or the label a descriptor's file was given.
+    var fileLabel: String {
+        switch origin {
+        case .image: description
+        case .png(let path): path
+        case .pngDescriptor(let d): d.label
+        }
+    }
+
     public var description: String {
         switch origin {
         case .image(let image): "tiles of \(image)"
         case .png(let path): "tiles of \(path) (\(width)×\(height))"
+        case .pngDescriptor(let d): "tiles of \(d.label) (\(width)×\(height))"
         }
     }
 }
@@ -133,6 +166,9 @@ public final class TileStore: Sendable {
         var tiles: [CacheKey: Entry] = [:]
         var bytes = 0
         var peakBytes = 0
+        /// Bands made, and the worker's seconds making them (reading, box-filtering, cutting).
+        var bands = 0
+        var bandSeconds = 0.0
         /// Bumped by every `endFrame`: tiles drawn since carry it.
         var stamp: UInt64 = 1
         /// This frame's wishes, in order, and the worker's queue (the last frame's wishes).
@@ -197,6 +233,9 @@ public final class TileStore: Sendable {
     public var tileCount: Int { state.withLock { $0.tiles.count } }
     /// Tiles made so far.
     public var tilesMade: Int { state.withLock { $0.made } }
+    /// Bands of tiles made so far, and the worker's total seconds making them (the tiles'
+    /// decode time: a band's rows read from its source and filtered to its level).
+    public var bandsMade: (count: Int, seconds: Double) { state.withLock { ($0.bands, $0.bandSeconds) } }
     /// Whether the worker has nothing left to make.
     public var isIdle: Bool { state.withLock { !$0.working && $0.queue.isEmpty } }
     /// Why a source's tiles stopped being made (a file that turned out truncated or corrupt).
@@ -235,7 +274,10 @@ public final class TileStore: Sendable {
             }
             if have { continue }
             do {
+                let started = DispatchTime.now().uptimeNanoseconds
                 let tiles = try makeBand(band, source)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) * 1e-9
+                state.withLock { $0.bands += 1; $0.bandSeconds += seconds }
                 insert(tiles, source: source.id)
             } catch {
                 readers.withLock { r in r[source.id]?.close(); r[source.id] = nil }
@@ -356,10 +398,10 @@ public final class TileStore: Sendable {
             image.pixels.withUnsafeBufferPointer { p in
                 for y in from..<to { body(UnsafeBufferPointer(rebasing: p[y * image.width * 4..<(y + 1) * image.width * 4])) }
             }
-        case .png(let path):
+        case .png, .pngDescriptor:
             var reader = readers.withLock { r in r.removeValue(forKey: source.id) }
             if let r = reader, r.row > from { r.close(); reader = nil }
-            if reader == nil { reader = try PNGReader(path: path, width: source.width) }
+            if reader == nil { reader = try PNGReader(source.origin, label: source.fileLabel, width: source.width) }
             let r = reader!
             do {
                 while r.row < from { try r.next { _ in } }
@@ -378,15 +420,27 @@ final class PNGReader: @unchecked Sendable {
     private var stream: OpaquePointer?
     private var row_: [UInt8]
     let path: String
+    /// The descriptor read, kept open while this reads it.
+    private let descriptor: PNGDescriptor?
 
-    init(path: String, width: Int) throws(ImageError) {
+    init(_ origin: TileSource.Origin, label: String, width: Int) throws(ImageError) {
         var result = lamina_image_result()
-        guard let s = lamina_png_stream_open(path, &result) else {
-            throw ImageError(.corrupt, "\(path): " + Self.message(&result))
+        guard let s = Self.open(origin, &result) else {
+            throw ImageError(.corrupt, "\(label): " + Self.message(&result))
         }
         stream = s
-        self.path = path
+        path = label
+        if case .pngDescriptor(let d) = origin { descriptor = d } else { descriptor = nil }
         row_ = [UInt8](repeating: 0, count: width * 4)
+    }
+
+    /// A stream over a PNG source's file (nil, with `result`'s message, when it cannot be).
+    static func open(_ origin: TileSource.Origin, _ result: inout lamina_image_result) -> OpaquePointer? {
+        switch origin {
+        case .png(let path): lamina_png_stream_open(path, &result)
+        case .pngDescriptor(let d): lamina_png_stream_open_fd(d.fd, &result)
+        case .image: nil
+        }
     }
 
     var row: Int { stream.map { Int(lamina_png_stream_row($0)) } ?? 0 }
@@ -414,4 +468,12 @@ final class PNGReader: @unchecked Sendable {
     static func message(_ result: inout lamina_image_result) -> String {
         withUnsafeBytes(of: &result.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
     }
+}
+
+/// A descriptor of a PNG file a tile source reads (closed when the last holder is gone).
+final class PNGDescriptor: Sendable {
+    let fd: Int32
+    let label: String
+    init(fd: Int32, label: String) { self.fd = fd; self.label = label }
+    deinit { close(fd) }
 }

@@ -87,6 +87,8 @@ public final class RenderLoop: Sendable {
         var packets: [CommitPacket] = []
         /// Image map changes (applied before the packets), in order.
         var images: [(name: String, image: Image?)] = []
+        /// File-backed tile sources added (applied before the images).
+        var tileSources: [(name: String, source: TileSource)] = []
         /// A new `FrameDriver.emitterBirthsEnd` (Reduce Motion changed), applied with the images.
         var birthsEnd: Double?? = nil
         var captures: [CaptureRequest] = []
@@ -163,6 +165,12 @@ public final class RenderLoop: Sendable {
     /// after it. No frame by itself: only a packet makes a layer show it.
     public func setImage(_ name: String, _ image: Image?) {
         inbox.withLock { $0.images.append((name, image)) }
+    }
+
+    /// Puts a file-backed tile source under a qualified image name (`FrameDriver.setTileSource`)
+    /// before the packets submitted after it; `setImage(name, nil)` removes it.
+    public func setTileSource(_ name: String, _ source: TileSource) {
+        inbox.withLock { $0.tileSources.append((name, source)) }
     }
 
     /// Reduce Motion for emitters (`FrameDriver.emitterBirthsEnd`): no particle is born after
@@ -410,7 +418,7 @@ public final class RenderLoop: Sendable {
     private func drain() -> Inbox? {
         let work = inbox.withLock { inbox -> Inbox in
             let taken = inbox
-            inbox.packets = []; inbox.images = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
+            inbox.packets = []; inbox.images = []; inbox.tileSources = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
             inbox.birthsEnd = nil
             return taken
         }
@@ -440,6 +448,7 @@ public final class RenderLoop: Sendable {
     /// published (a reader that took the snapshot and then drains the outbox has them all).
     /// Nil when no frame is needed.
     private func frame(_ s: inout RenderThreadState, applying work: Inbox) -> MadeFrame? {
+        for added in work.tileSources { s.driver.setTileSource(added.name, added.source) }
         for change in work.images { s.driver.setImage(change.name, change.image) }
         if let end = work.birthsEnd { s.driver.emitterBirthsEnd = end }
         guard s.driver.needsFrame(pending: work.dirty || !work.packets.isEmpty || !work.captures.isEmpty) else {
@@ -561,7 +570,7 @@ public final class RenderLoop: Sendable {
     /// Lets go of `releases` (a failure only keeps the memory).
     private func release(_ releases: IdlePolicy.Release, _ renderer: OffscreenRenderer, _ work: inout Inbox) {
         if releases.contains(.spareSlots) { try? renderer.releaseIdleBuffers() }
-        if releases.contains(.appliedPackets) { work.packets = []; work.images = [] }   // their values are in the tree
+        if releases.contains(.appliedPackets) { work.packets = []; work.images = []; work.tileSources = [] }   // their values are in the tree
         if releases.contains(.driverScratch) { try? renderer.releaseDriverFrameMemory() }
         if releases.contains(.lastSlot) { try? renderer.releaseIdleBuffers(all: true) }
         if releases.contains(.heapTrim) { HeapTrim.trim() }

@@ -427,6 +427,7 @@ private struct ServerLoop {
                 daemon.renderLoop.capture(at: time, tag: tag)
             case .requestFrame: daemon.renderLoop.requestFrame()
             case .setImage(let name, let image): daemon.renderLoop.setImage(name, image)
+            case .setTileSource(let name, let source): daemon.renderLoop.setTileSource(name, source)
             case .reduceMotion(let on, let time): daemon.renderLoop.setEmitterBirthsEnd(on ? time : nil)
             }
         }

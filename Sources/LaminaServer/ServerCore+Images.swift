@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import LaminaImage
 import LaminaWire
 import LaminaModel
@@ -86,6 +89,38 @@ extension ServerCore {
             imageTables[client] = table
             effects.append(.setImage(name: qualified, image: image))
             reply(.imageUploaded(name: name, width: UInt32(image.width), height: UInt32(image.height)))
+        case .openImageFile:
+            // The descriptor is taken first, whatever else is wrong: it belongs to this request.
+            guard var surfaces = surfaceTables[client], !surfaces.fds.isEmpty else {
+                return fail(.invalidImage, "no file descriptor came with openImageFile (send the PNG file's descriptor with the message, SCM_RIGHTS)")
+            }
+            let fd = surfaces.fds.removeFirst()
+            surfaceTables[client] = surfaces
+            guard !name.isEmpty, name.utf8.count <= Request.maxImageName else {
+                close(fd)
+                return fail(.invalidValue, "an image name has 1…\(Request.maxImageName) bytes")
+            }
+            guard table.named[name] == nil else {
+                close(fd)
+                return fail(.duplicateImage, "the name is in use; release it first")
+            }
+            // Only the header is read here; tiles are decoded on the tile store's worker.
+            let source: TileSource
+            do throws(ImageError) {
+                source = try TileSource(pngDescriptor: fd, label: "the file sent")   // owns fd from here
+            } catch {
+                if error.kind == .tooLarge {
+                    return fail(.limitExceeded, "\(error.message): too large (a tiled image has at most \(TileSource.maxSide) pixels a side)")
+                }
+                return fail(.invalidImage, error.message)
+            }
+            imageSerial += 1
+            let qualified = "\(client)/\(imageSerial)/\(name)"
+            table.named[name] = qualified
+            table.held[qualified] = ClientImages.Held(bytes: 0)   // its tiles count in tileCacheBytes
+            imageTables[client] = table
+            effects.append(.setTileSource(name: qualified, source: source))
+            reply(.imageUploaded(name: name, width: UInt32(clamping: source.width), height: UInt32(clamping: source.height)))
         default:
             preconditionFailure("not an image request")
         }

@@ -33,6 +33,9 @@ public enum ServerEffect: Sendable {
     /// Put an image in the frame's image map under a qualified name (nil: remove it), before
     /// the packets submitted after this effect (ServerCore+Images).
     case setImage(name: String, image: Image?)
+    /// Put a client's PNG file (`openImageFile`) where `contents` names it, for tiled layers;
+    /// `setImage(name, nil)` removes it.
+    case setTileSource(name: String, source: TileSource)
     /// Reduce Motion changed at compositor time `time`: the render thread stops emitters
     /// spawning from then (on) or lets them spawn again (off).
     case reduceMotion(on: Bool, time: Double)

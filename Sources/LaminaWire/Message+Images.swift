@@ -14,13 +14,14 @@ extension Request {
         switch self {
         case .uploadImage(let name, let format, let width, let height, let data):
             w.string(name); w.u8(format.rawValue); w.u32(width); w.u32(height); w.blob(data)
-        case .releaseImage(let name): w.string(name)
+        case .releaseImage(let name), .openImageFile(let name): w.string(name)
         default: preconditionFailure("not an image request")
         }
     }
 
     static func decodeImageBody(opcode: UInt16, _ r: inout ByteReader) throws(WireError) -> Request {
         if opcode == 0x39 { return .releaseImage(name: try r.string("image name")) }
+        if opcode == 0x44 { return .openImageFile(name: try r.string("image name")) }
         let name = try r.string("image name")
         let raw = try r.u8("image format")
         guard let format = ImageUploadFormat(rawValue: raw) else { throw .malformed("unknown image format \(raw)") }

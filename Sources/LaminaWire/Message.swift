@@ -72,6 +72,9 @@ public enum Request: Hashable, Sendable {
     case uploadImage(name: String, format: ImageUploadFormat, width: UInt32, height: UInt32, data: [UInt8])
     /// Releases the client's image of this name.
     case releaseImage(name: String)
+    /// Names a PNG file for tiled layers, its descriptor sent with the message (SCM_RIGHTS):
+    /// read region by region, never whole (docs/protocol.md, Images).
+    case openImageFile(name: String)
     /// The size `text` needs in `font` at `fontSize` (a text layer's attributes), wrapped at
     /// `width` (nil: one line per paragraph). Answered by `textMeasured`.
     case measureText(text: StyledText, font: String, fontSize: Double, width: Double?)
@@ -131,6 +134,7 @@ public enum Request: Hashable, Sendable {
         case .setReduceMotion: 0x36
         case .uploadImage: 0x38
         case .releaseImage: 0x39
+        case .openImageFile: 0x44
         case .measureText: 0x3C
         case .startTrace: 0x3A
         case .stopTrace: 0x3B
@@ -159,7 +163,7 @@ public enum Request: Hashable, Sendable {
         case 0x3A: "startTrace"; case 0x3B: "stopTrace"; case 0x3D: "getTime"
         case 0x1B: "attachBuffer"; case 0x1C: "frameCallback"; case 0x1D: "presentationFeedback"
         case 0x3E: "createPool"; case 0x3F: "destroyPool"; case 0x40: "createBuffer"; case 0x41: "destroyBuffer"
-        case 0x42: "transition"; case 0x43: "createGpuBuffer"
+        case 0x42: "transition"; case 0x43: "createGpuBuffer"; case 0x44: "openImageFile"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -221,7 +225,7 @@ public enum Request: Hashable, Sendable {
         case .startTrace(let n): w.u32(n)
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
-        case .uploadImage, .releaseImage: encodeImageBody(&w)
+        case .uploadImage, .releaseImage, .openImageFile: encodeImageBody(&w)
         case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .attachBuffer, .frameCallback, .presentationFeedback,
              .createGpuBuffer:
             encodeSurfaceBody(&w)
@@ -317,7 +321,7 @@ public enum Request: Hashable, Sendable {
             request = .startTrace(maxFrames: n)
         case 0x3B: request = .stopTrace
         case 0x3D: request = .getTime
-        case 0x38, 0x39: request = try decodeImageBody(opcode: opcode, &r)
+        case 0x38, 0x39, 0x44: request = try decodeImageBody(opcode: opcode, &r)
         case 0x1B...0x1D, 0x3E...0x41, 0x43: request = try decodeSurfaceBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }

@@ -13,9 +13,11 @@ import LaminaTree
 /// F frames (default 300): a pan at 1:1 (8 points a frame, diagonally), a zoom out from 1 to
 /// 1/64 and back (levels 0…6), a pan at 1/8. Prints JSON: per phase the frame times (p50,
 /// p99, max, ms: build + render, never waiting for a tile) and the frames that showed a tile
-/// not ready; the time from the first frame until every tile in view was ready at the start
-/// and after each jump; tile cache bytes (now, peak) against the budget, GPU image bytes, and
-/// the process's resident memory (VmRSS).
+/// not ready (a coarser level or nothing drawn in its place), frames per second, the tile
+/// cache's bytes sampled every frame and VmRSS every 10th (the most of each); the time from the
+/// first frame until every tile in view was ready at the start and after each jump; tile cache
+/// bytes (now, peak) against the budget, the tiles' decode time (the worker's mean per band and
+/// per tile), GPU image bytes, and the process's peak resident memory (VmRSS).
 func runTiledBench(_ arguments: [String]) {
     var file = "/tmp/lamina-tiled-32768.png", side = 32768, width = 1280, height = 720, frames = 300, budget = 256
     var i = 0
@@ -77,7 +79,7 @@ func runTiledBench(_ arguments: [String]) {
     let start = clock.now
     func now() -> Double { let c = (clock.now - start).components; return Double(c.seconds) + Double(c.attoseconds) * 1e-18 }
     var readyTimes: [Double] = []
-    struct Phase { var name: String; var times: [Double] = []; var waiting = 0 }
+    struct Phase { var name: String; var times: [Double] = []; var waiting = 0; var maxCacheBytes = 0; var maxRSS = 0 }
     var phases: [Phase] = []
     var peakRSS = 0
     // Each phase: frames at (x, y, zoom) of image pixels (top-left in view) and zoom.
@@ -112,7 +114,13 @@ func runTiledBench(_ arguments: [String]) {
                 }
                 if !ready { ready = true; readyTimes.append(now() - first) }
             }
-            if k % 30 == 0 { peakRSS = max(peakRSS, (residentKiB(getpid()) ?? 0) * 1024) }
+            // Sampled while panning: the tile cache every frame, VmRSS every 10th.
+            phase.maxCacheBytes = max(phase.maxCacheBytes, builder.tileStore.residentBytes)
+            if k % 10 == 0 {
+                let rss = (residentKiB(getpid()) ?? 0) * 1024
+                phase.maxRSS = max(phase.maxRSS, rss)
+                peakRSS = max(peakRSS, rss)
+            }
         }
         phases.append(phase)
     }
@@ -127,10 +135,16 @@ func runTiledBench(_ arguments: [String]) {
         "tileCacheBytes": builder.tileStore.residentBytes, "tileCachePeakBytes": builder.tileStore.peakBytes,
         "tileCacheBudgetBytes": builder.tileStore.budgetBytes, "tilesMade": builder.tileStore.tilesMade,
         "gpuImageBytes": renderer.gpuImageBytes, "peakRSSBytes": peakRSS,
+        "bandsMade": builder.tileStore.bandsMade.count,
+        "bandDecodeMsMean": r(builder.tileStore.bandsMade.seconds * 1000 / Double(max(builder.tileStore.bandsMade.count, 1))),
+        "tileDecodeMsMean": r(builder.tileStore.bandsMade.seconds * 1000 / Double(max(builder.tileStore.tilesMade, 1))),
     ]
     json["phases"] = phases.map { p in
         ["name": p.name, "p50ms": r(percentile(p.times, 0.5)), "p99ms": r(percentile(p.times, 0.99)),
-         "maxms": r(p.times.max() ?? 0), "framesWithTilesNotReady": p.waiting] as [String: Any]
+         "maxms": r(p.times.max() ?? 0), "framesWithTilesNotReady": p.waiting,
+         "fps": r(Double(p.times.count) * 1000 / max(p.times.reduce(0, +), 1e-9)),
+         "maxTileCacheBytes": p.maxCacheBytes, "maxRSSBytes": p.maxRSS,
+         "underBudget": p.maxCacheBytes <= builder.tileStore.budgetBytes] as [String: Any]
     }
     if let data = try? JSONSerialization.data(withJSONObject: json, options: [.sortedKeys]) {
         print(String(decoding: data, as: UTF8.self))

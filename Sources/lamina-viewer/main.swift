@@ -15,13 +15,19 @@ TerminationSignals.install()   // SIGINT and SIGTERM handled from here on
 
 let usage = """
 usage: lamina-viewer \(DaemonOptions.flags)
-               [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen] [FILE.json]
+               [--captures DIR] [--measure SECONDS] [--stress N] [--offscreen] [--tiled FILE.png]
+               [FILE.json]
 
 The compositor in a window: the same server as laminad (same config, flags and socket).
 --headless is accepted and ignored (the viewer always has a window).
 --captures DIR     where C writes PNGs and T traces (default: captures)
 --measure SECONDS  after SECONDS, print the presentation figures as JSON and quit
 --stress N         a built-in client puts N animated layers on the screen (for --measure)
+--tiled FILE.png   a built-in client shows the PNG (any size up to 2^30 pixels a side, read
+                   region by region through its descriptor) in a tiled layer fitted to the
+                   window: drag or the arrow keys pan, the scroll wheel (about the pointer)
+                   or + and - zoom, 0 fits it again; decoded tiles stay under the config's
+                   tileCacheBytes (--config FILE)
 --offscreen        no window: the same server drawing offscreen only, as laminad does
                    (the offscreen figure of the same scene, for --measure)
 FILE.json          a Lottie file a built-in client plays, looping (the client library's
@@ -70,8 +76,9 @@ var measureSeconds: Double? = nil
 var stressLayers = 0
 var offscreen = false
 var lottieFile: String? = nil
+var tiledFile: String? = nil
 do {
-    let parsed = try DaemonOptions.parse(arguments, valueFlags: ["--captures", "--measure", "--stress"])
+    let parsed = try DaemonOptions.parse(arguments, valueFlags: ["--captures", "--measure", "--stress", "--tiled"])
     config = parsed.config
     var rest = parsed.rest
     while !rest.isEmpty {
@@ -85,6 +92,7 @@ do {
             guard let n = Int(rest.removeFirst()), n > 0, n <= 100_000 else { fail("--stress must be a layer count in 1…100000") }
             stressLayers = n
         case "--offscreen": offscreen = true
+        case "--tiled": tiledFile = rest.removeFirst()
         case let file where !file.hasPrefix("-") && lottieFile == nil: lottieFile = file
         default: fail("unknown option \(flag)\n\(usage)")
         }
@@ -103,6 +111,7 @@ if offscreen {
         StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
     }
     if let lottieFile { LottieClient.start(socket: daemon.socketPath, file: lottieFile) }
+    if let tiledFile { TiledClient.start(socket: daemon.socketPath, file: tiledFile, width: config.width, height: config.height) }
     if let measureSeconds {
         Thread.detachNewThread {
             Thread.sleep(forTimeInterval: measureSeconds)
@@ -144,6 +153,10 @@ if stressLayers > 0 {
     StressClient.start(socket: daemon.socketPath, layers: stressLayers, width: config.width, height: config.height)
 }
 if let lottieFile { LottieClient.start(socket: daemon.socketPath, file: lottieFile) }
+if let tiledFile {
+    let screen = lastDrawable.screen(configScale: config.scale)
+    TiledClient.start(socket: daemon.socketPath, file: tiledFile, width: Int(screen.width), height: Int(screen.height))
+}
 var controls = ViewerControls(daemon: daemon, capturesDirectory: capturesDirectory)
 controls.install(on: window)
 say(DaemonOptions.servingLine("lamina-viewer", daemon).dropFirst("lamina-viewer: ".count)

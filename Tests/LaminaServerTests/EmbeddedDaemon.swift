@@ -180,6 +180,7 @@ final class EmbeddedDaemon {
                     perform(core.disconnected(client))
                 case .requestFrame: frameWanted = true
                 case .setImage(let name, let image): driver.setImage(name, image)
+                case .setTileSource(let name, let source): driver.setTileSource(name, source)
                 case .reduceMotion(let on, let time): driver.emitterBirthsEnd = on ? time : nil
                 }
             }

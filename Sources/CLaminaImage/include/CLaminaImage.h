@@ -52,6 +52,9 @@ typedef struct lamina_png_stream lamina_png_stream;
 /// cannot (not a PNG, interlaced — an interlaced PNG has no rows before its last pass).
 /// `result->width` and `result->height` are the image's size.
 lamina_png_stream *lamina_png_stream_open(const char *path, lamina_image_result *result);
+/// The same over an open descriptor, read with pread from offset 0 (its file offset is left
+/// alone); the descriptor stays the caller's (closing the stream does not close it).
+lamina_png_stream *lamina_png_stream_open_fd(int fd, lamina_image_result *result);
 /// Reads the next `rows` rows as straight RGBA8 (sRGB-encoded as stored; palette, grey,
 /// 16-bit and tRNS converted) into `out` (`rows × width × 4` bytes).
 lamina_image_status lamina_png_stream_read(lamina_png_stream *stream, uint8_t *out, int rows,

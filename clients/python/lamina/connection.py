@@ -941,6 +941,26 @@ class Connection:
         """Uploads premultiplied RGBA8 pixels (sRGB-encoded, rows top first, width × height × 4 bytes)."""
         return self._upload(name, 1, width, height, pixels)
 
+    def open_image_file(self, path: str, name: Optional[str] = None) -> Image:
+        """Names a PNG file for tiled layers under ``name`` (the file's name when None) by
+        sending its open descriptor (SCM_RIGHTS, ``openImageFile``): the daemon reads it region
+        by region as tiles are drawn, so it may be of any size up to 2**30 pixels a side and
+        never travels in a message. Only tiled layers show it. Raises ``OSError`` when the file
+        cannot be opened here; ``RequestFailed`` naming the image in ``key``: ``INVALID_IMAGE``
+        (not a regular file, not a PNG), ``LIMIT_EXCEEDED`` (too large), ``DUPLICATE_IMAGE``."""
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            return self.open_image_fd(fd, name if name is not None else os.path.basename(path))
+        finally:
+            os.close(fd)
+
+    def open_image_fd(self, fd: int, name: str) -> Image:
+        """``open_image_file`` with a descriptor already open (it stays the caller's)."""
+        r = _wire.Reader(self._round_trip_with_fd(_wire.OPEN_IMAGE_FILE, _wire.string(name), fd, _wire.IMAGE_UPLOADED))
+        got = r.string()
+        w, h = r.take("II")
+        return Image(self, got, w, h)
+
     def _upload(self, name: str, fmt: int, width: int, height: int, data: bytes) -> Image:
         data = bytes(data)
         body = (_wire.string(name) + struct.pack("<BII", fmt, width, height) + struct.pack("<I", len(data))

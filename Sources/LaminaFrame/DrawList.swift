@@ -244,6 +244,7 @@ public struct DrawItem: Sendable {
     /// `backgroundColor`, or the kind's color (see above).
     @usableFromInline var fill: Float4
     @usableFromInline var radii: Float4
+    /// The clip + 1 in bits 0…29 (0: none), `additive` in bit 30.
     @usableFromInline var clipIndex: Int32
     @usableFromInline var border: Float
 
@@ -306,9 +307,19 @@ public struct DrawItem: Sendable {
     }
     /// Index of the innermost clip in `DrawList.clips`, or -1 for none.
     public var clip: Int {
-        @inlinable get { Int(clipIndex) }
-        @inlinable set { clipIndex = Int32(clamping: newValue) }
+        @inlinable get { Int(clipIndex & Self.clipBits) - 1 }
+        @inlinable set { clipIndex = (clipIndex & Self.additiveBit) | Self.clipField(newValue) }
     }
+    /// Drawn with plusLighter against what lies beneath, each item on its own (an additive
+    /// emitter's particle: `PipelineVariant.additive`); rect and image items only.
+    public var additive: Bool {
+        @inlinable get { clipIndex & Self.additiveBit != 0 }
+        @inlinable set { clipIndex = newValue ? clipIndex | Self.additiveBit : clipIndex & ~Self.additiveBit }
+    }
+    @usableFromInline static let clipBits: Int32 = (1 << 30) - 1
+    @usableFromInline static let additiveBit: Int32 = 1 << 30
+    /// `clip` + 1 in `clipBits` (-1 and below: 0, none; clamped above).
+    @inlinable static func clipField(_ clip: Int) -> Int32 { Int32(min(max(clip, -1), Int(clipBits) - 1) + 1) }
 
     /// What the item draws; `.rect` by default.
     public var kind: Kind {
@@ -462,7 +473,7 @@ public struct DrawItem: Sendable {
         rect = Float4(Float(b.origin.x), Float(b.origin.y), Float(b.size.width), Float(b.size.height))
         self.fill = fill
         radii = Float4(Float(r.minXMinY), Float(r.maxXMinY), Float(r.minXMaxY), Float(r.maxXMaxY))
-        clipIndex = Int32(clamping: clip)
+        clipIndex = Self.clipField(clip)
         border = Float(borderWidth)
     }
 }

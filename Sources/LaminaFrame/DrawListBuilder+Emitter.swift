@@ -19,9 +19,9 @@ import LaminaTree
 /// in pixels (× the cell's contentsRect) as points. An image is tinted by the particle's color:
 /// drawn as is with the color's alpha when the color is white, else its first channel is the
 /// coverage of the color (exact for white images on clear, the usual particle sprite).
-/// `renderMode` `additive` composites the particles as one plusLighter group over what is
-/// beneath them (overlapping particles of one emitter blend source-over with each other);
-/// z is dropped (particles are flattened into the layer's plane).
+/// `renderMode` `additive` composites each particle with plusLighter (premultiplied source
+/// plus destination, clamped) over the particles before it and what is beneath them
+/// (`DrawItem.additive`: the renderer's ONE/ONE pipeline variants); z is dropped (particles are flattened into the layer's plane).
 public enum EmitterDrawing {
     /// The layer's local time at compositor time `t` (its superlayers' timing and its own).
     static func localTime(_ tree: NodeStore, _ id: LayerID, at t: Double) -> Double { tree.layerTime(of: id).local(t) }
@@ -61,14 +61,9 @@ extension DrawListBuilder {
                                            contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return nil }
             return (image, g, ImageDraw.Filter(c.minificationFilter), ImageDraw.Filter(c.magnificationFilter))
         }
-        let additive = p.renderMode == .additive && openGroups < Self.maxNestedGroups
-        // Inside a blend group the items draw at full opacity; the group takes the layer's.
-        let itemOpacity = additive ? 1 : opacity
-        let marker = items.count
-        if additive {
-            emit(Self.groupMarker(opacity: 1, count: 0))
-            sawEffects = true
-        }
+        // Additive: each particle adds (plusLighter) to the others and what lies beneath
+        // (`DrawItem.additive`: the ONE/ONE pipeline variants).
+        let additive = p.renderMode == .additive
         let square = Rect(-0.5, -0.5, 1, 1)
         for q in particles where q.color.alpha > 0 && q.scale != 0 {
             let c = cos(q.angle) * q.scale, s = sin(q.angle) * q.scale
@@ -78,20 +73,17 @@ extension DrawListBuilder {
             if let (image, geometry, minification, magnification) = looks[q.cell] {
                 let white = q.color.red == 1 && q.color.green == 1 && q.color.blue == 1
                 let mode: ImageDraw.Mode = white ? .color : .coverage(q.color)
-                emit(DrawItem(transform: map, bounds: geometry.frame, backgroundColor: .clear,
-                              opacity: white ? itemOpacity * q.color.alpha : itemOpacity,
-                              kind: .image(ImageDraw(image: image, geometry: geometry, minification: minification,
-                                                     magnification: magnification, mode: mode)),
-                              clip: clip))
+                var item = DrawItem(transform: map, bounds: geometry.frame, backgroundColor: .clear,
+                                    opacity: white ? opacity * q.color.alpha : opacity,
+                                    kind: .image(ImageDraw(image: image, geometry: geometry, minification: minification,
+                                                           magnification: magnification, mode: mode)),
+                                    clip: clip)
+                item.additive = additive
+                emit(item)
             } else {
-                emit(DrawItem(transform: map, bounds: square, backgroundColor: q.color, opacity: itemOpacity, clip: clip))
-            }
-        }
-        if additive {
-            if items.count == marker + 1 {
-                items.removeLast()
-            } else {
-                setKind(.blend(mode: .plusLighter, opacity: opacity, count: items.count - marker - 1), at: marker)
+                var item = DrawItem(transform: map, bounds: square, backgroundColor: q.color, opacity: opacity, clip: clip)
+                item.additive = additive
+                emit(item)
             }
         }
     }

@@ -114,7 +114,8 @@ extension RectInstance {
     /// interpolated), `.image` under perspective.
     @inlinable @inline(__always)
     static func imageVariant(_ item: UnsafePointer<DrawItem>, clip: Float) -> PipelineVariant {
-        PipelineVariant(kind: item.pointee.m14 == 0 && item.pointee.m24 == 0 ? .imageSharp : .image, clipped: clip != 0)
+        PipelineVariant(kind: item.pointee.m14 == 0 && item.pointee.m24 == 0 ? .imageSharp : .image, clipped: clip != 0,
+                        additive: item.pointee.additive)
     }
 }
 

@@ -314,13 +314,15 @@ package struct RectInstance: Equatable {
                 instance.params = SIMD4(0, Kind.sharp.rawValue, 0, clip)
                 guard span.hasRoom(1, .sharp) else { return .needsRoom(1) }
                 span.append(instance, .sharp)
-                return .drawn(count: 1, variant: PipelineVariant(kind: .sharp, clipped: clip != 0))
+                return .drawn(count: 1, variant: PipelineVariant(kind: .sharp, clipped: clip != 0,
+                                                                 additive: item.pointee.additive))
             }
             instance.borderColor = border
             instance.params = SIMD4(Float(borderWidth), Kind.rect.rawValue, 0, clip)
             guard span.hasRoom(1, .rect) else { return .needsRoom(1) }
             span.append(instance, .rect)
-            return .drawn(count: 1, variant: PipelineVariant(kind: .rect, clipped: clip != 0))
+            return .drawn(count: 1, variant: PipelineVariant(kind: .rect, clipped: clip != 0,
+                                                             additive: item.pointee.additive))
         case .shadow:
             guard span.hasRoom(1, .shadow) else { return .needsRoom(1) }
             let sigmaValue = item.pointee.shadowSigma

@@ -9,6 +9,7 @@ extension PipelineVariant {
     func same(_ other: PipelineVariant) -> Bool {
         // A payload-free enum is its case index, one byte.
         unsafeBitCast(kind, to: UInt8.self) == unsafeBitCast(other.kind, to: UInt8.self) && clipped == other.clipped
+            && additive == other.additive
     }
 }
 
@@ -17,7 +18,7 @@ extension PipelineVariant {
 /// draw's first instance is aligned to its stride, so the recorder binds the ring once (at
 /// 0) and draws from instance `first / stride`.
 enum RecordedDraw: Equatable {
-    /// Consecutive instances of one variant (kind and clipping), one instanced draw.
+    /// Consecutive instances of one variant (kind, clipping, additive), one instanced draw.
     case rects(first: Int, count: Int, variant: PipelineVariant)
     /// SAFETY: unretained (a draw list's meshes would cost a retain and release each); the
     /// `MeshResidency` holds every mesh a frame draws until after the frame is recorded (a mesh

@@ -235,12 +235,13 @@ final class VulkanPipeline {
         do throws(RenderError) {
             /// One pipeline made, checked, and queued for destruction should a later one fail.
             func make(_ kind: Kind, _ layout: VkPipelineLayout, _ vertex: [UInt32], _ fragment: [UInt32],
-                      specialization: [UInt32] = [], locations: Set<UInt32> = [], stride: Int = 0) throws(RenderError) -> VkPipeline {
+                      specialization: [UInt32] = [], locations: Set<UInt32> = [], stride: Int = 0,
+                      additive: Bool = false) throws(RenderError) -> VkPipeline {
                 var pipeline: VkPipeline?
                 let result = Self.createPipeline(kind, device: device, layout: layout, renderPass: renderPass,
                                                  vertex: try module(vertex), fragment: try module(fragment),
                                                  specialization: specialization, instanceLocations: locations,
-                                                 instanceStride: stride, pipeline: &pipeline)
+                                                 instanceStride: stride, additive: additive, pipeline: &pipeline)
                 guard result == VK_SUCCESS, let pipeline else { throw .vulkan(VulkanError(result), call: "vkCreateGraphicsPipelines") }
                 undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
                 return pipeline
@@ -252,7 +253,7 @@ final class VulkanPipeline {
                 let sampled = variant.kind == .image || variant.kind == .shape || variant.kind == .imageSharp
                 variants.append(try make(kind, sampled ? imageLayout : layout, vertex, fragment,
                                          specialization: ShaderTable.specialization(variant), locations: locations,
-                                         stride: Self.instanceStride(variant)))
+                                         stride: Self.instanceStride(variant), additive: variant.additive))
             }
             composite = try make(.composite, compositeLayout, Shaders.compositeVert, Shaders.compositeFrag)
             mask = try make(.mask, compositeLayout, Shaders.compositeVert, Shaders.maskFrag)
@@ -463,7 +464,7 @@ final class VulkanPipeline {
     private static func createPipeline(
         _ kind: Kind, device: VulkanDevice, layout: VkPipelineLayout, renderPass: VkRenderPass,
         vertex: VkShaderModule, fragment: VkShaderModule, specialization: [UInt32] = [],
-        instanceLocations: Set<UInt32>, instanceStride: Int, pipeline: inout VkPipeline?
+        instanceLocations: Set<UInt32>, instanceStride: Int, additive: Bool = false, pipeline: inout VkPipeline?
     ) -> VkResult {
         // The kind's stride in the ring: every location read lies within it (the fields'
         // offsets are the same in every stride); a draw binds the instances at its first one.
@@ -530,6 +531,12 @@ final class VulkanPipeline {
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
         if kind == .blend || kind == .backdrop { blendAttachment.blendEnable = VkBool32(VK_FALSE) }
+        if additive {
+            // plusLighter: premultiplied source plus destination, every channel (alpha too),
+            // clamped to 1 by the UNORM target (an additive variant, `PipelineVariant.additive`).
+            blendAttachment.dstColorBlendFactor = VK_BLEND_FACTOR_ONE
+            blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE
+        }
         if kind == .mask {
             // Destination-in: the target times the source's alpha (the shader writes it to
             // every channel).

@@ -9,7 +9,7 @@ import TestSupport
 
 /// Emitter layers in the draw list (DrawListBuilder+Emitter.swift): one item per live particle,
 /// placed, scaled, turned and colored as the particle (EmitterSimulation) says, in the layer's
-/// space; additive as one plusLighter group; the frame driver kept awake while particles live.
+/// space; additive as items that each add (`DrawItem.additive`); the frame driver kept awake while particles live.
 @Suite("Emitter layers (lists)")
 struct EmitterListTests {
     static func cell(_ configure: (inout EmitterCell) -> Void) -> EmitterCell {
@@ -59,15 +59,29 @@ struct EmitterListTests {
         }
     }
 
-    @Test func additiveWrapsTheParticlesInOnePlusLighterGroup() throws {
-        let (list, _) = try list(emitter([("emitterCells", .emitterCells([Self.spray])), ("renderMode", .string("additive")),
+    @Test func additiveParticlesAreAdditiveItemsAtTheLayersOpacity() throws {
+        let (additive, _) = try list(emitter([("emitterCells", .emitterCells([Self.spray])), ("renderMode", .string("additive")),
                                           ("opacity", .number(0.5))]), at: 2.5)
-        #expect(list.items.count == 21)
-        guard case .blend(let mode, let opacity, let count) = list.items[0].kind else {
-            Issue.record("no blend group: \(list.items[0].kind)"); return
-        }
-        #expect(mode == .plusLighter && opacity == 0.5 && count == 20)
-        #expect(list.items.dropFirst().allSatisfy { $0.opacity == 1 })
+        #expect(additive.items.count == 20)
+        #expect(additive.items.allSatisfy { $0.additive && $0.opacity == 0.5 && $0.clip == -1 })
+        let (plain, _) = try list(emitter([("emitterCells", .emitterCells([Self.spray]))]), at: 2.5)
+        #expect(plain.items.allSatisfy { !$0.additive })
+    }
+
+    /// The additive flag shares the clip's storage: setting either keeps the other.
+    @Test func theAdditiveFlagKeepsTheClip() {
+        var item = DrawItem(transform: .identity, bounds: Rect(0, 0, 1, 1), backgroundColor: Color(1, 0, 0, 1), clip: 7)
+        #expect(!item.additive && item.clip == 7)
+        item.additive = true
+        #expect(item.additive && item.clip == 7)
+        item.clip = -1
+        #expect(item.additive && item.clip == -1)
+        item.clip = 3
+        item.additive = false
+        #expect(!item.additive && item.clip == 3)
+        var other = item
+        other.additive = true
+        #expect(!item.drawsSame(as: other) && item.drawsSame(as: item))
     }
 
     @Test func contentsAreImageItemsTintedByTheColor() throws {

@@ -89,4 +89,21 @@ struct ShaderSyncTests {
         }
         #expect(used.count <= PipelineVariant.all.count)
     }
+
+    /// The additive variants (ONE/ONE blending, an additive emitter's particles) are the
+    /// particle kinds' pipelines again, clipped and not, with the same modules and constants:
+    /// only the blend state differs.
+    @Test func additiveVariantsShareTheirSourceOverRows() {
+        let additive = PipelineVariant.all.filter(\.additive)
+        #expect(additive.count == PipelineVariant.additiveKinds.count * 2)
+        #expect(Set(additive.map(\.kind)) == [.rect, .sharp, .image, .imageSharp])
+        for variant in additive {
+            let plain = ShaderTable.row(PipelineVariant(kind: variant.kind, clipped: variant.clipped))
+            let row = ShaderTable.row(variant)
+            #expect(row.vertexName == plain.vertexName && row.fragmentName == plain.fragmentName, "\(variant)")
+            #expect(ShaderTable.specialization(variant)
+                    == ShaderTable.specialization(PipelineVariant(kind: variant.kind, clipped: variant.clipped)))
+            #expect(variant.index >= PipelineVariant.plainCount)
+        }
+    }
 }

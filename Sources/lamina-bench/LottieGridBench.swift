@@ -8,7 +8,7 @@ import LaminaGeometry
 import LaminaModel
 import LaminaTree
 
-/// `lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [--dump-plan] [--plan-time T] [FILE.json …]`:
+/// `lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [--dump-plan] [--meshes] [--plan-time T] [FILE.json …]`:
 /// issue 27's grid — N (100) Lottie animations playing at once in a W×H (1280×720) canvas, each
 /// fitted into its cell of a ⌈√N⌉-column grid — as Lamina plays them: a headless daemon in this
 /// process (realtime clock, its pacing cap at 1,000 Hz, so unpaced: a frame as soon as the last
@@ -31,7 +31,8 @@ import LaminaTree
 /// and lavapipe's rasterizer threads; this process runs nothing else meanwhile), and the client
 /// process's CPU time per frame over the same interval (getrusage in the child; zero is the
 /// goal). One JSON line, with the import (client CPU to load all N) apart, and the figures of the
-/// grid's frame plan at `--plan-time` (`LottieGridPlan`); `--dump-plan` prints that plan and stops.
+/// grid's frame plan at `--plan-time` (`LottieGridPlan`) and its shape meshes frame by frame
+/// (`LottieGridMeshes`); `--dump-plan` prints that plan and stops, `--meshes` the mesh figures.
 func runLottieGridBench(_ arguments: [String]) {
     let options = LottieGrid.Options(arguments, bench: "lottie-grid")
     let grid = LottieGrid(options)
@@ -44,6 +45,14 @@ func runLottieGridBench(_ arguments: [String]) {
     let framePlan: LottieGridPlan
     do { framePlan = try LottieGridPlan(grid, width: options.width, height: options.height, at: options.planTime) } catch {
         benchFail("lottie-grid: the plan: \(error)")
+    }
+    let meshes: LottieGridMeshes
+    do { meshes = try LottieGridMeshes(grid, width: options.width, height: options.height, at: options.planTime) } catch {
+        benchFail("lottie-grid: the meshes: \(error)")
+    }
+    if options.meshesOnly {
+        print(JSON.object(meshes.figures).text)
+        return
     }
     if options.dumpPlan {
         print(framePlan.dump())
@@ -125,7 +134,7 @@ func runLottieGridBench(_ arguments: [String]) {
         JSON.Member(key: "client_cpu_ms_total", value: ms(c1 - c0)),
         JSON.Member(key: "client_import_cpu_ms", value: ms(importCPU)),
         JSON.Member(key: "plan_time", value: .number(options.planTime)),
-    ] + framePlan.figures).text)
+    ] + framePlan.figures + meshes.figures).text)
 }
 
 /// The grid's client (a child of `lottie-grid`): loads the plan's animations, prints `ready …`,
@@ -175,6 +184,8 @@ struct LottieGrid {
         var count = 100, width = 1280, height = 720, seconds = 5.0, plan = false
         /// `--dump-plan`: print the frame plan of the grid at `planTime` (`--plan-time`, 1 s) and stop.
         var dumpPlan = false, planTime = 1.0
+        /// `--meshes`: print the grid's offline mesh figures (`LottieGridMeshes`) and stop.
+        var meshesOnly = false
         var files: [String] = []
         init(_ arguments: [String], bench: String) {
             var i = 0
@@ -197,6 +208,7 @@ struct LottieGrid {
                     seconds = s
                 case "--plan": plan = true
                 case "--dump-plan": dumpPlan = true
+                case "--meshes": meshesOnly = true
                 case "--plan-time":
                     guard let t = Double(value()), t >= 0 else { benchFail("\(bench): --plan-time T (seconds ≥ 0)") }
                     planTime = t
@@ -313,6 +325,19 @@ struct LottieGridPlan {
     var cells: [LottieGrid.Cell]
 
     init(_ grid: LottieGrid, width: Int, height: Int, at time: Double) throws {
+        var tree = try Self.tree(grid)
+        tree.advance(to: time)
+        var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
+                                      background: Color(1, 1, 1))
+        builder.time = time
+        list = builder.build(tree.presentation(at: time))
+        cells = grid.cells
+    }
+
+    /// The grid's layer tree: the cells' files imported and placed (client k + 1 holds cell k).
+    /// With `phased`, each cell plays at its phase and speed as the client sets them (`LottiePlayer`:
+    /// the root layer's speed, timeOffset and beginTime, at compositor time 0).
+    static func tree(_ grid: LottieGrid, phased: Bool = false) throws -> LayerTree {
         var tree = LayerTree()
         var scenes: [Int: Scene] = [:]
         for (k, cell) in grid.cells.enumerated() {
@@ -330,13 +355,15 @@ struct LottieGridPlan {
             try tree.apply(Commit(client: client, content: .connect))
             try tree.apply(Commit(client: client, content: .operations(scene.initialOperations)), at: 0)
             try tree.apply(Commit(client: client, content: .operations(try scene.operations(forTransaction: place))), at: 0)
+            if phased, var clock = scene.lottieClock {
+                clock.seek(progress: cell.phase, now: 0)
+                clock.setSpeed(cell.speed, now: 0)
+                let set = clock.settings(now: 0).map { JSON.Member(key: LottieImport.rootName + "." + $0.keyPath, value: .number($0.value)) }
+                let timing = JSON.object([JSON.Member(key: "set", value: .object(set))])
+                try tree.apply(Commit(client: client, content: .operations(try scene.operations(forTransaction: timing))), at: 0)
+            }
         }
-        tree.advance(to: time)
-        var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
-                                      background: Color(1, 1, 1))
-        builder.time = time
-        list = builder.build(tree.presentation(at: time))
-        cells = grid.cells
+        return tree
     }
 
     /// The cell whose rectangle holds the centre of `area`, or nil.
@@ -458,5 +485,129 @@ struct LottieGridPlan {
                 + kinds.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
         }
         return lines.joined(separator: "\n")
+    }
+}
+
+/// The grid's shape meshes frame by frame, offline (`lottie-grid`'s `mesh_…` figures): the grid's
+/// tree (`LottieGridPlan.tree`, each cell at its phase and speed) built into draw lists at
+/// 60 Hz steps from `time` by one builder, as the render thread builds them; after `warmUp`
+/// frames, `frames` are counted. Per frame: the mesh cache's misses (tessellations), hits and
+/// evictions, the builder's tessellation time, the vertices of the meshes drawn, and — from the
+/// presentation trees themselves — the shapes' fill and stroke parts whose path or style
+/// differs from the last frame's (those must be tessellated unless an earlier mesh is still
+/// cached), split into a moved path and a stroke style alone (a trim, a dash phase, a width).
+/// Misses beyond the changed parts are meshes made again for an unchanged path and style.
+struct LottieGridMeshes {
+    var figures: [JSON.Member] = []
+
+    init(_ grid: LottieGrid, width: Int, height: Int, at time: Double, warmUp: Int = 30, frames: Int = 90) throws {
+        var tree = try LottieGridPlan.tree(grid, phased: true)
+        var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
+                                      background: Color(1, 1, 1))
+        if let c = ProcessInfo.processInfo.environment["LAMINA_BENCH_MESH_CAPACITY"].flatMap(Int.init) {
+            builder.meshCache = MeshCache(capacity: c, maxBytes: 1 << 34)
+        }
+        let step = ProcessInfo.processInfo.environment["LAMINA_BENCH_MESH_STEP"].flatMap(Double.init) ?? 1.0 / 60
+        struct Part: Equatable { var path: Path; var fill: FillRule?; var stroke: StrokeStyle? }
+        var last: [LayerID: [Part]] = [:]
+        var misses = 0, hits = 0, evictions = 0, tessellate = 0.0, vertices = 0, parts = 0, changed = 0,
+            pathMoved = 0, styleOnly = 0, unchangedMissed = 0
+        var seen = Set<MeshID>()
+        for k in 0..<(warmUp + frames) {
+            let t = time + Double(k) * step
+            tree.advance(to: t)
+            let presentation = tree.presentation(at: t)
+            // The shapes' parts, as `appendShape` takes them (hidden subtrees left out).
+            var now: [LayerID: [Part]] = [:]
+            var stack: [LayerID] = [.root]
+            while let id = stack.popLast() {
+                guard let node = presentation[id], !node.properties.isHidden else { continue }
+                stack.append(contentsOf: node.sublayers)
+                let p = node.properties
+                if p.mask != 0 { stack.append(LayerID(client: id.client, local: p.mask)) }
+                guard let path = p.path else { continue }
+                var list: [Part] = []
+                if let f = p.fillColor, f.alpha > 0 { list.append(Part(path: path, fill: p.fillRule, stroke: nil)) }
+                if let s = p.strokeColor, s.alpha > 0, p.lineWidth >= 0, p.strokeStyle.strokeEnd > p.strokeStyle.strokeStart {
+                    list.append(Part(path: path, fill: nil, stroke: p.strokeStyle))
+                }
+                if !list.isEmpty { now[id] = list }
+            }
+            let (m0, h0, c0) = (builder.meshCache.misses, builder.meshCache.hits, builder.meshCache.count)
+            builder.time = t
+            let list = builder.build(presentation)
+            let newMisses = builder.meshCache.misses - m0
+            guard k >= warmUp else { last = now; continue }
+            misses += newMisses
+            hits += builder.meshCache.hits - h0
+            evictions += newMisses - (builder.meshCache.count - c0)
+            tessellate += builder.lastTessellateSeconds
+            for item in list.items { if case .mesh(let m) = item.kind { vertices += m.mesh.vertices.count } }
+            if ProcessInfo.processInfo.environment["LAMINA_BENCH_MESHES"] != nil {
+                Self.listNewMeshes(list, frame: k, cache: builder.meshCache, seen: &seen)
+            }
+            var frameChanged = 0
+            for (id, ps) in now {
+                let before = last[id] ?? []
+                for (i, part) in ps.enumerated() {
+                    parts += 1
+                    guard i < before.count, before[i] == part else {
+                        frameChanged += 1
+                        if i < before.count, before[i].path == part.path { styleOnly += 1 } else { pathMoved += 1 }
+                        continue
+                    }
+                }
+            }
+            changed += frameChanged
+            unchangedMissed += max(newMisses - frameChanged, 0)
+            last = now
+        }
+        let n = Double(frames)
+        func per(_ v: Int) -> JSON { .number((Double(v) / n * 10).rounded() / 10) }
+        figures = [
+            JSON.Member(key: "mesh_frames", value: .number(n)),
+            JSON.Member(key: "mesh_shape_parts_per_frame", value: per(parts)),
+            JSON.Member(key: "mesh_parts_changed_per_frame", value: per(changed)),
+            JSON.Member(key: "mesh_parts_path_moved_per_frame", value: per(pathMoved)),
+            JSON.Member(key: "mesh_parts_stroke_style_only_per_frame", value: per(styleOnly)),
+            JSON.Member(key: "mesh_tessellations_per_frame", value: per(misses)),
+            JSON.Member(key: "mesh_tessellations_beyond_changed_per_frame", value: per(unchangedMissed)),
+            JSON.Member(key: "mesh_cache_hits_per_frame", value: per(hits)),
+            JSON.Member(key: "mesh_cache_evictions_per_frame", value: per(evictions)),
+            JSON.Member(key: "mesh_cache_meshes", value: .number(Double(builder.meshCache.count))),
+            JSON.Member(key: "mesh_vertices_drawn_per_frame", value: per(vertices)),
+            JSON.Member(key: "mesh_tessellate_ms_per_frame", value: .number((tessellate / n * 1e5).rounded() / 100)),
+            JSON.Member(key: "mesh_tessellate_us_per_mesh",
+                        value: .number(misses > 0 ? (tessellate / Double(misses) * 1e7).rounded() / 10 : 0)),
+        ]
+    }
+
+    /// `LAMINA_BENCH_MESHES=1`: one line per mesh first drawn in `list` — frame, vertices, the
+    /// microseconds to tessellate its key again in a new cache, the same key at scales 1/8, 1
+    /// and 4 (vertices, microseconds), path elements, scale bucket, window, end points' box, style.
+    static func listNewMeshes(_ list: DrawList, frame: Int, cache: MeshCache, seen: inout Set<MeshID>) {
+        for item in list.items {
+            guard case .mesh(let m) = item.kind, !seen.contains(m.id) else { continue }
+            seen.insert(m.id)
+            guard let key = cache.key(for: m.id) else { continue }
+            var c = MeshCache()
+            func timed(_ scale: Double) -> (vertices: Int, us: Int) {
+                let t0 = benchNow()
+                let v = (try? c.entry(for: key.path, style: key.style, scale: scale, window: key.window))?.mesh.vertices.count ?? -1
+                return (v, Int((benchNow() - t0) * 1e6))
+            }
+            var line = "new \(frame) v \(m.mesh.vertices.count) us \(timed(MeshCache.scale(forBucket: key.scaleBucket)).us)"
+            for scale in [0.125, 1, 4] {
+                let (v, us) = timed(scale)
+                line += " s\(scale) v \(v) us \(us)"
+            }
+            let ends: [Point] = key.path.elements.compactMap {
+                switch $0 { case .move(let p), .line(let p), .quad(_, let p), .cubic(_, _, let p): p; case .close: nil }
+            }
+            let xs = ends.map(\.x), ys = ends.map(\.y)
+            line += " el \(key.path.elements.count) bucket \(key.scaleBucket) window \(key.window.map { "\($0)" } ?? "-")"
+                + " bounds \(xs.min() ?? 0),\(ys.min() ?? 0)-\(xs.max() ?? 0),\(ys.max() ?? 0) style \(key.style)"
+            print(line)
+        }
     }
 }

@@ -190,17 +190,8 @@ public enum EmitterSimulation {
     /// where N reaches k; it takes the other multipliers at its birth.
     private static func emitVarying(_ c: EmitterCell, cellIndex: Int, _ e: Emitter, _ timeline: Timeline,
                                     _ ctx: Context, limit: Int, into out: inout [Particle], _ outcome: inout Outcome) {
-        guard c.enabled, c.birthRate > 0, c.birthRate.isFinite, c.speed > 0 else { return }
-        let u = (ctx.time - c.beginTime) * c.speed + c.timeOffset
-        let uStop = (ctx.stop - c.beginTime) * c.speed + c.timeOffset
-        var uEnd = min(u, uStop)
-        if c.duration > 0 { uEnd = min(uEnd, c.duration) }
-        let horizon = horizon(c, e)
-        if ctx.parent == nil {
-            let lastBirth = c.duration > 0 ? c.duration : .infinity
-            if u < lastBirth + horizon { outcome.changes = true }
-        }
-        guard uEnd >= 0 else { return }
+        guard c.enabled, c.birthRate > 0, c.birthRate.isFinite, c.speed > 0,
+              let (u, uEnd, horizon) = cellTimes(c, e, ctx, &outcome) else { return }
         let layerScale = ctx.layerScale / c.speed
         let layerOrigin = ctx.layerOrigin + ctx.layerScale * (c.beginTime - c.timeOffset / c.speed)
         let perUnit = c.birthRate / layerScale
@@ -224,6 +215,24 @@ public enum EmitterSimulation {
         }
     }
 
+    /// A cell's time now (`u`), the last cell time of a birth so far (`uEnd`) and how long its
+    /// particles may live (`horizon`); nil before its first birth. A top-level cell marks the
+    /// emitter as changing while it may emit or a particle of it may live.
+    private static func cellTimes(_ c: EmitterCell, _ e: Emitter, _ ctx: Context, _ outcome: inout Outcome)
+        -> (u: Double, uEnd: Double, horizon: Double)? {
+        let u = (ctx.time - c.beginTime) * c.speed + c.timeOffset
+        let uStop = (ctx.stop - c.beginTime) * c.speed + c.timeOffset
+        var uEnd = min(u, uStop)
+        if c.duration > 0 { uEnd = min(uEnd, c.duration) }
+        let horizon = horizon(c, e)
+        if ctx.parent == nil {
+            let lastBirth = c.duration > 0 ? c.duration : .infinity
+            if u < lastBirth + horizon { outcome.changes = true }
+        }
+        guard uEnd >= 0 else { return nil }
+        return (u, uEnd, horizon)
+    }
+
     private static func emit(_ cells: [EmitterCell], _ e: Emitter, _ ctx: Context, flatIndex: inout Int, limit: Int,
                              into out: inout [Particle], _ outcome: inout Outcome) {
         for c in cells {
@@ -237,18 +246,7 @@ public enum EmitterSimulation {
             }
             let rate = c.birthRate * e.birthRate
             guard c.enabled, rate > 0, c.speed > 0, rate.isFinite else { continue }
-            // Cell time now, and the last cell time of a birth.
-            let u = (ctx.time - c.beginTime) * c.speed + c.timeOffset
-            let uStop = (ctx.stop - c.beginTime) * c.speed + c.timeOffset
-            var uEnd = min(u, uStop)
-            if c.duration > 0 { uEnd = min(uEnd, c.duration) }
-            let horizon = horizon(c, e)
-            if ctx.parent == nil {
-                // The emitter changes while a cell may emit or a particle may live.
-                let lastBirth = c.duration > 0 ? c.duration : .infinity
-                if u < lastBirth + horizon { outcome.changes = true }
-            }
-            guard uEnd >= 0 else { continue }
+            guard let (u, uEnd, horizon) = cellTimes(c, e, ctx, &outcome) else { continue }
             let hi = Int(min((uEnd * rate).rounded(.down), 9e15))
             let loTime = u - horizon
             // (One more than the bound: rounding must not drop a particle about to die.)

@@ -35,7 +35,8 @@
 //   shaping, layout and the glyph atlas as CPU data; no Vulkan. LaminaFrame (text layers'
 //   glyph items) and LaminaServer (measureText) use it.
 //   LaminaGallery (on LaminaModel, LaminaWire, LaminaLottie, Lamina): the demo gallery's pages as changes.
-//   LaminaLottie (on LaminaWire): Lottie files mapped onto scene-file JSON; Lamina's Scene uses it.
+//   LaminaLottie (on LaminaWire, LaminaGeometry: offsets and booleans of paths): Lottie files mapped onto
+//   scene-file JSON; Lamina's Scene uses it.
 //   LaminaPNG (CPNG) is a leaf used by Server, laminactl and the tests.
 //   LaminaImage (CLaminaImage: libpng, libjpeg-turbo, libwebp) is a leaf: image decoding.
 //   CGLU and CTess2 are peers used only by lamina-bench.
@@ -102,7 +103,7 @@ let package = Package(
         .target(name: "LaminaServer", dependencies: ["LaminaWire", "LaminaModel", "LaminaTree", "LaminaFrame", "LaminaRender", "LaminaPNG", "LaminaExpression",
                                               "LaminaText"], exclude: ["README.md"]),
         // Lottie (Bodymovin) JSON mapped onto scene-file JSON: layers and keyframe animations.
-        .target(name: "LaminaLottie", dependencies: ["LaminaWire"], exclude: ["README.md"]),
+        .target(name: "LaminaLottie", dependencies: ["LaminaWire", "LaminaGeometry"], exclude: ["README.md"]),
         .target(name: "Lamina", dependencies: ["LaminaWire", "LaminaModel", "LaminaExpression", "LaminaLottie"], exclude: ["README.md"]),
         // A scene file (the client library's `Scene`) evaluated on a render tree without a daemon.
         .target(name: "LaminaSceneTree", dependencies: ["Lamina", "LaminaTree"], exclude: ["README.md"]),

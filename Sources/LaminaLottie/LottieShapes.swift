@@ -59,7 +59,7 @@ extension Mapper {
             _ = try item.object()
             if item["hd"]?.bool() == true { continue }
             let pathCount = paths.count
-            defer { for i in pathCount..<paths.count where paths[i].trim == nil { paths[i].trim = trims[index] } }
+            defer { for i in min(pathCount, paths.count)..<paths.count where paths[i].trim == nil { paths[i].trim = trims[index] } }
             let ty = try item.required("ty").string()
             // Direction 3 draws rectangles, ellipses and stars the other way round (`d` of a
             // stroke is its dashes).
@@ -153,14 +153,40 @@ extension Mapper {
                 if let r = try repeater(item, nodes, tm) { nodes = [r] }
             case "mm":
                 // Mode 1, merge: the paths before it as one compound path, filled by its fill's
-                // rule — what the styles after it draw already (rlottie and ThorVG draw every
-                // mode so). The booleans are not computed.
+                // rule — what the styles after it draw already. Modes 2–5 (add, subtract,
+                // intersect, exclude intersections): the paths before it, topmost (listed
+                // first) first, each through its group matrices, combined in order as regions
+                // (`PathBoolean`: subtract is the topmost less the others, as After Effects
+                // defines it), one polygon path that every style after it fills or strokes.
                 let mode = try item.number("mm", default: 1)
-                if mode != 1 {
-                    let what = [2: "add", 3: "subtract", 4: "intersect", 5: "exclude intersections"][Int(mode)] ?? "unknown"
-                    warnings.add(item.path, "merge paths mode \(JSON.format(mode)) (\(what))", "not mapped (drawn as merge: the paths together)")
+                guard mode != 1, !paths.isEmpty else { continue }
+                guard [2, 3, 4, 5].contains(mode) else {
+                    warnings.add(item.at("mm"), "merge paths mode \(JSON.format(mode))", "not mapped (drawn as merge: the paths together)")
+                    continue
                 }
-            case "op": warnings.add(item.path, "offset path")
+                let operands = paths.map { p in Signal.combine([p.signal]) { v in BezPath.transform(v[0], p.matrix) } }
+                guard BezPath.merged(operands.map { $0.eval(0) }, mode: Int(mode)) != nil else {
+                    warnings.add(item.path, "merge paths of more than \(BezPath.mergeEdgeLimit) edges", "not mapped (drawn as merge: the paths together)")
+                    continue
+                }
+                let merged = Signal.combine(operands, affine: false) { v in BezPath.merged(v, mode: Int(mode)) ?? v.flatMap { $0 } }
+                var source = PathSource(signal: merged)
+                source.frozenGroup = paths.first(where: { $0.frozenGroup != nil })?.frozenGroup
+                source.trim = trims[index]
+                paths = [source]
+            case "op":
+                // Offset path: amount (animatable), line join (1 miter, 2 round, 3 bevel) and
+                // miter limit; not affine in the amount (joins change with its sign), so an
+                // animated amount is sampled once per frame.
+                let amount = Signal(try Prop(numbers: item.required("a"), warnings))
+                var limit = Signal.constant([4])
+                if let n = item["ml"] {
+                    if case .object = n.json { limit = Signal(try Prop(numbers: n, warnings)) } else { limit = .constant([try n.number()]) }
+                }
+                let join = try item.number("lj", default: 1).clampedInt
+                modify(&paths, amount, limit, affine: false) { v in
+                    BezPath.offset(v[0], amount: v[1].first ?? 0, join: join, miterLimit: max(v[2].first ?? 4, 1))
+                }
             case "pb":
                 let amount = Signal(try Prop(numbers: item.required("a"), warnings, mult: 0.01))
                 modify(&paths, amount) { v in BezPath.puckerBloat(v[0], v[1].first ?? 0) }
@@ -183,9 +209,9 @@ extension Mapper {
     /// and the modifier's parameters, at each keyframe of the path (exact when they share
     /// keys or only one animates; sampled once per frame otherwise). The path is no longer a
     /// plain rectangle or circle (no box, no rounding).
-    func modify(_ paths: inout [PathSource], _ params: Signal..., f: @escaping ([[Double]]) -> [Double]) {
+    func modify(_ paths: inout [PathSource], _ params: Signal..., affine: Bool = true, f: @escaping ([[Double]]) -> [Double]) {
         for i in paths.indices {
-            paths[i].signal = Signal.combine([paths[i].signal] + params, f)
+            paths[i].signal = Signal.combine([paths[i].signal] + params, affine: affine, f)
             paths[i].box = nil
             paths[i].rounded = nil
         }

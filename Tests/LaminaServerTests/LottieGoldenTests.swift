@@ -40,6 +40,16 @@ struct LottieGoldenTests {
         try expectMatchesReference(image, "\(Self.references)/\(name).png", Self.tolerance, name: name)
     }
 
+    /// `Lottie/modifiers.json` against cairo drawing the shapes After Effects defines
+    /// (`scripts/gen-references`, `lottie_modifiers`): offset paths (round joins, an animated
+    /// amount on a circle, inward and mitred) and merge paths subtract, intersect, exclude
+    /// intersections and add (the union's outline stroked). rlottie and ThorVG draw merge
+    /// paths' modes as merge and rlottie 0.1 has no offset path, so neither is a reference.
+    @Test(arguments: [("lottie-modifiers-0", 0.0), ("lottie-modifiers-30", 30.0), ("lottie-modifiers-45", 45.0)])
+    func modifiers(_ name: String, _ frame: Double) throws {
+        try Self.expectFrame("Lottie/modifiers.json", name, frame)
+    }
+
     /// `Lottie/compositing.json` against rlottie: masks (add, then subtract; add then
     /// intersect) with a morphing mask path, a repeater of four fading squares, and a
     /// precomp whose time remapping runs its content backwards.

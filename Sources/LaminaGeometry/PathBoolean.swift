@@ -115,11 +115,12 @@ public enum PathBoolean {
         var kept: [Key: Int] = [:]
         for q in pieces {
             let d = q.b - q.a, mid = (q.a + q.b) * 0.5
+            // (−dy, dx) is the right of a → b (y down).
             let n = Point(-d.y, d.x).normalized * step
-            let left = inside(mid + n), right = inside(mid - n)
+            let right = inside(mid + n), left = inside(mid - n)
             guard left != right else { continue }
-            // The result on the right: (−dy, dx) is the left of a → b (y down).
-            let key = left ? Key(a: q.b, b: q.a) : Key(a: q.a, b: q.b)
+            // The result on the right.
+            let key = right ? Key(a: q.a, b: q.b) : Key(a: q.b, b: q.a)
             let reverse = Key(a: key.b, b: key.a)
             if kept[reverse] != nil { kept[reverse] = nil } else { kept[key] = 1 }
         }

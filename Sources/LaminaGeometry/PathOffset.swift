@@ -11,8 +11,9 @@ import Darwin
 /// points), so the holes of a compound path drawn the other way round shrink as its outside
 /// grows. Each segment is moved `amount` along its normal: a line as a line, a curve split
 /// (from its own shape, not the amount, so an animated amount keeps one structure) into
-/// pieces that turn at most 30° and have no inflection, each offset by moving its control
-/// polygon's legs and intersecting them (Tiller and Hanson). Where the offset pieces of two
+/// pieces that turn at most 30° and have no inflection, each offset by moving its ends along
+/// their normals and scaling its handles by the change of the radius of curvature there
+/// (exact for circular arcs). Where the offset pieces of two
 /// segments leave a gap (an outer corner), the join fills it: a miter to where the two
 /// tangent lines meet, when that point is within `miterLimit` × |amount| of the corner (else
 /// a bevel); a round join a circular arc of radius |amount| about the corner (cubics of at
@@ -156,20 +157,23 @@ public enum PathOffset {
         return (w.cross(v) / den, w.cross(u) / den)
     }
 
-    /// One piece moved `d` along its normals.
+    /// One piece moved `d` along its normals: its ends moved along their normals, its
+    /// handles kept in direction and scaled by 1 + d·κ (κ the signed curvature at that end,
+    /// the handle's length ∝ the radius of curvature: a circular arc becomes exactly the arc
+    /// of radius r + d; never below 0).
     static func offsetPiece(_ s: Segment, _ d: Double) -> Segment {
         let t0 = s.startTangent, t1 = s.endTangent
         let p0 = s.p0 + normal(t0) * d, p3 = s.p3 + normal(t1) * d
         if s.isLine { return .line(p0, p3) }
-        let mid = s.c2 - s.c1
-        var c1 = s.c1 + normal(t0) * d, c2 = s.c2 + normal(t1) * d
-        if mid == .zero, let (u, _) = meet(p0, t0, p3, t1) {
-            c1 = p0 + t0 * u; c2 = c1
-        } else if mid != .zero {
-            let m = s.c1 + normal(mid) * d
-            if s.c1 != s.p0, let (u, _) = meet(p0, t0, m, mid) { c1 = p0 + t0 * u } else if s.c1 == s.p0 { c1 = p0 }
-            if s.c2 != s.p3, let (u, _) = meet(p3, t1, m, mid) { c2 = p3 + t1 * u } else if s.c2 == s.p3 { c2 = p3 }
+        // κ = B′ × B″ / |B′|³ with B′(0) = 3 h0, B″(0) = 6 w0 (and the same at the end).
+        func factor(_ h: Point, _ w: Point) -> Double {
+            let l = h.length
+            guard l > 0 else { return 1 }
+            return max(0, 1 + d * (2.0 / 3) * h.cross(w) / (l * l * l))
         }
+        let h0 = s.c1 - s.p0, h1 = s.p3 - s.c2
+        let c1 = p0 + h0 * factor(h0, s.c2 - s.c1 * 2 + s.p0)
+        let c2 = p3 - h1 * factor(h1, s.p3 - s.c2 * 2 + s.c1)
         return Segment(p0: p0, c1: c1, c2: c2, p3: p3, isLine: false)
     }
 

@@ -47,8 +47,9 @@ public enum PathBoolean {
                 }
                 let u = c1 * 3 - current * 2 - end, v = c2 * 3 - current - end * 2
                 let d = max(u.x * u.x, v.x * v.x) + max(u.y * u.y, v.y * v.y)
-                let halvings = d > 16 * tol * tol ? min(16, Int((log(d / (16 * tol * tol)) / log(16.0)).rounded(.up))) : 0
-                estimate += d.isFinite ? 1 << halvings : 1 << 16
+                // Clamped as a Double first: d may be huge or infinite.
+                let k = d.isFinite && d > 16 * tol * tol ? (log(d / (16 * tol * tol)) / log(16.0)).rounded(.up) : (d.isFinite ? 0 : 16)
+                estimate += 1 << Int(min(16, max(0, k)))
                 current = end
                 if estimate > maxEdges { return nil }
             }
@@ -91,11 +92,25 @@ public enum PathBoolean {
             }
             if e.b != prev { pieces.append((prev, e.b, e.k)) }
         }
-        // Each piece's sides: the operands' winding numbers at its middle ± a small step.
+        // Each piece's sides: the operands' winding numbers at its middle ± a small step,
+        // counted over the pieces whose rows span the point's (found through row buckets).
         let step = grid / 16
+        let lowY = pieces.map { min($0.a.y, $0.b.y) }.min() ?? 0, highY = pieces.map { max($0.a.y, $0.b.y) }.max() ?? 0
+        let rows = highY > lowY ? max(1, min(4096, pieces.count / 2)) : 1
+        let rowHeight = highY > lowY ? (highY - lowY) / Double(rows) : 1
+        func row(_ y: Double) -> Int {
+            let r = (y - lowY) / rowHeight
+            return r.isNaN ? 0 : Int(min(Double(rows - 1), max(0, r)))
+        }
+        var buckets: [[Int]] = Array(repeating: [], count: rows)
+        for (i, q) in pieces.enumerated() {
+            for r in row(min(q.a.y, q.b.y))...row(max(q.a.y, q.b.y)) { buckets[r].append(i) }
+        }
         func inside(_ p: Point) -> Bool {
             var winding = Array(repeating: 0, count: operands.count)
-            for q in pieces where (q.a.y <= p.y) != (q.b.y <= p.y) {
+            for i in buckets[row(p.y)] {
+                let q = pieces[i]
+                guard (q.a.y <= p.y) != (q.b.y <= p.y) else { continue }
                 let x = q.a.x + (p.y - q.a.y) / (q.b.y - q.a.y) * (q.b.x - q.a.x)
                 if x > p.x { winding[q.k] += q.b.y > q.a.y ? 1 : -1 }
             }

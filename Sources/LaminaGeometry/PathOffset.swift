@@ -55,6 +55,8 @@ public enum PathOffset {
                 for s in loop { after += s.p0.cross(s.c1) + s.c1.cross(s.c2) + s.c2.cross(s.p3) }
                 if before * after <= 0 { continue }
             }
+            // Coordinates so large that the offset overflows: the subpath is left out.
+            guard loop.allSatisfy({ $0.p0.isFinite && $0.c1.isFinite && $0.c2.isFinite && $0.p3.isFinite }) else { continue }
             out.elements.append(.move(first.p0))
             for s in loop { out.elements.append(s.isLine ? .line(s.p3) : .cubic(s.c1, s.c2, s.p3)) }
             out.elements.append(.close)
@@ -235,6 +237,7 @@ public enum PathOffset {
         // The other way round when the short arc misses `through`.
         let mid = Point(cos(sweep / 2) * na.x - sin(sweep / 2) * na.y, sin(sweep / 2) * na.x + cos(sweep / 2) * na.y)
         if mid.dot(through) < 0 { sweep += sweep > 0 ? -2 * Double.pi : 2 * Double.pi }
+        guard sweep.isFinite, r.isFinite, r > 0 else { return [.line(a, b)] }
         let n = max(1, Int((abs(sweep) / (Double.pi / 2) - 1e-9).rounded(.up)))
         let phi = sweep / Double(n), k = 4.0 / 3 * tan(phi / 4) * r
         let a0 = atan2(na.y, na.x)

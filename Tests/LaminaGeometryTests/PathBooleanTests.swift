@@ -95,6 +95,12 @@ import Testing
         // Nothing, and non-finite input, give nothing.
         #expect(try #require(PathBoolean.combine([], .union)).isEmpty)
         #expect(try #require(PathBoolean.combine([Path([.move(Point(.nan, 0)), .line(Point(1, 1)), .line(Point(0, 1)), .close])], .union)).isEmpty)
+        // Huge coordinates and curves: an answer or nil, never a crash.
+        var huge = Path()
+        huge.addPolygon([Point(0, 0), Point(1e308, 0), Point(1e308, 1e308)])
+        huge.move(to: Point(-1e300, 0))
+        huge.addCurve(to: Point(1e300, 5), control1: Point(1e300, -1e300), control2: Point(-1e300, 1e300))
+        for op in [PathBoolean.Operation.union, .subtract, .intersect, .exclude] { _ = PathBoolean.combine([huge, square(0, 0, 10)], op) }
         // Past the edge limit: nil.
         var many = Path()
         for i in 0...(PathBoolean.maxEdges / 4) { many.addPath(square(Double(i), 0, 0.5)) }

@@ -128,5 +128,10 @@ import Testing
         var bad = Path()
         bad.addPolygon([Point(0, 0), Point(.nan, 1), Point(1, 1)])
         #expect(PathOffset.offset(bad, by: 1).elements.isEmpty)
+        // Coordinates so large the offset overflows: left out, no crash (round joins too).
+        var huge = Path()
+        huge.addPolygon([Point(0, 0), Point(1e308, 0), Point(1e308, 1e308)])
+        huge.addCurve(to: Point(-1e308, 5), control1: Point(1e308, -1e308), control2: Point(-1e308, 1e308))
+        for join in LineJoin.allCases { _ = PathOffset.offset(huge, by: 1e6, join: join) }
     }
 }

@@ -459,12 +459,12 @@ import Testing
 
     @Test func unsupportedFeaturesWarnAndStillPlay() throws {
         let extra = #","masksProperties":[{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}},{"mode":"f","pt":{"a":0,"k":{"c":true,"v":[[0,0],[9,0],[9,9]]}}}],"ef":[{"ty":5}],"tm":{"a":0,"k":0},"bm":17"#
-        let shapes = "\(Self.square),{\"ty\":\"mm\",\"mm\":3},\(Self.redFill)"
+        let shapes = "\(Self.square),{\"ty\":\"tw\",\"a\":{\"a\":0,\"k\":90},\"c\":{\"a\":0,\"k\":[0,0]}},{\"ty\":\"mm\",\"mm\":3},\(Self.redFill)"
         let ks = #"{"p":{"a":0,"k":[50,50],"x":"wiggle(1,2)"}}"#
         let s = try Scene(json: Self.file(Self.shapeLayer("W", ind: 1, ks: ks, shapes: shapes, extra: extra)))
         let expected = ["layers[0].masksProperties[1].mode: mask mode difference after another mask", "layers[0].ef: effects",
                         "layers[0].bm: blend mode 17", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression",
-                        "layers[0].shapes[1]: merge paths mode 3 (subtract)"]
+                        "layers[0].shapes[1]: twist"]
         for e in expected { #expect(s.warnings.contains { $0.hasPrefix(e) }, "\(e) in \(s.warnings)") }
         #expect(try s.hitTest(.init(50, 50), at: 0) == "W/F")
         // Merge paths' mode 1 (merge) is the compound path the fill draws anyway: no warning.

@@ -65,8 +65,11 @@ import DaemonTestSupport
         emitter.renderMode = .additive
         emitter.emitterSize = Size(40, 20)
         emitter.seed = 9
+        emitter.preservesDepth = true
         c.root.addSublayer(emitter)
         try c.commit()
+        #expect(emitter.preservesDepth)
+        #expect(try emitter.presentationValue(forKeyPath: "preservesDepth") == .bool(true))
         #expect(try emitter.presentationValue(forKeyPath: "emitterCells") == .emitterCells([spark]))
         #expect(try emitter.presentationValue(forKeyPath: "renderMode") == .string("additive"))
         #expect(try emitter.presentationValue(forKeyPath: "seed") == .number(9))

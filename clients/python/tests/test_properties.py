@@ -296,6 +296,42 @@ class EmitterTests(DaemonTestCase):
         for start, centre in zip(runs, [50, 60, 70, 80, 90]):
             self.assertLessEqual(abs(start + 2 - centre), 1, red)
 
+    def test_particles_keeping_depth_are_seen_in_the_superlayers_perspective(self):
+        # docs/scene-format.md, preservesDepth: one particle (births at 0, 10, … s) flies
+        # straight at the viewer (emissionLatitude π/2) at 20 points a second from (151, 50)
+        # of an emitter filling a stage whose sublayerTransform is a perspective of d = 100 about
+        # its anchor (100, 50). At age 2 it is at z = 40: w = 1 − 40/100 = 0.6, its centre at
+        # x = 100 + (151 − 100)/0.6 = 185 and its 10-point square 16.7 points wide (176.7 …
+        # 193.3: pixels 177 … 192 wholly red). Flattened (preserves_depth False) it stays at
+        # 146 … 156 (pixels 146 … 155).
+        import math
+        from lamina import EmitterCell, Transform3D
+        runs = {}
+        for depth in (True, False):
+            stage = self.conn.make_layer()
+            stage.bounds = (0, 0, 200, 100)
+            stage.position = (100, 50)
+            stage.sublayer_transform = Transform3D.perspective(100)
+            layer = self.conn.make_emitter_layer()
+            layer.bounds = (0, 0, 200, 100)
+            layer.position = (100, 50)
+            layer.emitter_position = (151, 50)
+            layer.preserves_depth = depth
+            layer.emitter_cells = [EmitterCell(birthRate=0.1, lifetime=10, velocity=20, emissionLatitude=math.pi / 2,
+                                               scale=10, color="#ff0000")]
+            layer.begin_time = self.conn.current_time()
+            stage.add_sublayer(layer)
+            self.conn.root.add_sublayer(stage)
+            self.conn.commit()
+            self.assertIs(layer.presentation_value("preservesDepth"), depth)
+            self.conn.advance_clock(2.0)
+            _, _, rows = png_pixels(self.conn.capture().png)
+            runs[depth] = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
+            stage.remove_from_superlayer()
+            self.conn.commit()
+        self.assertEqual((runs[True][0], runs[True][-1]), (177, 192), runs[True])
+        self.assertEqual((runs[False][0], runs[False][-1]), (146, 155), runs[False])
+
     def test_birth_rate_animates(self):
         layer = self.conn.make_emitter_layer()
         self.conn.root.add_sublayer(layer)

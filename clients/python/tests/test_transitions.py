@@ -139,14 +139,9 @@ class TransitionTests(DaemonTestCase):
     def test_reduce_motion_turns_a_match_into_a_cross_fade(self):
         # docs/protocol.md: a match committed under Reduce Motion only cross-fades, neither
         # layer moving: half way (linear, 1 s) both stay at their own frames, half opaque.
-        a = self.square(x=50, y=50, size=20)
-        b = self.square(x=300, y=200, size=100)
-        b.corner_radius = 10
-        self.conn.commit()
         self.conn.set_reduce_motion(True)
         self.addCleanup(self.conn.set_reduce_motion, False)
-        with self.conn.transaction(duration=1.0, timing="linear"):
-            self.conn.match(a, b)
+        a, b = self.matched_pair()
         self.conn.advance_clock(0.5)
         self.assertEqual(tuple(b.presentation_value("position")), (300, 200))
         self.assertEqual(tuple(b.presentation_value("bounds")), (0, 0, 100, 100))
@@ -155,13 +150,19 @@ class TransitionTests(DaemonTestCase):
         self.assertAlmostEqual(a.presentation_value("opacity"), 0.5, places=9)
         self.assertAlmostEqual(b.presentation_value("opacity"), 0.5, places=9)
 
-    def test_match_starts_at_the_source_frame(self):
+    def matched_pair(self):
+        """a (20 points at (50, 50)) matched into b (100 points at (300, 200), corner radius 10)
+        in a linear transaction of 1 s."""
         a = self.square(x=50, y=50, size=20)
         b = self.square(x=300, y=200, size=100)
         b.corner_radius = 10
         self.conn.commit()
         with self.conn.transaction(duration=1.0, timing="linear"):
             self.conn.match(a, b)
+        return a, b
+
+    def test_match_starts_at_the_source_frame(self):
+        a, b = self.matched_pair()
         self.assertAlmostEqual(b.presentation_value("position")[0], 50, places=6)
         self.assertAlmostEqual(b.presentation_value("opacity"), 0, places=9)
         self.conn.advance_clock(0.5)

@@ -117,6 +117,28 @@ import Testing
         #expect(flat.count == 3 && flat.allSatisfy { abs($0.x - 120) < 1e-6 && abs($0.width - 4) < 1e-6 }, "\(flat)")
     }
 
+    /// Reduce Motion (docs/protocol.md): from the compositor time it is turned on no particle
+    /// is born — those born before live out their lifetimes —; turned off, the emitter shows
+    /// its particles as if it had never stopped. Births at k/10 s, each living 10 s: on at
+    /// 0.95 s, 10 squares (born 0 … 0.9) at 0.95 and still at 2.0; off at 2.0, 26 at 2.55
+    /// (born 0 … 2.5).
+    @Test func reduceMotionStopsBirthsAndTheBornLiveOn() throws {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        let steady = Self.cell { $0.birthRate = 10; $0.lifetime = 10; $0.velocity = 5; $0.emissionRange = .pi }
+        guard case .committed = d.commit(Self.emitter([steady]), from: c) else { Issue.record("commit failed"); return }
+        func squares() -> Int { d.drawList().items.filter { if case .rect = $0.kind { true } else { false } }.count }
+        let start = d.clock.now
+        _ = d.clock.advance(by: 0.95)
+        #expect(squares() == 10)
+        #expect(d.request(.setReduceMotion(true), from: c) == .reduceMotionChanged(true))
+        _ = d.clock.advance(by: 2.0 - (d.clock.now - start))
+        #expect(squares() == 10, "no births while Reduce Motion is on")
+        #expect(d.request(.setReduceMotion(false), from: c) == .reduceMotionChanged(false))
+        _ = d.clock.advance(by: 2.55 - (d.clock.now - start))
+        #expect(squares() == 26, "as if it had never stopped")
+    }
+
     @Test func theRenderLoopDrawsWhileParticlesLiveAndThenSleeps() throws {
         let d = EmbeddedDaemon()
         let c = d.connect()!

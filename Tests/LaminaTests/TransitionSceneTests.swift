@@ -128,6 +128,29 @@ import LaminaSceneTree
         #expect(try point(s, "b.position", at: 2.5) == Point(60, 40))
     }
 
+    /// A transition under a spring transaction follows the spring: SwiftUI's
+    /// Spring(duration: 0.5, bounce: 0) is critically damped with ω = 2π/0.5, so from rest a
+    /// value goes from A to B as B + (A − B)·(1 + ωt)·e^(−ωt). The offset (100, 0) insertion
+    /// starts 100 points right of the model's x = 60 and closes in by that curve; its opacity
+    /// transition (combined) follows the same curve from 0 to 1.
+    @Test func aSpringTransactionDrivesTheTransition() throws {
+        let s = try Scene(json: #"""
+        {"layers": [{"name": "p", "bounds": [0, 0, 200, 100], "position": [100, 50]}],
+         "transactions": [
+          {"at": 1, "timingFunction": {"spring": {"perceptualDuration": 0.5, "bounce": 0}},
+           "addSublayers": {"p": [{"name": "a", "bounds": [0, 0, 20, 10], "position": [60, 40]}]},
+           "transitions": {"a": {"insertion": {"combined": ["opacity", {"offset": [100, 0]}]}}}}
+        ]}
+        """#)
+        let omega = 2 * Double.pi / 0.5
+        for t in [0.05, 0.1, 0.2, 0.4] {
+            let left = (1 + omega * t) * exp(-omega * t)   // the share of the way still to go
+            let pa = try point(s, "a.position", at: 1 + t)
+            #expect(abs(pa.x - (60 + 100 * left)) < 1e-6 && abs(pa.y - 40) < 1e-9, "t = \(t): \(pa)")
+            #expect(abs(try number(s, "a.opacity", at: 1 + t) - (1 - left)) < 1e-6, "t = \(t)")
+        }
+    }
+
     @Test func errorsNameTheirPath() {
         func error(_ text: String) -> String? {
             do { _ = try Scene(json: text); return nil } catch { return error.description }

@@ -79,6 +79,38 @@ import DaemonTestSupport
         }
     }
 
+    /// A replicator layer's typed accessors (`ReplicatorLayer`) through a real daemon and back,
+    /// and a client-side kind check for the replicator rows.
+    @Test func replicatorAccessorsReachTheDaemon() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let spinner = c.makeReplicatorLayer()
+        spinner.bounds = Rect(0, 0, 100, 100)
+        spinner.instanceCount = 12
+        spinner.instanceDelay = 0.1
+        spinner.instanceTransform = .rotation(Double.pi / 6)
+        spinner.instanceColor = Color(1, 0.5, 0, 1)
+        spinner.instanceAlphaOffset = -0.07
+        spinner.preservesDepth = true
+        let dot = c.makeLayer()
+        dot.bounds = Rect(0, 0, 8, 8)
+        dot.position = Point(50, 10)
+        spinner.addSublayer(dot)
+        c.root.addSublayer(spinner)
+        try c.commit()
+        #expect(try spinner.presentationValue(forKeyPath: "instanceCount") == .number(12))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceDelay") == .number(0.1))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceTransform") == .transform(.rotation(Double.pi / 6)))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceColor") == .color(Color(1, 0.5, 0, 1)))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceAlphaOffset") == .number(-0.07))
+        #expect(try spinner.presentationValue(forKeyPath: "preservesDepth") == .bool(true))
+        #expect(c.makeLayer(.replicator) is ReplicatorLayer)
+        #expect(throws: PropertyError.notAProperty(keyPath: "instanceCount", kind: .layer)) {
+            try c.makeLayer().setValue(.number(2), forKeyPath: "instanceCount")
+        }
+    }
+
     /// A text layer takes a plain `String` (`text`): one run in the layer's own style, read
     /// back as the same string, committed and reported by the daemon as that string.
     @Test func aTextLayerTakesAPlainString() throws {

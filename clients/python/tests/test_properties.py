@@ -332,6 +332,31 @@ class EmitterTests(DaemonTestCase):
         self.assertEqual((runs[True][0], runs[True][-1]), (177, 192), runs[True])
         self.assertEqual((runs[False][0], runs[False][-1]), (146, 155), runs[False])
 
+    def test_reduce_motion_stops_births_and_the_born_live_on(self):
+        # docs/protocol.md: from the time Reduce Motion is turned on no particle is born. As
+        # above (births every 0.25 s from t0, flying along +x at 40 points a second from
+        # (10, 50)), turned on at t0 + 0.9: at t0 + 2 four squares, born at t0 … t0 + 0.75,
+        # centred at x = 10 + 40 × (2 − k/4): 90, 80, 70, 60.
+        from lamina import EmitterCell
+        layer = self.conn.make_emitter_layer()
+        layer.bounds = (0, 0, 200, 100)
+        layer.position = (100, 50)
+        layer.emitter_position = (10, 50)
+        layer.emitter_cells = [EmitterCell(birthRate=4, lifetime=10, velocity=40, scale=4, color="#ff0000")]
+        layer.begin_time = self.conn.current_time()
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        self.conn.advance_clock(0.9)
+        self.conn.set_reduce_motion(True)
+        self.addCleanup(self.conn.set_reduce_motion, False)
+        self.conn.advance_clock(1.1)
+        _, _, rows = png_pixels(self.conn.capture().png)
+        red = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
+        runs = [x for x in red if x - 1 not in red]
+        self.assertEqual(len(runs), 4, red)
+        for start, centre in zip(runs, [60, 70, 80, 90]):
+            self.assertLessEqual(abs(start + 2 - centre), 1, red)
+
     def test_birth_rate_animates(self):
         layer = self.conn.make_emitter_layer()
         self.conn.root.add_sublayer(layer)
@@ -340,6 +365,38 @@ class EmitterTests(DaemonTestCase):
             layer.birth_rate = 3
         self.conn.advance_clock(0.5)
         self.assertAlmostEqual(layer.presentation_value("birthRate"), 2.0, places=6)
+
+
+class ReplicatorTests(DaemonTestCase):
+    """Replicator layers (docs/scene-format.md, "Replicator layers") from the Python client."""
+
+    def test_instances_are_drawn_moved_and_tinted(self):
+        # A white 10-point square at (15, 15) of a replicator whose top left is (0, 0); three
+        # instances, each moved 30 points right of the last (instanceTransform applied k times)
+        # and its red channel 0.5 lower: squares at x 10 … 20, 40 … 50, 70 … 80 in (255, 255,
+        # 255), (128, 255, 255), (0, 255, 255); nothing at 100 … 110 (no fourth instance).
+        from lamina import Transform3D
+        rep = self.conn.make_replicator_layer()
+        rep.bounds = (0, 0, 120, 30)
+        rep.position = (60, 15)
+        rep.instance_count = 3
+        rep.instance_transform = Transform3D.translation(30, 0)
+        rep.instance_red_offset = -0.5
+        dot = self.conn.make_layer()
+        dot.bounds = (0, 0, 10, 10)
+        dot.position = (15, 15)
+        dot.background_color = "#ffffff"
+        rep.add_sublayer(dot)
+        self.conn.root.add_sublayer(rep)
+        self.conn.commit()
+        self.assertEqual(rep.presentation_value("instanceCount"), 3)
+        _, _, rows = png_pixels(self.conn.capture().png)
+        for x, red in ((15, 255), (45, 128), (75, 0)):
+            r, g, b = rows[15][4 * x:4 * x + 3]
+            self.assertAlmostEqual(r, red, delta=1, msg="x = %d" % x)
+            self.assertEqual((g, b), (255, 255), "x = %d" % x)
+        background = tuple(rows[15][4 * 105:4 * 105 + 3])
+        self.assertEqual(tuple(rows[15][4 * 30:4 * 30 + 3]), background)
 
 
 class MaskTests(DaemonTestCase):

@@ -276,6 +276,16 @@ class EmitterTests(DaemonTestCase):
         # 0: particles born at t0, t0 + 0.25, …, t0 + 1 fly
         # along +x at 40 points a second from (10, 50) and live 10 s: at t0 + 2, five squares of
         # 4 points centred at x = 10 + 40 × (2 − k/4), k = 0 … 4: 90, 80, 70, 60, 50.
+        layer = self.stream_of_squares()
+        self.conn.advance_clock(1.0)
+        with self.conn.transaction(disable_actions=True):
+            layer.birth_rate = 0
+        self.conn.advance_clock(1.0)
+        self.expect_squares_at([50, 60, 70, 80, 90])
+
+    def stream_of_squares(self):
+        """An emitter from this time on: 4 red 4-point squares a second, born at (10, 50), flying
+        along +x at 40 points a second, living 10 s."""
         from lamina import EmitterCell
         layer = self.conn.make_emitter_layer()
         layer.bounds = (0, 0, 200, 100)
@@ -285,15 +295,15 @@ class EmitterTests(DaemonTestCase):
         layer.begin_time = self.conn.current_time()
         self.conn.root.add_sublayer(layer)
         self.conn.commit()
-        self.conn.advance_clock(1.0)
-        with self.conn.transaction(disable_actions=True):
-            layer.birth_rate = 0
-        self.conn.advance_clock(1.0)
+        return layer
+
+    def expect_squares_at(self, centres):
+        """The captured row y = 50 holds red 4-point squares centred at ``centres`` (±1), no others."""
         _, _, rows = png_pixels(self.conn.capture().png)
         red = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
         runs = [x for x in red if x - 1 not in red]
-        self.assertEqual(len(runs), 5, red)
-        for start, centre in zip(runs, [50, 60, 70, 80, 90]):
+        self.assertEqual(len(runs), len(centres), red)
+        for start, centre in zip(runs, centres):
             self.assertLessEqual(abs(start + 2 - centre), 1, red)
 
     def test_particles_keeping_depth_are_seen_in_the_superlayers_perspective(self):
@@ -337,25 +347,12 @@ class EmitterTests(DaemonTestCase):
         # above (births every 0.25 s from t0, flying along +x at 40 points a second from
         # (10, 50)), turned on at t0 + 0.9: at t0 + 2 four squares, born at t0 … t0 + 0.75,
         # centred at x = 10 + 40 × (2 − k/4): 90, 80, 70, 60.
-        from lamina import EmitterCell
-        layer = self.conn.make_emitter_layer()
-        layer.bounds = (0, 0, 200, 100)
-        layer.position = (100, 50)
-        layer.emitter_position = (10, 50)
-        layer.emitter_cells = [EmitterCell(birthRate=4, lifetime=10, velocity=40, scale=4, color="#ff0000")]
-        layer.begin_time = self.conn.current_time()
-        self.conn.root.add_sublayer(layer)
-        self.conn.commit()
+        self.stream_of_squares()
         self.conn.advance_clock(0.9)
         self.conn.set_reduce_motion(True)
         self.addCleanup(self.conn.set_reduce_motion, False)
         self.conn.advance_clock(1.1)
-        _, _, rows = png_pixels(self.conn.capture().png)
-        red = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
-        runs = [x for x in red if x - 1 not in red]
-        self.assertEqual(len(runs), 4, red)
-        for start, centre in zip(runs, [60, 70, 80, 90]):
-            self.assertLessEqual(abs(start + 2 - centre), 1, red)
+        self.expect_squares_at([60, 70, 80, 90])
 
     def test_birth_rate_animates(self):
         layer = self.conn.make_emitter_layer()

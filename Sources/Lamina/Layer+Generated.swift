@@ -367,7 +367,7 @@ extension ReplicatorLayer {
         get { properties.instanceAlphaOffset }
         set { set(.number(newValue), "instanceAlphaOffset") }
     }
-    /// `preservesDepth`: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
+    /// `preservesDepth`: A replicator's instances, or an emitter's particles, keep their z in the superlayer's 3D space (its perspective shows them) and are drawn back to front by depth (a replicator's always, an emitter's in renderMode backToFront or unordered); false: flattened into the layer's plane.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }
@@ -375,7 +375,7 @@ extension ReplicatorLayer {
 }
 
 extension EmitterLayer {
-    /// `preservesDepth`: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
+    /// `preservesDepth`: A replicator's instances, or an emitter's particles, keep their z in the superlayer's 3D space (its perspective shows them) and are drawn back to front by depth (a replicator's always, an emitter's in renderMode backToFront or unordered); false: flattened into the layer's plane.
     public var preservesDepth: Bool {
         get { properties.preservesDepth }
         set { set(.bool(newValue), "preservesDepth") }

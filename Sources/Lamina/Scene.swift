@@ -176,7 +176,9 @@ public struct Scene: Sendable {
             if let t = members.first(where: { $0.key == "type" }) {
                 let s = try SceneValues.string(t.value, path + ".type")
                 guard let k = LayerKind.allCases.first(where: { $0.name == s && $0 != .surface }) else {  // a surface's pixels come from a client
-                    throw SceneError(path: path + ".type", "must be \"layer\", \"shape\", \"gradient\", \"text\", \"replicator\" or \"tiled\"")
+                    let names = LayerKind.allCases.filter { $0 != .surface }.map { "\"\($0.name)\"" }
+                    throw SceneError(path: path + ".type",
+                                     "must be \(names.dropLast().joined(separator: ", ")) or \(names.last ?? "")")
                 }
                 kind = k
             }

@@ -21,10 +21,39 @@ import LaminaTree
 /// coverage of the color (exact for white images on clear, the usual particle sprite).
 /// `renderMode` `additive` composites each particle with plusLighter (premultiplied source
 /// plus destination, clamped) over the particles before it and what is beneath them
-/// (`DrawItem.additive`: the renderer's ONE/ONE pipeline variants); z is dropped (particles are flattened into the layer's plane).
+/// (`DrawItem.additive`: the renderer's ONE/ONE pipeline variants).
+///
+/// `preservesDepth` false: z is dropped (particles are flattened into the layer's plane).
+/// `preservesDepth` true (CAEmitterLayer: the particles "directly inhabit the
+/// three-dimensional coordinate space of the layer's superlayer"): a particle keeps its z —
+/// its map is scale · rotation · translation(x, y, z), its square parallel to the layer's plane
+/// at depth z — so the layer's own 3D transform and the superlayer's sublayerTransform
+/// (perspective) show it nearer or farther, as a sublayer of a CATransformLayer; and with
+/// `renderMode` `backToFront` or `unordered` the particles are drawn back to front by their
+/// depth in the superlayer's space (`EmitterDrawing.depthOrder`).
 public enum EmitterDrawing {
     /// The layer's local time at compositor time `t` (its superlayers' timing and its own).
     static func localTime(_ tree: NodeStore, _ id: LayerID, at t: Double) -> Double { tree.layerTime(of: id).local(t) }
+
+    /// The particles of an emitter with `preservesDepth` in draw order, back to front: by the
+    /// depth of each one's centre in the superlayer's space (z/w of (x, y, z, 1) ×
+    /// `toSuperlayer`, the layer's transformToSuperlayer; before the superlayer's
+    /// sublayerTransform, as replicator instances are sorted), smaller first; equal depths by
+    /// birth, then cell.
+    public static func depthOrder(_ particles: inout [Particle], toSuperlayer m: Transform3D) {
+        guard particles.count > 1 else { return }
+        let depths = particles.map { q -> Double in
+            let v = m.apply(Vector4(q.x, q.y, q.z, 1))
+            let z = v.w != 0 ? v.z / v.w : v.z
+            return z.isFinite ? z : 0
+        }
+        let order = particles.indices.sorted { a, b in
+            if depths[a] != depths[b] { return depths[a] < depths[b] }
+            if particles[a].birth != particles[b].birth { return particles[a].birth < particles[b].birth }
+            return particles[a].cell != particles[b].cell ? particles[a].cell < particles[b].cell : a < b
+        }
+        particles = order.map { particles[$0] }
+    }
 }
 
 extension DrawListBuilder {
@@ -50,6 +79,10 @@ extension DrawListBuilder {
         if outcome.changes && store.layerTime(of: address.pointee.id).scale > 0 { emittersChange = true }
         particlesPerClient[client] = used + particles.count
         guard !particles.isEmpty, opacity > 0 else { return }
+        let depth = p.preservesDepth
+        if depth, p.renderMode == .backToFront || p.renderMode == .unordered {
+            EmitterDrawing.depthOrder(&particles, toSuperlayer: p.transformToSuperlayer)
+        }
         let flat = EmitterSimulation.flatten(cells)
         // Per cell: its image and geometry (centred, natural size), or nil for a square.
         let looks: [(Image, ContentsGeometry, ImageDraw.Filter, ImageDraw.Filter)?] = flat.map { c in
@@ -68,7 +101,7 @@ extension DrawListBuilder {
         for q in particles where q.color.alpha > 0 && q.scale != 0 {
             let c = cos(q.angle) * q.scale, s = sin(q.angle) * q.scale
             let local = Transform3D(m11: c, m12: s, m13: 0, m14: 0, m21: -s, m22: c, m23: 0, m24: 0,
-                                    m31: 0, m32: 0, m33: 1, m34: 0, m41: q.x, m42: q.y, m43: 0, m44: 1)
+                                    m31: 0, m32: 0, m33: 1, m34: 0, m41: q.x, m42: q.y, m43: depth ? q.z : 0, m44: 1)
             let map = local.concatenating(toPixels)
             if let (image, geometry, minification, magnification) = looks[q.cell] {
                 let white = q.color.red == 1 && q.color.green == 1 && q.color.blue == 1

@@ -226,6 +226,11 @@ public struct Gallery {
     public static func detailFrame(_ c: Size) -> (Size, Point, Double) {
         (Size(c.width * 0.6, c.height * 0.6), Point(c.width * 0.55, c.height * 0.55), 28)
     }
+    /// The detail view's body text (wrapped at the detail's width less `detailBodyInset`).
+    public static let detailBody = "The detail view grows out of the card you tapped: matched geometry moves and "
+        + "sizes it from the card's frame on screen while the two cross-fade. This paragraph wraps at the "
+        + "detail's width as it is drawn, so its lines reflow while the view grows and shrink back with it."
+    public static let detailBodyInset = 40.0
     /// The masks page: the avatar's centre and its circular mask's diameter; the reveal card's
     /// frame and its mask circle's diameter (covering the card at scale 1) and duration.
     public static func avatarCenter(_ c: Size) -> Point { Point(c.width * 0.3, c.height * 0.5) }
@@ -436,6 +441,21 @@ public struct Gallery {
             ])
             named["detail"] = detail
             _ = b.text("Detail — tap to close", size: 24, in: detail, at: Point(dSize.width / 2, 40), width: dSize.width - 40)
+            // The body wraps at the detail's presentation width (expressions on its width and
+            // centre): while the match grows the detail out of the card, its lines reflow.
+            let body = b.layer(.text, in: detail, [
+                ("anchorPoint", .point(Point(0.5, 0))),
+                ("bounds", .rect(Rect(0, 0, dSize.width - Self.detailBodyInset, dSize.height - 90))),
+                ("position", .point(Point(dSize.width / 2, 70))),
+                ("string", .string(Self.detailBody)), ("fontSize", .number(16)),
+                ("foregroundColor", .color(Color(0.95, 0.95, 0.97))), ("isWrapped", .bool(true)),
+            ])
+            named["detailBody"] = body
+            b.append(.addExpression(body, key: "reflow.width", expression: ExpressionAnimation(
+                keyPath: "bounds.size.width", expression: "detail.bounds.size.width - \(Self.detailBodyInset)",
+                layers: ["detail": detail])))
+            b.append(.addExpression(body, key: "reflow.x", expression: ExpressionAnimation(
+                keyPath: "position.x", expression: "detail.bounds.size.width / 2", layers: ["detail": detail])))
         case .cardStack:
             stackOrder = []
             let colors: [UInt32] = [0xE84A5F, 0xFF847C, 0xFECEA8, 0x99B898]

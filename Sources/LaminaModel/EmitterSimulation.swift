@@ -43,7 +43,8 @@ public struct Particle: Equatable, Sendable {
 ///   the cone of half-angle emissionRange / 2 about (cos lat cos lon, cos lat sin lon, sin lat)
 ///   (longitude in the xy plane from +x towards +y, latitude out of it; the longitude and
 ///   latitude draws pick the point of the cone: `emissionDirection`); drawn, the motion is
-///   projected onto the layer's plane (z is kept for `backToFront`);
+///   projected onto the layer's plane unless the layer has `preservesDepth` (z is kept for
+///   `backToFront` and for `preservesDepth`, `EmitterDrawing`);
 /// - position = start + v·a + ½·(x, y, zAcceleration)·a²;
 /// - angle = (spin + spinRange·u) × layer.spin × a; scale = (scale + scaleRange·u) ×
 ///   layer.scale + scaleSpeed·a;

@@ -320,7 +320,7 @@ public struct LayerProperties: Hashable, Sendable {
         get { if let box = rare.box { return box.values.instanceAlphaOffset }; return 0 }
         _modify { yield &rare.values.instanceAlphaOffset }
     }
-    /// A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way.
+    /// A replicator's instances, or an emitter's particles, keep their z in the superlayer's 3D space (its perspective shows them) and are drawn back to front by depth (a replicator's always, an emitter's in renderMode backToFront or unordered); false: flattened into the layer's plane.
     @inlinable public var preservesDepth: Bool {
         get { if let box = rare.box { return box.values.preservesDepth }; return false }
         _modify { yield &rare.values.preservesDepth }

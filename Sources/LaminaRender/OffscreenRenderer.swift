@@ -135,6 +135,10 @@ public final class OffscreenRenderer {
     /// for tests comparing the two, and `lamina-bench upload`'s `LAMINA_BENCH_FULL=1`).
     public var reusesWork = true
 
+    /// Seconds the renderer's start spent creating its variant pipelines: the source-over ones
+    /// and the 8 additive ones (an additive emitter's particles; 0 when left out).
+    package var pipelineSeconds: (plain: Double, additive: Double) { pipeline.variantSeconds }
+
     /// Opens a Vulkan device and creates the offscreen target, pipelines and frame slots.
     ///
     /// - Parameters:
@@ -182,7 +186,11 @@ public final class OffscreenRenderer {
             if let bytes = profile.keptFreedHeap { HeapTrim.keepFreed(bytes) }
             let stencilFormat = try VulkanImage.stencilFormat(device: device)
             self.stencilFormat = stencilFormat
-            let pipeline = try VulkanPipeline(device: device, format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat)
+            // LAMINA_BENCH_NO_ADDITIVE_PIPELINES=1 (measurements only: `lamina-bench emitters
+            // --startup`) leaves out the additive particles' 8 pipelines.
+            let additive = getenv("LAMINA_BENCH_NO_ADDITIVE_PIPELINES").map { String(cString: $0) != "1" } ?? true
+            let pipeline = try VulkanPipeline(device: device, format: OffscreenTarget.colorFormat, stencilFormat: stencilFormat,
+                                              additive: additive)
             cleanup.append { pipeline.destroy(device) }
             self.pipeline = pipeline
             // Offscreen images (combined image samplers) and one clip buffer per frame slot.

@@ -2,6 +2,9 @@
 // created together so the compatibility rules between layouts (set 0 shared) stay visible in one
 // place.
 import CVulkan
+#if canImport(Glibc)
+import Glibc
+#endif
 import LaminaFrame
 import LaminaGeometry
 
@@ -20,6 +23,10 @@ final class VulkanPipeline {
     /// pixel pays for another kind's code (llvmpipe runs every branch of a shader masked, but
     /// compiles each pipeline with its specialization constants folded).
     private let variants: [VkPipeline]
+    /// Seconds spent creating the variant pipelines: the source-over ones, and the additive
+    /// ones (`PipelineVariant.additive`: an additive emitter's particles) — start-up cost,
+    /// reported by `lamina-bench emitters --startup`.
+    let variantSeconds: (plain: Double, additive: Double)
     /// Group opacity: the pass that renders a group offscreen (same attachments, so the same
     /// pipelines; it leaves the image ready to be sampled), and the composite pipeline that
     /// draws it over its parent with the group's opacity.
@@ -68,8 +75,20 @@ final class VulkanPipeline {
     /// with texelFetch, which no filter affects.
     let sampler: VkSampler
 
-    /// The pipeline that draws `variant`.
-    func pipeline(_ variant: PipelineVariant) -> VkPipeline { variants[variant.index] }
+    /// The pipeline that draws `variant`. Without the additive variants (`init(…additive:
+    /// false)`, for start-up measurements only) an additive variant gets its source-over one.
+    func pipeline(_ variant: PipelineVariant) -> VkPipeline {
+        if variant.additive, variant.index >= variants.count {
+            return variants[PipelineVariant(kind: variant.kind, clipped: variant.clipped).index]
+        }
+        return variants[variant.index]
+    }
+
+    static func monotonicSeconds() -> Double {
+        var t = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &t)
+        return Double(t.tv_sec) + Double(t.tv_nsec) * 1e-9
+    }
 
     /// Which pipeline `createPipeline` builds.
     private enum Kind { case rect, mesh, composite, mask, blend, backdrop }
@@ -130,7 +149,9 @@ final class VulkanPipeline {
         return (row.vertex, row.fragment, row.instanceLocations)
     }
 
-    init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat) throws(RenderError) {
+    /// `additive` false leaves out the additive variants (8 pipelines; `lamina-bench emitters
+    /// --startup`, with `LAMINA_BENCH_NO_ADDITIVE_PIPELINES=1`, measures what they cost).
+    init(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, additive: Bool = true) throws(RenderError) {
         var undo: [() -> Void] = []
         func fail(_ error: RenderError) -> RenderError { undo.reversed().forEach { $0() }; return error }
 
@@ -225,6 +246,7 @@ final class VulkanPipeline {
         }
         defer { for module in modules.values { vkDestroyShaderModule(device.raw, module, nil) } }
         var variants: [VkPipeline] = []
+        var plainSeconds = 0.0, additiveSeconds = 0.0
         var composite: VkPipeline?
         var mask: VkPipeline?
         var blendPipeline: VkPipeline?
@@ -246,7 +268,13 @@ final class VulkanPipeline {
                 undo.append { vkDestroyPipeline(device.raw, pipeline, nil) }
                 return pipeline
             }
-            for variant in PipelineVariant.all {
+            for variant in PipelineVariant.all where additive || !variant.additive {
+                let started = Self.monotonicSeconds()
+                defer {
+                    if variant.additive { additiveSeconds += Self.monotonicSeconds() - started } else {
+                        plainSeconds += Self.monotonicSeconds() - started
+                    }
+                }
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
                 // Set 1 an image.
@@ -274,6 +302,7 @@ final class VulkanPipeline {
         self.layout = layout
         self.clipSetLayout = clipSetLayout
         self.variants = variants
+        variantSeconds = (plainSeconds, additiveSeconds)
         guard let composite else { preconditionFailure("the composite pipeline was created above") }
         self.composite = composite
         guard let mask else { preconditionFailure("the mask pipeline was created above") }

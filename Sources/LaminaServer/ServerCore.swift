@@ -467,6 +467,7 @@ public struct ServerCore {
             do {
                 var packet = try model.validate(commit, at: clock.now)
                 packet.surfaces = plan.updates
+                packet.reducedMotion = reduceMotion
                 commitSequence += 1
                 clients[client]?.pendingCompletions = declared
                 effects.append(.submit(packet))

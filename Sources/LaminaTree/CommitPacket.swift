@@ -89,6 +89,9 @@ public struct CommitPacket: Sendable {
     public var wireBytes = 0
     /// Surface layers' new pixels (ServerCore+Surfaces), applied with the packet's changes.
     public var surfaces: [SurfaceUpdate] = []
+    /// Committed while Reduce Motion was on: its matched geometry only cross-fades, neither
+    /// layer moved to the other's frame (`LayerTree.startMatch`).
+    public var reducedMotion = false
 
     public init(client: UInt32, sequence: UInt64, time: Double?, content: Content, wireBytes: Int = 0) {
         self.client = client; self.sequence = sequence; self.time = time; self.content = content

@@ -11,6 +11,9 @@ import LaminaModel
 //   and holds there until a later match names it.
 // A layer that is mid-match starts from its own presentation values instead (a match back
 // retargets without a jump). The animations are implicit ones under the keys `match.*`.
+// Under Reduce Motion (a packet's `reducedMotion`) the match is a cross-fade: `to` stays at its
+// own frame (opacity 0 → its own; mid-match it still goes on from where it is), `from` stays
+// where it is now, its opacity going to 0.
 
 extension LayerTree {
     static let matchKeyPrefix = "match."
@@ -88,10 +91,14 @@ extension LayerTree {
         let fromNow = presented(from), toNow = presented(to)
         let fromModel = nodes[existing: from].properties, toModel = nodes[existing: to].properties
         // `to`: from `from`'s presentation frame (or its own, mid-match) to its model values.
-        var toStart = inMatch(to) ? toNow : Self.placing(toModel, at: canvasFrame(fromNow, superToCanvas: fromSuper), superToCanvas: toSuper)
+        // Under Reduce Motion: from its own model frame.
+        var toStart = inMatch(to) ? toNow
+            : context.reducedMotion ? toModel
+            : Self.placing(toModel, at: canvasFrame(fromNow, superToCanvas: fromSuper), superToCanvas: toSuper)
         if !inMatch(to) { toStart.opacity = 0 }
-        // `from`: to `to`'s model frame, transparent.
-        var fromEnd = Self.placing(fromModel, at: canvasFrame(toModel, superToCanvas: toSuper), superToCanvas: fromSuper)
+        // `from`: to `to`'s model frame, transparent (under Reduce Motion: where it is now).
+        var fromEnd = context.reducedMotion ? fromNow
+            : Self.placing(fromModel, at: canvasFrame(toModel, superToCanvas: toSuper), superToCanvas: fromSuper)
         fromEnd.opacity = 0
         addMatchAnimations(to, from: toStart, to: toModel, holds: false, context: &context)
         addMatchAnimations(from, from: fromNow, to: fromEnd, holds: true, context: &context)

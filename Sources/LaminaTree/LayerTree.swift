@@ -246,6 +246,7 @@ public struct LayerTree: Sendable {
             removeClient(client)
         case .changes(let changes):
             var context = ApplyContext(time: time, stamp: version)
+            context.reducedMotion = packet.reducedMotion
             applyTime = time
             for change in changes { apply(change, client: client, context: &context) }
             finishCommit(client: client, &context)
@@ -268,8 +269,10 @@ public struct LayerTree: Sendable {
         /// The commit's `transitions` by layer, and the insertions to animate at its end.
         var transitions: [LayerID: LayerTransitions] = [:]
         var insertions: [(LayerID, LayerTransition)] = []
-        /// The commit's matched-geometry pairs, run at its end.
+        /// The commit's matched-geometry pairs, run at its end (cross-fades only when
+        /// `reducedMotion`: the packet's `reducedMotion`).
         var matches: [(from: LayerID, to: LayerID)] = []
+        var reducedMotion = false
         /// Layers the commit put in a CATransition.
         var contentTransitions: [LayerID] = []
     }

@@ -6,7 +6,8 @@ import LaminaModel
 import LaminaRender
 import LaminaTree
 
-/// `lamina-bench emitters [--particles N,N,…] [--frames F] [--size WxH] [--contents]`: emitter
+/// `lamina-bench emitters [--particles N,N,…] [--frames F] [--size WxH] [--contents]
+/// [--render-mode MODE] [--startup]`: emitter
 /// layers' cost per particle. For each N, ⌈N / 10 000⌉ emitters (a frame draws at most
 /// `EmitterSimulation.maxParticles` of one) whose single cell has birthRate n / 2 and lifetime
 /// 2, so exactly N particles live from t = 2 on — moving, spinning, with color ranges; 1-point
@@ -16,10 +17,20 @@ import LaminaTree
 /// submit) and the GPU's time (lavapipe: CPU threads). Prints one JSON object: per N the p50
 /// of each in ms; the cost per particle of each phase (the slope between the smallest and the
 /// largest N, in µs); and the most particles whose frame (build + render CPU + GPU p50) fits
-/// 8.33 ms (120 Hz), measured and by the linear fit.
+/// 8.33 ms (120 Hz), measured and by the linear fit. `--render-mode` sets the emitters'
+/// `renderMode` (default `unordered`; `additive` draws every particle with the additive
+/// pipelines).
+///
+/// `--startup`: instead, the start-up cost in this (fresh) process — wall seconds to open the
+/// renderer (Vulkan instance, device, every pipeline), of which the variant pipelines
+/// (source-over and the 8 additive ones apart), and to build and render the first frame of
+/// the first N. Run with `LAMINA_BENCH_NO_ADDITIVE_PIPELINES=1` the renderer leaves the
+/// additive pipelines out (then `--render-mode additive` is refused): alternate the two for
+/// the additive path's start-up cost.
 func runEmitterBench(_ arguments: [String]) {
     var counts = [1_000, 5_000, 10_000, 20_000, 40_000]
     var frames = 120, width = 1280, height = 720, contents = false
+    var renderMode = EmitterRenderMode.unordered, startup = false
     var i = 0
     func fail(_ message: String) -> Never {
         FileHandle.standardError.write(Data("lamina-bench emitters: \(message)\n".utf8)); exit(2)
@@ -43,12 +54,25 @@ func runEmitterBench(_ arguments: [String]) {
             guard p.count == 2 else { fail("--size WxH") }
             (width, height) = (p[0], p[1])
         case "--contents": contents = true
+        case "--render-mode":
+            let name = value()
+            guard let mode = EmitterRenderMode(rawValue: name) else {
+                fail("--render-mode takes \(EmitterRenderMode.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            renderMode = mode
+        case "--startup": startup = true
         default: fail("unknown option \(a)")
         }
         i += 1
     }
+    let withoutAdditive = getenv("LAMINA_BENCH_NO_ADDITIVE_PIPELINES").map { String(cString: $0) == "1" } ?? false
+    if withoutAdditive, renderMode == .additive {
+        fail("--render-mode additive needs the additive pipelines (LAMINA_BENCH_NO_ADDITIVE_PIPELINES=1 leaves them out)")
+    }
+    let opening = benchNow()
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
+    let opened = benchNow()
     var sprite: [UInt8] = []
     for y in 0..<16 {
         for x in 0..<16 {
@@ -81,6 +105,7 @@ func runEmitterBench(_ arguments: [String]) {
                     .set(id, keyPath: "emitterShape", value: .string("circle")),
                     .set(id, keyPath: "emitterSize", value: .size(Size(100, 100))),
                     .set(id, keyPath: "seed", value: .number(Double(e))),
+                    .set(id, keyPath: "renderMode", value: .string(renderMode.rawValue)),
                     .set(id, keyPath: "emitterCells", value: .emitterCells([c]))]
         }
         var tree = LayerTree()
@@ -95,6 +120,26 @@ func runEmitterBench(_ arguments: [String]) {
         var build: [Double] = [], render: [Double] = [], gpu: [Double] = []
         var items = 0
         let warmup = 5
+        if startup {
+            // The first frame of this scene in this process: build, render and wait for it.
+            let t = 2.5
+            tree.advance(to: t)
+            tree.updatePresentation(&presentation, at: t)
+            builder.time = t
+            let list = builder.build(presentation)
+            do { _ = try renderer.render(list) } catch { fail("render: \(error)") }
+            let firstFrame = benchNow()
+            let p = renderer.pipelineSeconds
+            func s3(_ v: Double) -> String { String(format: "%.4f", v) }
+            print("""
+            {"bench": "emitters-startup", "size": "\(width)x\(height)", "render_mode": "\(renderMode.rawValue)", \
+            "additive_pipelines": \(!withoutAdditive), "particles": \(n), "draw_items": \(list.items.count), \
+            "open_renderer_s": \(s3(opened - opening)), "plain_variant_pipelines_s": \(s3(p.plain)), \
+            "additive_variant_pipelines_s": \(s3(p.additive)), "first_frame_s": \(s3(firstFrame - opened)), \
+            "to_first_frame_s": \(s3(firstFrame - opening))}
+            """)
+            return
+        }
         for f in 0..<(warmup + frames) {
             let t = 2.5 + Double(f) / 120
             let t0 = SceneBench.threadCPUTime()
@@ -130,9 +175,11 @@ func runEmitterBench(_ arguments: [String]) {
             + "\"render_cpu_ms_p50\": \(ms(r.render)), \"gpu_ms_p50\": \(ms(r.gpu)), \"frame_ms\": \(ms(total(r)))}"
     }.joined(separator: ", ")
     print("""
-    {"bench": "emitters", "size": "\(width)x\(height)", "contents": \(contents), "frames": \(frames), "runs": [\(perN)], \
+    {"bench": "emitters", "size": "\(width)x\(height)", "contents": \(contents), "render_mode": "\(renderMode.rawValue)", \
+    "frames": \(frames), "runs": [\(perN)], \
     "us_per_particle": {"build_cpu": \(String(format: "%.4f", buildPer * 1e6)), "render_cpu": \(String(format: "%.4f", renderPer * 1e6)), \
     "gpu": \(String(format: "%.4f", gpuPer * 1e6))}, "particles_within_8_33_ms_measured": \(fits), \
     "particles_within_8_33_ms_fitted": \(fitted)}
     """)
 }
+

@@ -16,7 +16,8 @@
 //   lamina-bench flood [--seconds S] [--layers N] [--rounds R]   a getTree flooder beside a good client
 //   lamina-bench soak --socket PATH --pid PID [--seconds S] [--clients N]   (scripts/soak)
 //   lamina-bench memory [--layers N] [--trim] [--hidden]   a daemon's resident memory per plain layer (child process)
-//   lamina-bench emitters [--particles N,N,…] [--frames F] [--size WxH] [--contents]   particles per 120 Hz frame, cost per particle
+//   lamina-bench emitters [--particles N,N,…] [--frames F] [--size WxH] [--contents] [--render-mode M] [--startup]
+//                                                                           particles per 120 Hz frame, cost per particle; start-up
 //   lamina-bench tiled [--file PATH] [--side N] [--size WxH] [--frames F] [--budget MiB]   a tiled layer over a 32768² PNG panned and zoomed
 //   lamina-bench lottie-grid [--count N] [--size WxH] [--seconds S] [--plan] [--dump-plan] [--plan-time T] [FILE …]   N Lottie animations at once (daemon + client process)
 //   lamina-bench surfaces [--seconds S]   shared-memory surfaces: a 1080p stream, 16 small ones at 60 Hz, 4K with 64×64 damage, memcpy

@@ -68,6 +68,77 @@ import Testing
         #expect(code3 == .invalidProperty)
     }
 
+    /// `preservesDepth` set through the protocol reaches the daemon's frames: under a stage
+    /// whose sublayerTransform is a perspective of d = 100 (about its anchor (100, 100)), the
+    /// particles born at 0, 1 and 2 s fly straight at the viewer (emissionLatitude π/2) at 20
+    /// points a second from (120, 100). At t = 2.5 they are at z = 20·age = 50, 30, 10: w = 1 −
+    /// z/100, centre x = 100 + 20/w = 140, 128.6, 122.2 points, 4/w points wide, drawn back to
+    /// front (unordered: by depth) — the youngest first. Cleared by a later commit, the same
+    /// particles lie flat at x = 120, 4 points wide, oldest first.
+    @Test func preservesDepthSetThroughTheProtocolProjectsTheParticles() throws {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        let outwards = Self.cell {
+            $0.birthRate = 1; $0.lifetime = 10; $0.velocity = 20; $0.emissionLatitude = .pi / 2; $0.scale = 4
+        }
+        var perspective = Transform3D.identity
+        perspective.m34 = -1.0 / 100
+        let requests: [Request] = [
+            .createLayer(id: 2, kind: .layer),
+            .setProperty(id: 2, keyPath: "frame", value: .rect(Rect(0, 0, 200, 200))),
+            .setProperty(id: 2, keyPath: "sublayerTransform", value: .transform(perspective)),
+            .createLayer(id: 1, kind: .emitter),
+            .setProperty(id: 1, keyPath: "frame", value: .rect(Rect(0, 0, 200, 200))),
+            .setProperty(id: 1, keyPath: "emitterPosition", value: .point(Point(120, 100))),
+            .setProperty(id: 1, keyPath: "emitterCells", value: .emitterCells([outwards])),
+            .setProperty(id: 1, keyPath: "preservesDepth", value: .bool(true)),
+            .addSublayer(parent: 2, child: 1), .addSublayer(parent: 0, child: 2)]
+        guard case .committed = d.commit(requests, from: c) else { Issue.record("commit failed"); return }
+        #expect(d.request(.getPresentation(id: 1, keyPath: "preservesDepth"), from: c) == .presentation(value: .bool(true)))
+        let start = d.clock.now
+        _ = d.clock.advance(by: 2.5)
+        func centres() -> [(x: Double, y: Double, width: Double)] {
+            d.drawList().items.filter { if case .rect = $0.kind { $0.bounds == Rect(-0.5, -0.5, 1, 1) } else { false } }
+                .map { item in
+                    let m = item.transform
+                    return (m.m41 / m.m44, m.m42 / m.m44, m.m11 / m.m44)
+                }
+        }
+        let deep = centres()
+        #expect(deep.count == 3)
+        for (got, age) in zip(deep, [0.5, 1.5, 2.5]) {
+            let w = 1 - 20 * (d.clock.now - start - 2.5 + age) / 100
+            #expect(abs(got.x - (100 + 20 / w)) < 1e-6 && abs(got.y - 100) < 1e-6 && abs(got.width - 4 / w) < 1e-6,
+                    "age \(age): \(got)")
+        }
+        guard case .committed = d.commit([.setProperty(id: 1, keyPath: "preservesDepth", value: .bool(false))], from: c)
+        else { Issue.record("commit failed"); return }
+        let flat = centres()
+        #expect(flat.count == 3 && flat.allSatisfy { abs($0.x - 120) < 1e-6 && abs($0.width - 4) < 1e-6 }, "\(flat)")
+    }
+
+    /// Reduce Motion (docs/protocol.md): from the compositor time it is turned on no particle
+    /// is born — those born before live out their lifetimes —; turned off, the emitter shows
+    /// its particles as if it had never stopped. Births at k/10 s, each living 10 s: on at
+    /// 0.95 s, 10 squares (born 0 … 0.9) at 0.95 and still at 2.0; off at 2.0, 26 at 2.55
+    /// (born 0 … 2.5).
+    @Test func reduceMotionStopsBirthsAndTheBornLiveOn() throws {
+        let d = EmbeddedDaemon()
+        let c = d.connect()!
+        let steady = Self.cell { $0.birthRate = 10; $0.lifetime = 10; $0.velocity = 5; $0.emissionRange = .pi }
+        guard case .committed = d.commit(Self.emitter([steady]), from: c) else { Issue.record("commit failed"); return }
+        func squares() -> Int { d.drawList().items.filter { if case .rect = $0.kind { true } else { false } }.count }
+        let start = d.clock.now
+        _ = d.clock.advance(by: 0.95)
+        #expect(squares() == 10)
+        #expect(d.request(.setReduceMotion(true), from: c) == .reduceMotionChanged(true))
+        _ = d.clock.advance(by: 2.0 - (d.clock.now - start))
+        #expect(squares() == 10, "no births while Reduce Motion is on")
+        #expect(d.request(.setReduceMotion(false), from: c) == .reduceMotionChanged(false))
+        _ = d.clock.advance(by: 2.55 - (d.clock.now - start))
+        #expect(squares() == 26, "as if it had never stopped")
+    }
+
     @Test func theRenderLoopDrawsWhileParticlesLiveAndThenSleeps() throws {
         let d = EmbeddedDaemon()
         let c = d.connect()!

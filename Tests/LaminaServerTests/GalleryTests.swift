@@ -6,6 +6,7 @@ import LaminaGeometry
 import LaminaPNG
 import LaminaRender
 import LaminaServer
+import LaminaText
 import LaminaWire
 import Testing
 import TestSupport
@@ -171,7 +172,27 @@ import LaminaModel
         #expect(f.value("detail", "position") == .point(smallCenter))
         #expect(f.number("detail", "cornerRadius") == smallRadius)
         #expect(f.number("detail", "opacity") == 0)
+        // The body text wraps at the detail's width less 40 and stays centred in it, at every
+        // time of the match (its expressions read the detail's presentation bounds).
+        func bodyFollowsTheDetail(_ width: Double, sourceLocation: SourceLocation = #_sourceLocation) {
+            #expect(abs(f.number("detailBody", "bounds.size.width") - (width - 40)) < 1e-9, sourceLocation: sourceLocation)
+            #expect(abs(f.number("detailBody", "position.x") - width / 2) < 1e-9, sourceLocation: sourceLocation)
+        }
+        bodyFollowsTheDetail(small.width)
+        f.at(0.12)
+        let midWidth = f.number("detail", "bounds.size.width")
+        #expect(midWidth > small.width + 10 && midWidth < big.width - 10, "mid-flight: \(midWidth)")
+        bodyFollowsTheDetail(midWidth)
+        // So its lines reflow: laid out as a text layer lays it out (16 points, wrapped), the
+        // paragraph takes more lines in the card's width than in the detail's.
+        let engine = TextLayoutEngine()
+        func height(_ width: Double) -> Double {
+            engine.measure(AttributedText(runs: [TextRun(Gallery.detailBody)]), style: TextStyle(fontSize: 16, isWrapped: true),
+                           width: width).height
+        }
+        #expect(height(small.width - 40) > height(big.width - 40) * 1.5)
         f.at(3)
+        bodyFollowsTheDetail(big.width)
         #expect(f.value("detail", "bounds") == .rect(Rect(0, 0, big.width, big.height)))
         #expect(f.value("detail", "position") == .point(bigCenter))
         #expect(f.number("detail", "cornerRadius") == bigRadius)

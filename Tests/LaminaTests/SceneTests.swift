@@ -178,7 +178,7 @@ import LaminaSceneTree
         #expect(error(#"{"layers": [{"opacty": 1}]}"#) == "layers[0].opacty: unknown field")
         #expect(error(#"{"layers": [{"opacity": "1"}]}"#) == "layers[0].opacity: must be a number (got a string)")
         #expect(error(#"{"layers": [{"bounds": [0, 0, -1, 1]}]}"#) == "layers[0].bounds: size must be ≥ 0")
-        #expect(error(#"{"layers": [{"type": "circle"}]}"#) == #"layers[0].type: must be "layer", "shape", "gradient", "text", "replicator" or "tiled""#)
+        #expect(error(#"{"layers": [{"type": "circle"}]}"#) == #"layers[0].type: must be "layer", "shape", "gradient", "text", "replicator", "emitter" or "tiled""#)
         #expect(error(#"{"layers": [{"path": "M0 0"}]}"#) == "layers[0].path: only shape layers have this property")
         #expect(error(#"{"layers": [{"type": "shape", "path": "M0 0 Q"}]}"#)?.hasPrefix("layers[0].path: bad SVG path data") == true)
         #expect(error(#"{"layers": [{"type": "shape", "fillRule": "odd"}]}"#) == #"layers[0].fillRule: must be one of "nonZero", "evenOdd""#)

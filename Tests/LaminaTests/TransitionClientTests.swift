@@ -76,9 +76,30 @@ import Testing
         #expect(abs(try number(row, "opacity") - 0.25) < 1e-9)
     }
 
-    @Test func matchStartsAtTheSourceFrame() throws {
+    /// Under Reduce Motion the daemon plays a match as a cross-fade: neither layer moves or
+    /// changes size (b stays at its own frame and corner radius, a where it is), b's opacity
+    /// goes 0 → 1 and a's 1 → 0 (linear: half way at 0.5 s).
+    @Test func reduceMotionTurnsAMatchIntoACrossFade() throws {
         let (daemon, c) = try TestDaemon.withClient()
         defer { daemon.stop() }
+        try c.setReduceMotion(true)
+        let (a, b) = try matchHalfWay(c)
+        #expect(try point(b, "position") == Point(250, 150))
+        #expect(try b.presentationValue(forKeyPath: "bounds") == .rect(Rect(0, 0, 100, 60)))
+        #expect(abs(try number(b, "cornerRadius") - 8) < 1e-9)
+        #expect(try point(a, "position") == Point(50, 50))
+        #expect(try a.presentationValue(forKeyPath: "bounds") == .rect(Rect(0, 0, 20, 20)))
+        #expect(abs(try number(a, "opacity") - 0.5) < 1e-9)
+        #expect(abs(try number(b, "opacity") - 0.5) < 1e-9)
+        c.advanceClockAndWait(0.6)
+        #expect(abs(try number(a, "opacity")) < 1e-9)
+        #expect(abs(try number(b, "opacity") - 1) < 1e-9)
+        #expect(try point(a, "position") == Point(50, 50))
+    }
+
+    /// a (20 × 20 at (50, 50)) matched into b (100 × 60 at (250, 150), corner radius 8) in a
+    /// linear transaction of 1 s, seen half way.
+    func matchHalfWay(_ c: Connection) throws -> (Layer, Layer) {
         let a = c.makeLayer(), b = c.makeLayer()
         a.bounds = Rect(0, 0, 20, 20); a.position = Point(50, 50)
         b.bounds = Rect(0, 0, 100, 60); b.position = Point(250, 150); b.cornerRadius = 8
@@ -86,6 +107,13 @@ import Testing
         try c.commit()
         try Transaction.perform(on: c, duration: 1, timingFunction: .linear) { Transaction.match(from: a, to: b, on: c) }
         c.advanceClockAndWait(0.5)
+        return (a, b)
+    }
+
+    @Test func matchStartsAtTheSourceFrame() throws {
+        let (daemon, c) = try TestDaemon.withClient()
+        defer { daemon.stop() }
+        let (a, b) = try matchHalfWay(c)
         #expect(try point(b, "position") == Point(150, 100))
         #expect(abs(try number(b, "cornerRadius") - 4) < 1e-9)   // from 0 to 8
         #expect(try point(a, "position") == Point(150, 100))

@@ -128,6 +128,38 @@ import LaminaSceneTree
         #expect(try point(s, "b.position", at: 2.5) == Point(60, 40))
     }
 
+    /// A transition under a spring transaction follows the spring as a timing function
+    /// (docs/protocol.md, Springs): SwiftUI's Spring(duration: 0.5, bounce: 0) is critically
+    /// damped with ω = 2π/0.5, so from rest the share of the way still to go after spring time
+    /// s is (1 + ωs)·e^(−ωs); its settling duration Ts is the first multiple of 0.1 s from which
+    /// that share stays within 0.001 (worked out below: 0.8 s), and the transaction's 0.4 s play
+    /// the whole settling motion: s = t · Ts / 0.4. The offset (100, 0) insertion starts 100
+    /// points right of the model's x = 60 and closes in by that curve; its opacity transition
+    /// (combined) follows the same curve from 0 to 1; from 0.4 s on both are at the model.
+    @Test func aSpringTransactionDrivesTheTransition() throws {
+        let s = try Scene(json: #"""
+        {"layers": [{"name": "p", "bounds": [0, 0, 200, 100], "position": [100, 50]}],
+         "transactions": [
+          {"at": 1, "duration": 0.4, "timingFunction": {"spring": {"perceptualDuration": 0.5, "bounce": 0}},
+           "addSublayers": {"p": [{"name": "a", "bounds": [0, 0, 20, 10], "position": [60, 40]}]},
+           "transitions": {"a": {"insertion": {"combined": ["opacity", {"offset": [100, 0]}]}}}}
+        ]}
+        """#)
+        let omega = 2 * Double.pi / 0.5
+        func left(_ s: Double) -> Double { (1 + omega * s) * exp(-omega * s) }   // decreasing
+        let settling = Double((1...100).first { left(Double($0) / 10) <= 0.001 } ?? 0) / 10
+        #expect(settling == 0.8)
+        for t in [0.05, 0.1, 0.2, 0.3] {
+            let rest = left(t * settling / 0.4)
+            let pa = try point(s, "a.position", at: 1 + t)
+            #expect(abs(pa.x - (60 + 100 * rest)) < 1e-6, "t = \(t): \(pa)")
+            #expect(abs(pa.y - 40) < 1e-9)
+            #expect(abs(try number(s, "a.opacity", at: 1 + t) - (1 - rest)) < 1e-6, "t = \(t)")
+        }
+        #expect(try point(s, "a.position", at: 1.45) == Point(60, 40))
+        #expect(try number(s, "a.opacity", at: 1.45) == 1)
+    }
+
     @Test func errorsNameTheirPath() {
         func error(_ text: String) -> String? {
             do { _ = try Scene(json: text); return nil } catch { return error.description }

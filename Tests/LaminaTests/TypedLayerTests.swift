@@ -65,14 +65,49 @@ import DaemonTestSupport
         emitter.renderMode = .additive
         emitter.emitterSize = Size(40, 20)
         emitter.seed = 9
+        emitter.preservesDepth = true
         c.root.addSublayer(emitter)
         try c.commit()
+        #expect(emitter.preservesDepth)
+        #expect(try emitter.presentationValue(forKeyPath: "preservesDepth") == .bool(true))
         #expect(try emitter.presentationValue(forKeyPath: "emitterCells") == .emitterCells([spark]))
         #expect(try emitter.presentationValue(forKeyPath: "renderMode") == .string("additive"))
         #expect(try emitter.presentationValue(forKeyPath: "seed") == .number(9))
         #expect(c.makeLayer(.emitter) is EmitterLayer)
         #expect(throws: PropertyError.notAProperty(keyPath: "birthRate", kind: .layer)) {
             try c.makeLayer().setValue(.number(2), forKeyPath: "birthRate")
+        }
+    }
+
+    /// A replicator layer's typed accessors (`ReplicatorLayer`) through a real daemon and back,
+    /// and a client-side kind check for the replicator rows.
+    @Test func replicatorAccessorsReachTheDaemon() throws {
+        let daemon = try TestDaemon.make()
+        defer { daemon.stop() }
+        let c = try Connection(socketPath: daemon.socketPath)
+        let spinner = c.makeReplicatorLayer()
+        spinner.bounds = Rect(0, 0, 100, 100)
+        spinner.instanceCount = 12
+        spinner.instanceDelay = 0.1
+        spinner.instanceTransform = .rotation(Double.pi / 6)
+        spinner.instanceColor = Color(1, 0.5, 0, 1)
+        spinner.instanceAlphaOffset = -0.07
+        spinner.preservesDepth = true
+        let dot = c.makeLayer()
+        dot.bounds = Rect(0, 0, 8, 8)
+        dot.position = Point(50, 10)
+        spinner.addSublayer(dot)
+        c.root.addSublayer(spinner)
+        try c.commit()
+        #expect(try spinner.presentationValue(forKeyPath: "instanceCount") == .number(12))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceDelay") == .number(0.1))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceTransform") == .transform(.rotation(Double.pi / 6)))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceColor") == .color(Color(1, 0.5, 0, 1)))
+        #expect(try spinner.presentationValue(forKeyPath: "instanceAlphaOffset") == .number(-0.07))
+        #expect(try spinner.presentationValue(forKeyPath: "preservesDepth") == .bool(true))
+        #expect(c.makeLayer(.replicator) is ReplicatorLayer)
+        #expect(throws: PropertyError.notAProperty(keyPath: "instanceCount", kind: .layer)) {
+            try c.makeLayer().setValue(.number(2), forKeyPath: "instanceCount")
         }
     }
 

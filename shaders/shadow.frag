@@ -13,7 +13,7 @@
 // fetch costs some four of them, so the 2·radius + 1 whole-pixel taps beat radius + 1 paired
 // bilinear ones; and a tap reads the same texel wherever the source lies in its image, so a
 // blur is the same byte for byte moved by whole pixels). Resampling (σ 0, `resample` ≠ 1: the
-// half-size copy's 2 × 2 box, the upsampling) reads bilinearly.
+// half-size copy's [1 3 3 1] filter, the upsampling) reads bilinearly.
 // COLOR (a filter's Gaussian blur, CALayer.filters): the same weights over all four
 // (premultiplied) channels, drawn times the instance's alpha.
 // BACKDROP (with COLOR: CALayer.backgroundFilters' last step): the blurred value (σ 0: the
@@ -31,7 +31,7 @@ layout(push_constant) uniform Blur {
     vec4 step;  // xy: direction, (1, 0) or (0, 1); z: sigma in pixels; w: radius in pixels
     vec4 area;  // valid source pixels: minX, minY, maxX, maxY (exclusive)
     vec4 resample;  // x: the source is read at the pixel's position times this (2: a half-size
-                    // copy's 2 × 2 box; ½: a half-size image upsampled bilinearly; else 1)
+                    // copy, [1 3 3 1]/8 both ways; ½: a half-size image upsampled bilinearly; else 1)
 } blur;
 
 layout(location = 0) out vec4 outColor;
@@ -86,7 +86,19 @@ void main() {
         invSize = 1.0 / vec2(textureSize(source, 0));
         low = blur.area.xy + 0.5;
         high = blur.area.zw - 0.5;
-        sum = alphaAt(gl_FragCoord.xy * blur.resample.x);
+        vec2 q = gl_FragCoord.xy * blur.resample.x;
+        if (blur.resample.x > 1.5) {
+            // Downsampling by 2: the [1 3 3 1]/8 filter both ways (16 pixels around the
+            // half-size pixel's 2 × 2) as four bilinear reads, each at ¾ of a pixel from the
+            // centre (a read between pixels 3 : 1 from the nearer). Its variance, ¾ pixel², is
+            // in FramePlanner.downsampledSigma. It is three 2-pixel boxes in a row (response
+            // cos³ πf): at the half-size image's Nyquist frequency it passes 0.35 of the
+            // amplitude, which then aliases, where one 2 × 2 box passes 0.71.
+            sum = 0.25 * (alphaAt(q + vec2(-0.75, -0.75)) + alphaAt(q + vec2(0.75, -0.75))
+                          + alphaAt(q + vec2(-0.75, 0.75)) + alphaAt(q + vec2(0.75, 0.75)));
+        } else {
+            sum = alphaAt(q);
+        }
     }
 #if defined(BACKDROP)
     float coverage = inFillColor.a;

@@ -161,6 +161,9 @@ public struct DrawListBuilder {
         get { planner.batches }
         set { planner.batches = newValue }
     }
+    /// Whether a mask that is one opaque rounded rect is drawn as a clip (`shapeMaskClip`, on
+    /// by default; off: every mask an offscreen group, for comparisons).
+    public var clipsShapeMasks = true
     /// Each visit of the walk in painter's order (`VisitRecords`): a full build's go to the
     /// patcher; a re-emission for a patch records into this scratch and is checked against them.
     var records = VisitRecords()
@@ -455,7 +458,11 @@ public struct DrawListBuilder {
             return
         }
         if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
-            visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+            if let shape = shapeMaskClip(maskSlot, nodes, toPixels: toPixels, parent: clip) {
+                visitShapeMasked(slot, record, maskSlot, shape, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+            } else {
+                visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+            }
         } else {
             visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
         }
@@ -496,6 +503,64 @@ public struct DrawListBuilder {
         openGroups -= 2
         setKind(.mask(count: items.count - maskMarker - 1), at: maskMarker)
         setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
+    }
+
+    /// A mask (CALayer.mask) that is one rounded rect as a clip, or nil: a mask layer of kind
+    /// `.layer` that is shown at full opacity, faces the viewer, has an opaque background (any
+    /// color: a mask counts only alpha) and draws nothing else — no sublayers, contents, border,
+    /// shadow, mask of its own, filters, background filters, compositing filter, rasterization or
+    /// content transition — has as its composited alpha the coverage of its rounded bounds, which
+    /// is what a clip of those bounds (as `masksToBounds` makes) multiplies each item by. So the
+    /// masked layer is drawn through that clip, with no offscreen group and mask pass (a mask
+    /// that is a rect, rounded rect, capsule or circle). Not inside a replicator's instances or a
+    /// rasterized layer (`rasterDepth`: an instance's tint reaches the mask's own items).
+    func shapeMaskClip(_ maskSlot: Int, _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D,
+                       parent clip: Int) -> Clip? {
+        guard clipsShapeMasks, rasterDepth == 0 else { return nil }
+        let address = nodes.baseAddress! + maskSlot
+        // Borrowed in place, as in `visit`.
+        var node: LayerNode { _read { yield address.pointee } }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        guard node.kind == .layer, node.sublayers.isEmpty, !node.hasContentsFade, !p.isHidden, p.opacity >= 1,
+              (p.backgroundColor?.alpha ?? 0) >= 1, p.contents == nil, p.mask == 0, p.filters.isEmpty,
+              p.backgroundFilters.isEmpty, p.compositingFilter == .normalBlendMode, !p.shouldRasterize,
+              !(p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0),
+              !(p.shadowOpacity > 0 && (p.shadowColor?.alpha ?? 0) > 0),
+              contentTransitions.isEmpty || contentTransitions[node.id] == nil
+        else { return nil }
+        let maskToPixels = p.transformToSuperlayer.concatenating(toPixels)
+        guard p.isDoubleSided || !Self.facesAway(maskToPixels) else { return nil }
+        return ownClip(p.bounds, Self.radii(p.cornerRadius, p.maskedCorners), toPixels: maskToPixels, parent: clip)
+    }
+
+    /// A layer masked by a plain shape (`shapeMaskClip`): drawn through the mask's clip, with
+    /// no group and no mask pass — in a group at `opacity` when it is translucent and draws
+    /// more than its background (its own items and sublayers could overlap, which the masked
+    /// group composites as one image), else at `opacity`, as the same layer unmasked draws.
+    /// The mask's visit is recorded, with no items, where `visitMasked` records it.
+    @inline(never)
+    mutating func visitShapeMasked(_ slot: Int, _ record: Int, _ maskSlot: Int, _ shape: Clip, _ store: NodeStore,
+                                   _ nodes: UnsafeBufferPointer<LayerNode>, toPixels: Transform3D, opacity: Double,
+                                   clip: Int) {
+        let maskClip = emitClip(shape)
+        let address = nodes.baseAddress! + slot
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        let backgroundOnly = address.pointee.kind == .layer && address.pointee.sublayers.isEmpty && p.contents == nil
+            && !address.pointee.hasContentsFade && !(p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0)
+            && !(p.shadowOpacity > 0 && (p.shadowColor?.alpha ?? 0) > 0)
+        if opacity < 1, !backgroundOnly {
+            let marker = items.count
+            emit(Self.groupMarker(opacity: opacity, count: 0))
+            openGroups += 1
+            visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: maskClip)
+            openGroups -= 1
+            setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
+        } else {
+            visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: maskClip)
+        }
+        let maskRecord = records.open(slot: maskSlot, childIndex: 0, item: items.count, clip: clipOffset + clips.count)
+        records.markDrawn(maskRecord)
+        records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
     }
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);

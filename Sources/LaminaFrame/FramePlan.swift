@@ -92,8 +92,8 @@ public enum PassStep: Sendable, Hashable {
     /// and draw them as they are (a filter's Gaussian blur).
     ///
     /// `readScale` (filters' and background filters' blurs only): the source is read at the
-    /// pixel's position times it — 2 reads the 2 × 2 box at twice the position (a half-size
-    /// copy, `sigma` 0), ½ reads a half-size image bilinearly (its upsampling, `sigma` 0).
+    /// pixel's position times it — 2 reads the [1 3 3 1] filter around twice the position (a
+    /// half-size copy, `sigma` 0), ½ reads a half-size image bilinearly (its upsampling, `sigma` 0).
     case blur(source: Int, marker: Int, vertical: Bool, sigma: Double, valid: PixelRect, scissor: PixelRect,
               readScale: Double = 1)
     /// Background filters' result (the `.backdrop` item `DrawList.items[marker]`): image
@@ -265,10 +265,10 @@ public struct FramePlanner {
 
     /// A Gaussian blur of `sigmas[member]` device pixels of the chain's image (member i item
     /// `markers[i]`'s; all members blur at the same size: their ops' shapes agree): the two
-    /// separable passes, or above `downsampleAbove` at half size (the 2 × 2 box, the blur of
-    /// √(σ² − 1)/2 both ways, the bilinear upsampling: the box and the upsampling add a
-    /// variance of 1), above `quarterAbove` at quarter size (two 2 × 2 boxes, the blur of
-    /// √(σ² − 13/3)/4, the upsampling). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
+    /// separable passes, or above `downsampleAbove` at half size (the [1 3 3 1] downsampling, the blur of
+    /// √(σ² − 3/2)/2 both ways, the bilinear upsampling: the downsampling and the upsampling add
+    /// a variance of 3/2), above `quarterAbove` at quarter size (two downsamplings, the blur of
+    /// √(σ² − 13/2)/4, the upsampling). `leavingLast`: the last pass (the vertical blur, or the upsampling) is
     /// left to the caller's own step, which takes the returned sigma (the first member's) and
     /// read scale. `rows`: per member, the part of its region outside which the chain's image is
     /// transparent (its content's rows), to which the horizontal direction at full size is cut.
@@ -277,7 +277,7 @@ public struct FramePlanner {
         let regions = chain.regions
         let scale = Self.downsampling(sigmas[0])
         if scale > 1 {
-            // 2 × 2 boxes into half size (and again into quarter size).
+            // [1 3 3 1] downsamplings into half size (and again into quarter size).
             var level = 1
             while level < scale {
                 level *= 2
@@ -757,8 +757,10 @@ public struct FramePlanner {
 
     /// How far (device pixels) a filter group's blurs spread its content: ⌈3σ⌉ + 1 for each
     /// blur (a blur of a blur reaches at most the sum), 4 more for one done at half size (the
-    /// 2 × 2 box, the half-size taps' rounding and the bilinear upsampling), 16 more for one at
-    /// quarter size (the two boxes, the quarter-size taps' rounding and the upsampling).
+    /// downsampling's 1.5 pixels, the half-size taps' rounding, 1, and the bilinear upsampling's
+    /// 1.5: ⌈3σ⌉ + 5 in all, as 2⌈3√(σ² − 3/2)/2⌉ ≤ 3σ + 2), 16 more for one at quarter size
+    /// (at most 1.5 + 3 for the downsamplings, 4 for the taps' rounding and 3.5 for the
+    /// upsampling).
     public static func reach(_ filters: [LayerFilter]) -> Int {
         var r = 0
         for f in filters where f.kind == .gaussianBlur {
@@ -772,13 +774,18 @@ public struct FramePlanner {
     }
 
     /// A blur of σ above this many device pixels (filters' and background filters') is done at
-    /// half size: within the pixel rule against the exact Gaussian (SceneGoldenTests'
-    /// large blurs), an eighth of the work (a quarter of the pixels, half the taps each).
-    public static let downsampleAbove = 6.0
-    /// Above this many device pixels, at quarter size (two 2 × 2 boxes): a sixty-fourth of the
-    /// full-size work, within the pixel rule against the exact Gaussian (SceneGoldenTests'
-    /// large and very large blurs).
-    public static let quarterAbove = 16.0
+    /// half size: an eighth of the work (a quarter of the pixels, half the taps each). The
+    /// lowest σ that stays within the pixel rule against the exact Gaussian for the hardest
+    /// content — sharp black-and-white stripes 4–5 pixels wide over the whole image, whose
+    /// frequencies a half-size image holds worst — with the [1 3 3 1] downsampling (mean
+    /// error 0.78/255 there at σ 3, 1.2/255 at 2.5; with a 2 × 2 box it needed σ 6):
+    /// SceneGoldenTests' `blurThresholds` (`filters-threshold.json`, σ 3.01 and 8.01 on such
+    /// stripes and checks) and large blurs; docs/performance.md has the measurement.
+    public static let downsampleAbove = 3.0
+    /// Above this many device pixels, at quarter size (two [1 3 3 1] downsamplings): a
+    /// sixty-fourth of the full-size work, within the pixel rule on the same content (mean
+    /// error 0.36/255 at σ 8, 0.77/255 at 6).
+    public static let quarterAbove = 8.0
 
     /// The size a blur of `sigma` device pixels is done at: 1 (full), 2 (half) or 4 (quarter).
     static func downsampling(_ sigma: Double) -> Int {
@@ -804,12 +811,14 @@ public struct FramePlanner {
         PixelRect(minX: r.minX >> 1, minY: r.minY >> 1, maxX: (r.maxX + 1) >> 1, maxY: (r.maxY + 1) >> 1)
     }
 
-    /// The σ at 1/`scale` size whose blur, between the 2 × 2 boxes (variance w²/12 for a box w
-    /// full-size pixels wide: ⅓ at half size, ⅓ + 4/3 at quarter size) and the bilinear
-    /// upsampling (variance scale²/6: ⅔, 8/3), makes a blur of `sigma` full-size pixels: the
-    /// two add a variance of 1 at half size, 13/3 at quarter size.
+    /// The σ at 1/`scale` size whose blur, between the [1 3 3 1]/8 downsamplings (variance ¾
+    /// pixel² of the image it reads: ¾ full-size pixel² into half size, ¾ + 4 × ¾ into quarter
+    /// size) and the bilinear upsampling (reads at ¼ and ¾ between half-size pixels: variance
+    /// 3/16 half-size pixel², ¾ full-size; from quarter size 11/64 quarter-size pixel², 11/4),
+    /// makes a blur of `sigma` full-size pixels: they add a variance of 3/2 at half size, 13/2
+    /// at quarter size.
     static func downsampledSigma(_ sigma: Double, scale: Int) -> Double {
-        let added = scale == 4 ? 13.0 / 3 : scale == 2 ? 1 : 0
+        let added = scale == 4 ? 6.5 : scale == 2 ? 1.5 : 0
         return (max(sigma * sigma - added, 0)).squareRoot() / Double(scale)
     }
 

@@ -65,6 +65,8 @@ func runFramesBench(_ arguments: [String]) {
     tree.prefetches = builder.prefetches
     // LAMINA_BENCH_BATCHES=0: every offscreen group in passes of its own (`FramePlanner.batches` off).
     builder.batchesGroups = ProcessInfo.processInfo.environment["LAMINA_BENCH_BATCHES"] != "0"
+    // LAMINA_BENCH_SHAPE_MASKS=0: every mask an offscreen group (`DrawListBuilder.clipsShapeMasks` off).
+    builder.clipsShapeMasks = ProcessInfo.processInfo.environment["LAMINA_BENCH_SHAPE_MASKS"] != "0"
     // LAMINA_BENCH_RASTER_AUTO=1: the automatic raster cache on (off, as the frame driver has it).
     builder.rasterizesAutomatically = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_AUTO"] == "1"
     let renderer: OffscreenRenderer
@@ -230,7 +232,8 @@ enum FramesScene {
     /// "text" (not in "all"): text layers, a 12-point label each (so positions, rotations and
     /// opacities animate text; rotation keeps the glyphs' size bucket); "mask" (not in "all"):
     /// the plain layers each masked by a 48×32 capsule (a layer with cornerRadius 16 and an
-    /// opaque background, CALayer.mask: every layer an offscreen group with its mask's image),
+    /// opaque background, CALayer.mask: drawn as a clip of each layer, or with
+    /// LAMINA_BENCH_SHAPE_MASKS=0 every layer an offscreen group with its mask's image),
     /// as `bench/peers`' mask mix; "blur" (not in "all"): the plain layers each with
     /// `filters: [gaussianBlur radius 2]`, as the peers' blur mix; "backdrop" (not in "all"):
     /// the plain layers under a full-width frosted panel, as the peers' backdrop mix.

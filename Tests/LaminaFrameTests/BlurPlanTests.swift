@@ -34,10 +34,10 @@ struct BlurPlanTests {
                                                 scissor: region)))
     }
 
-    /// σ 20 (> `quarterAbove` 16): the 2 × 2 box into half size, again into quarter size, both
-    /// directions there at √(σ² − 13/3)/4 and the upsampling (read scale ¼); σ 10 at half size
-    /// at √(σ² − 1)/2, σ 5 at full size. A quarter-size blur reaches 16 pixels more than
-    /// ⌈3σ⌉ + 1, a half-size one 4.
+    /// σ 20 (> `quarterAbove` 8): the [1 3 3 1] downsampling into half size, again into
+    /// quarter size, both directions there at √(σ² − 13/2)/4 and the upsampling (read scale ¼);
+    /// σ 6 at half size at √(σ² − 3/2)/2, σ 3 (not above `downsampleAbove` 3) at full size. A
+    /// quarter-size blur reaches 16 pixels more than ⌈3σ⌉ + 1, a half-size one 4.
     @Test func largeBlursAreDoneAtHalfOrQuarterSize() throws {
         func blurs(_ sigma: Double) throws -> [(vertical: Bool, sigma: Double, readScale: Double, scissor: PixelRect)] {
             let list = TestScene.list(try TestScene.tree(
@@ -49,24 +49,26 @@ struct BlurPlanTests {
             }
         }
         #expect(FramePlanner.reach([.gaussianBlur(20)]) == 60 + 1 + 16)
-        #expect(FramePlanner.reach([.gaussianBlur(10)]) == 30 + 1 + 4)
-        #expect(FramePlanner.reach([.gaussianBlur(5)]) == 15 + 1)
+        #expect(FramePlanner.reach([.gaussianBlur(8.5)]) == 26 + 1 + 16)
+        #expect(FramePlanner.reach([.gaussianBlur(8)]) == 24 + 1 + 4)
+        #expect(FramePlanner.reach([.gaussianBlur(3.5)]) == 11 + 1 + 4)
+        #expect(FramePlanner.reach([.gaussianBlur(3)]) == 9 + 1)
         // The region: the content's whole pixels 98…142 (with the fringe) grown by the planner's
         // pixel and the reach 77: 20…220.
         let region = PixelRect(minX: 20, minY: 20, maxX: 220, maxY: 220)
         let half = PixelRect(minX: 10, minY: 10, maxX: 110, maxY: 110)
         let quarter = PixelRect(minX: 5, minY: 5, maxX: 55, maxY: 55)
-        let q = (400.0 - 13.0 / 3).squareRoot() / 4
+        let q = (400.0 - 6.5).squareRoot() / 4
         let large = try blurs(20)
         #expect(large.map(\.readScale) == [2, 2, 1, 1, 0.25])
         #expect(large.map(\.sigma) == [0, 0, q, q, 0])
         #expect(large.map(\.vertical) == [false, false, false, true, false])
         #expect(large.map(\.scissor) == [half, quarter, quarter, quarter, region])
-        let medium = try blurs(10)
+        let medium = try blurs(6)
         #expect(medium.map(\.readScale) == [2, 1, 1, 0.5])
-        #expect(medium.map(\.sigma) == [0, (99.0).squareRoot() / 2, (99.0).squareRoot() / 2, 0])
-        let small = try blurs(5)
+        #expect(medium.map(\.sigma) == [0, (34.5).squareRoot() / 2, (34.5).squareRoot() / 2, 0])
+        let small = try blurs(3)
         #expect(small.map(\.readScale) == [1, 1])
-        #expect(small.map(\.sigma) == [5, 5])
+        #expect(small.map(\.sigma) == [3, 3])
     }
 }

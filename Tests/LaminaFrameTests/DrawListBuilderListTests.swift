@@ -111,6 +111,47 @@ struct DrawListBuilderListTests {
         #expect(!builder.patcher.lastPatched)
     }
 
+    /// A mask that is one opaque rounded rect (a plain layer with an opaque background and
+    /// nothing else, at full opacity) is no group: its rounded bounds, in the masked layer's
+    /// space, become a clip of every item of the masked layer and its sublayers. A mask with
+    /// anything more to draw (a translucent background, a border, a sublayer) or at less than
+    /// full opacity stays a `.mask` group.
+    @Test func aPlainRoundedMaskIsAClip() throws {
+        func list(_ mask: [(String, PropertyValue)], sublayer: Bool = false) throws -> DrawList {
+            var changes = TestScene.layer(1, frame: Rect(10, 10, 40, 40), [("backgroundColor", .color(Color(0, 1, 0)))])
+            changes += TestScene.layer(2, parent: 1, frame: Rect(0, 0, 20, 20), [("backgroundColor", .color(Color(1, 0, 0)))])
+            changes += [.create(3, .layer), .set(3, keyPath: "bounds", value: .rect(Rect(0, 0, 30, 20))),
+                        .set(3, keyPath: "position", value: .point(Point(20, 20))),
+                        .set(3, keyPath: "cornerRadius", value: .number(6)),
+                        .set(3, keyPath: "backgroundColor", value: .color(Color(0, 0, 0)))]
+            changes += mask.map { .set(3, keyPath: $0.0, value: $0.1) }
+            if sublayer { changes += TestScene.layer(4, parent: 3, frame: Rect(0, 0, 2, 2), []) }
+            changes.append(.set(1, keyPath: "mask", value: .number(3)))
+            var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
+            return builder.build(try TestScene.tree(changes))
+        }
+        let plain = try list([])
+        #expect(plain.items.count == 2, "\(plain.items.map(\.kind))")
+        #expect(!plain.items.contains { if case .rect = $0.kind { false } else { true } })
+        // Both items clipped by the mask's rounded bounds: 30 × 20 at (5, 10) in layer 1, whose
+        // origin is at (10, 10).
+        #expect(plain.items.allSatisfy { $0.clip == 0 } && plain.clips.count == 1)
+        if let c = plain.clips.first {
+            #expect(c.rect == Rect(0, 0, 30, 20) && c.radii == .init(6) && c.parent == -1)
+            #expect(c.transform.m41 == 15 && c.transform.m42 == 20)
+        }
+        // Only the offscreen passes of no group: the frame pass alone.
+        #expect(plain.plan.passes.count == 1)
+        for (changes, sublayer) in [([("opacity", PropertyValue.number(0.5))], false),
+                                    ([("backgroundColor", .color(Color(0, 0, 0, 0.5)))], false),
+                                    ([("borderWidth", .number(2)), ("borderColor", .color(Color(0, 0, 0)))], false),
+                                    ([], true)] {
+            let masked = try list(changes, sublayer: sublayer)
+            #expect(masked.items.contains { if case .mask = $0.kind { true } else { false } },
+                    "\(changes) \(sublayer): \(masked.items.map(\.kind))")
+        }
+    }
+
     @Test func nestedShadowedLayersCostCubicallyNotExponentially() throws {
         // 40 nested star-shaped layers, each with a (blurred) shadow of its content. Drawn
         // as Core Animation does with every sublayer's shadow inside every shadow's source,

@@ -121,13 +121,14 @@ struct FramePlanTests {
             .backdrop(source: 1, backdrop: 0, marker: 1, sigma: 2, valid: grown, scissor: box),
         ])
         #expect(plan.dependencies == [0, 1])
-        // σ 8 (> downsampleAbove 6): the 2 × 2 box into half size, both directions there at
-        // √(64 − 1)/2, and the last step upsamples (read scale ½).
+        // σ 8 (> downsampleAbove 3, not above quarterAbove 8): the [1 3 3 1] downsampling into
+        // half size, both directions there at √(64 − 3/2)/2, and the last step upsamples (read
+        // scale ½).
         let large = TestScene.list(try TestScene.tree(
             TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0)))])
             + TestScene.layer(2, frame: Rect(40, 40, 20, 10), [("backgroundFilters", .filters([.gaussianBlur(8)]))])))
         let steps = large.plan.steps
-        let s = (63.0).squareRoot() / 2
+        let s = (62.5).squareRoot() / 2
         guard steps.count == 6, case .blur(_, _, false, 0, _, _, 2) = steps[1], case .blur(_, _, false, s, _, _, 1) = steps[2],
               case .blur(_, _, true, s, _, _, 1) = steps[3], case .backdrop(_, _, _, 0, _, _, 0.5) = steps[5] else {
             Issue.record("\(steps)"); return

@@ -116,6 +116,15 @@ struct SceneGoldenTests {
     /// rounded masksToBounds; a mask that has its own mask (nested).
     @Test func masks() throws { try check("masks") }
 
+    /// Masks that are one opaque rounded rect, drawn as a clip of the mask's rounded bounds
+    /// (DrawListBuilder.shapeMaskClip) with no offscreen group: a capsule, a circle on a rotated
+    /// layer, two rounded corners turned against a bordered layer, a rect past the canvas's
+    /// edge, a translucent layer with an overlapping sublayer (still one group at its opacity)
+    /// and one without, a layer whose shadow the mask cuts, and a masked layer inside a rounded
+    /// masksToBounds. The reference masks each layer's group by the mask layer's drawing
+    /// (scripts/scene-cairo).
+    @Test func shapeMasks() throws { try check("masks-shapes") }
+
     /// compositingFilter: every mode (normal, the 15 W3C blend modes, plusLighter, plusDarker)
     /// on a group of overlapping opaque and translucent sublayers over a gradient with a
     /// translucent band, some at opacity 0.8; a blend inside a translucent superlayer (its
@@ -157,18 +166,29 @@ struct SceneGoldenTests {
         try check("filters-large", .independent(mean: 1, percent: 0.5, threshold: 64))
     }
 
-    /// Very large blurs, all at quarter size (σ above `FramePlanner.quarterAbove`, 16 device
-    /// pixels): background filters of σ 17 (just above it: the coarsest quarter-size blur
-    /// against the finest) on a rounded panel and σ 64 on a full-width strip at the canvas's
-    /// edge, a filter of σ 20 on a layer and one of σ 36 on a rotated layer with a sublayer. The
-    /// reference blurs at full size by the Gaussian's formula over ±4σ (scripts/scene-cairo).
+    /// Very large blurs, all at quarter size (σ above `FramePlanner.quarterAbove`, 8 device
+    /// pixels): background filters of σ 17 on a rounded panel and σ 64 on a full-width strip at
+    /// the canvas's edge, a filter of σ 20 on a layer and one of σ 36 on a rotated layer with a
+    /// sublayer. The reference blurs at full size by the Gaussian's formula over ±4σ
+    /// (scripts/scene-cairo).
     @Test func veryLargeBlurs() throws {
         try check("filters-huge", .independent(mean: 1, percent: 0.5, threshold: 64))
     }
 
+    /// Blurs just above the downsampling thresholds (`FramePlanner.downsampleAbove` 3 and
+    /// `quarterAbove` 8 device pixels: the coarsest half- and quarter-size blurs) on the
+    /// hardest content for them — sharp black-and-white stripes 5 and 10 pixels wide and a
+    /// checkerboard of 6-pixel squares, whose frequencies a half- or quarter-size image holds
+    /// worst: filters of σ 3.01 (half size) on stripes and on checks, σ 8.01 (quarter size) on
+    /// stripes, and background filters of σ 3.01 (a rounded panel) and 8.01 over stripes. The
+    /// reference blurs at full size by the Gaussian's formula over ±4σ (scripts/scene-cairo).
+    @Test func blurThresholds() throws {
+        try check("filters-threshold", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
     /// Many small offscreen groups side by side, which the planner batches into shared images
     /// (FramePlanner's batches): a row of blurred layers of σ 0.5 … 3.2 (two partly off the
-    /// canvas), a cluster of overlapping blurred layers, two σ 7 and 9 blurs (at half size),
+    /// canvas), a cluster of overlapping blurred layers, two σ 7 and 9 blurs (at half and quarter size),
     /// capsule-masked layers (translucent masks and layers, one rotated, a circle mask off the
     /// edge), translucent groups holding blurred sublayers and masked layers holding blurred
     /// sublayers (batches at two depths), blurred layers inside a rounded masksToBounds, blur

@@ -454,9 +454,10 @@ extension DrawListPatcher {
     enum MoveKind: UInt8 {
         /// Not looked at since the full build: each item's payload is read.
         case unknown
-        /// Rects and gradients only: each item takes the transform and opacity.
+        /// Rects, gradients and the layer's contents image only: each item takes the transform
+        /// and opacity.
         case plain
-        /// An analytic shadow (first, as a visit draws it), then rects and gradients.
+        /// An analytic shadow (first, as a visit draws it), then rects, gradients and contents.
         case shadowFirst
         /// Shape atlas entries or text glyph runs (with rects and gradients): each item's payload
         /// is read and an entry's or a run's scale checked every time (`moveItems`).

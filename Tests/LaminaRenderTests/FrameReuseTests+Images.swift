@@ -14,7 +14,7 @@ extension FrameReuseTests {
     /// own) moving, turning, scaling and fading for 30 frames: each patched list, rendered by a
     /// renderer that reuses what it can, equals byte for byte a full build of the same
     /// presentation tree rendered with every instance written. (The ring is not patched for
-    /// these lists yet — `framesPatched` stays 0 —, so the instances are written whole.)
+    /// these lists yet — `framesPatched` stays 0 —, so their instances are written whole.)
     @Test func movedImageLayersEqualFullBuilds() throws {
         let width = 160, height = 104
         var tree = LayerTree()

@@ -153,6 +153,18 @@ extension DrawItem {
         return (-1, 0, 0)
     }
 
+    /// Whether the item is a layer's contents image (`DrawListBuilder.contentsItem`: mode
+    /// `.color`, neither a shape atlas entry nor a glyph run), read in place (no retain of its
+    /// box). In a list a patch works on, only a layer's contents make such items (tiles,
+    /// particles and raster composites come with lists that are not patched), and all they
+    /// hold but the transform and opacity follows from the layer's model values (bounds,
+    /// contents, contentsRect, contentsCenter, contentsGravity, contentsScale, filters).
+    @inline(__always)
+    var isContentsImage: Bool {
+        if case .image(let box) = payload { return box.mode == 0 && box.atlasSlot < 0 && box.glyphs == nil }
+        return false
+    }
+
     /// A glyph run's layout scale (`GlyphRun.scale`) read in place; 0 for any other item.
     @inline(__always)
     var glyphScale: Double {

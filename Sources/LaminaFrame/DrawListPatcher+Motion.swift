@@ -12,10 +12,13 @@ import LaminaModel
 /// bytes of plain values), provided that
 /// - it passes the culling as before (not hidden, opacity above 0, not facing away);
 /// - every item is a kind whose other values do not follow the transform: a rect, an analytic
-///   shadow (moved by the shadow offset), a gradient, or a shape atlas entry whose scale and
+///   shadow (moved by the shadow offset), a gradient, the layer's contents image (its pieces,
+///   texture rect and filters come from model values; the renderer chooses the lean or the
+///   perspective image pipeline from the transform each time it writes the item), a glyph
+///   run whose layout scale the new transform keeps, or a shape atlas entry whose scale and
 ///   mesh bucket the new transform keeps, under a similarity (what the atlas itself checks).
-/// Anything else — meshes (the atlas could take them now), contents (filters follow the
-/// scale), glyphs, groups, blurred shadows — is re-emitted by the normal walk.
+/// Anything else — meshes (the atlas could take them now), groups, blurred shadows — is
+/// re-emitted by the normal walk.
 extension DrawListPatcher {
     /// Moves a leaf visit's items in place; false (the visit is then re-emitted, which
     /// overwrites whatever was written) when it is not that simple.
@@ -171,6 +174,11 @@ extension DrawListPatcher {
                 if !shadowPlaced { shadowToPixels = Self.shadowPlacement(shadowOffset, toPixels); shadowPlaced = true }
                 item.pointee.place(shadowToPixels, opacity: opacity)
             case .image:
+                // A layer's contents: nothing in it but the transform and opacity follows them.
+                if item.pointee.isContentsImage {
+                    item.pointee.place(toPixels, opacity: opacity)
+                    continue
+                }
                 // A text layer's glyph run: its layout scale (size buckets, pixel snapping) the
                 // same, exactly — then a full build would make the same quads.
                 let glyphScale = item.pointee.glyphScale
@@ -211,6 +219,8 @@ extension DrawListPatcher {
     private static func moveKind(_ items: [DrawItem], _ range: Range<Int>) -> DrawListPatcher.MoveKind {
         var shadowFirst = false, atlas = false
         for k in range {
+            // A layer's contents take the transform and opacity as a rect does.
+            if items[k].isContentsImage { continue }
             switch items[k].payload {
             case .rect, .gradient: continue
             case .shadow where k == range.lowerBound: shadowFirst = true

@@ -145,7 +145,7 @@ extension DrawListPatcher {
 
     /// Whether a visit can be moved after the walk (`runMoves`): a drawn leaf with no clip of its
     /// own, unchanged or changed in motion only, whose items `moveLeaf` found to be rects and
-    /// gradients (after an analytic shadow), or shape atlas entries (not in a blurred shadow's
+    /// gradients and contents images (after an analytic shadow), or shape atlas entries (not in a blurred shadow's
     /// source: one that fails the atlas' checks is re-emitted after the loop, as `visit` would
     /// in the walk).
     @inline(__always)

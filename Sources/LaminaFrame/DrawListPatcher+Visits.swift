@@ -179,6 +179,7 @@ extension DrawListPatcher {
         else { fail(.counts); return true }
         cursor = itemEnd
         movedOwn += 1
+        lastVisitMovedOwn = true
         return true
     }
 

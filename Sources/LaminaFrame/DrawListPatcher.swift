@@ -131,8 +131,13 @@ struct DrawListPatcher {
     /// Visits the last patch descended (own items kept), re-emitted its own items of, and
     /// re-emitted whole (tests, `lamina-bench build`).
     var descended = 0, reemittedOwn = 0, reemittedWhole = 0
-    /// Layers with sublayers whose own items the last patch moved in place (tests, `lamina-bench build`).
+    /// Layers with sublayers (or a clip of their own) whose own items the last patch moved in
+    /// place (tests, `lamina-bench build`).
     var movedOwn = 0
+    /// Whether the last visit's own items were moved in place with its clip (`moveOwnItems`):
+    /// for a leaf, the whole visit changed in transform and opacity only (its clip record is
+    /// rewritten, and the renderer uploads every clip each frame).
+    var lastVisitMovedOwn = false
     /// Visits `runMoves` re-emitted (a shape atlas entry that no longer fits), since the
     /// builder was made (tests).
     var reemittedAfterWalk = 0
@@ -423,10 +428,13 @@ extension DrawListPatcher {
                 let changed = !forcing && dirty[slot]
                 if changed { self.forcing = true }
                 records[c].drawnNow = false
-                let moved = moveLeaf(c, record, nodes, &builder, parentToPixels: parentToPixels, parentOpacity: parentOpacity)
+                var moved = moveLeaf(c, record, nodes, &builder, parentToPixels: parentToPixels, parentOpacity: parentOpacity)
                 if !moved {
+                    lastVisitMovedOwn = false
                     revisit(c, record, store, nodes, &builder, parentToPixels: parentToPixels, parentOpacity: parentOpacity,
                             clip: clip)
+                    // A leaf with a clip of its own (a square masksToBounds) moved in place.
+                    moved = lastVisitMovedOwn && Int(record.subtreeEnd) == c + 1
                 }
                 self.forcing = forcing
                 if failed { return }
@@ -454,9 +462,10 @@ extension DrawListPatcher {
     enum MoveKind: UInt8 {
         /// Not looked at since the full build: each item's payload is read.
         case unknown
-        /// Rects and gradients only: each item takes the transform and opacity.
+        /// Rects, gradients and the layer's contents image only: each item takes the transform
+        /// and opacity.
         case plain
-        /// An analytic shadow (first, as a visit draws it), then rects and gradients.
+        /// An analytic shadow (first, as a visit draws it), then rects, gradients and contents.
         case shadowFirst
         /// Shape atlas entries or text glyph runs (with rects and gradients): each item's payload
         /// is read and an entry's or a run's scale checked every time (`moveItems`).

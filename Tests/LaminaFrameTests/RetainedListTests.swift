@@ -121,7 +121,7 @@ import LaminaModel
             let sameImage = x.image.id == y.image.id
                 || (x.mode != .color && aAtlas != nil && x.image.id == aAtlas?.id && y.image.id == bAtlas?.id)
             return sameImage && x.geometry == y.geometry && x.minification == y.minification
-                && x.magnification == y.magnification && x.mode == y.mode
+                && x.magnification == y.magnification && x.mode == y.mode && x.sharpEdges == y.sharpEdges
         case (.group(let o, let c), .group(let p, let d)): return o == p && c == d
         case (.shadowGroup(let c1, let s, let n), .shadowGroup(let c2, let t, let m)): return c1 == c2 && s == t && n == m
         default: return false

@@ -36,6 +36,8 @@ public enum ServerEffect: Sendable {
     /// Put a client's PNG file (`openImageFile`) where `contents` names it, for tiled layers;
     /// `setImage(name, nil)` removes it.
     case setTileSource(name: String, source: TileSource)
+    /// A client's tile of a client-drawn image (`provideTile`, checked), for the tile cache.
+    case provideTile(source: TileSource, key: TileKey, image: Image, serial: UInt64)
     /// Reduce Motion changed at compositor time `time`: the render thread stops emitters
     /// spawning from then (on) or lets them spawn again (off).
     case reduceMotion(on: Bool, time: Double)

@@ -55,7 +55,8 @@ final class TileSupplier: Sendable {
     private struct State {
         /// Tiles asked for and neither answered nor cancelled.
         var pending: Set<TileRequest> = []
-        var mapping: (base: UnsafeMutableRawPointer, size: Int)?
+        /// The pool's mapping (its address as a number: the state is sendable).
+        var mapping: (address: Int, size: Int)?
         /// The buffer's size now (nil: none made).
         var buffer: (width: Int, height: Int)?
         var closed = false
@@ -103,29 +104,33 @@ final class TileSupplier: Sendable {
     /// The pool's mapping, at least `bytes` long: a larger one made (and the old one let go)
     /// when it is not.
     private func room(_ bytes: Int, _ link: Link) throws(LaminaError) -> UnsafeMutableRawPointer {
-        if let m = state.withLock({ $0.mapping }), m.size >= bytes { return m.base }
+        if let m = state.withLock({ $0.mapping }), m.size >= bytes { return UnsafeMutableRawPointer(bitPattern: m.address)! }
         if let old = state.withLock({ s in defer { s.mapping = nil }; return s.mapping }) {
             if state.withLock({ $0.buffer != nil }) { _ = try link.roundTrip([], .destroyBuffer(id: bufferID)) }
             state.withLock { $0.buffer = nil }
             _ = try link.roundTrip([], .destroyPool(id: poolID))
-            munmap(old.base, old.size)
+            munmap(UnsafeMutableRawPointer(bitPattern: old.address), old.size)
         }
         let size = max(bytes, 256 * 256 * 4)
         let fd = MemoryFile.make(name: "lamina-tiles", size: size)
         guard fd >= 0 else { throw LaminaError.protocolViolation("memfd_create: \(String(cString: strerror(errno)))") }
-        defer { close(fd) }
+        defer { Glibc.close(fd) }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             throw LaminaError.protocolViolation("shared memory: \(String(cString: strerror(errno)))")
         }
+        let created: Event
         do {
-            guard case .poolCreated = try link.roundTrip([], .createPool(id: poolID, size: UInt64(size)), descriptor: fd) else {
-                throw LaminaError.protocolViolation("expected poolCreated")
-            }
+            created = try link.roundTrip([], .createPool(id: poolID, size: UInt64(size)), descriptor: fd)
         } catch {
             munmap(base, size)
             throw error
         }
-        state.withLock { $0.mapping = (base, size) }
+        guard case .poolCreated = created else {
+            munmap(base, size)
+            throw LaminaError.protocolViolation("expected poolCreated")
+        }
+        let address = Int(bitPattern: base)
+        state.withLock { $0.mapping = (address, size) }
         return base
     }
 
@@ -134,6 +139,6 @@ final class TileSupplier: Sendable {
     func close() { state.withLock { $0.closed = true; $0.pending = [] } }
 
     deinit {
-        if let m = state.withLock({ $0.mapping }) { munmap(m.base, m.size) }
+        if let m = state.withLock({ $0.mapping }) { munmap(UnsafeMutableRawPointer(bitPattern: m.address), m.size) }
     }
 }

@@ -84,6 +84,9 @@ public final class RenderLoop: Sendable {
         /// A client-drawn tiled image's wishes changed (`TileSource.clientWishes`): the server
         /// asks its client for the new tiles.
         public var tileWishes = false
+        /// The newest packet sequence whose buffers the GPU has finished reading (nil: no
+        /// frame since the last take): the server sends `bufferReleased` no earlier.
+        public var surfaceReadsCompleted: UInt64?
     }
 
     private struct Inbox {
@@ -409,6 +412,12 @@ public final class RenderLoop: Sendable {
         if let host = renderer.hostSurfaces {
             if !config.surfaceZeroCopy { host.enabled = false }
             state.driver.surfaceUploader = host
+            // A batch of copies finished after its frame: the server may release its buffers.
+            host.onReadsCompleted { [weak self] sequence in
+                guard let self else { return }
+                self.outbox.withLock { $0.surfaceReadsCompleted = max($0.surfaceReadsCompleted ?? 0, sequence) }
+                self.wakeServer()
+            }
         }
         state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay
         var pacing = FramePacing(fps: config.fps, renderThreadPaces: renderer.presentPacing?.renderThreadPaces,
@@ -482,11 +491,15 @@ public final class RenderLoop: Sendable {
         let wireframe = overlaySettings.withLock { $0.wireframe }
         if s.driver.usesShapeAtlas == wireframe { s.driver.usesShapeAtlas = !wireframe }
         let frame = s.driver.frame(applying: work.packets, at: frameStart)
+        var readsCompleted = frame.snapshot.sequence
         if let host = s.renderer.hostSurfaces {
-            // The GPU has read the surfaces' pages before anyone can see the frame (releases).
-            host.finishReads()
+            // The copies from the surfaces' pages are submitted, not waited for: their buffers'
+            // releases wait for the GPU (`surfaceReadsCompleted`, advanced by the waiter thread).
+            host.finishReads(through: frame.snapshot.sequence)
+            readsCompleted = host.readsCompleted
             zeroCopy.withLock { $0 = host.counts }
         }
+        outbox.withLock { $0.surfaceReadsCompleted = max($0.surfaceReadsCompleted ?? 0, readsCompleted) }
         if !work.packets.isEmpty { traced { $0.record(packets: work.packets, at: realStart) } }
         if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
         let tileWishes = s.driver.tileStore.takeClientWishesChanged()

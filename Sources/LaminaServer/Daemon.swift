@@ -334,6 +334,7 @@ private struct ServerLoop {
     mutating func drainRenderOutbox() {
         let out = daemon.renderLoop.takeOutbox()
         perform(core.deliver(out.events))
+        if let reads = out.surfaceReadsCompleted { perform(core.surfaceReadsCompleted(through: reads)) }
         if out.tileWishes { perform(core.tileWishesChanged()) }
         let daemon = self.daemon
         for c in out.captures {

@@ -136,6 +136,11 @@ public struct ServerCore {
     /// side, and surface layers made so far (ServerCore+Surfaces).
     var surfaceTables: [UInt32: ClientSurfaces] = [:]
     var surfaceWaits: [SurfaceWait] = []
+    /// Releases due whose buffers the GPU may still read (zero copy), until
+    /// `surfaceReadsCompleted` reaches their packets; and how far it has (nil: never told,
+    /// releases are not held — a core without a render side that reads on the GPU).
+    var heldReleases: [SurfaceWait] = []
+    var readsCompleted: UInt64?
     var surfaceSerial: UInt64 = 0
     /// The importer of GPU buffers (ServerCore+Surfaces), made on the first `createGpuBuffer`;
     /// when it could not be made, why (every later `createGpuBuffer` is refused with that).

@@ -196,7 +196,6 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     /// finished batches and frees the imports of pools nobody else holds. Called by the render
     /// loop before it publishes a frame.
     public func finishReads(through sequence: UInt64) {
-        var submitted: UInt64? = nil
         if let batch = recording {
             let t0 = Self.now()
             defer { seconds += Self.now() - t0 }
@@ -209,7 +208,7 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                 inFlight.append(batch)
                 nextBatchID += 1
                 let id = nextBatchID
-                submitted = id
+                progress.submitted(id)   // (before its waiter can finish it)
                 nonisolated(unsafe) let raw = device.raw
                 let progress = self.progress
                 waiter.async {
@@ -229,7 +228,7 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                 idle.append(batch)
             }
         }
-        progress.frame(through: sequence, submitted: submitted)
+        progress.frame(through: sequence)
         collect(waitForOne: false)
         for (key, entry) in imports {
             guard isKnownUniquelyReferenced(&entry.pool) else { continue }
@@ -383,13 +382,11 @@ final class ReadProgress: Sendable {
 
     func setCallback(_ body: @escaping @Sendable (UInt64) -> Void) { state.withLock { $0.callback = body } }
 
-    /// A frame whose newest packet is `sequence` was published, with a batch submitted or not.
-    func frame(through sequence: UInt64, submitted id: UInt64?) {
-        update(notify: false) { s in
-            if let id { s.unfinished.append((id, s.latest)) }
-            s.latest = max(s.latest, sequence)
-        }
-    }
+    /// Batch `id` of the frame being made was submitted (before its packets count).
+    func submitted(_ id: UInt64) { update(notify: false) { s in s.unfinished.append((id, s.latest)) } }
+
+    /// The frame whose newest packet is `sequence` was made (its batch, if any, submitted).
+    func frame(through sequence: UInt64) { update(notify: false) { s in s.latest = max(s.latest, sequence) } }
 
     /// Batch `id`'s fence signalled.
     func finished(_ id: UInt64) { update(notify: true) { s in s.unfinished.removeAll { $0.id == id } } }

@@ -29,7 +29,7 @@ class TiledImageTests(DaemonTestCase):
         image = self.conn.create_tiled_image("drawn", 1000, 600, provider)
         self.assertEqual((image.width, image.height), (1000, 600))
         layer = self.conn.make_tiled_layer()
-        # At 1:1 from (10, 20): the canvas shows image pixels 0…190 × 0…180, tiles 0…2 each way.
+        # At 1:1 from (10, 20), 64-pixel tiles: canvas pixel (10 + x, 20 + y) is tile (x // 64, y // 64).
         layer.frame = (10, 20, 1000, 600)
         layer.tile_size = (64, 64)
         layer.fade_duration = 0
@@ -46,9 +46,22 @@ class TiledImageTests(DaemonTestCase):
                 break
             self.assertLess(time.monotonic(), deadline, got)
             time.sleep(0.05)
+        # Exactly the tiles in view were asked for, each once: the canvas (W × H) shows image
+        # pixels 0…W−10 × 0…H−20.
+        width, height, _ = png_pixels(self.conn.capture().png)
+        columns, rows_ = -(-(width - 10) // 64), -(-(height - 20) // 64)
+        expected = [(c, r) for c in range(columns) for r in range(rows_)]
+        deadline = time.monotonic() + 20
+        while True:
+            with lock:
+                keys = sorted((q.column, q.row) for q in asked)
+            if len(keys) >= len(expected) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        time.sleep(0.2)
         with lock:
             keys = sorted((q.column, q.row) for q in asked)
-        self.assertEqual(keys, [(c, r) for c in range(3) for r in range(3)])
+        self.assertEqual(keys, expected)
         self.assertTrue(all(q.level == 0 and q.name == "drawn" and (q.x, q.y) == (64 * q.column, 64 * q.row)
                             and (q.width, q.height) == (64, 64) for q in asked))
 

@@ -397,7 +397,7 @@ extension ServerCore {
         table.fds.forEach { close($0) }
         var effects: [ServerEffect] = table.names.values.sorted().map { .setImage(name: $0, image: nil) }
         // A frame after the table is gone lets the render side free its imports of the pools
-        // (HostMemorySurfaces.finishReads), so their mappings go at once.
+        // (HostMemorySurfaces.finishReads(through:)), so their mappings go at once.
         if !table.pools.isEmpty || !table.buffers.isEmpty { effects.append(.requestFrame) }
         return effects
     }

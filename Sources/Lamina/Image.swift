@@ -28,6 +28,8 @@ public final class Image {
             throw LaminaError.protocolViolation("expected imageReleased")
         }
         isReleased = true
+        // A client-drawn image's tiles are asked for no more.
+        connection.link.state.withLock { $0.tileSuppliers.removeValue(forKey: name) }?.close()
     }
 }
 

@@ -179,6 +179,8 @@ final class Link: Sendable {
         var frameCallbacks: [UInt32: @Sendable (Double, Double) async -> Void] = [:]
         /// `presentationFeedback` ids waiting for their `presented` event.
         var presentationCallbacks: [UInt32: @Sendable (PresentationFeedback) async -> Void] = [:]
+        /// Client-drawn tiled images' suppliers (TileProvider.swift), by image name.
+        var tileSuppliers: [String: TileSupplier] = [:]
         /// `animationStarted` events to swallow: replayed animations had started before.
         var replayedStarts: [AnimationKey: Int] = [:]
 
@@ -688,6 +690,15 @@ final class Link: Sendable {
             return
         case .frameDone(let id, let time, let target):
             if let h = state.withLock({ $0.frameCallbacks.removeValue(forKey: id) }) { jobs.yield { await h(time, target) } }
+            return
+        case .tileWanted(let t):
+            if let supplier = state.withLock({ $0.tileSuppliers[t.name] }) {
+                supplier.wanted(t)
+                jobs.yield { supplier.draw(t) }
+            }
+            return
+        case .tileCancelled(let t):
+            state.withLock { $0.tileSuppliers[t.name] }?.cancelled(t)
             return
         case .presented(let id, let discarded, let time, let refresh, let frame):
             let feedback = PresentationFeedback(time: time, refreshInterval: refresh, frame: frame, discarded: discarded)

@@ -161,7 +161,8 @@ extension DrawListBuilder {
                     tileStore.want(source, key)
                 }
                 if strength < 1 {
-                    tilesPending = true
+                    // A client-drawn tile not there yet makes no frames: its answer does.
+                    if tile != nil || source.clientWishes == nil { tilesPending = true }
                     // The nearest coarser resident tile's part under this one.
                     var coarser = level + 1
                     while coarser < max(levels, level + 1) {

@@ -237,9 +237,13 @@ public struct DrawListBuilder {
         var patcher = DrawListPatcher.placeholder
         swap(&patcher, &self.patcher)
         defer { swap(&patcher, &self.patcher) }
-        if let list = patcher.patch(tree, &self) { return list }
+        if let list = patcher.patch(tree, &self) {
+            // (A patched frame draws no tiled layer: a client-drawn image's wishes are withdrawn.)
+            if tileStore.hasClientWishes { tileStore.endFrame() }
+            return list
+        }
         let list = fullBuild(tree, visits: patcher.records.count)
-        if drewTiled {
+        if drewTiled || tileStore.hasClientWishes {
             tileStore.endFrame()
             if imageTileSources.count > 64 { imageTileSources.removeAll() }  // (made again as drawn)
         }

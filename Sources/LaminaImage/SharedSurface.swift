@@ -76,6 +76,22 @@ public struct SurfaceBufferLayout: Sendable, Hashable {
     /// The bytes it spans from `offset`: (height − 1) × stride + width × 4.
     public var span: Int { height == 0 ? 0 : (height - 1) * stride + width * 4 }
 
+    /// A copy of its pixels in `pool` (which it fits) as premultiplied RGBA rows, tightly packed.
+    public func rgbaPixels(in pool: SharedMemoryPool) -> [UInt8] {
+        precondition(misfit(poolSize: pool.size) == nil)
+        return [UInt8](unsafeUninitializedCapacity: width * height * 4) { out, count in
+            let to = UnsafeMutableRawPointer(out.baseAddress!)
+            for row in 0..<height {
+                let from = pool.base + offset + row * stride
+                switch format {
+                case .rgba8: (to + row * width * 4).copyMemory(from: from, byteCount: width * 4)
+                case .bgra8: SurfaceStorage.swizzle(from: from, to: to + row * width * 4, pixels: width)
+                }
+            }
+            count = width * height * 4
+        }
+    }
+
     /// Why it does not fit a pool of `poolSize` bytes, or nil.
     public func misfit(poolSize: Int) -> String? {
         guard width > 0, height > 0 else { return "width and height must be > 0 (got \(width)×\(height))" }

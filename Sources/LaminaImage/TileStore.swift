@@ -36,6 +36,7 @@ public final class TileSource: Sendable, CustomStringConvertible {
         case image(Image)
         case png(String)
         case pngDescriptor(PNGDescriptor)
+        case client(ClientTileWishes)
     }
     let origin: Origin
 
@@ -91,6 +92,39 @@ public final class TileSource: Sendable, CustomStringConvertible {
         self.origin = origin
     }
 
+    /// A `width` × `height` image whose tiles a client draws on request (`createTiledImage`):
+    /// the store never makes them; it publishes the tiles frames want (`clientWishes`) and
+    /// takes the client's answers (`TileStore.provide`).
+    public init(clientWidth width: Int, height: Int) {
+        precondition(width > 0 && height > 0 && width <= Self.maxSide && height <= Self.maxSide)
+        id = Image.nextID()
+        self.width = width
+        self.height = height
+        origin = .client(ClientTileWishes())
+    }
+
+    /// The wishes of a client-drawn image (nil for the others).
+    public var clientWishes: ClientTileWishes? {
+        if case .client(let w) = origin { return w }
+        return nil
+    }
+
+    /// The key of tile (`x`, `y`) of `level` in a grid of `tileWidth` × `tileHeight` tiles, when
+    /// the level and the tile exist (levels −`maxMagnified`…, down to the one of 1 × 1 pixel),
+    /// with its pixel size: nil otherwise.
+    public func tile(level: Int, x: Int, y: Int, tileWidth: Int, tileHeight: Int, maxMagnified: Int)
+        -> (key: TileKey, width: Int, height: Int)? {
+        guard level >= -maxMagnified, tileWidth > 0, tileHeight > 0, x >= 0, y >= 0 else { return nil }
+        if level >= 0 {
+            // The coarsest level has one pixel a side on the image's longer side.
+            guard level == 0 || (level <= 62 && max(width, height) > 1 << (level - 1)) else { return nil }
+        }
+        let (lw, lh) = levelSize(level)
+        guard x < (lw + tileWidth - 1) / tileWidth, y < (lh + tileHeight - 1) / tileHeight else { return nil }
+        return (TileKey(level: level, x: x, y: y, width: tileWidth, height: tileHeight),
+                min(tileWidth, lw - x * tileWidth), min(tileHeight, lh - y * tileHeight))
+    }
+
     /// The size of level `level` in pixels (ℓ ≥ 0: ⌈size / 2^ℓ⌉; ℓ < 0: size × 2^−ℓ).
     public func levelSize(_ level: Int) -> (width: Int, height: Int) {
         if level >= 0 {
@@ -119,6 +153,7 @@ public final class TileSource: Sendable, CustomStringConvertible {
         case .image: description
         case .png(let path): path
         case .pngDescriptor(let d): d.label
+        case .client: "the client's tiles"
         }
     }
 
@@ -127,6 +162,7 @@ public final class TileSource: Sendable, CustomStringConvertible {
         case .image(let image): "tiles of \(image)"
         case .png(let path): "tiles of \(path) (\(width)×\(height))"
         case .pngDescriptor(let d): "tiles of \(d.label) (\(width)×\(height))"
+        case .client: "client-drawn tiles (\(width)×\(height))"
         }
     }
 }
@@ -179,6 +215,12 @@ public final class TileStore: Sendable {
         var working = false
         var errors: [UInt64: ImageError] = [:]
         var made = 0
+        /// Client-drawn sources' tiles this frame wants, in order, and the sources whose last
+        /// published wishes were not empty.
+        var clientWishes: [UInt64: [TileKey]] = [:]
+        var clientWished: Set<CacheKey> = []
+        var clientPublished: [UInt64: TileSource] = [:]
+        var clientChanged = false
     }
     private let state = Mutex(State())
     private let worker = DispatchQueue(label: "lamina.tiles", qos: .userInitiated)
@@ -206,6 +248,13 @@ public final class TileStore: Sendable {
     /// Asks for `key` (made after this frame's `endFrame`, with the rest of its band).
     public func want(_ source: TileSource, _ key: TileKey) {
         state.withLock { s in
+            if source.clientWishes != nil {
+                if s.clientWished.insert(CacheKey(source: source.id, tile: key)).inserted {
+                    s.clientWishes[source.id, default: []].append(key)
+                    s.sources[source.id] = source
+                }
+                return
+            }
             let band = Band(source: source.id, level: key.level, row: key.y, width: key.width, height: key.height)
             s.sources[source.id] = source
             if s.wished.insert(band).inserted { s.wishes.append(band) }
@@ -217,6 +266,21 @@ public final class TileStore: Sendable {
     public func endFrame() {
         let start = state.withLock { s -> Bool in
             s.stamp += 1
+            // Client-drawn sources: the frame's wishes are published (an empty list for one no
+            // longer drawn or wanting nothing).
+            if !s.clientWishes.isEmpty || !s.clientPublished.isEmpty {
+                for (id, source) in s.clientPublished where s.clientWishes[id] == nil {
+                    if source.clientWishes!.publish([]) { s.clientChanged = true }
+                    s.clientPublished[id] = nil
+                }
+                for (id, keys) in s.clientWishes {
+                    guard let source = s.sources[id] else { continue }
+                    if source.clientWishes!.publish(keys) { s.clientChanged = true }
+                    s.clientPublished[id] = source
+                }
+                s.clientWishes.removeAll(keepingCapacity: true)
+                s.clientWished.removeAll(keepingCapacity: true)
+            }
             s.queue = s.wishes.filter { s.errors[$0.source] == nil }
             s.wishes.removeAll(keepingCapacity: true)
             s.wished.removeAll(keepingCapacity: true)
@@ -227,7 +291,25 @@ public final class TileStore: Sendable {
         if start { worker.async { self.work() } }
     }
 
-    /// Bytes of the tiles in memory, the most there were at once, and how many.
+    /// Whether a client-drawn source's published wishes changed since the last call (the
+    /// render side then wakes the server, which asks the client for the new ones).
+    public func takeClientWishesChanged() -> Bool {
+        state.withLock { s in defer { s.clientChanged = false }; return s.clientChanged }
+    }
+
+    /// Whether a client-drawn source has wishes published (its frames must end even when no
+    /// tiled layer is drawn, so that they are withdrawn).
+    public var hasClientWishes: Bool { state.withLock { !$0.clientPublished.isEmpty || !$0.clientWishes.isEmpty } }
+
+    /// A client's tile of a client-drawn source (its pixels checked by the server: `key`'s
+    /// size): cached under the budget as a made tile, and `serial` noted in the source's wishes.
+    public func provide(_ source: TileSource, _ key: TileKey, _ image: Image, serial: UInt64) {
+        insert([(key, image)], source: source.id)
+        source.clientWishes?.noteProvided(serial)
+    }
+
+    /// Bytes of the tiles in memory, the most there were at once (after each insertion's
+    /// eviction), and how many.
     public var residentBytes: Int { state.withLock { $0.bytes } }
     public var peakBytes: Int { state.withLock { $0.peakBytes } }
     public var tileCount: Int { state.withLock { $0.tiles.count } }
@@ -296,7 +378,7 @@ public final class TileStore: Sendable {
                 s.bytes += image.byteCount
                 s.made += 1
             }
-            s.peakBytes = max(s.peakBytes, s.bytes)
+            defer { s.peakBytes = max(s.peakBytes, s.bytes) }   // (after eviction: what was held)
             guard s.bytes > budgetBytes else { return }
             // Evict the least recently drawn tiles not drawn in the latest frame (and the band's
             // tiles nobody asked for: only their first is looked up, so most carry no use).
@@ -398,6 +480,8 @@ public final class TileStore: Sendable {
             image.pixels.withUnsafeBufferPointer { p in
                 for y in from..<to { body(UnsafeBufferPointer(rebasing: p[y * image.width * 4..<(y + 1) * image.width * 4])) }
             }
+        case .client:
+            throw ImageError(.unsupported, "a client draws these tiles")
         case .png, .pngDescriptor:
             var reader = readers.withLock { r in r.removeValue(forKey: source.id) }
             if let r = reader, r.row > from { r.close(); reader = nil }
@@ -413,6 +497,31 @@ public final class TileStore: Sendable {
             readers.withLock { $0[source.id] = r }
         }
     }
+}
+
+/// The tiles frames want of a client-drawn source, as the render thread last published them
+/// (the tiles in view at the level drawn that are not in the cache, in drawing order), and the
+/// newest answer it had taken when it did. The server reads them when woken and asks the client
+/// for what is new (docs/protocol.md, Images). Any thread.
+public final class ClientTileWishes: Sendable {
+    private struct Published { var keys: [TileKey] = []; var provided: UInt64 = 0; var taken: UInt64 = 0 }
+    private let state = Mutex(Published())
+
+    /// The tiles wanted, and the serial of the newest answer cached before the frame that
+    /// wanted them (an answer with a larger serial may be one of them, not yet seen).
+    public var wanted: (keys: [TileKey], providedBefore: UInt64) { state.withLock { ($0.keys, $0.provided) } }
+
+    /// Publishes a frame's wishes; whether they changed.
+    func publish(_ keys: [TileKey]) -> Bool {
+        state.withLock { s in
+            let changed = s.keys != keys || s.provided != s.taken
+            s.keys = keys
+            s.provided = s.taken
+            return changed
+        }
+    }
+
+    func noteProvided(_ serial: UInt64) { state.withLock { $0.taken = max($0.taken, serial) } }
 }
 
 /// A PNG file read row by row (worker thread only), rows premultiplied.
@@ -439,7 +548,7 @@ final class PNGReader: @unchecked Sendable {
         switch origin {
         case .png(let path): lamina_png_stream_open(path, &result)
         case .pngDescriptor(let d): lamina_png_stream_open_fd(d.fd, &result)
-        case .image: nil
+        case .image, .client: nil
         }
     }
 

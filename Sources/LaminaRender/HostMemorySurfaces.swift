@@ -2,7 +2,9 @@ import CVulkan
 #if canImport(Glibc)
 import Glibc
 #endif
+import Dispatch
 import LaminaImage
+import Synchronization
 
 /// Zero-copy surfaces (docs/protocol.md, Surfaces; docs/performance.md): a client's
 /// shared-memory pool imported as host memory (`VK_EXT_external_memory_host`: the mapping's
@@ -11,11 +13,14 @@ import LaminaImage
 /// buffer copied by the GPU from there straight into the surface's texture
 /// (`vkCmdCopyBufferToImage` at the buffer's offset, its stride as the row length; BGRA into a
 /// `B8G8R8A8` texture, so nothing is swizzled) — no CPU copy into the daemon's storage or a
-/// staging buffer. The copies a frame's packets queue are recorded into one command buffer,
-/// submitted and waited for by `finishReads()` before the frame is published, so
-/// `bufferReleased` (sent once the server sees that frame) never comes before the GPU read the
-/// client's pages. The pools stay mapped while imported; an import is freed once nothing but
-/// this cache holds its pool (after `finishReads`). A pool the device will not import, and
+/// staging buffer. The copies a frame's packets queue are recorded into one command buffer (a
+/// batch), submitted by `finishReads(through:)` before the frame is published — and not waited
+/// for: the render thread goes on to draw the frame (which samples the textures after the
+/// copies, on the same queue) while a waiter thread waits for the batch's fence. Only then do
+/// the batch's packets count as read (`readsCompleted`, reported through `onReadsCompleted`),
+/// and the server sends their `bufferReleased` no earlier: a release never comes before the GPU
+/// read the client's pages. A batch holds its pools (so their mappings and imports) until it
+/// is collected; an import is freed once nothing but this cache holds its pool. A pool the device will not import, and
 /// every pool while `enabled` is false (`LAMINA_SURFACE_COPY=1`, the daemon's
 /// `surfaceZeroCopy`), takes the copying path. `F_SEAL_SHRINK` (required by `createPool`)
 /// means the pages can never be truncated under a GPU read. Render thread only.
@@ -43,12 +48,37 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     private var refused: [ObjectIdentifier: WeakPool] = [:]
     private final class WeakPool { weak var pool: SharedMemoryPool?; init(_ p: SharedMemoryPool) { pool = p } }
 
-    private let commandBuffer: VkCommandBuffer
-    private let fence: VkFence
-    /// Two timestamps around each submission's copies (nil: the queue has none).
-    private let queryPool: VkQueryPool?
-    /// Whether `commandBuffer` is being recorded (copies queued since the last `finishReads`).
-    private var recording = false
+    /// One submission's copies: its command buffer, fence, two timestamps (nil: the queue has
+    /// none), and the pools it reads.
+    private final class Batch: @unchecked Sendable {
+        // @unchecked: the render thread owns it except `done`, which the waiter sets, and
+        // `fence`, which the waiter only waits on.
+        let commandBuffer: VkCommandBuffer
+        let fence: VkFence
+        let queryPool: VkQueryPool?
+        var pools: [SharedMemoryPool] = []
+        let done = Atomic<Bool>(false)
+        init(commandBuffer: VkCommandBuffer, fence: VkFence, queryPool: VkQueryPool?) {
+            self.commandBuffer = commandBuffer; self.fence = fence; self.queryPool = queryPool
+        }
+    }
+    /// The most batches in flight: a fourth waits for the oldest.
+    private static let maxBatches = 3
+    private var idle: [Batch] = []
+    private var inFlight: [Batch] = []
+    /// The batch being recorded (copies queued since the last `finishReads`).
+    private var recording: Batch?
+    /// Waits for submitted batches' fences, in order, off the render thread.
+    private let waiter = DispatchQueue(label: "lamina.surface-reads")
+    /// Which packets' copies the GPU has finished (any thread).
+    private let progress = ReadProgress()
+    private var nextBatchID: UInt64 = 0
+    /// `LAMINA_SURFACE_WAIT_READS=1`: the render thread waits for each batch before the frame
+    /// is published, as before the waiter thread (benchmarks compare the two in one binary).
+    private let waitsForReads = getenv("LAMINA_SURFACE_WAIT_READS").map { String(cString: $0) } == "1"
+    /// Called on the waiter thread when a batch's fence signalled and `readsCompleted`
+    /// advanced (not when a frame advanced it: the render loop reads it after each frame).
+    public func onReadsCompleted(_ body: @escaping @Sendable (UInt64) -> Void) { progress.setCallback(body) }
 
     /// Pools imported so far, rectangles and bytes the GPU copied from them (tests, benchmarks).
     public private(set) var poolsImported = 0
@@ -68,6 +98,10 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     /// Pools whose import is alive now (tests: nothing left once a client is gone).
     public var liveImports: Int { imports.count }
 
+    /// The newest packet sequence every GPU read of whose buffers has finished: the render
+    /// loop's `surfaceReadsCompleted`, which gates `bufferReleased`.
+    public var readsCompleted: UInt64 { progress.completed }
+
     /// All of the counts, as `RenderLoop.zeroCopyCounts` hands them out.
     var counts: ZeroCopyCounts {
         var c = ZeroCopyCounts()
@@ -85,24 +119,24 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         SharedImageParameters.physicalProperties(device, into: &host)
         let page = Int(sysconf(Int32(_SC_PAGESIZE)))
         let alignment = Int(host.minImportedHostPointerAlignment)
-        guard alignment > 0, alignment <= page, page % alignment == 0,
-              let cmd = try? commands.makeCommandBuffer(device: device),
-              let fence = try? commands.makeFence(device: device) else { return nil }
+        guard alignment > 0, alignment <= page, page % alignment == 0 else { return nil }
+        for _ in 0..<Self.maxBatches {
+            guard let cmd = try? commands.makeCommandBuffer(device: device),
+                  let fence = try? commands.makeFence(device: device) else { return nil }
+            var queries: VkQueryPool? = nil
+            if device.timestampPeriod != nil {
+                var info = VkQueryPoolCreateInfo()
+                info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
+                info.queryType = VK_QUERY_TYPE_TIMESTAMP
+                info.queryCount = 2
+                if vkCreateQueryPool(device.raw, &info, nil, &queries) == VK_SUCCESS, let q = queries { device.track(q) } else { queries = nil }
+            }
+            idle.append(Batch(commandBuffer: cmd, fence: fence, queryPool: queries))
+        }
         self.device = device
         self.textures = textures
         self.commands = commands
         self.alignment = alignment
-        commandBuffer = cmd
-        self.fence = fence
-        var queries: VkQueryPool? = nil
-        if device.timestampPeriod != nil {
-            var info = VkQueryPoolCreateInfo()
-            info.sType = VK_STRUCTURE_TYPE_QUERY_POOL_CREATE_INFO
-            info.queryType = VK_QUERY_TYPE_TIMESTAMP
-            info.queryCount = 2
-            if vkCreateQueryPool(device.raw, &info, nil, &queries) == VK_SUCCESS, let q = queries { device.track(q) } else { queries = nil }
-        }
-        queryPool = queries
         enabled = getenv("LAMINA_SURFACE_COPY").map { String(cString: $0) } != "1"
     }
 
@@ -116,14 +150,19 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         let made: (texture: TextureImage, isNew: Bool)?
         do { made = try textures.directTexture(storage, format: l.format, device: device) } catch { return false }
         guard let (texture, isNew) = made else { return false }
-        if !recording {
-            guard (try? beginRecording(commandBuffer, oneTime: true)) != nil else { return false }
-            recording = true
-            if let queryPool {
-                vkCmdResetQueryPool(commandBuffer, queryPool, 0, 2)
-                vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, 0)
+        if recording == nil {
+            collect(waitForOne: idle.isEmpty)
+            guard let batch = idle.popLast() else { return false }
+            guard (try? beginRecording(batch.commandBuffer, oneTime: true)) != nil else { idle.append(batch); return false }
+            recording = batch
+            if let queryPool = batch.queryPool {
+                vkCmdResetQueryPool(batch.commandBuffer, queryPool, 0, 2)
+                vkCmdWriteTimestamp(batch.commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, 0)
             }
         }
+        let batch = recording!
+        let commandBuffer = batch.commandBuffer
+        if !batch.pools.contains(where: { $0 === pool }) { batch.pools.append(pool) }
         let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
         let write = mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT), shaderRead = mapFlags(VK_ACCESS_SHADER_READ_BIT)
         // Earlier frames' reads (submitted before on this queue) and earlier copies come first.
@@ -151,18 +190,68 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         return true
     }
 
-    /// Submits the copies queued since the last call and waits until the GPU has done them
-    /// (the client's pages are read), then frees the imports of pools nobody else holds.
-    /// Called by the render loop before it publishes a frame.
-    public func finishReads() {
-        if recording {
+    /// Submits the copies queued since the last call — the packets of a frame whose newest is
+    /// `sequence` — without waiting for them: the waiter thread waits for the batch's fence and
+    /// then advances `readsCompleted` (at once when nothing is queued or in flight). Collects
+    /// finished batches and frees the imports of pools nobody else holds. Called by the render
+    /// loop before it publishes a frame.
+    public func finishReads(through sequence: UInt64) {
+        if let batch = recording {
             let t0 = Self.now()
             defer { seconds += Self.now() - t0 }
-            recording = false
-            if let queryPool { vkCmdWriteTimestamp(commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, 1) }
-            if (try? vk("vkEndCommandBuffer", vkEndCommandBuffer(commandBuffer))) != nil,
-               (try? commands.submit(commandBuffer, fence: fence, device: device)) != nil,
-               (try? commands.waitAndReset(fence, device: device)) != nil, let queryPool, let period = device.timestampPeriod {
+            recording = nil
+            if let queryPool = batch.queryPool {
+                vkCmdWriteTimestamp(batch.commandBuffer, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, queryPool, 1)
+            }
+            if (try? vk("vkEndCommandBuffer", vkEndCommandBuffer(batch.commandBuffer))) != nil,
+               (try? commands.submit(batch.commandBuffer, fence: batch.fence, device: device)) != nil {
+                inFlight.append(batch)
+                nextBatchID += 1
+                let id = nextBatchID
+                progress.submitted(id)   // (before its waiter can finish it)
+                nonisolated(unsafe) let raw = device.raw
+                let progress = self.progress
+                waiter.async {
+                    var fence: VkFence? = batch.fence
+                    _ = vkWaitForFences(raw, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
+                    batch.done.store(true, ordering: .releasing)
+                    progress.finished(id)
+                }
+                if waitsForReads {
+                    var fence: VkFence? = batch.fence
+                    _ = vkWaitForFences(device.raw, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
+                    waiter.sync {}
+                }
+            } else {
+                // Not submitted: nothing reads the pages (the surface shows what it had).
+                batch.pools = []
+                idle.append(batch)
+            }
+        }
+        progress.frame(through: sequence)
+        collect(waitForOne: false)
+        for (key, entry) in imports {
+            guard isKnownUniquelyReferenced(&entry.pool) else { continue }
+            free(entry)
+            imports[key] = nil
+        }
+        refused = refused.filter { $0.value.pool != nil }
+    }
+
+    /// Takes finished batches back (their timestamps read, their pools let go); with
+    /// `waitForOne`, waits for the oldest first (every batch is in flight).
+    private func collect(waitForOne: Bool) {
+        if waitForOne, let oldest = inFlight.first {
+            var fence: VkFence? = oldest.fence
+            _ = vkWaitForFences(device.raw, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
+            waiter.sync {}   // its waiter is done with it too
+        }
+        while let batch = inFlight.first, batch.done.load(ordering: .acquiring) {
+            inFlight.removeFirst()
+            batch.done.store(false, ordering: .relaxed)
+            var fence: VkFence? = batch.fence
+            _ = vkResetFences(device.raw, 1, &fence)
+            if let queryPool = batch.queryPool, let period = device.timestampPeriod {
                 var stamps: (UInt64, UInt64) = (0, 0)
                 let got = withUnsafeMutableBytes(of: &stamps) { p in
                     vkGetQueryPoolResults(device.raw, queryPool, 0, 2, p.count, p.baseAddress, 8,
@@ -173,13 +262,9 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                     gpuSeconds += Double(ticks) * period / 1e9
                 }
             }
+            batch.pools = []
+            idle.append(batch)
         }
-        for (key, entry) in imports {
-            guard isKnownUniquelyReferenced(&entry.pool) else { continue }
-            free(entry)
-            imports[key] = nil
-        }
-        refused = refused.filter { $0.value.pool != nil }
     }
 
     /// The buffer over `pool`'s imported pages, importing them the first time (nil when the
@@ -259,17 +344,62 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
 
     /// Frees everything (the device is idle).
     func destroy() {
-        if recording {
-            _ = vkEndCommandBuffer(commandBuffer)
-            recording = false
+        if let batch = recording {
+            _ = vkEndCommandBuffer(batch.commandBuffer)
+            recording = nil
+            idle.append(batch)
         }
+        waiter.sync {}   // (the device is idle: every waiter has returned or is about to)
+        idle += inFlight
+        inFlight = []
         for entry in imports.values { free(entry) }
         imports.removeAll()
-        if let queryPool {
-            vkDestroyQueryPool(device.raw, queryPool, nil)
-            device.untrack(queryPool)
+        for batch in idle {
+            if let queryPool = batch.queryPool {
+                vkDestroyQueryPool(device.raw, queryPool, nil)
+                device.untrack(queryPool)
+            }
+            commands.destroyFence(batch.fence, device: device)
         }
-        commands.destroyFence(fence, device: device)
+        idle = []
+    }
+}
+
+/// Which packets' GPU reads are done: `completed` is the packet before the frame of the oldest
+/// batch not finished, or the newest frame's packet when every batch finished (packets are
+/// applied in order, a frame's after the previous frame's). Any thread.
+final class ReadProgress: Sendable {
+    private struct State {
+        var latest: UInt64 = 0
+        /// Submitted batches not finished: their ids and the newest packet before their frame's.
+        var unfinished: [(id: UInt64, before: UInt64)] = []
+        var completed: UInt64 = 0
+        var callback: (@Sendable (UInt64) -> Void)?
+    }
+    private let state = Mutex(State())
+
+    var completed: UInt64 { state.withLock { $0.completed } }
+
+    func setCallback(_ body: @escaping @Sendable (UInt64) -> Void) { state.withLock { $0.callback = body } }
+
+    /// Batch `id` of the frame being made was submitted (before its packets count).
+    func submitted(_ id: UInt64) { update(notify: false) { s in s.unfinished.append((id, s.latest)) } }
+
+    /// The frame whose newest packet is `sequence` was made (its batch, if any, submitted).
+    func frame(through sequence: UInt64) { update(notify: false) { s in s.latest = max(s.latest, sequence) } }
+
+    /// Batch `id`'s fence signalled.
+    func finished(_ id: UInt64) { update(notify: true) { s in s.unfinished.removeAll { $0.id == id } } }
+
+    private func update(notify: Bool, _ body: (inout State) -> Void) {
+        let (advanced, callback) = state.withLock { s -> (UInt64?, (@Sendable (UInt64) -> Void)?) in
+            body(&s)
+            let value = s.unfinished.first?.before ?? s.latest
+            guard value > s.completed else { return (nil, nil) }
+            s.completed = value
+            return (value, s.callback)
+        }
+        if notify, let advanced, let callback { callback(advanced) }
     }
 }
 

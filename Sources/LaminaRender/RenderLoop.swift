@@ -81,6 +81,12 @@ public final class RenderLoop: Sendable {
     public struct Outbox: Sendable {
         public var events: [TreeEvent] = []
         public var captures: [CaptureResult] = []
+        /// A client-drawn tiled image's wishes changed (`TileSource.clientWishes`): the server
+        /// asks its client for the new tiles.
+        public var tileWishes = false
+        /// The newest packet sequence whose buffers the GPU has finished reading (nil: no
+        /// frame since the last take): the server sends `bufferReleased` no earlier.
+        public var surfaceReadsCompleted: UInt64?
     }
 
     private struct Inbox {
@@ -89,6 +95,8 @@ public final class RenderLoop: Sendable {
         var images: [(name: String, image: Image?)] = []
         /// File-backed tile sources added (applied before the images).
         var tileSources: [(name: String, source: TileSource)] = []
+        /// Client-drawn tiles (`provideTile`), applied with the tile sources.
+        var tiles: [(source: TileSource, key: TileKey, image: Image, serial: UInt64)] = []
         /// A new `FrameDriver.emitterBirthsEnd` (Reduce Motion changed), applied with the images.
         var birthsEnd: Double?? = nil
         var captures: [CaptureRequest] = []
@@ -173,6 +181,13 @@ public final class RenderLoop: Sendable {
         inbox.withLock { $0.tileSources.append((name, source)) }
     }
 
+    /// A client's tile of a client-drawn tiled image (checked by the server), cached for the
+    /// next frame, which it makes.
+    public func provideTile(_ source: TileSource, _ key: TileKey, _ image: Image, serial: UInt64) {
+        inbox.withLock { $0.tiles.append((source, key, image, serial)); $0.dirty = true }
+        wake.signal()
+    }
+
     /// Reduce Motion for emitters (`FrameDriver.emitterBirthsEnd`): no particle is born after
     /// compositor time `time` (nil: they are born again); applied at the next frame.
     public func setEmitterBirthsEnd(_ time: Double?) {
@@ -208,6 +223,11 @@ public final class RenderLoop: Sendable {
         inbox.withLock { $0.dirty = true; $0.notify = true }
         wake.signal()
     }
+
+    /// The tile cache's bytes after the latest frame, and the most it held (`tileCacheBytes`
+    /// is its budget).
+    public var tileCacheBytes: (resident: Int, peak: Int) { tileCache.withLock { $0 } }
+    private let tileCache = Mutex((resident: 0, peak: 0))
 
     /// What the zero-copy surface path has done (`HostMemorySurfaces`; all zero without one).
     public var zeroCopyCounts: ZeroCopyCounts { zeroCopy.withLock { $0 } }
@@ -392,6 +412,12 @@ public final class RenderLoop: Sendable {
         if let host = renderer.hostSurfaces {
             if !config.surfaceZeroCopy { host.enabled = false }
             state.driver.surfaceUploader = host
+            // A batch of copies finished after its frame: the server may release its buffers.
+            host.onReadsCompleted { [weak self] sequence in
+                guard let self else { return }
+                self.outbox.withLock { $0.surfaceReadsCompleted = max($0.surfaceReadsCompleted ?? 0, sequence) }
+                self.wakeServer()
+            }
         }
         state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay
         var pacing = FramePacing(fps: config.fps, renderThreadPaces: renderer.presentPacing?.renderThreadPaces,
@@ -401,7 +427,7 @@ public final class RenderLoop: Sendable {
             var drew = false
             if let made = frame(&state, applying: work) {
                 present(&state, made, captures: FrameCaptures(requests: work.captures),
-                        wakes: work.notify || !made.frame.events.isEmpty)
+                        wakes: work.notify || !made.frame.events.isEmpty || made.tileWishes)
                 drew = true
             }
             if mayIdle(state) {
@@ -418,7 +444,7 @@ public final class RenderLoop: Sendable {
     private func drain() -> Inbox? {
         let work = inbox.withLock { inbox -> Inbox in
             let taken = inbox
-            inbox.packets = []; inbox.images = []; inbox.tileSources = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
+            inbox.packets = []; inbox.images = []; inbox.tileSources = []; inbox.tiles = []; inbox.captures = []; inbox.dirty = false; inbox.notify = false
             inbox.birthsEnd = nil
             return taken
         }
@@ -440,6 +466,8 @@ public final class RenderLoop: Sendable {
         var realStart: Double
         /// Uptime it started (ns), for its total time.
         var t0: UInt64
+        /// Client-drawn tiles' wishes changed (the server is woken).
+        var tileWishes = false
     }
 
     /// Frame: applies the drained images, then — when a frame is needed (something queued or
@@ -449,6 +477,7 @@ public final class RenderLoop: Sendable {
     /// Nil when no frame is needed.
     private func frame(_ s: inout RenderThreadState, applying work: Inbox) -> MadeFrame? {
         for added in work.tileSources { s.driver.setTileSource(added.name, added.source) }
+        for t in work.tiles { s.driver.tileStore.provide(t.source, t.key, t.image, serial: t.serial) }
         for change in work.images { s.driver.setImage(change.name, change.image) }
         if let end = work.birthsEnd { s.driver.emitterBirthsEnd = end }
         guard s.driver.needsFrame(pending: work.dirty || !work.packets.isEmpty || !work.captures.isEmpty) else {
@@ -462,15 +491,22 @@ public final class RenderLoop: Sendable {
         let wireframe = overlaySettings.withLock { $0.wireframe }
         if s.driver.usesShapeAtlas == wireframe { s.driver.usesShapeAtlas = !wireframe }
         let frame = s.driver.frame(applying: work.packets, at: frameStart)
+        var readsCompleted = frame.snapshot.sequence
         if let host = s.renderer.hostSurfaces {
-            // The GPU has read the surfaces' pages before anyone can see the frame (releases).
-            host.finishReads()
+            // The copies from the surfaces' pages are submitted, not waited for: their buffers'
+            // releases wait for the GPU (`surfaceReadsCompleted`, advanced by the waiter thread).
+            host.finishReads(through: frame.snapshot.sequence)
+            readsCompleted = host.readsCompleted
             zeroCopy.withLock { $0 = host.counts }
         }
+        outbox.withLock { $0.surfaceReadsCompleted = max($0.surfaceReadsCompleted ?? 0, readsCompleted) }
         if !work.packets.isEmpty { traced { $0.record(packets: work.packets, at: realStart) } }
         if !frame.events.isEmpty { outbox.withLock { $0.events += frame.events } }
+        let tileWishes = s.driver.tileStore.takeClientWishesChanged()
+        tileCache.withLock { $0 = (s.driver.tileStore.residentBytes, s.driver.tileStore.peakBytes) }
+        if tileWishes { outbox.withLock { $0.tileWishes = true } }
         latest.withLock { $0 = frame.snapshot }
-        return MadeFrame(frame: frame, time: frameStart, realStart: realStart, t0: t0)
+        return MadeFrame(frame: frame, time: frameStart, realStart: realStart, t0: t0, tileWishes: tileWishes)
     }
 
     /// Present: draws the frame (with the viewer's overlays; nothing while the window is

@@ -334,6 +334,8 @@ private struct ServerLoop {
     mutating func drainRenderOutbox() {
         let out = daemon.renderLoop.takeOutbox()
         perform(core.deliver(out.events))
+        if let reads = out.surfaceReadsCompleted { perform(core.surfaceReadsCompleted(through: reads)) }
+        if out.tileWishes { perform(core.tileWishesChanged()) }
         let daemon = self.daemon
         for c in out.captures {
             let tag = c.tag
@@ -428,6 +430,8 @@ private struct ServerLoop {
             case .requestFrame: daemon.renderLoop.requestFrame()
             case .setImage(let name, let image): daemon.renderLoop.setImage(name, image)
             case .setTileSource(let name, let source): daemon.renderLoop.setTileSource(name, source)
+            case .provideTile(let source, let key, let image, let serial):
+                daemon.renderLoop.provideTile(source, key, image, serial: serial)
             case .reduceMotion(let on, let time): daemon.renderLoop.setEmitterBirthsEnd(on ? time : nil)
             }
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import LaminaFrame
 import LaminaImage
 import LaminaWire
 import LaminaModel
@@ -21,6 +22,19 @@ struct ClientImages {
     var shown: [UInt32: String] = [:]
     /// Bytes of every held image (the `maxImageBytesPerClient` budget).
     var bytes = 0
+    /// Client-drawn tiled images (`createTiledImage`) not released, by qualified name.
+    var drawn: [String: DrawnTiles] = [:]
+}
+
+/// A client-drawn tiled image (docs/protocol.md, Images): its source, the tiles asked of the
+/// client and not answered or cancelled yet (in the order asked), and the answers sent to the
+/// render side that its published wishes may not have seen yet (by serial).
+struct DrawnTiles {
+    var name: String
+    var source: TileSource
+    var asked: [TileKey] = []
+    var answered: [TileKey: UInt64] = [:]
+    var serial: UInt64 = 0
 }
 
 extension ServerCore {
@@ -51,6 +65,7 @@ extension ServerCore {
             guard let qualified = table.named.removeValue(forKey: name) else {
                 return fail(.unknownImage, "no image of this name is uploaded")
             }
+            table.drawn[qualified] = nil   // no tile is asked for any more
             table.held[qualified]?.released = true
             release(qualified, in: &table, &effects)
             imageTables[client] = table
@@ -121,9 +136,100 @@ extension ServerCore {
             imageTables[client] = table
             effects.append(.setTileSource(name: qualified, source: source))
             reply(.imageUploaded(name: name, width: UInt32(clamping: source.width), height: UInt32(clamping: source.height)))
+        case .createTiledImage(_, let width, let height):
+            guard !name.isEmpty, name.utf8.count <= Request.maxImageName else {
+                return fail(.invalidValue, "an image name has 1…\(Request.maxImageName) bytes")
+            }
+            guard table.named[name] == nil else {
+                return fail(.duplicateImage, "the name is in use; release it first")
+            }
+            guard width > 0, height > 0, Int(width) <= TileSource.maxSide, Int(height) <= TileSource.maxSide else {
+                return fail(.invalidValue, "\(width)×\(height) pixels: a tiled image has 1…\(TileSource.maxSide) pixels a side")
+            }
+            let source = TileSource(clientWidth: Int(width), height: Int(height))
+            imageSerial += 1
+            let qualified = "\(client)/\(imageSerial)/\(name)"
+            table.named[name] = qualified
+            table.held[qualified] = ClientImages.Held(bytes: 0)   // its tiles count in tileCacheBytes
+            table.drawn[qualified] = DrawnTiles(name: name, source: source)
+            imageTables[client] = table
+            effects.append(.setTileSource(name: qualified, source: source))
+            reply(.imageUploaded(name: name, width: width, height: height))
+        case .provideTile(let t):
+            let tile = "tile (level \(t.level), column \(t.column), row \(t.row)) of \(t.tileWidth)×\(t.tileHeight)"
+            guard let qualified = table.named[name], var drawn = table.drawn[qualified] else {
+                return fail(table.named[name] == nil ? .unknownImage : .invalidImage,
+                            table.named[name] == nil ? "no image of this name is uploaded"
+                                : "not a client-drawn tiled image (createTiledImage makes one)")
+            }
+            let sides = TiledDrawing.tileSides
+            guard sides.contains(Int(t.tileWidth)), sides.contains(Int(t.tileHeight)) else {
+                return fail(.invalidValue, "\(tile): tile sides are \(sides.lowerBound)…\(sides.upperBound) pixels (a tiled layer's tileSize)")
+            }
+            guard let (key, w, h) = drawn.source.tile(level: Int(t.level), x: Int(t.column), y: Int(t.row),
+                                                     tileWidth: Int(t.tileWidth), tileHeight: Int(t.tileHeight),
+                                                     maxMagnified: TiledDrawing.maxLevels) else {
+                return fail(.invalidValue, "\(tile): no such tile (levels −\(TiledDrawing.maxLevels)… of a \(drawn.source.width)×\(drawn.source.height) image, columns and rows inside the level)")
+            }
+            guard let buffer = surfaceTables[client]?.buffers[t.buffer] else {
+                return fail(.unknownBuffer, "\(tile): no shared-memory buffer \(t.buffer) (createBuffer makes one)")
+            }
+            guard buffer.layout.width == w, buffer.layout.height == h else {
+                return fail(.invalidBuffer, "\(tile): the tile is \(w)×\(h) pixels but buffer \(t.buffer) is \(buffer.layout.width)×\(buffer.layout.height)")
+            }
+            let image = Image(width: w, height: h, premultipliedPixels: buffer.layout.rgbaPixels(in: buffer.pool))
+            drawn.serial += 1
+            drawn.asked.removeAll { $0 == key }
+            drawn.answered[key] = drawn.serial
+            table.drawn[qualified] = drawn
+            imageTables[client] = table
+            effects.append(.provideTile(source: drawn.source, key: key, image: image, serial: drawn.serial))
+            // Copied: the buffer is the client's again.
+            reply(.bufferReleased(id: t.buffer))
         default:
             preconditionFailure("not an image request")
         }
+    }
+
+    /// The most tiles asked of a client for one image and not answered yet: more wait for
+    /// answers (or cancellations).
+    static let maxTilesAsked = 16
+
+    /// A client-drawn image's wishes changed (the render side published a frame's): asks each
+    /// client for the tiles now wanted that it was not asked for (up to `maxTilesAsked` at a
+    /// time, in the frame's drawing order) and cancels those asked for and no longer wanted.
+    public mutating func tileWishesChanged() -> [ServerEffect] {
+        var effects: [ServerEffect] = []
+        for client in imageTables.keys.sorted() {
+            guard var table = imageTables[client], !table.drawn.isEmpty, isConnected(client) else { continue }
+            for qualified in table.drawn.keys.sorted() {
+                var d = table.drawn[qualified]!
+                let (keys, providedBefore) = d.source.clientWishes!.wanted
+                // Answers the frame had seen: wanted again now only if evicted.
+                d.answered = d.answered.filter { $0.value > providedBefore }
+                let wanted = Set(keys)
+                func request(_ key: TileKey) -> TileRequest {
+                    let (lw, lh) = d.source.levelSize(key.level)
+                    let x = key.x * key.width, y = key.y * key.height
+                    return TileRequest(name: d.name, level: Int32(key.level), column: UInt32(key.x), row: UInt32(key.y),
+                                       tileWidth: UInt32(key.width), tileHeight: UInt32(key.height),
+                                       x: UInt32(x), y: UInt32(y), width: UInt32(min(key.width, lw - x)),
+                                       height: UInt32(min(key.height, lh - y)))
+                }
+                func send(_ e: Event) { effects.append(.write(client: client, bytes: MessageEncoder.encode(e, requestID: 0))) }
+                for key in d.asked where !wanted.contains(key) { send(.tileCancelled(request(key))) }
+                d.asked.removeAll { !wanted.contains($0) }
+                var asked = Set(d.asked)
+                for key in keys where d.asked.count < Self.maxTilesAsked {
+                    guard d.answered[key] == nil, asked.insert(key).inserted else { continue }
+                    d.asked.append(key)
+                    send(.tileWanted(request(key)))
+                }
+                table.drawn[qualified] = d
+            }
+            imageTables[client] = table
+        }
+        return effects
     }
 
     /// Frees a held image when it is released and no layer shows it.

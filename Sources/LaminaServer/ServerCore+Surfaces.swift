@@ -162,6 +162,9 @@ extension ServerCore {
             surfaceWaits.removeAll { w in
                 if w.client == client, case .release(id) = w.kind { true } else { false }
             }
+            heldReleases.removeAll { w in
+                if w.client == client, case .release(id) = w.kind { true } else { false }
+            }
             reply(.bufferDestroyed(id: id))
         default:
             preconditionFailure("not a surface request")
@@ -353,7 +356,10 @@ extension ServerCore {
         }
         for w in due where isConnected(w.client) {
             switch w.kind {
-            case .release(let buffer): releases.append(event(.bufferReleased(id: buffer), w.client))
+            case .release(let buffer):
+                // The GPU may still be reading it (zero copy): released when it is done.
+                if let done = readsCompleted, w.sequence > done { heldReleases.append(w); continue }
+                releases.append(event(.bufferReleased(id: buffer), w.client))
             case .attachedOnly: continue
             case .feedback(let id, let layers):
                 let discarded = !layers.isEmpty && layers.allSatisfy { lastAttach[LayerID(client: w.client, local: $0)]! > w.sequence }
@@ -366,15 +372,32 @@ extension ServerCore {
         return releases + feedback + frames
     }
 
+    /// The render side's GPU reads of the buffers of every packet up to `sequence` are done
+    /// (`RenderLoop.Outbox.surfaceReadsCompleted`): the releases held for them go out, in
+    /// packet order. From the first call on, a release waits for it.
+    public mutating func surfaceReadsCompleted(through sequence: UInt64) -> [ServerEffect] {
+        readsCompleted = max(readsCompleted ?? 0, sequence)
+        guard !heldReleases.isEmpty else { return [] }
+        var effects: [ServerEffect] = []
+        for w in heldReleases where w.sequence <= sequence {
+            if case .release(let buffer) = w.kind, isConnected(w.client) {
+                effects.append(.write(client: w.client, bytes: MessageEncoder.encode(Event.bufferReleased(id: buffer), requestID: 0)))
+            }
+        }
+        heldReleases.removeAll { $0.sequence <= sequence }
+        return effects
+    }
+
     /// The client is gone: its descriptors are closed, its pools and buffers unmapped (once no
     /// packet in flight copies from them), its surfaces' images removed.
     mutating func dropSurfaces(of client: UInt32) -> [ServerEffect] {
         surfaceWaits.removeAll { $0.client == client }
+        heldReleases.removeAll { $0.client == client }
         guard let table = surfaceTables.removeValue(forKey: client) else { return [] }
         table.fds.forEach { close($0) }
         var effects: [ServerEffect] = table.names.values.sorted().map { .setImage(name: $0, image: nil) }
         // A frame after the table is gone lets the render side free its imports of the pools
-        // (HostMemorySurfaces.finishReads), so their mappings go at once.
+        // (HostMemorySurfaces.finishReads(through:)), so their mappings go at once.
         if !table.pools.isEmpty || !table.buffers.isEmpty { effects.append(.requestFrame) }
         return effects
     }

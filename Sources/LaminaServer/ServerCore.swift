@@ -36,6 +36,8 @@ public enum ServerEffect: Sendable {
     /// Put a client's PNG file (`openImageFile`) where `contents` names it, for tiled layers;
     /// `setImage(name, nil)` removes it.
     case setTileSource(name: String, source: TileSource)
+    /// A client's tile of a client-drawn image (`provideTile`, checked), for the tile cache.
+    case provideTile(source: TileSource, key: TileKey, image: Image, serial: UInt64)
     /// Reduce Motion changed at compositor time `time`: the render thread stops emitters
     /// spawning from then (on) or lets them spawn again (off).
     case reduceMotion(on: Bool, time: Double)
@@ -134,6 +136,11 @@ public struct ServerCore {
     /// side, and surface layers made so far (ServerCore+Surfaces).
     var surfaceTables: [UInt32: ClientSurfaces] = [:]
     var surfaceWaits: [SurfaceWait] = []
+    /// Releases due whose buffers the GPU may still read (zero copy), until
+    /// `surfaceReadsCompleted` reaches their packets; and how far it has (nil: never told,
+    /// releases are not held — a core without a render side that reads on the GPU).
+    var heldReleases: [SurfaceWait] = []
+    var readsCompleted: UInt64?
     var surfaceSerial: UInt64 = 0
     /// The importer of GPU buffers (ServerCore+Surfaces), made on the first `createGpuBuffer`;
     /// when it could not be made, why (every later `createGpuBuffer` is refused with that).

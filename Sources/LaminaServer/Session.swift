@@ -195,7 +195,7 @@ public struct Session: Sendable {
         case .getPresentation(let id, let keyPath): return [.presentation(layer: id, keyPath: keyPath, requestID: requestID)]
         case .hitTest(let x, let y): return [.hitTest(x: x, y: y, requestID: requestID)]
         case .setReduceMotion(let on): return [.setReduceMotion(on, requestID: requestID)]
-        case .uploadImage, .releaseImage, .openImageFile: return [.image(request, requestID: requestID)]
+        case .uploadImage, .releaseImage, .openImageFile, .createTiledImage, .provideTile: return [.image(request, requestID: requestID)]
         case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .createGpuBuffer: return [.surface(request, requestID: requestID)]
         case .measureText(let text, let font, let size, let width):
             return [.measureText(text, font: font, fontSize: size, width: width, requestID: requestID)]

@@ -47,7 +47,9 @@ extension Request {
         case .setProperty(let id, let k, _), .getPresentation(let id, let k): (id, k)
         case .addAnimation(let id, let k, _), .removeAnimation(let id, let k): (id, k)
         case .addSublayer(_, let child), .insertSublayer(_, let child, _), .match(_, let child): (child, "")
-        case .uploadImage(let name, _, _, _, _), .releaseImage(let name), .openImageFile(let name): (0, name)
+        case .uploadImage(let name, _, _, _, _), .releaseImage(let name), .openImageFile(let name),
+             .createTiledImage(let name, _, _): (0, name)
+        case .provideTile(let t): (0, t.name)
         case .attachBuffer(let layer, _, _): (layer, "")
         default: (0, "")
         }

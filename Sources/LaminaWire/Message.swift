@@ -75,6 +75,12 @@ public enum Request: Hashable, Sendable {
     /// Names a PNG file for tiled layers, its descriptor sent with the message (SCM_RIGHTS):
     /// read region by region, never whole (docs/protocol.md, Images).
     case openImageFile(name: String)
+    /// Names a `width` × `height` image for tiled layers whose tiles the client draws on
+    /// request (`tileWanted`), answering each with `provideTile` (docs/protocol.md, Images).
+    case createTiledImage(name: String, width: UInt32, height: UInt32)
+    /// The pixels of one tile of a `createTiledImage` image, from a shared-memory buffer of
+    /// exactly the tile's size (copied at once). Answered by `bufferReleased(buffer)`.
+    case provideTile(TileAnswer)
     /// The size `text` needs in `font` at `fontSize` (a text layer's attributes), wrapped at
     /// `width` (nil: one line per paragraph). Answered by `textMeasured`.
     case measureText(text: StyledText, font: String, fontSize: Double, width: Double?)
@@ -135,6 +141,8 @@ public enum Request: Hashable, Sendable {
         case .uploadImage: 0x38
         case .releaseImage: 0x39
         case .openImageFile: 0x44
+        case .createTiledImage: 0x45
+        case .provideTile: 0x46
         case .measureText: 0x3C
         case .startTrace: 0x3A
         case .stopTrace: 0x3B
@@ -164,6 +172,7 @@ public enum Request: Hashable, Sendable {
         case 0x1B: "attachBuffer"; case 0x1C: "frameCallback"; case 0x1D: "presentationFeedback"
         case 0x3E: "createPool"; case 0x3F: "destroyPool"; case 0x40: "createBuffer"; case 0x41: "destroyBuffer"
         case 0x42: "transition"; case 0x43: "createGpuBuffer"; case 0x44: "openImageFile"
+        case 0x45: "createTiledImage"; case 0x46: "provideTile"
         default: "opcode 0x\(String(op, radix: 16))"
         }
     }
@@ -225,7 +234,7 @@ public enum Request: Hashable, Sendable {
         case .startTrace(let n): w.u32(n)
         case .capture(let time): w.f64(time ?? .nan)
         case .advanceClock(let s): w.f64(s)
-        case .uploadImage, .releaseImage, .openImageFile: encodeImageBody(&w)
+        case .uploadImage, .releaseImage, .openImageFile, .createTiledImage, .provideTile: encodeImageBody(&w)
         case .createPool, .destroyPool, .createBuffer, .destroyBuffer, .attachBuffer, .frameCallback, .presentationFeedback,
              .createGpuBuffer:
             encodeSurfaceBody(&w)
@@ -321,7 +330,7 @@ public enum Request: Hashable, Sendable {
             request = .startTrace(maxFrames: n)
         case 0x3B: request = .stopTrace
         case 0x3D: request = .getTime
-        case 0x38, 0x39, 0x44: request = try decodeImageBody(opcode: opcode, &r)
+        case 0x38, 0x39, 0x44...0x46: request = try decodeImageBody(opcode: opcode, &r)
         case 0x1B...0x1D, 0x3E...0x41, 0x43: request = try decodeSurfaceBody(opcode: opcode, &r)
         default: throw .unknownOpcode(opcode)
         }
@@ -382,6 +391,11 @@ public enum Event: Hashable, Sendable {
     case bufferReleased(id: UInt32)
     case frameDone(id: UInt32, time: Double, targetTime: Double)
     case presented(id: UInt32, discarded: Bool, time: Double, refresh: Double, frame: UInt64)
+    /// Tiles of a `createTiledImage` image (request id 0): one is wanted (it came into view and
+    /// is not in the daemon's tile cache; answer with `provideTile`), or a wanted one is no
+    /// longer needed (out of view before it came; an answer is still taken).
+    case tileWanted(TileRequest)
+    case tileCancelled(TileRequest)
 
     /// An error event for request `request` (opcode `opcode`) that failed itself.
     public static func error(opcode: UInt16, code: ErrorCode, message: String, request: UInt32,
@@ -423,6 +437,8 @@ public enum Event: Hashable, Sendable {
         case .bufferReleased: 0xA9
         case .frameDone: 0xAA
         case .presented: 0xAB
+        case .tileWanted: 0xAE
+        case .tileCancelled: 0xAF
         }
     }
 
@@ -452,6 +468,7 @@ public enum Event: Hashable, Sendable {
         case .imageReleased(let name): w.string(name)
         case .textMeasured(let width, let height): w.f64(width); w.f64(height)
         case .input(let e): e.encodeBody(&w)
+        case .tileWanted(let t), .tileCancelled(let t): t.encode(&w)
         case .poolCreated, .poolDestroyed, .bufferCreated, .bufferDestroyed, .bufferReleased, .frameDone, .presented:
             encodeSurfaceBody(&w)
         }
@@ -501,6 +518,8 @@ public enum Event: Hashable, Sendable {
         case 0xAD: event = .time(try r.f64("time"))
         case 0x90...0x96: event = .input(try InputEvent.decodeBody(opcode: opcode, &r))
         case 0xA5...0xAB: event = try decodeSurfaceBody(opcode: opcode, &r)
+        case 0xAE: event = .tileWanted(try TileRequest.decode(&r))
+        case 0xAF: event = .tileCancelled(try TileRequest.decode(&r))
         default: throw .unknownOpcode(opcode)
         }
         try r.expectEnd("event 0x\(String(opcode, radix: 16))")

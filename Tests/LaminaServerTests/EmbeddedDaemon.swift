@@ -181,6 +181,8 @@ final class EmbeddedDaemon {
                 case .requestFrame: frameWanted = true
                 case .setImage(let name, let image): driver.setImage(name, image)
                 case .setTileSource(let name, let source): driver.setTileSource(name, source)
+                case .provideTile(let source, let key, let image, let serial):
+                    driver.tileStore.provide(source, key, image, serial: serial)
                 case .reduceMotion(let on, let time): driver.emitterBirthsEnd = on ? time : nil
                 }
             }

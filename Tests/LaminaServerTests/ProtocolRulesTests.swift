@@ -65,10 +65,10 @@ import LaminaModel
         #expect(Self.error(d.request(.commit, from: c))?.code == .transactionFailed)
         // An unknown opcode outside 0x10…0x1F is answered and skipped; the transaction goes on.
         d.send(Self.layer(1), from: c)
-        d.sendRaw([12, 0, 0, 0, 0x45, 0, 0, 0, 77, 0, 0, 0], from: c)
+        d.sendRaw([12, 0, 0, 0, 0x7E, 0, 0, 0, 77, 0, 0, 0], from: c)
         let unknown = d.takeEvents(c)
         #expect(unknown.count == 1 && unknown[0].requestID == 77)
-        #expect(Self.error(unknown[0].event).map { ($0.code, $0.detail.opcode) } ?? (.internalError, 0) == (.unknownOpcode, 0x45))
+        #expect(Self.error(unknown[0].event).map { ($0.code, $0.detail.opcode) } ?? (.internalError, 0) == (.unknownOpcode, 0x7E))
         #expect(d.request(.commit, from: c) == .committed(sequence: 1))
         // One in 0x10…0x1F (a future layer request) fails the transaction.
         d.sendRaw([12, 0, 0, 0, 0x1F, 0, 0, 0, 78, 0, 0, 0], from: c)

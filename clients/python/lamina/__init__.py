@@ -23,7 +23,7 @@ from .events import (HANDLED, IGNORED, AnimationStarted, AnimationStopped, Conne
 from .layers import (EmitterLayer, GradientLayer, Layer, Presentation, PropertyError, ReplicatorLayer, ShapeLayer,
                      TextLayer, TiledLayer)
 from .lottie import LottieClock, LottieError, LottiePlayer
-from .surfaces import BGRA8, RGBA8, PresentationFeedback, SurfaceBuffer, SurfaceLayer
+from .surfaces import BGRA8, RGBA8, PresentationFeedback, SurfaceBuffer, SurfaceLayer, TileRequest
 from .values import (Color, CornerMask, DecomposedTransform, Display, EmitterCell, Filter, Path, PathTemplate, Point, Rect, Size,
                      StyledText, TextRun, Transform3D)
 
@@ -33,7 +33,7 @@ PROTOCOL_VERSION = (1, 0)
 
 __all__ = [
     "connect", "default_socket_path", "Reconnect", "Connection", "Transaction", "EventStream", "HitTestResult", "Capture", "Image",
-    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "TiledLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8",
+    "Layer", "ShapeLayer", "GradientLayer", "TextLayer", "ReplicatorLayer", "EmitterLayer", "TiledLayer", "SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "TileRequest", "BGRA8",
     "RGBA8", "Presentation", "PropertyError",
     "Animation", "BasicAnimation", "KeyframeAnimation", "SpringAnimation", "AnimationGroup", "KeyframesAnimation",
     "Keyframe", "PhaseAnimation", "Phase", "ExpressionAnimation", "TimingFunction",

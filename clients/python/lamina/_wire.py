@@ -33,6 +33,8 @@ ATTACH_BUFFER, FRAME_CALLBACK, PRESENTATION_FEEDBACK = 0x1B, 0x1C, 0x1D
 CREATE_POOL, DESTROY_POOL, CREATE_BUFFER, DESTROY_BUFFER = 0x3E, 0x3F, 0x40, 0x41
 #: A PNG file's descriptor for tiled layers (Images).
 OPEN_IMAGE_FILE = 0x44
+#: A client-drawn image for tiled layers, and one tile's answer (Images).
+CREATE_TILED_IMAGE, PROVIDE_TILE = 0x45, 0x46
 
 # Events.
 WELCOME, PONG, ERROR, COMMITTED, CAPTURED, CLOCK_ADVANCED, TREE, STATS = 0x81, 0x82, 0x83, 0x84, 0x85, 0x86, 0x87, 0x88
@@ -46,6 +48,7 @@ IMAGE_UPLOADED, IMAGE_RELEASED, TEXT_MEASURED = 0xA1, 0xA2, 0xAC
 TRACE_STARTED, TRACE, TIME = 0xA3, 0xA4, 0xAD
 POOL_CREATED, POOL_DESTROYED, BUFFER_CREATED, BUFFER_DESTROYED = 0xA5, 0xA6, 0xA7, 0xA8
 BUFFER_RELEASED, FRAME_DONE, PRESENTED = 0xA9, 0xAA, 0xAB
+TILE_WANTED, TILE_CANCELLED = 0xAE, 0xAF
 
 REQUEST_NAMES = {
     0x00: "connect", HELLO: "hello", PING: "ping", CREATE_LAYER: "createLayer", DELETE_LAYER: "deleteLayer",
@@ -60,6 +63,7 @@ REQUEST_NAMES = {
     UPLOAD_IMAGE: "uploadImage", RELEASE_IMAGE: "releaseImage", MEASURE_TEXT: "measureText",
     ATTACH_BUFFER: "attachBuffer", FRAME_CALLBACK: "frameCallback", PRESENTATION_FEEDBACK: "presentationFeedback",
     CREATE_POOL: "createPool", DESTROY_POOL: "destroyPool", CREATE_BUFFER: "createBuffer", DESTROY_BUFFER: "destroyBuffer",
+    OPEN_IMAGE_FILE: "openImageFile", CREATE_TILED_IMAGE: "createTiledImage", PROVIDE_TILE: "provideTile",
 }
 
 LAYER_KINDS = {"layer": 0, "shape": 1, "gradient": 2, "text": 3, "surface": 4}

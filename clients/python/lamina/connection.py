@@ -21,7 +21,7 @@ from . import _wire
 from ._journal import Journal, Reconnect, ReplayClock
 from ._properties import LAYER_KINDS
 from .animation import TimingFunction, TimingLike, timing_function
-from .surfaces import PresentationFeedback, SurfaceLayer
+from .surfaces import PresentationFeedback, SurfaceLayer, TileRequest, _TileSupplier
 from .errors import ConnectionFailed, Disconnected, LaminaError, ProtocolViolation, Reconnecting, RequestFailed
 from .events import (AnimationStarted, AnimationStopped, ConnectionLost, DisplayChanged, ErrorEvent, Event, KeyEvent,
                      PointerEvent, Reconnected, ReduceMotionChanged, TransactionCompleted)
@@ -84,6 +84,9 @@ class Image:
         hooks = _Hooks(journal=("release", self.name)) if self.connection._journal is not None else None
         self.connection._round_trips([(_wire.RELEASE_IMAGE, _wire.string(self.name))], _wire.IMAGE_RELEASED, hooks=hooks)
         self.is_released = True
+        supplier = self.connection._tile_suppliers.pop(self.name, None)
+        if supplier is not None:
+            supplier.close()
 
     def __repr__(self) -> str:
         return "<Image %r %dx%d>" % (self.name, self.width, self.height)
@@ -314,6 +317,8 @@ class Connection:
         self._buffer_releases: Dict[int, Callable[[], None]] = {}
         self._frame_callbacks: Dict[int, Callable[[float, float], None]] = {}
         self._presentation_callbacks: Dict[int, Callable[[Any], None]] = {}
+        # Client-drawn tiled images' suppliers, by image name (surfaces.py).
+        self._tile_suppliers: Dict[str, _TileSupplier] = {}
         self._layers: "weakref.WeakValueDictionary[int, Layer]" = weakref.WeakValueDictionary()
         self._levels = [_Level(_Settings())]
         self._staged_settings = _Settings()
@@ -961,6 +966,29 @@ class Connection:
         w, h = r.take("II")
         return Image(self, got, w, h)
 
+    def create_tiled_image(self, name: str, width: int, height: int,
+                           provider: Callable[[TileRequest, memoryview], bool]) -> Image:
+        """Names a ``width`` × ``height`` image for tiled layers whose tiles this program draws
+        on request (``createTiledImage``): as a tiled layer showing it draws, the daemon asks for
+        each tile in view that is not in its cache; ``provider(request, memory)`` runs on the
+        delivery thread with a ``TileRequest`` and ``request.width`` × ``request.height`` × 4
+        zeroed bytes to fill with premultiplied RGBA (rows top first), and returns True to send
+        them (through shared memory, ``provideTile``). Tiles not answered yet show the coarser
+        level. Not replayed after a reconnect. Raises ``RequestFailed`` naming the image:
+        ``INVALID_VALUE`` (a size outside 1…2**30 a side, a bad name), ``DUPLICATE_IMAGE``."""
+        supplier = _TileSupplier(self, provider)
+        self._tile_suppliers[name] = supplier
+        try:
+            r = _wire.Reader(self._round_trip(_wire.CREATE_TILED_IMAGE, _wire.string(name) + struct.pack("<II", width, height),
+                                              _wire.IMAGE_UPLOADED)[1])
+        except BaseException:
+            if self._tile_suppliers.get(name) is supplier:
+                del self._tile_suppliers[name]
+            raise
+        got = r.string()
+        w, h = r.take("II")
+        return Image(self, got, w, h)
+
     def _upload(self, name: str, fmt: int, width: int, height: int, data: bytes) -> Image:
         data = bytes(data)
         body = (_wire.string(name) + struct.pack("<BII", fmt, width, height) + struct.pack("<I", len(data))
@@ -1283,6 +1311,16 @@ class Connection:
             hook = self._buffer_releases.get(r.u32())
             if hook is not None:
                 hook()
+            return
+        elif opcode == _wire.TILE_WANTED or opcode == _wire.TILE_CANCELLED:
+            request = TileRequest.read(r)
+            supplier = self._tile_suppliers.get(request.name)
+            if supplier is not None:
+                if opcode == _wire.TILE_WANTED:
+                    supplier.wanted(request)
+                    self._jobs.put(lambda: supplier.draw(request))  # type: ignore[union-attr]
+                else:
+                    supplier.cancelled(request)
             return
         elif opcode == _wire.PRESENTED:
             fid, discarded, t, refresh, frame = r.take("I?ddQ")

@@ -15,7 +15,7 @@ from .layers import LAYER_CLASSES, Layer
 if TYPE_CHECKING:
     from .connection import Connection
 
-__all__ = ["SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "BGRA8", "RGBA8"]
+__all__ = ["SurfaceLayer", "SurfaceBuffer", "PresentationFeedback", "TileRequest", "BGRA8", "RGBA8"]
 
 #: Buffer formats: 8 bits a channel, premultiplied. BGRA8 is cairo's ``FORMAT_ARGB32`` on a
 #: little-endian machine.
@@ -33,6 +33,111 @@ class PresentationFeedback(NamedTuple):
     refresh_interval: float
     frame: int
     discarded: bool
+
+
+class TileRequest(NamedTuple):
+    """One tile of a client-drawn tiled image (``Connection.create_tiled_image``), as the
+    daemon asks for it (``tileWanted``): the image's name, the level of detail (the image scaled
+    by 2**-level; negative: magnified), the tile's column and row in that level's grid of
+    ``tile_width`` × ``tile_height`` tiles, and the level's pixels it holds."""
+    name: str
+    level: int
+    column: int
+    row: int
+    tile_width: int
+    tile_height: int
+    x: int
+    y: int
+    width: int
+    height: int
+
+    @staticmethod
+    def read(r: "_wire.Reader") -> "TileRequest":
+        name = r.string()
+        return TileRequest(name, *r.take("iIIIIIIII"))
+
+    def key(self) -> Tuple[int, int, int, int, int]:
+        return (self.level, self.column, self.row, self.tile_width, self.tile_height)
+
+
+class _TileSupplier:
+    """Answers a client-drawn image's tile requests: one memfd pool (grown to the largest tile
+    asked for) holding one buffer; ``provider(request, memory)`` draws into ``memory``
+    (``width`` × ``height`` × 4 bytes of premultiplied RGBA, rows top first, zeroed) on the
+    delivery thread and returns True to answer (False: leave the tile unanswered)."""
+
+    def __init__(self, connection: "Connection", provider: Callable[[TileRequest, memoryview], bool]) -> None:
+        self._connection = connection
+        self._provider = provider
+        self._pool = connection._take_surface_id()
+        self._buffer = connection._take_surface_id()
+        self._map: Optional[mmap.mmap] = None
+        self._size: Optional[Tuple[int, int]] = None
+        self._pending: set = set()
+        self._lock = threading.Lock()
+        self.closed = False
+
+    def wanted(self, request: TileRequest) -> None:
+        with self._lock:
+            self._pending.add(request.key())
+
+    def cancelled(self, request: TileRequest) -> None:
+        with self._lock:
+            self._pending.discard(request.key())
+
+    def close(self) -> None:
+        with self._lock:
+            self.closed = True
+            self._pending.clear()
+
+    def draw(self, request: TileRequest) -> None:
+        with self._lock:
+            if self.closed or request.key() not in self._pending:
+                return
+            self._pending.discard(request.key())
+        w, h = request.width, request.height
+        n = w * h * 4
+        if n <= 0:
+            return
+        c = self._connection
+        try:
+            if self._map is None or len(self._map) < n:
+                if self._map is not None:
+                    if self._size is not None:
+                        c._round_trip(_wire.DESTROY_BUFFER, struct.pack("<I", self._buffer), _wire.BUFFER_DESTROYED)
+                        self._size = None
+                    c._round_trip(_wire.DESTROY_POOL, struct.pack("<I", self._pool), _wire.POOL_DESTROYED)
+                    self._map.close()
+                    self._map = None
+                size = max(n, 256 * 256 * 4)
+                fd = os.memfd_create("lamina-tiles", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+                try:
+                    os.ftruncate(fd, size)
+                    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
+                    self._map = mmap.mmap(fd, size)
+                    c._round_trip_with_fd(_wire.CREATE_POOL, struct.pack("<IQ", self._pool, size), fd, _wire.POOL_CREATED)
+                finally:
+                    os.close(fd)
+            view = memoryview(self._map)[:n]
+            view[:] = bytes(n)
+            try:
+                answer = self._provider(request, view)
+            finally:
+                view.release()
+            if not answer:
+                return
+            if self._size != (w, h):
+                if self._size is not None:
+                    c._round_trip(_wire.DESTROY_BUFFER, struct.pack("<I", self._buffer), _wire.BUFFER_DESTROYED)
+                    self._size = None
+                c._round_trip(_wire.CREATE_BUFFER, struct.pack("<IIQIIIB", self._buffer, self._pool, 0, w, h, w * 4, RGBA8),
+                              _wire.BUFFER_CREATED)
+                self._size = (w, h)
+            body = _wire.string(request.name) + struct.pack("<iIIIII", request.level, request.column, request.row,
+                                                           request.tile_width, request.tile_height, self._buffer)
+            c._round_trip(_wire.PROVIDE_TILE, body, _wire.BUFFER_RELEASED)
+        except Exception:
+            return   # refused (the error is also a pending error) or disconnected
 
 
 class SurfaceBuffer:

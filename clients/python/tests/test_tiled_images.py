@@ -1,0 +1,77 @@
+"""createTiledImage (docs/python.md, Images): a tiled image whose tiles this program draws on
+request, against a real laminad; and a named error."""
+import threading
+import time
+import unittest
+
+from lamina import ErrorCode, RequestFailed
+
+from support import DaemonTestCase, png_pixels
+
+
+def color(column, row):
+    """Each tile one colour, from its column and row (level 0 only here)."""
+    return (40 + 30 * column, 40 + 30 * row, 220)
+
+
+class TiledImageTests(DaemonTestCase):
+    def test_visible_tiles_are_asked_for_and_drawn(self):
+        asked = []
+        lock = threading.Lock()
+
+        def provider(request, memory):
+            with lock:
+                asked.append(request)
+            r, g, b = color(request.column, request.row)
+            memory[:] = bytes((r, g, b, 255)) * (request.width * request.height)
+            return True
+
+        image = self.conn.create_tiled_image("drawn", 1000, 600, provider)
+        self.assertEqual((image.width, image.height), (1000, 600))
+        layer = self.conn.make_tiled_layer()
+        # At 1:1 from (10, 20), 64-pixel tiles: canvas pixel (10 + x, 20 + y) is tile (x // 64, y // 64).
+        layer.frame = (10, 20, 1000, 600)
+        layer.tile_size = (64, 64)
+        layer.fade_duration = 0
+        layer.contents = "drawn"
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        points = ((32, 32), (150, 100), (100, 150), (170, 170), (5, 70))
+        deadline = time.monotonic() + 20
+        while True:
+            _, _, rows = png_pixels(self.conn.capture().png)
+            got = [tuple(rows[20 + y][(10 + x) * 4:(10 + x) * 4 + 3]) for x, y in points]
+            want = [color(x // 64, y // 64) for x, y in points]
+            if all(max(abs(a - b) for a, b in zip(g, w)) <= 2 for g, w in zip(got, want)):
+                break
+            self.assertLess(time.monotonic(), deadline, got)
+            time.sleep(0.05)
+        # Exactly the tiles in view were asked for, each once: the canvas (W × H) shows image
+        # pixels 0…W−10 × 0…H−20.
+        width, height, _ = png_pixels(self.conn.capture().png)
+        columns, rows_ = -(-(width - 10) // 64), -(-(height - 20) // 64)
+        expected = [(c, r) for c in range(columns) for r in range(rows_)]
+        deadline = time.monotonic() + 20
+        while True:
+            with lock:
+                keys = sorted((q.column, q.row) for q in asked)
+            if len(keys) >= len(expected) or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)
+        time.sleep(0.2)
+        with lock:
+            keys = sorted((q.column, q.row) for q in asked)
+        self.assertEqual(keys, expected)
+        self.assertTrue(all(q.level == 0 and q.name == "drawn" and (q.x, q.y) == (64 * q.column, 64 * q.row)
+                            and (q.width, q.height) == (64, 64) for q in asked))
+
+    def test_a_bad_size_is_a_named_error(self):
+        with self.assertRaises(RequestFailed) as cm:
+            self.conn.create_tiled_image("zero", 0, 10, lambda request, memory: True)
+        self.assertEqual(cm.exception.code, ErrorCode.INVALID_VALUE)
+        self.assertIn("pixels a side", str(cm.exception))
+        self.assertEqual(self.conn.create_tiled_image("ok", 10, 10, lambda request, memory: True).width, 10)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -274,7 +274,9 @@ extension StrokeBuilder {
         }
     }
 
-    /// A zero-length run's outline: the circle or the square `dot` makes.
+    /// A zero-length run's outline: the circle or the square `dot` makes, turning the way
+    /// every run's outline turns (as a segment's quad: a + n, b + n, b − n, a − n), so that
+    /// where a dot and another run overlap their windings add up instead of cancelling.
     mutating func outlineDot(_ q: Point, _ dir: Point) {
         switch style.lineCap {
         case .butt: return
@@ -282,12 +284,12 @@ extension StrokeBuilder {
             let steps = arcSteps(2 * .pi, radius: halfWidth)
             var ring: [Point] = [q + Point(halfWidth, 0)]
             ring.reserveCapacity(steps)
-            arcInterior(q, from: Point(1, 0), angle: 2 * .pi, into: &ring)
+            arcInterior(q, from: Point(1, 0), angle: -2 * .pi, into: &ring)
             outlines.append(ring)
         case .square:
             let e = (dir == .zero ? Point(1, 0) : dir) * halfWidth
             let nrm = e.perpendicular
-            outlines.append([q + e + nrm, q - e + nrm, q - e - nrm, q + e - nrm])
+            outlines.append([q + e - nrm, q - e - nrm, q - e + nrm, q + e + nrm])
         }
     }
 }

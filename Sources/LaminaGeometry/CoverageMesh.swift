@@ -396,17 +396,22 @@ extension StrokeTessellator {
     /// the pattern's period, not walked to), each cut to it.
     public static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double = 1,
                                     tolerance: Double = CoverageMesh.tolerance, window: Rect? = nil) throws(TessellationError) -> Mesh {
-        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, mergingQuads: true, window: window)
+        try coverageMesh(path, style: style, scale: scale, tolerance: tolerance, pieces: .outlines, window: window)
     }
 
-    /// `mergingQuads: false` unions the pieces' triangles as they are (tests compare the two).
+    /// What the sweep unions: the runs' outlines (`StrokeBuilder.outline`, what draws), or
+    /// the pieces' triangles merged into quads where they can be, or as they are (tests
+    /// compare the three).
+    enum Pieces { case outlines, quads, triangles }
+
     static func coverageMesh(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
-                             mergingQuads: Bool, window: Rect? = nil) throws(TessellationError) -> Mesh {
+                             pieces: Pieces, window: Rect? = nil) throws(TessellationError) -> Mesh {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let w = window.map { VisibleWindow.grown($0, by: VisibleWindow.margin / s) }
-        let b = try build(path, style: style, scale: s, tolerance: tolerance, trim: true, window: w)
-        var polys: [[Point]] = []
-        polys.reserveCapacity(b.interior.count / 3)
+        let b = try build(path, style: style, scale: s, tolerance: tolerance, trim: true, window: w,
+                          outlining: pieces == .outlines)
+        var polys: [[Point]] = pieces == .outlines ? b.outlines : []
+        if pieces != .outlines { polys.reserveCapacity(b.interior.count / 3) }
         let t = b.interior
         var i = 0
         while i + 2 < t.count {
@@ -416,7 +421,7 @@ extension StrokeTessellator {
             // (a, c, d) sharing the diagonal a–c: with the same orientation they lie on either
             // side of it and form one simple quad, whose winding is theirs summed — the union
             // is the same with a third fewer edges for the sweep.
-            if mergingQuads, i + 5 < t.count, t[i + 3] == t[i], t[i + 4] == t[i + 2] {
+            if pieces == .quads, i + 5 < t.count, t[i + 3] == t[i], t[i + 4] == t[i + 2] {
                 let d = b.points[Int(t[i + 5])]
                 let cr2 = (c - a).cross(d - a)
                 if (cr > 0 && cr2 > 0) || (cr < 0 && cr2 < 0) {
@@ -429,11 +434,63 @@ extension StrokeTessellator {
             i += 3
         }
         if let w { polys = polys.map { VisibleWindow.clip($0, to: w) }.filter { !$0.isEmpty } }
-        polys = CoverageMesh.snappingRows(polys)
-        var runs: [FillTessellator.BoundaryRun]? = []
-        _ = try FillTessellator.triangulate(polys, rule: .nonZero, boundary: &runs)
-        var mesh = CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: .nonZero), scale: s, totalLength: b.totalLength)
+        // Outlines apart (dashes, mostly) are unioned apart: one self-crossing dash no longer
+        // sends every dash through the general sweep.
+        var edges: [CoverageMesh.Edge] = []
+        for group in pieces == .outlines ? CoverageMesh.clusters(polys) : [polys] {
+            let snapped = CoverageMesh.snappingRows(group)
+            var runs: [FillTessellator.BoundaryRun]? = []
+            _ = try FillTessellator.triangulate(snapped, rule: .nonZero, boundary: &runs)
+            edges += CoverageMesh.edges(runs ?? [], snapped, rule: .nonZero)
+        }
+        var mesh = CoverageMesh.mesh(edges, scale: s, totalLength: b.totalLength)
         mesh.coverageScale = b.coverageScale
         return mesh
+    }
+}
+
+extension CoverageMesh {
+    /// `polygons` in groups whose bounding boxes (closed) overlap no other group's: the
+    /// regions of different groups are disjoint, so the boundary of their union is the groups'
+    /// boundaries together, each found by its own sweep. Polygons whose boxes meet share a
+    /// group (through others too); past `crowd` boxes open at once along x, a new one joins
+    /// all of them (coarser groups, never a wrong one).
+    static func clusters(_ polygons: [[Point]], crowd: Int = 64) -> [[[Point]]] {
+        let n = polygons.count
+        if n < 2 { return [polygons] }
+        var boxes: [(x0: Double, y0: Double, x1: Double, y1: Double)] = []
+        boxes.reserveCapacity(n)
+        for poly in polygons {
+            var x0 = Double.infinity, y0 = Double.infinity, x1 = -Double.infinity, y1 = -Double.infinity
+            for q in poly { x0 = min(x0, q.x); x1 = max(x1, q.x); y0 = min(y0, q.y); y1 = max(y1, q.y) }
+            boxes.append((x0, y0, x1, y1))
+        }
+        var parent = Array(0 ..< n)
+        func root(_ i: Int) -> Int {
+            var i = i
+            while parent[i] != i { parent[i] = parent[parent[i]]; i = parent[i] }
+            return i
+        }
+        func join(_ a: Int, _ b: Int) { let ra = root(a), rb = root(b); if ra != rb { parent[max(ra, rb)] = min(ra, rb) } }
+        let order = (0 ..< n).sorted { boxes[$0].x0 < boxes[$1].x0 }
+        var open: [Int] = []
+        for i in order {
+            let b = boxes[i]
+            open.removeAll { boxes[$0].x1 < b.x0 }
+            if open.count > crowd {
+                for j in open { join(i, j) }
+            } else {
+                for j in open where boxes[j].y0 <= b.y1 && b.y0 <= boxes[j].y1 { join(i, j) }
+            }
+            open.append(i)
+        }
+        var groupOf = [Int](repeating: -1, count: n)
+        var groups: [[[Point]]] = []
+        for i in 0 ..< n {
+            let r = root(i)
+            if groupOf[r] < 0 { groupOf[r] = groups.count; groups.append([]) }
+            groups[groupOf[r]].append(polygons[i])
+        }
+        return groups
     }
 }

@@ -11,6 +11,12 @@ struct StrokeBuilder {
     var totalLength = 0.0
     /// `Mesh.coverageScale` of the stroke's mesh.
     var coverageScale = 1.0
+    /// When set, `stroke` emits each run's outline (`outline`) into `outlines` instead of
+    /// its pieces' triangles.
+    var outlining = false
+    /// The runs' outlines (`outlining`): closed polygons whose nonZero fill is the union of
+    /// the pieces.
+    var outlines: [[Point]] = []
 
     let halfWidth: Double      // of the outline
     let tolerance: Double
@@ -52,6 +58,7 @@ struct StrokeBuilder {
     }
 
     mutating func stroke(_ r: StrokeTessellator.Run) {
+        if outlining { outline(r); return }
         let p = r.points
         if p.count == 1 { dot(p[0], r.dotDirection); return }
         let n = p.count
@@ -140,6 +147,149 @@ struct StrokeBuilder {
             let nrm = e.perpendicular
             let i = [p + e + nrm, p - e + nrm, p - e - nrm, p + e - nrm].map { add($0) }
             tri(i[0], i[1], i[2]); tri(i[0], i[2], i[3])
+        }
+    }
+}
+
+// MARK: Outlines
+
+extension StrokeBuilder {
+    /// The points of an arc around `c` of radius `halfWidth` from direction `from` turning by
+    /// `angle`, strictly between its ends (the steps of `arc`).
+    func arcInterior(_ c: Point, from: Point, angle: Double, into out: inout [Point]) {
+        let steps = arcSteps(abs(angle), radius: halfWidth)
+        guard steps > 1 else { return }
+        for k in 1 ..< steps {
+            let t = angle * Double(k) / Double(steps)
+            let ct = cos(t), st = sin(t)
+            out.append(c + Point(from.x * ct - from.y * st, from.x * st + from.y * ct) * halfWidth)
+        }
+    }
+
+    /// The run's outline, as one closed polygon (an open run: its left side forward, the end
+    /// cap, its right side backward, the start cap) or two (a closed run: each side a loop,
+    /// the right one reversed), into `outlines`. Its nonZero fill is the union of the pieces
+    /// `stroke` makes (segment quads, joins, caps), with far fewer edges and crossings for the
+    /// sweep:
+    ///
+    /// * At a join the outer side takes the join's piece (the arc, the miter tip, the bevel);
+    ///   the inner side goes from the incoming segment's corner through the vertex to the
+    ///   outgoing one's. As chains, the outline is then the sum of the pieces' boundaries
+    ///   (the segments' end and start sides at the vertex cancel against the join's sides and
+    ///   the path through the vertex), so its winding number at any point is the number of
+    ///   pieces covering it: at least 1 inside the union, and 0 outside.
+    /// * Where the inner sides' two offset lines meet within the first half of the outgoing
+    ///   segment and the last half of the incoming one (at distance h·tan(turn/2) from the
+    ///   corners), the outline takes that crossing instead of the detour through the vertex.
+    ///   The detour cut off is a loop inside both segments' quads, where the winding is at
+    ///   least 2; taking it away changes the winding there by one, so it stays nonzero, and
+    ///   nothing outside the union changes. A smoothly flattened curve then has a simple
+    ///   outline, which the fill's fast path (`MonotoneSweep`) takes.
+    mutating func outline(_ r: StrokeTessellator.Run) {
+        guard halfWidth > 0 else { return }
+        var p: [Point] = []
+        p.reserveCapacity(r.points.count)
+        for q in r.points where p.last != q { p.append(q) }
+        var closed = r.closed
+        if closed, p.count > 1, p.first == p.last { p.removeLast() }
+        if p.count < 3 { closed = false }
+        if r.points.count == 1 { outlineDot(r.points[0], r.dotDirection); return }
+        let n = p.count
+        if n < 2 { return }   // a run whose points all coincide draws nothing (as its pieces)
+        let segCount = closed ? n : n - 1
+        var dirs: [Point] = [], lengths: [Double] = []
+        dirs.reserveCapacity(segCount); lengths.reserveCapacity(segCount)
+        for i in 0 ..< segCount {
+            let d = p[(i + 1) % n] - p[i]
+            let l = d.length
+            lengths.append(l); dirs.append(d / l)
+        }
+        let h = halfWidth
+        var left: [Point] = [], right: [Point] = []
+        left.reserveCapacity(n + 8); right.reserveCapacity(n + 8)
+        /// The join at vertex `v` between segments `a` (in) and `b` (out).
+        func join(_ v: Int, _ a: Int, _ b: Int) {
+            let q = p[v], u1 = dirs[a], u2 = dirs[b]
+            let cr = u1.cross(u2), dt = u1.dot(u2)
+            if abs(cr) < 1e-12 && dt > 0 {
+                left.append(q + u1.perpendicular * h); right.append(q - u1.perpendicular * h)
+                return
+            }
+            let s: Double = cr > 0 ? -1 : 1
+            let n1 = u1.perpendicular * s, n2 = u2.perpendicular * s
+            let turn = atan2(abs(cr), dt)
+            var kind = style.lineJoin
+            if turn < 10 * .pi / 180 && kind != .miter { kind = .round }
+            // Outer side: the join's piece.
+            var outer: [Point] = [q + n1 * h]
+            switch kind {
+            case .round:
+                arcInterior(q, from: n1, angle: -s * turn, into: &outer)
+            case .miter:
+                let half = cos(turn / 2)
+                if half > 1e-12 && 1 / half <= style.miterLimit { outer.append(q + (n1 + n2).normalized * (h / half)) }
+            case .bevel:
+                break
+            }
+            outer.append(q + n2 * h)
+            // Inner side: the offset lines' crossing, or the detour through the vertex.
+            var inner: [Point]
+            let back = h * abs(cr) / (1 + dt)   // h·tan(turn/2)
+            if dt > -1 + 1e-9, back <= lengths[a] / 2, back <= lengths[b] / 2 {
+                inner = [q - (n1 + n2) * (h / (1 + dt))]
+            } else {
+                inner = [q - n1 * h, q, q - n2 * h]
+            }
+            if s > 0 { left += outer; right += inner } else { left += inner; right += outer }
+        }
+        if closed {
+            for v in 0 ..< n { join(v, (v + n - 1) % n, v) }
+            right.reverse()
+            outlines.append(left)
+            outlines.append(right)
+            return
+        }
+        left.append(p[0] + dirs[0].perpendicular * h); right.append(p[0] - dirs[0].perpendicular * h)
+        for v in 1 ..< n - 1 { join(v, v - 1, v) }
+        let e = dirs[segCount - 1], end = p[n - 1]
+        left.append(end + e.perpendicular * h); right.append(end - e.perpendicular * h)
+        var poly = left
+        poly.reserveCapacity(left.count + right.count + 16)
+        capPoints(end, e, into: &poly)
+        poly += right.reversed()
+        capPoints(p[0], -dirs[0], into: &poly)
+        outlines.append(poly)
+    }
+
+    /// A cap's points at `q` facing outward along `e`, from q + e⊥·h to q − e⊥·h, strictly
+    /// between them (butt: none).
+    func capPoints(_ q: Point, _ e: Point, into out: inout [Point]) {
+        let nrm = e.perpendicular
+        switch style.lineCap {
+        case .butt: return
+        case .square:
+            out.append(q + (nrm + e) * halfWidth); out.append(q + (e - nrm) * halfWidth)
+        case .round:
+            arcInterior(q, from: nrm, angle: -.pi, into: &out)
+        }
+    }
+
+    /// A zero-length run's outline: the circle or the square `dot` makes, turning the way
+    /// every run's outline turns (as a segment's quad: a + n, b + n, b − n, a − n), so that
+    /// where a dot and another run overlap their windings add up instead of cancelling.
+    mutating func outlineDot(_ q: Point, _ dir: Point) {
+        switch style.lineCap {
+        case .butt: return
+        case .round:
+            let steps = arcSteps(2 * .pi, radius: halfWidth)
+            var ring: [Point] = [q + Point(halfWidth, 0)]
+            ring.reserveCapacity(steps)
+            arcInterior(q, from: Point(1, 0), angle: -2 * .pi, into: &ring)
+            outlines.append(ring)
+        case .square:
+            let e = (dir == .zero ? Point(1, 0) : dir) * halfWidth
+            let nrm = e.perpendicular
+            outlines.append([q + e - nrm, q - e - nrm, q - e + nrm, q + e + nrm])
         }
     }
 }

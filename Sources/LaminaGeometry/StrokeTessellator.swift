@@ -17,7 +17,7 @@ public enum StrokeTessellator {
     }
 
     static func build(_ path: Path, style: StrokeStyle, scale: Double, tolerance: Double,
-                      trim: Bool, window: Rect? = nil) throws(TessellationError) -> StrokeBuilder {
+                      trim: Bool, window: Rect? = nil, outlining: Bool = false) throws(TessellationError) -> StrokeBuilder {
         let s = scale.isFinite && scale > 0 ? scale : 1
         let tol = (tolerance.isFinite && tolerance > 0 ? tolerance : Flattener.defaultTolerance) / s
         let polylines = try Flattener.flatten(path, tolerance: tol)
@@ -41,6 +41,7 @@ public enum StrokeTessellator {
         }
         let width = style.lineWidth.isFinite ? max(0, style.lineWidth) : 1
         var b = StrokeBuilder(width: width, scale: s, tolerance: tol, style: style)
+        b.outlining = outlining
         b.totalLength = total
         if let window {
             // Only the pieces that can draw inside the window (VisibleWindow.swift).

@@ -207,10 +207,13 @@ import Testing
         #expect(abs(sum - exact) / exact < 0.005, "\(sum) vs \(exact)")
     }
 
-    /// A stroke's pieces merged into quads where two triangles share a diagonal (fewer edges
-    /// for the sweep) cover every pixel as the unmerged triangles do: joins, caps, dashes, a
-    /// self-crossing path and a 200-segment wave, at two scales.
-    @Test func mergedStrokeQuadsCoverAsTheirTriangles() throws {
+    /// A stroke's outline (what draws: `StrokeBuilder.outline`, one polygon per run with the
+    /// inner joins cut at the offset lines' crossing) and its pieces merged into quads where
+    /// two triangles share a diagonal cover every pixel as the pieces' triangles unioned one
+    /// by one do: joins of every kind, caps, dots, dashes, a self-crossing path, closed paths,
+    /// a hairpin, a 200-segment wave, a stroke wider than its curves' radius, strokes thinner
+    /// than a pixel and a hairline, at three scales.
+    @Test func strokeOutlinesAndQuadsCoverAsTheirTriangles() throws {
         var zigzag = Path()
         zigzag.move(to: Point(8, 40)); zigzag.addLine(to: Point(24, 12)); zigzag.addLine(to: Point(40, 40))
         zigzag.addLine(to: Point(56, 20))
@@ -220,34 +223,66 @@ import Testing
         var wave = Path()
         wave.move(to: Point(0, 30))
         for k in 1 ... 200 { wave.addLine(to: Point(Double(k) * 0.4, 30 + 12 * sin(Double(k) * 0.21))) }
+        var hairpin = Path()   // turns back on itself, then by 179°, then a short segment
+        hairpin.move(to: Point(10, 20)); hairpin.addLine(to: Point(50, 20)); hairpin.addLine(to: Point(20, 20))
+        hairpin.addLine(to: Point(50, 20.5)); hairpin.addLine(to: Point(50.3, 24))
+        var loops = Path()     // cubics tighter than the stroke is wide, crossing themselves
+        loops.move(to: Point(10, 30))
+        loops.addCurve(to: Point(30, 30), control1: Point(40, 0), control2: Point(0, 0))
+        loops.addCurve(to: Point(55, 32), control1: Point(60, 60), control2: Point(20, 55))
+        let ring = Path.ellipse(in: Rect(10, 8, 40, 30))
+        let box = Path.rect(Rect(12, 10, 30, 24))
+        var star = Path()
+        star.addPolygon((0 ..< 10).map { k in
+            let r = k % 2 == 0 ? 22.0 : 8.0, t = Double(k) * .pi / 5
+            return Point(32 + r * sin(t), 30 - r * cos(t))
+        }, closed: true)
         let cases: [(Path, StrokeStyle)] = [
             (zigzag, StrokeStyle(lineWidth: 6, lineCap: .butt, lineJoin: .miter, miterLimit: 10)),
             (zigzag, StrokeStyle(lineWidth: 6, lineCap: .round, lineJoin: .round)),
             (zigzag, StrokeStyle(lineWidth: 5, lineCap: .square, lineJoin: .bevel)),
             (crossing, StrokeStyle(lineWidth: 4, lineJoin: .round, dashPattern: [9, 4])),
+            (crossing, StrokeStyle(lineWidth: 3, lineCap: .round, dashPattern: [0, 5])),
+            (crossing, StrokeStyle(lineWidth: 3, lineCap: .square, dashPattern: [0, 6, 2, 3])),
             (wave, StrokeStyle(lineWidth: 3, lineJoin: .round)),
             (wave, StrokeStyle(lineWidth: 0.5)),
+            (wave, StrokeStyle(lineWidth: 0)),
+            (wave, StrokeStyle(lineWidth: 0.3, lineCap: .round, dashPattern: [2, 1.5], dashPhase: 0.7)),
+            (hairpin, StrokeStyle(lineWidth: 4, lineJoin: .miter)),
+            (hairpin, StrokeStyle(lineWidth: 4, lineCap: .round, lineJoin: .round)),
+            (loops, StrokeStyle(lineWidth: 14, lineJoin: .round)),
+            (loops, StrokeStyle(lineWidth: 9, lineCap: .square, lineJoin: .miter)),
+            (loops, StrokeStyle(lineWidth: 0.6, strokeStart: 0.1, strokeEnd: 0.8)),
+            (ring, StrokeStyle(lineWidth: 5)),
+            (ring, StrokeStyle(lineWidth: 0.4, dashPattern: [3, 2])),
+            (box, StrokeStyle(lineWidth: 4, lineJoin: .miter)),
+            (box, StrokeStyle(lineWidth: 30, lineJoin: .round)),
+            (box, StrokeStyle(lineWidth: 4, lineCap: .round, strokeStart: 0.2, strokeEnd: 0.7)),
+            (star, StrokeStyle(lineWidth: 3, lineJoin: .miter, miterLimit: 4)),
+            (star, StrokeStyle(lineWidth: 7, lineJoin: .bevel)),
         ]
         for (n, (path, style)) in cases.enumerated() {
-            for scale in [1.0, 2.0] {
-                let merged = try StrokeTessellator.coverageMesh(path, style: style, scale: scale, tolerance: CoverageMesh.tolerance,
-                                                                mergingQuads: true)
-                let triangles = try StrokeTessellator.coverageMesh(path, style: style, scale: scale,
-                                                                   tolerance: CoverageMesh.tolerance, mergingQuads: false)
+            for scale in [0.5, 1.0, 2.0] {
+                let t = CoverageMesh.tolerance
+                let triangles = try StrokeTessellator.coverageMesh(path, style: style, scale: scale, tolerance: t, pieces: .triangles)
+                let merged = try StrokeTessellator.coverageMesh(path, style: style, scale: scale, tolerance: t, pieces: .quads)
+                let outlined = try StrokeTessellator.coverageMesh(path, style: style, scale: scale, tolerance: t, pieces: .outlines)
                 let px = 1 / scale, b = triangles.bounds
-                var worst = 0.0
+                var worstQuads = 0.0, worstOutline = 0.0
                 var y = (b.minY / px).rounded(.down) * px + px / 2
                 while y < b.maxY + px {
                     var x = (b.minX / px).rounded(.down) * px + px / 2
                     while x < b.maxX + px {
-                        let a = CoverageMesh.coverage(of: merged, x: x, y: y, width: px, height: px)
-                        let t = CoverageMesh.coverage(of: triangles, x: x, y: y, width: px, height: px)
-                        worst = max(worst, abs(a - t))
+                        let c = CoverageMesh.coverage(of: triangles, x: x, y: y, width: px, height: px)
+                        worstQuads = max(worstQuads, abs(CoverageMesh.coverage(of: merged, x: x, y: y, width: px, height: px) - c))
+                        worstOutline = max(worstOutline,
+                                           abs(CoverageMesh.coverage(of: outlined, x: x, y: y, width: px, height: px) - c))
                         x += px
                     }
                     y += px
                 }
-                #expect(worst < 1e-4, "case \(n) scale \(scale): a pixel differs by \(worst)")
+                #expect(worstQuads < 1e-4, "case \(n) scale \(scale): quads: a pixel differs by \(worstQuads)")
+                #expect(worstOutline < 1e-4, "case \(n) scale \(scale): outline: a pixel differs by \(worstOutline)")
             }
         }
     }

@@ -383,18 +383,13 @@ struct LottieGridPlan {
     func drawn(_ pass: FramePass) -> (items: Int, pixels: Int) {
         let plan = list.plan
         var items = 0, pixels = 0
-        var within = pass.area
         list.items.withUnsafeBufferPointer { all in
-            for s in pass.steps {
-                switch plan.steps[s] {
-                case .within(let r): within = r.intersection(pass.area)
-                case .items(let range):
-                    items += range.count
-                    for k in range {
-                        guard let b = FramePlanner.box(all, k..<(k + 1), whole: within, margin: 0) else { continue }
-                        pixels += b.isEmpty ? 0 : (b.maxX - b.minX) * (b.maxY - b.minY)
-                    }
-                default: break
+            PlanCensus.forEachStep(of: pass, in: plan) { step, within, _ in
+                guard case .items(let range) = step else { return }
+                items += range.count
+                for k in range {
+                    guard let b = FramePlanner.box(all, k..<(k + 1), whole: within, margin: 0) else { continue }
+                    pixels += PlanCensus.pixels(b)
                 }
             }
         }
@@ -408,7 +403,7 @@ struct LottieGridPlan {
         var offscreen = 0, atlas = 0, cleared = 0, offscreenDrawn = 0, frameDrawn = 0, items = 0, largest = 0
         var reads = 0, readPixels = 0, spanning = 0
         for pass in plan.passes {
-            let a = pass.area.isEmpty ? 0 : (pass.area.maxX - pass.area.minX) * (pass.area.maxY - pass.area.minY)
+            let a = PlanCensus.pixels(pass.area)
             let d = drawn(pass)
             items += d.items
             switch pass.target {
@@ -418,17 +413,8 @@ struct LottieGridPlan {
                 if cellsOverlapped(by: pass.area) > 1 { spanning += 1 }
             case .atlas: atlas += 1; cleared += a; offscreenDrawn += d.pixels
             }
-            var within = pass.area
-            for s in pass.steps {
-                let w: PixelRect?
-                switch plan.steps[s] {
-                case .within(let r): within = r.intersection(pass.area); w = nil
-                case .composite, .filtered, .mask, .blend, .copy: w = within
-                case .region(_, let r, _, _), .maskRegion(_, let r): w = r.intersection(within)
-                case .blur(_, _, _, _, _, let r, _), .backdrop(_, _, _, _, _, let r, _): w = r.intersection(within)
-                case .items: w = nil
-                }
-                if let w, !w.isEmpty { reads += 1; readPixels += (w.maxX - w.minX) * (w.maxY - w.minY) }
+            PlanCensus.forEachStep(of: pass, in: plan) { _, _, writes in
+                if let w = writes, !w.isEmpty { reads += 1; readPixels += PlanCensus.pixels(w) }
             }
         }
         func n(_ v: Int) -> JSON { .number(Double(v)) }
@@ -455,29 +441,14 @@ struct LottieGridPlan {
         var lines: [String] = []
         for (i, pass) in plan.passes.enumerated() {
             let a = pass.area
-            let px = a.isEmpty ? 0 : (a.maxX - a.minX) * (a.maxY - a.minY)
+            let px = PlanCensus.pixels(a)
             let target: String = switch pass.target {
             case .frame: "frame"
             case .image(let n): "image \(n)"
             case .atlas(let n): "atlas \(n)"
             }
             var kinds: [String: Int] = [:]
-            for s in pass.steps {
-                let name: String = switch plan.steps[s] {
-                case .items: "items"
-                case .composite: "composite"
-                case .filtered: "filtered"
-                case .mask: "mask"
-                case .region: "region"
-                case .maskRegion: "maskRegion"
-                case .within: "within"
-                case .blend: "blend"
-                case .copy: "copy"
-                case .blur: "blur"
-                case .backdrop: "backdrop"
-                }
-                kinds[name, default: 0] += 1
-            }
+            for s in pass.steps { kinds[PlanCensus.name(plan.steps[s]), default: 0] += 1 }
             let d = drawn(pass)
             let file = cell(of: a).map { (cells[$0].file as NSString).lastPathComponent } ?? "-"
             lines.append("pass \(i) \(target) area \(a.minX),\(a.minY)-\(a.maxX),\(a.maxY) px \(px) cells \(cellsOverlapped(by: a)) "

@@ -17,35 +17,24 @@ func runPlanBench(_ arguments: [String]) {
     tree.updatePresentation(&presentation, at: 0.5)
     let list = builder.build(presentation)
     func stats(_ plan: FramePlan) -> String {
-        func px(_ r: PixelRect) -> Int { r.isEmpty ? 0 : (r.maxX - r.minX) * (r.maxY - r.minY) }
+        let px = PlanCensus.pixels
         var cleared = 0, offscreen = 0, imageArea = 0
         var drawn: [String: (steps: Int, pixels: Int)] = [:]
-        func add(_ kind: String, _ pixels: Int) {
-            let d = drawn[kind] ?? (0, 0)
-            drawn[kind] = (d.steps + 1, d.pixels + pixels)
-        }
         var imageAreas: [Int: PixelRect] = [:]  // where each image was last drawn (a composite reads that)
         for pass in plan.passes {
             defer { if case .image(let image) = pass.target { imageAreas[image] = pass.area } }
             cleared += px(pass.area)
             if case .image = pass.target { offscreen += 1; imageArea += px(pass.area) }
-            var within = pass.area
-            for step in plan.steps[pass.steps] {
+            PlanCensus.forEachStep(of: pass, in: plan) { step, _, writes in
+                if case .within = step { return }
+                var pixels = writes.map(px) ?? 0
                 switch step {
-                case .within(let r): within = r.intersection(pass.area)
-                case .items: add("items", 0)
-                case .composite(let image, _):
-                    add("composite", px((imageAreas[image] ?? within).intersection(within)))
-                case .filtered(let image, _, _):
-                    add("filtered", px((imageAreas[image] ?? within).intersection(within)))
-                case .mask: add("mask", px(within))
-                case .region(_, let area, _, _): add("region", px(area.intersection(within)))
-                case .maskRegion(_, let area): add("mask_region", px(area.intersection(within)))
-                case .blend: add("blend", px(within))
-                case .copy: add("copy", px(within))
-                case .blur(_, _, _, _, _, let scissor, _): add("blur", px(scissor.intersection(within)))
-                case .backdrop(_, _, _, _, _, let scissor, _): add("backdrop", px(scissor.intersection(within)))
+                case .composite(let image, _), .filtered(let image, _, _):
+                    if let w = writes, let a = imageAreas[image] { pixels = px(a.intersection(w)) }
+                default: break
                 }
+                let kind = PlanCensus.name(step), d = drawn[kind] ?? (0, 0)
+                drawn[kind] = (d.steps + 1, d.pixels + pixels)
             }
         }
         let kinds = drawn.sorted { $0.key < $1.key }

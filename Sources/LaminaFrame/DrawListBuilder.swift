@@ -407,14 +407,7 @@ public struct DrawListBuilder {
         // Nested deeper than `maxNestedGroups`, a translucent layer's opacity multiplies into
         // its items instead (overlapping sublayers then show through each other).
         if Self.isOpacityGroup(p, hasSublayers: !node.sublayers.isEmpty, openGroups: openGroups) {
-            let marker = items.count
-            emit(Self.groupMarker(opacity: opacity, count: 0))
-            // visitLayer draws at `opacity` (here 1) and never reads the layer's own opacity
-            // property, so the node need not be copied with its opacity set to 1.
-            openGroups += 1
-            visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
-            openGroups -= 1
-            setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
+            visitAsGroup(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
             return
         }
         visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
@@ -553,18 +546,27 @@ public struct DrawListBuilder {
             && !address.pointee.hasContentsFade && !(p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0)
             && !(p.shadowOpacity > 0 && (p.shadowColor?.alpha ?? 0) > 0)
         if opacity < 1, !backgroundOnly {
-            let marker = items.count
-            emit(Self.groupMarker(opacity: opacity, count: 0))
-            openGroups += 1
-            visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: maskClip)
-            openGroups -= 1
-            setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
+            visitAsGroup(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: maskClip)
         } else {
             visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: opacity, clip: maskClip)
         }
         let maskRecord = records.open(slot: maskSlot, childIndex: 0, item: items.count, clip: clipOffset + clips.count)
         records.markDrawn(maskRecord)
         records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
+    }
+
+    /// Draws the layer as one offscreen group composited at `opacity`: a group marker, the
+    /// layer's visit at full opacity, then the marker's item count. (visitLayer draws at the
+    /// opacity it is given and never reads the layer's own opacity property, so the node need
+    /// not be copied with its opacity set to 1.)
+    mutating func visitAsGroup(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
+                               toPixels: Transform3D, opacity: Double, clip: Int) {
+        let marker = items.count
+        emit(Self.groupMarker(opacity: opacity, count: 0))
+        openGroups += 1
+        visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
+        openGroups -= 1
+        setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
     }
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);

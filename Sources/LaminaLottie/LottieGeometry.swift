@@ -95,3 +95,35 @@ extension BezPath {
     /// The most edges merge paths combine (`PathBoolean.maxEdges`).
     static var mergeEdgeLimit: Int { PathBoolean.maxEdges }
 }
+
+extension BezPath {
+    /// The part of a flat path a trim keeps, [lo, hi] of its length (`Trim.range`; past 1
+    /// wrapping onto its start), as lines (`PathTrim`); the whole range keeps the path.
+    static func trimmed(_ f: [Double], _ range: (Double, Double)) -> [Double] {
+        if range.0 <= 0, range.1 >= 1 { return f }
+        return flat(PathTrim.trim(geometryPath(f), from: range.0, to: range.1))
+    }
+
+    /// Path `k` of `paths` under an individual trim (m 2), which cuts the paths laid end to
+    /// end as one run: the part of the run's range [lo, hi] that falls on path k, as lines.
+    static func trimmedRun(_ paths: [[Double]], _ k: Int, _ range: (Double, Double)) -> [Double] {
+        let geometry = paths.map(geometryPath)
+        let lengths = geometry.map { PathTrim.length($0) }
+        let total = lengths.reduce(0, +), before = lengths[..<k].reduce(0, +), own = lengths[k]
+        guard total > 0, own > 0 else { return [] }
+        var out = Path()
+        for (a, b) in [(range.0, min(range.1, 1)), (0, max(range.1 - 1, 0))] {
+            let lo = max(a * total, before), hi = min(b * total, before + own)
+            if hi > lo { out.elements += PathTrim.trim(geometry[k], from: (lo - before) / own, to: (hi - before) / own).elements }
+        }
+        return flat(out)
+    }
+
+    /// Twist (`tw`, Lamina's definition: `PathTwist`): every point turned about `center` by
+    /// `degrees` × its distance from the centre / the radius of the path's bounds, as lines.
+    static func twisted(_ f: [Double], degrees: Double, center: [Double]) -> [Double] {
+        guard degrees != 0 else { return f }
+        let c = Point(center.first ?? 0, center.count > 1 ? center[1] : 0)
+        return flat(PathTwist.twist(geometryPath(f), degrees: min(max(degrees, -1e6), 1e6), center: c))
+    }
+}

@@ -234,7 +234,6 @@ struct Mapper {
         if l["hd"]?.bool() == true && !asMatte { return nil }
         // A track matte's source is not drawn itself.
         if l["td"]?.bool() == true && !asMatte { return nil }
-        if let ef = l["ef"], case .array(let a) = ef.json, !a.isEmpty { warnings.add(ef.path, "effects") }
         if l["tm"] != nil && ty != 0 { warnings.add(l.at("tm"), "time remapping of a layer that is not a precomp", "ignored") }
         let st = try l.number("st", default: 0)
         guard abs(st) <= Mapper.maxFrame else { throw SceneError(path: l.at("st"), "must be within ±\(Int(Mapper.maxFrame)) frames") }
@@ -305,7 +304,29 @@ struct Mapper {
             return nil
         }
         if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty {
-            inner.mask = try masks(try mp.array(), own)
+            let (mask, factors) = try masks(try mp.array(), own)
+            inner.mask = mask
+            // Each trailing subtract or intersect: a wrapper around the content with that
+            // mask (same coordinates as `inner`), nested as layers, not masks in masks.
+            for factor in factors.reversed() {
+                let wrap = try newLayer()
+                wrap.sublayers = inner.sublayers
+                wrap.mask = factor
+                inner.sublayers = [wrap]
+            }
+        }
+        // Effects (LottieEffects.swift): wrappers around the masked content, first innermost.
+        if let ef = l["ef"] {
+            let fx = try effects(ef, own)
+            if !fx.isEmpty {
+                let body = try newLayer()
+                body.sublayers = inner.sublayers
+                body.mask = inner.mask
+                inner.mask = nil
+                var current = body
+                for w in fx { w.sublayers = [current]; current = w }
+                inner.sublayers = [current]
+            }
         }
         // Parents lend their transforms only (not opacity or visibility).
         var top = outer

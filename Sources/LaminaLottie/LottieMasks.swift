@@ -7,6 +7,13 @@ extension Mapper {
     /// Half the side of the square that stands for "everywhere" (an inverted mask's outside,
     /// a subtraction's start), in layer coordinates.
     static let everywhere = 100_000.0
+    /// How deep the renderer draws masks inside masks (`DrawListBuilder.maxMaskNesting`,
+    /// LaminaFrame, which this target does not depend on; a test checks they agree).
+    static let rendererMaskNesting = 4
+    /// The most trailing subtract/intersect masks mapped as wrappers: each is an offscreen
+    /// group pair while it draws (`DrawListBuilder.maxNestedGroups` 32 at once, for the whole
+    /// tree), so past 12 the rest are left out with a warning.
+    static let maxMaskFactors = 12
 
     /// Lottie's blend modes (`bm`) as `compositingFilter`s (nil for normal; a warning for
     /// the ones Lamina has not).
@@ -45,9 +52,20 @@ extension Mapper {
     /// and intersect (exact for opaque masks); a first difference is the mask itself. A first
     /// subtract starts from everywhere, as in rlottie and lottie-web. Expansion (`x` ≥ 0, not inverted, not subtracted) strokes the
     /// path 2x wide with mitred joins.
-    mutating func masks(_ list: [Node], _ tm: TimeMap) throws(SceneError) -> Out? {
+    ///
+    /// The masks after the last add-like one (add, lighten, difference) only multiply what
+    /// came before (subtract by 1 − v, intersect and darken by v): those are returned apart,
+    /// in `factors`, each one mask for a wrapper layer of its own around the content, so that
+    /// they nest as layers, not as masks inside masks (the renderer draws masks inside masks
+    /// 4 levels deep, `DrawListBuilder.maxMaskNesting`). Subtracts and intersects before an add
+    /// still nest inside the mask: past 3 of them the deeper ones are left out, with a warning.
+    mutating func masks(_ list: [Node], _ tm: TimeMap) throws(SceneError) -> (mask: Out?, factors: [Out]) {
+        let modes = list.map { (try? $0["mode"]?.string()) ?? "a" }
+        let lastAdd = modes.lastIndex(where: { !["s", "i", "d", "n"].contains($0) })
         var result: Out? = nil
-        for m in list {
+        var factors: [Out] = []
+        var nested = 0
+        for (index, m) in list.enumerated() {
             _ = try m.object()
             let mode = try m["mode"]?.string() ?? "a"
             if mode == "n" { continue }
@@ -88,6 +106,23 @@ extension Mapper {
                 group.sublayers = [other, own]
                 return group
             }
+            // After the last add-like mask, a factor of its own (a wrapper's mask).
+            if lastAdd.map({ index > $0 }) ?? true, ["s", "i", "d"].contains(mode) {
+                guard factors.count < Mapper.maxMaskFactors else {
+                    warnings.add(m.path, "more than \(Mapper.maxMaskFactors) subtract or intersect masks after the last add", "not mapped (left out)")
+                    continue
+                }
+                factors.append(mode == "s" ? try complement(&self) : try value(&self))
+                continue
+            }
+            if ["s", "i", "d"].contains(mode), result != nil {
+                nested += 1
+                if nested > Mapper.rendererMaskNesting - 1 {
+                    warnings.add(m.path, "a subtract or intersect mask nested \(nested + 1) deep (before a later add)",
+                                 "not mapped (the renderer draws masks inside masks \(Mapper.rendererMaskNesting) deep; left out)")
+                    continue
+                }
+            }
             switch (mode, result) {
             case ("s", nil): result = try complement(&self)
             case ("s", let r?):
@@ -99,7 +134,7 @@ extension Mapper {
                 let g = try newLayer(); g.sublayers = [r, try value(&self)]; result = g
             }
         }
-        return result
+        return (result, factors)
     }
 
     /// A layer (its whole tree `top`, in composition coordinates) under a track matte: a

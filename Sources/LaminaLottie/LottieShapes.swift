@@ -21,6 +21,18 @@ struct Trim {
     var s: Signal, e: Signal, o: Signal
     var individually: Bool
     var path: String
+
+    /// The range a trim keeps from start `s` and end `e` (percent) and offset `o` (degrees:
+    /// a whole turn is the path's length), as fractions of the path's length: [lo, hi] with
+    /// lo in 0…1 and hi up to 2 (past 1 the range wraps onto the path's start).
+    static func range(_ s: [Double], _ e: [Double], _ o: [Double]) -> (Double, Double) {
+        let a = (s.first ?? 0) / 100, b = (e.first ?? 100) / 100, off = (o.first ?? 0) / 360
+        var lo = min(max(min(a, b), 0), 1), hi = min(max(max(a, b), 0), 1)
+        let shift = off - off.rounded(.down)
+        lo += shift; hi += shift
+        if lo >= 1 { lo -= 1; hi -= 1 }
+        return (lo, hi)
+    }
 }
 
 extension Mapper {
@@ -164,7 +176,30 @@ extension Mapper {
                     warnings.add(item.at("mm"), "merge paths mode \(JSON.format(mode))", "not mapped (drawn as merge: the paths together)")
                     continue
                 }
-                let operands = paths.map { p in Signal.combine([p.signal]) { v in BezPath.transform(v[0], p.matrix) } }
+                // A trim between a path and the merge (not the one after the merge, which
+                // cuts the result) cuts the operand first: its geometry trimmed (`PathTrim`),
+                // sampled once per frame when it animates. An individual trim (m 2) cuts the
+                // operands it reaches as one run, one after another.
+                let after = trims[index]?.path
+                var seen: [String: Int] = [:]
+                var operands: [Signal] = []
+                for p in paths {
+                    var sig = p.signal
+                    if let t = p.trim, t.path != after {
+                        let group = paths.filter { $0.trim?.path == t.path }
+                        if t.individually, group.count > 1 {
+                            let k = seen[t.path, default: 0]; seen[t.path] = k + 1
+                            sig = Signal.combine(group.map(\.signal) + [t.s, t.e, t.o], affine: false) { v in
+                                BezPath.trimmedRun(Array(v[0..<group.count]), k, Trim.range(v[group.count], v[group.count + 1], v[group.count + 2]))
+                            }
+                        } else {
+                            sig = Signal.combine([sig, t.s, t.e, t.o], affine: false) { v in
+                                BezPath.trimmed(v[0], Trim.range(v[1], v[2], v[3]))
+                            }
+                        }
+                    }
+                    operands.append(Signal.combine([sig]) { v in BezPath.transform(v[0], p.matrix) })
+                }
                 guard BezPath.merged(operands.map { $0.eval(0) }, mode: Int(mode)) != nil else {
                     warnings.add(item.path, "merge paths of more than \(BezPath.mergeEdgeLimit) edges", "not mapped (drawn as merge: the paths together)")
                     continue
@@ -198,7 +233,14 @@ extension Mapper {
                 modify(&paths, size, ridges, type) { v in
                     BezPath.zigZag(v[0], size: v[1].first ?? 0, ridges: v[2].first ?? 0, smooth: (v[3].first ?? 1) == 2)
                 }
-            case "tw": warnings.add(item.path, "twist")
+            case "tw":
+                // Twist: no player implements it and After Effects does not publish it; Lamina's
+                // own definition (`PathTwist`): each point turned about the centre `c` by the
+                // angle `a` × its distance from the centre / the radius of its path's bounds.
+                // Not affine in the angle: an animated twist is sampled once per frame.
+                let angle = Signal(try item["a"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0]))
+                let center = Signal(try item["c"].map { n throws(SceneError) in try Prop(numbers: n, warnings) } ?? Prop(constant: [0, 0]))
+                modify(&paths, angle, center, affine: false) { v in BezPath.twisted(v[0], degrees: v[1].first ?? 0, center: v[2]) }
             default: warnings.add(item.path, "shape item \"\(ty)\"")
             }
         }
@@ -538,12 +580,13 @@ extension Mapper {
         let offset = !t.o.isStatic || (t.o.eval(0).first ?? 0) != 0
         // Without an offset the range is affine in start and end (keyed alike: exact keyframes).
         let range = Signal.combine([t.s, t.e, t.o], affine: !offset) { v in
-            let a = (v[0].first ?? 0) / 100, b = (v[1].first ?? 100) / 100, o = (v[2].first ?? 0) / 360
-            var lo = min(max(min(a, b), 0), 1), hi = min(max(max(a, b), 0), 1)
-            let shift = o - o.rounded(.down)
-            lo += shift; hi += shift
-            if lo >= 1 { lo -= 1; hi -= 1 }
-            return part == 0 ? [lo, min(hi, 1)] : [0, max(hi - 1, 0)]
+            let (lo, hi) = Trim.range(v[0], v[1], v[2])
+            var r = part == 0 ? [lo, min(hi, 1)] : [0, max(hi - 1, 0)]
+            // An empty range draws nothing in Lottie (lottie-web, rlottie, ThorVG), but a
+            // stroke whose strokeStart equals its strokeEnd draws its round or square caps as
+            // a dot: the end is put 10⁻⁷ before the start instead.
+            if r[1] <= r[0] { if r[0] < 1 { r[0] = min(r[0] + 1e-7, 1) } else { r[1] = 1 - 1e-7 } }
+            return r
         }
         try animate(layer, "strokeStart", Signal.combine([range]) { [$0[0][0]] }, tm) { num($0[0]) }
         try animate(layer, "strokeEnd", Signal.combine([range]) { [$0[0][1]] }, tm) { num($0[0]) }

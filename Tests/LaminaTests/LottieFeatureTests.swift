@@ -48,6 +48,20 @@ import Testing
         #expect(abs(try Self.merge.area(s, at: 1) - 50) < 1e-6, "\(String(describing: try? Self.merge.vertices(s, at: 1)))")
     }
 
+    @Test func emptyTrimsDrawNoCaps() throws {
+        // A trim whose start equals its end keeps nothing (lottie-web, rlottie, ThorVG); a
+        // stroke whose strokeStart equals its strokeEnd would draw its round caps as a dot, so
+        // the end is put before the start. Likewise the wrap layer of an offset range that
+        // does not pass the path's end ([0, 0]).
+        let stroke = #"{"ty":"st","nm":"S","c":{"a":0,"k":[1,0,0,1]},"o":{"a":0,"k":100},"w":{"a":0,"k":8},"lc":2,"lj":2}"#
+        let t = LottieTests()
+        let s = try Scene(json: Self.file([Self.a, Self.trim(50, 50), stroke].joined(separator: ",")))
+        #expect(try t.number(s, "L/S.strokeEnd", at: 0) < t.number(s, "L/S.strokeStart", at: 0))
+        let o = try Scene(json: Self.file([Self.a, Self.trim(0, 50, o: 90), stroke].joined(separator: ",")))
+        #expect(try t.number(o, "L/S.strokeStart", at: 0) == 0.25 && t.number(o, "L/S.strokeEnd", at: 0) == 0.75)
+        #expect(try t.number(o, "L/S/wrap.strokeEnd", at: 0) < t.number(o, "L/S/wrap.strokeStart", at: 0))
+    }
+
     @Test func twistBendsTheOutline() throws {
         // The 20-square about the origin twisted 90° about its centre: R = 10√2, the corners
         // turn 90° (onto each other), the middle of the right edge (10, 0), 10 away, turns

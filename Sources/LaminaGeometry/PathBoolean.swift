@@ -139,21 +139,26 @@ public enum PathBoolean {
             let reverse = Key(a: key.b, b: key.a)
             if kept[reverse] != nil { kept[reverse] = nil } else { kept[key] = 1 }
         }
-        // Linked into loops.
+        // Linked into loops, in an order that does not depend on the dictionary's (per-process)
+        // hashing. Where regions touch at a point, a vertex has two edges out: the walk takes
+        // the sharpest turn to the right (the result's side), so each region's boundary closes
+        // on itself rather than running on into its neighbour's.
+        let keys = kept.keys.sorted(by: { ($0.a.x, $0.a.y, $0.b.x, $0.b.y) < ($1.a.x, $1.a.y, $1.b.x, $1.b.y) })
         var outgoing: [Point: [Point]] = [:]
-        for k in kept.keys { outgoing[k.a, default: []].append(k.b) }
+        for k in keys { outgoing[k.a, default: []].append(k.b) }
         var result: [Polyline] = []
-        for start in kept.keys.sorted(by: { ($0.a.x, $0.a.y, $0.b.x, $0.b.y) < ($1.a.x, $1.a.y, $1.b.x, $1.b.y) }) {
+        for start in keys {
             guard let outs = outgoing[start.a], outs.contains(start.b) else { continue }
             var loop = [start.a]
             var at = start.a, next = start.b
             while true {
                 outgoing[at]?.removeAll { $0 == next }
+                let incoming = next - at
                 at = next
                 if at == start.a { break }
                 loop.append(at)
-                guard let n = outgoing[at]?.first else { break }
-                next = n
+                guard let outs = outgoing[at], !outs.isEmpty else { break }
+                next = outs.max(by: { turn(incoming, $0 - at) < turn(incoming, $1 - at) })!
             }
             let merged = collinearMerged(loop)
             if merged.count >= 3 { result.append(Polyline(points: merged, isClosed: true)) }
@@ -179,6 +184,9 @@ public enum PathBoolean {
         for p in [a, b] { let u = (p - c).dot(s) / ss; if u > 0, u < 1 { tj.append(u) } }
         return (ti, tj)
     }
+
+    /// The signed angle from direction u to direction v, positive turning right (y down).
+    static func turn(_ u: Point, _ v: Point) -> Double { atan2(u.cross(v), u.dot(v)) }
 
     /// A closed polygon without the vertices that lie on the line through their neighbours.
     static func collinearMerged(_ pts: [Point]) -> [Point] {

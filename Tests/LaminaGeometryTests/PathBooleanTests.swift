@@ -29,6 +29,22 @@ import Testing
         return nonZero
     }
 
+    /// Regions touching at one point: each closes on itself (two loops of four corners), the
+    /// same in every process — the walk does not depend on the dictionary's hashing order.
+    @Test func regionsTouchingAtAPointAreLoopsOfTheirOwn() throws {
+        let a = square(0, 0, 10), b = square(10, 10, 10)
+        for op in [PathBoolean.Operation.union, .exclude] {
+            let loops = try #require(PathBoolean.combine([a, b], op))
+            #expect(loops.count == 2)
+            #expect(loops.allSatisfy { $0.points.count == 4 })
+            #expect(abs(try area(loops) - 200) < 1e-9)
+        }
+        // Two regions of an exclusive or meeting at the centre's corner pair.
+        let c = square(0, 0, 20), d = square(10, 10, 20)
+        let x = try #require(PathBoolean.combine([c, d], .exclude))
+        #expect(abs(try area(x) - 600) < 1e-9)
+    }
+
     @Test func overlappingSquares() throws {
         for reversed in [false, true] {
             let a = square(0, 0, 10), b = square(5, 5, 10, reversed: reversed)

@@ -56,18 +56,28 @@ public final class SurfaceLayer: Layer {
         guard case .poolCreated = try connection.roundTrip(.createPool(id: poolID, size: UInt64(size)), descriptor: fd) else {
             throw LaminaError.protocolViolation("expected poolCreated")
         }
+        var made: [Request] = []
         for k in 0..<count {
             let id = connection.takeSurfaceID()
-            guard case .bufferCreated = try connection.roundTrip(.createBuffer(
-                id: id, pool: poolID, offset: UInt64(k * stride * height), width: UInt32(width), height: UInt32(height),
-                stride: UInt32(stride), format: format)) else { throw LaminaError.protocolViolation("expected bufferCreated") }
+            let request = Request.createBuffer(id: id, pool: poolID, offset: UInt64(k * stride * height), width: UInt32(width),
+                                               height: UInt32(height), stride: UInt32(stride), format: format)
+            guard case .bufferCreated = try connection.roundTrip(request) else {
+                throw LaminaError.protocolViolation("expected bufferCreated")
+            }
+            made.append(request)
             let buffer = SurfaceBuffer(id: id, pixels: base + k * stride * height, width: width, height: height,
                                        stride: stride, format: format)
-            connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store(false, ordering: AtomicStoreOrdering.releasing) } }
+            connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store($0, ordering: AtomicStoreOrdering.releasing) } }
             buffers.append(buffer)
         }
         // The pool's own id is no longer needed: the buffers keep the memory.
         _ = try connection.roundTrip(.destroyPool(id: poolID))
+        // A connection that reconnects keeps the memfd open (a duplicate) to send the pool
+        // and its buffers again after a daemon restart (ModelJournal.PoolRecord).
+        if connection.link.isJournaling, let kept = KeptDescriptor(duplicating: fd) {
+            let record = ModelJournal.PoolRecord(layer: id, pool: poolID, size: UInt64(size), fd: kept, buffers: made)
+            connection.link.state.withLock { $0.journal?.madePool(record) }
+        }
     }
 
     /// A buffer the daemon does not read now (the round robin's next free one), or nil while
@@ -109,7 +119,7 @@ public final class SurfaceLayer: Layer {
             throw LaminaError.protocolViolation("expected bufferCreated")
         }
         let buffer = GpuSurfaceBuffer(id: id, width: width, height: height)
-        connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store(false, ordering: AtomicStoreOrdering.releasing) } }
+        connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store($0, ordering: AtomicStoreOrdering.releasing) } }
         gpuBuffers.append(buffer)
         return buffer
     }
@@ -195,7 +205,13 @@ extension Connection {
     }
 
     /// Sends a request with a descriptor (SCM_RIGHTS) and blocks until its reply.
+    /// With reconnection on, a PNG file named (`openImageFile`) is recorded for the replay
+    /// with a duplicate of its descriptor once the daemon accepts it.
     func roundTrip(_ request: Request, descriptor: Int32) throws(LaminaError) -> Event {
-        try link.roundTrip(takeStaged(), request, descriptor: descriptor)
+        var hooks: Link.CommitHooks?
+        if link.isJournaling, case .openImageFile(let name) = request, let kept = KeptDescriptor(duplicating: descriptor) {
+            hooks = Link.CommitHooks(journal: .upload(ModelJournal.ImageRecord(name: name, source: .file(kept))))
+        }
+        return try link.roundTrip(takeStaged(), request, hooks: hooks, descriptor: descriptor)
     }
 }

@@ -1121,6 +1121,9 @@ class Connection:
             uploads, staged, releases = journal.replay(
                 self._clock.now(), set(self._completions),
                 lambda ids: self._settings_body(_Settings(duration=0.0, disable_actions=True, completion_ids=ids)), waiting)
+            self._replayed_starts = {}
+            for k in journal.animation_keys():
+                self._replayed_starts[k] = self._replayed_starts.get(k, 0) + 1
             again = journal.reattached()
             kept_buffers = {b for p in journal.pools for b in p.buffer_ids()}
             suppliers = list(self._tile_suppliers.values())
@@ -1128,9 +1131,6 @@ class Connection:
         # none of their pools), before any of its ``tileWanted`` is read.
         for supplier in suppliers:
             supplier.reconnected()
-            self._replayed_starts = {}
-            for k in journal.animation_keys():
-                self._replayed_starts[k] = self._replayed_starts.get(k, 0) + 1
         asked = set()
         # Messages with a descriptor (a pool's memfd, a PNG file's) go in a sendmsg of their own.
         parts: List[Tuple[bytearray, Optional[KeptFd]]] = [(bytearray(), None)]

@@ -22,6 +22,10 @@ public final class SurfaceLayer: Layer {
     public private(set) var gpuBuffers: [GpuSurfaceBuffer] = []
     private var poolID: UInt32 = 0
     private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
+    /// The memfd's name as /proc shows it (`lamina-surface-LAYER-SERIAL-`, unique in the
+    /// process), once `makeBuffers` made it.
+    public private(set) var memoryName: String?
+    private static let serial = Atomic<Int>(0)
     /// The next buffer `nextBuffer` tries first (round robin).
     private var cursor = 0
     /// The connection's link (weak: a layer may outlive its connection).
@@ -44,13 +48,15 @@ public final class SurfaceLayer: Layer {
         precondition(buffers.isEmpty, "makeBuffers is called once per surface layer")
         precondition(width > 0 && height > 0 && count > 0)
         let stride = width * 4, size = stride * height * count
-        let fd = MemoryFile.make(name: "lamina-surface-\(id)", size: size)
+        let name = "lamina-surface-\(id)-\(Self.serial.wrappingAdd(1, ordering: .relaxed).oldValue)-"
+        let fd = MemoryFile.make(name: name, size: size)
         guard fd >= 0 else { throw LaminaError.protocolViolation("memfd_create: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             throw LaminaError.protocolViolation("shared memory: \(String(cString: strerror(errno)))")
         }
         mapping = (base, size)
+        memoryName = name
         link = connection.link
         poolID = connection.takeSurfaceID()
         guard case .poolCreated = try connection.roundTrip(.createPool(id: poolID, size: UInt64(size)), descriptor: fd) else {

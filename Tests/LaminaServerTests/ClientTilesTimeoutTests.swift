@@ -16,6 +16,20 @@ import Glibc
 /// tells the app of each cancellation (`onCancelled`) and a provider drawing a cancelled tile
 /// (`TileCancellation`).
 extension ClientTilesDaemonTests {
+    /// A tiled layer showing a 2048×2048 client-drawn image in 32×32 tiles at 1:1 from the
+    /// origin, one level, whose provider logs each request and answers none; committed.
+    static func neverAnswered(_ c: Connection, name: String, log: Log,
+                              onCancelled: (@Sendable (TileRequest) async -> Void)? = nil) throws -> TiledLayer {
+        let layer = c.makeLayer(.tiled) as! TiledLayer
+        try layer.drawTiles(name: name, width: 2048, height: 2048, onCancelled: onCancelled) { r, _ in log.add(r); return false }
+        layer.frame = Rect(0, 0, 2048, 2048)
+        layer.tileSize = Size(32, 32)
+        layer.levelsOfDetail = 1
+        c.root.addSublayer(layer)
+        try c.commit()
+        return layer
+    }
+
     /// A 2048×2048 image in 32×32 tiles at 1:1 from the origin: the 200×200 canvas shows
     /// columns and rows 0…6, 49 tiles, and the client answers none.
     @Test func unansweredTilesAreCancelledAfterTheTimeoutAndOthersAskedInTheirPlace() throws {
@@ -26,16 +40,7 @@ extension ClientTilesDaemonTests {
         c.setDisableActions(true)
         let log = Log()
         let cancelled = Log()
-        let layer = c.makeLayer(.tiled) as! TiledLayer
-        try layer.drawTiles(name: "dropped", width: 2048, height: 2048, onCancelled: { cancelled.add($0) }) { r, _ in
-            log.add(r)
-            return false                                 // dropped: never answered
-        }
-        layer.frame = Rect(0, 0, 2048, 2048)
-        layer.tileSize = Size(32, 32)
-        layer.levelsOfDetail = 1
-        c.root.addSublayer(layer)
-        try c.commit()
+        _ = try Self.neverAnswered(c, name: "dropped", log: log, onCancelled: { cancelled.add($0) })
         let first = log.wait { $0.count >= 16 }
         usleep(200_000)
         #expect(log.all.count == 16)

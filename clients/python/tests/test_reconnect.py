@@ -110,6 +110,17 @@ def build(conn, on_start=None, on_stop=None, completion=None):
     return back, moving, removed
 
 
+def tiled_layer(conn, contents, frame, tile):
+    """A tiled layer showing image ``contents`` at ``frame`` in square tiles, no fade."""
+    layer = conn.make_tiled_layer()
+    layer.frame = frame
+    layer.tile_size = (tile, tile)
+    layer.fade_duration = 0
+    layer.contents = contents
+    conn.root.add_sublayer(layer)
+    return layer
+
+
 def change_while_away(conn, back):
     conn.set_disable_actions(True)
     back.background_color = (0.1, 0.3, 0.2, 1)
@@ -209,12 +220,7 @@ class ReconnectTests(unittest.TestCase):
             f.write(rgb_png(40, 30))
             f.flush()
             conn.open_image_file(f.name, name="file")
-        filed = conn.make_tiled_layer()
-        filed.frame = (50, 20, 40, 30)
-        filed.tile_size = (16, 16)
-        filed.fade_duration = 0
-        filed.contents = "file"
-        conn.root.add_sublayer(filed)
+        tiled_layer(conn, "file", (50, 20, 40, 30), 16)
         asked = []
         lock = threading.Lock()
 
@@ -225,12 +231,7 @@ class ReconnectTests(unittest.TestCase):
             return True
 
         conn.create_tiled_image("drawn", 128, 64, provider)
-        drawn = conn.make_tiled_layer()
-        drawn.frame = (100, 20, 128, 64)
-        drawn.tile_size = (64, 64)
-        drawn.fade_duration = 0
-        drawn.contents = "drawn"
-        conn.root.add_sublayer(drawn)
+        tiled_layer(conn, "drawn", (100, 20, 128, 64), 64)
         conn.commit()
         # Canvas point → the colour its source gives (independent of the daemon).
         want = {(10 + x, 20 + y): pattern(x, y, 2) for x, y in ((0, 0), (23, 15), (7, 9))}

@@ -401,6 +401,8 @@ public final class Connection {
                 hooks = Link.CommitHooks(journal: .upload(ModelJournal.ImageRecord(name: name, format: format, width: width,
                                                                                    height: height, data: data)))
             case .releaseImage(let name): hooks = Link.CommitHooks(journal: .release(name))
+            case .createTiledImage(let name, let width, let height):
+                hooks = Link.CommitHooks(journal: .upload(ModelJournal.ImageRecord(name: name, source: .tiled(width: width, height: height))))
             default: break
             }
         }

@@ -173,7 +173,9 @@ final class Link: Sendable {
         var candidate: Int32?
         /// Surface layers' buffers (SurfaceLayer.swift): called on the reader thread at a buffer's
         /// `bufferReleased`, by buffer id.
-        var bufferReleases: [UInt32: @Sendable () -> Void] = [:]
+        /// The argument is whether the buffer is busy now (false at `bufferReleased`; a replay
+        /// marks the buffer it attaches again busy and the others free).
+        var bufferReleases: [UInt32: @Sendable (Bool) -> Void] = [:]
         /// Surface layers' frame callbacks, by callback id (once each: the frame's time and the
         /// next frame's target time), run on the delivery context.
         var frameCallbacks: [UInt32: @Sendable (Double, Double) async -> Void] = [:]
@@ -527,26 +529,46 @@ final class Link: Sendable {
         }
         let session = Session(clientID: id, isManualClock: clock == .manual, welcomeTime: time)
         // The replay is made at the journal's now (its timeline goes on where it was).
-        let (uploads, staged, releases) = state.withLock { s in
+        let (uploads, staged, releases, suppliers) = state.withLock { s in
             s.clock.rebase(manual: session.isManualClock, daemonTime: session.welcomeTime)
-            let replay = s.journal!.replay(now: s.clock.now, pending: Set(s.completions.keys))
+            // Frame callbacks and presentation feedback still waiting come from the new
+            // daemon's first frame (the old one's frames are gone).
+            let waiting = s.frameCallbacks.keys.sorted().map { Request.frameCallback(id: $0) }
+                + s.presentationCallbacks.keys.sorted().map { Request.presentationFeedback(id: $0) }
+            let replay = s.journal!.replay(now: s.clock.now, pending: Set(s.completions.keys), waiting: waiting)
             s.replayedStarts = [:]
             for k in s.journal!.animationKeys { s.replayedStarts[AnimationKey(layer: k.layer, key: k.key), default: 0] += 1 }
-            return replay
+            return (replay.uploads, replay.staged, replay.releases, Array(s.tileSuppliers.values))
         }
-        var bytes: [UInt8] = []
+        // Client-drawn images start afresh: the new daemon asks for their tiles again (and has
+        // none of their pools), before any of its `tileWanted` is read.
+        for supplier in suppliers { supplier.reconnected() }
+        // Messages with a descriptor (a pool's memfd, a PNG file's) go in a `sendmsg` of their own.
+        var parts: [(bytes: [UInt8], descriptor: KeptDescriptor?)] = [([], nil)]
         var asked: [UInt32] = []
-        for r in uploads { asked.append(takeRequestID()); MessageEncoder.append(r, requestID: asked.last!, to: &bytes) }
-        for r in staged { MessageEncoder.append(r, requestID: takeRequestID(), to: &bytes) }
-        asked.append(takeRequestID())
-        MessageEncoder.append(.commit, requestID: asked.last!, to: &bytes)
-        for r in releases { asked.append(takeRequestID()); MessageEncoder.append(r, requestID: asked.last!, to: &bytes) }
-        var offset = 0
-        while offset < bytes.count {
-            let n = bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) }
-            if n < 0 && errno == EINTR { continue }
-            guard n > 0 else { Glibc.close(fd); return .failure(.unreachable) }
-            offset += n
+        func append(_ r: Request, answered: Bool, descriptor: KeptDescriptor? = nil) {
+            let id = takeRequestID()
+            if answered { asked.append(id) }
+            if let descriptor { parts.append(([], descriptor)) }
+            MessageEncoder.append(r, requestID: id, to: &parts[parts.count - 1].bytes)
+            if descriptor != nil { parts.append(([], nil)) }
+        }
+        for (r, descriptor) in uploads { append(r, answered: true, descriptor: descriptor) }
+        for r in staged { append(r, answered: false) }
+        append(.commit, answered: true)
+        for r in releases { append(r, answered: true) }
+        for part in parts where !part.bytes.isEmpty {
+            var offset = 0
+            if let d = part.descriptor {
+                offset = part.bytes.withUnsafeBytes { Self.sendWithDescriptor(fd, $0.baseAddress!, count: $0.count, descriptor: d.fd) }
+                guard offset > 0 else { Glibc.close(fd); return .failure(.unreachable) }
+            }
+            while offset < part.bytes.count {
+                let n = part.bytes.withUnsafeBytes { send(fd, $0.baseAddress! + offset, part.bytes.count - offset, Int32(MSG_NOSIGNAL)) }
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { Glibc.close(fd); return .failure(.unreachable) }
+                offset += n
+            }
         }
         // Read until every reply came; events between them are handled as usual.
         var waiting = Set(asked)
@@ -585,6 +607,12 @@ final class Link: Sendable {
         }
         if closed { Glibc.close(fd); return .failure(.unreachable) }
         Glibc.close(old)
+        // The old daemon's releases will never come: the kept buffers are free again, but
+        // those attached again, busy until the new daemon releases them.
+        let (marks, attached) = state.withLock { s in
+            (s.bufferReleases, Set(s.journal!.layers.values.map(\.attached)).intersection(s.journal!.pools.flatMap(\.bufferIDs)))
+        }
+        for (id, mark) in marks { mark(attached.contains(id)) }
         announce(.reconnected(clientID: id))
         return .success((fd, decoder))
     }
@@ -686,7 +714,7 @@ final class Link: Sendable {
             for job in state.withLock({ $0.input.jobs(for: e) }) { jobs.yield(job) }
             return
         case .bufferReleased(let id):
-            state.withLock { $0.bufferReleases[id] }?()
+            state.withLock { $0.bufferReleases[id] }?(false)
             return
         case .frameDone(let id, let time, let target):
             if let h = state.withLock({ $0.frameCallbacks.removeValue(forKey: id) }) { jobs.yield { await h(time, target) } }
@@ -698,7 +726,10 @@ final class Link: Sendable {
             }
             return
         case .tileCancelled(let t):
-            state.withLock { $0.tileSuppliers[t.name] }?.cancelled(t)
+            if let supplier = state.withLock({ $0.tileSuppliers[t.name] }), supplier.cancelled(t),
+               let notice = supplier.onCancelled {
+                jobs.yield { await notice(t) }
+            }
             return
         case .presented(let id, let discarded, let time, let refresh, let frame):
             let feedback = PresentationFeedback(time: time, refreshInterval: refresh, frame: frame, discarded: discarded)

@@ -1,4 +1,5 @@
 import Dispatch
+import Glibc
 import LaminaGeometry
 import LaminaModel
 import LaminaWire
@@ -6,7 +7,9 @@ import LaminaWire
 /// What a connection that reconnects keeps of what it committed, to replay it into a new
 /// daemon (`ReconnectPolicy`): its layers (kind, hierarchy, committed properties), the
 /// explicit animations still running with the time their commit began, the images it
-/// uploaded (their bytes) and the completion ids they count for. Updated only when the daemon
+/// uploaded (their bytes; PNG files named by descriptor as a duplicate of it; client-drawn
+/// tiled images as their size), surface layers' pools (a duplicate of the memfd, the buffers,
+/// the buffer each layer attached last) and the completion ids they count for. Updated only when the daemon
 /// accepts something — a commit's requests when `committed` comes, an upload when
 /// `imageUploaded` comes, a release when `imageReleased` comes — and when an animation
 /// finishes (`animationStopped` finished), on the reader thread. Nothing per frame.
@@ -40,21 +43,60 @@ struct ModelJournal: Sendable {
         /// Anonymous animations that finished while several were kept: which one is not known,
         /// so they are dropped together once as many finished as are kept.
         var finishedAnonymous = 0
+        /// A surface layer's buffer attached last (`attachBuffer`; 0: none shown).
+        var attached: UInt32 = 0
     }
 
     struct ImageRecord: Sendable {
+        /// What names the image in the daemon: bytes uploaded, a PNG file's descriptor
+        /// (`openImageFile`: a duplicate kept open by the journal), or a client-drawn tiled
+        /// image's size (`createTiledImage`: its tiles are asked for again after a replay).
+        enum Source: Sendable {
+            case bytes(format: ImageUploadFormat, width: UInt32, height: UInt32, data: [UInt8])
+            case file(KeptDescriptor)
+            case tiled(width: UInt32, height: UInt32)
+        }
         let name: String
-        let format: ImageUploadFormat
-        let width: UInt32
-        let height: UInt32
-        let data: [UInt8]
+        let source: Source
         var released = false
+
+        init(name: String, source: Source) { self.name = name; self.source = source }
+
+        init(name: String, format: ImageUploadFormat, width: UInt32, height: UInt32, data: [UInt8]) {
+            self.init(name: name, source: .bytes(format: format, width: width, height: height, data: data))
+        }
+
+        /// The request that names it again in a new daemon, and the descriptor sent with it.
+        var request: (Request, KeptDescriptor?) {
+            switch source {
+            case .bytes(let format, let width, let height, let data):
+                (.uploadImage(name: name, format: format, width: width, height: height, data: data), nil)
+            case .file(let fd): (.openImageFile(name: name), fd)
+            case .tiled(let width, let height): (.createTiledImage(name: name, width: width, height: height), nil)
+            }
+        }
+    }
+
+    /// A surface layer's shared-memory pool (`SurfaceLayer.makeBuffers`): its memfd (kept
+    /// open), size and buffers, sent again (pool, buffers, the pool's id ended) by a replay.
+    struct PoolRecord: Sendable {
+        let layer: UInt32
+        let pool: UInt32
+        let size: UInt64
+        let fd: KeptDescriptor
+        /// `createBuffer` requests, in the order made.
+        let buffers: [Request]
+        var bufferIDs: [UInt32] {
+            buffers.compactMap { if case .createBuffer(let id, _, _, _, _, _, _) = $0 { id } else { nil } }
+        }
     }
 
     /// Layer records by id; 0 is the root container (its sublayers only).
     private(set) var layers: [UInt32: LayerRecord] = [0: LayerRecord(kind: .layer)]
     /// Images in upload order.
     private(set) var images: [ImageRecord] = []
+    /// Surface layers' pools, in the order made.
+    private(set) var pools: [PoolRecord] = []
 
     // MARK: Recording
 
@@ -73,6 +115,7 @@ struct ModelJournal: Sendable {
             case .addAnimation(let id, let key, let json): addAnimation(id, key, json, time, completionsInForce)
             case .removeAnimation(let id, let key): layers[id]?.animations.removeAll { $0.key == key }
             case .removeAllAnimations(let id): layers[id]?.animations.removeAll()
+            case .attachBuffer(let id, let buffer, _): if id != 0 { layers[id]?.attached = buffer }
             default: break
             }
         }
@@ -91,6 +134,7 @@ struct ModelJournal: Sendable {
         detach(id)
         for c in l.sublayers { layers[c]?.parent = nil }
         layers[id] = nil
+        pools.removeAll { $0.layer == id }   // its buffers are not sent again
     }
 
     private mutating func detach(_ id: UInt32) {
@@ -136,6 +180,9 @@ struct ModelJournal: Sendable {
         layers[layer] = l
     }
 
+    /// A surface layer's pool and buffers were made (all accepted).
+    mutating func madePool(_ r: PoolRecord) { pools.append(r) }
+
     mutating func uploaded(_ r: ImageRecord) {
         images.removeAll { $0.name == r.name }
         images.append(r)
@@ -169,8 +216,22 @@ struct ModelJournal: Sendable {
     /// `beginTime` is moved back by the time elapsed since their commit.
     /// - Parameter pending: completion ids whose blocks have not run: declared again, each
     ///   counting the replayed animations it counted before.
-    func replay(now: Double, pending: Set<UInt32>) -> (uploads: [Request], staged: [Request], releases: [Request]) {
-        let uploads = images.map { Request.uploadImage(name: $0.name, format: $0.format, width: $0.width, height: $0.height, data: $0.data) }
+    /// Surface layers' pools go with the uploads (each `createPool` with its memfd, then its
+    /// buffers and `destroyPool`), and each surface layer's last attached buffer is attached
+    /// again in the transaction (whole: the buffer's pixels as they are now in the client's
+    /// memory). A buffer not in a kept pool (a GPU buffer) is not attached.
+    /// - Parameter frameCallbacks: `frameCallback`/`presentationFeedback` ids still waiting:
+    ///   staged again, so they come from the new daemon's first frame.
+    func replay(now: Double, pending: Set<UInt32>, waiting: [Request] = [])
+        -> (uploads: [(Request, KeptDescriptor?)], staged: [Request], releases: [Request]) {
+        var uploads = images.map(\.request)
+        var buffers = Set<UInt32>()
+        for p in pools {
+            uploads.append((.createPool(id: p.pool, size: p.size), p.fd))
+            for b in p.buffers { uploads.append((b, nil)) }
+            uploads.append((.destroyPool(id: p.pool), nil))
+            buffers.formUnion(p.bufferIDs)
+        }
         let releases = images.filter(\.released).map { Request.releaseImage(name: $0.name) }
         var staged: [Request] = []
         let ids = layers.keys.sorted().filter { $0 != 0 }
@@ -193,6 +254,10 @@ struct ModelJournal: Sendable {
                 staged.append(.addAnimation(id: id, key: a.key, json: Self.shifted(a, by: now - a.time)))
             }
         }
+        for id in ids where layers[id]!.attached != 0 && buffers.contains(layers[id]!.attached) {
+            staged.append(.attachBuffer(layer: id, buffer: layers[id]!.attached, damage: []))
+        }
+        staged += waiting
         for c in pending.sorted() { staged.append(.completion(id: c)) }
         return (uploads, staged, releases)
     }
@@ -246,6 +311,19 @@ extension ModelJournal.LayerRecord {
         }
         properties.append((keyPath, value))
     }
+}
+
+/// A descriptor the journal keeps open (a PNG file's, a surface pool's memfd) to send again
+/// after a reconnection; closed when the last record holding it goes.
+final class KeptDescriptor: Sendable {
+    let fd: Int32
+    /// Keeps a duplicate of `fd` (the caller's stays the caller's); nil when `dup` fails.
+    init?(duplicating fd: Int32) {
+        let d = fcntl(fd, F_DUPFD_CLOEXEC, 0)
+        guard d >= 0 else { return nil }
+        self.fd = d
+    }
+    deinit { close(fd) }
 }
 
 /// The journal's timeline, in seconds: animations' commit times and "now" for a replay. Under

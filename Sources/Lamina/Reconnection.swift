@@ -2,8 +2,9 @@
 /// `systemctl restart`) and comes back on the same socket (`Connection(socketPath:name:reconnect:)`).
 ///
 /// When on, the connection keeps what it committed (`ModelJournal`: layers, properties,
-/// hierarchy, uploaded images' bytes, running explicit animations with their start time,
-/// pending completion blocks). When the socket ends it announces
+/// hierarchy, uploaded images' bytes, PNG files' descriptors, client-drawn tiled images,
+/// surface layers' pools and last attached buffers, running explicit animations with their
+/// start time, pending completion blocks). When the socket ends it announces
 /// `ConnectionEvent.connectionLost`, waits `initialDelay`, then tries the socket again,
 /// doubling the wait after each failed try up to `maxDelay`, until a daemon welcomes it — then
 /// replays the model in one transaction and announces `reconnected` — or `giveUpAfter` seconds

@@ -22,6 +22,10 @@ public final class SurfaceLayer: Layer {
     public private(set) var gpuBuffers: [GpuSurfaceBuffer] = []
     private var poolID: UInt32 = 0
     private var mapping: (base: UnsafeMutableRawPointer, size: Int)?
+    /// The memfd's name as /proc shows it (`lamina-surface-LAYER-SERIAL-`, unique in the
+    /// process), once `makeBuffers` made it.
+    public private(set) var memoryName: String?
+    private static let serial = Atomic<Int>(0)
     /// The next buffer `nextBuffer` tries first (round robin).
     private var cursor = 0
     /// The connection's link (weak: a layer may outlive its connection).
@@ -44,30 +48,42 @@ public final class SurfaceLayer: Layer {
         precondition(buffers.isEmpty, "makeBuffers is called once per surface layer")
         precondition(width > 0 && height > 0 && count > 0)
         let stride = width * 4, size = stride * height * count
-        let fd = MemoryFile.make(name: "lamina-surface-\(id)", size: size)
+        let name = "lamina-surface-\(id)-\(Self.serial.wrappingAdd(1, ordering: .relaxed).oldValue)-"
+        let fd = MemoryFile.make(name: name, size: size)
         guard fd >= 0 else { throw LaminaError.protocolViolation("memfd_create: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         guard let base = mmap(nil, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0), base != MAP_FAILED else {
             throw LaminaError.protocolViolation("shared memory: \(String(cString: strerror(errno)))")
         }
         mapping = (base, size)
+        memoryName = name
         link = connection.link
         poolID = connection.takeSurfaceID()
         guard case .poolCreated = try connection.roundTrip(.createPool(id: poolID, size: UInt64(size)), descriptor: fd) else {
             throw LaminaError.protocolViolation("expected poolCreated")
         }
+        var made: [Request] = []
         for k in 0..<count {
             let id = connection.takeSurfaceID()
-            guard case .bufferCreated = try connection.roundTrip(.createBuffer(
-                id: id, pool: poolID, offset: UInt64(k * stride * height), width: UInt32(width), height: UInt32(height),
-                stride: UInt32(stride), format: format)) else { throw LaminaError.protocolViolation("expected bufferCreated") }
+            let request = Request.createBuffer(id: id, pool: poolID, offset: UInt64(k * stride * height), width: UInt32(width),
+                                               height: UInt32(height), stride: UInt32(stride), format: format)
+            guard case .bufferCreated = try connection.roundTrip(request) else {
+                throw LaminaError.protocolViolation("expected bufferCreated")
+            }
+            made.append(request)
             let buffer = SurfaceBuffer(id: id, pixels: base + k * stride * height, width: width, height: height,
                                        stride: stride, format: format)
-            connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store(false, ordering: AtomicStoreOrdering.releasing) } }
+            connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store($0, ordering: AtomicStoreOrdering.releasing) } }
             buffers.append(buffer)
         }
         // The pool's own id is no longer needed: the buffers keep the memory.
         _ = try connection.roundTrip(.destroyPool(id: poolID))
+        // A connection that reconnects keeps the memfd open (a duplicate) to send the pool
+        // and its buffers again after a daemon restart (ModelJournal.PoolRecord).
+        if connection.link.isJournaling, let kept = KeptDescriptor(duplicating: fd) {
+            let record = ModelJournal.PoolRecord(layer: id, pool: poolID, size: UInt64(size), fd: kept, buffers: made)
+            connection.link.state.withLock { $0.journal?.madePool(record) }
+        }
     }
 
     /// A buffer the daemon does not read now (the round robin's next free one), or nil while
@@ -109,7 +125,7 @@ public final class SurfaceLayer: Layer {
             throw LaminaError.protocolViolation("expected bufferCreated")
         }
         let buffer = GpuSurfaceBuffer(id: id, width: width, height: height)
-        connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store(false, ordering: AtomicStoreOrdering.releasing) } }
+        connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store($0, ordering: AtomicStoreOrdering.releasing) } }
         gpuBuffers.append(buffer)
         return buffer
     }
@@ -195,7 +211,13 @@ extension Connection {
     }
 
     /// Sends a request with a descriptor (SCM_RIGHTS) and blocks until its reply.
+    /// With reconnection on, a PNG file named (`openImageFile`) is recorded for the replay
+    /// with a duplicate of its descriptor once the daemon accepts it.
     func roundTrip(_ request: Request, descriptor: Int32) throws(LaminaError) -> Event {
-        try link.roundTrip(takeStaged(), request, descriptor: descriptor)
+        var hooks: Link.CommitHooks?
+        if link.isJournaling, case .openImageFile(let name) = request, let kept = KeptDescriptor(duplicating: descriptor) {
+            hooks = Link.CommitHooks(journal: .upload(ModelJournal.ImageRecord(name: name, source: .file(kept))))
+        }
+        return try link.roundTrip(takeStaged(), request, hooks: hooks, descriptor: descriptor)
     }
 }

@@ -277,7 +277,15 @@ private struct ServerLoop {
             // when that is due, and the model's own storage, let go, goes back to the system.
             let now = Double(DispatchTime.now().uptimeNanoseconds) / 1e9
             if core.shareIdleNodes(at: now, with: daemon.renderLoop.snapshot) { HeapTrim.trim() }
-            let timeout = backlog ? 0 : core.nodeSharingDue.map { Int32(min(max(($0 - now) * 1000, 0).rounded(.up), 60_000)) } ?? -1
+            // Tile requests unanswered too long are cancelled and others asked for; under the
+            // realtime clock the poll wakes when the next one is due (the manual clock moves
+            // only by a request, which wakes the poll).
+            perform(core.expireTileRequests())
+            var due = core.nodeSharingDue.map { $0 - now }
+            if daemon.clock.mode == .realtime, let tiles = core.tileAnswersDue {
+                due = min(due ?? .infinity, tiles - daemon.clock.now)
+            }
+            let timeout = backlog ? 0 : due.map { Int32(min(max($0 * 1000, 0).rounded(.up), 60_000)) } ?? -1
             let n = poll(&fds, nfds_t(fds.count), timeout)
             if n < 0 && errno != EINTR { break }
             if fds[0].revents != 0 {

@@ -33,6 +33,12 @@ struct DrawnTiles {
     var name: String
     var source: TileSource
     var asked: [TileKey] = []
+    /// When each tile of `asked` was asked for (the daemon's clock).
+    var askedAt: [TileKey: Double] = [:]
+    /// Tiles whose request went unanswered for `ServerCore.tileAnswerTimeout` and were
+    /// cancelled, still wanted: asked for again after the wanted tiles never asked (by the
+    /// time they timed out), so a client that drops requests cannot starve the image.
+    var timedOut: [TileKey: Double] = [:]
     var answered: [TileKey: UInt64] = [:]
     var serial: UInt64 = 0
 }
@@ -180,6 +186,8 @@ extension ServerCore {
             let image = Image(width: w, height: h, premultipliedPixels: buffer.layout.rgbaPixels(in: buffer.pool))
             drawn.serial += 1
             drawn.asked.removeAll { $0 == key }
+            drawn.askedAt[key] = nil
+            drawn.timedOut[key] = nil
             drawn.answered[key] = drawn.serial
             table.drawn[qualified] = drawn
             imageTables[client] = table
@@ -195,11 +203,40 @@ extension ServerCore {
     /// answers (or cancellations).
     static let maxTilesAsked = 16
 
+    /// Seconds on the daemon's clock (the manual clock in tests) a tile request may go
+    /// unanswered: then it is cancelled (`tileCancelled`), its slot among `maxTilesAsked` is
+    /// freed, and it may be asked for again once the wanted tiles never asked for were.
+    public static let tileAnswerTimeout = 2.0
+    /// Rounding of the clock's sums (2.1 + 2 read back as 4.1 − 2 < 2) forgiven.
+    static let tileTimeSlack = 1e-9
+
     /// A client-drawn image's wishes changed (the render side published a frame's): asks each
     /// client for the tiles now wanted that it was not asked for (up to `maxTilesAsked` at a
     /// time, in the frame's drawing order) and cancels those asked for and no longer wanted.
-    public mutating func tileWishesChanged() -> [ServerEffect] {
+    public mutating func tileWishesChanged() -> [ServerEffect] { askForTiles() }
+
+    /// The earliest time (the daemon's clock) a tile request goes unanswered too long, if any
+    /// is outstanding.
+    public var tileAnswersDue: Double? {
+        var due: Double?
+        for table in imageTables.values where !table.drawn.isEmpty {
+            for d in table.drawn.values {
+                for t in d.askedAt.values { due = min(due ?? .infinity, t + Self.tileAnswerTimeout) }
+            }
+        }
+        return due
+    }
+
+    /// Cancels the tile requests unanswered for `tileAnswerTimeout` and asks for others in
+    /// their place (nothing when none is overdue).
+    public mutating func expireTileRequests() -> [ServerEffect] {
+        guard let due = tileAnswersDue, clock.now >= due - Self.tileTimeSlack else { return [] }
+        return askForTiles()
+    }
+
+    private mutating func askForTiles() -> [ServerEffect] {
         var effects: [ServerEffect] = []
+        let now = clock.now
         for client in imageTables.keys.sorted() {
             guard var table = imageTables[client], !table.drawn.isEmpty, isConnected(client) else { continue }
             for qualified in table.drawn.keys.sorted() {
@@ -217,12 +254,23 @@ extension ServerCore {
                                        height: UInt32(min(key.height, lh - y)))
                 }
                 func send(_ e: Event) { effects.append(.write(client: client, bytes: MessageEncoder.encode(e, requestID: 0))) }
-                for key in d.asked where !wanted.contains(key) { send(.tileCancelled(request(key))) }
-                d.asked.removeAll { !wanted.contains($0) }
+                let askedAt = d.askedAt
+                let overdue = { (key: TileKey) in now - (askedAt[key] ?? now) >= Self.tileAnswerTimeout - Self.tileTimeSlack }
+                for key in d.asked where !wanted.contains(key) || overdue(key) {
+                    send(.tileCancelled(request(key)))
+                    if wanted.contains(key) { d.timedOut[key] = now }
+                }
+                d.asked.removeAll { !wanted.contains($0) || overdue($0) }
+                d.askedAt = d.askedAt.filter { d.asked.contains($0.key) }
+                d.timedOut = d.timedOut.filter { wanted.contains($0.key) && d.answered[$0.key] == nil }
+                // Never asked first (the frame's order), then those that timed out (the oldest first).
+                let retries = keys.filter { d.timedOut[$0] != nil }.sorted { d.timedOut[$0]! < d.timedOut[$1]! }
                 var asked = Set(d.asked)
-                for key in keys where d.asked.count < Self.maxTilesAsked {
+                for key in keys.filter({ d.timedOut[$0] == nil }) + retries where d.asked.count < Self.maxTilesAsked {
                     guard d.answered[key] == nil, asked.insert(key).inserted else { continue }
                     d.asked.append(key)
+                    d.askedAt[key] = now
+                    d.timedOut[key] = nil
                     send(.tileWanted(request(key)))
                 }
                 table.drawn[qualified] = d

@@ -144,13 +144,7 @@ import Glibc
         c.setDisableActions(true)
         let other = try Connection(socketPath: daemon.socketPath, name: "other")
         let log = Log()
-        let layer = c.makeLayer(.tiled) as! TiledLayer
-        try layer.drawTiles(name: "never", width: 2048, height: 2048) { r, _ in log.add(r); return false }
-        layer.frame = Rect(0, 0, 2048, 2048)
-        layer.tileSize = Size(32, 32)
-        layer.levelsOfDetail = 1
-        c.root.addSublayer(layer)
-        try c.commit()
+        let layer = try Self.neverAnswered(c, name: "never", log: log)
         let first = log.wait { $0.count >= 16 }
         usleep(300_000)
         #expect(log.all.count == 16, "at most 16 asked at once")

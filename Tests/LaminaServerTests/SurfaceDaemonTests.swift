@@ -89,7 +89,7 @@ import DaemonTestSupport
             return (p.0, p.1, p.2)
         } == 0)
         // The client goes: the daemon holds no descriptor or mapping of its memfd.
-        let name = "lamina-surface-\(surface.id)"
+        let name = try #require(surface.memoryName)
         c.close()
         let until = Date().addingTimeInterval(5)
         while Self.held(name).maps > 1 && Date() < until { usleep(5000) }

@@ -62,7 +62,7 @@ import DaemonTestSupport
                                                  height: UInt32(height), stride: UInt32(stride), format: format))
         guard case .bufferCreated = made else { throw LaminaError.protocolViolation("expected bufferCreated, got \(made)") }
         let b = SurfaceBuffer(id: id, pixels: pool.base + offset, width: width, height: height, stride: stride, format: format)
-        c.link.state.withLock { $0.bufferReleases[id] = { b.busy.store(false, ordering: .releasing) } }
+        c.link.state.withLock { $0.bufferReleases[id] = { b.busy.store($0, ordering: .releasing) } }
         return b
     }
 

@@ -12,6 +12,7 @@ nothing per frame, no extra round trip.
 from __future__ import annotations
 
 import json
+import os
 import struct
 import time
 from typing import Callable, Dict, Iterable, List, NamedTuple, Optional, Set, Tuple
@@ -82,7 +83,7 @@ class _Animation(NamedTuple):
 
 
 class _Layer:
-    __slots__ = ("kind", "properties", "anchor", "parent", "sublayers", "animations", "finished_anonymous")
+    __slots__ = ("kind", "properties", "anchor", "parent", "sublayers", "animations", "finished_anonymous", "attached")
 
     def __init__(self, kind: int) -> None:
         self.kind = kind
@@ -92,6 +93,7 @@ class _Layer:
         self.sublayers: List[int] = []
         self.animations: List[_Animation] = []
         self.finished_anonymous = 0
+        self.attached = 0      # a surface layer's buffer attached last (0: none)
 
     def record(self, key_path: str, value: bytes) -> None:
         prefix = key_path + "."
@@ -100,13 +102,53 @@ class _Layer:
         self.properties[key_path] = value
 
 
+class KeptFd:
+    """A descriptor the journal keeps open (a PNG file's, a surface pool's memfd) to send again
+    after a reconnection: a duplicate, closed when the last record holding it goes."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = os.dup(fd)
+
+    def __del__(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
 class _Image(NamedTuple):
+    """An image named in the daemon: ``source`` "bytes" (uploaded: ``fmt``, ``data``), "file"
+    (``openImageFile``: ``fd`` kept) or "tiled" (``createTiledImage``: its tiles are asked for
+    again after a replay)."""
     name: str
     fmt: int
     width: int
     height: int
     data: bytes
     released: bool = False
+    source: str = "bytes"
+    fd: Optional[KeptFd] = None
+
+    def request(self) -> Tuple[int, bytes, Optional[KeptFd]]:
+        if self.source == "file":
+            return (_wire.OPEN_IMAGE_FILE, _wire.string(self.name), self.fd)
+        if self.source == "tiled":
+            return (_wire.CREATE_TILED_IMAGE, _wire.string(self.name) + struct.pack("<II", self.width, self.height), None)
+        return (_wire.UPLOAD_IMAGE, _wire.string(self.name) + struct.pack("<BIII", self.fmt, self.width, self.height,
+                                                                          len(self.data)) + self.data, None)
+
+
+class _Pool(NamedTuple):
+    """A surface layer's shared-memory pool (``SurfaceLayer.make_buffers``): its memfd (kept
+    open), size and ``createBuffer`` bodies, sent again (pool, buffers, the pool's id ended)."""
+    layer: int
+    pool: int
+    size: int
+    fd: KeptFd
+    buffers: Tuple[bytes, ...]
+
+    def buffer_ids(self) -> List[int]:
+        return [struct.unpack_from("<I", b)[0] for b in self.buffers]
 
 
 def _string(body: bytes, at: int) -> Tuple[str, int]:
@@ -121,6 +163,7 @@ class Journal:
     def __init__(self) -> None:
         self.layers: Dict[int, _Layer] = {0: _Layer(0)}
         self.images: List[_Image] = []
+        self.pools: List[_Pool] = []
 
     # MARK: recording
 
@@ -159,6 +202,11 @@ class Journal:
                 layer = self.layers.get(struct.unpack("<I", body)[0])
                 if layer is not None:
                     layer.animations = []
+            elif opcode == _wire.ATTACH_BUFFER:
+                layer_id, buffer_id = struct.unpack_from("<II", body)
+                layer = self.layers.get(layer_id)
+                if layer_id != 0 and layer is not None:
+                    layer.attached = buffer_id
         self._drop_unshown_released()
 
     def _set(self, layer_id: int, key_path: str, value: bytes) -> None:
@@ -187,6 +235,7 @@ class Journal:
             if c in self.layers:
                 self.layers[c].parent = None
         del self.layers[layer_id]
+        self.pools = [p for p in self.pools if p.layer != layer_id]   # its buffers are not sent again
 
     def _detach(self, layer_id: int) -> None:
         layer = self.layers.get(layer_id)
@@ -239,8 +288,26 @@ class Journal:
                     del layer.animations[i]
                 return
 
-    def uploaded(self, name: str, fmt: int, width: int, height: int, data: bytes) -> None:
-        self.images = [i for i in self.images if i.name != name] + [_Image(name, fmt, width, height, bytes(data))]
+    def uploaded(self, name: str, fmt: int, width: int, height: int, data: bytes, source: str = "bytes",
+                 fd: Optional[KeptFd] = None) -> None:
+        self.images = [i for i in self.images if i.name != name] + [
+            _Image(name, fmt, width, height, bytes(data), False, source, fd)]
+
+    def made_pool(self, layer: int, pool: int, size: int, fd: KeptFd, buffers: Iterable[bytes]) -> None:
+        """A surface layer's pool and buffers were made (all accepted)."""
+        self.pools.append(_Pool(layer, pool, size, fd, tuple(buffers)))
+
+    def dropped_buffers(self, ids: Iterable[int]) -> None:
+        """Buffers destroyed: pools left with none are not sent again."""
+        gone = set(ids)
+        self.pools = [p._replace(buffers=tuple(b for b in p.buffers if struct.unpack_from("<I", b)[0] not in gone))
+                      for p in self.pools]
+        self.pools = [p for p in self.pools if p.buffers]
+
+    def reattached(self) -> Set[int]:
+        """The buffers a replay attaches again: each surface layer's last, if in a kept pool."""
+        kept = {b for p in self.pools for b in p.buffer_ids()}
+        return {layer.attached for layer in self.layers.values() if layer.attached in kept}
 
     def released(self, name: str) -> None:
         self.images = [i._replace(released=True) if i.name == name else i for i in self.images]
@@ -261,16 +328,25 @@ class Journal:
 
     # MARK: replaying
 
-    def replay(self, now: float, pending: Set[int], settings_body: Callable[[Tuple[int, ...]], bytes]
-               ) -> Tuple[List[Tuple[int, bytes]], List[Tuple[int, bytes]], List[Tuple[int, bytes]]]:
+    def replay(self, now: float, pending: Set[int], settings_body: Callable[[Tuple[int, ...]], bytes],
+               waiting: Iterable[Tuple[int, bytes]] = ()
+               ) -> Tuple[List[Tuple[int, bytes, Optional[KeptFd]]], List[Tuple[int, bytes]], List[Tuple[int, bytes]]]:
         """The requests that rebuild the model in a new daemon: uploads (before), the staged
         requests of one transaction (then ``commit``), releases (after). Animations continue
         where they are at ``now``: their ``beginTime`` moves back by the time since their
         commit. ``pending``: completion ids whose blocks have not run, declared again, each
         counting the replayed animations it counted before. ``settings_body(completion_ids)``
-        encodes a ``setTransaction`` (duration 0, actions disabled)."""
-        uploads = [(_wire.UPLOAD_IMAGE, _wire.string(i.name) + struct.pack("<BIII", i.fmt, i.width, i.height, len(i.data))
-                    + i.data) for i in self.images]
+        encodes a ``setTransaction`` (duration 0, actions disabled). Each upload carries the
+        descriptor sent with it (a PNG file's, a pool's memfd) or None. Surface layers' pools go
+        with the uploads (``createPool``, its buffers, ``destroyPool``) and each surface layer's
+        last attached buffer is attached again, whole. ``waiting``: frame callbacks and
+        presentation feedback requests still waiting, staged again."""
+        uploads = [i.request() for i in self.images]
+        for p in self.pools:
+            uploads.append((_wire.CREATE_POOL, struct.pack("<IQ", p.pool, p.size), p.fd))
+            uploads += [(_wire.CREATE_BUFFER, b, None) for b in p.buffers]
+            uploads.append((_wire.DESTROY_POOL, struct.pack("<I", p.pool), None))
+        again = self.reattached()
         releases = [(_wire.RELEASE_IMAGE, _wire.string(i.name)) for i in self.images if i.released]
         ids = [i for i in sorted(self.layers) if i != 0]
         in_force: Tuple[int, ...] = ()
@@ -289,6 +365,9 @@ class Journal:
                     staged.append((_wire.SET_TRANSACTION, settings_body(in_force)))
                 staged.append((_wire.ADD_ANIMATION, struct.pack("<I", i) + _wire.string(a.key)
                                + _wire.string(shifted(a, now - a.time))))
+        staged += [(_wire.ATTACH_BUFFER, struct.pack("<III", i, self.layers[i].attached, 0))
+                   for i in ids if self.layers[i].attached in again]
+        staged += list(waiting)
         staged += [(_wire.COMPLETION, struct.pack("<I", c)) for c in sorted(pending)]
         return uploads, staged, releases
 

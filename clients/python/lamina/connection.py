@@ -18,7 +18,7 @@ import weakref
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
 from . import _wire
-from ._journal import Journal, Reconnect, ReplayClock
+from ._journal import Journal, KeptFd, Reconnect, ReplayClock
 from ._properties import LAYER_KINDS
 from .animation import TimingFunction, TimingLike, timing_function
 from .surfaces import PresentationFeedback, SurfaceLayer, TileRequest, _TileSupplier
@@ -314,7 +314,7 @@ class Connection:
         # Surfaces (surfaces.py): pool, buffer and frame-callback ids (one counter), the
         # buffers' release hooks and the frame callbacks waiting.
         self._surface_ids = itertools.count(1)
-        self._buffer_releases: Dict[int, Callable[[], None]] = {}
+        self._buffer_releases: Dict[int, Callable[[bool], None]] = {}   # called with busy: False at bufferReleased
         self._frame_callbacks: Dict[int, Callable[[float, float], None]] = {}
         self._presentation_callbacks: Dict[int, Callable[[Any], None]] = {}
         # Client-drawn tiled images' suppliers, by image name (surfaces.py).
@@ -555,16 +555,17 @@ class Connection:
     def _take_surface_id(self) -> int:
         return next(self._surface_ids) & 0xFFFFFFFF
 
-    def _round_trip_with_fd(self, opcode: int, body: bytes, fd: int, expect: int) -> bytes:
+    def _round_trip_with_fd(self, opcode: int, body: bytes, fd: int, expect: int,
+                            hooks: Optional[_Hooks] = None) -> bytes:
         """A request sent with a file descriptor (SCM_RIGHTS, on its first byte), after the
-        staged requests; blocks for its reply."""
+        staged requests; blocks for its reply (``hooks`` come into force when it is accepted)."""
         with self._out_lock:
             with self._lock:
                 if self._closed:
                     raise Disconnected()
                 if self._reconnecting:
                     raise Reconnecting()
-                w = _Waiter(None)
+                w = _Waiter(hooks)
                 rid = self._take_id()
                 self._waiters[rid] = w
             self._note_written()
@@ -960,27 +961,37 @@ class Connection:
             os.close(fd)
 
     def open_image_fd(self, fd: int, name: str) -> Image:
-        """``open_image_file`` with a descriptor already open (it stays the caller's)."""
-        r = _wire.Reader(self._round_trip_with_fd(_wire.OPEN_IMAGE_FILE, _wire.string(name), fd, _wire.IMAGE_UPLOADED))
+        """``open_image_file`` with a descriptor already open (it stays the caller's). With
+        reconnection on, the journal keeps a duplicate of it and names the file again after a
+        daemon restart."""
+        hooks = _Hooks(journal=("upload", name, 0, 0, 0, b"", "file", KeptFd(fd))) if self._journal is not None else None
+        r = _wire.Reader(self._round_trip_with_fd(_wire.OPEN_IMAGE_FILE, _wire.string(name), fd, _wire.IMAGE_UPLOADED,
+                                                  hooks=hooks))
         got = r.string()
         w, h = r.take("II")
         return Image(self, got, w, h)
 
     def create_tiled_image(self, name: str, width: int, height: int,
-                           provider: Callable[[TileRequest, memoryview], bool]) -> Image:
+                           provider: Callable[[TileRequest, memoryview], bool],
+                           on_cancelled: Optional[Callable[[TileRequest], None]] = None) -> Image:
         """Names a ``width`` × ``height`` image for tiled layers whose tiles this program draws
         on request (``createTiledImage``): as a tiled layer showing it draws, the daemon asks for
         each tile in view that is not in its cache; ``provider(request, memory)`` runs on the
         delivery thread with a ``TileRequest`` and ``request.width`` × ``request.height`` × 4
         zeroed bytes to fill with premultiplied RGBA (rows top first), and returns True to send
         them (through shared memory, ``provideTile``). Tiles not answered yet show the coarser
-        level. Not replayed after a reconnect. Raises ``RequestFailed`` naming the image:
-        ``INVALID_VALUE`` (a size outside 1…2**30 a side, a bad name), ``DUPLICATE_IMAGE``."""
-        supplier = _TileSupplier(self, provider)
+        level. ``on_cancelled(request)`` runs on the delivery thread for each ``tileCancelled``
+        of a tile asked for and not answered (one not drawn yet is then not drawn). With
+        reconnection on, the image is named again after a daemon restart and the new daemon asks
+        for its tiles again. Raises ``RequestFailed`` naming the image: ``INVALID_VALUE`` (a
+        size outside 1…2**30 a side, a bad name), ``DUPLICATE_IMAGE``."""
+        supplier = _TileSupplier(self, provider, on_cancelled)
         self._tile_suppliers[name] = supplier
+        hooks = (_Hooks(journal=("upload", name, 0, width, height, b"", "tiled", None))
+                 if self._journal is not None else None)
         try:
-            r = _wire.Reader(self._round_trip(_wire.CREATE_TILED_IMAGE, _wire.string(name) + struct.pack("<II", width, height),
-                                              _wire.IMAGE_UPLOADED)[1])
+            r = _wire.Reader(self._round_trips([(_wire.CREATE_TILED_IMAGE, _wire.string(name) + struct.pack("<II", width, height))],
+                                               _wire.IMAGE_UPLOADED, hooks=hooks)[0][1])
         except BaseException:
             if self._tile_suppliers.get(name) is supplier:
                 del self._tile_suppliers[name]
@@ -1103,28 +1114,53 @@ class Connection:
         with self._lock:
             journal = cast(Journal, self._journal)
             self._clock.rebase(manual, welcome_time)
+            # Frame callbacks and presentation feedback still waiting come from the new
+            # daemon's first frame.
+            waiting = ([(_wire.FRAME_CALLBACK, struct.pack("<I", i)) for i in sorted(self._frame_callbacks)]
+                       + [(_wire.PRESENTATION_FEEDBACK, struct.pack("<I", i)) for i in sorted(self._presentation_callbacks)])
             uploads, staged, releases = journal.replay(
                 self._clock.now(), set(self._completions),
-                lambda ids: self._settings_body(_Settings(duration=0.0, disable_actions=True, completion_ids=ids)))
+                lambda ids: self._settings_body(_Settings(duration=0.0, disable_actions=True, completion_ids=ids)), waiting)
             self._replayed_starts = {}
             for k in journal.animation_keys():
                 self._replayed_starts[k] = self._replayed_starts.get(k, 0) + 1
+            again = journal.reattached()
+            kept_buffers = {b for p in journal.pools for b in p.buffer_ids()}
+            suppliers = list(self._tile_suppliers.values())
+        # Client-drawn images start afresh (the new daemon asks for their tiles again, and has
+        # none of their pools), before any of its ``tileWanted`` is read.
+        for supplier in suppliers:
+            supplier.reconnected()
         asked = set()
-        out = []
-        for opcode, body in uploads:
+        # Messages with a descriptor (a pool's memfd, a PNG file's) go in a sendmsg of their own.
+        parts: List[Tuple[bytearray, Optional[KeptFd]]] = [(bytearray(), None)]
+        for opcode, body, kept in uploads:
             rid = self._take_id()
             asked.add(rid)
-            out.append(_wire.frame(opcode, rid, body))
-        out += [_wire.frame(opcode, self._take_id(), body) for opcode, body in staged]
+            if kept is not None:
+                parts.append((bytearray(_wire.frame(opcode, rid, body)), kept))
+                parts.append((bytearray(), None))
+            else:
+                parts[-1][0].extend(_wire.frame(opcode, rid, body))
+        for opcode, body in staged:
+            parts[-1][0].extend(_wire.frame(opcode, self._take_id(), body))
         rid = self._take_id()
         asked.add(rid)
-        out.append(_wire.frame(_wire.COMMIT, rid, b""))
+        parts[-1][0].extend(_wire.frame(_wire.COMMIT, rid, b""))
         for opcode, body in releases:
             rid = self._take_id()
             asked.add(rid)
-            out.append(_wire.frame(opcode, rid, body))
+            parts[-1][0].extend(_wire.frame(opcode, rid, body))
         try:
-            sock.sendall(b"".join(out))
+            for data, kept in parts:
+                if not data:
+                    continue
+                if kept is None:
+                    sock.sendall(data)
+                    continue
+                sent = sock.sendmsg([data], [(_socket.SOL_SOCKET, _socket.SCM_RIGHTS, struct.pack("i", kept.fd))])
+                if sent < len(data):
+                    sock.sendall(data[sent:])
             # Read until every reply came; events between them are handled as usual.
             while asked:
                 for opcode, rid, body in _wire.split_messages(buffer):
@@ -1160,6 +1196,12 @@ class Connection:
             old.close()
         except OSError:
             pass
+        # The old daemon's releases never come: the kept buffers are free again, but those
+        # attached again, busy until the new daemon releases them.
+        for bid in kept_buffers:
+            mark = self._buffer_releases.get(bid)
+            if mark is not None:
+                mark(bid in again)
         self._announce(Reconnected(client_id))
         return True
 
@@ -1310,7 +1352,7 @@ class Connection:
         elif opcode == _wire.BUFFER_RELEASED:
             hook = self._buffer_releases.get(r.u32())
             if hook is not None:
-                hook()
+                hook(False)
             return
         elif opcode == _wire.TILE_WANTED or opcode == _wire.TILE_CANCELLED:
             request = TileRequest.read(r)
@@ -1319,8 +1361,9 @@ class Connection:
                 if opcode == _wire.TILE_WANTED:
                     supplier.wanted(request)
                     self._jobs.put(lambda: supplier.draw(request))  # type: ignore[union-attr]
-                else:
-                    supplier.cancelled(request)
+                elif supplier.cancelled(request) and supplier.on_cancelled is not None:
+                    notice = supplier.on_cancelled
+                    self._jobs.put(lambda: notice(request))
             return
         elif opcode == _wire.PRESENTED:
             fid, discarded, t, refresh, frame = r.take("I?ddQ")

@@ -10,6 +10,7 @@ import threading
 from typing import TYPE_CHECKING, Callable, List, NamedTuple, Optional, Sequence, Tuple
 
 from . import _wire
+from ._journal import KeptFd
 from .layers import LAYER_CLASSES, Layer
 
 if TYPE_CHECKING:
@@ -62,39 +63,89 @@ class TileRequest(NamedTuple):
 
 class _TileSupplier:
     """Answers a client-drawn image's tile requests: one memfd pool (grown to the largest tile
-    asked for) holding one buffer; ``provider(request, memory)`` draws into ``memory``
-    (``width`` × ``height`` × 4 bytes of premultiplied RGBA, rows top first, zeroed) on the
-    delivery thread and returns True to answer (False: leave the tile unanswered)."""
+    asked for; the memfd kept open to send the pool again after a reconnection) holding one
+    buffer; ``provider(request, memory)`` draws into ``memory`` (``width`` × ``height`` × 4
+    bytes of premultiplied RGBA, rows top first, zeroed) on the delivery thread and returns True
+    to answer (False: leave the tile unanswered). ``on_cancelled(request)`` is told of each
+    ``tileCancelled`` of a tile asked for and not answered."""
 
-    def __init__(self, connection: "Connection", provider: Callable[[TileRequest, memoryview], bool]) -> None:
+    def __init__(self, connection: "Connection", provider: Callable[[TileRequest, memoryview], bool],
+                 on_cancelled: Optional[Callable[[TileRequest], None]] = None) -> None:
         self._connection = connection
         self._provider = provider
+        self.on_cancelled = on_cancelled
         self._pool = connection._take_surface_id()
         self._buffer = connection._take_surface_id()
         self._map: Optional[mmap.mmap] = None
+        self._fd: Optional[int] = None
+        self._pool_sent = False
         self._size: Optional[Tuple[int, int]] = None
-        self._pending: set = set()
+        self._pending: set = set()        # asked, not drawn yet
+        self._outstanding: set = set()    # asked, neither answered nor cancelled
+        self._drawing: Optional[Tuple[int, int, int, int, int]] = None
+        self._drawing_cancelled = False
         self._lock = threading.Lock()
         self.closed = False
 
     def wanted(self, request: TileRequest) -> None:
         with self._lock:
             self._pending.add(request.key())
+            self._outstanding.add(request.key())
 
-    def cancelled(self, request: TileRequest) -> None:
+    def cancelled(self, request: TileRequest) -> bool:
+        """A request not drawn yet is dropped; one being drawn is not answered. Whether it was
+        asked for and not answered."""
         with self._lock:
+            if request.key() == self._drawing:
+                self._drawing_cancelled = True
             self._pending.discard(request.key())
+            if request.key() in self._outstanding:
+                self._outstanding.discard(request.key())
+                return True
+            return False
+
+    def reconnected(self) -> None:
+        """A new daemon serves the connection: what the old one asked is dropped (the new one
+        asks again); the pool and buffer are sent again when next needed."""
+        with self._lock:
+            self._pending.clear()
+            self._outstanding.clear()
+            self._drawing_cancelled = self._drawing is not None
+            self._pool_sent = False
+            self._size = None
 
     def close(self) -> None:
         with self._lock:
             self.closed = True
             self._pending.clear()
+            self._outstanding.clear()
+
+    def __del__(self) -> None:
+        if self._fd is not None:
+            try:
+                os.close(self._fd)
+            except OSError:
+                pass
+
+    def _send_pool(self) -> None:
+        assert self._map is not None and self._fd is not None
+        self._connection._round_trip_with_fd(_wire.CREATE_POOL, struct.pack("<IQ", self._pool, len(self._map)), self._fd,
+                                             _wire.POOL_CREATED)
+        self._pool_sent = True
 
     def draw(self, request: TileRequest) -> None:
         with self._lock:
             if self.closed or request.key() not in self._pending:
                 return
             self._pending.discard(request.key())
+            self._drawing, self._drawing_cancelled = request.key(), False
+        try:
+            self._draw(request)
+        finally:
+            with self._lock:
+                self._drawing = None
+
+    def _draw(self, request: TileRequest) -> None:
         w, h = request.width, request.height
         n = w * h * 4
         if n <= 0:
@@ -103,27 +154,37 @@ class _TileSupplier:
         try:
             if self._map is None or len(self._map) < n:
                 if self._map is not None:
-                    if self._size is not None:
-                        c._round_trip(_wire.DESTROY_BUFFER, struct.pack("<I", self._buffer), _wire.BUFFER_DESTROYED)
-                        self._size = None
-                    c._round_trip(_wire.DESTROY_POOL, struct.pack("<I", self._pool), _wire.POOL_DESTROYED)
+                    if self._pool_sent:
+                        if self._size is not None:
+                            c._round_trip(_wire.DESTROY_BUFFER, struct.pack("<I", self._buffer), _wire.BUFFER_DESTROYED)
+                        c._round_trip(_wire.DESTROY_POOL, struct.pack("<I", self._pool), _wire.POOL_DESTROYED)
+                    self._size, self._pool_sent = None, False
                     self._map.close()
                     self._map = None
+                    if self._fd is not None:
+                        os.close(self._fd)
+                        self._fd = None
                 size = max(n, 256 * 256 * 4)
                 fd = os.memfd_create("lamina-tiles", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
                 try:
                     os.ftruncate(fd, size)
                     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, fcntl.F_SEAL_SHRINK)
                     self._map = mmap.mmap(fd, size)
-                    c._round_trip_with_fd(_wire.CREATE_POOL, struct.pack("<IQ", self._pool, size), fd, _wire.POOL_CREATED)
-                finally:
+                except BaseException:
                     os.close(fd)
+                    raise
+                self._fd = fd
+            if not self._pool_sent:
+                self._send_pool()
             view = memoryview(self._map)[:n]
             view[:] = bytes(n)
             try:
                 answer = self._provider(request, view)
             finally:
                 view.release()
+            with self._lock:
+                if self._drawing_cancelled:
+                    return
             if not answer:
                 return
             if self._size != (w, h):
@@ -136,6 +197,8 @@ class _TileSupplier:
             body = _wire.string(request.name) + struct.pack("<iIIIII", request.level, request.column, request.row,
                                                            request.tile_width, request.tile_height, self._buffer)
             c._round_trip(_wire.PROVIDE_TILE, body, _wire.BUFFER_RELEASED)
+            with self._lock:
+                self._outstanding.discard(request.key())
         except Exception:
             return   # refused (the error is also a pending error) or disconnected
 
@@ -155,8 +218,12 @@ class SurfaceBuffer:
     def busy(self) -> bool:
         return self._busy.is_set()
 
-    def _released(self) -> None:
-        self._busy.clear()
+    def _mark(self, busy: bool) -> None:
+        """``bufferReleased`` (False), or a replay's attaching it again (True)."""
+        if busy:
+            self._busy.set()
+        else:
+            self._busy.clear()
 
     def __repr__(self) -> str:
         return "SurfaceBuffer(%d, %dx%d%s)" % (self.id, self.width, self.height, ", busy" if self.busy else "")
@@ -199,19 +266,27 @@ class SurfaceLayer(Layer):
             c = self._connection
             pool = c._take_surface_id()
             c._round_trip_with_fd(_wire.CREATE_POOL, struct.pack("<IQ", pool, size), fd, _wire.POOL_CREATED)
+            # A connection that reconnects keeps the memfd open (a duplicate) to send the pool
+            # and its buffers again after a daemon restart.
+            kept = KeptFd(fd) if c._journal is not None else None
         finally:
             os.close(fd)
         view = memoryview(self._map)
+        made = []
         for k in range(count):
             bid = c._take_surface_id()
             offset = k * stride * height
-            c._round_trip(_wire.CREATE_BUFFER, struct.pack("<IIQIIIB", bid, pool, offset, width, height, stride, fmt),
-                          _wire.BUFFER_CREATED)
+            body = struct.pack("<IIQIIIB", bid, pool, offset, width, height, stride, fmt)
+            c._round_trip(_wire.CREATE_BUFFER, body, _wire.BUFFER_CREATED)
+            made.append(body)
             b = SurfaceBuffer(bid, view[offset:offset + stride * height], width, height, stride, fmt)
-            c._buffer_releases[bid] = b._released
+            c._buffer_releases[bid] = b._mark
             self.buffers.append(b)
         # The buffers keep the memory; the pool's id is not needed any more.
         c._round_trip(_wire.DESTROY_POOL, struct.pack("<I", pool), _wire.POOL_DESTROYED)
+        if kept is not None:
+            with c._lock:
+                c._journal.made_pool(self.id, pool, size, kept, made)  # type: ignore[union-attr]
         return self.buffers
 
     def next_buffer(self) -> Optional[SurfaceBuffer]:
@@ -253,6 +328,9 @@ class SurfaceLayer(Layer):
                 pass
             c._buffer_releases.pop(b.id, None)
             b.memory.release()
+        if c._journal is not None:
+            with c._lock:
+                c._journal.dropped_buffers(b.id for b in self.buffers)
         self.buffers = []
 
 

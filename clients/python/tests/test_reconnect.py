@@ -14,7 +14,7 @@ import threading
 import time
 import unittest
 
-from support import Daemon, pixel_difference, png_file
+from support import Daemon, pixel_difference, png_file, png_pixels
 
 import lamina
 from lamina import BasicAnimation, KeyframeAnimation
@@ -110,6 +110,17 @@ def build(conn, on_start=None, on_stop=None, completion=None):
     return back, moving, removed
 
 
+def tiled_layer(conn, contents, frame, tile):
+    """A tiled layer showing image ``contents`` at ``frame`` in square tiles, no fade."""
+    layer = conn.make_tiled_layer()
+    layer.frame = frame
+    layer.tile_size = (tile, tile)
+    layer.fade_duration = 0
+    layer.contents = contents
+    conn.root.add_sublayer(layer)
+    return layer
+
+
 def change_while_away(conn, back):
     conn.set_disable_actions(True)
     back.background_color = (0.1, 0.3, 0.2, 1)
@@ -180,6 +191,88 @@ class ReconnectTests(unittest.TestCase):
         with self.assertRaises(lamina.RequestFailed) as cm:
             conn.upload_image_rgba(bytes(4), 1, 1, "checker")
         self.assertEqual(cm.exception.code, lamina.ErrorCode.DUPLICATE_IMAGE)
+
+    def test_surfaces_image_files_and_drawn_tiles_show_the_same_pixels_after_a_restart(self):
+        """Issue 24: a surface's pool and last attached buffer, a PNG file named by descriptor
+        (the file unlinked before the restart) and a client-drawn tiled image are replayed; B
+        shows what A showed, each checked against its own source pixels too."""
+        from test_image_files import color as file_color, rgb_png
+        from test_surfaces import draw, pattern
+
+        a = self.daemon()
+        conn = lamina.connect(self.path, "pixels", reconnect=QUICK)
+        self.addCleanup(conn.close)
+        seen = Recorder(conn)
+        conn.set_disable_actions(True)
+        surface = conn.make_surface_layer()
+        surface.frame = (10, 20, 24, 16)
+        conn.root.add_sublayer(surface)
+        surface.make_buffers(24, 16, count=2)
+        first = surface.next_buffer()
+        draw(first, 1)
+        surface.present(first)
+        conn.commit()
+        second = surface.next_buffer()
+        draw(second, 2)
+        surface.present(second)                      # the last attached: pattern 2
+        conn.commit()
+        with tempfile.NamedTemporaryFile(suffix=".png") as f:
+            f.write(rgb_png(40, 30))
+            f.flush()
+            conn.open_image_file(f.name, name="file")
+        tiled_layer(conn, "file", (50, 20, 40, 30), 16)
+        asked = []
+        lock = threading.Lock()
+
+        def provider(request, memory):
+            with lock:
+                asked.append(request)
+            memory[:] = bytes((40 + 60 * request.column, 40 + 60 * request.row, 220, 255)) * (request.width * request.height)
+            return True
+
+        conn.create_tiled_image("drawn", 128, 64, provider)
+        tiled_layer(conn, "drawn", (100, 20, 128, 64), 64)
+        conn.commit()
+        # Canvas point → the colour its source gives (independent of the daemon).
+        want = {(10 + x, 20 + y): pattern(x, y, 2) for x, y in ((0, 0), (23, 15), (7, 9))}
+        want.update({(50 + x, 20 + y): file_color(x, y) for x, y in ((0, 0), (39, 29), (17, 3))})
+        want.update({(100 + x, 20 + y): (40 + 60 * (x // 64), 40 + 60 * (y // 64), 220) for x, y in ((5, 5), (70, 60))})
+
+        def settled():
+            deadline = time.monotonic() + 20
+            while True:
+                png = conn.capture().png
+                _, _, rows = png_pixels(png)
+                got = {p: tuple(rows[p[1]][p[0] * 4:p[0] * 4 + 3]) for p in want}
+                if all(max(abs(g - w) for g, w in zip(got[p], want[p])) <= 2 for p in want):
+                    return png
+                self.assertLess(time.monotonic(), deadline, got)
+                time.sleep(0.05)
+
+        before = settled()
+        with lock:
+            asked_before = len(asked)
+        a.kill()
+        self.assertEqual(seen.wait(1), ["ConnectionLost"])
+        self.daemon()
+        self.assertEqual(seen.wait(2, 15), ["ConnectionLost", "Reconnected"])
+        after = settled()
+        mean, off = pixel_difference(before, after)
+        self.assertLessEqual(mean, 1.0)
+        self.assertLessEqual(off, 0.5)
+        with lock:
+            self.assertGreater(len(asked), asked_before, "the new daemon asked for the tiles again")
+        # The buffer attached again is released by B; the ring goes on.
+        deadline = time.monotonic() + 5
+        while second.busy or first.busy:
+            self.assertLess(time.monotonic(), deadline)
+            time.sleep(0.01)
+        third = surface.next_buffer()
+        draw(third, 3)
+        surface.present(third)
+        conn.commit()
+        _, _, rows = png_pixels(conn.capture().png)
+        self.assertEqual(tuple(rows[20 + 9][(10 + 7) * 4:(10 + 7) * 4 + 3]), pattern(7, 9, 3))
 
     def test_changes_staged_after_a_failed_commit_keep_their_own_settings(self):
         a = self.daemon()

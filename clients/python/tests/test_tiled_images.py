@@ -65,6 +65,52 @@ class TiledImageTests(DaemonTestCase):
         self.assertTrue(all(q.level == 0 and q.name == "drawn" and (q.x, q.y) == (64 * q.column, 64 * q.row)
                             and (q.width, q.height) == (64, 64) for q in asked))
 
+    def test_unanswered_tiles_are_cancelled_after_two_seconds_and_others_asked(self):
+        """A client that drops requests: after 2 s on the daemon's (manual) clock each is
+        cancelled (``on_cancelled`` tells the program) and tiles never asked take the slots."""
+        asked, cancelled = [], []
+        lock = threading.Lock()
+
+        def provider(request, memory):
+            with lock:
+                asked.append((request.column, request.row))
+            return False
+
+        def on_cancelled(request):
+            with lock:
+                cancelled.append((request.column, request.row))
+
+        def wait(items, count):
+            deadline = time.monotonic() + 20
+            while time.monotonic() < deadline:
+                with lock:
+                    if len(items) >= count:
+                        break
+                time.sleep(0.01)
+            time.sleep(0.2)
+            with lock:
+                return list(items)
+
+        self.conn.create_tiled_image("dropped", 2048, 2048, provider, on_cancelled=on_cancelled)
+        layer = self.conn.make_tiled_layer()
+        layer.frame = (0, 0, 2048, 2048)
+        layer.tile_size = (32, 32)
+        layer.levels_of_detail = 1
+        layer.contents = "dropped"
+        self.conn.root.add_sublayer(layer)
+        self.conn.commit()
+        first = wait(asked, 16)
+        self.assertEqual(len(first), 16)
+        self.conn.advance_clock(1.9)
+        self.conn.ping()
+        self.assertEqual(len(wait(asked, 17)), 16)
+        self.assertEqual(wait(cancelled, 1), [])
+        self.conn.advance_clock(0.2)
+        both = wait(asked, 32)
+        self.assertEqual(len(both), 32)
+        self.assertEqual(sorted(wait(cancelled, 16)), sorted(first))
+        self.assertFalse(set(both[16:]) & set(first))
+
     def test_a_bad_size_is_a_named_error(self):
         with self.assertRaises(RequestFailed) as cm:
             self.conn.create_tiled_image("zero", 0, 10, lambda request, memory: True)

@@ -78,3 +78,48 @@ extension FrameReuseTests {
         #expect(fresh.validationMessages.isEmpty, "\(fresh.validationMessages)")
     }
 }
+
+extension FrameReuseTests {
+    /// The clips left out (`DrawListBuilder.emitsOwnClip`: square masksToBounds on plain-kind
+    /// leaves, contents cut to their bounds — the big image centred, a contentsRect past the
+    /// image, a shadow, a border —, while rounded, parent and gradient layers keep theirs): each
+    /// frame of `MovingImagesScene` with its clipped leaves, patched and rendered by a renderer
+    /// that reuses what it can, equals byte for byte the full build keeping every clip,
+    /// rendered with every instance written.
+    @Test func unusedClipsLeftOutRenderTheSame() throws {
+        let width = 160, height = 104
+        var tree = LayerTree()
+        try tree.apply(Commit(client: 1, content: .connect))
+        try tree.apply(Commit(client: 1, content: .operations(
+            MovingImagesScene.layers(width: Double(width), height: Double(height))
+            + MovingImagesScene.clippedLeaves(width: Double(width), height: Double(height)))))
+        let ids = Array(MovingImagesScene.ids) + Array(MovingImagesScene.clippedLeafIDs)
+        try tree.apply(Commit(client: 1, content: .operations(ids.flatMap { MovingImagesScene.motion($0) })))
+        var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
+                                      background: Color(0.2, 0.2, 0.25))
+        builder.images = MovingImagesScene.images()
+        builder.patcher.backoffAfterFailure = 0
+        let reusing = try makeRenderer(width: width, height: height)
+        let fresh = try makeRenderer(width: width, height: height)
+        fresh.reusesWork = false
+        var snapshots = SnapshotMaker()
+        for frame in 0..<12 {
+            let t = Double(frame) / 12
+            tree.advance(to: t)
+            let snapshot = snapshots.make(from: tree, at: t)
+            let list = builder.build(snapshot.tree)
+            var reference = builder
+            reference.patchesInPlace = false
+            reference.omitsUnusedClips = false
+            let expected = reference.build(snapshot.tree)
+            #expect(expected.clips.count == list.clips.count + 8, "frame \(frame): \(list.clips.count) of \(expected.clips.count) clips")
+            try reusing.render(list)
+            try fresh.render(expected)
+            let a = try reusing.readPixels(), b = try fresh.readPixels()
+            let differing = zip(a, b).filter { $0 != $1 }.count
+            #expect(a.count == b.count && differing == 0, "frame \(frame): \(differing) bytes differ")
+        }
+        #expect(reusing.validationMessages.isEmpty, "\(reusing.validationMessages)")
+        #expect(fresh.validationMessages.isEmpty, "\(fresh.validationMessages)")
+    }
+}

@@ -82,9 +82,6 @@ public struct DrawListBuilder {
     public private(set) var lastTessellateSeconds = 0.0
     /// Text layers' layouts and the glyph atlas (made when the first text layer draws).
     var textDrawing: TextDrawing?
-    /// Whether a square `masksToBounds` clip that nothing would be drawn under is left out
-    /// (`emitsOwnClip`); false keeps every such clip (tests: the lists with and without).
-    var omitsUnusedClips = true
     var items: [DrawItem] = []  // internal: the +Text extension appends
     /// The previous list's items and clips: the buffers alternate, so that the list a caller
     /// keeps for one frame (the frame driver, to compare with the next) is not written over
@@ -620,9 +617,7 @@ public struct DrawListBuilder {
         let radii = Self.radii(p.cornerRadius, p.maskedCorners)
         // This layer's clip for its content and sublayers.
         var innerClip = clip
-        if emitsOwnClip(p, radii: radii, kind: node.kind, hasSublayers: !node.sublayers.isEmpty) {
-            innerClip = emitClip(ownClip(p.bounds, radii, toPixels: toPixels, parent: clip))
-        }
+        if p.masksToBounds { innerClip = emitClip(ownClip(p.bounds, radii, toPixels: toPixels, parent: clip)) }
 
         // Shadow (hidden by the layer's own masksToBounds, as in Core Animation).
         if drawShadow, p.shadowOpacity > 0, !p.masksToBounds, let shadowColor = p.shadowColor, shadowColor.alpha > 0 {
@@ -695,16 +690,6 @@ public struct DrawListBuilder {
         emit(DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: .clear, opacity: opacity,
                               cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners), borderWidth: p.borderWidth, borderColor: p.borderColor ?? .clear,
                               clip: clip))
-    }
-
-    /// Whether a layer emits a clip of its own for its content and sublayers: with
-    /// `masksToBounds`, unless it is a plain-kind leaf with square corners — then its contents
-    /// are cut to its bounds instead (`cropsContents` in `appendOwnItems`), its background and
-    /// border lie inside them under the outer clip, and its shadow is hidden, so no item would
-    /// refer to the clip (the patcher moves such a leaf as one without a clip, `moveLeaf`).
-    func emitsOwnClip(_ p: LayerProperties, radii: CornerRadii, kind: LayerKind, hasSublayers: Bool) -> Bool {
-        guard p.masksToBounds else { return false }
-        return !omitsUnusedClips || hasSublayers || kind != .layer || radii != .zero
     }
 
     /// A masksToBounds layer's clip for its content and sublayers: its bounds with its corner

@@ -52,8 +52,7 @@ extension DrawListPatcher {
         if !forcing {
             // Descended: its own items are the last list's.
             descended += 1
-            let innerClip = builder.emitsOwnClip(p, radii: DrawListBuilder.radii(p.cornerRadius, p.maskedCorners),
-                                                 kind: address.pointee.kind, hasSublayers: hasSublayers) ? clipStart : clip
+            let innerClip = p.masksToBounds ? clipStart : clip
             if hasSource {
                 // The blurred shadow's source: the layer again at the shadow's offset, opacity 1, unclipped.
                 let offsetToPixels = Transform3D.translation(p.shadowOffset.width, p.shadowOffset.height).concatenating(toPixels)
@@ -152,9 +151,7 @@ extension DrawListPatcher {
         let clipStart = Int(record.clipStart), clipEnd = Int(record.clipEnd), subtreeEnd = Int(record.subtreeEnd)
         let ownStart = itemStart + (isGroup ? 1 : 0)
         let childrenStart = subtreeEnd > c + 1 ? Int(records[c + 1].itemStart) : itemEnd
-        let ownClips = builder.emitsOwnClip(p, radii: DrawListBuilder.radii(p.cornerRadius, p.maskedCorners),
-                                            kind: address.pointee.kind, hasSublayers: !address.pointee.sublayers.isEmpty)
-            ? 1 : 0
+        let ownClips = p.masksToBounds ? 1 : 0
         guard ownStart <= childrenStart, childrenStart <= itemEnd, clipStart + ownClips <= clipEnd,
               subtreeEnd == c + 1 || Int(records[c + 1].clipStart) == clipStart + ownClips,
               place(ownStart..<childrenStart, &builder, toPixels: toPixels, opacity: layerOpacity,

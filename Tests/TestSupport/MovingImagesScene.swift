@@ -81,56 +81,6 @@ public enum MovingImagesScene {
         return ops
     }
 
-    /// Layers 30–37 with `masksToBounds`, in a `width` × `height` point area: 30–33 plain-kind
-    /// leaves with square corners whose drawing would reach past their bounds (the big image
-    /// centred, a contentsRect past the image, an analytic shadow, a border) — their contents
-    /// are cut to their bounds and nothing is drawn under their own clip, so none is made —, and
-    /// 34–37, which keep theirs: rounded corners (34, and 37 with a small image centred), a
-    /// sublayer (38, reaching past the bounds) and a gradient layer.
-    public static let clippedLeafIDs: ClosedRange<UInt32> = 30...37
-
-    public static func clippedLeaves(width: Double, height: Double) -> [LayerChange] {
-        var ops: [LayerChange] = []
-        for i in clippedLeafIDs {
-            let k = Int(i - 30)
-            let kind: LayerKind = i == 36 ? .gradient : .layer
-            ops += [.create(i, kind), .addSublayer(parent: 0, child: i),
-                    .set(i, keyPath: "bounds", value: .rect(Rect(0, 0, 24, 16))),
-                    .set(i, keyPath: "position", value: .point(Point((Double(k) + 0.5) * width / 8, height - 14))),
-                    .set(i, keyPath: "masksToBounds", value: .bool(true)),
-                    .set(i, keyPath: "backgroundColor", value: .color(Color(0.2, 0.5, 0.9)))]
-            if i != 36 { ops.append(.set(i, keyPath: "contents", value: .string(i == 30 ? "big" : i == 37 ? "frame" : "photo"))) }
-            switch i {
-            case 30: ops.append(.set(i, keyPath: "contentsGravity", value: .string("center")))
-            case 31: ops.append(.set(i, keyPath: "contentsRect", value: .rect(Rect(-0.5, -0.25, 2, 1.5))))
-            case 32:
-                ops += [.set(i, keyPath: "shadowOpacity", value: .number(0.8)),
-                        .set(i, keyPath: "shadowRadius", value: .number(0)),
-                        .set(i, keyPath: "shadowOffset", value: .size(Size(4, 4))),
-                        .set(i, keyPath: "shadowPath", value: .path(.rect(Rect(0, 0, 24, 16))))]
-            case 33:
-                ops += [.set(i, keyPath: "borderWidth", value: .number(2)),
-                        .set(i, keyPath: "borderColor", value: .color(Color(1, 1, 1)))]
-            case 34:
-                ops += [.set(i, keyPath: "cornerRadius", value: .number(6)),
-                        .set(i, keyPath: "contentsGravity", value: .string("resizeAspectFill"))]
-            case 35:
-                ops += [.create(38, .layer), .addSublayer(parent: 35, child: 38),
-                        .set(38, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 20))),
-                        .set(38, keyPath: "position", value: .point(Point(22, 14))),
-                        .set(38, keyPath: "backgroundColor", value: .color(Color(0.9, 0.8, 0.1)))]
-            case 36:
-                ops += [.set(i, keyPath: "colors", value: .colors([Color(1, 0, 0), Color(0, 0, 1)])),
-                        .set(i, keyPath: "startPoint", value: .point(Point(-1, 0))),
-                        .set(i, keyPath: "endPoint", value: .point(Point(2, 1)))]
-            default:
-                ops += [.set(i, keyPath: "cornerRadius", value: .number(3)),
-                        .set(i, keyPath: "contentsGravity", value: .string("center"))]
-            }
-        }
-        return ops
-    }
-
     /// The benchmark's motion on layer `id`: position, rotation and opacity (a few layers also
     /// scale); every one repeats forever.
     public static func motion(_ id: UInt32) -> [LayerChange] {

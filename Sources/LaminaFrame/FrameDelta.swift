@@ -81,8 +81,7 @@ package struct FrameDeltaHistory {
     /// `serial`, when the lists since it were each patched from the one before: `whole`, the
     /// items changed in any way by one of them, and `motion`, those only moved or faded by
     /// each that changed them (both ascending, disjoint, and disjoint from each other). True
-    /// when found and together (each item once, however many of the lists changed it) they
-    /// cost at most three quarters of writing every item (a
+    /// when found and together they cost at most three quarters of writing every item (a
     /// motion-only item a quarter of a whole one; more are written as fast in full, and a
     /// patch that fails costs twice). False otherwise (then every item is written).
     private mutating func changed(since serial: UInt64, items: Int, whole: inout [Range<Int>],
@@ -101,20 +100,16 @@ package struct FrameDeltaHistory {
                 cost += range.count
                 motion.append(range)
             }
-            // (Each list's ranges once per list on the way; the bound is on their union, below.)
-            guard cost <= items * 3 * capacity else { return false }
+            guard cost <= items * 3 else { return false }
             i -= 1
         }
         Self.merge(&whole)
         Self.merge(&motion)
-        if !whole.isEmpty, !motion.isEmpty {
-            scratch.removeAll(keepingCapacity: true)
-            Self.subtract(whole, from: motion, into: &scratch)
-            swap(&motion, &scratch)
-        }
-        // The items changed by several of the lists are written once.
-        cost = 4 * whole.reduce(0) { $0 + $1.count } + motion.reduce(0) { $0 + $1.count }
-        return cost <= items * 3
+        guard !whole.isEmpty, !motion.isEmpty else { return true }
+        scratch.removeAll(keepingCapacity: true)
+        Self.subtract(whole, from: motion, into: &scratch)
+        swap(&motion, &scratch)
+        return true
     }
 
     /// Sorts `ranges` and merges overlapping or adjacent ones: ascending and disjoint.

@@ -160,17 +160,24 @@ enum SPIRV {
     /// SPIR-V storage classes (`OpVariable`'s operand).
     static let input: UInt32 = 1, output: UInt32 = 3
 
-    /// The locations of `storageClass` variables decorated `NoPerspective`.
-    static func noPerspectiveLocations(_ words: [UInt32], storageClass: UInt32) throws -> Set<UInt32> {
+    /// Calls `body` with each instruction's opcode and operands, after the header.
+    static func forEachInstruction(_ words: [UInt32], _ body: (UInt32, [UInt32]) -> Void) throws {
         guard words.count > 5, words[0] == 0x0723_0203 else { throw Malformed() }
-        var locations: [UInt32: UInt32] = [:]   // id → location
-        var noPerspective: Set<UInt32> = []     // ids
-        var variables: Set<UInt32> = []         // ids of the storage class
         var i = 5
         while i < words.count {
             let count = Int(words[i] >> 16), opcode = words[i] & 0xFFFF
             guard count > 0, i + count <= words.count else { throw Malformed() }
-            let operands = words[(i + 1)..<(i + count)].map { $0 }
+            body(opcode, Array(words[(i + 1)..<(i + count)]))
+            i += count
+        }
+    }
+
+    /// The locations of `storageClass` variables decorated `NoPerspective`.
+    static func noPerspectiveLocations(_ words: [UInt32], storageClass: UInt32) throws -> Set<UInt32> {
+        var locations: [UInt32: UInt32] = [:]   // id → location
+        var noPerspective: Set<UInt32> = []     // ids
+        var variables: Set<UInt32> = []         // ids of the storage class
+        try forEachInstruction(words) { opcode, operands in
             switch opcode {
             case 71 where operands.count >= 3 && operands[1] == 30:  // OpDecorate … Location n
                 locations[operands[0]] = operands[2]
@@ -180,27 +187,21 @@ enum SPIRV {
                 variables.insert(operands[1])
             default: break
             }
-            i += count
         }
         return Set(noPerspective.intersection(variables).compactMap { locations[$0] })
     }
 
     static func locatedInputs(_ words: [UInt32]) throws -> [UInt32: FloatVector] {
-        guard words.count > 5, words[0] == 0x0723_0203 else { throw Malformed() }
         var locations: [UInt32: UInt32] = [:]        // id → location
         var inputVariables: [UInt32: UInt32] = [:]   // id → pointer type
         var pointers: [UInt32: UInt32] = [:]         // pointer type → pointee
         var vectors: [UInt32: (UInt32, Int)] = [:]   // vector type → (component type, count)
         var floats: [UInt32: Int] = [:]              // float type → bits
-        var i = 5
-        while i < words.count {
-            let count = Int(words[i] >> 16), opcode = words[i] & 0xFFFF
-            guard count > 0, i + count <= words.count else { throw Malformed() }
-            let operands = words[(i + 1)..<(i + count)].map { $0 }
+        try forEachInstruction(words) { opcode, operands in
             switch opcode {
             case 71 where operands.count >= 3 && operands[1] == 30:  // OpDecorate … Location n
                 locations[operands[0]] = operands[2]
-            case 59 where operands.count >= 3 && operands[2] == 1:   // OpVariable … Input
+            case 59 where operands.count >= 3 && operands[2] == input:  // OpVariable … Input
                 inputVariables[operands[1]] = operands[0]
             case 32 where operands.count >= 3:                       // OpTypePointer
                 pointers[operands[0]] = operands[2]
@@ -210,7 +211,6 @@ enum SPIRV {
                 floats[operands[0]] = Int(operands[1])
             default: break
             }
-            i += count
         }
         var result: [UInt32: FloatVector] = [:]
         for (variable, pointer) in inputVariables {

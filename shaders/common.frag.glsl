@@ -9,7 +9,12 @@
 layout(constant_id = 0) const int KIND = 0;
 layout(constant_id = 1) const bool SHARP = false;
 
-layout(location = 0) in vec2 inLocal;
+// LOCAL_INTERPOLATION: how inLocal is interpolated — perspective-correct unless the module
+// defines it (image.frag: `noperspective`, its vertex module's output matching).
+#ifndef LOCAL_INTERPOLATION
+#define LOCAL_INTERPOLATION
+#endif
+layout(location = 0) LOCAL_INTERPOLATION in vec2 inLocal;
 layout(location = 1) flat in vec4 inBounds;
 layout(location = 2) flat in vec4 inRadii;
 layout(location = 3) flat in vec4 inFillColor;

@@ -13,6 +13,9 @@
 // (RectInstance.borderColor: the image's outermost texel centres in an atlas page, so that
 // filtering never reads a neighbouring entry and the edge texels extend as CLAMP_TO_EDGE makes
 // them for an image of its own; the unit square, a no-op, for those).
+// inLocal without perspective division (w is constant under the affine transforms this
+// pipeline draws; llvmpipe then interpolates no input per pixel through 1/w).
+#define LOCAL_INTERPOLATION noperspective
 #include "common.frag.glsl"
 
 layout(location = 11) noperspective in vec4 inEdges;

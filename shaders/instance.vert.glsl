@@ -69,7 +69,14 @@ layout(location = 13) in vec4 inGradientColor3;
 // Each module writes exactly what its fragment module reads (shaders/variants.list pairs
 // them), so the pipeline interface has no unused parts.
 #if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT) || defined(VS_IMAGE)
-layout(location = 0) out vec2 outLocal;         // shape pieces, VS_IMAGE: the texture position
+#ifdef VS_IMAGE
+// The texture position, linear in screen space under the affine transforms these pieces are
+// drawn with (clip w is the constant m44): interpolated without the per-pixel division by w
+// (image.frag reads it `noperspective` too; the values are the perspective-correct ones).
+layout(location = 0) noperspective out vec2 outLocal;
+#else
+layout(location = 0) out vec2 outLocal;         // the local position (shape pieces: the atlas position)
+#endif
 #endif
 #if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT)
 layout(location = 1) flat out vec4 outBounds;

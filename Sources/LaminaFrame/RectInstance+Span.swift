@@ -1,3 +1,13 @@
+/// Stops the process when a write of `length` bytes at `offset` would not lie within `capacity`
+/// bytes of `buffer` (a host-mapped buffer, or memory standing in for one): a write past the end
+/// of mapped memory corrupts whatever the heap put after it — the driver's and the validation
+/// layer's objects — and shows up far from the write. A few comparisons a write; always on.
+@inlinable @inline(__always)
+package func checkHostWrite(_ buffer: StaticString, offset: Int, length: Int, capacity: Int) {
+    precondition(offset >= 0 && length >= 0 && offset <= capacity && length <= capacity - offset,
+                 "\(buffer): a write of \(length) bytes at offset \(offset) passes its capacity of \(capacity) bytes")
+}
+
 extension RectInstance {
     /// Where `write` puts instances: `used` of `capacity` bytes written from `bytes` (the frame
     /// slot's mapped ring buffer, or any memory with room). A `packed` span (the ring) stores
@@ -42,6 +52,7 @@ extension RectInstance {
         /// Stores `instance` (its first `stride(kind)` bytes) at the end; `hasRoom` was checked.
         @inlinable @inline(__always)
         package mutating func append(_ instance: RectInstance, _ kind: Kind) {
+            checkHostWrite("instance ring", offset: used, length: stride(kind), capacity: capacity)
             let at = bytes + used
             // A constant number of vec4 stores per stride (a copyMemory is a memmove, which
             // LLVM leaves a call above a few vectors).

@@ -57,7 +57,7 @@ final class DriverScratch {
             let instances = try VulkanBuffer(device: device, size: 2 * stride,
                                              usage: mapFlags(VK_BUFFER_USAGE_VERTEX_BUFFER_BIT))
             undo.append { instances.destroy(device) }
-            let m = instances.mapped
+            let m = instances.bytes("driver scratch instances", at: 0, length: 2 * stride)
             m.initializeMemory(as: UInt8.self, repeating: 0, count: 2 * stride)
             m.storeBytes(of: SIMD4<Float>(2, 0, -1, 0), toByteOffset: 0, as: SIMD4<Float>.self)
             m.storeBytes(of: SIMD4<Float>(0, 2, -1, 0), toByteOffset: 16, as: SIMD4<Float>.self)

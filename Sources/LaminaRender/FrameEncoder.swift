@@ -224,6 +224,8 @@ struct FrameEncoder {
                 func writeWhole(_ k: Int, _ cursor: inout Int) throws(RenderError) -> Bool {
                     let lead = affine[k].lead
                     let start = Int(starts[k]) + lead, bytes = Int(starts[k + 1]) - start
+                    // (The item's place in the ring as the held encoding left it.)
+                    checkHostWrite("instance ring (patch)", offset: start, length: bytes, capacity: capacity)
                     let item = items.baseAddress! + k
                     var span = RectInstance.Span(packed: base + start, capacity: capacity - start)
                     switch RectInstance.write(item, clipCount: clipCount, width: width, height: height, to: &span) {
@@ -248,6 +250,8 @@ struct FrameEncoder {
                             if let entry = binding.entry {
                                 // (Bounded: a list patched on and on is encoded whole now and then.)
                                 guard atlasEntries.count < 2 * items.count + 64 else { return false }
+                                checkHostWrite("instance ring (atlas placement)", offset: start,
+                                               length: n * RectInstance.stride(variant.kind), capacity: capacity)
                                 RectInstance.placeInAtlas(base + start, count: n, stride: RectInstance.stride(variant.kind),
                                                           region: entry.region, clamp: entry.clamp)
                                 atlasEntries.append(entry)
@@ -280,6 +284,7 @@ struct FrameEncoder {
                         let start = Int(starts[k]) + layout.lead, bytes = Int(starts[k + 1]) - start
                         let stride = layout.stride, count = RectInstance.instances(inBytes: bytes, stride: stride)
                         let item = items.baseAddress! + k
+                        checkHostWrite("instance ring (motion)", offset: start, length: count * stride, capacity: capacity)
                         // Still affine and drawn: only the motion part (the content, and so the
                         // variant, is as the ring holds it).
                         guard layout.isAffine,
@@ -407,6 +412,7 @@ struct FrameEncoder {
                 try grow(&span, max(to + bytes, span.used / max(visited, 1) * itemCount))
             }
             // (Overlapping when the lead is shorter than the bytes: a memmove.)
+            checkHostWrite("instance ring (align)", offset: to, length: bytes, capacity: span.capacity)
             (span.bytes + to).copyMemory(from: span.bytes + from, byteCount: bytes)
             span.used = to + bytes
             return to
@@ -460,6 +466,8 @@ struct FrameEncoder {
                                 let set = binding.set, texture = binding.texture
                                 if let entry = binding.entry {
                                     // Its sources moved into the entry's page (before `align` moves them).
+                                    checkHostWrite("instance ring (atlas placement)", offset: instance, length: bytes,
+                                                   capacity: span.capacity)
                                     RectInstance.placeInAtlas(span.bytes + instance, count: added, stride: stride,
                                                               region: entry.region, clamp: entry.clamp)
                                     if atlasEntries.last !== entry { atlasEntries.append(entry) }

@@ -31,7 +31,7 @@ extension ImageResidency {
             throw error
         }
         // SAFETY: the staging buffer holds `byteCount` bytes and nothing reads it yet.
-        staging.mapped.copyMemory(from: surface.pixels, byteCount: surface.byteCount)
+        staging.write("surface staging", at: 0, from: surface.pixels, count: surface.byteCount)
         texture.appliedWrites = Int(surface.version)
         adopt(texture, key: surface.id, staging: staging)
         return texture
@@ -48,8 +48,8 @@ extension ImageResidency {
         for r in rects {
             for row in 0..<r.height {
                 // SAFETY: the staging buffer holds every rectangle's bytes, laid end to end.
-                (staging.mapped + offset + row * r.width * 4)
-                    .copyMemory(from: surface.pixels + ((r.y + row) * surface.width + r.x) * 4, byteCount: r.width * 4)
+                staging.write("surface staging (rectangles)", at: offset + row * r.width * 4,
+                              from: surface.pixels + ((r.y + row) * surface.width + r.x) * 4, count: r.width * 4)
             }
             regions.append(.level0(r, bufferOffset: offset, rowPixels: 0))
             offset += r.area * 4

@@ -134,7 +134,7 @@ final class ImageResidency {
         }
         let bytes = ImageAtlas.rgba(image)
         // SAFETY: the staging buffer holds width × height × 4 bytes and nothing reads it yet.
-        bytes.withUnsafeBytes { staging.mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        bytes.withUnsafeBytes { staging.write("atlas staging", at: 0, from: $0.baseAddress!, count: $0.count) }
         var region = VkBufferImageCopy()
         region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
                                                            baseArrayLayer: 0, layerCount: 1)
@@ -174,7 +174,7 @@ final class ImageResidency {
             throw error
         }
         // SAFETY: the staging buffer holds `pixels.count` bytes and nothing reads it yet.
-        image.pixels.withUnsafeBytes { staging.mapped.copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+        image.pixels.withUnsafeBytes { staging.write("image staging", at: 0, from: $0.baseAddress!, count: $0.count) }
         textures[image.id] = texture
         pending.append((texture, staging))
         uploads += 1
@@ -227,7 +227,7 @@ final class ImageResidency {
         var offset = 0
         for w in writes {
             // SAFETY: the staging buffer holds every write's bytes, laid end to end.
-            w.bytes.withUnsafeBytes { (staging.mapped + offset).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
+            w.bytes.withUnsafeBytes { staging.write("glyph atlas staging", at: offset, from: $0.baseAddress!, count: $0.count) }
             var region = VkBufferImageCopy()
             region.bufferOffset = VkDeviceSize(offset)
             region.imageSubresource = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,

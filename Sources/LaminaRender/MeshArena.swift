@@ -32,8 +32,10 @@ final class MeshArena {
         let vertexBytes = vertices.count * MemoryLayout<MeshVertex>.stride
         // SAFETY: [used, used + bytes) is inside the buffer and no submitted frame reads it (space
         // is never handed out twice).
-        vertices.withUnsafeBytes { (buffer.mapped + used).copyMemory(from: $0.baseAddress!, byteCount: vertexBytes) }
-        indices.withUnsafeBytes { (buffer.mapped + used + vertexBytes).copyMemory(from: $0.baseAddress!, byteCount: indices.count * 4) }
+        vertices.withUnsafeBytes { buffer.write("mesh arena (vertices)", at: used, from: $0.baseAddress!, count: vertexBytes) }
+        indices.withUnsafeBytes {
+            buffer.write("mesh arena (indices)", at: used + vertexBytes, from: $0.baseAddress!, count: indices.count * 4)
+        }
         let placed = (vertexOffset: used / MemoryLayout<MeshVertex>.stride, firstIndex: (used + vertexBytes) / 4)
         used += bytes
         return placed

@@ -123,7 +123,7 @@ extension OffscreenRenderer {
             // SAFETY: both buffers hold `keeping.used` bytes; no submitted frame reads either
             // (this slot's previous frame has finished). Reading mapped memory back may be slow on
             // a GPU (write-combined), but this happens only when the ring grows.
-            buffer.mapped.copyMemory(from: UnsafeRawPointer(keeping.bytes), byteCount: keeping.used)
+            buffer.write("instance ring (grown)", at: 0, from: UnsafeRawPointer(keeping.bytes), count: keeping.used)
         }
         if let old { lifetimes.retire(.buffer(old), after: frameNumber) }
         slots[slotIndex].instances = buffer
@@ -157,7 +157,8 @@ extension OffscreenRenderer {
         if !clips.isEmpty, let buffer = slots[slotIndex].clips {
             // SAFETY: the buffer holds at least `clips.count` records, and this slot's previous
             // frame has finished.
-            let records = buffer.mapped.bindMemory(to: ClipRecord.self, capacity: clips.count)
+            let records = buffer.bytes("clip buffer", at: 0, length: clips.count * stride)
+                .bindMemory(to: ClipRecord.self, capacity: clips.count)
             for index in clips.indices { (records + index).initialize(to: ClipRecord(clips, at: index)) }
         }
     }

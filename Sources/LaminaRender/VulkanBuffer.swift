@@ -1,4 +1,5 @@
 import CVulkan
+import LaminaFrame
 
 /// A buffer with its own memory, host-visible and persistently mapped (the renderer only
 /// needs upload rings and readback). Wraps `vkCreateBuffer` + `vkAllocateMemory`.
@@ -57,6 +58,20 @@ final class VulkanBuffer {
         self.mapped = mapped
         self.isCoherent = flags & coherent != 0
         device.track(buffer, memory)
+    }
+
+    /// Copies `count` bytes from `source` to `offset` of the mapped memory, after checking that
+    /// they lie within the buffer (`checkHostWrite`, naming it `what`).
+    func write(_ what: StaticString, at offset: Int, from source: UnsafeRawPointer, count: Int) {
+        checkHostWrite(what, offset: offset, length: count, capacity: size)
+        (mapped + offset).copyMemory(from: source, byteCount: count)
+    }
+
+    /// The mapped memory at `offset`, after checking that `length` bytes from there lie within
+    /// the buffer (`checkHostWrite`, naming it `what`): for writes made in place.
+    func bytes(_ what: StaticString, at offset: Int, length: Int) -> UnsafeMutableRawPointer {
+        checkHostWrite(what, offset: offset, length: length, capacity: size)
+        return mapped + offset
     }
 
     /// Makes device writes visible to the host for non-coherent memory

@@ -116,6 +116,28 @@ struct RectInstanceLayoutTests {
         #expect(MemoryLayout<LaminaGeometry.MeshVertex>.stride == 16)
     }
 
+    /// The lean image pipeline (kind 12: pieces under an affine transform, so clip w is the
+    /// constant m44) interpolates its texture position (location 0) without perspective
+    /// division, declared so in both stages (a mismatch would leave it to the driver); the
+    /// pipelines that may draw under perspective (pieces, kind 6; plain rects) keep it
+    /// perspective-correct.
+    @Test func leanImageTexturePositionIsInterpolatedWithoutPerspective() throws {
+        for module in [Shaders.rectImageVert, Shaders.rectImageClippedVert] {
+            #expect(try SPIRV.noPerspectiveLocations(module, storageClass: SPIRV.output).contains(0))
+        }
+        for module in [Shaders.rectImageFrag, Shaders.rectImageClippedFrag] {
+            #expect(try SPIRV.noPerspectiveLocations(module, storageClass: SPIRV.input).contains(0))
+        }
+        for module in [Shaders.rectPieceVert, Shaders.rectPlainVert] {
+            #expect(try !SPIRV.noPerspectiveLocations(module, storageClass: SPIRV.output).contains(0))
+        }
+        for module in [Shaders.rectPieceFrag, Shaders.rectFrag] {
+            #expect(try !SPIRV.noPerspectiveLocations(module, storageClass: SPIRV.input).contains(0))
+        }
+        // (The edge distances were noperspective already: the reader sees location 11 too.)
+        #expect(try SPIRV.noPerspectiveLocations(Shaders.rectImageFrag, storageClass: SPIRV.input).contains(11))
+    }
+
     /// The attribute table: each location at its field's offset, the same in every stride.
     @Test func pipelineAttributesMatchFields() {
         let attributes = VulkanPipeline.rectAttributes()
@@ -135,22 +157,51 @@ enum SPIRV {
     struct FloatVector: Equatable { var components: Int; var bits: Int }
     struct Malformed: Error {}
 
-    static func locatedInputs(_ words: [UInt32]) throws -> [UInt32: FloatVector] {
+    /// SPIR-V storage classes (`OpVariable`'s operand).
+    static let input: UInt32 = 1, output: UInt32 = 3
+
+    /// Calls `body` with each instruction's opcode and operands, after the header.
+    static func forEachInstruction(_ words: [UInt32], _ body: (UInt32, [UInt32]) -> Void) throws {
         guard words.count > 5, words[0] == 0x0723_0203 else { throw Malformed() }
+        var i = 5
+        while i < words.count {
+            let count = Int(words[i] >> 16), opcode = words[i] & 0xFFFF
+            guard count > 0, i + count <= words.count else { throw Malformed() }
+            body(opcode, Array(words[(i + 1)..<(i + count)]))
+            i += count
+        }
+    }
+
+    /// The locations of `storageClass` variables decorated `NoPerspective`.
+    static func noPerspectiveLocations(_ words: [UInt32], storageClass: UInt32) throws -> Set<UInt32> {
+        var locations: [UInt32: UInt32] = [:]   // id → location
+        var noPerspective: Set<UInt32> = []     // ids
+        var variables: Set<UInt32> = []         // ids of the storage class
+        try forEachInstruction(words) { opcode, operands in
+            switch opcode {
+            case 71 where operands.count >= 3 && operands[1] == 30:  // OpDecorate … Location n
+                locations[operands[0]] = operands[2]
+            case 71 where operands.count >= 2 && operands[1] == 13:  // OpDecorate … NoPerspective
+                noPerspective.insert(operands[0])
+            case 59 where operands.count >= 3 && operands[2] == storageClass:  // OpVariable
+                variables.insert(operands[1])
+            default: break
+            }
+        }
+        return Set(noPerspective.intersection(variables).compactMap { locations[$0] })
+    }
+
+    static func locatedInputs(_ words: [UInt32]) throws -> [UInt32: FloatVector] {
         var locations: [UInt32: UInt32] = [:]        // id → location
         var inputVariables: [UInt32: UInt32] = [:]   // id → pointer type
         var pointers: [UInt32: UInt32] = [:]         // pointer type → pointee
         var vectors: [UInt32: (UInt32, Int)] = [:]   // vector type → (component type, count)
         var floats: [UInt32: Int] = [:]              // float type → bits
-        var i = 5
-        while i < words.count {
-            let count = Int(words[i] >> 16), opcode = words[i] & 0xFFFF
-            guard count > 0, i + count <= words.count else { throw Malformed() }
-            let operands = words[(i + 1)..<(i + count)].map { $0 }
+        try forEachInstruction(words) { opcode, operands in
             switch opcode {
             case 71 where operands.count >= 3 && operands[1] == 30:  // OpDecorate … Location n
                 locations[operands[0]] = operands[2]
-            case 59 where operands.count >= 3 && operands[2] == 1:   // OpVariable … Input
+            case 59 where operands.count >= 3 && operands[2] == input:  // OpVariable … Input
                 inputVariables[operands[1]] = operands[0]
             case 32 where operands.count >= 3:                       // OpTypePointer
                 pointers[operands[0]] = operands[2]
@@ -160,7 +211,6 @@ enum SPIRV {
                 floats[operands[0]] = Int(operands[1])
             default: break
             }
-            i += count
         }
         var result: [UInt32: FloatVector] = [:]
         for (variable, pointer) in inputVariables {

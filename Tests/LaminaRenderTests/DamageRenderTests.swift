@@ -338,9 +338,13 @@ struct DamageRenderTests {
         })
     }
 
-    /// A change beneath a frosted panel but outside its bounds, within its blur's reach,
-    /// damages the whole panel; one beyond the reach leaves the panel alone.
-    @Test func aChangeWithinABackdropsReachDamagesItsBox() throws {
+    /// Background filters' damage is exact: a change beneath a frosted panel damages its own
+    /// pixels and, inside the panel's box, those pixels grown by the blur's reach (what the
+    /// panel writes differently); a change drawn over the panel damages its own pixels only;
+    /// a change of the panel itself, the panel's box. Values derived by hand from the item
+    /// bounds (anti-aliasing 1.5 pixels, the tracker's half pixel), the planner's box (a pixel
+    /// more) and its reach (σ 4 at half size: ⌈12⌉ + 1 + 4 = 17).
+    @Test func backdropDamageIsWhatThePanelWritesDifferently() throws {
         var model = ModelTree()
         var driver = FrameDriver(widthPoints: 96, heightPoints: 96, scale: 1, background: .black, targetFPS: 60)
         let ops: [LayerChange] = [
@@ -351,27 +355,32 @@ struct DamageRenderTests {
             .create(2, .layer), .addSublayer(parent: 0, child: 2),
             .set(2, keyPath: "bounds", value: .rect(Rect(0, 0, 40, 40))),
             .set(2, keyPath: "position", value: .point(Point(48, 48))),  // 28…68
-            .set(2, keyPath: "backgroundFilters", value: .filters([.gaussianBlur(4)])),  // reach ⌈12⌉ + 1
+            .set(2, keyPath: "backgroundFilters", value: .filters([.gaussianBlur(4)])),
+            .create(3, .layer), .addSublayer(parent: 0, child: 3),  // over the panel
+            .set(3, keyPath: "bounds", value: .rect(Rect(0, 0, 4, 4))),
+            .set(3, keyPath: "position", value: .point(Point(48, 48))),
+            .set(3, keyPath: "backgroundColor", value: .color(Color(0, 1, 0))),
         ]
         _ = driver.frame(applying: [try model.validate(Commit(client: 1, content: .connect)),
                                     try model.validate(Commit(client: 1, content: .operations(ops)))], at: 0)
-        func move(to x: Double, at t: Double) throws -> PixelRect {
+        func change(_ id: UInt32, _ keyPath: String, _ value: PropertyValue, at t: Double) throws -> PixelRect {
             let f = driver.frame(applying: [try model.validate(Commit(client: 1, content: .operations([
                 .setTransaction(TransactionSettings(disableActions: true)),
-                .set(1, keyPath: "position", value: .point(Point(x, 50)))])))], at: t)
+                .set(id, keyPath: keyPath, value: value)])))], at: t)
             return try #require(f.drawList.damage).rect
         }
-        // 8…12 → 18…22: 6 pixels from the panel's box, within 13.
-        let near = try move(to: 20, at: 1)
-        #expect(near.minX <= 8 && near.maxX >= 68 && near.minY <= 28 && near.maxY >= 68)
-        // The panel's box is 25…71 (its bounds, anti-aliasing and a pixel), its reach 12…84.
-        // Back from 18…22: that old box is within the reach, so the panel is damaged again.
-        let back = try move(to: 10, at: 2)
-        #expect(back.maxX >= 68)
-        // 0…4 → 2…6 (with their anti-aliasing, below 12): only the square's pixels.
-        _ = try move(to: 2, at: 3)
-        let far = try move(to: 4, at: 4)
-        #expect(far.maxX <= 10 && far.maxY <= 56)
+        // Beneath, 8…12 → 18…22 (× 48…52): the square's pixels 6…24 × 46…54, and within 17 of
+        // them the panel's box 25…71 writes anew: 25…41 × 29…71.
+        #expect(try change(1, "position", .point(Point(20, 50)), at: 1) == PixelRect(minX: 6, minY: 29, maxX: 41, maxY: 71))
+        #expect(try change(1, "position", .point(Point(10, 50)), at: 2) == PixelRect(minX: 6, minY: 29, maxX: 41, maxY: 71))
+        // Beneath but beyond the reach (0…4 → 2…6: 0…8, more than 17 from 25): the square only.
+        _ = try change(1, "position", .point(Point(2, 50)), at: 3)
+        #expect(try change(1, "position", .point(Point(4, 50)), at: 4) == PixelRect(minX: 0, minY: 46, maxX: 8, maxY: 54))
+        // Over the panel, 46…50 → 50…54 (× 46…50): its own pixels 44…56 × 44…52, nothing more.
+        #expect(try change(3, "position", .point(Point(52, 48)), at: 5) == PixelRect(minX: 44, minY: 44, maxX: 56, maxY: 52))
+        // The panel's own blur: its box (its bounds with their anti-aliasing, 26…70).
+        #expect(try change(2, "backgroundFilters", .filters([.gaussianBlur(5)]), at: 6)
+            == PixelRect(minX: 26, minY: 26, maxX: 70, maxY: 70))
     }
 
     @Test func anUnchangedFrameIsNotRedrawnAndASmallChangeRedrawsLittle() throws {

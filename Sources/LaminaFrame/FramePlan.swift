@@ -194,12 +194,21 @@ public struct FramePlanner {
     /// True (the default): batches (see above). False: every group in passes of its own (for
     /// tests and measurements); both draw the same bytes.
     public var batches = true
+    /// True (the default): background filters copy their backdrop out of the pass, which is cut
+    /// there (`FramePass.copyOut`). False: the pass's steps so far are drawn again into the
+    /// backdrop image, as an atlas page's pass always does (for tests and measurements); both
+    /// draw the same bytes.
+    public var copiesBackdrops = true
 
-    public init(batches: Bool = true) { self.batches = batches }
+    public init(batches: Bool = true, copiesBackdrops: Bool = true) {
+        self.batches = batches
+        self.copiesBackdrops = copiesBackdrops
+    }
 
     /// The plan of `items` on a `width` × `height` target.
-    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true) -> FramePlan {
-        var planner = FramePlanner(batches: batches)
+    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true,
+                            copiesBackdrops: Bool = true) -> FramePlan {
+        var planner = FramePlanner(batches: batches, copiesBackdrops: copiesBackdrops)
         return planner.plan(items, width: width, height: height)
     }
 
@@ -616,7 +625,7 @@ public struct FramePlanner {
                                   maxX: box.maxX + Self.reach(effective), maxY: box.maxY + Self.reach(effective))
                 .intersection(area)
             let backdrop: Int
-            if cuttable, let image = cut(copying: (grown, box, Self.reach(effective))) {
+            if cuttable, copiesBackdrops, let image = cut(copying: (grown, box, Self.reach(effective))) {
                 backdrop = image
             } else {
                 backdrop = allocateImage()
@@ -624,8 +633,10 @@ public struct FramePlanner {
                 plan.steps.append(contentsOf: stepStack[depth])
                 let dependencies = plan.dependencies.count
                 plan.dependencies.append(contentsOf: dependencyStack[depth])
-                plan.passes.append(FramePass(target: .image(backdrop), area: grown, steps: steps..<plan.steps.count,
-                                             dependencies: dependencies..<plan.dependencies.count))
+                var drawn = FramePass(target: .image(backdrop), area: grown, steps: steps..<plan.steps.count,
+                                      dependencies: dependencies..<plan.dependencies.count)
+                drawn.clearsToFrameColor = pass.target == .frame
+                plan.passes.append(drawn)
                 reads.append(backdrop)
             }
             var chain = FilterChain(current: backdrop, source: plan.passes.count - 1, valid: [grown], regions: [grown],

@@ -50,36 +50,50 @@ public struct DamageTracker {
     /// The pixels of `new` that may differ from `old`'s as drawn (the whole target without
     /// `old`, or when the size or clear color changed).
     public mutating func damage(from old: DrawList?, to new: DrawList) -> PixelRect {
+        beneath.removeAll(keepingCapacity: true)
         let changed = itemDamage(from: old, to: new)
-        return Self.widenedByBackdrops(changed, new)
+        return Self.widenedByBackdrops(changed, new, beneath: beneath)
     }
 
-    /// `damage` grown by every `.backdrop` item of `list` (background filters) whose reach —
-    /// its device box grown by its blurs' — meets it: what lies beneath it changed, so its
-    /// whole box (as the planner writes it) is redrawn; again until no backdrop adds anything
-    /// (one backdrop's box may lie beneath another's).
-    static func widenedByBackdrops(_ damage: PixelRect, _ list: DrawList) -> PixelRect {
+    /// `damage` (what the items changed) with what each `.backdrop` item of `list` (background
+    /// filters) writes differently for it: where what lies beneath it changed — the changes of
+    /// the items before it in painter's order (`beneath`: per backdrop's index, those items'
+    /// damage; without it, all of `damage`), and what earlier backdrops add — the part of its
+    /// device box within its blurs' reach of them, grown by the blurs of the filter groups and
+    /// shadows it lies in. A change drawn over it adds nothing; a change of the item itself is
+    /// in `damage` already (its box). Inside a rasterized subtree it adds nothing (the subtree's
+    /// composite bounds every change of it).
+    static func widenedByBackdrops(_ damage: PixelRect, _ list: DrawList, beneath: [(index: Int, rect: PixelRect)] = [])
+        -> PixelRect {
         guard !damage.isEmpty else { return damage }
         let whole = PixelRect(minX: 0, minY: 0, maxX: max(list.width, 0), maxY: max(list.height, 0))
         var d = damage
+        var added = PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0)  // what earlier backdrops add
+        var next = 0  // into `beneath`
         list.items.withUnsafeBufferPointer { items in
-            var grew = true
-            while grew {
-                grew = false
-                for i in items.indices {
-                    guard case .backdrop(let filters) = items[i].kind,
-                          let box = FramePlanner.box(items, i..<(i + 1), whole: whole, margin: 1), !box.isEmpty else { continue }
-                    let r = FramePlanner.reach(filters)
-                    let reach = PixelRect(minX: box.minX - r, minY: box.minY - r, maxX: box.maxX + r, maxY: box.maxY + r)
-                    guard !reach.intersection(d).isEmpty else { continue }
-                    let union = PixelRect(minX: min(d.minX, box.minX), minY: min(d.minY, box.minY),
-                                          maxX: max(d.maxX, box.maxX), maxY: max(d.maxY, box.maxY))
-                    if union != d { d = union; grew = true }
-                }
+            var open: [OpenGroup] = []
+            for i in items.indices {
+                Self.close(&open, at: i)
+                defer { Self.open(items, i, &open) }
+                guard case .backdrop(let filters) = items[i].kind else { continue }
+                while next < beneath.count, beneath[next].index < i { next += 1 }
+                let under = (next < beneath.count && beneath[next].index == i ? beneath[next].rect : damage).union(added)
+                guard !under.isEmpty, !open.contains(where: \.atlas),
+                      let box = FramePlanner.box(items, i..<(i + 1), whole: whole, margin: 1), !box.isEmpty else { continue }
+                let written = under.grown(by: FramePlanner.reach(filters)).intersection(box)
+                guard !written.isEmpty else { continue }
+                let grow = Int(open.reduce(0) { $0 + $1.grow }.rounded(.up))
+                let out = written.grown(by: grow).intersection(whole)
+                added = added.union(out)
+                d = d.union(out)
             }
         }
         return d
     }
+
+    /// Per `.backdrop` item of the list being compared (by index, ascending): the damage of the
+    /// items before it (`widenedByBackdrops`); only filled by the pairwise comparison.
+    private var beneath: [(index: Int, rect: PixelRect)] = []
 
     /// The pixels of `new` whose items changed from `old`'s (before background filters).
     private mutating func itemDamage(from old: DrawList?, to new: DrawList) -> PixelRect {
@@ -103,6 +117,7 @@ public struct DamageTracker {
                 // Pairwise while both lists have items (all of them when the lengths are equal).
                 while i < n {
                     Self.close(&oldOpen, at: i); Self.close(&newOpen, at: i)
+                    if oc == nc, case .backdrop = b[i].kind { beneath.append((i, box.pixels(within: whole))) }
                     if !same(a[i], old.clips, b[i], new.clips) {
                         if oc != nc { break }
                         add(a, i, old, oldOpen, whole, into: &box)

@@ -64,9 +64,10 @@ public struct DrawList: Sendable {
 
     /// The list planned with or without batches (`FramePlanner.batches`; on by default), for
     /// tests and measurements.
-    public func planned(batches: Bool) -> DrawList {
+    public func planned(batches: Bool, copiesBackdrops: Bool = true) -> DrawList {
         var list = self
-        list.plan = FramePlanner.plan(items, width: width, height: height, batches: batches)
+        list.plan = FramePlanner.plan(items, width: width, height: height, batches: batches,
+                                      copiesBackdrops: copiesBackdrops)
         return list
     }
 }

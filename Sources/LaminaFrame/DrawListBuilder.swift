@@ -155,6 +155,12 @@ public struct DrawListBuilder {
     var clips: [Clip] = []
     /// The frame's passes, made from the items at the end of `build`.
     var planner = FramePlanner()
+    /// Whether background filters copy their backdrop out of the pass (`FramePlanner.copiesBackdrops`,
+    /// on by default; off: the steps so far drawn again, for comparisons).
+    public var copiesBackdrops: Bool {
+        get { planner.copiesBackdrops }
+        set { planner.copiesBackdrops = newValue }
+    }
     /// Whether the planner batches sibling offscreen groups into shared images
     /// (`FramePlanner.batches`, on by default; off: a pass per group, for comparisons).
     public var batchesGroups: Bool {

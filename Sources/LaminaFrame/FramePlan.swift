@@ -49,6 +49,30 @@ public struct FramePass: Sendable, Hashable {
     /// An `.atlas` pass: the version of the drawing it makes in its area (`RasterDraw.version`).
     /// A backend whose page holds that version in that area already may leave the pass out.
     public var rasterVersion: UInt64 = 0
+    /// The pass continues an earlier pass of the same target that was cut (`copyOut`): its
+    /// target holds that pass's pixels, which it keeps (not cleared) and draws over.
+    public var loads = false
+    /// After the pass: part of its target copied into an offscreen image (background filters'
+    /// backdrop, or a blend's), and the pass goes on in a later pass that `loads`.
+    public var copyOut: CopyOut? = nil
+
+    /// Part of a pass's target copied into offscreen image `image` once the pass is done.
+    public struct CopyOut: Sendable, Hashable {
+        /// The offscreen image written (target-sized; only `area` of it).
+        public var image: Int
+        /// The pixels copied, at the same place in the image.
+        public var area: PixelRect
+        /// What reads the copy: a pixel of `box` (written by the continuing pass) reads it
+        /// within `reach` pixels (a backdrop's blurs; 0: the same pixel, a blend). A backend that
+        /// draws only part of the continuing pass (the frame's damage) must have drawn the pass
+        /// before the copy right within that part of `box` grown by `reach`.
+        public var box: PixelRect
+        public var reach: Int
+
+        public init(image: Int, area: PixelRect, box: PixelRect, reach: Int) {
+            self.image = image; self.area = area; self.box = box; self.reach = reach
+        }
+    }
 }
 
 /// One step of a pass, in painter's order.
@@ -151,6 +175,8 @@ public struct FramePlanner {
     /// Per nesting depth: the steps and dependencies of the pass being collected.
     private var stepStack: [[PassStep]] = []
     private var dependencyStack: [[Int]] = []
+    /// Per nesting depth: whether the pass being collected continues one cut before it (`loads`).
+    private var continuingStack: [Bool] = []
     private var freeImages: [Int] = []
     /// Images live at once beyond which a pass that holds several (sibling groups, masks,
     /// shadows: each image held until the pass that samples it is complete) is cut before its
@@ -168,12 +194,21 @@ public struct FramePlanner {
     /// True (the default): batches (see above). False: every group in passes of its own (for
     /// tests and measurements); both draw the same bytes.
     public var batches = true
+    /// True (the default): background filters copy their backdrop out of the pass, which is cut
+    /// there (`FramePass.copyOut`). False: the pass's steps so far are drawn again into the
+    /// backdrop image, as an atlas page's pass always does (for tests and measurements); both
+    /// draw the same bytes.
+    public var copiesBackdrops = true
 
-    public init(batches: Bool = true) { self.batches = batches }
+    public init(batches: Bool = true, copiesBackdrops: Bool = true) {
+        self.batches = batches
+        self.copiesBackdrops = copiesBackdrops
+    }
 
     /// The plan of `items` on a `width` × `height` target.
-    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true) -> FramePlan {
-        var planner = FramePlanner(batches: batches)
+    public static func plan(_ items: [DrawItem], width: Int, height: Int, batches: Bool = true,
+                            copiesBackdrops: Bool = true) -> FramePlan {
+        var planner = FramePlanner(batches: batches, copiesBackdrops: copiesBackdrops)
         return planner.plan(items, width: width, height: height)
     }
 
@@ -485,9 +520,10 @@ public struct FramePlanner {
                                   target: FramePass.Target, area passArea: PixelRect, whole: PixelRect,
                                   depth: Int) -> Int {
         let (batched, held) = planBatches(items, segments, whole: whole, depth: depth)
-        while stepStack.count <= depth { stepStack.append([]); dependencyStack.append([]) }
+        while stepStack.count <= depth { stepStack.append([]); dependencyStack.append([]); continuingStack.append(false) }
         stepStack[depth].removeAll(keepingCapacity: true)
         dependencyStack[depth].removeAll(keepingCapacity: true)
+        continuingStack[depth] = false
         var reads: [Int] = []
         for segment in segments {
             collectSegment(items, segment.range, area: segment.area, pass: (target, passArea), whole: whole, depth: depth,
@@ -497,8 +533,11 @@ public struct FramePlanner {
         plan.steps.append(contentsOf: stepStack[depth])
         let dependencies = plan.dependencies.count
         plan.dependencies.append(contentsOf: dependencyStack[depth])
-        plan.passes.append(FramePass(target: target, area: passArea, steps: steps..<plan.steps.count,
-                                     dependencies: dependencies..<plan.dependencies.count))
+        var pass = FramePass(target: target, area: passArea, steps: steps..<plan.steps.count,
+                             dependencies: dependencies..<plan.dependencies.count)
+        pass.loads = continuingStack[depth]
+        continuingStack[depth] = false
+        plan.passes.append(pass)
         freeImages.append(contentsOf: reads)
         freeImages.append(contentsOf: held)
         return plan.passes.count - 1
@@ -538,16 +577,45 @@ public struct FramePlanner {
             reads.append(image)
             return image
         }
-        /// Background filters (`.backdrop` item `marker`): the pass's steps so far are drawn again
-        /// into an image (its backdrop, cleared as the pass is) over only the item's device box
-        /// grown by the blurs' reach (cut to the segment's area: a blur reads the backdrop as if
-        /// clamped at its edges; the result over the box reads nothing beyond the reach), which
-        /// goes through the filters there, each filter a pass into a fresh image as a filter
-        /// group's; the last step, in this pass, writes the result (the last blur's vertical
-        /// direction done in it) over the box by the item's coverage and opacity in place of the
-        /// backdrop (`.backdrop`). The pass keeps its steps (no copy of the whole pass back from
-        /// an image). Nothing when the box is empty, the item's opacity is 0 or no filter changes
-        /// anything.
+        /// Whether the pass may be cut (`cut`): not an atlas page's (a page's pass is left out
+        /// whole when the page holds its drawing).
+        let cuttable: Bool = if case .atlas = pass.target { false } else { true }
+        /// Ends the pass so far (its steps drawn into its target as they are) and goes on with a
+        /// pass of the same target that keeps its pixels (`loads`); with `copy`, `copy.area` of the
+        /// target is copied into a fresh image once the pass so far is done (`FramePass.CopyOut`,
+        /// whose image this returns). Frees the images the pass so far read.
+        func cut(copying copy: (area: PixelRect, box: PixelRect, reach: Int)?) -> Int? {
+            let image = copy.map { _ in allocateImage() }
+            let steps = plan.steps.count
+            plan.steps.append(contentsOf: stepStack[depth])
+            let dependencies = plan.dependencies.count
+            plan.dependencies.append(contentsOf: dependencyStack[depth])
+            var done = FramePass(target: pass.target, area: pass.area, steps: steps..<plan.steps.count,
+                                 dependencies: dependencies..<plan.dependencies.count)
+            done.loads = continuingStack[depth]
+            if let copy, let image {
+                done.copyOut = FramePass.CopyOut(image: image, area: copy.area, box: copy.box, reach: copy.reach)
+            }
+            plan.passes.append(done)
+            freeImages.append(contentsOf: reads)
+            reads.removeAll()
+            stepStack[depth].removeAll(keepingCapacity: true)
+            dependencyStack[depth].removeAll(keepingCapacity: true)
+            continuingStack[depth] = true
+            if restricted { stepStack[depth].append(.within(area)) }
+            if let image { reads.append(image) }
+            return image
+        }
+        /// Background filters (`.backdrop` item `marker`): the pass is cut there (`cut`) and the
+        /// item's device box grown by the blurs' reach (cut to the segment's area: a blur reads
+        /// the backdrop as if clamped at its edges; the result over the box reads nothing beyond
+        /// the reach) copied out of its target into an image (its backdrop) — in an atlas page's
+        /// pass, which is not cut, the pass's steps so far are drawn again into that image over
+        /// that box instead. The backdrop goes through the filters, each filter a pass into a
+        /// fresh image as a filter group's; the last step, in the pass that goes on, writes the
+        /// result (the last blur's vertical direction done in it) over the box by the item's
+        /// coverage and opacity in place of the backdrop (`.backdrop`). Nothing when the box is
+        /// empty, the item's opacity is 0 or no filter changes anything.
         func planBackdrop(marker: Int, _ filters: [LayerFilter]) {
             let effective = filters.filter { $0.colorMatrix != nil || Self.sigma($0) > 0 }
             guard !effective.isEmpty, items[marker].opacity > 0,
@@ -556,16 +624,21 @@ public struct FramePlanner {
             let grown = PixelRect(minX: box.minX - Self.reach(effective), minY: box.minY - Self.reach(effective),
                                   maxX: box.maxX + Self.reach(effective), maxY: box.maxY + Self.reach(effective))
                 .intersection(area)
-            let backdrop = allocateImage()
-            let steps = plan.steps.count
-            plan.steps.append(contentsOf: stepStack[depth])
-            let dependencies = plan.dependencies.count
-            plan.dependencies.append(contentsOf: dependencyStack[depth])
-            var drawn = FramePass(target: .image(backdrop), area: grown, steps: steps..<plan.steps.count,
-                                  dependencies: dependencies..<plan.dependencies.count)
-            drawn.clearsToFrameColor = pass.target == .frame
-            plan.passes.append(drawn)
-            reads.append(backdrop)
+            let backdrop: Int
+            if cuttable, copiesBackdrops, let image = cut(copying: (grown, box, Self.reach(effective))) {
+                backdrop = image
+            } else {
+                backdrop = allocateImage()
+                let steps = plan.steps.count
+                plan.steps.append(contentsOf: stepStack[depth])
+                let dependencies = plan.dependencies.count
+                plan.dependencies.append(contentsOf: dependencyStack[depth])
+                var drawn = FramePass(target: .image(backdrop), area: grown, steps: steps..<plan.steps.count,
+                                      dependencies: dependencies..<plan.dependencies.count)
+                drawn.clearsToFrameColor = pass.target == .frame
+                plan.passes.append(drawn)
+                reads.append(backdrop)
+            }
             var chain = FilterChain(current: backdrop, source: plan.passes.count - 1, valid: [grown], regions: [grown],
                                     area: grown, borrowed: backdrop)
             var last = (sigma: 0.0, readScale: 1.0)
@@ -587,9 +660,14 @@ public struct FramePlanner {
             if item.pointee.isMarker, reads.count >= 2, plan.imageCount - freeImages.count >= Self.maxLiveImages {
                 closeRun(at: k)
                 run = k
-                // (The copy over the whole pass: it restores every member drawn so far.)
-                stepStack[depth].append(.copy(image: moveSoFar()))
-                if restricted { stepStack[depth].append(.within(area)) }
+                if continuingStack[depth] {
+                    // A pass already cut (its target holds what it drew before): cut it again.
+                    _ = cut(copying: nil)
+                } else {
+                    // (The copy over the whole pass: it restores every member drawn so far.)
+                    stepStack[depth].append(.copy(image: moveSoFar()))
+                    if restricted { stepStack[depth].append(.within(area)) }
+                }
             }
             if let b = batched[k], let end = Self.markerEnd(item.pointee, at: k, within: range) {
                 // Drawn from its batch's shared image.
@@ -704,7 +782,19 @@ public struct FramePlanner {
                 run = k
                 guard opacity > 0, end > start else { continue }
                 // The pass so far (its backdrop) goes into an image of its own, this pass
-                // starting over with the blend of the group's image over it.
+                // starting over with the blend of the group's image over it; in a pass already
+                // cut (its target holds what it drew before the cut), the pass is cut again and
+                // its pixels copied out.
+                if cuttable, continuingStack[depth],
+                   let backdrop = cut(copying: (pass.area, pass.area, 0)) {
+                    let source = allocateImage()
+                    let sourcePass = collect(items, [Segment(range: start..<end, area: whole)], target: .image(source),
+                                             area: whole, whole: whole, depth: depth + 1)
+                    stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
+                    dependencyStack[depth].append(sourcePass)
+                    reads.append(source)
+                    continue
+                }
                 let backdrop = moveSoFar()
                 if restricted {
                     // In a batched pass: the pass so far restored over all of it, the blend
@@ -907,5 +997,57 @@ public struct FramePlanner {
         }
         // The anti-aliasing margin (about a pixel).
         return box.map { ($0.minX - 1.5, $0.minY - 1.5, $0.maxX + 1.5, $0.maxY + 1.5) }
+    }
+}
+
+extension PixelRect {
+    /// The smallest rect holding both (an empty one adds nothing).
+    public func union(_ other: PixelRect) -> PixelRect {
+        if other.isEmpty { return self }
+        if isEmpty { return other }
+        return PixelRect(minX: min(minX, other.minX), minY: min(minY, other.minY),
+                         maxX: max(maxX, other.maxX), maxY: max(maxY, other.maxY))
+    }
+
+    /// Grown by `margin` pixels on every side.
+    public func grown(by margin: Int) -> PixelRect {
+        PixelRect(minX: minX - margin, minY: minY - margin, maxX: maxX + margin, maxY: maxY + margin)
+    }
+
+    /// The pixels of this rect outside `other`, as at most four disjoint rects (bands above and
+    /// below it, then left and right of it).
+    public func subtracting(_ other: PixelRect) -> [PixelRect] {
+        let cut = intersection(other)
+        guard !isEmpty else { return [] }
+        guard !cut.isEmpty else { return [self] }
+        return [PixelRect(minX: minX, minY: minY, maxX: maxX, maxY: cut.minY),
+                PixelRect(minX: minX, minY: cut.maxY, maxX: maxX, maxY: maxY),
+                PixelRect(minX: minX, minY: cut.minY, maxX: cut.minX, maxY: cut.maxY),
+                PixelRect(minX: cut.maxX, minY: cut.minY, maxX: maxX, maxY: cut.maxY)].filter { !$0.isEmpty }
+    }
+}
+
+extension FramePlan {
+    /// Where each pass drawing into the frame draws when only `damage` of the frame is redrawn
+    /// over the previous frame (by pass index; nil for the other passes, which draw their whole
+    /// area). The last such pass draws `damage`; a pass cut for a copy (`FramePass.copyOut`: the
+    /// frame so far copied out for background filters or a blend) draws also what the copy must
+    /// hold right for the part of the next one it serves — the part of the copy's `box` that the
+    /// next pass draws, grown by the copy's `reach` — so a backdrop under damage reads the frame
+    /// as a full redraw would have drawn it, however little of its box is damaged. The first
+    /// frame pass's area less `damage` is drawn only for the copies: a backend keeps the previous
+    /// frame's pixels there and puts them back after the last pass.
+    public func damagedFrameAreas(_ damage: PixelRect) -> [PixelRect?] {
+        var areas = [PixelRect?](repeating: nil, count: passes.count)
+        var need = damage
+        for index in passes.indices.reversed() where passes[index].target == .frame {
+            let pass = passes[index]
+            if let copy = pass.copyOut {
+                let served = need.intersection(copy.box)
+                if !served.isEmpty { need = need.union(served.grown(by: copy.reach).intersection(copy.area)) }
+            }
+            areas[index] = need.intersection(pass.area)
+        }
+        return areas
     }
 }

@@ -436,7 +436,10 @@ struct FrameEncoder {
         var imageAreas: [Int: PixelRect] = [:]
         try list.items.withUnsafeBufferPointer { (items) throws(RenderError) in
             for pass in plan.passes {
-                defer { if case .image(let image) = pass.target { imageAreas[image] = pass.area } }
+                defer {
+                    if case .image(let image) = pass.target { imageAreas[image] = pass.area }
+                    if let copy = pass.copyOut { imageAreas[copy.image] = copy.area }
+                }
                 let first = draws.count
                 for stepIndex in pass.steps {
                     switch plan.steps[stepIndex] {

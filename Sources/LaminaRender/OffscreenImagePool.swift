@@ -23,6 +23,8 @@ final class OffscreenImagePool {
     private(set) var changes: UInt64 = 0
     func framebuffer(_ index: Int) -> VkFramebuffer { entries[index].image.framebuffer }
     func descriptorSet(_ index: Int) -> VkDescriptorSet { entries[index].descriptorSet }
+    /// The color image (a copy's source or destination: `FramePass.CopyOut`).
+    func image(_ index: Int) -> VkImage { entries[index].image.raw }
 
     /// Makes sure `count` images of `width` × `height` exist.
     func reserve(_ count: Int, width: Int, height: Int, device: VulkanDevice, pipeline: VulkanPipeline,

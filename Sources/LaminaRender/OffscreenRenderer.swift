@@ -315,7 +315,10 @@ public final class OffscreenRenderer {
             damage = d.rect
         }
         drawnSerial = 0
-        guard plan.imageCount <= Self.maxGroups else {
+        // (One more under damage for what the frame passes draw outside it for a copy out of the
+        // frame: `PassRecorder.record`.)
+        let imagesNeeded = plan.imageCount + (damage != nil && plan.passes.contains { $0.copyOut != nil } ? 1 : 0)
+        guard imagesNeeded <= Self.maxGroups else {
             throw .unsupported("more than \(Self.maxGroups) offscreen images (opacity groups, shadows) at once")
         }
         frameNumber += 1
@@ -378,7 +381,7 @@ public final class OffscreenRenderer {
         motionWritten += outcome.motionWritten
         instanceBytesWritten += outcome.bytesWritten
         if outcome.patched { framesPatched += 1 }
-        try images.reserve(plan.imageCount, width: width, height: height, device: device, pipeline: pipeline,
+        try images.reserve(imagesNeeded, width: width, height: height, device: device, pipeline: pipeline,
                            descriptorPool: descriptorPool)
         meshes.forgetIdle(frame: frame)
         textures.forgetIdle(frame: frame, lifetimes: lifetimes)
@@ -400,7 +403,8 @@ public final class OffscreenRenderer {
             let uploads = textures.hasPendingUploads || rasterAtlas.needsInitialization
             let skips = rasterAtlas.passesToSkip(plan)
             try recorder.record(PassRecorder.Frame(commandBuffer: slot.commandBuffer, timestampSlot: slotIndex,
-                                                   framebuffer: framebuffer, width: width, height: height,
+                                                   framebuffer: framebuffer, image: target.image.raw,
+                                                   width: width, height: height,
                                                    clearColor: list.clearColor, instances: slot.instances,
                                                    clipSet: slot.clipSet, arenaSet: slot.arenaSet, arena: meshes.arena.buffer,
                                                    damage: damage,

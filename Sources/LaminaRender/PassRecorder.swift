@@ -22,6 +22,8 @@ struct PassRecorder {
         /// The frame's timestamp pair (`VulkanCommands.gpuSeconds(slot:)`).
         let timestampSlot: Int
         let framebuffer: VkFramebuffer
+        /// The frame's color image (the source and destination of copies: `FramePass.CopyOut`).
+        let image: VkImage
         let width: Int
         let height: Int
         let clearColor: Color
@@ -53,6 +55,25 @@ struct PassRecorder {
             vkCmdWriteTimestamp(cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, query)
         }
         frame.prelude?(cmd)
+        // Under damage, the frame passes' areas (wider than the damage before a copy out of the
+        // frame); what they draw outside the damage is the previous frame's again at the end,
+        // kept meanwhile in offscreen image `plan.imageCount` (`OffscreenRenderer` reserves it).
+        let damagedAreas = frame.damage.map { plan.damagedFrameAreas($0) }
+        var kept: [PixelRect] = []
+        if let damage = frame.damage, let areas = damagedAreas,
+           let first = plan.passes.indices.first(where: { plan.passes[$0].target == .frame }), let widest = areas[first] {
+            kept = widest.subtracting(damage)
+            if !kept.isEmpty {
+                let scratch = images.image(plan.imageCount)
+                prepareCopy(cmd, into: scratch, from: frame.image, frameSource: true)
+                copy(cmd, from: frame.image, to: scratch, kept)
+                recordImageBarrier(cmd, image: scratch, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                   to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, srcAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT),
+                                   dstAccess: mapFlags(VK_ACCESS_TRANSFER_READ_BIT),
+                                   srcStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT),
+                                   dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT))
+            }
+        }
         for (index, pass) in plan.passes.enumerated() {
             if index < skips.count, skips[index] { continue }
             var clearStencil = VkClearValue()
@@ -65,19 +86,20 @@ struct PassRecorder {
             case .frame:
                 clears = [mapClearColor(frame.clearColor), clearStencil]
                 framebuffer = frame.framebuffer
-                if let damage = frame.damage {
-                    // Render area and scissor cut to the damage: the clear and every draw
-                    // (blurred shadows' steps included) stay inside it.
-                    renderPass = pipeline.retainedRenderPass
-                    area = area.intersection(damage)
+                if let damaged = damagedAreas?[index] {
+                    // Render area and scissor cut to the damage (wider before a copy out of the
+                    // frame: `FramePlan.damagedFrameAreas`): the clear and every draw (blurred
+                    // shadows' steps included) stay inside it.
+                    renderPass = pass.loads ? pipeline.continueRenderPass : pipeline.retainedRenderPass
+                    area = damaged
                     if area.isEmpty { area = PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0) }
                 } else {
-                    renderPass = pipeline.renderPass
+                    renderPass = pass.loads ? pipeline.continueRenderPass : pipeline.renderPass
                 }
             case .image(let image):
                 clears = [mapClearColor(pass.clearsToFrameColor ? frame.clearColor : .clear), clearStencil]
                 framebuffer = images.framebuffer(image)
-                renderPass = pipeline.groupRenderPass
+                renderPass = pass.loads ? pipeline.groupContinueRenderPass : pipeline.groupRenderPass
             case .atlas(let page):
                 // Only its region is cleared; the rest of the page is kept.
                 guard let pageFramebuffer = atlas?.framebuffer(page) else { continue }
@@ -100,8 +122,95 @@ struct PassRecorder {
                 recordDraws(draws[range], area: area, cmd: cmd, frame: frame, images: images)
             }
             vkCmdEndRenderPass(cmd)
+            if let out = pass.copyOut {
+                let source: VkImage
+                switch pass.target {
+                case .frame: source = frame.image  // (the main pass leaves it a transfer source)
+                case .image(let image):
+                    source = images.image(image)
+                    recordImageBarrier(cmd, image: source, from: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                       to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                       srcAccess: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
+                                       dstAccess: mapFlags(VK_ACCESS_TRANSFER_READ_BIT),
+                                       srcStage: mapFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT),
+                                       dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT))
+                case .atlas: continue  // (atlas passes are not cut: FramePlanner)
+                }
+                let destination = images.image(out.image)
+                prepareCopy(cmd, into: destination, from: source, frameSource: false)
+                copy(cmd, from: source, to: destination, [out.area.intersection(
+                    PixelRect(minX: 0, minY: 0, maxX: frame.width, maxY: frame.height))])
+                recordImageBarrier(cmd, image: destination, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                                   to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                   srcAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT),
+                                   dstAccess: mapFlags(VK_ACCESS_SHADER_READ_BIT),
+                                   srcStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT),
+                                   dstStage: mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT))
+                if case .image = pass.target {
+                    // Back to how a group's pass leaves it (the continuing pass starts from it).
+                    recordImageBarrier(cmd, image: source, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                                       to: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL,
+                                       srcAccess: mapFlags(VK_ACCESS_TRANSFER_READ_BIT),
+                                       dstAccess: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_READ_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
+                                       srcStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT),
+                                       dstStage: mapFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT))
+                }
+            }
+        }
+        if !kept.isEmpty {
+            // The previous frame's pixels back where the passes drew only for the copies.
+            let scratch = images.image(plan.imageCount)
+            recordImageBarrier(cmd, image: frame.image, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                               srcAccess: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
+                               dstAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT),
+                               srcStage: mapFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT),
+                               dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT))
+            copy(cmd, from: scratch, to: frame.image, kept)
+            recordImageBarrier(cmd, image: frame.image, from: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                               to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               srcAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT),
+                               dstAccess: mapFlags(VK_ACCESS_TRANSFER_READ_BIT, VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT),
+                               srcStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT),
+                               dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT))
         }
         try vk("vkEndCommandBuffer", vkEndCommandBuffer(cmd))
+    }
+
+    /// Makes offscreen image `destination` a copy's destination (its earlier contents dropped),
+    /// after every earlier use of it — and, for a copy out of the frame before the passes
+    /// (`frameSource`), after the previous frame's writes of the frame's image `source`.
+    private func prepareCopy(_ cmd: VkCommandBuffer, into destination: VkImage, from source: VkImage, frameSource: Bool) {
+        let earlier = mapFlags(VK_PIPELINE_STAGE_COLOR_ATTACHMENT_OUTPUT_BIT, VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT,
+                               VK_PIPELINE_STAGE_TRANSFER_BIT)
+        recordImageBarrier(cmd, image: destination, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL,
+                           srcAccess: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT),
+                           dstAccess: mapFlags(VK_ACCESS_TRANSFER_WRITE_BIT),
+                           srcStage: earlier, dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT))
+        if frameSource {
+            recordImageBarrier(cmd, image: source, from: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               to: VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL,
+                               srcAccess: mapFlags(VK_ACCESS_COLOR_ATTACHMENT_WRITE_BIT, VK_ACCESS_TRANSFER_WRITE_BIT),
+                               dstAccess: mapFlags(VK_ACCESS_TRANSFER_READ_BIT),
+                               srcStage: earlier, dstStage: mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT))
+        }
+    }
+
+    /// Copies `rects` of `source` (transfer source) to the same place in `destination` (transfer
+    /// destination); both images have the target's size and format.
+    private func copy(_ cmd: VkCommandBuffer, from source: VkImage, to destination: VkImage, _ rects: [PixelRect]) {
+        let layers = VkImageSubresourceLayers(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0,
+                                              baseArrayLayer: 0, layerCount: 1)
+        let regions = rects.filter { !$0.isEmpty }.map { r in
+            VkImageCopy(srcSubresource: layers, srcOffset: VkOffset3D(x: Int32(r.minX), y: Int32(r.minY), z: 0),
+                        dstSubresource: layers, dstOffset: VkOffset3D(x: Int32(r.minX), y: Int32(r.minY), z: 0),
+                        extent: VkExtent3D(width: UInt32(r.maxX - r.minX), height: UInt32(r.maxY - r.minY), depth: 1))
+        }
+        guard !regions.isEmpty else { return }
+        regions.withUnsafeBufferPointer { r in
+            vkCmdCopyImage(cmd, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, destination,
+                           VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, UInt32(r.count), r.baseAddress)
+        }
     }
 
     /// Records what follows a frame's passes in its submission into `cmd` (one-time): with

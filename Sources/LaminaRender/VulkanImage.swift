@@ -49,6 +49,7 @@ final class VulkanImage {
         do {
             color = try Self.makeImage(device: device, width: width, height: height, format: format,
                                        usage: mapFlags(VK_IMAGE_USAGE_COLOR_ATTACHMENT_BIT, VK_IMAGE_USAGE_TRANSFER_SRC_BIT)
+                                           | mapFlags(VK_IMAGE_USAGE_TRANSFER_DST_BIT)  // (backdrops' copies)
                                            | (sampled ? mapFlags(VK_IMAGE_USAGE_SAMPLED_BIT) : 0),
                                        aspect: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT))
             undo.append { Self.destroyImage(device, color) }

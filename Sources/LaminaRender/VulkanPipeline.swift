@@ -39,6 +39,13 @@ final class VulkanPipeline {
     /// page stays sampled between frames (initial layout shader-read), so the clear of the
     /// pass's area (a region) keeps the rest of the page.
     let atlasRenderPass: VkRenderPass
+    /// A pass that goes on drawing into a target an earlier pass was cut from
+    /// (`FramePass.loads`: background filters copied part of it out): the color image is loaded,
+    /// not cleared. For the frame's image (from the transfer-source layout the main pass and the
+    /// copy leave it in, and leaving it so) and for an offscreen image (sampled before and after,
+    /// as a group's pass leaves it).
+    let continueRenderPass: VkRenderPass
+    let groupContinueRenderPass: VkRenderPass
     let compositeSetLayout: VkDescriptorSetLayout
     let compositeLayout: VkPipelineLayout
     let composite: VkPipeline
@@ -181,6 +188,20 @@ final class VulkanPipeline {
             throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
         }
         undo.append { vkDestroyRenderPass(device.raw, atlasRenderPass, nil) }
+        var continueRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: false,
+                                     retained: true, loads: true, renderPass: &continueRenderPass)
+        guard result == VK_SUCCESS, let continueRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, continueRenderPass, nil) }
+        var groupContinueRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
+                                     keepsSampled: true, loads: true, renderPass: &groupContinueRenderPass)
+        guard result == VK_SUCCESS, let groupContinueRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, groupContinueRenderPass, nil) }
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout
@@ -324,10 +345,12 @@ final class VulkanPipeline {
         self.groupRenderPass = groupRenderPass
         self.retainedRenderPass = retainedRenderPass
         self.atlasRenderPass = atlasRenderPass
+        self.continueRenderPass = continueRenderPass
+        self.groupContinueRenderPass = groupContinueRenderPass
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
-        device.track(retainedRenderPass, atlasRenderPass)
+        device.track(retainedRenderPass, atlasRenderPass, continueRenderPass, groupContinueRenderPass)
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
                      blurLayout, sampler, imageLayout)
         device.track(mask, blendPipeline, blendPipelineLayout)
@@ -361,7 +384,9 @@ final class VulkanPipeline {
         vkDestroyRenderPass(device.raw, groupRenderPass, nil)
         vkDestroyRenderPass(device.raw, retainedRenderPass, nil)
         vkDestroyRenderPass(device.raw, atlasRenderPass, nil)
-        device.untrack(retainedRenderPass, atlasRenderPass)
+        vkDestroyRenderPass(device.raw, continueRenderPass, nil)
+        vkDestroyRenderPass(device.raw, groupContinueRenderPass, nil)
+        device.untrack(retainedRenderPass, atlasRenderPass, continueRenderPass, groupContinueRenderPass)
         vkDestroyRenderPass(device.raw, renderPass, nil)
         device.untrack(renderPass, groupRenderPass, layout, clipSetLayout, compositeSetLayout, compositeLayout, composite,
                        blur, blurLayout, sampler, imageLayout)
@@ -373,12 +398,12 @@ final class VulkanPipeline {
     /// to be sampled by the composite, and waits for the previous frame's composite to finish
     /// reading it.
     private static func makeRenderPass(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, group: Bool,
-                                       retained: Bool = false, keepsSampled: Bool = false,
+                                       retained: Bool = false, keepsSampled: Bool = false, loads: Bool = false,
                                        renderPass: inout VkRenderPass?) -> VkResult {
         var attachment = VkAttachmentDescription()
         attachment.format = format
         attachment.samples = VK_SAMPLE_COUNT_1_BIT
-        attachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR
+        attachment.loadOp = loads ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR
         attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
         attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
         attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE

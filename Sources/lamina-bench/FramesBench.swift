@@ -65,6 +65,9 @@ func runFramesBench(_ arguments: [String]) {
     tree.prefetches = builder.prefetches
     // LAMINA_BENCH_BATCHES=0: every offscreen group in passes of its own (`FramePlanner.batches` off).
     builder.batchesGroups = ProcessInfo.processInfo.environment["LAMINA_BENCH_BATCHES"] != "0"
+    // LAMINA_BENCH_BACKDROP_COPY=0: background filters draw the steps so far again into their
+    // backdrop image instead of copying it out of the cut pass (`FramePlanner.copiesBackdrops` off).
+    builder.copiesBackdrops = ProcessInfo.processInfo.environment["LAMINA_BENCH_BACKDROP_COPY"] != "0"
     // LAMINA_BENCH_SHAPE_MASKS=0: every mask an offscreen group (`DrawListBuilder.clipsShapeMasks` off).
     builder.clipsShapeMasks = ProcessInfo.processInfo.environment["LAMINA_BENCH_SHAPE_MASKS"] != "0"
     // LAMINA_BENCH_RASTER_AUTO=1: the automatic raster cache on (off, as the frame driver has it).

@@ -22,8 +22,11 @@ func runPlanBench(_ arguments: [String]) {
         var drawn: [String: (steps: Int, pixels: Int)] = [:]
         var imageAreas: [Int: PixelRect] = [:]  // where each image was last drawn (a composite reads that)
         for pass in plan.passes {
-            defer { if case .image(let image) = pass.target { imageAreas[image] = pass.area } }
-            cleared += px(pass.area)
+            defer {
+                if case .image(let image) = pass.target { imageAreas[image] = pass.area }
+                if let copy = pass.copyOut { imageAreas[copy.image] = copy.area }
+            }
+            if !pass.loads { cleared += px(pass.area) }  // (a pass that goes on after a cut clears nothing)
             if case .image = pass.target { offscreen += 1; imageArea += px(pass.area) }
             PlanCensus.forEachStep(of: pass, in: plan) { step, _, writes in
                 if case .within = step { return }

@@ -95,7 +95,7 @@ struct FramePlanTests {
         #expect(plan.dependencies == [0, 1])
     }
 
-    @Test func backgroundFiltersDrawThePassSoFarIntoABackdropFilterItAndMixItIn() throws {
+    @Test func backgroundFiltersCopyTheirBoxOutOfThePassSoFarFilterItAndMixItIn() throws {
         // Layer 1 (20, 20, 10, 10) drawn, then layer 2 (40, 40, 20, 10) with backgroundFilters
         // [blur σ 2]: items [1, backdrop, …]. The backdrop box: 38.5…61.5 → 38…62 (x), grown
         // by the planner's pixel: 37…63 × 37…53; the blur reads ⌈3σ⌉ + 1 = 7 beyond, cut to the
@@ -107,17 +107,18 @@ struct FramePlanTests {
         let box = PixelRect(minX: 37, minY: 37, maxX: 63, maxY: 53)
         let grown = PixelRect(minX: 30, minY: 30, maxX: 64, maxY: 60)
         let plan = list.plan
-        // The frame pass's steps so far are drawn again into the backdrop image over the grown
-        // box only (cleared to the frame's color); the frame pass keeps them (no copy back).
+        // The frame pass is cut at the backdrop: the pass so far draws into the frame, the grown
+        // box is copied out of it into the backdrop image (no second drawing of the steps), the
+        // blur reads that, and the frame pass goes on over what it drew (loads, not cleared).
         #expect(plan.passes == [
-            FramePass(target: .image(0), area: grown, steps: 0..<1, dependencies: 0..<0, clearsToFrameColor: true),
+            FramePass(target: .frame, area: whole, steps: 0..<1, dependencies: 0..<0,
+                      copyOut: FramePass.CopyOut(image: 0, area: grown, box: box, reach: 7)),
             FramePass(target: .image(1), area: grown, steps: 1..<2, dependencies: 0..<1),
-            FramePass(target: .frame, area: whole, steps: 2..<4, dependencies: 1..<2),
+            FramePass(target: .frame, area: whole, steps: 2..<3, dependencies: 1..<2, loads: true),
         ])
         #expect(plan.steps == [
             .items(0..<1),
             .blur(source: 0, marker: 1, vertical: false, sigma: 2, valid: grown, scissor: grown),
-            .items(0..<1),
             .backdrop(source: 1, backdrop: 0, marker: 1, sigma: 2, valid: grown, scissor: box),
         ])
         #expect(plan.dependencies == [0, 1])
@@ -129,8 +130,8 @@ struct FramePlanTests {
             + TestScene.layer(2, frame: Rect(40, 40, 20, 10), [("backgroundFilters", .filters([.gaussianBlur(8)]))])))
         let steps = large.plan.steps
         let s = (62.5).squareRoot() / 2
-        guard steps.count == 6, case .blur(_, _, false, 0, _, _, 2) = steps[1], case .blur(_, _, false, s, _, _, 1) = steps[2],
-              case .blur(_, _, true, s, _, _, 1) = steps[3], case .backdrop(_, _, _, 0, _, _, 0.5) = steps[5] else {
+        guard steps.count == 5, case .blur(_, _, false, 0, _, _, 2) = steps[1], case .blur(_, _, false, s, _, _, 1) = steps[2],
+              case .blur(_, _, true, s, _, _, 1) = steps[3], case .backdrop(_, _, _, 0, _, _, 0.5) = steps[4] else {
             Issue.record("\(steps)"); return
         }
     }
@@ -202,6 +203,65 @@ struct FramePlanTests {
             .composite(image: 0, opacity: 0.5), .composite(image: 1, opacity: 0.75),  // frame
         ])
         #expect(list.plan.passes.map { Array(list.plan.dependencies[$0.dependencies]) } == [[], [0], [], [1, 2]])
+    }
+
+    @Test func aBlendAfterABackdropCutsThePassAgainAndCopiesAllOfIt() {
+        // Items: 0 a rect, 1 background filters [blur σ 1] over the whole 8 × 8 target (box 0…8:
+        // its bounds, anti-aliasing and the planner's pixel, cut to the target; reach ⌈3⌉ + 1 = 4),
+        // 2 a blend (marker) of item 3, then item 4.
+        let r = DrawItem(bounds: Rect(0, 0, 4, 4), backgroundColor: Color(1, 0, 0))
+        let all = PixelRect(minX: 0, minY: 0, maxX: 8, maxY: 8)
+        let list = DrawList(width: 8, height: 8, items: [
+            r,                                                                                          // 0
+            DrawItem(bounds: Rect(0, 0, 8, 8), backgroundColor: .clear, kind: .backdrop(filters: [.gaussianBlur(1)])),  // 1
+            DrawItem(bounds: .zero, backgroundColor: .clear,
+                     kind: .blend(mode: .multiplyBlendMode, opacity: 0.75, count: 1)),                  // 2
+            r,                                                                                          // 3
+            r,                                                                                          // 4
+        ])
+        let plan = list.plan
+        // The frame pass: cut at the backdrop (its box copied into image 0), goes on with the
+        // backdrop's result, is cut again at the blend — the frame so far copied whole into
+        // image 2, the blend's backdrop, with no drawing of the steps again — and goes on with the
+        // blend and item 4; neither continuation clears.
+        #expect(plan.passes.map(\.target) == [.frame, .image(1), .frame, .image(1), .frame])
+        #expect(plan.passes.map(\.loads) == [false, false, true, false, true])
+        #expect(plan.passes.map(\.copyOut) == [FramePass.CopyOut(image: 0, area: all, box: all, reach: 4), nil,
+                                               FramePass.CopyOut(image: 2, area: all, box: all, reach: 0), nil, nil])
+        #expect(plan.steps == [
+            .items(0..<1),
+            .blur(source: 0, marker: 1, vertical: false, sigma: 1, valid: all, scissor: all),
+            .backdrop(source: 1, backdrop: 0, marker: 1, sigma: 1, valid: all, scissor: all),
+            .items(3..<4),
+            .blend(source: 1, backdrop: 2, mode: .multiplyBlendMode, opacity: 0.75), .items(4..<5),
+        ])
+        #expect(plan.passes.map { Array(plan.dependencies[$0.dependencies]) } == [[], [0], [1], [], [3]])
+    }
+
+    @Test func underDamageAPassCutForACopyDrawsWhatTheCopyServesGrownByItsReach() throws {
+        // The plan of `backgroundFiltersCopyTheirBox…`: box 37…63 × 37…53, grown (the copy) 30…64
+        // × 30…60, reach 7; passes [frame (cut, copy), blur, frame (goes on)].
+        let list = TestScene.list(try TestScene.tree(
+            TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0)))])
+            + TestScene.layer(2, frame: Rect(40, 40, 20, 10), [("backgroundFilters", .filters([.gaussianBlur(2)]))])))
+        let plan = list.plan
+        try #require(plan.passes.count == 3 && plan.passes[0].copyOut != nil)
+        // Damage 40…44 inside the box: the last pass draws it; the pass before the copy draws it
+        // grown by 7 (33…51), cut to the copy's area; the blur pass (an image) is not cut.
+        let inside = PixelRect(minX: 40, minY: 40, maxX: 44, maxY: 44)
+        #expect(plan.damagedFrameAreas(inside) == [PixelRect(minX: 33, minY: 33, maxX: 51, maxY: 51), nil, inside])
+        // Near the box's corner: 60…70 × 50…58 → 60…64 × 50…58 on the target; within the box
+        // 60…63 × 50…53, grown by 7: 53…70 × 43…60, cut to the copy's area 30…64 × 30…60.
+        let corner = PixelRect(minX: 60, minY: 50, maxX: 70, maxY: 58)
+        #expect(plan.damagedFrameAreas(corner) == [PixelRect(minX: 53, minY: 43, maxX: 64, maxY: 60), nil,
+                                                   PixelRect(minX: 60, minY: 50, maxX: 64, maxY: 58)])
+        // Damage outside the box (within the copy's area): nothing more.
+        let outside = PixelRect(minX: 0, minY: 0, maxX: 10, maxY: 10)
+        #expect(plan.damagedFrameAreas(outside) == [outside, nil, outside])
+        // What the first pass draws outside the damage (kept and put back by the backend).
+        #expect(PixelRect(minX: 33, minY: 33, maxX: 51, maxY: 51).subtracting(inside) == [
+            PixelRect(minX: 33, minY: 33, maxX: 51, maxY: 40), PixelRect(minX: 33, minY: 44, maxX: 51, maxY: 51),
+            PixelRect(minX: 33, minY: 40, maxX: 40, maxY: 44), PixelRect(minX: 44, minY: 40, maxX: 51, maxY: 44)])
     }
 
     @Test func aBlendMovesThePassSoFarIntoItsBackdrop() {

@@ -152,6 +152,30 @@ struct RasterCacheTests {
         #expect(list.rasterAtlas == nil, "no rasterized layer left: no page")
     }
 
+    /// At canvas scale 2 the drawing's resolution is rasterizationScale × the canvas scale
+    /// (× its own scale's bucket: 1 here): a 40 × 20-point layer takes 80 × 40 texels at
+    /// rasterizationScale 1, 160 × 80 at 2, 40 × 20 at 0.5 (each plus 2 × 2 texels of
+    /// anti-aliasing margin and 2 × 2 of padding, 2 × 3 at 2 texels a device pixel: the
+    /// padding's one more per 2 texels a pixel beyond 1.1), and what it composites matches drawing it
+    /// directly at scale 2 within the pixel rule (at 0.5, magnified twice, it is not compared).
+    @Test(arguments: [(1.0, 80, 40, 8), (2.0, 160, 80, 10), (0.5, 40, 20, 8)])
+    func rasterizationScaleTimesTheCanvasScale(raster: Double, width: Int, height: Int, margins: Int) throws {
+        func tree(_ rasterize: Bool) throws -> LayerTree {
+            try TestScene.tree(TestScene.layer(1, frame: Rect(10, 10, 40, 20), [
+                ("backgroundColor", .color(Color(1, 0, 0))), ("cornerRadius", .number(6)), ("borderWidth", .number(1.5)),
+                ("borderColor", .color(Color(0, 0, 1))), ("shouldRasterize", .bool(rasterize)),
+                ("rasterizationScale", .number(raster)),
+            ]))
+        }
+        let list = TestScene.list(try tree(true), width: 128, height: 128, scale: 2)  // (atlas pages 256 px)
+        let region = try #require(Self.rasterItems(list).first?.region)
+        #expect(region.maxX - region.minX == width + margins && region.maxY - region.minY == height + margins, "\(region)")
+        guard raster >= 1 else { return }
+        let cached = try renderImage(list), direct = try renderImage(TestScene.list(try tree(false), width: 128, height: 128, scale: 2))
+        let comparison = PixelComparator.compare(cached, direct, tolerance: Self.rule)
+        #expect(comparison.passed, "\(comparison)")
+    }
+
     // MARK: The automatic raster cache
 
     /// An opaque card with a border, a shadow and three sublayers (cached whole); a

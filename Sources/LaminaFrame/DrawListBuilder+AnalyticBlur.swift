@@ -12,7 +12,8 @@ import LaminaTree
 /// transform's area scale) and composites it at the layer's opacity. When the layer draws
 /// only its background — a `.layer` without sublayers, contents, border, shadow or mask, not
 /// clipping (`masksToBounds`), no clip of an ancestor in effect (the group's content would be
-/// cut by it before the blur) — the image is the background's premultiplied color times the
+/// cut by it before the blur), wholly on the canvas (its image holds nothing past the canvas's
+/// edge) — the image is the background's premultiplied color times the
 /// coverage of the rounded bounds, and the Gaussian is linear: the result is that color times
 /// the blurred coverage. Under a similarity transform (rotation, uniform scale, translation, a
 /// mirror; no perspective) a Gaussian of σ·s device pixels is the Gaussian of σ points in the
@@ -40,7 +41,12 @@ extension DrawListBuilder {
               !(p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0),
               !(p.shadowOpacity > 0 && (p.shadowColor?.alpha ?? 0) > 0),
               contentTransitions.isEmpty || contentTransitions[node.id] == nil,
-              p.bounds.width > 0, p.bounds.height > 0
+              p.bounds.width > 0, p.bounds.height > 0,
+              // Wholly on the canvas (a pixel in from its edges, past the anti-aliased edge):
+              // the group's image holds only what lies on the canvas, so content cut off by
+              // its edge does not blur back in, where the closed form would bring it back.
+              let box = Self.affineBox(p.bounds, toPixels), box.minX >= 1, box.minY >= 1,
+              box.maxX <= Double(pixelWidth) - 1, box.maxY <= Double(pixelHeight) - 1
         else { return nil }
         return DrawItem(transform: toPixels, bounds: p.bounds, backgroundColor: background, opacity: opacity,
                         cornerRadii: Self.radii(p.cornerRadius, p.maskedCorners),

@@ -170,6 +170,10 @@ public struct DrawListBuilder {
     /// Whether a mask that is one opaque rounded rect is drawn as a clip (`shapeMaskClip`, on
     /// by default; off: every mask an offscreen group, for comparisons).
     public var clipsShapeMasks = true
+    /// Whether a filter group that is one blurred rounded rect of one color under a similarity
+    /// is drawn by its closed form (`analyticBlurItem`, on by default; off: every filter group
+    /// offscreen with its blur passes, for comparisons).
+    public var drawsAnalyticBlurs = true
     /// Each visit of the walk in painter's order (`VisitRecords`): a full build's go to the
     /// patcher; a re-emission for a patch records into this scratch and is checked against them.
     var records = VisitRecords()
@@ -451,6 +455,13 @@ public struct DrawListBuilder {
             return
         }
         if !filters.isEmpty, openGroups < Self.maxNestedGroups {
+            // One blurred rounded rect: its closed form, no group (DrawListBuilder+AnalyticBlur.swift).
+            if let blurred = analyticBlurItem(slot, maskSlot, filters, nodes, toPixels: toPixels, opacity: opacity,
+                                              clip: clip) {
+                emit(blurred)
+                records.markRealChildren(record)
+                return
+            }
             let marker = items.count
             emit(Self.groupMarker(opacity: opacity, count: 0))
             openGroups += 1

@@ -65,6 +65,13 @@ public final class HeadlessCompositor {
         return images
     }
 
+    /// Whether a filter group that is one blurred rounded rect draws by its closed form
+    /// (`DrawListBuilder.drawsAnalyticBlurs`, on by default).
+    public var drawsAnalyticBlurs: Bool {
+        get { builder.drawsAnalyticBlurs }
+        set { builder.drawsAnalyticBlurs = newValue }
+    }
+
     public var pixelWidth: Int { builder.pixelWidth }
     public var pixelHeight: Int { builder.pixelHeight }
 

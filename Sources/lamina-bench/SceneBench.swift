@@ -97,6 +97,9 @@ struct SceneBench {
         builder.images = FramesScene.images
         // LAMINA_PATCH=0: every build a full one (what the draw-list patch saves, in one build).
         if ProcessInfo.processInfo.environment["LAMINA_PATCH"] == "0" { builder.patchesInPlace = false }
+        // LAMINA_BENCH_ANALYTIC_BLUR=0: every blurred layer an offscreen group with its blur
+        // passes (`DrawListBuilder.drawsAnalyticBlurs` off; `frames` and `plan`).
+        builder.drawsAnalyticBlurs = ProcessInfo.processInfo.environment["LAMINA_BENCH_ANALYTIC_BLUR"] != "0"
         return builder
     }
 

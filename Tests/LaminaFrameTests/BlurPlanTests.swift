@@ -15,7 +15,8 @@ struct BlurPlanTests {
     @Test func aBlurFirstRunsItsHorizontalDirectionOverTheContentsRowsOnly() throws {
         let list = TestScene.list(try TestScene.tree(
             TestScene.layer(1, frame: Rect(20, 20, 10, 10), [("backgroundColor", .color(Color(1, 0, 0))),
-                                                              ("filters", .filters([.gaussianBlur(2)]))])))
+                                                              ("filters", .filters([.gaussianBlur(2)]))])),
+            analyticBlurs: false)  // (else one blurred rect is one `.shadow` item, no passes)
         let region = PixelRect(minX: 10, minY: 10, maxX: 40, maxY: 40)
         let rows = PixelRect(minX: 10, minY: 17, maxX: 40, maxY: 33)
         #expect(list.plan.steps == [
@@ -43,7 +44,7 @@ struct BlurPlanTests {
             let list = TestScene.list(try TestScene.tree(
                 TestScene.layer(1, frame: Rect(100, 100, 40, 40), [("backgroundColor", .color(Color(1, 0, 0))),
                                                                     ("filters", .filters([.gaussianBlur(sigma)]))])),
-                width: 256, height: 256)
+                width: 256, height: 256, analyticBlurs: false)
             return list.plan.steps.compactMap {
                 if case .blur(_, _, let v, let s, _, let scissor, let r) = $0 { (v, s, r, scissor) } else { nil }
             }

@@ -29,7 +29,7 @@ struct SceneGoldenTests {
     /// when more than one (the last frame's stable costly layers drawn from the cache); the
     /// last frame is compared. Returns the last frame's raster cache statistics.
     @discardableResult
-    func check(_ name: String, _ tolerance: PixelTolerance = edges, frames: Int = 1,
+    func check(_ name: String, _ tolerance: PixelTolerance = edges, frames: Int = 1, analyticBlurs: Bool = true,
                sourceLocation: SourceLocation = #_sourceLocation) throws -> RasterStats {
         let directory = PixelComparator.referencePath(name).replacingOccurrences(of: "/References/\(name).png", with: "")
             + "/Scenes"
@@ -37,6 +37,7 @@ struct SceneGoldenTests {
         let compositor = try HeadlessCompositor(widthPoints: scene.size.width, heightPoints: scene.size.height,
                                                 scale: scene.scale, background: scene.background)
         compositor.rasterizesAutomatically = frames > 1
+        compositor.drawsAnalyticBlurs = analyticBlurs
         let presentation = try scene.tree(at: 0).presentation(at: 0)
         for _ in 1..<max(frames, 1) { _ = try compositor.render(presentation) }
         let pixels = try compositor.render(presentation)
@@ -184,6 +185,19 @@ struct SceneGoldenTests {
     /// reference blurs at full size by the Gaussian's formula over ±4σ (scripts/scene-cairo).
     @Test func blurThresholds() throws {
         try check("filters-threshold", .independent(mean: 1, percent: 0.5, threshold: 64))
+    }
+
+    /// Filter groups that are one blurred rounded rect (DrawListBuilder+AnalyticBlur.swift),
+    /// drawn by their closed form with no offscreen image: rects and rounded rects (a capsule,
+    /// two rounded corners) turned, translucent (the layer's opacity and its color's alpha),
+    /// scaled 1.5 and mirrored, of σ 0.5 to 6 over stripes; and two that stay offscreen groups,
+    /// a layer stretched 1.6 × 1 (no similarity: the device-space blur is not the layer's) and
+    /// a bordered one. The reference blurs each layer's group in device pixels by the
+    /// Gaussian's formula over ±4σ (scripts/scene-cairo). Drawn again with every filter group
+    /// offscreen (`drawsAnalyticBlurs` off), which must hold the same rule.
+    @Test(arguments: [true, false])
+    func analyticBlurs(_ analytic: Bool) throws {
+        try check("filters-analytic", .independent(mean: 1, percent: 0.5, threshold: 64), analyticBlurs: analytic)
     }
 
     /// Many small offscreen groups side by side, which the planner batches into shared images

@@ -33,9 +33,11 @@ public enum TestScene {
 
     /// The draw list of `tree` from a new builder (no GPU): `width × height` points at `scale`
     /// over `background` (white by default).
+    /// `analyticBlurs` false: every filter group offscreen (`DrawListBuilder.drawsAnalyticBlurs`).
     public static func list(_ tree: LayerTree, width: Double = 64, height: Double = 64, scale: Double = 1,
-                            background: Color = Color(1, 1, 1)) -> DrawList {
+                            background: Color = Color(1, 1, 1), analyticBlurs: Bool = true) -> DrawList {
         var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: scale, background: background)
+        builder.drawsAnalyticBlurs = analyticBlurs
         return builder.build(tree)
     }
 }

@@ -23,8 +23,8 @@ func runPlanBench(_ arguments: [String]) {
         var imageAreas: [Int: PixelRect] = [:]  // where each image was last drawn (a composite reads that)
         for pass in plan.passes {
             defer { if case .image(let image) = pass.target { imageAreas[image] = pass.area } }
-            cleared += px(pass.area)
-            if case .image = pass.target { offscreen += 1; imageArea += px(pass.area) }
+            cleared += PlanCensus.cleared(pass)
+            if case .image = pass.target { offscreen += 1; imageArea += PlanCensus.cleared(pass) }
             PlanCensus.forEachStep(of: pass, in: plan) { step, _, writes in
                 if case .within = step { return }
                 var pixels = writes.map(px) ?? 0

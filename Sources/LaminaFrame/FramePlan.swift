@@ -73,6 +73,12 @@ public struct FramePass: Sendable, Hashable {
             self.image = image; self.area = area; self.box = box; self.reach = reach
         }
     }
+    /// The parts of `area` the pass clears when not all of it: a batch's members' regions
+    /// (`FramePlanner`'s batches; each within `area`). The rest of `area` keeps whatever the
+    /// image held: nothing reads it — each member's steps draw within its region, and whatever
+    /// reads the image (the parent's `.region` and `.maskRegion` steps, the next filter step)
+    /// reads only within the members' regions. Nil: all of `area`.
+    public var clears: [PixelRect]? = nil
 }
 
 /// One step of a pass, in painter's order.
@@ -169,7 +175,9 @@ public struct FramePlan: Sendable, Hashable {
 /// frame's passes grow with its nesting depth and how much its groups overlap, not with how
 /// many groups it has. A member's pixels are those of its own pass: its steps in the shared pass
 /// follow a `.within` of its region (the recorder's scissor, as its own pass's area would be),
-/// nothing else is drawn in its region, and every read is clamped to it.
+/// nothing else is drawn in its region, and every read is clamped to it. A batch's pass clears
+/// only its members' regions (`FramePass.clears`), not their union: what lies between them is
+/// never read.
 public struct FramePlanner {
     private var plan = FramePlan()
     /// Per nesting depth: the steps and dependencies of the pass being collected.
@@ -289,9 +297,11 @@ public struct FramePlanner {
         let first = plan.steps.count
         for i in chain.regions.indices { plan.steps.append(step(i, chain.current, chain.valid[i])) }
         plan.dependencies.append(chain.source)
-        plan.passes.append(FramePass(target: .image(next), area: Self.scaled(chain.area, scale),
-                                     steps: first..<plan.steps.count,
-                                     dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count))
+        var pass = FramePass(target: .image(next), area: Self.scaled(chain.area, scale), steps: first..<plan.steps.count,
+                             dependencies: (plan.dependencies.count - 1)..<plan.dependencies.count)
+        // A batch's pass clears only its members' regions (at the pass's size).
+        if chain.regions.count > 1 { pass.clears = chain.regions.map { Self.scaled($0, scale) } }
+        plan.passes.append(pass)
         if chain.current != chain.borrowed { freeImages.append(chain.current) }
         chain.current = next
         chain.source = plan.passes.count - 1
@@ -525,9 +535,11 @@ public struct FramePlanner {
         dependencyStack[depth].removeAll(keepingCapacity: true)
         continuingStack[depth] = false
         var reads: [Int] = []
+        // A batch's pass clears only its members' regions (nothing outside them is read).
+        let clears = segments.count > 1 ? segments.map { $0.area.intersection(passArea) } : nil
         for segment in segments {
-            collectSegment(items, segment.range, area: segment.area, pass: (target, passArea), whole: whole, depth: depth,
-                           batched: batched, reads: &reads)
+            collectSegment(items, segment.range, area: segment.area, pass: (target, passArea, clears), whole: whole,
+                           depth: depth, batched: batched, reads: &reads)
         }
         let steps = plan.steps.count
         plan.steps.append(contentsOf: stepStack[depth])
@@ -537,6 +549,7 @@ public struct FramePlanner {
                              dependencies: dependencies..<plan.dependencies.count)
         pass.loads = continuingStack[depth]
         continuingStack[depth] = false
+        pass.clears = pass.loads ? nil : clears
         plan.passes.append(pass)
         freeImages.append(contentsOf: reads)
         freeImages.append(contentsOf: held)
@@ -544,10 +557,11 @@ public struct FramePlanner {
     }
 
     /// The steps of items `range` drawn within `area` (the pass's, or a batched member's region),
-    /// appended to the pass being collected at `depth` (`pass`: its target and area); `batched`:
+    /// appended to the pass being collected at `depth` (`pass`: its target, area and clears); `batched`:
     /// the steps of markers planned in batches; `reads`: the images the pass samples so far.
     private mutating func collectSegment(_ items: UnsafeBufferPointer<DrawItem>, _ range: Range<Int>, area: PixelRect,
-                                         pass: (target: FramePass.Target, area: PixelRect), whole: PixelRect, depth: Int,
+                                         pass: (target: FramePass.Target, area: PixelRect, clears: [PixelRect]?),
+                                         whole: PixelRect, depth: Int,
                                          batched: [Int: (step: PassStep, pass: Int)], reads: inout [Int]) {
         var run = range.lowerBound  // start of the current run of drawable items
         var k = range.lowerBound
@@ -568,6 +582,7 @@ public struct FramePlanner {
             var moved = FramePass(target: .image(image), area: pass.area, steps: steps..<plan.steps.count,
                                   dependencies: dependencies..<plan.dependencies.count)
             moved.clearsToFrameColor = pass.target == .frame
+            moved.clears = pass.clears
             plan.passes.append(moved)
             freeImages.append(contentsOf: reads)
             reads.removeAll()
@@ -593,6 +608,7 @@ public struct FramePlanner {
             var done = FramePass(target: pass.target, area: pass.area, steps: steps..<plan.steps.count,
                                  dependencies: dependencies..<plan.dependencies.count)
             done.loads = continuingStack[depth]
+            done.clears = done.loads ? nil : pass.clears
             if let copy, let image {
                 done.copyOut = FramePass.CopyOut(image: image, area: copy.area, box: copy.box, reach: copy.reach)
             }

@@ -1,4 +1,5 @@
 import CVulkan
+import Glibc
 import LaminaFrame
 import LaminaGeometry
 
@@ -12,9 +13,24 @@ import LaminaGeometry
 /// slot submits again unchanged while the frame's draws and everything they refer to are
 /// the same, and the tail (`recordTail`: the window copy and the end timestamp), recorded
 /// every frame.
+///
+/// Clears: an offscreen pass over its whole image clears it in the render pass (lavapipe bins
+/// that clear for the rasterizer threads). Any other offscreen or atlas pass — a group's box,
+/// a batch's union of regions, a raster region — begins a render pass that clears nothing
+/// (`VulkanPipeline.groupUnclearedRenderPass`, `atlasUnclearedRenderPass`: load ops don't-care)
+/// and clears only `FramePass.clears` (a batch's members' regions) or its area by drawing
+/// `VulkanPipeline.clear` scissored to each: lavapipe does a render pass's clear of less than the whole image on
+/// the submitting thread, mapping the image (which waits for the rasterizer to finish what it
+/// has queued) and filling it there — a stall and a single-threaded fill per pass. The drawn
+/// clear writes the same bytes (transparent black, stencil 0). A pass that starts from the
+/// frame's clear color (`clearsToFrameColor`) and the frame pass clear as before.
+/// `LAMINA_DRAWN_CLEARS=0` turns the drawn clears off (every pass clears its whole area in the
+/// render pass, as before), for measurements.
 struct PassRecorder {
     let pipeline: VulkanPipeline
     let commands: VulkanCommands
+    /// False with `LAMINA_DRAWN_CLEARS=0` (see above).
+    static let drawsClears = getenv("LAMINA_DRAWN_CLEARS").map { String(cString: $0) } != "0"
 
     /// What one frame's recording reads.
     struct Frame {
@@ -82,6 +98,8 @@ struct PassRecorder {
             let framebuffer: VkFramebuffer
             let renderPass: VkRenderPass
             var area = pass.area
+            // The parts of the area to clear by drawing (nil: the render pass clears all of it).
+            var drawnClears: [PixelRect]? = nil
             switch pass.target {
             case .frame:
                 clears = [mapClearColor(frame.clearColor), clearStencil]
@@ -99,13 +117,26 @@ struct PassRecorder {
             case .image(let image):
                 clears = [mapClearColor(pass.clearsToFrameColor ? frame.clearColor : .clear), clearStencil]
                 framebuffer = images.framebuffer(image)
-                renderPass = pass.loads ? pipeline.groupContinueRenderPass : pipeline.groupRenderPass
+                let whole = PixelRect(minX: 0, minY: 0, maxX: frame.width, maxY: frame.height)
+                if pass.loads {
+                    renderPass = pipeline.groupContinueRenderPass
+                } else if Self.drawsClears, !pass.clearsToFrameColor, pass.clears != nil || area != whole {
+                    renderPass = pipeline.groupUnclearedRenderPass
+                    drawnClears = pass.clears ?? [area]
+                } else {
+                    renderPass = pipeline.groupRenderPass
+                }
             case .atlas(let page):
                 // Only its region is cleared; the rest of the page is kept.
                 guard let pageFramebuffer = atlas?.framebuffer(page) else { continue }
                 clears = [mapClearColor(.clear), clearStencil]
                 framebuffer = pageFramebuffer
-                renderPass = pipeline.atlasRenderPass
+                if Self.drawsClears {
+                    renderPass = pipeline.atlasUnclearedRenderPass
+                    drawnClears = [area]
+                } else {
+                    renderPass = pipeline.atlasRenderPass
+                }
             }
             clears.withUnsafeBufferPointer { clearPointer in
                 var info = VkRenderPassBeginInfo()
@@ -117,6 +148,7 @@ struct PassRecorder {
                 info.pClearValues = clearPointer.baseAddress
                 vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
+            if let drawnClears { recordClears(drawnClears, area: area, cmd: cmd, frame: frame) }
             let range = passDraws[index]
             if !range.isEmpty && !area.isEmpty {
                 recordDraws(draws[range], area: area, cmd: cmd, frame: frame, images: images)
@@ -210,6 +242,22 @@ struct PassRecorder {
         regions.withUnsafeBufferPointer { r in
             vkCmdCopyImage(cmd, source, VK_IMAGE_LAYOUT_TRANSFER_SRC_OPTIMAL, destination,
                            VK_IMAGE_LAYOUT_TRANSFER_DST_OPTIMAL, UInt32(r.count), r.baseAddress)
+        }
+    }
+
+    /// Clears `rects`, each cut to the pass's `area`, to transparent black and stencil 0 by
+    /// drawing `VulkanPipeline.clear` scissored to each (see the type's notes, "Clears").
+    private func recordClears(_ rects: [PixelRect], area: PixelRect, cmd: VkCommandBuffer, frame: Frame) {
+        var viewport = VkViewport(x: 0, y: 0, width: Float(frame.width), height: Float(frame.height),
+                                  minDepth: 0, maxDepth: 1)
+        vkCmdSetViewport(cmd, 0, 1, &viewport)
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_GRAPHICS, pipeline.clear)
+        for rect in rects {
+            let cut = rect.intersection(area)
+            guard !cut.isEmpty else { continue }
+            var scissor = cut.vk
+            vkCmdSetScissor(cmd, 0, 1, &scissor)
+            vkCmdDraw(cmd, 3, 1, 0, 0)
         }
     }
 

@@ -46,6 +46,16 @@ final class VulkanPipeline {
     /// as a group's pass leaves it).
     let continueRenderPass: VkRenderPass
     let groupContinueRenderPass: VkRenderPass
+    /// `groupRenderPass` and `atlasRenderPass` with nothing cleared (color and stencil load ops
+    /// don't-care; compatible with them: the same framebuffers and pipelines): the recorder
+    /// clears what will be read by drawing `clear` (`PassRecorder`, "Clears"). Outside the
+    /// render area (the rest of an atlas page) every pixel is kept.
+    let groupUnclearedRenderPass: VkRenderPass
+    let atlasUnclearedRenderPass: VkRenderPass
+    /// The drawn clear: a full-target triangle (`composite.vert`, `clear.frag`) writing
+    /// transparent black without blending and stencil 0 wherever the scissor lets it, with
+    /// `compositeLayout` (no set bound, no push constants).
+    let clear: VkPipeline
     let compositeSetLayout: VkDescriptorSetLayout
     let compositeLayout: VkPipelineLayout
     let composite: VkPipeline
@@ -98,7 +108,7 @@ final class VulkanPipeline {
     }
 
     /// Which pipeline `createPipeline` builds.
-    private enum Kind { case rect, mesh, composite, mask, blend, backdrop }
+    private enum Kind { case rect, mesh, composite, mask, blend, backdrop, clear }
 
     /// A descriptor set layout of one descriptor of `type` at binding 0, for `stages` (the
     /// fragment stage; the clip buffer's, the vertex stage too: CLIP_VARYINGS in the shaders).
@@ -202,6 +212,20 @@ final class VulkanPipeline {
             throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
         }
         undo.append { vkDestroyRenderPass(device.raw, groupContinueRenderPass, nil) }
+        var groupUnclearedRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
+                                     uncleared: true, renderPass: &groupUnclearedRenderPass)
+        guard result == VK_SUCCESS, let groupUnclearedRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, groupUnclearedRenderPass, nil) }
+        var atlasUnclearedRenderPass: VkRenderPass?
+        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
+                                     keepsSampled: true, uncleared: true, renderPass: &atlasUnclearedRenderPass)
+        guard result == VK_SUCCESS, let atlasUnclearedRenderPass else {
+            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        }
+        undo.append { vkDestroyRenderPass(device.raw, atlasUnclearedRenderPass, nil) }
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout
@@ -270,6 +294,7 @@ final class VulkanPipeline {
         var plainSeconds = 0.0, additiveSeconds = 0.0
         var composite: VkPipeline?
         var mask: VkPipeline?
+        var clearPipeline: VkPipeline?
         var blendPipeline: VkPipeline?
         var colorMatrixPipeline: VkPipeline?
         var blurColorPipeline: VkPipeline?
@@ -306,6 +331,7 @@ final class VulkanPipeline {
             }
             composite = try make(.composite, compositeLayout, Shaders.compositeVert, Shaders.compositeFrag)
             mask = try make(.mask, compositeLayout, Shaders.compositeVert, Shaders.maskFrag)
+            clearPipeline = try make(.clear, compositeLayout, Shaders.compositeVert, Shaders.clearFrag)
             blendPipeline = try make(.blend, blendPipelineLayout, Shaders.compositeVert, Shaders.blendFrag)
             // The blur passes draw one sharp-rect quad (its stride) over the box.
             let sharp = RectInstance.stride(.sharp)
@@ -328,6 +354,8 @@ final class VulkanPipeline {
         self.composite = composite
         guard let mask else { preconditionFailure("the mask pipeline was created above") }
         self.mask = mask
+        guard let clearPipeline else { preconditionFailure("the clear pipeline was created above") }
+        self.clear = clearPipeline
         guard let blendPipeline else { preconditionFailure("the blend pipeline was created above") }
         self.blend = blendPipeline
         self.blendLayout = blendPipelineLayout
@@ -350,7 +378,10 @@ final class VulkanPipeline {
         self.compositeSetLayout = setLayout
         self.compositeLayout = compositeLayout
         self.sampler = sampler
+        self.groupUnclearedRenderPass = groupUnclearedRenderPass
+        self.atlasUnclearedRenderPass = atlasUnclearedRenderPass
         device.track(retainedRenderPass, atlasRenderPass, continueRenderPass, groupContinueRenderPass)
+        device.track(groupUnclearedRenderPass, atlasUnclearedRenderPass, clearPipeline)
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
                      blurLayout, sampler, imageLayout)
         device.track(mask, blendPipeline, blendPipelineLayout)
@@ -363,6 +394,10 @@ final class VulkanPipeline {
         for pipeline in variants { vkDestroyPipeline(device.raw, pipeline, nil) }
         vkDestroyPipeline(device.raw, composite, nil)
         vkDestroyPipeline(device.raw, mask, nil)
+        vkDestroyPipeline(device.raw, clear, nil)
+        vkDestroyRenderPass(device.raw, groupUnclearedRenderPass, nil)
+        vkDestroyRenderPass(device.raw, atlasUnclearedRenderPass, nil)
+        device.untrack(groupUnclearedRenderPass, atlasUnclearedRenderPass, clear)
         vkDestroyPipeline(device.raw, blend, nil)
         vkDestroyPipelineLayout(device.raw, blendLayout, nil)
         device.untrack(mask, blend, blendLayout)
@@ -399,11 +434,16 @@ final class VulkanPipeline {
     /// reading it.
     private static func makeRenderPass(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, group: Bool,
                                        retained: Bool = false, keepsSampled: Bool = false, loads: Bool = false,
+                                       uncleared: Bool = false,
                                        renderPass: inout VkRenderPass?) -> VkResult {
         var attachment = VkAttachmentDescription()
         attachment.format = format
         attachment.samples = VK_SAMPLE_COUNT_1_BIT
-        attachment.loadOp = loads ? VK_ATTACHMENT_LOAD_OP_LOAD : VK_ATTACHMENT_LOAD_OP_CLEAR
+        // `loads`: a pass continuing after a cut keeps what was drawn; `uncleared`: the render
+        // area's pixels undefined until drawn (the recorder draws its clears where anything will
+        // be read; lavapipe leaves the memory as it was).
+        attachment.loadOp = loads ? VK_ATTACHMENT_LOAD_OP_LOAD
+            : uncleared ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_CLEAR
         attachment.storeOp = VK_ATTACHMENT_STORE_OP_STORE
         attachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_DONT_CARE
         attachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
@@ -415,9 +455,9 @@ final class VulkanPipeline {
         var stencilAttachment = VkAttachmentDescription()
         stencilAttachment.format = stencilFormat
         stencilAttachment.samples = VK_SAMPLE_COUNT_1_BIT
-        stencilAttachment.loadOp = VK_ATTACHMENT_LOAD_OP_CLEAR
+        stencilAttachment.loadOp = uncleared ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_CLEAR
         stencilAttachment.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
-        stencilAttachment.stencilLoadOp = VK_ATTACHMENT_LOAD_OP_CLEAR
+        stencilAttachment.stencilLoadOp = uncleared ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_CLEAR
         stencilAttachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
         stencilAttachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
         stencilAttachment.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL
@@ -525,7 +565,7 @@ final class VulkanPipeline {
         let instanceStride = UInt32(instanceStride)
         let bindings: [VkVertexInputBindingDescription]
         var attributes: [VkVertexInputAttributeDescription]
-        if kind == .composite || kind == .mask || kind == .blend {
+        if kind == .composite || kind == .mask || kind == .blend || kind == .clear {
             bindings = []
             attributes = []
         } else if kind == .rect || kind == .backdrop {
@@ -561,6 +601,14 @@ final class VulkanPipeline {
                 compareOp: VK_COMPARE_OP_NOT_EQUAL, compareMask: 0xFF, writeMask: 0xFF, reference: 0)
             depthStencil.front = op
             depthStencil.back = op
+        } else if kind == .clear {
+            // The drawn clear: stencil 0 wherever it draws (as the render pass's clear).
+            depthStencil.stencilTestEnable = VkBool32(VK_TRUE)
+            let op = VkStencilOpState(
+                failOp: VK_STENCIL_OP_REPLACE, passOp: VK_STENCIL_OP_REPLACE, depthFailOp: VK_STENCIL_OP_REPLACE,
+                compareOp: VK_COMPARE_OP_ALWAYS, compareMask: 0xFF, writeMask: 0xFF, reference: 0)
+            depthStencil.front = op
+            depthStencil.back = op
         }
         var viewport = VkPipelineViewportStateCreateInfo()
         viewport.sType = VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO
@@ -584,7 +632,7 @@ final class VulkanPipeline {
         blendAttachment.srcAlphaBlendFactor = VK_BLEND_FACTOR_ONE
         blendAttachment.dstAlphaBlendFactor = VK_BLEND_FACTOR_ONE_MINUS_SRC_ALPHA
         blendAttachment.alphaBlendOp = VK_BLEND_OP_ADD
-        if kind == .blend || kind == .backdrop { blendAttachment.blendEnable = VkBool32(VK_FALSE) }
+        if kind == .blend || kind == .backdrop || kind == .clear { blendAttachment.blendEnable = VkBool32(VK_FALSE) }
         if additive {
             // plusLighter: premultiplied source plus destination, every channel (alpha too),
             // clamped to 1 by the UNORM target (an additive variant, `PipelineVariant.additive`).

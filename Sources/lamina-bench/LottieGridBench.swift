@@ -409,9 +409,9 @@ struct LottieGridPlan {
             switch pass.target {
             case .frame: frameDrawn += d.pixels
             case .image:
-                offscreen += 1; cleared += a; offscreenDrawn += d.pixels; largest = max(largest, a)
+                offscreen += 1; cleared += PlanCensus.cleared(pass); offscreenDrawn += d.pixels; largest = max(largest, a)
                 if cellsOverlapped(by: pass.area) > 1 { spanning += 1 }
-            case .atlas: atlas += 1; cleared += a; offscreenDrawn += d.pixels
+            case .atlas: atlas += 1; cleared += PlanCensus.cleared(pass); offscreenDrawn += d.pixels
             }
             PlanCensus.forEachStep(of: pass, in: plan) { _, _, writes in
                 if let w = writes, !w.isEmpty { reads += 1; readPixels += PlanCensus.pixels(w) }
@@ -451,7 +451,8 @@ struct LottieGridPlan {
             for s in pass.steps { kinds[PlanCensus.name(plan.steps[s]), default: 0] += 1 }
             let d = drawn(pass)
             let file = cell(of: a).map { (cells[$0].file as NSString).lastPathComponent } ?? "-"
-            lines.append("pass \(i) \(target) area \(a.minX),\(a.minY)-\(a.maxX),\(a.maxY) px \(px) cells \(cellsOverlapped(by: a)) "
+            lines.append("pass \(i) \(target) area \(a.minX),\(a.minY)-\(a.maxX),\(a.maxY) px \(px) "
+                + "cleared \(PlanCensus.cleared(pass)) cells \(cellsOverlapped(by: a)) "
                 + "at \(file) items \(d.items) item_px \(d.pixels) steps "
                 + kinds.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))
         }

@@ -26,8 +26,8 @@ func runPlanBench(_ arguments: [String]) {
                 if case .image(let image) = pass.target { imageAreas[image] = pass.area }
                 if let copy = pass.copyOut { imageAreas[copy.image] = copy.area }
             }
-            if !pass.loads { cleared += px(pass.area) }  // (a pass that goes on after a cut clears nothing)
-            if case .image = pass.target { offscreen += 1; imageArea += px(pass.area) }
+            cleared += PlanCensus.cleared(pass)
+            if case .image = pass.target { offscreen += 1; imageArea += PlanCensus.cleared(pass) }
             PlanCensus.forEachStep(of: pass, in: plan) { step, _, writes in
                 if case .within = step { return }
                 var pixels = writes.map(px) ?? 0

@@ -7,6 +7,12 @@ enum PlanCensus {
     /// Pixels in `rect` (0 when empty).
     static func pixels(_ rect: PixelRect) -> Int { rect.isEmpty ? 0 : (rect.maxX - rect.minX) * (rect.maxY - rect.minY) }
 
+    /// Pixels `pass` clears: its `clears` (a batch's members' regions) when it has them, else its area.
+    static func cleared(_ pass: FramePass) -> Int {
+        // A pass that goes on after a cut (`loads`) keeps its pixels: it clears nothing.
+        pass.loads ? 0 : pass.clears.map { $0.reduce(0) { $0 + pixels($1) } } ?? pixels(pass.area)
+    }
+
     /// The step's kind, as the benches' JSON and dumps name it.
     static func name(_ step: PassStep) -> String {
         switch step {

@@ -397,6 +397,8 @@ struct FramePlanTests {
         #expect(plan.imageCount == 2)
         #expect(plan.passes.map(\.target) == [.image(0), .image(1), .image(0), .frame])
         #expect(plan.passes.map(\.area) == [union, union, union, whole])
+        // Each of the batch's passes clears the three regions only, not their union.
+        #expect(plan.passes.map(\.clears) == [[a, b, c], [a, b, c], [a, b, c], nil])
         #expect(plan.steps == [
             .within(a), .items(1..<2), .within(b), .items(3..<4), .within(c), .items(5..<6),  // contents
             // The horizontal direction over each content's rows (its box grown by a pixel).
@@ -422,6 +424,31 @@ struct FramePlanTests {
         overlapping.items[3].bounds = Rect(2, 2, 4, 4)
         #expect(overlapping.planned(batches: true).plan.passes.count == 7)
         #expect(overlapping.planned(batches: true).plan.steps.filter { if case .region = $0 { true } else { false } }.count == 2)
+    }
+
+    /// A batch of two filter groups blurred at half size (σ 4): each of its passes clears the
+    /// members' regions at the pass's size — the full-size ones (content, upsampling) the
+    /// regions, the half-size ones (downsampling, both directions) the half-size pixels that
+    /// cover them — and no pass clears the union.
+    @Test func aHalfSizeBatchClearsItsMembersRegionsAtEachSize() {
+        func rect(_ x: Double) -> DrawItem { DrawItem(bounds: Rect(x, 0, 4, 4), backgroundColor: Color(1, 0, 0)) }
+        let filter = DrawItem(bounds: .zero, backgroundColor: .clear,
+                              kind: .filter(filters: [.gaussianBlur(4)], opacity: 1, count: 1))
+        let list = DrawList(width: 128, height: 64, items: [filter, rect(0), filter, rect(80)])
+        // Each square's box (-1.5…5.5 rounded out: -2…6, and 80 more for the second) grown by
+        // 1 + ⌈3σ⌉ + 1 + 4 (the half-size blur's reach) = 18, cut to the target.
+        let a = PixelRect(minX: 0, minY: 0, maxX: 24, maxY: 24), b = PixelRect(minX: 60, minY: 0, maxX: 104, maxY: 24)
+        // Their half-size pixels: (min >> 1, (max + 1) >> 1).
+        let ha = PixelRect(minX: 0, minY: 0, maxX: 12, maxY: 12), hb = PixelRect(minX: 30, minY: 0, maxX: 52, maxY: 12)
+        let plan = list.planned(batches: true).plan
+        #expect(plan.passes.map(\.area) == [
+            PixelRect(minX: 0, minY: 0, maxX: 104, maxY: 24), PixelRect(minX: 0, minY: 0, maxX: 52, maxY: 12),
+            PixelRect(minX: 0, minY: 0, maxX: 52, maxY: 12), PixelRect(minX: 0, minY: 0, maxX: 52, maxY: 12),
+            PixelRect(minX: 0, minY: 0, maxX: 104, maxY: 24), PixelRect(minX: 0, minY: 0, maxX: 128, maxY: 64),
+        ])
+        #expect(plan.passes.map(\.clears) == [[a, b], [ha, hb], [ha, hb], [ha, hb], [a, b], nil])
+        // Apart, no pass has clears of its own (each clears its area).
+        #expect(list.planned(batches: false).plan.passes.allSatisfy { $0.clears == nil })
     }
 
     /// Groups nested in groups batch by depth: n translucent groups side by side, each holding
@@ -472,6 +499,8 @@ struct FramePlanTests {
         // The batch's pass so far (the blend's backdrop), the blend's source (over the whole
         // target), the batch's pass, the frame's.
         #expect(plan.passes.map(\.area) == [union, full, union, full])
+        // The batch's pass and the pass so far moved out of it clear the two regions only.
+        #expect(plan.passes.map(\.clears) == [[a, b], nil, [a, b], nil])
         let moved = plan.passes[0], batch = plan.passes[2]
         guard case .image(let backdrop) = moved.target, case .image(let source) = plan.passes[1].target else {
             Issue.record("not images: \(plan.passes)")

@@ -121,8 +121,9 @@ struct HeldDrawLifetimeTests {
 
     /// Image layers (one small, in the small-image atlas; one of its own texture) left as they
     /// are for more than `ImageResidency.idleFrames` frames while another layer moves, then
-    /// swapped for other images (the old ones forgotten while the frames keep patching), then
-    /// one removed from the image map.
+    /// swapped for other images (the old ones forgotten while the frames keep patching, the
+    /// new ones drawn only through held draws for well over `ImageResidency.idleFrames`
+    /// frames), then one removed from the image map.
     @Test func imagesKeptForgottenAndReplacedWhileOthersMove() throws {
         var first = Self.row(duration: 3)
         first += TestScene.layer(60, frame: Rect(40, 50, 20, 20), [("contents", .string("small"))])
@@ -130,11 +131,11 @@ struct HeldDrawLifetimeTests {
         let images = ["small": Self.solid(6, 250, 20, 0), "big": Self.solid(300, 20, 240, 0),
                       "small2": Self.solid(5, 40, 250, 0), "big2": Self.solid(280, 200, 200, 0)]
         var uploadsBefore = 0, residentAfterSwap = 0, patchedBefore = 0, patchedAfter = 0
-        let renderer = try Self.compare(frames: 110, size: 96, first: first, images: images) { frame, driver in
+        let renderer = try Self.compare(frames: 140, size: 96, first: first, images: images) { frame, driver in
             switch frame {
             case 40: return [.set(60, keyPath: "contents", value: .string("big2")),
                              .set(61, keyPath: "contents", value: .string("small2"))]
-            case 90:
+            case 110:
                 driver.setImage("small2", nil)
                 return [.set(61, keyPath: "contents", value: .string("big"))]
             default: return []
@@ -149,14 +150,15 @@ struct HeldDrawLifetimeTests {
             if frame == 57 { patchedBefore = renderer.framesPatched }
             // Frames 58… only patch: the new images are drawn through the held draws alone,
             // for more than `idleFrames` frames, and the old ones are forgotten meanwhile.
-            if frame == 57 + Int(ImageResidency.idleFrames) + 1 {
+            // (Past a sweep, `forgetIdle` runs every 8 frames, of images idle since frame 58.)
+            if frame == 57 + Int(ImageResidency.idleFrames) + 1 { #expect(renderer.textures.count == 2) }
+            if frame == 106 {
                 patchedAfter = renderer.framesPatched
                 #expect(renderer.textures.count == 2)
             }
         }
         #expect(uploadsBefore == 2)
         #expect(residentAfterSwap == 4)
-        #expect(patchedAfter - patchedBefore == Int(ImageResidency.idleFrames) + 1,
-                "frames 58…88 did not all patch (\(patchedAfter - patchedBefore))")
+        #expect(patchedAfter - patchedBefore == 106 - 57, "frames 58…106 did not all patch (\(patchedAfter - patchedBefore))")
     }
 }

@@ -915,15 +915,24 @@ public struct DrawListBuilder {
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         // A shape far larger than the target is meshed only where it can be seen.
-        // Nothing of it shows outside its clips, nor, in a mask, outside the masked layer's.
-        var area = clipArea(clip)
-        if let m = maskArea, rasterDepth == 0, shadowSourceDepth == 0 {
-            area = area.map { $0.intersection(m) ?? Rect(m.minX, m.minY, 0, 0) } ?? m
+        let bounds = Self.controlBounds(path), reach = p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle)
+        let grow = shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0
+        var visible = Self.visibleRegion(bounds, reach: reach, toPixels: toPixels, width: Double(pixelWidth),
+                                         height: Double(pixelHeight), grow: grow, footprint: 4 / pixelScale)
+        if visible.window != nil {
+            // Cut already: no further than its clips, nor, in a mask, the masked layer's —
+            // nothing of it shows outside them. (Only a window made smaller: what is drawn
+            // whole, culled or from the shape atlas stays as it was.)
+            var area = clipArea(clip)
+            if let m = maskArea, rasterDepth == 0, shadowSourceDepth == 0 {
+                area = area.map { $0.intersection(m) ?? Rect(m.minX, m.minY, 0, 0) } ?? m
+            }
+            if let area, case .window(let r) = Self.visibleRegion(bounds, reach: reach, toPixels: toPixels,
+                                                                   width: Double(pixelWidth), height: Double(pixelHeight),
+                                                                   grow: grow, footprint: 4 / pixelScale, area: area) {
+                visible = .window(r)
+            }
         }
-        let visible = Self.visibleRegion(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
-                                         toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),
-                                         grow: shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0, footprint: 4 / pixelScale,
-                                         area: area)
         if visible == .nothing { return }
         let window = visible.window
         var fillPart: (box: DrawItem.MeshBox, color: Color)? = nil, strokePart: (box: DrawItem.MeshBox, color: Color)? = nil

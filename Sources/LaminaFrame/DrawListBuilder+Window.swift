@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import LaminaGeometry
 
@@ -11,6 +12,47 @@ extension DrawListBuilder {
         let h = s.lineWidth.isFinite ? max(0, s.lineWidth) / 2 : 0
         let miter = s.lineJoin == .miter ? (s.miterLimit.isFinite ? max(1, s.miterLimit) : .infinity) : 1
         return h * max(2.0.squareRoot(), miter)
+    }
+
+    /// `LAMINA_CLIP_WINDOWS=0`: windows bounded by the target alone, not by the clips (to
+    /// compare in one binary).
+    static let windowsToClips = ProcessInfo.processInfo.environment["LAMINA_CLIP_WINDOWS"] != "0"
+
+    /// Device pixels a clip's box is grown by: its anti-aliased edge covers pixels whose
+    /// centre lies outside its rect, by less than one.
+    static let clipAreaMargin = 2.0
+
+    /// The device box, grown by `clipAreaMargin`, outside which clip `index` and its parents
+    /// cover nothing (each clip's rect mapped by its transform; one partly behind the eye
+    /// bounds nothing), or nil when none bounds it. Items drawn through the clip show nothing
+    /// outside it, so a shape's window need reach no further (`visibleRegion`'s `area`).
+    func clipArea(_ index: Int) -> Rect? {
+        guard Self.windowsToClips else { return nil }
+        var box: Rect? = nil
+        var i = index, steps = 0
+        while i >= 0, steps < 64, let c = clip(at: i) {
+            steps += 1
+            let r = c.rect.standardized, t = c.transform
+            var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+            var bounded = r.width >= 0 && r.height >= 0
+            for p in [Point(r.minX, r.minY), Point(r.maxX, r.minY), Point(r.maxX, r.maxY), Point(r.minX, r.maxY)] where bounded {
+                let w = p.x * t.m14 + p.y * t.m24 + t.m44
+                let x = (p.x * t.m11 + p.y * t.m21 + t.m41) / w, y = (p.x * t.m12 + p.y * t.m22 + t.m42) / w
+                guard w > 0, x.isFinite, y.isFinite else { bounded = false; break }
+                minX = min(minX, x); maxX = max(maxX, x); minY = min(minY, y); maxY = max(maxY, y)
+            }
+            if bounded {
+                let g = Self.clipAreaMargin
+                let b = Rect(minX - g, minY - g, maxX - minX + 2 * g, maxY - minY + 2 * g)
+                if let old = box {
+                    // Disjoint: the clip covers nothing; a degenerate box still bounds it.
+                    box = old.intersection(b) ?? Rect(b.minX, b.minY, 0, 0)
+                } else { box = b }
+            }
+            guard c.parent < i else { break }
+            i = c.parent
+        }
+        return box
     }
 
     /// What a shape layer's plane shows of itself in the target.
@@ -37,8 +79,11 @@ extension DrawListBuilder {
     /// always — when the shape (`bounds` grown by `reach`) lies within four window sizes of it
     /// anyway, or the map is not invertible in Double; `.nothing` when the shape lies wholly
     /// outside it or the plane wholly behind the eye.
+    ///
+    /// `area` (device pixels), when given, bounds the target further: the device box of the
+    /// clips the shape is drawn through (`clipArea`), outside which none of its pixels shows.
     static func visibleRegion(_ bounds: Rect, reach: Double, toPixels m: Transform3D, width: Double, height: Double,
-                              grow: Double, footprint: Double = .infinity) -> Visible {
+                              grow: Double, footprint: Double = .infinity, area: Rect? = nil) -> Visible {
         guard width > 0, height > 0 else { return .whole }
         // Where no window bounds it, "nothing" only for a shape far larger than the target (as
         // for a window; smaller ones are drawn as always, and the GPU clips them).
@@ -61,7 +106,12 @@ extension DrawListBuilder {
         let i21 = (f * g - d * k) / det, i22 = (a * k - c * g) / det, i23 = (c * d - a * f) / det
         let i31 = (d * h - e * g) / det, i32 = (b * g - a * h) / det, i33 = (a * e - b * d) / det
         func wOf(_ p: Point) -> Double { p.x * i13 + p.y * i23 + i33 }
-        let corners = (Point(-grow, -grow), Point(width + grow, -grow), Point(width + grow, height + grow), Point(-grow, height + grow))
+        var (x0t, y0t, x1t, y1t) = (-grow, -grow, width + grow, height + grow)
+        if let a = area, a.minX < a.maxX, a.minY < a.maxY, a.minX.isFinite, a.maxX.isFinite, a.minY.isFinite, a.maxY.isFinite,
+           max(x0t, a.minX) < min(x1t, a.maxX), max(y0t, a.minY) < min(y1t, a.maxY) {
+            (x0t, y0t, x1t, y1t) = (max(x0t, a.minX), max(y0t, a.minY), min(x1t, a.maxX), min(y1t, a.maxY))
+        }
+        let corners = (Point(x0t, y0t), Point(x1t, y0t), Point(x1t, y1t), Point(x0t, y1t))
         var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
         var bounded = true
         func add(_ p: Point) {

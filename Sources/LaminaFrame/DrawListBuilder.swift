@@ -94,6 +94,9 @@ public struct DrawListBuilder {
     /// on, sublayers' shadows are left out (each would draw its subtree again, so nested
     /// shadowed layers would cost 2^depth items).
     var shadowSourceDepth = 0
+    /// While a mask layer's subtree is visited (`visitMasked`): the device box of the masked
+    /// layer's clips (`clipArea`), outside which the mask multiplies nothing that shows.
+    var maskArea: Rect? = nil
     /// Items drawn this frame as shadow sources; past `maxShadowSourceItems` further blurred
     /// shadows are left out (a bound on the work a hostile tree can ask for).
     var shadowSourceItems = 0
@@ -511,7 +514,14 @@ public struct DrawListBuilder {
         openGroups += 1
         maskDepth += 1
         let maskRecord = records.open(slot: maskSlot, childIndex: 0, item: items.count, clip: clipOffset + clips.count)
+        // The mask counts only where the masked layer draws, inside its clips: its shapes are
+        // meshed no further than those (`maskArea`; device space, so not in a raster space).
+        let outerMaskArea = maskArea
+        if rasterDepth == 0, shadowSourceDepth == 0, let area = clipArea(clip) {
+            maskArea = outerMaskArea.map { $0.intersection(area) ?? Rect(area.minX, area.minY, 0, 0) } ?? area
+        }
         visit(maskSlot, maskRecord, store, nodes, parentToPixels: toPixels, parentOpacity: 1, clip: -1)
+        maskArea = outerMaskArea
         records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
         maskDepth -= 1
         openGroups -= 2
@@ -922,9 +932,24 @@ public struct DrawListBuilder {
         let pixelScale = Self.pixelScale(toPixels)
         let bucket = MeshCache.bucket(forScale: pixelScale)
         // A shape far larger than the target is meshed only where it can be seen.
-        let visible = Self.visibleRegion(Self.controlBounds(path), reach: p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle),
-                                         toPixels: toPixels, width: Double(pixelWidth), height: Double(pixelHeight),
-                                         grow: shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0, footprint: 4 / pixelScale)
+        let bounds = Self.controlBounds(path), reach = p.strokeColor == nil ? 0 : Self.strokeReach(p.strokeStyle)
+        let grow = shadowSourceDepth > 0 ? 3 * Self.maxShadowSigma : 0
+        var visible = Self.visibleRegion(bounds, reach: reach, toPixels: toPixels, width: Double(pixelWidth),
+                                         height: Double(pixelHeight), grow: grow, footprint: 4 / pixelScale)
+        if visible.window != nil {
+            // Cut already: no further than its clips, nor, in a mask, the masked layer's —
+            // nothing of it shows outside them. (Only a window made smaller: what is drawn
+            // whole, culled or from the shape atlas stays as it was.)
+            var area = clipArea(clip)
+            if let m = maskArea, rasterDepth == 0, shadowSourceDepth == 0 {
+                area = area.map { $0.intersection(m) ?? Rect(m.minX, m.minY, 0, 0) } ?? m
+            }
+            if let area, case .window(let r) = Self.visibleRegion(bounds, reach: reach, toPixels: toPixels,
+                                                                   width: Double(pixelWidth), height: Double(pixelHeight),
+                                                                   grow: grow, footprint: 4 / pixelScale, area: area) {
+                visible = .window(r)
+            }
+        }
         if visible == .nothing { return }
         let window = visible.window
         var fillPart: (box: DrawItem.MeshBox, color: Color)? = nil, strokePart: (box: DrawItem.MeshBox, color: Color)? = nil

@@ -120,6 +120,49 @@ import LaminaModel
         #expect(DrawListBuilder.visibleRegion(huge, reach: 0, toPixels: .scale(0, 1), width: 64, height: 48, grow: 0,
                                               footprint: 4) == .nothing)
     }
+
+    /// A huge shape inside a small clipped layer (a Lottie inverted mask's square, even-odd
+    /// with a hole, in a 20 × 16 cell) is meshed around the clip's device box, not the target:
+    /// the window snapped to a grid of its size (a power of two ≥ the box, half a grid either
+    /// side) holds at most box + 3 grids per axis, grown by the tessellator's 4-pixel margin;
+    /// the same shape unclipped is meshed around the whole 256 × 192 target.
+    @Test func clippedHugeShapeIsMeshedAroundTheClip() throws {
+        let e = 1e5
+        var square = Path()
+        square.move(to: Point(-e, -e)); square.addLine(to: Point(e, -e)); square.addLine(to: Point(e, e))
+        square.addLine(to: Point(-e, e)); square.closeSubpath()
+        square.addEllipse(in: Rect(2, 2, 12, 10))
+        func meshes(clipped: Bool) throws -> [MeshDraw] {
+            var t = LayerTree()
+            try t.apply(Commit(client: 1, content: .connect))
+            try t.apply(Commit(client: 1, content: .operations([
+                .create(2, .layer), .addSublayer(parent: 0, child: 2),
+                .set(2, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 16))),
+                .set(2, keyPath: "anchorPoint", value: .point(Point(0, 0))),
+                .set(2, keyPath: "position", value: .point(Point(40, 30))),
+                .set(2, keyPath: "masksToBounds", value: .bool(clipped)),
+                .create(1, .shape), .addSublayer(parent: 2, child: 1),
+                .set(1, keyPath: "bounds", value: .rect(Rect(0, 0, 20, 16))),
+                .set(1, keyPath: "anchorPoint", value: .point(Point(0, 0))),
+                .set(1, keyPath: "path", value: .path(square)),
+                .set(1, keyPath: "fillRule", value: .string("evenOdd")),
+                .set(1, keyPath: "fillColor", value: .color(Color(1, 0, 0))),
+            ])))
+            var b = DrawListBuilder(widthPoints: 256, heightPoints: 192, scale: 1, background: Color(1, 1, 1))
+            return Self.meshes(&b, t)
+        }
+        let inCell = try meshes(clipped: true), free = try meshes(clipped: false)
+        #expect(inCell.count == 1 && free.count == 1)
+        guard let c = inCell.first, let f = free.first else { return }
+        // The clip's box: 20 × 16 at (40, 30), grown by clipAreaMargin; grid 32 (≥ 24).
+        let box = 20 + 2 * DrawListBuilder.clipAreaMargin, grid = 32.0
+        #expect(c.mesh.bounds.width <= box + 3 * grid + 8 && c.mesh.bounds.height <= box + 3 * grid + 8, "\(c.mesh.bounds)")
+        // It holds the clip's box (shape-local units: the cell's, 0…20 × 0…16), grown.
+        #expect(c.mesh.bounds.minX <= -2 && c.mesh.bounds.maxX >= 22 && c.mesh.bounds.minY <= -2
+                    && c.mesh.bounds.maxY >= 18, "\(c.mesh.bounds)")
+        #expect(f.mesh.bounds.width >= 256 && f.mesh.bounds.height >= 192, "\(f.mesh.bounds)")
+        #expect(c.mesh.vertices.count * 4 < f.mesh.vertices.count, "\(c.mesh.vertices.count) vs \(f.mesh.vertices.count)")
+    }
 }
 
 extension Rect {

@@ -801,22 +801,17 @@ public struct FramePlanner {
                 // starting over with the blend of the group's image over it; in a pass already
                 // cut (its target holds what it drew before the cut), the pass is cut again and
                 // its pixels copied out.
-                if cuttable, continuingStack[depth],
-                   let backdrop = cut(copying: (pass.area, pass.area, 0)) {
-                    let source = allocateImage()
-                    let sourcePass = collect(items, [Segment(range: start..<end, area: whole)], target: .image(source),
-                                             area: whole, whole: whole, depth: depth + 1)
-                    stepStack[depth].append(.blend(source: source, backdrop: backdrop, mode: mode, opacity: min(opacity, 1)))
-                    dependencyStack[depth].append(sourcePass)
-                    reads.append(source)
-                    continue
-                }
-                let backdrop = moveSoFar()
-                if restricted {
-                    // In a batched pass: the pass so far restored over all of it, the blend
-                    // written over this member's region only.
-                    stepStack[depth].append(.copy(image: backdrop))
-                    stepStack[depth].append(.within(area))
+                let backdrop: Int
+                if cuttable, continuingStack[depth], let copied = cut(copying: (pass.area, pass.area, 0)) {
+                    backdrop = copied
+                } else {
+                    backdrop = moveSoFar()
+                    if restricted {
+                        // In a batched pass: the pass so far restored over all of it, the blend
+                        // written over this member's region only.
+                        stepStack[depth].append(.copy(image: backdrop))
+                        stepStack[depth].append(.within(area))
+                    }
                 }
                 let source = allocateImage()
                 let sourcePass = collect(items, [Segment(range: start..<end, area: whole)], target: .image(source),

@@ -172,60 +172,25 @@ final class VulkanPipeline {
         var undo: [() -> Void] = []
         func fail(_ error: RenderError) -> RenderError { undo.reversed().forEach { $0() }; return error }
 
-        var renderPass: VkRenderPass?
-        var result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: false,
-                                         renderPass: &renderPass)
-        guard result == VK_SUCCESS, let renderPass else { throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass")) }
-        undo.append { vkDestroyRenderPass(device.raw, renderPass, nil) }
-        var groupRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
-                                     renderPass: &groupRenderPass)
-        guard result == VK_SUCCESS, let groupRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
+        /// One render pass (`makeRenderPass`'s options), destroyed again if a later step fails.
+        func makePass(group: Bool, retained: Bool = false, keepsSampled: Bool = false, loads: Bool = false,
+                      uncleared: Bool = false) throws(RenderError) -> VkRenderPass {
+            var made: VkRenderPass?
+            let result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: group,
+                                             retained: retained, keepsSampled: keepsSampled, loads: loads,
+                                             uncleared: uncleared, renderPass: &made)
+            guard result == VK_SUCCESS, let made else { throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass")) }
+            undo.append { vkDestroyRenderPass(device.raw, made, nil) }
+            return made
         }
-        undo.append { vkDestroyRenderPass(device.raw, groupRenderPass, nil) }
-        var retainedRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: false,
-                                     retained: true, renderPass: &retainedRenderPass)
-        guard result == VK_SUCCESS, let retainedRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
-        }
-        undo.append { vkDestroyRenderPass(device.raw, retainedRenderPass, nil) }
-        var atlasRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
-                                     keepsSampled: true, renderPass: &atlasRenderPass)
-        guard result == VK_SUCCESS, let atlasRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
-        }
-        undo.append { vkDestroyRenderPass(device.raw, atlasRenderPass, nil) }
-        var continueRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: false,
-                                     retained: true, loads: true, renderPass: &continueRenderPass)
-        guard result == VK_SUCCESS, let continueRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
-        }
-        undo.append { vkDestroyRenderPass(device.raw, continueRenderPass, nil) }
-        var groupContinueRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
-                                     keepsSampled: true, loads: true, renderPass: &groupContinueRenderPass)
-        guard result == VK_SUCCESS, let groupContinueRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
-        }
-        undo.append { vkDestroyRenderPass(device.raw, groupContinueRenderPass, nil) }
-        var groupUnclearedRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
-                                     uncleared: true, renderPass: &groupUnclearedRenderPass)
-        guard result == VK_SUCCESS, let groupUnclearedRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
-        }
-        undo.append { vkDestroyRenderPass(device.raw, groupUnclearedRenderPass, nil) }
-        var atlasUnclearedRenderPass: VkRenderPass?
-        result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: true,
-                                     keepsSampled: true, uncleared: true, renderPass: &atlasUnclearedRenderPass)
-        guard result == VK_SUCCESS, let atlasUnclearedRenderPass else {
-            throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass"))
-        }
-        undo.append { vkDestroyRenderPass(device.raw, atlasUnclearedRenderPass, nil) }
+        let renderPass = try makePass(group: false)
+        let groupRenderPass = try makePass(group: true)
+        let retainedRenderPass = try makePass(group: false, retained: true)
+        let atlasRenderPass = try makePass(group: true, keepsSampled: true)
+        let continueRenderPass = try makePass(group: false, retained: true, loads: true)
+        let groupContinueRenderPass = try makePass(group: true, keepsSampled: true, loads: true)
+        let groupUnclearedRenderPass = try makePass(group: true, uncleared: true)
+        let atlasUnclearedRenderPass = try makePass(group: true, keepsSampled: true, uncleared: true)
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout
@@ -252,7 +217,7 @@ final class VulkanPipeline {
         samplerInfo.addressModeV = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
         samplerInfo.addressModeW = VK_SAMPLER_ADDRESS_MODE_CLAMP_TO_EDGE
         var sampler: VkSampler?
-        result = vkCreateSampler(device.raw, &samplerInfo, nil, &sampler)
+        let result = vkCreateSampler(device.raw, &samplerInfo, nil, &sampler)
         guard result == VK_SUCCESS, let sampler else { throw fail(.vulkan(VulkanError(result), call: "vkCreateSampler")) }
         undo.append { vkDestroySampler(device.raw, sampler, nil) }
 

@@ -1,12 +1,15 @@
-// Does lavapipe (llvmpipe) draw Lamina-like textured quads on its linear rasterizer, and what
-// does it save? Draws `--quads` axis-aligned 48 x 32 textured quads (two triangles each, one
-// TRIANGLE_LIST draw) into a 1280 x 720 target, `--frames` times, and prints the wall and
-// process CPU time per frame (the CPU time counts llvmpipe's rasterizer threads) and one
-// pixel read back. Everything the linear path depends on is an option: target and texture
-// format, a stencil attachment in the render pass, the fragment shader, blending, filter,
-// texture scale and a sub-pixel offset. Compare a run against `LP_PERF=no_rast_linear`
-// (llvmpipe's switch that turns its linear rasterizer off): equal times mean the path was not
-// taken; `LP_PERF=no_shade` makes a linear-path variant draw red.
+// Does lavapipe (llvmpipe) draw Lamina-like textured quads on its linear path, and what does
+// it save? Draws `--quads` axis-aligned 48 x 32 textured quads into a 1280 x 720 target,
+// `--frames` times, and prints the wall and process CPU time per frame (the CPU time counts
+// llvmpipe's rasterizer threads) and one pixel read back. Everything the linear path depends
+// on is an option: target and texture format, a stencil attachment in the render pass, the
+// fragment shader, blending, filter, texture scale, a sub-pixel offset, a scissor, and how the
+// quads are drawn (one TRIANGLE_LIST draw, a draw per quad as a list, strip or fan, or one
+// instanced strip draw as Lamina draws). docs/performance.md "llvmpipe's linear path and
+// lavapipe" has the conditions and the figures. Two ways to see the path taken: the CPU time
+// against the same run with `--shader TEX` (a shader the analysis refuses), and the variant's
+// module in Mesa's shader cache (`MESA_SHADER_CACHE_DIR=DIR`, then each entry past its 72-byte
+// header is zstd: a linear variant's module holds the function `fs_variant_linear`).
 // Build: bench/linear-raster/build (glslc and cc), then /tmp/linear-raster/vk-linear-raster.
 #include <vulkan/vulkan.h>
 #include <stdio.h>
@@ -81,19 +84,29 @@ static double now(clockid_t c) { struct timespec t; clock_gettime(c, &t); return
 
 int main(int argc, char **argv) {
     const char *target = "bgra", *texture = "bgra", *fs = "TEX", *filter = "nearest", *dir = "/tmp/linear-raster";
-    int stencil = 0, blend = 0, scale = 1, frames = 200, quads = 1000, QW = 48, QH = 32;
+    int stencil = 0, scissor = 0, blend = 0, fan = 0, split = 0, strip = 0, instanced = 0, scale = 1, frames = 200, quads = 1000, QW = 48, QH = 32;
     double offset = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : "";
         if (!strcmp(a, "--target")) target = v; else if (!strcmp(a, "--texture")) texture = v;
         else if (!strcmp(a, "--shader")) fs = v; else if (!strcmp(a, "--filter")) filter = v;
         else if (!strcmp(a, "--stencil")) stencil = atoi(v); else if (!strcmp(a, "--blend")) blend = atoi(v);
+        else if (!strcmp(a, "--fan")) fan = atoi(v);
+        else if (!strcmp(a, "--split")) split = atoi(v);
+        else if (!strcmp(a, "--strip")) strip = atoi(v);
+        else if (!strcmp(a, "--scissor")) scissor = atoi(v);
+        else if (!strcmp(a, "--instanced")) instanced = atoi(v);
         else if (!strcmp(a, "--scale")) scale = atoi(v); else if (!strcmp(a, "--frames")) frames = atoi(v);
         else if (!strcmp(a, "--quads")) quads = atoi(v); else if (!strcmp(a, "--offset")) offset = atof(v);
         else if (!strcmp(a, "--spv")) dir = v;
         else if (!strcmp(a, "--size")) { if (sscanf(v, "%dx%d", &QW, &QH) != 2) return 2; }
         else { printf("options: --target bgra|rgba --texture bgra|rgba --stencil 0|1 --shader TEX|TEX_PC|FLAT_COLOR|SOLID_PC|NOPERSP|VEC4_UV\n"
                        "         --blend 0|1 (premultiplied over) --filter nearest|linear --scale 1|2 (texture 48x32 or 96x64)\n"
+                       "         --fan 0|1 (each quad a 4-vertex TRIANGLE_FAN draw of its own, not 6 vertices of one TRIANGLE_LIST draw)\n"
+                       "         --split 0|1 (each quad a 6-vertex TRIANGLE_LIST draw of its own)\n"
+                       "         --strip 0|1 (each quad a 4-vertex TRIANGLE_STRIP draw of its own)\n"
+                       "         --instanced 0|1 (one instanced TRIANGLE_STRIP draw, the box per instance: inst.vert, with VEC4_UV)\n"
+                       "         --scissor 0|1 (the draw scissored to the target's middle 1000 x 500, at odd pixels)\n"
                        "         --offset PX (sub-pixel shift) --size WxH (quad, default 48x32) --frames N --quads N --spv DIR\n"); return a[2] == 'h' ? 0 : 2; }
         i++;
     }
@@ -173,14 +186,17 @@ int main(int argc, char **argv) {
     char fsName[64]; snprintf(fsName, sizeof fsName, "%s.frag.spv", fs);
     int flat = !strcmp(fs, "FLAT_COLOR");
     VkPipelineShaderStageCreateInfo stages[2] = {{VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}, {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO}};
-    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT; stages[0].module = shader(dir, flat ? "quad-flat.vert.spv" : !strcmp(fs, "VEC4_UV") ? "quad-vec4.vert.spv" : "quad.vert.spv"); stages[0].pName = "main";
+    stages[0].stage = VK_SHADER_STAGE_VERTEX_BIT; stages[0].module = instanced ? shader(dir, "inst.vert.spv") : shader(dir, flat ? "quad-flat.vert.spv" : !strcmp(fs, "VEC4_UV") ? "quad-vec4.vert.spv" : "quad.vert.spv"); stages[0].pName = "main";
     stages[1].stage = VK_SHADER_STAGE_FRAGMENT_BIT; stages[1].module = shader(dir, fsName); stages[1].pName = "main";
-    VkVertexInputBindingDescription vb = {0, 32, VK_VERTEX_INPUT_RATE_VERTEX};
+    VkVertexInputBindingDescription vb = {0, instanced ? 192 : 32, instanced ? VK_VERTEX_INPUT_RATE_INSTANCE : VK_VERTEX_INPUT_RATE_VERTEX};
     VkVertexInputAttributeDescription va[3] = {{0, 0, VK_FORMAT_R32G32_SFLOAT, 0}, {1, 0, VK_FORMAT_R32G32_SFLOAT, 8}, {2, 0, VK_FORMAT_R32G32B32A32_SFLOAT, 16}};
     VkPipelineVertexInputStateCreateInfo vi = {VK_STRUCTURE_TYPE_PIPELINE_VERTEX_INPUT_STATE_CREATE_INFO};
-    vi.vertexBindingDescriptionCount = 1; vi.pVertexBindingDescriptions = &vb; vi.vertexAttributeDescriptionCount = 3; vi.pVertexAttributeDescriptions = va;
-    VkPipelineInputAssemblyStateCreateInfo ia = {VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO}; ia.topology = VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
+    vi.vertexBindingDescriptionCount = 1; vi.pVertexBindingDescriptions = &vb; vi.vertexAttributeDescriptionCount = instanced ? 1 : 3;
+    vi.pVertexAttributeDescriptions = va;
+    if (instanced) va[0].format = VK_FORMAT_R32G32B32A32_SFLOAT;
+    VkPipelineInputAssemblyStateCreateInfo ia = {VK_STRUCTURE_TYPE_PIPELINE_INPUT_ASSEMBLY_STATE_CREATE_INFO}; ia.topology = fan ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_FAN : strip || instanced ? VK_PRIMITIVE_TOPOLOGY_TRIANGLE_STRIP : VK_PRIMITIVE_TOPOLOGY_TRIANGLE_LIST;
     VkViewport vp = {0, 0, W, H, 0, 1}; VkRect2D sc = {{0, 0}, {W, H}};
+    if (scissor) { sc.offset.x = 141; sc.offset.y = 111; sc.extent.width = 1000; sc.extent.height = 500; }
     VkPipelineViewportStateCreateInfo vps = {VK_STRUCTURE_TYPE_PIPELINE_VIEWPORT_STATE_CREATE_INFO};
     vps.viewportCount = 1; vps.pViewports = &vp; vps.scissorCount = 1; vps.pScissors = &sc;
     VkPipelineRasterizationStateCreateInfo rs = {VK_STRUCTURE_TYPE_PIPELINE_RASTERIZATION_STATE_CREATE_INFO};
@@ -209,10 +225,22 @@ int main(int argc, char **argv) {
         double x0 = x + offset, y0 = y + offset, x1 = x0 + QW, y1 = y0 + QH;
         double px[6] = {x0, x1, x0, x0, x1, x1}, py[6] = {y0, y0, y1, y1, y0, y1};
         double u[6] = {0, 1, 0, 0, 1, 1}, v[6] = {0, 0, 1, 1, 0, 1};
+        if (strip) {  // TL, TR, BL, BR in the first four of the quad's six slots
+            double sx[4] = {x0, x1, x0, x1}, sy[4] = {y0, y0, y1, y1}, su[4] = {0, 1, 0, 1}, sv[4] = {0, 0, 1, 1};
+            for (int k = 0; k < 4; k++) { px[k] = sx[k]; py[k] = sy[k]; u[k] = su[k]; v[k] = sv[k]; }
+        }
+        if (fan) {  // TL, TR, BR, BL in the first four of the quad's six slots
+            double fx[4] = {x0, x1, x1, x0}, fy[4] = {y0, y0, y1, y1}, fu[4] = {0, 1, 1, 0}, fv[4] = {0, 0, 1, 1};
+            for (int k = 0; k < 4; k++) { px[k] = fx[k]; py[k] = fy[k]; u[k] = fu[k]; v[k] = fv[k]; }
+        }
         for (int k = 0; k < 6; k++) {
             float *p = vtx + (i * 6 + k) * 8;
             p[0] = (float)(px[k] / W * 2 - 1); p[1] = (float)(py[k] / H * 2 - 1); p[2] = (float)u[k]; p[3] = (float)v[k];
             p[4] = p[5] = p[6] = p[7] = 1.0f;
+        }
+        if (instanced) {  // the quad's box as its instance's first attribute (stride 192: its six slots)
+            float *p = vtx + i * 6 * 8;
+            p[0] = (float)(x0 / W * 2 - 1); p[1] = (float)(y0 / H * 2 - 1); p[2] = (float)(x1 / W * 2 - 1); p[3] = (float)(y1 / H * 2 - 1);
         }
     }
 
@@ -245,7 +273,10 @@ int main(int argc, char **argv) {
     float pc[4] = {1, 1, 1, 1};
     vkCmdPushConstants(cbs[1], layout, VK_SHADER_STAGE_FRAGMENT_BIT, 0, 16, pc);
     VkDeviceSize zero = 0; vkCmdBindVertexBuffers(cbs[1], 0, 1, &vbuf, &zero);
-    vkCmdDraw(cbs[1], quads * 6, 1, 0, 0);
+    if (instanced) vkCmdDraw(cbs[1], 4, quads, 0, 0);
+    else if (fan || strip) { for (int i = 0; i < quads; i++) vkCmdDraw(cbs[1], 4, 1, i * 6, 0); }
+    else if (split) { for (int i = 0; i < quads; i++) vkCmdDraw(cbs[1], 6, 1, i * 6, 0); }
+    else vkCmdDraw(cbs[1], quads * 6, 1, 0, 0);
     vkCmdEndRenderPass(cbs[1]);
     CHECK(vkEndCommandBuffer(cbs[1]));
 
@@ -264,9 +295,9 @@ int main(int argc, char **argv) {
     const uint8_t *p = stage + (110 * W + 110) * 4;
     int r = tf == VK_FORMAT_B8G8R8A8_UNORM ? p[2] : p[0], g = p[1], b = tf == VK_FORMAT_B8G8R8A8_UNORM ? p[0] : p[2];
     const char *perf = getenv("LP_PERF");
-    printf("target %s texture %s stencil %d shader %s blend %d filter %s scale %d offset %.2f LP_PERF=%s: "
+    printf("target %s texture %s stencil %d scissor %d fan %d split %d strip %d instanced %d shader %s blend %d filter %s scale %d offset %.2f LP_PERF=%s: "
            "%.2f ms/frame wall, %.2f ms/frame CPU; pixel (110,110) = %d %d %d %d\n",
-           target, texture, stencil, fs, blend, filter, scale, offset, perf ? perf : "", (w1 - w0) / frames, (c1 - c0) / frames,
+           target, texture, stencil, scissor, fan, split, strip, instanced, fs, blend, filter, scale, offset, perf ? perf : "", (w1 - w0) / frames, (c1 - c0) / frames,
            r, g, b, p[3]);
     return 0;
 }

@@ -83,15 +83,20 @@ package struct FrameDeltaHistory {
     /// each that changed them (both ascending, disjoint, and disjoint from each other). True
     /// when found and together they cost at most three quarters of writing every item (a
     /// motion-only item a quarter of a whole one; more are written as fast in full, and a
-    /// patch that fails costs twice). False otherwise (then every item is written).
+    /// patch that fails costs twice), each item counted once however many of the lists changed
+    /// it: a ring two lists behind is patched when the same items change every frame, as they
+    /// do in an animation. False otherwise (then every item is written).
     private mutating func changed(since serial: UInt64, items: Int, whole: inout [Range<Int>],
                                   motion: inout [Range<Int>]) -> Bool {
         whole.removeAll(keepingCapacity: true)
         motion.removeAll(keepingCapacity: true)
         guard serial != 0, var i = serials.indices.last else { return false }
-        var cost = 0
+        let bound = items * 3
         while serials[i] != serial {
             guard bases[i] != 0, i > 0, serials[i - 1] == bases[i] else { return false }
+            // One list's own cost bounds the union's from below (its whole items stay whole
+            // there, its moved ones are moved or whole): past the bound, stop here.
+            var cost = 0
             for range in ranges[i] {
                 cost += 4 * range.count
                 whole.append(range)
@@ -100,16 +105,22 @@ package struct FrameDeltaHistory {
                 cost += range.count
                 motion.append(range)
             }
-            guard cost <= items * 3 else { return false }
+            guard cost <= bound else { return false }
             i -= 1
         }
         Self.merge(&whole)
         Self.merge(&motion)
-        guard !whole.isEmpty, !motion.isEmpty else { return true }
-        scratch.removeAll(keepingCapacity: true)
-        Self.subtract(whole, from: motion, into: &scratch)
-        swap(&motion, &scratch)
-        return true
+        if !whole.isEmpty, !motion.isEmpty {
+            scratch.removeAll(keepingCapacity: true)
+            Self.subtract(whole, from: motion, into: &scratch)
+            swap(&motion, &scratch)
+        }
+        return 4 * Self.count(whole) + Self.count(motion) <= bound
+    }
+
+    /// Items in `ranges`.
+    private static func count(_ ranges: [Range<Int>]) -> Int {
+        ranges.reduce(0) { $0 + $1.count }
     }
 
     /// Sorts `ranges` and merges overlapping or adjacent ones: ascending and disjoint.

@@ -129,6 +129,20 @@ class DaemonTestCase(unittest.TestCase):
         return layer
 
 
+def tiled_layer(conn, contents, frame, tile, levels_of_detail=None):
+    """A tiled layer showing image ``contents`` at ``frame`` in square tiles, no fade (and
+    ``levels_of_detail`` when given), added to the root (staged)."""
+    layer = conn.make_tiled_layer()
+    layer.frame = frame
+    layer.tile_size = (tile, tile)
+    layer.fade_duration = 0
+    if levels_of_detail is not None:
+        layer.levels_of_detail = levels_of_detail
+    layer.contents = contents
+    conn.root.add_sublayer(layer)
+    return layer
+
+
 # MARK: independent references
 
 def cubic_bezier(x1, y1, x2, y2, x):

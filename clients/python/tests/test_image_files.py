@@ -9,7 +9,7 @@ import zlib
 
 from lamina import ErrorCode, RequestFailed
 
-from support import DaemonTestCase, png_pixels
+from support import DaemonTestCase, png_pixels, tiled_layer
 
 
 def color(x, y):
@@ -33,12 +33,7 @@ class ImageFileTests(DaemonTestCase):
             image = self.conn.open_image_file(f.name, name="file")
         # The file is gone (unlinked) now; the daemon reads its own descriptor.
         self.assertEqual((image.width, image.height), (40, 30))
-        layer = self.conn.make_tiled_layer()
-        layer.frame = (10, 20, 40, 30)
-        layer.tile_size = (16, 16)
-        layer.fade_duration = 0
-        layer.contents = "file"
-        self.conn.root.add_sublayer(layer)
+        tiled_layer(self.conn, "file", (10, 20, 40, 30), 16)
         self.conn.commit()
         deadline = time.monotonic() + 20
         points = ((0, 0), (39, 29), (17, 3), (25, 18))

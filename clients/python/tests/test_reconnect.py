@@ -14,7 +14,7 @@ import threading
 import time
 import unittest
 
-from support import Daemon, pixel_difference, png_file, png_pixels
+from support import Daemon, pixel_difference, png_file, png_pixels, tiled_layer
 
 import lamina
 from lamina import BasicAnimation, KeyframeAnimation
@@ -108,17 +108,6 @@ def build(conn, on_start=None, on_stop=None, completion=None):
     removed.delete()
     conn.commit()
     return back, moving, removed
-
-
-def tiled_layer(conn, contents, frame, tile):
-    """A tiled layer showing image ``contents`` at ``frame`` in square tiles, no fade."""
-    layer = conn.make_tiled_layer()
-    layer.frame = frame
-    layer.tile_size = (tile, tile)
-    layer.fade_duration = 0
-    layer.contents = contents
-    conn.root.add_sublayer(layer)
-    return layer
 
 
 def change_while_away(conn, back):

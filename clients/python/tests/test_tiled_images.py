@@ -6,7 +6,7 @@ import unittest
 
 from lamina import ErrorCode, RequestFailed
 
-from support import DaemonTestCase, png_pixels
+from support import DaemonTestCase, png_pixels, tiled_layer
 
 
 def color(column, row):
@@ -28,13 +28,8 @@ class TiledImageTests(DaemonTestCase):
 
         image = self.conn.create_tiled_image("drawn", 1000, 600, provider)
         self.assertEqual((image.width, image.height), (1000, 600))
-        layer = self.conn.make_tiled_layer()
         # At 1:1 from (10, 20), 64-pixel tiles: canvas pixel (10 + x, 20 + y) is tile (x // 64, y // 64).
-        layer.frame = (10, 20, 1000, 600)
-        layer.tile_size = (64, 64)
-        layer.fade_duration = 0
-        layer.contents = "drawn"
-        self.conn.root.add_sublayer(layer)
+        tiled_layer(self.conn, "drawn", (10, 20, 1000, 600), 64)
         self.conn.commit()
         points = ((32, 32), (150, 100), (100, 150), (170, 170), (5, 70))
         deadline = time.monotonic() + 20
@@ -92,12 +87,7 @@ class TiledImageTests(DaemonTestCase):
                 return list(items)
 
         self.conn.create_tiled_image("dropped", 2048, 2048, provider, on_cancelled=on_cancelled)
-        layer = self.conn.make_tiled_layer()
-        layer.frame = (0, 0, 2048, 2048)
-        layer.tile_size = (32, 32)
-        layer.levels_of_detail = 1
-        layer.contents = "dropped"
-        self.conn.root.add_sublayer(layer)
+        tiled_layer(self.conn, "dropped", (0, 0, 2048, 2048), 32, levels_of_detail=1)
         self.conn.commit()
         first = wait(asked, 16)
         self.assertEqual(len(first), 16)

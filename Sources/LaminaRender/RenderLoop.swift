@@ -25,6 +25,9 @@ public struct RenderConfig: Sendable {
     /// Shared-memory surfaces copied by the GPU straight from the client's pages where the
     /// device imports host memory (`HostMemorySurfaces`); false: always copied on the CPU.
     public var surfaceZeroCopy = true
+    /// Of those, buffers whose stride and offset fit a linear image sampled in place, without
+    /// any copy (`HostMemorySurfaces.samplesInPlace`); false: copied by the GPU.
+    public var surfaceInPlace = true
     /// The automatic raster cache (`FrameDriver.rasterizesAutomatically`); off by default.
     public var automaticRasterCache = false
     public init() {}
@@ -411,6 +414,7 @@ public final class RenderLoop: Sendable {
         state.driver.rasterizesAutomatically = config.automaticRasterCache
         if let host = renderer.hostSurfaces {
             if !config.surfaceZeroCopy { host.enabled = false }
+            if !config.surfaceInPlace { host.samplesInPlace = false }
             state.driver.surfaceUploader = host
             // A batch of copies finished after its frame: the server may release its buffers.
             host.onReadsCompleted { [weak self] sequence in

@@ -93,6 +93,8 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         var pools: [SharedMemoryPool] = []
         /// In-place attachments whose last sampling frame this batch follows: ended when it finished.
         var leases: [SurfaceLease] = []
+        /// Whether it holds pools of buffers no longer sampled in place.
+        var letsGoOfPools = false
         let done = Atomic<Bool>(false)
         init(commandBuffer: VkCommandBuffer, fence: VkFence, queryPool: VkQueryPool?) {
             self.commandBuffer = commandBuffer; self.fence = fence; self.queryPool = queryPool
@@ -115,6 +117,11 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     /// Called on the waiter thread when a batch's fence signalled and `readsCompleted`
     /// advanced (not when a frame advanced it: the render loop reads it after each frame).
     public func onReadsCompleted(_ body: @escaping @Sendable (UInt64) -> Void) { progress.setCallback(body) }
+    /// Called on the waiter thread when a batch that held buffers no longer sampled in place
+    /// finished: a frame then lets go of their pools (and frees imports nobody else holds),
+    /// which would otherwise wait for the next frame something else asks for.
+    public func onPoolsLetGo(_ body: @escaping @Sendable () -> Void) { poolsLetGo.withLock { $0 = body } }
+    private let poolsLetGo = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Pools imported so far, rectangles and bytes the GPU copied from them (tests, benchmarks).
     public private(set) var poolsImported = 0
@@ -339,6 +346,7 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
             textures.setInPlace(nil, for: key)
         }
         if !ending.isEmpty, let batch = recordingBatch() {
+            batch.letsGoOfPools = true
             for (pool, lease) in ending {
                 if !batch.pools.contains(where: { $0 === pool }) { batch.pools.append(pool) }
                 if let lease { batch.leases.append(lease) }
@@ -360,14 +368,17 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                 progress.submitted(id)   // (before its waiter can finish it)
                 nonisolated(unsafe) let raw = device.raw
                 let progress = self.progress
-                let leases = batch.leases
+                let leases = batch.leases, letsGo = batch.letsGoOfPools
                 batch.leases = []
+                batch.letsGoOfPools = false
+                let letGo = letsGo ? poolsLetGo.withLock { $0 } : nil
                 waiter.async {
                     var fence: VkFence? = batch.fence
                     _ = vkWaitForFences(raw, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
                     for lease in leases { lease.end() }
                     batch.done.store(true, ordering: .releasing)
                     progress.finished(id, notify: !leases.isEmpty)
+                    letGo?()
                 }
                 if waitsForReads {
                     var fence: VkFence? = batch.fence
@@ -380,6 +391,7 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                 vkDeviceWaitIdle(device.raw)
                 for lease in batch.leases { lease.end() }
                 batch.leases = []
+                batch.letsGoOfPools = false
                 batch.pools = []
                 idle.append(batch)
                 progress.notify()

@@ -135,6 +135,10 @@ public final class RenderLoop: Sendable {
         self.clock = clock
     }
 
+    /// The render thread's validation messages so far (`LAMINA_VALIDATION=1`; empty without it).
+    public var validationMessages: [String] { validation.withLock { $0 }?.messages ?? [] }
+    private let validation = Mutex<ValidationLog?>(nil)
+
     /// Starts the render thread and waits until its Vulkan device is ready.
     /// - Throws: `RenderError` when no Vulkan device can be opened (the message names the package).
     public func start() throws(RenderError) {
@@ -151,6 +155,7 @@ public final class RenderLoop: Sendable {
                 readySignal.signal()
                 return
             }
+            validation.withLock { $0 = renderer.validationLog }
             presented.withLock { $0 = renderer.presentPacing.map { PresentationCounts(pacing: $0, presented: 0,
                                                                                   unpresented: 0, swapchains: 0) } }
             ready.withLock { $0 = .some(nil) }
@@ -421,6 +426,12 @@ public final class RenderLoop: Sendable {
                 guard let self else { return }
                 self.outbox.withLock { $0.surfaceReadsCompleted = max($0.surfaceReadsCompleted ?? 0, sequence) }
                 self.wakeServer()
+            }
+            // Buffers no longer sampled in place were let go: a frame frees their imports.
+            host.onPoolsLetGo { [weak self] in
+                guard let self else { return }
+                self.inbox.withLock { $0.dirty = true }
+                self.wake.signal()
             }
         }
         state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay

@@ -104,16 +104,15 @@ final class TextureImage {
     /// `offset`, sampled in place (HostMemorySurfaces): made only when its rows lie `stride`
     /// bytes apart there (the implementation's row pitch), `offset` is a multiple of its
     /// alignment and it fits in `memorySize` bytes; nil otherwise (nothing left behind). Its
-    /// contents are the memory's from the start (`PREINITIALIZED`); `recordInPlaceTransition`
-    /// moves it to `GENERAL`, where it stays.
+    /// contents are the memory's (the client's pixels); `recordInPlaceTransition` moves it from
+    /// `UNDEFINED` (which an image over external memory must start in) to `GENERAL`, where it stays.
     init?(inPlace memory: VkDeviceMemory, memorySize: Int, memoryTypeBits: UInt32, offset: Int, stride: Int,
           width: Int, height: Int, format: VkFormat, handleType: VkExternalMemoryHandleTypeFlagBits, device: VulkanDevice) {
         var external = VkExternalMemoryImageCreateInfo()
         external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO
         external.handleTypes = handleType.rawValue
         var info = imageCreateInfo2D(width: width, height: height, format: format, usage: mapFlags(VK_IMAGE_USAGE_SAMPLED_BIT))
-        info.tiling = VK_IMAGE_TILING_LINEAR
-        info.initialLayout = VK_IMAGE_LAYOUT_PREINITIALIZED
+        info.tiling = VK_IMAGE_TILING_LINEAR   // (initial layout UNDEFINED: external memory requires it)
         var image: VkImage?
         let made = withUnsafePointer(to: &external) { p in
             info.pNext = UnsafeRawPointer(p)
@@ -160,10 +159,11 @@ final class TextureImage {
         device.track(image, view)
     }
 
-    /// Records the one transition of an in-place image: from the host's writes
-    /// (`PREINITIALIZED`, its contents kept) to `GENERAL` for fragment shaders.
+    /// Records the one transition of an in-place image, after the host's writes, to `GENERAL`
+    /// for fragment shaders. (From `UNDEFINED`, which lets a driver drop the contents; a linear
+    /// image's layout is its memory's row order, and lavapipe changes nothing.)
     func recordInPlaceTransition(into cmd: VkCommandBuffer) {
-        recordImageBarrier(cmd, image: raw, from: VK_IMAGE_LAYOUT_PREINITIALIZED, to: VK_IMAGE_LAYOUT_GENERAL,
+        recordImageBarrier(cmd, image: raw, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_GENERAL,
                            srcAccess: mapFlags(VK_ACCESS_HOST_WRITE_BIT), dstAccess: mapFlags(VK_ACCESS_SHADER_READ_BIT),
                            srcStage: mapFlags(VK_PIPELINE_STAGE_HOST_BIT),
                            dstStage: mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT))

@@ -8,8 +8,11 @@ import Synchronization
 /// memfd shared with the daemon; `nextBuffer()` hands one the daemon does not read, the client
 /// draws into its `pixels`, `present(_:damage:)` stages it (with a frame callback) and the
 /// connection's `commit()` shows it, atomically with the transaction's other changes. The
-/// daemon copies the damaged rectangles and releases the buffer (`isBusy` turns false), and
-/// `onFrame` says when to draw the next frame (the frame's time and the next frame's target).
+/// daemon copies the damaged rectangles and releases the buffer (`isBusy` turns false) — or,
+/// where it samples the buffer in place, releases it once a later `present` replaced it and the
+/// frame that last drew it finished (keep three buffers: a ring of two then waits for that
+/// frame) — and `onFrame` says when to draw the next frame (the frame's time and the next
+/// frame's target).
 ///
 ///     let surface = connection.makeSurfaceLayer()
 ///     try surface.makeBuffers(width: 320, height: 240)

@@ -124,8 +124,15 @@ public final class SurfaceLayer: Layer {
         let id = connection.takeSurfaceID()
         let description = GpuBufferDescription(id: id, width: UInt32(width), height: UInt32(height), format: format, size: size,
                                                memoryType: memoryType, deviceUUID: deviceUUID)
+        // A connection that reconnects keeps a duplicate of the fd to share the image with a
+        // restarted daemon (ModelJournal.GpuBufferRecord).
+        let kept = connection.link.isJournaling ? KeptDescriptor(duplicating: memoryFD) : nil
         guard case .bufferCreated = try connection.roundTrip(.createGpuBuffer(description), descriptor: memoryFD) else {
             throw LaminaError.protocolViolation("expected bufferCreated")
+        }
+        if let kept {
+            let record = ModelJournal.GpuBufferRecord(layer: self.id, request: .createGpuBuffer(description), fd: kept)
+            connection.link.state.withLock { $0.journal?.madeGpuBuffer(record) }
         }
         let buffer = GpuSurfaceBuffer(id: id, width: width, height: height)
         connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store($0, ordering: AtomicStoreOrdering.releasing) } }

@@ -233,7 +233,7 @@ import DaemonTestSupport
         let b = try ClientReconnectTests.restart(on: path, seen)
         let after = try ClientTilesDaemonTests.capture(c) { misses($0) == 0 }
         #expect(misses(after) == 0, "daemon B shows the GPU buffer's pixels")
-        #expect(after.pixels == before.pixels)
+        #expect(zip(after.pixels, before.pixels).count { $0 != $1 } == 0, "B's frame against A's")
         // B releases it as any attachment; the client draws again and presents.
         let deadline = Date().addingTimeInterval(5)
         while buffer.isBusy && Date() < deadline { usleep(2000) }

@@ -610,7 +610,7 @@ final class Link: Sendable {
         // The old daemon's releases will never come: the kept buffers are free again, but
         // those attached again, busy until the new daemon releases them.
         let (marks, attached) = state.withLock { s in
-            (s.bufferReleases, Set(s.journal!.layers.values.map(\.attached)).intersection(s.journal!.pools.flatMap(\.bufferIDs)))
+            (s.bufferReleases, Set(s.journal!.layers.values.map(\.attached)).intersection(s.journal!.keptBufferIDs))
         }
         for (id, mark) in marks { mark(attached.contains(id)) }
         announce(.reconnected(clientID: id))

@@ -9,7 +9,8 @@ import LaminaWire
 /// explicit animations still running with the time their commit began, the images it
 /// uploaded (their bytes; PNG files named by descriptor as a duplicate of it; client-drawn
 /// tiled images as their size), surface layers' pools (a duplicate of the memfd, the buffers,
-/// the buffer each layer attached last) and the completion ids they count for. Updated only when the daemon
+/// the buffer each layer attached last), their GPU buffers (a duplicate of the image memory's
+/// fd and its description) and the completion ids they count for. Updated only when the daemon
 /// accepts something — a commit's requests when `committed` comes, an upload when
 /// `imageUploaded` comes, a release when `imageReleased` comes — and when an animation
 /// finishes (`animationStopped` finished), on the reader thread. Nothing per frame.
@@ -91,12 +92,26 @@ struct ModelJournal: Sendable {
         }
     }
 
+    /// A surface layer's GPU buffer (`SurfaceLayer.addGpuBuffer`): a duplicate of its image
+    /// memory's fd (kept open) and the `createGpuBuffer` request, sent again by a replay — the
+    /// new daemon imports the same memory, so it reads what the client drew last.
+    struct GpuBufferRecord: Sendable {
+        let layer: UInt32
+        let request: Request
+        let fd: KeptDescriptor
+        var id: UInt32 { if case .createGpuBuffer(let d) = request { d.id } else { 0 } }
+    }
+
     /// Layer records by id; 0 is the root container (its sublayers only).
     private(set) var layers: [UInt32: LayerRecord] = [0: LayerRecord(kind: .layer)]
     /// Images in upload order.
     private(set) var images: [ImageRecord] = []
     /// Surface layers' pools, in the order made.
     private(set) var pools: [PoolRecord] = []
+    /// Surface layers' GPU buffers, in the order made.
+    private(set) var gpuBuffers: [GpuBufferRecord] = []
+    /// The buffers a replay makes again (shared-memory and GPU).
+    var keptBufferIDs: Set<UInt32> { Set(pools.flatMap(\.bufferIDs) + gpuBuffers.map(\.id)) }
 
     // MARK: Recording
 
@@ -135,6 +150,7 @@ struct ModelJournal: Sendable {
         for c in l.sublayers { layers[c]?.parent = nil }
         layers[id] = nil
         pools.removeAll { $0.layer == id }   // its buffers are not sent again
+        gpuBuffers.removeAll { $0.layer == id }
     }
 
     private mutating func detach(_ id: UInt32) {
@@ -182,6 +198,7 @@ struct ModelJournal: Sendable {
 
     /// A surface layer's pool and buffers were made (all accepted).
     mutating func madePool(_ r: PoolRecord) { pools.append(r) }
+    mutating func madeGpuBuffer(_ r: GpuBufferRecord) { gpuBuffers.append(r) }
 
     mutating func uploaded(_ r: ImageRecord) {
         images.removeAll { $0.name == r.name }
@@ -217,9 +234,9 @@ struct ModelJournal: Sendable {
     /// - Parameter pending: completion ids whose blocks have not run: declared again, each
     ///   counting the replayed animations it counted before.
     /// Surface layers' pools go with the uploads (each `createPool` with its memfd, then its
-    /// buffers and `destroyPool`), and each surface layer's last attached buffer is attached
-    /// again in the transaction (whole: the buffer's pixels as they are now in the client's
-    /// memory). A buffer not in a kept pool (a GPU buffer) is not attached.
+    /// buffers and `destroyPool`), then their GPU buffers (each `createGpuBuffer` with its
+    /// memory's fd), and each surface layer's last attached buffer is attached again in the
+    /// transaction (whole: the buffer's pixels as they are now in the client's memory or image).
     /// - Parameter frameCallbacks: `frameCallback`/`presentationFeedback` ids still waiting:
     ///   staged again, so they come from the new daemon's first frame.
     func replay(now: Double, pending: Set<UInt32>, waiting: [Request] = [])
@@ -231,6 +248,10 @@ struct ModelJournal: Sendable {
             for b in p.buffers { uploads.append((b, nil)) }
             uploads.append((.destroyPool(id: p.pool), nil))
             buffers.formUnion(p.bufferIDs)
+        }
+        for g in gpuBuffers {
+            uploads.append((g.request, g.fd))
+            buffers.insert(g.id)
         }
         let releases = images.filter(\.released).map { Request.releaseImage(name: $0.name) }
         var staged: [Request] = []

@@ -8,8 +8,11 @@ import Synchronization
 /// memfd shared with the daemon; `nextBuffer()` hands one the daemon does not read, the client
 /// draws into its `pixels`, `present(_:damage:)` stages it (with a frame callback) and the
 /// connection's `commit()` shows it, atomically with the transaction's other changes. The
-/// daemon copies the damaged rectangles and releases the buffer (`isBusy` turns false), and
-/// `onFrame` says when to draw the next frame (the frame's time and the next frame's target).
+/// daemon copies the damaged rectangles and releases the buffer (`isBusy` turns false) — or,
+/// where it samples the buffer in place, releases it once a later `present` replaced it and the
+/// frame that last drew it finished (keep three buffers: a ring of two then waits for that
+/// frame) — and `onFrame` says when to draw the next frame (the frame's time and the next
+/// frame's target).
 ///
 ///     let surface = connection.makeSurfaceLayer()
 ///     try surface.makeBuffers(width: 320, height: 240)
@@ -121,8 +124,15 @@ public final class SurfaceLayer: Layer {
         let id = connection.takeSurfaceID()
         let description = GpuBufferDescription(id: id, width: UInt32(width), height: UInt32(height), format: format, size: size,
                                                memoryType: memoryType, deviceUUID: deviceUUID)
+        // A connection that reconnects keeps a duplicate of the fd to share the image with a
+        // restarted daemon (ModelJournal.GpuBufferRecord).
+        let kept = connection.link.isJournaling ? KeptDescriptor(duplicating: memoryFD) : nil
         guard case .bufferCreated = try connection.roundTrip(.createGpuBuffer(description), descriptor: memoryFD) else {
             throw LaminaError.protocolViolation("expected bufferCreated")
+        }
+        if let kept {
+            let record = ModelJournal.GpuBufferRecord(layer: self.id, request: .createGpuBuffer(description), fd: kept)
+            connection.link.state.withLock { $0.journal?.madeGpuBuffer(record) }
         }
         let buffer = GpuSurfaceBuffer(id: id, width: width, height: height)
         connection.link.state.withLock { $0.bufferReleases[id] = { buffer.busy.store($0, ordering: AtomicStoreOrdering.releasing) } }

@@ -120,8 +120,10 @@ public struct DamageTracker {
                     if oc == nc, case .backdrop = b[i].kind { beneath.append((i, box.pixels(within: whole))) }
                     if !same(a[i], old.clips, b[i], new.clips) {
                         if oc != nc { break }
-                        add(a, i, old, oldOpen, whole, into: &box)
-                        add(b, i, new, newOpen, whole, into: &box)
+                        if !(oldOpen.isEmpty && newOpen.isEmpty && addSurfaceChange(a[i], b[i], new, whole, into: &box)) {
+                            add(a, i, old, oldOpen, whole, into: &box)
+                            add(b, i, new, newOpen, whole, into: &box)
+                        }
                         // Everything is damaged already (a scene that all moves): stop bounding.
                         if box.covers(whole) { return }
                     }
@@ -161,6 +163,7 @@ public struct DamageTracker {
             new.items.withUnsafeBufferPointer { b in
                 for range in ranges {
                     for i in range where !same(a[i], old.clips, b[i], new.clips) {
+                        if addSurfaceChange(a[i], b[i], new, whole, into: &box) { continue }
                         add(a, i, old, [], whole, into: &box)
                         add(b, i, new, [], whole, into: &box)
                         if box.covers(whole) { return }
@@ -219,6 +222,53 @@ public struct DamageTracker {
                               maxY: FramePlanner.pixel(maxY, .up, within: limit)).intersection(whole)
             return r.isEmpty ? PixelRect(minX: 0, minY: 0, maxX: 0, maxY: 0) : r
         }
+    }
+
+    /// When `y` differs from `x` only by showing a newer version of the same surface (a surface
+    /// layer's next buffer, outside any group), adds what that version changed — the damaged
+    /// rectangles the client attached (`SurfaceStorage.damage(since:)`) mapped through the
+    /// contents geometry and the transform, one texel wider for filtering (to the frame's edge
+    /// where a rectangle meets the buffer's), with the anti-aliasing margin, cut by the clip —
+    /// and returns true; false (nothing added) when not, or when the log no longer reaches back.
+    private func addSurfaceChange(_ x: DrawItem, _ y: DrawItem, _ list: DrawList, _ whole: PixelRect,
+                                  into box: inout Box) -> Bool {
+        guard x.clip == y.clip, !(y.clip >= 0 && (y.clip >= clipChanged.count || clipChanged[y.clip])),
+              let (old, new) = x.surfaceVersions(of: y), let surface = new.image.surface, new.geometry.slices == nil,
+              let rects = surface.damage(since: old.image.surfaceVersion) else { return false }
+        let f = new.geometry.frame, s = new.geometry.source
+        guard f.width > 0, f.height > 0, s.width > 0, s.height > 0 else { return false }
+        let w = Double(surface.width), h = Double(surface.height), m = y.transform
+        var clipBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)? = nil
+        if y.clip >= 0 {
+            guard y.clip < list.clips.count, let c = Self.clipBounds(list.clips[y.clip], whole) else { return false }
+            clipBox = c
+        }
+        var added = Box()
+        for r in rects where r.width > 0 && r.height > 0 {
+            let minX = r.x <= 0 ? f.minX : max(f.minX, f.minX + (Double(r.x - 1) / w - s.minX) / s.width * f.width)
+            let maxX = r.x + r.width >= surface.width ? f.maxX
+                : min(f.maxX, f.minX + (Double(r.x + r.width + 1) / w - s.minX) / s.width * f.width)
+            let minY = r.y <= 0 ? f.minY : max(f.minY, f.minY + (Double(r.y - 1) / h - s.minY) / s.height * f.height)
+            let maxY = r.y + r.height >= surface.height ? f.maxY
+                : min(f.maxY, f.minY + (Double(r.y + r.height + 1) / h - s.minY) / s.height * f.height)
+            guard minX < maxX, minY < maxY else { continue }
+            var b = Box()
+            for (px, py) in [(minX, minY), (maxX, minY), (minX, maxY), (maxX, maxY)] {
+                let q = px * m.m14 + py * m.m24 + m.m44
+                guard q > 1e-9 else { return false }
+                let dx = (px * m.m11 + py * m.m21 + m.m41) / q, dy = (px * m.m12 + py * m.m22 + m.m42) / q
+                b.add((dx, dy, dx, dy))
+            }
+            // The anti-aliasing margin and half a pixel for rounding, as `add`.
+            var e = (minX: b.minX - 2, minY: b.minY - 2, maxX: b.maxX + 2, maxY: b.maxY + 2)
+            if let c = clipBox {
+                e = (max(e.minX, c.minX), max(e.minY, c.minY), min(e.maxX, c.maxX), min(e.maxY, c.maxY))
+                guard e.minX <= e.maxX, e.minY <= e.maxY else { continue }
+            }
+            added.add(e)
+        }
+        if added.minX <= added.maxX { box.add((added.minX, added.minY, added.maxX, added.maxY)) }
+        return true
     }
 
     /// Adds what item `i` of `list` can touch as drawn: its own bounds (a group's: its items')

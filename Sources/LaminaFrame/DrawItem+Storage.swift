@@ -132,6 +132,19 @@ extension DrawItem {
         }
     }
 
+    /// When the two differ only in their image being a newer version of the same surface
+    /// (`Image(surface:)`: a surface layer's next buffer), the image draws of both; else nil.
+    func surfaceVersions(of o: DrawItem) -> (old: ImageBox, new: ImageBox)? {
+        guard case .image(let a) = payload, case .image(let b) = o.payload, a !== b, let surface = b.image.surface,
+              a.image.surface === surface, a.image.surfaceVersion <= b.image.surfaceVersion,
+              m41 == o.m41, m42 == o.m42, m11 == o.m11, m12 == o.m12, m21 == o.m21, m22 == o.m22,
+              m14 == o.m14, m24 == o.m24, m44 == o.m44, opacity == o.opacity, aux == o.aux, rect == o.rect,
+              fill == o.fill, radii == o.radii, clipIndex == o.clipIndex, border == o.border,
+              a.geometry == b.geometry, a.minification == b.minification, a.magnification == b.magnification,
+              a.mode == b.mode, a.glyphs == b.glyphs, a.sharpEdges == b.sharpEdges else { return nil }
+        return (a, b)
+    }
+
     /// `kind.writeCase` read from the storage (no `Kind` is made).
     @inlinable
     package var writeCase: Kind.WriteCase {

@@ -23,6 +23,7 @@ extension FrameDriver {
             var storage = surfaces[update.name]
             if let s = storage, s.width != u.layout.width || s.height != u.layout.height
                 || (s.directFormat != nil && (!direct || s.directFormat != u.layout.format)) {
+                surfaceUploader?.dropped(s)
                 storage = nil
             }
             if storage == nil {
@@ -41,6 +42,7 @@ extension FrameDriver {
                 }
                 if s.directFormat != nil {
                     // Held on the GPU but not taken now: the whole buffer into a new storage.
+                    uploader.dropped(s)
                     let fresh = SurfaceStorage(width: s.width, height: s.height)
                     u.damage = []
                     surfaces[update.name] = fresh

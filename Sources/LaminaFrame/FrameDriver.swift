@@ -87,7 +87,7 @@ public struct FrameDriver {
     /// the same batch as the commit that stops showing it, which may start such a fade.
     public mutating func setImage(_ name: String, _ image: Image?) {
         if image == nil {
-            surfaces[name] = nil
+            if let gone = surfaces.removeValue(forKey: name) { surfaceUploader?.dropped(gone) }
             if builder.images[name] != nil || builder.tileSources[name] != nil { deferredReleases.insert(name) }
             return
         }

@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Synchronization
 
 /// A client's shared-memory pool as the daemon maps it (docs/protocol.md, Surfaces): a
 /// `memfd` sealed against shrinking (`F_SEAL_SHRINK`), mapped read-only and shared, its
@@ -146,6 +147,39 @@ public protocol SurfaceDirectUploader: AnyObject {
     /// copy (made when it has none), in the buffer's byte order; false (nothing queued) when it
     /// cannot: the caller copies on the CPU instead.
     func upload(_ update: SurfaceUpdate, rects: [SurfaceRect], into storage: SurfaceStorage) -> Bool
+    /// `storage` no longer shows anything (its layer shows nothing, is gone, or has a new
+    /// storage): a buffer it sampled in place is let go once the frames that drew it finished.
+    func dropped(_ storage: SurfaceStorage)
+}
+
+/// One attachment of a shared-memory buffer, shared by the server (which owes the client its
+/// `bufferReleased`) and the render side (which may sample the buffer in place: then it is
+/// released only after a later attach replaced it and the last frame that sampled it finished
+/// on the GPU — docs/protocol.md, "Sampled in place"). `copied` (never sampled in place:
+/// released once its packet's reads are done), `held` (sampled in place by one surface or more),
+/// `ended` (no longer sampled, those frames finished: release it now) or `superseded` (no
+/// longer sampled under this attachment, but the same buffer still is under a later one, whose
+/// release stands for both: a buffer is never released while it is shown). Any thread.
+public final class SurfaceLease: Sendable {
+    public enum State: Sendable, Equatable { case copied, held, ended, superseded }
+    private struct Counts { var holds = 0; var everHeld = false; var superseded = false }
+    private let counts = Mutex(Counts())
+
+    public init() {}
+
+    public var state: State {
+        counts.withLock { c in
+            !c.everHeld ? .copied : c.holds > 0 ? .held : c.superseded ? .superseded : .ended
+        }
+    }
+
+    /// A surface samples the buffer in place (before the frame that applies it is published).
+    public func hold() { counts.withLock { $0.holds += 1; $0.everHeld = true } }
+    /// A surface that sampled it in place no longer does, and its last frame finished on the GPU.
+    public func end() { counts.withLock { $0.holds = max($0.holds - 1, 0) } }
+    /// A surface that sampled it in place no longer does under this attachment, but the buffer
+    /// is still sampled in place under a later one: this attachment's release is dropped.
+    public func supersede() { counts.withLock { $0.holds = max($0.holds - 1, 0); $0.superseded = true } }
 }
 
 /// One commit's change of a surface layer: copy `damage` of the buffer (`layout` in `pool`, or
@@ -161,10 +195,14 @@ public struct SurfaceUpdate: Sendable {
     public var layout: SurfaceBufferLayout
     /// In buffer pixels, clipped to it; empty: the whole buffer.
     public var damage: [SurfaceRect]
+    /// The attachment's release state (a pool's buffer only; nil: the buffer is never sampled
+    /// in place, or nobody waits for its release).
+    public var lease: SurfaceLease?
 
     public init(name: String, pool: SharedMemoryPool?, source: SurfacePixelSource? = nil, layout: SurfaceBufferLayout,
-                damage: [SurfaceRect]) {
+                damage: [SurfaceRect], lease: SurfaceLease? = nil) {
         self.name = name; self.pool = pool; self.source = source; self.layout = layout; self.damage = damage
+        self.lease = lease
     }
 
     /// Whether it shows a buffer (else the layer shows nothing).

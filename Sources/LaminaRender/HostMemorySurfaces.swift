@@ -39,10 +39,44 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         var pool: SharedMemoryPool?
         let buffer: VkBuffer
         let memory: VkDeviceMemory
-        init(pool: SharedMemoryPool, buffer: VkBuffer, memory: VkDeviceMemory) {
-            self.pool = pool; self.buffer = buffer; self.memory = memory
+        /// The memory's size and the memory types it may be bound as.
+        let size: Int
+        let memoryTypeBits: UInt32
+        /// Linear images over its buffers, sampled in place (made on first use, freed with the
+        /// import), and the buffer layouts that cannot be (their stride or offset does not fit).
+        var images: [SurfaceBufferLayout: TextureImage] = [:]
+        var misfits: Set<SurfaceBufferLayout> = []
+        init(pool: SharedMemoryPool, buffer: VkBuffer, memory: VkDeviceMemory, size: Int, memoryTypeBits: UInt32) {
+            self.pool = pool; self.buffer = buffer; self.memory = memory; self.size = size
+            self.memoryTypeBits = memoryTypeBits
         }
     }
+    /// The most in-place images one import keeps (a pool carved into more buffers copies the rest).
+    private static let maxImagesPerImport = 16
+
+    /// What a surface samples in place now: the buffer's pool (its mapping and import kept),
+    /// layout, image and the attachment's lease.
+    private struct Shown {
+        weak var storage: SurfaceStorage?
+        let pool: SharedMemoryPool
+        let layout: SurfaceBufferLayout
+        let lease: SurfaceLease?
+    }
+    /// By `SurfaceStorage.id`.
+    private var shown: [UInt64: Shown] = [:]
+    /// Buffers no longer shown this frame: their pools are held, and their leases ended, by
+    /// the next batch (submitted after every frame that sampled them, so its fence means
+    /// those frames finished).
+    private var ending: [(pool: SharedMemoryPool, lease: SurfaceLease?)] = []
+    /// Whether buffers whose stride and offset fit are sampled in place (`LAMINA_SURFACE_IN_PLACE=0`:
+    /// never — every buffer copied by the GPU, as before; benchmarks compare the two in one binary).
+    public var samplesInPlace = getenv("LAMINA_SURFACE_IN_PLACE").map { String(cString: $0) } != "0"
+    /// Formats whose linear images may be bound to imported host memory and sampled.
+    private var inPlaceFormats: Set<SurfacePixelFormat> = []
+    /// Attachments sampled in place so far (tests, benchmarks).
+    public private(set) var inPlaceAttaches = 0
+    /// Surfaces sampled in place now (tests).
+    public var liveInPlace: Int { shown.count }
     private var imports: [ObjectIdentifier: Import] = [:]
     /// Pools the device would not import (weakly: an id may be reused once the pool is gone).
     private var refused: [ObjectIdentifier: WeakPool] = [:]
@@ -57,6 +91,10 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         let fence: VkFence
         let queryPool: VkQueryPool?
         var pools: [SharedMemoryPool] = []
+        /// In-place attachments whose last sampling frame this batch follows: ended when it finished.
+        var leases: [SurfaceLease] = []
+        /// Whether it holds pools of buffers no longer sampled in place.
+        var letsGoOfPools = false
         let done = Atomic<Bool>(false)
         init(commandBuffer: VkCommandBuffer, fence: VkFence, queryPool: VkQueryPool?) {
             self.commandBuffer = commandBuffer; self.fence = fence; self.queryPool = queryPool
@@ -79,6 +117,11 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
     /// Called on the waiter thread when a batch's fence signalled and `readsCompleted`
     /// advanced (not when a frame advanced it: the render loop reads it after each frame).
     public func onReadsCompleted(_ body: @escaping @Sendable (UInt64) -> Void) { progress.setCallback(body) }
+    /// Called on the waiter thread when a batch that held buffers no longer sampled in place
+    /// finished: a frame then lets go of their pools (and frees imports nobody else holds),
+    /// which would otherwise wait for the next frame something else asks for.
+    public func onPoolsLetGo(_ body: @escaping @Sendable () -> Void) { poolsLetGo.withLock { $0 = body } }
+    private let poolsLetGo = Mutex<(@Sendable () -> Void)?>(nil)
 
     /// Pools imported so far, rectangles and bytes the GPU copied from them (tests, benchmarks).
     public private(set) var poolsImported = 0
@@ -107,6 +150,7 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         var c = ZeroCopyCounts()
         c.enabled = enabled; c.poolsImported = poolsImported; c.liveImports = liveImports
         c.bytes = bytesCopied; c.seconds = seconds; c.gpuSeconds = gpuSeconds
+        c.inPlaceAttaches = inPlaceAttaches; c.liveInPlace = liveInPlace
         return c
     }
 
@@ -138,6 +182,40 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         self.commands = commands
         self.alignment = alignment
         enabled = getenv("LAMINA_SURFACE_COPY").map { String(cString: $0) } != "1"
+        for (format, vkFormat) in [(SurfacePixelFormat.bgra8, VK_FORMAT_B8G8R8A8_UNORM), (.rgba8, VK_FORMAT_R8G8B8A8_UNORM)]
+            where Self.samplesLinearHostImages(device, vkFormat) {
+            inPlaceFormats.insert(format)
+        }
+    }
+
+    /// Whether linear 2D images of `format` may be sampled and bound to imported host memory.
+    private static func samplesLinearHostImages(_ device: VulkanDevice, _ format: VkFormat) -> Bool {
+        var properties = VkFormatProperties()
+        vkGetPhysicalDeviceFormatProperties(device.physical, format, &properties)
+        guard properties.linearTilingFeatures & mapFlags(VK_FORMAT_FEATURE_SAMPLED_IMAGE_BIT) != 0 else { return false }
+        var external = VkPhysicalDeviceExternalImageFormatInfo()
+        external.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_EXTERNAL_IMAGE_FORMAT_INFO
+        external.handleType = VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT
+        var info = VkPhysicalDeviceImageFormatInfo2()
+        info.sType = VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_IMAGE_FORMAT_INFO_2
+        info.format = format
+        info.type = VK_IMAGE_TYPE_2D
+        info.tiling = VK_IMAGE_TILING_LINEAR
+        info.usage = mapFlags(VK_IMAGE_USAGE_SAMPLED_BIT)
+        var externalProps = VkExternalImageFormatProperties()
+        externalProps.sType = VK_STRUCTURE_TYPE_EXTERNAL_IMAGE_FORMAT_PROPERTIES
+        var props = VkImageFormatProperties2()
+        props.sType = VK_STRUCTURE_TYPE_IMAGE_FORMAT_PROPERTIES_2
+        let result = withUnsafeMutablePointer(to: &external) { e in
+            info.pNext = UnsafeRawPointer(e)
+            return withUnsafeMutablePointer(to: &externalProps) { x in
+                props.pNext = UnsafeMutableRawPointer(x)
+                return vkGetPhysicalDeviceImageFormatProperties2(device.physical, &info, &props)
+            }
+        }
+        guard result == VK_SUCCESS else { return false }
+        let features = externalProps.externalMemoryProperties.externalMemoryFeatures
+        return features & mapFlags(VK_EXTERNAL_MEMORY_FEATURE_IMPORTABLE_BIT) != 0
     }
 
     public func upload(_ update: SurfaceUpdate, rects: [SurfaceRect], into storage: SurfaceStorage) -> Bool {
@@ -147,20 +225,30 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         let l = update.layout
         guard l.misfit(poolSize: pool.size) == nil, l.width == storage.width, l.height == storage.height,
               let buffer = imported(pool) else { return false }
+        // Sampled in place when its format, stride and offset fit (a new image's transition
+        // is recorded first: without a batch to record it in, the buffer is copied).
+        var inPlace = samplesInPlace ? inPlaceImage(pool, l) : nil
+        if let (image, isNew) = inPlace, isNew {
+            if let batch = recordingBatch() { image.recordInPlaceTransition(into: batch.commandBuffer) } else { inPlace = nil }
+            if inPlace == nil { image.destroy(device); imports[ObjectIdentifier(pool)]?.images[l] = nil }
+        }
+        // What the storage showed in place until now is replaced (by this buffer again, or another).
+        let previous = shown.removeValue(forKey: storage.id)
+        if let (image, _) = inPlace {
+            shown[storage.id] = Shown(storage: storage, pool: pool, layout: l, lease: update.lease)
+            update.lease?.hold()
+            textures.setInPlace(image, for: storage.id)
+            inPlaceAttaches += 1
+            if let previous { letGo(previous) }
+            return true
+        }
+        if let previous { letGo(previous) }
+        textures.setInPlace(nil, for: storage.id)
+        // Copied after being sampled in place: the texture takes the whole buffer.
+        let rects = previous == nil ? rects : [SurfaceRect(x: 0, y: 0, width: l.width, height: l.height)]
         let made: (texture: TextureImage, isNew: Bool)?
         do { made = try textures.directTexture(storage, format: l.format, device: device) } catch { return false }
-        guard let (texture, isNew) = made else { return false }
-        if recording == nil {
-            collect(waitForOne: idle.isEmpty)
-            guard let batch = idle.popLast() else { return false }
-            guard (try? beginRecording(batch.commandBuffer, oneTime: true)) != nil else { idle.append(batch); return false }
-            recording = batch
-            if let queryPool = batch.queryPool {
-                vkCmdResetQueryPool(batch.commandBuffer, queryPool, 0, 2)
-                vkCmdWriteTimestamp(batch.commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, 0)
-            }
-        }
-        let batch = recording!
+        guard let (texture, isNew) = made, let batch = recordingBatch() else { return false }
         let commandBuffer = batch.commandBuffer
         if !batch.pools.contains(where: { $0 === pool }) { batch.pools.append(pool) }
         let transfer = mapFlags(VK_PIPELINE_STAGE_TRANSFER_BIT), fragment = mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT)
@@ -190,12 +278,81 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         return true
     }
 
+    /// The batch being recorded, begun when there is none (nil: it could not be).
+    private func recordingBatch() -> Batch? {
+        if let batch = recording { return batch }
+        collect(waitForOne: idle.isEmpty)
+        guard let batch = idle.popLast() else { return nil }
+        guard (try? beginRecording(batch.commandBuffer, oneTime: true)) != nil else { idle.append(batch); return nil }
+        recording = batch
+        if let queryPool = batch.queryPool {
+            vkCmdResetQueryPool(batch.commandBuffer, queryPool, 0, 2)
+            vkCmdWriteTimestamp(batch.commandBuffer, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, queryPool, 0)
+        }
+        return batch
+    }
+
+    /// The linear image sampling buffer `layout` of `pool` in place, made the first time
+    /// (`isNew`: its layout transition still to be recorded); nil when its format, stride or
+    /// offset does not fit the device's linear images (then it is copied).
+    private func inPlaceImage(_ pool: SharedMemoryPool, _ layout: SurfaceBufferLayout) -> (TextureImage, isNew: Bool)? {
+        guard inPlaceFormats.contains(layout.format), let entry = imports[ObjectIdentifier(pool)], entry.pool === pool else {
+            return nil
+        }
+        if let image = entry.images[layout] { return (image, false) }
+        guard !entry.misfits.contains(layout), entry.images.count < Self.maxImagesPerImport,
+              let image = TextureImage(inPlace: entry.memory, memorySize: entry.size, memoryTypeBits: entry.memoryTypeBits,
+                                       offset: layout.offset, stride: layout.stride, width: layout.width,
+                                       height: layout.height,
+                                       format: layout.format == .bgra8 ? VK_FORMAT_B8G8R8A8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
+                                       handleType: VK_EXTERNAL_MEMORY_HANDLE_TYPE_HOST_ALLOCATION_BIT_EXT, device: device) else {
+            if entry.misfits.count < 64 { entry.misfits.insert(layout) }
+            return nil
+        }
+        entry.images[layout] = image
+        return (image, true)
+    }
+
+    public func dropped(_ storage: SurfaceStorage) {
+        guard let previous = shown.removeValue(forKey: storage.id) else { return }
+        letGo(previous)
+        textures.setInPlace(nil, for: storage.id)
+    }
+
+    /// A surface no longer samples `entry`'s buffer in place (it is out of `shown`). When the
+    /// same buffer is still sampled in place under a later attachment (this surface's next one,
+    /// or another surface's), that one's release stands for this one: superseded now.
+    /// Otherwise the pool is held, and the lease ended, by the next batch, submitted after
+    /// every frame that sampled it.
+    private func letGo(_ entry: Shown) {
+        if let lease = entry.lease,
+           shown.values.contains(where: { $0.pool === entry.pool && $0.layout == entry.layout && $0.lease != nil && $0.lease !== lease }) {
+            lease.supersede()
+            return
+        }
+        ending.append((entry.pool, entry.lease))
+    }
+
     /// Submits the copies queued since the last call — the packets of a frame whose newest is
     /// `sequence` — without waiting for them: the waiter thread waits for the batch's fence and
     /// then advances `readsCompleted` (at once when nothing is queued or in flight). Collects
     /// finished batches and frees the imports of pools nobody else holds. Called by the render
     /// loop before it publishes a frame.
     public func finishReads(through sequence: UInt64) {
+        // Surfaces gone without a word (their storage freed) let go of their buffers too.
+        for (key, entry) in shown where entry.storage == nil {
+            shown[key] = nil
+            letGo(entry)
+            textures.setInPlace(nil, for: key)
+        }
+        if !ending.isEmpty, let batch = recordingBatch() {
+            batch.letsGoOfPools = true
+            for (pool, lease) in ending {
+                if !batch.pools.contains(where: { $0 === pool }) { batch.pools.append(pool) }
+                if let lease { batch.leases.append(lease) }
+            }
+            ending = []
+        }
         if let batch = recording {
             let t0 = Self.now()
             defer { seconds += Self.now() - t0 }
@@ -211,11 +368,17 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                 progress.submitted(id)   // (before its waiter can finish it)
                 nonisolated(unsafe) let raw = device.raw
                 let progress = self.progress
+                let leases = batch.leases, letsGo = batch.letsGoOfPools
+                batch.leases = []
+                batch.letsGoOfPools = false
+                let letGo = letsGo ? poolsLetGo.withLock { $0 } : nil
                 waiter.async {
                     var fence: VkFence? = batch.fence
                     _ = vkWaitForFences(raw, 1, &fence, VkBool32(VK_TRUE), UInt64.max)
+                    for lease in leases { lease.end() }
                     batch.done.store(true, ordering: .releasing)
-                    progress.finished(id)
+                    progress.finished(id, notify: !leases.isEmpty)
+                    letGo?()
                 }
                 if waitsForReads {
                     var fence: VkFence? = batch.fence
@@ -223,15 +386,22 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
                     waiter.sync {}
                 }
             } else {
-                // Not submitted: nothing reads the pages (the surface shows what it had).
+                // Not submitted: nothing reads the pages (the surface shows what it had). The
+                // ended leases wait for the device to go idle instead.
+                vkDeviceWaitIdle(device.raw)
+                for lease in batch.leases { lease.end() }
+                batch.leases = []
+                batch.letsGoOfPools = false
                 batch.pools = []
                 idle.append(batch)
+                progress.notify()
             }
         }
         progress.frame(through: sequence)
         collect(waitForOne: false)
         for (key, entry) in imports {
             guard isKnownUniquelyReferenced(&entry.pool) else { continue }
+            if !entry.images.isEmpty { textures.noteInPlaceFreed() }
             free(entry)
             imports[key] = nil
         }
@@ -332,10 +502,12 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
         }
         device.track(buffer)
         device.track(memory)
-        return Import(pool: pool, buffer: buffer, memory: memory)
+        return Import(pool: pool, buffer: buffer, memory: memory, size: size, memoryTypeBits: 1 << UInt32(bits.trailingZeroBitCount))
     }
 
     private func free(_ entry: Import) {
+        for image in entry.images.values { image.destroy(device) }
+        entry.images = [:]
         vkDestroyBuffer(device.raw, entry.buffer, nil)
         vkFreeMemory(device.raw, entry.memory, nil)
         device.untrack(entry.buffer, entry.memory)
@@ -350,6 +522,8 @@ public final class HostMemorySurfaces: SurfaceDirectUploader {
             idle.append(batch)
         }
         waiter.sync {}   // (the device is idle: every waiter has returned or is about to)
+        shown = [:]
+        ending = []
         idle += inFlight
         inFlight = []
         for entry in imports.values { free(entry) }
@@ -388,14 +562,20 @@ final class ReadProgress: Sendable {
     /// The frame whose newest packet is `sequence` was made (its batch, if any, submitted).
     func frame(through sequence: UInt64) { update(notify: false) { s in s.latest = max(s.latest, sequence) } }
 
-    /// Batch `id`'s fence signalled.
-    func finished(_ id: UInt64) { update(notify: true) { s in s.unfinished.removeAll { $0.id == id } } }
+    /// Batch `id`'s fence signalled (`notify`: call back even when `completed` did not advance:
+    /// in-place leases it ended may be released).
+    func finished(_ id: UInt64, notify always: Bool = false) {
+        update(notify: true, always: always) { s in s.unfinished.removeAll { $0.id == id } }
+    }
 
-    private func update(notify: Bool, _ body: (inout State) -> Void) {
+    /// Calls back with `completed` as it is (leases ended outside a batch).
+    func notify() { update(notify: true, always: true) { _ in } }
+
+    private func update(notify: Bool, always: Bool = false, _ body: (inout State) -> Void) {
         let (advanced, callback) = state.withLock { s -> (UInt64?, (@Sendable (UInt64) -> Void)?) in
             body(&s)
             let value = s.unfinished.first?.before ?? s.latest
-            guard value > s.completed else { return (nil, nil) }
+            guard value > s.completed else { return always ? (s.completed, s.callback) : (nil, nil) }
             s.completed = value
             return (value, s.callback)
         }
@@ -416,5 +596,8 @@ public struct ZeroCopyCounts: Sendable, Equatable {
     public var seconds = 0.0
     /// GPU seconds of its copies alone (`HostMemorySurfaces.gpuSeconds`).
     public var gpuSeconds = 0.0
+    /// Attachments sampled in place so far (no copy at all), and surfaces sampled in place now.
+    public var inPlaceAttaches = 0
+    public var liveInPlace = 0
     public init() {}
 }

@@ -10,6 +10,8 @@ extension ImageResidency {
     func texture(_ surface: SurfaceStorage, device: VulkanDevice) throws(RenderError) -> TextureImage? {
         let limit = Int(device.properties.limits.maxImageDimension2D)
         guard surface.width <= limit, surface.height <= limit else { return nil }
+        // Sampled in place: the client's pages themselves.
+        if let inPlace = inPlaceTextures[surface.id] { return inPlace }
         // Written by direct uploads only (HostMemorySurfaces): the texture is all there is.
         if surface.directFormat != nil { return existing(surface.id) }
         if let texture = existing(surface.id) {

@@ -105,7 +105,7 @@ final class ImageResidency {
         if let entry = texture.descriptorSets[index] { return entry.set }
         let (set, pool) = try allocateSet(device: device, layout: setLayout)
         writeImageDescriptor(device: device, set: set, sampler: samplers[index],
-                             view: texture.view(mipmapped: draw.minification == .trilinear))
+                             view: texture.view(mipmapped: draw.minification == .trilinear), layout: texture.sampledLayout)
         texture.descriptorSets[index] = (set, pool)
         changes += 1
         return set
@@ -207,6 +207,18 @@ final class ImageResidency {
     }
     /// Surfaces whose pixels only their texture holds (ImageResidency+Surfaces.swift), by key.
     var directSurfaces: [UInt64: WeakSurface] = [:]
+    /// Surfaces sampled in place: the linear image over the client's pages each one shows now,
+    /// by `SurfaceStorage.id` (owned by HostMemorySurfaces, not freed here).
+    private(set) var inPlaceTextures: [UInt64: TextureImage] = [:]
+    /// Shows `texture` (nil: nothing in place) for surface `key`; a recorded frame or an
+    /// encoder's bindings made before no longer hold.
+    func setInPlace(_ texture: TextureImage?, for key: UInt64) {
+        guard inPlaceTextures[key] !== texture else { return }
+        inPlaceTextures[key] = texture
+        changes += 1
+    }
+    /// In-place textures are about to be destroyed (their import freed): nothing recorded may refer to them.
+    func noteInPlaceFreed() { changes += 1 }
     /// Surface rectangles copied in so far, and their bytes (tests, benchmarks).
     private(set) var surfaceWrites = 0
     private(set) var surfaceWriteBytes = 0

@@ -82,10 +82,10 @@ func allocateDescriptorSet(device: VulkanDevice, pool: VkDescriptorPool,
 
 /// Points binding 0 of `set` at `view` sampled by `sampler` (a combined image sampler in
 /// SHADER_READ_ONLY_OPTIMAL): offscreen group images and texture images alike.
-func writeImageDescriptor(device: VulkanDevice, set: VkDescriptorSet, sampler: VkSampler?, view: VkImageView?) {
+func writeImageDescriptor(device: VulkanDevice, set: VkDescriptorSet, sampler: VkSampler?, view: VkImageView?,
+                          layout: VkImageLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL) {
     writeDescriptor(device: device, set: set,
-                    image: VkDescriptorImageInfo(sampler: sampler, imageView: view,
-                                                 imageLayout: VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL))
+                    image: VkDescriptorImageInfo(sampler: sampler, imageView: view, imageLayout: layout))
 }
 
 /// Points binding 0 of `set` (a storage buffer) at the whole of `buffer`: the frame slots' clip

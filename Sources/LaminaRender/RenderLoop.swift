@@ -25,6 +25,9 @@ public struct RenderConfig: Sendable {
     /// Shared-memory surfaces copied by the GPU straight from the client's pages where the
     /// device imports host memory (`HostMemorySurfaces`); false: always copied on the CPU.
     public var surfaceZeroCopy = true
+    /// Of those, buffers whose stride and offset fit a linear image sampled in place, without
+    /// any copy (`HostMemorySurfaces.samplesInPlace`); false: copied by the GPU.
+    public var surfaceInPlace = true
     /// The automatic raster cache (`FrameDriver.rasterizesAutomatically`); off by default.
     public var automaticRasterCache = false
     public init() {}
@@ -132,6 +135,10 @@ public final class RenderLoop: Sendable {
         self.clock = clock
     }
 
+    /// The render thread's validation messages so far (`LAMINA_VALIDATION=1`; empty without it).
+    public var validationMessages: [String] { validation.withLock { $0 }?.messages ?? [] }
+    private let validation = Mutex<ValidationLog?>(nil)
+
     /// Starts the render thread and waits until its Vulkan device is ready.
     /// - Throws: `RenderError` when no Vulkan device can be opened (the message names the package).
     public func start() throws(RenderError) {
@@ -148,6 +155,7 @@ public final class RenderLoop: Sendable {
                 readySignal.signal()
                 return
             }
+            validation.withLock { $0 = renderer.validationLog }
             presented.withLock { $0 = renderer.presentPacing.map { PresentationCounts(pacing: $0, presented: 0,
                                                                                   unpresented: 0, swapchains: 0) } }
             ready.withLock { $0 = .some(nil) }
@@ -411,12 +419,19 @@ public final class RenderLoop: Sendable {
         state.driver.rasterizesAutomatically = config.automaticRasterCache
         if let host = renderer.hostSurfaces {
             if !config.surfaceZeroCopy { host.enabled = false }
+            if !config.surfaceInPlace { host.samplesInPlace = false }
             state.driver.surfaceUploader = host
             // A batch of copies finished after its frame: the server may release its buffers.
             host.onReadsCompleted { [weak self] sequence in
                 guard let self else { return }
                 self.outbox.withLock { $0.surfaceReadsCompleted = max($0.surfaceReadsCompleted ?? 0, sequence) }
                 self.wakeServer()
+            }
+            // Buffers no longer sampled in place were let go: a frame frees their imports.
+            host.onPoolsLetGo { [weak self] in
+                guard let self else { return }
+                self.inbox.withLock { $0.dirty = true }
+                self.wake.signal()
             }
         }
         state.driver.adopt(renderer.driverProfile)   // the shape atlas and prefetching where they pay

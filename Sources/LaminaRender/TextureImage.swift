@@ -26,6 +26,11 @@ final class TextureImage {
     var needsUpload = true
     /// For the glyph atlas: how many of its `TextAtlasState.writes` have been copied in.
     var appliedWrites = 0
+    /// Whether `destroy` frees `memory` (false: a client's imported pages, bound in place).
+    private(set) var ownsMemory = true
+    /// The layout its sets bind it in: shader-read-only, or general for a linear image over a
+    /// client's pages (which the client writes from the host between frames).
+    private(set) var sampledLayout = VK_IMAGE_LAYOUT_SHADER_READ_ONLY_OPTIMAL
     /// By `ImageDraw.samplerIndex`: the set binding this image with that sampler, and its pool.
     var descriptorSets: [(set: VkDescriptorSet, pool: VkDescriptorPool)?] = Array(repeating: nil, count: 6)
 
@@ -93,6 +98,75 @@ final class TextureImage {
         self.baseView = baseView
         device.track(image, memory, view)
         if let baseView { device.track(baseView) }
+    }
+
+    /// A linear, one-level image over `memory` (a client's imported pages, not owned) at
+    /// `offset`, sampled in place (HostMemorySurfaces): made only when its rows lie `stride`
+    /// bytes apart there (the implementation's row pitch), `offset` is a multiple of its
+    /// alignment and it fits in `memorySize` bytes; nil otherwise (nothing left behind). Its
+    /// contents are the memory's (the client's pixels); `recordInPlaceTransition` moves it from
+    /// `UNDEFINED` (which an image over external memory must start in) to `GENERAL`, where it stays.
+    init?(inPlace memory: VkDeviceMemory, memorySize: Int, memoryTypeBits: UInt32, offset: Int, stride: Int,
+          width: Int, height: Int, format: VkFormat, handleType: VkExternalMemoryHandleTypeFlagBits, device: VulkanDevice) {
+        var external = VkExternalMemoryImageCreateInfo()
+        external.sType = VK_STRUCTURE_TYPE_EXTERNAL_MEMORY_IMAGE_CREATE_INFO
+        external.handleTypes = handleType.rawValue
+        var info = imageCreateInfo2D(width: width, height: height, format: format, usage: mapFlags(VK_IMAGE_USAGE_SAMPLED_BIT))
+        info.tiling = VK_IMAGE_TILING_LINEAR   // (initial layout UNDEFINED: external memory requires it)
+        var image: VkImage?
+        let made = withUnsafePointer(to: &external) { p in
+            info.pNext = UnsafeRawPointer(p)
+            return vkCreateImage(device.raw, &info, nil, &image)
+        }
+        guard made == VK_SUCCESS, let image else { return nil }
+        var requirements = VkMemoryRequirements()
+        vkGetImageMemoryRequirements(device.raw, image, &requirements)
+        var subresource = VkImageSubresource(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), mipLevel: 0, arrayLayer: 0)
+        var layout = VkSubresourceLayout()
+        vkGetImageSubresourceLayout(device.raw, image, &subresource, &layout)
+        let alignment = max(Int(requirements.alignment), 1)
+        guard layout.offset == 0, Int(layout.rowPitch) == stride, offset % alignment == 0,
+              requirements.memoryTypeBits & memoryTypeBits != 0,
+              offset + Int(requirements.size) <= memorySize,
+              vkBindImageMemory(device.raw, image, memory, VkDeviceSize(offset)) == VK_SUCCESS else {
+            vkDestroyImage(device.raw, image, nil)
+            return nil
+        }
+        var viewInfo = VkImageViewCreateInfo()
+        viewInfo.sType = VK_STRUCTURE_TYPE_IMAGE_VIEW_CREATE_INFO
+        viewInfo.image = image
+        viewInfo.viewType = VK_IMAGE_VIEW_TYPE_2D
+        viewInfo.format = format
+        viewInfo.subresourceRange = VkImageSubresourceRange(aspectMask: mapFlags(VK_IMAGE_ASPECT_COLOR_BIT), baseMipLevel: 0,
+                                                            levelCount: 1, baseArrayLayer: 0, layerCount: 1)
+        var view: VkImageView?
+        guard vkCreateImageView(device.raw, &viewInfo, nil, &view) == VK_SUCCESS, let view else {
+            vkDestroyImage(device.raw, image, nil)
+            return nil
+        }
+        raw = image
+        self.memory = memory
+        self.view = view
+        baseView = nil
+        self.width = width
+        self.height = height
+        self.format = format
+        mipLevels = 1
+        byteCount = width * height * 4
+        ownsMemory = false
+        sampledLayout = VK_IMAGE_LAYOUT_GENERAL
+        needsUpload = false
+        device.track(image, view)
+    }
+
+    /// Records the one transition of an in-place image, after the host's writes, to `GENERAL`
+    /// for fragment shaders. (From `UNDEFINED`, which lets a driver drop the contents; a linear
+    /// image's layout is its memory's row order, and lavapipe changes nothing.)
+    func recordInPlaceTransition(into cmd: VkCommandBuffer) {
+        recordImageBarrier(cmd, image: raw, from: VK_IMAGE_LAYOUT_UNDEFINED, to: VK_IMAGE_LAYOUT_GENERAL,
+                           srcAccess: mapFlags(VK_ACCESS_HOST_WRITE_BIT), dstAccess: mapFlags(VK_ACCESS_SHADER_READ_BIT),
+                           srcStage: mapFlags(VK_PIPELINE_STAGE_HOST_BIT),
+                           dstStage: mapFlags(VK_PIPELINE_STAGE_FRAGMENT_SHADER_BIT))
     }
 
     /// The view a sampler reads: every level for a mipmapped (trilinear) one; level 0 alone
@@ -201,7 +275,11 @@ final class TextureImage {
             device.untrack(baseView)
         }
         vkDestroyImage(device.raw, raw, nil)
-        vkFreeMemory(device.raw, memory, nil)
-        device.untrack(raw, memory, view)
+        if ownsMemory {
+            vkFreeMemory(device.raw, memory, nil)
+            device.untrack(raw, memory, view)
+        } else {
+            device.untrack(raw, view)
+        }
     }
 }

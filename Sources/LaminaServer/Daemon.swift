@@ -56,6 +56,7 @@ public final class Daemon: Sendable {
         rc.programStepsPerFrame = config.maxProgramStepsPerFrame
         rc.tileCacheBytes = config.tileCacheBytes
         rc.surfaceZeroCopy = config.surfaceZeroCopy
+        rc.surfaceInPlace = config.surfaceInPlace
         rc.automaticRasterCache = config.automaticRasterCache
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]

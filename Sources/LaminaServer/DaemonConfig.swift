@@ -43,6 +43,10 @@ public struct DaemonConfig: Sendable, Equatable {
     /// Shared-memory surfaces read by the GPU straight from the client's pages where the device
     /// imports host memory (key `surfaceZeroCopy`; false, or `LAMINA_SURFACE_COPY=1`: copied).
     public var surfaceZeroCopy = true
+    /// Of those, buffers whose stride and offset fit the device's linear images are sampled in
+    /// place — no copy at all (key `surfaceInPlace`; false, or `LAMINA_SURFACE_IN_PLACE=0`:
+    /// copied by the GPU).
+    public var surfaceInPlace = true
     /// The automatic raster cache (key `automaticRasterCache`; `FrameDriver.rasterizesAutomatically`):
     /// off by default — on lavapipe it saved no GPU time and cost each frame a full build
     /// (docs/performance.md, "The automatic raster cache").
@@ -133,6 +137,9 @@ public struct DaemonConfig: Sendable, Equatable {
             case "surfaceZeroCopy":
                 guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): surfaceZeroCopy: must be true or false") }
                 c.surfaceZeroCopy = b
+            case "surfaceInPlace":
+                guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): surfaceInPlace: must be true or false") }
+                c.surfaceInPlace = b
             default: throw ConfigError(message: "\(path): unknown setting '\(key)'")
             }
         }

@@ -45,6 +45,9 @@ struct SurfaceWait {
     var kind: Kind
     /// Layers the packet attached a buffer to (to tell a feedback's content replaced before any frame).
     var attached: [UInt32] = []
+    /// A release's attachment as the render side sampled it (in place: the release waits until
+    /// it ended; nil: a GPU buffer, released after the read).
+    var lease: SurfaceLease?
 }
 
 extension ServerCore {
@@ -165,6 +168,9 @@ extension ServerCore {
             heldReleases.removeAll { w in
                 if w.client == client, case .release(id) = w.kind { true } else { false }
             }
+            sampledInPlace.removeAll { w in
+                if w.client == client, case .release(id) = w.kind { true } else { false }
+            }
             reply(.bufferDestroyed(id: id))
         default:
             preconditionFailure("not a surface request")
@@ -178,6 +184,8 @@ extension ServerCore {
         var names: [UInt32: String] = [:]
         var updates: [SurfaceUpdate] = []
         var waits: [SurfaceWait.Kind] = []
+        /// The lease of each buffer the commit attaches (one per buffer, shared by its attachments).
+        var leases: [UInt32: SurfaceLease] = [:]
         var attached: [UInt32] = []
         var shown: [UInt32: Int] = [:]
         /// Surface layers the commit deletes.
@@ -266,9 +274,15 @@ extension ServerCore {
                     SurfaceRect(x: Int($0.x), y: Int($0.y), width: Int($0.width), height: Int($0.height))
                         .clipped(width: buffer.layout.width, height: buffer.layout.height)
                 }
+                var lease: SurfaceLease? = nil
+                if buffer.pool != nil {
+                    lease = plan.leases[bufferID] ?? SurfaceLease()
+                    plan.leases[bufferID] = lease
+                }
                 // Damage wholly outside the buffer changes nothing (but the update still counts).
                 plan.updates.append(SurfaceUpdate(name: name, pool: buffer.pool, source: buffer.source, layout: buffer.layout,
-                                                  damage: damage.isEmpty ? [] : (rects.isEmpty ? [SurfaceRect(x: 0, y: 0, width: 0, height: 0)] : rects)))
+                                                  damage: damage.isEmpty ? [] : (rects.isEmpty ? [SurfaceRect(x: 0, y: 0, width: 0, height: 0)] : rects),
+                                                  lease: lease))
                 plan.attached.append(layer)
                 if released.insert(bufferID).inserted { plan.waits.append(.release(buffer: bufferID)) }
             case .frameCallback(let id):
@@ -324,8 +338,10 @@ extension ServerCore {
         surfaceTables[client] = table
         for kind in plan.waits {
             var k = kind
+            var lease: SurfaceLease? = nil
             if case .feedback(let id, _) = kind { k = .feedback(id, layers: plan.attached) }
-            surfaceWaits.append(SurfaceWait(client: client, sequence: sequence, kind: k))
+            if case .release(let buffer) = kind { lease = plan.leases[buffer] }
+            surfaceWaits.append(SurfaceWait(client: client, sequence: sequence, kind: k, lease: lease))
         }
         if !plan.attached.isEmpty {
             surfaceWaits.append(SurfaceWait(client: client, sequence: sequence, kind: .attachedOnly, attached: plan.attached))
@@ -357,9 +373,14 @@ extension ServerCore {
         for w in due where isConnected(w.client) {
             switch w.kind {
             case .release(let buffer):
-                // The GPU may still be reading it (zero copy): released when it is done.
+                // The GPU may still be reading it (zero copy), or samples it in place until a
+                // later attach replaced it: released when it is done.
                 if let done = readsCompleted, w.sequence > done { heldReleases.append(w); continue }
-                releases.append(event(.bufferReleased(id: buffer), w.client))
+                switch w.lease?.state {
+                case .held?: sampledInPlace.append(w)
+                case .superseded?: break
+                default: releases.append(event(.bufferReleased(id: buffer), w.client))
+                }
             case .attachedOnly: continue
             case .feedback(let id, let layers):
                 let discarded = !layers.isEmpty && layers.allSatisfy { lastAttach[LayerID(client: w.client, local: $0)]! > w.sequence }
@@ -375,16 +396,34 @@ extension ServerCore {
     /// The render side's GPU reads of the buffers of every packet up to `sequence` are done
     /// (`RenderLoop.Outbox.surfaceReadsCompleted`): the releases held for them go out, in
     /// packet order. From the first call on, a release waits for it.
+    /// Releases of buffers sampled in place go out once their lease ended (dropped when
+    /// superseded: a later attachment of the same buffer is released instead).
     public mutating func surfaceReadsCompleted(through sequence: UInt64) -> [ServerEffect] {
         readsCompleted = max(readsCompleted ?? 0, sequence)
-        guard !heldReleases.isEmpty else { return [] }
+        guard !heldReleases.isEmpty || !sampledInPlace.isEmpty else { return [] }
         var effects: [ServerEffect] = []
-        for w in heldReleases where w.sequence <= sequence {
+        func release(_ w: SurfaceWait) {
             if case .release(let buffer) = w.kind, isConnected(w.client) {
                 effects.append(.write(client: w.client, bytes: MessageEncoder.encode(Event.bufferReleased(id: buffer), requestID: 0)))
             }
         }
+        for w in heldReleases where w.sequence <= sequence {
+            switch w.lease?.state {
+            case .held?: sampledInPlace.append(w)
+            case .superseded?: break
+            default: release(w)
+            }
+        }
         heldReleases.removeAll { $0.sequence <= sequence }
+        var stillHeld: [SurfaceWait] = []
+        for w in sampledInPlace {
+            switch w.lease?.state {
+            case .ended?: release(w)
+            case .superseded?: break
+            default: stillHeld.append(w)
+            }
+        }
+        sampledInPlace = stillHeld
         return effects
     }
 
@@ -393,6 +432,7 @@ extension ServerCore {
     mutating func dropSurfaces(of client: UInt32) -> [ServerEffect] {
         surfaceWaits.removeAll { $0.client == client }
         heldReleases.removeAll { $0.client == client }
+        sampledInPlace.removeAll { $0.client == client }
         guard let table = surfaceTables.removeValue(forKey: client) else { return [] }
         table.fds.forEach { close($0) }
         var effects: [ServerEffect] = table.names.values.sorted().map { .setImage(name: $0, image: nil) }

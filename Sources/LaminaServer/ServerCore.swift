@@ -140,6 +140,9 @@ public struct ServerCore {
     /// `surfaceReadsCompleted` reaches their packets; and how far it has (nil: never told,
     /// releases are not held — a core without a render side that reads on the GPU).
     var heldReleases: [SurfaceWait] = []
+    /// Releases of buffers sampled in place, past their reads: sent when their lease ended
+    /// (`surfaceReadsCompleted`, which the render side calls when a batch ends leases).
+    var sampledInPlace: [SurfaceWait] = []
     var readsCompleted: UInt64?
     var surfaceSerial: UInt64 = 0
     /// The importer of GPU buffers (ServerCore+Surfaces), made on the first `createGpuBuffer`;

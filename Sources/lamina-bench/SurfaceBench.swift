@@ -123,8 +123,13 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
         return arrived.withLock { $0.last! }
     }) { frames in
         for (k, s) in layers.enumerated() {
-            // Three buffers and a frame callback per commit: one is always free here.
-            guard let b = s.nextBuffer() else { benchFail("surfaces: no free buffer") }
+            // Three buffers and a frame callback per commit: one is free here, or soon (a buffer
+            // sampled in place is released once the next one replaced it and the frame that last
+            // drew it finished on the GPU).
+            var free = s.nextBuffer()
+            let deadline = benchNow() + 5
+            while free == nil && benchNow() < deadline { usleep(200); free = s.nextBuffer() }
+            guard let b = free else { benchFail("surfaces: no free buffer in 5 s") }
             let d = damage(frames)
             if d.isEmpty {
                 // A moving pattern of 16 vertical bars, every byte written (a decoded video frame).
@@ -153,10 +158,11 @@ private func streamBench(_ daemon: Daemon, _ name: String, surfaces count: Int, 
     let shown = presented.withLock { $0 }
     let p = percentiles(zip(commits, shown).dropFirst(5).compactMap { c, t in t.isNaN ? nil : (t - c) * 1000 })
     let path = after.enabled ? "zeroCopy" : "copy"
+    let inPlace = after.inPlaceAttaches - before.inPlaceAttaches
     let transfer = run.frames > 0 ? (after.seconds - before.seconds) / Double(run.frames) * 1000 : 0
     let gpuCopy = run.frames > 0 ? (after.gpuSeconds - before.gpuSeconds) / Double(run.frames) * 1000 : 0
     print("{\"bench\": \"surfaces\", \"case\": \"\(name)\", \"path\": \"\(path)\", \"surfaces\": \(count), \"size\": \"\(width)x\(height)\", "
-          + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), "
+          + "\"damagePerFrame\": \(damage(0).isEmpty ? "\"whole\"" : "\"64x64\""), \"inPlaceAttaches\": \(inPlace), "
           + "\"transferMsPerFrame\": \(String(format: "%.3f", transfer)), \"gpuCopyMsPerFrame\": \(String(format: "%.3f", gpuCopy)), "
           + "\"applyMs\": \(String(format: "%.3f", (phases?["apply"] as? Double) ?? .nan)), "
           + "\"uploadMs\": \(String(format: "%.3f", (phases?["upload"] as? Double) ?? .nan)), "

@@ -196,4 +196,48 @@ import DaemonTestSupport
                                          size: e.size, memoryType: e.memoryType, deviceUUID: [UInt8](repeating: 7, count: 16))
         }
     }
+
+    /// A surface showing a GPU buffer (a Vulkan image shared by its memory's fd) under a real
+    /// `laminad` that is killed and restarted (ClientReconnectTests' daemons): after the
+    /// restart the client sends the buffer again (a duplicate of the fd it kept) and attaches it
+    /// again, so daemon B shows the same pixels — the image's, which the client drew once.
+    @Test func aGpuBufferShowsTheSamePixelsAfterARestart() throws {
+        let (path, a, c, seen) = try ClientReconnectTests.start("gpu-pixels")
+        defer { c.close() }
+        c.setDisableActions(true)
+        let e = try GpuImageExporter(width: 40, height: 30, format: Self.bgra)
+        try e.clear(0, 0, 0, 1)
+        try e.write(Self.bytes(x: 0, y: 0, w: 40, h: 30, seed: 5, format: Self.bgra),
+                    x: 0, y: 0, width: 40, height: 30)
+        let surface = c.makeSurfaceLayer()
+        let buffer = try surface.addGpuBuffer(memoryFD: try e.exportMemory(), width: e.width, height: e.height,
+                                              format: e.format, size: e.size, memoryType: e.memoryType, deviceUUID: e.deviceUUID)
+        surface.frame = Rect(10, 20, 40, 30)
+        c.root.addSublayer(surface)
+        surface.present(buffer)
+        try c.commit()
+        func misses(_ img: RGBAImage) -> Int {
+            var wrong = 0
+            for y in 0..<img.height { for x in 0..<img.width {
+                let i = (y * img.width + x) * 4
+                let inside = x >= 10 && x < 50 && y >= 20 && y < 50
+                let p = inside ? Self.pattern(x - 10, y - 20, 5) : [0, 0, 0, 255]
+                if (0..<3).contains(where: { abs(Int(img.pixels[i + $0]) - Int(p[$0])) > 1 }) { wrong += 1 }
+            } }
+            return wrong
+        }
+        let before = try ClientTilesDaemonTests.capture(c) { misses($0) == 0 }
+        #expect(misses(before) == 0)
+        a.kill()
+        #expect(seen.wait(for: 1) == ["lost"])
+        let b = try ClientReconnectTests.restart(on: path, seen)
+        let after = try ClientTilesDaemonTests.capture(c) { misses($0) == 0 }
+        #expect(misses(after) == 0, "daemon B shows the GPU buffer's pixels")
+        #expect(zip(after.pixels, before.pixels).count { $0 != $1 } == 0, "B's frame against A's")
+        // B releases it as any attachment; the client draws again and presents.
+        let deadline = Date().addingTimeInterval(5)
+        while buffer.isBusy && Date() < deadline { usleep(2000) }
+        #expect(!buffer.isBusy)
+        withExtendedLifetime((b, e)) {}
+    }
 }

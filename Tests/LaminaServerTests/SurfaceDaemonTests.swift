@@ -54,7 +54,8 @@ import DaemonTestSupport
     }
 
     @Test func aSurfaceShowsItsBufferAndItsDamageExactly() throws {
-        let daemon = try TestDaemon.make()
+        // The copying paths (their damage rule; SurfaceInPlaceTests has the in-place one's).
+        let daemon = try TestDaemon.make { $0.surfaceInPlace = false }
         defer { daemon.stop() }
         let c = try Connection(socketPath: daemon.socketPath, name: "surface")
         let surface = c.makeSurfaceLayer()

@@ -13,7 +13,10 @@ import DaemonTestSupport
 /// texture) against the copying path, through the real daemon on lavapipe: the same pixels
 /// exactly for both byte orders with a padded stride and an unaligned offset, only the damage
 /// taken, no release before the GPU read, a sealed memfd that cannot be truncated, and nothing
-/// left once the client is gone.
+/// left once the client is gone. Its 37-pixel buffers (rows of 148 or 160 bytes) are never
+/// sampled in place (lavapipe's linear images of that width have rows of 192): these are the
+/// GPU copy's releases, one per attachment after the copy; `SurfaceInPlaceTests` has the
+/// in-place rule (released once replaced and its last frame finished).
 @Suite(.serialized) struct SurfaceZeroCopyTests {
     static let width = 37, height = 23, stride = 37 * 4 + 12
 

@@ -251,7 +251,9 @@ class SurfaceLayer(Layer):
     def make_buffers(self, width: int, height: int, fmt: int = BGRA8, count: int = 3) -> List[SurfaceBuffer]:
         """Makes ``count`` buffers of ``width`` × ``height`` pixels (rows of ``width`` × 4 bytes)
         in one memfd sealed against shrinking, and sends it to the daemon as a pool. Raises
-        ``RequestFailed`` when the daemon refuses it (``LIMIT_EXCEEDED``, ``INVALID_BUFFER``)."""
+        ``RequestFailed`` when the daemon refuses it (``LIMIT_EXCEEDED``, ``INVALID_BUFFER``).
+        Keep three: a buffer the daemon samples in place stays busy while it is shown and until
+        the frame after the one that replaced it finished, so a ring of two waits for that."""
         if self.buffers:
             raise ValueError("make_buffers is called once per surface layer")
         if width <= 0 or height <= 0 or count <= 0:

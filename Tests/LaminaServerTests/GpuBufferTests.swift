@@ -21,6 +21,19 @@ import DaemonTestSupport
 @Suite(.serialized) struct GpuBufferTests {
     static let rgba: UInt32 = 37, bgra: UInt32 = 44
 
+    /// Pixels of `img` off by more than 1 in a color channel from `pattern` `seed` shown 40 × 30
+    /// at (10, 20) over the black background (premultiplied pattern colors as they are).
+    static func misses(_ img: RGBAImage, seed: Int) -> Int {
+        var wrong = 0
+        for y in 0..<img.height { for x in 0..<img.width {
+            let i = (y * img.width + x) * 4
+            let inside = x >= 10 && x < 50 && y >= 20 && y < 50
+            let p = inside ? pattern(x - 10, y - 20, seed) : [0, 0, 0, 255]
+            if (0..<3).contains(where: { abs(Int(img.pixels[i + $0]) - Int(p[$0])) > 1 }) { wrong += 1 }
+        } }
+        return wrong
+    }
+
     /// Pixel (x, y) of pattern `seed` as R, G, B, A bytes (premultiplied: alpha 255 or 0 with zero colour).
     static func pattern(_ x: Int, _ y: Int, _ seed: Int) -> [UInt8] {
         (x + y + seed) % 5 == 0 ? [0, 0, 0, 0] : [UInt8((x * 31 + seed * 17) % 256), UInt8((y * 47 + seed) % 256), UInt8((x * y + 3 * seed) % 256), 255]
@@ -177,16 +190,7 @@ import DaemonTestSupport
         c.root.addSublayer(surface)
         surface.present(buffer)
         try c.commit()
-        let img = try PNG.decode(c.capture(at: nil).png)
-        var wrong = 0
-        for y in 0..<img.height { for x in 0..<img.width {
-            let i = (y * img.width + x) * 4
-            let inside = x >= 10 && x < 50 && y >= 20 && y < 50
-            // Over the black background: premultiplied pattern color as is.
-            let p = inside ? Self.pattern(x - 10, y - 20, 3) : [0, 0, 0, 255]
-            if (0..<3).contains(where: { abs(Int(img.pixels[i + $0]) - Int(p[$0])) > 1 }) { wrong += 1 }
-        } }
-        #expect(wrong == 0)
+        #expect(Self.misses(try PNG.decode(c.capture(at: nil).png), seed: 3) == 0)
         let deadline = Date().addingTimeInterval(5)
         while buffer.isBusy && Date() < deadline { usleep(2000) }
         #expect(!buffer.isBusy)
@@ -216,16 +220,7 @@ import DaemonTestSupport
         c.root.addSublayer(surface)
         surface.present(buffer)
         try c.commit()
-        func misses(_ img: RGBAImage) -> Int {
-            var wrong = 0
-            for y in 0..<img.height { for x in 0..<img.width {
-                let i = (y * img.width + x) * 4
-                let inside = x >= 10 && x < 50 && y >= 20 && y < 50
-                let p = inside ? Self.pattern(x - 10, y - 20, 5) : [0, 0, 0, 255]
-                if (0..<3).contains(where: { abs(Int(img.pixels[i + $0]) - Int(p[$0])) > 1 }) { wrong += 1 }
-            } }
-            return wrong
-        }
+        func misses(_ img: RGBAImage) -> Int { Self.misses(img, seed: 5) }
         let before = try ClientTilesDaemonTests.capture(c) { misses($0) == 0 }
         #expect(misses(before) == 0)
         a.kill()

@@ -56,6 +56,27 @@ import DaemonTestSupport
         return b
     }
 
+    /// A pool named `poolName` of `size` bytes made on `c`, two BGRA buffers of the suite's size
+    /// back to back at its start (each release counted in `releases`), and a surface layer at
+    /// (10, 10) added to the root (staged), showing neither yet.
+    static func twoBuffers(_ c: Connection, poolName: String, size: Int) throws
+        -> (pool: SurfaceZeroCopyTests.Pool, releases: Releases, a: SurfaceBuffer, b: SurfaceBuffer, layer: SurfaceLayer) {
+        let pool = try SurfaceZeroCopyTests.Pool(name: poolName, size: size)
+        let poolID = c.takeSurfaceID()
+        guard case .poolCreated = try SurfaceZeroCopyTests.create(c, pool, id: poolID) else {
+            pool.unmap()
+            throw LaminaError.protocolViolation("createPool refused")
+        }
+        let releases = Releases()
+        let a = try buffer(c, pool: pool, poolID: poolID, offset: 0, stride: pitch, format: .bgra8, releases: releases)
+        let b = try buffer(c, pool: pool, poolID: poolID, offset: pitch * height, stride: pitch, format: .bgra8,
+                           releases: releases)
+        let layer = c.makeSurfaceLayer()
+        layer.frame = Rect(10, 10, Double(width), Double(height))
+        c.root.addSublayer(layer)
+        return (pool, releases, a, b, layer)
+    }
+
     static func errors(_ daemon: Daemon) -> [String] {
         daemon.renderLoop.validationMessages.filter { $0.contains("[vulkan error]") || $0.contains("Validation Error") }
     }
@@ -131,18 +152,7 @@ import DaemonTestSupport
         let c = try Connection(socketPath: daemon.socketPath, name: "in-place-release")
         c.setDisableActions(true)
         let name = "lamina-in-place-release-\(getpid())"
-        let pool = try SurfaceZeroCopyTests.Pool(name: name, size: 2 * Self.pitch * Self.height + 64)
-        let poolID = c.takeSurfaceID()
-        guard case .poolCreated = try SurfaceZeroCopyTests.create(c, pool, id: poolID) else {
-            Issue.record("createPool refused"); return
-        }
-        let releases = Releases()
-        let a = try Self.buffer(c, pool: pool, poolID: poolID, offset: 0, stride: Self.pitch, format: .bgra8, releases: releases)
-        let b = try Self.buffer(c, pool: pool, poolID: poolID, offset: Self.pitch * Self.height, stride: Self.pitch,
-                                format: .bgra8, releases: releases)
-        let layer = c.makeSurfaceLayer()
-        layer.frame = Rect(10, 10, Double(Self.width), Double(Self.height))
-        c.root.addSublayer(layer)
+        let (pool, releases, a, b, layer) = try Self.twoBuffers(c, poolName: name, size: 2 * Self.pitch * Self.height + 64)
         func frames(_ n: Int) throws { for _ in 0..<n { _ = try c.advanceClock(by: 0.01) } }
         func shows(_ seed: Int) throws -> Bool {
             let img = try SurfaceDaemonTests.capture(c)
@@ -236,20 +246,9 @@ import DaemonTestSupport
         let c = try Connection(socketPath: daemon.socketPath, name: "in-place-damage")
         defer { c.close() }
         c.setDisableActions(true)
-        let pool = try SurfaceZeroCopyTests.Pool(name: "lamina-in-place-damage-\(inPlace)-\(zeroCopy)-\(getpid())",
-                                                 size: 2 * Self.pitch * Self.height)
+        let (pool, _, a, b, layer) = try Self.twoBuffers(c, poolName: "lamina-in-place-damage-\(inPlace)-\(zeroCopy)-\(getpid())",
+                                                         size: 2 * Self.pitch * Self.height)
         defer { pool.unmap() }
-        let poolID = c.takeSurfaceID()
-        guard case .poolCreated = try SurfaceZeroCopyTests.create(c, pool, id: poolID) else {
-            Issue.record("createPool refused"); return
-        }
-        let releases = Releases()
-        let a = try Self.buffer(c, pool: pool, poolID: poolID, offset: 0, stride: Self.pitch, format: .bgra8, releases: releases)
-        let b = try Self.buffer(c, pool: pool, poolID: poolID, offset: Self.pitch * Self.height, stride: Self.pitch,
-                                format: .bgra8, releases: releases)
-        let layer = c.makeSurfaceLayer()
-        layer.frame = Rect(10, 10, Double(Self.width), Double(Self.height))
-        c.root.addSublayer(layer)
         Self.fill(a.pixels, stride: Self.pitch, format: .bgra8, seed: 1)
         layer.present(a)
         try c.commit()

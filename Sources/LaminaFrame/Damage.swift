@@ -75,7 +75,7 @@ public struct DamageTracker {
             for i in items.indices {
                 Self.close(&open, at: i)
                 defer { Self.open(items, i, &open) }
-                guard case .backdrop(let filters) = items[i].kind else { continue }
+                guard items[i].isBackdrop, case .backdrop(let filters) = items[i].kind else { continue }
                 while next < beneath.count, beneath[next].index < i { next += 1 }
                 let under = (next < beneath.count && beneath[next].index == i ? beneath[next].rect : damage).union(added)
                 guard !under.isEmpty, !open.contains(where: \.atlas),
@@ -117,7 +117,7 @@ public struct DamageTracker {
                 // Pairwise while both lists have items (all of them when the lengths are equal).
                 while i < n {
                     Self.close(&oldOpen, at: i); Self.close(&newOpen, at: i)
-                    if oc == nc, case .backdrop = b[i].kind { beneath.append((i, box.pixels(within: whole))) }
+                    if oc == nc, b[i].isBackdrop { beneath.append((i, box.pixels(within: whole))) }
                     if !same(a[i], old.clips, b[i], new.clips) {
                         if oc != nc { break }
                         if !(oldOpen.isEmpty && newOpen.isEmpty && addSurfaceChange(a[i], b[i], new, whole, into: &box)) {
@@ -275,24 +275,28 @@ public struct DamageTracker {
     /// cut by its clip, grown by the blur of each open blurred shadow (`open`).
     private func add(_ items: UnsafeBufferPointer<DrawItem>, _ i: Int, _ list: DrawList,
                      _ open: [OpenGroup], _ whole: PixelRect, into box: inout Box) {
-        let span: Int
-        switch items[i].kind {
-        case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
-             .filter(_, _, let count):
-            span = max(count, 0)
-        case .raster(let r): span = max(r.count, 0)
-        default: span = 0
-        }
+        // A group's marker spans its members; any other item only itself (its kind is not
+        // made: a mesh item's would copy the mesh).
+        let members = items[i].groupCount
+        let span = max(members ?? 0, 0)
         // Inside a rasterized subtree: its marker (a new version) and composite bound the change.
         for o in open where o.atlas { return }
         let end = min(i + 1 + span, items.count)
         var groupBox: (minX: Double, minY: Double, maxX: Double, maxY: Double)?
-        switch items[i].kind {
-        case .group, .blend, .mask: groupBox = Self.clippedBounds(items, (i + 1)..<end, list, whole)
-        default: groupBox = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY)
+        // Whether the item composites a group (no clip of its own applies, below).
+        var isGroup = false
+        if members == nil {
+            groupBox = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY)
+        } else {
+            let kind = items[i].kind
+            switch kind {
+            case .group, .blend, .mask: groupBox = Self.clippedBounds(items, (i + 1)..<end, list, whole)
+            default: groupBox = FramePlanner.deviceBounds(items, i..<end, width: whole.maxX, height: whole.maxY)
+            }
+            switch kind { case .mask, .blend, .filter, .raster: isGroup = true; default: break }
         }
         guard var b = groupBox else { return }
-        if case .shadowGroup(_, let sigma, _) = items[i].kind {
+        if members != nil, case .shadowGroup(_, let sigma, _) = items[i].kind {
             let g = Self.blurGrow(sigma)
             b = (b.minX - g, b.minY - g, b.maxX + g, b.maxY + g)
         }
@@ -300,8 +304,6 @@ public struct DamageTracker {
         // Its innermost clip (the chain only narrows it further); a group's composite has none,
         // but a `.group` marker may carry the clip all its items lie within (a moving
         // CATransition's: DrawListBuilder+ContentTransition.swift).
-        var isGroup = false
-        switch items[i].kind { case .mask, .blend, .filter, .raster: isGroup = true; default: break }
         let clip = items[i].clip
         if !isGroup, clip >= 0, clip < list.clips.count, let c = Self.clipBounds(list.clips[clip], whole) {
             b = (max(b.minX, c.minX), max(b.minY, c.minY), min(b.maxX, c.maxX), min(b.maxY, c.maxY))
@@ -394,6 +396,8 @@ public struct DamageTracker {
     }
 
     private static func open(_ items: UnsafeBufferPointer<DrawItem>, _ i: Int, _ open: inout [OpenGroup]) {
+        // Most items open nothing: tell them by their storage, without making their kind.
+        guard items[i].groupCount != nil else { return }
         switch items[i].kind {
         case .group(_, let count), .mask(let count), .blend(_, _, let count):
             open.append(OpenGroup(start: i, end: i + 1 + max(count, 0), grow: 0))
@@ -419,14 +423,7 @@ public struct DamageTracker {
         var reach = 0  // the furthest end of a group begun so far
         for i in 0..<items.count {
             out[i] = reach > i
-            switch items[i].kind {
-            case .group(_, let count), .shadowGroup(_, _, let count), .mask(let count), .blend(_, _, let count),
-                 .filter(_, _, let count):
-                reach = max(reach, i + 1 + max(count, 0))
-            case .raster(let r):
-                reach = max(reach, i + 1 + max(r.count, 0))
-            default: break
-            }
+            if let count = items[i].groupCount { reach = max(reach, i + 1 + max(count, 0)) }
         }
         out[items.count] = reach > items.count
         return out

@@ -185,6 +185,24 @@ extension DrawItem {
         return 0
     }
 
+    /// How many items follow a group's marker as its members (`.group`, `.shadowGroup`,
+    /// `.mask`, `.blend`, `.filter`, `.raster`: the count `kind` carries), read from the
+    /// storage; nil for every other item. No `Kind` is made: a mesh item's would copy its mesh.
+    @inlinable
+    package var groupCount: Int? {
+        switch payload {
+        case .group, .shadowGroup, .mask, .blend, .filter, .raster: aux.count
+        case .rect, .shadow, .gradient, .mesh, .image, .backdrop: nil
+        }
+    }
+
+    /// Whether the item is a `.backdrop` (background filters), read from the storage.
+    @inlinable
+    package var isBackdrop: Bool {
+        if case .backdrop = payload { return true }
+        return false
+    }
+
     /// Whether the item is a `.filter` group's marker or a `.backdrop` (whose blurs filter all
     /// four channels).
     public var isFilterMarker: Bool {

@@ -44,10 +44,29 @@ public struct MeshKey: Hashable, Sendable {
 /// Scale buckets are quarter-octaves: scales within about 19 % of each other share a mesh,
 /// which is tessellated at the bucket's upper scale (so flattening and the fringe are never
 /// coarser than needed). Use `mesh(…)` to look up or tessellate in one call.
+///
+/// The meshes live in slots (a freed slot is reused), the keys map to them, and each slot's
+/// last use is kept in an array of its own: a hit stamps its slot in place (one hash of the
+/// key), and an eviction finds the least recently used mesh by scanning those stamps alone —
+/// without copying an entry (its key's path and its mesh's arrays, retained and released) as
+/// a search of the dictionary did, which a grid of morphing shapes paid for every new mesh
+/// once the cache was full (docs/performance.md, "The Lottie grid's render thread").
 public struct MeshCache {
     public let capacity: Int
     public let maxBytes: Int
-    private var entries: [MeshKey: (mesh: Mesh, id: MeshID, lastUse: UInt64)] = [:]
+    private struct Slot {
+        var key: MeshKey
+        var mesh: Mesh
+        var id: MeshID
+    }
+    /// The slot of each cached key.
+    private var index: [MeshKey: Int] = [:]
+    /// The cached meshes by slot (nil: free).
+    private var slots: [Slot?] = []
+    /// Per slot, the clock at its last use (`UInt64.max` for a free slot: never the oldest).
+    private var lastUse: [UInt64] = []
+    /// Free slots, reused before the arrays grow.
+    private var free: [Int] = []
     private var clock: UInt64 = 0
     public private(set) var bytes = 0
     public private(set) var hits = 0
@@ -58,7 +77,7 @@ public struct MeshCache {
         self.capacity = max(1, capacity); self.maxBytes = max(1, maxBytes)
     }
 
-    public var count: Int { entries.count }
+    public var count: Int { index.count }
 
     /// The bucket of a device-pixels-per-point scale (quarter octaves, rounded up). A scale a
     /// few ulps above a bucket's (a rotation's row norm is 1 only up to rounding) is in that
@@ -76,39 +95,67 @@ public struct MeshCache {
 
     /// The cached mesh for `key` with its id, marking it used.
     public mutating func lookupEntry(_ key: MeshKey) -> (id: MeshID, mesh: Mesh)? {
-        guard var e = entries[key] else { misses += 1; return nil }
+        guard let i = index[key], let id = slots[i]?.id, let mesh = slots[i]?.mesh else { misses += 1; return nil }
         clock += 1
-        e.lastUse = clock
-        entries[key] = e
+        lastUse[i] = clock
         hits += 1
-        return (e.id, e.mesh)
+        return (id, mesh)
     }
 
     /// The id of the mesh cached for `key`, if any (not marking it used).
-    public func id(for key: MeshKey) -> MeshID? { entries[key]?.id }
+    public func id(for key: MeshKey) -> MeshID? { index[key].flatMap { slots[$0]?.id } }
 
     /// The key of the cached mesh `id`, if it is still cached: a linear search, for tests and
     /// diagnostics.
-    public func key(for id: MeshID) -> MeshKey? { entries.first { $0.value.id == id }?.key }
+    public func key(for id: MeshID) -> MeshKey? { slots.lazy.compactMap { $0 }.first { $0.id == id }?.key }
 
     /// Stores a mesh under a new id (returned), evicting the least recently used ones beyond
     /// the limits.
     @discardableResult
     public mutating func insert(_ mesh: Mesh, for key: MeshKey) -> MeshID {
         clock += 1
-        if let old = entries[key] { bytes -= old.mesh.byteCount }
         let id = MeshID.unique()
-        entries[key] = (mesh, id, clock)
+        if let i = index[key] {
+            bytes -= slots[i]?.mesh.byteCount ?? 0
+            slots[i] = Slot(key: key, mesh: mesh, id: id)
+            lastUse[i] = clock
+        } else if let i = free.popLast() {
+            index[key] = i
+            slots[i] = Slot(key: key, mesh: mesh, id: id)
+            lastUse[i] = clock
+        } else {
+            index[key] = slots.count
+            slots.append(Slot(key: key, mesh: mesh, id: id))
+            lastUse.append(clock)
+        }
         bytes += mesh.byteCount
-        while entries.count > capacity || (bytes > maxBytes && entries.count > 1) {
-            guard let victim = entries.min(by: { $0.value.lastUse < $1.value.lastUse }) else { break }
-            bytes -= victim.value.mesh.byteCount
-            entries.removeValue(forKey: victim.key)
+        while index.count > capacity || (bytes > maxBytes && index.count > 1) {
+            evict(leastRecentlyUsed())
         }
         return id
     }
 
-    public mutating func removeAll() { entries.removeAll(); bytes = 0 }
+    /// The used slot with the oldest stamp (stamps are distinct: the clock moves at every use).
+    private func leastRecentlyUsed() -> Int {
+        lastUse.withUnsafeBufferPointer { stamps in
+            var best = 0
+            for i in stamps.indices where stamps[i] < stamps[best] { best = i }
+            return best
+        }
+    }
+
+    private mutating func evict(_ i: Int) {
+        guard let victim = slots[i] else { return }
+        bytes -= victim.mesh.byteCount
+        index.removeValue(forKey: victim.key)
+        slots[i] = nil
+        lastUse[i] = .max
+        free.append(i)
+    }
+
+    public mutating func removeAll() {
+        index.removeAll(); slots.removeAll(); lastUse.removeAll(); free.removeAll(); bytes = 0
+    }
 
     /// The mesh for a path and style at an on-screen scale: from the cache, or tessellated
     /// at the bucket's scale and stored.

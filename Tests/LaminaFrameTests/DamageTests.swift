@@ -98,6 +98,48 @@ import Testing
         expect(tracker.damage(from: a, to: b), holds: PixelRect(minX: 20, minY: 20, maxX: 50, maxY: 70), margin: 3)
     }
 
+    /// The members a marker spans, read from the item's storage (`groupCount`, what the tracker
+    /// opens groups by), against the counts each kind was made with; nil for items that span none.
+    @Test func groupCountsAreTheKindsCounts() {
+        func item(_ kind: DrawItem.Kind) -> DrawItem {
+            var i = square(0, 0, 10)
+            i.kind = kind
+            return i
+        }
+        let spans: [DrawItem.Kind] = [
+            .group(opacity: 0.5, count: 3), .shadowGroup(color: .black, sigma: 2, count: 4), .mask(count: 5),
+            .blend(mode: .multiplyBlendMode, opacity: 1, count: 6), .filter(filters: [], opacity: 1, count: 7),
+            .raster(RasterDraw(page: 1, region: PixelRect(minX: 0, minY: 0, maxX: 8, maxY: 8), version: 9, count: 8)),
+        ]
+        #expect(spans.map { item($0).groupCount } == [3, 4, 5, 6, 7, 8])
+        let single: [DrawItem.Kind] = [
+            .rect, .shadow(sigma: 3), .backdrop(filters: []),
+            .mesh(MeshDraw(id: MeshID.unique(), mesh: Mesh(bounds: Rect(0, 0, 4, 4)), color: .white)),
+            .gradient(GradientFill(type: .axial, start: Point(0, 0), end: Point(1, 0), colors: [.black, .white])),
+        ]
+        #expect(single.map { item($0).groupCount == nil } == [true, true, true, true, true])
+        #expect((spans + single).map { item($0).isBackdrop } == [false, false, false, false, false, false,
+                                                                 false, false, true, false, false])
+    }
+
+    /// A changed mesh item damages its mesh's bounds where drawn, alone or as a group's member:
+    /// bounds (0, 0)–(20, 10) translated by (30, 40) are (30, 40)–(50, 50).
+    @Test func aChangedMeshDamagesItsBounds() {
+        let id = MeshID.unique()
+        func mesh(_ color: Color) -> DrawItem {
+            var i = DrawItem(transform: .translation(30, 40), bounds: Rect(0, 0, 20, 10), backgroundColor: .clear)
+            i.kind = .mesh(MeshDraw(id: id, mesh: Mesh(bounds: Rect(0, 0, 20, 10)), color: color))
+            return i
+        }
+        var group = square(0, 0, 150)
+        group.kind = .group(opacity: 0.5, count: 1)
+        var tracker = DamageTracker()
+        let a = list([square(100, 100, 20), mesh(.white)]), b = list([square(100, 100, 20), mesh(.black)])
+        expect(tracker.damage(from: a, to: b), holds: PixelRect(minX: 30, minY: 40, maxX: 50, maxY: 50), margin: 3)
+        let c = list([group, mesh(.white), square(100, 100, 20)]), d = list([group, mesh(.black), square(100, 100, 20)])
+        expect(tracker.damage(from: c, to: d), holds: PixelRect(minX: 30, minY: 40, maxX: 50, maxY: 50), margin: 3)
+    }
+
     @Test func aNewSizeOrBackgroundDamagesEverything() {
         var tracker = DamageTracker()
         let a = list([square(0, 0, 10)])

@@ -28,4 +28,56 @@ import Testing
         #expect(cache.lookup(MeshKey(path: p1, style: .fill(.evenOdd), scaleBucket: 0)) != nil)
         #expect(cache.lookup(MeshKey(path: p2, style: .fill(.evenOdd), scaleBucket: 0)) == nil)
     }
+
+    /// A mesh of `n` vertices and no indices: 16·n bytes (a `MeshVertex` is four floats).
+    private static func mesh(_ n: Int) -> Mesh {
+        Mesh(vertices: Array(repeating: MeshVertex(x: 0, y: 0), count: n))
+    }
+
+    private static func key(_ side: Double) -> MeshKey {
+        MeshKey(path: .rect(Rect(0, 0, side, side)), style: .fill(.nonZero), scaleBucket: 0)
+    }
+
+    /// The order worked out by hand: each insert and hit moves the clock, and the oldest stamp
+    /// goes first; evicted slots are reused by later meshes without disturbing the others.
+    @Test func evictionFollowsTheUsesThroughReusedSlots() {
+        var cache = MeshCache(capacity: 3)
+        let k = (1...6).map { Self.key(Double($0)) }
+        let id1 = cache.insert(Self.mesh(1), for: k[0])        // stamp 1
+        cache.insert(Self.mesh(1), for: k[1])                   // 2
+        let id3 = cache.insert(Self.mesh(1), for: k[2])         // 3
+        #expect(cache.lookup(k[0]) != nil)                      // k1: 4
+        #expect(cache.lookup(k[1]) != nil)                      // k2: 5
+        cache.insert(Self.mesh(1), for: k[3])                   // 6: evicts k3 (3)
+        #expect(cache.id(for: k[2]) == nil && cache.key(for: id3) == nil)
+        #expect(cache.key(for: id1) == k[0])
+        cache.insert(Self.mesh(1), for: k[4])                   // 7: evicts k1 (4), into k3's slot
+        #expect(cache.id(for: k[0]) == nil)
+        #expect(cache.lookup(k[1]) != nil)                      // k2: 8
+        cache.insert(Self.mesh(1), for: k[5])                   // 9: evicts k4 (6), into k1's slot
+        #expect(cache.count == 3)
+        #expect([0, 1, 2, 3, 4, 5].map { cache.id(for: k[$0]) != nil } == [false, true, false, false, true, true])
+        #expect(cache.bytes == 3 * 16)
+        #expect(cache.hits == 3 && cache.misses == 0)
+    }
+
+    /// The byte limit: the oldest meshes go until the rest fit, but the newest always stays.
+    @Test func theByteLimitEvictsOldestButKeepsTheNewest() {
+        var cache = MeshCache(capacity: 100, maxBytes: 100)
+        let k = (1...5).map { Self.key(Double($0)) }
+        cache.insert(Self.mesh(2), for: k[0])                   // 32 bytes
+        cache.insert(Self.mesh(3), for: k[1])                   // 48: 80 in all
+        #expect(cache.bytes == 80 && cache.count == 2)
+        cache.insert(Self.mesh(1), for: k[2])                   // 96: fits
+        #expect(cache.bytes == 96 && cache.count == 3)
+        cache.insert(Self.mesh(2), for: k[3])                   // 128: k1 goes, 96
+        #expect(cache.bytes == 96 && cache.id(for: k[0]) == nil && cache.count == 3)
+        let replaced = cache.id(for: k[1])
+        cache.insert(Self.mesh(1), for: k[1])                   // k2 replaced (48 → 16): 64
+        #expect(cache.bytes == 64 && cache.count == 3 && cache.id(for: k[1]) != replaced)
+        cache.insert(Self.mesh(10), for: k[4])                  // 160 alone: everything else goes
+        #expect(cache.count == 1 && cache.bytes == 160 && cache.id(for: k[4]) != nil)
+        cache.removeAll()
+        #expect(cache.count == 0 && cache.bytes == 0 && cache.lookup(k[4]) == nil)
+    }
 }

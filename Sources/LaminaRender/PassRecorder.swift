@@ -29,9 +29,10 @@ import LaminaGeometry
 ///
 /// Stencil: only meshes test it (`RecordedDraw.mesh`: each pixel once). A pass none of whose
 /// draws is a mesh begins its render pass's twin that leaves the stencil undefined
-/// (`VulkanPipeline.stencilUncleared(_:)`) instead of clearing it: lavapipe's clear of the
-/// stencil (binned into every tile with the color's) cost the plain mix ~15 % of its
-/// rasterizer time (docs/performance.md, "Where the plain mix's frame goes").
+/// (`VulkanPipeline.stencilUncleared(_:)`) instead of clearing it: lavapipe bins a whole
+/// clear into every tile with the color's (1.8 % of the plain mix's rasterizer samples, docs/
+/// performance.md, "Where the plain mix's frame goes") and does a partial one (under damage) on
+/// the submitting thread.
 /// `LAMINA_STENCIL_CLEARS=1` clears it in every pass, as before, for measurements.
 struct PassRecorder {
     let pipeline: VulkanPipeline

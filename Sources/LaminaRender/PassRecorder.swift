@@ -26,11 +26,21 @@ import LaminaGeometry
 /// frame's clear color (`clearsToFrameColor`) and the frame pass clear as before.
 /// `LAMINA_DRAWN_CLEARS=0` turns the drawn clears off (every pass clears its whole area in the
 /// render pass, as before), for measurements.
+///
+/// Stencil: only meshes test it (`RecordedDraw.mesh`: each pixel once). A pass none of whose
+/// draws is a mesh begins its render pass's twin that leaves the stencil undefined
+/// (`VulkanPipeline.stencilUncleared(_:)`) instead of clearing it: lavapipe bins a whole
+/// clear into every tile with the color's (1.8 % of the plain mix's rasterizer samples, docs/
+/// performance.md, "Where the plain mix's frame goes") and does a partial one (under damage) on
+/// the submitting thread.
+/// `LAMINA_STENCIL_CLEARS=1` clears it in every pass, as before, for measurements.
 struct PassRecorder {
     let pipeline: VulkanPipeline
     let commands: VulkanCommands
     /// False with `LAMINA_DRAWN_CLEARS=0` (see above).
     static let drawsClears = getenv("LAMINA_DRAWN_CLEARS").map { String(cString: $0) } != "0"
+    /// False with `LAMINA_STENCIL_CLEARS=1` (see above).
+    static let skipsUnusedStencilClears = getenv("LAMINA_STENCIL_CLEARS").map { String(cString: $0) } != "1"
 
     /// What one frame's recording reads.
     struct Frame {
@@ -96,7 +106,7 @@ struct PassRecorder {
             clearStencil.depthStencil = VkClearDepthStencilValue(depth: 1, stencil: 0)
             let clears: [VkClearValue]
             let framebuffer: VkFramebuffer
-            let renderPass: VkRenderPass
+            var renderPass: VkRenderPass
             var area = pass.area
             // The parts of the area to clear by drawing (nil: the render pass clears all of it).
             var drawnClears: [PixelRect]? = nil
@@ -138,6 +148,10 @@ struct PassRecorder {
                     renderPass = pipeline.atlasRenderPass
                 }
             }
+            let range = passDraws[index]
+            if Self.skipsUnusedStencilClears, !draws[range].contains(where: \.testsStencil) {
+                renderPass = pipeline.stencilUncleared(renderPass)
+            }
             clears.withUnsafeBufferPointer { clearPointer in
                 var info = VkRenderPassBeginInfo()
                 info.sType = VK_STRUCTURE_TYPE_RENDER_PASS_BEGIN_INFO
@@ -149,7 +163,6 @@ struct PassRecorder {
                 vkCmdBeginRenderPass(cmd, &info, VK_SUBPASS_CONTENTS_INLINE)
             }
             if let drawnClears { recordClears(drawnClears, area: area, cmd: cmd, frame: frame) }
-            let range = passDraws[index]
             if !range.isEmpty && !area.isEmpty {
                 recordDraws(draws[range], area: area, cmd: cmd, frame: frame, images: images)
             }
@@ -476,5 +489,13 @@ extension PixelRect {
     var vk: VkRect2D {
         VkRect2D(offset: VkOffset2D(x: Int32(minX), y: Int32(minY)),
                  extent: VkExtent2D(width: UInt32(max(maxX - minX, 0)), height: UInt32(max(maxY - minY, 0))))
+    }
+}
+
+private extension RecordedDraw {
+    /// Whether the draw tests the stencil (a mesh), so its pass must clear it.
+    var testsStencil: Bool {
+        if case .mesh = self { return true }
+        return false
     }
 }

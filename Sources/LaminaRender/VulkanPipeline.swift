@@ -52,6 +52,11 @@ final class VulkanPipeline {
     /// render area (the rest of an atlas page) every pixel is kept.
     let groupUnclearedRenderPass: VkRenderPass
     let atlasUnclearedRenderPass: VkRenderPass
+    /// Each pass above that clears the stencil, to its twin that leaves it undefined (stencil
+    /// load op don't-care; otherwise the same, so compatible: the same framebuffers and
+    /// pipelines): for passes that draw no mesh, the only stencil test, so that lavapipe does
+    /// not clear a stencil nothing reads (`stencilUncleared(_:)`).
+    private let stencilUnclearedTwins: [VkRenderPass: VkRenderPass]
     /// The drawn clear: a full-target triangle (`composite.vert`, `clear.frag`) writing
     /// transparent black without blending and stencil 0 wherever the scissor lets it, with
     /// `compositeLayout` (no set bound, no push constants).
@@ -174,11 +179,11 @@ final class VulkanPipeline {
 
         /// One render pass (`makeRenderPass`'s options), destroyed again if a later step fails.
         func makePass(group: Bool, retained: Bool = false, keepsSampled: Bool = false, loads: Bool = false,
-                      uncleared: Bool = false) throws(RenderError) -> VkRenderPass {
+                      uncleared: Bool = false, clearsStencil: Bool = true) throws(RenderError) -> VkRenderPass {
             var made: VkRenderPass?
             let result = Self.makeRenderPass(device: device, format: format, stencilFormat: stencilFormat, group: group,
                                              retained: retained, keepsSampled: keepsSampled, loads: loads,
-                                             uncleared: uncleared, renderPass: &made)
+                                             uncleared: uncleared, clearsStencil: clearsStencil, renderPass: &made)
             guard result == VK_SUCCESS, let made else { throw fail(.vulkan(VulkanError(result), call: "vkCreateRenderPass")) }
             undo.append { vkDestroyRenderPass(device.raw, made, nil) }
             return made
@@ -191,6 +196,14 @@ final class VulkanPipeline {
         let groupContinueRenderPass = try makePass(group: true, keepsSampled: true, loads: true)
         let groupUnclearedRenderPass = try makePass(group: true, uncleared: true)
         let atlasUnclearedRenderPass = try makePass(group: true, keepsSampled: true, uncleared: true)
+        let stencilUnclearedTwins: [VkRenderPass: VkRenderPass] = [
+            renderPass: try makePass(group: false, clearsStencil: false),
+            groupRenderPass: try makePass(group: true, clearsStencil: false),
+            retainedRenderPass: try makePass(group: false, retained: true, clearsStencil: false),
+            atlasRenderPass: try makePass(group: true, keepsSampled: true, clearsStencil: false),
+            continueRenderPass: try makePass(group: false, retained: true, loads: true, clearsStencil: false),
+            groupContinueRenderPass: try makePass(group: true, keepsSampled: true, loads: true, clearsStencil: false),
+        ]
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout
@@ -345,6 +358,8 @@ final class VulkanPipeline {
         self.sampler = sampler
         self.groupUnclearedRenderPass = groupUnclearedRenderPass
         self.atlasUnclearedRenderPass = atlasUnclearedRenderPass
+        self.stencilUnclearedTwins = stencilUnclearedTwins
+        for twin in stencilUnclearedTwins.values { device.track(twin) }
         device.track(retainedRenderPass, atlasRenderPass, continueRenderPass, groupContinueRenderPass)
         device.track(groupUnclearedRenderPass, atlasUnclearedRenderPass, clearPipeline)
         device.track(renderPass, groupRenderPass, layout, clipSetLayout, setLayout, compositeLayout, composite, blur,
@@ -363,6 +378,10 @@ final class VulkanPipeline {
         vkDestroyRenderPass(device.raw, groupUnclearedRenderPass, nil)
         vkDestroyRenderPass(device.raw, atlasUnclearedRenderPass, nil)
         device.untrack(groupUnclearedRenderPass, atlasUnclearedRenderPass, clear)
+        for twin in stencilUnclearedTwins.values {
+            vkDestroyRenderPass(device.raw, twin, nil)
+            device.untrack(twin)
+        }
         vkDestroyPipeline(device.raw, blend, nil)
         vkDestroyPipelineLayout(device.raw, blendLayout, nil)
         device.untrack(mask, blend, blendLayout)
@@ -393,13 +412,18 @@ final class VulkanPipeline {
         for variant in variants { device.untrack(variant) }
     }
 
-    /// The render pass: color (cleared, kept) and stencil (cleared, discarded). The main pass
+    /// `pass` with the stencil left undefined instead of cleared (its twin), or `pass` itself
+    /// where it clears no stencil already (the uncleared passes) or has no twin.
+    func stencilUncleared(_ pass: VkRenderPass) -> VkRenderPass { stencilUnclearedTwins[pass] ?? pass }
+
+    /// The render pass: color (cleared, kept) and stencil (cleared, discarded; undefined with
+    /// `clearsStencil` false, as with `uncleared`). The main pass
     /// leaves the color image ready to be copied out; a group's pass (`group`) leaves it ready
     /// to be sampled by the composite, and waits for the previous frame's composite to finish
     /// reading it.
     private static func makeRenderPass(device: VulkanDevice, format: VkFormat, stencilFormat: VkFormat, group: Bool,
                                        retained: Bool = false, keepsSampled: Bool = false, loads: Bool = false,
-                                       uncleared: Bool = false,
+                                       uncleared: Bool = false, clearsStencil: Bool = true,
                                        renderPass: inout VkRenderPass?) -> VkResult {
         var attachment = VkAttachmentDescription()
         attachment.format = format
@@ -420,9 +444,10 @@ final class VulkanPipeline {
         var stencilAttachment = VkAttachmentDescription()
         stencilAttachment.format = stencilFormat
         stencilAttachment.samples = VK_SAMPLE_COUNT_1_BIT
-        stencilAttachment.loadOp = uncleared ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_CLEAR
+        let stencilLoad = uncleared || !clearsStencil ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_CLEAR
+        stencilAttachment.loadOp = stencilLoad
         stencilAttachment.storeOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
-        stencilAttachment.stencilLoadOp = uncleared ? VK_ATTACHMENT_LOAD_OP_DONT_CARE : VK_ATTACHMENT_LOAD_OP_CLEAR
+        stencilAttachment.stencilLoadOp = stencilLoad
         stencilAttachment.stencilStoreOp = VK_ATTACHMENT_STORE_OP_DONT_CARE
         stencilAttachment.initialLayout = VK_IMAGE_LAYOUT_UNDEFINED
         stencilAttachment.finalLayout = VK_IMAGE_LAYOUT_DEPTH_STENCIL_ATTACHMENT_OPTIMAL

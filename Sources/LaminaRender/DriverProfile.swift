@@ -1,4 +1,5 @@
 import CVulkan
+import Glibc
 import LaminaFrame
 
 /// Every choice Lamina makes because of one driver, as one named switch: which driver, the
@@ -121,6 +122,8 @@ extension FrameDriver {
     /// - Thread: the driver's (render) thread.
     public mutating func adopt(_ profile: DriverProfile) {
         allowsShapeAtlas = profile.usesShapeAtlas
+        // (LAMINA_FRAME_COVERAGE=0: shapes the atlas does not take draw their meshes, as before.)
+        rasterizesNewShapes = profile.usesShapeAtlas && getenv("LAMINA_FRAME_COVERAGE").map { String(cString: $0) } != "0"
         prefetches = profile.prefetches
     }
 }

@@ -115,15 +115,25 @@ public struct DriverProfile: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension DriverProfile {
+    /// Whether shapes the shape atlas does not draw this frame are drawn from coverage made in
+    /// the frame (LaminaFrame's `DrawListBuilder.rasterizesNewShapes`): with the atlas, where the
+    /// mesh shader's per-pixel integral runs on the CPU; `LAMINA_FRAME_COVERAGE=0` keeps their
+    /// meshes, as before (to compare in one binary).
+    public var rasterizesNewShapes: Bool {
+        usesShapeAtlas && getenv("LAMINA_FRAME_COVERAGE").map { String(cString: $0) } != "0"
+    }
+}
+
 extension FrameDriver {
     /// Takes the frame-side switches of the renderer's driver profile: whether shapes may be
-    /// drawn from the shape atlas and whether the frame's loops prefetch. Call once the
+    /// drawn from the shape atlas (and from coverage made in the frame) and whether the frame's
+    /// loops prefetch. Call once the
     /// renderer has opened its device (`OffscreenRenderer.driverProfile`).
     /// - Thread: the driver's (render) thread.
     public mutating func adopt(_ profile: DriverProfile) {
         allowsShapeAtlas = profile.usesShapeAtlas
-        // (LAMINA_FRAME_COVERAGE=0: shapes the atlas does not take draw their meshes, as before.)
-        rasterizesNewShapes = profile.usesShapeAtlas && getenv("LAMINA_FRAME_COVERAGE").map { String(cString: $0) } != "0"
+        rasterizesNewShapes = profile.rasterizesNewShapes
         prefetches = profile.prefetches
     }
 }

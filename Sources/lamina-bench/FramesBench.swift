@@ -78,8 +78,7 @@ func runFramesBench(_ arguments: [String]) {
     if ProcessInfo.processInfo.environment["LAMINA_BENCH_IMAGE_ATLAS"] == "0" { renderer.imageAtlasLimit = 0 }
     // Shapes the atlas does not take drawn from coverage made in the frame where the daemon does
     // (a CPU rasterizer; LAMINA_FRAME_COVERAGE=0: their meshes, as before).
-    builder.rasterizesNewShapes = renderer.driverProfile.usesShapeAtlas
-        && ProcessInfo.processInfo.environment["LAMINA_FRAME_COVERAGE"] != "0"
+    builder.rasterizesNewShapes = renderer.driverProfile.rasterizesNewShapes
     let overlayName = ProcessInfo.processInfo.environment["LAMINA_BENCH_OVERLAYS"] ?? "none"
     let overlaySettings: OverlaySettings
     switch overlayName {

@@ -17,7 +17,8 @@ import LaminaFrame
 ///   device; glibc's threshold changes only in a process whose executable adopted
 ///   `HeapTrim.Policy.rendering` at startup (a library sets no process-wide allocator policy).
 /// - `usesShapeAtlas`, `prefetches`: `FrameDriver.adopt(_:)` (the render loop, once its
-///   renderer is open), into `FrameDriver.allowsShapeAtlas` and `FrameDriver.prefetches`.
+///   renderer is open), into `FrameDriver.allowsShapeAtlas` (and, with it, coverage made in the
+///   frame: `rasterizesNewShapes`) and `FrameDriver.prefetches`.
 /// - `releasesIdleRings`: the render loop's idle ladder calls `releaseIdleBuffers(all: true)`
 ///   only when on.
 ///

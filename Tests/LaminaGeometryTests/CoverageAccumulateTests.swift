@@ -2,10 +2,11 @@ import Foundation
 import Testing
 @testable import LaminaGeometry
 
-/// `CoverageMesh.accumulate` (signed area per half-pixel cell, 2 × 2 boxes) against coverage
-/// worked out by hand — a rect's overlap with each box, a disc's area, the fill rules on two
-/// squares and a star — and against the meshes' own per-box integral (`CoverageMesh.coverage`,
-/// the shader's computation) on the same grid.
+/// `CoverageMesh.accumulate` (signed area per half-pixel cell, 2 × 2 boxes; and its affine form,
+/// one cell a device pixel) against coverage worked out by hand — a rect's overlap with each
+/// box, a disc's area, the fill rules on two squares and a star, a rect under unequal scales, a
+/// mirror, a quarter turn, a skew and a rotation — and against the meshes' own per-box integral
+/// (`CoverageMesh.coverage`, the shader's computation) on the same grid.
 @Suite struct CoverageAccumulateTests {
     /// The bytes `accumulate` writes for `mesh` on the sample grid covering its bounds (samples
     /// every half pixel, from `x0`, `y0`), one byte a sample.

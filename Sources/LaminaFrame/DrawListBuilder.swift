@@ -219,6 +219,12 @@ public struct DrawListBuilder {
     public var usesShapeAtlas = true {
         didSet { if usesShapeAtlas != oldValue { patcher.key = nil } }  // the next build is full
     }
+    /// Whether a shape the atlas does not draw this frame (new meshes, first seen at its scale,
+    /// no similarity, cut to a window, the atlas full) is drawn from a device-space coverage
+    /// image made now (`ShapeAtlas.frameItem`) instead of its meshes — with `usesShapeAtlas` only. On for a CPU rasterizer (LaminaRender's
+    /// `DriverProfile.usesShapeAtlas`, through `FrameDriver.rasterizesNewShapes`), where a
+    /// textured quad costs far less than the mesh shader's per-pixel integral.
+    public var rasterizesNewShapes = false
     /// Whether replaying moves prefetches the nodes and items of the moves ahead
     /// (`runMoves`): on for a CPU driver, whose rasterizer leaves nothing of the last frame in
     /// cache; the driver profile decides (LaminaRender's `DriverProfile.prefetches`, through
@@ -973,6 +979,7 @@ public struct DrawListBuilder {
         }
         // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas); not a
         // mesh cut to the window (moved in place, it would show the cut).
+        let drawsNow = rasterizesNewShapes && usesShapeAtlas && rasterDepth == 0 && shadowSourceDepth == 0
         if usesShapeAtlas && window == nil {
             switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
                                    stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
@@ -986,6 +993,15 @@ public struct DrawListBuilder {
             case .meshesPending: if !forPatch { records.notePendingShape() }
             case .needsFullBuild: refuse(.shapeAtlas); return
             }
+        }
+        // Not from the atlas this frame: on a CPU rasterizer, from coverage made now (not in a
+        // raster page or a shadow's source: their pixels are not the target's).
+        if drawsNow,
+           let item = shapeAtlas.frameItem(fill: fillPart.map { ($0.box.mesh, $0.color) },
+                                           stroke: strokePart.map { ($0.box.mesh, $0.color) }, toPixels: toPixels,
+                                           width: pixelWidth, height: pixelHeight, opacity: opacity, clip: clip) {
+            emit(item)
+            return
         }
         if let f = fillPart {
             emit(DrawItem(transform: toPixels, bounds: f.box.mesh.bounds, fill: DrawItem.Float4(f.color), opacity: opacity,

@@ -28,6 +28,13 @@ public struct FrameDriver {
     public var allowsShapeAtlas = true {
         didSet { builder.usesShapeAtlas = wantsShapeAtlas && allowsShapeAtlas }
     }
+    /// Whether shapes the shape atlas does not draw this frame are drawn from coverage
+    /// rasterized in the frame (`DrawListBuilder.rasterizesNewShapes`; with the atlas only):
+    /// set with `FrameDriver.adopt(_:)` for a CPU rasterizer.
+    public var rasterizesNewShapes: Bool {
+        get { builder.rasterizesNewShapes }
+        set { builder.rasterizesNewShapes = newValue }
+    }
     /// Whether the frame's loops prefetch what they are about to touch (the tree's fast
     /// evaluation, the builder's moves): LaminaRender's `DriverProfile.prefetches`, set with
     /// `FrameDriver.adopt(_:)`. Changes nothing drawn.

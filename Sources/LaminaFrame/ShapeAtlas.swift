@@ -87,6 +87,7 @@ final class ShapeAtlas {
         c.resetPending = resetPending; c.fullThisFrame = fullThisFrame; c.lastReset = lastReset
         c.lastUsed = lastUsed; c.rasterized = rasterized; c.budgetSpent = budgetSpent
         c.replaced = replaced; c.patchCandidates = patchCandidates
+        c.frameTexels = frameTexels
         return c
     }
 
@@ -99,6 +100,7 @@ final class ShapeAtlas {
         }
         self.frame = frame
         budget = Self.texelBudget
+        frameTexels = 0
         budgetSpent = false
         fullThisFrame = false
         replaced = false
@@ -204,6 +206,66 @@ final class ShapeAtlas {
         }
         return .item(DrawItem(transform: m, bounds: e.frameRect, fill: DrawItem.Float4(fill?.color ?? .clear), opacity: opacity,
                               aux: DrawItem.Aux(DrawItem.Float4(stroke?.color ?? .clear)), payload: .image(e.box!), clip: clip))
+    }
+
+    /// Texels (device pixels) of the frame's coverage images (`frameItem`) so far this frame.
+    private var frameTexels = 0
+    /// Most texels of coverage images made in one frame (the rest draw their meshes).
+    static let frameTexelBudget = 1 << 20
+    /// Largest side of a coverage image made in the frame, in device pixels (an entry's): a
+    /// larger shape — chiefly an inverted mask's square cut to its window, whose mesh tiles
+    /// are nearly all inside, cheap for the mesh shader — draws its meshes.
+    static let maxFrameSide = maxEntrySide / 2
+
+    /// The item drawing a shape's `fill` and `stroke` (meshes drawn through `toPixels`, the
+    /// target `width` × `height` pixels) from a coverage image of its own made now, in device
+    /// space: each texel the exact area of its device pixel inside the shape
+    /// (`CoverageMesh.accumulate` through the transform's affine part), red the fill's, green
+    /// the stroke's, drawn as one `.shape` quad on the pixel grid — for a shape the atlas does
+    /// not draw this frame (new meshes: a morphing path; first seen at this scale; not a
+    /// similarity; cut to a window; the atlas full) on a CPU rasterizer, where one textured
+    /// quad costs far less than the mesh shader's integral per pixel. nil for a perspective
+    /// transform, a mesh without a boundary, a device box over `maxFrameSide` pixels a side, or
+    /// once this frame's `frameTexelBudget` is spent. Touches nothing of the atlas.
+    func frameItem(fill: (mesh: Mesh, color: Color)?, stroke: (mesh: Mesh, color: Color)?, toPixels m: Transform3D,
+                   width: Int, height: Int, opacity: Double, clip: Int) -> DrawItem? {
+        guard fill != nil || stroke != nil, fill?.mesh.boundary.isEmpty != true, stroke?.mesh.boundary.isEmpty != true,
+              m.m14 == 0, m.m24 == 0, m.m44 == 1, var bounds = fill?.mesh.bounds ?? stroke?.mesh.bounds else { return nil }
+        if let fill, let stroke { bounds = fill.mesh.bounds.union(stroke.mesh.bounds) }
+        // The device box of the meshes' quads (their bounds hold the shape and a margin), cut to the target.
+        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
+        for corner in [Point(bounds.minX, bounds.minY), Point(bounds.maxX, bounds.minY),
+                       Point(bounds.minX, bounds.maxY), Point(bounds.maxX, bounds.maxY)] {
+            let p = m.apply(corner)
+            minX = min(minX, p.x); minY = min(minY, p.y); maxX = max(maxX, p.x); maxY = max(maxY, p.y)
+        }
+        guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return nil }
+        let x0 = max(0, min(Double(width), minX.rounded(.down))), y0 = max(0, min(Double(height), minY.rounded(.down)))
+        let x1 = max(0, min(Double(width), maxX.rounded(.up))), y1 = max(0, min(Double(height), maxY.rounded(.up)))
+        let w = Int(x1 - x0), h = Int(y1 - y0)
+        guard w > 0, h > 0, w <= Self.maxFrameSide, h <= Self.maxFrameSide,
+              frameTexels + w * h <= Self.frameTexelBudget else { return nil }
+        let rect = Rect(x0, y0, Double(w), Double(h))
+        guard let geometry = ContentsGeometry(bounds: rect, imageWidth: w, imageHeight: h, gravity: .resize,
+                                              contentsRect: Rect(0, 0, 1, 1), contentsCenter: Rect(0, 0, 1, 1),
+                                              contentsScale: 1) else { return nil }
+        var pixels = [UInt8](repeating: 0, count: w * h * 4)
+        let drawn = pixels.withUnsafeMutableBufferPointer { p in
+            var all = true
+            for (k, part) in [fill?.mesh, stroke?.mesh].enumerated() {
+                guard let part else { continue }
+                all = all && CoverageMesh.accumulate(part, a: m.m11, b: m.m12, c: m.m21, d: m.m22, tx: m.m41 - x0,
+                                                     ty: m.m42 - y0, box: 1, width: w, height: h,
+                                                     into: p.baseAddress! + k, rowStride: w * 4, pixelStride: 4)
+            }
+            return all
+        }
+        guard drawn else { return nil }   // (a singular transform)
+        frameTexels += w * h
+        let box = DrawItem.ImageBox(image: Image(width: w, height: h, format: .rgba8, pixels: pixels),
+                                    geometry: geometry, minification: .linear, magnification: .linear, mode: 2)
+        return DrawItem(transform: .identity, bounds: rect, fill: DrawItem.Float4(fill?.color ?? .clear), opacity: opacity,
+                        aux: DrawItem.Aux(DrawItem.Float4(stroke?.color ?? .clear)), payload: .image(box), clip: clip)
     }
 
     /// An entry drew this frame without a lookup (a patch moving its item: `DrawListPatcher+Motion.swift`).

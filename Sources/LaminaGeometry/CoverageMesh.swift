@@ -268,7 +268,16 @@ public enum CoverageMesh {
             slot[Int(t)] += 1
         }
         let bounds = Rect(Double(qx0), Double(qy0), Double(qx1 - qx0), Double(qy1 - qy0))
-        return Mesh(vertices: v, indices: [0, 1, 2, 0, 2, 3], interiorIndexCount: 6, bounds: bounds, totalLength: totalLength)
+        var mesh = Mesh(vertices: v, indices: [0, 1, 2, 0, 2, 3], interiorIndexCount: 6, bounds: bounds, totalLength: totalLength)
+        mesh.boundary.reserveCapacity(edges.count)
+        for e in edges {
+            // Loops run down with the region on their right; a horizontal piece with the region
+            // below (+1) runs right to left, above (−1) left to right.
+            let r = e.y0 < e.y1 ? record(e.x0, e.y0, e.x1, e.y1, e.sign)
+                : (e.sign > 0 ? SIMD4(e.x1, e.y1, e.x0, e.y0) : SIMD4(e.x0, e.y0, e.x1, e.y1))
+            mesh.boundary.append(SIMD4(Float(r.x), Float(r.y), Float(r.z), Float(r.w)))
+        }
+        return mesh
     }
 
     @inline(__always) private static func bits(_ u: UInt32) -> Float { Float(bitPattern: u) }

@@ -32,6 +32,10 @@ public struct Mesh: Hashable, Sendable {
     /// pattern's duty cycle where dashes finer than a quarter device pixel, too many to make,
     /// are drawn as the solid stroke (`StrokeTessellator.visibleRuns`).
     public var coverageScale = 1.0
+    /// A coverage mesh's boundary edges untiled, in local units: (x0, y0, x1, y1) from start to
+    /// end, closed loops around the region (winding 1) running down on its left side — what
+    /// `CoverageMesh.accumulate` rasterizes under any affine map; empty for meshes made by hand.
+    public var boundary: [SIMD4<Float>] = []
 
     public init(vertices: [MeshVertex] = [], indices: [UInt32] = [], interiorIndexCount: Int = 0,
                 bounds: Rect = .zero, totalLength: Double = 0) {

@@ -1,4 +1,5 @@
 import CVulkan
+import Glibc
 import LaminaFrame
 
 /// Every choice Lamina makes because of one driver, as one named switch: which driver, the
@@ -16,7 +17,8 @@ import LaminaFrame
 ///   device; glibc's threshold changes only in a process whose executable adopted
 ///   `HeapTrim.Policy.rendering` at startup (a library sets no process-wide allocator policy).
 /// - `usesShapeAtlas`, `prefetches`: `FrameDriver.adopt(_:)` (the render loop, once its
-///   renderer is open), into `FrameDriver.allowsShapeAtlas` and `FrameDriver.prefetches`.
+///   renderer is open), into `FrameDriver.allowsShapeAtlas` (and, with it, coverage made in the
+///   frame: `rasterizesNewShapes`) and `FrameDriver.prefetches`.
 /// - `releasesIdleRings`: the render loop's idle ladder calls `releaseIdleBuffers(all: true)`
 ///   only when on.
 ///
@@ -114,13 +116,25 @@ public struct DriverProfile: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+extension DriverProfile {
+    /// Whether shapes the shape atlas does not draw this frame are drawn from coverage made in
+    /// the frame (LaminaFrame's `DrawListBuilder.rasterizesNewShapes`): with the atlas, where the
+    /// mesh shader's per-pixel integral runs on the CPU; `LAMINA_FRAME_COVERAGE=0` keeps their
+    /// meshes, as before (to compare in one binary).
+    public var rasterizesNewShapes: Bool {
+        usesShapeAtlas && getenv("LAMINA_FRAME_COVERAGE").map { String(cString: $0) } != "0"
+    }
+}
+
 extension FrameDriver {
     /// Takes the frame-side switches of the renderer's driver profile: whether shapes may be
-    /// drawn from the shape atlas and whether the frame's loops prefetch. Call once the
+    /// drawn from the shape atlas (and from coverage made in the frame) and whether the frame's
+    /// loops prefetch. Call once the
     /// renderer has opened its device (`OffscreenRenderer.driverProfile`).
     /// - Thread: the driver's (render) thread.
     public mutating func adopt(_ profile: DriverProfile) {
         allowsShapeAtlas = profile.usesShapeAtlas
+        rasterizesNewShapes = profile.rasterizesNewShapes
         prefetches = profile.prefetches
     }
 }

@@ -18,6 +18,7 @@ public final class HeadlessCompositor {
         builder = DrawListBuilder(widthPoints: widthPoints, heightPoints: heightPoints, scale: scale, background: background)
         renderer = try OffscreenRenderer(width: max(1, builder.pixelWidth), height: max(1, builder.pixelHeight))
         builder.fadesTiles = false  // a still: ready tiles at full strength
+        builder.rasterizesNewShapes = renderer.driverProfile.rasterizesNewShapes   // as the daemon's frame driver
     }
 
     /// Tiled layers' file-backed sources (a scene's PNG images, read region by region), by name.

@@ -93,7 +93,9 @@ final class ImageResidency {
             return Binding(set: try descriptorSet(page, draw, device: device, setLayout: setLayout), texture: page,
                            entry: entry)
         }
-        guard let texture = try texture(draw.image, device: device) else { return nil }
+        // (A shape's coverage, drawn at its own scale, needs no mipmaps.)
+        let mipmapped: Bool = if case .shape = draw.mode { false } else { true }
+        guard let texture = try texture(draw.image, device: device, mipmapped: mipmapped) else { return nil }
         texture.lastUsed = frame
         return Binding(set: try descriptorSet(texture, draw, device: device, setLayout: setLayout), texture: texture)
     }

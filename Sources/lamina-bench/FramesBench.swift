@@ -76,6 +76,9 @@ func runFramesBench(_ arguments: [String]) {
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
     // LAMINA_BENCH_IMAGE_ATLAS=0: every image a texture of its own (the small-image atlas off).
     if ProcessInfo.processInfo.environment["LAMINA_BENCH_IMAGE_ATLAS"] == "0" { renderer.imageAtlasLimit = 0 }
+    // Shapes the atlas does not take drawn from coverage made in the frame where the daemon does
+    // (a CPU rasterizer; LAMINA_FRAME_COVERAGE=0: their meshes, as before).
+    builder.rasterizesNewShapes = renderer.driverProfile.rasterizesNewShapes
     let overlayName = ProcessInfo.processInfo.environment["LAMINA_BENCH_OVERLAYS"] ?? "none"
     let overlaySettings: OverlaySettings
     switch overlayName {

@@ -145,6 +145,81 @@ struct ShapeAtlasTests {
         #expect(comparison.passed, "\(comparison)")
     }
 
+    /// With `rasterizesNewShapes` (a CPU rasterizer): the frame that first draws a shape, and
+    /// every frame of a path that changes each frame (a morph), draws it from coverage made in
+    /// that frame (a quad on an image of its own, each texel a device pixel's exact coverage) —
+    /// unrotated at whole pixels the pixels of the atlas's next frame and the meshes' exact
+    /// coverage, cairo's golden within the pixel rule; rotated and at sub-pixel offsets within
+    /// the rule of the meshes.
+    @Test func newShapesDrawFromCoverageMadeInTheFrame() throws {
+        var star = Path(); star.addPolygon(VisualGoldenTests.star)
+        func isFrameItem(_ item: DrawItem) -> Bool { Self.isAtlasItem(item) && item.atlasEntry.slot < 0 }
+        func frames(_ ops: [LayerChange], width: Double, height: Double, then: [LayerChange] = []) throws -> [DrawList] {
+            var tree = try TestScene.tree(ops)
+            var builder = DrawListBuilder(widthPoints: width, heightPoints: height, scale: 1, background: Color(1, 1, 1))
+            builder.rasterizesNewShapes = true
+            builder.patchesInPlace = false
+            let first = builder.build(tree), second = builder.build(tree)
+            if then.isEmpty { return [first, second] }
+            try tree.apply(Commit(client: 1, content: .operations(then)))
+            return [first, second, builder.build(tree)]
+        }
+        let ops = layer(1, frame: Rect(3, 5, 64, 64), [
+            ("path", .path(star)), ("fillColor", .color(Self.red)), ("strokeColor", .color(Color(0, 0, 0.6, 0.7))),
+            ("lineWidth", .number(3)), ("opacity", .number(0.8)),
+        ]) + layer(2, frame: Rect(60, 2, 64, 64), [
+            ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.blue)),
+            ("strokeColor", .color(Color(1, 0.8, 0))), ("lineWidth", .number(0.5)),
+        ])
+        let lists = try frames(ops, width: 128, height: 72, then: [.set(1, keyPath: "path", value: .path(.ellipse(in: Rect(5, 7, 41, 33))))])
+        #expect(lists[0].items.count == 2 && lists[0].items.allSatisfy(isFrameItem))
+        #expect(lists[1].items.count == 2 && lists[1].items.allSatisfy { $0.atlasEntry.slot >= 0 })
+        #expect(isFrameItem(lists[2].items[0]) && lists[2].items[1].atlasEntry.slot >= 0, "the new path only")
+        let (_, meshes) = try secondFrame(ops, width: 128, height: 72, atlas: false)
+        let exact = PixelTolerance.independent(mean: 0.1, percent: 0, threshold: 2)
+        let made = try renderImage(lists[0])
+        for (other, name) in [(try renderImage(lists[1]), "the atlas"), (try renderImage(meshes), "the meshes")] {
+            let comparison = PixelComparator.compare(made, other, tolerance: exact)
+            #expect(comparison.passed, "against \(name): \(comparison)")
+        }
+        var morphed = ops
+        morphed.append(.set(1, keyPath: "path", value: .path(.ellipse(in: Rect(5, 7, 41, 33)))))
+        let (_, morphedMeshes) = try secondFrame(morphed, width: 128, height: 72, atlas: false)
+        let comparison = PixelComparator.compare(try renderImage(lists[2]), try renderImage(morphedMeshes), tolerance: exact)
+        #expect(comparison.passed, "the morphed frame: \(comparison)")
+
+        let fills = try frames(
+            layer(1, frame: Rect(0, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.blue))])
+                + layer(2, frame: Rect(64, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.red)),
+                                                         ("fillRule", .string("evenOdd"))])
+                + layer(3, frame: Rect(0, 0, 64, 64), [("path", .path(.ellipse(in: Rect(6, 40, 20, 20)))),
+                                                        ("fillColor", .color(Color(0.204, 0.780, 0.349, 0.5)))]),
+            width: 128, height: 64)
+        #expect(fills[0].items.count == 3 && fills[0].items.allSatisfy(isFrameItem))
+        try VisualGoldenTests().compare(fills[0], "shape-fill", VisualGoldenTests.shapes)
+
+        for angle in [0.3, 2.0] {
+            var rotated: [LayerChange] = []
+            for k in 0..<4 {
+                let id = UInt32(k + 1)
+                rotated += layer(id, frame: Rect(4.3 + Double(k) * 60, 7.6, 64, 64), [
+                    ("path", .path(k % 2 == 0 ? star : .ellipse(in: Rect(8, 14, 48, 30)))),
+                    ("fillColor", .color(k == 3 ? nil : Self.blue)),
+                    ("strokeColor", .color(Color(0.1, 0.1, 0.1))), ("lineWidth", .number(k == 1 ? 0.75 : 2)),
+                ])
+                rotated.append(.set(id, keyPath: "transform", value: .transform(.rotation(angle + Double(k) * 0.2))))
+            }
+            let list = try frames(rotated, width: 256, height: 80)[0]
+            let (_, reference) = try secondFrame(rotated, width: 256, height: 80, atlas: false)
+            // (The third layer has the first's meshes: the entry its sight makes in the frame draws it.)
+            #expect(list.items.count == 4 && list.items.filter(isFrameItem).count == 3 && list.items[2].atlasEntry.slot >= 0)
+            let comparison = PixelComparator.compare(try renderImage(list, alpha: .straight),
+                                                     try renderImage(reference, alpha: .straight),
+                                                     tolerance: VisualGoldenTests.shapes)
+            #expect(comparison.passed, "angle \(angle): \(comparison)")
+        }
+    }
+
     /// Colors, opacity and position change without a new raster; a new path draws its meshes
     /// for a frame, then a new entry; a perspective transform draws meshes.
     @Test func rasterizesOnlyWhatChanged() throws {

@@ -17,6 +17,23 @@ struct ShapeAtlasTests {
     static let blue = VisualGoldenTests.blue
     static let red = VisualGoldenTests.red
 
+    /// Four shapes side by side (stars with a stroke, ellipses; the last unfilled, the second
+    /// with a thin stroke), each turned by `angle` plus 0.2 per place, at sub-pixel offsets.
+    func rotatedShapes(_ angle: Double) -> [LayerChange] {
+        var star = Path(); star.addPolygon(VisualGoldenTests.star)
+        var ops: [LayerChange] = []
+        for k in 0..<4 {
+            let id = UInt32(k + 1)
+            ops += layer(id, frame: Rect(4.3 + Double(k) * 60, 7.6, 64, 64), [
+                ("path", .path(k % 2 == 0 ? star : .ellipse(in: Rect(8, 14, 48, 30)))),
+                ("fillColor", .color(k == 3 ? nil : Self.blue)),
+                ("strokeColor", .color(Color(0.1, 0.1, 0.1))), ("lineWidth", .number(k == 1 ? 0.75 : 2)),
+            ])
+            ops.append(.set(id, keyPath: "transform", value: .transform(.rotation(angle + Double(k) * 0.2))))
+        }
+        return ops
+    }
+
     func layer(_ id: UInt32, frame: Rect, _ properties: [(String, PropertyValue)]) -> [LayerChange] {
         TestScene.layer(id, .shape, frame: frame, properties)
     }
@@ -98,18 +115,8 @@ struct ShapeAtlasTests {
     /// (mean ≤ 1/255, ≤ 0.5 % of pixels off by more than 64/255) of the exact meshes, for
     /// several angles, a thin stroke included.
     @Test func rotatedIsWithinThePixelRule() throws {
-        var star = Path(); star.addPolygon(VisualGoldenTests.star)
         for angle in [0.0, 0.3, 0.785, 2.0] {
-            var ops: [LayerChange] = []
-            for k in 0..<4 {
-                let id = UInt32(k + 1)
-                ops += layer(id, frame: Rect(4.3 + Double(k) * 60, 7.6, 64, 64), [
-                    ("path", .path(k % 2 == 0 ? star : .ellipse(in: Rect(8, 14, 48, 30)))),
-                    ("fillColor", .color(k == 3 ? nil : Self.blue)),
-                    ("strokeColor", .color(Color(0.1, 0.1, 0.1))), ("lineWidth", .number(k == 1 ? 0.75 : 2)),
-                ])
-                ops.append(.set(id, keyPath: "transform", value: .transform(.rotation(angle + Double(k) * 0.2))))
-            }
+            let ops = rotatedShapes(angle)
             let (_, atlas) = try secondFrame(ops, width: 256, height: 80)
             let (_, meshes) = try secondFrame(ops, width: 256, height: 80, atlas: false)
             #expect(atlas.items.count == 4 && atlas.items.allSatisfy(Self.isAtlasItem))
@@ -199,16 +206,7 @@ struct ShapeAtlasTests {
         try VisualGoldenTests().compare(fills[0], "shape-fill", VisualGoldenTests.shapes)
 
         for angle in [0.3, 2.0] {
-            var rotated: [LayerChange] = []
-            for k in 0..<4 {
-                let id = UInt32(k + 1)
-                rotated += layer(id, frame: Rect(4.3 + Double(k) * 60, 7.6, 64, 64), [
-                    ("path", .path(k % 2 == 0 ? star : .ellipse(in: Rect(8, 14, 48, 30)))),
-                    ("fillColor", .color(k == 3 ? nil : Self.blue)),
-                    ("strokeColor", .color(Color(0.1, 0.1, 0.1))), ("lineWidth", .number(k == 1 ? 0.75 : 2)),
-                ])
-                rotated.append(.set(id, keyPath: "transform", value: .transform(.rotation(angle + Double(k) * 0.2))))
-            }
+            let rotated = rotatedShapes(angle)
             let list = try frames(rotated, width: 256, height: 80)[0]
             let (_, reference) = try secondFrame(rotated, width: 256, height: 80, atlas: false)
             // (The third layer has the first's meshes: the entry its sight makes in the frame draws it.)

@@ -233,12 +233,8 @@ final class ShapeAtlas {
               m.m14 == 0, m.m24 == 0, m.m44 == 1, var bounds = fill?.mesh.bounds ?? stroke?.mesh.bounds else { return nil }
         if let fill, let stroke { bounds = fill.mesh.bounds.union(stroke.mesh.bounds) }
         // The device box of the meshes' quads (their bounds hold the shape and a margin), cut to the target.
-        var minX = Double.infinity, minY = Double.infinity, maxX = -Double.infinity, maxY = -Double.infinity
-        for corner in [Point(bounds.minX, bounds.minY), Point(bounds.maxX, bounds.minY),
-                       Point(bounds.minX, bounds.maxY), Point(bounds.maxX, bounds.maxY)] {
-            let p = m.apply(corner)
-            minX = min(minX, p.x); minY = min(minY, p.y); maxX = max(maxX, p.x); maxY = max(maxY, p.y)
-        }
+        guard let device = DrawListBuilder.affineBox(bounds, m) else { return nil }
+        let minX = device.minX, minY = device.minY, maxX = device.maxX, maxY = device.maxY
         guard minX.isFinite, minY.isFinite, maxX.isFinite, maxY.isFinite else { return nil }
         let x0 = max(0, min(Double(width), minX.rounded(.down))), y0 = max(0, min(Double(height), minY.rounded(.down)))
         let x1 = max(0, min(Double(width), maxX.rounded(.up))), y1 = max(0, min(Double(height), maxY.rounded(.up)))

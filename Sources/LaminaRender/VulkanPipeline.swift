@@ -188,22 +188,23 @@ final class VulkanPipeline {
             undo.append { vkDestroyRenderPass(device.raw, made, nil) }
             return made
         }
-        let renderPass = try makePass(group: false)
-        let groupRenderPass = try makePass(group: true)
-        let retainedRenderPass = try makePass(group: false, retained: true)
-        let atlasRenderPass = try makePass(group: true, keepsSampled: true)
-        let continueRenderPass = try makePass(group: false, retained: true, loads: true)
-        let groupContinueRenderPass = try makePass(group: true, keepsSampled: true, loads: true)
+        /// A pass that clears the stencil, made with its twin that leaves it undefined.
+        var stencilUnclearedTwins: [VkRenderPass: VkRenderPass] = [:]
+        func makeTwinned(group: Bool, retained: Bool = false, keepsSampled: Bool = false,
+                         loads: Bool = false) throws(RenderError) -> VkRenderPass {
+            let pass = try makePass(group: group, retained: retained, keepsSampled: keepsSampled, loads: loads)
+            stencilUnclearedTwins[pass] = try makePass(group: group, retained: retained, keepsSampled: keepsSampled,
+                                                       loads: loads, clearsStencil: false)
+            return pass
+        }
+        let renderPass = try makeTwinned(group: false)
+        let groupRenderPass = try makeTwinned(group: true)
+        let retainedRenderPass = try makeTwinned(group: false, retained: true)
+        let atlasRenderPass = try makeTwinned(group: true, keepsSampled: true)
+        let continueRenderPass = try makeTwinned(group: false, retained: true, loads: true)
+        let groupContinueRenderPass = try makeTwinned(group: true, keepsSampled: true, loads: true)
         let groupUnclearedRenderPass = try makePass(group: true, uncleared: true)
         let atlasUnclearedRenderPass = try makePass(group: true, keepsSampled: true, uncleared: true)
-        let stencilUnclearedTwins: [VkRenderPass: VkRenderPass] = [
-            renderPass: try makePass(group: false, clearsStencil: false),
-            groupRenderPass: try makePass(group: true, clearsStencil: false),
-            retainedRenderPass: try makePass(group: false, retained: true, clearsStencil: false),
-            atlasRenderPass: try makePass(group: true, keepsSampled: true, clearsStencil: false),
-            continueRenderPass: try makePass(group: false, retained: true, loads: true, clearsStencil: false),
-            groupContinueRenderPass: try makePass(group: true, keepsSampled: true, loads: true, clearsStencil: false),
-        ]
 
         // Group composite: one combined image sampler (the group's image), opacity as a push constant.
         let setLayout: VkDescriptorSetLayout

@@ -17,6 +17,19 @@ struct ShapeAtlasTests {
     static let blue = VisualGoldenTests.blue
     static let red = VisualGoldenTests.red
 
+    /// A translucent star, filled and stroked, at (3, 5) and a thinly stroked ellipse at (60, 2):
+    /// whole-pixel offsets, unrotated.
+    func strokedStarAndEllipse() -> [LayerChange] {
+        var star = Path(); star.addPolygon(VisualGoldenTests.star)
+        return layer(1, frame: Rect(3, 5, 64, 64), [
+            ("path", .path(star)), ("fillColor", .color(Self.red)), ("strokeColor", .color(Color(0, 0, 0.6, 0.7))),
+            ("lineWidth", .number(3)), ("opacity", .number(0.8)),
+        ]) + layer(2, frame: Rect(60, 2, 64, 64), [
+            ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.blue)),
+            ("strokeColor", .color(Color(1, 0.8, 0))), ("lineWidth", .number(0.5)),
+        ])
+    }
+
     /// Four shapes side by side (stars with a stroke, ellipses; the last unfilled, the second
     /// with a thin stroke), each turned by `angle` plus 0.2 per place, at sub-pixel offsets.
     func rotatedShapes(_ angle: Double) -> [LayerChange] {
@@ -94,14 +107,7 @@ struct ShapeAtlasTests {
     /// 8-bit quantization of the two coverages), the stroke blended over the fill as the two
     /// mesh items blend.
     @Test func unrotatedIsTheMeshesCoverage() throws {
-        var star = Path(); star.addPolygon(VisualGoldenTests.star)
-        let ops = layer(1, frame: Rect(3, 5, 64, 64), [
-            ("path", .path(star)), ("fillColor", .color(Self.red)), ("strokeColor", .color(Color(0, 0, 0.6, 0.7))),
-            ("lineWidth", .number(3)), ("opacity", .number(0.8)),
-        ]) + layer(2, frame: Rect(60, 2, 64, 64), [
-            ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.blue)),
-            ("strokeColor", .color(Color(1, 0.8, 0))), ("lineWidth", .number(0.5)),
-        ])
+        let ops = strokedStarAndEllipse()
         let (_, atlas) = try secondFrame(ops, width: 128, height: 72)
         let (_, meshes) = try secondFrame(ops, width: 128, height: 72, atlas: false)
         #expect(atlas.items.count == 2 && atlas.items.allSatisfy(Self.isAtlasItem))
@@ -171,13 +177,7 @@ struct ShapeAtlasTests {
             try tree.apply(Commit(client: 1, content: .operations(then)))
             return [first, second, builder.build(tree)]
         }
-        let ops = layer(1, frame: Rect(3, 5, 64, 64), [
-            ("path", .path(star)), ("fillColor", .color(Self.red)), ("strokeColor", .color(Color(0, 0, 0.6, 0.7))),
-            ("lineWidth", .number(3)), ("opacity", .number(0.8)),
-        ]) + layer(2, frame: Rect(60, 2, 64, 64), [
-            ("path", .path(.ellipse(in: Rect(4, 6, 50, 37)))), ("fillColor", .color(Self.blue)),
-            ("strokeColor", .color(Color(1, 0.8, 0))), ("lineWidth", .number(0.5)),
-        ])
+        let ops = strokedStarAndEllipse()
         let lists = try frames(ops, width: 128, height: 72, then: [.set(1, keyPath: "path", value: .path(.ellipse(in: Rect(5, 7, 41, 33))))])
         #expect(lists[0].items.count == 2 && lists[0].items.allSatisfy(isFrameItem))
         #expect(lists[1].items.count == 2 && lists[1].items.allSatisfy { $0.atlasEntry.slot >= 0 })

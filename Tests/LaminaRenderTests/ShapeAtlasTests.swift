@@ -17,6 +17,17 @@ struct ShapeAtlasTests {
     static let blue = VisualGoldenTests.blue
     static let red = VisualGoldenTests.red
 
+    /// VisualGoldenTests.shapeFill's scene as shape layers (cairo's `shape-fill` reference): a
+    /// star filled nonzero, the same star even-odd, a translucent disc over the first.
+    func cairoFills() -> [LayerChange] {
+        var star = Path(); star.addPolygon(VisualGoldenTests.star)
+        return layer(1, frame: Rect(0, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.blue))])
+            + layer(2, frame: Rect(64, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.red)),
+                                                     ("fillRule", .string("evenOdd"))])
+            + layer(3, frame: Rect(0, 0, 64, 64), [("path", .path(.ellipse(in: Rect(6, 40, 20, 20)))),
+                                                    ("fillColor", .color(Color(0.204, 0.780, 0.349, 0.5)))])
+    }
+
     /// A translucent star, filled and stroked, at (3, 5) and a thinly stroked ellipse at (60, 2):
     /// whole-pixel offsets, unrotated.
     func strokedStarAndEllipse() -> [LayerChange] {
@@ -73,14 +84,8 @@ struct ShapeAtlasTests {
 
     /// VisualGoldenTests.shapeFill's scene as shape layers: the reference is cairo's.
     @Test func fillsMatchCairo() throws {
-        var star = Path(); star.addPolygon(VisualGoldenTests.star)
         let (first, list) = try secondFrame(
-            layer(1, frame: Rect(0, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.blue))])
-                + layer(2, frame: Rect(64, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.red)),
-                                                         ("fillRule", .string("evenOdd"))])
-                + layer(3, frame: Rect(0, 0, 64, 64), [("path", .path(.ellipse(in: Rect(6, 40, 20, 20)))),
-                                                        ("fillColor", .color(Color(0.204, 0.780, 0.349, 0.5)))]),
-            width: 128, height: 64)
+            cairoFills(), width: 128, height: 64)
         #expect(first.items.allSatisfy(Self.isMeshItem))
         #expect(list.items.count == 3 && list.items.allSatisfy(Self.isAtlasItem))
         #expect(list.shapeAtlas != nil)
@@ -165,7 +170,6 @@ struct ShapeAtlasTests {
     /// coverage, cairo's golden within the pixel rule; rotated and at sub-pixel offsets within
     /// the rule of the meshes.
     @Test func newShapesDrawFromCoverageMadeInTheFrame() throws {
-        var star = Path(); star.addPolygon(VisualGoldenTests.star)
         func isFrameItem(_ item: DrawItem) -> Bool { Self.isAtlasItem(item) && item.atlasEntry.slot < 0 }
         func frames(_ ops: [LayerChange], width: Double, height: Double, then: [LayerChange] = []) throws -> [DrawList] {
             var tree = try TestScene.tree(ops)
@@ -196,12 +200,7 @@ struct ShapeAtlasTests {
         #expect(comparison.passed, "the morphed frame: \(comparison)")
 
         let fills = try frames(
-            layer(1, frame: Rect(0, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.blue))])
-                + layer(2, frame: Rect(64, 0, 64, 64), [("path", .path(star)), ("fillColor", .color(Self.red)),
-                                                         ("fillRule", .string("evenOdd"))])
-                + layer(3, frame: Rect(0, 0, 64, 64), [("path", .path(.ellipse(in: Rect(6, 40, 20, 20)))),
-                                                        ("fillColor", .color(Color(0.204, 0.780, 0.349, 0.5)))]),
-            width: 128, height: 64)
+            cairoFills(), width: 128, height: 64)
         #expect(fills[0].items.count == 3 && fills[0].items.allSatisfy(isFrameItem))
         try VisualGoldenTests().compare(fills[0], "shape-fill", VisualGoldenTests.shapes)
 

@@ -7,6 +7,9 @@ public struct FramePhases: Sendable, Hashable {
     public var record = 0.0
     public var submit = 0.0
     public var gpu: Double? = nil
+    /// Wall time the backend waited for the frame slot it reuses (the GPU finishing the frame
+    /// `framesInFlight` frames back; `FrameTiming.gpuWait`): part of `total`, in no phase.
+    public var gpuWait = 0.0
     /// Wall time from the frame's start to its submission.
     public var total = 0.0
     /// The share of the target the frame redrew (its damage; 1: all of it).
@@ -56,6 +59,9 @@ public struct FrameStats: Sendable, Hashable {
     public var idleSeconds = 0.0
     /// Seconds it waited for the next frame's deadline while something animated.
     public var pacedSeconds = 0.0
+    /// Of `busySeconds`, the seconds frames waited for their frame slot (`FramePhases.gpuWait`:
+    /// the GPU had not finished the frame `framesInFlight` back), since start.
+    public var gpuWaitSeconds = 0.0
     /// busy / (busy + paced + idle): the share of the render thread's time spent on frames.
     public var busyFraction: Double {
         let all = busySeconds + pacedSeconds + idleSeconds
@@ -73,7 +79,7 @@ public struct FrameStats: Sendable, Hashable {
         "gpuMs": \(gpuMeanMs.map(n) ?? "null"), "time": \(n(lastFrameTime)), "layers": \(layers), \
         "damaged": \(n(lastDamaged)), "damagedMean": \(n(damagedMean)), \
         "idle": \(idle), "busySeconds": \(n(busySeconds)), "idleSeconds": \(n(idleSeconds)), \
-        "pacedSeconds": \(n(pacedSeconds)), "busyFraction": \(n(busyFraction))}
+        "pacedSeconds": \(n(pacedSeconds)), "gpuWaitSeconds": \(n(gpuWaitSeconds)), "busyFraction": \(n(busyFraction))}
         """
     }
 }
@@ -88,12 +94,14 @@ package struct FrameStatsCollector {
     package var busy = 0.0
     package var idle = 0.0
     package var paced = 0.0
+    package var gpuWait = 0.0
 
     package init() {}
 
     package mutating func record(start: Double, phases: FramePhases) {
         frames += 1
         busy += phases.total
+        gpuWait += phases.gpuWait
         if ring.count < capacity { ring.append((start, phases)) } else { ring[next] = (start, phases) }
         next = (next + 1) % capacity
     }
@@ -103,6 +111,7 @@ package struct FrameStatsCollector {
         s.frames = frames; s.droppedFrames = dropped; s.targetFPS = targetFPS
         s.lastFrameTime = time; s.layers = layers
         s.busySeconds = busy; s.idleSeconds = idle; s.pacedSeconds = paced
+        s.gpuWaitSeconds = gpuWait
         guard !ring.isEmpty else { return s }
         let totals = ring.map { $0.phases.total * 1000 }.sorted()
         s.p50ms = totals[totals.count / 2]

@@ -658,5 +658,6 @@ extension FramePhases {
         record = timing.record
         submit = timing.submit
         gpu = timing.gpu
+        gpuWait = timing.gpuWait
     }
 }

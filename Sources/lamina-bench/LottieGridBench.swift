@@ -26,7 +26,9 @@ import LaminaTree
 ///
 /// After the client says it is ready and one second of warm-up, `--seconds` (5) are measured:
 /// frames per second (the daemon's frame count), the render thread's CPU time per frame (its
-/// `/proc` schedstat run time: evaluation, draw list, recording, submission), the daemon
+/// `/proc` schedstat run time: evaluation, draw list, recording, submission) and its wall time
+/// per frame (the stats' `busySeconds`: start to submission), of which waiting for a frame slot
+/// (`gpuWaitSeconds`: the GPU had not finished the frame before last), the daemon
 /// process's CPU time per frame (every thread of this process: the render and server threads
 /// and lavapipe's rasterizer threads; this process runs nothing else meanwhile), and the client
 /// process's CPU time per frame over the same interval (getrusage in the child; zero is the
@@ -96,18 +98,23 @@ func runLottieGridBench(_ arguments: [String]) {
 
     let stats: Connection
     do { stats = try Connection(socketPath: socket, name: "lottie-grid-stats") } catch { fail("stats: \(error)") }
-    func frames() -> Int {
-        guard let text = try? stats.statsJSON(), case .object(let m)? = try? JSON.parse(text),
-              let f = m.first(where: { $0.key == "frames" }), case .number(let n) = f.value else { fail("no stats") }
-        return Int(n)
+    /// The daemon's frame count, and the render thread's wall seconds on frames (`busySeconds`)
+    /// and, of those, waiting for a frame slot (`gpuWaitSeconds`), all from one publication.
+    func frames() -> (count: Int, busy: Double, gpuWait: Double) {
+        guard let text = try? stats.statsJSON(), case .object(let m)? = try? JSON.parse(text) else { fail("no stats") }
+        func number(_ key: String) -> Double {
+            guard let f = m.first(where: { $0.key == key }), case .number(let n) = f.value else { fail("no \(key) in the stats") }
+            return n
+        }
+        return (Int(number("frames")), number("busySeconds"), number("gpuWaitSeconds"))
     }
     Thread.sleep(forTimeInterval: 1)   // warm-up: first tessellations, atlases, pipelines
     let renderTID = threadID(named: "lamina-render")
-    let f0 = frames(), t0 = benchNow(), r0 = renderTID.map(threadRunSeconds) ?? .nan
+    let s0 = frames(), t0 = benchNow(), r0 = renderTID.map(threadRunSeconds) ?? .nan
     let p0 = processCPUSeconds(), c0 = childCPU()
     Thread.sleep(forTimeInterval: options.seconds)
     let c1 = childCPU(), p1 = processCPUSeconds()
-    let f1 = frames(), t1 = benchNow(), r1 = renderTID.map(threadRunSeconds) ?? .nan
+    let s1 = frames(), t1 = benchNow(), r1 = renderTID.map(threadRunSeconds) ?? .nan
     // The render thread's mean phases over its recent frames (the daemon's stats: `phasesMs`).
     var phases: JSON = .null
     if let text = try? stats.statsJSON(), case .object(let m)? = try? JSON.parse(text),
@@ -115,7 +122,7 @@ func runLottieGridBench(_ arguments: [String]) {
     stats.close()
     toChild.fileHandleForWriting.closeFile()
     child.waitUntilExit()
-    let n = Double(max(f1 - f0, 1))
+    let n = Double(max(s1.count - s0.count, 1))
     func ms(_ seconds: Double) -> JSON { .number(seconds.isFinite ? (seconds * 1e6).rounded() / 1e3 : -1) }
     print(JSON.object([
         JSON.Member(key: "bench", value: .string("lottie-grid")),
@@ -130,6 +137,8 @@ func runLottieGridBench(_ arguments: [String]) {
         JSON.Member(key: "render_thread_cpu_ms_per_frame", value: ms((r1 - r0) / n)),
         JSON.Member(key: "daemon_process_cpu_ms_per_frame", value: ms((p1 - p0) / n)),
         JSON.Member(key: "render_thread_phases_ms", value: phases),
+        JSON.Member(key: "render_thread_wall_ms_per_frame", value: ms((s1.busy - s0.busy) / n)),
+        JSON.Member(key: "render_thread_gpu_wait_ms_per_frame", value: ms((s1.gpuWait - s0.gpuWait) / n)),
         JSON.Member(key: "client_cpu_ms_per_frame", value: ms((c1 - c0) / n)),
         JSON.Member(key: "client_cpu_ms_total", value: ms(c1 - c0)),
         JSON.Member(key: "client_import_cpu_ms", value: ms(importCPU)),

@@ -46,7 +46,14 @@ extension DrawListPatcher {
         // (The visit's first item is its own unless its first sublayer's visit starts there.)
         let ownFirst = itemStart < itemEnd && (subtreeEnd == c + 1 || Int(records[c + 1].itemStart) > itemStart)
         if isGroup != (ownFirst && builder.items[itemStart].isGroupMarker) {
-            fail(isGroup && ownFirst && builder.items[itemStart].isElidedGroupMarker ? .groupElision : .counts); return
+            // An elided group (`DrawListBuilder.drawsApart`): its opacity is in its items, so the
+            // builder draws its visit again, eliding the group or not as a full build does.
+            if isGroup, ownFirst, builder.items[itemStart].isElidedGroupMarker {
+                reemitVisit(c, record, store, nodes, &builder, parentToPixels: parentToPixels,
+                            parentOpacity: parentOpacity, clip: clip)
+                return
+            }
+            fail(.counts); return
         }
         let groups = openGroups
         defer { openGroups = groups }

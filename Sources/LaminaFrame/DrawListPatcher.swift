@@ -284,8 +284,8 @@ struct DrawListPatcher {
     /// Fails the patch (`groupElision`) where the full build would decide a group opacity group
     /// otherwise than the patched list has it (`DrawListBuilder.drawsApart`, asked of the
     /// patched items): a kept group whose items now draw apart, or an elided one whose items no
-    /// longer do. (An elided group whose layer is visited fails in `revisit`: its opacity is in
-    /// its items.)
+    /// longer do. (An elided group whose layer is visited is re-emitted whole by `revisit`: its
+    /// opacity is in its items.)
     mutating func checkGroupElision(_ builder: inout DrawListBuilder) {
         guard builder.elidesGroups else { return }
         for k in builder.opacityGroups.indices {
@@ -526,8 +526,9 @@ extension DrawListPatcher {
         case slots
         /// Items or clips past the recorded list's end.
         case overflow
-        /// A group opacity group elided (`DrawListBuilder.drawsApart`) visited, or one kept whose
-        /// items now draw apart: the full build decides from the items it makes.
+        /// A group opacity group kept whose items now draw apart, or one elided
+        /// (`DrawListBuilder.drawsApart`) whose items no longer do: the full build decides from
+        /// the items it makes.
         case groupElision
     }
 }

@@ -68,11 +68,12 @@ import LaminaModel
         #expect(builder.patchFailures["groupElision", default: 0] > 0, "\(builder.patchFailures)")
     }
 
-    /// An elided group whose opacity animates: every frame equals the full build (the patch
-    /// gives way to it).
+    /// An elided group whose opacity animates: every frame equals the full build, and frames
+    /// still patch (the elided group's visit re-emitted whole).
     @Test func anElidedGroupFading() throws {
-        let (_, elided, kept, _) = try Self.run(fading: true)
-        #expect(elided > 0 && kept > 0, "elided \(elided), kept \(kept)")
+        let (patched, elided, kept, builder) = try Self.run(fading: true)
+        #expect(elided > 0 && kept > 0 && patched > 0, "elided \(elided), kept \(kept), patched \(patched)")
+        #expect(builder.lastPatchWays.reemittedWhole > 0 || patched > 0)
     }
 
     /// `maxElidedGroupItems` drawing items far apart are elided; one more keeps the group

@@ -21,7 +21,9 @@ import LaminaModel
 /// A translucent layer with sublayers is a group (Core Animation's allowsGroupOpacity, true by
 /// default): it and its sublayers draw offscreen at full opacity and the result is composited
 /// with its opacity (`DrawItem.Kind.group`), so overlapping sublayers do not show through each
-/// other. With `allowsGroupOpacity` false its opacity multiplies into each sublayer apart.
+/// other. With `allowsGroupOpacity` false its opacity multiplies into each sublayer apart. A
+/// group whose items, once built, draw apart (`drawsApart`: no two touch a common pixel, none
+/// reads what lies beneath) is elided: its opacity multiplies into its items (the same pixels).
 ///
 /// Per layer, back to front: its shadow, background, content (gradient, or the shape's fill
 /// then stroke), its sublayers, then its border ("composited above the receiver's contents
@@ -173,6 +175,18 @@ public struct DrawListBuilder {
     /// Whether a mask that is one opaque rounded rect is drawn as a clip (`shapeMaskClip`, on
     /// by default; off: every mask an offscreen group, for comparisons).
     public var clipsShapeMasks = true
+    /// Whether a group opacity group whose items draw apart is drawn without its offscreen
+    /// image, its opacity multiplied into its items (`visitAsGroup`, `drawsApart`; on unless
+    /// `LAMINA_GROUP_ELISION=0`; off: every such group offscreen, for comparisons).
+    public var elidesGroups = DrawListBuilder.elidesGroupsByDefault {
+        didSet { if elidesGroups != oldValue { patcher.key = nil } }  // the next build is full
+    }
+    static let elidesGroupsByDefault = getenv("LAMINA_GROUP_ELISION").map { String(cString: $0) } != "0"
+    /// The device boxes of a group's drawn items (`drawsApart`'s scratch).
+    var groupBoxes: [PixelRect] = []
+    /// The last full build's group opacity groups, elided or not: the marker's index and the
+    /// end of its items (a patch keeps both; `DrawListPatcher.checkGroupElision`).
+    var opacityGroups: [(marker: Int, end: Int)] = []
     /// Whether a filter group that is one blurred rounded rect of one color under a similarity
     /// is drawn by its closed form (`analyticBlurItem`, on by default; off: every filter group
     /// offscreen with its blur passes, for comparisons).
@@ -286,6 +300,7 @@ public struct DrawListBuilder {
         shadowSourceDepth = 0
         maskDepth = 0
         sawEffects = false
+        opacityGroups.removeAll(keepingCapacity: true)
         clips.removeAll(keepingCapacity: true)
         order.removeAll(keepingCapacity: true)
         records.begin()
@@ -592,6 +607,13 @@ public struct DrawListBuilder {
     /// layer's visit at full opacity, then the marker's item count. (visitLayer draws at the
     /// opacity it is given and never reads the layer's own opacity property, so the node need
     /// not be copied with its opacity set to 1.)
+    ///
+    /// When the items the visit made draw apart (`drawsApart`: no two touch a common pixel and
+    /// none reads what lies beneath) the group is elided: the offscreen image would hold each
+    /// item alone, so each item drawn with `opacity` multiplied into its own gives the same
+    /// pixels (premultiplied source-over onto transparent, then scaled, is the item scaled; up
+    /// to one 8-bit rounding). The marker stays in place as `elidedGroupMarker`, which draws
+    /// nothing (the visits' records keep their item indices).
     mutating func visitAsGroup(_ slot: Int, _ record: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                                toPixels: Transform3D, opacity: Double, clip: Int) {
         let marker = items.count
@@ -599,8 +621,76 @@ public struct DrawListBuilder {
         openGroups += 1
         visitLayer(slot, record, store, nodes, toPixels: toPixels, opacity: 1, clip: clip)
         openGroups -= 1
+        if elidesGroups, !forPatch { opacityGroups.append((marker, items.count)) }
+        if elidesGroups, drawsApart(marker + 1..<items.count) {
+            items[marker] = Self.elidedGroupMarker
+            for k in marker + 1..<items.count { items[k].opacity *= opacity }
+            return
+        }
         setKind(.group(opacity: opacity, count: items.count - marker - 1), at: marker)
     }
+
+    /// Whether the items in `range` (a group's) draw apart, so the group needs no offscreen
+    /// image (`visitAsGroup`): each is a plain drawn item that paints each pixel once — a rect
+    /// (not a background with a border over it), gradient, analytic shadow, mesh (drawn through
+    /// the stencil, each pixel once) or image (not a shape atlas entry with both a fill and a
+    /// stroke over it, nor glyphs, whose quads may overlap), and not a group, mask, blend,
+    /// filter, shadow group, raster composite or backdrop (which read or combine what was drawn
+    /// before them) — and either at most one of them draws anything, or at most
+    /// `maxElidedGroupItems` do, all through affine transforms,
+    /// and their device boxes (`FramePlanner.deviceBounds`: the anti-aliased fringe included,
+    /// rounded out to whole pixels; clips only take away, so they are left out) are pairwise
+    /// disjoint. Decided from the items alone, so the patcher asks it of a patched group's
+    /// items and gets the full build's answer.
+    mutating func drawsApart(_ range: Range<Int>) -> Bool {
+        groupBoxes.removeAll(keepingCapacity: true)
+        var affine = true
+        let apart = items.withUnsafeBufferPointer { items -> Bool in
+            for k in range {
+                switch items[k].kind {
+                case .rect:
+                    // A background with a border over it: two paints where they meet.
+                    let item = items[k]
+                    if item.borderWidth > 0, item.borderColor.alpha > 0, item.backgroundColor.alpha > 0 { return false }
+                case .image(let draw):
+                    switch draw.mode {
+                    case .color, .coverage: break
+                    case .shape(let fill, let stroke): if fill.alpha > 0 && stroke.alpha > 0 { return false }
+                    case .glyphs: return false   // a quad per glyph: neighbours may overlap
+                    }
+                case .gradient, .shadow, .mesh: break
+                case .group, .mask, .blend, .filter, .shadowGroup, .raster, .backdrop: return false
+                }
+                guard let b = FramePlanner.deviceBounds(items, k..<k + 1, width: 0, height: 0) else { continue }
+                guard groupBoxes.count < Self.maxElidedGroupItems else { return false }
+                let m = items[k].transform
+                if !(m.m14 == 0 && m.m24 == 0 && m.m44 > 0) { affine = false }
+                groupBoxes.append(PixelRect(minX: FramePlanner.pixel(b.minX, .down, within: Self.elisionLimit),
+                                            minY: FramePlanner.pixel(b.minY, .down, within: Self.elisionLimit),
+                                            maxX: FramePlanner.pixel(b.maxX, .up, within: Self.elisionLimit),
+                                            maxY: FramePlanner.pixel(b.maxY, .up, within: Self.elisionLimit)))
+            }
+            return true
+        }
+        guard apart else { return false }
+        if groupBoxes.count <= 1 { return true }
+        guard affine else { return false }
+        for i in groupBoxes.indices {
+            for j in groupBoxes.index(after: i)..<groupBoxes.count
+            where !groupBoxes[i].intersection(groupBoxes[j]).isEmpty { return false }
+        }
+        return true
+    }
+
+    /// A group of more drawn items than this is drawn offscreen without comparing their boxes
+    /// (`drawsApart`; the pairs compared grow as the square).
+    static let maxElidedGroupItems = 16
+    /// Box edges beyond ±this many device pixels are clamped (`drawsApart`; an item so far out
+    /// shows nothing, two so far out compare as overlapping).
+    static let elisionLimit = 1 << 24
+
+    /// What an elided group's marker becomes (`visitAsGroup`): an item that draws nothing.
+    static let elidedGroupMarker = DrawItem(bounds: .zero, backgroundColor: .clear, opacity: 0)
 
     /// Draws one layer (not a client root) and its sublayers at `opacity` (accumulated);
     /// its own shadow first unless `drawShadow` is false (drawing the layer as its shadow's source).

@@ -45,7 +45,16 @@ extension DrawListPatcher {
         // Group-ness is structure: as the full build drew it, or the patch fails.
         // (The visit's first item is its own unless its first sublayer's visit starts there.)
         let ownFirst = itemStart < itemEnd && (subtreeEnd == c + 1 || Int(records[c + 1].itemStart) > itemStart)
-        if isGroup != (ownFirst && builder.items[itemStart].isGroupMarker) { fail(.counts); return }
+        if isGroup != (ownFirst && builder.items[itemStart].isGroupMarker) {
+            // An elided group (`DrawListBuilder.drawsApart`): its opacity is in its items, so the
+            // builder draws its visit again, eliding the group or not as a full build does.
+            if isGroup, ownFirst, builder.items[itemStart].isElidedGroupMarker {
+                reemitVisit(c, record, store, nodes, &builder, parentToPixels: parentToPixels,
+                            parentOpacity: parentOpacity, clip: clip)
+                return
+            }
+            fail(.counts); return
+        }
         let groups = openGroups
         defer { openGroups = groups }
         if isGroup { openGroups += 1 }
@@ -349,6 +358,11 @@ extension DrawItem {
     /// Whether it draws a shape atlas entry (read in place).
     var isAtlasItem: Bool { atlasEntry.slot >= 0 }
     var isGroupMarker: Bool { if case .group = payload { true } else { false } }
+    /// Whether this is an elided group's marker (`DrawListBuilder.elidedGroupMarker`: no other
+    /// item has zero bounds and opacity).
+    var isElidedGroupMarker: Bool {
+        if case .rect = payload { opacity == 0 && bounds == .zero } else { false }
+    }
     /// A group or blurred-shadow marker (read from the storage: no `Kind` is made).
     var isMarker: Bool { writeCase == .group }
 }

@@ -281,6 +281,22 @@ struct DrawListPatcher {
         return ok && !shapesKept
     }
 
+    /// Fails the patch (`groupElision`) where the full build would decide a group opacity group
+    /// otherwise than the patched list has it (`DrawListBuilder.drawsApart`, asked of the
+    /// patched items): a kept group whose items now draw apart, or an elided one whose items no
+    /// longer do. (An elided group whose layer is visited is re-emitted whole by `revisit`: its
+    /// opacity is in its items.)
+    mutating func checkGroupElision(_ builder: inout DrawListBuilder) {
+        guard builder.elidesGroups else { return }
+        for k in builder.opacityGroups.indices {
+            let (marker, end) = builder.opacityGroups[k]
+            guard marker < end, end <= builder.items.count else { fail(.groupElision); return }
+            let kept = builder.items[marker].isGroupMarker
+            guard kept || builder.items[marker].isElidedGroupMarker else { fail(.groupElision); return }
+            if builder.drawsApart(marker + 1..<end) == kept { fail(.groupElision); return }
+        }
+    }
+
     /// Clears the marks; whether the patch succeeded (every item and clip rewritten in place).
     mutating func endPatch(changed: [Int], older: Bool, items: Int, clips: Int) -> Bool {
         flushChanged()
@@ -349,6 +365,7 @@ extension DrawListPatcher {
                 patchChildren(0..<records.count, tree.nodes, nodes, &builder, parentToPixels: toPixels, parentOpacity: 1,
                               clip: -1)
                 if !failed { runMoves(store: tree.nodes, nodes, &builder) }
+                if !failed { checkGroupElision(&builder) }
             }
         }
         guard endPatch(changed: changed, older: older, items: builder.items.count, clips: builder.clips.count) else {
@@ -509,6 +526,10 @@ extension DrawListPatcher {
         case slots
         /// Items or clips past the recorded list's end.
         case overflow
+        /// A group opacity group kept whose items now draw apart, or one elided
+        /// (`DrawListBuilder.drawsApart`) whose items no longer do: the full build decides from
+        /// the items it makes.
+        case groupElision
     }
 }
 

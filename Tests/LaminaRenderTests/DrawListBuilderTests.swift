@@ -159,7 +159,9 @@ struct DrawListBuilderTests {
             ops += TestScene.layer(UInt32(i), parent: UInt32(i - 1), frame: i == 1 ? Rect(0, 0, 64, 64) : Rect(0, 0, 64, 64),
                          [("opacity", .number(0.99))] + (i == 100 ? [("backgroundColor", .color(Color(0, 0, 0)))] : []))
         }
-        ops += TestScene.layer(101, parent: 100, frame: Rect(0, 0, 64, 64))   // so that layer 100 has a sublayer too
+        // So that layer 100 has a sublayer too, drawing a corner over its background: every
+        // group then holds overlapping items and none is elided (`DrawListBuilder.drawsApart`).
+        ops += TestScene.layer(101, parent: 100, frame: Rect(0, 0, 4, 4), [("backgroundColor", .color(Color(0, 0, 0)))])
         let t = try TestScene.tree(ops)
         var builder = DrawListBuilder(widthPoints: 64, heightPoints: 64, scale: 1, background: Color(1, 1, 1))
         let list = builder.build(t)

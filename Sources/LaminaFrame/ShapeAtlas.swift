@@ -286,6 +286,12 @@ final class ShapeAtlas {
         guard w > 0, h > 0, w <= Self.maxFrameSide, h <= Self.maxFrameSide,
               frameTexels + w * h <= Self.frameTexelBudget else { return nil }
         let rect = Rect(x0, y0, Double(w), Double(h))
+        // Its place in the page first (a full page makes no coverage); taken, it stays taken.
+        var place: (x: Int, y: Int)? = nil
+        if packsFramePage {
+            guard let p = placeInPage(width: w, height: h) else { return nil }
+            place = p
+        }
         // In the page: the image and a gutter of zero texels around it (its write's rectangle);
         // apart: the image alone.
         let gutter = packsFramePage ? 1 : 0
@@ -304,8 +310,7 @@ final class ShapeAtlas {
         }
         guard drawn else { return nil }   // (a singular transform)
         let box: DrawItem.ImageBox
-        if packsFramePage {
-            guard let (px, py) = placeInPage(width: w, height: h) else { return nil }
+        if let (px, py) = place {
             let side = Double(Self.pageSide)
             guard let geometry = ContentsGeometry(bounds: rect, imageWidth: Self.pageSide, imageHeight: Self.pageSide,
                                                   gravity: .resize,

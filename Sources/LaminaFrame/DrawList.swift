@@ -40,6 +40,10 @@ public struct DrawList: Sendable {
     /// The shape atlas that `.shape` image items draw (their image is `shapeAtlas.base`) and its
     /// writes since that base, as `textAtlas`. Nil when no shape drew from it.
     public var shapeAtlas: TextAtlasState? = nil
+    /// The frame page that `.shape` items of coverage made in the frame draw (their image is
+    /// `framePage.base`, a blank image: the backend clears it and copies in every write it has
+    /// not applied). Nil when no shape drew from coverage made in the frame.
+    public var framePage: TextAtlasState? = nil
     /// The raster atlas `.raster` items draw into and their composites draw from (nil when no
     /// layer is rasterized), and what the raster cache did this frame.
     public var rasterAtlas: RasterAtlasState? = nil

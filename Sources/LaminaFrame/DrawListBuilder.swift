@@ -312,6 +312,7 @@ public struct DrawListBuilder {
         nextMemo.removeAll(keepingCapacity: true)
         textDrawing?.beginFrame()
         shapeAtlas.beginFrame(lastSerial + 1)
+        shapeAtlas.beginPage()
         rasterCache.beginFrame(lastSerial + 1, width: pixelWidth, height: pixelHeight)
         rasterDepth = 0
         contentTransitions = tree.contentTransitions
@@ -331,6 +332,7 @@ public struct DrawListBuilder {
         list.serial = lastSerial
         list.textAtlas = atlas
         list.shapeAtlas = shapeAtlas.endFrame()
+        list.framePage = shapeAtlas.framePage
         list.rasterAtlas = rasterCache.endFrame()
         list.rasterStats = rasterCache.stats
         return list

@@ -381,6 +381,7 @@ extension DrawListPatcher {
         list.serial = builder.lastSerial
         list.textAtlas = atlas
         list.shapeAtlas = builder.shapeAtlas.endFrame()
+        list.framePage = builder.shapeAtlas.framePage
         // The items outside the changed visits are the previous list's (those changed last
         // frame, when this buffer is the list before last, are changed ones now too).
         list.delta = FrameDelta(base: base, rewritten: changedRanges, motionOnly: motionRanges, hasMarkers: hasMarkers)

@@ -1,3 +1,4 @@
+import Glibc
 import LaminaGeometry
 import LaminaImage
 
@@ -87,7 +88,8 @@ final class ShapeAtlas {
         c.resetPending = resetPending; c.fullThisFrame = fullThisFrame; c.lastReset = lastReset
         c.lastUsed = lastUsed; c.rasterized = rasterized; c.budgetSpent = budgetSpent
         c.replaced = replaced; c.patchCandidates = patchCandidates
-        c.frameTexels = frameTexels
+        c.frameTexels = frameTexels; c.packsFramePage = packsFramePage
+        c.page = page; c.pageShelfX = pageShelfX; c.pageShelfY = pageShelfY; c.pageShelfHeight = pageShelfHeight
         return c
     }
 
@@ -217,16 +219,58 @@ final class ShapeAtlas {
     /// are nearly all inside, cheap for the mesh shader — draws its meshes.
     static let maxFrameSide = maxEntrySide / 2
 
+    /// The frame page's side in texels: it holds `frameTexelBudget` texels less the packing's waste.
+    static let pageSide = 1024
+    /// Whether coverage made in the frame is packed into the frame page (`LAMINA_COVERAGE_PAGE=0`:
+    /// each shape an image of its own, as before the page; the same binary measures both).
+    var packsFramePage = getenv("LAMINA_COVERAGE_PAGE").map { String(cString: $0) } != "0"
+    /// The frame page: this build's coverage images made in the frame (`frameItem`), packed in
+    /// shelves into one RGBA8 image of `pageSide` texels a side — a blank image
+    /// (`Image(blankWidth:height:format:)`: the backend clears its texture) and the images
+    /// as its writes, each with a gutter of zero texels, so that the backend uploads them all
+    /// in one copy and draws them through one descriptor set, consecutive ones in one
+    /// instanced draw. A full build starts a new page (`beginPage`): every item it makes is
+    /// new, and the last page's items may still be drawn by a frame in flight or kept by
+    /// damage, so a page's texels never change once written (as an image's pixels never change
+    /// under its identity). A patch adds to the page of the full build it patches (its
+    /// list keeps that build's items), in free space.
+    private var page: TextAtlasState?
+    private var pageShelfX = 0, pageShelfY = 0, pageShelfHeight = 0
+
+    /// Starts a new frame page (a full build; `page`): the next coverage made in the frame goes
+    /// into a new blank image.
+    func beginPage() {
+        page = nil
+        pageShelfX = 0; pageShelfY = 0; pageShelfHeight = 0
+    }
+
+    /// The frame page (`page`) for the backend, with every write made into it so far: a list
+    /// brings it up to date whichever lists the backend skipped. Nil when no shape of this
+    /// build or its patches drew from coverage made in the frame.
+    var framePage: TextAtlasState? { page }
+
+    /// The place of a `width` × `height` image (its gutter not counted) in the frame page's
+    /// shelves, taken; nil when the page has no room left for it.
+    private func placeInPage(width: Int, height: Int) -> (x: Int, y: Int)? {
+        let w = width + 2, h = height + 2
+        var x = pageShelfX, y = pageShelfY, shelf = pageShelfHeight
+        if x + w > Self.pageSide { y += shelf; x = 0; shelf = 0 }
+        guard y + h <= Self.pageSide else { return nil }
+        pageShelfX = x + w; pageShelfY = y; pageShelfHeight = max(shelf, h)
+        return (x + 1, y + 1)
+    }
+
     /// The item drawing a shape's `fill` and `stroke` (meshes drawn through `toPixels`, the
-    /// target `width` × `height` pixels) from a coverage image of its own made now, in device
-    /// space: each texel the exact area of its device pixel inside the shape
-    /// (`CoverageMesh.accumulate` through the transform's affine part), red the fill's, green
-    /// the stroke's, drawn as one `.shape` quad on the pixel grid — for a shape the atlas does
-    /// not draw this frame (new meshes: a morphing path; first seen at this scale; not a
-    /// similarity; cut to a window; the atlas full) on a CPU rasterizer, where one textured
-    /// quad costs far less than the mesh shader's integral per pixel. nil for a perspective
-    /// transform, a mesh without a boundary, a device box over `maxFrameSide` pixels a side, or
-    /// once this frame's `frameTexelBudget` is spent. Touches nothing of the atlas.
+    /// target `width` × `height` pixels) from coverage made now, in device space: each texel
+    /// the exact area of its device pixel inside the shape (`CoverageMesh.accumulate` through
+    /// the transform's affine part), red the fill's, green the stroke's, drawn as one `.shape`
+    /// quad on the pixel grid — for a shape the atlas does not draw this frame (new meshes: a
+    /// morphing path; first seen at this scale; not a similarity; cut to a window; the atlas
+    /// full) on a CPU rasterizer, where one textured quad costs far less than the mesh
+    /// shader's integral per pixel. The coverage goes into the frame page (`page`), or with
+    /// `packsFramePage` off into an image of its own. nil for a perspective transform, a mesh
+    /// without a boundary, a device box over `maxFrameSide` pixels a side, once this frame's
+    /// `frameTexelBudget` is spent or when the page is full. Touches nothing of the atlas.
     func frameItem(fill: (mesh: Mesh, color: Color)?, stroke: (mesh: Mesh, color: Color)?, toPixels m: Transform3D,
                    width: Int, height: Int, opacity: Double, clip: Int) -> DrawItem? {
         guard fill != nil || stroke != nil, fill?.mesh.boundary.isEmpty != true, stroke?.mesh.boundary.isEmpty != true,
@@ -242,24 +286,52 @@ final class ShapeAtlas {
         guard w > 0, h > 0, w <= Self.maxFrameSide, h <= Self.maxFrameSide,
               frameTexels + w * h <= Self.frameTexelBudget else { return nil }
         let rect = Rect(x0, y0, Double(w), Double(h))
-        guard let geometry = ContentsGeometry(bounds: rect, imageWidth: w, imageHeight: h, gravity: .resize,
-                                              contentsRect: Rect(0, 0, 1, 1), contentsCenter: Rect(0, 0, 1, 1),
-                                              contentsScale: 1) else { return nil }
-        var pixels = [UInt8](repeating: 0, count: w * h * 4)
+        // Its place in the page first (a full page makes no coverage); taken, it stays taken.
+        var place: (x: Int, y: Int)? = nil
+        if packsFramePage {
+            guard let p = placeInPage(width: w, height: h) else { return nil }
+            place = p
+        }
+        // In the page: the image and a gutter of zero texels around it (its write's rectangle);
+        // apart: the image alone.
+        let gutter = packsFramePage ? 1 : 0
+        let rowBytes = (w + 2 * gutter) * 4
+        var pixels = [UInt8](repeating: 0, count: rowBytes * (h + 2 * gutter))
         let drawn = pixels.withUnsafeMutableBufferPointer { p in
             var all = true
+            let origin = p.baseAddress! + gutter * rowBytes + gutter * 4
             for (k, part) in [fill?.mesh, stroke?.mesh].enumerated() {
                 guard let part else { continue }
                 all = all && CoverageMesh.accumulate(part, a: m.m11, b: m.m12, c: m.m21, d: m.m22, tx: m.m41 - x0,
                                                      ty: m.m42 - y0, box: 1, width: w, height: h,
-                                                     into: p.baseAddress! + k, rowStride: w * 4, pixelStride: 4)
+                                                     into: origin + k, rowStride: rowBytes, pixelStride: 4)
             }
             return all
         }
         guard drawn else { return nil }   // (a singular transform)
-        frameTexels += w * h
-        let box = DrawItem.ImageBox(image: Image(width: w, height: h, format: .rgba8, pixels: pixels),
+        let box: DrawItem.ImageBox
+        if let (px, py) = place {
+            let side = Double(Self.pageSide)
+            guard let geometry = ContentsGeometry(bounds: rect, imageWidth: Self.pageSide, imageHeight: Self.pageSide,
+                                                  gravity: .resize,
+                                                  contentsRect: Rect(Double(px) / side, Double(py) / side,
+                                                                     Double(w) / side, Double(h) / side),
+                                                  contentsCenter: Rect(0, 0, 1, 1), contentsScale: 1) else { return nil }
+            if page == nil {
+                page = TextAtlasState(base: Image(blankWidth: Self.pageSide, height: Self.pageSide, format: .rgba8),
+                                      writes: [])
+            }
+            page!.writes.append(AtlasWrite(x: px - 1, y: py - 1, width: w + 2, height: h + 2, bytes: pixels))
+            box = DrawItem.ImageBox(image: page!.base, geometry: geometry, minification: .linear, magnification: .linear,
+                                    mode: 2)
+        } else {
+            guard let geometry = ContentsGeometry(bounds: rect, imageWidth: w, imageHeight: h, gravity: .resize,
+                                                  contentsRect: Rect(0, 0, 1, 1), contentsCenter: Rect(0, 0, 1, 1),
+                                                  contentsScale: 1) else { return nil }
+            box = DrawItem.ImageBox(image: Image(width: w, height: h, format: .rgba8, pixels: pixels),
                                     geometry: geometry, minification: .linear, magnification: .linear, mode: 2)
+        }
+        frameTexels += w * h
         return DrawItem(transform: .identity, bounds: rect, fill: DrawItem.Float4(fill?.color ?? .clear), opacity: opacity,
                         aux: DrawItem.Aux(DrawItem.Float4(stroke?.color ?? .clear)), payload: .image(box), clip: clip)
     }

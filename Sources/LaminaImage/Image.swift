@@ -49,6 +49,23 @@ public final class Image: Sendable, CustomStringConvertible {
         surfaceVersion = 0
     }
 
+    /// A blank image: its pixels are not held here (`pixels` is empty) but written where it
+    /// is drawn — the shape atlas' frame page, whose texture the backend clears and then
+    /// copies rectangles into. Both sizes positive.
+    public init(blankWidth width: Int, height: Int, format: Format) {
+        precondition(width > 0 && height > 0, "an Image needs a positive size")
+        id = Self.nextID()
+        self.width = width
+        self.height = height
+        self.format = format
+        pixels = []
+        surface = nil
+        surfaceVersion = 0
+    }
+
+    /// Whether the image is blank (`init(blankWidth:height:format:)`).
+    public var isBlank: Bool { pixels.isEmpty && surface == nil }
+
     /// The current version of a surface's pixels (see `surface`).
     public init(surface: SurfaceStorage) {
         id = Self.nextID()

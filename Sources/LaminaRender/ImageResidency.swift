@@ -33,8 +33,13 @@ final class ImageResidency {
     /// The small-image atlas, and the largest side of an image it takes (0: none; tests).
     let atlas = ImageAtlas()
     var atlasLimit = ImageAtlas.maxSide
-    /// Atlas pages made this frame, to be cleared before their first writes.
+    /// Atlas pages and blank images (`Image.isBlank`: the shape atlas' frame pages) made this
+    /// frame, to be cleared before their first writes.
     private var pendingPages: [TextureImage] = []
+    /// The resident blank images: each list that draws one carries it with all its writes
+    /// (`DrawList.framePage`), so one no list drew last frame goes at the next sweep (made
+    /// again, cleared and written, should a list bring it back).
+    private var blankImages: Set<UInt64> = []
 
     /// What draws an image item: the set binding its texture (or its atlas page) with the
     /// item's sampler, that texture, and its atlas entry when it is in the atlas (the item's
@@ -167,6 +172,15 @@ final class ImageResidency {
         let texture = try TextureImage(device: device, width: image.width, height: image.height,
                                    format: image.format == .a8 ? VK_FORMAT_R8_UNORM : VK_FORMAT_R8G8B8A8_UNORM,
                                    bytesPerPixel: image.format.bytesPerPixel, mipmapped: mipmapped)
+        if image.isBlank {
+            // (A frame page: cleared, then written by `update`.)
+            textures[image.id] = texture
+            blankImages.insert(image.id)
+            pendingPages.append(texture)
+            changes += 1
+            residentBytes += texture.byteCount
+            return texture
+        }
         let staging: VulkanBuffer
         do {
             staging = try VulkanBuffer(device: device, size: image.pixels.count,
@@ -279,8 +293,10 @@ final class ImageResidency {
     /// for `idleFrames` frames.
     func forgetIdle(frame: UInt64, lifetimes: LifetimeTracker) {
         guard frame % 8 == 0 || textures.count > 64 else { return }  // a sweep now and then
-        for (id, texture) in textures where texture.lastUsed + Self.idleFrames < frame && !holdsDirectSurface(id) {
+        for (id, texture) in textures where texture.lastUsed + (blankImages.contains(id) ? 1 : Self.idleFrames) < frame
+            && !holdsDirectSurface(id) {
             textures[id] = nil
+            blankImages.remove(id)
             residentBytes -= texture.byteCount
             lifetimes.retire(.texture(texture), after: frame)
             changes += 1
@@ -321,6 +337,7 @@ final class ImageResidency {
     func destroy(_ device: VulkanDevice) {
         for texture in textures.values { texture.destroy(device) }
         textures.removeAll()
+        blankImages.removeAll()
         for page in atlas.removeAll() { page.texture.destroy(device) }
         pendingPages.removeAll()
         for (_, staging) in pending { staging.destroy(device) }

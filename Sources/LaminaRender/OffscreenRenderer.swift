@@ -356,6 +356,7 @@ public final class OffscreenRenderer {
         let imageSetLayout = pipeline.compositeSetLayout
         if let atlas = list.textAtlas { try textures.update(atlas, frame: frame, device: device) }
         if let atlas = list.shapeAtlas { try textures.update(atlas, frame: frame, device: device) }
+        if let page = list.framePage { try textures.update(page, frame: frame, device: device) }
         let rasterAtlas = rasterAtlas
         try rasterAtlas.prepare(list.rasterAtlas, frame: frame, device: device, pipeline: pipeline, pool: descriptorPool,
                                 lifetimes: lifetimes)

@@ -15,6 +15,8 @@ final class ImageResidency {
     static let idleFrames: UInt64 = 30
 
     private(set) var textures: [UInt64: TextureImage] = [:]
+    /// `forgetIdle`'s idle ids (kept between sweeps: no array made per frame).
+    private var idleScratch: [UInt64] = []
     /// Images first drawn by the frame being encoded, with their staging buffers.
     private var pending: [(texture: TextureImage, staging: VulkanBuffer)] = []
     /// Dirty rectangles of the glyph atlas to copy in this frame, with their staging buffer.
@@ -293,9 +295,15 @@ final class ImageResidency {
     /// for `idleFrames` frames.
     func forgetIdle(frame: UInt64, lifetimes: LifetimeTracker) {
         guard frame % 8 == 0 || textures.count > 64 else { return }  // a sweep now and then
+        // The idle ids first, then their removal: removing while iterating `textures` would
+        // copy the whole dictionary (the loop holds its storage) at the first removal.
+        idleScratch.removeAll(keepingCapacity: true)
         for (id, texture) in textures where texture.lastUsed + (blankImages.contains(id) ? 1 : Self.idleFrames) < frame
             && !holdsDirectSurface(id) {
-            textures[id] = nil
+            idleScratch.append(id)
+        }
+        for id in idleScratch {
+            guard let texture = textures.removeValue(forKey: id) else { continue }
             blankImages.remove(id)
             residentBytes -= texture.byteCount
             lifetimes.retire(.texture(texture), after: frame)

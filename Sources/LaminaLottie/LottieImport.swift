@@ -33,8 +33,10 @@ public struct LottieImport: Sendable {
     /// Choices of mapping that draw the same pixels (kept switchable to compare old and new).
     public struct Options: Sendable {
         /// A solid layer under one mask is a fill of the mask's path clipped to the solid's
-        /// rect where that is exact (`Mapper.solidMasked`), instead of a mask layer (an
-        /// offscreen pass). On unless the environment has `LAMINA_LOTTIE_SOLID_MASKS=0`.
+        /// rect where that is exact (`Mapper.solidMasked`), instead of a mask layer, and a
+        /// solid's first Fill effect its own colour (`Mapper.solidFill`), instead of a colour
+        /// matrix group: no offscreen pass for either. On unless the environment has
+        /// `LAMINA_LOTTIE_SOLID_MASKS=0`.
         public var solidMasksAsFills = ProcessInfo.processInfo.environment["LAMINA_LOTTIE_SOLID_MASKS"] != "0"
         public init() {}
     }
@@ -264,8 +266,9 @@ struct Mapper {
         if let n = outer.name { targets.append(LottieTarget(keyPath: keyStack + [lottieName], layer: n, kind: .layer)) }
         keyStack.append(lottieName)
         defer { keyStack.removeLast() }
-        /// Whether the content already draws the layer's masks (`solidMasked`).
-        var maskDone = false
+        /// Whether the content already draws the layer's masks (`solidMasked`), and which
+        /// effect it draws (`solidFill`).
+        var maskDone = false, filled: Int? = nil
         switch ty {
         case 0:
             let refId: String
@@ -289,18 +292,20 @@ struct Mapper {
             }
             inner.sublayers.append(clip)
         case 1:
-            let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
+            var c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0], alpha = 1.0
             let w = max(try l.number("sw", default: 0), 0), h = max(try l.number("sh", default: 0), 0)
+            // A first Fill effect is the solid's own colour and opacity.
+            if let ef = l["ef"], let fill = try solidFill(ef) { (c, alpha, filled) = (fill.color, fill.opacity, fill.index) }
             // A solid under one mask: the mask's region filled, clipped to the solid, when exact.
             if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty,
-               let fill = try solidMasked(try mp.array(), color: c, width: w, height: h, own) {
+               let fill = try solidMasked(try mp.array(), color: c, alpha: alpha, width: w, height: h, own) {
                 fill.name = outer.name.flatMap { uniqueName($0 + "/solid") }
                 inner.sublayers.append(fill)
                 maskDone = true
             } else {
                 let solid = try newLayer()
                 solid.name = outer.name.flatMap { uniqueName($0 + "/solid") }
-                solid.props = [("frame", nums([0, 0, w, h])), ("backgroundColor", colorJSON(c, alpha: 1))]
+                solid.props = [("frame", nums([0, 0, w, h])), ("backgroundColor", colorJSON(c, alpha: alpha))]
                 inner.sublayers.append(solid)
             }
         case 2:
@@ -340,7 +345,7 @@ struct Mapper {
         }
         // Effects (LottieEffects.swift): wrappers around the masked content, first innermost.
         if let ef = l["ef"] {
-            let fx = try effects(ef, own)
+            let fx = try effects(ef, own, skipping: filled)
             if !fx.isEmpty {
                 let body = try newLayer()
                 body.sublayers = inner.sublayers

@@ -44,9 +44,9 @@ extension Mapper {
         return layer
     }
 
-    /// A solid layer's content under its masks as one fill, when that is exact; nil (the
-    /// masks mapped by `masks`) otherwise. A solid is one colour over its rect, so under one
-    /// mask (the others `n`, none) at opacity o, without expansion:
+    /// A solid layer's content (colour `color` at `alpha`) under its masks as one fill, when
+    /// that is exact; nil (the masks mapped by `masks`) otherwise. A solid is one colour over
+    /// its rect, so under one mask (the others `n`, none) at opacity o, without expansion:
     /// - add (or lighten, or a lone intersect, darken or difference, which are the mask
     ///   itself) covers the mask's region (the path, or its outside when inverted) at o:
     ///   the region filled in the solid's colour at opacity o, clipped to the solid's rect;
@@ -56,7 +56,7 @@ extension Mapper {
     /// with `masksToBounds` (a rect clip, drawn in the frame's pass), not under a mask layer
     /// (an offscreen pass, a mask pass and a composite). The path animates as the mask's
     /// would. Chains of masks stay masks (add then subtract is not one fill in general).
-    mutating func solidMasked(_ list: [Node], color: [Double], width: Double, height: Double,
+    mutating func solidMasked(_ list: [Node], color: [Double], alpha: Double, width: Double, height: Double,
                               _ tm: TimeMap) throws(SceneError) -> Out? {
         guard options.solidMasksAsFills else { return nil }
         var used: [Node] = []
@@ -80,7 +80,7 @@ extension Mapper {
             let d = BezPath.svg(v)
             return d.isEmpty ? .null : .string(d)
         }
-        fill.props += [("fillColor", colorJSON(color, alpha: 1)), ("strokeColor", .null),
+        fill.props += [("fillColor", colorJSON(color, alpha: alpha)), ("strokeColor", .null),
                        ("fillRule", .string(outside ? "evenOdd" : "nonZero"))]
         if mode != "s" {
             try animate(fill, "opacity", Signal(opacity), tm) { num(min(max($0.first ?? 1, 0), 1)) }

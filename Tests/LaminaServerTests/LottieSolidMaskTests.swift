@@ -216,6 +216,33 @@ struct LottieSolidMaskTests {
         C().expectColor(Self.pixel(m2, 130, 100), [0, 0, 0, 0], "outside the circle")
     }
 
+    /// A Fill effect (`ty` 21) of colour `rgb` at opacity `o`, animated from `o` to `to` when given.
+    static func fillEffect(_ rgb: String, _ o: Double, to: Double? = nil) -> String {
+        let opacity = to.map { #"{"a":1,"k":[{"t":0,"s":[\#(o)],"i":{"x":[1],"y":[1]},"o":{"x":[0],"y":[0]}},{"t":30,"s":[\#($0)]}]}"# }
+            ?? #"{"a":0,"k":\#(o)}"#
+        return #","ef":[{"ty":21,"nm":"Fill","en":1,"ef":[{"ty":10,"v":{"a":0,"k":0}},{"ty":7,"v":{"a":0,"k":0}},{"ty":2,"v":{"a":0,"k":[\#(rgb),1]}},{"ty":7,"v":{"a":0,"k":0}},{"ty":0,"v":{"a":0,"k":0}},{"ty":0,"v":{"a":0,"k":0}},{"ty":0,"v":\#(opacity)}]}]"#
+    }
+
+    @Test func aFillEffectIsTheSolidsOwnColour() throws {
+        // Fill (1, 0.5, 0) at 60 % over the solid: every pixel (1, 0.5, 0) at 0.6 × its alpha.
+        let masked = C.file([Self.solid([Self.mask("a", Self.circle(60, 40, 30))], extra: Self.fillEffect("1,0.5,0", 0.6))])
+        let l = try Self.imported(masked, fills: true)
+        #expect(!Self.sceneLayers(l).contains { $0["filters"] != nil || $0["mask"] != nil })
+        #expect(try Self.fill(l).shape["fillColor"] == .array([1, 0.5, 0, 0.6].map { JSON.number($0) }))
+        let px = try Self.expectSame(masked, at: [0], "fill effect over a masked solid")[0]
+        C().expectColor(Self.pixel(px, 100, 100), [1, 0.5, 0, 0.6], "inside the circle")
+        C().expectColor(Self.pixel(px, 50, 70), [0, 0, 0, 0], "outside the circle")
+        // Without a mask: the solid's background.
+        let plain = C.file([Self.solid([], extra: Self.fillEffect("0,1,0", 1))])
+        let p = try Self.imported(plain, fills: true)
+        #expect(!Self.sceneLayers(p).contains { $0["filters"] != nil })
+        let ppx = try Self.expectSame(plain, at: [0], "fill effect over a solid")[0]
+        C().expectColor(Self.pixel(ppx, 45, 65), [0, 1, 0, 1], "the solid's corner")
+        // Animated, the effect stays a colour matrix (as before).
+        let animated = C.file([Self.solid([], extra: Self.fillEffect("0,1,0", 1, to: 0.5))])
+        #expect(Self.sceneLayers(try Self.imported(animated, fills: true)).contains { $0["filters"] != nil })
+    }
+
     @Test(arguments: ["bell", "mask", "like"])
     func corpusFilesDrawAsBefore(_ name: String) throws {
         let text = try String(contentsOf: Self.corpus.appendingPathComponent(name + ".json"), encoding: .utf8)

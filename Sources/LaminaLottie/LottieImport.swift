@@ -266,8 +266,8 @@ struct Mapper {
         if let n = outer.name { targets.append(LottieTarget(keyPath: keyStack + [lottieName], layer: n, kind: .layer)) }
         keyStack.append(lottieName)
         defer { keyStack.removeLast() }
-        /// Whether the content already draws the layer's masks (`solidMasked`), and which
-        /// effect it draws (`solidFill`).
+        // Whether the content already draws the layer's masks (`solidMasked`), and which
+        // effect it draws (`solidFill`).
         var maskDone = false, filled: Int? = nil
         switch ty {
         case 0:

@@ -17,17 +17,11 @@ extension Mapper {
 
     /// The layer's effects as wrapper layers, innermost first (each without sublayers yet);
     /// the ones Lamina cannot draw are left out with a warning naming them.
-    mutating func effects(_ list: Node, _ tm: TimeMap) throws(SceneError) -> [Out] {
-        guard case .array = list.json else { return [] }
+    /// `skipping`: the index of an effect already drawn by the content (`solidFill`).
+    mutating func effects(_ list: Node, _ tm: TimeMap, skipping: Int? = nil) throws(SceneError) -> [Out] {
         var out: [Out] = []
-        for e in try list.array() {
-            _ = try e.object()
-            if let en = e["en"], (try? en.number()) == 0 || en.bool() == false { continue }
-            let ty = try e.number("ty", default: -1).clampedInt
+        for (i, e, ty) in try drawnEffects(list) where i != skipping {
             let name = (try? e["nm"]?.string()) ?? (try? e["mn"]?.string()) ?? "effect"
-            // Expression controls (slider, angle, colour, point, checkbox, dropdown, layer)
-            // draw nothing.
-            if [0, 1, 2, 3, 4, 6, 7, 10].contains(ty) { continue }
             switch ty {
             case 25: if let w = try dropShadow(e, tm) { out.append(w) }
             case 29: if let w = try gaussianBlur(e, tm) { out.append(w) }
@@ -39,6 +33,40 @@ extension Mapper {
             }
         }
         return out
+    }
+
+    /// The effects that draw something, with their indices and types: the enabled ones that
+    /// are not expression controls (slider, angle, colour, point, checkbox, dropdown, layer).
+    func drawnEffects(_ list: Node) throws(SceneError) -> [(Int, Node, Int)] {
+        guard case .array = list.json else { return [] }
+        var out: [(Int, Node, Int)] = []
+        for (i, e) in try list.array().enumerated() {
+            _ = try e.object()
+            if let en = e["en"], (try? en.number()) == 0 || en.bool() == false { continue }
+            let ty = try e.number("ty", default: -1).clampedInt
+            if [0, 1, 2, 3, 4, 6, 7, 10].contains(ty) { continue }
+            out.append((i, e, ty))
+        }
+        return out
+    }
+
+    /// A solid's first drawn effect when it is a Fill the solid's own paint can take: a
+    /// static colour and opacity, no fill mask, all masks, invert or feathers. Fill paints
+    /// every pixel its colour c at opacity o × the pixel's alpha (`fillEffect`); a solid, or
+    /// a solid under a mask drawn as one fill (`solidMasked`), is one paint whose alpha is
+    /// its coverage, so that is the paint in c at opacity o — without the effect's colour
+    /// matrix group (an offscreen pass). Nil when the first effect is anything else.
+    func solidFill(_ list: Node) throws(SceneError) -> (index: Int, color: [Double], opacity: Double)? {
+        guard options.solidMasksAsFills, let (i, e, ty) = try drawnEffects(list).first, ty == 21 else { return nil }
+        for k in [0, 1, 3, 4, 5] {
+            if let p = try effectValue(e, k), p.keys.contains(where: { ($0.v.first ?? 0) != 0 }) { return nil }
+        }
+        let color = try effectValue(e, 2) ?? Prop(constant: [1, 0, 0, 1])
+        let opacity = try effectValue(e, 6) ?? Prop(constant: [1])
+        guard color.isStatic, opacity.isStatic else { return nil }
+        let c = color.first
+        func ch(_ i: Int) -> Double { min(max(c.count > i ? c[i] : 0, 0), 1) }
+        return (i, [ch(0), ch(1), ch(2)], min(max(opacity.first.first ?? 1, 0), 1))
     }
 
     /// Value `i` of an effect (`ef[i].v`): an animatable property or a bare number; nil

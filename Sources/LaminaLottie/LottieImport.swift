@@ -30,6 +30,17 @@ public struct LottieImport: Sendable {
         public init() {}
     }
 
+    /// Choices of mapping that draw the same pixels (kept switchable to compare old and new).
+    public struct Options: Sendable {
+        /// A solid layer under one mask is a fill of the mask's path clipped to the solid's
+        /// rect where that is exact (`Mapper.solidMasked`), instead of a mask layer, and a
+        /// solid's first Fill effect its own colour (`Mapper.solidFill`), instead of a colour
+        /// matrix group: no offscreen pass for either. On unless the environment has
+        /// `LAMINA_LOTTIE_SOLID_MASKS=0`.
+        public var solidMasksAsFills = ProcessInfo.processInfo.environment["LAMINA_LOTTIE_SOLID_MASKS"] != "0"
+        public init() {}
+    }
+
     /// Whether a parsed JSON document is a Lottie file: its top level has "v", "fr", "ip",
     /// "op", "w", "h" and "layers".
     public static func isLottie(_ json: JSON) -> Bool {
@@ -58,8 +69,9 @@ public struct LottieImport: Sendable {
         try self.init(json: root, playback: LottiePlayback(loopMode: loops ? .loop : .playOnce), limits: limits)
     }
 
-    public init(json root: JSON, playback: LottiePlayback, limits: Limits = Limits()) throws(SceneError) {
-        var m = Mapper(limits: limits, playback: playback)
+    public init(json root: JSON, playback: LottiePlayback, limits: Limits = Limits(),
+                options: Options = Options()) throws(SceneError) {
+        var m = Mapper(limits: limits, playback: playback, options: options)
         scene = try m.run(Node(root, ""))
         warnings = m.warnings.list
         imageData = m.imageData
@@ -95,6 +107,7 @@ struct Mapper {
     static let maxFrame = 1e9
     let limits: LottieImport.Limits
     let playback: LottiePlayback
+    let options: LottieImport.Options
     /// The played range in frames, and the markers.
     var rangeFrom = 0.0, rangeTo = 0.0
     var markers: [String: (frame: Double, duration: Double)] = [:]
@@ -113,7 +126,9 @@ struct Mapper {
     var valueCount = 0
     var usedNames: Set<String> = []
 
-    init(limits: LottieImport.Limits, playback: LottiePlayback) { self.limits = limits; self.playback = playback }
+    init(limits: LottieImport.Limits, playback: LottiePlayback, options: LottieImport.Options) {
+        self.limits = limits; self.playback = playback; self.options = options
+    }
 
     mutating func run(_ root: Node) throws(SceneError) -> JSON {
         _ = try root.object()
@@ -251,6 +266,9 @@ struct Mapper {
         if let n = outer.name { targets.append(LottieTarget(keyPath: keyStack + [lottieName], layer: n, kind: .layer)) }
         keyStack.append(lottieName)
         defer { keyStack.removeLast() }
+        // Whether the content already draws the layer's masks (`solidMasked`), and which
+        // effect it draws (`solidFill`).
+        var maskDone = false, filled: Int? = nil
         switch ty {
         case 0:
             let refId: String
@@ -274,12 +292,22 @@ struct Mapper {
             }
             inner.sublayers.append(clip)
         case 1:
-            let c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0]
-            let solid = try newLayer()
-            solid.name = outer.name.flatMap { uniqueName($0 + "/solid") }
-            solid.props = [("frame", nums([0, 0, max(try l.number("sw", default: 0), 0), max(try l.number("sh", default: 0), 0)])),
-                           ("backgroundColor", colorJSON(c, alpha: 1))]
-            inner.sublayers.append(solid)
+            var c = hexColor(try l["sc"]?.string() ?? "#000000") ?? [0, 0, 0], alpha = 1.0
+            let w = max(try l.number("sw", default: 0), 0), h = max(try l.number("sh", default: 0), 0)
+            // A first Fill effect is the solid's own colour and opacity.
+            if let ef = l["ef"], let fill = try solidFill(ef) { (c, alpha, filled) = (fill.color, fill.opacity, fill.index) }
+            // A solid under one mask: the mask's region filled, clipped to the solid, when exact.
+            if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty,
+               let fill = try solidMasked(try mp.array(), color: c, alpha: alpha, width: w, height: h, own) {
+                fill.name = outer.name.flatMap { uniqueName($0 + "/solid") }
+                inner.sublayers.append(fill)
+                maskDone = true
+            } else {
+                let solid = try newLayer()
+                solid.name = outer.name.flatMap { uniqueName($0 + "/solid") }
+                solid.props = [("frame", nums([0, 0, w, h])), ("backgroundColor", colorJSON(c, alpha: alpha))]
+                inner.sublayers.append(solid)
+            }
         case 2:
             let r = try l.required("refId")
             let id = try r.string()
@@ -303,7 +331,7 @@ struct Mapper {
             warnings.add(l.at("ty"), "layer type \(ty)")
             return nil
         }
-        if let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty {
+        if !maskDone, let mp = l["masksProperties"], case .array(let a) = mp.json, !a.isEmpty {
             let (mask, factors) = try masks(try mp.array(), own)
             inner.mask = mask
             // Each trailing subtract or intersect: a wrapper around the content with that
@@ -317,7 +345,7 @@ struct Mapper {
         }
         // Effects (LottieEffects.swift): wrappers around the masked content, first innermost.
         if let ef = l["ef"] {
-            let fx = try effects(ef, own)
+            let fx = try effects(ef, own, skipping: filled)
             if !fx.isEmpty {
                 let body = try newLayer()
                 body.sublayers = inner.sublayers

@@ -44,6 +44,51 @@ extension Mapper {
         return layer
     }
 
+    /// A solid layer's content (colour `color` at `alpha`) under its masks as one fill, when
+    /// that is exact; nil (the masks mapped by `masks`) otherwise. A solid is one colour over
+    /// its rect, so under one mask (the others `n`, none) at opacity o, without expansion:
+    /// - add (or lighten, or a lone intersect, darken or difference, which are the mask
+    ///   itself) covers the mask's region (the path, or its outside when inverted) at o:
+    ///   the region filled in the solid's colour at opacity o, clipped to the solid's rect;
+    /// - subtract at o = 1 covers the other region.
+    /// The path's outside, cut to the rect, is the rect and the path as two contours filled
+    /// even-odd (rect XOR path) under the clip. The fill sits in a layer of the solid's frame
+    /// with `masksToBounds` (a rect clip, drawn in the frame's pass), not under a mask layer
+    /// (an offscreen pass, a mask pass and a composite). The path animates as the mask's
+    /// would. Chains of masks stay masks (add then subtract is not one fill in general).
+    mutating func solidMasked(_ list: [Node], color: [Double], alpha: Double, width: Double, height: Double,
+                              _ tm: TimeMap) throws(SceneError) -> Out? {
+        guard options.solidMasksAsFills else { return nil }
+        var used: [Node] = []
+        for m in list {
+            _ = try m.object()
+            if try m["mode"]?.string() ?? "a" != "n" { used.append(m) }
+        }
+        guard used.count == 1, let m = used.first else { return nil }
+        let mode = try m["mode"]?.string() ?? "a"
+        guard ["a", "s", "i", "l", "d", "f"].contains(mode) else { return nil }
+        if let x = m["x"], try Prop(numbers: x, warnings).keys.contains(where: { ($0.v.first ?? 0) != 0 }) { return nil }
+        let opacity = try m["o"].map { n throws(SceneError) in try Prop(numbers: n, warnings, mult: 0.01) } ?? Prop(constant: [1])
+        if mode == "s", !opacity.isStatic || (opacity.first.first ?? 1) < 1 { return nil }
+        let outside = (m["inv"]?.bool() == true) != (mode == "s")
+        let path = Signal(try Prop(path: m.required("pt"), warnings))
+        let clip = try newLayer()
+        clip.props = [("frame", nums([0, 0, width, height])), ("masksToBounds", .bool(true))]
+        let fill = try newLayer("shape")
+        let rect: [Double] = [1, 4, 0, 0, 0, 0, 0, 0, width, 0, 0, 0, 0, 0, width, height, 0, 0, 0, 0, 0, height, 0, 0, 0, 0]
+        try animate(fill, "path", outside ? Signal.combine([path]) { rect + $0[0] } : path, tm) { v in
+            let d = BezPath.svg(v)
+            return d.isEmpty ? .null : .string(d)
+        }
+        fill.props += [("fillColor", colorJSON(color, alpha: alpha)), ("strokeColor", .null),
+                       ("fillRule", .string(outside ? "evenOdd" : "nonZero"))]
+        if mode != "s" {
+            try animate(fill, "opacity", Signal(opacity), tm) { num(min(max($0.first ?? 1, 0), 1)) }
+        }
+        clip.sublayers = [fill]
+        return clip
+    }
+
     /// A layer's masks (`masksProperties`) as one mask layer, in the layer's coordinates:
     /// each mask's value v is its opacity times its path's coverage (or the coverage of
     /// everything outside the path when inverted); add is the union (source-over), subtract

@@ -41,12 +41,13 @@ struct LottieGridPlanTests {
         return builder.build(tree.presentation(at: t))
     }
 
-    /// Files with subtract masks (`like`, `mask`) and alpha track mattes (`bounching_ball`,
+    /// Files with subtract masks (`like`) and alpha track mattes (`bounching_ball`,
     /// `matte_two_item_with_lowerlayer`), at three times each: every offscreen pass lies within
-    /// the cell grown by 3 pixels. (`bell` and `loading_` draw beyond their canvas, which their
+    /// the cell grown by 3 pixels. (`mask`'s one subtract is on a solid, drawn as a clipped
+    /// fill without an offscreen pass: `solidMaskMakesNoOffscreenPass`.) (`bell` and `loading_` draw beyond their canvas, which their
     /// root's clip hides: the planner bounds a group by its items, not by their clips, so their
     /// passes reach up to 80 pixels past the cell — not cut yet.)
-    @Test(arguments: ["like.json", "mask.json", "bounching_ball.json", "matte_two_item_with_lowerlayer.json"])
+    @Test(arguments: ["like.json", "bounching_ball.json", "matte_two_item_with_lowerlayer.json"])
     func offscreenPassesStayInTheCell(_ file: String) throws {
         let cell = (576, 324, 128, 72)
         let grown = PixelRect(minX: cell.0 - 3, minY: cell.1 - 3, maxX: cell.0 + cell.2 + 3, maxY: cell.1 + cell.3 + 3)
@@ -59,5 +60,15 @@ struct LottieGridPlanTests {
             }
         }
         #expect(offscreen > 0, "\(file) makes no offscreen pass (the test would prove nothing)")
+    }
+
+    /// `mask`: a solid under one subtract mask (an animated rect) is the solid's rect and the
+    /// rect as two contours filled even-odd in a `masksToBounds` layer (LaminaLottie's
+    /// `solidMasked`): the frame plan has no offscreen pass at all, at three times.
+    @Test func solidMaskMakesNoOffscreenPass() throws {
+        for t in [0.25, 1.0, 1.75] {
+            let plan = try Self.list("mask.json", cell: (576, 324, 128, 72), at: t).plan
+            #expect(plan.passes.count == 1 && plan.passes.allSatisfy { $0.target == .frame }, "at \(t): \(plan.passes.map(\.target))")
+        }
     }
 }

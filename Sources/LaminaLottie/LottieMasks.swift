@@ -130,7 +130,7 @@ extension Mapper {
             }
             // Difference with nothing before it is the mask itself (|0 − v|), as add.
             if mode == "f", result != nil { warnings.add(m.at("mode"), "mask mode difference after another mask", "not mapped yet (drawn as add)") }
-            else if !["a", "s", "i", "l", "d"].contains(mode) { warnings.add(m.at("mode"), "mask mode \"\(mode)\"", "not mapped (drawn as add)") }
+            else if !["a", "s", "i", "l", "d", "f"].contains(mode) { warnings.add(m.at("mode"), "mask mode \"\(mode)\"", "not mapped (drawn as add)") }
             /// The mask's value: the path (or its outside) at the mask's opacity.
             func value(_ me: inout Mapper) throws(SceneError) -> Out {
                 let shape = try me.maskShape(path, hole: inverted, tm)

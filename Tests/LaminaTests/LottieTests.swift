@@ -466,6 +466,8 @@ import Testing
         let expected = ["layers[0].masksProperties[1].mode: mask mode difference after another mask", "layers[0].ef[0]: effect",
                         "layers[0].bm: blend mode 17", "layers[0].tm: time remapping", "layers[0].ks.p.x: expression"]
         for e in expected { #expect(s.warnings.contains { $0.hasPrefix(e) }, "\(e) in \(s.warnings)") }
+        // The first difference mask is the mask itself (|0 − v|), mapped exactly: no warning for it.
+        #expect(!s.warnings.contains { $0.hasPrefix("layers[0].masksProperties[0]") }, "\(s.warnings)")
         #expect(try s.hitTest(.init(50, 50), at: 0) == "W/F")
         // Merge paths' mode 1 (merge) is the compound path the fill draws anyway: no warning.
         let merged = try Scene(json: Self.file(Self.shapeLayer("Mg", ind: 1, ks: Self.ks(), shapes: "\(Self.square),{\"ty\":\"mm\",\"mm\":1},\(Self.redFill)")))

@@ -142,6 +142,8 @@ struct DrawListPatcher {
     /// builder was made (tests).
     var reemittedAfterWalk = 0
     var spareChangedRanges: [Range<Int>] = []
+    /// `changedRanges` merged, ascending (`checkGroupElision`'s scratch).
+    var rewritten: [Range<Int>] = []
 
     /// The ranges being grown by adjacent changed visits (not yet in `changedRanges` and
     /// `motionRanges`: `flushChanged` puts them there).
@@ -285,12 +287,24 @@ struct DrawListPatcher {
     /// otherwise than the patched list has it (`DrawListBuilder.drawsApart`, asked of the
     /// patched items): a kept group whose items now draw apart, or an elided one whose items no
     /// longer do. (An elided group whose layer is visited is re-emitted whole by `revisit`: its
-    /// opacity is in its items.)
+    /// opacity is in its items.) Only groups with an item in `changedRanges` are asked: every
+    /// other item is the list's this patch started from, whose groups were decided on them.
     mutating func checkGroupElision(_ builder: inout DrawListBuilder) {
-        guard builder.elidesGroups else { return }
+        guard builder.elidesGroups, !builder.opacityGroups.isEmpty else { return }
+        flushChanged()
+        rewritten.removeAll(keepingCapacity: true)
+        rewritten.append(contentsOf: changedRanges)
+        FrameDeltaHistory.merge(&rewritten)   // ascending and disjoint
         for k in builder.opacityGroups.indices {
             let (marker, end) = builder.opacityGroups[k]
             guard marker < end, end <= builder.items.count else { fail(.groupElision); return }
+            // The first rewritten range ending past the marker: the group is untouched unless it starts before `end`.
+            var low = 0, high = rewritten.count
+            while low < high {
+                let mid = (low + high) / 2
+                if rewritten[mid].upperBound <= marker { low = mid + 1 } else { high = mid }
+            }
+            guard low < rewritten.count, rewritten[low].lowerBound < end else { continue }
             let kept = builder.items[marker].isGroupMarker
             guard kept || builder.items[marker].isElidedGroupMarker else { fail(.groupElision); return }
             if builder.drawsApart(marker + 1..<end) == kept { fail(.groupElision); return }
@@ -602,6 +616,7 @@ extension DrawListBuilder {
         patcher.lastChanged = []
         patcher.changedRanges = []
         patcher.spareChangedRanges = []
+        patcher.rewritten = []
         patcher.motionRanges = []
         patcher.spareMotionRanges = []
         // The scratch a re-emission used (its subtree's items and clips) and the records'.

@@ -196,10 +196,13 @@ let rotations: [Double] = [0, 0.3, .pi / 2, 1.1, 2.5]
                 #expect(without.out.points.isEmpty && without.out.indices.isEmpty)
                 #expect(without.runs.count == with.runs.count, "input \(n) \(rule)")
                 for (a, b) in zip(without.runs, with.runs) {
-                    #expect(a.a == b.a && a.b == b.b && a.outward == b.outward, "input \(n) \(rule)")
+                    let same: Bool = a.a == b.a && a.b == b.b && a.outward == b.outward
+                    #expect(same, "input \(n) \(rule)")
                 }
-                let area = without.runs.reduce(0.0) { sum, run in
-                    sum + (run.a.x + run.b.x) * 0.5 * run.outward.x * run.a.distance(to: run.b)
+                var area = 0.0
+                for run in without.runs {
+                    let midX: Double = (run.a.x + run.b.x) * 0.5
+                    area += midX * run.outward.x * run.a.distance(to: run.b)
                 }
                 let expected = Reference.area(polys, rule)
                 #expect(abs(area - expected) < 1e-6 * max(1, expected), "input \(n) \(rule): \(area) vs \(expected)")

@@ -1089,8 +1089,8 @@ public struct DrawListBuilder {
         // Not from the atlas this frame: on a CPU rasterizer, from coverage made now (not in a
         // raster page or a shadow's source: their pixels are not the target's).
         if drawsNow,
-           let item = shapeAtlas.frameItem(fill: fillPart.map { ($0.box.mesh, $0.color) },
-                                           stroke: strokePart.map { ($0.box.mesh, $0.color) }, toPixels: toPixels,
+           let item = shapeAtlas.frameItem(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
+                                           stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
                                            width: pixelWidth, height: pixelHeight, opacity: opacity, clip: clip) {
             emit(item)
             return

@@ -89,6 +89,8 @@ final class ShapeAtlas {
         c.lastUsed = lastUsed; c.rasterized = rasterized; c.budgetSpent = budgetSpent
         c.replaced = replaced; c.patchCandidates = patchCandidates
         c.frameTexels = frameTexels; c.packsFramePage = packsFramePage
+        c.frameCoverage = frameCoverage; c.previousFrameCoverage = previousFrameCoverage
+        c.reusesFrameCoverage = reusesFrameCoverage; c.frameCoverageReused = frameCoverageReused
         c.page = page; c.pageShelfX = pageShelfX; c.pageShelfY = pageShelfY; c.pageShelfHeight = pageShelfHeight
         return c
     }
@@ -242,7 +244,33 @@ final class ShapeAtlas {
     func beginPage() {
         page = nil
         pageShelfX = 0; pageShelfY = 0; pageShelfHeight = 0
+        swap(&frameCoverage, &previousFrameCoverage)
+        frameCoverage.removeAll(keepingCapacity: true)
     }
+
+    /// What a coverage image made in the frame is a function of: the meshes (a `MeshID`
+    /// names one mesh for the process's life), the affine map from their plane to the image's
+    /// pixels (the transform less the image's whole-pixel origin) and the image's size and
+    /// gutter — `CoverageMesh.accumulate` of the same meshes through the same map gives the
+    /// same bytes, so a shape that only moved by whole pixels, or not at all, needs no new ones.
+    struct FrameCoverageKey: Hashable {
+        var fill: MeshID?
+        var stroke: MeshID?
+        var a, b, c, d, tx, ty: Double
+        var width, height, gutter: Int
+    }
+
+    /// The coverage bytes (gutter included) made by `frameItem` since the last `beginPage`, and
+    /// in the build before it: a shape drawn from coverage made in the frame whose key is
+    /// unchanged (not a similarity, cut to a window, the atlas full — but still) takes last
+    /// frame's bytes (shared, not copied) instead of accumulating them again. Two maps that
+    /// alternate, as the candidates do; together at most two frames' budget of texels.
+    /// `LAMINA_FRAME_COVERAGE_REUSE=0` accumulates every image anew (the same binary measures both).
+    private var frameCoverage: [FrameCoverageKey: [UInt8]] = [:]
+    private var previousFrameCoverage: [FrameCoverageKey: [UInt8]] = [:]
+    var reusesFrameCoverage = getenv("LAMINA_FRAME_COVERAGE_REUSE").map { String(cString: $0) } != "0"
+    /// Coverage images made in the frame from bytes made before (tests, stats).
+    private(set) var frameCoverageReused = 0
 
     /// The frame page (`page`) for the backend, with every write made into it so far: a list
     /// brings it up to date whichever lists the backend skipped. Nil when no shape of this
@@ -271,8 +299,8 @@ final class ShapeAtlas {
     /// `packsFramePage` off into an image of its own. nil for a perspective transform, a mesh
     /// without a boundary, a device box over `maxFrameSide` pixels a side, once this frame's
     /// `frameTexelBudget` is spent or when the page is full. Touches nothing of the atlas.
-    func frameItem(fill: (mesh: Mesh, color: Color)?, stroke: (mesh: Mesh, color: Color)?, toPixels m: Transform3D,
-                   width: Int, height: Int, opacity: Double, clip: Int) -> DrawItem? {
+    func frameItem(fill: (id: MeshID, mesh: Mesh, color: Color)?, stroke: (id: MeshID, mesh: Mesh, color: Color)?,
+                   toPixels m: Transform3D, width: Int, height: Int, opacity: Double, clip: Int) -> DrawItem? {
         guard fill != nil || stroke != nil, fill?.mesh.boundary.isEmpty != true, stroke?.mesh.boundary.isEmpty != true,
               m.m14 == 0, m.m24 == 0, m.m44 == 1, var bounds = fill?.mesh.bounds ?? stroke?.mesh.bounds else { return nil }
         if let fill, let stroke { bounds = fill.mesh.bounds.union(stroke.mesh.bounds) }
@@ -295,20 +323,30 @@ final class ShapeAtlas {
         // In the page: the image and a gutter of zero texels around it (its write's rectangle);
         // apart: the image alone.
         let gutter = packsFramePage ? 1 : 0
-        let rowBytes = (w + 2 * gutter) * 4
-        var pixels = [UInt8](repeating: 0, count: rowBytes * (h + 2 * gutter))
-        let drawn = pixels.withUnsafeMutableBufferPointer { p in
-            var all = true
-            let origin = p.baseAddress! + gutter * rowBytes + gutter * 4
-            for (k, part) in [fill?.mesh, stroke?.mesh].enumerated() {
-                guard let part else { continue }
-                all = all && CoverageMesh.accumulate(part, a: m.m11, b: m.m12, c: m.m21, d: m.m22, tx: m.m41 - x0,
-                                                     ty: m.m42 - y0, box: 1, width: w, height: h,
-                                                     into: origin + k, rowStride: rowBytes, pixelStride: 4)
+        let key = FrameCoverageKey(fill: fill?.id, stroke: stroke?.id, a: m.m11, b: m.m12, c: m.m21, d: m.m22,
+                                   tx: m.m41 - x0, ty: m.m42 - y0, width: w, height: h, gutter: gutter)
+        let pixels: [UInt8]
+        if reusesFrameCoverage, let made = frameCoverage[key] ?? previousFrameCoverage[key] {
+            pixels = made
+            frameCoverageReused += 1
+        } else {
+            let rowBytes = (w + 2 * gutter) * 4
+            var fresh = [UInt8](repeating: 0, count: rowBytes * (h + 2 * gutter))
+            let drawn = fresh.withUnsafeMutableBufferPointer { p in
+                var all = true
+                let origin = p.baseAddress! + gutter * rowBytes + gutter * 4
+                for (k, part) in [fill?.mesh, stroke?.mesh].enumerated() {
+                    guard let part else { continue }
+                    all = all && CoverageMesh.accumulate(part, a: key.a, b: key.b, c: key.c, d: key.d, tx: key.tx,
+                                                         ty: key.ty, box: 1, width: w, height: h,
+                                                         into: origin + k, rowStride: rowBytes, pixelStride: 4)
+                }
+                return all
             }
-            return all
+            guard drawn else { return nil }   // (a singular transform)
+            pixels = fresh
         }
-        guard drawn else { return nil }   // (a singular transform)
+        if reusesFrameCoverage { frameCoverage[key] = pixels }
         let box: DrawItem.ImageBox
         if let (px, py) = place {
             let side = Double(Self.pageSide)

@@ -44,18 +44,23 @@ extension CoverageMesh {
                 addEdge(a * x0 + c * y0 + tx, b * x0 + d * y0 + ty, a * x1 + c * y1 + tx, b * x1 + d * y1 + ty,
                         orientation: orientation, columns: columns, rows: rows, stride: stride, into: acc)
             }
-            // Each row's running sum is its cells' covered area.
+            // Each row's running sum is its cells' covered area: one cell a sample, written as
+            // it is summed (the same sums in the same order, so the same bytes as summing first).
+            if box == 1 {
+                for j in 0 ..< height {
+                    let row = acc + j * stride, line = out + j * rowStride
+                    var sum = 0.0
+                    for i in 0 ..< width {
+                        sum += row[i]
+                        line[i * pixelStride] = UInt8(max(0, min(1, sum)) * 255 + 0.5)
+                    }
+                }
+                return
+            }
             for r in 0 ..< rows {
                 let row = acc + r * stride
                 var sum = 0.0
                 for k in 0 ..< columns { sum += row[k]; row[k] = sum }
-            }
-            if box == 1 {
-                for j in 0 ..< height {
-                    let row = acc + j * stride, line = out + j * rowStride
-                    for i in 0 ..< width { line[i * pixelStride] = UInt8(max(0, min(1, row[i])) * 255 + 0.5) }
-                }
-                return
             }
             let scale = 1 / Double(box * box)
             for j in 0 ..< height {

@@ -392,7 +392,7 @@ extension FillTessellator {
         }
         let polys = CoverageMesh.snappingRows(flat)
         var runs: [BoundaryRun]? = []
-        _ = try triangulate(polys, rule: rule, boundary: &runs)
+        _ = try triangulate(polys, rule: rule, boundary: &runs, triangles: false)
         return CoverageMesh.mesh(CoverageMesh.edges(runs ?? [], polys, rule: rule), scale: s)
     }
 }
@@ -449,7 +449,7 @@ extension StrokeTessellator {
         for group in pieces == .outlines ? CoverageMesh.clusters(polys) : [polys] {
             let snapped = CoverageMesh.snappingRows(group)
             var runs: [FillTessellator.BoundaryRun]? = []
-            _ = try FillTessellator.triangulate(snapped, rule: .nonZero, boundary: &runs)
+            _ = try FillTessellator.triangulate(snapped, rule: .nonZero, boundary: &runs, triangles: false)
             edges += CoverageMesh.edges(runs ?? [], snapped, rule: .nonZero)
         }
         var mesh = CoverageMesh.mesh(edges, scale: s, totalLength: b.totalLength)

@@ -86,6 +86,10 @@ struct SortItem { var x: Double; var slope: Double; var id: Int32 }
 struct FillSweep {
     let rule: FillRule
     let collectBoundary: Bool
+    /// Whether the spans are written out as triangles (`out`): a caller that wants only the
+    /// boundary (a coverage mesh) skips their vertices and indices; the spans are tracked
+    /// the same either way (the boundary's horizontal pieces come from them).
+    let collectTriangles: Bool
     var edges: [SweepEdge] = []
     var sortedStarts: [EventKey] = []   // the input edges by top; split-off edges go to `pending`
     var nextStart = 0
@@ -107,8 +111,14 @@ struct FillSweep {
     var seqW: [Int32] = []
     var lastVX = Double.nan, lastVY = Double.nan
     var lastVI: UInt32 = 0
+    /// `horizontalBoundary`'s working lists, kept from row to row (no allocation per row).
+    var above: [(Double, Double)] = []
+    var below: [(Double, Double)] = []
+    var xs: [Double] = []
 
-    init(rule: FillRule, collectBoundary: Bool) { self.rule = rule; self.collectBoundary = collectBoundary }
+    init(rule: FillRule, collectBoundary: Bool, collectTriangles: Bool = true) {
+        self.rule = rule; self.collectBoundary = collectBoundary; self.collectTriangles = collectTriangles
+    }
 
     mutating func build(_ polygons: [[Point]]) {
         var maxAbs = 0.0
@@ -133,8 +143,10 @@ struct FillSweep {
         for (i, e) in edges.enumerated() { keys.append(EventKey(y: e.ty, x: e.tx, id: Int32(i))) }
         keys.sort(by: <)
         sortedStarts = keys
-        out.points.reserveCapacity(edges.count * 2)
-        out.indices.reserveCapacity(edges.count * 6)
+        if collectTriangles {
+            out.points.reserveCapacity(edges.count * 2)
+            out.indices.reserveCapacity(edges.count * 6)
+        }
     }
 
     @inline(__always) func isValidEnd(_ k: EventKey) -> Bool {
@@ -325,7 +337,12 @@ struct FillSweep {
             let e = edges[Int(id)]
             ends.push(EventKey(y: e.by, x: e.bx, id: id))
         }
-        active.replaceSubrange(lo ..< hi, with: items.lazy.map(\.id))
+        if items.count == hi - lo {
+            // As many edges as before (most rows): written over them, the list neither grows nor shrinks.
+            for (k, it) in items.enumerated() { active[lo + k] = it.id }
+        } else {
+            active.replaceSubrange(lo ..< hi, with: items.lazy.map(\.id))
+        }
 
         // Crossings between the edges now adjacent.
         let first = max(lo - 1, 0), last = min(lo + items.count, active.count - 1)
@@ -336,7 +353,8 @@ struct FillSweep {
     /// Boundary along row c: where the inside just above (old spans) differs from the inside
     /// just below (new spans). These are the horizontal edges the sweep otherwise drops.
     mutating func horizontalBoundary(lo: Int, hi: Int, hasLeft: Bool, _ c: Double) {
-        var above: [(Double, Double)] = [], below: [(Double, Double)] = []
+        above.removeAll(keepingCapacity: true)
+        below.removeAll(keepingCapacity: true)
         for k in (hasLeft ? lo - 1 : lo) ..< hi {
             let id = active[k]
             let r = edges[Int(id)].spanRight
@@ -351,7 +369,7 @@ struct FillSweep {
             }
         }
         if above.isEmpty && below.isEmpty { return }
-        var xs: [Double] = []
+        xs.removeAll(keepingCapacity: true)
         for (a, b) in above { xs.append(a); xs.append(b) }
         for (a, b) in below { xs.append(a); xs.append(b) }
         xs.sort()
@@ -384,6 +402,7 @@ struct FillSweep {
     }
 
     mutating func vertex(_ id: Int32, _ y: Double) -> UInt32 {
+        guard collectTriangles else { return 0 }
         if edges[Int(id)].cacheY == y { return edges[Int(id)].cacheV }
         let x = edges[Int(id)].x(at: y)
         let v: UInt32
@@ -398,6 +417,7 @@ struct FillSweep {
     }
 
     mutating func flush(_ id: Int32, _ c: Double) {
+        guard collectTriangles else { return }
         let r = edges[Int(id)].spanRight
         let tl = edges[Int(id)].spanTL, tr = edges[Int(id)].spanTR
         let bl = vertex(id, c), br = vertex(r, c)

@@ -40,7 +40,11 @@ public enum FillTessellator {
         var outward: Point
     }
 
-    static func triangulate(_ polygons: [[Point]], rule: FillRule, boundary: inout [BoundaryRun]?) throws(TessellationError) -> TriangleList {
+    /// With `triangles` false the general sweep (`FillSweep`) writes no triangles — for a
+    /// caller that wants the boundary alone — and its list comes back empty; the fast paths'
+    /// lists are made either way (they are a small part of their cost).
+    static func triangulate(_ polygons: [[Point]], rule: FillRule, boundary: inout [BoundaryRun]?,
+                            triangles: Bool = true) throws(TessellationError) -> TriangleList {
         var total = 0
         // x · 0 is NaN exactly when x is infinite or NaN: one accumulation per contour, and
         // the element is looked for only when it is NaN.
@@ -69,7 +73,7 @@ public enum FillTessellator {
         if single >= 0, let fan = convexFan(polygons[single], boundary: &boundary) { return fan }
         // Fast path: contours that provably neither cross nor touch (see MonotoneSweep).
         if let simple = monotoneFill(polygons, rule: rule, boundary: &boundary) { return simple }
-        var sweep = FillSweep(rule: rule, collectBoundary: boundary != nil)
+        var sweep = FillSweep(rule: rule, collectBoundary: boundary != nil, collectTriangles: triangles)
         sweep.build(polygons)
         sweep.run()
         if boundary != nil { boundary = sweep.runs }

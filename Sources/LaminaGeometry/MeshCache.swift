@@ -55,12 +55,22 @@ public struct MeshCache {
     public let capacity: Int
     public let maxBytes: Int
     private struct Slot {
-        var key: MeshKey
+        var key: Hashed
         var mesh: Mesh
         var id: MeshID
     }
+    /// A key with its hash worked out once: hashing a key hashes its path's every element, and
+    /// the index would otherwise do it at each step of a miss — the lookup, the insertion, the
+    /// eviction's removal, and again for each key a removal moves in the table.
+    struct Hashed: Hashable {
+        let key: MeshKey
+        let hash: Int
+        init(_ key: MeshKey) { self.key = key; hash = key.hashValue }
+        func hash(into hasher: inout Hasher) { hasher.combine(hash) }
+        static func == (a: Hashed, b: Hashed) -> Bool { a.hash == b.hash && a.key == b.key }
+    }
     /// The slot of each cached key.
-    private var index: [MeshKey: Int] = [:]
+    private var index: [Hashed: Int] = [:]
     /// The cached meshes by slot (nil: free).
     private var slots: [Slot?] = []
     /// Per slot, the clock at its last use (`UInt64.max` for a free slot: never the oldest).
@@ -94,7 +104,9 @@ public struct MeshCache {
     public mutating func lookup(_ key: MeshKey) -> Mesh? { lookupEntry(key)?.mesh }
 
     /// The cached mesh for `key` with its id, marking it used.
-    public mutating func lookupEntry(_ key: MeshKey) -> (id: MeshID, mesh: Mesh)? {
+    public mutating func lookupEntry(_ key: MeshKey) -> (id: MeshID, mesh: Mesh)? { lookupEntry(Hashed(key)) }
+
+    private mutating func lookupEntry(_ key: Hashed) -> (id: MeshID, mesh: Mesh)? {
         guard let i = index[key], let id = slots[i]?.id, let mesh = slots[i]?.mesh else { misses += 1; return nil }
         clock += 1
         lastUse[i] = clock
@@ -103,16 +115,18 @@ public struct MeshCache {
     }
 
     /// The id of the mesh cached for `key`, if any (not marking it used).
-    public func id(for key: MeshKey) -> MeshID? { index[key].flatMap { slots[$0]?.id } }
+    public func id(for key: MeshKey) -> MeshID? { index[Hashed(key)].flatMap { slots[$0]?.id } }
 
     /// The key of the cached mesh `id`, if it is still cached: a linear search, for tests and
     /// diagnostics.
-    public func key(for id: MeshID) -> MeshKey? { slots.lazy.compactMap { $0 }.first { $0.id == id }?.key }
+    public func key(for id: MeshID) -> MeshKey? { slots.lazy.compactMap { $0 }.first { $0.id == id }?.key.key }
 
     /// Stores a mesh under a new id (returned), evicting the least recently used ones beyond
     /// the limits.
     @discardableResult
-    public mutating func insert(_ mesh: Mesh, for key: MeshKey) -> MeshID {
+    public mutating func insert(_ mesh: Mesh, for key: MeshKey) -> MeshID { insert(mesh, for: Hashed(key)) }
+
+    private mutating func insert(_ mesh: Mesh, for key: Hashed) -> MeshID {
         clock += 1
         let id = MeshID.unique()
         if let i = index[key] {
@@ -169,7 +183,7 @@ public struct MeshCache {
     public mutating func entry(for path: Path, style: MeshKey.Style, scale: Double,
                                antialias: Bool = true, window: Rect? = nil) throws(TessellationError) -> (id: MeshID, mesh: Mesh) {
         let bucket = Self.bucket(forScale: scale)
-        let key = MeshKey(path: path, style: style, scaleBucket: bucket, antialias: antialias, window: window)
+        let key = Hashed(MeshKey(path: path, style: style, scaleBucket: bucket, antialias: antialias, window: window))
         if let e = lookupEntry(key) { return e }
         let s = Self.scale(forBucket: bucket)
         let m: Mesh

@@ -168,6 +168,48 @@ let rotations: [Double] = [0, 0.3, .pi / 2, 1.1, 2.5]
         }
     }
 
+    /// The general sweep without its triangles (what a coverage mesh asks for) reports the
+    /// same boundary runs, in the same order, as with them — on the named cases, seeded random
+    /// polygons and a self-overlapping stroke outline — and that boundary encloses the
+    /// region's area (∮ x nₓ ds — horizontal pieces add nothing — against the reference's),
+    /// with no triangles written.
+    @Test func theSweepWithoutTrianglesReportsTheSameBoundary() throws {
+        var inputs = FillCase.allCases.map(\.polygons)
+        for seed in 0 ..< 40 {
+            var r = SeededRandom(seed: UInt64(seed) &* 104_729 &+ 3)
+            inputs.append((0 ..< Int.random(in: 1 ... 3, using: &r)).map { _ in
+                (0 ..< Int.random(in: 3 ... 14, using: &r)).map { _ in
+                    Point(Double.random(in: 0 ... 20, using: &r).rounded(), Double.random(in: 0 ... 20, using: &r))
+                }
+            })
+        }
+        var loop = Path(); loop.move(to: Point(0, 0))
+        loop.addCurve(to: Point(40, 0), control1: Point(60, 50), control2: Point(-20, 50))
+        inputs.append(try StrokeTessellator.build(loop, style: StrokeStyle(lineWidth: 6), scale: 1, tolerance: 0.1,
+                                              trim: true, outlining: true).outlines)
+        for (n, polys) in inputs.enumerated() {
+            for rule in FillRule.allCases {
+                var with = FillSweep(rule: rule, collectBoundary: true)
+                with.build(polys); with.run()
+                var without = FillSweep(rule: rule, collectBoundary: true, collectTriangles: false)
+                without.build(polys); without.run()
+                #expect(without.out.points.isEmpty && without.out.indices.isEmpty)
+                #expect(without.runs.count == with.runs.count, "input \(n) \(rule)")
+                for (a, b) in zip(without.runs, with.runs) {
+                    let same: Bool = a.a == b.a && a.b == b.b && a.outward == b.outward
+                    #expect(same, "input \(n) \(rule)")
+                }
+                var area = 0.0
+                for run in without.runs {
+                    let midX: Double = (run.a.x + run.b.x) * 0.5
+                    area += midX * run.outward.x * run.a.distance(to: run.b)
+                }
+                let expected = Reference.area(polys, rule)
+                #expect(abs(area - expected) < 1e-6 * max(1, expected), "input \(n) \(rule): \(area) vs \(expected)")
+            }
+        }
+    }
+
     @Test func theSweepReportsTheBoundary() throws {
         // A square with a hole: 8 boundary runs (the coverage mesh's edges come from them).
         let holed = Path.polygon([Point(0, 0), Point(10, 0), Point(10, 10), Point(0, 10)])

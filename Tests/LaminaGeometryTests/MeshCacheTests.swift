@@ -1,4 +1,5 @@
 import Testing
+import TestSupport
 @testable import LaminaGeometry
 
 @Suite struct MeshCacheTests {
@@ -59,6 +60,46 @@ import Testing
         #expect([0, 1, 2, 3, 4, 5].map { cache.id(for: k[$0]) != nil } == [false, true, false, false, true, true])
         #expect(cache.bytes == 3 * 16)
         #expect(cache.hits == 3 && cache.misses == 0)
+    }
+
+    /// Thousands of inserts, hits and misses over keys that differ only in their path's last
+    /// point, their style, bucket or window (so that many share most of their hash's input),
+    /// through a cache of 16: after each step the cached keys and their ids are those of a
+    /// plain least-recently-used list kept beside it (each removal also moves other keys in
+    /// the cache's table, whose saved hashes must still find them).
+    @Test func manyKeysFollowALeastRecentlyUsedList() {
+        var cache = MeshCache(capacity: 16)
+        var keys: [MeshKey] = []
+        for k in 0 ..< 48 {
+            var path = Path()
+            path.move(to: Point(0, 0))
+            for i in 1 ... 20 { path.addLine(to: Point(Double(i), Double(i % 3))) }
+            path.addLine(to: Point(Double(k % 12), 50))
+            let style: MeshKey.Style = k % 12 < 6 ? .fill(.nonZero) : .stroke(StrokeStyle(lineWidth: 1), trimmedInShader: false)
+            keys.append(MeshKey(path: path, style: style, scaleBucket: k / 24, window: k % 24 < 12 ? nil : Rect(0, 0, 9, 9)))
+        }
+        #expect(Set(keys).count == keys.count)
+        var lru: [(key: Int, id: MeshID)] = []   // least recently used first
+        var r = SeededRandom(seed: 20)
+        for step in 0 ..< 3000 {
+            let k = Int.random(in: 0 ..< keys.count, using: &r)
+            if Bool.random(using: &r) {
+                let id = cache.insert(Self.mesh(1), for: keys[k])
+                lru.removeAll { $0.key == k }
+                lru.append((k, id))
+                if lru.count > 16 { lru.removeFirst() }
+            } else if let hit = cache.lookupEntry(keys[k]) {
+                let i = lru.firstIndex { $0.key == k }
+                #expect(i != nil && lru[i!].id == hit.id, "step \(step)")
+                if let i { lru.append(lru.remove(at: i)) }
+            } else {
+                #expect(!lru.contains { $0.key == k }, "step \(step): key \(k) missed")
+            }
+            #expect(cache.count == lru.count)
+            for (i, key) in keys.enumerated() {
+                #expect(cache.id(for: key) == lru.first { $0.key == i }?.id, "step \(step): key \(i)")
+            }
+        }
     }
 
     /// The byte limit: the oldest meshes go until the rest fit, but the newest always stays.

@@ -177,6 +177,45 @@ struct FramePageTests {
         #expect(renderer.validationMessages.isEmpty, "\(renderer.validationMessages)")
     }
 
+    /// Coverage made in the frame whose meshes and map to the image's pixels are unchanged —
+    /// a shape that held still or moved by whole pixels — takes the bytes made before
+    /// (`ShapeAtlas.frameCoverage`); one moved by a fraction of a pixel is made anew. Every
+    /// page's writes are byte for byte those of a builder that accumulates each image anew.
+    @Test func unchangedCoverageIsReusedAsMade() throws {
+        // Unequal x/y scales: never from the shape atlas, always coverage made in the frame
+        // (binary fractions: a whole-pixel move leaves the map's offset exactly as it was).
+        var ops = shapes.strokedStarAndEllipse()
+        ops.append(.set(1, keyPath: "transform", value: .transform(.scale(1.25, 0.75, 1))))
+        ops.append(.set(2, keyPath: "transform", value: .transform(.scale(0.875, 1.125, 1))))
+        ops.append(.set(1, keyPath: "position", value: .point(Point(50, 45))))
+        ops.append(.set(2, keyPath: "position", value: .point(Point(170, 50))))
+        var tree = try TestScene.tree(ops)
+        var reusing = builder(width: 256, height: 110)
+        var fresh = builder(width: 256, height: 110)
+        reusing.patchesInPlace = false; fresh.patchesInPlace = false
+        reusing.shapeAtlas.reusesFrameCoverage = true
+        fresh.shapeAtlas.reusesFrameCoverage = false
+        // Layer 1's position each frame, and the images reused by then: none in the first
+        // frame, both while it holds still or moves by whole pixels, layer 2's alone when it
+        // moves by a quarter pixel, both again when it stays there.
+        let steps: [(Point, Int)] = [(Point(50, 45), 0), (Point(50, 45), 2), (Point(53, 42), 4), (Point(53.25, 42), 5),
+                                     (Point(53.25, 42), 7)]
+        for (n, (position, reused)) in steps.enumerated() {
+            try tree.apply(Commit(client: 1, content: .operations([.set(1, keyPath: "position", value: .point(position))])))
+            let list = reusing.build(tree), reference = fresh.build(tree)
+            #expect(try expectPacked(list) == 2)
+            #expect(reusing.shapeAtlas.frameCoverageReused == reused, "frame \(n)")
+            #expect(fresh.shapeAtlas.frameCoverageReused == 0)
+            let writes = try #require(list.framePage?.writes), expected = try #require(reference.framePage?.writes)
+            #expect(writes.count == expected.count)
+            for (a, b) in zip(writes, expected) {
+                #expect(a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height, "frame \(n)")
+                #expect(a.bytes == b.bytes, "frame \(n): write at \(a.x),\(a.y)")
+                #expect(a.bytes.contains { $0 != 0 }, "frame \(n): a write with coverage")
+            }
+        }
+    }
+
     /// Shapes of about 200 device pixels a side: 25 fit the page's shelves (five of at most
     /// 204 texels with their gutters a row, five rows), the 26th draws its meshes (the frame's
     /// texel budget, 2²⁰, is not spent: 26 × 202² is less).

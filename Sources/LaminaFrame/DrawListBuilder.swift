@@ -663,6 +663,10 @@ public struct DrawListBuilder {
               contentTransitions.isEmpty || contentTransitions[mask.id] == nil, let path = m.path else { return false }
         let maskToPixels = m.transformToSuperlayer.concatenating(toPixels)
         guard m.isDoubleSided || !Self.facesAway(maskToPixels) else { return false }
+        // A fill and a stroke both: each opaque (and so the background), else no shape is made for nothing.
+        let fillAlpha = m.fillColor?.alpha ?? 0, strokeAlpha = m.strokeColor?.alpha ?? 0
+        guard fillAlpha <= 0 || strokeAlpha <= 0 || (fillAlpha >= 1 && strokeAlpha >= 1 && (isGradient || background.alpha >= 1))
+        else { return false }
         // The masked layer's rounded bounds: a gradient's square bounds unless its own masksToBounds rounds them.
         let radii = isGradient && !p.masksToBounds ? CornerRadii.zero : Self.radii(p.cornerRadius, p.maskedCorners)
         let start = items.count, clipStart = clips.count
@@ -681,10 +685,11 @@ public struct DrawListBuilder {
             return false
         }
         guard items.count == start + 1, case .image(let box) = items[start].payload, box.mode == 2 else { return undo() }
-        let fillAlpha = items[start].fill.color.alpha, strokeAlpha = items[start].aux.float4.color.alpha
-        let both = fillAlpha > 0 && strokeAlpha > 0
-        guard !both || (fillAlpha >= 1 && strokeAlpha >= 1) else { return undo() }
-        let alpha = both ? 1 : max(fillAlpha, strokeAlpha)
+        // (The stroke's alpha as drawn: dashes finer than a pixel scale it.)
+        let drawnFill = items[start].fill.color.alpha, drawnStroke = items[start].aux.float4.color.alpha
+        let both = drawnFill > 0 && drawnStroke > 0
+        guard !both || (drawnFill >= 1 && drawnStroke >= 1) else { return undo() }
+        let alpha = both ? 1 : max(drawnFill, drawnStroke)
         if isGradient {
             guard let map = Self.maskedGradientMap(p, from: items[start].transform, to: toPixels) else { return undo() }
             let gradient = MaskedGradient(type: p.gradientType == .axial ? .axial : .radial, map: map, colors: p.colors,
@@ -695,8 +700,8 @@ public struct DrawListBuilder {
                                     opacity: opacity * alpha, payload: .image(masked), clip: boundsClip)
         } else {
             guard !both || background.alpha >= 1 else { return undo() }
-            items[start].fill = DrawItem.Float4(fillAlpha > 0 ? background : .clear)
-            items[start].aux = DrawItem.Aux(DrawItem.Float4(strokeAlpha > 0 ? background : .clear))
+            items[start].fill = DrawItem.Float4(drawnFill > 0 ? background : .clear)
+            items[start].aux = DrawItem.Aux(DrawItem.Float4(drawnStroke > 0 ? background : .clear))
             items[start].opacity = opacity * alpha
         }
         records.markRealChildren(record)

@@ -15,8 +15,11 @@ layout(constant_id = 1) const bool SHARP = false;
 #define LOCAL_INTERPOLATION
 #endif
 layout(location = 0) LOCAL_INTERPOLATION in vec2 inLocal;
+// MASKED (masked.frag) reads its own inputs at locations 1 and 6.
+#ifndef MASKED
 layout(location = 1) flat in vec4 inBounds;
 layout(location = 2) flat in vec4 inRadii;
+#endif
 layout(location = 3) flat in vec4 inFillColor;
 layout(location = 4) flat in vec4 inBorderColor;
 #ifndef CLIP_H0_LOCATION
@@ -25,7 +28,9 @@ layout(location = 4) flat in vec4 inBorderColor;
 #if !(defined(CLIP_VARYINGS) && CLIP_H0_LOCATION == 5)
 layout(location = 5) flat in vec4 inParams;
 #endif
+#ifndef MASKED
 layout(location = 6) flat in vec4 inGradientPoints;
+#endif
 layout(location = 7) flat in vec4 inGradientRange;
 
 #ifdef CLIPPED

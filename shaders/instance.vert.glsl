@@ -9,7 +9,8 @@
 // One vertex module per input set (shaders/variants.list: the `module` lines): VS_SHARP (kind 8,
 // 96 bytes), VS_MESH (kind 5, 96), VS_PLAIN (kind 0, 128), VS_SHADOW (kind 1, 144), VS_PIECE
 // (image and shape pieces, kinds 6 and 7, 176), VS_IMAGE (image pieces under an affine
-// transform, kind 12, 176) and VS_GRADIENT (kinds 2–4 and 9–11, 224). The
+// transform, kind 12, 176), VS_GRADIENT (kinds 2–4 and 9–11, 224) and VS_MASKED (gradients
+// masked by a shape's coverage, kinds 13 and 14, 224: masked.frag). The
 // list's `inputs=` defines IN<location> for each instance field the module reads, which is
 // also the pipeline's attribute table. Within a module the specialization constants pick the
 // kind's code (KIND: 6 or 7 in VS_PIECE; SHARP in VS_GRADIENT). CLIPPED (defined for the
@@ -68,7 +69,8 @@ layout(location = 13) in vec4 inGradientColor3;
 
 // Each module writes exactly what its fragment module reads (shaders/variants.list pairs
 // them), so the pipeline interface has no unused parts.
-#if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT) || defined(VS_IMAGE)
+#if defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE) || defined(VS_GRADIENT) || defined(VS_IMAGE) \
+    || defined(VS_MASKED)
 #ifdef VS_IMAGE
 // The texture position, linear in screen space under the affine transforms these pieces are
 // drawn with (clip w is the constant m44): interpolated without the per-pixel division by w
@@ -90,6 +92,15 @@ layout(location = 4) flat out vec4 outBorderColor;  // image pieces (kinds 6, 12
 #endif
 #if (defined(CLIPPED) && !defined(CLIP_VARYINGS)) || defined(VS_PLAIN) || defined(VS_SHADOW) || defined(VS_PIECE)
 layout(location = 5) flat out vec4 outParams;   // the clip index (and the kind's own params)
+#endif
+#ifdef VS_MASKED
+// The quad's local position is the mask's (its coverage entry's frame); the gradient's own
+// coordinate there (masked.frag), affine in it: x from the row in inBounds, y from inRadii.
+layout(location = 1) out vec2 outGradient;
+layout(location = 7) flat out vec4 outGradientRange;
+layout(location = 8) flat out vec4 outGradientLocations;
+layout(location = 9) flat out vec4 outGradientColor2;
+layout(location = 11) flat out vec4 outGradientColor3;
 #endif
 #if defined(VS_PIECE) || defined(VS_GRADIENT)
 layout(location = 6) flat out vec4 outGradientPoints;    // pieces: the piece's rect
@@ -127,6 +138,8 @@ vec4 quad() {
 #elif defined(VS_GRADIENT)
     if (SHARP) return inCover + margins * (0.5 * 1.0001);
     return inCover + margins;
+#elif defined(VS_MASKED)
+    return inCover;  // a coverage entry's frame: its outer texels are zero
 #elif defined(VS_PLAIN)
     return inBounds + margins;
 #else
@@ -205,6 +218,19 @@ void emit(vec2 local) {
     outBorderColor = inBorderColor;  // the texel clamp (image.frag)
     outLocal = pieceSource(local);
     outEdges = edges(local);
+#elif defined(VS_MASKED)
+    // The coverage's atlas position: the frame (inCover) onto its part of the atlas (inGradientPoints).
+    vec4 source = inGradientPoints;
+    outLocal = source.xy + (local - inCover.xy) * (source.zw - source.xy) / max(inCover.zw - inCover.xy, vec2(1e-6));
+    vec3 p1 = vec3(local, 1.0);
+    outGradient = vec2(dot(inBounds.xyz, p1), dot(inRadii.xyz, p1));
+    // Gradient stops are straight: the opacity goes into their alpha.
+    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
+    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
+    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
+    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
+    outGradientLocations = inGradientLocations;
+    outGradientRange = inGradientRange;
 #elif defined(VS_GRADIENT)
     outLocal = local;
     outBounds = inBounds;

@@ -70,10 +70,13 @@ extension DrawItem {
         @usableFromInline let geometry: ContentsGeometry
         @usableFromInline let minification: ImageDraw.Filter
         @usableFromInline let magnification: ImageDraw.Filter
-        /// 0 `.color`, 1 `.coverage`, 2 `.shape`, 3 `.glyphs` (the run in `glyphs`).
+        /// 0 `.color`, 1 `.coverage`, 2 `.shape`, 3 `.glyphs` (the run in `glyphs`), 4
+        /// `.maskedGradient` (the gradient in `gradient`).
         @usableFromInline let mode: UInt8
         /// A text layer's glyphs (mode 3), else nil.
         @usableFromInline let glyphs: GlyphRun?
+        /// A masked gradient's gradient (mode 4), else nil.
+        @usableFromInline let gradient: MaskedGradient?
         /// `ImageDraw.sharpEdges` (a tiled layer's tile).
         @usableFromInline let sharpEdges: UInt8
         /// A shape atlas entry's scale, its meshes' scale bucket and its slot (`ShapeAtlas.Entry`),
@@ -83,24 +86,29 @@ extension DrawItem {
         let atlasSlot: Int
         @usableFromInline init(image: Image, geometry: ContentsGeometry, minification: ImageDraw.Filter,
                                magnification: ImageDraw.Filter, mode: UInt8, glyphs: GlyphRun? = nil, atlasScale: Double = 0,
-                               atlasBucket: Int = 0, atlasSlot: Int = -1, sharpEdges: UInt8 = 0) {
+                               atlasBucket: Int = 0, atlasSlot: Int = -1, sharpEdges: UInt8 = 0,
+                               gradient: MaskedGradient? = nil) {
             self.image = image; self.geometry = geometry
             self.sharpEdges = sharpEdges
             self.minification = minification; self.magnification = magnification; self.mode = mode
             self.glyphs = glyphs
+            self.gradient = gradient
             self.atlasScale = atlasScale; self.atlasBucket = atlasBucket; self.atlasSlot = atlasSlot
         }
         convenience init(_ draw: ImageDraw) {
             var glyphs: GlyphRun? = nil
+            var gradient: MaskedGradient? = nil
             let mode: UInt8
             switch draw.mode {
             case .color: mode = 0
             case .coverage: mode = 1
             case .shape: mode = 2
             case .glyphs(let run): mode = 3; glyphs = run
+            case .maskedGradient(let g): mode = 4; gradient = g
             }
             self.init(image: draw.image, geometry: draw.geometry, minification: draw.minification,
-                      magnification: draw.magnification, mode: mode, glyphs: glyphs, sharpEdges: draw.sharpEdges)
+                      magnification: draw.magnification, mode: mode, glyphs: glyphs, sharpEdges: draw.sharpEdges,
+                      gradient: gradient)
         }
     }
 
@@ -127,7 +135,7 @@ extension DrawItem {
         case (.image(let a), .image(let b)):
             return a === b || (a.image === b.image && a.geometry == b.geometry && a.minification == b.minification
                                && a.magnification == b.magnification && a.mode == b.mode && a.glyphs == b.glyphs
-                               && a.sharpEdges == b.sharpEdges)
+                               && a.sharpEdges == b.sharpEdges && a.gradient == b.gradient)
         default: return false
         }
     }
@@ -141,7 +149,8 @@ extension DrawItem {
               m14 == o.m14, m24 == o.m24, m44 == o.m44, opacity == o.opacity, aux == o.aux, rect == o.rect,
               fill == o.fill, radii == o.radii, clipIndex == o.clipIndex, border == o.border,
               a.geometry == b.geometry, a.minification == b.minification, a.magnification == b.magnification,
-              a.mode == b.mode, a.glyphs == b.glyphs, a.sharpEdges == b.sharpEdges else { return nil }
+              a.mode == b.mode, a.glyphs == b.glyphs, a.sharpEdges == b.sharpEdges, a.gradient == b.gradient
+        else { return nil }
         return (a, b)
     }
 

@@ -124,6 +124,27 @@ public struct GradientFill: Sendable, Hashable {
     public enum GradientType: Sendable, Hashable { case axial, radial, conic }
 }
 
+/// The gradient of a `.maskedGradient` image item, in the item's local units (its coverage
+/// entry's plane): the gradient's own coordinate at local point (x, y) is
+/// `u = x·map[0] + y·map[1] + map[2]`, `v = x·map[3] + y·map[4] + map[5]` — the gradient
+/// layer's plane mapped so that an axial gradient's t is u (start at 0, end at 1) and a radial
+/// one's t is the length of (u, v) (its ellipse's half-axes the unit circle). Colors and
+/// locations as `GradientFill`'s.
+public struct MaskedGradient: Sendable, Hashable {
+    public var type: GradientFill.GradientType
+    public var map: [Double]
+    /// Colors, sRGB-encoded, straight alpha.
+    public var colors: [Color]
+    public var locations: [Double]?
+
+    public init(type: GradientFill.GradientType, map: [Double], colors: [Color], locations: [Double]?) {
+        self.type = type
+        self.map = map
+        self.colors = colors
+        self.locations = locations
+    }
+}
+
 /// A tessellated mesh to draw (shape layers' fills and strokes): `mesh` in the item's local
 /// units, kept on the GPU under `id` (`MeshCache`'s id: an unchanged shape is not uploaded
 /// again; ids are never reused, so one id always means one mesh).
@@ -154,13 +175,17 @@ public struct MeshDraw: Sendable {
 /// piece, sampled at level 0); `.glyphs(run)` draws a text layer's glyphs from the glyph atlas
 /// (`GlyphRun`: one quad per glyph, each its atlas rectangle's coverage × its own color; the
 /// geometry is the run's frame, one piece, which the quads replace). The GPU keeps one copy of
-/// an image per `Image.id`, shared by every item showing it.
+/// an image per `Image.id`, shared by every item showing it. `.maskedGradient(g)` draws a
+/// shape atlas entry or frame page image as `.shape` does, with the mask's alpha (the stroke's
+/// coverage over the fill's) times the gradient `g` at each pixel instead of two flat colors:
+/// a gradient layer masked by a shape layer (`DrawListBuilder.visitCoverageMasked`).
 public struct ImageDraw: Sendable {
     public enum Mode: Sendable, Equatable {
         case color
         case coverage(Color)
         case shape(fill: Color, stroke: Color)
         case glyphs(GlyphRun)
+        case maskedGradient(MaskedGradient)
     }
 
     public var image: Image
@@ -377,7 +402,7 @@ public struct DrawItem: Sendable {
                 case .color: aux = Aux(0, 0)
                 case .coverage(let c): fill = Float4(c); aux = Aux(0, 0)
                 case .shape(let f, let stroke): fill = Float4(f); aux = Aux(Float4(stroke))
-                case .glyphs: fill = .zero; aux = Aux(0, 0)
+                case .glyphs, .maskedGradient: fill = .zero; aux = Aux(0, 0)
                 }
             }
         }
@@ -388,6 +413,7 @@ public struct DrawItem: Sendable {
         case 0: .color
         case 1: .coverage(fill.color)
         case 3: .glyphs(i.glyphs!)
+        case 4: .maskedGradient(i.gradient!)
         default: .shape(fill: fill.color, stroke: aux.float4.color)
         }
         var draw = ImageDraw(image: i.image, geometry: i.geometry, minification: i.minification,

@@ -67,6 +67,8 @@ public enum ReplicatorDrawing {
                 d.mode = .coverage(times(c)); item.kind = .image(d)
             case .shape(let fill, let stroke):
                 d.mode = .shape(fill: times(fill), stroke: times(stroke)); item.kind = .image(d)
+            case .maskedGradient(var g):
+                g.colors = g.colors.map(times); d.mode = .maskedGradient(g); item.kind = .image(d)
             case .color, .glyphs:
                 item.opacity *= tint.alpha
             }

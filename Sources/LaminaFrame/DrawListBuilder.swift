@@ -175,6 +175,11 @@ public struct DrawListBuilder {
     /// Whether a mask that is one opaque rounded rect is drawn as a clip (`shapeMaskClip`, on
     /// by default; off: every mask an offscreen group, for comparisons).
     public var clipsShapeMasks = true
+    /// Whether a layer that draws one gradient or background, masked by one shape layer drawn
+    /// from coverage, is one item (`visitCoverageMasked`, on unless `LAMINA_MASK_COVERAGE=0`;
+    /// off: such a mask is an offscreen group, for comparisons).
+    public var drawsMasksFromCoverage = DrawListBuilder.masksFromCoverageByDefault
+    static let masksFromCoverageByDefault = getenv("LAMINA_MASK_COVERAGE").map { String(cString: $0) } != "0"
     /// Whether a group opacity group whose items draw apart is drawn without its offscreen
     /// image, its opacity multiplied into its items (`visitAsGroup`, `drawsApart`; on unless
     /// `LAMINA_GROUP_ELISION=0`; off: every such group offscreen, for comparisons).
@@ -500,6 +505,8 @@ public struct DrawListBuilder {
         if let maskSlot, openGroups + 2 <= Self.maxNestedGroups, maskDepth < Self.maxMaskNesting {
             if let shape = shapeMaskClip(maskSlot, nodes, toPixels: toPixels, parent: clip) {
                 visitShapeMasked(slot, record, maskSlot, shape, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
+            } else if visitCoverageMasked(slot, record, maskSlot, nodes, toPixels: toPixels, opacity: opacity, clip: clip) {
+                // (One item: the mask's coverage colored by the masked layer.)
             } else {
                 visitMasked(slot, record, maskSlot, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip)
             }
@@ -605,6 +612,143 @@ public struct DrawListBuilder {
         records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
     }
 
+    /// A layer masked by one shape layer (CALayer.mask) drawn as one item, with no group and no
+    /// mask pass, when that is exact; false (nothing drawn) otherwise. The masked layer draws
+    /// one thing — a gradient layer its axial or radial gradient (no background), a plain layer
+    /// its background — and nothing else (no sublayers, contents, border, shadow or content
+    /// transition), through an affine transform; the mask is a shape layer shown at full
+    /// opacity that draws only its path (no background, sublayers, contents, border, shadow,
+    /// mask, filters, background filters, compositing filter, rasterization, masksToBounds or
+    /// content transition) and that the shape atlas or coverage made in the frame draws as one
+    /// `.shape` item (`appendShape`; not inside a rasterized layer, a replicator's instances or a
+    /// shadow's source). Its composited alpha is then that item's: the stroke's coverage × the
+    /// stroke color's alpha over the fill's × the fill color's. That item is kept, colored by
+    /// the masked layer instead (a `.maskedGradient` image whose gradient is mapped into the
+    /// mask's plane, or the background's color in the `.shape` mode), clipped by the masked
+    /// layer's rounded bounds (where its gradient or background draws: its own clip, as
+    /// `masksToBounds` makes), at the masked layer's `opacity` × the one alpha a mask of only a
+    /// fill or only a stroke has (both: each alpha must be 1, as is a translucent background's
+    /// with both, since the `.shape` mode draws the stroke over the fill in its own color).
+    /// The masked group multiplies the same gradient or color by the same alpha, so the pixels
+    /// are the group's up to its two 8-bit roundings. The mask's visit is recorded, with no
+    /// items, where `visitMasked` records it.
+    @inline(never)
+    mutating func visitCoverageMasked(_ slot: Int, _ record: Int, _ maskSlot: Int, _ nodes: UnsafeBufferPointer<LayerNode>,
+                                      toPixels: Transform3D, opacity: Double, clip: Int) -> Bool {
+        guard drawsMasksFromCoverage, usesShapeAtlas, rasterDepth == 0, shadowSourceDepth == 0, !forPatch,
+              toPixels.m14 == 0, toPixels.m24 == 0, toPixels.m44 > 0 else { return false }
+        // Borrowed in place, as in `visit`.
+        let address = nodes.baseAddress! + slot
+        var node: LayerNode { _read { yield address.pointee } }
+        var p: LayerProperties { _read { yield address.pointee.properties } }
+        guard node.sublayers.isEmpty, !node.hasContentsFade, p.contents == nil,
+              !(p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0),
+              !(p.shadowOpacity > 0 && (p.shadowColor?.alpha ?? 0) > 0),
+              contentTransitions.isEmpty || contentTransitions[node.id] == nil else { return false }
+        let background = p.backgroundColor ?? .clear
+        let isGradient = node.kind == .gradient
+        if isGradient {
+            guard background.alpha <= 0, !p.colors.isEmpty, p.gradientType != .conic else { return false }
+        } else {
+            guard node.kind == .layer, background.alpha > 0 else { return false }
+        }
+        let maskAddress = nodes.baseAddress! + maskSlot
+        var mask: LayerNode { _read { yield maskAddress.pointee } }
+        var m: LayerProperties { _read { yield maskAddress.pointee.properties } }
+        guard mask.kind == .shape, mask.sublayers.isEmpty, !mask.hasContentsFade, !m.isHidden, m.opacity >= 1,
+              (m.backgroundColor?.alpha ?? 0) <= 0, m.contents == nil, m.mask == 0, m.filters.isEmpty,
+              m.backgroundFilters.isEmpty, m.compositingFilter == .normalBlendMode, !m.shouldRasterize, !m.masksToBounds,
+              !(m.borderWidth > 0 && (m.borderColor?.alpha ?? 0) > 0),
+              !(m.shadowOpacity > 0 && (m.shadowColor?.alpha ?? 0) > 0),
+              contentTransitions.isEmpty || contentTransitions[mask.id] == nil, let path = m.path else { return false }
+        let maskToPixels = m.transformToSuperlayer.concatenating(toPixels)
+        guard m.isDoubleSided || !Self.facesAway(maskToPixels) else { return false }
+        // A fill and a stroke both: each opaque (and so the background), else no shape is made for nothing.
+        let fillAlpha = m.fillColor?.alpha ?? 0, strokeAlpha = m.strokeColor?.alpha ?? 0
+        guard fillAlpha <= 0 || strokeAlpha <= 0 || (fillAlpha >= 1 && strokeAlpha >= 1 && (isGradient || background.alpha >= 1))
+        else { return false }
+        // The masked layer's rounded bounds: a gradient's square bounds unless its own masksToBounds rounds them.
+        let radii = isGradient && !p.masksToBounds ? CornerRadii.zero : Self.radii(p.cornerRadius, p.maskedCorners)
+        let start = items.count, clipStart = clips.count
+        let boundsClip = emitClip(ownClip(p.bounds, radii, toPixels: toPixels, parent: clip))
+        // The mask's shape as `visitMasked` draws it (meshed no further than the masked layer's clips).
+        let outerMaskArea = maskArea
+        if let area = clipArea(clip) {
+            maskArea = outerMaskArea.map { $0.intersection(area) ?? Rect(area.minX, area.minY, 0, 0) } ?? area
+        }
+        appendShape(mask.id, path, maskAddress, toPixels: maskToPixels, opacity: 1, clip: boundsClip)
+        maskArea = outerMaskArea
+        /// What `appendShape` made taken back (meshes, or nothing drawn: the masked group draws it).
+        func undo() -> Bool {
+            items.removeSubrange(start...)
+            clips.removeSubrange(clipStart...)
+            return false
+        }
+        guard items.count == start + 1, case .image(let box) = items[start].payload, box.mode == 2 else { return undo() }
+        // (The stroke's alpha as drawn: dashes finer than a pixel scale it.)
+        let drawnFill = items[start].fill.color.alpha, drawnStroke = items[start].aux.float4.color.alpha
+        let both = drawnFill > 0 && drawnStroke > 0
+        guard !both || (drawnFill >= 1 && drawnStroke >= 1) else { return undo() }
+        let alpha = both ? 1 : max(drawnFill, drawnStroke)
+        if isGradient {
+            guard let map = Self.maskedGradientMap(p, from: items[start].transform, to: toPixels) else { return undo() }
+            let gradient = MaskedGradient(type: p.gradientType == .axial ? .axial : .radial, map: map, colors: p.colors,
+                                          locations: p.locations)
+            let masked = DrawItem.ImageBox(image: box.image, geometry: box.geometry, minification: .linear,
+                                           magnification: .linear, mode: 4, gradient: gradient)
+            items[start] = DrawItem(transform: items[start].transform, bounds: items[start].bounds, fill: .zero,
+                                    opacity: opacity * alpha, payload: .image(masked), clip: boundsClip)
+        } else {
+            guard !both || background.alpha >= 1 else { return undo() }
+            items[start].fill = DrawItem.Float4(drawnFill > 0 ? background : .clear)
+            items[start].aux = DrawItem.Aux(DrawItem.Float4(drawnStroke > 0 ? background : .clear))
+            items[start].opacity = opacity * alpha
+        }
+        records.markRealChildren(record)
+        let maskRecord = records.open(slot: maskSlot, childIndex: 0, item: items.count, clip: clipOffset + clips.count)
+        records.markDrawn(maskRecord)
+        records.close(maskRecord, item: items.count, clip: clipOffset + clips.count)
+        return true
+    }
+
+    /// A masked gradient's coordinate map (`MaskedGradient.map`) for the gradient layer's
+    /// properties `p` drawn through `gradientToPixels`, seen from an item drawn through
+    /// `itemToPixels` (both affine): the item's local point to the gradient layer's plane
+    /// (`gradientToPixels` inverted after `itemToPixels`), then to the gradient's coordinate as
+    /// rect.frag computes t — axial: the projection on start → end over its squared length;
+    /// radial: the offset from start over the half-axes |end − start|. Nil when not invertible.
+    static func maskedGradientMap(_ p: borrowing LayerProperties, from itemToPixels: Transform3D,
+                                  to gradientToPixels: Transform3D) -> [Double]? {
+        let i = itemToPixels, g = gradientToPixels
+        guard i.m14 == 0, i.m24 == 0, i.m44 > 0, g.m14 == 0, g.m24 == 0, g.m44 > 0 else { return nil }
+        // Device x = (x m11 + y m21 + m41) / m44, y = (x m12 + y m22 + m42) / m44.
+        let ia = i.m11 / i.m44, ib = i.m12 / i.m44, ic = i.m21 / i.m44, id = i.m22 / i.m44
+        let itx = i.m41 / i.m44, ity = i.m42 / i.m44
+        let ga = g.m11 / g.m44, gb = g.m12 / g.m44, gc = g.m21 / g.m44, gd = g.m22 / g.m44
+        let gtx = g.m41 / g.m44, gty = g.m42 / g.m44
+        let det = ga * gd - gb * gc
+        guard det.isFinite, abs(det) > 1e-12 else { return nil }
+        // The gradient plane's point of device (X, Y): x = ((X − gtx) gd − (Y − gty) gc) / det,
+        // y = ((Y − gty) ga − (X − gtx) gb) / det; with X, Y the item's affine map of (x', y').
+        let xa = (ia * gd - ib * gc) / det, xb = (ic * gd - id * gc) / det
+        let xc = ((itx - gtx) * gd - (ity - gty) * gc) / det
+        let ya = (ib * ga - ia * gb) / det, yb = (id * ga - ic * gb) / det
+        let yc = ((ity - gty) * ga - (itx - gtx) * gb) / det
+        let b = p.bounds
+        let s = Point(b.minX + p.startPoint.x * b.width, b.minY + p.startPoint.y * b.height)
+        let e = Point(b.minX + p.endPoint.x * b.width, b.minY + p.endPoint.y * b.height)
+        let map: [Double]
+        if p.gradientType == .axial {
+            let dx = e.x - s.x, dy = e.y - s.y
+            let dd = max(dx * dx + dy * dy, 1e-12)
+            map = [(dx * xa + dy * ya) / dd, (dx * xb + dy * yb) / dd, (dx * (xc - s.x) + dy * (yc - s.y)) / dd, 0, 0, 0]
+        } else {
+            let rx = max(abs(e.x - s.x), 1e-6), ry = max(abs(e.y - s.y), 1e-6)
+            map = [xa / rx, xb / rx, (xc - s.x) / rx, ya / ry, yb / ry, (yc - s.y) / ry]
+        }
+        return map.allSatisfy(\.isFinite) ? map : nil
+    }
+
     /// Draws the layer as one offscreen group composited at `opacity`: a group marker, the
     /// layer's visit at full opacity, then the marker's item count. (visitLayer draws at the
     /// opacity it is given and never reads the layer's own opacity property, so the node need
@@ -659,6 +803,7 @@ public struct DrawListBuilder {
                     case .color, .coverage: break
                     case .shape(let fill, let stroke): if fill.alpha > 0 && stroke.alpha > 0 { return false }
                     case .glyphs: return false   // a quad per glyph: neighbours may overlap
+                    case .maskedGradient: break
                     }
                 case .gradient, .shadow, .mesh: break
                 case .group, .mask, .blend, .filter, .shadowGroup, .raster, .backdrop: return false

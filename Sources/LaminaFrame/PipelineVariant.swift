@@ -50,7 +50,7 @@ package struct PipelineVariant: Hashable {
     /// Every variant, in `index` order.
     package static let all: [PipelineVariant] = [
         RectInstance.Kind.rect, .shadow, .axial, .radial, .conic, .mesh, .image, .shape, .sharp,
-        .axialSharp, .radialSharp, .conicSharp, .imageSharp,
+        .axialSharp, .radialSharp, .conicSharp, .imageSharp, .maskedAxial, .maskedRadial,
     ].flatMap {
         [PipelineVariant(kind: $0, clipped: false), PipelineVariant(kind: $0, clipped: true)]
     } + additiveKinds.flatMap {

@@ -12,6 +12,9 @@ extension RectInstance {
             return writeGlyphs(item, run, atlasWidth: draw.image.width, atlasHeight: draw.image.height, clip: clip,
                                width: width, height: height, to: &span)
         }
+        if case .maskedGradient(let gradient) = draw.mode {
+            return writeMaskedGradient(item, draw.geometry, gradient, clip: clip, width: width, height: height, to: &span)
+        }
         guard span.hasRoom(9, .image) else { return .needsRoom(9) }  // (shape pieces: the same stride)
         let g = draw.geometry
         let frame = g.frame
@@ -29,7 +32,7 @@ extension RectInstance {
             color = premultiplied(fill)
             second = premultiplied(stroke)
             mode = 2
-        case .glyphs:
+        case .glyphs, .maskedGradient:
             return .nothing  // (above)
         }
         guard color.w > 0 || second.w > 0 else { return .nothing }
@@ -80,6 +83,33 @@ extension RectInstance {
             }
         }
         return count > 0 ? .drawn(count: count, variant: variant) : .nothing
+    }
+
+    /// A masked gradient's instances (`ImageDraw.Mode.maskedGradient`): a shape piece's quad and
+    /// texture position (the coverage entry's frame onto its part of the image: `cover` and
+    /// `gradientPoints`), the gradient's stops as `writeGradient` writes them (one instance per
+    /// chunk of up to four), and its coordinate map's rows in `bounds` (u) and `radii` (v).
+    @inlinable
+    package static func writeMaskedGradient(_ item: UnsafePointer<DrawItem>, _ geometry: ContentsGeometry,
+                                            _ gradient: MaskedGradient, clip: Float, width: Int, height: Int,
+                                            to span: inout Span) -> Written {
+        let n = gradient.colors.count
+        guard span.hasRoom(max(1, (n + 1) / 3), .maskedAxial) else { return .needsRoom(max(1, (n + 1) / 3)) }
+        let frame = geometry.frame, map = gradient.map
+        var base = RectInstance()
+        guard n > 0, map.count == 6, gradient.type != .conic,
+              base.setMotion(item.pointee.transform, cover: frame, opacity: item.pointee.opacity, width: width,
+                             height: height)
+        else { return .nothing }
+        let s = geometry.source
+        base.cover = SIMD4(Float(frame.minX), Float(frame.minY), Float(frame.maxX), Float(frame.maxY))
+        base.gradientPoints = SIMD4(Float(s.minX), Float(s.minY), Float(s.maxX), Float(s.maxY))
+        base.bounds = SIMD4(Float(map[0]), Float(map[1]), Float(map[2]), 0)
+        base.radii = SIMD4(Float(map[3]), Float(map[4]), Float(map[5]), 0)
+        let kind: Kind = gradient.type == .axial ? .maskedAxial : .maskedRadial
+        base.params = SIMD4(0, kind.rawValue, 0, clip)
+        let count = appendStops(base, colors: gradient.colors, locations: gradient.locations, kind: kind, to: &span)
+        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: kind, clipped: clip != 0)) : .nothing
     }
 
     /// An image piece's texel clamp (`borderColor` of kinds 6 and 12: the rect its texture

@@ -72,7 +72,20 @@ package struct RectInstance: Equatable {
              axialSharp = 9, radialSharp = 10, conicSharp = 11,
              /// An image piece under an affine transform: kind 6's instance, drawn by a lean
              /// pipeline (`shaders/image.frag`: interpolated texture position and edge distances).
-             imageSharp = 12
+             imageSharp = 12,
+             /// An axial or radial gradient masked by a shape's coverage (`ImageDraw.Mode.maskedGradient`,
+             /// `shaders/masked.frag`): a shape piece's quad and texture position, the gradient's
+             /// stops as a gradient's, its coordinate map in `bounds` (u) and `radii` (v).
+             maskedAxial = 13, maskedRadial = 14
+
+        /// Whether the kind's pipelines sample an image (set 1: image and shape pieces, masked gradients).
+        @inlinable
+        package var samplesImage: Bool {
+            switch self {
+            case .image, .shape, .imageSharp, .maskedAxial, .maskedRadial: true
+            default: false
+            }
+        }
     }
 
     /// Every field with its shader location, in memory order (the vertex attribute table).
@@ -95,7 +108,7 @@ package struct RectInstance: Equatable {
         case .rect: 128
         case .shadow: 144
         case .image, .shape, .imageSharp: 176
-        case .axial, .radial, .conic, .axialSharp, .radialSharp, .conicSharp: 224
+        case .axial, .radial, .conic, .axialSharp, .radialSharp, .conicSharp, .maskedAxial, .maskedRadial: 224
         }
     }
 
@@ -396,7 +409,19 @@ package struct RectInstance: Equatable {
         base.params = SIMD4(0, kind.rawValue, 0, clip)
         base.gradientPoints = SIMD4(Float(gradient.start.x), Float(gradient.start.y),
                                     Float(gradient.end.x), Float(gradient.end.y))
-        let given = gradient.locations.flatMap { $0.count == n ? $0 : nil }
+        let count = appendStops(base, colors: gradient.colors, locations: gradient.locations, kind: kind, to: &span)
+        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: kind, clipped: clip != 0)) : .nothing
+    }
+
+    /// Appends the instances of a gradient's stops (`base` with its geometry set): up to four
+    /// stops per instance; longer lists are chunks that share their end stops, each drawing its
+    /// own t range (the first and last extended to ±∞). Returns how many it appended (the
+    /// caller has made room for `max(1, (n + 1) / 3)`).
+    @inlinable
+    package static func appendStops(_ base: RectInstance, colors: [Color], locations: [Double]?, kind: Kind,
+                                    to span: inout Span) -> Int {
+        let n = colors.count
+        let given = locations.flatMap { $0.count == n ? $0 : nil }
         /// Stop `j`'s location before the running maximum: clamped to 0…1, or spread evenly.
         func raw(_ j: Int) -> Double {
             if let given { return given[j].isFinite ? min(max(given[j], 0), 1) : 0 }
@@ -447,7 +472,7 @@ package struct RectInstance: Equatable {
             first = last
             firstLocation = lastLocation
         } while first < n - 1
-        return count > 0 ? .drawn(count: count, variant: PipelineVariant(kind: kind, clipped: clip != 0)) : .nothing
+        return count
     }
 }
 

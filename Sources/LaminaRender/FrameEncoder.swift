@@ -26,7 +26,8 @@ enum RecordedDraw: Equatable {
     case mesh(Unmanaged<MeshResidency.GPUMesh>, instance: Int, clipped: Bool)
     /// Consecutive image pieces drawn with one image and sampler (`set`, the image variant's
     /// set 1, of `texture`), one instanced draw.
-    /// (`variant`: kind `.image` or `.imageSharp`, or `.shape` for shape atlas items.)
+    /// (`variant`: kind `.image` or `.imageSharp`, `.shape` for shape atlas items, `.maskedAxial` or
+    /// `.maskedRadial` for masked gradients.)
     /// SAFETY: `texture` unretained, as a mesh: resident while a frame draws it.
     case image(first: Int, count: Int, variant: PipelineVariant, set: VkDescriptorSet, texture: Unmanaged<TextureImage>)
     /// Offscreen image `image` over the pass with `opacity`.
@@ -460,7 +461,7 @@ struct FrameEncoder {
                                 at = try align(instance, bytes, stride)
                                 draws.append(.mesh(Unmanaged.passUnretained(try mesh(meshDraw)), instance: at,
                                                    clipped: variant.clipped))
-                            case .image, .shape, .imageSharp:
+                            case .image, .shape, .imageSharp, .maskedAxial, .maskedRadial:
                                 guard case .image(let imageDraw) = item.pointee.kind else { continue }
                                 guard let binding = try image(imageDraw) else {
                                     span.used = instance
@@ -596,7 +597,7 @@ struct ItemLayout {
     @inline(__always)
     init(_ item: UnsafePointer<DrawItem>, _ variant: PipelineVariant, lead: Int) {
         let m = item.pointee.transform
-        let image: UInt16 = variant.kind == .image || variant.kind == .shape || variant.kind == .imageSharp ? 2 : 0
+        let image: UInt16 = variant.kind.samplesImage ? 2 : 0
         let layout = UInt16(truncatingIfNeeded: RectInstance.stride(variant.kind) / 16) << 2
             | UInt16(truncatingIfNeeded: lead / 16) << 6
         bits = (m.m14 == 0 && m.m24 == 0 ? 1 | image : 0) | layout

@@ -73,6 +73,13 @@ public final class HeadlessCompositor {
         set { builder.drawsAnalyticBlurs = newValue }
     }
 
+    /// Whether a layer masked by one shape drawn from coverage is one item
+    /// (`DrawListBuilder.drawsMasksFromCoverage`, on unless `LAMINA_MASK_COVERAGE=0`).
+    public var drawsMasksFromCoverage: Bool {
+        get { builder.drawsMasksFromCoverage }
+        set { builder.drawsMasksFromCoverage = newValue }
+    }
+
     public var pixelWidth: Int { builder.pixelWidth }
     public var pixelHeight: Int { builder.pixelHeight }
 
@@ -91,6 +98,7 @@ public final class HeadlessCompositor {
             rounds += 1
         }
         lastRasterStats = list.rasterStats
+        lastPlan = list.plan
         _ = try renderer.render(list)
         return try renderer.readPixels(alpha: .straight)
     }
@@ -104,4 +112,6 @@ public final class HeadlessCompositor {
 
     /// What the raster cache did in the last `render`.
     public private(set) var lastRasterStats = RasterStats()
+    /// The passes of the last `render`'s draw list.
+    public private(set) var lastPlan = FramePlan()
 }

@@ -148,7 +148,7 @@ final class ImageAtlas {
               draw.minification != .trilinear, draw.minification == draw.magnification else { return false }
         switch draw.mode {
         case .color, .coverage: return true
-        case .shape, .glyphs: return false
+        case .shape, .glyphs, .maskedGradient: return false
         }
     }
 

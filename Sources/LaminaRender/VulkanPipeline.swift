@@ -303,7 +303,7 @@ final class VulkanPipeline {
                 let (vertex, fragment, locations) = Self.shaders(variant)
                 let kind: Kind = variant.kind == .mesh ? .mesh : .rect
                 // Set 1 an image.
-                let sampled = variant.kind == .image || variant.kind == .shape || variant.kind == .imageSharp
+                let sampled = variant.kind.samplesImage
                 variants.append(try make(kind, sampled ? imageLayout : layout, vertex, fragment,
                                          specialization: ShaderTable.specialization(variant), locations: locations,
                                          stride: Self.instanceStride(variant), additive: variant.additive))

@@ -339,6 +339,10 @@ struct LottieGridPlan {
         var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
                                       background: Color(1, 1, 1))
         builder.time = time
+        // Shapes first seen drawn from coverage made in the frame, as the daemon's builder on a
+        // CPU rasterizer draws them (LaminaRender's `DriverProfile.rasterizesNewShapes`; so masks
+        // drawn from coverage count as the daemon draws them).
+        builder.rasterizesNewShapes = getenv("LAMINA_FRAME_COVERAGE").map { String(cString: $0) } != "0"
         list = builder.build(tree.presentation(at: time))
         cells = grid.cells
     }

@@ -48,6 +48,7 @@ struct RectInstanceLayoutTests {
         let promised: [RectInstance.Kind: Int] = [
             .sharp: 96, .mesh: 96, .rect: 128, .shadow: 144, .image: 176, .shape: 176, .imageSharp: 176,
             .axial: 224, .radial: 224, .conic: 224, .axialSharp: 224, .radialSharp: 224, .conicSharp: 224,
+            .maskedAxial: 224, .maskedRadial: 224,
         ]
         for (kind, bytes) in promised { #expect(RectInstance.stride(kind) == bytes, "\(kind)") }
         #expect(RectInstance.minimumStride == promised.values.min())

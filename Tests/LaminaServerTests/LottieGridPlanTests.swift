@@ -20,8 +20,11 @@ struct LottieGridPlanTests {
 
     /// The file's draw list at scene time `t`, its root fitted into `cell` (x, y, width, height
     /// in pixels, the file's aspect ignored) of a 1280 × 720 canvas and clipped to it, as
-    /// `lamina-bench lottie-grid` places it.
-    static func list(_ file: String, cell: (Int, Int, Int, Int), at t: Double) throws -> DrawList {
+    /// `lamina-bench lottie-grid` places it. `masksFromCoverage` (non-nil): shapes first seen
+    /// drawn from coverage made in the frame, as the daemon's builder on a CPU rasterizer draws
+    /// them, and masks drawn from coverage or not (`DrawListBuilder.drawsMasksFromCoverage`).
+    static func list(_ file: String, cell: (Int, Int, Int, Int), at t: Double,
+                     masksFromCoverage: Bool? = nil) throws -> DrawList {
         var scene = try Scene(contentsOfFile: corpus + "/" + file)
         let (fw, fh) = (scene.size.width, scene.size.height)
         let root = "\"" + LottieImport.rootName
@@ -38,6 +41,10 @@ struct LottieGridPlanTests {
         tree.advance(to: t)
         var builder = DrawListBuilder(widthPoints: 1280, heightPoints: 720, scale: 1, background: Color(1, 1, 1))
         builder.time = t
+        if let masksFromCoverage {
+            builder.rasterizesNewShapes = true
+            builder.drawsMasksFromCoverage = masksFromCoverage
+        }
         return builder.build(tree.presentation(at: t))
     }
 
@@ -60,6 +67,21 @@ struct LottieGridPlanTests {
             }
         }
         #expect(offscreen > 0, "\(file) makes no offscreen pass (the test would prove nothing)")
+    }
+
+    /// Gradient fills and strokes of paths and ellipses, which LaminaLottie maps (as Core
+    /// Animation would) to gradient layers masked by their shapes drawn opaque: drawn from the
+    /// shapes' coverage (`DrawListBuilder.visitCoverageMasked`) the plan has no offscreen pass
+    /// at three times; with every mask a group, each makes its passes.
+    @Test(arguments: ["ripple_loading_animation.json", "gradient_sleepy_loader.json"])
+    func gradientShapesMakeNoOffscreenPass(_ file: String) throws {
+        for t in [0.25, 1.0, 1.75] {
+            let cell = (576, 324, 128, 72)
+            let plan = try Self.list(file, cell: cell, at: t, masksFromCoverage: true).plan
+            #expect(plan.passes.count == 1 && plan.passes.allSatisfy { $0.target == .frame }, "\(file) at \(t): \(plan.passes.map(\.target))")
+            let grouped = try Self.list(file, cell: cell, at: t, masksFromCoverage: false).plan
+            #expect(grouped.passes.count > 1, "\(file) at \(t): no pass to take away (the test would prove nothing)")
+        }
     }
 
     /// `mask`: a solid under one subtract mask (an animated rect) is the solid's rect and the

@@ -198,12 +198,17 @@ import DaemonTestSupport
         let log = out + ".out"
         defer { try? FileManager.default.removeItem(atPath: out); try? FileManager.default.removeItem(atPath: log) }
         let pid = try spawnLikeAShell([laminactl, "trace", "--seconds", "1.5", out, "--socket", daemon.socketPath], stdout: log)
-        // Frames while it records.
+        // Frames and commits while it records: made again until laminactl exits, since on a
+        // loaded machine laminactl may start recording well after the first ones.
         let c = try Connection(socketPath: daemon.socketPath, name: "animator")
-        usleep(300_000)
-        try Self.animate(c, frames: 4)
         var status: Int32 = 0
-        waitpid(pid, &status, 0)
+        var rounds = 0
+        while waitpid(pid, &status, WNOHANG) == 0, rounds < 100 {
+            try Self.animate(c, frames: 4)
+            rounds += 1
+            usleep(100_000)
+        }
+        if rounds == 100 { waitpid(pid, &status, 0) }
         #expect(status == 0)
         let summary = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         #expect(summary.hasPrefix("wrote \(out): "), "\(summary)")

@@ -142,6 +142,14 @@ public struct DrawListBuilder {
     public var rasterizesAutomatically = false {
         didSet { if rasterizesAutomatically != oldValue { patcher.key = nil } }  // the next build is full
     }
+    /// The automatic raster cache for layers whose subtree makes offscreen passes (a mask, a
+    /// filter: `autoRaster`), without the rest of `rasterizesAutomatically`'s layers: a masked
+    /// or filtered subtree that stays the same while it moves or fades is one textured quad
+    /// instead of its passes. Off by default here; the render loop turns it on
+    /// (`FrameDriver.rasterizesEffects`, the daemon's `effectRasterCache` setting).
+    public var rasterizesEffects = false {
+        didSet { if rasterizesEffects != oldValue { patcher.key = nil } }  // the next build is full
+    }
     /// The CATransitions of the tree being built (`LayerTree.contentTransitions`).
     var contentTransitions: [LayerID: ContentTransitionState] = [:]
     /// At most this many items a frame go into blurred shadows' sources.
@@ -412,10 +420,12 @@ public struct DrawListBuilder {
             let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
             if visitRasterized(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity,
                                clip: clip) { return }
-        } else if rasterizesAutomatically, rasterDepth == 0, mode == .normalBlendMode, !forPatch, shadowSourceDepth == 0,
-                  maskDepth == 0, let parts = autoRaster(slot, store, nodes, toPixels: toPixels, opacity: opacity) {
+        } else if rasterizesAutomatically || rasterizesEffects, rasterDepth == 0, mode == .normalBlendMode, !forPatch,
+                  shadowSourceDepth == 0, maskDepth == 0,
+                  let parts = autoRaster(slot, store, nodes, toPixels: toPixels, opacity: opacity) {
             sawEffects = true
-            if visitRasterized(slot, record, nil, filters, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
+            let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
+            if visitRasterized(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
                                automatic: true, parts: parts) { return }
         }
         if p.mask != 0 || mode != .normalBlendMode || !filters.isEmpty {

@@ -109,6 +109,9 @@ struct RasterCache {
         var bucket: Double
         var stable: Int
         var frame: UInt64
+        /// Found larger than an atlas page when taken (`refuse`): not taken again while the
+        /// content and bucket stay the same.
+        var refused = false
     }
 
     struct Shelf {
@@ -166,12 +169,18 @@ struct RasterCache {
             probe = Probe(content: content, ids: ids, bucket: bucket, stable: 1, frame: frame)
         }
         probes[layer] = probe
-        let stable = probe.stable >= RasterCacheLimits.stableFrames
+        let stable = probe.stable >= RasterCacheLimits.stableFrames && !probe.refused
         // Seen for the first time, or the same again but not yet long enough: the next builds
         // are full, to count on. A layer whose content changed since the last full build
         // starts again without holding patches back (animated content stays patched).
-        if !stable, last == nil || probe.stable > 1 { watching = true }
+        if !stable, !probe.refused, last == nil || probe.stable > 1 { watching = true }
         return stable
+    }
+
+    /// Leaves `layer` to be drawn directly while what `observe` sees of it stays the same (it
+    /// was found larger than an atlas page).
+    mutating func refuse(_ layer: LayerID) {
+        probes[layer]?.refused = true
     }
 
     /// Ends the frame: entries not drawn for `keptFrames` are evicted, all of them when none was

@@ -216,6 +216,9 @@ extension DrawListBuilder {
         let costly = rasterizesAutomatically && (shadow || border || sublayers.count >= 3)
         guard costly || (rasterizesEffects && (ownEffects || !sublayers.isEmpty)), Self.autoRasterizable(address),
               contentTransitions.isEmpty || contentTransitions[address.pointee.id] == nil else { return nil }
+        // Its masks drawn as clips (no offscreen pass): a texture would cost more than they do.
+        // Watched still, in case its drawing changes.
+        if !costly, rasterCache.drewNoPasses(address.pointee.id) { return nil }
         let parts: Bool
         if ownEffects {
             // A masked or filtered layer is a group at its opacity (`visitFiltered`).
@@ -262,7 +265,9 @@ extension DrawListBuilder {
         content.reserveCapacity(slots.count + 1)
         for child in slots { content.append(nodes[child].properties) }
         let bucket = Self.rasterBucket(Self.rasterBasis(m, automatic: true)) * p.rasterizationScale
-        return rasterCache.observe(address.pointee.id, content: content, ids: ids, bucket: bucket) ? parts : nil
+        let stable = rasterCache.observe(address.pointee.id, content: content, ids: ids, bucket: bucket)
+        // For effects alone: once its direct drawing was seen to make offscreen passes.
+        return stable && (costly || rasterCache.drewPasses(address.pointee.id) == true) ? parts : nil
     }
 
     /// The drawn scale a layer drawn through the plane map `m` (affine) is rasterized at,

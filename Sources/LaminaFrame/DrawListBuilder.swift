@@ -374,8 +374,11 @@ public struct DrawListBuilder {
         for k in start..<end {
             let record = records.open(slot: order[k].slot, childIndex: order[k].index, item: items.count,
                                       clip: clipOffset + clips.count)
+            let first = items.count
             visit(order[k].slot, record, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
             records.close(record, item: items.count, clip: clipOffset + clips.count)
+            // The automatic cache for effects takes layers whose drawing makes offscreen passes.
+            if rasterCache.watchesLayers { rasterCache.noteDrawn(nodes[order[k].slot].id, items[first...]) }
         }
         order.removeSubrange(start...)
     }

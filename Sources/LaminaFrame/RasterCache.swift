@@ -112,6 +112,9 @@ struct RasterCache {
         /// Found larger than an atlas page when taken (`refuse`): not taken again while the
         /// content and bucket stay the same.
         var refused = false
+        /// Whether the layer's last direct drawing made offscreen passes (a mask or filter
+        /// group: `noteDrawn`); nil before it was drawn.
+        var passes: Bool? = nil
     }
 
     struct Shelf {
@@ -166,7 +169,7 @@ struct RasterCache {
             last.frame = frame
             probe = last
         } else {
-            probe = Probe(content: content, ids: ids, bucket: bucket, stable: 1, frame: frame)
+            probe = Probe(content: content, ids: ids, bucket: bucket, stable: 1, frame: frame, passes: probes[layer]?.passes)
         }
         probes[layer] = probe
         let stable = probe.stable >= RasterCacheLimits.stableFrames && !probe.refused
@@ -175,6 +178,35 @@ struct RasterCache {
         // starts again without holding patches back (animated content stays patched).
         if !stable, !probe.refused, last == nil || probe.stable > 1 { watching = true }
         return stable
+    }
+
+    /// Whether `layer`'s last direct drawing made offscreen passes (nil: not drawn directly
+    /// while watched).
+    func drewPasses(_ layer: LayerID) -> Bool? { probes[layer]?.passes }
+
+    /// Whether `layer`'s last direct drawing made no offscreen pass; if so, it stays watched
+    /// this frame without its content being looked at (`DrawListBuilder.autoRaster` for
+    /// effects: its stable count starts again).
+    mutating func drewNoPasses(_ layer: LayerID) -> Bool {
+        guard let i = probes.index(forKey: layer), probes.values[i].passes == false else { return false }
+        probes.values[i].frame = frame
+        probes.values[i].stable = 0
+        return true
+    }
+
+    /// Whether any layer is watched (`noteDrawn` has something to note).
+    var watchesLayers: Bool { !probes.isEmpty }
+
+    /// Notes whether a watched `layer`'s drawing this frame (`items`) made offscreen passes: a
+    /// mask or filter group (a mask drawn as a clip makes none).
+    mutating func noteDrawn(_ layer: LayerID, _ items: ArraySlice<DrawItem>) {
+        guard let i = probes.index(forKey: layer), probes.values[i].frame == frame else { return }
+        probes.values[i].passes = items.contains {
+            switch $0.kind {
+            case .mask, .filter: true
+            default: false
+            }
+        }
     }
 
     /// Leaves `layer` to be drawn directly while what `observe` sees of it stays the same (it

@@ -346,8 +346,10 @@ struct LottieGridPlan {
         builder.rasterizesAutomatically = Self.rasterizesAutomatically
         builder.rasterizesEffects = Self.rasterizesEffects
         // With a raster cache, the frames before at 60 Hz first, as the daemon built them: the
-        // plan is the steady one (stable layers composited from the cache; `rasterStats`).
-        let warmUp = builder.rasterizesAutomatically || builder.rasterizesEffects ? RasterCacheLimits.stableFrames : 0
+        // plan is the steady one (stable layers composited from the cache; `rasterStats`). An
+        // entry is drawn on the third frame and often once more on the fourth (its shapes then
+        // from the shape atlas), so five frames come first.
+        let warmUp = builder.rasterizesAutomatically || builder.rasterizesEffects ? RasterCacheLimits.stableFrames + 2 : 0
         var versions = Set<UInt64>()
         for k in stride(from: warmUp, to: 0, by: -1) {
             let t = max(time - Double(k) / 60, 0)

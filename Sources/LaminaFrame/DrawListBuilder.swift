@@ -1083,9 +1083,11 @@ public struct DrawListBuilder {
             }
         }
         // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas); not a
-        // mesh cut to the window (moved in place, it would show the cut).
+        // mesh cut to the window (moved in place, it would show the cut), nor in a raster page
+        // (its items are compared frame to frame: a shape drawn from meshes one frame and from
+        // the atlas the next, or back when the atlas is full, would draw the page again).
         let drawsNow = rasterizesNewShapes && usesShapeAtlas && rasterDepth == 0 && shadowSourceDepth == 0
-        if usesShapeAtlas && window == nil {
+        if usesShapeAtlas && window == nil && rasterDepth == 0 {
             switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
                                    stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
                                    scale: pixelScale, opacity: opacity, clip: clip, lookingUp: forPatch) {

@@ -216,8 +216,8 @@ extension DrawListBuilder {
         let costly = rasterizesAutomatically && (shadow || border || sublayers.count >= 3)
         guard costly || (rasterizesEffects && (ownEffects || !sublayers.isEmpty)), Self.autoRasterizable(address),
               contentTransitions.isEmpty || contentTransitions[address.pointee.id] == nil else { return nil }
-        // Its masks drawn as clips (no offscreen pass): a texture would cost more than they do.
-        // Watched still, in case its drawing changes.
+        // Its masks drawn as clips (no offscreen pass: a texture would cost more than they do),
+        // or larger than a page. Watched still, in case its drawing changes.
         if !costly, rasterCache.drewNoPasses(address.pointee.id) { return nil }
         let parts: Bool
         if ownEffects {

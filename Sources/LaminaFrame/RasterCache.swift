@@ -113,7 +113,7 @@ struct RasterCache {
         /// content and bucket stay the same.
         var refused = false
         /// Whether the layer's last direct drawing made offscreen passes (a mask or filter
-        /// group: `noteDrawn`); nil before it was drawn.
+        /// group) and would fit an atlas page (`noteDrawn`); nil before it was drawn.
         var passes: Bool? = nil
     }
 
@@ -180,11 +180,12 @@ struct RasterCache {
         return stable
     }
 
-    /// Whether `layer`'s last direct drawing made offscreen passes (nil: not drawn directly
-    /// while watched).
+    /// Whether `layer`'s last direct drawing made offscreen passes and would fit a page (nil:
+    /// not drawn directly while watched).
     func drewPasses(_ layer: LayerID) -> Bool? { probes[layer]?.passes }
 
-    /// Whether `layer`'s last direct drawing made no offscreen pass; if so, it stays watched
+    /// Whether `layer`'s last direct drawing made no offscreen pass (or would not fit a page);
+    /// if so, it stays watched
     /// this frame without its content being looked at (`DrawListBuilder.autoRaster` for
     /// effects: its stable count starts again).
     mutating func drewNoPasses(_ layer: LayerID) -> Bool {
@@ -197,16 +198,23 @@ struct RasterCache {
     /// Whether any layer is watched (`noteDrawn` has something to note).
     var watchesLayers: Bool { !probes.isEmpty }
 
-    /// Notes whether a watched `layer`'s drawing this frame (`items`) made offscreen passes: a
-    /// mask or filter group (a mask drawn as a clip makes none).
+    /// Notes whether a watched `layer`'s drawing this frame (`items`) made offscreen passes — a
+    /// mask or filter group (a mask drawn as a clip makes none) — and would fit an atlas page
+    /// (its device box, grown by a tenth for the scale bucket and by the padding, within the
+    /// page): a layer larger than a page would be refused after its content was watched and
+    /// drawn for nothing, and its ancestors and sublayers after it, one a frame.
     mutating func noteDrawn(_ layer: LayerID, _ items: ArraySlice<DrawItem>) {
         guard let i = probes.index(forKey: layer), probes.values[i].frame == frame else { return }
-        probes.values[i].passes = items.contains {
+        let passes = items.contains {
             switch $0.kind {
             case .mask, .filter: true
             default: false
             }
         }
+        guard passes else { probes.values[i].passes = false; return }
+        let box = items.withUnsafeBufferPointer { FramePlanner.deviceBounds($0, 0..<$0.count, width: width, height: height) }
+        guard let b = box else { probes.values[i].passes = false; return }
+        probes.values[i].passes = (b.maxX - b.minX) * 1.1 + 8 <= Double(width) && (b.maxY - b.minY) * 1.1 + 8 <= Double(height)
     }
 
     /// Leaves `layer` to be drawn directly while what `observe` sees of it stays the same (it

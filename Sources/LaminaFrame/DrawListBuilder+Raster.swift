@@ -216,9 +216,17 @@ extension DrawListBuilder {
         let costly = rasterizesAutomatically && (shadow || border || sublayers.count >= 3)
         guard costly || (rasterizesEffects && (ownEffects || !sublayers.isEmpty)), Self.autoRasterizable(address),
               contentTransitions.isEmpty || contentTransitions[address.pointee.id] == nil else { return nil }
-        // Its masks drawn as clips (no offscreen pass: a texture would cost more than they do),
-        // or larger than a page. Watched still, in case its drawing changes.
-        if !costly, rasterCache.drewNoPasses(address.pointee.id) { return nil }
+        let client = address.pointee.id.client
+        if !costly {
+            // A leaf whose one effect is a mask drawn as a clip (`shapeMaskClip`) makes no
+            // offscreen pass: not watched at all (the frames mask mix's 1,000 such layers would
+            // each cost two lookups in the watch list a frame).
+            if sublayers.isEmpty, p.filters.isEmpty, let mask = store.slot(of: LayerID(client: client, local: p.mask)),
+               shapeMaskClip(mask, nodes, toPixels: toPixels, parent: -1) != nil { return nil }
+            // Its masks drawn as clips (no offscreen pass: a texture would cost more than they
+            // do), or larger than a page. Watched still, in case its drawing changes.
+            if rasterCache.drewNoPasses(address.pointee.id) { return nil }
+        }
         let parts: Bool
         if ownEffects {
             // A masked or filtered layer is a group at its opacity (`visitFiltered`).
@@ -237,7 +245,6 @@ extension DrawListBuilder {
         guard drawn.isFinite, drawn > 0, m.m14 == 0, m.m24 == 0, m.m44 == 1 else { return nil }
         // The subtree (sublayers, masks and theirs), read in place: whether it makes offscreen
         // passes, and whether the cache may take it.
-        let client = address.pointee.id.client
         var effects = ownEffects
         var ids: [LayerID] = [], slots: [Int] = []
         var pending = sublayers

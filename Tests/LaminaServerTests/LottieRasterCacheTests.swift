@@ -182,7 +182,8 @@ struct LottieRasterCacheTests {
     /// The layer's scale animating (100 → 160 % over a second) and a static uneven scale
     /// (150 × 60 %): a cached frame — drawn at the scale bucket of the layer's largest
     /// stretch, so no direction is magnified beyond the bucket — stays within the rule of the
-    /// direct drawing, frame by frame.
+    /// direct drawing, frame by frame. (The uneven scale drawn at its scale by area, 1.6×
+    /// magnified along x, was within the rule here too: this guards the rule, not the choice.)
     @Test(arguments: [#"{"a":1,"k":[{"t":0,"s":[100,100],"i":{"x":[1],"y":[1]},"o":{"x":[0],"y":[0]}},{"t":30,"s":[160,160]}]}"#,
                       C.st("[150,60]")])
     func aScaledSubtreeIsNotBlurred(_ scale: String) throws {

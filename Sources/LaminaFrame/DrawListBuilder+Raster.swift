@@ -40,11 +40,10 @@ extension DrawListBuilder {
         let address = nodes.baseAddress! + slot
         let m = toPixels
         let drawn = abs(m.m11 * m.m22 - m.m12 * m.m21).squareRoot()
-        let s = Self.rasterBucket(drawn) * address.pointee.properties.rasterizationScale
+        let s = Self.rasterBucket(Self.rasterBasis(m, automatic: automatic)) * address.pointee.properties.rasterizationScale
         // The most texels of the drawing a device pixel spans (over the smallest singular
         // value of the plane's map): the composite reads that far past its frame.
-        let t = m.m11 * m.m11 + m.m12 * m.m12 + m.m21 * m.m21 + m.m22 * m.m22
-        let largest = ((t + max(t * t - 4 * drawn * drawn * drawn * drawn, 0).squareRoot()) / 2).squareRoot()
+        let largest = Self.rasterBasis(m, automatic: true)
         let texelsPerPixel = s * largest / (drawn * drawn)
         // Affine only (under perspective the texels per pixel vary over the layer).
         guard m.m14 == 0, m.m24 == 0, m.m44 == 1, drawn.isFinite, drawn > 0, s.isFinite, s > 1e-3, s < 1e3,
@@ -82,7 +81,7 @@ extension DrawListBuilder {
                     switch rasterize(marker: start, key: partKey, clipStart: clipStart, place) {
                     case .placed: part += 1; continue
                     case .empty: rasterCache.drop(partKey)
-                    case .noRoom: rasterCache.stats.uncached += 1
+                    case .noRoom, .tooLarge: rasterCache.stats.uncached += 1
                     }
                     items.removeSubrange(start...)
                 }
@@ -102,7 +101,12 @@ extension DrawListBuilder {
             // Nothing drawn: an empty group (the planner leaves it out).
             setKind(.group(opacity: opacity, count: end - marker - 1), at: marker)
             rasterCache.drop(key)
-        case .noRoom:
+        case .tooLarge where automatic:
+            // Larger than a page: the automatic cache leaves the layer alone while its content
+            // and scale bucket stay the same (`RasterCache.refuse`), not trying every frame.
+            rasterCache.refuse(address.pointee.id)
+            fallthrough
+        case .noRoom, .tooLarge:
             // No room: the same items drawn on the target, as a group at the layer's opacity.
             rasterCache.stats.uncached += 1
             moveRaster(items: (marker + 1)..<end, clipStart: clipStart, by: back, clip: clip)
@@ -121,12 +125,13 @@ extension DrawListBuilder {
         var automatic: Bool
     }
 
-    enum RasterOutcome { case placed, empty, noRoom }
+    enum RasterOutcome { case placed, empty, noRoom, tooLarge }
 
     /// The items after `marker` (to the end), drawn in the raster space, put in a region of the
     /// atlas under `key`: the marker made `.raster`, the items moved into the region, their
     /// version found, and the composite `.image` appended. `.empty`: they draw nothing (left
-    /// as they are); `.noRoom`: no region (left as they are).
+    /// as they are); `.noRoom`: no region (left as they are); `.tooLarge`: larger than a page
+    /// (left as they are).
     private mutating func rasterize(marker: Int, key: RasterCache.Key, clipStart: Int, _ place: RasterPlacement)
         -> RasterOutcome {
         let end = items.count, s = place.scale
@@ -142,6 +147,7 @@ extension DrawListBuilder {
         let limit = Double(1 << 24)
         let x0 = Int(max(b.minX, -limit).rounded(.down)) - pad, y0 = Int(max(b.minY, -limit).rounded(.down)) - pad
         let x1 = Int(min(b.maxX, limit).rounded(.up)) + pad, y1 = Int(min(b.maxY, limit).rounded(.up)) + pad
+        guard x1 - x0 <= rasterCache.width, y1 - y0 <= rasterCache.height else { return .tooLarge }
         guard let (page, region, _) = rasterCache.region(for: key, width: x1 - x0, height: y1 - y0,
                                                          automatic: place.automatic) else { return .noRoom }
         let tx = Double(region.minX - x0), ty = Double(region.minY - y0)
@@ -185,16 +191,19 @@ extension DrawListBuilder {
     }
 
     /// Whether the automatic raster cache takes the layer this frame, and how: nil, drawn
-    /// directly; false, the whole layer (drawn as a group anyway: at full opacity, or a
-    /// translucent layer with sublayers and group opacity); true, its shadow alone (a plain
-    /// leaf — a layer without sublayers, contents or masksToBounds — with a shadow:
-    /// `visitRasterized`'s `parts`). The layer must be costly to draw — a shadow, a border,
-    /// or at least 3 sublayers — hold nothing that reads what lies beneath or changes
-    /// without a property changing (blends, background filters, masks, filters, surfaces,
-    /// tiles, emitters, replicators, a contents cross-fade or transition), have at most
-    /// `RasterCacheLimits.maxAutoDescendants` descendants, and its content (everything but its
-    /// position, transform and opacity) and scale bucket must have stayed the same for
-    /// `RasterCacheLimits.stableFrames` full builds in a row (`RasterCache.observe`).
+    /// directly; false, the whole layer (drawn as a group anyway: at full opacity, a layer
+    /// with a mask or filters, or a translucent layer with sublayers and group opacity); true,
+    /// its shadow alone (a plain leaf — a layer without sublayers, contents or masksToBounds —
+    /// with a shadow: `visitRasterized`'s `parts`). The layer must be costly to draw — with
+    /// `rasterizesAutomatically`, a shadow, a border, or at least 3 sublayers; with
+    /// `rasterizesEffects`, a mask or filters on it or on a layer of its subtree (each an
+    /// offscreen pass or more) — hold nothing that reads what lies beneath or changes without
+    /// a property changing (blends, background filters, surfaces, tiles, emitters,
+    /// replicators, a contents cross-fade or transition), have at most
+    /// `RasterCacheLimits.maxAutoDescendants` descendants (its masks' layers and theirs
+    /// included), and its content (everything but its position, transform and opacity) and
+    /// scale bucket must have stayed the same for `RasterCacheLimits.stableFrames` full builds
+    /// in a row (`RasterCache.observe`).
     @inline(never)
     mutating func autoRaster(_ slot: Int, _ store: NodeStore, _ nodes: UnsafeBufferPointer<LayerNode>,
                              toPixels: Transform3D, opacity: Double) -> Bool? {
@@ -203,12 +212,28 @@ extension DrawListBuilder {
         let shadow = p.shadowOpacity > 0 && !p.masksToBounds && (p.shadowColor?.alpha ?? 0) > 0 && p.shadowRadius > 0
         let border = p.borderWidth > 0 && (p.borderColor?.alpha ?? 0) > 0
         let sublayers = address.pointee.sublayers
-        guard shadow || border || sublayers.count >= 3, Self.autoRasterizable(address),
+        let ownEffects = p.mask != 0 || !p.filters.isEmpty
+        let costly = rasterizesAutomatically && (shadow || border || sublayers.count >= 3)
+        guard costly || (rasterizesEffects && (ownEffects || !sublayers.isEmpty)), Self.autoRasterizable(address),
               contentTransitions.isEmpty || contentTransitions[address.pointee.id] == nil else { return nil }
+        let client = address.pointee.id.client
+        if !costly {
+            // A leaf whose one effect is a mask drawn as a clip (`shapeMaskClip`) makes no
+            // offscreen pass: not watched at all (the frames mask mix's 1,000 such layers would
+            // each cost two lookups in the watch list a frame).
+            if sublayers.isEmpty, p.filters.isEmpty, let mask = store.slot(of: LayerID(client: client, local: p.mask)),
+               shapeMaskClip(mask, nodes, toPixels: toPixels, parent: -1) != nil { return nil }
+            // Its masks drawn as clips (no offscreen pass: a texture would cost more than they
+            // do), or larger than a page. Watched still, in case its drawing changes.
+            if rasterCache.drewNoPasses(address.pointee.id) { return nil }
+        }
         let parts: Bool
-        if sublayers.isEmpty && address.pointee.kind == .layer && p.contents == nil && !p.masksToBounds {
+        if ownEffects {
+            // A masked or filtered layer is a group at its opacity (`visitFiltered`).
+            parts = false
+        } else if sublayers.isEmpty && address.pointee.kind == .layer && p.contents == nil && !p.masksToBounds {
             // A plain leaf: its shadow alone (the only part worth a texture).
-            guard shadow else { return nil }
+            guard shadow, costly else { return nil }
             parts = true
         } else {
             guard opacity >= 1 || (!sublayers.isEmpty && Self.isOpacityGroup(p, hasSublayers: true, openGroups: openGroups))
@@ -218,34 +243,63 @@ extension DrawListBuilder {
         let m = toPixels
         let drawn = abs(m.m11 * m.m22 - m.m12 * m.m21).squareRoot()
         guard drawn.isFinite, drawn > 0, m.m14 == 0, m.m24 == 0, m.m44 == 1 else { return nil }
+        // The subtree (sublayers, masks and theirs), read in place: whether it makes offscreen
+        // passes, and whether the cache may take it.
+        var effects = ownEffects
+        var ids: [LayerID] = [], slots: [Int] = []
+        var pending = sublayers
+        if p.mask != 0 { pending.append(LayerID(client: client, local: p.mask)) }
+        while let id = pending.popLast() {
+            guard ids.count < RasterCacheLimits.maxAutoDescendants, let child = store.slot(of: id) else { return nil }
+            let node = nodes.baseAddress! + child
+            guard Self.autoRasterizable(node) else { return nil }
+            ids.append(id)
+            slots.append(child)
+            pending += node.pointee.sublayers
+            if node.pointee.properties.mask != 0 {
+                pending.append(LayerID(client: client, local: node.pointee.properties.mask))
+                effects = true
+            }
+            if !node.pointee.properties.filters.isEmpty { effects = true }
+        }
+        guard costly || (rasterizesEffects && effects) else { return nil }
         // The content: the layer's properties less its motion, and its descendants'.
         var own = p
         own.position = .zero
         own.transform = .identity
         own.opacity = 1
         var content = [own]
-        var ids: [LayerID] = []
-        var pending = sublayers
-        while let id = pending.popLast() {
-            guard ids.count < RasterCacheLimits.maxAutoDescendants, let child = store.slot(of: id),
-                  Self.autoRasterizable(nodes.baseAddress! + child) else { return nil }
-            ids.append(id)
-            content.append(nodes[child].properties)
-            pending += nodes[child].sublayers
-        }
-        let bucket = Self.rasterBucket(drawn) * p.rasterizationScale
-        return rasterCache.observe(address.pointee.id, content: content, ids: ids, bucket: bucket) ? parts : nil
+        content.reserveCapacity(slots.count + 1)
+        for child in slots { content.append(nodes[child].properties) }
+        let bucket = Self.rasterBucket(Self.rasterBasis(m, automatic: true)) * p.rasterizationScale
+        let stable = rasterCache.observe(address.pointee.id, content: content, ids: ids, bucket: bucket)
+        // For effects alone: once its direct drawing was seen to make offscreen passes.
+        return stable && (costly || rasterCache.drewPasses(address.pointee.id) == true) ? parts : nil
     }
 
-    /// Whether a layer may be drawn by the automatic cache (see `autoRaster`).
+    /// The drawn scale a layer drawn through the plane map `m` (affine) is rasterized at,
+    /// before its bucket: the square root of the map's determinant (its scale by area) for
+    /// `shouldRasterize`, as Core Animation takes one scale for the layer; its largest singular
+    /// value (its largest stretch) for the automatic cache, whose image must draw as the layer
+    /// itself would, so that no direction is magnified beyond its bucket (a layer scaled
+    /// unevenly — a Lottie layer's scale of 100 × 50 % — is not blurred along its longer axis).
+    static func rasterBasis(_ m: Transform3D, automatic: Bool) -> Double {
+        let drawn = abs(m.m11 * m.m22 - m.m12 * m.m21).squareRoot()
+        guard automatic else { return drawn }
+        let t = m.m11 * m.m11 + m.m12 * m.m12 + m.m21 * m.m21 + m.m22 * m.m22
+        return ((t + max(t * t - 4 * drawn * drawn * drawn * drawn, 0).squareRoot()) / 2).squareRoot()
+    }
+
+    /// Whether a layer may be drawn by the automatic cache (see `autoRaster`): masks and
+    /// filters are drawn from the subtree's own properties, so a cached image of them stays
+    /// true while those stay the same; blends and background filters read what lies beneath.
     private static func autoRasterizable(_ address: UnsafePointer<LayerNode>) -> Bool {
         var p: LayerProperties { _read { yield address.pointee.properties } }
         switch address.pointee.kind {
         case .layer, .shape, .gradient, .text: break
         default: return false
         }
-        return p.mask == 0 && p.filters.isEmpty && p.backgroundFilters.isEmpty && p.compositingFilter == .normalBlendMode
-            && !address.pointee.hasContentsFade
+        return p.backgroundFilters.isEmpty && p.compositingFilter == .normalBlendMode && !address.pointee.hasContentsFade
     }
 
     /// Maps the items of `range` and the clips from `clipStart` on (drawn in a raster space)

@@ -142,6 +142,14 @@ public struct DrawListBuilder {
     public var rasterizesAutomatically = false {
         didSet { if rasterizesAutomatically != oldValue { patcher.key = nil } }  // the next build is full
     }
+    /// The automatic raster cache for layers whose subtree makes offscreen passes (a mask, a
+    /// filter: `autoRaster`), without the rest of `rasterizesAutomatically`'s layers: a masked
+    /// or filtered subtree that stays the same while it moves or fades is one textured quad
+    /// instead of its passes. Off by default here; the render loop turns it on
+    /// (`FrameDriver.rasterizesEffects`, the daemon's `effectRasterCache` setting).
+    public var rasterizesEffects = false {
+        didSet { if rasterizesEffects != oldValue { patcher.key = nil } }  // the next build is full
+    }
     /// The CATransitions of the tree being built (`LayerTree.contentTransitions`).
     var contentTransitions: [LayerID: ContentTransitionState] = [:]
     /// At most this many items a frame go into blurred shadows' sources.
@@ -371,8 +379,11 @@ public struct DrawListBuilder {
         for k in start..<end {
             let record = records.open(slot: order[k].slot, childIndex: order[k].index, item: items.count,
                                       clip: clipOffset + clips.count)
+            let first = items.count
             visit(order[k].slot, record, store, nodes, parentToPixels: parentToPixels, parentOpacity: parentOpacity, clip: clip)
             records.close(record, item: items.count, clip: clipOffset + clips.count)
+            // The automatic cache for effects takes layers whose drawing makes offscreen passes.
+            if rasterCache.watchesLayers { rasterCache.noteDrawn(nodes[order[k].slot].id, items[first...]) }
         }
         order.removeSubrange(start...)
     }
@@ -417,10 +428,12 @@ public struct DrawListBuilder {
             let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
             if visitRasterized(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity,
                                clip: clip) { return }
-        } else if rasterizesAutomatically, rasterDepth == 0, mode == .normalBlendMode, !forPatch, shadowSourceDepth == 0,
-                  maskDepth == 0, let parts = autoRaster(slot, store, nodes, toPixels: toPixels, opacity: opacity) {
+        } else if rasterizesAutomatically || rasterizesEffects, rasterDepth == 0, mode == .normalBlendMode, !forPatch,
+                  shadowSourceDepth == 0, maskDepth == 0,
+                  let parts = autoRaster(slot, store, nodes, toPixels: toPixels, opacity: opacity) {
             sawEffects = true
-            if visitRasterized(slot, record, nil, filters, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
+            let maskSlot = p.mask == 0 ? nil : store.slot(of: LayerID(client: id.client, local: p.mask))
+            if visitRasterized(slot, record, maskSlot, filters, store, nodes, toPixels: toPixels, opacity: opacity, clip: clip,
                                automatic: true, parts: parts) { return }
         }
         if p.mask != 0 || mode != .normalBlendMode || !filters.isEmpty {
@@ -1215,9 +1228,11 @@ public struct DrawListBuilder {
             }
         }
         // Unchanged since the last frame: one item from the shape atlas (ShapeAtlas); not a
-        // mesh cut to the window (moved in place, it would show the cut).
+        // mesh cut to the window (moved in place, it would show the cut), nor in a raster page
+        // (its items are compared frame to frame: a shape drawn from meshes one frame and from
+        // the atlas the next, or back when the atlas is full, would draw the page again).
         let drawsNow = rasterizesNewShapes && usesShapeAtlas && rasterDepth == 0 && shadowSourceDepth == 0
-        if usesShapeAtlas && window == nil {
+        if usesShapeAtlas && window == nil && rasterDepth == 0 {
             switch shapeAtlas.item(fill: fillPart.map { ($0.box.id, $0.box.mesh, $0.color) },
                                    stroke: strokePart.map { ($0.box.id, $0.box.mesh, $0.color) }, toPixels: toPixels,
                                    scale: pixelScale, opacity: opacity, clip: clip, lookingUp: forPatch) {

@@ -79,6 +79,15 @@ public struct FrameDriver {
         set { builder.rasterizesAutomatically = newValue }
     }
 
+    /// The automatic raster cache for masked and filtered subtrees
+    /// (`DrawListBuilder.rasterizesEffects`): the render loop turns it on (the daemon's
+    /// `effectRasterCache` setting, on by default; docs/performance.md, "Masked subtrees from
+    /// the raster cache").
+    public var rasterizesEffects: Bool {
+        get { builder.rasterizesEffects }
+        set { builder.rasterizesEffects = newValue }
+    }
+
     /// Changes the screen's size in points and its pixel scale (a window resized, or moved to
     /// a display of another content scale); the next frame is built at the new size.
     public mutating func setViewport(widthPoints: Double, heightPoints: Double, scale: Double) {

@@ -148,6 +148,31 @@ public struct FramePlan: Sendable, Hashable {
     public var imageCount = 0
 
     public init() {}
+
+    /// The passes a backend leaves out when its atlas pages hold the `.atlas` passes marked in
+    /// `held` (a rasterized subtree drawn before): those, and every offscreen pass that no pass
+    /// drawn samples — the groups, masks and filters inside a held subtree, which only its atlas
+    /// pass reads. Drawn: the frame's passes, the atlas passes not held, passes that continue a
+    /// cut pass or copy out of theirs, and every pass a drawn pass samples (dependencies lie
+    /// before their reader, so one walk back decides them).
+    public func passesLeftOut(held: [Bool]) -> [Bool] {
+        var drawn = [Bool](repeating: false, count: passes.count)
+        var out = [Bool](repeating: false, count: passes.count)
+        for index in passes.indices.reversed() {
+            let pass = passes[index]
+            switch pass.target {
+            case .frame: drawn[index] = true
+            case .atlas: drawn[index] = !(index < held.count && held[index])
+            case .image: drawn[index] = drawn[index] || pass.loads || pass.copyOut != nil
+            }
+            if drawn[index] {
+                for d in dependencies[pass.dependencies] where d >= 0 && d < index { drawn[d] = true }
+            } else {
+                out[index] = true
+            }
+        }
+        return out
+    }
 }
 
 /// Turns a draw list's items (with their `.group` and `.shadowGroup` markers) into a

@@ -109,6 +109,12 @@ struct RasterCache {
         var bucket: Double
         var stable: Int
         var frame: UInt64
+        /// Found larger than an atlas page when taken (`refuse`): not taken again while the
+        /// content and bucket stay the same.
+        var refused = false
+        /// Whether the layer's last direct drawing made offscreen passes (a mask or filter
+        /// group) and would fit an atlas page (`noteDrawn`); nil before it was drawn.
+        var passes: Bool? = nil
     }
 
     struct Shelf {
@@ -163,15 +169,58 @@ struct RasterCache {
             last.frame = frame
             probe = last
         } else {
-            probe = Probe(content: content, ids: ids, bucket: bucket, stable: 1, frame: frame)
+            probe = Probe(content: content, ids: ids, bucket: bucket, stable: 1, frame: frame, passes: probes[layer]?.passes)
         }
         probes[layer] = probe
-        let stable = probe.stable >= RasterCacheLimits.stableFrames
+        let stable = probe.stable >= RasterCacheLimits.stableFrames && !probe.refused
         // Seen for the first time, or the same again but not yet long enough: the next builds
         // are full, to count on. A layer whose content changed since the last full build
         // starts again without holding patches back (animated content stays patched).
-        if !stable, last == nil || probe.stable > 1 { watching = true }
+        if !stable, !probe.refused, last == nil || probe.stable > 1 { watching = true }
         return stable
+    }
+
+    /// Whether `layer`'s last direct drawing made offscreen passes and would fit a page (nil:
+    /// not drawn directly while watched).
+    func drewPasses(_ layer: LayerID) -> Bool? { probes[layer]?.passes }
+
+    /// Whether `layer`'s last direct drawing made no offscreen pass (or would not fit a page);
+    /// if so, it stays watched
+    /// this frame without its content being looked at (`DrawListBuilder.autoRaster` for
+    /// effects: its stable count starts again).
+    mutating func drewNoPasses(_ layer: LayerID) -> Bool {
+        guard let i = probes.index(forKey: layer), probes.values[i].passes == false else { return false }
+        probes.values[i].frame = frame
+        probes.values[i].stable = 0
+        return true
+    }
+
+    /// Whether any layer is watched (`noteDrawn` has something to note).
+    var watchesLayers: Bool { !probes.isEmpty }
+
+    /// Notes whether a watched `layer`'s drawing this frame (`items`) made offscreen passes — a
+    /// mask or filter group (a mask drawn as a clip makes none) — and would fit an atlas page
+    /// (its device box, grown by a tenth for the scale bucket and by the padding, within the
+    /// page): a layer larger than a page would be refused after its content was watched and
+    /// drawn for nothing, and its ancestors and sublayers after it, one a frame.
+    mutating func noteDrawn(_ layer: LayerID, _ items: ArraySlice<DrawItem>) {
+        guard let i = probes.index(forKey: layer), probes.values[i].frame == frame else { return }
+        let passes = items.contains {
+            switch $0.kind {
+            case .mask, .filter: true
+            default: false
+            }
+        }
+        guard passes else { probes.values[i].passes = false; return }
+        let box = items.withUnsafeBufferPointer { FramePlanner.deviceBounds($0, 0..<$0.count, width: width, height: height) }
+        guard let b = box else { probes.values[i].passes = false; return }
+        probes.values[i].passes = (b.maxX - b.minX) * 1.1 + 8 <= Double(width) && (b.maxY - b.minY) * 1.1 + 8 <= Double(height)
+    }
+
+    /// Leaves `layer` to be drawn directly while what `observe` sees of it stays the same (it
+    /// was found larger than an atlas page).
+    mutating func refuse(_ layer: LayerID) {
+        probes[layer]?.refused = true
     }
 
     /// Ends the frame: entries not drawn for `keptFrames` are evicted, all of them when none was

@@ -110,6 +110,13 @@ public final class HeadlessCompositor {
         set { builder.rasterizesAutomatically = newValue }
     }
 
+    /// The automatic raster cache for masked and filtered subtrees
+    /// (`DrawListBuilder.rasterizesEffects`): off here, as `rasterizesAutomatically`.
+    public var rasterizesEffects: Bool {
+        get { builder.rasterizesEffects }
+        set { builder.rasterizesEffects = newValue }
+    }
+
     /// What the raster cache did in the last `render`.
     public private(set) var lastRasterStats = RasterStats()
     /// The passes of the last `render`'s draw list.

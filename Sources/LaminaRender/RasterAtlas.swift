@@ -39,6 +39,8 @@ final class RasterAtlas {
     /// `.atlas` passes drawn and left out so far (tests, stats).
     private(set) var passesDrawn = 0
     private(set) var passesSkipped = 0
+    /// Offscreen passes left out because only held atlas passes read them (`passesToSkip`).
+    private(set) var groupPassesSkipped = 0
     /// The pages of the list being drawn, by `RasterDraw.page`.
     private var current: [Page] = []
     private var currentIDs: [UInt64] = []
@@ -92,8 +94,21 @@ final class RasterAtlas {
     }
 
     /// Which passes of `plan` to leave out (true: its page holds its version in its area
-    /// already), noting what the others will leave in their pages. Call once per recording.
+    /// already, or an offscreen pass only such passes read — the groups, masks and filters of
+    /// a rasterized subtree held already), noting what the others will leave in their pages.
+    /// Call once per recording.
     func passesToSkip(_ plan: FramePlan) -> [Bool] {
+        let held = heldAtlasPasses(plan)
+        guard held.contains(true) else { return held }
+        let skips = plan.passesLeftOut(held: held)
+        for (index, pass) in plan.passes.enumerated() where skips[index] {
+            if case .image = pass.target { groupPassesSkipped += 1 }
+        }
+        return skips
+    }
+
+    /// The atlas passes of `plan` whose page holds their version in their area already.
+    private func heldAtlasPasses(_ plan: FramePlan) -> [Bool] {
         var skips = [Bool](repeating: false, count: plan.passes.count)
         for (index, pass) in plan.passes.enumerated() {
             guard case .atlas(let p) = pass.target else { continue }

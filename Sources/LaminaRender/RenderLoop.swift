@@ -30,6 +30,9 @@ public struct RenderConfig: Sendable {
     public var surfaceInPlace = true
     /// The automatic raster cache (`FrameDriver.rasterizesAutomatically`); off by default.
     public var automaticRasterCache = false
+    /// The automatic raster cache for masked and filtered subtrees
+    /// (`FrameDriver.rasterizesEffects`); on by default.
+    public var effectRasterCache = true
     public init() {}
 }
 
@@ -417,6 +420,7 @@ public final class RenderLoop: Sendable {
         state.driver.programStepsPerFrame = config.programStepsPerFrame
         state.driver.tileStore = TileStore(budgetBytes: config.tileCacheBytes)
         state.driver.rasterizesAutomatically = config.automaticRasterCache
+        state.driver.rasterizesEffects = config.effectRasterCache
         if let host = renderer.hostSurfaces {
             if !config.surfaceZeroCopy { host.enabled = false }
             if !config.surfaceInPlace { host.samplesInPlace = false }

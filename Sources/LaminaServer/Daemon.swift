@@ -58,6 +58,7 @@ public final class Daemon: Sendable {
         rc.surfaceZeroCopy = config.surfaceZeroCopy
         rc.surfaceInPlace = config.surfaceInPlace
         rc.automaticRasterCache = config.automaticRasterCache
+        rc.effectRasterCache = config.effectRasterCache
         renderLoop = RenderLoop(config: rc, clock: clock)
         var fds: [Int32] = [0, 0]
         _ = pipe(&fds)

@@ -51,6 +51,11 @@ public struct DaemonConfig: Sendable, Equatable {
     /// off by default — on lavapipe it saved no GPU time and cost each frame a full build
     /// (docs/performance.md, "The automatic raster cache").
     public var automaticRasterCache = false
+    /// The automatic raster cache for masked and filtered subtrees (key `effectRasterCache`;
+    /// `FrameDriver.rasterizesEffects`): on by default — a subtree with masks or filters that
+    /// only moves or fades is composited from the cache instead of drawing its offscreen
+    /// passes every frame (docs/performance.md, "Masked subtrees from the raster cache").
+    public var effectRasterCache = true
 
     public init() {}
 
@@ -134,6 +139,9 @@ public struct DaemonConfig: Sendable, Equatable {
             case "automaticRasterCache":
                 guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): automaticRasterCache: must be true or false") }
                 c.automaticRasterCache = b
+            case "effectRasterCache":
+                guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): effectRasterCache: must be true or false") }
+                c.effectRasterCache = b
             case "surfaceZeroCopy":
                 guard isJSONBool(value), let b = value as? Bool else { throw ConfigError(message: "\(path): surfaceZeroCopy: must be true or false") }
                 c.surfaceZeroCopy = b

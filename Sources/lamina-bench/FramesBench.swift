@@ -27,7 +27,8 @@ import LaminaModel
 /// gives the cache's hits, misses and evictions summed over the measured frames, its entries
 /// (`auto_entries`: the automatic cache's) and atlas bytes at the last frame.
 /// `LAMINA_BENCH_RASTER_AUTO=1` turns the automatic raster cache on (off by default, as the
-/// frame driver has it).
+/// frame driver has it); `LAMINA_BENCH_RASTER_EFFECTS=0` turns its part for masked and
+/// filtered subtrees off (on, as the daemon has it).
 /// `LAMINA_BENCH_IMAGE_ATLAS=0` gives every image a texture of its own (the small-image atlas
 /// off); the JSON's `image_atlas` gives the atlas' placements, entries, pages and entry bytes,
 /// `draws_last_frame` the draws the last frame issued.
@@ -72,6 +73,8 @@ func runFramesBench(_ arguments: [String]) {
     builder.clipsShapeMasks = ProcessInfo.processInfo.environment["LAMINA_BENCH_SHAPE_MASKS"] != "0"
     // LAMINA_BENCH_RASTER_AUTO=1: the automatic raster cache on (off, as the frame driver has it).
     builder.rasterizesAutomatically = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_AUTO"] == "1"
+    // LAMINA_BENCH_RASTER_EFFECTS=0: masked and filtered subtrees drawn directly (on, as the daemon has it).
+    builder.rasterizesEffects = ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_EFFECTS"] != "0"
     let renderer: OffscreenRenderer
     do { renderer = try OffscreenRenderer(width: width, height: height, validation: false) } catch { fail("\(error)") }
     // LAMINA_BENCH_IMAGE_ATLAS=0: every image a texture of its own (the small-image atlas off).
@@ -181,7 +184,7 @@ func runFramesBench(_ arguments: [String]) {
     "render_thread_cpu_ms_p50_parts": {"evaluate": \(ms(percentile(threadParts.map { $0[0] }, 0.5))), \
     "draw_list": \(ms(percentile(threadParts.map { $0[1] }, 0.5))), "render": \(ms(percentile(threadParts.map { $0[2] }, 0.5)))}, \
     "gpu_wait_ms_mean": \(ms(wait)), "gpu_ms_p50": \(gpu), \
-    "raster": {"rasterize": \(rasterize), "automatic": \(builder.rasterizesAutomatically), "hits": \(rasterTotals.hits), \
+    "raster": {"rasterize": \(rasterize), "automatic": \(builder.rasterizesAutomatically), "effects": \(builder.rasterizesEffects), "hits": \(rasterTotals.hits), \
     "misses": \(rasterTotals.misses), "uncached": \(rasterTotals.uncached), "evicted": \(rasterTotals.evicted), \
     "entries": \(rasterTotals.entries), "auto_entries": \(rasterTotals.autoEntries), "bytes": \(rasterTotals.bytes)}, \
     "draws_last_frame": \(renderer.lastFrameDraws), \

@@ -68,6 +68,8 @@ func runLottieGridBench(_ arguments: [String]) {
     config.clock = "realtime"
     config.maxMessageSize = 1 << 22
     config.maxClients = max(config.maxClients, options.count + 8)
+    config.automaticRasterCache = LottieGridPlan.rasterizesAutomatically
+    config.effectRasterCache = LottieGridPlan.rasterizesEffects
     let daemon = Daemon(config: config)
     do { try daemon.start() } catch { benchFail("lottie-grid: daemon: \(error)") }
     defer { daemon.stop() }
@@ -332,12 +334,31 @@ func threadRunSeconds(_ tid: Int) -> Double {
 struct LottieGridPlan {
     var list: DrawList
     var cells: [LottieGrid.Cell]
+    /// Per pass of the plan, whether the renderer leaves it out: an atlas pass whose drawing
+    /// the frame before drew already (its version), and the offscreen passes only such passes
+    /// read (`FramePlan.passesLeftOut`).
+    var leftOut: [Bool]
 
     init(_ grid: LottieGrid, width: Int, height: Int, at time: Double) throws {
         var tree = try Self.tree(grid)
-        tree.advance(to: time)
         var builder = DrawListBuilder(widthPoints: Double(width), heightPoints: Double(height), scale: 1,
                                       background: Color(1, 1, 1))
+        builder.rasterizesAutomatically = Self.rasterizesAutomatically
+        builder.rasterizesEffects = Self.rasterizesEffects
+        // With a raster cache, the frames before at 60 Hz first, as the daemon built them: the
+        // plan is the steady one (stable layers composited from the cache; `rasterStats`). An
+        // entry is drawn on the third frame and often once more on the fourth (its shapes then
+        // from the shape atlas), so five frames come first.
+        let warmUp = builder.rasterizesAutomatically || builder.rasterizesEffects ? RasterCacheLimits.stableFrames + 2 : 0
+        var versions = Set<UInt64>()
+        for k in stride(from: warmUp, to: 0, by: -1) {
+            let t = max(time - Double(k) / 60, 0)
+            tree.advance(to: t)
+            builder.time = t
+            let before = builder.build(tree.presentation(at: t))
+            versions = Set(before.items.compactMap { if case .raster(let r) = $0.kind { r.version } else { nil } })
+        }
+        tree.advance(to: time)
         builder.time = time
         // Shapes first seen drawn from coverage made in the frame, as the daemon's builder on a
         // CPU rasterizer draws them (LaminaRender's `DriverProfile.rasterizesNewShapes`; so masks
@@ -345,7 +366,15 @@ struct LottieGridPlan {
         builder.rasterizesNewShapes = getenv("LAMINA_FRAME_COVERAGE").map { String(cString: $0) } != "0"
         list = builder.build(tree.presentation(at: time))
         cells = grid.cells
+        leftOut = list.plan.passesLeftOut(held: list.plan.passes.map { $0.rasterVersion != 0 && versions.contains($0.rasterVersion) })
     }
+
+    /// `LAMINA_BENCH_RASTER_AUTO=1`: the automatic raster cache on (the daemon's
+    /// `automaticRasterCache`; off by default).
+    static var rasterizesAutomatically: Bool { ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_AUTO"] == "1" }
+    /// `LAMINA_BENCH_RASTER_EFFECTS=0`: masked and filtered subtrees drawn directly (the
+    /// daemon's `effectRasterCache`; on by default).
+    static var rasterizesEffects: Bool { ProcessInfo.processInfo.environment["LAMINA_BENCH_RASTER_EFFECTS"] != "0" }
 
     /// The grid's layer tree: the cells' files imported and placed (client k + 1 holds cell k).
     /// With `phased`, each cell plays at its phase and speed as the client sets them (`LottiePlayer`:
@@ -414,8 +443,11 @@ struct LottieGridPlan {
     var figures: [JSON.Member] {
         let plan = list.plan
         var offscreen = 0, atlas = 0, cleared = 0, offscreenDrawn = 0, frameDrawn = 0, items = 0, largest = 0
-        var reads = 0, readPixels = 0, spanning = 0
-        for pass in plan.passes {
+        var reads = 0, readPixels = 0, spanning = 0, offscreenLeftOut = 0, atlasLeftOut = 0
+        for (index, pass) in plan.passes.enumerated() {
+            if leftOut[index] {
+                if case .atlas = pass.target { atlasLeftOut += 1 } else { offscreenLeftOut += 1 }
+            }
             let a = PlanCensus.pixels(pass.area)
             let d = drawn(pass)
             items += d.items
@@ -436,6 +468,10 @@ struct LottieGridPlan {
             JSON.Member(key: "plan_passes", value: n(plan.passes.count)),
             JSON.Member(key: "plan_offscreen_passes", value: n(offscreen)),
             JSON.Member(key: "plan_atlas_passes", value: n(atlas)),
+            // Of those, the passes the renderer leaves out (`leftOut`): the offscreen passes it
+            // draws are plan_offscreen_passes − plan_offscreen_passes_left_out.
+            JSON.Member(key: "plan_offscreen_passes_left_out", value: n(offscreenLeftOut)),
+            JSON.Member(key: "plan_atlas_passes_left_out", value: n(atlasLeftOut)),
             JSON.Member(key: "plan_offscreen_passes_spanning_cells", value: n(spanning)),
             JSON.Member(key: "plan_images", value: n(plan.imageCount)),
             JSON.Member(key: "plan_offscreen_pixels_cleared", value: n(cleared)),
@@ -444,6 +480,17 @@ struct LottieGridPlan {
             JSON.Member(key: "plan_frame_item_pixels", value: n(frameDrawn)),
             JSON.Member(key: "plan_image_reading_steps", value: n(reads)),
             JSON.Member(key: "plan_image_read_pixels", value: n(readPixels)),
+            // The raster cache at the plan's frame: entries composited as drawn before (their atlas
+            // passes left out by the renderer), drawn again, or drawn directly for want of room.
+            JSON.Member(key: "plan_raster", value: .object([
+                JSON.Member(key: "automatic", value: .bool(Self.rasterizesAutomatically)),
+                JSON.Member(key: "effects", value: .bool(Self.rasterizesEffects)),
+                JSON.Member(key: "hits", value: n(list.rasterStats.hits)),
+                JSON.Member(key: "misses", value: n(list.rasterStats.misses)),
+                JSON.Member(key: "uncached", value: n(list.rasterStats.uncached)),
+                JSON.Member(key: "entries", value: n(list.rasterStats.entries)),
+                JSON.Member(key: "bytes", value: n(list.rasterStats.bytes)),
+            ])),
         ]
     }
 
@@ -464,7 +511,7 @@ struct LottieGridPlan {
             for s in pass.steps { kinds[PlanCensus.name(plan.steps[s]), default: 0] += 1 }
             let d = drawn(pass)
             let file = cell(of: a).map { (cells[$0].file as NSString).lastPathComponent } ?? "-"
-            lines.append("pass \(i) \(target) area \(a.minX),\(a.minY)-\(a.maxX),\(a.maxY) px \(px) "
+            lines.append("pass \(i) \(target)\(leftOut[i] ? " (left out: held in the atlas)" : "") area \(a.minX),\(a.minY)-\(a.maxX),\(a.maxY) px \(px) "
                 + "cleared \(PlanCensus.cleared(pass)) cells \(cellsOverlapped(by: a)) "
                 + "at \(file) items \(d.items) item_px \(d.pixels) steps "
                 + kinds.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ","))

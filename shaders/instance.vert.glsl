@@ -167,6 +167,19 @@ vec4 edges(vec2 local) {
 }
 #endif
 
+#if defined(VS_GRADIENT) || defined(VS_MASKED)
+// A gradient's stops (up to four colors, their locations and the instance's range of them)
+// for the fragment stage. Stops are straight: the opacity goes into their alpha.
+void gradientStops() {
+    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
+    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
+    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
+    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
+    outGradientLocations = inGradientLocations;
+    outGradientRange = inGradientRange;
+}
+#endif
+
 // Writes gl_Position for a local point and passes the instance to the fragment shader.
 void emit(vec2 local) {
     vec3 p = vec3(local, 1.0);
@@ -224,25 +237,13 @@ void emit(vec2 local) {
     outLocal = source.xy + (local - inCover.xy) * (source.zw - source.xy) / max(inCover.zw - inCover.xy, vec2(1e-6));
     vec3 p1 = vec3(local, 1.0);
     outGradient = vec2(dot(inBounds.xyz, p1), dot(inRadii.xyz, p1));
-    // Gradient stops are straight: the opacity goes into their alpha.
-    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
-    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
-    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
-    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
-    outGradientLocations = inGradientLocations;
-    outGradientRange = inGradientRange;
+    gradientStops();
 #elif defined(VS_GRADIENT)
     outLocal = local;
     outBounds = inBounds;
     outRadii = inRadii;
-    // Gradient stops are straight: the opacity goes into their alpha.
-    outFillColor = vec4(inFillColor.rgb, inFillColor.a * inClipW.w);
-    outBorderColor = vec4(inBorderColor.rgb, inBorderColor.a * inClipW.w);
-    outGradientColor2 = vec4(inGradientColor2.rgb, inGradientColor2.a * inClipW.w);
-    outGradientColor3 = vec4(inGradientColor3.rgb, inGradientColor3.a * inClipW.w);
     outGradientPoints = inGradientPoints;
-    outGradientLocations = inGradientLocations;
-    outGradientRange = inGradientRange;
+    gradientStops();
     outEdges = SHARP ? edges(local) : vec4(0.0);
 #endif
 }

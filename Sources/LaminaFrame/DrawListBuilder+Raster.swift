@@ -43,7 +43,7 @@ extension DrawListBuilder {
         let s = Self.rasterBucket(Self.rasterBasis(m, automatic: automatic)) * address.pointee.properties.rasterizationScale
         // The most texels of the drawing a device pixel spans (over the smallest singular
         // value of the plane's map): the composite reads that far past its frame.
-        let largest = Self.rasterBasis(m, automatic: true)
+        let largest = Self.largestStretch(m)
         let texelsPerPixel = s * largest / (drawn * drawn)
         // Affine only (under perspective the texels per pixel vary over the layer).
         guard m.m14 == 0, m.m24 == 0, m.m44 == 1, drawn.isFinite, drawn > 0, s.isFinite, s > 1e-3, s < 1e3,
@@ -271,7 +271,7 @@ extension DrawListBuilder {
         var content = [own]
         content.reserveCapacity(slots.count + 1)
         for child in slots { content.append(nodes[child].properties) }
-        let bucket = Self.rasterBucket(Self.rasterBasis(m, automatic: true)) * p.rasterizationScale
+        let bucket = Self.rasterBucket(Self.largestStretch(m)) * p.rasterizationScale
         let stable = rasterCache.observe(address.pointee.id, content: content, ids: ids, bucket: bucket)
         // For effects alone: once its direct drawing was seen to make offscreen passes.
         return stable && (costly || rasterCache.drewPasses(address.pointee.id) == true) ? parts : nil
@@ -279,15 +279,20 @@ extension DrawListBuilder {
 
     /// The drawn scale a layer drawn through the plane map `m` (affine) is rasterized at,
     /// before its bucket: the square root of the map's determinant (its scale by area) for
-    /// `shouldRasterize`, as Core Animation takes one scale for the layer; its largest singular
-    /// value (its largest stretch) for the automatic cache, whose image must draw as the layer
-    /// itself would, so that no direction is magnified beyond its bucket (a layer scaled
-    /// unevenly — a Lottie layer's scale of 100 × 50 % — is not blurred along its longer axis).
+    /// `shouldRasterize`, as Core Animation takes one scale for the layer; its largest stretch
+    /// for the automatic cache, whose image must draw as the layer itself would, so that no
+    /// direction is magnified beyond its bucket (a layer scaled unevenly — a Lottie layer's
+    /// scale of 100 × 50 % — is not blurred along its longer axis).
     static func rasterBasis(_ m: Transform3D, automatic: Bool) -> Double {
-        let drawn = abs(m.m11 * m.m22 - m.m12 * m.m21).squareRoot()
-        guard automatic else { return drawn }
+        automatic ? largestStretch(m) : abs(m.m11 * m.m22 - m.m12 * m.m21).squareRoot()
+    }
+
+    /// The largest singular value of `m`'s 2 × 2 part: the most device pixels a unit of the
+    /// plane spans, in any direction.
+    static func largestStretch(_ m: Transform3D) -> Double {
+        let d = abs(m.m11 * m.m22 - m.m12 * m.m21)
         let t = m.m11 * m.m11 + m.m12 * m.m12 + m.m21 * m.m21 + m.m22 * m.m22
-        return ((t + max(t * t - 4 * drawn * drawn * drawn * drawn, 0).squareRoot()) / 2).squareRoot()
+        return ((t + max(t * t - 4 * d * d, 0).squareRoot()) / 2).squareRoot()
     }
 
     /// Whether a layer may be drawn by the automatic cache (see `autoRaster`): masks and

@@ -3,44 +3,27 @@ import Glibc
 import LaminaServer
 import Testing
 
-/// The daemon's `automaticRasterCache` setting: off unless the config turns it on, a boolean
-/// only; `effectRasterCache`: on unless the config turns it off.
+/// The daemon's raster cache settings: `automaticRasterCache` off unless the config turns it
+/// on, `effectRasterCache` (the automatic cache for masked and filtered subtrees) on unless the
+/// config turns it off; each a boolean only, and the shipped config states its default.
 @Suite("Automatic raster cache setting")
 struct RasterCacheConfigTests {
-    @Test func offByDefaultOnWhenTheConfigSaysSo() throws {
-        let path = NSTemporaryDirectory() + "laminad-raster-auto-\(getpid()).json"
+    @Test(arguments: [("automaticRasterCache", false, #""yes""#), ("effectRasterCache", true, "0")])
+    func aBooleanWithItsDefault(key: String, byDefault: Bool, notABoolean: String) throws {
+        func value(_ c: DaemonConfig) -> Bool { key == "automaticRasterCache" ? c.automaticRasterCache : c.effectRasterCache }
+        let path = NSTemporaryDirectory() + "laminad-\(key)-\(getpid()).json"
         defer { unlink(path) }
-        #expect(DaemonConfig().automaticRasterCache == false)
-        try #"{"automaticRasterCache": true}"#.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(try DaemonConfig.load(path: path).automaticRasterCache)
-        try #"{"automaticRasterCache": "yes"}"#.write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(value(DaemonConfig()) == byDefault)
+        try "{\"\(key)\": \(!byDefault)}".write(toFile: path, atomically: true, encoding: .utf8)
+        #expect(value(try DaemonConfig.load(path: path)) == !byDefault)
+        try "{\"\(key)\": \(notABoolean)}".write(toFile: path, atomically: true, encoding: .utf8)
         #expect {
             try DaemonConfig.load(path: path)
         } throws: { error in
-            "\(error)".contains("automaticRasterCache: must be true or false")
-        }
-        // The shipped config states the default.
-        let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("config/laminad.json").path
-        #expect(try DaemonConfig.load(path: shipped).automaticRasterCache == false)
-    }
-
-    /// `effectRasterCache` (the automatic cache for masked and filtered subtrees): on unless
-    /// the config turns it off, a boolean only; the shipped config states the default.
-    @Test func effectsOnByDefaultOffWhenTheConfigSaysSo() throws {
-        let path = NSTemporaryDirectory() + "laminad-raster-effects-\(getpid()).json"
-        defer { unlink(path) }
-        #expect(DaemonConfig().effectRasterCache)
-        try #"{"effectRasterCache": false}"#.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect(try DaemonConfig.load(path: path).effectRasterCache == false)
-        try #"{"effectRasterCache": 0}"#.write(toFile: path, atomically: true, encoding: .utf8)
-        #expect {
-            try DaemonConfig.load(path: path)
-        } throws: { error in
-            "\(error)".contains("effectRasterCache: must be true or false")
+            "\(error)".contains("\(key): must be true or false")
         }
         let shipped = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("config/laminad.json").path
-        #expect(try DaemonConfig.load(path: shipped).effectRasterCache)
+        #expect(value(try DaemonConfig.load(path: shipped)) == byDefault)
     }
 }
